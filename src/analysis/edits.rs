@@ -1,0 +1,300 @@
+//! Edit verdicts, diffs and submission-patch splitting, shared by every format adapter.
+//!
+//! The verdict strings come from ../shared/docs/failure-modes.md ("Exact strings seen in real
+//! trajectories").
+
+use crate::model::{Edit, EditKind, EditStatus};
+use similar::TextDiff;
+
+/// Linter gate rejections: the edit was NOT applied.
+const LINT_REJECTED: &[&str] = &[
+    "Your proposed edit has introduced new syntax error(s)",
+    "Your changes have NOT been applied",
+];
+
+/// Tool refusals: the edit was not applied.
+const TOOL_REFUSED: &[&str] = &[
+    "No replacement was performed",
+    "did not appear verbatim in",
+    "Multiple occurrences of old_str",
+    "Parameter `old_str` is required",
+    "is required for command",
+    "already exists. Cannot overwrite",
+    "File already exists at:",
+    "The path ",
+    "Invalid `insert_line` parameter",
+    "No occurrences of",
+    "Usage: edit",
+    "Error: start_line must be",
+    "Error: end_line must be",
+];
+
+/// Applied (possibly with a linter warning: str_replace_editor applies and only warns).
+const APPLIED: &[&str] = &[
+    "File updated. Please review the changes",
+    "has been edited",
+    "Replaced ",
+    "Text replaced",
+    "File created successfully",
+    "Your edits have been applied",
+    "[File: ",
+];
+
+/// Decide what happened to an edit from the observation that answered it.
+pub fn edit_status(observation: &str) -> EditStatus {
+    if LINT_REJECTED.iter().any(|s| observation.contains(s)) {
+        return EditStatus::RejectedByLinter;
+    }
+    // "The path /x does not exist" and friends; only at the start, so file contents that
+    // happen to contain the phrase do not count.
+    let head = head_chars(observation, 300);
+    if TOOL_REFUSED.iter().any(|s| head.contains(s)) || head.trim_start().starts_with("ERROR:") {
+        return EditStatus::RefusedByTool;
+    }
+    if APPLIED.iter().any(|s| head.contains(s)) {
+        return EditStatus::Applied;
+    }
+    EditStatus::Unknown
+}
+
+fn head_chars(s: &str, n: usize) -> &str {
+    match s.char_indices().nth(n) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}
+
+/// Lint codes named in a rejection (`- F821 undefined name 'x'`), in order, without repeats.
+pub fn lint_codes(observation: &str) -> Vec<String> {
+    let mut codes: Vec<String> = Vec::new();
+    for line in observation.lines() {
+        let line = line.trim_start();
+        let Some(rest) = line.strip_prefix("- ") else {
+            continue;
+        };
+        let code: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric()).collect();
+        let well_formed = code.len() >= 4
+            && code.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+            && code[1..].chars().all(|c| c.is_ascii_digit());
+        if well_formed && !codes.contains(&code) {
+            codes.push(code);
+        }
+    }
+    codes
+}
+
+/// A unified diff of `old` to `new` for `path`, or `None` when nothing changed.
+pub fn unified_diff(path: &str, old: &str, new: &str) -> Option<String> {
+    if old == new {
+        return None;
+    }
+    let diff = TextDiff::from_lines(old, new);
+    let a = format!("a/{}", path.trim_start_matches('/'));
+    let b = format!("b/{}", path.trim_start_matches('/'));
+    Some(diff.unified_diff().context_radius(3).header(&a, &b).to_string())
+}
+
+/// Build an edit from old/new text, with its diff.
+pub fn edit_from_texts(
+    step: Option<usize>,
+    path: &str,
+    kind: EditKind,
+    status: EditStatus,
+    old_text: Option<String>,
+    new_text: Option<String>,
+    lint: Vec<String>,
+) -> Edit {
+    let diff = match (&old_text, &new_text) {
+        (Some(o), Some(n)) => unified_diff(path, o, n),
+        (None, Some(n)) if kind == EditKind::Create => unified_diff(path, "", n),
+        _ => None,
+    };
+    Edit {
+        step,
+        path: path.to_string(),
+        kind,
+        status,
+        old_text,
+        new_text,
+        diff,
+        lint_codes: lint,
+    }
+}
+
+/// One file's part of a multi-file unified diff (`git diff` output).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FilePatch {
+    pub path: String,
+    /// The file's section, from its `diff --git` (or `---`) line to the next file's.
+    pub diff: String,
+    /// Context and removed lines, in order (the "before" side of the hunks).
+    pub old_text: String,
+    /// Context and added lines, in order (the "after" side of the hunks).
+    pub new_text: String,
+}
+
+/// Split a submission patch into per-file sections. Tolerates `\r\n` and leading blank lines.
+pub fn split_patch(patch: &str) -> Vec<FilePatch> {
+    let mut files: Vec<FilePatch> = Vec::new();
+    let mut current: Option<FilePatch> = None;
+    let mut in_hunk = false;
+    for raw in patch.split_inclusive('\n') {
+        let line = raw.trim_end_matches(['\n', '\r']);
+        let starts_file = line.starts_with("diff --git ")
+            || (line.starts_with("--- ") && !in_hunk && current.as_ref().is_none_or(|c| c.diff.contains("@@")));
+        if starts_file {
+            if let Some(done) = current.take() {
+                files.push(done);
+            }
+            in_hunk = false;
+            current = Some(FilePatch {
+                path: path_from_diff_git(line).unwrap_or_default(),
+                diff: String::new(),
+                old_text: String::new(),
+                new_text: String::new(),
+            });
+        }
+        let Some(cur) = current.as_mut() else {
+            continue;
+        };
+        cur.diff.push_str(line);
+        cur.diff.push('\n');
+        if line.starts_with("@@") {
+            in_hunk = true;
+            continue;
+        }
+        if !in_hunk {
+            if let Some(p) = line.strip_prefix("+++ ") {
+                if let Some(p) = clean_patch_path(p) {
+                    cur.path = p;
+                }
+            } else if let Some(p) = line.strip_prefix("--- ") {
+                if cur.path.is_empty() {
+                    if let Some(p) = clean_patch_path(p) {
+                        cur.path = p;
+                    }
+                }
+            }
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix('+') {
+            cur.new_text.push_str(rest);
+            cur.new_text.push('\n');
+        } else if let Some(rest) = line.strip_prefix('-') {
+            cur.old_text.push_str(rest);
+            cur.old_text.push('\n');
+        } else if let Some(rest) = line.strip_prefix(' ') {
+            cur.old_text.push_str(rest);
+            cur.old_text.push('\n');
+            cur.new_text.push_str(rest);
+            cur.new_text.push('\n');
+        } else if line.starts_with('\\') {
+            // "\ No newline at end of file"
+        } else if line.is_empty() {
+            cur.old_text.push('\n');
+            cur.new_text.push('\n');
+        } else {
+            in_hunk = false;
+        }
+    }
+    if let Some(done) = current {
+        files.push(done);
+    }
+    files.retain(|f| !f.path.is_empty());
+    files
+}
+
+fn path_from_diff_git(line: &str) -> Option<String> {
+    let rest = line.strip_prefix("diff --git ")?;
+    let b = rest.rsplit_once(" b/").map(|(_, b)| b)?;
+    Some(b.to_string())
+}
+
+fn clean_patch_path(p: &str) -> Option<String> {
+    let p = p.split('\t').next().unwrap_or(p).trim();
+    if p == "/dev/null" {
+        return None;
+    }
+    let p = p.strip_prefix("a/").or_else(|| p.strip_prefix("b/")).unwrap_or(p);
+    Some(p.to_string())
+}
+
+/// The final submission patch as per-file edits.
+pub fn final_patch_edits(patch: &str) -> Vec<Edit> {
+    split_patch(patch)
+        .into_iter()
+        .map(|f| Edit {
+            step: None,
+            path: f.path,
+            kind: EditKind::FinalPatch,
+            status: EditStatus::Unknown,
+            old_text: Some(f.old_text),
+            new_text: Some(f.new_text),
+            diff: Some(f.diff),
+            lint_codes: Vec::new(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdicts_follow_the_documented_strings() {
+        assert_eq!(
+            edit_status("Your proposed edit has introduced new syntax error(s). Please understand the fixes and retry your edit commmand.\n\nERRORS:\n- E999 SyntaxError"),
+            EditStatus::RejectedByLinter
+        );
+        assert_eq!(
+            edit_status("No replacement was performed, old_str `x` did not appear verbatim in /a.py."),
+            EditStatus::RefusedByTool
+        );
+        assert_eq!(
+            edit_status("The file /a.py has been edited. Here's the result of running `cat -n`"),
+            EditStatus::Applied
+        );
+        // str_replace_editor applies and only warns: not a rejection.
+        assert_eq!(
+            edit_status("Your edits have been applied, but the linter has found syntax errors."),
+            EditStatus::Applied
+        );
+        assert_eq!(edit_status("ERROR:\nParameter `old_str` is required for command: str_replace."), EditStatus::RefusedByTool);
+        assert_eq!(edit_status(""), EditStatus::Unknown);
+    }
+
+    #[test]
+    fn lint_codes_are_read_from_error_lines() {
+        let obs = "ERRORS:\n- F821 undefined name 'x'\n- E999 SyntaxError: bad\n- F821 undefined name 'y'\n- not a code\n";
+        assert_eq!(lint_codes(obs), vec!["F821", "E999"]);
+    }
+
+    #[test]
+    fn patches_split_per_file_with_both_sides() {
+        let patch = "\ndiff --git a/x.py b/x.py\nindex 1..2 100644\n--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@\n keep\n-old\n+new\ndiff --git a/y/z.md b/y/z.md\nnew file mode 100644\n--- /dev/null\n+++ b/y/z.md\n@@ -0,0 +1 @@\n+hello\n";
+        let files = split_patch(patch);
+        assert_eq!(files.len(), 2);
+        assert_eq!(files[0].path, "x.py");
+        assert_eq!(files[0].old_text, "keep\nold\n");
+        assert_eq!(files[0].new_text, "keep\nnew\n");
+        assert_eq!(files[1].path, "y/z.md");
+        assert_eq!(files[1].new_text, "hello\n");
+        assert!(files[1].diff.starts_with("diff --git a/y/z.md"));
+    }
+
+    #[test]
+    fn crlf_patches_split_too() {
+        let patch = "\r\ndiff --git a/t.py b/t.py\r\n--- a/t.py\r\n+++ b/t.py\r\n@@ -1 +1 @@\r\n-a\r\n+b\r\n";
+        let files = split_patch(patch);
+        assert_eq!(files.len(), 1);
+        assert_eq!(files[0].path, "t.py");
+        assert_eq!(files[0].new_text, "b\n");
+    }
+
+    #[test]
+    fn diffs_are_drawn_only_for_changes() {
+        assert!(unified_diff("a.py", "x\n", "x\n").is_none());
+        let d = unified_diff("/repo/a.py", "x\n", "y\n").unwrap_or_default();
+        assert!(d.contains("--- a/repo/a.py") && d.contains("-x") && d.contains("+y"), "{d}");
+    }
+}

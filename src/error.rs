@@ -1,0 +1,107 @@
+//! Library errors. Every ingest error names the file and, where known, the position in it.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// Where in a file a problem was found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Location {
+    /// 1-based line and column, as serde_json reports them.
+    LineColumn { line: usize, column: usize },
+    /// 1-based line of a line-oriented file (JSONL).
+    Line(usize),
+    /// 0-based byte offset.
+    Byte(usize),
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Location::LineColumn { line, column } => write!(f, "line {line}, column {column}"),
+            Location::Line(line) => write!(f, "line {line}"),
+            Location::Byte(b) => write!(f, "byte {b}"),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum IngestError {
+    #[error("{}: cannot read: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{}: empty file", path.display())]
+    Empty { path: PathBuf },
+    #[error("{}: {}", path.display(), describe(location, message))]
+    Parse {
+        path: PathBuf,
+        location: Option<Location>,
+        message: String,
+    },
+    #[error("{}: not a known trajectory or test-output format: {detail}", path.display())]
+    UnknownFormat { path: PathBuf, detail: String },
+    #[error("{}: database error: {source}", path.display())]
+    Store {
+        path: PathBuf,
+        #[source]
+        source: StoreError,
+    },
+}
+
+fn describe(location: &Option<Location>, message: &str) -> String {
+    match location {
+        Some(l) => format!("{l}: {message}"),
+        None => message.to_string(),
+    }
+}
+
+impl IngestError {
+    pub fn parse(path: &std::path::Path, location: Option<Location>, message: impl Into<String>) -> Self {
+        IngestError::Parse {
+            path: path.to_path_buf(),
+            location,
+            message: message.into(),
+        }
+    }
+
+    /// A serde_json error, with its line and column.
+    pub fn json(path: &std::path::Path, err: &serde_json::Error) -> Self {
+        let location = (err.line() > 0).then(|| Location::LineColumn {
+            line: err.line(),
+            column: err.column(),
+        });
+        IngestError::parse(path, location, json_message(err))
+    }
+
+    /// A shape error: the JSON parsed but a field has the wrong type or is missing.
+    pub fn shape(path: &std::path::Path, message: impl Into<String>) -> Self {
+        IngestError::parse(path, None, message)
+    }
+}
+
+/// serde_json appends " at line L column C" to its messages; we report the position ourselves.
+pub fn json_message(err: &serde_json::Error) -> String {
+    let text = err.to_string();
+    match text.rfind(" at line ") {
+        Some(i) => text[..i].to_string(),
+        None => text,
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error(transparent)]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("database schema version {found} is newer than this trajan understands ({known})")]
+    TooNew { found: i64, known: i64 },
+    #[error("no run matches {0:?}")]
+    NoSuchRun(String),
+    #[error("{query:?} names {count} runs; use a numeric run id ({ids})")]
+    AmbiguousRun {
+        query: String,
+        count: usize,
+        ids: String,
+    },
+}

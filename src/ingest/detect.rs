@@ -1,0 +1,216 @@
+//! Format detection by content. File names are not trusted (`.traj`, `.json`, `.jsonl` are all
+//! used for several formats); the top-level keys decide.
+
+use crate::model::Format;
+use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+use std::fmt;
+
+/// What a file's content looks like.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Shape {
+    /// One JSON object; its top-level keys in order.
+    Object(Vec<String>),
+    /// JSON lines; the keys of the first line's object.
+    Lines(Vec<String>),
+    /// A JSON array.
+    Array,
+    /// Not JSON: plain text.
+    Text,
+}
+
+/// The decision for a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Detected {
+    Format(Format),
+    /// JSON whose format depends on nested values (wrapped reports, `preds.json` dicts, event
+    /// lists): the caller parses it and asks [`detect_value`].
+    NeedsValue,
+    /// Text that is not an input of any kind (a README, a script): skipped, not an error.
+    NotInput,
+}
+
+/// Look at the shape of a document. For objects this scans the whole document once without
+/// building it (serde's `IgnoredAny`), so it is cheap next to the real parse.
+pub fn shape(text: &str) -> Shape {
+    let t = text.trim_start_matches('\u{feff}').trim_start();
+    if t.starts_with('[') {
+        return Shape::Array;
+    }
+    if !t.starts_with('{') {
+        return Shape::Text;
+    }
+    // JSONL: a complete object on the first line and another object after it.
+    if let Some(nl) = t.find('\n') {
+        let (first, rest) = t.split_at(nl);
+        if rest.trim_start().starts_with('{') {
+            if let Ok(keys) = top_keys(first) {
+                return Shape::Lines(keys);
+            }
+        }
+    }
+    match top_keys(t) {
+        Ok(keys) => Shape::Object(keys),
+        // Broken JSON: the adapter's real parse will report where.
+        Err(_) => Shape::Object(Vec::new()),
+    }
+}
+
+/// Decide the format from the shape alone where the keys are enough.
+pub fn detect(shape: &Shape, text: &str) -> Detected {
+    let has = |keys: &[String], k: &str| keys.iter().any(|x| x == k);
+    match shape {
+        Shape::Object(keys) => {
+            if has(keys, "trajectory") || has(keys, "attempts") {
+                Detected::Format(Format::SweAgent)
+            } else if has(keys, "trajectory_format") || (has(keys, "messages") && has(keys, "info")) {
+                Detected::Format(Format::MiniSweAgent)
+            } else if has(keys, "model_patch") && has(keys, "instance_id") {
+                Detected::Format(Format::SweAgentPreds)
+            } else if has(keys, "resolved_ids") || has(keys, "unresolved_ids") {
+                Detected::Format(Format::SwebenchSummary)
+            } else if has(keys, "tests_status") || has(keys, "patch_successfully_applied") {
+                Detected::Format(Format::SwebenchReport)
+            } else if has(keys, "history") && has(keys, "instance_id") {
+                Detected::Format(Format::OpenHands)
+            } else {
+                Detected::NeedsValue
+            }
+        }
+        Shape::Lines(keys) => {
+            if has(keys, "history") && has(keys, "instance_id") {
+                Detected::Format(Format::OpenHands)
+            } else if has(keys, "model_patch") {
+                Detected::Format(Format::SweAgentPreds)
+            } else if has(keys, "trajectory_format") {
+                Detected::Format(Format::MiniSweAgent)
+            } else {
+                Detected::NeedsValue
+            }
+        }
+        Shape::Array => Detected::NeedsValue,
+        Shape::Text => {
+            if is_unittest_output(text) {
+                Detected::Format(Format::UnittestText)
+            } else {
+                Detected::NotInput
+            }
+        }
+    }
+}
+
+/// Formats that can only be told apart by nested values.
+pub fn detect_value(v: &serde_json::Value) -> Option<Format> {
+    use serde_json::Value;
+    match v {
+        Value::Array(items) => {
+            let first = items.iter().find(|i| i.is_object())?;
+            if first.get("model_patch").is_some() {
+                Some(Format::SweAgentPreds)
+            } else if is_openhands_event(first) {
+                Some(Format::OpenHandsEvents)
+            } else {
+                None
+            }
+        }
+        Value::Object(map) => {
+            if is_openhands_event(v) {
+                return Some(Format::OpenHandsEvents);
+            }
+            let first = map.values().next()?;
+            if !map.values().all(Value::is_object) {
+                return None;
+            }
+            if first.get("tests_status").is_some() || first.get("patch_successfully_applied").is_some() {
+                Some(Format::SwebenchReport)
+            } else if first.get("model_patch").is_some() {
+                Some(Format::SweAgentPreds)
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+pub fn is_openhands_event(v: &serde_json::Value) -> bool {
+    v.get("id").is_some()
+        && v.get("source").is_some()
+        && (v.get("action").is_some() || v.get("observation").is_some())
+}
+
+/// Python unittest text output: a `Ran N test(s) in` line followed by `OK` or `FAILED (...)`.
+pub fn is_unittest_output(text: &str) -> bool {
+    let mut ran = false;
+    for line in text.lines() {
+        let line = line.trim_end();
+        if line.starts_with("Ran ") && line.contains(" test") && line.contains(" in ") {
+            ran = true;
+        } else if ran && (line == "OK" || line.starts_with("OK (") || line.starts_with("FAILED (")) {
+            return true;
+        }
+    }
+    false
+}
+
+/// Collect the top-level keys of a JSON object without building its values.
+fn top_keys(text: &str) -> Result<Vec<String>, serde_json::Error> {
+    struct Keys;
+    impl<'de> Visitor<'de> for Keys {
+        type Value = Vec<String>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Vec<String>, A::Error> {
+            let mut keys = Vec::new();
+            while let Some(k) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                keys.push(k.into_owned());
+                map.next_value::<IgnoredAny>()?;
+            }
+            Ok(keys)
+        }
+    }
+    // serde_json's recursion limit stays on: 10,000-deep nesting fails cleanly.
+    let mut de = serde_json::Deserializer::from_str(text);
+    de.deserialize_map(Keys)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn objects_are_told_apart_by_keys() {
+        let s = shape(r#"{"environment": "swe_main", "trajectory": [], "history": [], "info": {}}"#);
+        assert_eq!(detect(&s, ""), Detected::Format(Format::SweAgent));
+        let s = shape(r#"{"info": {}, "messages": [], "trajectory_format": "mini-swe-agent-1", "instance_id": "x"}"#);
+        assert_eq!(detect(&s, ""), Detected::Format(Format::MiniSweAgent));
+        let s = shape(r#"{"x": {"resolved": true, "tests_status": {}}}"#);
+        assert_eq!(detect(&s, ""), Detected::NeedsValue);
+        let s = shape(r#"{"resolved_ids": [], "schema_version": 2}"#);
+        assert_eq!(detect(&s, ""), Detected::Format(Format::SwebenchSummary));
+    }
+
+    #[test]
+    fn jsonl_is_recognised_by_its_first_line() {
+        let s = shape("{\"instance_id\": \"a\", \"history\": []}\n{\"instance_id\": \"b\", \"history\": []}\n");
+        assert_eq!(detect(&s, ""), Detected::Format(Format::OpenHands));
+        let s = shape("{\"instance_id\": \"a\", \"model_patch\": \"\"}\n");
+        // a single line is a plain object
+        assert_eq!(detect(&s, ""), Detected::Format(Format::SweAgentPreds));
+    }
+
+    #[test]
+    fn unittest_text_is_recognised_and_other_text_is_not_input() {
+        let t = "F.\n======\nFAIL: test_x (__main__.T.test_x)\n------\nRan 2 tests in 0.001s\n\nFAILED (failures=1)\n";
+        assert_eq!(detect(&shape(t), t), Detected::Format(Format::UnittestText));
+        let t = "# A readme\n";
+        assert_eq!(detect(&shape(t), t), Detected::NotInput);
+    }
+
+    #[test]
+    fn deep_nesting_does_not_overflow() {
+        let deep = format!("{{\"a\":{}{}}}", "[".repeat(10_000), "]".repeat(10_000));
+        // Either a key list or an error, never a stack overflow.
+        let _ = shape(&deep);
+    }
+}

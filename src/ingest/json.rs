@@ -1,0 +1,172 @@
+//! Small helpers for reading loosely-shaped JSON: fields that may be missing, strings that may
+//! hold JSON, content that may be a string or a list of parts.
+
+use crate::error::{IngestError, Location};
+use serde_json::Value;
+use std::path::Path;
+
+/// Parse a whole document. Errors carry line and column.
+pub fn parse_value(path: &Path, text: &str) -> Result<Value, IngestError> {
+    serde_json::from_str(text).map_err(|e| IngestError::json(path, &e))
+}
+
+/// A string field, or `None` when missing, null or not a string.
+pub fn str_field(v: &Value, key: &str) -> Option<String> {
+    v.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+/// A string field that is present and non-empty.
+pub fn nonempty_str(v: &Value, key: &str) -> Option<String> {
+    str_field(v, key).filter(|s| !s.trim().is_empty())
+}
+
+pub fn f64_field(v: &Value, key: &str) -> Option<f64> {
+    v.get(key).and_then(Value::as_f64)
+}
+
+pub fn i64_field(v: &Value, key: &str) -> Option<i64> {
+    let x = v.get(key)?;
+    x.as_i64().or_else(|| x.as_f64().map(|f| f as i64))
+}
+
+/// Follow a path of object keys.
+pub fn at<'a>(v: &'a Value, keys: &[&str]) -> Option<&'a Value> {
+    keys.iter().try_fold(v, |cur, k| cur.get(*k))
+}
+
+/// Message content as text: a string, or a list of `{type: "text", text}` parts joined by
+/// newlines (non-text parts are named, not dropped silently).
+pub fn content_text(v: Option<&Value>) -> String {
+    match v {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(parts)) => {
+            let mut out = String::new();
+            for p in parts {
+                let piece = match p {
+                    Value::String(s) => s.clone(),
+                    Value::Object(_) => match p.get("text").and_then(Value::as_str) {
+                        Some(t) => t.to_string(),
+                        None => format!("[{} part]", p.get("type").and_then(Value::as_str).unwrap_or("non-text")),
+                    },
+                    other => other.to_string(),
+                };
+                if !out.is_empty() {
+                    out.push('\n');
+                }
+                out.push_str(&piece);
+            }
+            out
+        }
+        Some(other) => other.to_string(),
+    }
+}
+
+/// A value that may be JSON encoded inside a string (`"[\"a\", \"b\"]"`) or already a value.
+pub fn maybe_nested_json(v: &Value) -> Value {
+    match v {
+        Value::String(s) => serde_json::from_str(s).unwrap_or_else(|_| v.clone()),
+        other => other.clone(),
+    }
+}
+
+/// A list of strings, from a JSON list or a JSON-encoded list inside a string.
+pub fn string_list(v: Option<&Value>) -> Vec<String> {
+    let Some(v) = v else { return Vec::new() };
+    match maybe_nested_json(v) {
+        Value::Array(items) => items
+            .into_iter()
+            .filter_map(|i| i.as_str().map(str::to_string))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Compact JSON text of a value, or `None` for null/missing.
+pub fn compact(v: Option<&Value>) -> Option<String> {
+    match v {
+        None | Some(Value::Null) => None,
+        Some(x) => Some(x.to_string()),
+    }
+}
+
+/// Read a JSONL document line by line. Bad lines become warnings naming their line number;
+/// `each` is called with the 1-based line number of every good line. Fails only when no line
+/// at all could be read.
+pub fn for_each_jsonl_line(
+    path: &Path,
+    text: &str,
+    warnings: &mut Vec<String>,
+    mut each: impl FnMut(usize, Value) -> Result<(), IngestError>,
+) -> Result<(), IngestError> {
+    let mut good = 0usize;
+    let mut first_error: Option<IngestError> = None;
+    for (i, line) in text.lines().enumerate() {
+        let lineno = i + 1;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let outcome = serde_json::from_str::<Value>(line)
+            .map_err(|e| {
+                IngestError::parse(
+                    path,
+                    Some(Location::LineColumn {
+                        line: lineno,
+                        column: e.column(),
+                    }),
+                    crate::error::json_message(&e),
+                )
+            })
+            .and_then(|v| each(lineno, v));
+        match outcome {
+            Ok(()) => good += 1,
+            Err(e) => {
+                warnings.push(e.to_string());
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    match (good, first_error) {
+        (0, Some(e)) => Err(e),
+        (0, None) => Err(IngestError::Empty {
+            path: path.to_path_buf(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn content_is_flattened_from_parts() {
+        let v = json!([{"type": "text", "text": "a"}, {"type": "image_url"}, {"type": "text", "text": "b"}]);
+        assert_eq!(content_text(Some(&v)), "a\n[image_url part]\nb");
+        assert_eq!(content_text(Some(&json!("plain"))), "plain");
+        assert_eq!(content_text(None), "");
+    }
+
+    #[test]
+    fn nested_json_strings_are_read() {
+        assert_eq!(string_list(Some(&json!("[\"t1\", \"t2\"]"))), vec!["t1", "t2"]);
+        assert_eq!(string_list(Some(&json!(["t3"]))), vec!["t3"]);
+        assert!(string_list(Some(&json!("not json"))).is_empty());
+    }
+
+    #[test]
+    fn jsonl_keeps_good_lines_and_names_the_bad_one() {
+        let mut warnings = Vec::new();
+        let mut seen = Vec::new();
+        let text = "{\"a\":1}\n{\"a\":\n{\"a\":3}\n";
+        for_each_jsonl_line(Path::new("x.jsonl"), text, &mut warnings, |n, v| {
+            seen.push((n, v["a"].as_i64()));
+            Ok(())
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(seen, vec![(1, Some(1)), (3, Some(3))]);
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].contains("x.jsonl: line 2"), "{}", warnings[0]);
+    }
+}

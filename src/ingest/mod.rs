@@ -1,0 +1,179 @@
+//! Ingestion: find units, detect their format, parse them into the normalized [`Parsed`] model.
+//!
+//! One module per input format; each exposes `parse(path, text) -> Result<Parsed, IngestError>`
+//! (folder formats take their member files). This module only decides which one to call.
+
+pub mod detect;
+pub mod harness;
+pub mod json;
+pub mod mini_swe_agent;
+pub mod openhands;
+pub mod pipeline;
+pub mod predictions;
+pub mod source;
+pub mod swe_agent;
+pub mod unittest;
+
+use crate::error::{IngestError, Location};
+use crate::model::{Format, Parsed};
+use detect::{Detected, Shape};
+use source::{Loaded, UnitKind};
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+
+/// The result of parsing one unit.
+pub enum Outcome {
+    Parsed { format: Format, parsed: Parsed },
+    /// Not an input of any kind (a README, a script): counted, not an error.
+    Skipped,
+}
+
+/// Parse a loaded unit. `forced` skips detection (`--format`).
+pub fn parse_loaded(loaded: &Loaded, forced: Option<Format>) -> Result<Outcome, IngestError> {
+    match loaded.unit.kind {
+        UnitKind::HarnessDir => {
+            let mut warnings = Vec::new();
+            let files: Vec<(PathBuf, String)> = loaded
+                .files
+                .iter()
+                .map(|(p, b)| (p.clone(), decode(p, b, &mut warnings).into_owned()))
+                .collect();
+            let mut parsed = harness::parse_dir(&loaded.unit.path, &files)?;
+            parsed.warnings.extend(warnings);
+            Ok(Outcome::Parsed {
+                format: Format::SwebenchHarness,
+                parsed,
+            })
+        }
+        UnitKind::EventDir => {
+            let mut events = Vec::with_capacity(loaded.files.len());
+            let mut warnings = Vec::new();
+            for (p, b) in &loaded.files {
+                let text = decode(p, b, &mut warnings);
+                match json::parse_value(p, &text) {
+                    Ok(v) => events.push(v),
+                    Err(e) => warnings.push(e.to_string()),
+                }
+            }
+            if events.is_empty() {
+                return Err(IngestError::parse(&loaded.unit.path, None, "no readable event files"));
+            }
+            let mut parsed = openhands::parse_events(&loaded.unit.path, events)?;
+            parsed.warnings.extend(warnings);
+            Ok(Outcome::Parsed {
+                format: Format::OpenHandsEvents,
+                parsed,
+            })
+        }
+        UnitKind::File => {
+            let (path, bytes) = loaded
+                .files
+                .first()
+                .ok_or_else(|| IngestError::Empty { path: loaded.unit.path.clone() })?;
+            parse_file(path, bytes, forced)
+        }
+    }
+}
+
+/// Parse one file's bytes.
+pub fn parse_file(path: &Path, bytes: &[u8], forced: Option<Format>) -> Result<Outcome, IngestError> {
+    if bytes.iter().all(|b| b.is_ascii_whitespace()) {
+        return Err(IngestError::Empty { path: path.to_path_buf() });
+    }
+    if let Some(nul) = bytes.iter().take(8192).position(|b| *b == 0) {
+        return Err(IngestError::parse(
+            path,
+            Some(Location::Byte(nul)),
+            "binary content (NUL byte): not a trajectory or a test log",
+        ));
+    }
+    let mut warnings = Vec::new();
+    let text = decode(path, bytes, &mut warnings);
+    let format = match forced {
+        Some(f) => f,
+        None => {
+            let shape = detect::shape(&text);
+            match detect::detect(&shape, &text) {
+                Detected::Format(f) => f,
+                Detected::NotInput => return Ok(Outcome::Skipped),
+                Detected::NeedsValue => {
+                    let v = json::parse_value(path, &text)?;
+                    detect::detect_value(&v).ok_or_else(|| unknown(path, &shape))?
+                }
+            }
+        }
+    };
+    let mut parsed = parse_as(format, path, &text)?;
+    parsed.warnings.splice(0..0, warnings);
+    Ok(Outcome::Parsed { format, parsed })
+}
+
+fn parse_as(format: Format, path: &Path, text: &str) -> Result<Parsed, IngestError> {
+    match format {
+        Format::SweAgent => swe_agent::parse(path, text),
+        Format::SweAgentPreds => predictions::parse(path, text),
+        Format::MiniSweAgent => mini_swe_agent::parse(path, text),
+        Format::OpenHands => openhands::parse(path, text),
+        Format::OpenHandsEvents => {
+            let v = json::parse_value(path, text)?;
+            let events = match v {
+                serde_json::Value::Array(items) => items,
+                single => vec![single],
+            };
+            openhands::parse_events(path, events)
+        }
+        Format::SwebenchReport => harness::parse_report(path, text),
+        Format::SwebenchSummary => harness::parse_summary(path, text),
+        Format::SwebenchHarness => {
+            let dir = path.parent().unwrap_or(path);
+            harness::parse_dir(dir, &[(path.to_path_buf(), text.to_string())])
+        }
+        Format::UnittestText => unittest::parse(path, text),
+    }
+}
+
+fn unknown(path: &Path, shape: &Shape) -> IngestError {
+    let detail = match shape {
+        Shape::Object(keys) | Shape::Lines(keys) => {
+            let mut shown: Vec<&str> = keys.iter().take(8).map(String::as_str).collect();
+            if keys.len() > 8 {
+                shown.push("...");
+            }
+            format!("a JSON object with keys [{}]", shown.join(", "))
+        }
+        Shape::Array => "a JSON array whose items match no format".to_string(),
+        Shape::Text => "plain text".to_string(),
+    };
+    IngestError::UnknownFormat {
+        path: path.to_path_buf(),
+        detail,
+    }
+}
+
+/// Bytes as text. Invalid UTF-8 is replaced with U+FFFD and reported (with its byte offset) as a
+/// warning: the rest of the file is still worth reading.
+pub fn decode<'a>(path: &Path, bytes: &'a [u8], warnings: &mut Vec<String>) -> Cow<'a, str> {
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    match std::str::from_utf8(bytes) {
+        Ok(s) => Cow::Borrowed(s),
+        Err(e) => {
+            warnings.push(format!(
+                "{}: byte {}: invalid UTF-8 replaced with U+FFFD",
+                path.display(),
+                e.valid_up_to()
+            ));
+            Cow::Owned(String::from_utf8_lossy(bytes).into_owned())
+        }
+    }
+}
+
+/// The instance id a file name implies: `astropy__astropy-13033.traj.json` -> `astropy__astropy-13033`.
+pub fn instance_from_file_name(path: &Path) -> String {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut stem = name.as_str();
+    for ext in [".json", ".jsonl", ".traj", ".txt", ".log", ".pred"] {
+        stem = stem.strip_suffix(ext).unwrap_or(stem);
+    }
+    stem = stem.strip_suffix(".traj").unwrap_or(stem);
+    stem.to_string()
+}

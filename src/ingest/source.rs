@@ -1,0 +1,249 @@
+//! Finding the units to ingest under the paths a user names, and reading them.
+//!
+//! A unit is usually one file. Two layouts are one unit made of several files: a SWE-bench
+//! harness instance folder (`report.json`, `run_instance.log`, `test_output.txt`, `patch.diff`)
+//! and an OpenHands `events/` folder (one event per `<id>.json`).
+
+use crate::error::IngestError;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnitKind {
+    File,
+    HarnessDir,
+    EventDir,
+}
+
+impl UnitKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            UnitKind::File => "file",
+            UnitKind::HarnessDir => "harness-dir",
+            UnitKind::EventDir => "event-dir",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Unit {
+    /// The file, or the folder for folder units. Absolute.
+    pub path: PathBuf,
+    pub kind: UnitKind,
+    /// The files read for a folder unit, in order; empty for a file unit.
+    pub members: Vec<PathBuf>,
+}
+
+/// A unit's bytes and content hash.
+pub struct Loaded {
+    pub unit: Unit,
+    pub size: u64,
+    pub hash: [u8; 32],
+    /// For a file unit, one entry (the file); for a folder, its members.
+    pub files: Vec<(PathBuf, Vec<u8>)>,
+}
+
+pub const HARNESS_FILES: [&str; 4] = ["report.json", "run_instance.log", "test_output.txt", "patch.diff"];
+
+#[derive(Default)]
+pub struct Discovery {
+    pub units: Vec<Unit>,
+    pub errors: Vec<IngestError>,
+}
+
+/// Walk the given files and folders (recursively). Errors (a missing path, an unreadable
+/// folder) are collected; the walk goes on.
+pub fn discover(paths: &[PathBuf]) -> Discovery {
+    let mut d = Discovery::default();
+    for p in paths {
+        let abs = absolute(p);
+        match std::fs::metadata(&abs) {
+            Err(source) => d.errors.push(IngestError::Io { path: abs, source }),
+            Ok(m) if m.is_dir() => walk(&abs, &mut d),
+            Ok(_) => d.units.push(unit_for_file(&abs)),
+        }
+    }
+    d.units.sort_by(|a, b| a.path.cmp(&b.path));
+    d.units.dedup_by(|a, b| a.path == b.path);
+    d
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()))
+}
+
+/// A file named on its own still belongs to its folder unit when it is part of one.
+fn unit_for_file(path: &Path) -> Unit {
+    if let Some(dir) = path.parent() {
+        if let Some(u) = folder_unit(dir) {
+            if u.members.iter().any(|m| m == path) {
+                return u;
+            }
+        }
+    }
+    Unit {
+        path: path.to_path_buf(),
+        kind: UnitKind::File,
+        members: Vec::new(),
+    }
+}
+
+fn walk(root: &Path, d: &mut Discovery) {
+    let mut it = walkdir::WalkDir::new(root).follow_links(false).sort_by_file_name().into_iter();
+    while let Some(entry) = it.next() {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(err) => {
+                let path = err.path().map(Path::to_path_buf).unwrap_or_else(|| root.to_path_buf());
+                let source = err
+                    .into_io_error()
+                    .unwrap_or_else(|| std::io::Error::other("filesystem loop"));
+                d.errors.push(IngestError::Io { path, source });
+                continue;
+            }
+        };
+        let path = entry.path();
+        let ft = entry.file_type();
+        if ft.is_dir() {
+            if entry.depth() > 0 && is_hidden(path) {
+                it.skip_current_dir();
+                continue;
+            }
+            if let Some(u) = folder_unit(path) {
+                let members = u.members.clone();
+                d.units.push(u);
+                // Other files in the folder are still units of their own.
+                if let Ok(rd) = std::fs::read_dir(path) {
+                    for f in rd.flatten() {
+                        let fp = f.path();
+                        if fp.is_file() && !members.contains(&fp) && !is_hidden(&fp) && !is_harness_extra(&fp) {
+                            d.units.push(Unit {
+                                path: fp,
+                                kind: UnitKind::File,
+                                members: Vec::new(),
+                            });
+                        }
+                    }
+                }
+                it.skip_current_dir();
+            }
+            continue;
+        }
+        if is_hidden(path) {
+            continue;
+        }
+        if ft.is_file() || ft.is_symlink() {
+            d.units.push(Unit {
+                path: path.to_path_buf(),
+                kind: UnitKind::File,
+                members: Vec::new(),
+            });
+        }
+        // FIFOs, sockets and devices are not read: reading a FIFO would block.
+    }
+}
+
+fn is_hidden(p: &Path) -> bool {
+    p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with('.'))
+}
+
+/// `eval.sh` belongs to a harness folder but carries nothing we keep.
+fn is_harness_extra(p: &Path) -> bool {
+    p.file_name().is_some_and(|n| n == "eval.sh")
+}
+
+/// The folder unit a directory forms, if any.
+fn folder_unit(dir: &Path) -> Option<Unit> {
+    let names: Vec<String> = std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .collect();
+    let has = |n: &str| names.iter().any(|x| x == n);
+    let harness = has("run_instance.log")
+        || (has("report.json") && (has("test_output.txt") || has("patch.diff") || has("eval.sh")));
+    if harness {
+        let members = HARNESS_FILES
+            .iter()
+            .filter(|n| has(n))
+            .map(|n| dir.join(n))
+            .collect();
+        return Some(Unit {
+            path: dir.to_path_buf(),
+            kind: UnitKind::HarnessDir,
+            members,
+        });
+    }
+    let is_events = dir.file_name().is_some_and(|n| n == "events");
+    let mut ids: Vec<(u64, String)> = names
+        .iter()
+        .filter_map(|n| n.strip_suffix(".json").and_then(|s| s.parse::<u64>().ok()).map(|i| (i, n.clone())))
+        .collect();
+    if is_events && !ids.is_empty() && ids.len() == names.len() {
+        ids.sort();
+        return Some(Unit {
+            path: dir.to_path_buf(),
+            kind: UnitKind::EventDir,
+            members: ids.into_iter().map(|(_, n)| dir.join(n)).collect(),
+        });
+    }
+    None
+}
+
+/// Read a unit's bytes and hash them.
+pub fn load(unit: Unit) -> Result<Loaded, IngestError> {
+    let paths: Vec<PathBuf> = match unit.kind {
+        UnitKind::File => vec![unit.path.clone()],
+        _ => unit.members.clone(),
+    };
+    let mut hasher = blake3::Hasher::new();
+    let mut files = Vec::with_capacity(paths.len());
+    let mut size = 0u64;
+    for p in paths {
+        let bytes = std::fs::read(&p).map_err(|source| IngestError::Io {
+            path: p.clone(),
+            source,
+        })?;
+        if unit.kind != UnitKind::File {
+            hasher.update(p.file_name().map(|n| n.as_encoded_bytes()).unwrap_or_default());
+            hasher.update(&(bytes.len() as u64).to_le_bytes());
+        }
+        hasher.update(&bytes);
+        size += bytes.len() as u64;
+        files.push((p, bytes));
+    }
+    Ok(Loaded {
+        unit,
+        size,
+        hash: *hasher.finalize().as_bytes(),
+        files,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn harness_folders_are_one_unit_and_other_files_stay_separate() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let inst = dir.path().join("logs/run_evaluation/r1/model__x/inst-1");
+        std::fs::create_dir_all(&inst).unwrap_or_else(|e| panic!("{e}"));
+        for f in ["report.json", "run_instance.log", "test_output.txt", "patch.diff", "eval.sh", "notes.json"] {
+            std::fs::write(inst.join(f), "{}").unwrap_or_else(|e| panic!("{e}"));
+        }
+        let d = discover(&[dir.path().to_path_buf()]);
+        assert!(d.errors.is_empty());
+        let kinds: Vec<_> = d.units.iter().map(|u| (u.kind, u.path.file_name().map(|n| n.to_string_lossy().into_owned()))).collect();
+        assert_eq!(kinds.len(), 2, "{kinds:?}");
+        let harness = d.units.iter().find(|u| u.kind == UnitKind::HarnessDir).unwrap_or_else(|| panic!("no harness unit"));
+        assert_eq!(harness.members.len(), 4);
+        assert!(d.units.iter().any(|u| u.path.ends_with("notes.json")));
+    }
+
+    #[test]
+    fn missing_paths_are_errors_not_panics() {
+        let d = discover(&[PathBuf::from("/definitely/not/here")]);
+        assert_eq!(d.errors.len(), 1);
+        assert!(d.units.is_empty());
+    }
+}

@@ -1,0 +1,12 @@
+//! trajan: review coding-agent trajectories.
+//!
+//! Layers (see docs/ARCHITECTURE.md): [`ingest`] turns files into the [`model`]; [`store`] is the
+//! only place with SQL; [`analysis`] holds pure functions over the model; `cli` is thin.
+
+pub mod analysis;
+pub mod error;
+pub mod ingest;
+pub mod model;
+pub mod sanitize;
+pub mod store;
+pub mod synth;

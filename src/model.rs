@@ -1,0 +1,335 @@
+//! The normalized model every input format maps to.
+//!
+//! Ingest adapters produce a [`Parsed`] bundle per source; the store writes it in one transaction.
+//! Nothing here knows about SQL or about any particular input format.
+
+use serde::Serialize;
+
+/// Which adapter produced a run or outcome. Stored as its `name()` string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    SweAgent,
+    SweAgentPreds,
+    MiniSweAgent,
+    OpenHands,
+    OpenHandsEvents,
+    SwebenchReport,
+    SwebenchHarness,
+    SwebenchSummary,
+    UnittestText,
+}
+
+impl Format {
+    pub const ALL: [Format; 9] = [
+        Format::SweAgent,
+        Format::SweAgentPreds,
+        Format::MiniSweAgent,
+        Format::OpenHands,
+        Format::OpenHandsEvents,
+        Format::SwebenchReport,
+        Format::SwebenchHarness,
+        Format::SwebenchSummary,
+        Format::UnittestText,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::SweAgent => "swe-agent",
+            Format::SweAgentPreds => "swe-agent-preds",
+            Format::MiniSweAgent => "mini-swe-agent",
+            Format::OpenHands => "openhands",
+            Format::OpenHandsEvents => "openhands-events",
+            Format::SwebenchReport => "swebench-report",
+            Format::SwebenchHarness => "swebench-harness",
+            Format::SwebenchSummary => "swebench-summary",
+            Format::UnittestText => "unittest-text",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.name() == name)
+    }
+}
+
+/// Everything one source (a file, or a folder that forms one unit) contributes.
+#[derive(Debug, Default)]
+pub struct Parsed {
+    pub runs: Vec<Run>,
+    pub outcomes: Vec<TestOutcome>,
+    pub predictions: Vec<Prediction>,
+    pub tasks: Vec<Task>,
+    /// Problems that did not stop the source from being ingested (a bad JSONL line, replaced
+    /// invalid UTF-8). Each names its position.
+    pub warnings: Vec<String>,
+}
+
+/// One agent run on one task instance.
+#[derive(Debug, Default, Clone)]
+pub struct Run {
+    pub instance_id: String,
+    pub format: Option<Format>,
+    /// Adapter-specific version string: "0.x", "1.0", "1.1.0", "mini-swe-agent-1", ...
+    pub format_version: Option<String>,
+    pub agent: Option<String>,
+    pub model: Option<String>,
+    pub exit_status: Option<String>,
+    pub submission: Option<String>,
+    pub cost: Option<f64>,
+    pub tokens_sent: Option<i64>,
+    pub tokens_received: Option<i64>,
+    pub api_calls: Option<i64>,
+    /// For RetryAgent files: which attempt this run is, and whether it was the chosen one.
+    pub attempt: Option<i64>,
+    pub best_attempt: Option<bool>,
+    /// Position of the run inside its source (JSONL line number, attempt index), for error
+    /// messages and stable ordering.
+    pub position: i64,
+    pub steps: Vec<Step>,
+    pub edits: Vec<Edit>,
+    /// The model conversation, as the agent stored it (may include demonstrations).
+    pub history: Vec<Message>,
+    /// Free-form metadata kept as JSON text (e.g. OpenHands `metadata`, SWE-agent `replay_config`).
+    pub metadata: Option<String>,
+}
+
+/// A message of a model conversation. `content` is flattened text.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Message {
+    pub role: String,
+    pub content: String,
+    /// Extra fields (tool calls, agent name, message type) as compact JSON, when present.
+    pub extra: Option<String>,
+}
+
+/// One agent turn: thought, action and the observation it produced.
+#[derive(Debug, Default, Clone)]
+pub struct Step {
+    pub thought: String,
+    pub action: String,
+    pub observation: String,
+    /// The full model response, only when it differs from the thought.
+    pub response: Option<String>,
+    pub tool: Option<String>,
+    /// Structured tool arguments as JSON text, when the format carries them.
+    pub args: Option<String>,
+    pub execution_time: Option<f64>,
+    pub tokens_in: Option<i64>,
+    pub tokens_out: Option<i64>,
+    pub timestamp: Option<String>,
+    pub open_file: Option<String>,
+    pub working_dir: Option<String>,
+    pub flags: StepFlags,
+    /// The prompt the model saw at this step, when the format stores it (SWE-agent 1.x).
+    /// Stored content-addressed; never once per step.
+    pub query: Option<Vec<QueryMessage>>,
+}
+
+/// A prompt message at one step: its content hash (for de-duplication) and, lazily, its content.
+#[derive(Debug, Clone)]
+pub struct QueryMessage {
+    pub hash: [u8; 16],
+    /// The raw JSON of the message; parsed only when the store has not seen its hash yet.
+    pub raw: std::sync::Arc<str>,
+}
+
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct StepFlags {
+    pub edit: bool,
+    pub edit_rejected: bool,
+    pub error: bool,
+    pub output_clipped: bool,
+    pub test_run: bool,
+    pub format_error: bool,
+}
+
+impl StepFlags {
+    pub fn bits(self) -> i64 {
+        let mut b = 0;
+        for (i, on) in [
+            self.edit,
+            self.edit_rejected,
+            self.error,
+            self.output_clipped,
+            self.test_run,
+            self.format_error,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            if on {
+                b |= 1 << i;
+            }
+        }
+        b
+    }
+
+    pub fn from_bits(b: i64) -> StepFlags {
+        let on = |i: u32| b & (1 << i) != 0;
+        StepFlags {
+            edit: on(0),
+            edit_rejected: on(1),
+            error: on(2),
+            output_clipped: on(3),
+            test_run: on(4),
+            format_error: on(5),
+        }
+    }
+
+    pub fn names(self) -> Vec<&'static str> {
+        let mut v = Vec::new();
+        for (on, name) in [
+            (self.edit, "edit"),
+            (self.edit_rejected, "edit_rejected"),
+            (self.error, "error"),
+            (self.output_clipped, "output_clipped"),
+            (self.test_run, "test_run"),
+            (self.format_error, "format_error"),
+        ] {
+            if on {
+                v.push(name);
+            }
+        }
+        v
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EditKind {
+    StrReplace,
+    Create,
+    Insert,
+    WindowedEdit,
+    ShellWrite,
+    FinalPatch,
+}
+
+impl EditKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            EditKind::StrReplace => "str_replace",
+            EditKind::Create => "create",
+            EditKind::Insert => "insert",
+            EditKind::WindowedEdit => "windowed_edit",
+            EditKind::ShellWrite => "shell_write",
+            EditKind::FinalPatch => "final_patch",
+        }
+    }
+}
+
+/// What happened to an edit the agent attempted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EditStatus {
+    Applied,
+    /// The linter gate refused it ("Your changes have NOT been applied").
+    RejectedByLinter,
+    /// The tool refused it (old_str not found, several matches, bad arguments).
+    RefusedByTool,
+    /// The format gives no verdict (shell writes without output, final patches).
+    Unknown,
+}
+
+impl EditStatus {
+    pub fn name(self) -> &'static str {
+        match self {
+            EditStatus::Applied => "applied",
+            EditStatus::RejectedByLinter => "rejected_by_linter",
+            EditStatus::RefusedByTool => "refused_by_tool",
+            EditStatus::Unknown => "unknown",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Edit {
+    /// Index of the step that made the edit; `None` for the final submission patch.
+    pub step: Option<usize>,
+    pub path: String,
+    pub kind: EditKind,
+    pub status: EditStatus,
+    pub old_text: Option<String>,
+    pub new_text: Option<String>,
+    /// Unified diff of the change, when it can be drawn.
+    pub diff: Option<String>,
+    /// Lint codes named by a rejection (F821, E999, ...).
+    pub lint_codes: Vec<String>,
+}
+
+/// Test groups of the SWE-bench harness.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum TestGroup {
+    #[serde(rename = "FAIL_TO_PASS")]
+    FailToPass,
+    #[serde(rename = "PASS_TO_PASS")]
+    PassToPass,
+    #[serde(rename = "FAIL_TO_FAIL")]
+    FailToFail,
+    #[serde(rename = "PASS_TO_FAIL")]
+    PassToFail,
+}
+
+impl TestGroup {
+    pub const ALL: [TestGroup; 4] = [
+        TestGroup::FailToPass,
+        TestGroup::PassToPass,
+        TestGroup::FailToFail,
+        TestGroup::PassToFail,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            TestGroup::FailToPass => "FAIL_TO_PASS",
+            TestGroup::PassToPass => "PASS_TO_PASS",
+            TestGroup::FailToFail => "FAIL_TO_FAIL",
+            TestGroup::PassToFail => "PASS_TO_FAIL",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TestCase {
+    pub name: String,
+    pub group: Option<TestGroup>,
+    pub passed: bool,
+    /// Failure message, when the log names one (unittest `AssertionError: ...`).
+    pub message: Option<String>,
+}
+
+/// The verdict of an evaluation on one instance.
+#[derive(Debug, Default, Clone)]
+pub struct TestOutcome {
+    pub instance_id: String,
+    pub format: Option<Format>,
+    /// Model the evaluation was for, when the layout names it (harness folder, predictions).
+    pub model: Option<String>,
+    /// Evaluation run id (harness `run_id`, summary file name).
+    pub run_label: Option<String>,
+    pub resolved: Option<bool>,
+    pub patch_applied: Option<bool>,
+    pub patch_exists: Option<bool>,
+    pub tests: Vec<TestCase>,
+    /// The raw test log, ANSI and all; sanitized only when drawn.
+    pub log: Option<String>,
+    /// The evaluated patch, when the harness folder keeps it.
+    pub patch: Option<String>,
+}
+
+/// A submitted prediction (SWE-agent `all_preds.jsonl` / `preds.json`).
+#[derive(Debug, Clone)]
+pub struct Prediction {
+    pub instance_id: String,
+    pub model: Option<String>,
+    pub patch: Option<String>,
+}
+
+/// The task a run worked on.
+#[derive(Debug, Clone, Default)]
+pub struct Task {
+    pub instance_id: String,
+    pub instruction: Option<String>,
+    pub gold_patch: Option<String>,
+    /// Test names the benchmark expects to flip / keep passing, when the source lists them.
+    pub fail_to_pass: Vec<String>,
+    pub pass_to_pass: Vec<String>,
+}

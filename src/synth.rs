@@ -1,0 +1,1 @@
+//! Synthetic trajectory generator for benchmarks.
