@@ -120,16 +120,25 @@ pub struct Step {
     pub open_file: Option<String>,
     pub working_dir: Option<String>,
     pub flags: StepFlags,
-    /// The prompt the model saw at this step, when the format stores it (SWE-agent 1.x).
-    /// Stored content-addressed; never once per step.
-    pub query: Option<Vec<QueryMessage>>,
+    /// The prompt the model saw at this step, when the format stores it (SWE-agent 1.x), as a
+    /// change against the previous step's prompt. Never the whole prompt per step: that grows
+    /// with the square of the step count.
+    pub query: Option<QueryDelta>,
 }
 
-/// A prompt message at one step: its content hash (for de-duplication) and, lazily, its content.
+/// A step's prompt: the first `keep` messages of the previous step's prompt, then `append`.
+#[derive(Debug, Clone, Default)]
+pub struct QueryDelta {
+    pub keep: usize,
+    pub append: Vec<QueryMessage>,
+}
+
+/// A prompt message: its content hash (for de-duplication) and its raw JSON, shared between
+/// the steps of a run that carry the same message.
 #[derive(Debug, Clone)]
 pub struct QueryMessage {
     pub hash: [u8; 16],
-    /// The raw JSON of the message; parsed only when the store has not seen its hash yet.
+    /// The raw JSON of the message; the store parses it only when it has not seen the hash.
     pub raw: std::sync::Arc<str>,
 }
 
@@ -239,6 +248,11 @@ impl EditStatus {
             EditStatus::RefusedByTool => "refused_by_tool",
             EditStatus::Unknown => "unknown",
         }
+    }
+
+    /// Refused or rejected: the edit was not applied.
+    pub fn is_rejection(self) -> bool {
+        matches!(self, EditStatus::RejectedByLinter | EditStatus::RefusedByTool)
     }
 }
 
