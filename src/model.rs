@@ -102,6 +102,69 @@ pub struct Message {
     pub extra: Option<String>,
 }
 
+impl Message {
+    /// A message object (`{role, content, ...}`): content flattened, other fields kept as JSON.
+    pub fn from_value(m: &serde_json::Value) -> Message {
+        let mut extra = serde_json::Map::new();
+        if let serde_json::Value::Object(obj) = m {
+            for (k, v) in obj {
+                if k != "role" && k != "content" && !v.is_null() {
+                    extra.insert(k.clone(), v.clone());
+                }
+            }
+        }
+        Message {
+            role: m.get("role").and_then(serde_json::Value::as_str).unwrap_or_default().to_string(),
+            content: flatten_content(m.get("content")),
+            extra: (!extra.is_empty()).then(|| serde_json::Value::Object(extra).to_string()),
+        }
+    }
+
+    /// A message from its raw JSON text; text that is not JSON is kept as the content.
+    pub fn from_raw_json(raw: &str) -> Message {
+        match serde_json::from_str::<serde_json::Value>(raw) {
+            Ok(v) => Message::from_value(&v),
+            Err(_) => Message {
+                role: String::new(),
+                content: raw.to_string(),
+                extra: None,
+            },
+        }
+    }
+}
+
+/// Message content as text: a string, or a list of `{type: "text", text}` parts joined by
+/// newlines (non-text parts are named, not dropped silently).
+pub fn flatten_content(v: Option<&serde_json::Value>) -> String {
+    use serde_json::Value;
+    match v {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(parts)) => {
+            let mut out = String::new();
+            for p in parts {
+                let piece = match p {
+                    Value::String(s) => s.clone(),
+                    Value::Object(_) => match p.get("text").and_then(Value::as_str) {
+                        Some(t) => t.to_string(),
+                        None => format!(
+                            "[{} part]",
+                            p.get("type").and_then(Value::as_str).unwrap_or("non-text")
+                        ),
+                    },
+                    other => other.to_string(),
+                };
+                if !out.is_empty() {
+                    out.push('\n');
+                }
+                out.push_str(&piece);
+            }
+            out
+        }
+        Some(other) => other.to_string(),
+    }
+}
+
 /// One agent turn: thought, action and the observation it produced.
 #[derive(Debug, Default, Clone)]
 pub struct Step {

@@ -1,1 +1,250 @@
-//! Synthetic trajectory generator for benchmarks.
+//! Synthetic trajectories for benchmarks: SWE-agent 1.1 files (whose `query` grows with the
+//! square of the step count, as real ones do) and mini-swe-agent v1 files, generated
+//! deterministically from a seed, written one file at a time so memory stays flat.
+
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    SweAgent11,
+    Mini,
+    /// Alternate the two, half of the bytes each.
+    Mixed,
+}
+
+impl Kind {
+    pub fn parse(s: &str) -> Option<Kind> {
+        match s {
+            "swe-agent" | "swe-agent-1.1" => Some(Kind::SweAgent11),
+            "mini" | "mini-swe-agent" => Some(Kind::Mini),
+            "mixed" => Some(Kind::Mixed),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Generated {
+    pub files: usize,
+    pub bytes: u64,
+    pub steps: usize,
+}
+
+/// A small deterministic generator (xorshift64*), enough for varied synthetic text.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[self.below(items.len() as u64) as usize]
+    }
+}
+
+const WORDS: &[&str] = &[
+    "value", "config", "parser", "result", "handler", "request", "session", "index", "buffer", "token",
+    "module", "field", "schema", "record", "stream", "cache", "option", "context", "error", "path",
+];
+
+fn code_lines(rng: &mut Rng, n: usize, start: usize) -> String {
+    let mut out = String::new();
+    for i in 0..n {
+        let indent = "    ".repeat(rng.below(3) as usize);
+        let (a, b, c) = (rng.pick(WORDS), rng.pick(WORDS), rng.pick(WORDS));
+        let line = match rng.below(5) {
+            0 => format!("{indent}def {a}_{b}(self, {c}=None):"),
+            1 => format!("{indent}{a} = self.{b}.get(\"{c}\")"),
+            2 => format!("{indent}if {a} is not None and {b}:"),
+            3 => format!("{indent}return {a}_{b}({c})"),
+            _ => format!("{indent}# {a} {b} {c}: keep the {a} in sync with the {c}"),
+        };
+        out.push_str(&format!("{:6}\t{line}\n", start + i));
+    }
+    out
+}
+
+fn prose(rng: &mut Rng, words: usize) -> String {
+    let mut s = String::new();
+    for i in 0..words {
+        if i > 0 {
+            s.push(' ');
+        }
+        s.push_str(rng.pick(WORDS));
+    }
+    s.push('.');
+    s
+}
+
+/// One SWE-agent 1.1 trajectory with `steps` steps.
+pub fn swe_agent_11(seed: u64, instance_id: &str, steps: usize) -> Value {
+    let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    let system = json!({"role": "system", "content": "You are a helpful assistant that can interact with a computer to solve tasks.", "agent": "main", "message_type": "system_prompt"});
+    let task = format!("<uploaded_files>\n/testbed\n</uploaded_files>\nConsider the following PR description:\n\n<pr_description>\n{}\n</pr_description>", prose(&mut rng, 80));
+    let user = json!({"role": "user", "content": [{"type": "text", "text": task}], "agent": "main", "message_type": "observation"});
+    let mut messages = vec![system, user];
+    let mut trajectory = Vec::with_capacity(steps);
+    for i in 0..steps {
+        let file = format!("/testbed/src/{}_{}.py", rng.pick(WORDS), rng.pick(WORDS));
+        let words = 30 + rng.below(60) as usize;
+        let thought = prose(&mut rng, words);
+        let (action, observation) = match rng.below(4) {
+            0 => {
+                let start = 1 + rng.below(400) as usize;
+                (
+                    format!("str_replace_editor view {file}  --view_range {start} {}", start + 40),
+                    format!("Here's the result of running `cat -n` on {file}:\n{}", code_lines(&mut rng, 40, start)),
+                )
+            }
+            1 => {
+                let old = code_lines(&mut rng, 3, 1);
+                let new = code_lines(&mut rng, 4, 1);
+                (
+                    format!("str_replace_editor str_replace {file}   --old_str '{}' --new_str '{}'", old.replace('\'', ""), new.replace('\'', "")),
+                    format!("The file {file} has been edited. Here's the result of running `cat -n` on a snippet of {file}:\n{}Review the changes and make sure they are as expected.", code_lines(&mut rng, 12, 10)),
+                )
+            }
+            2 => (
+                "cd /testbed && python -m pytest tests -q -x".to_string(),
+                format!("{}\n{} passed, 1 failed in 2.31s", code_lines(&mut rng, 25, 1), rng.below(90)),
+            ),
+            _ => (
+                format!("cd /testbed && grep -rn '{}' src | head -30", rng.pick(WORDS)),
+                code_lines(&mut rng, 30, 1),
+            ),
+        };
+        let call_id = format!("call_{seed}_{i}");
+        let args = json!({"command": action.clone()}).to_string();
+        messages.push(json!({"role": "assistant", "content": thought, "thought": thought, "action": action, "agent": "main",
+            "tool_calls": [{"index": 0, "function": {"arguments": args, "name": "bash"}, "id": call_id, "type": "function"}],
+            "message_type": "action"}));
+        messages.push(json!({"role": "tool", "content": [{"type": "text", "text": format!("OBSERVATION:\n{observation}")}],
+            "agent": "main", "message_type": "observation", "tool_call_ids": [call_id]}));
+        trajectory.push(json!({
+            "action": action, "observation": observation, "response": thought, "thought": thought,
+            "execution_time": (rng.below(3000) as f64) / 1000.0,
+            "state": {"working_dir": "/testbed", "open_file": file},
+            "query": messages[..messages.len() - 1].to_vec(),
+            "extra_info": {},
+        }));
+    }
+    json!({
+        "trajectory": trajectory,
+        "history": messages,
+        "info": {
+            "swe_agent_version": "1.1.0",
+            "submission": format!("diff --git a/src/x.py b/src/x.py\n--- a/src/x.py\n+++ b/src/x.py\n@@ -1,2 +1,2 @@\n-{}\n+{}\n", prose(&mut rng, 5), prose(&mut rng, 5)),
+            "exit_status": if seed % 3 == 0 { "submitted (exit_cost)" } else { "submitted" },
+            "model_stats": {"instance_cost": (rng.below(300) as f64) / 100.0, "tokens_sent": rng.below(900_000), "tokens_received": rng.below(20_000), "api_calls": steps},
+        },
+        "replay_config": json!({"agent": {"model": {"name": "synthetic/model-a"}}, "problem_statement": {"id": instance_id}}).to_string(),
+        "environment": instance_id,
+    })
+}
+
+/// One mini-swe-agent v1 trajectory with `steps` assistant turns.
+pub fn mini(seed: u64, instance_id: &str, steps: usize) -> Value {
+    let mut rng = Rng(seed.wrapping_mul(0xbf58_476d_1ce4_e5b9) | 1);
+    let mut messages = vec![
+        json!({"role": "system", "content": "You are a helpful assistant that can interact multiple times with a computer shell to solve programming tasks."}),
+        json!({"role": "user", "content": format!("<pr_description>\nConsider the following PR description:\n{}\n</pr_description>", prose(&mut rng, 80))}),
+    ];
+    for _ in 0..steps {
+        let command = match rng.below(3) {
+            0 => format!("cat src/{}.py | head -120", rng.pick(WORDS)),
+            1 => format!("sed -i 's/{}/{}/' src/{}.py", rng.pick(WORDS), rng.pick(WORDS), rng.pick(WORDS)),
+            _ => "python -m pytest tests -q".to_string(),
+        };
+        let words = 30 + rng.below(50) as usize;
+        let thought = prose(&mut rng, words);
+        messages.push(json!({"role": "assistant", "content": format!("THOUGHT: {thought}\n\n```bash\n{command}\n```"),
+            "extra": {"response": {"usage": {"prompt_tokens": rng.below(50_000), "completion_tokens": rng.below(800)}}}}));
+        let lines = 20 + rng.below(100) as usize;
+        messages.push(json!({"role": "user", "content": format!("<returncode>0</returncode>\n<output>\n{}</output>", code_lines(&mut rng, lines, 1))}));
+    }
+    json!({
+        "info": {"exit_status": "Submitted", "submission": "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-a\n+b\n",
+                 "model_stats": {"instance_cost": (rng.below(200) as f64) / 100.0, "api_calls": steps}, "mini_version": "1.15.0",
+                 "config": {"model": {"model_name": "synthetic/model-b"}}},
+        "messages": messages,
+        "trajectory_format": "mini-swe-agent-1",
+        "instance_id": instance_id,
+    })
+}
+
+/// Write synthetic files into `dir` until `total_bytes` are written.
+pub fn generate(dir: &Path, kind: Kind, total_bytes: u64) -> std::io::Result<Generated> {
+    std::fs::create_dir_all(dir)?;
+    let mut g = Generated::default();
+    let mut seed = 1u64;
+    while g.bytes < total_bytes {
+        let use_swe = match kind {
+            Kind::SweAgent11 => true,
+            Kind::Mini => false,
+            Kind::Mixed => seed % 2 == 1,
+        };
+        let mut rng = Rng(seed | 1);
+        let (path, doc, steps): (PathBuf, Value, usize) = if use_swe {
+            let id = format!("synth__swe-{seed:06}");
+            let steps = 20 + rng.below(60) as usize;
+            (dir.join(format!("{id}.traj")), swe_agent_11(seed, &id, steps), steps)
+        } else {
+            let id = format!("synth__mini-{seed:06}");
+            let steps = 30 + rng.below(90) as usize;
+            (dir.join(format!("{id}.traj.json")), mini(seed, &id, steps), steps)
+        };
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&path)?);
+        serde_json::to_writer(&mut f, &doc)?;
+        f.flush()?;
+        g.bytes += std::fs::metadata(&path)?.len();
+        g.files += 1;
+        g.steps += steps;
+        seed += 1;
+    }
+    Ok(g)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::{Outcome, parse_file};
+
+    fn parse(path: &Path) -> crate::model::Parsed {
+        let bytes = std::fs::read(path).unwrap_or_default();
+        match parse_file(path, &bytes, None) {
+            Ok(Outcome::Parsed { parsed, .. }) => parsed,
+            Ok(Outcome::Skipped) => panic!("skipped"),
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    #[test]
+    fn generated_files_are_read_by_the_real_adapters() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let g = generate(dir.path(), Kind::Mixed, 400_000).unwrap_or_else(|e| panic!("{e}"));
+        assert!(g.bytes >= 400_000 && g.files >= 2);
+        let mut steps = 0;
+        for entry in std::fs::read_dir(dir.path()).into_iter().flatten().flatten() {
+            let p = parse(&entry.path());
+            steps += p.runs.iter().map(|r| r.steps.len()).sum::<usize>();
+        }
+        assert_eq!(steps, g.steps);
+    }
+
+    #[test]
+    fn swe_agent_files_grow_with_the_square_of_steps() {
+        let small = swe_agent_11(7, "a", 10).to_string().len();
+        let large = swe_agent_11(7, "a", 40).to_string().len();
+        assert!(large > small * 8, "{small} -> {large}");
+    }
+}

@@ -34,33 +34,7 @@ pub fn at<'a>(v: &'a Value, keys: &[&str]) -> Option<&'a Value> {
     keys.iter().try_fold(v, |cur, k| cur.get(*k))
 }
 
-/// Message content as text: a string, or a list of `{type: "text", text}` parts joined by
-/// newlines (non-text parts are named, not dropped silently).
-pub fn content_text(v: Option<&Value>) -> String {
-    match v {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(parts)) => {
-            let mut out = String::new();
-            for p in parts {
-                let piece = match p {
-                    Value::String(s) => s.clone(),
-                    Value::Object(_) => match p.get("text").and_then(Value::as_str) {
-                        Some(t) => t.to_string(),
-                        None => format!("[{} part]", p.get("type").and_then(Value::as_str).unwrap_or("non-text")),
-                    },
-                    other => other.to_string(),
-                };
-                if !out.is_empty() {
-                    out.push('\n');
-                }
-                out.push_str(&piece);
-            }
-            out
-        }
-        Some(other) => other.to_string(),
-    }
-}
+pub use crate::model::flatten_content as content_text;
 
 /// A value that may be JSON encoded inside a string (`"[\"a\", \"b\"]"`) or already a value.
 pub fn maybe_nested_json(v: &Value) -> Value {

@@ -1,9 +1,361 @@
 //! mini-swe-agent trajectories (`trajectory_format` "mini-swe-agent-1" and "mini-swe-agent-1.1").
+//!
+//! v1: hand-formatted messages. A step is one assistant message (a THOUGHT and one ```bash block)
+//! plus the user message that answers it (`<returncode>N</returncode>` and the output).
+//! v2 ("mini-swe-agent-1.1"): the model's native messages with an added `extra` (`actions`,
+//! `returncode`, `timestamp`, `cost`); tool-call models answer with `role: "tool"` messages; the
+//! run ends with a `role: "exit"` message whose `extra` holds `exit_status` and `submission`.
 
+#[cfg(test)]
+mod tests;
+
+use crate::analysis::{edits, markers, shell};
 use crate::error::IngestError;
-use crate::model::Parsed;
+use crate::ingest::instance_from_file_name;
+use crate::ingest::json::{at, content_text, f64_field, i64_field, maybe_nested_json, nonempty_str, parse_value, str_field};
+use crate::model::{EditKind, EditStatus, Format, Message, Parsed, Run, Step, StepFlags, Task};
+use serde_json::Value;
 use std::path::Path;
 
-pub fn parse(path: &Path, _text: &str) -> Result<Parsed, IngestError> {
-    Err(IngestError::shape(path, "mini-swe-agent: not yet supported"))
+/// Action fences: v1 (and v2 configs that keep it) and the v2 default.
+const FENCES: [&str; 2] = ["mswea_bash_command", "bash"];
+
+/// Replies that mean "your message had no (or several) actions".
+const FORMAT_ERROR_MARKERS: &[&str] = &["EXACTLY ONE action", "Format error", "Tool call error", "No tool calls found"];
+
+pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
+    let root = parse_value(path, text)?;
+    if !root.is_object() {
+        return Err(IngestError::shape(path, "mini-swe-agent: the document is not a JSON object"));
+    }
+    let messages = match root.get("messages") {
+        Some(Value::Array(m)) => m.as_slice(),
+        Some(_) => return Err(IngestError::shape(path, "mini-swe-agent: `messages` is not a list")),
+        None => return Err(IngestError::shape(path, "mini-swe-agent: no `messages` list")),
+    };
+    let info = root.get("info").filter(|i| i.is_object()).unwrap_or(&Value::Null);
+    let mut parsed = Parsed::default();
+
+    let mut task: Option<String> = None;
+    let mut turns: Vec<Turn> = Vec::new();
+    let mut exit: Option<&Value> = None;
+    let mut history = Vec::with_capacity(messages.len());
+    for (i, m) in messages.iter().enumerate() {
+        if !m.is_object() {
+            parsed
+                .warnings
+                .push(format!("{}: messages[{i}] is not an object; skipped", path.display()));
+            continue;
+        }
+        let role = str_field(m, "role").unwrap_or_default();
+        let content = content_text(m.get("content"));
+        match role.as_str() {
+            "assistant" => turns.push(Turn::new(m)),
+            "user" | "tool" => match turns.last_mut() {
+                Some(t) => t.replies.push(m),
+                None if role == "user" && task.is_none() => task = Some(content.clone()),
+                None => {}
+            },
+            "exit" => exit = Some(m),
+            _ => {}
+        }
+        history.push(Message {
+            role,
+            content,
+            extra: None,
+        });
+    }
+
+    let exit_extra = exit.and_then(|m| m.get("extra")).unwrap_or(&Value::Null);
+    let submission = nonempty_str(info, "submission").or_else(|| nonempty_str(exit_extra, "submission"));
+    let stats = info.get("model_stats").unwrap_or(&Value::Null);
+    let instance_id = nonempty_str(&root, "instance_id").unwrap_or_else(|| instance_from_file_name(path));
+    let model = at(info, &["config", "model", "model_name"])
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .or_else(|| turns.iter().find_map(|t| t.model.clone()));
+    let mut run = Run {
+        instance_id: instance_id.clone(),
+        format: Some(Format::MiniSweAgent),
+        format_version: str_field(&root, "trajectory_format"),
+        agent: Some("mini-swe-agent".to_string()),
+        model,
+        exit_status: nonempty_str(info, "exit_status").or_else(|| nonempty_str(exit_extra, "exit_status")),
+        submission: submission.clone(),
+        cost: f64_field(stats, "instance_cost").or_else(|| sum_f64(turns.iter().map(|t| t.cost))),
+        api_calls: i64_field(stats, "api_calls"),
+        tokens_sent: sum_i64(turns.iter().map(|t| t.tokens_in)),
+        tokens_received: sum_i64(turns.iter().map(|t| t.tokens_out)),
+        position: 0,
+        history,
+        ..Run::default()
+    };
+
+    let last = turns.len().saturating_sub(1);
+    for (idx, turn) in turns.into_iter().enumerate() {
+        let mut step = turn.into_step(idx, submission.as_deref(), &mut run);
+        if idx == last && step.observation.is_empty() {
+            // v2: the submitting command is answered by the exit message, not by a user message.
+            if let Some(m) = exit {
+                step.observation = content_text(m.get("content"));
+            }
+        }
+        run.steps.push(step);
+    }
+    if let Some(patch) = &submission {
+        run.edits.extend(edits::final_patch_edits(patch));
+    }
+    parsed.tasks.push(Task {
+        instance_id,
+        instruction: task.filter(|t| !t.trim().is_empty()),
+        ..Task::default()
+    });
+    parsed.runs.push(run);
+    Ok(parsed)
+}
+
+/// An assistant message and the messages that answered it.
+struct Turn<'a> {
+    content: String,
+    /// The commands the message asked to run.
+    actions: Vec<String>,
+    /// Where the first fenced block starts, for text-style actions.
+    fence_at: Option<usize>,
+    tool_style: bool,
+    tokens_in: Option<i64>,
+    tokens_out: Option<i64>,
+    cost: Option<f64>,
+    timestamp: Option<String>,
+    model: Option<String>,
+    replies: Vec<&'a Value>,
+}
+
+impl<'a> Turn<'a> {
+    fn new(m: &'a Value) -> Turn<'a> {
+        let content = content_text(m.get("content"));
+        let extra = m.get("extra").unwrap_or(&Value::Null);
+        let blocks = fenced_blocks(&content);
+        let fence_at = blocks.first().map(|(at, _)| *at);
+        let tool_calls = m.get("tool_calls").and_then(Value::as_array).filter(|c| !c.is_empty());
+        let listed: Vec<String> = extra
+            .get("actions")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(|x| str_field(x, "command")).collect())
+            .unwrap_or_default();
+        let actions = if !listed.is_empty() {
+            listed
+        } else if let Some(calls) = tool_calls {
+            calls.iter().filter_map(tool_call_command).collect()
+        } else {
+            blocks.into_iter().map(|(_, b)| b).collect()
+        };
+        let usage = at(extra, &["response", "usage"]).or_else(|| m.get("usage")).unwrap_or(&Value::Null);
+        Turn {
+            content,
+            actions,
+            fence_at,
+            tool_style: tool_calls.is_some(),
+            tokens_in: i64_field(usage, "prompt_tokens"),
+            tokens_out: i64_field(usage, "completion_tokens"),
+            cost: f64_field(extra, "cost"),
+            timestamp: timestamp_of(extra),
+            model: at(extra, &["response", "model"]).and_then(Value::as_str).map(str::to_string),
+            replies: Vec::new(),
+        }
+    }
+
+    fn into_step(self, idx: usize, submission: Option<&str>, run: &mut Run) -> Step {
+        let observation = self
+            .replies
+            .iter()
+            .map(|r| content_text(r.get("content")))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let returncodes: Vec<i64> = self.replies.iter().filter_map(|r| returncode_of(r)).collect();
+        let format_reply = self.replies.iter().any(|r| is_format_error_reply(r));
+        let bad_count = if self.tool_style {
+            self.actions.is_empty()
+        } else {
+            self.actions.len() != 1
+        };
+        let format_error = format_reply && bad_count;
+        // A message with no or several blocks was not executed: its "action" ran nothing.
+        let action = if format_error {
+            String::new()
+        } else {
+            self.actions.join("\n")
+        };
+        let thought = thought_of(&self.content, if self.tool_style { None } else { self.fence_at });
+        let response = (self.actions.is_empty() || format_error)
+            .then(|| self.content.clone())
+            .filter(|c| c.trim() != thought);
+
+        let is_submission = submission.is_some_and(|s| !s.trim().is_empty() && observation.trim() == s.trim());
+        let exception = self
+            .replies
+            .iter()
+            .any(|r| at(r, &["extra", "exception_info"]).and_then(Value::as_str).is_some_and(|s| !s.is_empty()));
+        let timed_out = observation.contains("timed out and has been killed");
+        let error = if !returncodes.is_empty() {
+            returncodes.iter().any(|c| *c != 0)
+        } else {
+            exception
+                || timed_out
+                || (!format_error && !is_submission && !observation.is_empty() && markers::looks_like_error(&observation))
+        };
+        let mut flags = StepFlags {
+            error: error || exception || timed_out,
+            output_clipped: markers::output_clipped(&observation),
+            test_run: markers::runs_tests(&action),
+            format_error,
+            ..StepFlags::default()
+        };
+
+        let status = if !returncodes.is_empty() && returncodes.iter().all(|c| *c == 0) {
+            EditStatus::Applied
+        } else {
+            EditStatus::Unknown
+        };
+        for w in shell::shell_writes(&action) {
+            flags.edit = true;
+            run.edits.push(edits::edit_from_texts(
+                Some(idx),
+                &w.path,
+                EditKind::ShellWrite,
+                status,
+                None,
+                w.content,
+                Vec::new(),
+            ));
+        }
+        Step {
+            thought,
+            action,
+            observation,
+            response,
+            tool: Some("bash".to_string()),
+            args: None,
+            tokens_in: self.tokens_in,
+            tokens_out: self.tokens_out,
+            timestamp: self.timestamp,
+            flags,
+            ..Step::default()
+        }
+    }
+}
+
+/// The `command` argument of a tool call (`function.arguments` is JSON inside a string).
+fn tool_call_command(call: &Value) -> Option<String> {
+    let args = maybe_nested_json(at(call, &["function", "arguments"])?);
+    str_field(&args, "command")
+}
+
+/// The reasoning before the action block, without a leading "THOUGHT:".
+fn thought_of(content: &str, fence_at: Option<usize>) -> String {
+    let head = fence_at.and_then(|i| content.get(..i)).unwrap_or(content).trim();
+    head.strip_prefix("THOUGHT:").unwrap_or(head).trim().to_string()
+}
+
+/// The bodies of ```bash / ```mswea_bash_command blocks, with where each block starts. Mirrors
+/// mini-swe-agent's `` ```bash\s*\n(.*?)\n``` `` (DOTALL), bodies trimmed.
+fn fenced_blocks(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(rel) = text.get(from..).and_then(|t| t.find("```")) {
+        let start = from + rel;
+        let after_ticks = start + 3;
+        from = after_ticks;
+        let rest = &text[after_ticks..];
+        let Some(lang) = FENCES.iter().find(|l| rest.starts_with(**l)) else {
+            continue;
+        };
+        let after_lang = &rest[lang.len()..];
+        let ws = &after_lang[..after_lang.len() - after_lang.trim_start().len()];
+        let Some(nl) = ws.rfind('\n') else {
+            continue;
+        };
+        // The newline that ends the opening line may also begin the closing fence (empty body).
+        let newline_at = after_ticks + lang.len() + nl;
+        let Some(close_rel) = text[newline_at..].find("\n```") else {
+            break;
+        };
+        let close = newline_at + close_rel;
+        let body = text.get(newline_at + 1..close).unwrap_or("").trim().to_string();
+        out.push((start, body));
+        from = close + 4;
+    }
+    out
+}
+
+/// The return code of an observation message: `extra.returncode` (v2), `<returncode>N</returncode>`
+/// at the start (v1), or a trailing `[exit code N]`.
+fn returncode_of(reply: &Value) -> Option<i64> {
+    if let Some(c) = at(reply, &["extra", "returncode"]).and_then(Value::as_i64) {
+        return Some(c);
+    }
+    let text = content_text(reply.get("content"));
+    let t = text.trim();
+    if let Some(rest) = t.strip_prefix("<returncode>") {
+        let end = rest.find("</returncode>")?;
+        return rest[..end].trim().parse().ok();
+    }
+    let last = t.lines().last()?.trim();
+    last.strip_prefix("[exit code ")?.strip_suffix(']')?.trim().parse().ok()
+}
+
+fn is_format_error_reply(reply: &Value) -> bool {
+    if at(reply, &["extra", "interrupt_type"]).and_then(Value::as_str) == Some("FormatError") {
+        return true;
+    }
+    let text = content_text(reply.get("content"));
+    let head = text.get(..text.len().min(400)).unwrap_or(&text);
+    FORMAT_ERROR_MARKERS.iter().any(|m| head.contains(m))
+}
+
+/// `extra.timestamp`: epoch seconds (v2) as an ISO time without zone (UTC), or a string as is.
+fn timestamp_of(extra: &Value) -> Option<String> {
+    match extra.get("timestamp")? {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => epoch_to_iso(n.as_f64()?),
+        _ => None,
+    }
+}
+
+fn epoch_to_iso(secs: f64) -> Option<String> {
+    if !secs.is_finite() || !(0.0..1e11).contains(&secs) {
+        return None;
+    }
+    const DAY_US: i64 = 86_400_000_000;
+    let micros = (secs * 1e6).round() as i64;
+    let (days, rem) = (micros.div_euclid(DAY_US), micros.rem_euclid(DAY_US));
+    let (y, m, d) = civil_from_days(days);
+    let (s, us) = (rem / 1_000_000, rem % 1_000_000);
+    Some(format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{us:06}",
+        s / 3600,
+        (s / 60) % 60,
+        s % 60
+    ))
+}
+
+/// Days since 1970-01-01 to (year, month, day), proleptic Gregorian.
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+fn sum_i64(values: impl Iterator<Item = Option<i64>>) -> Option<i64> {
+    values.flatten().fold(None, |acc, v| Some(acc.unwrap_or(0) + v))
+}
+
+fn sum_f64(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
+    values.flatten().fold(None, |acc, v| Some(acc.unwrap_or(0.0) + v))
 }

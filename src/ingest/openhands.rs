@@ -1,13 +1,258 @@
 //! OpenHands evaluation `output.jsonl`, event lists and `events/` folders.
+//!
+//! An `output.jsonl` line (or a single instance in a `.json` file) holds `instance_id`,
+//! `instruction`, `history` (the event list), `test_result.git_patch`, `metrics`, `error`,
+//! `instance` and `metadata`. Event lists (a JSON array of events, or one file per event in
+//! `sessions/<sid>/events/<id>.json`) carry only the events: see [`events`].
 
-use crate::error::IngestError;
-use crate::model::Parsed;
+mod events;
+#[cfg(test)]
+mod tests;
+
+use crate::analysis::edits;
+use crate::error::{IngestError, Location};
+use crate::ingest::instance_from_file_name;
+use crate::ingest::json::{at, f64_field, for_each_jsonl_line, i64_field, nonempty_str, string_list};
+use crate::model::{Format, Parsed, Run, Task, TestOutcome};
+use serde_json::Value;
 use std::path::Path;
 
-pub fn parse(path: &Path, _text: &str) -> Result<Parsed, IngestError> {
-    Err(IngestError::shape(path, "openhands: not yet supported"))
+const MASK: &str = "**********";
+
+/// Credentials OpenHands may write into `metadata.llm_config`.
+const SECRET_KEYS: &[&str] = &["api_key", "aws_access_key_id", "aws_secret_access_key"];
+
+pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
+    let mut parsed = Parsed::default();
+    let jsonl = path.extension().is_some_and(|e| e == "jsonl");
+    if !jsonl {
+        match serde_json::from_str::<Value>(text) {
+            Ok(Value::Array(items)) => {
+                if items.iter().find(|i| i.is_object()).is_some_and(looks_like_event) {
+                    return parse_events(path, items);
+                }
+                for (i, item) in items.iter().enumerate() {
+                    match instance(path, item, i + 1) {
+                        Ok(one) => one.into_parsed(&mut parsed),
+                        Err(e) => parsed.warnings.push(e.to_string()),
+                    }
+                }
+                if parsed.runs.is_empty() {
+                    return Err(IngestError::shape(path, "OpenHands: no instance in the list could be read"));
+                }
+                return Ok(parsed);
+            }
+            Ok(v @ Value::Object(_)) => {
+                instance(path, &v, 0)?.into_parsed(&mut parsed);
+                return Ok(parsed);
+            }
+            Ok(_) => return Err(IngestError::shape(path, "OpenHands: expected an instance object")),
+            // One document that fails to parse as a whole but whose first line does: JSONL.
+            Err(e) if !first_line_is_json(text) => return Err(IngestError::json(path, &e)),
+            Err(_) => {}
+        }
+    }
+    let mut warnings = Vec::new();
+    for_each_jsonl_line(path, text, &mut warnings, |line, v| {
+        instance(path, &v, line)?.into_parsed(&mut parsed);
+        Ok(())
+    })?;
+    parsed.warnings.extend(warnings);
+    Ok(parsed)
 }
 
-pub fn parse_events(path: &Path, _events: Vec<serde_json::Value>) -> Result<Parsed, IngestError> {
-    Err(IngestError::shape(path, "openhands events: not yet supported"))
+/// An event list: a JSON array of events, or the events of a session folder, sorted by id.
+/// The instance id is the session folder's name (the parent of `events/`), else the file stem.
+pub fn parse_events(path: &Path, events: Vec<Value>) -> Result<Parsed, IngestError> {
+    if events.is_empty() {
+        return Err(IngestError::shape(path, "OpenHands events: the event list is empty"));
+    }
+    let instance_id = session_id(path).unwrap_or_else(|| instance_from_file_name(path));
+    let t = events::timeline(&events);
+    let mut parsed = Parsed::default();
+    parsed.warnings.extend(t.warnings.iter().map(|w| format!("{}: {w}", path.display())));
+    parsed.tasks.push(Task {
+        instance_id: instance_id.clone(),
+        instruction: t.first_user_message.clone().filter(|s| !s.trim().is_empty()),
+        ..Task::default()
+    });
+    let exit_status = exit_status(None, &t);
+    parsed.runs.push(Run {
+        instance_id,
+        format: Some(Format::OpenHandsEvents),
+        format_version: t.version,
+        agent: Some(agent_name(t.agent_class.as_deref())),
+        model: t.model,
+        exit_status: Some(exit_status),
+        cost: t.cost,
+        tokens_sent: t.tokens_sent,
+        tokens_received: t.tokens_received,
+        position: 0,
+        steps: t.steps,
+        edits: t.edits,
+        history: t.history,
+        ..Run::default()
+    });
+    Ok(parsed)
+}
+
+/// What one instance contributes.
+struct Instance {
+    run: Run,
+    task: Task,
+    outcome: Option<TestOutcome>,
+    warnings: Vec<String>,
+}
+
+impl Instance {
+    fn into_parsed(self, parsed: &mut Parsed) {
+        parsed.runs.push(self.run);
+        parsed.tasks.push(self.task);
+        parsed.outcomes.extend(self.outcome);
+        parsed.warnings.extend(self.warnings);
+    }
+}
+
+fn shape_at(path: &Path, line: usize, message: &str) -> IngestError {
+    let location = (line > 0).then_some(Location::Line(line));
+    IngestError::parse(path, location, format!("OpenHands: {message}"))
+}
+
+/// One instance (an `output.jsonl` line). `line` is its 1-based line, 0 for a whole document.
+fn instance(path: &Path, v: &Value, line: usize) -> Result<Instance, IngestError> {
+    if !v.is_object() {
+        return Err(shape_at(path, line, "an instance is not a JSON object"));
+    }
+    let history = match v.get("history") {
+        Some(Value::Array(h)) => h.as_slice(),
+        None | Some(Value::Null) => &[],
+        Some(_) => return Err(shape_at(path, line, "`history` is not a list of events")),
+    };
+    let inst = v.get("instance").filter(|i| i.is_object()).unwrap_or(&Value::Null);
+    let metadata = v.get("metadata").filter(|m| m.is_object());
+    let instance_id = nonempty_str(v, "instance_id")
+        .or_else(|| nonempty_str(inst, "instance_id"))
+        .unwrap_or_else(|| instance_from_file_name(path));
+    let t = events::timeline(history);
+    let prefix = match line {
+        0 => format!("{}: ", path.display()),
+        n => format!("{}: line {n}: ", path.display()),
+    };
+    let warnings = t.warnings.iter().map(|w| format!("{prefix}{w}")).collect();
+
+    let metrics = v.get("metrics").unwrap_or(&Value::Null);
+    let usage = metrics.get("accumulated_token_usage").unwrap_or(&Value::Null);
+    let submission = at(v, &["test_result", "git_patch"])
+        .and_then(Value::as_str)
+        .filter(|p| !p.trim().is_empty())
+        .map(str::to_string);
+    let model = metadata
+        .and_then(|m| at(m, &["llm_config", "model"]))
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .or(t.model.clone());
+    let agent_class = metadata.and_then(|m| nonempty_str(m, "agent_class")).or(t.agent_class.clone());
+    let error = nonempty_str(v, "error");
+    let mut run = Run {
+        instance_id: instance_id.clone(),
+        format: Some(Format::OpenHands),
+        format_version: t.version.clone(),
+        agent: Some(agent_name(agent_class.as_deref())),
+        model: model.clone(),
+        exit_status: Some(exit_status(error.as_deref(), &t)),
+        submission: submission.clone(),
+        cost: f64_field(metrics, "accumulated_cost").or(t.cost),
+        tokens_sent: i64_field(usage, "prompt_tokens").or(t.tokens_sent),
+        tokens_received: i64_field(usage, "completion_tokens").or(t.tokens_received),
+        api_calls: metrics.get("response_latencies").and_then(Value::as_array).map(|l| l.len() as i64),
+        position: line as i64,
+        metadata: metadata.map(|m| masked(m).to_string()),
+        steps: t.steps,
+        edits: t.edits,
+        history: t.history,
+        ..Run::default()
+    };
+    if let Some(patch) = &submission {
+        run.edits.extend(edits::final_patch_edits(patch));
+    }
+    let task = Task {
+        instance_id: instance_id.clone(),
+        instruction: nonempty_str(v, "instruction")
+            .or_else(|| nonempty_str(inst, "problem_statement"))
+            .or(t.first_user_message),
+        gold_patch: nonempty_str(inst, "patch"),
+        fail_to_pass: string_list(inst.get("FAIL_TO_PASS")),
+        pass_to_pass: string_list(inst.get("PASS_TO_PASS")),
+    };
+    let outcome = at(v, &["test_result", "report", "resolved"])
+        .and_then(Value::as_bool)
+        .map(|resolved| TestOutcome {
+            instance_id,
+            format: Some(Format::OpenHands),
+            model,
+            resolved: Some(resolved),
+            ..TestOutcome::default()
+        });
+    Ok(Instance {
+        run,
+        task,
+        outcome,
+        warnings,
+    })
+}
+
+fn agent_name(class: Option<&str>) -> String {
+    match class {
+        Some(c) => format!("openhands/{c}"),
+        None => "openhands".to_string(),
+    }
+}
+
+/// The run's `error` (its first line) when there is one; else "finished" after a `finish`
+/// action; else the last agent state a session recorded; else "stopped".
+fn exit_status(error: Option<&str>, t: &events::Timeline) -> String {
+    if let Some(first) = error.and_then(|e| e.lines().map(str::trim).find(|l| !l.is_empty())) {
+        return first.to_string();
+    }
+    if t.finished {
+        return "finished".to_string();
+    }
+    t.agent_state.clone().filter(|s| !s.is_empty()).unwrap_or_else(|| "stopped".to_string())
+}
+
+/// `metadata` with the credentials in `llm_config` masked.
+fn masked(metadata: &Value) -> Value {
+    let mut m = metadata.clone();
+    if let Some(Value::Object(cfg)) = m.get_mut("llm_config") {
+        for key in SECRET_KEYS {
+            match cfg.get_mut(*key) {
+                Some(Value::Null) | None => {}
+                Some(Value::String(s)) if s == MASK => {}
+                Some(other) => *other = Value::String(MASK.to_string()),
+            }
+        }
+    }
+    m
+}
+
+/// `sessions/<sid>/events` (the folder unit) or `sessions/<sid>/events/<id>.json` -> `<sid>`.
+fn session_id(path: &Path) -> Option<String> {
+    let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned());
+    let events_dir = if name(path).as_deref() == Some("events") {
+        path
+    } else {
+        path.parent().filter(|p| name(p).as_deref() == Some("events"))?
+    };
+    events_dir.parent().and_then(name).filter(|s| !s.is_empty())
+}
+
+fn first_line_is_json(text: &str) -> bool {
+    text.lines()
+        .find(|l| !l.trim().is_empty())
+        .is_some_and(|l| serde_json::from_str::<serde::de::IgnoredAny>(l).is_ok())
+}
+
+/// An event, not an instance: an `id` and an `action` or `observation`.
+fn looks_like_event(v: &Value) -> bool {
+    v.get("id").is_some() && (v.get("action").is_some() || v.get("observation").is_some())
 }

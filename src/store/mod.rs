@@ -1,1 +1,82 @@
 //! SQLite storage: the only module with SQL.
+//!
+//! One [`Store`] per database file. Writes go through [`Store::write_source`], one transaction
+//! per source; reads are in `read.rs`. See docs/ARCHITECTURE.md for the schema.
+
+mod link;
+pub mod read;
+mod schema;
+mod write;
+
+use crate::error::StoreError;
+use rusqlite::Connection;
+use std::collections::HashMap;
+use std::path::Path;
+
+pub use write::{SourceRecord, WriteStats};
+
+pub struct Store {
+    conn: Connection,
+    /// blob hash -> id, for blobs known to be committed. Cleared whenever blobs may have been
+    /// removed (a source replaced) or a transaction failed.
+    blob_ids: HashMap<[u8; 16], i64>,
+}
+
+impl Store {
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        let conn = Connection::open(path)?;
+        Store::init(conn)
+    }
+
+    pub fn open_in_memory() -> Result<Store, StoreError> {
+        Store::init(Connection::open_in_memory()?)
+    }
+
+    fn init(conn: Connection) -> Result<Store, StoreError> {
+        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        conn.pragma_update(None, "cache_size", -64_000)?;
+        conn.pragma_update(None, "temp_store", "MEMORY")?;
+        let mut store = Store {
+            conn,
+            blob_ids: HashMap::new(),
+        };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    fn migrate(&mut self) -> Result<(), StoreError> {
+        let known = schema::MIGRATIONS.len() as i64;
+        let found: i64 = self.conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if found > known {
+            return Err(StoreError::TooNew { found, known });
+        }
+        for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(found as usize) {
+            let tx = self.conn.transaction()?;
+            tx.execute_batch(sql)?;
+            tx.pragma_update(None, "user_version", i as i64 + 1)?;
+            tx.commit()?;
+        }
+        Ok(())
+    }
+
+    pub fn schema_version(&self) -> Result<i64, StoreError> {
+        Ok(self.conn.query_row("PRAGMA user_version", [], |r| r.get(0))?)
+    }
+
+    /// `PRAGMA integrity_check`: "ok" when the database is sound.
+    pub fn integrity_check(&self) -> Result<String, StoreError> {
+        Ok(self.conn.query_row("PRAGMA integrity_check", [], |r| r.get(0))?)
+    }
+
+    /// Fold the write-ahead log into the main file (used before measuring its size).
+    pub fn checkpoint(&self) -> Result<(), StoreError> {
+        self.conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -234,19 +234,7 @@ fn read_state(state: Option<&Value>) -> (Option<String>, Option<String>) {
 }
 
 fn history_message(m: &Value) -> Message {
-    let mut extra = serde_json::Map::new();
-    if let Value::Object(obj) = m {
-        for (k, v) in obj {
-            if k != "role" && k != "content" && !v.is_null() {
-                extra.insert(k.clone(), v.clone());
-            }
-        }
-    }
-    Message {
-        role: str_field(m, "role").unwrap_or_default(),
-        content: content_text(m.get("content")),
-        extra: (!extra.is_empty()).then(|| Value::Object(extra).to_string()),
-    }
+    Message::from_value(m)
 }
 
 /// The task: the problem statement from `replay_config` when present, else the issue text cut
@@ -313,18 +301,6 @@ pub fn hash16(text: &str) -> [u8; 16] {
     let mut out = [0u8; 16];
     out.copy_from_slice(&full.as_bytes()[..16]);
     out
-}
-
-/// Parsed prompt message content for storing: role, flattened text, and the other fields.
-pub fn prompt_message(raw: &str) -> Message {
-    match serde_json::from_str::<Value>(raw) {
-        Ok(v) => history_message(&v),
-        Err(_) => Message {
-            role: String::new(),
-            content: raw.to_string(),
-            extra: None,
-        },
-    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,34 @@
+//! Embeds `fixtures/` in the binary so `trajan demo` works wherever the binary is.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+fn main() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    println!("cargo:rerun-if-changed=fixtures");
+    let mut files = Vec::new();
+    collect(&root, &root, &mut files);
+    files.sort();
+    let mut out = String::from("/// (path relative to fixtures/, content)\npub static FIXTURES: &[(&str, &[u8])] = &[\n");
+    for (rel, abs) in files {
+        let _ = writeln!(out, "    ({rel:?}, include_bytes!({abs:?})),");
+    }
+    out.push_str("];\n");
+    let dest = Path::new(&std::env::var("OUT_DIR").unwrap_or_else(|_| ".".into())).join("fixtures.rs");
+    if let Err(e) = std::fs::write(&dest, out) {
+        panic!("cannot write {}: {e}", dest.display());
+    }
+}
+
+fn collect(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let p = e.path();
+        println!("cargo:rerun-if-changed={}", p.display());
+        if p.is_dir() {
+            collect(root, &p, out);
+        } else if let Ok(rel) = p.strip_prefix(root) {
+            out.push((rel.to_string_lossy().into_owned(), p.to_string_lossy().into_owned()));
+        }
+    }
+}

@@ -1,0 +1,88 @@
+//! `trajan bench`: generate synthetic data and measure ingest (run in release mode).
+
+use anyhow::{Context, Result, bail};
+use clap::Subcommand;
+use std::path::{Path, PathBuf};
+use trajan::ingest::pipeline::{self, Options, Silent};
+use trajan::store::Store;
+use trajan::synth::{self, Kind};
+
+#[derive(Subcommand)]
+pub enum BenchCommand {
+    /// Write synthetic SWE-agent 1.1 and/or mini-swe-agent trajectories into DIR.
+    Gen {
+        dir: PathBuf,
+        /// Total size, e.g. 10M, 100M, 1G.
+        #[arg(long, default_value = "100M")]
+        size: String,
+        /// swe-agent, mini or mixed.
+        #[arg(long, default_value = "mixed")]
+        kind: String,
+    },
+    /// Ingest DIR into a fresh database and report throughput, database size and peak memory;
+    /// then ingest it again to time the unchanged path.
+    Ingest {
+        dir: PathBuf,
+        /// Keep the database here instead of a temporary folder.
+        #[arg(long)]
+        db: Option<PathBuf>,
+    },
+}
+
+pub fn run(cmd: BenchCommand) -> Result<i32> {
+    match cmd {
+        BenchCommand::Gen { dir, size, kind } => {
+            let bytes = parse_size(&size)?;
+            let kind = Kind::parse(&kind).with_context(|| format!("unknown kind {kind:?}: swe-agent, mini or mixed"))?;
+            let g = synth::generate(&dir, kind, bytes)?;
+            println!("generated {} files, {} steps, {:.1} MB in {}", g.files, g.steps, g.bytes as f64 / 1e6, dir.display());
+            Ok(0)
+        }
+        BenchCommand::Ingest { dir, db } => ingest(&dir, db),
+    }
+}
+
+fn ingest(dir: &Path, db: Option<PathBuf>) -> Result<i32> {
+    let tmp = tempfile::tempdir()?;
+    let db = db.unwrap_or_else(|| tmp.path().join("bench.db"));
+    let mut store = Store::open(&db)?;
+    let opts = Options::default();
+    let first = pipeline::ingest(&mut store, &[dir.to_path_buf()], &opts, &Silent);
+    store.checkpoint()?;
+    let db_bytes = std::fs::metadata(&db)?.len();
+    let second = pipeline::ingest(&mut store, &[dir.to_path_buf()], &opts, &Silent);
+    let mb = first.bytes as f64 / 1e6;
+    let t = first.totals();
+    println!("input            {:.1} MB in {} files ({} runs, {} steps)", mb, first.ingested(), t.runs, t.steps);
+    println!("first ingest     {:.2} s  = {:.1} MB/s", first.elapsed.as_secs_f64(), mb / first.elapsed.as_secs_f64());
+    println!("unchanged again  {:.2} s  ({} unchanged)", second.elapsed.as_secs_f64(), second.unchanged());
+    println!("database         {:.1} MB  = {:.3} x input", db_bytes as f64 / 1e6, db_bytes as f64 / first.bytes.max(1) as f64);
+    println!("peak memory      {:.0} MB (VmHWM)", peak_rss_kb()? as f64 / 1024.0);
+    println!("integrity        {}", store.integrity_check()?);
+    Ok(if first.has_problems() { 1 } else { 0 })
+}
+
+fn parse_size(s: &str) -> Result<u64> {
+    let s = s.trim();
+    let (num, mult) = match s.chars().last() {
+        Some('K' | 'k') => (&s[..s.len() - 1], 1e3),
+        Some('M' | 'm') => (&s[..s.len() - 1], 1e6),
+        Some('G' | 'g') => (&s[..s.len() - 1], 1e9),
+        _ => (s, 1.0),
+    };
+    let n: f64 = num.parse().with_context(|| format!("bad size {s:?}: use e.g. 10M, 1G"))?;
+    if n <= 0.0 {
+        bail!("size must be positive");
+    }
+    Ok((n * mult) as u64)
+}
+
+/// Peak resident memory of this process, from /proc (Linux).
+fn peak_rss_kb() -> Result<u64> {
+    let status = std::fs::read_to_string("/proc/self/status")?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .context("VmHWM not found in /proc/self/status")
+}

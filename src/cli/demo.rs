@@ -1,0 +1,27 @@
+//! `trajan demo`: the bundled fixtures, ingested into a temporary database, then listed.
+
+use anyhow::Result;
+use trajan::ingest::pipeline::{self, Options, Silent};
+use trajan::store::Store;
+use trajan::store::read::RunFilter;
+
+include!(concat!(env!("OUT_DIR"), "/fixtures.rs"));
+
+pub fn run() -> Result<i32> {
+    let tmp = tempfile::tempdir()?;
+    let root = tmp.path().join("fixtures");
+    for (rel, bytes) in FIXTURES {
+        let path = root.join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(&path, bytes)?;
+    }
+    let mut store = Store::open(&tmp.path().join("demo.db"))?;
+    let report = pipeline::ingest(&mut store, &[root], &Options::default(), &Silent);
+    super::ingest::print_summary(&report);
+    let runs = store.list_runs(RunFilter::default())?;
+    super::output::print_run_table(&runs);
+    println!("\nTry: trajan ingest PATH... then trajan runs / show RUN / search PHRASE (see README.md).");
+    Ok(if report.has_problems() { 1 } else { 0 })
+}

@@ -1,0 +1,164 @@
+//! Text and JSON output. Every string from a trajectory goes through `sanitize` before it is
+//! printed; JSON output is escaped by serde_json and needs nothing more.
+
+use anyhow::Result;
+use serde::Serialize;
+use std::fmt::Write as _;
+use trajan::sanitize::sanitize;
+use trajan::store::read::{RunDetail, RunSummary, SearchHit, StepRow};
+
+pub fn print_json<T: Serialize + ?Sized>(value: &T) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, value)?;
+    println!();
+    Ok(())
+}
+
+/// Sanitized, single line, cut to `width` characters.
+fn cell(text: &str, width: usize) -> String {
+    let clean = sanitize(text).replace(['\n', '\t'], " ");
+    let count = clean.chars().count();
+    if count <= width {
+        clean
+    } else {
+        let mut s: String = clean.chars().take(width.saturating_sub(1)).collect();
+        s.push('~');
+        s
+    }
+}
+
+fn resolved(r: Option<bool>) -> &'static str {
+    match r {
+        Some(true) => "yes",
+        Some(false) => "no",
+        None => "-",
+    }
+}
+
+pub fn print_run_table(runs: &[RunSummary]) {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:>5}  {:<36} {:<16} {:<28} {:<24} {:>4} {:>5} {:>5} {:>7}",
+        "id", "instance", "agent", "model", "exit", "res", "steps", "edits", "cost"
+    );
+    for r in runs {
+        let cost = r.cost.map(|c| format!("{c:.2}")).unwrap_or_else(|| "-".into());
+        let edits = if r.rejected_edits > 0 {
+            format!("{}!{}", r.edits, r.rejected_edits)
+        } else {
+            r.edits.to_string()
+        };
+        let _ = writeln!(
+            out,
+            "{:>5}  {:<36} {:<16} {:<28} {:<24} {:>4} {:>5} {:>5} {:>7}",
+            r.id,
+            cell(&r.instance_id, 36),
+            cell(r.agent.as_deref().unwrap_or("-"), 16),
+            cell(r.model.as_deref().unwrap_or("-"), 28),
+            cell(r.exit_status.as_deref().unwrap_or("-"), 24),
+            resolved(r.resolved),
+            r.steps,
+            edits,
+            cost
+        );
+    }
+    let _ = writeln!(out, "{} runs (edits a!b: a attempted, b rejected or refused)", runs.len());
+    print!("{out}");
+}
+
+const OBSERVATION_LINES: usize = 30;
+
+pub fn print_run(d: &RunDetail, full: bool) {
+    let s = &d.summary;
+    println!("run {}  {}", s.id, cell(&s.instance_id, 120));
+    println!(
+        "  {} {} | agent {} | model {} | exit {} | resolved {} | {} steps, {} edits ({} rejected) | cost {}",
+        s.format,
+        s.format_version.as_deref().unwrap_or(""),
+        cell(s.agent.as_deref().unwrap_or("-"), 40),
+        cell(s.model.as_deref().unwrap_or("-"), 60),
+        cell(s.exit_status.as_deref().unwrap_or("-"), 40),
+        resolved(s.resolved),
+        s.steps,
+        s.edits,
+        s.rejected_edits,
+        s.cost.map(|c| format!("{c:.4}")).unwrap_or_else(|| "-".into()),
+    );
+    println!("  source {}", cell(&s.source, 200));
+    if let Some(task) = d.task.as_ref().and_then(|t| t.instruction.as_deref()) {
+        println!("\ntask:");
+        print_block(task, if full { usize::MAX } else { 8 });
+    }
+    if let Some(o) = &d.outcome {
+        let failed: Vec<_> = o.tests.iter().filter(|t| !t.passed).collect();
+        println!(
+            "\ntests ({}): resolved {}, {} tests, {} failing",
+            o.format,
+            resolved(o.resolved),
+            o.tests.len(),
+            failed.len()
+        );
+        for t in failed.iter().take(20) {
+            println!("  FAIL {} {}", t.group.as_deref().unwrap_or(""), cell(&t.name, 150));
+        }
+    }
+    for step in &d.step_list {
+        print_step(step, d, full);
+    }
+}
+
+fn print_step(step: &StepRow, d: &RunDetail, full: bool) {
+    let flags = if step.flags.is_empty() { String::new() } else { format!(" [{}]", step.flags.join(", ")) };
+    println!(
+        "\n── step {} · {}{}",
+        step.index,
+        step.tool.as_deref().unwrap_or("-"),
+        flags
+    );
+    if !step.thought.trim().is_empty() {
+        println!("thought:");
+        print_block(&step.thought, if full { usize::MAX } else { 12 });
+    }
+    if !step.action.trim().is_empty() {
+        println!("action:");
+        print_block(&step.action, if full { usize::MAX } else { 20 });
+    }
+    if !step.observation.is_empty() {
+        println!("observation ({} chars):", step.observation_chars);
+        print_block(&step.observation, if full { usize::MAX } else { OBSERVATION_LINES });
+    }
+    for e in d.edit_list.iter().filter(|e| e.step == Some(step.index)) {
+        let lint = if e.lint_codes.is_empty() { String::new() } else { format!(" ({})", e.lint_codes.join(", ")) };
+        println!("edit {} {} → {}{}", e.kind, cell(&e.path, 120), e.status, lint);
+        if let Some(diff) = &e.diff {
+            print_block(diff, if full { usize::MAX } else { 40 });
+        }
+    }
+}
+
+/// Indented, sanitized, at most `max_lines` lines with a note of what was left out.
+fn print_block(text: &str, max_lines: usize) {
+    let clean = sanitize(text);
+    let lines: Vec<&str> = clean.lines().collect();
+    for line in lines.iter().take(max_lines) {
+        println!("  {line}");
+    }
+    if lines.len() > max_lines {
+        println!("  … {} more lines (use --step N for the whole step)", lines.len() - max_lines);
+    }
+}
+
+pub fn print_hits(hits: &[SearchHit]) {
+    for h in hits {
+        println!(
+            "run {:>4} {:<36} step {:>4} {:<11} {}",
+            h.run_id,
+            cell(&h.instance_id, 36),
+            h.step,
+            h.field,
+            cell(&h.snippet, 160)
+        );
+    }
+    println!("{} hits", hits.len());
+}

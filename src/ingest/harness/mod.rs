@@ -1,0 +1,386 @@
+//! SWE-bench evaluation harness: per-instance `report.json` (wrapped or flat), instance log
+//! folders, and run-level summaries.
+//!
+//! - `report.json` is `{"<instance_id>": {resolved, tests_status, ...}}` as the harness writes
+//!   it, or the inner object alone (copies in the experiments archive); the instance id of a flat
+//!   report is its folder's name.
+//! - An instance folder `logs/run_evaluation/<run_id>/<model>/<instance_id>/` holds
+//!   `report.json`, `run_instance.log`, `test_output.txt`, `patch.diff`. Without `report.json`
+//!   the verdict comes from `run_instance.log` (patch apply failure) and the test names from
+//!   `test_output.txt` ([`test_log`]).
+//! - A run summary lists instance ids by verdict (`resolved_ids`, `unresolved_ids`, ...).
+
+mod test_log;
+
+use crate::error::IngestError;
+use crate::ingest::{instance_from_file_name, json};
+use crate::model::{Format, Parsed, TestCase, TestGroup, TestOutcome};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// The log kept when there is no `test_output.txt`: the tail of `run_instance.log`.
+const RUN_LOG_TAIL: usize = 64 * 1024;
+
+/// Keys of an instance report; an object with any of them is a flat report.
+const REPORT_KEYS: [&str; 6] = [
+    "tests_status",
+    "resolved",
+    "patch_successfully_applied",
+    "patch_exists",
+    "patch_is_None",
+    "infra_failure",
+];
+
+pub fn parse_report(path: &Path, text: &str) -> Result<Parsed, IngestError> {
+    let v = json::parse_value(path, text)?;
+    let mut parsed = Parsed::default();
+    parsed.outcomes = report_outcomes(path, &v, &mut parsed.warnings)?;
+    Ok(parsed)
+}
+
+fn is_instance_report(obj: &Map<String, Value>) -> bool {
+    REPORT_KEYS.iter().any(|k| obj.contains_key(*k))
+}
+
+/// One outcome per instance of a wrapped report, or one for a flat report.
+fn report_outcomes(
+    path: &Path,
+    v: &Value,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<TestOutcome>, IngestError> {
+    let Value::Object(map) = v else {
+        return Err(IngestError::shape(path, "report: expected a JSON object"));
+    };
+    if is_instance_report(map) {
+        let id = flat_instance_id(path).ok_or_else(|| {
+            IngestError::shape(
+                path,
+                "flat report: the instance id comes from the folder name, and there is none",
+            )
+        })?;
+        return Ok(vec![report_outcome(path, &id, map, warnings)?]);
+    }
+    if map.is_empty() {
+        return Err(IngestError::shape(
+            path,
+            "report: empty object, no instance",
+        ));
+    }
+    map.iter()
+        .map(|(id, inner)| match inner {
+            Value::Object(obj) if is_instance_report(obj) => report_outcome(path, id, obj, warnings),
+            _ => Err(IngestError::shape(
+                path,
+                format!("report: {id:?} is not an instance report (expected an object with resolved / tests_status)"),
+            )),
+        })
+        .collect()
+}
+
+/// `.../django__django-11163/report.json` -> `django__django-11163`; a flat report under another
+/// name is named by its file.
+fn flat_instance_id(path: &Path) -> Option<String> {
+    let id = if path.file_name().is_some_and(|n| n == "report.json") {
+        path.parent()?.file_name()?.to_string_lossy().into_owned()
+    } else {
+        instance_from_file_name(path)
+    };
+    (!id.is_empty()).then_some(id)
+}
+
+fn report_outcome(
+    path: &Path,
+    id: &str,
+    obj: &Map<String, Value>,
+    warnings: &mut Vec<String>,
+) -> Result<TestOutcome, IngestError> {
+    let flag = |key: &str| -> Result<Option<bool>, IngestError> {
+        match obj.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(other) => Err(IngestError::shape(
+                path,
+                format!("report {id}: {key} must be true or false, found {other}"),
+            )),
+        }
+    };
+    let mut resolved = flag("resolved")?;
+    if flag("infra_failure")? == Some(true) {
+        warnings.push(format!(
+            "{}: {id}: infra_failure is set: the evaluation did not run properly, resolved is unknown",
+            path.display()
+        ));
+        resolved = None;
+    }
+    let patch_exists = match flag("patch_exists")? {
+        Some(b) => Some(b),
+        None => flag("patch_is_None")?.map(|none| !none),
+    };
+    Ok(TestOutcome {
+        instance_id: id.to_string(),
+        format: Some(Format::SwebenchReport),
+        resolved,
+        patch_applied: flag("patch_successfully_applied")?,
+        patch_exists,
+        tests: tests_status(path, id, obj.get("tests_status"), warnings)?,
+        ..TestOutcome::default()
+    })
+}
+
+/// `{"FAIL_TO_PASS": {"success": [...], "failure": [...]}, ...}`: one case per name per group.
+fn tests_status(
+    path: &Path,
+    id: &str,
+    v: Option<&Value>,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<TestCase>, IngestError> {
+    let groups = match v {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Object(groups)) => groups,
+        Some(_) => {
+            return Err(IngestError::shape(
+                path,
+                format!("report {id}: tests_status is not an object"),
+            ));
+        }
+    };
+    let mut tests = Vec::new();
+    for (key, lists) in groups {
+        let Some(group) = TestGroup::ALL.into_iter().find(|g| g.name() == key) else {
+            warnings.push(format!(
+                "{}: {id}: unknown test group {key:?} ignored",
+                path.display()
+            ));
+            continue;
+        };
+        let Value::Object(lists) = lists else {
+            return Err(IngestError::shape(
+                path,
+                format!("report {id}: tests_status.{key} is not an object"),
+            ));
+        };
+        for (list, passed) in [("success", true), ("failure", false)] {
+            let items = match lists.get(list) {
+                None | Some(Value::Null) => continue,
+                Some(Value::Array(items)) => items,
+                Some(_) => {
+                    return Err(IngestError::shape(
+                        path,
+                        format!("report {id}: tests_status.{key}.{list} is not a list"),
+                    ));
+                }
+            };
+            for item in items {
+                match item.as_str() {
+                    Some(name) => tests.push(TestCase {
+                        name: name.to_string(),
+                        group: Some(group),
+                        passed,
+                        message: None,
+                    }),
+                    None => warnings.push(format!(
+                        "{}: {id}: tests_status.{key}.{list}: non-string test name {item} ignored",
+                        path.display()
+                    )),
+                }
+            }
+        }
+    }
+    Ok(tests)
+}
+
+pub fn parse_summary(path: &Path, text: &str) -> Result<Parsed, IngestError> {
+    let v = json::parse_value(path, text)?;
+    if !v.is_object() {
+        return Err(IngestError::shape(
+            path,
+            "run summary: expected a JSON object",
+        ));
+    }
+    // (list, resolved, patch_exists)
+    let lists: [(&str, Option<bool>, Option<bool>); 4] = [
+        ("resolved_ids", Some(true), None),
+        ("unresolved_ids", Some(false), None),
+        ("empty_patch_ids", Some(false), Some(false)),
+        ("error_ids", None, None),
+    ];
+    if lists.iter().all(|(key, ..)| v.get(*key).is_none()) {
+        return Err(IngestError::shape(
+            path,
+            "run summary: none of resolved_ids, unresolved_ids, empty_patch_ids, error_ids",
+        ));
+    }
+    let mut parsed = Parsed::default();
+    match v.get("schema_version") {
+        None => {}
+        Some(s) if s.as_i64() == Some(2) => {}
+        Some(s) => parsed.warnings.push(format!(
+            "{}: schema_version {s} is not 2; read as version 2",
+            path.display()
+        )),
+    }
+    let run_label = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+    // Instance id -> (index in outcomes, list it came from).
+    let mut seen: HashMap<String, (usize, &str)> = HashMap::new();
+    for (key, resolved, patch_exists) in lists {
+        let items = match v.get(key) {
+            None | Some(Value::Null) => continue,
+            Some(Value::Array(items)) => items,
+            Some(_) => {
+                return Err(IngestError::shape(
+                    path,
+                    format!("run summary: {key} is not a list"),
+                ));
+            }
+        };
+        for item in items {
+            let Some(id) = item.as_str() else {
+                parsed.warnings.push(format!(
+                    "{}: {key}: non-string id {item} ignored",
+                    path.display()
+                ));
+                continue;
+            };
+            if let Some(&(i, first)) = seen.get(id) {
+                match parsed.outcomes.get_mut(i) {
+                    Some(o) if patch_exists.is_some() => o.patch_exists = patch_exists,
+                    _ => parsed.warnings.push(format!(
+                        "{}: {id} is listed in both {first} and {key}; kept {first}",
+                        path.display()
+                    )),
+                }
+                continue;
+            }
+            seen.insert(id.to_string(), (parsed.outcomes.len(), key));
+            parsed.outcomes.push(TestOutcome {
+                instance_id: id.to_string(),
+                format: Some(Format::SwebenchSummary),
+                run_label: run_label.clone(),
+                resolved,
+                patch_exists,
+                ..TestOutcome::default()
+            });
+        }
+    }
+    Ok(parsed)
+}
+
+/// Names of the member files a harness folder may hold.
+#[derive(Default)]
+struct Members<'a> {
+    report: Option<(&'a Path, &'a str)>,
+    run_log: Option<&'a str>,
+    test_output: Option<&'a str>,
+    patch: Option<&'a str>,
+}
+
+pub fn parse_dir(path: &Path, files: &[(PathBuf, String)]) -> Result<Parsed, IngestError> {
+    let mut parsed = Parsed::default();
+    let mut m = Members::default();
+    for (p, text) in files {
+        match p.file_name().and_then(|n| n.to_str()) {
+            Some("report.json") => m.report = Some((p.as_path(), text.as_str())),
+            Some("run_instance.log") => m.run_log = Some(text),
+            Some("test_output.txt") => m.test_output = Some(text),
+            Some("patch.diff") => m.patch = Some(text),
+            _ => parsed
+                .warnings
+                .push(format!("{}: not a harness file; ignored", p.display())),
+        }
+    }
+    if m.report.is_none() && m.run_log.is_none() && m.test_output.is_none() && m.patch.is_none() {
+        return Err(IngestError::shape(
+            path,
+            "harness folder: none of report.json, run_instance.log, test_output.txt, patch.diff",
+        ));
+    }
+    let name_of = |p: Option<&Path>| {
+        p.and_then(Path::file_name)
+            .map(|n| n.to_string_lossy().into_owned())
+    };
+    let folder_id = name_of(Some(path)).unwrap_or_default();
+
+    let mut outcome = match m.report {
+        Some((report_path, text)) => {
+            let v = json::parse_value(report_path, text)?;
+            let outcomes = report_outcomes(report_path, &v, &mut parsed.warnings)?;
+            let keep = outcomes
+                .iter()
+                .position(|o| o.instance_id == folder_id)
+                .unwrap_or(0);
+            if outcomes.len() > 1 {
+                parsed.warnings.push(format!(
+                    "{}: holds {} instances; the folder keeps only {:?}",
+                    report_path.display(),
+                    outcomes.len(),
+                    outcomes
+                        .get(keep)
+                        .map(|o| o.instance_id.as_str())
+                        .unwrap_or_default()
+                ));
+            }
+            outcomes
+                .into_iter()
+                .nth(keep)
+                .ok_or_else(|| IngestError::shape(report_path, "report: no instance"))?
+        }
+        None => {
+            if folder_id.is_empty() {
+                return Err(IngestError::shape(
+                    path,
+                    "harness folder: no folder name to take the instance id from",
+                ));
+            }
+            let mut o = TestOutcome {
+                instance_id: folder_id,
+                ..TestOutcome::default()
+            };
+            if m.run_log
+                .is_some_and(|log| log.contains("Patch Apply Failed"))
+            {
+                o.patch_applied = Some(false);
+                o.resolved = Some(false);
+            }
+            if let Some(log) = m.test_output {
+                o.tests = test_log::parse_tests(log);
+            }
+            o
+        }
+    };
+    outcome.format = Some(Format::SwebenchHarness);
+    outcome.model = name_of(path.parent());
+    outcome.run_label = name_of(path.parent().and_then(Path::parent));
+    if let Some(patch) = m.patch {
+        if outcome.patch_exists.is_none() {
+            outcome.patch_exists = Some(!patch.trim().is_empty());
+        }
+        outcome.patch = Some(patch.to_string()).filter(|p| !p.trim().is_empty());
+    }
+    outcome.log = match (m.test_output, m.run_log) {
+        (Some(out), _) => Some(out.to_string()),
+        (None, Some(log)) => Some(tail(log, RUN_LOG_TAIL).to_string()),
+        (None, None) => None,
+    };
+    parsed.outcomes.push(outcome);
+    Ok(parsed)
+}
+
+/// The last `max` bytes of `text`, starting at a character boundary and, when the text is cut,
+/// at the start of a line.
+fn tail(text: &str, max: usize) -> &str {
+    let Some(mut start) = text.len().checked_sub(max) else {
+        return text;
+    };
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    let cut = text.get(start..).unwrap_or(text);
+    match cut.find('\n') {
+        Some(nl) if nl + 1 < cut.len() => cut.get(nl + 1..).unwrap_or(cut),
+        _ => cut,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,325 @@
+//! OpenHands event lists to steps: each agent action is a step, answered by the observation
+//! whose `cause` names the action's `id`.
+
+use crate::analysis::{edits, markers, shell};
+use crate::ingest::json::{at, compact, content_text, f64_field, i64_field, nonempty_str, str_field};
+use crate::model::{EditKind, EditStatus, Edit, Message, Step, StepFlags};
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+
+/// Actions that are not agent turns (prompt set-up, memory look-ups, state bookkeeping).
+const NOT_STEPS: &[&str] = &["system", "recall", "change_agent_state", "condensation", "null"];
+
+/// Observations that never answer a step (state changes, memory look-ups).
+const NOT_ANSWERS: &[&str] = &["agent_state_changed", "recall", "null"];
+
+/// What an event list says about a run.
+#[derive(Debug, Default)]
+pub(super) struct Timeline {
+    pub steps: Vec<Step>,
+    pub edits: Vec<Edit>,
+    pub history: Vec<Message>,
+    pub finished: bool,
+    /// The last `agent_state_changed` state.
+    pub agent_state: Option<String>,
+    pub first_user_message: Option<String>,
+    /// The model named by the first model response.
+    pub model: Option<String>,
+    /// `openhands_version` / `agent_class` from the `system` action.
+    pub version: Option<String>,
+    pub agent_class: Option<String>,
+    /// The last `llm_metrics` seen: accumulated cost and tokens.
+    pub cost: Option<f64>,
+    pub tokens_sent: Option<i64>,
+    pub tokens_received: Option<i64>,
+    pub warnings: Vec<String>,
+    /// Whether each step got an observation.
+    answered: Vec<bool>,
+    last_response_id: Option<String>,
+}
+
+/// An event id: an integer, or a string holding one.
+pub(super) fn event_id(v: Option<&Value>) -> Option<i64> {
+    match v? {
+        Value::Number(n) => n.as_i64().or_else(|| n.as_f64().map(|f| f as i64)),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+pub(super) fn timeline(events: &[Value]) -> Timeline {
+    let mut t = Timeline::default();
+    let mut answer: HashMap<i64, usize> = HashMap::new();
+    for (i, e) in events.iter().enumerate() {
+        let Some(kind) = e.get("observation").and_then(Value::as_str) else {
+            continue;
+        };
+        if let Some(cause) = event_id(e.get("cause")).filter(|_| !NOT_ANSWERS.contains(&kind)) {
+            answer.entry(cause).or_insert(i);
+        }
+    }
+    let mut used: HashSet<usize> = HashSet::new();
+    for (i, e) in events.iter().enumerate() {
+        if !e.is_object() {
+            t.warnings.push(format!("event {i} is not a JSON object; skipped"));
+            continue;
+        }
+        if let Some(action) = e.get("action").and_then(Value::as_str) {
+            t.note(e, action);
+            if !is_step(e, action) {
+                continue;
+            }
+            let obs = event_id(e.get("id"))
+                .and_then(|id| answer.get(&id).copied())
+                .filter(|j| *j != i)
+                .and_then(|j| {
+                    used.insert(j);
+                    events.get(j)
+                });
+            t.push_step(e, action, obs);
+        } else if let Some(kind) = e.get("observation").and_then(Value::as_str) {
+            match kind {
+                "agent_state_changed" => {
+                    t.agent_state = at(e, &["extras", "agent_state"]).and_then(Value::as_str).map(str::to_string);
+                }
+                "error" if !used.contains(&i) => t.attach_error(e),
+                _ => {}
+            }
+        }
+    }
+    t
+}
+
+fn is_step(e: &Value, action: &str) -> bool {
+    let source = e.get("source").and_then(Value::as_str).unwrap_or("agent");
+    source != "user" && source != "environment" && !NOT_STEPS.contains(&action)
+}
+
+/// Message text of an action: `args.content`, else the event `message`.
+fn message_text(e: &Value) -> String {
+    e.get("args")
+        .and_then(|a| nonempty_str(a, "content"))
+        .or_else(|| str_field(e, "message"))
+        .unwrap_or_default()
+}
+
+impl Timeline {
+    /// Run-level facts every action may carry: history, metrics, version, finish.
+    fn note(&mut self, e: &Value, action: &str) {
+        if let Some(m) = e.get("llm_metrics") {
+            self.cost = f64_field(m, "accumulated_cost").or(self.cost);
+            if let Some(u) = m.get("accumulated_token_usage") {
+                self.tokens_sent = i64_field(u, "prompt_tokens").or(self.tokens_sent);
+                self.tokens_received = i64_field(u, "completion_tokens").or(self.tokens_received);
+            }
+        }
+        let source = e.get("source").and_then(Value::as_str).unwrap_or("");
+        let args = e.get("args").unwrap_or(&Value::Null);
+        match action {
+            "system" => {
+                self.version = self.version.take().or_else(|| nonempty_str(args, "openhands_version"));
+                self.agent_class = self.agent_class.take().or_else(|| nonempty_str(args, "agent_class"));
+                self.history.push(Message {
+                    role: "system".to_string(),
+                    content: message_text(e),
+                    extra: None,
+                });
+            }
+            "message" => {
+                let content = message_text(e);
+                let role = if source == "user" { "user" } else { "assistant" };
+                if role == "user" && self.first_user_message.is_none() {
+                    self.first_user_message = Some(content.clone());
+                }
+                self.history.push(Message {
+                    role: role.to_string(),
+                    content,
+                    extra: None,
+                });
+            }
+            "finish" => self.finished = true,
+            _ => {}
+        }
+    }
+
+    fn push_step(&mut self, e: &Value, action: &str, obs: Option<&Value>) {
+        let idx = self.steps.len();
+        let args = e.get("args").unwrap_or(&Value::Null);
+        let meta = e.get("tool_call_metadata").unwrap_or(&Value::Null);
+        let response = meta.get("model_response").unwrap_or(&Value::Null);
+        if self.model.is_none() {
+            self.model = nonempty_str(response, "model");
+        }
+        // Several tool calls of one model response repeat its usage: count it once.
+        let response_id = nonempty_str(response, "id");
+        let repeated = response_id.is_some() && response_id == self.last_response_id;
+        self.last_response_id = response_id;
+        let usage = response.get("usage").filter(|_| !repeated).unwrap_or(&Value::Null);
+
+        let command = action_text(action, args);
+        let observation = obs.map(|o| content_text(o.get("content"))).unwrap_or_default();
+        let obs_kind = obs.and_then(|o| o.get("observation")).and_then(Value::as_str);
+        let exit_code = obs
+            .and_then(|o| at(o, &["extras", "metadata", "exit_code"]).or_else(|| at(o, &["extras", "exit_code"])))
+            .and_then(Value::as_i64);
+        let error = match (exit_code, obs_kind) {
+            (Some(code), _) => code != 0,
+            (None, Some("error")) => true,
+            (None, Some("read")) => observation.trim_start().starts_with("ERROR:"),
+            (None, Some("think")) | (None, None) => false,
+            (None, Some(_)) => markers::looks_like_error(&observation),
+        };
+        let shell_like = matches!(action, "run" | "run_ipython");
+        let mut flags = StepFlags {
+            error,
+            output_clipped: markers::output_clipped(&observation),
+            test_run: shell_like && markers::runs_tests(&command),
+            ..StepFlags::default()
+        };
+        for edit in step_edits(idx, action, args, obs, &observation, exit_code) {
+            flags.edit = true;
+            flags.edit_rejected |= edit.status.is_rejection();
+            self.edits.push(edit);
+        }
+        let thought = match action {
+            "message" => message_text(e),
+            "finish" => [nonempty_str(args, "thought"), nonempty_str(args, "final_thought")]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join("\n\n"),
+            _ => str_field(args, "thought").unwrap_or_default(),
+        };
+        self.steps.push(Step {
+            thought,
+            action: command,
+            observation,
+            tool: at(meta, &["function_name"])
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .or_else(|| Some(action.to_string())),
+            args: compact(e.get("args")),
+            tokens_in: i64_field(usage, "prompt_tokens"),
+            tokens_out: i64_field(usage, "completion_tokens"),
+            timestamp: str_field(e, "timestamp"),
+            flags,
+            ..Step::default()
+        });
+        self.answered.push(obs.is_some());
+    }
+
+    /// An `error` observation that answers no action (the model's call could not be turned
+    /// into one): it belongs to the latest step, as its observation when that step has none,
+    /// else after it. Only an error before any step becomes a step of its own.
+    fn attach_error(&mut self, e: &Value) {
+        let text = match content_text(e.get("content")) {
+            t if t.is_empty() => str_field(e, "message").unwrap_or_default(),
+            t => t,
+        };
+        let answered = self.answered.last().copied();
+        match (self.steps.last_mut(), answered) {
+            (Some(step), Some(false)) => step.observation = text,
+            (Some(step), _) => {
+                if !step.observation.is_empty() {
+                    step.observation.push_str("\n\n");
+                }
+                step.observation.push_str(&text);
+            }
+            (None, _) => {
+                self.steps.push(Step {
+                    observation: text,
+                    timestamp: str_field(e, "timestamp"),
+                    ..Step::default()
+                });
+                self.answered.push(true);
+            }
+        }
+        if let (Some(step), Some(done)) = (self.steps.last_mut(), self.answered.last_mut()) {
+            step.flags.error = true;
+            step.flags.output_clipped |= markers::output_clipped(&step.observation);
+            *done = true;
+        }
+    }
+}
+
+/// The action as one line of text: the command for `run`, "<command> <path>" for file tools.
+fn action_text(action: &str, args: &Value) -> String {
+    let s = |k: &str| str_field(args, k).unwrap_or_default();
+    let text = match action {
+        "run" => s("command"),
+        "run_ipython" => s("code"),
+        "read" => {
+            let range = args.get("view_range").filter(|r| r.is_array()).map(|r| format!(" {r}"));
+            format!("view {}{}", s("path"), range.unwrap_or_default())
+        }
+        "edit" => {
+            let command = nonempty_str(args, "command").unwrap_or_else(|| "edit".to_string());
+            format!("{command} {}", s("path"))
+        }
+        "write" => format!("write {}", s("path")),
+        "browse" => format!("browse {}", s("url")),
+        "browse_interactive" => s("browser_actions"),
+        "delegate" => format!("delegate {}", s("agent")),
+        other => other.to_string(),
+    };
+    text.trim().to_string()
+}
+
+/// The edits a step attempted: an `edit`/`write` tool call, or shell writes in a `run`.
+fn step_edits(
+    idx: usize,
+    action: &str,
+    args: &Value,
+    obs: Option<&Value>,
+    observation: &str,
+    exit_code: Option<i64>,
+) -> Vec<Edit> {
+    match action {
+        "edit" | "write" => {
+            let command = str_field(args, "command").unwrap_or_default();
+            if command == "view" {
+                return Vec::new();
+            }
+            let kind = match (action, command.as_str()) {
+                ("write", _) | (_, "create") => EditKind::Create,
+                (_, "insert") => EditKind::Insert,
+                _ => EditKind::StrReplace,
+            };
+            let old = str_field(args, "old_str");
+            let new = match kind {
+                EditKind::Create => str_field(args, "file_text").or_else(|| str_field(args, "content")),
+                _ => str_field(args, "new_str").or_else(|| nonempty_str(args, "content")),
+            };
+            let diff = obs.and_then(|o| at(o, &["extras", "diff"])).and_then(Value::as_str).filter(|d| !d.trim().is_empty());
+            let status = match (obs, edits::edit_status(observation)) {
+                (None, _) => EditStatus::Unknown,
+                (Some(_), EditStatus::Unknown) if diff.is_some() => EditStatus::Applied,
+                (Some(_), s) => s,
+            };
+            let lint = if status == EditStatus::RejectedByLinter {
+                edits::lint_codes(observation)
+            } else {
+                Vec::new()
+            };
+            let path = str_field(args, "path").unwrap_or_default();
+            let mut edit = edits::edit_from_texts(Some(idx), &path, kind, status, old, new, lint);
+            if let Some(d) = diff {
+                edit.diff = Some(d.to_string());
+            }
+            vec![edit]
+        }
+        "run" => {
+            let command = str_field(args, "command").unwrap_or_default();
+            let status = if exit_code == Some(0) {
+                EditStatus::Applied
+            } else {
+                EditStatus::Unknown
+            };
+            shell::shell_writes(&command)
+                .into_iter()
+                .map(|w| edits::edit_from_texts(Some(idx), &w.path, EditKind::ShellWrite, status, None, w.content, Vec::new()))
+                .collect()
+        }
+        _ => Vec::new(),
+    }
+}

@@ -1,0 +1,372 @@
+//! Queries for the CLI and (later) the TUI. Every list query is bounded or paged by its caller.
+
+use super::Store;
+use crate::error::StoreError;
+use crate::model::{Message, StepFlags};
+use rusqlite::{OptionalExtension, Row, params};
+use serde::Serialize;
+
+/// One line of the run list; the stable shape of `runs --json`.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct RunSummary {
+    pub id: i64,
+    pub instance_id: String,
+    pub format: String,
+    pub format_version: Option<String>,
+    pub agent: Option<String>,
+    pub model: Option<String>,
+    pub exit_status: Option<String>,
+    /// true / false from the joined test outcome; null when no outcome is known.
+    pub resolved: Option<bool>,
+    pub steps: i64,
+    pub edits: i64,
+    pub rejected_edits: i64,
+    pub cost: Option<f64>,
+    pub attempt: Option<i64>,
+    pub source: String,
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+pub struct RunFilter {
+    /// Only runs whose outcome is known and not resolved.
+    pub failed_only: bool,
+}
+
+const SUMMARY_SELECT: &str = "
+    SELECT r.id, r.instance_id, r.format, r.format_version, r.agent,
+           COALESCE(r.model, p.model), r.exit_status, o.resolved, r.step_count, r.edit_count,
+           (SELECT COUNT(*) FROM edits e WHERE e.run_id = r.id
+              AND e.status IN ('rejected_by_linter', 'refused_by_tool')),
+           r.cost, r.attempt, s.path
+    FROM runs r
+    JOIN sources s ON s.id = r.source_id
+    LEFT JOIN outcomes o ON o.id = r.outcome_id
+    LEFT JOIN predictions p ON p.id = r.prediction_id";
+
+fn summary(r: &Row<'_>) -> rusqlite::Result<RunSummary> {
+    Ok(RunSummary {
+        id: r.get(0)?,
+        instance_id: r.get(1)?,
+        format: r.get(2)?,
+        format_version: r.get(3)?,
+        agent: r.get(4)?,
+        model: r.get(5)?,
+        exit_status: r.get(6)?,
+        resolved: r.get(7)?,
+        steps: r.get(8)?,
+        edits: r.get(9)?,
+        rejected_edits: r.get(10)?,
+        cost: r.get(11)?,
+        attempt: r.get(12)?,
+        source: r.get(13)?,
+    })
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct StepRow {
+    pub index: i64,
+    pub tool: Option<String>,
+    pub thought: String,
+    pub action: String,
+    pub observation: String,
+    pub response: Option<String>,
+    pub args: Option<serde_json::Value>,
+    pub execution_time: Option<f64>,
+    pub tokens_in: Option<i64>,
+    pub tokens_out: Option<i64>,
+    pub timestamp: Option<String>,
+    pub open_file: Option<String>,
+    pub working_dir: Option<String>,
+    pub flags: Vec<&'static str>,
+    pub observation_chars: i64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct EditRow {
+    pub step: Option<i64>,
+    pub path: String,
+    pub kind: String,
+    pub status: String,
+    pub lint_codes: Vec<String>,
+    pub diff: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TestRow {
+    pub name: String,
+    pub group: Option<String>,
+    pub passed: bool,
+    pub message: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct OutcomeRow {
+    pub format: String,
+    pub source: String,
+    pub resolved: Option<bool>,
+    pub patch_applied: Option<bool>,
+    pub tests: Vec<TestRow>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TaskRow {
+    pub instruction: Option<String>,
+    pub gold_patch: Option<String>,
+}
+
+/// A run with everything `show` prints.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunDetail {
+    #[serde(flatten)]
+    pub summary: RunSummary,
+    pub tokens_sent: Option<i64>,
+    pub tokens_received: Option<i64>,
+    pub api_calls: Option<i64>,
+    pub submission: Option<String>,
+    pub outcome: Option<OutcomeRow>,
+    pub task: Option<TaskRow>,
+    pub edit_list: Vec<EditRow>,
+    pub step_list: Vec<StepRow>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchHit {
+    pub run_id: i64,
+    pub instance_id: String,
+    pub step: i64,
+    /// Which field matched best: thought, action or observation.
+    pub field: &'static str,
+    pub snippet: String,
+}
+
+impl Store {
+    pub fn list_runs(&self, filter: RunFilter) -> Result<Vec<RunSummary>, StoreError> {
+        let sql = format!(
+            "{SUMMARY_SELECT} {} ORDER BY r.instance_id, r.id",
+            if filter.failed_only { "WHERE o.resolved = 0" } else { "" }
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
+        let rows = stmt.query_map([], summary)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    pub fn run_summary(&self, id: i64) -> Result<RunSummary, StoreError> {
+        let sql = format!("{SUMMARY_SELECT} WHERE r.id = ?1");
+        self.conn
+            .query_row(&sql, [id], summary)
+            .optional()?
+            .ok_or_else(|| StoreError::NoSuchRun(id.to_string()))
+    }
+
+    /// A run named by numeric id, or by an instance id that names exactly one run.
+    pub fn resolve_run(&self, query: &str) -> Result<i64, StoreError> {
+        if let Ok(id) = query.parse::<i64>() {
+            let found: Option<i64> =
+                self.conn.query_row("SELECT id FROM runs WHERE id = ?1", [id], |r| r.get(0)).optional()?;
+            if let Some(id) = found {
+                return Ok(id);
+            }
+        }
+        let mut stmt = self.conn.prepare("SELECT id FROM runs WHERE instance_id = ?1 ORDER BY id")?;
+        let ids: Vec<i64> = stmt.query_map([query], |r| r.get(0))?.collect::<Result<_, _>>()?;
+        match ids.as_slice() {
+            [] => Err(StoreError::NoSuchRun(query.to_string())),
+            [one] => Ok(*one),
+            many => Err(StoreError::AmbiguousRun {
+                query: query.to_string(),
+                count: many.len(),
+                ids: many.iter().map(i64::to_string).collect::<Vec<_>>().join(", "),
+            }),
+        }
+    }
+
+    /// A run with its steps (all, or only `only_step`), edits, outcome and task.
+    pub fn run_detail(&self, id: i64, only_step: Option<i64>) -> Result<RunDetail, StoreError> {
+        let summary = self.run_summary(id)?;
+        let (tokens_sent, tokens_received, api_calls, submission, outcome_id): (
+            Option<i64>,
+            Option<i64>,
+            Option<i64>,
+            Option<String>,
+            Option<i64>,
+        ) = self.conn.query_row(
+            "SELECT tokens_sent, tokens_received, api_calls, submission, outcome_id FROM runs WHERE id = ?1",
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+        )?;
+        Ok(RunDetail {
+            tokens_sent,
+            tokens_received,
+            api_calls,
+            submission,
+            outcome: outcome_id.map(|o| self.outcome(o)).transpose()?,
+            task: self.task(&summary.instance_id)?,
+            edit_list: self.edits(id, only_step)?,
+            step_list: self.steps(id, only_step)?,
+            summary,
+        })
+    }
+
+    fn steps(&self, run_id: i64, only: Option<i64>) -> Result<Vec<StepRow>, StoreError> {
+        let mut stmt = self.conn.prepare(
+            "SELECT idx, tool, thought, action, observation, response, args, execution_time, tokens_in,
+                    tokens_out, timestamp, open_file, working_dir, flags, obs_chars
+             FROM steps WHERE run_id = ?1 AND (?2 IS NULL OR idx = ?2) ORDER BY idx",
+        )?;
+        let rows = stmt.query_map(params![run_id, only], |r| {
+            let args: Option<String> = r.get(6)?;
+            Ok(StepRow {
+                index: r.get(0)?,
+                tool: r.get(1)?,
+                thought: r.get(2)?,
+                action: r.get(3)?,
+                observation: r.get(4)?,
+                response: r.get(5)?,
+                args: args.and_then(|a| serde_json::from_str(&a).ok()),
+                execution_time: r.get(7)?,
+                tokens_in: r.get(8)?,
+                tokens_out: r.get(9)?,
+                timestamp: r.get(10)?,
+                open_file: r.get(11)?,
+                working_dir: r.get(12)?,
+                flags: StepFlags::from_bits(r.get(13)?).names(),
+                observation_chars: r.get(14)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    fn edits(&self, run_id: i64, only: Option<i64>) -> Result<Vec<EditRow>, StoreError> {
+        let mut stmt = self.conn.prepare(
+            "SELECT step_idx, path, kind, status, lint_codes, diff FROM edits
+             WHERE run_id = ?1 AND (?2 IS NULL OR step_idx = ?2) ORDER BY step_idx IS NULL, step_idx, id",
+        )?;
+        let rows = stmt.query_map(params![run_id, only], |r| {
+            let codes: Option<String> = r.get(4)?;
+            Ok(EditRow {
+                step: r.get(0)?,
+                path: r.get(1)?,
+                kind: r.get(2)?,
+                status: r.get(3)?,
+                lint_codes: codes.map(|c| c.split(',').map(str::to_string).collect()).unwrap_or_default(),
+                diff: r.get(5)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    fn outcome(&self, id: i64) -> Result<OutcomeRow, StoreError> {
+        let (format, source, resolved, patch_applied): (String, String, Option<bool>, Option<bool>) = self.conn.query_row(
+            "SELECT o.format, s.path, o.resolved, o.patch_applied FROM outcomes o
+             JOIN sources s ON s.id = o.source_id WHERE o.id = ?1",
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )?;
+        let mut stmt = self.conn.prepare(
+            "SELECT name, grp, passed, message FROM tests WHERE outcome_id = ?1 ORDER BY grp, name",
+        )?;
+        let tests = stmt
+            .query_map([id], |r| {
+                Ok(TestRow {
+                    name: r.get(0)?,
+                    group: r.get(1)?,
+                    passed: r.get(2)?,
+                    message: r.get(3)?,
+                })
+            })?
+            .collect::<Result<_, _>>()?;
+        Ok(OutcomeRow {
+            format,
+            source,
+            resolved,
+            patch_applied,
+            tests,
+        })
+    }
+
+    fn task(&self, instance_id: &str) -> Result<Option<TaskRow>, StoreError> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT instruction, gold_patch FROM tasks WHERE instance_id = ?1
+                 ORDER BY gold_patch IS NULL, id DESC LIMIT 1",
+                [instance_id],
+                |r| {
+                    Ok(TaskRow {
+                        instruction: r.get(0)?,
+                        gold_patch: r.get(1)?,
+                    })
+                },
+            )
+            .optional()?)
+    }
+
+    /// Full-text search for a phrase over thoughts, actions and observations.
+    pub fn search(&self, phrase: &str, run: Option<i64>, limit: usize) -> Result<Vec<SearchHit>, StoreError> {
+        let terms: Vec<String> = phrase.split_whitespace().map(|t| t.replace('"', "\"\"")).collect();
+        if terms.is_empty() {
+            return Ok(Vec::new());
+        }
+        // One FTS5 phrase: tokens must appear together, in order. Quoting keeps user input from
+        // being read as FTS syntax.
+        let fts_query = format!("\"{}\"", terms.join(" "));
+        let mut stmt = self.conn.prepare(
+            "SELECT s.run_id, r.instance_id, s.idx,
+                    snippet(steps_fts, 0, '[', ']', '...', 16),
+                    snippet(steps_fts, 1, '[', ']', '...', 16),
+                    snippet(steps_fts, 2, '[', ']', '...', 16)
+             FROM steps_fts JOIN steps s ON s.id = steps_fts.rowid JOIN runs r ON r.id = s.run_id
+             WHERE steps_fts MATCH ?1 AND (?2 IS NULL OR s.run_id = ?2)
+             ORDER BY s.run_id, s.idx LIMIT ?3",
+        )?;
+        let rows = stmt.query_map(params![fts_query, run, limit as i64], |r| {
+            let fields: [(&'static str, String); 3] =
+                [("thought", r.get(3)?), ("action", r.get(4)?), ("observation", r.get(5)?)];
+            let (field, snippet) = fields
+                .into_iter()
+                .find(|(_, s)| s.contains('['))
+                .unwrap_or(("observation", String::new()));
+            Ok(SearchHit {
+                run_id: r.get(0)?,
+                instance_id: r.get(1)?,
+                step: r.get(2)?,
+                field,
+                snippet,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The prompt the model saw at a step, rebuilt from the stored deltas (empty when the
+    /// format does not store prompts). Each step keeps a prefix of the previous stored prompt
+    /// and appends its own messages.
+    pub fn step_prompt(&self, run_id: i64, step: i64) -> Result<Vec<Message>, StoreError> {
+        let mut stmt = self.conn.prepare(
+            "SELECT s.idx, s.query_keep, b.role, b.content, b.extra
+             FROM steps s LEFT JOIN query_parts q ON q.step_id = s.id LEFT JOIN blobs b ON b.id = q.blob_id
+             WHERE s.run_id = ?1 AND s.idx <= ?2 AND s.query_keep IS NOT NULL ORDER BY s.idx, q.pos",
+        )?;
+        let mut rows = stmt.query(params![run_id, step])?;
+        let mut prompt: Vec<Message> = Vec::new();
+        let mut current: Option<i64> = None;
+        while let Some(r) = rows.next()? {
+            let idx: i64 = r.get(0)?;
+            if current != Some(idx) {
+                current = Some(idx);
+                let keep: i64 = r.get(1)?;
+                prompt.truncate(usize::try_from(keep).unwrap_or(0));
+            }
+            if let Some(role) = r.get::<_, Option<String>>(2)? {
+                prompt.push(Message {
+                    role,
+                    content: r.get(3)?,
+                    extra: r.get(4)?,
+                });
+            }
+        }
+        if current != Some(step) {
+            return Ok(Vec::new());
+        }
+        Ok(prompt)
+    }
+}

@@ -1,0 +1,163 @@
+//! Versioned migrations. `PRAGMA user_version` holds the number of migrations applied. A
+//! migration is only ever appended to this list, never edited, and never drops user data.
+
+pub const MIGRATIONS: &[&str] = &[
+    // 1: sources, runs, steps (with full-text index), edits, prompts stored once, test outcomes,
+    //    predictions, tasks.
+    r#"
+CREATE TABLE sources (
+    id          INTEGER PRIMARY KEY,
+    path        TEXT NOT NULL UNIQUE,
+    kind        TEXT NOT NULL,              -- file | harness-dir | event-dir
+    format      TEXT NOT NULL,
+    size        INTEGER NOT NULL,
+    hash        BLOB NOT NULL,              -- blake3 of the content
+    warnings    TEXT,                       -- JSON array of strings, or NULL
+    ingested_at TEXT NOT NULL
+);
+
+-- Message content stored once, addressed by a 16-byte blake3 hash: prompt messages repeated in
+-- every step (SWE-agent 1.1 `query`), system prompts and demonstrations shared across runs.
+CREATE TABLE blobs (
+    id      INTEGER PRIMARY KEY,
+    hash    BLOB NOT NULL UNIQUE,
+    role    TEXT NOT NULL,
+    content TEXT NOT NULL,
+    extra   TEXT
+);
+
+CREATE TABLE tasks (
+    id           INTEGER PRIMARY KEY,
+    source_id    INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+    instance_id  TEXT NOT NULL,
+    instruction  TEXT,
+    gold_patch   TEXT,
+    fail_to_pass TEXT,                      -- JSON array
+    pass_to_pass TEXT                       -- JSON array
+);
+CREATE INDEX tasks_instance ON tasks(instance_id);
+
+CREATE TABLE outcomes (
+    id            INTEGER PRIMARY KEY,
+    source_id     INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+    instance_id   TEXT NOT NULL,
+    format        TEXT NOT NULL,
+    model         TEXT,
+    run_label     TEXT,
+    resolved      INTEGER,                  -- 1, 0 or NULL (unknown)
+    patch_applied INTEGER,
+    patch_exists  INTEGER,
+    test_count    INTEGER NOT NULL,
+    log           TEXT,
+    patch         TEXT
+);
+CREATE INDEX outcomes_instance ON outcomes(instance_id);
+
+CREATE TABLE tests (
+    outcome_id INTEGER NOT NULL REFERENCES outcomes(id) ON DELETE CASCADE,
+    name       TEXT NOT NULL,
+    grp        TEXT,                        -- FAIL_TO_PASS, PASS_TO_PASS, FAIL_TO_FAIL, PASS_TO_FAIL
+    passed     INTEGER NOT NULL,
+    message    TEXT
+);
+CREATE INDEX tests_outcome ON tests(outcome_id);
+
+CREATE TABLE predictions (
+    id          INTEGER PRIMARY KEY,
+    source_id   INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+    instance_id TEXT NOT NULL,
+    model       TEXT,
+    patch       TEXT
+);
+CREATE INDEX predictions_instance ON predictions(instance_id);
+
+CREATE TABLE runs (
+    id              INTEGER PRIMARY KEY,
+    source_id       INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+    position        INTEGER NOT NULL,
+    instance_id     TEXT NOT NULL,
+    format          TEXT NOT NULL,
+    format_version  TEXT,
+    agent           TEXT,
+    model           TEXT,
+    exit_status     TEXT,
+    submission      TEXT,
+    cost            REAL,
+    tokens_sent     INTEGER,
+    tokens_received INTEGER,
+    api_calls       INTEGER,
+    attempt         INTEGER,
+    best_attempt    INTEGER,
+    step_count      INTEGER NOT NULL,
+    edit_count      INTEGER NOT NULL,
+    metadata        TEXT,
+    -- Joins made by instance id (and model / folder when several candidates exist); kept up
+    -- to date whenever a source touching the instance is written, in the same transaction.
+    outcome_id      INTEGER REFERENCES outcomes(id) ON DELETE SET NULL,
+    prediction_id   INTEGER REFERENCES predictions(id) ON DELETE SET NULL
+);
+CREATE INDEX runs_instance ON runs(instance_id);
+CREATE INDEX runs_source ON runs(source_id);
+
+CREATE TABLE history (
+    run_id  INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    pos     INTEGER NOT NULL,
+    blob_id INTEGER NOT NULL REFERENCES blobs(id),
+    PRIMARY KEY (run_id, pos)
+) WITHOUT ROWID;
+CREATE INDEX history_blob ON history(blob_id);
+
+CREATE TABLE steps (
+    id             INTEGER PRIMARY KEY,
+    run_id         INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    idx            INTEGER NOT NULL,
+    thought        TEXT NOT NULL,
+    action         TEXT NOT NULL,
+    observation    TEXT NOT NULL,
+    response       TEXT,
+    tool           TEXT,
+    args           TEXT,
+    execution_time REAL,
+    tokens_in      INTEGER,
+    tokens_out     INTEGER,
+    timestamp      TEXT,
+    open_file      TEXT,
+    working_dir    TEXT,
+    flags          INTEGER NOT NULL,        -- bit set, see model::StepFlags
+    obs_chars      INTEGER NOT NULL,
+    query_keep     INTEGER,                 -- prompt: this many messages of the previous step's, then query_parts
+    UNIQUE (run_id, idx)
+);
+
+-- The messages a step's prompt adds after the ones it keeps from the previous step.
+CREATE TABLE query_parts (
+    step_id INTEGER NOT NULL REFERENCES steps(id) ON DELETE CASCADE,
+    pos     INTEGER NOT NULL,
+    blob_id INTEGER NOT NULL REFERENCES blobs(id),
+    PRIMARY KEY (step_id, pos)
+) WITHOUT ROWID;
+CREATE INDEX query_parts_blob ON query_parts(blob_id);
+
+CREATE TABLE edits (
+    id         INTEGER PRIMARY KEY,
+    run_id     INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    step_idx   INTEGER,                     -- NULL for the final submission patch
+    path       TEXT NOT NULL,
+    kind       TEXT NOT NULL,
+    status     TEXT NOT NULL,
+    old_text   TEXT,
+    new_text   TEXT,
+    diff       TEXT,
+    lint_codes TEXT                         -- comma-separated
+);
+CREATE INDEX edits_run ON edits(run_id, step_idx);
+
+-- Full-text index over what the agent thought, did and saw. External content: the text lives
+-- once, in `steps`; the store keeps the index in step with inserts and deletes.
+CREATE VIRTUAL TABLE steps_fts USING fts5(
+    thought, action, observation,
+    content = 'steps', content_rowid = 'id',
+    tokenize = 'unicode61'
+);
+"#,
+];

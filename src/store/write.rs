@@ -1,0 +1,353 @@
+//! Writing one source: its runs, steps, edits, prompts, outcomes, predictions and tasks, in one
+//! transaction. A source seen before is replaced whole; an unchanged one is left alone.
+
+use super::Store;
+use crate::error::StoreError;
+use crate::model::{Message, Parsed, QueryMessage, Run, TestOutcome};
+use rusqlite::{OptionalExtension, Transaction, params};
+use std::collections::BTreeSet;
+
+/// What identifies a source and its content.
+pub struct SourceRecord<'a> {
+    pub path: &'a str,
+    pub kind: &'a str,
+    pub format: &'a str,
+    pub size: u64,
+    pub hash: &'a [u8; 32],
+}
+
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct WriteStats {
+    pub runs: usize,
+    pub steps: usize,
+    pub outcomes: usize,
+    /// True when the source existed before and was replaced.
+    pub replaced: bool,
+}
+
+impl Store {
+    /// Every source path with its hash, to tell unchanged files before reading them further.
+    pub fn source_hashes(&self) -> Result<std::collections::HashMap<String, Vec<u8>>, StoreError> {
+        let mut stmt = self.conn.prepare("SELECT path, hash FROM sources")?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Problems recorded when a source was ingested (bad JSONL lines, replaced invalid UTF-8).
+    pub fn source_warnings(&self, path: &str) -> Result<Vec<String>, StoreError> {
+        let text: Option<Option<String>> = self
+            .conn
+            .query_row("SELECT warnings FROM sources WHERE path = ?1", [path], |r| r.get(0))
+            .optional()?;
+        Ok(text
+            .flatten()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default())
+    }
+
+    /// Write (or replace) one source atomically. On error nothing of it is kept.
+    pub fn write_source(&mut self, src: &SourceRecord<'_>, parsed: &Parsed) -> Result<WriteStats, StoreError> {
+        let result = self.write_source_tx(src, parsed);
+        if result.is_err() {
+            self.blob_ids.clear();
+        }
+        result
+    }
+
+    fn write_source_tx(&mut self, src: &SourceRecord<'_>, parsed: &Parsed) -> Result<WriteStats, StoreError> {
+        let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let mut stats = WriteStats::default();
+        let mut instances: BTreeSet<String> = BTreeSet::new();
+        let existing: Option<i64> = tx
+            .query_row("SELECT id FROM sources WHERE path = ?1", [src.path], |r| r.get(0))
+            .optional()?;
+        let warnings = (!parsed.warnings.is_empty())
+            .then(|| serde_json::Value::from(parsed.warnings.clone()).to_string());
+        let source_id = match existing {
+            Some(id) => {
+                instances.extend(instances_of_source(&tx, id)?);
+                delete_contents(&tx, id)?;
+                self.blob_ids.clear();
+                tx.execute(
+                    "UPDATE sources SET kind = ?2, format = ?3, size = ?4, hash = ?5, warnings = ?6,
+                     ingested_at = datetime('now') WHERE id = ?1",
+                    params![id, src.kind, src.format, src.size as i64, &src.hash[..], warnings],
+                )?;
+                stats.replaced = true;
+                id
+            }
+            None => {
+                tx.execute(
+                    "INSERT INTO sources (path, kind, format, size, hash, warnings, ingested_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, datetime('now'))",
+                    params![src.path, src.kind, src.format, src.size as i64, &src.hash[..], warnings],
+                )?;
+                tx.last_insert_rowid()
+            }
+        };
+        let mut new_blobs = Vec::new();
+        for run in &parsed.runs {
+            insert_run(&tx, source_id, run, &self.blob_ids, &mut new_blobs)?;
+            instances.insert(run.instance_id.clone());
+            stats.runs += 1;
+            stats.steps += run.steps.len();
+        }
+        for o in &parsed.outcomes {
+            insert_outcome(&tx, source_id, o)?;
+            instances.insert(o.instance_id.clone());
+            stats.outcomes += 1;
+        }
+        for p in &parsed.predictions {
+            tx.prepare_cached("INSERT INTO predictions (source_id, instance_id, model, patch) VALUES (?1, ?2, ?3, ?4)")?
+                .execute(params![source_id, p.instance_id, p.model, p.patch])?;
+            instances.insert(p.instance_id.clone());
+        }
+        for t in &parsed.tasks {
+            tx.prepare_cached(
+                "INSERT INTO tasks (source_id, instance_id, instruction, gold_patch, fail_to_pass, pass_to_pass)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?
+            .execute(params![
+                source_id,
+                t.instance_id,
+                t.instruction,
+                t.gold_patch,
+                json_list(&t.fail_to_pass),
+                json_list(&t.pass_to_pass),
+            ])?;
+        }
+        for id in &instances {
+            super::link::relink_instance(&tx, id)?;
+        }
+        tx.commit()?;
+        self.blob_ids.extend(new_blobs);
+        Ok(stats)
+    }
+}
+
+fn json_list(items: &[String]) -> Option<String> {
+    (!items.is_empty()).then(|| serde_json::Value::from(items.to_vec()).to_string())
+}
+
+fn instances_of_source(tx: &Transaction<'_>, source_id: i64) -> Result<Vec<String>, StoreError> {
+    let mut stmt = tx.prepare(
+        "SELECT instance_id FROM runs WHERE source_id = ?1
+         UNION SELECT instance_id FROM outcomes WHERE source_id = ?1
+         UNION SELECT instance_id FROM predictions WHERE source_id = ?1",
+    )?;
+    let rows = stmt.query_map([source_id], |r| r.get(0))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Remove everything a source contributed, the full-text entries and any blobs no longer used.
+fn delete_contents(tx: &Transaction<'_>, source_id: i64) -> Result<(), StoreError> {
+    tx.execute(
+        "INSERT INTO steps_fts (steps_fts, rowid, thought, action, observation)
+         SELECT 'delete', s.id, s.thought, s.action, s.observation
+         FROM steps s JOIN runs r ON r.id = s.run_id WHERE r.source_id = ?1",
+        [source_id],
+    )?;
+    tx.execute(
+        "CREATE TEMP TABLE IF NOT EXISTS dropped_blobs (id INTEGER PRIMARY KEY)",
+        [],
+    )?;
+    tx.execute("DELETE FROM temp.dropped_blobs", [])?;
+    tx.execute(
+        "INSERT OR IGNORE INTO temp.dropped_blobs (id)
+         SELECT h.blob_id FROM history h JOIN runs r ON r.id = h.run_id WHERE r.source_id = ?1
+         UNION SELECT q.blob_id FROM query_parts q JOIN steps s ON s.id = q.step_id
+               JOIN runs r ON r.id = s.run_id WHERE r.source_id = ?1",
+        [source_id],
+    )?;
+    for table in ["runs", "outcomes", "predictions", "tasks"] {
+        tx.execute(&format!("DELETE FROM {table} WHERE source_id = ?1"), [source_id])?;
+    }
+    tx.execute(
+        "DELETE FROM blobs WHERE id IN (SELECT id FROM temp.dropped_blobs)
+         AND NOT EXISTS (SELECT 1 FROM history WHERE blob_id = blobs.id)
+         AND NOT EXISTS (SELECT 1 FROM query_parts WHERE blob_id = blobs.id)",
+        [],
+    )?;
+    tx.execute("DELETE FROM temp.dropped_blobs", [])?;
+    Ok(())
+}
+
+type BlobCache = std::collections::HashMap<[u8; 16], i64>;
+
+fn insert_run(
+    tx: &Transaction<'_>,
+    source_id: i64,
+    run: &Run,
+    committed: &BlobCache,
+    new_blobs: &mut Vec<([u8; 16], i64)>,
+) -> Result<i64, StoreError> {
+    let edit_count = run.edits.iter().filter(|e| e.step.is_some()).count();
+    tx.prepare_cached(
+        "INSERT INTO runs (source_id, position, instance_id, format, format_version, agent, model,
+            exit_status, submission, cost, tokens_sent, tokens_received, api_calls, attempt,
+            best_attempt, step_count, edit_count, metadata)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+    )?
+    .execute(params![
+        source_id,
+        run.position,
+        run.instance_id,
+        run.format.map(|f| f.name()).unwrap_or("unknown"),
+        run.format_version,
+        run.agent,
+        run.model,
+        run.exit_status,
+        run.submission,
+        run.cost,
+        run.tokens_sent,
+        run.tokens_received,
+        run.api_calls,
+        run.attempt,
+        run.best_attempt,
+        run.steps.len() as i64,
+        edit_count as i64,
+        run.metadata,
+    ])?;
+    let run_id = tx.last_insert_rowid();
+    let mut blobs = BlobWriter {
+        tx,
+        committed,
+        new_blobs,
+    };
+    for (pos, m) in run.history.iter().enumerate() {
+        let blob = blobs.message(m)?;
+        tx.prepare_cached("INSERT INTO history (run_id, pos, blob_id) VALUES (?1, ?2, ?3)")?
+            .execute(params![run_id, pos as i64, blob])?;
+    }
+    let mut step_stmt = tx.prepare_cached(
+        "INSERT INTO steps (run_id, idx, thought, action, observation, response, tool, args,
+            execution_time, tokens_in, tokens_out, timestamp, open_file, working_dir, flags,
+            obs_chars, query_keep)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+    )?;
+    let mut fts_stmt =
+        tx.prepare_cached("INSERT INTO steps_fts (rowid, thought, action, observation) VALUES (?1, ?2, ?3, ?4)")?;
+    let mut part_stmt = tx.prepare_cached("INSERT INTO query_parts (step_id, pos, blob_id) VALUES (?1, ?2, ?3)")?;
+    for (idx, s) in run.steps.iter().enumerate() {
+        step_stmt.execute(params![
+            run_id,
+            idx as i64,
+            s.thought,
+            s.action,
+            s.observation,
+            s.response,
+            s.tool,
+            s.args,
+            s.execution_time,
+            s.tokens_in,
+            s.tokens_out,
+            s.timestamp,
+            s.open_file,
+            s.working_dir,
+            s.flags.bits(),
+            s.observation.chars().count() as i64,
+            s.query.as_ref().map(|q| q.keep as i64),
+        ])?;
+        let step_id = tx.last_insert_rowid();
+        fts_stmt.execute(params![step_id, s.thought, s.action, s.observation])?;
+        if let Some(q) = &s.query {
+            for (i, m) in q.append.iter().enumerate() {
+                let blob = blobs.prompt(m)?;
+                part_stmt.execute(params![step_id, (q.keep + i) as i64, blob])?;
+            }
+        }
+    }
+    let mut edit_stmt = tx.prepare_cached(
+        "INSERT INTO edits (run_id, step_idx, path, kind, status, old_text, new_text, diff, lint_codes)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    )?;
+    for e in &run.edits {
+        edit_stmt.execute(params![
+            run_id,
+            e.step.map(|s| s as i64),
+            e.path,
+            e.kind.name(),
+            e.status.name(),
+            e.old_text,
+            e.new_text,
+            e.diff,
+            (!e.lint_codes.is_empty()).then(|| e.lint_codes.join(",")),
+        ])?;
+    }
+    Ok(run_id)
+}
+
+/// Content-addressed message storage within one transaction.
+struct BlobWriter<'t, 'c> {
+    tx: &'t Transaction<'c>,
+    committed: &'t BlobCache,
+    new_blobs: &'t mut Vec<([u8; 16], i64)>,
+}
+
+impl BlobWriter<'_, '_> {
+    fn message(&mut self, m: &Message) -> Result<i64, StoreError> {
+        let mut h = blake3::Hasher::new();
+        for part in [m.role.as_str(), m.content.as_str(), m.extra.as_deref().unwrap_or("")] {
+            h.update(&(part.len() as u64).to_le_bytes());
+            h.update(part.as_bytes());
+        }
+        let mut hash = [0u8; 16];
+        hash.copy_from_slice(&h.finalize().as_bytes()[..16]);
+        self.get_or_insert(hash, || m.clone())
+    }
+
+    fn prompt(&mut self, q: &QueryMessage) -> Result<i64, StoreError> {
+        self.get_or_insert(q.hash, || Message::from_raw_json(&q.raw))
+    }
+
+    fn get_or_insert(&mut self, hash: [u8; 16], make: impl FnOnce() -> Message) -> Result<i64, StoreError> {
+        if let Some(id) = self.committed.get(&hash) {
+            return Ok(*id);
+        }
+        let found: Option<i64> = self
+            .tx
+            .prepare_cached("SELECT id FROM blobs WHERE hash = ?1")?
+            .query_row([&hash[..]], |r| r.get(0))
+            .optional()?;
+        let id = match found {
+            Some(id) => id,
+            None => {
+                let m = make();
+                self.tx
+                    .prepare_cached("INSERT INTO blobs (hash, role, content, extra) VALUES (?1, ?2, ?3, ?4)")?
+                    .execute(params![&hash[..], m.role, m.content, m.extra])?;
+                self.tx.last_insert_rowid()
+            }
+        };
+        self.new_blobs.push((hash, id));
+        Ok(id)
+    }
+}
+
+fn insert_outcome(tx: &Transaction<'_>, source_id: i64, o: &TestOutcome) -> Result<(), StoreError> {
+    tx.prepare_cached(
+        "INSERT INTO outcomes (source_id, instance_id, format, model, run_label, resolved,
+            patch_applied, patch_exists, test_count, log, patch)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+    )?
+    .execute(params![
+        source_id,
+        o.instance_id,
+        o.format.map(|f| f.name()).unwrap_or("unknown"),
+        o.model,
+        o.run_label,
+        o.resolved,
+        o.patch_applied,
+        o.patch_exists,
+        o.tests.len() as i64,
+        o.log,
+        o.patch,
+    ])?;
+    let outcome_id = tx.last_insert_rowid();
+    let mut stmt =
+        tx.prepare_cached("INSERT INTO tests (outcome_id, name, grp, passed, message) VALUES (?1, ?2, ?3, ?4, ?5)")?;
+    for t in &o.tests {
+        stmt.execute(params![outcome_id, t.name, t.group.map(|g| g.name()), t.passed, t.message])?;
+    }
+    Ok(())
+}
