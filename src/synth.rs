@@ -231,8 +231,8 @@ mod tests {
     #[test]
     fn generated_files_are_read_by_the_real_adapters() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let g = generate(dir.path(), Kind::Mixed, 400_000).unwrap_or_else(|e| panic!("{e}"));
-        assert!(g.bytes >= 400_000 && g.files >= 2);
+        let g = generate(dir.path(), Kind::Mixed, 4_000_000).unwrap_or_else(|e| panic!("{e}"));
+        assert!(g.bytes >= 4_000_000 && g.files >= 2, "{g:?}");
         let mut steps = 0;
         for entry in std::fs::read_dir(dir.path()).into_iter().flatten().flatten() {
             let p = parse(&entry.path());

@@ -88,7 +88,14 @@ pub fn unified_diff(path: &str, old: &str, new: &str) -> Option<String> {
     if old == new {
         return None;
     }
-    let diff = TextDiff::from_lines(old, new);
+    // Edit snippets (str_replace arguments) rarely end in a newline; only a difference in the
+    // final newline itself deserves a "\ No newline at end of file" marker.
+    let (old, new) = if !old.is_empty() && !new.is_empty() && !old.ends_with('\n') && !new.ends_with('\n') {
+        (format!("{old}\n"), format!("{new}\n"))
+    } else {
+        (old.to_string(), new.to_string())
+    };
+    let diff = TextDiff::from_lines(&old, &new);
     let a = format!("a/{}", path.trim_start_matches('/'));
     let b = format!("b/{}", path.trim_start_matches('/'));
     Some(diff.unified_diff().context_radius(3).header(&a, &b).to_string())

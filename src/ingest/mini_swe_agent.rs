@@ -12,7 +12,9 @@ mod tests;
 use crate::analysis::{edits, markers, shell};
 use crate::error::IngestError;
 use crate::ingest::instance_from_file_name;
-use crate::ingest::json::{at, content_text, f64_field, i64_field, maybe_nested_json, nonempty_str, parse_value, str_field};
+use crate::ingest::json::{
+    at, content_text, f64_field, i64_field, maybe_nested_json, nonempty_str, parse_value, str_field,
+};
 use crate::model::{EditKind, EditStatus, Format, Message, Parsed, Run, Step, StepFlags, Task};
 use serde_json::Value;
 use std::path::Path;
@@ -42,9 +44,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
     let mut history = Vec::with_capacity(messages.len());
     for (i, m) in messages.iter().enumerate() {
         if !m.is_object() {
-            parsed
-                .warnings
-                .push(format!("{}: messages[{i}] is not an object; skipped", path.display()));
+            parsed.warnings.push(format!("{}: messages[{i}] is not an object; skipped", path.display()));
             continue;
         }
         let role = str_field(m, "role").unwrap_or_default();
@@ -59,11 +59,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
             "exit" => exit = Some(m),
             _ => {}
         }
-        history.push(Message {
-            role,
-            content,
-            extra: None,
-        });
+        history.push(Message { role, content, extra: None });
     }
 
     let exit_extra = exit.and_then(|m| m.get("extra")).unwrap_or(&Value::Null);
@@ -105,11 +101,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
     if let Some(patch) = &submission {
         run.edits.extend(edits::final_patch_edits(patch));
     }
-    parsed.tasks.push(Task {
-        instance_id,
-        instruction: task.filter(|t| !t.trim().is_empty()),
-        ..Task::default()
-    });
+    parsed.tasks.push(Task { instance_id, instruction: task.filter(|t| !t.trim().is_empty()), ..Task::default() });
     parsed.runs.push(run);
     Ok(parsed)
 }
@@ -165,30 +157,16 @@ impl<'a> Turn<'a> {
     }
 
     fn into_step(self, idx: usize, submission: Option<&str>, run: &mut Run) -> Step {
-        let observation = self
-            .replies
-            .iter()
-            .map(|r| content_text(r.get("content")))
-            .collect::<Vec<_>>()
-            .join("\n");
+        let observation = self.replies.iter().map(|r| content_text(r.get("content"))).collect::<Vec<_>>().join("\n");
         let returncodes: Vec<i64> = self.replies.iter().filter_map(|r| returncode_of(r)).collect();
         let format_reply = self.replies.iter().any(|r| is_format_error_reply(r));
-        let bad_count = if self.tool_style {
-            self.actions.is_empty()
-        } else {
-            self.actions.len() != 1
-        };
+        let bad_count = if self.tool_style { self.actions.is_empty() } else { self.actions.len() != 1 };
         let format_error = format_reply && bad_count;
         // A message with no or several blocks was not executed: its "action" ran nothing.
-        let action = if format_error {
-            String::new()
-        } else {
-            self.actions.join("\n")
-        };
+        let action = if format_error { String::new() } else { self.actions.join("\n") };
         let thought = thought_of(&self.content, if self.tool_style { None } else { self.fence_at });
-        let response = (self.actions.is_empty() || format_error)
-            .then(|| self.content.clone())
-            .filter(|c| c.trim() != thought);
+        let response =
+            (self.actions.is_empty() || format_error).then(|| self.content.clone()).filter(|c| c.trim() != thought);
 
         let is_submission = submission.is_some_and(|s| !s.trim().is_empty() && observation.trim() == s.trim());
         let exception = self
@@ -201,7 +179,10 @@ impl<'a> Turn<'a> {
         } else {
             exception
                 || timed_out
-                || (!format_error && !is_submission && !observation.is_empty() && markers::looks_like_error(&observation))
+                || (!format_error
+                    && !is_submission
+                    && !observation.is_empty()
+                    && markers::looks_like_error(&observation))
         };
         let mut flags = StepFlags {
             error: error || exception || timed_out,
@@ -330,12 +311,7 @@ fn epoch_to_iso(secs: f64) -> Option<String> {
     let (days, rem) = (micros.div_euclid(DAY_US), micros.rem_euclid(DAY_US));
     let (y, m, d) = civil_from_days(days);
     let (s, us) = (rem / 1_000_000, rem % 1_000_000);
-    Some(format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{us:06}",
-        s / 3600,
-        (s / 60) % 60,
-        s % 60
-    ))
+    Some(format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{us:06}", s / 3600, (s / 60) % 60, s % 60))
 }
 
 /// Days since 1970-01-01 to (year, month, day), proleptic Gregorian.

@@ -184,21 +184,14 @@ fn instance(path: &Path, v: &Value, line: usize) -> Result<Instance, IngestError
         fail_to_pass: string_list(inst.get("FAIL_TO_PASS")),
         pass_to_pass: string_list(inst.get("PASS_TO_PASS")),
     };
-    let outcome = at(v, &["test_result", "report", "resolved"])
-        .and_then(Value::as_bool)
-        .map(|resolved| TestOutcome {
-            instance_id,
-            format: Some(Format::OpenHands),
-            model,
-            resolved: Some(resolved),
-            ..TestOutcome::default()
-        });
-    Ok(Instance {
-        run,
-        task,
-        outcome,
-        warnings,
-    })
+    let outcome = at(v, &["test_result", "report", "resolved"]).and_then(Value::as_bool).map(|resolved| TestOutcome {
+        instance_id,
+        format: Some(Format::OpenHands),
+        model,
+        resolved: Some(resolved),
+        ..TestOutcome::default()
+    });
+    Ok(Instance { run, task, outcome, warnings })
 }
 
 fn agent_name(class: Option<&str>) -> String {

@@ -3,7 +3,7 @@
 
 use crate::analysis::{edits, markers, shell};
 use crate::ingest::json::{at, compact, content_text, f64_field, i64_field, nonempty_str, str_field};
-use crate::model::{EditKind, EditStatus, Edit, Message, Step, StepFlags};
+use crate::model::{Edit, EditKind, EditStatus, Message, Step, StepFlags};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
@@ -69,13 +69,10 @@ pub(super) fn timeline(events: &[Value]) -> Timeline {
             if !is_step(e, action) {
                 continue;
             }
-            let obs = event_id(e.get("id"))
-                .and_then(|id| answer.get(&id).copied())
-                .filter(|j| *j != i)
-                .and_then(|j| {
-                    used.insert(j);
-                    events.get(j)
-                });
+            let obs = event_id(e.get("id")).and_then(|id| answer.get(&id).copied()).filter(|j| *j != i).and_then(|j| {
+                used.insert(j);
+                events.get(j)
+            });
             t.push_step(e, action, obs);
         } else if let Some(kind) = e.get("observation").and_then(Value::as_str) {
             match kind {
@@ -97,10 +94,7 @@ fn is_step(e: &Value, action: &str) -> bool {
 
 /// Message text of an action: `args.content`, else the event `message`.
 fn message_text(e: &Value) -> String {
-    e.get("args")
-        .and_then(|a| nonempty_str(a, "content"))
-        .or_else(|| str_field(e, "message"))
-        .unwrap_or_default()
+    e.get("args").and_then(|a| nonempty_str(a, "content")).or_else(|| str_field(e, "message")).unwrap_or_default()
 }
 
 impl Timeline {
@@ -119,11 +113,7 @@ impl Timeline {
             "system" => {
                 self.version = self.version.take().or_else(|| nonempty_str(args, "openhands_version"));
                 self.agent_class = self.agent_class.take().or_else(|| nonempty_str(args, "agent_class"));
-                self.history.push(Message {
-                    role: "system".to_string(),
-                    content: message_text(e),
-                    extra: None,
-                });
+                self.history.push(Message { role: "system".to_string(), content: message_text(e), extra: None });
             }
             "message" => {
                 let content = message_text(e);
@@ -131,11 +121,7 @@ impl Timeline {
                 if role == "user" && self.first_user_message.is_none() {
                     self.first_user_message = Some(content.clone());
                 }
-                self.history.push(Message {
-                    role: role.to_string(),
-                    content,
-                    extra: None,
-                });
+                self.history.push(Message { role: role.to_string(), content, extra: None });
             }
             "finish" => self.finished = true,
             _ => {}
@@ -226,11 +212,7 @@ impl Timeline {
                 step.observation.push_str(&text);
             }
             (None, _) => {
-                self.steps.push(Step {
-                    observation: text,
-                    timestamp: str_field(e, "timestamp"),
-                    ..Step::default()
-                });
+                self.steps.push(Step { observation: text, timestamp: str_field(e, "timestamp"), ..Step::default() });
                 self.answered.push(true);
             }
         }
@@ -290,17 +272,14 @@ fn step_edits(
                 EditKind::Create => str_field(args, "file_text").or_else(|| str_field(args, "content")),
                 _ => str_field(args, "new_str").or_else(|| nonempty_str(args, "content")),
             };
-            let diff = obs.and_then(|o| at(o, &["extras", "diff"])).and_then(Value::as_str).filter(|d| !d.trim().is_empty());
+            let diff =
+                obs.and_then(|o| at(o, &["extras", "diff"])).and_then(Value::as_str).filter(|d| !d.trim().is_empty());
             let status = match (obs, edits::edit_status(observation)) {
                 (None, _) => EditStatus::Unknown,
                 (Some(_), EditStatus::Unknown) if diff.is_some() => EditStatus::Applied,
                 (Some(_), s) => s,
             };
-            let lint = if status == EditStatus::RejectedByLinter {
-                edits::lint_codes(observation)
-            } else {
-                Vec::new()
-            };
+            let lint = if status == EditStatus::RejectedByLinter { edits::lint_codes(observation) } else { Vec::new() };
             let path = str_field(args, "path").unwrap_or_default();
             let mut edit = edits::edit_from_texts(Some(idx), &path, kind, status, old, new, lint);
             if let Some(d) = diff {
@@ -310,14 +289,20 @@ fn step_edits(
         }
         "run" => {
             let command = str_field(args, "command").unwrap_or_default();
-            let status = if exit_code == Some(0) {
-                EditStatus::Applied
-            } else {
-                EditStatus::Unknown
-            };
+            let status = if exit_code == Some(0) { EditStatus::Applied } else { EditStatus::Unknown };
             shell::shell_writes(&command)
                 .into_iter()
-                .map(|w| edits::edit_from_texts(Some(idx), &w.path, EditKind::ShellWrite, status, None, w.content, Vec::new()))
+                .map(|w| {
+                    edits::edit_from_texts(
+                        Some(idx),
+                        &w.path,
+                        EditKind::ShellWrite,
+                        status,
+                        None,
+                        w.content,
+                        Vec::new(),
+                    )
+                })
                 .collect()
         }
         _ => Vec::new(),

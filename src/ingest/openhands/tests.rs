@@ -1,0 +1,310 @@
+use super::*;
+use crate::model::{EditKind, EditStatus, Step};
+use std::path::PathBuf;
+
+const OUTPUT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/openhands/output.jsonl");
+const SESSION_EVENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/openhands/sessions/demo-session/events");
+const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/openhands/multi_swe_bench_output.jsonl");
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn parse_ok(path: &Path, text: &str) -> Parsed {
+    parse(path, text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn tool_edits(run: &Run) -> Vec<&crate::model::Edit> {
+    run.edits.iter().filter(|e| e.step.is_some() && e.kind != EditKind::ShellWrite).collect()
+}
+
+/// Events of a session folder, sorted by numeric id, as the folder unit loads them.
+fn load_session(dir: &str) -> Vec<Value> {
+    let mut files: Vec<(u64, PathBuf)> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{dir}: {e}"))
+        .flatten()
+        .filter_map(|e| {
+            let p = e.path();
+            let id = p.file_stem()?.to_str()?.parse().ok()?;
+            Some((id, p))
+        })
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|(_, p)| {
+            let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{e}"));
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"))
+        })
+        .collect()
+}
+
+#[test]
+fn fixture_instance_one_resolved_with_refused_then_applied_edit() {
+    let p = parse_ok(Path::new(OUTPUT), &read(OUTPUT));
+    assert_eq!(p.runs.len(), 2);
+    assert_eq!(p.tasks.len(), 2);
+    assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+    let run = &p.runs[0];
+    assert_eq!(run.instance_id, "demo__oh-1");
+    assert_eq!(run.position, 1);
+    assert_eq!(run.format, Some(Format::OpenHands));
+    assert_eq!(run.format_version.as_deref(), Some("0.35.0"));
+    assert_eq!(run.agent.as_deref(), Some("openhands/CodeActAgent"));
+    assert_eq!(run.model.as_deref(), Some("openai/demo-model-z"));
+    assert_eq!(run.exit_status.as_deref(), Some("finished"));
+    assert_eq!((run.tokens_sent, run.tokens_received), (Some(6900), Some(250)));
+    assert_eq!(run.api_calls, Some(6));
+    assert!((run.cost.unwrap_or(0.0) - 0.006).abs() < 1e-9);
+    let kinds: Vec<&str> = run.steps.iter().map(|s| s.tool.as_deref().unwrap_or("")).collect();
+    assert_eq!(
+        kinds,
+        ["execute_bash", "str_replace_editor", "str_replace_editor", "str_replace_editor", "execute_bash", "finish"]
+    );
+    assert_eq!(run.steps[0].thought, "Find greet.");
+    assert_eq!(run.steps[0].tokens_in, Some(900));
+    assert!(run.steps[0].timestamp.is_some());
+    assert!(run.steps[0].args.as_deref().is_some_and(|a| a.contains("\"command\"")));
+    assert!(run.steps[1].action.starts_with("view /workspace/demo__repo/demo/greet.py"));
+    assert_eq!(run.steps[2].action, "str_replace /workspace/demo__repo/demo/greet.py");
+    assert!(run.steps[2].flags.edit && run.steps[2].flags.edit_rejected && run.steps[2].flags.error);
+    assert!(run.steps[3].flags.edit && !run.steps[3].flags.edit_rejected && !run.steps[3].flags.error);
+    assert!(run.steps[4].flags.error && run.steps[4].flags.test_run);
+    assert!(run.steps[5].thought.contains("Removed the upper() call"));
+    assert!(run.steps[5].observation.is_empty());
+
+    let edits = tool_edits(run);
+    assert_eq!(edits.len(), 2);
+    assert_eq!(
+        (edits[0].step, edits[0].kind, edits[0].status),
+        (Some(2), EditKind::StrReplace, EditStatus::RefusedByTool)
+    );
+    assert_eq!((edits[1].step, edits[1].status), (Some(3), EditStatus::Applied));
+    // The tool's own diff is kept as is.
+    assert!(edits[1].diff.as_deref().is_some_and(|d| d.starts_with("--- /workspace/demo__repo/demo/greet.py\n")));
+    assert!(edits[0].diff.is_some(), "a refused edit still shows what was attempted");
+    assert_eq!(run.edits.iter().filter(|e| e.kind == EditKind::FinalPatch).count(), 1);
+
+    let meta = run.metadata.as_deref().unwrap_or("");
+    assert!(meta.contains("\"api_key\":\"**********\"") && !meta.contains("NOT-A-REAL-KEY"), "{meta}");
+    assert_eq!(run.history.iter().map(|m| m.role.as_str()).collect::<Vec<_>>(), ["system", "user"]);
+
+    let task = &p.tasks[0];
+    assert!(task.instruction.as_deref().is_some_and(|i| i.contains("upper-cases")));
+    assert_eq!(task.fail_to_pass, ["tests/test_greet.py::test_case_kept"]);
+    assert_eq!(task.pass_to_pass, ["tests/test_greet.py::test_hello"]);
+    assert!(task.gold_patch.is_some());
+
+    assert_eq!(p.outcomes.len(), 1);
+    let o = &p.outcomes[0];
+    assert_eq!((o.instance_id.as_str(), o.resolved, o.format), ("demo__oh-1", Some(true), Some(Format::OpenHands)));
+    assert_eq!(o.model.as_deref(), Some("openai/demo-model-z"));
+}
+
+#[test]
+fn fixture_instance_two_hit_the_iteration_limit() {
+    let p = parse_ok(Path::new(OUTPUT), &read(OUTPUT));
+    let run = &p.runs[1];
+    assert_eq!(run.instance_id, "demo__oh-2");
+    assert_eq!(run.position, 2);
+    assert_eq!(
+        run.exit_status.as_deref(),
+        Some("RuntimeError: Agent reached maximum iteration in headless mode. Current iteration: 8, max iteration: 8")
+    );
+    assert_eq!(run.api_calls, Some(7));
+    assert_eq!(run.steps.len(), 6);
+    let actions: Vec<&str> = run.steps.iter().map(|s| s.action.as_str()).collect();
+    assert_eq!(actions[1], "create /workspace/demo__repo/demo/util.py");
+    assert_eq!(actions[2], "view /workspace/demo__repo/demo/sum.py [1,2]");
+    assert_eq!(actions[3], "think");
+    assert_eq!(actions[5], "message");
+
+    // sed -i in a run action is a shell write.
+    assert!(run.steps[0].flags.edit && !run.steps[0].flags.error);
+    let shell: Vec<_> = run.edits.iter().filter(|e| e.kind == EditKind::ShellWrite).collect();
+    assert_eq!(shell.len(), 1);
+    assert_eq!(
+        (shell[0].step, shell[0].path.as_str(), shell[0].status),
+        (Some(0), "/workspace/demo__repo/demo/sum.py", EditStatus::Applied)
+    );
+    let created = tool_edits(run);
+    assert_eq!(created.len(), 1);
+    assert_eq!((created[0].kind, created[0].status), (EditKind::Create, EditStatus::Applied));
+    assert_eq!(created[0].new_text.as_deref(), Some("def first(xs):\n    return xs[0]\n"));
+
+    // The uncaused error observation joins the read step it followed.
+    let read_step = &run.steps[2];
+    assert!(read_step.flags.error);
+    assert!(read_step.observation.starts_with("Here's the result of running `cat -n`"));
+    assert!(read_step.observation.ends_with("'insert', 'undo_edit']."));
+    // String ids pair too.
+    assert_eq!(run.steps[3].observation, "Your thought has been logged.");
+    assert!(run.steps[4].flags.error && run.steps[4].flags.test_run);
+    assert_eq!(run.steps[5].thought, "I could not find the tests; should I add some?");
+    assert_eq!(run.history.last().map(|m| m.role.as_str()), Some("assistant"));
+
+    assert!(p.outcomes.iter().all(|o| o.instance_id != "demo__oh-2"));
+    assert!(p.tasks[1].fail_to_pass.is_empty() && p.tasks[1].gold_patch.is_none());
+    assert_eq!(run.edits.iter().filter(|e| e.kind == EditKind::FinalPatch).count(), 2);
+}
+
+#[test]
+fn session_folder_events() {
+    let events = load_session(SESSION_EVENTS);
+    assert_eq!(events.len(), 9);
+    let p = parse_events(Path::new(SESSION_EVENTS), events).unwrap_or_else(|e| panic!("{e}"));
+    let run = &p.runs[0];
+    assert_eq!(run.instance_id, "demo-session");
+    assert_eq!(run.format, Some(Format::OpenHandsEvents));
+    assert_eq!(run.position, 0);
+    assert_eq!(run.agent.as_deref(), Some("openhands"));
+    assert_eq!(run.model.as_deref(), Some("demo/model-z"));
+    assert_eq!(run.exit_status.as_deref(), Some("awaiting_user_input"));
+    assert_eq!((run.tokens_sent, run.tokens_received), (Some(2400), Some(80)));
+    assert_eq!(run.steps.len(), 3);
+    assert_eq!(run.steps[0].action, "cat /workspace/demo/cli.py");
+    assert!(run.steps[1].flags.edit);
+    let edits = tool_edits(run);
+    assert_eq!(edits.len(), 1);
+    assert_eq!(edits[0].status, EditStatus::Applied);
+    assert!(edits[0].diff.as_deref().is_some_and(|d| d.contains("+p.add_argument('--verbose'")));
+    assert_eq!(p.tasks[0].instruction.as_deref(), Some("Add a --verbose flag to demo/cli.py."));
+
+    // One event file on its own, or a list file, names its instance too.
+    let single = Path::new("/x/sessions/abc/events/3.json");
+    assert_eq!(session_id(single).as_deref(), Some("abc"));
+    let list =
+        parse_events(Path::new("/x/demo__list.json"), load_session(SESSION_EVENTS)).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(list.runs[0].instance_id, "demo__list");
+}
+
+#[test]
+fn a_single_instance_json_file_and_an_event_array_file() {
+    let text = read(OUTPUT);
+    let first = text.lines().next().unwrap_or_default();
+    let p = parse_ok(Path::new("/runs/demo__oh-1.json"), first);
+    assert_eq!(p.runs.len(), 1);
+    assert_eq!(p.runs[0].position, 0);
+    assert_eq!(p.runs[0].steps.len(), 6);
+
+    let line: Value = serde_json::from_str(first).unwrap_or_default();
+    let history = line.get("history").cloned().unwrap_or_default();
+    let p = parse_ok(Path::new("/runs/demo__events.json"), &history.to_string());
+    assert_eq!(p.runs[0].format, Some(Format::OpenHandsEvents));
+    assert_eq!(p.runs[0].instance_id, "demo__events");
+    assert_eq!(p.runs[0].steps.len(), 6);
+    assert_eq!(p.runs[0].exit_status.as_deref(), Some("finished"));
+}
+
+#[test]
+fn a_bad_line_is_a_warning_and_good_lines_are_kept() {
+    let text = read(OUTPUT);
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.insert(1, "{\"instance_id\": \"demo__broken\", \"history\": [");
+    lines.push("{\"instance_id\": \"demo__wrong\", \"history\": {\"id\": 1}}");
+    let p = parse_ok(Path::new("out.jsonl"), &lines.join("\n"));
+    assert_eq!(p.runs.len(), 2);
+    assert_eq!(p.runs[1].position, 3);
+    assert_eq!(p.warnings.len(), 2, "{:?}", p.warnings);
+    assert!(p.warnings[0].contains("out.jsonl: line 2"), "{}", p.warnings[0]);
+    assert!(p.warnings[1].contains("line 4") && p.warnings[1].contains("`history`"), "{}", p.warnings[1]);
+}
+
+#[test]
+fn malformed_inputs_are_errors_not_panics() {
+    let json = Path::new("x.json");
+    let wrong = parse(json, r#"{"instance_id": "demo__x", "history": "not a list"}"#);
+    assert!(matches!(&wrong, Err(e) if e.to_string().contains("`history` is not a list")), "{wrong:?}");
+    let only_bad = parse(Path::new("x.jsonl"), "{\"instance_id\": \"a\", \"history\": 3}\n");
+    assert!(matches!(&only_bad, Err(e) if e.to_string().contains("line 1")), "{only_bad:?}");
+    assert!(parse(json, "{\"instance_id\": \"a\",\n \"history\": [").is_err());
+    assert!(parse(json, "42").is_err());
+    assert!(parse(json, "[]").is_err());
+    assert!(parse_events(json, Vec::new()).is_err());
+
+    // Events of odd shapes: skipped or tolerated.
+    let events: Vec<Value> = serde_json::from_str(
+        r#"[7, {"id": "x", "action": "run", "source": "agent", "args": []},
+            {"id": 2, "observation": "run", "cause": {"a": 1}, "content": 5},
+            {"id": 3, "observation": "error", "content": "boom"},
+            {"id": 4, "action": "edit", "source": "agent", "args": {"command": 1, "path": null}},
+            {"id": 5, "observation": "edit", "cause": 4, "extras": {"diff": 9}}]"#,
+    )
+    .unwrap_or_default();
+    let p = parse_events(json, events).unwrap_or_else(|e| panic!("{e}"));
+    let run = &p.runs[0];
+    assert_eq!(run.steps.len(), 2);
+    assert!(run.steps[0].flags.error && run.steps[0].observation == "boom");
+    assert_eq!(tool_edits(run).len(), 1);
+    assert_eq!(p.warnings.len(), 1);
+    assert!(p.warnings[0].contains("event 0"));
+
+    // An error before any action becomes a step of its own.
+    let p = parse_events(json, vec![serde_json::json!({"id": 0, "observation": "error", "content": "early"})])
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(p.runs[0].steps.len(), 1);
+    assert!(p.runs[0].steps[0].flags.error);
+}
+
+#[test]
+fn api_keys_are_masked() {
+    let m = serde_json::json!({"llm_config": {"api_key": "sk-live", "aws_secret_access_key": null}, "x": 1});
+    let out = masked(&m);
+    assert_eq!(out["llm_config"]["api_key"], "**********");
+    assert!(out["llm_config"]["aws_secret_access_key"].is_null());
+    assert_eq!(masked(&serde_json::json!({"llm_config": "odd"})), serde_json::json!({"llm_config": "odd"}));
+}
+
+fn corpus_runs() -> Parsed {
+    parse_ok(Path::new(CORPUS), &read(CORPUS))
+}
+
+fn edit_attempts(run: &Run) -> usize {
+    tool_edits(run).len()
+}
+
+fn error_observation_steps(run: &Run) -> Vec<&Step> {
+    run.steps.iter().filter(|s| s.observation.contains("Parameter 'command' is expected to be one of")).collect()
+}
+
+#[test]
+fn corpus_manifest_facts() {
+    let p = corpus_runs();
+    assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+    let ids: Vec<&str> = p.runs.iter().map(|r| r.instance_id.as_str()).collect();
+    assert_eq!(ids, ["ponylang__ponyc-4595", "ponylang__ponyc-4593", "ponylang__ponyc-4588"]);
+    let steps: Vec<usize> = p.runs.iter().map(|r| r.steps.len()).collect();
+    assert_eq!(steps, [23, 33, 49]);
+    let edits: Vec<usize> = p.runs.iter().map(edit_attempts).collect();
+    assert_eq!(edits, [2, 11, 16]);
+    assert!(p.runs.iter().all(|r| r.submission.is_some()));
+    assert!(p.outcomes.is_empty(), "no test report in these lines");
+    assert!(p.runs.iter().all(|r| r.agent.as_deref() == Some("openhands/CodeActAgent")));
+    assert!(p.runs.iter().all(|r| r.model.as_deref() == Some("openai/openrouter-llama-4-maverick")));
+    assert!(p.runs.iter().all(|r| r.metadata.as_deref().is_some_and(|m| m.contains("\"api_key\":\"**********\""))));
+
+    let [r4595, r4593, r4588] = [&p.runs[0], &p.runs[1], &p.runs[2]];
+    assert_eq!(r4595.exit_status.as_deref(), Some("finished"));
+    assert_eq!(r4593.exit_status.as_deref(), Some("finished"));
+    assert!(
+        r4588.exit_status.as_deref().is_some_and(|s| s.starts_with("RuntimeError: Agent reached maximum iteration"))
+    );
+    assert_eq!(error_observation_steps(r4593).len(), 1);
+    assert_eq!(error_observation_steps(r4588).len(), 1);
+    assert!(error_observation_steps(r4593)[0].flags.error);
+    assert_eq!(r4595.tokens_sent, Some(565_158));
+
+    // Edit verdicts from the tool's replies.
+    let statuses = |r: &Run| -> (usize, usize) {
+        let e = tool_edits(r);
+        (
+            e.iter().filter(|x| x.status == EditStatus::Applied).count(),
+            e.iter().filter(|x| x.status == EditStatus::RefusedByTool).count(),
+        )
+    };
+    assert_eq!(statuses(r4595), (1, 1));
+    assert_eq!(statuses(r4593), (1, 10));
+    assert_eq!(statuses(r4588), (4, 12));
+    assert!(r4593.steps.iter().any(|s| s.flags.edit_rejected));
+    assert_eq!(p.tasks.len(), 3);
+}
