@@ -23,9 +23,9 @@ pub enum BenchCommand {
     /// then ingest it again to time the unchanged path.
     Ingest {
         dir: PathBuf,
-        /// Keep the database here instead of a temporary folder.
+        /// Keep the database at this path (it must not exist yet) instead of a temporary one.
         #[arg(long)]
-        db: Option<PathBuf>,
+        keep_db: Option<PathBuf>,
     },
 }
 
@@ -38,13 +38,16 @@ pub fn run(cmd: BenchCommand) -> Result<i32> {
             println!("generated {} files, {} steps, {:.1} MB in {}", g.files, g.steps, g.bytes as f64 / 1e6, dir.display());
             Ok(0)
         }
-        BenchCommand::Ingest { dir, db } => ingest(&dir, db),
+        BenchCommand::Ingest { dir, keep_db } => ingest(&dir, keep_db),
     }
 }
 
 fn ingest(dir: &Path, db: Option<PathBuf>) -> Result<i32> {
     let tmp = tempfile::tempdir()?;
     let db = db.unwrap_or_else(|| tmp.path().join("bench.db"));
+    if db.exists() {
+        bail!("{} exists; the benchmark needs a fresh database", db.display());
+    }
     let mut store = Store::open(&db)?;
     let opts = Options::default();
     let first = pipeline::ingest(&mut store, &[dir.to_path_buf()], &opts, &Silent);
@@ -55,6 +58,7 @@ fn ingest(dir: &Path, db: Option<PathBuf>) -> Result<i32> {
     let t = first.totals();
     println!("input            {:.1} MB in {} files ({} runs, {} steps)", mb, first.ingested(), t.runs, t.steps);
     println!("first ingest     {:.2} s  = {:.1} MB/s", first.elapsed.as_secs_f64(), mb / first.elapsed.as_secs_f64());
+    println!("  writer busy    {:.2} s (database transactions)", first.write_time.as_secs_f64());
     println!("unchanged again  {:.2} s  ({} unchanged)", second.elapsed.as_secs_f64(), second.unchanged());
     println!("database         {:.1} MB  = {:.3} x input", db_bytes as f64 / 1e6, db_bytes as f64 / first.bytes.max(1) as f64);
     println!("peak memory      {:.0} MB (VmHWM)", peak_rss_kb()? as f64 / 1024.0);

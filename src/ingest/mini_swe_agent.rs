@@ -49,17 +49,34 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
         }
         let role = str_field(m, "role").unwrap_or_default();
         let content = content_text(m.get("content"));
-        match role.as_str() {
-            "assistant" => turns.push(Turn::new(m)),
+        // Messages that become steps are stored as steps; the history keeps the rest (system
+        // prompt, task, exit), so no text is stored twice.
+        let in_step = match role.as_str() {
+            "assistant" => {
+                turns.push(Turn::new(m));
+                true
+            }
             "user" | "tool" => match turns.last_mut() {
-                Some(t) => t.replies.push(m),
-                None if role == "user" && task.is_none() => task = Some(content.clone()),
-                None => {}
+                Some(t) => {
+                    t.replies.push(m);
+                    true
+                }
+                None => {
+                    if role == "user" && task.is_none() {
+                        task = Some(content.clone());
+                    }
+                    false
+                }
             },
-            "exit" => exit = Some(m),
-            _ => {}
+            "exit" => {
+                exit = Some(m);
+                false
+            }
+            _ => false,
+        };
+        if !in_step {
+            history.push(Message { role, content, extra: None });
         }
-        history.push(Message { role, content, extra: None });
     }
 
     let exit_extra = exit.and_then(|m| m.get("extra")).unwrap_or(&Value::Null);

@@ -46,6 +46,9 @@ pub struct Report {
     pub results: Vec<UnitResult>,
     pub bytes: u64,
     pub elapsed: Duration,
+    /// Time the writer spent in database transactions (the rest is reading and parsing, which
+    /// overlaps with it on the worker threads).
+    pub write_time: Duration,
 }
 
 impl Report {
@@ -172,7 +175,9 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &Options, progress: &d
             pending.insert(i, work);
             while let Some(work) = pending.remove(&expect) {
                 let unit = &units[expect];
+                let t = Instant::now();
                 let (bytes, result) = write(store, unit, work);
+                report.write_time += t.elapsed();
                 report.bytes += bytes;
                 progress.advance(bytes, &unit.path);
                 report.results.push(result);

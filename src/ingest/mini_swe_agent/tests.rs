@@ -37,7 +37,8 @@ fn v1_fixture_steps_flags_and_edits() {
     assert_eq!(run.cost, Some(0.0123));
     assert_eq!(run.api_calls, Some(8));
     assert_eq!(run.position, 0);
-    assert_eq!(run.history.len(), 18);
+    // Every message is either a step's (assistant + reply) or kept in the history.
+    assert_eq!(run.history.len() + 2 * run.steps.len(), 18);
     assert_eq!(run.history[0].role, "system");
     assert_eq!(run.steps.len(), 8);
     assert_eq!(run.tokens_sent, Some(10_000));
@@ -193,7 +194,8 @@ fn corpus_django_11163() {
     let p = parse_path(&corpus("django__django-11163/django__django-11163.traj.json"));
     let run = only_run(&p);
     assert_eq!(run.instance_id, "django__django-11163");
-    assert_eq!(run.history.len(), 28);
+    // Every message is either a step's (assistant + reply) or kept in the history.
+    assert_eq!(run.history.len() + 2 * run.steps.len(), 28);
     assert_eq!(run.steps.len(), 13);
     assert_eq!(run.exit_status.as_deref(), Some("Submitted"));
     assert_eq!(run.model.as_deref(), Some("google/gemini-3-pro-preview"));
@@ -208,7 +210,8 @@ fn corpus_django_11163() {
 fn corpus_astropy_13033_has_one_format_error() {
     let p = parse_path(&corpus("astropy__astropy-13033/astropy__astropy-13033.traj.json"));
     let run = only_run(&p);
-    assert_eq!(run.history.len(), 66);
+    // Every message is either a step's (assistant + reply) or kept in the history.
+    assert_eq!(run.history.len() + 2 * run.steps.len(), 66);
     assert_eq!(run.steps.len(), 32);
     assert_eq!(run.exit_status.as_deref(), Some("Submitted"));
     let format_errors: Vec<usize> = (0..run.steps.len()).filter(|i| run.steps[*i].flags.format_error).collect();
@@ -221,7 +224,8 @@ fn corpus_astropy_13033_has_one_format_error() {
 fn corpus_django_16560_is_long_and_costly() {
     let p = parse_path(&corpus("django__django-16560/django__django-16560.traj.json"));
     let run = only_run(&p);
-    assert_eq!(run.history.len(), 292);
+    // Every message is either a step's (assistant + reply) or kept in the history.
+    assert_eq!(run.history.len() + 2 * run.steps.len(), 292);
     assert_eq!(run.steps.len(), 145);
     assert_eq!(run.exit_status.as_deref(), Some("Submitted"));
     assert!((run.cost.unwrap_or(0.0) - 1.44).abs() < 0.005, "{:?}", run.cost);

@@ -121,7 +121,10 @@ impl Timeline {
                 if role == "user" && self.first_user_message.is_none() {
                     self.first_user_message = Some(content.clone());
                 }
-                self.history.push(Message { role: role.to_string(), content, extra: None });
+                // Agent messages are steps; only what is not a step is kept as history.
+                if role == "user" {
+                    self.history.push(Message { role: role.to_string(), content, extra: None });
+                }
             }
             "finish" => self.finished = true,
             _ => {}

@@ -144,7 +144,13 @@ fn build_run(
         position: attempt.unwrap_or(0) as i64,
         ..Run::default()
     };
-    run.history = history.iter().map(history_message).collect();
+    // The conversation up to the first model turn (system prompt, demonstrations, the task);
+    // later messages repeat the steps' text, and 1.x prompts keep them all anyway.
+    run.history = history
+        .iter()
+        .take_while(|m| m.get("role").and_then(Value::as_str) != Some("assistant"))
+        .map(history_message)
+        .collect();
 
     let mut prompts = PromptDedup::default();
     let mut views = window::Views::default();
