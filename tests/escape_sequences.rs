@@ -82,10 +82,12 @@ fn show_json_keeps_the_text_escaped() {
 #[test]
 fn search_and_runs_text_output_are_clean() {
     let case = hostile_case();
-    let out = case.cli(&[OsStr::new("search"), OsStr::new("redword")]);
+    // The snippet around "plainword" spans the colour codes and the OSC 52 sequence.
+    let out = case.cli(&[OsStr::new("search"), OsStr::new("plainword")]);
     assert_clean("search", &out);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("esc__case-1") && text.contains("1 hits"), "{text}");
+    assert!(!text.contains("ZXZpbCBjbGlwYm9hcmQ="), "{text}");
     let out = case.cli(&[OsStr::new("runs")]);
     assert_clean("runs", &out);
     assert!(String::from_utf8_lossy(&out.stdout).contains("2 runs"));
@@ -133,4 +135,20 @@ fn show_header_fields_from_the_file_are_clean() {
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let out = case.cli(&[OsStr::new("show"), OsStr::new("ver__esc-1")]);
     assert_clean("show", &out);
+}
+
+#[test]
+#[ignore = "bug: src/store/write.rs indexes the raw observation in steps_fts; with the unicode61 \
+            tokenizer `\\x1b[31merror` becomes the token `31merror`, so a coloured word is not found"]
+fn words_right_after_colour_codes_are_searchable() {
+    let case = hostile_case();
+    // "redword" is only ever preceded by `ESC [31m`.
+    let out = case.cli(&[OsStr::new("search"), OsStr::new("redword"), OsStr::new("--json")]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let hits: serde_json::Value = must(serde_json::from_slice(&out.stdout), "search --json");
+    let instances: Vec<&str> = hits
+        .as_array()
+        .map(|a| a.iter().filter_map(|h| h["instance_id"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(instances, vec!["esc__case-1"]);
 }

@@ -141,7 +141,8 @@ fn fixture_instance_two_hit_the_iteration_limit() {
     assert_eq!(run.steps[3].observation, "Your thought has been logged.");
     assert!(run.steps[4].flags.error && run.steps[4].flags.test_run);
     assert_eq!(run.steps[5].thought, "I could not find the tests; should I add some?");
-    assert_eq!(run.history.last().map(|m| m.role.as_str()), Some("assistant"));
+    // Agent messages are steps; the history keeps only what is not (system prompt, user turns).
+    assert!(run.history.iter().all(|m| m.role != "assistant"));
 
     assert!(p.outcomes.iter().all(|o| o.instance_id != "demo__oh-2"));
     assert!(p.tasks[1].fail_to_pass.is_empty() && p.tasks[1].gold_patch.is_none());

@@ -154,13 +154,16 @@ fn build_run(
 
     let mut prompts = PromptDedup::default();
     let mut views = window::Views::default();
-    let mut prev_state: (Option<String>, Option<String>) = (None, None);
+    let states = states_after(&steps_in);
     let count = steps_in.len();
     for (idx, s) in steps_in.into_iter().enumerate() {
-        let (open_file, working_dir) = read_state(s.state.as_ref());
+        let (open_file, working_dir) = states[idx].clone();
         let action = s.action.trim_end_matches('\n').to_string();
         // The file an edit applies to is the one open before the action ran.
-        let open_before = prev_state.0.clone().or_else(|| open_file.clone());
+        let open_before = match idx {
+            0 => open_file.clone(),
+            _ => states[idx - 1].0.clone().or_else(|| open_file.clone()),
+        };
         let parsed_action = actions::parse_action(&action, open_before.as_deref(), working_dir.as_deref(), &views);
         let mut flags = StepFlags {
             output_clipped: markers::output_clipped(&s.observation),
@@ -206,7 +209,6 @@ fn build_run(
             query,
             ..Step::default()
         });
-        prev_state = (open_file, working_dir);
     }
     if let Some(sub) = &submission {
         run.edits.extend(edits::final_patch_edits(sub));
@@ -225,6 +227,18 @@ fn guess_version(steps: &[StepIn<'_>]) -> String {
     } else {
         "unknown".to_string()
     }
+}
+
+/// Open file and working directory after each step's action. 0.x records the state the
+/// action was chosen in (a JSON string), 1.x the state after it ran (a dict): 0.x states are
+/// shifted by one so both mean "after".
+fn states_after(steps: &[StepIn<'_>]) -> Vec<(Option<String>, Option<String>)> {
+    let states: Vec<_> = steps.iter().map(|s| read_state(s.state.as_ref())).collect();
+    let recorded_before = steps.iter().any(|s| matches!(s.state, Some(Value::String(_))));
+    if !recorded_before {
+        return states;
+    }
+    (0..states.len()).map(|i| states.get(i + 1).unwrap_or(&states[i]).clone()).collect()
 }
 
 /// `state` is a JSON string in 0.x and a dict in 1.x; "n/a" means no open file.
