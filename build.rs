@@ -9,7 +9,8 @@ fn main() {
     let mut files = Vec::new();
     collect(&root, &root, &mut files);
     files.sort();
-    let mut out = String::from("/// (path relative to fixtures/, content)\npub static FIXTURES: &[(&str, &[u8])] = &[\n");
+    let mut out =
+        String::from("/// (path relative to fixtures/, content)\npub static FIXTURES: &[(&str, &[u8])] = &[\n");
     for (rel, abs) in files {
         let _ = writeln!(out, "    ({rel:?}, include_bytes!({abs:?})),");
     }

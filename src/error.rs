@@ -35,11 +35,7 @@ pub enum IngestError {
     #[error("{}: empty file", path.display())]
     Empty { path: PathBuf },
     #[error("{}: {}", path.display(), describe(location, message))]
-    Parse {
-        path: PathBuf,
-        location: Option<Location>,
-        message: String,
-    },
+    Parse { path: PathBuf, location: Option<Location>, message: String },
     #[error("{}: not a known trajectory or test-output format: {detail}", path.display())]
     UnknownFormat { path: PathBuf, detail: String },
     #[error("{}: database error: {source}", path.display())]
@@ -59,19 +55,12 @@ fn describe(location: &Option<Location>, message: &str) -> String {
 
 impl IngestError {
     pub fn parse(path: &std::path::Path, location: Option<Location>, message: impl Into<String>) -> Self {
-        IngestError::Parse {
-            path: path.to_path_buf(),
-            location,
-            message: message.into(),
-        }
+        IngestError::Parse { path: path.to_path_buf(), location, message: message.into() }
     }
 
     /// A serde_json error, with its line and column.
     pub fn json(path: &std::path::Path, err: &serde_json::Error) -> Self {
-        let location = (err.line() > 0).then(|| Location::LineColumn {
-            line: err.line(),
-            column: err.column(),
-        });
+        let location = (err.line() > 0).then(|| Location::LineColumn { line: err.line(), column: err.column() });
         IngestError::parse(path, location, json_message(err))
     }
 
@@ -99,9 +88,5 @@ pub enum StoreError {
     #[error("no run matches {0:?}")]
     NoSuchRun(String),
     #[error("{query:?} names {count} runs; use a numeric run id ({ids})")]
-    AmbiguousRun {
-        query: String,
-        count: usize,
-        ids: String,
-    },
+    AmbiguousRun { query: String, count: usize, ids: String },
 }

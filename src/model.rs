@@ -124,11 +124,7 @@ impl Message {
     pub fn from_raw_json(raw: &str) -> Message {
         match serde_json::from_str::<serde_json::Value>(raw) {
             Ok(v) => Message::from_value(&v),
-            Err(_) => Message {
-                role: String::new(),
-                content: raw.to_string(),
-                extra: None,
-            },
+            Err(_) => Message { role: String::new(), content: raw.to_string(), extra: None },
         }
     }
 }
@@ -147,10 +143,7 @@ pub fn flatten_content(v: Option<&serde_json::Value>) -> String {
                     Value::String(s) => s.clone(),
                     Value::Object(_) => match p.get("text").and_then(Value::as_str) {
                         Some(t) => t.to_string(),
-                        None => format!(
-                            "[{} part]",
-                            p.get("type").and_then(Value::as_str).unwrap_or("non-text")
-                        ),
+                        None => format!("[{} part]", p.get("type").and_then(Value::as_str).unwrap_or("non-text")),
                     },
                     other => other.to_string(),
                 };
@@ -218,16 +211,10 @@ pub struct StepFlags {
 impl StepFlags {
     pub fn bits(self) -> i64 {
         let mut b = 0;
-        for (i, on) in [
-            self.edit,
-            self.edit_rejected,
-            self.error,
-            self.output_clipped,
-            self.test_run,
-            self.format_error,
-        ]
-        .into_iter()
-        .enumerate()
+        for (i, on) in
+            [self.edit, self.edit_rejected, self.error, self.output_clipped, self.test_run, self.format_error]
+                .into_iter()
+                .enumerate()
         {
             if on {
                 b |= 1 << i;
@@ -348,12 +335,8 @@ pub enum TestGroup {
 }
 
 impl TestGroup {
-    pub const ALL: [TestGroup; 4] = [
-        TestGroup::FailToPass,
-        TestGroup::PassToPass,
-        TestGroup::FailToFail,
-        TestGroup::PassToFail,
-    ];
+    pub const ALL: [TestGroup; 4] =
+        [TestGroup::FailToPass, TestGroup::PassToPass, TestGroup::FailToFail, TestGroup::PassToFail];
     pub fn name(self) -> &'static str {
         match self {
             TestGroup::FailToPass => "FAIL_TO_PASS",

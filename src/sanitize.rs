@@ -76,10 +76,8 @@ fn skip_escape(chars: &mut Chars<'_>) {
 
 /// CSI: parameter and intermediate bytes, then one final byte in `@`..=`~`.
 fn skip_csi(chars: &mut Chars<'_>) {
-    while let Some(c) = chars.next() {
-        if ('@'..='~').contains(&c) {
-            break;
-        }
+    // Anything outside the parameter/intermediate range ends it: the final byte, or garbage.
+    for c in chars.by_ref() {
         if !(' '..='?').contains(&c) {
             break;
         }

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 pub enum Kind {
     SweAgent11,
     Mini,
-    /// Alternate the two, half of the bytes each.
+    /// Alternate files of the two kinds (SWE-agent files are larger, so most bytes are theirs).
     Mixed,
 }
 
@@ -53,8 +53,8 @@ impl Rng {
 }
 
 const WORDS: &[&str] = &[
-    "value", "config", "parser", "result", "handler", "request", "session", "index", "buffer", "token",
-    "module", "field", "schema", "record", "stream", "cache", "option", "context", "error", "path",
+    "value", "config", "parser", "result", "handler", "request", "session", "index", "buffer", "token", "module",
+    "field", "schema", "record", "stream", "cache", "option", "context", "error", "path",
 ];
 
 fn code_lines(rng: &mut Rng, n: usize, start: usize) -> String {
@@ -90,7 +90,10 @@ fn prose(rng: &mut Rng, words: usize) -> String {
 pub fn swe_agent_11(seed: u64, instance_id: &str, steps: usize) -> Value {
     let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
     let system = json!({"role": "system", "content": "You are a helpful assistant that can interact with a computer to solve tasks.", "agent": "main", "message_type": "system_prompt"});
-    let task = format!("<uploaded_files>\n/testbed\n</uploaded_files>\nConsider the following PR description:\n\n<pr_description>\n{}\n</pr_description>", prose(&mut rng, 80));
+    let task = format!(
+        "<uploaded_files>\n/testbed\n</uploaded_files>\nConsider the following PR description:\n\n<pr_description>\n{}\n</pr_description>",
+        prose(&mut rng, 80)
+    );
     let user = json!({"role": "user", "content": [{"type": "text", "text": task}], "agent": "main", "message_type": "observation"});
     let mut messages = vec![system, user];
     let mut trajectory = Vec::with_capacity(steps);
@@ -110,26 +113,32 @@ pub fn swe_agent_11(seed: u64, instance_id: &str, steps: usize) -> Value {
                 let old = code_lines(&mut rng, 3, 1);
                 let new = code_lines(&mut rng, 4, 1);
                 (
-                    format!("str_replace_editor str_replace {file}   --old_str '{}' --new_str '{}'", old.replace('\'', ""), new.replace('\'', "")),
-                    format!("The file {file} has been edited. Here's the result of running `cat -n` on a snippet of {file}:\n{}Review the changes and make sure they are as expected.", code_lines(&mut rng, 12, 10)),
+                    format!(
+                        "str_replace_editor str_replace {file}   --old_str '{}' --new_str '{}'",
+                        old.replace('\'', ""),
+                        new.replace('\'', "")
+                    ),
+                    format!(
+                        "The file {file} has been edited. Here's the result of running `cat -n` on a snippet of {file}:\n{}Review the changes and make sure they are as expected.",
+                        code_lines(&mut rng, 12, 10)
+                    ),
                 )
             }
             2 => (
                 "cd /testbed && python -m pytest tests -q -x".to_string(),
                 format!("{}\n{} passed, 1 failed in 2.31s", code_lines(&mut rng, 25, 1), rng.below(90)),
             ),
-            _ => (
-                format!("cd /testbed && grep -rn '{}' src | head -30", rng.pick(WORDS)),
-                code_lines(&mut rng, 30, 1),
-            ),
+            _ => (format!("cd /testbed && grep -rn '{}' src | head -30", rng.pick(WORDS)), code_lines(&mut rng, 30, 1)),
         };
         let call_id = format!("call_{seed}_{i}");
         let args = json!({"command": action.clone()}).to_string();
         messages.push(json!({"role": "assistant", "content": thought, "thought": thought, "action": action, "agent": "main",
             "tool_calls": [{"index": 0, "function": {"arguments": args, "name": "bash"}, "id": call_id, "type": "function"}],
             "message_type": "action"}));
-        messages.push(json!({"role": "tool", "content": [{"type": "text", "text": format!("OBSERVATION:\n{observation}")}],
-            "agent": "main", "message_type": "observation", "tool_call_ids": [call_id]}));
+        messages.push(
+            json!({"role": "tool", "content": [{"type": "text", "text": format!("OBSERVATION:\n{observation}")}],
+            "agent": "main", "message_type": "observation", "tool_call_ids": [call_id]}),
+        );
         trajectory.push(json!({
             "action": action, "observation": observation, "response": thought, "thought": thought,
             "execution_time": (rng.below(3000) as f64) / 1000.0,
@@ -144,7 +153,7 @@ pub fn swe_agent_11(seed: u64, instance_id: &str, steps: usize) -> Value {
         "info": {
             "swe_agent_version": "1.1.0",
             "submission": format!("diff --git a/src/x.py b/src/x.py\n--- a/src/x.py\n+++ b/src/x.py\n@@ -1,2 +1,2 @@\n-{}\n+{}\n", prose(&mut rng, 5), prose(&mut rng, 5)),
-            "exit_status": if seed % 3 == 0 { "submitted (exit_cost)" } else { "submitted" },
+            "exit_status": if seed.is_multiple_of(3) { "submitted (exit_cost)" } else { "submitted" },
             "model_stats": {"instance_cost": (rng.below(300) as f64) / 100.0, "tokens_sent": rng.below(900_000), "tokens_received": rng.below(20_000), "api_calls": steps},
         },
         "replay_config": json!({"agent": {"model": {"name": "synthetic/model-a"}}, "problem_statement": {"id": instance_id}}).to_string(),

@@ -121,7 +121,9 @@ fn edits_and_rejections_match_the_manifest() {
     assert_eq!(rejected_steps, vec![5, 6, 7]);
 
     // OpenHands: tool edit attempts per instance.
-    for (instance, tool_edits) in [("ponylang__ponyc-4595", 2), ("ponylang__ponyc-4593", 11), ("ponylang__ponyc-4588", 16)] {
+    for (instance, tool_edits) in
+        [("ponylang__ponyc-4595", 2), ("ponylang__ponyc-4593", 11), ("ponylang__ponyc-4588", 16)]
+    {
         let id = run(&c.runs, instance)["id"].to_string();
         let detail = json(&c.db, &["show", &id, "--json"]);
         let n = detail["edit_list"]

@@ -7,10 +7,8 @@ use crate::model::{Edit, EditKind, EditStatus};
 use similar::TextDiff;
 
 /// Linter gate rejections: the edit was NOT applied.
-const LINT_REJECTED: &[&str] = &[
-    "Your proposed edit has introduced new syntax error(s)",
-    "Your changes have NOT been applied",
-];
+const LINT_REJECTED: &[&str] =
+    &["Your proposed edit has introduced new syntax error(s)", "Your changes have NOT been applied"];
 
 /// Tool refusals: the edit was not applied.
 const TOOL_REFUSED: &[&str] = &[
@@ -116,16 +114,7 @@ pub fn edit_from_texts(
         (None, Some(n)) if kind == EditKind::Create => unified_diff(path, "", n),
         _ => None,
     };
-    Edit {
-        step,
-        path: path.to_string(),
-        kind,
-        status,
-        old_text,
-        new_text,
-        diff,
-        lint_codes: lint,
-    }
+    Edit { step, path: path.to_string(), kind, status, old_text, new_text, diff, lint_codes: lint }
 }
 
 /// One file's part of a multi-file unified diff (`git diff` output).
@@ -171,16 +160,12 @@ pub fn split_patch(patch: &str) -> Vec<FilePatch> {
             continue;
         }
         if !in_hunk {
-            if let Some(p) = line.strip_prefix("+++ ") {
-                if let Some(p) = clean_patch_path(p) {
-                    cur.path = p;
-                }
-            } else if let Some(p) = line.strip_prefix("--- ") {
-                if cur.path.is_empty() {
-                    if let Some(p) = clean_patch_path(p) {
-                        cur.path = p;
-                    }
-                }
+            if let Some(p) = line.strip_prefix("+++ ").and_then(clean_patch_path) {
+                cur.path = p;
+            } else if let Some(p) = line.strip_prefix("--- ").and_then(clean_patch_path)
+                && cur.path.is_empty()
+            {
+                cur.path = p;
             }
             continue;
         }
@@ -250,7 +235,9 @@ mod tests {
     #[test]
     fn verdicts_follow_the_documented_strings() {
         assert_eq!(
-            edit_status("Your proposed edit has introduced new syntax error(s). Please understand the fixes and retry your edit commmand.\n\nERRORS:\n- E999 SyntaxError"),
+            edit_status(
+                "Your proposed edit has introduced new syntax error(s). Please understand the fixes and retry your edit commmand.\n\nERRORS:\n- E999 SyntaxError"
+            ),
             EditStatus::RejectedByLinter
         );
         assert_eq!(
@@ -266,13 +253,17 @@ mod tests {
             edit_status("Your edits have been applied, but the linter has found syntax errors."),
             EditStatus::Applied
         );
-        assert_eq!(edit_status("ERROR:\nParameter `old_str` is required for command: str_replace."), EditStatus::RefusedByTool);
+        assert_eq!(
+            edit_status("ERROR:\nParameter `old_str` is required for command: str_replace."),
+            EditStatus::RefusedByTool
+        );
         assert_eq!(edit_status(""), EditStatus::Unknown);
     }
 
     #[test]
     fn lint_codes_are_read_from_error_lines() {
-        let obs = "ERRORS:\n- F821 undefined name 'x'\n- E999 SyntaxError: bad\n- F821 undefined name 'y'\n- not a code\n";
+        let obs =
+            "ERRORS:\n- F821 undefined name 'x'\n- E999 SyntaxError: bad\n- F821 undefined name 'y'\n- not a code\n";
         assert_eq!(lint_codes(obs), vec!["F821", "E999"]);
     }
 

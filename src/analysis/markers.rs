@@ -35,9 +35,7 @@ pub fn output_clipped(observation: &str) -> bool {
 pub fn looks_like_error(observation: &str) -> bool {
     let head = prefix(observation, 2000);
     let tail = suffix(observation, 2000);
-    ERROR_MARKERS
-        .iter()
-        .any(|m| head.contains(m) || tail.contains(m))
+    ERROR_MARKERS.iter().any(|m| head.contains(m) || tail.contains(m))
 }
 
 /// Whether an action runs tests (pytest, unittest, tox, Django's runtests, cargo/go test...).

@@ -39,10 +39,10 @@ pub fn shell_writes(command: &str) -> Vec<ShellWrite> {
         for simple in split_simple_commands(head, redirect_tail) {
             writes_of(&simple, heredoc.as_deref(), &mut writes);
         }
-        if let Some(body) = heredoc.as_deref() {
-            if line.contains("python") {
-                writes.extend(python_open_writes(body));
-            }
+        if let Some(body) = heredoc.as_deref()
+            && line.contains("python")
+        {
+            writes.extend(python_open_writes(body));
         }
     }
     if writes.is_empty() && (command.contains("python -c") || command.contains("python3 -c")) {
@@ -54,10 +54,8 @@ pub fn shell_writes(command: &str) -> Vec<ShellWrite> {
 fn heredoc_delimiter(line: &str) -> Option<String> {
     let p = line.find("<<")?;
     let rest = line[p + 2..].trim_start_matches('-').trim_start();
-    let word: String = rest
-        .chars()
-        .take_while(|c| !c.is_whitespace() && *c != ';' && *c != '>' && *c != '&' && *c != '|')
-        .collect();
+    let word: String =
+        rest.chars().take_while(|c| !c.is_whitespace() && *c != ';' && *c != '>' && *c != '&' && *c != '|').collect();
     let word = word.trim_matches(|c| c == '\'' || c == '"').to_string();
     (!word.is_empty()).then_some(word)
 }
@@ -65,10 +63,7 @@ fn heredoc_delimiter(line: &str) -> Option<String> {
 /// Tokenize and split on `&&`, `||`, `;` and `|`. The text after a heredoc marker on the same
 /// line (`<<EOF > file`) is appended so its redirect is seen.
 fn split_simple_commands(head: &str, redirect_tail: &str) -> Vec<Vec<String>> {
-    let tail_redirect = redirect_tail
-        .split_once('>')
-        .map(|(_, rest)| format!(">{rest}"))
-        .unwrap_or_default();
+    let tail_redirect = redirect_tail.split_once('>').map(|(_, rest)| format!(">{rest}")).unwrap_or_default();
     let text = format!("{head} {tail_redirect}");
     let Some(tokens) = shlex::split(&text) else {
         return Vec::new();
@@ -78,10 +73,10 @@ fn split_simple_commands(head: &str, redirect_tail: &str) -> Vec<Vec<String>> {
         let t = t.trim_end_matches(';').to_string();
         if matches!(t.as_str(), "&&" | "||" | "|" | ";") {
             out.push(Vec::new());
-        } else if !t.is_empty() {
-            if let Some(last) = out.last_mut() {
-                last.push(t);
-            }
+        } else if !t.is_empty()
+            && let Some(last) = out.last_mut()
+        {
+            last.push(t);
         }
     }
     out.retain(|c| !c.is_empty());
@@ -94,9 +89,7 @@ fn writes_of(cmd: &[String], heredoc: Option<&str>, out: &mut Vec<ShellWrite>) {
     };
     match program {
         "sed" => {
-            let in_place = cmd
-                .iter()
-                .any(|t| t == "-i" || t.starts_with("-i") || t.starts_with("--in-place"));
+            let in_place = cmd.iter().any(|t| t == "-i" || t.starts_with("-i") || t.starts_with("--in-place"));
             if !in_place {
                 return;
             }
@@ -119,12 +112,7 @@ fn writes_of(cmd: &[String], heredoc: Option<&str>, out: &mut Vec<ShellWrite>) {
             }
             let files = if has_e { &positional[..] } else { positional.get(1..).unwrap_or(&[]) };
             for f in files {
-                out.push(ShellWrite {
-                    path: f.clone(),
-                    content: None,
-                    append: false,
-                    how: "sed -i",
-                });
+                out.push(ShellWrite { path: f.clone(), content: None, append: false, how: "sed -i" });
             }
         }
         "cat" | "echo" | "printf" => {
@@ -134,24 +122,14 @@ fn writes_of(cmd: &[String], heredoc: Option<&str>, out: &mut Vec<ShellWrite>) {
                     "echo" => Some(format!("{}\n", literal_args(cmd).join(" "))),
                     _ => None,
                 };
-                out.push(ShellWrite {
-                    path,
-                    content,
-                    append,
-                    how: if program == "cat" { "cat >" } else { "echo >" },
-                });
+                out.push(ShellWrite { path, content, append, how: if program == "cat" { "cat >" } else { "echo >" } });
             }
         }
         "tee" => {
             let append = cmd.iter().any(|t| t == "-a" || t == "--append");
             for f in cmd[1..].iter().filter(|t| !t.starts_with('-')) {
                 if is_real_file(f) {
-                    out.push(ShellWrite {
-                        path: f.clone(),
-                        content: heredoc.map(str::to_string),
-                        append,
-                        how: "tee",
-                    });
+                    out.push(ShellWrite { path: f.clone(), content: heredoc.map(str::to_string), append, how: "tee" });
                 }
             }
         }
@@ -207,12 +185,7 @@ fn python_open_writes(src: &str) -> Vec<ShellWrite> {
         let after = after.trim_start().trim_start_matches(',').trim_start();
         let mode = quoted(after).map(|(m, _)| m).unwrap_or_default();
         if mode.contains('w') || mode.contains('a') {
-            out.push(ShellWrite {
-                path,
-                content: None,
-                append: mode.contains('a'),
-                how: "python open()",
-            });
+            out.push(ShellWrite { path, content: None, append: mode.contains('a'), how: "python open()" });
         }
     }
     out

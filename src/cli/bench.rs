@@ -33,9 +33,16 @@ pub fn run(cmd: BenchCommand) -> Result<i32> {
     match cmd {
         BenchCommand::Gen { dir, size, kind } => {
             let bytes = parse_size(&size)?;
-            let kind = Kind::parse(&kind).with_context(|| format!("unknown kind {kind:?}: swe-agent, mini or mixed"))?;
+            let kind =
+                Kind::parse(&kind).with_context(|| format!("unknown kind {kind:?}: swe-agent, mini or mixed"))?;
             let g = synth::generate(&dir, kind, bytes)?;
-            println!("generated {} files, {} steps, {:.1} MB in {}", g.files, g.steps, g.bytes as f64 / 1e6, dir.display());
+            println!(
+                "generated {} files, {} steps, {:.1} MB in {}",
+                g.files,
+                g.steps,
+                g.bytes as f64 / 1e6,
+                dir.display()
+            );
             Ok(0)
         }
         BenchCommand::Ingest { dir, keep_db } => ingest(&dir, keep_db),
@@ -60,7 +67,11 @@ fn ingest(dir: &Path, db: Option<PathBuf>) -> Result<i32> {
     println!("first ingest     {:.2} s  = {:.1} MB/s", first.elapsed.as_secs_f64(), mb / first.elapsed.as_secs_f64());
     println!("  writer busy    {:.2} s (database transactions)", first.write_time.as_secs_f64());
     println!("unchanged again  {:.2} s  ({} unchanged)", second.elapsed.as_secs_f64(), second.unchanged());
-    println!("database         {:.1} MB  = {:.3} x input", db_bytes as f64 / 1e6, db_bytes as f64 / first.bytes.max(1) as f64);
+    println!(
+        "database         {:.1} MB  = {:.3} x input",
+        db_bytes as f64 / 1e6,
+        db_bytes as f64 / first.bytes.max(1) as f64
+    );
     println!("peak memory      {:.0} MB (VmHWM)", peak_rss_kb()? as f64 / 1024.0);
     println!("integrity        {}", store.integrity_check()?);
     Ok(if first.has_problems() { 1 } else { 0 })

@@ -31,11 +31,7 @@ impl Bar {
         .unwrap_or_else(|_| ProgressStyle::default_bar())
         .progress_chars("=> ");
         bar.set_style(style);
-        Bar {
-            bar,
-            total: AtomicUsize::new(0),
-            done: AtomicUsize::new(0),
-        }
+        Bar { bar, total: AtomicUsize::new(0), done: AtomicUsize::new(0) }
     }
 }
 
@@ -58,10 +54,7 @@ impl Progress for Bar {
 
 pub fn run(store: &mut Store, paths: &[PathBuf], format: Option<Format>) -> Result<i32> {
     let bar = Bar::new();
-    let opts = Options {
-        forced: format,
-        workers: 0,
-    };
+    let opts = Options { forced: format, workers: 0 };
     let report = pipeline::ingest(store, paths, &opts, &bar);
     print_summary(&report);
     Ok(if report.has_problems() { 1 } else { 0 })

@@ -44,11 +44,8 @@ pub fn print_run_table(runs: &[RunSummary]) {
     );
     for r in runs {
         let cost = r.cost.map(|c| format!("{c:.2}")).unwrap_or_else(|| "-".into());
-        let edits = if r.rejected_edits > 0 {
-            format!("{}!{}", r.edits, r.rejected_edits)
-        } else {
-            r.edits.to_string()
-        };
+        let edits =
+            if r.rejected_edits > 0 { format!("{}!{}", r.edits, r.rejected_edits) } else { r.edits.to_string() };
         let _ = writeln!(
             out,
             "{:>5}  {:<36} {:<16} {:<28} {:<24} {:>4} {:>5} {:>5} {:>7}",
@@ -110,12 +107,7 @@ pub fn print_run(d: &RunDetail, full: bool) {
 
 fn print_step(step: &StepRow, d: &RunDetail, full: bool) {
     let flags = if step.flags.is_empty() { String::new() } else { format!(" [{}]", step.flags.join(", ")) };
-    println!(
-        "\n── step {} · {}{}",
-        step.index,
-        step.tool.as_deref().unwrap_or("-"),
-        flags
-    );
+    println!("\n── step {} · {}{}", step.index, step.tool.as_deref().unwrap_or("-"), flags);
     if !step.thought.trim().is_empty() {
         println!("thought:");
         print_block(&step.thought, if full { usize::MAX } else { 12 });

@@ -42,10 +42,10 @@ pub fn shape(text: &str) -> Shape {
     // JSONL: a complete object on the first line and another object after it.
     if let Some(nl) = t.find('\n') {
         let (first, rest) = t.split_at(nl);
-        if rest.trim_start().starts_with('{') {
-            if let Ok(keys) = top_keys(first) {
-                return Shape::Lines(keys);
-            }
+        if rest.trim_start().starts_with('{')
+            && let Ok(keys) = top_keys(first)
+        {
+            return Shape::Lines(keys);
         }
     }
     match top_keys(t) {
@@ -133,9 +133,7 @@ pub fn detect_value(v: &serde_json::Value) -> Option<Format> {
 }
 
 pub fn is_openhands_event(v: &serde_json::Value) -> bool {
-    v.get("id").is_some()
-        && v.get("source").is_some()
-        && (v.get("action").is_some() || v.get("observation").is_some())
+    v.get("id").is_some() && v.get("source").is_some() && (v.get("action").is_some() || v.get("observation").is_some())
 }
 
 /// Python unittest text output: a `Ran N test(s) in` line followed by `OK` or `FAILED (...)`.

@@ -48,10 +48,7 @@ pub fn maybe_nested_json(v: &Value) -> Value {
 pub fn string_list(v: Option<&Value>) -> Vec<String> {
     let Some(v) = v else { return Vec::new() };
     match maybe_nested_json(v) {
-        Value::Array(items) => items
-            .into_iter()
-            .filter_map(|i| i.as_str().map(str::to_string))
-            .collect(),
+        Value::Array(items) => items.into_iter().filter_map(|i| i.as_str().map(str::to_string)).collect(),
         _ => Vec::new(),
     }
 }
@@ -84,10 +81,7 @@ pub fn for_each_jsonl_line(
             .map_err(|e| {
                 IngestError::parse(
                     path,
-                    Some(Location::LineColumn {
-                        line: lineno,
-                        column: e.column(),
-                    }),
+                    Some(Location::LineColumn { line: lineno, column: e.column() }),
                     crate::error::json_message(&e),
                 )
             })
@@ -102,9 +96,7 @@ pub fn for_each_jsonl_line(
     }
     match (good, first_error) {
         (0, Some(e)) => Err(e),
-        (0, None) => Err(IngestError::Empty {
-            path: path.to_path_buf(),
-        }),
+        (0, None) => Err(IngestError::Empty { path: path.to_path_buf() }),
         _ => Ok(()),
     }
 }

@@ -23,7 +23,10 @@ use std::path::{Path, PathBuf};
 
 /// The result of parsing one unit.
 pub enum Outcome {
-    Parsed { format: Format, parsed: Parsed },
+    Parsed {
+        format: Format,
+        parsed: Parsed,
+    },
     /// Not an input of any kind (a README, a script): counted, not an error.
     Skipped,
 }
@@ -33,17 +36,11 @@ pub fn parse_loaded(loaded: &Loaded, forced: Option<Format>) -> Result<Outcome, 
     match loaded.unit.kind {
         UnitKind::HarnessDir => {
             let mut warnings = Vec::new();
-            let files: Vec<(PathBuf, String)> = loaded
-                .files
-                .iter()
-                .map(|(p, b)| (p.clone(), decode(p, b, &mut warnings).into_owned()))
-                .collect();
+            let files: Vec<(PathBuf, String)> =
+                loaded.files.iter().map(|(p, b)| (p.clone(), decode(p, b, &mut warnings).into_owned())).collect();
             let mut parsed = harness::parse_dir(&loaded.unit.path, &files)?;
             parsed.warnings.extend(warnings);
-            Ok(Outcome::Parsed {
-                format: Format::SwebenchHarness,
-                parsed,
-            })
+            Ok(Outcome::Parsed { format: Format::SwebenchHarness, parsed })
         }
         UnitKind::EventDir => {
             let mut events = Vec::with_capacity(loaded.files.len());
@@ -60,16 +57,11 @@ pub fn parse_loaded(loaded: &Loaded, forced: Option<Format>) -> Result<Outcome, 
             }
             let mut parsed = openhands::parse_events(&loaded.unit.path, events)?;
             parsed.warnings.extend(warnings);
-            Ok(Outcome::Parsed {
-                format: Format::OpenHandsEvents,
-                parsed,
-            })
+            Ok(Outcome::Parsed { format: Format::OpenHandsEvents, parsed })
         }
         UnitKind::File => {
-            let (path, bytes) = loaded
-                .files
-                .first()
-                .ok_or_else(|| IngestError::Empty { path: loaded.unit.path.clone() })?;
+            let (path, bytes) =
+                loaded.files.first().ok_or_else(|| IngestError::Empty { path: loaded.unit.path.clone() })?;
             parse_file(path, bytes, forced)
         }
     }
@@ -144,10 +136,7 @@ fn unknown(path: &Path, shape: &Shape) -> IngestError {
         Shape::Array => "a JSON array whose items match no format".to_string(),
         Shape::Text => "plain text".to_string(),
     };
-    IngestError::UnknownFormat {
-        path: path.to_path_buf(),
-        detail,
-    }
+    IngestError::UnknownFormat { path: path.to_path_buf(), detail }
 }
 
 /// Bytes as text. Invalid UTF-8 is replaced with U+FFFD and reported (with its byte offset) as a
@@ -157,11 +146,7 @@ pub fn decode<'a>(path: &Path, bytes: &'a [u8], warnings: &mut Vec<String>) -> C
     match std::str::from_utf8(bytes) {
         Ok(s) => Cow::Borrowed(s),
         Err(e) => {
-            warnings.push(format!(
-                "{}: byte {}: invalid UTF-8 replaced with U+FFFD",
-                path.display(),
-                e.valid_up_to()
-            ));
+            warnings.push(format!("{}: byte {}: invalid UTF-8 replaced with U+FFFD", path.display(), e.valid_up_to()));
             Cow::Owned(String::from_utf8_lossy(bytes).into_owned())
         }
     }

@@ -36,8 +36,13 @@ pub enum UnitResult {
         warnings: Vec<String>,
     },
     /// Same content as already stored. Problems found when it was ingested are repeated.
-    Unchanged { path: PathBuf, warnings: Vec<String> },
-    Skipped { path: PathBuf },
+    Unchanged {
+        path: PathBuf,
+        warnings: Vec<String>,
+    },
+    Skipped {
+        path: PathBuf,
+    },
     Failed(IngestError),
 }
 
@@ -209,12 +214,7 @@ fn process(unit: Unit, known: &HashMap<String, Vec<u8>>, forced: Option<Format>)
         return Work::Unchanged(loaded.size);
     }
     match parse_loaded(&loaded, forced) {
-        Ok(outcome) => Work::Parsed {
-            loaded_size: loaded.size,
-            hash: loaded.hash,
-            unit: loaded.unit,
-            outcome,
-        },
+        Ok(outcome) => Work::Parsed { loaded_size: loaded.size, hash: loaded.hash, unit: loaded.unit, outcome },
         Err(e) => Work::Failed(loaded.size, e),
     }
 }
@@ -239,15 +239,7 @@ fn write(store: &mut Store, unit: &Unit, work: Work) -> (u64, UnitResult) {
                     hash: &hash,
                 };
                 match store.write_source(&record, &parsed) {
-                    Ok(stats) => (
-                        loaded_size,
-                        UnitResult::Ingested {
-                            path,
-                            format,
-                            stats,
-                            warnings: parsed.warnings,
-                        },
-                    ),
+                    Ok(stats) => (loaded_size, UnitResult::Ingested { path, format, stats, warnings: parsed.warnings }),
                     Err(source) => (loaded_size, UnitResult::Failed(IngestError::Store { path, source })),
                 }
             }

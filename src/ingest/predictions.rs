@@ -15,8 +15,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
     if is_jsonl(path, text) {
         let mut predictions = Vec::new();
         json::for_each_jsonl_line(path, text, &mut parsed.warnings, |line, v| {
-            let p = prediction(&v, None)
-                .map_err(|m| IngestError::shape(path, format!("line {line}: {m}")))?;
+            let p = prediction(&v, None).map_err(|m| IngestError::shape(path, format!("line {line}: {m}")))?;
             predictions.push(p);
             Ok(())
         })?;
@@ -27,9 +26,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
     let v = json::parse_value(path, text)?;
     let keep = |where_: String, r: Result<Prediction, String>, parsed: &mut Parsed| match r {
         Ok(p) => parsed.predictions.push(p),
-        Err(m) => parsed
-            .warnings
-            .push(format!("{}: {where_}: {m}", path.display())),
+        Err(m) => parsed.warnings.push(format!("{}: {where_}: {m}", path.display())),
     };
     match &v {
         Value::Object(_) if v.get("instance_id").is_some() => {
@@ -38,11 +35,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
         }
         Value::Object(map) => {
             for (key, item) in map {
-                keep(
-                    format!("key {key:?}"),
-                    prediction(item, Some(key)),
-                    &mut parsed,
-                );
+                keep(format!("key {key:?}"), prediction(item, Some(key)), &mut parsed);
             }
         }
         Value::Array(items) => {
@@ -51,22 +44,12 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
             }
         }
         _ => {
-            return Err(IngestError::shape(
-                path,
-                "predictions: expected a JSON object or list",
-            ));
+            return Err(IngestError::shape(path, "predictions: expected a JSON object or list"));
         }
     }
     if parsed.predictions.is_empty() {
-        let why = parsed
-            .warnings
-            .first()
-            .cloned()
-            .unwrap_or_else(|| "no records".to_string());
-        return Err(IngestError::shape(
-            path,
-            format!("no readable prediction ({why})"),
-        ));
+        let why = parsed.warnings.first().cloned().unwrap_or_else(|| "no records".to_string());
+        return Err(IngestError::shape(path, format!("no readable prediction ({why})")));
     }
     Ok(parsed)
 }
@@ -78,9 +61,7 @@ fn is_jsonl(path: &Path, text: &str) -> bool {
         return true;
     }
     let mut lines = text.lines().filter(|l| !l.trim().is_empty());
-    let first_is_object = lines
-        .next()
-        .is_some_and(|l| serde_json::from_str::<Value>(l).is_ok_and(|v| v.is_object()));
+    let first_is_object = lines.next().is_some_and(|l| serde_json::from_str::<Value>(l).is_ok_and(|v| v.is_object()));
     first_is_object && lines.next().is_some()
 }
 
@@ -97,25 +78,17 @@ fn prediction(v: &Value, key: Option<&str>) -> Result<Prediction, String> {
             _ => return Err("missing instance_id".to_string()),
         },
         Some(other) => {
-            return Err(format!(
-                "instance_id must be a non-empty string, found {other}"
-            ));
+            return Err(format!("instance_id must be a non-empty string, found {other}"));
         }
     };
     let patch = match v.get("model_patch") {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s.clone()).filter(|s| !s.trim().is_empty()),
         Some(_) => {
-            return Err(format!(
-                "{instance_id}: model_patch must be a string or null"
-            ));
+            return Err(format!("{instance_id}: model_patch must be a string or null"));
         }
     };
-    Ok(Prediction {
-        instance_id,
-        model: json::nonempty_str(v, "model_name_or_path"),
-        patch,
-    })
+    Ok(Prediction { instance_id, model: json::nonempty_str(v, "model_name_or_path"), patch })
 }
 
 #[cfg(test)]
@@ -127,28 +100,19 @@ mod tests {
     }
 
     fn summary(p: &Parsed) -> Vec<(String, Option<String>, bool)> {
-        p.predictions
-            .iter()
-            .map(|x| (x.instance_id.clone(), x.model.clone(), x.patch.is_some()))
-            .collect()
+        p.predictions.iter().map(|x| (x.instance_id.clone(), x.model.clone(), x.patch.is_some())).collect()
     }
 
     #[test]
     fn fixture_jsonl_has_two_predictions() {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/fixtures/swe-agent-preds/all_preds.jsonl"
-        );
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/swe-agent-preds/all_preds.jsonl");
         let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{e}"));
         let p = ok(path, &text);
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
         let model = Some("demo-model".to_string());
         assert_eq!(
             summary(&p),
-            vec![
-                ("demo__calc-1".to_string(), model.clone(), true),
-                ("demo__calc-2".to_string(), model, true)
-            ]
+            vec![("demo__calc-1".to_string(), model.clone(), true), ("demo__calc-2".to_string(), model, true)]
         );
         let patch = p.predictions[0].patch.as_deref().unwrap_or_default();
         assert!(patch.starts_with("diff --git a/calc/ops.py"), "{patch}");
@@ -156,25 +120,14 @@ mod tests {
 
     #[test]
     fn real_all_preds_has_one_pydicom_prediction() {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../shared/corpus/swe-agent-0.x/all_preds.jsonl"
-        );
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/swe-agent-0.x/all_preds.jsonl");
         let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{e}"));
         let p = ok(path, &text);
         assert_eq!(p.predictions.len(), 1);
         let pred = &p.predictions[0];
         assert_eq!(pred.instance_id, "pydicom__pydicom-1458");
-        assert!(
-            pred.model
-                .as_deref()
-                .is_some_and(|m| m.starts_with("gpt4__"))
-        );
-        assert!(
-            pred.patch
-                .as_deref()
-                .is_some_and(|d| d.contains("numpy_handler.py"))
-        );
+        assert!(pred.model.as_deref().is_some_and(|m| m.starts_with("gpt4__")));
+        assert!(pred.patch.as_deref().is_some_and(|d| d.contains("numpy_handler.py")));
     }
 
     #[test]
@@ -182,16 +135,9 @@ mod tests {
         let text = "{\"instance_id\": \"a__b-1\", \"model_name_or_path\": \"m\", \"model_patch\": \"diff\"}\n\
                     {\"instance_id\": \"a__b-2\", \"model_patch\n";
         let p = ok("all_preds.jsonl", text);
-        assert_eq!(
-            summary(&p),
-            vec![("a__b-1".to_string(), Some("m".to_string()), true)]
-        );
+        assert_eq!(summary(&p), vec![("a__b-1".to_string(), Some("m".to_string()), true)]);
         assert_eq!(p.warnings.len(), 1);
-        assert!(
-            p.warnings[0].contains("all_preds.jsonl: line 2"),
-            "{}",
-            p.warnings[0]
-        );
+        assert!(p.warnings[0].contains("all_preds.jsonl: line 2"), "{}", p.warnings[0]);
     }
 
     #[test]
@@ -202,11 +148,7 @@ mod tests {
         assert_eq!(summary(&p), vec![("a__b-1".to_string(), None, false)]);
         assert_eq!(p.warnings.len(), 2);
         assert!(p.warnings[0].contains("line 2"), "{}", p.warnings[0]);
-        assert!(
-            p.warnings[1].contains("line 3: missing instance_id"),
-            "{}",
-            p.warnings[1]
-        );
+        assert!(p.warnings[1].contains("line 3: missing instance_id"), "{}", p.warnings[1]);
     }
 
     #[test]
@@ -225,11 +167,7 @@ mod tests {
             ]
         );
         assert_eq!(p.warnings.len(), 1);
-        assert!(
-            p.warnings[0].contains("key \"x__y-3\""),
-            "{}",
-            p.warnings[0]
-        );
+        assert!(p.warnings[0].contains("key \"x__y-3\""), "{}", p.warnings[0]);
 
         let list = r#"[{"instance_id": "x__y-1", "model_patch": "d"}, {"instance_id": 7}]"#;
         let p = ok("preds.json", list);
@@ -238,10 +176,7 @@ mod tests {
 
         let single = r#"{"model_name_or_path": "m", "instance_id": "x__y-9", "model_patch": "d"}"#;
         let p = ok("x__y-9.pred", single);
-        assert_eq!(
-            summary(&p),
-            vec![("x__y-9".to_string(), Some("m".to_string()), true)]
-        );
+        assert_eq!(summary(&p), vec![("x__y-9".to_string(), Some("m".to_string()), true)]);
     }
 
     #[test]

@@ -73,18 +73,12 @@ fn absolute(p: &Path) -> PathBuf {
 
 /// A file named on its own still belongs to its folder unit when it is part of one.
 fn unit_for_file(path: &Path) -> Unit {
-    if let Some(dir) = path.parent() {
-        if let Some(u) = folder_unit(dir) {
-            if u.members.iter().any(|m| m == path) {
-                return u;
-            }
-        }
+    if let Some(u) = path.parent().and_then(folder_unit)
+        && u.members.iter().any(|m| m == path)
+    {
+        return u;
     }
-    Unit {
-        path: path.to_path_buf(),
-        kind: UnitKind::File,
-        members: Vec::new(),
-    }
+    Unit { path: path.to_path_buf(), kind: UnitKind::File, members: Vec::new() }
 }
 
 fn walk(root: &Path, d: &mut Discovery) {
@@ -94,9 +88,7 @@ fn walk(root: &Path, d: &mut Discovery) {
             Ok(e) => e,
             Err(err) => {
                 let path = err.path().map(Path::to_path_buf).unwrap_or_else(|| root.to_path_buf());
-                let source = err
-                    .into_io_error()
-                    .unwrap_or_else(|| std::io::Error::other("filesystem loop"));
+                let source = err.into_io_error().unwrap_or_else(|| std::io::Error::other("filesystem loop"));
                 d.errors.push(IngestError::Io { path, source });
                 continue;
             }
@@ -116,11 +108,7 @@ fn walk(root: &Path, d: &mut Discovery) {
                     for f in rd.flatten() {
                         let fp = f.path();
                         if fp.is_file() && !members.contains(&fp) && !is_hidden(&fp) && !is_harness_extra(&fp) {
-                            d.units.push(Unit {
-                                path: fp,
-                                kind: UnitKind::File,
-                                members: Vec::new(),
-                            });
+                            d.units.push(Unit { path: fp, kind: UnitKind::File, members: Vec::new() });
                         }
                     }
                 }
@@ -132,11 +120,7 @@ fn walk(root: &Path, d: &mut Discovery) {
             continue;
         }
         if ft.is_file() || ft.is_symlink() {
-            d.units.push(Unit {
-                path: path.to_path_buf(),
-                kind: UnitKind::File,
-                members: Vec::new(),
-            });
+            d.units.push(Unit { path: path.to_path_buf(), kind: UnitKind::File, members: Vec::new() });
         }
         // FIFOs, sockets and devices are not read: reading a FIFO would block.
     }
@@ -153,25 +137,14 @@ fn is_harness_extra(p: &Path) -> bool {
 
 /// The folder unit a directory forms, if any.
 fn folder_unit(dir: &Path) -> Option<Unit> {
-    let names: Vec<String> = std::fs::read_dir(dir)
-        .ok()?
-        .flatten()
-        .filter_map(|e| e.file_name().to_str().map(str::to_string))
-        .collect();
+    let names: Vec<String> =
+        std::fs::read_dir(dir).ok()?.flatten().filter_map(|e| e.file_name().to_str().map(str::to_string)).collect();
     let has = |n: &str| names.iter().any(|x| x == n);
     let harness = has("run_instance.log")
         || (has("report.json") && (has("test_output.txt") || has("patch.diff") || has("eval.sh")));
     if harness {
-        let members = HARNESS_FILES
-            .iter()
-            .filter(|n| has(n))
-            .map(|n| dir.join(n))
-            .collect();
-        return Some(Unit {
-            path: dir.to_path_buf(),
-            kind: UnitKind::HarnessDir,
-            members,
-        });
+        let members = HARNESS_FILES.iter().filter(|n| has(n)).map(|n| dir.join(n)).collect();
+        return Some(Unit { path: dir.to_path_buf(), kind: UnitKind::HarnessDir, members });
     }
     let is_events = dir.file_name().is_some_and(|n| n == "events");
     let mut ids: Vec<(u64, String)> = names
@@ -199,10 +172,7 @@ pub fn load(unit: Unit) -> Result<Loaded, IngestError> {
     let mut files = Vec::with_capacity(paths.len());
     let mut size = 0u64;
     for p in paths {
-        let bytes = std::fs::read(&p).map_err(|source| IngestError::Io {
-            path: p.clone(),
-            source,
-        })?;
+        let bytes = std::fs::read(&p).map_err(|source| IngestError::Io { path: p.clone(), source })?;
         if unit.kind != UnitKind::File {
             hasher.update(p.file_name().map(|n| n.as_encoded_bytes()).unwrap_or_default());
             hasher.update(&(bytes.len() as u64).to_le_bytes());
@@ -211,12 +181,7 @@ pub fn load(unit: Unit) -> Result<Loaded, IngestError> {
         size += bytes.len() as u64;
         files.push((p, bytes));
     }
-    Ok(Loaded {
-        unit,
-        size,
-        hash: *hasher.finalize().as_bytes(),
-        files,
-    })
+    Ok(Loaded { unit, size, hash: *hasher.finalize().as_bytes(), files })
 }
 
 #[cfg(test)]
@@ -233,9 +198,11 @@ mod tests {
         }
         let d = discover(&[dir.path().to_path_buf()]);
         assert!(d.errors.is_empty());
-        let kinds: Vec<_> = d.units.iter().map(|u| (u.kind, u.path.file_name().map(|n| n.to_string_lossy().into_owned()))).collect();
+        let kinds: Vec<_> =
+            d.units.iter().map(|u| (u.kind, u.path.file_name().map(|n| n.to_string_lossy().into_owned()))).collect();
         assert_eq!(kinds.len(), 2, "{kinds:?}");
-        let harness = d.units.iter().find(|u| u.kind == UnitKind::HarnessDir).unwrap_or_else(|| panic!("no harness unit"));
+        let harness =
+            d.units.iter().find(|u| u.kind == UnitKind::HarnessDir).unwrap_or_else(|| panic!("no harness unit"));
         assert_eq!(harness.members.len(), 4);
         assert!(d.units.iter().any(|u| u.path.ends_with("notes.json")));
     }

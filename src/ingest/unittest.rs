@@ -19,9 +19,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
     let ran = lines
         .iter()
         .rposition(|l| ran_count(l).is_some())
-        .ok_or_else(|| {
-            IngestError::shape(path, "no `Ran N tests in ...` line: not unittest output")
-        })?;
+        .ok_or_else(|| IngestError::shape(path, "no `Ran N tests in ...` line: not unittest output"))?;
 
     let mut tests = TestList::default();
     for (i, line) in lines.iter().enumerate() {
@@ -39,11 +37,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
     }
 
     let mut warnings = Vec::new();
-    let status = lines
-        .iter()
-        .skip(ran + 1)
-        .map(|l| l.trim())
-        .find(|l| !l.is_empty());
+    let status = lines.iter().skip(ran + 1).map(|l| l.trim()).find(|l| !l.is_empty());
     let resolved = match status {
         Some(s) if s == "OK" || s.starts_with("OK (") => Some(true),
         Some(s) if s.starts_with("FAILED") || s.starts_with("NO TESTS RAN") => Some(false),
@@ -53,11 +47,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
                 "{}: line {}: no `OK` or `FAILED (...)` line after `Ran N tests`{}",
                 path.display(),
                 ran + 1,
-                if any_failed {
-                    "; failures are named, so resolved = false"
-                } else {
-                    "; resolved unknown"
-                }
+                if any_failed { "; failures are named, so resolved = false" } else { "; resolved unknown" }
             ));
             any_failed.then_some(false)
         }
@@ -104,12 +94,7 @@ impl TestList {
             }
             None => {
                 self.index.insert(name.to_string(), self.cases.len());
-                self.cases.push(TestCase {
-                    name: name.to_string(),
-                    group: None,
-                    passed,
-                    message,
-                });
+                self.cases.push(TestCase { name: name.to_string(), group: None, passed, message });
             }
         }
     }
@@ -165,8 +150,7 @@ pub(crate) fn is_test_header(s: &str) -> bool {
 
 fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
-    chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
-        && chars.all(|c| c.is_alphanumeric() || c == '_')
+    chars.next().is_some_and(|c| c.is_alphabetic() || c == '_') && chars.all(|c| c.is_alphanumeric() || c == '_')
 }
 
 /// One `FAIL:`/`ERROR:` block of a unittest report.
@@ -190,41 +174,27 @@ pub(crate) fn failure_blocks(lines: &[&str]) -> Vec<FailureBlock> {
     while i < lines.len() {
         let line = lines.get(i).copied().unwrap_or_default();
         let after_rule = i > 0 && lines.get(i - 1).is_some_and(|p| is_rule(p, '='));
-        let header = line
-            .strip_prefix("FAIL: ")
-            .or_else(|| line.strip_prefix("ERROR: "));
+        let header = line.strip_prefix("FAIL: ").or_else(|| line.strip_prefix("ERROR: "));
         let (Some(name), true) = (header, after_rule) else {
             i += 1;
             continue;
         };
         // Docstring lines, then the `-----` rule that opens the traceback.
         let mut j = i + 1;
-        while j < lines.len()
-            && !lines
-                .get(j)
-                .is_some_and(|l| is_rule(l, '-') || is_rule(l, '='))
-        {
+        while j < lines.len() && !lines.get(j).is_some_and(|l| is_rule(l, '-') || is_rule(l, '=')) {
             j += 1;
         }
         if lines.get(j).is_some_and(|l| is_rule(l, '-')) {
             j += 1;
         }
         let start = j;
-        while j < lines.len()
-            && !lines
-                .get(j)
-                .is_some_and(|l| is_rule(l, '-') || is_rule(l, '='))
-        {
+        while j < lines.len() && !lines.get(j).is_some_and(|l| is_rule(l, '-') || is_rule(l, '=')) {
             j += 1;
         }
         let traceback = lines.get(start..j).unwrap_or_default();
         blocks.push(FailureBlock {
             name: name.trim().to_string(),
-            message: traceback
-                .iter()
-                .rev()
-                .find_map(|l| exception_line(l))
-                .map(str::to_string),
+            message: traceback.iter().rev().find_map(|l| exception_line(l)).map(str::to_string),
         });
         i = j.max(i + 1);
     }
@@ -241,17 +211,9 @@ pub(crate) fn exception_line(line: &str) -> Option<&str> {
     let head = line.split_once(':').map_or(line, |(h, _)| h);
     let last = head.rsplit('.').next()?;
     let dotted_name = head.split('.').all(is_identifier);
-    let exception_like = [
-        "Error",
-        "Exception",
-        "Failure",
-        "Exit",
-        "Interrupt",
-        "Iteration",
-        "Warning",
-    ]
-    .iter()
-    .any(|suffix| last.ends_with(suffix));
+    let exception_like = ["Error", "Exception", "Failure", "Exit", "Interrupt", "Iteration", "Warning"]
+        .iter()
+        .any(|suffix| last.ends_with(suffix));
     (dotted_name && exception_like).then_some(line)
 }
 
@@ -267,19 +229,13 @@ mod tests {
     }
 
     fn corpus(name: &str) -> String {
-        let dir = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../shared/corpus/refactorbench/test-outputs/"
-        );
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/refactorbench/test-outputs/");
         std::fs::read_to_string(format!("{dir}{name}")).unwrap_or_else(|e| panic!("{name}: {e}"))
     }
 
     #[test]
     fn fixture_names_the_failure_and_its_file() {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/fixtures/refactorbench/demo__rename-task.txt"
-        );
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/refactorbench/demo__rename-task.txt");
         let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{e}"));
         let (o, warnings) = outcome(path, &text);
         assert!(warnings.is_empty(), "{warnings:?}");
@@ -287,16 +243,9 @@ mod tests {
         assert_eq!(o.format, Some(Format::UnittestText));
         assert_eq!(o.resolved, Some(false));
         assert_eq!(o.log.as_deref(), Some(text.as_str()));
-        assert_eq!(
-            o.tests.len(),
-            1,
-            "non-verbose output names only the failure"
-        );
+        assert_eq!(o.tests.len(), 1, "non-verbose output names only the failure");
         let t = &o.tests[0];
-        assert_eq!(
-            t.name,
-            "test_add_renamed_to_plus (__main__.TestRename.test_add_renamed_to_plus)"
-        );
+        assert_eq!(t.name, "test_add_renamed_to_plus (__main__.TestRename.test_add_renamed_to_plus)");
         assert!(!t.passed);
         assert_eq!(t.group, None);
         let msg = t.message.as_deref().unwrap_or_default();
@@ -308,10 +257,7 @@ mod tests {
     fn partial_rename_fails_naming_models_py() {
         let name = "requests_super-to-complex-len__partial_core_only.txt";
         let (o, _) = outcome(name, &corpus(name));
-        assert_eq!(
-            o.instance_id,
-            "requests_super-to-complex-len__partial_core_only"
-        );
+        assert_eq!(o.instance_id, "requests_super-to-complex-len__partial_core_only");
         assert_eq!(o.resolved, Some(false));
         assert_eq!(o.tests.len(), 1);
         assert!(o.tests.iter().all(|t| !t.passed));
@@ -331,10 +277,7 @@ mod tests {
             assert_eq!(o.resolved, Some(false), "{name}");
             assert!(warnings.is_empty(), "{warnings:?}");
             assert_eq!(o.tests.len(), failures, "{name}");
-            assert!(
-                o.tests.iter().all(|t| !t.passed && t.message.is_some()),
-                "{name}"
-            );
+            assert!(o.tests.iter().all(|t| !t.passed && t.message.is_some()), "{name}");
         }
     }
 
@@ -370,20 +313,13 @@ Ran 4 tests in 0.002s
 FAILED (failures=1, errors=1, skipped=1)
 ";
         let (o, _) = outcome("v.txt", text);
-        let got: Vec<(&str, bool, Option<&str>)> = o
-            .tests
-            .iter()
-            .map(|t| (t.name.as_str(), t.passed, t.message.as_deref()))
-            .collect();
+        let got: Vec<(&str, bool, Option<&str>)> =
+            o.tests.iter().map(|t| (t.name.as_str(), t.passed, t.message.as_deref())).collect();
         assert_eq!(
             got,
             vec![
                 ("test_a (__main__.T.test_a)", true, None),
-                (
-                    "test_b (__main__.T.test_b)",
-                    false,
-                    Some("AssertionError: 1 != 2")
-                ),
+                ("test_b (__main__.T.test_b)", false, Some("AssertionError: 1 != 2")),
                 (
                     "test_c (__main__.T.test_c)",
                     false,
@@ -408,14 +344,8 @@ FAILED (failures=1, errors=1, skipped=1)
     fn missing_ran_line_is_an_error() {
         let text = "======================================================================\n\
                     FAIL: test_x (__main__.T.test_x)\n----------\nAssertionError: no\n";
-        let err = parse(Path::new("bad.txt"), text)
-            .err()
-            .map(|e| e.to_string())
-            .unwrap_or_default();
-        assert!(
-            err.contains("bad.txt") && err.contains("Ran N tests"),
-            "{err}"
-        );
+        let err = parse(Path::new("bad.txt"), text).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(err.contains("bad.txt") && err.contains("Ran N tests"), "{err}");
         assert!(parse(Path::new("empty.txt"), "").is_err());
     }
 
@@ -429,10 +359,7 @@ FAILED (failures=1, errors=1, skipped=1)
 
     #[test]
     fn exception_lines_are_recognized() {
-        assert_eq!(
-            exception_line("AssertionError: a : b"),
-            Some("AssertionError: a : b")
-        );
+        assert_eq!(exception_line("AssertionError: a : b"), Some("AssertionError: a : b"));
         assert_eq!(exception_line("AssertionError"), Some("AssertionError"));
         assert_eq!(
             exception_line("django.core.exceptions.ValidationError: x"),
@@ -440,9 +367,6 @@ FAILED (failures=1, errors=1, skipped=1)
         );
         assert_eq!(exception_line("Traceback (most recent call last):"), None);
         assert_eq!(exception_line("    raise AssertionError: x"), None);
-        assert_eq!(
-            exception_line("During handling of the above exception, another exception occurred:"),
-            None
-        );
+        assert_eq!(exception_line("During handling of the above exception, another exception occurred:"), None);
     }
 }

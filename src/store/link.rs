@@ -31,12 +31,7 @@ pub fn relink_instance(tx: &Transaction<'_>, instance_id: &str) -> Result<(), St
              WHERE r.instance_id = ?1",
         )?
         .query_map([instance_id], |r| {
-            Ok(RunSide {
-                id: r.get(0)?,
-                model: r.get(1)?,
-                dir: parent(&r.get::<_, String>(2)?),
-                submission: r.get(3)?,
-            })
+            Ok(RunSide { id: r.get(0)?, model: r.get(1)?, dir: parent(&r.get::<_, String>(2)?), submission: r.get(3)? })
         })?
         .collect::<Result<_, _>>()?;
     if runs.is_empty() {
@@ -128,10 +123,7 @@ pub fn same_model(a: &str, b: &str) -> bool {
 }
 
 fn parent(path: &str) -> String {
-    Path::new(path)
-        .parent()
-        .map(|p| p.to_string_lossy().into_owned())
-        .unwrap_or_default()
+    Path::new(path).parent().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -152,10 +152,7 @@ impl Store {
 
     pub fn run_summary(&self, id: i64) -> Result<RunSummary, StoreError> {
         let sql = format!("{SUMMARY_SELECT} WHERE r.id = ?1");
-        self.conn
-            .query_row(&sql, [id], summary)
-            .optional()?
-            .ok_or_else(|| StoreError::NoSuchRun(id.to_string()))
+        self.conn.query_row(&sql, [id], summary).optional()?.ok_or_else(|| StoreError::NoSuchRun(id.to_string()))
     }
 
     /// A run named by numeric id, or by an instance id that names exactly one run.
@@ -183,28 +180,29 @@ impl Store {
     /// A run with its steps (all, or only `only_step`), edits, outcome and task.
     pub fn run_detail(&self, id: i64, only_step: Option<i64>) -> Result<RunDetail, StoreError> {
         let summary = self.run_summary(id)?;
-        let (tokens_sent, tokens_received, api_calls, submission, outcome_id): (
-            Option<i64>,
-            Option<i64>,
-            Option<i64>,
-            Option<String>,
-            Option<i64>,
-        ) = self.conn.query_row(
+        let (mut detail, outcome_id) = self.conn.query_row(
             "SELECT tokens_sent, tokens_received, api_calls, submission, outcome_id FROM runs WHERE id = ?1",
             [id],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+            |r| {
+                let detail = RunDetail {
+                    tokens_sent: r.get(0)?,
+                    tokens_received: r.get(1)?,
+                    api_calls: r.get(2)?,
+                    submission: r.get(3)?,
+                    outcome: None,
+                    task: None,
+                    edit_list: Vec::new(),
+                    step_list: Vec::new(),
+                    summary: summary.clone(),
+                };
+                Ok((detail, r.get::<_, Option<i64>>(4)?))
+            },
         )?;
-        Ok(RunDetail {
-            tokens_sent,
-            tokens_received,
-            api_calls,
-            submission,
-            outcome: outcome_id.map(|o| self.outcome(o)).transpose()?,
-            task: self.task(&summary.instance_id)?,
-            edit_list: self.edits(id, only_step)?,
-            step_list: self.steps(id, only_step)?,
-            summary,
-        })
+        detail.outcome = outcome_id.map(|o| self.outcome(o)).transpose()?;
+        detail.task = self.task(&summary.instance_id)?;
+        detail.edit_list = self.edits(id, only_step)?;
+        detail.step_list = self.steps(id, only_step)?;
+        Ok(detail)
     }
 
     fn steps(&self, run_id: i64, only: Option<i64>) -> Result<Vec<StepRow>, StoreError> {
@@ -256,32 +254,22 @@ impl Store {
     }
 
     fn outcome(&self, id: i64) -> Result<OutcomeRow, StoreError> {
-        let (format, source, resolved, patch_applied): (String, String, Option<bool>, Option<bool>) = self.conn.query_row(
-            "SELECT o.format, s.path, o.resolved, o.patch_applied FROM outcomes o
+        let (format, source, resolved, patch_applied): (String, String, Option<bool>, Option<bool>) =
+            self.conn.query_row(
+                "SELECT o.format, s.path, o.resolved, o.patch_applied FROM outcomes o
              JOIN sources s ON s.id = o.source_id WHERE o.id = ?1",
-            [id],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-        )?;
-        let mut stmt = self.conn.prepare(
-            "SELECT name, grp, passed, message FROM tests WHERE outcome_id = ?1 ORDER BY grp, name",
-        )?;
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )?;
+        let mut stmt = self
+            .conn
+            .prepare("SELECT name, grp, passed, message FROM tests WHERE outcome_id = ?1 ORDER BY grp, name")?;
         let tests = stmt
             .query_map([id], |r| {
-                Ok(TestRow {
-                    name: r.get(0)?,
-                    group: r.get(1)?,
-                    passed: r.get(2)?,
-                    message: r.get(3)?,
-                })
+                Ok(TestRow { name: r.get(0)?, group: r.get(1)?, passed: r.get(2)?, message: r.get(3)? })
             })?
             .collect::<Result<_, _>>()?;
-        Ok(OutcomeRow {
-            format,
-            source,
-            resolved,
-            patch_applied,
-            tests,
-        })
+        Ok(OutcomeRow { format, source, resolved, patch_applied, tests })
     }
 
     fn task(&self, instance_id: &str) -> Result<Option<TaskRow>, StoreError> {
@@ -291,12 +279,7 @@ impl Store {
                 "SELECT instruction, gold_patch FROM tasks WHERE instance_id = ?1
                  ORDER BY gold_patch IS NULL, id DESC LIMIT 1",
                 [instance_id],
-                |r| {
-                    Ok(TaskRow {
-                        instruction: r.get(0)?,
-                        gold_patch: r.get(1)?,
-                    })
-                },
+                |r| Ok(TaskRow { instruction: r.get(0)?, gold_patch: r.get(1)? }),
             )
             .optional()?)
     }
@@ -322,17 +305,9 @@ impl Store {
         let rows = stmt.query_map(params![fts_query, run, limit as i64], |r| {
             let fields: [(&'static str, String); 3] =
                 [("thought", r.get(3)?), ("action", r.get(4)?), ("observation", r.get(5)?)];
-            let (field, snippet) = fields
-                .into_iter()
-                .find(|(_, s)| s.contains('['))
-                .unwrap_or(("observation", String::new()));
-            Ok(SearchHit {
-                run_id: r.get(0)?,
-                instance_id: r.get(1)?,
-                step: r.get(2)?,
-                field,
-                snippet,
-            })
+            let (field, snippet) =
+                fields.into_iter().find(|(_, s)| s.contains('[')).unwrap_or(("observation", String::new()));
+            Ok(SearchHit { run_id: r.get(0)?, instance_id: r.get(1)?, step: r.get(2)?, field, snippet })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
@@ -357,11 +332,7 @@ impl Store {
                 prompt.truncate(usize::try_from(keep).unwrap_or(0));
             }
             if let Some(role) = r.get::<_, Option<String>>(2)? {
-                prompt.push(Message {
-                    role,
-                    content: r.get(3)?,
-                    extra: r.get(4)?,
-                });
+                prompt.push(Message { role, content: r.get(3)?, extra: r.get(4)? });
             }
         }
         if current != Some(step) {

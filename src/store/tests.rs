@@ -4,13 +4,7 @@ use crate::store::read::RunFilter;
 use std::path::PathBuf;
 
 fn record<'a>(path: &'a str, hash: &'a [u8; 32]) -> SourceRecord<'a> {
-    SourceRecord {
-        path,
-        kind: "file",
-        format: "test",
-        size: 1,
-        hash,
-    }
+    SourceRecord { path, kind: "file", format: "test", size: 1, hash }
 }
 
 fn run(instance: &str, model: Option<&str>, obs: &str) -> Run {
@@ -25,16 +19,8 @@ fn run(instance: &str, model: Option<&str>, obs: &str) -> Run {
             ..Step::default()
         }],
         history: vec![
-            Message {
-                role: "system".into(),
-                content: "You are a helpful agent.".into(),
-                extra: None,
-            },
-            Message {
-                role: "user".into(),
-                content: format!("Fix {instance}"),
-                extra: None,
-            },
+            Message { role: "system".into(), content: "You are a helpful agent.".into(), extra: None },
+            Message { role: "user".into(), content: format!("Fix {instance}"), extra: None },
         ],
         ..Run::default()
     }
@@ -57,10 +43,7 @@ fn outcome(instance: &str, model: Option<&str>, resolved: bool) -> TestOutcome {
 }
 
 fn count(store: &Store, table: &str) -> i64 {
-    store
-        .conn
-        .query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| r.get(0))
-        .unwrap_or(-1)
+    store.conn.query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| r.get(0)).unwrap_or(-1)
 }
 
 fn ok<T, E: std::fmt::Display>(r: Result<T, E>) -> T {
@@ -70,22 +53,16 @@ fn ok<T, E: std::fmt::Display>(r: Result<T, E>) -> T {
 #[test]
 fn outcomes_join_whether_written_before_or_after_the_run() {
     let mut s = ok(Store::open_in_memory());
-    let parsed_outcome = Parsed {
-        outcomes: vec![outcome("a-1", None, false)],
-        ..Parsed::default()
-    };
+    let parsed_outcome = Parsed { outcomes: vec![outcome("a-1", None, false)], ..Parsed::default() };
     ok(s.write_source(&record("/logs/a-1/report.json", &[1; 32]), &parsed_outcome));
-    let parsed_run = Parsed {
-        runs: vec![run("a-1", None, "x"), run("b-2", None, "y")],
-        ..Parsed::default()
-    };
+    let parsed_run = Parsed { runs: vec![run("a-1", None, "x"), run("b-2", None, "y")], ..Parsed::default() };
     ok(s.write_source(&record("/trajs/a.traj", &[2; 32]), &parsed_run));
     let runs = ok(s.list_runs(RunFilter::default()));
-    assert_eq!(runs.iter().map(|r| (r.instance_id.as_str(), r.resolved)).collect::<Vec<_>>(), vec![("a-1", Some(false)), ("b-2", None)]);
-    let later = Parsed {
-        outcomes: vec![outcome("b-2", None, true)],
-        ..Parsed::default()
-    };
+    assert_eq!(
+        runs.iter().map(|r| (r.instance_id.as_str(), r.resolved)).collect::<Vec<_>>(),
+        vec![("a-1", Some(false)), ("b-2", None)]
+    );
+    let later = Parsed { outcomes: vec![outcome("b-2", None, true)], ..Parsed::default() };
     ok(s.write_source(&record("/logs/b-2/report.json", &[3; 32]), &later));
     let runs = ok(s.list_runs(RunFilter::default()));
     assert_eq!(runs[1].resolved, Some(true));
@@ -116,13 +93,20 @@ fn shared_instances_join_by_model() {
 #[test]
 fn replacing_a_source_keeps_counts_and_frees_unused_blobs() {
     let mut s = ok(Store::open_in_memory());
-    ok(s.write_source(&record("/t/a.traj", &[1; 32]), &Parsed { runs: vec![run("a", None, "first")], ..Parsed::default() }));
-    ok(s.write_source(&record("/t/b.traj", &[2; 32]), &Parsed { runs: vec![run("b", None, "second")], ..Parsed::default() }));
+    ok(s.write_source(
+        &record("/t/a.traj", &[1; 32]),
+        &Parsed { runs: vec![run("a", None, "first")], ..Parsed::default() },
+    ));
+    ok(s.write_source(
+        &record("/t/b.traj", &[2; 32]),
+        &Parsed { runs: vec![run("b", None, "second")], ..Parsed::default() },
+    ));
     // The system prompt is shared: 1 + one user message per run.
     assert_eq!(count(&s, "blobs"), 3);
     let mut changed = run("a", None, "changed");
     changed.history[1].content = "Fix a, again".into();
-    let stats = ok(s.write_source(&record("/t/a.traj", &[9; 32]), &Parsed { runs: vec![changed], ..Parsed::default() }));
+    let stats =
+        ok(s.write_source(&record("/t/a.traj", &[9; 32]), &Parsed { runs: vec![changed], ..Parsed::default() }));
     assert!(stats.replaced);
     assert_eq!(count(&s, "runs"), 2);
     assert_eq!(count(&s, "steps"), 2);
@@ -135,14 +119,14 @@ fn replacing_a_source_keeps_counts_and_frees_unused_blobs() {
 #[test]
 fn a_failed_write_leaves_nothing_behind() {
     let mut s = ok(Store::open_in_memory());
-    ok(s.write_source(&record("/t/a.traj", &[1; 32]), &Parsed { runs: vec![run("a", None, "one")], ..Parsed::default() }));
+    ok(s.write_source(
+        &record("/t/a.traj", &[1; 32]),
+        &Parsed { runs: vec![run("a", None, "one")], ..Parsed::default() },
+    ));
     // Drop a table the write needs, so the transaction fails part-way.
     ok(s.conn.execute_batch("DROP TABLE tests"));
-    let bad = Parsed {
-        runs: vec![run("b", None, "two")],
-        outcomes: vec![outcome("b", None, true)],
-        ..Parsed::default()
-    };
+    let bad =
+        Parsed { runs: vec![run("b", None, "two")], outcomes: vec![outcome("b", None, true)], ..Parsed::default() };
     assert!(s.write_source(&record("/t/b.traj", &[2; 32]), &bad).is_err());
     assert_eq!(count(&s, "runs"), 1);
     assert_eq!(count(&s, "sources"), 1);
@@ -151,7 +135,10 @@ fn a_failed_write_leaves_nothing_behind() {
 
 #[test]
 fn prompts_are_rebuilt_exactly_from_deltas() {
-    let path = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/swe-agent-1.1/pytest-dev__pytest-6202.traj"));
+    let path = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/corpus/swe-agent-1.1/pytest-dev__pytest-6202.traj"
+    ));
     let text = ok(std::fs::read_to_string(&path));
     let parsed = ok(crate::ingest::swe_agent::parse(&path, &text));
     let mut s = ok(Store::open_in_memory());
@@ -168,14 +155,20 @@ fn prompts_are_rebuilt_exactly_from_deltas() {
         assert!(rebuilt == expected, "step {step} differs");
     }
     // Stored once: far fewer prompt blobs than prompt messages across steps.
-    let total: usize = raw["trajectory"].as_array().map(|t| t.iter().map(|s| s["query"].as_array().map_or(0, Vec::len)).sum()).unwrap_or(0);
+    let total: usize = raw["trajectory"]
+        .as_array()
+        .map(|t| t.iter().map(|s| s["query"].as_array().map_or(0, Vec::len)).sum())
+        .unwrap_or(0);
     assert!((count(&s, "query_parts") as usize) * 5 < total);
 }
 
 #[test]
 fn ambiguous_and_missing_runs_are_named() {
     let mut s = ok(Store::open_in_memory());
-    ok(s.write_source(&record("/t/a", &[1; 32]), &Parsed { runs: vec![run("dup", None, "a"), run("dup", None, "b")], ..Parsed::default() }));
+    ok(s.write_source(
+        &record("/t/a", &[1; 32]),
+        &Parsed { runs: vec![run("dup", None, "a"), run("dup", None, "b")], ..Parsed::default() },
+    ));
     let err = s.resolve_run("dup").err().map(|e| e.to_string()).unwrap_or_default();
     assert!(err.contains("names 2 runs"), "{err}");
     assert!(matches!(s.resolve_run("nope"), Err(crate::error::StoreError::NoSuchRun(_))));

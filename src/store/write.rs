@@ -35,14 +35,9 @@ impl Store {
 
     /// Problems recorded when a source was ingested (bad JSONL lines, replaced invalid UTF-8).
     pub fn source_warnings(&self, path: &str) -> Result<Vec<String>, StoreError> {
-        let text: Option<Option<String>> = self
-            .conn
-            .query_row("SELECT warnings FROM sources WHERE path = ?1", [path], |r| r.get(0))
-            .optional()?;
-        Ok(text
-            .flatten()
-            .and_then(|t| serde_json::from_str(&t).ok())
-            .unwrap_or_default())
+        let text: Option<Option<String>> =
+            self.conn.query_row("SELECT warnings FROM sources WHERE path = ?1", [path], |r| r.get(0)).optional()?;
+        Ok(text.flatten().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default())
     }
 
     /// Write (or replace) one source atomically. On error nothing of it is kept.
@@ -58,11 +53,10 @@ impl Store {
         let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let mut stats = WriteStats::default();
         let mut instances: BTreeSet<String> = BTreeSet::new();
-        let existing: Option<i64> = tx
-            .query_row("SELECT id FROM sources WHERE path = ?1", [src.path], |r| r.get(0))
-            .optional()?;
-        let warnings = (!parsed.warnings.is_empty())
-            .then(|| serde_json::Value::from(parsed.warnings.clone()).to_string());
+        let existing: Option<i64> =
+            tx.query_row("SELECT id FROM sources WHERE path = ?1", [src.path], |r| r.get(0)).optional()?;
+        let warnings =
+            (!parsed.warnings.is_empty()).then(|| serde_json::Value::from(parsed.warnings.clone()).to_string());
         let source_id = match existing {
             Some(id) => {
                 instances.extend(instances_of_source(&tx, id)?);
@@ -98,8 +92,10 @@ impl Store {
             stats.outcomes += 1;
         }
         for p in &parsed.predictions {
-            tx.prepare_cached("INSERT INTO predictions (source_id, instance_id, model, patch) VALUES (?1, ?2, ?3, ?4)")?
-                .execute(params![source_id, p.instance_id, p.model, p.patch])?;
+            tx.prepare_cached(
+                "INSERT INTO predictions (source_id, instance_id, model, patch) VALUES (?1, ?2, ?3, ?4)",
+            )?
+            .execute(params![source_id, p.instance_id, p.model, p.patch])?;
             instances.insert(p.instance_id.clone());
         }
         for t in &parsed.tasks {
@@ -147,10 +143,7 @@ fn delete_contents(tx: &Transaction<'_>, source_id: i64) -> Result<(), StoreErro
          FROM steps s JOIN runs r ON r.id = s.run_id WHERE r.source_id = ?1",
         [source_id],
     )?;
-    tx.execute(
-        "CREATE TEMP TABLE IF NOT EXISTS dropped_blobs (id INTEGER PRIMARY KEY)",
-        [],
-    )?;
+    tx.execute("CREATE TEMP TABLE IF NOT EXISTS dropped_blobs (id INTEGER PRIMARY KEY)", [])?;
     tx.execute("DELETE FROM temp.dropped_blobs", [])?;
     tx.execute(
         "INSERT OR IGNORE INTO temp.dropped_blobs (id)
@@ -209,11 +202,7 @@ fn insert_run(
         run.metadata,
     ])?;
     let run_id = tx.last_insert_rowid();
-    let mut blobs = BlobWriter {
-        tx,
-        committed,
-        new_blobs,
-    };
+    let mut blobs = BlobWriter { tx, committed, new_blobs };
     for (pos, m) in run.history.iter().enumerate() {
         let blob = blobs.message(m)?;
         tx.prepare_cached("INSERT INTO history (run_id, pos, blob_id) VALUES (?1, ?2, ?3)")?

@@ -23,14 +23,8 @@ use std::path::{Path, PathBuf};
 const RUN_LOG_TAIL: usize = 64 * 1024;
 
 /// Keys of an instance report; an object with any of them is a flat report.
-const REPORT_KEYS: [&str; 6] = [
-    "tests_status",
-    "resolved",
-    "patch_successfully_applied",
-    "patch_exists",
-    "patch_is_None",
-    "infra_failure",
-];
+const REPORT_KEYS: [&str; 6] =
+    ["tests_status", "resolved", "patch_successfully_applied", "patch_exists", "patch_is_None", "infra_failure"];
 
 pub fn parse_report(path: &Path, text: &str) -> Result<Parsed, IngestError> {
     let v = json::parse_value(path, text)?;
@@ -44,28 +38,18 @@ fn is_instance_report(obj: &Map<String, Value>) -> bool {
 }
 
 /// One outcome per instance of a wrapped report, or one for a flat report.
-fn report_outcomes(
-    path: &Path,
-    v: &Value,
-    warnings: &mut Vec<String>,
-) -> Result<Vec<TestOutcome>, IngestError> {
+fn report_outcomes(path: &Path, v: &Value, warnings: &mut Vec<String>) -> Result<Vec<TestOutcome>, IngestError> {
     let Value::Object(map) = v else {
         return Err(IngestError::shape(path, "report: expected a JSON object"));
     };
     if is_instance_report(map) {
         let id = flat_instance_id(path).ok_or_else(|| {
-            IngestError::shape(
-                path,
-                "flat report: the instance id comes from the folder name, and there is none",
-            )
+            IngestError::shape(path, "flat report: the instance id comes from the folder name, and there is none")
         })?;
         return Ok(vec![report_outcome(path, &id, map, warnings)?]);
     }
     if map.is_empty() {
-        return Err(IngestError::shape(
-            path,
-            "report: empty object, no instance",
-        ));
+        return Err(IngestError::shape(path, "report: empty object, no instance"));
     }
     map.iter()
         .map(|(id, inner)| match inner {
@@ -99,10 +83,9 @@ fn report_outcome(
         match obj.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::Bool(b)) => Ok(Some(*b)),
-            Some(other) => Err(IngestError::shape(
-                path,
-                format!("report {id}: {key} must be true or false, found {other}"),
-            )),
+            Some(other) => {
+                Err(IngestError::shape(path, format!("report {id}: {key} must be true or false, found {other}")))
+            }
         }
     };
     let mut resolved = flag("resolved")?;
@@ -139,26 +122,17 @@ fn tests_status(
         None | Some(Value::Null) => return Ok(Vec::new()),
         Some(Value::Object(groups)) => groups,
         Some(_) => {
-            return Err(IngestError::shape(
-                path,
-                format!("report {id}: tests_status is not an object"),
-            ));
+            return Err(IngestError::shape(path, format!("report {id}: tests_status is not an object")));
         }
     };
     let mut tests = Vec::new();
     for (key, lists) in groups {
         let Some(group) = TestGroup::ALL.into_iter().find(|g| g.name() == key) else {
-            warnings.push(format!(
-                "{}: {id}: unknown test group {key:?} ignored",
-                path.display()
-            ));
+            warnings.push(format!("{}: {id}: unknown test group {key:?} ignored", path.display()));
             continue;
         };
         let Value::Object(lists) = lists else {
-            return Err(IngestError::shape(
-                path,
-                format!("report {id}: tests_status.{key} is not an object"),
-            ));
+            return Err(IngestError::shape(path, format!("report {id}: tests_status.{key} is not an object")));
         };
         for (list, passed) in [("success", true), ("failure", false)] {
             let items = match lists.get(list) {
@@ -173,12 +147,9 @@ fn tests_status(
             };
             for item in items {
                 match item.as_str() {
-                    Some(name) => tests.push(TestCase {
-                        name: name.to_string(),
-                        group: Some(group),
-                        passed,
-                        message: None,
-                    }),
+                    Some(name) => {
+                        tests.push(TestCase { name: name.to_string(), group: Some(group), passed, message: None })
+                    }
                     None => warnings.push(format!(
                         "{}: {id}: tests_status.{key}.{list}: non-string test name {item} ignored",
                         path.display()
@@ -193,10 +164,7 @@ fn tests_status(
 pub fn parse_summary(path: &Path, text: &str) -> Result<Parsed, IngestError> {
     let v = json::parse_value(path, text)?;
     if !v.is_object() {
-        return Err(IngestError::shape(
-            path,
-            "run summary: expected a JSON object",
-        ));
+        return Err(IngestError::shape(path, "run summary: expected a JSON object"));
     }
     // (list, resolved, patch_exists)
     let lists: [(&str, Option<bool>, Option<bool>); 4] = [
@@ -215,10 +183,7 @@ pub fn parse_summary(path: &Path, text: &str) -> Result<Parsed, IngestError> {
     match v.get("schema_version") {
         None => {}
         Some(s) if s.as_i64() == Some(2) => {}
-        Some(s) => parsed.warnings.push(format!(
-            "{}: schema_version {s} is not 2; read as version 2",
-            path.display()
-        )),
+        Some(s) => parsed.warnings.push(format!("{}: schema_version {s} is not 2; read as version 2", path.display())),
     }
     let run_label = path.file_stem().map(|s| s.to_string_lossy().into_owned());
     // Instance id -> (index in outcomes, list it came from).
@@ -228,27 +193,20 @@ pub fn parse_summary(path: &Path, text: &str) -> Result<Parsed, IngestError> {
             None | Some(Value::Null) => continue,
             Some(Value::Array(items)) => items,
             Some(_) => {
-                return Err(IngestError::shape(
-                    path,
-                    format!("run summary: {key} is not a list"),
-                ));
+                return Err(IngestError::shape(path, format!("run summary: {key} is not a list")));
             }
         };
         for item in items {
             let Some(id) = item.as_str() else {
-                parsed.warnings.push(format!(
-                    "{}: {key}: non-string id {item} ignored",
-                    path.display()
-                ));
+                parsed.warnings.push(format!("{}: {key}: non-string id {item} ignored", path.display()));
                 continue;
             };
             if let Some(&(i, first)) = seen.get(id) {
                 match parsed.outcomes.get_mut(i) {
                     Some(o) if patch_exists.is_some() => o.patch_exists = patch_exists,
-                    _ => parsed.warnings.push(format!(
-                        "{}: {id} is listed in both {first} and {key}; kept {first}",
-                        path.display()
-                    )),
+                    _ => parsed
+                        .warnings
+                        .push(format!("{}: {id} is listed in both {first} and {key}; kept {first}", path.display())),
                 }
                 continue;
             }
@@ -284,9 +242,7 @@ pub fn parse_dir(path: &Path, files: &[(PathBuf, String)]) -> Result<Parsed, Ing
             Some("run_instance.log") => m.run_log = Some(text),
             Some("test_output.txt") => m.test_output = Some(text),
             Some("patch.diff") => m.patch = Some(text),
-            _ => parsed
-                .warnings
-                .push(format!("{}: not a harness file; ignored", p.display())),
+            _ => parsed.warnings.push(format!("{}: not a harness file; ignored", p.display())),
         }
     }
     if m.report.is_none() && m.run_log.is_none() && m.test_output.is_none() && m.patch.is_none() {
@@ -295,50 +251,30 @@ pub fn parse_dir(path: &Path, files: &[(PathBuf, String)]) -> Result<Parsed, Ing
             "harness folder: none of report.json, run_instance.log, test_output.txt, patch.diff",
         ));
     }
-    let name_of = |p: Option<&Path>| {
-        p.and_then(Path::file_name)
-            .map(|n| n.to_string_lossy().into_owned())
-    };
+    let name_of = |p: Option<&Path>| p.and_then(Path::file_name).map(|n| n.to_string_lossy().into_owned());
     let folder_id = name_of(Some(path)).unwrap_or_default();
 
     let mut outcome = match m.report {
         Some((report_path, text)) => {
             let v = json::parse_value(report_path, text)?;
             let outcomes = report_outcomes(report_path, &v, &mut parsed.warnings)?;
-            let keep = outcomes
-                .iter()
-                .position(|o| o.instance_id == folder_id)
-                .unwrap_or(0);
+            let keep = outcomes.iter().position(|o| o.instance_id == folder_id).unwrap_or(0);
             if outcomes.len() > 1 {
                 parsed.warnings.push(format!(
                     "{}: holds {} instances; the folder keeps only {:?}",
                     report_path.display(),
                     outcomes.len(),
-                    outcomes
-                        .get(keep)
-                        .map(|o| o.instance_id.as_str())
-                        .unwrap_or_default()
+                    outcomes.get(keep).map(|o| o.instance_id.as_str()).unwrap_or_default()
                 ));
             }
-            outcomes
-                .into_iter()
-                .nth(keep)
-                .ok_or_else(|| IngestError::shape(report_path, "report: no instance"))?
+            outcomes.into_iter().nth(keep).ok_or_else(|| IngestError::shape(report_path, "report: no instance"))?
         }
         None => {
             if folder_id.is_empty() {
-                return Err(IngestError::shape(
-                    path,
-                    "harness folder: no folder name to take the instance id from",
-                ));
+                return Err(IngestError::shape(path, "harness folder: no folder name to take the instance id from"));
             }
-            let mut o = TestOutcome {
-                instance_id: folder_id,
-                ..TestOutcome::default()
-            };
-            if m.run_log
-                .is_some_and(|log| log.contains("Patch Apply Failed"))
-            {
+            let mut o = TestOutcome { instance_id: folder_id, ..TestOutcome::default() };
+            if m.run_log.is_some_and(|log| log.contains("Patch Apply Failed")) {
                 o.patch_applied = Some(false);
                 o.resolved = Some(false);
             }

@@ -40,15 +40,9 @@ pub(super) fn parse_tests(log: &str) -> Vec<TestCase> {
 /// the end marker. The marker may be echoed (`+ : '>>>>> Start Test Output'`), so containment,
 /// not equality, decides.
 fn test_region<'a, 'b>(lines: &'a [&'b str]) -> &'a [&'b str] {
-    let start = lines
-        .iter()
-        .position(|l| l.contains(START))
-        .map_or(0, |i| i + 1);
+    let start = lines.iter().position(|l| l.contains(START)).map_or(0, |i| i + 1);
     let rest = lines.get(start..).unwrap_or_default();
-    let end = rest
-        .iter()
-        .position(|l| l.contains(END))
-        .unwrap_or(rest.len());
+    let end = rest.iter().position(|l| l.contains(END)).unwrap_or(rest.len());
     rest.get(..end).unwrap_or(rest)
 }
 
@@ -102,10 +96,7 @@ mod tests {
     use super::*;
 
     fn verdicts(log: &str) -> Vec<(String, bool)> {
-        parse_tests(log)
-            .into_iter()
-            .map(|t| (t.name, t.passed))
-            .collect()
+        parse_tests(log).into_iter().map(|t| (t.name, t.passed)).collect()
     }
 
     #[test]
@@ -117,19 +108,13 @@ mod tests {
                    \u{1b}[31mFAILED\u{1b}[0m tests/t.py::test_b[x y] - AssertionError: assert 1 == 2\n\
                    ERROR tests/test_broken.py - ImportError: nope\n";
         let tests = parse_tests(log);
-        let got: Vec<(&str, bool, Option<&str>)> = tests
-            .iter()
-            .map(|t| (t.name.as_str(), t.passed, t.message.as_deref()))
-            .collect();
+        let got: Vec<(&str, bool, Option<&str>)> =
+            tests.iter().map(|t| (t.name.as_str(), t.passed, t.message.as_deref())).collect();
         assert_eq!(
             got,
             vec![
                 ("tests/t.py::test_a", true, None),
-                (
-                    "tests/t.py::test_b[x y]",
-                    false,
-                    Some("AssertionError: assert 1 == 2")
-                ),
+                ("tests/t.py::test_b[x y]", false, Some("AssertionError: assert 1 == 2")),
                 ("tests/test_broken.py", false, Some("ImportError: nope")),
             ]
         );
@@ -157,19 +142,10 @@ Ran 3 tests in 0.010s
 ";
         let tests = parse_tests(log);
         assert_eq!(tests.len(), 3, "{tests:?}");
-        assert_eq!(
-            tests[1].name,
-            "test_validate (constraints.tests.UniqueConstraintTests.test_validate)"
-        );
+        assert_eq!(tests[1].name, "test_validate (constraints.tests.UniqueConstraintTests.test_validate)");
         assert!(!tests[1].passed);
-        assert_eq!(
-            tests[1].message.as_deref(),
-            Some("django.core.exceptions.ValidationError: ['boom']")
-        );
-        assert_eq!(
-            tests[2].name,
-            "Partial unique constraints are not ignored by"
-        );
+        assert_eq!(tests[1].message.as_deref(), Some("django.core.exceptions.ValidationError: ['boom']"));
+        assert_eq!(tests[2].name, "Partial unique constraints are not ignored by");
         assert!(tests[2].passed);
     }
 
@@ -180,15 +156,9 @@ Ran 3 tests in 0.010s
                    tests/t.py::test_real FAILED\n\
                    + : '>>>>> End Test Output'\n\
                    tests/t.py::test_after PASSED\n";
-        assert_eq!(
-            verdicts(log),
-            vec![("tests/t.py::test_real".to_string(), false)]
-        );
+        assert_eq!(verdicts(log), vec![("tests/t.py::test_real".to_string(), false)]);
         // Without markers the whole log is read.
-        assert_eq!(
-            verdicts("tests/t.py::test_a PASSED\ntest_x (m.C) ... ERROR\n").len(),
-            2
-        );
+        assert_eq!(verdicts("tests/t.py::test_a PASSED\ntest_x (m.C) ... ERROR\n").len(), 2);
     }
 
     #[test]

@@ -43,10 +43,7 @@ fn groups(o: &TestOutcome) -> Vec<(Option<&str>, usize, usize)> {
     let mut out = Vec::new();
     for g in TestGroup::ALL {
         let in_group = o.tests.iter().filter(|t| t.group == Some(g));
-        let (pass, fail) = in_group.fold(
-            (0, 0),
-            |(p, f), t| if t.passed { (p + 1, f) } else { (p, f + 1) },
-        );
+        let (pass, fail) = in_group.fold((0, 0), |(p, f), t| if t.passed { (p + 1, f) } else { (p, f + 1) });
         if pass + fail > 0 {
             out.push((Some(g.name()), pass, fail));
         }
@@ -56,25 +53,13 @@ fn groups(o: &TestOutcome) -> Vec<(Option<&str>, usize, usize)> {
 
 #[test]
 fn wrapped_fixture_report() {
-    let path = Path::new(FIXTURES)
-        .join(RUN_DIR)
-        .join("demo__calc-1/report.json");
+    let path = Path::new(FIXTURES).join(RUN_DIR).join("demo__calc-1/report.json");
     let o = only(ok(parse_report(&path, &read(&path))));
     assert_eq!(o.instance_id, "demo__calc-1");
     assert_eq!(o.format, Some(Format::SwebenchReport));
-    assert_eq!(
-        (o.resolved, o.patch_applied, o.patch_exists),
-        (Some(true), Some(true), Some(true))
-    );
-    assert_eq!(
-        groups(&o),
-        vec![(Some("FAIL_TO_PASS"), 1, 0), (Some("PASS_TO_PASS"), 2, 0)]
-    );
-    assert!(
-        o.tests
-            .iter()
-            .any(|t| t.name == "tests/test_ops.py::test_div_by_zero")
-    );
+    assert_eq!((o.resolved, o.patch_applied, o.patch_exists), (Some(true), Some(true), Some(true)));
+    assert_eq!(groups(&o), vec![(Some("FAIL_TO_PASS"), 1, 0), (Some("PASS_TO_PASS"), 2, 0)]);
+    assert!(o.tests.iter().any(|t| t.name == "tests/test_ops.py::test_div_by_zero"));
 }
 
 #[test]
@@ -88,21 +73,12 @@ fn harness_folder_with_report() {
     assert_eq!(o.format, Some(Format::SwebenchHarness));
     assert_eq!(o.model.as_deref(), Some("demo-model"));
     assert_eq!(o.run_label.as_deref(), Some("demo-run"));
-    assert_eq!(
-        (o.resolved, o.patch_applied, o.patch_exists),
-        (Some(true), Some(true), Some(true))
-    );
+    assert_eq!((o.resolved, o.patch_applied, o.patch_exists), (Some(true), Some(true), Some(true)));
     assert_eq!(groups(&o).len(), 2, "tests come from report.json, grouped");
     let log = o.log.unwrap_or_default();
-    assert!(
-        log.contains("\u{1b}[32mPASSED"),
-        "the log is kept raw, ANSI and all"
-    );
+    assert!(log.contains("\u{1b}[32mPASSED"), "the log is kept raw, ANSI and all");
     assert!(log.contains(">>>>> Start Test Output"));
-    assert_eq!(
-        o.patch.as_deref(),
-        Some(read(&dir.join("patch.diff")).as_str())
-    );
+    assert_eq!(o.patch.as_deref(), Some(read(&dir.join("patch.diff")).as_str()));
 }
 
 #[test]
@@ -111,38 +87,22 @@ fn harness_folder_whose_patch_did_not_apply() {
     assert!(!files.iter().any(|(p, _)| p.ends_with("report.json")));
     let o = only(ok(parse_dir(&dir, &files)));
     assert_eq!(o.instance_id, "demo__calc-2");
-    assert_eq!(
-        (o.resolved, o.patch_applied, o.patch_exists),
-        (Some(false), Some(false), Some(true))
-    );
+    assert_eq!((o.resolved, o.patch_applied, o.patch_exists), (Some(false), Some(false), Some(true)));
     assert_eq!(o.model.as_deref(), Some("demo-model"));
     assert!(o.tests.is_empty());
     let log = o.log.unwrap_or_default();
-    assert!(
-        log.trim_end().ends_with(">>>>> Patch Apply Failed"),
-        "the run log is the log: {log}"
-    );
+    assert!(log.trim_end().ends_with(">>>>> Patch Apply Failed"), "the run log is the log: {log}");
     assert!(o.patch.is_some_and(|p| p.contains("pow(a, b)")));
 }
 
 #[test]
 fn harness_folder_without_report_reads_tests_from_the_log() {
     let (dir, files) = folder("demo__calc-1");
-    let files: Vec<_> = files
-        .into_iter()
-        .filter(|(p, _)| p.ends_with("test_output.txt"))
-        .collect();
+    let files: Vec<_> = files.into_iter().filter(|(p, _)| p.ends_with("test_output.txt")).collect();
     let o = only(ok(parse_dir(&dir, &files)));
-    assert_eq!(
-        (o.resolved, o.patch_applied),
-        (None, None),
-        "a log alone gives no verdict"
-    );
-    let got: Vec<(&str, bool, Option<TestGroup>)> = o
-        .tests
-        .iter()
-        .map(|t| (t.name.as_str(), t.passed, t.group))
-        .collect();
+    assert_eq!((o.resolved, o.patch_applied), (None, None), "a log alone gives no verdict");
+    let got: Vec<(&str, bool, Option<TestGroup>)> =
+        o.tests.iter().map(|t| (t.name.as_str(), t.passed, t.group)).collect();
     assert_eq!(
         got,
         vec![
@@ -157,10 +117,7 @@ fn harness_folder_without_report_reads_tests_from_the_log() {
 fn wrapped_key_names_the_instance_in_a_folder() {
     let dir = Path::new("/x/run-7/org__model/renamed-folder");
     let report = r#"{"demo__calc-9": {"resolved": false, "patch_successfully_applied": true}}"#;
-    let files = vec![
-        (dir.join("report.json"), report.to_string()),
-        (dir.join("notes.md"), String::new()),
-    ];
+    let files = vec![(dir.join("report.json"), report.to_string()), (dir.join("notes.md"), String::new())];
     let parsed = ok(parse_dir(dir, &files));
     assert_eq!(parsed.warnings.len(), 1, "notes.md is named as ignored");
     let o = only(parsed);
@@ -178,16 +135,9 @@ fn only_the_tail_of_a_long_run_log_is_kept() {
         log.push_str(&format!("2025-01-01 - INFO - line {i} é\n"));
     }
     log.push_str(">>>>> Patch Apply Failed\n");
-    let o = only(ok(parse_dir(
-        dir,
-        &[(dir.join("run_instance.log"), log.clone())],
-    )));
+    let o = only(ok(parse_dir(dir, &[(dir.join("run_instance.log"), log.clone())])));
     let kept = o.log.unwrap_or_default();
-    assert!(
-        kept.len() <= RUN_LOG_TAIL && kept.len() > RUN_LOG_TAIL - 100,
-        "{}",
-        kept.len()
-    );
+    assert!(kept.len() <= RUN_LOG_TAIL && kept.len() > RUN_LOG_TAIL - 100, "{}", kept.len());
     assert!(kept.starts_with("2025-01-01"), "cut at a line start");
     assert!(log.ends_with(&kept));
     assert_eq!(o.resolved, Some(false));
@@ -206,10 +156,7 @@ fn real_flat_reports() {
     let o = only(ok(parse_report(&path, &read(&path))));
     assert_eq!(o.instance_id, "django__django-11163");
     assert_eq!(o.resolved, Some(true));
-    assert_eq!(
-        groups(&o),
-        vec![(Some("FAIL_TO_PASS"), 1, 0), (Some("PASS_TO_PASS"), 141, 0)]
-    );
+    assert_eq!(groups(&o), vec![(Some("FAIL_TO_PASS"), 1, 0), (Some("PASS_TO_PASS"), 141, 0)]);
 
     let path = Path::new(CORPUS).join("mini-swe-agent-1/django__django-16560/report.json");
     let o = only(ok(parse_report(&path, &read(&path))));
@@ -218,10 +165,7 @@ fn real_flat_reports() {
     let failed: Vec<&TestCase> = o.tests.iter().filter(|t| !t.passed).collect();
     assert_eq!(failed.len(), 1);
     assert_eq!(failed[0].group, Some(TestGroup::PassToPass));
-    assert_eq!(
-        failed[0].name,
-        "test_validate (constraints.tests.UniqueConstraintTests.test_validate)"
-    );
+    assert_eq!(failed[0].name, "test_validate (constraints.tests.UniqueConstraintTests.test_validate)");
 }
 
 #[test]
@@ -230,10 +174,7 @@ fn flat_fixture_report_for_mini_swe_agent() {
     let o = only(ok(parse_report(&path, &read(&path))));
     assert_eq!(o.instance_id, "demo__mini-1");
     assert_eq!(o.resolved, Some(false));
-    assert_eq!(
-        groups(&o),
-        vec![(Some("FAIL_TO_PASS"), 1, 0), (Some("PASS_TO_PASS"), 1, 1)]
-    );
+    assert_eq!(groups(&o), vec![(Some("FAIL_TO_PASS"), 1, 0), (Some("PASS_TO_PASS"), 1, 1)]);
 }
 
 #[test]
@@ -243,21 +184,10 @@ fn several_instances_and_infra_failure() {
         "a__a-2": {"resolved": true, "infra_failure": true, "tests_status": {"FAIL_TO_PASS": {"success": ["t", 3]}, "ODD": {}}}
     }"#;
     let parsed = ok(parse_report(Path::new("r.json"), text));
-    let ids: Vec<&str> = parsed
-        .outcomes
-        .iter()
-        .map(|o| o.instance_id.as_str())
-        .collect();
+    let ids: Vec<&str> = parsed.outcomes.iter().map(|o| o.instance_id.as_str()).collect();
     assert_eq!(ids, vec!["a__a-1", "a__a-2"]);
-    assert_eq!(
-        parsed.outcomes[0].patch_exists,
-        Some(false),
-        "patch_is_None: true"
-    );
-    assert_eq!(
-        parsed.outcomes[1].resolved, None,
-        "infra failure: verdict unknown"
-    );
+    assert_eq!(parsed.outcomes[0].patch_exists, Some(false), "patch_is_None: true");
+    assert_eq!(parsed.outcomes[1].resolved, None, "infra failure: verdict unknown");
     assert_eq!(parsed.outcomes[1].tests.len(), 1);
     let w = parsed.warnings.join("\n");
     assert!(w.contains("a__a-2: infra_failure"), "{w}");
@@ -268,23 +198,11 @@ fn several_instances_and_infra_failure() {
 #[test]
 fn malformed_reports_are_errors() {
     let p = Path::new("report.json");
-    let e = err_text(parse_report(
-        p,
-        r#"{"a__a-1": {"resolved": true, "tests_status": [1, 2]}}"#,
-    ));
+    let e = err_text(parse_report(p, r#"{"a__a-1": {"resolved": true, "tests_status": [1, 2]}}"#));
     assert!(e.contains("a__a-1: tests_status is not an object"), "{e}");
-    let e = err_text(parse_report(
-        p,
-        r#"{"a__a-1": {"tests_status": {"PASS_TO_PASS": []}}}"#,
-    ));
-    assert!(
-        e.contains("tests_status.PASS_TO_PASS is not an object"),
-        "{e}"
-    );
-    let e = err_text(parse_report(
-        p,
-        r#"{"a__a-1": {"tests_status": {"PASS_TO_PASS": {"failure": "t"}}}}"#,
-    ));
+    let e = err_text(parse_report(p, r#"{"a__a-1": {"tests_status": {"PASS_TO_PASS": []}}}"#));
+    assert!(e.contains("tests_status.PASS_TO_PASS is not an object"), "{e}");
+    let e = err_text(parse_report(p, r#"{"a__a-1": {"tests_status": {"PASS_TO_PASS": {"failure": "t"}}}}"#));
     assert!(e.contains("PASS_TO_PASS.failure is not a list"), "{e}");
     let e = err_text(parse_report(p, r#"{"a__a-1": {"resolved": "yes"}}"#));
     assert!(e.contains("resolved must be true or false"), "{e}");
@@ -301,15 +219,8 @@ fn fixture_summary() {
     let path = Path::new(FIXTURES).join("swebench-harness/demo-model.demo-run.json");
     let parsed = ok(parse_summary(&path, &read(&path)));
     assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
-    let got: Vec<(&str, Option<bool>)> = parsed
-        .outcomes
-        .iter()
-        .map(|o| (o.instance_id.as_str(), o.resolved))
-        .collect();
-    assert_eq!(
-        got,
-        vec![("demo__calc-1", Some(true)), ("demo__calc-2", None)]
-    );
+    let got: Vec<(&str, Option<bool>)> = parsed.outcomes.iter().map(|o| (o.instance_id.as_str(), o.resolved)).collect();
+    assert_eq!(got, vec![("demo__calc-1", Some(true)), ("demo__calc-2", None)]);
     for o in &parsed.outcomes {
         assert_eq!(o.format, Some(Format::SwebenchSummary));
         assert_eq!(o.run_label.as_deref(), Some("demo-model.demo-run"));
@@ -322,18 +233,11 @@ fn real_summary_lists_pytest_6202_as_unresolved() {
     let name = "run_report.openrouter_deepseek_deepseek-v3.2.SWE-bench_SWE-bench_Verified";
     let path = Path::new(CORPUS).join(format!("swe-agent-1.1/{name}.json"));
     let parsed = ok(parse_summary(&path, &read(&path)));
-    let o = parsed
-        .outcomes
-        .iter()
-        .find(|o| o.instance_id == "pytest-dev__pytest-6202");
+    let o = parsed.outcomes.iter().find(|o| o.instance_id == "pytest-dev__pytest-6202");
     assert_eq!(o.map(|o| o.resolved), Some(Some(false)));
     assert_eq!(o.and_then(|o| o.run_label.as_deref()), Some(name));
     let count = |r: Option<bool>, pe: Option<bool>| {
-        parsed
-            .outcomes
-            .iter()
-            .filter(|o| o.resolved == r && o.patch_exists == pe)
-            .count()
+        parsed.outcomes.iter().filter(|o| o.resolved == r && o.patch_exists == pe).count()
     };
     assert_eq!(count(Some(true), None), 11);
     assert_eq!(count(Some(false), None), 45);
@@ -346,32 +250,14 @@ fn summary_lists_and_shapes() {
     let p = Path::new("s.json");
     let text = r#"{"resolved_ids": ["a"], "empty_patch_ids": ["b"], "error_ids": ["c", "a", 7], "schema_version": 3}"#;
     let parsed = ok(parse_summary(p, text));
-    let got: Vec<(&str, Option<bool>, Option<bool>)> = parsed
-        .outcomes
-        .iter()
-        .map(|o| (o.instance_id.as_str(), o.resolved, o.patch_exists))
-        .collect();
-    assert_eq!(
-        got,
-        vec![
-            ("a", Some(true), None),
-            ("b", Some(false), Some(false)),
-            ("c", None, None)
-        ]
-    );
+    let got: Vec<(&str, Option<bool>, Option<bool>)> =
+        parsed.outcomes.iter().map(|o| (o.instance_id.as_str(), o.resolved, o.patch_exists)).collect();
+    assert_eq!(got, vec![("a", Some(true), None), ("b", Some(false), Some(false)), ("c", None, None)]);
     let w = parsed.warnings.join("\n");
     assert!(w.contains("schema_version 3"), "{w}");
-    assert!(
-        w.contains("a is listed in both resolved_ids and error_ids"),
-        "{w}"
-    );
+    assert!(w.contains("a is listed in both resolved_ids and error_ids"), "{w}");
     assert!(w.contains("non-string id 7"), "{w}");
-    assert!(
-        err_text(parse_summary(p, r#"{"resolved_ids": "a"}"#))
-            .contains("resolved_ids is not a list")
-    );
-    assert!(
-        err_text(parse_summary(p, r#"{"total_instances": 3}"#)).contains("none of resolved_ids")
-    );
+    assert!(err_text(parse_summary(p, r#"{"resolved_ids": "a"}"#)).contains("resolved_ids is not a list"));
+    assert!(err_text(parse_summary(p, r#"{"total_instances": 3}"#)).contains("none of resolved_ids"));
     assert!(err_text(parse_summary(p, "[]")).contains("expected a JSON object"));
 }

@@ -53,11 +53,7 @@ impl ProposedEdit {
         if self.via_shell {
             // Shell writes print nothing on success; an error message means it may not have
             // happened.
-            return if markers::looks_like_error(observation) {
-                EditStatus::Unknown
-            } else {
-                EditStatus::Applied
-            };
+            return if markers::looks_like_error(observation) { EditStatus::Unknown } else { EditStatus::Applied };
         }
         edits::edit_status(observation)
     }
@@ -68,11 +64,7 @@ pub fn parse_action(action: &str, open_file: Option<&str>, working_dir: Option<&
     let first_line = trimmed.lines().next().unwrap_or("");
     let word = first_line.split_whitespace().next().unwrap_or("");
     if trimmed.is_empty() {
-        return ParsedAction {
-            tool: None,
-            args: None,
-            edits: Vec::new(),
-        };
+        return ParsedAction { tool: None, args: None, edits: Vec::new() };
     }
     if !TOOLS.contains(&word) {
         let edits = shell::shell_writes(trimmed)
@@ -85,17 +77,9 @@ pub fn parse_action(action: &str, open_file: Option<&str>, working_dir: Option<&
                 via_shell: true,
             })
             .collect();
-        return ParsedAction {
-            tool: Some("bash".to_string()),
-            args: None,
-            edits,
-        };
+        return ParsedAction { tool: Some("bash".to_string()), args: None, edits };
     }
-    let mut parsed = ParsedAction {
-        tool: Some(word.to_string()),
-        args: None,
-        edits: Vec::new(),
-    };
+    let mut parsed = ParsedAction { tool: Some(word.to_string()), args: None, edits: Vec::new() };
     match word {
         "str_replace_editor" => str_replace_editor(trimmed, working_dir, &mut parsed),
         "edit" => windowed_edit(trimmed, open_file, views, &mut parsed),
@@ -168,13 +152,7 @@ fn str_replace_editor(action: &str, working_dir: Option<&str>, parsed: &mut Pars
         _ => None,
     };
     if let Some((kind, old_text, new_text)) = edit {
-        parsed.edits.push(ProposedEdit {
-            path,
-            kind,
-            old_text,
-            new_text,
-            via_shell: false,
-        });
+        parsed.edits.push(ProposedEdit { path, kind, old_text, new_text, via_shell: false });
     }
     parsed.args = Some(Value::Object(args));
 }

@@ -11,9 +11,7 @@ use crate::analysis::{edits, markers};
 use crate::error::IngestError;
 use crate::ingest::instance_from_file_name;
 use crate::ingest::json::{content_text, f64_field, i64_field, str_field};
-use crate::model::{
-    EditStatus, Format, Message, Parsed, QueryDelta, QueryMessage, Run, Step, StepFlags, Task,
-};
+use crate::model::{EditStatus, Format, Message, Parsed, QueryDelta, QueryMessage, Run, Step, StepFlags, Task};
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -88,9 +86,9 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
 
     let attempts = file.attempts.unwrap_or_default();
     if attempts.is_empty() {
-        let steps = file.trajectory.ok_or_else(|| {
-            IngestError::shape(path, "SWE-agent file has neither `trajectory` nor `attempts`")
-        })?;
+        let steps = file
+            .trajectory
+            .ok_or_else(|| IngestError::shape(path, "SWE-agent file has neither `trajectory` nor `attempts`"))?;
         let history = file.history.unwrap_or_default();
         let run = build_run(&instance_id, steps, &history, &top_info, model.clone(), None)?;
         parsed.tasks.extend(task_of(&instance_id, &history, replay.as_ref()));
@@ -177,11 +175,8 @@ fn build_run(
             let status = proposed.status_from(&s.observation);
             flags.edit = true;
             flags.edit_rejected |= status.is_rejection();
-            let lint = if status == EditStatus::RejectedByLinter {
-                edits::lint_codes(&s.observation)
-            } else {
-                Vec::new()
-            };
+            let lint =
+                if status == EditStatus::RejectedByLinter { edits::lint_codes(&s.observation) } else { Vec::new() };
             run.edits.push(edits::edit_from_texts(
                 Some(idx),
                 &proposed.path,
@@ -245,11 +240,7 @@ fn states_after(steps: &[StepIn<'_>]) -> Vec<(Option<String>, Option<String>)> {
 fn read_state(state: Option<&Value>) -> (Option<String>, Option<String>) {
     let Some(state) = state else { return (None, None) };
     let state = crate::ingest::json::maybe_nested_json(state);
-    let get = |k: &str| {
-        str_field(&state, k)
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty() && s != "n/a")
-    };
+    let get = |k: &str| str_field(&state, k).map(|s| s.trim().to_string()).filter(|s| !s.is_empty() && s != "n/a");
     (get("open_file"), get("working_dir"))
 }
 
@@ -271,11 +262,7 @@ fn task_of(instance_id: &str, history: &[Value], replay: Option<&Value>) -> Opti
             .find(|m| m.get("is_demo").and_then(Value::as_bool) != Some(true))
             .map(|m| extract_issue(&content_text(m.get("content"))))
     })?;
-    Some(Task {
-        instance_id: instance_id.to_string(),
-        instruction: Some(instruction),
-        ..Task::default()
-    })
+    Some(Task { instance_id: instance_id.to_string(), instruction: Some(instruction), ..Task::default() })
 }
 
 fn extract_issue(prompt: &str) -> String {

@@ -45,9 +45,15 @@ fn pydicom_0x_has_three_lint_rejections_then_an_applied_edit() {
     // The edit is drawn against the lines the agent had seen at step 4.
     let applied = run.edits.iter().find(|e| e.step == Some(8)).and_then(|e| e.diff.clone());
     assert!(applied.is_some_and(|d| d.contains("-        'BitsAllocated', 'Rows', 'Columns', 'PixelRepresentation',")));
-    assert!(run.edits.iter().any(|e| e.kind == EditKind::FinalPatch && e.path == "pydicom/pixel_data_handlers/numpy_handler.py"));
+    assert!(
+        run.edits
+            .iter()
+            .any(|e| e.kind == EditKind::FinalPatch && e.path == "pydicom/pixel_data_handlers/numpy_handler.py")
+    );
     let task = &p.tasks[0];
-    assert!(task.instruction.as_deref().is_some_and(|i| i.starts_with("Pixel Representation attribute should be optional")));
+    assert!(
+        task.instruction.as_deref().is_some_and(|i| i.starts_with("Pixel Representation attribute should be optional"))
+    );
 }
 
 #[test]
