@@ -110,10 +110,8 @@ fn file_names_with_escapes_are_clean_in_runs_and_ingest_messages() {
     assert_clean("runs", &out);
     let out = case.cli(&[OsStr::new("runs"), OsStr::new("--json")]);
     let runs: serde_json::Value = must(serde_json::from_slice(&out.stdout), "runs --json");
-    let ids: Vec<&str> = runs
-        .as_array()
-        .map(|a| a.iter().filter_map(|r| r["instance_id"].as_str()).collect())
-        .unwrap_or_default();
+    let ids: Vec<&str> =
+        runs.as_array().map(|a| a.iter().filter_map(|r| r["instance_id"].as_str()).collect()).unwrap_or_default();
     assert!(ids.contains(&"name\u{1b}]0;pwned\u{7}__x-1"), "{ids:?}");
     let out = case.cli(&[OsStr::new("show"), OsStr::new("name\u{1b}]0;pwned\u{7}__x-1")]);
     assert_clean("show", &out);
@@ -146,9 +144,7 @@ fn words_right_after_colour_codes_are_searchable() {
     let out = case.cli(&[OsStr::new("search"), OsStr::new("redword"), OsStr::new("--json")]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let hits: serde_json::Value = must(serde_json::from_slice(&out.stdout), "search --json");
-    let instances: Vec<&str> = hits
-        .as_array()
-        .map(|a| a.iter().filter_map(|h| h["instance_id"].as_str()).collect())
-        .unwrap_or_default();
+    let instances: Vec<&str> =
+        hits.as_array().map(|a| a.iter().filter_map(|h| h["instance_id"].as_str()).collect()).unwrap_or_default();
     assert_eq!(instances, vec!["esc__case-1"]);
 }

@@ -61,12 +61,7 @@ impl Case {
         let db_dir = must(tempfile::tempdir(), "tempdir");
         let root = must(std::fs::canonicalize(dir.path()), "canonicalize");
         let db = db_dir.path().join("trajan.db");
-        let case = Case {
-            _dir: dir,
-            _db_dir: db_dir,
-            root,
-            db,
-        };
+        let case = Case { _dir: dir, _db_dir: db_dir, root, db };
         case.write(GOOD_NAME, good_traj().as_bytes());
         case
     }
@@ -141,12 +136,7 @@ pub fn failure_for(report: &Report, path: &Path) -> String {
 /// warnings.
 pub fn assert_good(report: &Report, case: &Case, first_time: bool) {
     match result_for(report, &case.good_path()) {
-        UnitResult::Ingested {
-            format,
-            stats,
-            warnings,
-            ..
-        } if first_time => {
+        UnitResult::Ingested { format, stats, warnings, .. } if first_time => {
             assert_eq!(*format, Format::SweAgent);
             assert_eq!((stats.runs, stats.steps), (1, 1));
             assert!(warnings.is_empty(), "{warnings:?}");
@@ -158,10 +148,7 @@ pub fn assert_good(report: &Report, case: &Case, first_time: bool) {
 
 /// The instance ids of all stored runs, in list order.
 pub fn instances(store: &Store) -> Vec<String> {
-    must(store.list_runs(RunFilter::default()), "list_runs")
-        .into_iter()
-        .map(|r| r.instance_id)
-        .collect()
+    must(store.list_runs(RunFilter::default()), "list_runs").into_iter().map(|r| r.instance_id).collect()
 }
 
 /// The source paths stored.
@@ -206,9 +193,8 @@ pub fn assert_rejected(case: &Case, bad: &Path) -> String {
 /// `"<path>: line L, column C: ..."` -> (L, C), or a panic naming what was found.
 pub fn line_column(message: &str, path: &Path) -> (usize, usize) {
     let prefix = format!("{}: line ", path.display());
-    let rest = message
-        .strip_prefix(&prefix)
-        .unwrap_or_else(|| panic!("expected {prefix:?}L, column C: ...; got {message:?}"));
+    let rest =
+        message.strip_prefix(&prefix).unwrap_or_else(|| panic!("expected {prefix:?}L, column C: ...; got {message:?}"));
     let (line, rest) = rest.split_once(", column ").unwrap_or_else(|| panic!("no column in {message:?}"));
     let (column, _) = rest.split_once(':').unwrap_or_else(|| panic!("no message after the column in {message:?}"));
     (
