@@ -118,8 +118,6 @@ fn file_names_with_escapes_are_clean_in_runs_and_ingest_messages() {
 }
 
 #[test]
-#[ignore = "bug: src/cli/output.rs print_run prints format_version unsanitized, and SWE-agent takes \
-            it verbatim from info.swe_agent_version"]
 fn show_header_fields_from_the_file_are_clean() {
     let case = Case::new();
     let text = serde_json::json!({
@@ -136,8 +134,6 @@ fn show_header_fields_from_the_file_are_clean() {
 }
 
 #[test]
-#[ignore = "bug: src/store/write.rs indexes the raw observation in steps_fts; with the unicode61 \
-            tokenizer `\\x1b[31merror` becomes the token `31merror`, so a coloured word is not found"]
 fn words_right_after_colour_codes_are_searchable() {
     let case = hostile_case();
     // "redword" is only ever preceded by `ESC [31m`.

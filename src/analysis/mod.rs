@@ -4,3 +4,4 @@
 pub mod edits;
 pub mod markers;
 pub mod shell;
+pub mod snippet;

@@ -72,7 +72,7 @@ pub fn print_run(d: &RunDetail, full: bool) {
     println!(
         "  {} {} | agent {} | model {} | exit {} | resolved {} | {} steps, {} edits ({} rejected) | cost {}",
         s.format,
-        s.format_version.as_deref().unwrap_or(""),
+        cell(s.format_version.as_deref().unwrap_or(""), 20),
         cell(s.agent.as_deref().unwrap_or("-"), 40),
         cell(s.model.as_deref().unwrap_or("-"), 60),
         cell(s.exit_status.as_deref().unwrap_or("-"), 40),
@@ -107,7 +107,7 @@ pub fn print_run(d: &RunDetail, full: bool) {
 
 fn print_step(step: &StepRow, d: &RunDetail, full: bool) {
     let flags = if step.flags.is_empty() { String::new() } else { format!(" [{}]", step.flags.join(", ")) };
-    println!("\n── step {} · {}{}", step.index, step.tool.as_deref().unwrap_or("-"), flags);
+    println!("\n── step {} · {}{}", step.index, cell(step.tool.as_deref().unwrap_or("-"), 40), flags);
     if !step.thought.trim().is_empty() {
         println!("thought:");
         print_block(&step.thought, if full { usize::MAX } else { 12 });

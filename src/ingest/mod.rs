@@ -87,7 +87,17 @@ pub fn parse_file(path: &Path, bytes: &[u8], forced: Option<Format>) -> Result<O
             let shape = detect::shape(&text);
             match detect::detect(&shape, &text) {
                 Detected::Format(f) => f,
-                Detected::NotInput => return Ok(Outcome::Skipped),
+                // Text that is not valid UTF-8 and not JSON is binary, not a README to skip.
+                Detected::NotInput => {
+                    return match first_invalid_utf8(bytes) {
+                        Some(at) => Err(IngestError::parse(
+                            path,
+                            Some(Location::Byte(at)),
+                            "binary content (not UTF-8 text): not a trajectory or a test log",
+                        )),
+                        None => Ok(Outcome::Skipped),
+                    };
+                }
                 Detected::NeedsValue => {
                     let v = json::parse_value(path, &text)?;
                     detect::detect_value(&v).ok_or_else(|| unknown(path, &shape))?
@@ -142,14 +152,26 @@ fn unknown(path: &Path, shape: &Shape) -> IngestError {
 /// Bytes as text. Invalid UTF-8 is replaced with U+FFFD and reported (with its byte offset) as a
 /// warning: the rest of the file is still worth reading.
 pub fn decode<'a>(path: &Path, bytes: &'a [u8], warnings: &mut Vec<String>) -> Cow<'a, str> {
-    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
-    match std::str::from_utf8(bytes) {
+    let text = bytes.strip_prefix(BOM).unwrap_or(bytes);
+    match std::str::from_utf8(text) {
         Ok(s) => Cow::Borrowed(s),
-        Err(e) => {
-            warnings.push(format!("{}: byte {}: invalid UTF-8 replaced with U+FFFD", path.display(), e.valid_up_to()));
-            Cow::Owned(String::from_utf8_lossy(bytes).into_owned())
+        Err(_) => {
+            let at = first_invalid_utf8(bytes).unwrap_or(0);
+            warnings.push(format!("{}: byte {at}: invalid UTF-8 replaced with U+FFFD", path.display()));
+            Cow::Owned(String::from_utf8_lossy(text).into_owned())
         }
     }
+}
+
+const BOM: &[u8] = b"\xef\xbb\xbf";
+
+/// Offset in the file (a leading BOM counted) of the first byte that is not UTF-8.
+fn first_invalid_utf8(bytes: &[u8]) -> Option<usize> {
+    let (skipped, text) = match bytes.strip_prefix(BOM) {
+        Some(rest) => (BOM.len(), rest),
+        None => (0, bytes),
+    };
+    std::str::from_utf8(text).err().map(|e| skipped + e.valid_up_to())
 }
 
 /// The instance id a file name implies: `astropy__astropy-13033.traj.json` -> `astropy__astropy-13033`.

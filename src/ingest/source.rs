@@ -119,10 +119,13 @@ fn walk(root: &Path, d: &mut Discovery) {
         if is_hidden(path) {
             continue;
         }
-        if ft.is_file() || ft.is_symlink() {
+        // Symlinks to folders are not followed (no loops); a symlink to anything else is a unit
+        // and `load` checks what it points to. FIFOs, sockets and devices met in a walk are not
+        // inputs: reading a FIFO would block.
+        let links_to_dir = ft.is_symlink() && std::fs::metadata(path).is_ok_and(|m| m.is_dir());
+        if ft.is_file() || (ft.is_symlink() && !links_to_dir) {
             d.units.push(Unit { path: path.to_path_buf(), kind: UnitKind::File, members: Vec::new() });
         }
-        // FIFOs, sockets and devices are not read: reading a FIFO would block.
     }
 }
 
@@ -172,6 +175,16 @@ pub fn load(unit: Unit) -> Result<Loaded, IngestError> {
     let mut files = Vec::with_capacity(paths.len());
     let mut size = 0u64;
     for p in paths {
+        // Only regular files are read: a FIFO (named, or behind a symlink) would block forever,
+        // a device could be endless.
+        match std::fs::metadata(&p) {
+            Ok(m) if m.is_file() => {}
+            Ok(_) => {
+                let source = std::io::Error::other("not a regular file (FIFO, socket, device or folder); not read");
+                return Err(IngestError::Io { path: p, source });
+            }
+            Err(source) => return Err(IngestError::Io { path: p, source }),
+        }
         let bytes = std::fs::read(&p).map_err(|source| IngestError::Io { path: p.clone(), source })?;
         if unit.kind != UnitKind::File {
             hasher.update(p.file_name().map(|n| n.as_encoded_bytes()).unwrap_or_default());

@@ -1,6 +1,7 @@
 //! Queries for the CLI and (later) the TUI. Every list query is bounded or paged by its caller.
 
 use super::Store;
+use crate::analysis::snippet::snippet;
 use crate::error::StoreError;
 use crate::model::{Message, StepFlags};
 use rusqlite::{OptionalExtension, Row, params};
@@ -294,19 +295,20 @@ impl Store {
         // being read as FTS syntax.
         let fts_query = format!("\"{}\"", terms.join(" "));
         let mut stmt = self.conn.prepare(
-            "SELECT s.run_id, r.instance_id, s.idx,
-                    snippet(steps_fts, 0, '[', ']', '...', 16),
-                    snippet(steps_fts, 1, '[', ']', '...', 16),
-                    snippet(steps_fts, 2, '[', ']', '...', 16)
+            "SELECT s.run_id, r.instance_id, s.idx, s.thought, s.action, s.observation
              FROM steps_fts JOIN steps s ON s.id = steps_fts.rowid JOIN runs r ON r.id = s.run_id
              WHERE steps_fts MATCH ?1 AND (?2 IS NULL OR s.run_id = ?2)
              ORDER BY s.run_id, s.idx LIMIT ?3",
         )?;
+        let words: Vec<&str> =
+            phrase.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).collect();
         let rows = stmt.query_map(params![fts_query, run, limit as i64], |r| {
             let fields: [(&'static str, String); 3] =
                 [("thought", r.get(3)?), ("action", r.get(4)?), ("observation", r.get(5)?)];
-            let (field, snippet) =
-                fields.into_iter().find(|(_, s)| s.contains('[')).unwrap_or(("observation", String::new()));
+            let (field, snippet) = fields
+                .iter()
+                .find_map(|(name, text)| snippet(text, &words, 60).map(|s| (*name, s)))
+                .unwrap_or(("observation", String::new()));
             Ok(SearchHit { run_id: r.get(0)?, instance_id: r.get(1)?, step: r.get(2)?, field, snippet })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)

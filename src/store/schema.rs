@@ -152,11 +152,12 @@ CREATE TABLE edits (
 );
 CREATE INDEX edits_run ON edits(run_id, step_idx);
 
--- Full-text index over what the agent thought, did and saw. External content: the text lives
--- once, in `steps`; the store keeps the index in step with inserts and deletes.
+-- Full-text index over what the agent thought, did and saw, as the reviewer sees it (escape
+-- sequences removed, so a word right after a colour code is found). Contentless: the text lives
+-- once, in `steps`; rowid = steps.id; rows are deleted with their steps.
 CREATE VIRTUAL TABLE steps_fts USING fts5(
     thought, action, observation,
-    content = 'steps', content_rowid = 'id',
+    content = '', contentless_delete = 1,
     tokenize = 'unicode61'
 );
 "#,

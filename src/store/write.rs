@@ -4,6 +4,7 @@
 use super::Store;
 use crate::error::StoreError;
 use crate::model::{Message, Parsed, QueryMessage, Run, TestOutcome};
+use crate::sanitize::sanitize;
 use rusqlite::{OptionalExtension, Transaction, params};
 use std::collections::BTreeSet;
 
@@ -138,9 +139,8 @@ fn instances_of_source(tx: &Transaction<'_>, source_id: i64) -> Result<Vec<Strin
 /// Remove everything a source contributed, the full-text entries and any blobs no longer used.
 fn delete_contents(tx: &Transaction<'_>, source_id: i64) -> Result<(), StoreError> {
     tx.execute(
-        "INSERT INTO steps_fts (steps_fts, rowid, thought, action, observation)
-         SELECT 'delete', s.id, s.thought, s.action, s.observation
-         FROM steps s JOIN runs r ON r.id = s.run_id WHERE r.source_id = ?1",
+        "DELETE FROM steps_fts WHERE rowid IN
+         (SELECT s.id FROM steps s JOIN runs r ON r.id = s.run_id WHERE r.source_id = ?1)",
         [source_id],
     )?;
     tx.execute("CREATE TEMP TABLE IF NOT EXISTS dropped_blobs (id INTEGER PRIMARY KEY)", [])?;
@@ -238,7 +238,12 @@ fn insert_run(
             s.query.as_ref().map(|q| q.keep as i64),
         ])?;
         let step_id = tx.last_insert_rowid();
-        fts_stmt.execute(params![step_id, s.thought, s.action, s.observation])?;
+        fts_stmt.execute(params![
+            step_id,
+            sanitize(&s.thought).as_ref(),
+            sanitize(&s.action).as_ref(),
+            sanitize(&s.observation).as_ref()
+        ])?;
         if let Some(q) = &s.query {
             for (i, m) in q.append.iter().enumerate() {
                 let blob = blobs.prompt(m)?;
