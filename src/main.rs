@@ -3,6 +3,10 @@ mod cli;
 fn main() {
     match cli::run() {
         Ok(code) => std::process::exit(code),
+        // The reader went away (`trajan runs | head`): not an error.
+        Err(e) if e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe) => {
+            std::process::exit(0)
+        }
         Err(e) => {
             eprintln!("error: {}", trajan::sanitize::sanitize(&format!("{e:#}")));
             std::process::exit(2);

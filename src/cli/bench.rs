@@ -2,6 +2,7 @@
 
 use anyhow::{Context, Result, bail};
 use clap::Subcommand;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use trajan::ingest::pipeline::{self, Options, Silent};
 use trajan::store::Store;
@@ -36,13 +37,13 @@ pub fn run(cmd: BenchCommand) -> Result<i32> {
             let kind =
                 Kind::parse(&kind).with_context(|| format!("unknown kind {kind:?}: swe-agent, mini or mixed"))?;
             let g = synth::generate(&dir, kind, bytes)?;
-            println!(
-                "generated {} files, {} steps, {:.1} MB in {}",
+            super::output::emit(&format!(
+                "generated {} files, {} steps, {:.1} MB in {}\n",
                 g.files,
                 g.steps,
                 g.bytes as f64 / 1e6,
                 dir.display()
-            );
+            ))?;
             Ok(0)
         }
         BenchCommand::Ingest { dir, keep_db } => ingest(&dir, keep_db),
@@ -63,17 +64,32 @@ fn ingest(dir: &Path, db: Option<PathBuf>) -> Result<i32> {
     let second = pipeline::ingest(&mut store, &[dir.to_path_buf()], &opts, &Silent);
     let mb = first.bytes as f64 / 1e6;
     let t = first.totals();
-    println!("input            {:.1} MB in {} files ({} runs, {} steps)", mb, first.ingested(), t.runs, t.steps);
-    println!("first ingest     {:.2} s  = {:.1} MB/s", first.elapsed.as_secs_f64(), mb / first.elapsed.as_secs_f64());
-    println!("  writer busy    {:.2} s (database transactions)", first.write_time.as_secs_f64());
-    println!("unchanged again  {:.2} s  ({} unchanged)", second.elapsed.as_secs_f64(), second.unchanged());
-    println!(
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "input            {:.1} MB in {} files ({} runs, {} steps)",
+        mb,
+        first.ingested(),
+        t.runs,
+        t.steps
+    );
+    let _ = writeln!(
+        out,
+        "first ingest     {:.2} s  = {:.1} MB/s",
+        first.elapsed.as_secs_f64(),
+        mb / first.elapsed.as_secs_f64()
+    );
+    let _ = writeln!(out, "  writer busy    {:.2} s (database transactions)", first.write_time.as_secs_f64());
+    let _ = writeln!(out, "unchanged again  {:.2} s  ({} unchanged)", second.elapsed.as_secs_f64(), second.unchanged());
+    let _ = writeln!(
+        out,
         "database         {:.1} MB  = {:.3} x input",
         db_bytes as f64 / 1e6,
         db_bytes as f64 / first.bytes.max(1) as f64
     );
-    println!("peak memory      {:.0} MB (VmHWM)", peak_rss_kb()? as f64 / 1024.0);
-    println!("integrity        {}", store.integrity_check()?);
+    let _ = writeln!(out, "peak memory      {:.0} MB (VmHWM)", peak_rss_kb()? as f64 / 1024.0);
+    let _ = writeln!(out, "integrity        {}", store.integrity_check()?);
+    super::output::emit(&out)?;
     Ok(if first.has_problems() { 1 } else { 0 })
 }
 

@@ -21,7 +21,7 @@ pub fn run() -> Result<i32> {
     let report = pipeline::ingest(&mut store, &[root], &Options::default(), &Silent);
     super::ingest::print_summary(&report);
     let runs = store.list_runs(RunFilter::default())?;
-    super::output::print_run_table(&runs);
-    println!("\nTry: trajan ingest PATH... then trajan runs / show RUN / search PHRASE (see README.md).");
+    super::output::print_run_table(&runs)?;
+    super::output::emit("\nTry: trajan ingest PATH... then trajan runs / show RUN / search PHRASE (see README.md).\n")?;
     Ok(if report.has_problems() { 1 } else { 0 })
 }

@@ -91,7 +91,7 @@ pub fn run() -> Result<i32> {
             if json {
                 output::print_json(&runs)?;
             } else {
-                output::print_run_table(&runs);
+                output::print_run_table(&runs)?;
             }
             Ok(0)
         }
@@ -102,7 +102,7 @@ pub fn run() -> Result<i32> {
             if json {
                 output::print_json(&detail)?;
             } else {
-                output::print_run(&detail, step.is_some());
+                output::print_run(&detail, step.is_some())?;
             }
             Ok(0)
         }
@@ -113,7 +113,7 @@ pub fn run() -> Result<i32> {
             if json {
                 output::print_json(&hits)?;
             } else {
-                output::print_hits(&hits);
+                output::print_hits(&hits)?;
             }
             Ok(0)
         }

@@ -7,10 +7,19 @@ use std::fmt::Write as _;
 use trajan::sanitize::sanitize;
 use trajan::store::read::{RunDetail, RunSummary, SearchHit, StepRow};
 
-pub fn print_json<T: Serialize + ?Sized>(value: &T) -> Result<()> {
+/// Write to stdout. A closed pipe (`trajan runs | head`) is reported as an `io::Error` of kind
+/// `BrokenPipe`, which `main` treats as a normal end.
+pub fn emit(text: &str) -> std::io::Result<()> {
+    use std::io::Write;
     let mut out = std::io::stdout().lock();
-    serde_json::to_writer_pretty(&mut out, value)?;
-    println!();
+    out.write_all(text.as_bytes())?;
+    out.flush()
+}
+
+pub fn print_json<T: Serialize + ?Sized>(value: &T) -> Result<()> {
+    let mut text = serde_json::to_string_pretty(value)?;
+    text.push('\n');
+    emit(&text)?;
     Ok(())
 }
 
@@ -35,7 +44,7 @@ fn resolved(r: Option<bool>) -> &'static str {
     }
 }
 
-pub fn print_run_table(runs: &[RunSummary]) {
+pub fn print_run_table(runs: &[RunSummary]) -> std::io::Result<()> {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -61,15 +70,22 @@ pub fn print_run_table(runs: &[RunSummary]) {
         );
     }
     let _ = writeln!(out, "{} runs (edits a!b: a attempted, b rejected or refused)", runs.len());
-    print!("{out}");
+    emit(&out)
 }
 
 const OBSERVATION_LINES: usize = 30;
 
-pub fn print_run(d: &RunDetail, full: bool) {
+pub fn print_run(d: &RunDetail, full: bool) -> std::io::Result<()> {
+    let mut out = String::new();
+    render_run(&mut out, d, full);
+    emit(&out)
+}
+
+fn render_run(out: &mut String, d: &RunDetail, full: bool) {
     let s = &d.summary;
-    println!("run {}  {}", s.id, cell(&s.instance_id, 120));
-    println!(
+    let _ = writeln!(out, "run {}  {}", s.id, cell(&s.instance_id, 120));
+    let _ = writeln!(
+        out,
         "  {} {} | agent {} | model {} | exit {} | resolved {} | {} steps, {} edits ({} rejected) | cost {}",
         s.format,
         cell(s.format_version.as_deref().unwrap_or(""), 20),
@@ -82,14 +98,15 @@ pub fn print_run(d: &RunDetail, full: bool) {
         s.rejected_edits,
         s.cost.map(|c| format!("{c:.4}")).unwrap_or_else(|| "-".into()),
     );
-    println!("  source {}", cell(&s.source, 200));
+    let _ = writeln!(out, "  source {}", cell(&s.source, 200));
     if let Some(task) = d.task.as_ref().and_then(|t| t.instruction.as_deref()) {
-        println!("\ntask:");
-        print_block(task, if full { usize::MAX } else { 8 });
+        let _ = writeln!(out, "\ntask:");
+        render_block(out, task, if full { usize::MAX } else { 8 });
     }
     if let Some(o) = &d.outcome {
         let failed: Vec<_> = o.tests.iter().filter(|t| !t.passed).collect();
-        println!(
+        let _ = writeln!(
+            out,
             "\ntests ({}): resolved {}, {} tests, {} failing",
             o.format,
             resolved(o.resolved),
@@ -97,53 +114,55 @@ pub fn print_run(d: &RunDetail, full: bool) {
             failed.len()
         );
         for t in failed.iter().take(20) {
-            println!("  FAIL {} {}", t.group.as_deref().unwrap_or(""), cell(&t.name, 150));
+            let _ = writeln!(out, "  FAIL {} {}", t.group.as_deref().unwrap_or(""), cell(&t.name, 150));
         }
     }
     for step in &d.step_list {
-        print_step(step, d, full);
+        render_step(out, step, d, full);
     }
 }
 
-fn print_step(step: &StepRow, d: &RunDetail, full: bool) {
+fn render_step(out: &mut String, step: &StepRow, d: &RunDetail, full: bool) {
     let flags = if step.flags.is_empty() { String::new() } else { format!(" [{}]", step.flags.join(", ")) };
-    println!("\n── step {} · {}{}", step.index, cell(step.tool.as_deref().unwrap_or("-"), 40), flags);
+    let _ = writeln!(out, "\n── step {} · {}{}", step.index, cell(step.tool.as_deref().unwrap_or("-"), 40), flags);
     if !step.thought.trim().is_empty() {
-        println!("thought:");
-        print_block(&step.thought, if full { usize::MAX } else { 12 });
+        let _ = writeln!(out, "thought:");
+        render_block(out, &step.thought, if full { usize::MAX } else { 12 });
     }
     if !step.action.trim().is_empty() {
-        println!("action:");
-        print_block(&step.action, if full { usize::MAX } else { 20 });
+        let _ = writeln!(out, "action:");
+        render_block(out, &step.action, if full { usize::MAX } else { 20 });
     }
     if !step.observation.is_empty() {
-        println!("observation ({} chars):", step.observation_chars);
-        print_block(&step.observation, if full { usize::MAX } else { OBSERVATION_LINES });
+        let _ = writeln!(out, "observation ({} chars):", step.observation_chars);
+        render_block(out, &step.observation, if full { usize::MAX } else { OBSERVATION_LINES });
     }
     for e in d.edit_list.iter().filter(|e| e.step == Some(step.index)) {
         let lint = if e.lint_codes.is_empty() { String::new() } else { format!(" ({})", e.lint_codes.join(", ")) };
-        println!("edit {} {} → {}{}", e.kind, cell(&e.path, 120), e.status, lint);
+        let _ = writeln!(out, "edit {} {} → {}{}", e.kind, cell(&e.path, 120), e.status, lint);
         if let Some(diff) = &e.diff {
-            print_block(diff, if full { usize::MAX } else { 40 });
+            render_block(out, diff, if full { usize::MAX } else { 40 });
         }
     }
 }
 
 /// Indented, sanitized, at most `max_lines` lines with a note of what was left out.
-fn print_block(text: &str, max_lines: usize) {
+fn render_block(out: &mut String, text: &str, max_lines: usize) {
     let clean = sanitize(text);
     let lines: Vec<&str> = clean.lines().collect();
     for line in lines.iter().take(max_lines) {
-        println!("  {line}");
+        let _ = writeln!(out, "  {line}");
     }
     if lines.len() > max_lines {
-        println!("  … {} more lines (use --step N for the whole step)", lines.len() - max_lines);
+        let _ = writeln!(out, "  … {} more lines (use --step N for the whole step)", lines.len() - max_lines);
     }
 }
 
-pub fn print_hits(hits: &[SearchHit]) {
+pub fn print_hits(hits: &[SearchHit]) -> std::io::Result<()> {
+    let mut out = String::new();
     for h in hits {
-        println!(
+        let _ = writeln!(
+            out,
             "run {:>4} {:<36} step {:>4} {:<11} {}",
             h.run_id,
             cell(&h.instance_id, 36),
@@ -152,5 +171,6 @@ pub fn print_hits(hits: &[SearchHit]) {
             cell(&h.snippet, 160)
         );
     }
-    println!("{} hits", hits.len());
+    let _ = writeln!(out, "{} hits", hits.len());
+    emit(&out)
 }
