@@ -10,3 +10,4 @@ pub mod model;
 pub mod sanitize;
 pub mod store;
 pub mod synth;
+pub mod tui;

@@ -3,6 +3,7 @@
 //! One [`Store`] per database file. Writes go through [`Store::write_source`], one transaction
 //! per source; reads are in `read.rs`. See docs/ARCHITECTURE.md for the schema.
 
+pub mod browse;
 mod link;
 pub mod read;
 mod schema;

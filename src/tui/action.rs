@@ -1,0 +1,115 @@
+//! The one way the review state changes. Keys (through the keymap), timers and background
+//! results all become an [`Action`]; `App::update` is the only consumer.
+
+use crate::store::browse::{RunData, StepBody};
+use crate::store::read::RunSummary;
+use serde::Deserialize;
+
+/// User intents that keys can be bound to. The names (snake_case) are the keymap's vocabulary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum Command {
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    Top,
+    Bottom,
+    /// Scroll the focused text to its first / last column (`0` / `$`).
+    LineStart,
+    LineEnd,
+    PrevStep,
+    NextStep,
+    PrevRun,
+    NextRun,
+    NextEdit,
+    PrevEdit,
+    /// Next error or rejected edit.
+    NextProblem,
+    PrevProblem,
+    Search,
+    SearchNext,
+    SearchPrev,
+    GotoStep,
+    /// Unified / side-by-side / off.
+    DiffMode,
+    /// Full observation instead of the folded one.
+    ToggleFold,
+    /// Cycle the right-hand panel: step, state, tests and task, final patch, gold patch.
+    NextPanel,
+    PrevPanel,
+    /// Scroll the step body.
+    ScrollDown,
+    ScrollUp,
+    Copy,
+    Help,
+    Open,
+    Back,
+    Quit,
+    Filter,
+    SortNext,
+    SortReverse,
+    /// Previous / next file in a patch panel.
+    PrevFile,
+    NextFile,
+}
+
+impl Command {
+    pub const ALL: [Command; 36] = [
+        Command::Up,
+        Command::Down,
+        Command::PageUp,
+        Command::PageDown,
+        Command::Top,
+        Command::Bottom,
+        Command::LineStart,
+        Command::LineEnd,
+        Command::PrevStep,
+        Command::NextStep,
+        Command::PrevRun,
+        Command::NextRun,
+        Command::NextEdit,
+        Command::PrevEdit,
+        Command::NextProblem,
+        Command::PrevProblem,
+        Command::Search,
+        Command::SearchNext,
+        Command::SearchPrev,
+        Command::GotoStep,
+        Command::DiffMode,
+        Command::ToggleFold,
+        Command::NextPanel,
+        Command::PrevPanel,
+        Command::ScrollDown,
+        Command::ScrollUp,
+        Command::Copy,
+        Command::Help,
+        Command::Open,
+        Command::Back,
+        Command::Quit,
+        Command::Filter,
+        Command::SortNext,
+        Command::SortReverse,
+        Command::PrevFile,
+        Command::NextFile,
+    ];
+}
+
+/// Everything that can change the state.
+#[derive(Debug, Clone)]
+pub enum Action {
+    Command(Command),
+    /// A character typed into the active text prompt (filter, search, go-to).
+    Input(char),
+    InputBackspace,
+    InputSubmit,
+    InputCancel,
+    Resize(u16, u16),
+    /// The first page of runs, then the whole list.
+    RunsLoaded { runs: Vec<RunSummary>, complete: bool },
+    RunLoaded(Box<RunData>),
+    StepLoaded(Box<StepBody>),
+    SearchDone { query: String, steps: Vec<i64> },
+    /// A background task failed; shown in the status line.
+    Failed(String),
+}

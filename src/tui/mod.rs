@@ -1,0 +1,10 @@
+//! The review TUI (ratatui + crossterm). Pure state in `app`, pure views in `views`, the event
+//! loop and every effect (database reads, clipboard) in `driver`.
+
+pub mod action;
+pub mod config;
+pub mod diff;
+pub mod filter;
+pub mod highlight;
+pub mod keymap;
+pub mod theme;
