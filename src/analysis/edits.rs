@@ -6,60 +6,53 @@
 use crate::model::{Edit, EditKind, EditStatus};
 use similar::TextDiff;
 
-/// Linter gate rejections: the edit was NOT applied.
-const LINT_REJECTED: &[&str] =
-    &["Your proposed edit has introduced new syntax error(s)", "Your changes have NOT been applied"];
+/// Linter gate rejections (edit NOT applied). The message opens the observation (OpenHands
+/// wraps it in brackets); SWE-agent's windowed tools also close with the second string.
+const LINT_REJECTED_HEAD: &str = "Your proposed edit has introduced new syntax error(s)";
+const LINT_REJECTED_TAIL: &str = "Your changes have NOT been applied";
 
-/// Tool refusals: the edit was not applied.
+/// First-line openings of tool refusals (edit not applied).
 const TOOL_REFUSED: &[&str] = &[
     "No replacement was performed",
-    "did not appear verbatim in",
-    "Multiple occurrences of old_str",
-    "Parameter `old_str` is required",
-    "is required for command",
-    "already exists. Cannot overwrite",
-    "File already exists at:",
+    "ERROR:",
+    "Error:",
     "The path ",
-    "Invalid `insert_line` parameter",
-    "No occurrences of",
+    "Invalid `",
+    "Parameter `",
+    "File already exists",
     "Usage: edit",
-    "Error: start_line must be",
-    "Error: end_line must be",
+    "No occurrences of",
 ];
 
-/// Applied (possibly with a linter warning: str_replace_editor applies and only warns).
+/// First-line markers of an applied edit (str_replace_editor applies and may only warn about
+/// lint: still applied).
 const APPLIED: &[&str] = &[
-    "File updated. Please review the changes",
     "has been edited",
+    "File created successfully",
     "Replaced ",
     "Text replaced",
-    "File created successfully",
+    "File updated.",
     "Your edits have been applied",
-    "[File: ",
 ];
 
-/// Decide what happened to an edit from the observation that answered it.
+/// Decide what happened to an edit from the observation that answered it. Only the opening
+/// (and, for rejections, closing) lines are read: the rest of an observation is file content,
+/// which may contain any of these phrases.
 pub fn edit_status(observation: &str) -> EditStatus {
-    if LINT_REJECTED.iter().any(|s| observation.contains(s)) {
+    let lines: Vec<&str> = observation.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let first = lines.first().copied().unwrap_or("");
+    let opens_with_rejection = lines.iter().take(3).any(|l| l.contains(LINT_REJECTED_HEAD));
+    let closes_with_rejection = lines.iter().rev().take(3).any(|l| l.starts_with(LINT_REJECTED_TAIL));
+    if opens_with_rejection || closes_with_rejection {
         return EditStatus::RejectedByLinter;
     }
-    // "The path /x does not exist" and friends; only at the start, so file contents that
-    // happen to contain the phrase do not count.
-    let head = head_chars(observation, 300);
-    if TOOL_REFUSED.iter().any(|s| head.contains(s)) || head.trim_start().starts_with("ERROR:") {
+    if TOOL_REFUSED.iter().any(|s| first.starts_with(s)) || first.contains("did not appear verbatim") {
         return EditStatus::RefusedByTool;
     }
-    if APPLIED.iter().any(|s| head.contains(s)) {
+    if APPLIED.iter().any(|s| first.contains(s)) || first.starts_with("[File: ") {
         return EditStatus::Applied;
     }
     EditStatus::Unknown
-}
-
-fn head_chars(s: &str, n: usize) -> &str {
-    match s.char_indices().nth(n) {
-        Some((i, _)) => &s[..i],
-        None => s,
-    }
 }
 
 /// Lint codes named in a rejection (`- F821 undefined name 'x'`), in order, without repeats.
@@ -258,6 +251,31 @@ mod tests {
             EditStatus::RefusedByTool
         );
         assert_eq!(edit_status(""), EditStatus::Unknown);
+    }
+
+    #[test]
+    fn file_content_in_an_applied_observation_does_not_change_the_verdict() {
+        for line in
+            ["# The path to the config file", "# No occurrences of foo", "# Your changes have NOT been applied yet"]
+        {
+            let obs = format!(
+                "The file /r/a.py has been edited. Here's the result of running `cat -n` on a snippet of /r/a.py:\n     1\t{line}\n     2\tx = 1\nReview the changes and make sure they are as expected."
+            );
+            assert_eq!(edit_status(&obs), EditStatus::Applied, "{line}");
+        }
+    }
+
+    #[test]
+    fn windowed_rejections_are_read_from_both_ends() {
+        let obs = "Your proposed edit has introduced new syntax error(s). Please read this error message carefully and then retry editing the file.\n\nERRORS:\n- F821 undefined name 'x'\n\nThis is how your edit would have looked if applied\n[File: /r/a.py (3 lines total)]\n1:File updated.\n\nYour changes have NOT been applied. Please fix your edit command and try again.";
+        assert_eq!(edit_status(obs), EditStatus::RejectedByLinter);
+        let openhands = "[Your proposed edit has introduced new syntax error(s). Please understand the errors and retry your edit command.]\n[This is how your edit would have looked if applied]";
+        assert_eq!(edit_status(openhands), EditStatus::RejectedByLinter);
+        // 0.x applied windowed edit: the file view, then "File updated."
+        assert_eq!(
+            edit_status("[File: /r/a.py (8 lines total)]\n1:x\nFile updated. Please review the changes."),
+            EditStatus::Applied
+        );
     }
 
     #[test]

@@ -1,13 +1,14 @@
 //! `trajan demo`: the bundled fixtures, ingested into a temporary database, then listed.
 
 use anyhow::Result;
+use std::io::IsTerminal;
 use trajan::ingest::pipeline::{self, Options, Silent};
 use trajan::store::Store;
 use trajan::store::read::RunFilter;
 
 include!(concat!(env!("OUT_DIR"), "/fixtures.rs"));
 
-pub fn run() -> Result<i32> {
+pub fn run(ui: &super::tui::UiArgs) -> Result<i32> {
     let tmp = tempfile::tempdir()?;
     let root = tmp.path().join("fixtures");
     for (rel, bytes) in FIXTURES {
@@ -17,8 +18,15 @@ pub fn run() -> Result<i32> {
         }
         std::fs::write(&path, bytes)?;
     }
-    let mut store = Store::open(&tmp.path().join("demo.db"))?;
+    let db = tmp.path().join("demo.db");
+    let mut store = Store::open(&db)?;
     let report = pipeline::ingest(&mut store, &[root], &Options::default(), &Silent);
+    if report.has_problems() {
+        super::ingest::print_summary(&report);
+    }
+    if std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
+        return super::tui::run(&db, store, None, ui);
+    }
     super::ingest::print_summary(&report);
     let runs = store.list_runs(RunFilter::default())?;
     super::output::print_run_table(&runs)?;

@@ -5,6 +5,7 @@ mod bench;
 mod demo;
 mod ingest;
 mod output;
+mod tui;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
@@ -19,8 +20,14 @@ pub struct Cli {
     /// Database file.
     #[arg(long, global = true, env = "TRAJAN_DB", default_value = "trajan.db")]
     db: PathBuf,
+    /// Theme of the TUI: dark, light, high-contrast, or the path of a theme file.
+    #[arg(long, global = true)]
+    theme: Option<String>,
+    /// Capture the mouse in the TUI (wheel scrolls; off by default so text can be selected).
+    #[arg(long, global = true)]
+    mouse: bool,
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Subcommand)]
@@ -61,7 +68,12 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Ingest the bundled demo fixtures into a temporary database and show them.
+    /// Open the review TUI (also what `trajan` alone does).
+    Tui,
+    /// Open the review TUI on one run (numeric id, or an instance id naming one run).
+    Open { run: String },
+    /// The bundled demo fixtures in a temporary database, opened in the TUI (listed when not on
+    /// a terminal).
     Demo,
     /// Benchmarks (release mode): synthetic data generation and ingest throughput.
     Bench {
@@ -80,14 +92,20 @@ fn parse_format(s: &str) -> Result<Format, String> {
 /// Run the CLI; the returned code is the process exit status.
 pub fn run() -> Result<i32> {
     let cli = Cli::parse();
-    match cli.command {
+    let ui = tui::UiArgs { theme: cli.theme.clone(), mouse: cli.mouse };
+    let Some(command) = cli.command else {
+        return tui::run(&cli.db, open(&cli.db)?, None, &ui);
+    };
+    match command {
+        Command::Tui => tui::run(&cli.db, open(&cli.db)?, None, &ui),
+        Command::Open { run } => tui::run(&cli.db, open(&cli.db)?, Some(&run), &ui),
         Command::Ingest { paths, format } => {
             let mut store = open(&cli.db)?;
             ingest::run(&mut store, &paths, format)
         }
         Command::Runs { failed, json } => {
             let store = open(&cli.db)?;
-            let runs = store.list_runs(RunFilter { failed_only: failed })?;
+            let runs = store.list_runs(RunFilter { failed_only: failed, limit: None })?;
             if json {
                 output::print_json(&runs)?;
             } else {
@@ -117,7 +135,7 @@ pub fn run() -> Result<i32> {
             }
             Ok(0)
         }
-        Command::Demo => demo::run(),
+        Command::Demo => demo::run(&ui),
         Command::Bench { what } => bench::run(what),
     }
 }

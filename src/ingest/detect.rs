@@ -39,14 +39,11 @@ pub fn shape(text: &str) -> Shape {
     if !t.starts_with('{') {
         return Shape::Text;
     }
-    // JSONL: a complete object on the first line and another object after it.
-    if let Some(nl) = t.find('\n') {
-        let (first, rest) = t.split_at(nl);
-        if rest.trim_start().starts_with('{')
-            && let Ok(keys) = top_keys(first)
-        {
-            return Shape::Lines(keys);
-        }
+    if is_jsonl(t) {
+        // The keys of the first line that parses: a broken first line must not hide the rest.
+        let keys =
+            t.lines().filter(|l| !l.trim().is_empty()).take(16).find_map(|l| top_keys(l).ok()).unwrap_or_default();
+        return Shape::Lines(keys);
     }
     match top_keys(t) {
         Ok(keys) => Shape::Object(keys),
@@ -132,8 +129,20 @@ pub fn detect_value(v: &serde_json::Value) -> Option<Format> {
     }
 }
 
+/// An OpenHands event: an `id` and an `action` or an `observation`.
 pub fn is_openhands_event(v: &serde_json::Value) -> bool {
-    v.get("id").is_some() && v.get("source").is_some() && (v.get("action").is_some() || v.get("observation").is_some())
+    v.get("id").is_some() && (v.get("action").is_some() || v.get("observation").is_some())
+}
+
+/// JSON lines: the first two non-empty lines each open an object, and one of the first few
+/// lines is a whole JSON value. (A pretty-printed document's second line opens a key, not an
+/// object; a one-line document has no second line.)
+pub fn is_jsonl(text: &str) -> bool {
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let (Some(a), Some(b)) = (lines.next(), lines.next()) else { return false };
+    a.starts_with('{')
+        && b.starts_with('{')
+        && text.lines().filter(|l| !l.trim().is_empty()).take(16).any(|l| serde_json::from_str::<IgnoredAny>(l).is_ok())
 }
 
 /// Python unittest text output: a `Ran N test(s) in` line followed by `OK` or `FAILED (...)`.
@@ -195,6 +204,10 @@ mod tests {
         let s = shape("{\"instance_id\": \"a\", \"model_patch\": \"\"}\n");
         // a single line is a plain object
         assert_eq!(detect(&s, ""), Detected::Format(Format::SweAgentPreds));
+        // A broken first line: the next line decides.
+        let s = shape("{\"instance_id\": \"a\", \"hist\n{\"instance_id\": \"b\", \"history\": []}\n");
+        assert_eq!(detect(&s, ""), Detected::Format(Format::OpenHands));
+        assert!(!is_jsonl("{\n  \"a\": 1\n}\n"));
     }
 
     #[test]
@@ -208,7 +221,8 @@ mod tests {
     #[test]
     fn deep_nesting_does_not_overflow() {
         let deep = format!("{{\"a\":{}{}}}", "[".repeat(10_000), "]".repeat(10_000));
-        // Either a key list or an error, never a stack overflow.
-        let _ = shape(&deep);
+        // Skipping a value does not recurse: the keys are read; the adapter's real parse then
+        // stops at serde_json's recursion limit and reports the position.
+        assert_eq!(shape(&deep), Shape::Object(vec!["a".to_string()]));
     }
 }

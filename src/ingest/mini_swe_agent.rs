@@ -346,7 +346,8 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
 }
 
 fn sum_i64(values: impl Iterator<Item = Option<i64>>) -> Option<i64> {
-    values.flatten().fold(None, |acc, v| Some(acc.unwrap_or(0) + v))
+    // Token counts come from the file: saturate rather than overflow.
+    values.flatten().fold(None, |acc, v| Some(acc.unwrap_or(0i64).saturating_add(v)))
 }
 
 fn sum_f64(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {

@@ -24,11 +24,11 @@ const SECRET_KEYS: &[&str] = &["api_key", "aws_access_key_id", "aws_secret_acces
 
 pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
     let mut parsed = Parsed::default();
-    let jsonl = path.extension().is_some_and(|e| e == "jsonl");
+    let jsonl = path.extension().is_some_and(|e| e == "jsonl") || crate::ingest::detect::is_jsonl(text);
     if !jsonl {
         match serde_json::from_str::<Value>(text) {
             Ok(Value::Array(items)) => {
-                if items.iter().find(|i| i.is_object()).is_some_and(looks_like_event) {
+                if items.iter().find(|i| i.is_object()).is_some_and(crate::ingest::detect::is_openhands_event) {
                     return parse_events(path, items);
                 }
                 for (i, item) in items.iter().enumerate() {
@@ -47,9 +47,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
                 return Ok(parsed);
             }
             Ok(_) => return Err(IngestError::shape(path, "OpenHands: expected an instance object")),
-            // One document that fails to parse as a whole but whose first line does: JSONL.
-            Err(e) if !first_line_is_json(text) => return Err(IngestError::json(path, &e)),
-            Err(_) => {}
+            Err(e) => return Err(IngestError::json(path, &e)),
         }
     }
     let mut warnings = Vec::new();
@@ -237,15 +235,4 @@ fn session_id(path: &Path) -> Option<String> {
         path.parent().filter(|p| name(p).as_deref() == Some("events"))?
     };
     events_dir.parent().and_then(name).filter(|s| !s.is_empty())
-}
-
-fn first_line_is_json(text: &str) -> bool {
-    text.lines()
-        .find(|l| !l.trim().is_empty())
-        .is_some_and(|l| serde_json::from_str::<serde::de::IgnoredAny>(l).is_ok())
-}
-
-/// An event, not an instance: an `id` and an `action` or `observation`.
-fn looks_like_event(v: &Value) -> bool {
-    v.get("id").is_some() && (v.get("action").is_some() || v.get("observation").is_some())
 }

@@ -165,7 +165,20 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &Options, progress: &d
                         w = cv.wait(w).unwrap_or_else(|p| p.into_inner());
                     }
                     drop(w);
-                    let work = process(unit.clone(), known, opts.forced);
+                    // A parser bug must not take the run down (or leave the writer waiting for
+                    // this unit forever): a panic becomes this unit's error.
+                    let work = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        process(unit.clone(), known, opts.forced)
+                    }))
+                    .unwrap_or_else(|panic| {
+                        let what = panic
+                            .downcast_ref::<&str>()
+                            .map(|s| s.to_string())
+                            .or_else(|| panic.downcast_ref::<String>().cloned())
+                            .unwrap_or_else(|| "unknown panic".to_string());
+                        let message = format!("internal error while reading this file (please report it): {what}");
+                        Work::Failed(unit_size(unit), IngestError::parse(&unit.path, None, message))
+                    });
                     if tx.send((i, work)).is_err() {
                         break;
                     }

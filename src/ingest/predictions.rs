@@ -54,15 +54,9 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
     Ok(parsed)
 }
 
-/// JSON lines: named `.jsonl`, or a first line that is a whole object with more after it.
-/// A pretty-printed `preds.json` fails the second test (its first line is `{`).
+/// JSON lines: named `.jsonl`, or shaped like it.
 fn is_jsonl(path: &Path, text: &str) -> bool {
-    if path.extension().is_some_and(|e| e == "jsonl") {
-        return true;
-    }
-    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
-    let first_is_object = lines.next().is_some_and(|l| serde_json::from_str::<Value>(l).is_ok_and(|v| v.is_object()));
-    first_is_object && lines.next().is_some()
+    path.extension().is_some_and(|e| e == "jsonl") || crate::ingest::detect::is_jsonl(text)
 }
 
 /// One record. `key` is the dict key of a `preds.json` entry, used when the record has no

@@ -51,3 +51,99 @@ pub struct EditText {
     pub new_text: Option<String>,
     pub diff: Option<String>,
 }
+
+use super::Store;
+use crate::error::StoreError;
+use crate::model::StepFlags;
+use rusqlite::{OptionalExtension, params};
+
+impl Store {
+    pub fn count_runs(&self) -> Result<i64, StoreError> {
+        Ok(self.conn.query_row("SELECT COUNT(*) FROM runs", [], |r| r.get(0))?)
+    }
+
+    /// Everything the run view shows except step bodies.
+    pub fn run_data(&self, id: i64) -> Result<RunData, StoreError> {
+        let summary = self.run_summary(id)?;
+        let (submission, outcome_id): (Option<String>, Option<i64>) =
+            self.conn.query_row("SELECT submission, outcome_id FROM runs WHERE id = ?1", [id], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })?;
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT idx, tool, flags, obs_chars, substr(action, 1, 200), open_file, working_dir
+             FROM steps WHERE run_id = ?1 ORDER BY idx",
+        )?;
+        let steps = stmt
+            .query_map([id], |r| {
+                let head: String = r.get(4)?;
+                Ok(StepLine {
+                    index: r.get(0)?,
+                    tool: r.get(1)?,
+                    flags: StepFlags::from_bits(r.get(2)?),
+                    obs_chars: r.get(3)?,
+                    action_head: head.lines().next().unwrap_or("").to_string(),
+                    open_file: r.get(5)?,
+                    working_dir: r.get(6)?,
+                })
+            })?
+            .collect::<Result<_, _>>()?;
+        Ok(RunData {
+            edits: self.edit_lines(id, None)?,
+            outcome: outcome_id.map(|o| self.outcome(o)).transpose()?,
+            task: self.task(&summary.instance_id)?,
+            steps,
+            submission,
+            summary,
+        })
+    }
+
+    fn edit_lines(&self, run_id: i64, step: Option<i64>) -> Result<Vec<EditLine>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT id, step_idx, path, kind, status, lint_codes FROM edits
+             WHERE run_id = ?1 AND (?2 IS NULL OR step_idx = ?2) ORDER BY step_idx IS NULL, step_idx, id",
+        )?;
+        let rows = stmt.query_map(params![run_id, step], |r| {
+            let codes: Option<String> = r.get(5)?;
+            Ok(EditLine {
+                id: r.get(0)?,
+                step: r.get(1)?,
+                path: r.get(2)?,
+                kind: r.get(3)?,
+                status: r.get(4)?,
+                lint_codes: codes.map(|c| c.split(',').map(str::to_string).collect()).unwrap_or_default(),
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// One step in full, with its edits' texts and diffs.
+    pub fn step_body(&self, run_id: i64, index: i64) -> Result<StepBody, StoreError> {
+        let step = self
+            .steps(run_id, Some(index))?
+            .into_iter()
+            .next()
+            .ok_or_else(|| StoreError::NoSuchRun(format!("{run_id} step {index}")))?;
+        let mut edits = Vec::new();
+        for line in self.edit_lines(run_id, Some(index))? {
+            let (old_text, new_text, diff) = self
+                .conn
+                .prepare_cached("SELECT old_text, new_text, diff FROM edits WHERE id = ?1")?
+                .query_row([line.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                .optional()?
+                .unwrap_or((None, None, None));
+            edits.push(EditText { line, old_text, new_text, diff });
+        }
+        Ok(StepBody { run_id, step, edits })
+    }
+
+    /// Steps of one run whose thought, action or observation contain the phrase.
+    pub fn search_run(&self, run_id: i64, phrase: &str) -> Result<Vec<i64>, StoreError> {
+        let Some(fts_query) = super::read::fts_phrase(phrase) else { return Ok(Vec::new()) };
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT s.idx FROM steps_fts JOIN steps s ON s.id = steps_fts.rowid
+             WHERE steps_fts MATCH ?1 AND s.run_id = ?2 ORDER BY s.idx",
+        )?;
+        let rows = stmt.query_map(params![fts_query, run_id], |r| r.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+}

@@ -7,6 +7,13 @@ use crate::model::{Message, StepFlags};
 use rusqlite::{OptionalExtension, Row, params};
 use serde::Serialize;
 
+/// The user's words as one FTS5 phrase: tokens must appear together, in order. Quoting keeps
+/// user input from being read as FTS syntax. `None` when there are no words.
+pub(super) fn fts_phrase(phrase: &str) -> Option<String> {
+    let terms: Vec<String> = phrase.split_whitespace().map(|t| t.replace('"', "\"\"")).collect();
+    (!terms.is_empty()).then(|| format!("\"{}\"", terms.join(" ")))
+}
+
 /// One line of the run list; the stable shape of `runs --json`.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct RunSummary {
@@ -31,20 +38,20 @@ pub struct RunSummary {
 pub struct RunFilter {
     /// Only runs whose outcome is known and not resolved.
     pub failed_only: bool,
+    /// At most this many (the first screen of a large database).
+    pub limit: Option<usize>,
 }
 
-const SUMMARY_SELECT: &str = "
+pub(super) const SUMMARY_SELECT: &str = "
     SELECT r.id, r.instance_id, r.format, r.format_version, r.agent,
            COALESCE(r.model, p.model), r.exit_status, o.resolved, r.step_count, r.edit_count,
-           (SELECT COUNT(*) FROM edits e WHERE e.run_id = r.id
-              AND e.status IN ('rejected_by_linter', 'refused_by_tool')),
-           r.cost, r.attempt, s.path
+           r.rejected_count, r.cost, r.attempt, s.path
     FROM runs r
     JOIN sources s ON s.id = r.source_id
     LEFT JOIN outcomes o ON o.id = r.outcome_id
     LEFT JOIN predictions p ON p.id = r.prediction_id";
 
-fn summary(r: &Row<'_>) -> rusqlite::Result<RunSummary> {
+pub(super) fn summary(r: &Row<'_>) -> rusqlite::Result<RunSummary> {
     Ok(RunSummary {
         id: r.get(0)?,
         instance_id: r.get(1)?,
@@ -143,11 +150,12 @@ pub struct SearchHit {
 impl Store {
     pub fn list_runs(&self, filter: RunFilter) -> Result<Vec<RunSummary>, StoreError> {
         let sql = format!(
-            "{SUMMARY_SELECT} {} ORDER BY r.instance_id, r.id",
+            "{SUMMARY_SELECT} {} ORDER BY r.instance_id, r.id LIMIT ?1",
             if filter.failed_only { "WHERE o.resolved = 0" } else { "" }
         );
+        let limit = filter.limit.map_or(-1, |l| l as i64);
         let mut stmt = self.conn.prepare(&sql)?;
-        let rows = stmt.query_map([], summary)?;
+        let rows = stmt.query_map([limit], summary)?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
@@ -206,7 +214,7 @@ impl Store {
         Ok(detail)
     }
 
-    fn steps(&self, run_id: i64, only: Option<i64>) -> Result<Vec<StepRow>, StoreError> {
+    pub(super) fn steps(&self, run_id: i64, only: Option<i64>) -> Result<Vec<StepRow>, StoreError> {
         let mut stmt = self.conn.prepare(
             "SELECT idx, tool, thought, action, observation, response, args, execution_time, tokens_in,
                     tokens_out, timestamp, open_file, working_dir, flags, obs_chars
@@ -254,7 +262,7 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    fn outcome(&self, id: i64) -> Result<OutcomeRow, StoreError> {
+    pub(super) fn outcome(&self, id: i64) -> Result<OutcomeRow, StoreError> {
         let (format, source, resolved, patch_applied): (String, String, Option<bool>, Option<bool>) =
             self.conn.query_row(
                 "SELECT o.format, s.path, o.resolved, o.patch_applied FROM outcomes o
@@ -273,7 +281,7 @@ impl Store {
         Ok(OutcomeRow { format, source, resolved, patch_applied, tests })
     }
 
-    fn task(&self, instance_id: &str) -> Result<Option<TaskRow>, StoreError> {
+    pub(super) fn task(&self, instance_id: &str) -> Result<Option<TaskRow>, StoreError> {
         Ok(self
             .conn
             .query_row(
@@ -287,13 +295,7 @@ impl Store {
 
     /// Full-text search for a phrase over thoughts, actions and observations.
     pub fn search(&self, phrase: &str, run: Option<i64>, limit: usize) -> Result<Vec<SearchHit>, StoreError> {
-        let terms: Vec<String> = phrase.split_whitespace().map(|t| t.replace('"', "\"\"")).collect();
-        if terms.is_empty() {
-            return Ok(Vec::new());
-        }
-        // One FTS5 phrase: tokens must appear together, in order. Quoting keeps user input from
-        // being read as FTS syntax.
-        let fts_query = format!("\"{}\"", terms.join(" "));
+        let Some(fts_query) = fts_phrase(phrase) else { return Ok(Vec::new()) };
         let mut stmt = self.conn.prepare(
             "SELECT s.run_id, r.instance_id, s.idx, s.thought, s.action, s.observation
              FROM steps_fts JOIN steps s ON s.id = steps_fts.rowid JOIN runs r ON r.id = s.run_id

@@ -90,6 +90,7 @@ CREATE TABLE runs (
     best_attempt    INTEGER,
     step_count      INTEGER NOT NULL,
     edit_count      INTEGER NOT NULL,
+    rejected_count  INTEGER NOT NULL,          -- edits rejected by the linter or refused by the tool
     metadata        TEXT,
     -- Joins made by instance id (and model / folder when several candidates exist); kept up
     -- to date whenever a source touching the instance is written, in the same transaction.

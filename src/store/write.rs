@@ -175,11 +175,12 @@ fn insert_run(
     new_blobs: &mut Vec<([u8; 16], i64)>,
 ) -> Result<i64, StoreError> {
     let edit_count = run.edits.iter().filter(|e| e.step.is_some()).count();
+    let rejected_count = run.edits.iter().filter(|e| e.status.is_rejection()).count();
     tx.prepare_cached(
         "INSERT INTO runs (source_id, position, instance_id, format, format_version, agent, model,
             exit_status, submission, cost, tokens_sent, tokens_received, api_calls, attempt,
-            best_attempt, step_count, edit_count, metadata)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+            best_attempt, step_count, edit_count, rejected_count, metadata)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
     )?
     .execute(params![
         source_id,
@@ -199,6 +200,7 @@ fn insert_run(
         run.best_attempt,
         run.steps.len() as i64,
         edit_count as i64,
+        rejected_count as i64,
         run.metadata,
     ])?;
     let run_id = tx.last_insert_rowid();

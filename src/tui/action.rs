@@ -105,11 +105,19 @@ pub enum Action {
     InputSubmit,
     InputCancel,
     Resize(u16, u16),
+    /// What the last frame laid out (list rows, panel lines and rows).
+    Viewport(crate::tui::views::Viewport),
     /// The first page of runs, then the whole list.
-    RunsLoaded { runs: Vec<RunSummary>, complete: bool },
+    RunsLoaded {
+        runs: Vec<RunSummary>,
+        complete: bool,
+    },
     RunLoaded(Box<RunData>),
     StepLoaded(Box<StepBody>),
-    SearchDone { query: String, steps: Vec<i64> },
+    SearchDone {
+        query: String,
+        steps: Vec<i64>,
+    },
     /// A background task failed; shown in the status line.
     Failed(String),
 }

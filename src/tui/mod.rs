@@ -2,9 +2,13 @@
 //! loop and every effect (database reads, clipboard) in `driver`.
 
 pub mod action;
+pub mod app;
 pub mod config;
 pub mod diff;
+pub mod driver;
 pub mod filter;
 pub mod highlight;
 pub mod keymap;
+pub mod terminal;
 pub mod theme;
+pub mod views;

@@ -1,6 +1,11 @@
-//! Themes: colour slots named by meaning. Presets live in `themes/*.toml` and are embedded.
+//! Themes: colour slots named by meaning. Presets live in `themes/*.toml` and are embedded; a
+//! user theme file has the same shape. Colours are converted for the terminal's [`ColorDepth`].
 
-use ratatui::style::Style;
+use crate::tui::config::ConfigError;
+use ratatui::style::{Color, Modifier, Style};
+use std::collections::BTreeMap;
+use std::path::Path;
+use toml::Spanned;
 
 /// Every style the views use. Slots are named by meaning, not by colour.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,7 +47,6 @@ pub struct Theme {
 impl Default for Theme {
     /// A theme with no colours at all (what `NO_COLOR` gives): structure by modifiers only.
     fn default() -> Theme {
-        use ratatui::style::Modifier;
         let plain = Style::default();
         let bold = Style::default().add_modifier(Modifier::BOLD);
         let reverse = Style::default().add_modifier(Modifier::REVERSED);
@@ -80,3 +84,252 @@ impl Default for Theme {
         }
     }
 }
+
+// ---- Loading: presets and user files --------------------------------------------------------------
+
+const PRESETS: [(&str, &str); 3] = [
+    ("dark", include_str!("../../themes/dark.toml")),
+    ("light", include_str!("../../themes/light.toml")),
+    ("high-contrast", include_str!("../../themes/high-contrast.toml")),
+];
+const PRESET_NAMES: [&str; 3] = [PRESETS[0].0, PRESETS[1].0, PRESETS[2].0];
+
+/// How many colours the terminal shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColorDepth {
+    /// 24-bit colour: `#rrggbb` is used as it is.
+    TrueColor,
+    /// `#rrggbb` becomes the nearest xterm-256 colour.
+    Ansi256,
+    /// No colours at all (`NO_COLOR`).
+    NoColor,
+}
+
+impl ColorDepth {
+    /// `NO_COLOR` set and non-empty: `NoColor`; `COLORTERM` `truecolor` or `24bit`: `TrueColor`;
+    /// else `Ansi256`. `env` looks up environment variables (`|k| std::env::var(k).ok()`).
+    pub fn detect(env: impl Fn(&str) -> Option<String>) -> ColorDepth {
+        if env("NO_COLOR").is_some_and(|v| !v.is_empty()) {
+            return ColorDepth::NoColor;
+        }
+        match env("COLORTERM").map(|v| v.trim().to_ascii_lowercase()).as_deref() {
+            Some("truecolor" | "24bit") => ColorDepth::TrueColor,
+            _ => ColorDepth::Ansi256,
+        }
+    }
+}
+
+impl std::str::FromStr for ColorDepth {
+    type Err = String;
+
+    /// For a `--color` option: `truecolor` (`24bit`), `256` (`ansi256`), `none` (`never`).
+    fn from_str(s: &str) -> Result<ColorDepth, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "truecolor" | "24bit" => Ok(ColorDepth::TrueColor),
+            "256" | "ansi256" => Ok(ColorDepth::Ansi256),
+            "none" | "never" | "no" => Ok(ColorDepth::NoColor),
+            _ => Err(format!("unknown colour depth `{s}` (expected truecolor, 256 or none)")),
+        }
+    }
+}
+
+/// Declares the style slots once: [`SLOT_NAMES`] and `slots_mut`, whose exhaustive destructuring
+/// makes a new `Theme` field a compile error until it is listed here (and so in every preset test).
+macro_rules! slots {
+    ($($slot:ident),* $(,)?) => {
+        /// The style slots of [`Theme`], as named in theme files.
+        pub const SLOT_NAMES: &[&str] = &[$(stringify!($slot)),*];
+
+        fn slots_mut(theme: &mut Theme) -> Vec<(&'static str, &mut Style)> {
+            let Theme { name: _, syntax: _, $($slot),* } = theme;
+            vec![$((stringify!($slot), $slot)),*]
+        }
+    };
+}
+
+slots!(
+    text,
+    muted,
+    border,
+    border_focus,
+    title,
+    header,
+    selection,
+    status,
+    status_error,
+    accent,
+    ok,
+    warning,
+    error,
+    search_match,
+    diff_added,
+    diff_removed,
+    diff_added_emph,
+    diff_removed_emph,
+    diff_hunk,
+    diff_context,
+    diff_file,
+    marker_edit,
+    marker_rejected,
+    marker_error,
+    marker_clipped,
+    marker_test,
+    sparkline,
+    help_key,
+);
+
+impl Theme {
+    /// The names of the embedded presets (`themes/*.toml`).
+    pub fn preset_names() -> &'static [&'static str] {
+        &PRESET_NAMES
+    }
+
+    /// Loads a preset by name, or a theme file by path. Colours are converted for `depth`.
+    ///
+    /// A file must define every slot, unless it sets `inherits = "<preset>"`: then it
+    /// overrides only the slots it names. Under [`ColorDepth::NoColor`] the file is still checked,
+    /// but the result is simply [`Theme::default()`] (modifiers only, designed to work without
+    /// colour; the presets' modifiers assume colour and are not carried over).
+    pub fn load(name_or_path: &str, depth: ColorDepth) -> Result<Theme, ConfigError> {
+        if let Some((name, text)) = PRESETS.iter().find(|(name, _)| *name == name_or_path) {
+            return parse_theme(text, &preset_path(name), name, depth);
+        }
+        let path = Path::new(name_or_path);
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            let looks_like_name = path.extension().is_none() && path.components().count() == 1;
+            if e.kind() == std::io::ErrorKind::NotFound && looks_like_name {
+                let presets = PRESET_NAMES.join(", ");
+                let message = format!("unknown theme (presets: {presets}; or give the path of a theme file)");
+                ConfigError::Invalid { path: path.to_path_buf(), line: None, message }
+            } else {
+                ConfigError::io(path, e)
+            }
+        })?;
+        let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        parse_theme(&text, path, &stem, depth)
+    }
+}
+
+fn preset_path(name: &str) -> std::path::PathBuf {
+    Path::new("themes").join(format!("{name}.toml"))
+}
+
+fn parse_theme(text: &str, path: &Path, name: &str, depth: ColorDepth) -> Result<Theme, ConfigError> {
+    let raw: BTreeMap<Spanned<String>, Spanned<toml::Value>> =
+        toml::from_str(text).map_err(|e| ConfigError::toml(path, text, &e))?;
+    let err = |span: std::ops::Range<usize>, message: String| ConfigError::at(path, text, Some(span), message);
+    let string = |value: &Spanned<toml::Value>, key: &str| match value.get_ref() {
+        toml::Value::String(s) => Ok(s.clone()),
+        _ => Err(err(value.span(), format!("`{key}` must be a string"))),
+    };
+    let mut theme = Theme { name: name.to_string(), syntax: None, ..Theme::default() };
+    let mut defined: Vec<&str> = Vec::new();
+    if let Some((_, base)) = raw.iter().find(|(key, _)| key.get_ref() == "inherits") {
+        let base_name = string(base, "inherits")?;
+        let Some((preset, base_text)) = PRESETS.iter().find(|(n, _)| *n == base_name) else {
+            let message = format!("`inherits` must name a preset ({}), not `{base_name}`", PRESET_NAMES.join(", "));
+            return Err(err(base.span(), message));
+        };
+        theme = Theme { name: name.to_string(), ..parse_theme(base_text, &preset_path(preset), preset, depth)? };
+        defined.extend(SLOT_NAMES);
+    }
+    for (key, value) in &raw {
+        match key.get_ref().as_str() {
+            "inherits" => {}
+            "name" => theme.name = string(value, "name")?,
+            "syntax" => {
+                let syntax = string(value, "syntax")?;
+                if !syntax.is_empty() && !crate::tui::highlight::syntect_theme_names().contains(&syntax.as_str()) {
+                    return Err(err(value.span(), format!("unknown syntax theme `{syntax}`")));
+                }
+                theme.syntax = Some(syntax).filter(|s| !s.is_empty());
+            }
+            slot_name => {
+                let mut slots = slots_mut(&mut theme);
+                let Some((slot_name, slot)) = slots.iter_mut().find(|(n, _)| *n == slot_name) else {
+                    let message = format!("unknown theme slot `{slot_name}` (slots: {})", SLOT_NAMES.join(", "));
+                    return Err(err(key.span(), message));
+                };
+                **slot = parse_style(value.get_ref(), depth)
+                    .map_err(|m| err(value.span(), format!("slot `{slot_name}`: {m}")))?;
+                defined.push(*slot_name);
+            }
+        }
+    }
+    let missing: Vec<&str> = SLOT_NAMES.iter().copied().filter(|s| !defined.contains(s)).collect();
+    if !missing.is_empty() {
+        let message = format!(
+            "missing theme slots: {} (define them, or add `inherits = \"dark\"` to take the rest from a preset)",
+            missing.join(", ")
+        );
+        return Err(ConfigError::Invalid { path: path.to_path_buf(), line: None, message });
+    }
+    Ok(if depth == ColorDepth::NoColor { Theme::default() } else { theme })
+}
+
+fn parse_style(value: &toml::Value, depth: ColorDepth) -> Result<Style, String> {
+    let table = value.as_table().ok_or("expected a table such as { fg = \"#c9d1d9\", bold = true }")?;
+    let mut style = Style::default();
+    for (key, value) in table {
+        let modifier = match key.as_str() {
+            "fg" => {
+                style = style.fg(parse_color(value, depth)?);
+                continue;
+            }
+            "bg" => {
+                style = style.bg(parse_color(value, depth)?);
+                continue;
+            }
+            "bold" => Modifier::BOLD,
+            "italic" => Modifier::ITALIC,
+            "underline" => Modifier::UNDERLINED,
+            "reversed" => Modifier::REVERSED,
+            "dim" => Modifier::DIM,
+            "crossed_out" => Modifier::CROSSED_OUT,
+            other => {
+                let expected = "fg, bg, bold, italic, underline, reversed, dim, crossed_out";
+                return Err(format!("unknown key `{other}` (expected {expected})"));
+            }
+        };
+        match value.as_bool() {
+            Some(true) => style = style.add_modifier(modifier),
+            Some(false) => {}
+            None => return Err(format!("`{key}` must be true or false")),
+        }
+    }
+    Ok(style)
+}
+
+fn parse_color(value: &toml::Value, depth: ColorDepth) -> Result<Color, String> {
+    let color = match value {
+        toml::Value::Integer(i) => {
+            u8::try_from(*i).map(Color::Indexed).map_err(|_| format!("colour index {i} is not 0-255"))
+        }
+        toml::Value::String(s) => s.parse::<Color>().map_err(|_| format!("unknown colour `{s}`")),
+        _ => Err("a colour is \"#rrggbb\", a name such as \"red\", or an index 0-255".to_string()),
+    }?;
+    Ok(match (color, depth) {
+        (Color::Rgb(r, g, b), ColorDepth::Ansi256) => Color::Indexed(nearest_ansi256(r, g, b)),
+        (color, _) => color,
+    })
+}
+
+/// The xterm-256 index closest to an RGB colour: the 6x6x6 cube (16-231) or the grey ramp
+/// (232-255). The first 16 are left out: terminals redefine them.
+pub fn nearest_ansi256(r: u8, g: u8, b: u8) -> u8 {
+    const LEVELS: [u8; 6] = [0, 95, 135, 175, 215, 255];
+    let dist = |(r2, g2, b2): (u8, u8, u8)| {
+        let d = |a: u8, b: u8| (i32::from(a) - i32::from(b)).pow(2);
+        d(r, r2) + d(g, g2) + d(b, b2)
+    };
+    let level = |v: u8| (0..6).min_by_key(|&i| (i32::from(LEVELS[i]) - i32::from(v)).abs()).unwrap_or(0);
+    let (ri, gi, bi) = (level(r), level(g), level(b));
+    let cube = (16 + 36 * ri + 6 * gi + bi) as u8;
+    let cube_dist = dist((LEVELS[ri], LEVELS[gi], LEVELS[bi]));
+    let grey = (0..24u8).min_by_key(|&i| dist((8 + 10 * i, 8 + 10 * i, 8 + 10 * i))).unwrap_or(0);
+    let grey_value = 8 + 10 * grey;
+    if dist((grey_value, grey_value, grey_value)) < cube_dist { 232 + grey } else { cube }
+}
+
+#[cfg(test)]
+mod tests;

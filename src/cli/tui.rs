@@ -1,0 +1,32 @@
+//! `trajan`, `trajan tui`, `trajan open RUN`: configuration, theme and keymap, then the TUI.
+
+use anyhow::{Context as _, Result, bail};
+use std::io::IsTerminal;
+use std::path::Path;
+use trajan::store::Store;
+use trajan::tui::config;
+use trajan::tui::driver::{self, Options};
+use trajan::tui::theme::{ColorDepth, Theme};
+use trajan::tui::views::ViewCtx;
+
+pub struct UiArgs {
+    pub theme: Option<String>,
+    pub mouse: bool,
+}
+
+pub fn run(db: &Path, store: Store, open: Option<&str>, args: &UiArgs) -> Result<i32> {
+    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+        bail!("the review TUI needs a terminal; use `trajan runs`, `show` or `search` in scripts");
+    }
+    let env = |k: &str| std::env::var(k).ok();
+    let (cfg, keymap) = config::load_ui(env)?;
+    let depth = ColorDepth::detect(env);
+    let theme_name = args.theme.clone().or(cfg.theme.clone()).unwrap_or_else(|| "dark".to_string());
+    let theme = Theme::load(&theme_name, depth)?;
+    let open = open.map(|r| store.resolve_run(r)).transpose()?;
+    let source = db.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| db.display().to_string());
+    let ctx = ViewCtx::new(theme, keymap, source);
+    let opts = Options { db: db.to_path_buf(), open, mouse: args.mouse || cfg.mouse };
+    driver::run(store, ctx, opts).context("the TUI stopped")?;
+    Ok(0)
+}

@@ -1,0 +1,82 @@
+//! The run list: all run summaries, the filtered and sorted view of them, the cursor.
+
+use crate::store::read::RunSummary;
+use crate::tui::filter::{self, Filter, Sort};
+
+#[derive(Debug, Default)]
+pub struct ListState {
+    /// Every run, once loaded; the first screen arrives before the rest.
+    pub runs: Vec<RunSummary>,
+    /// True when `runs` holds every run of the database.
+    pub complete: bool,
+    /// Indices into `runs`, filtered and sorted.
+    pub visible: Vec<usize>,
+    /// Position in `visible`.
+    pub cursor: usize,
+    /// First visible row (kept by the view so the cursor stays on screen).
+    pub offset: usize,
+    pub filter_text: String,
+    pub filter: Filter,
+    pub sort: Sort,
+    /// Total in the database, known before the full list arrives.
+    pub total: Option<i64>,
+}
+
+impl ListState {
+    pub fn set_runs(&mut self, runs: Vec<RunSummary>, complete: bool) {
+        let selected = self.selected().map(|r| r.id);
+        self.runs = runs;
+        self.complete = complete;
+        self.refresh(selected);
+    }
+
+    /// Re-apply filter and sort, keeping the selected run selected when it is still shown.
+    pub fn refresh(&mut self, keep: Option<i64>) {
+        self.visible = filter::apply(&self.runs, &self.filter, self.sort);
+        self.cursor = keep
+            .and_then(|id| self.visible.iter().position(|&i| self.runs[i].id == id))
+            .unwrap_or(0)
+            .min(self.visible.len().saturating_sub(1));
+    }
+
+    pub fn selected(&self) -> Option<&RunSummary> {
+        self.visible.get(self.cursor).and_then(|&i| self.runs.get(i))
+    }
+
+    pub fn move_by(&mut self, delta: isize) {
+        let last = self.visible.len().saturating_sub(1);
+        self.cursor = self.cursor.saturating_add_signed(delta).min(last);
+    }
+
+    pub fn move_to(&mut self, pos: usize) {
+        self.cursor = pos.min(self.visible.len().saturating_sub(1));
+    }
+
+    /// Keep the cursor inside a window of `height` rows.
+    pub fn scroll_into_view(&mut self, height: usize) {
+        let height = height.max(1);
+        if self.cursor < self.offset {
+            self.offset = self.cursor;
+        } else if self.cursor >= self.offset + height {
+            self.offset = self.cursor + 1 - height;
+        }
+        self.offset = self.offset.min(self.visible.len().saturating_sub(height));
+    }
+
+    /// Parse and apply a filter query; on error the previous filter stays and the message is
+    /// returned.
+    pub fn set_filter(&mut self, text: &str) -> Result<(), String> {
+        let parsed = filter::parse(text).map_err(|e| e.to_string())?;
+        let keep = self.selected().map(|r| r.id);
+        self.filter_text = text.to_string();
+        self.filter = parsed;
+        self.refresh(keep);
+        Ok(())
+    }
+
+    pub fn set_sort(&mut self, sort: Sort) {
+        let keep = self.selected().map(|r| r.id);
+        self.sort = sort;
+        self.refresh(keep);
+    }
+}

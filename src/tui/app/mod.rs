@@ -1,0 +1,438 @@
+//! The review state and its one transition function. No IO here: `update` returns effects as
+//! data and the driver performs them, so every flow is a plain unit test.
+
+mod list;
+mod run;
+#[cfg(test)]
+mod tests;
+
+pub use list::ListState;
+pub use run::{BODY_CACHE, Panel, RunView, Search};
+
+use crate::tui::action::{Action, Command};
+use crate::tui::diff::DiffMode;
+use crate::tui::views::Viewport;
+
+/// Work the driver does for the app; results come back as actions.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    LoadRun(i64),
+    LoadStep {
+        run: i64,
+        index: i64,
+    },
+    Search {
+        run: i64,
+        query: String,
+    },
+    /// Put text on the clipboard (OSC 52).
+    Copy(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Screen {
+    List,
+    Run,
+}
+
+/// A one-line text prompt at the bottom of the screen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prompt {
+    pub kind: PromptKind,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptKind {
+    Filter,
+    Search,
+    Goto,
+}
+
+impl PromptKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            PromptKind::Filter => "filter",
+            PromptKind::Search => "search",
+            PromptKind::Goto => "go to step",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Status {
+    pub text: String,
+    pub error: bool,
+}
+
+#[derive(Debug)]
+pub struct App {
+    pub screen: Screen,
+    pub list: ListState,
+    pub run: Option<RunView>,
+    /// A run asked for before the run list arrived (`trajan open RUN`).
+    pub pending_run: Option<i64>,
+    pub prompt: Option<Prompt>,
+    /// Help overlay and its scroll.
+    pub help: Option<usize>,
+    pub status: Option<Status>,
+    pub size: (u16, u16),
+    /// Rows of the list the last frame showed (for paging); estimated until the first frame.
+    pub rows: usize,
+    pub quit: bool,
+}
+
+/// Rows the list and step list can show: the screen minus header, status line and borders.
+pub fn body_rows(size: (u16, u16)) -> usize {
+    usize::from(size.1.saturating_sub(4)).max(1)
+}
+
+impl App {
+    pub fn new(size: (u16, u16)) -> App {
+        App {
+            screen: Screen::List,
+            list: ListState::default(),
+            run: None,
+            pending_run: None,
+            prompt: None,
+            help: None,
+            status: None,
+            size,
+            rows: body_rows(size),
+            quit: false,
+        }
+    }
+
+    /// Open a run as soon as it is loaded.
+    pub fn open_run(&mut self, id: i64) -> Vec<Effect> {
+        self.pending_run = Some(id);
+        vec![Effect::LoadRun(id)]
+    }
+
+    pub fn update(&mut self, action: Action) -> Vec<Effect> {
+        match action {
+            Action::Resize(w, h) => {
+                self.size = (w, h);
+                Vec::new()
+            }
+            Action::Viewport(v) => {
+                self.apply_viewport(v);
+                Vec::new()
+            }
+            Action::RunsLoaded { runs, complete } => {
+                self.list.set_runs(runs, complete);
+                if complete {
+                    self.list.total = Some(self.list.runs.len() as i64);
+                }
+                Vec::new()
+            }
+            Action::RunLoaded(data) => {
+                let id = data.summary.id;
+                if let Some(pos) = self.list.visible.iter().position(|&i| self.list.runs[i].id == id) {
+                    self.list.move_to(pos);
+                }
+                // Keep the search of the run we came from: reviewers compare runs.
+                let carried = self.run.take().and_then(|r| r.search).map(|s| s.query);
+                self.run = Some(RunView::new(*data));
+                self.screen = Screen::Run;
+                self.pending_run = None;
+                let mut effects = self.load_current_step();
+                if let Some(query) = carried {
+                    effects.push(Effect::Search { run: id, query });
+                }
+                effects
+            }
+            Action::StepLoaded(body) => {
+                if let Some(run) = self.run.as_mut().filter(|r| r.run_id() == body.run_id) {
+                    run.store_body(*body);
+                }
+                Vec::new()
+            }
+            Action::SearchDone { query, steps } => self.search_done(query, steps),
+            Action::Failed(message) => {
+                self.set_error(message);
+                Vec::new()
+            }
+            Action::Input(c) => {
+                if let Some(p) = self.prompt.as_mut() {
+                    p.text.push(c);
+                }
+                Vec::new()
+            }
+            Action::InputBackspace => {
+                if let Some(p) = self.prompt.as_mut() {
+                    p.text.pop();
+                }
+                Vec::new()
+            }
+            Action::InputCancel => {
+                self.prompt = None;
+                Vec::new()
+            }
+            Action::InputSubmit => self.submit_prompt(),
+            Action::Command(cmd) => self.command(cmd),
+        }
+    }
+
+    /// Sizes from the last frame: page length, and the scroll limit of the panel.
+    fn apply_viewport(&mut self, v: Viewport) {
+        if v.rows > 0 {
+            self.rows = v.rows;
+        }
+        if self.screen == Screen::List {
+            self.list.scroll_into_view(self.rows);
+        }
+        if let Some(run) = self.run.as_mut() {
+            run.scroll = run.scroll.min(v.panel_lines.saturating_sub(v.panel_rows));
+            if self.screen == Screen::Run {
+                run.scroll_into_view(self.rows);
+            }
+        }
+    }
+
+    fn set_error(&mut self, text: String) {
+        self.status = Some(Status { text, error: true });
+    }
+
+    fn set_info(&mut self, text: String) {
+        self.status = Some(Status { text, error: false });
+    }
+
+    fn command(&mut self, cmd: Command) -> Vec<Effect> {
+        self.status = None;
+        if let Some(scroll) = self.help.as_mut() {
+            match cmd {
+                Command::Down | Command::ScrollDown => *scroll += 1,
+                Command::Up | Command::ScrollUp => *scroll = scroll.saturating_sub(1),
+                Command::PageDown => *scroll += self.rows,
+                Command::PageUp => *scroll = scroll.saturating_sub(self.rows),
+                Command::Quit => self.quit = true,
+                _ => self.help = None,
+            }
+            return Vec::new();
+        }
+        match cmd {
+            Command::Quit => {
+                self.quit = true;
+                Vec::new()
+            }
+            Command::Help => {
+                self.help = Some(0);
+                Vec::new()
+            }
+            _ => match self.screen {
+                Screen::List => self.list_command(cmd),
+                Screen::Run => self.run_command(cmd),
+            },
+        }
+    }
+
+    fn list_command(&mut self, cmd: Command) -> Vec<Effect> {
+        let page = self.rows as isize;
+        match cmd {
+            Command::Down | Command::NextRun => self.list.move_by(1),
+            Command::Up | Command::PrevRun => self.list.move_by(-1),
+            Command::PageDown => self.list.move_by(page),
+            Command::PageUp => self.list.move_by(-page),
+            Command::Top => self.list.move_to(0),
+            Command::Bottom => self.list.move_to(usize::MAX),
+            Command::Open | Command::NextStep => {
+                if let Some(id) = self.list.selected().map(|r| r.id) {
+                    return vec![Effect::LoadRun(id)];
+                }
+            }
+            Command::Back => self.quit = true,
+            Command::Filter => {
+                self.prompt = Some(Prompt { kind: PromptKind::Filter, text: self.list.filter_text.clone() });
+            }
+            Command::SortNext => self.list.set_sort(self.list.sort.next_key()),
+            Command::SortReverse => self.list.set_sort(self.list.sort.reversed()),
+            Command::Copy => {
+                if let Some(r) = self.list.selected() {
+                    let text = r.instance_id.clone();
+                    self.set_info(format!("copied {text}"));
+                    return vec![Effect::Copy(text)];
+                }
+            }
+            _ => {}
+        }
+        self.list.scroll_into_view(self.rows);
+        Vec::new()
+    }
+
+    fn run_command(&mut self, cmd: Command) -> Vec<Effect> {
+        let page = self.rows;
+        let Some(run) = self.run.as_mut() else {
+            self.screen = Screen::List;
+            return Vec::new();
+        };
+        match cmd {
+            Command::Back => {
+                self.screen = Screen::List;
+                return Vec::new();
+            }
+            Command::Down | Command::NextStep => run.go(run.cursor + 1),
+            Command::Up | Command::PrevStep => run.go(run.cursor.saturating_sub(1)),
+            Command::PageDown => run.go(run.cursor + page),
+            Command::PageUp => run.go(run.cursor.saturating_sub(page)),
+            Command::Top => run.go(0),
+            Command::Bottom => run.go(usize::MAX),
+            Command::ScrollDown => run.scroll += 3,
+            Command::ScrollUp => run.scroll = run.scroll.saturating_sub(3),
+            Command::LineStart => run.scroll = 0,
+            Command::LineEnd => run.scroll = usize::MAX / 2,
+            Command::NextEdit | Command::PrevEdit => {
+                let forward = cmd == Command::NextEdit;
+                match run.find(forward, |s| s.flags.edit) {
+                    Some(p) => run.go(p),
+                    None => self.status = Some(Status { text: "no more edits".into(), error: false }),
+                }
+            }
+            Command::NextProblem | Command::PrevProblem => {
+                let forward = cmd == Command::NextProblem;
+                match run.find(forward, |s| s.flags.error || s.flags.edit_rejected) {
+                    Some(p) => run.go(p),
+                    None => {
+                        self.status = Some(Status { text: "no more errors or rejected edits".into(), error: false })
+                    }
+                }
+            }
+            Command::NextRun | Command::PrevRun => {
+                let delta = if cmd == Command::NextRun { 1 } else { -1 };
+                let before = self.list.cursor;
+                self.list.move_by(delta);
+                self.list.scroll_into_view(page);
+                return match self.list.selected().map(|r| r.id) {
+                    Some(id) if self.list.cursor != before => vec![Effect::LoadRun(id)],
+                    _ => {
+                        self.set_info("no more runs in the list".into());
+                        Vec::new()
+                    }
+                };
+            }
+            Command::Search => {
+                let text = run.search.as_ref().map(|s| s.query.clone()).unwrap_or_default();
+                self.prompt = Some(Prompt { kind: PromptKind::Search, text });
+            }
+            Command::SearchNext | Command::SearchPrev => match run.next_hit(cmd == Command::SearchNext) {
+                Some(index) => {
+                    run.go_to_index(index);
+                }
+                None => self.set_info("no search hits (/ to search)".into()),
+            },
+            Command::GotoStep => self.prompt = Some(Prompt { kind: PromptKind::Goto, text: String::new() }),
+            Command::DiffMode => {
+                run.diff_mode = match run.diff_mode {
+                    DiffMode::Unified => DiffMode::SideBySide,
+                    DiffMode::SideBySide => DiffMode::Unified,
+                };
+            }
+            Command::ToggleFold => run.unfolded = !run.unfolded,
+            Command::NextPanel | Command::PrevPanel => {
+                run.panel = run.panel.cycle(cmd == Command::NextPanel);
+                run.scroll = 0;
+                run.file = 0;
+            }
+            Command::NextFile if run.file + 1 < run.patch_files() => {
+                run.file += 1;
+                run.scroll = 0;
+            }
+            Command::PrevFile => {
+                run.file = run.file.saturating_sub(1);
+                run.scroll = 0;
+            }
+            Command::Copy => return self.copy_focused(),
+            _ => {}
+        }
+        self.load_current_step()
+    }
+
+    /// The text a reviewer most likely wants: the action of the step, or the patch file shown.
+    fn copy_focused(&mut self) -> Vec<Effect> {
+        let Some(run) = self.run.as_ref() else { return Vec::new() };
+        let text = match run.panel {
+            Panel::FinalPatch | Panel::GoldPatch => {
+                let patch = if run.panel == Panel::FinalPatch {
+                    run.data.submission.as_deref()
+                } else {
+                    run.data.task.as_ref().and_then(|t| t.gold_patch.as_deref())
+                };
+                patch.and_then(|p| crate::analysis::edits::split_patch(p).into_iter().nth(run.file)).map(|f| f.diff)
+            }
+            _ => run.body().map(|b| b.step.action.clone()),
+        };
+        match text {
+            Some(t) if !t.is_empty() => {
+                let what =
+                    if matches!(run.panel, Panel::FinalPatch | Panel::GoldPatch) { "patch file" } else { "action" };
+                self.set_info(format!("copied the {what} ({} chars) to the clipboard", t.chars().count()));
+                vec![Effect::Copy(t)]
+            }
+            _ => {
+                self.set_info("nothing to copy here".into());
+                Vec::new()
+            }
+        }
+    }
+
+    /// Ask for the current step's body unless it is loaded.
+    fn load_current_step(&mut self) -> Vec<Effect> {
+        let rows = self.rows;
+        let Some(run) = self.run.as_mut() else { return Vec::new() };
+        run.scroll_into_view(rows);
+        match run.step_index() {
+            Some(index) if !run.has_body(index) => vec![Effect::LoadStep { run: run.run_id(), index }],
+            _ => Vec::new(),
+        }
+    }
+
+    fn submit_prompt(&mut self) -> Vec<Effect> {
+        let Some(prompt) = self.prompt.take() else { return Vec::new() };
+        match prompt.kind {
+            PromptKind::Filter => {
+                if let Err(e) = self.list.set_filter(prompt.text.trim()) {
+                    self.set_error(e);
+                }
+                self.list.scroll_into_view(self.rows);
+                Vec::new()
+            }
+            PromptKind::Search => {
+                let query = prompt.text.trim().to_string();
+                let Some(run) = self.run.as_mut() else { return Vec::new() };
+                if query.is_empty() {
+                    run.search = None;
+                    return Vec::new();
+                }
+                vec![Effect::Search { run: run.run_id(), query }]
+            }
+            PromptKind::Goto => {
+                let Some(run) = self.run.as_mut() else { return Vec::new() };
+                match prompt.text.trim().parse::<i64>() {
+                    Ok(n) if run.go_to_index(n) => self.load_current_step(),
+                    _ => {
+                        let last = run.data.steps.last().map_or(0, |s| s.index);
+                        self.set_error(format!("no step {:?} (steps 0 to {last})", prompt.text.trim()));
+                        Vec::new()
+                    }
+                }
+            }
+        }
+    }
+
+    fn search_done(&mut self, query: String, steps: Vec<i64>) -> Vec<Effect> {
+        let Some(run) = self.run.as_mut() else { return Vec::new() };
+        let count = steps.len();
+        run.search = Some(Search { query: query.clone(), hits: steps });
+        if count == 0 {
+            self.set_info(format!("{query:?}: no step matches"));
+            return Vec::new();
+        }
+        let here = run.step_index().unwrap_or(0);
+        let on_hit = run.search.as_ref().is_some_and(|s| s.hits.contains(&here));
+        if !on_hit && let Some(index) = run.next_hit(true) {
+            run.go_to_index(index);
+        }
+        self.set_info(format!("{query:?}: {count} steps match (n/N next/previous)"));
+        self.load_current_step()
+    }
+}

@@ -1,0 +1,178 @@
+//! The run view: one run's steps, the step under the cursor, the panel on the right.
+
+use crate::store::browse::{RunData, StepBody};
+use crate::tui::diff::DiffMode;
+use std::collections::VecDeque;
+
+/// What the right-hand side shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Panel {
+    /// Thought, action, observation and the step's diffs.
+    Step,
+    /// Files edited so far, rejections, open file, last edits, context ledger.
+    State,
+    /// Test outcome and task instruction.
+    Tests,
+    /// The final submission patch, one file at a time.
+    FinalPatch,
+    /// The gold patch, when known.
+    GoldPatch,
+}
+
+impl Panel {
+    pub const ALL: [Panel; 5] = [Panel::Step, Panel::State, Panel::Tests, Panel::FinalPatch, Panel::GoldPatch];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Panel::Step => "step",
+            Panel::State => "state",
+            Panel::Tests => "tests & task",
+            Panel::FinalPatch => "final patch",
+            Panel::GoldPatch => "gold patch",
+        }
+    }
+
+    pub fn cycle(self, forward: bool) -> Panel {
+        let i = Panel::ALL.iter().position(|p| *p == self).unwrap_or(0);
+        let n = Panel::ALL.len();
+        Panel::ALL[if forward { (i + 1) % n } else { (i + n - 1) % n }]
+    }
+}
+
+/// In-run search: the query and the steps that match it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Search {
+    pub query: String,
+    pub hits: Vec<i64>,
+}
+
+/// How many step bodies are kept loaded (the current one and recently visited ones).
+pub const BODY_CACHE: usize = 8;
+
+#[derive(Debug)]
+pub struct RunView {
+    pub data: RunData,
+    /// Position in `data.steps`.
+    pub cursor: usize,
+    /// First visible row of the step list (kept by the view).
+    pub offset: usize,
+    /// Bodies loaded on demand, most recent last; at most [`BODY_CACHE`].
+    bodies: VecDeque<StepBody>,
+    pub panel: Panel,
+    /// Vertical scroll of the right-hand panel, in lines.
+    pub scroll: usize,
+    /// Show observations in full instead of head and tail.
+    pub unfolded: bool,
+    pub diff_mode: DiffMode,
+    pub search: Option<Search>,
+    /// File shown in a patch panel.
+    pub file: usize,
+}
+
+impl RunView {
+    pub fn new(data: RunData) -> RunView {
+        RunView {
+            data,
+            cursor: 0,
+            offset: 0,
+            bodies: VecDeque::new(),
+            panel: Panel::Step,
+            scroll: 0,
+            unfolded: false,
+            diff_mode: DiffMode::Unified,
+            search: None,
+            file: 0,
+        }
+    }
+
+    pub fn run_id(&self) -> i64 {
+        self.data.summary.id
+    }
+
+    /// Index (the step's own number) of the step under the cursor.
+    pub fn step_index(&self) -> Option<i64> {
+        self.data.steps.get(self.cursor).map(|s| s.index)
+    }
+
+    pub fn body(&self) -> Option<&StepBody> {
+        let idx = self.step_index()?;
+        self.bodies.iter().find(|b| b.step.index == idx)
+    }
+
+    pub fn has_body(&self, index: i64) -> bool {
+        self.bodies.iter().any(|b| b.step.index == index)
+    }
+
+    pub fn store_body(&mut self, body: StepBody) {
+        self.bodies.retain(|b| b.step.index != body.step.index);
+        self.bodies.push_back(body);
+        while self.bodies.len() > BODY_CACHE {
+            self.bodies.pop_front();
+        }
+    }
+
+    pub fn cached_bodies(&self) -> usize {
+        self.bodies.len()
+    }
+
+    /// Move to a position in the step list; resets the panel scroll.
+    pub fn go(&mut self, pos: usize) {
+        let pos = pos.min(self.data.steps.len().saturating_sub(1));
+        if pos != self.cursor {
+            self.cursor = pos;
+            self.scroll = 0;
+        }
+    }
+
+    /// Move to the step with this number, if there is one.
+    pub fn go_to_index(&mut self, index: i64) -> bool {
+        match self.data.steps.iter().position(|s| s.index == index) {
+            Some(p) => {
+                self.go(p);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The next (or previous) step after the cursor that satisfies `pred`.
+    pub fn find(&self, forward: bool, pred: impl Fn(&crate::store::browse::StepLine) -> bool) -> Option<usize> {
+        let steps = &self.data.steps;
+        if forward {
+            (self.cursor + 1..steps.len()).find(|&i| pred(&steps[i]))
+        } else {
+            (0..self.cursor).rev().find(|&i| pred(&steps[i]))
+        }
+    }
+
+    /// The next (or previous) search hit relative to the cursor, wrapping around.
+    pub fn next_hit(&self, forward: bool) -> Option<i64> {
+        let hits = &self.search.as_ref()?.hits;
+        let here = self.step_index()?;
+        let found = if forward {
+            hits.iter().find(|&&h| h > here).or_else(|| hits.first())
+        } else {
+            hits.iter().rev().find(|&&h| h < here).or_else(|| hits.last())
+        };
+        found.copied()
+    }
+
+    /// Keep the cursor inside a window of `height` rows.
+    pub fn scroll_into_view(&mut self, height: usize) {
+        let height = height.max(1);
+        if self.cursor < self.offset {
+            self.offset = self.cursor;
+        } else if self.cursor >= self.offset + height {
+            self.offset = self.cursor + 1 - height;
+        }
+    }
+
+    pub fn patch_files(&self) -> usize {
+        let patch = match self.panel {
+            Panel::FinalPatch => self.data.submission.as_deref(),
+            Panel::GoldPatch => self.data.task.as_ref().and_then(|t| t.gold_patch.as_deref()),
+            _ => None,
+        };
+        patch.map_or(0, |p| crate::analysis::edits::split_patch(p).len())
+    }
+}

@@ -1,0 +1,273 @@
+//! State transitions, with no terminal and no database: actions in, state and effects out.
+
+use super::*;
+use crate::model::StepFlags;
+use crate::store::browse::{EditLine, RunData, StepBody, StepLine};
+use crate::store::read::{RunSummary, StepRow};
+use crate::tui::action::{Action, Command as C};
+
+pub fn summary(id: i64, instance: &str, resolved: Option<bool>, steps: i64) -> RunSummary {
+    RunSummary {
+        id,
+        instance_id: instance.to_string(),
+        format: "swe-agent".into(),
+        format_version: None,
+        agent: Some("swe-agent".into()),
+        model: Some("m".into()),
+        exit_status: Some("submitted".into()),
+        resolved,
+        steps,
+        edits: 0,
+        rejected_edits: 0,
+        cost: None,
+        attempt: None,
+        source: "/x".into(),
+    }
+}
+
+/// A run of `n` steps: step 3 edits, step 5 is a rejected edit, step 7 errors.
+pub fn run_data(id: i64, n: i64) -> RunData {
+    let steps = (0..n)
+        .map(|i| StepLine {
+            index: i,
+            tool: Some("bash".into()),
+            flags: StepFlags { edit: i == 3 || i == 5, edit_rejected: i == 5, error: i == 7, ..StepFlags::default() },
+            obs_chars: i * 10,
+            action_head: format!("echo {i}"),
+            open_file: None,
+            working_dir: None,
+        })
+        .collect();
+    let edits = [3, 5]
+        .iter()
+        .map(|&s| EditLine {
+            id: s,
+            step: Some(s),
+            path: "/r/a.py".into(),
+            kind: "str_replace".into(),
+            status: if s == 5 { "refused_by_tool".into() } else { "applied".into() },
+            lint_codes: Vec::new(),
+        })
+        .collect();
+    RunData { summary: summary(id, "inst", Some(false), n), steps, edits, outcome: None, task: None, submission: None }
+}
+
+pub fn body(run: i64, index: i64) -> StepBody {
+    StepBody {
+        run_id: run,
+        step: StepRow {
+            index,
+            tool: Some("bash".into()),
+            thought: "think".into(),
+            action: format!("echo {index}"),
+            observation: "out".into(),
+            response: None,
+            args: None,
+            execution_time: None,
+            tokens_in: None,
+            tokens_out: None,
+            timestamp: None,
+            open_file: None,
+            working_dir: None,
+            flags: Vec::new(),
+            observation_chars: 3,
+        },
+        edits: Vec::new(),
+    }
+}
+
+fn app_with_runs() -> App {
+    let mut app = App::new((100, 30));
+    let runs = vec![
+        summary(1, "django__django-11163", Some(true), 13),
+        summary(2, "django__django-16560", Some(false), 145),
+        summary(3, "astropy__astropy-13033", Some(false), 32),
+    ];
+    app.update(Action::RunsLoaded { runs, complete: true });
+    app
+}
+
+fn cmd(app: &mut App, c: C) -> Vec<Effect> {
+    app.update(Action::Command(c))
+}
+
+fn type_text(app: &mut App, text: &str) {
+    for ch in text.chars() {
+        app.update(Action::Input(ch));
+    }
+}
+
+/// An app showing run 2 with `n` steps, step 0's body loaded.
+fn app_in_run(n: i64) -> App {
+    let mut app = app_with_runs();
+    app.update(Action::RunLoaded(Box::new(run_data(2, n))));
+    app.update(Action::StepLoaded(Box::new(body(2, 0))));
+    app
+}
+
+fn cursor_step(app: &App) -> Option<i64> {
+    app.run.as_ref().and_then(RunView::step_index)
+}
+
+#[test]
+fn list_is_sorted_by_instance_and_the_cursor_is_clamped() {
+    let mut app = app_with_runs();
+    let order: Vec<&str> = app.list.visible.iter().map(|&i| app.list.runs[i].instance_id.as_str()).collect();
+    assert_eq!(order, vec!["astropy__astropy-13033", "django__django-11163", "django__django-16560"]);
+    cmd(&mut app, C::Up);
+    assert_eq!(app.list.cursor, 0);
+    cmd(&mut app, C::Bottom);
+    assert_eq!(app.list.cursor, 2);
+    cmd(&mut app, C::Down);
+    assert_eq!(app.list.cursor, 2);
+}
+
+#[test]
+fn filter_prompt_applies_and_a_bad_filter_keeps_the_previous_one() {
+    let mut app = app_with_runs();
+    cmd(&mut app, C::Filter);
+    assert_eq!(app.prompt.as_ref().map(|p| p.kind), Some(PromptKind::Filter));
+    type_text(&mut app, "resolved:no");
+    app.update(Action::InputSubmit);
+    assert!(app.prompt.is_none());
+    assert_eq!(app.list.visible.len(), 2);
+    cmd(&mut app, C::Filter);
+    app.update(Action::InputBackspace);
+    type_text(&mut app, "x steps>zz");
+    app.update(Action::InputSubmit);
+    assert!(app.status.as_ref().is_some_and(|s| s.error), "{:?}", app.status);
+    assert_eq!(app.list.visible.len(), 2, "previous filter still applies");
+    assert_eq!(app.list.filter_text, "resolved:no");
+}
+
+#[test]
+fn opening_a_run_loads_it_then_its_first_step() {
+    let mut app = app_with_runs();
+    cmd(&mut app, C::Bottom);
+    assert_eq!(cmd(&mut app, C::Open), vec![Effect::LoadRun(2)]);
+    let effects = app.update(Action::RunLoaded(Box::new(run_data(2, 10))));
+    assert_eq!(app.screen, Screen::Run);
+    assert_eq!(effects, vec![Effect::LoadStep { run: 2, index: 0 }]);
+}
+
+#[test]
+fn stepping_loads_bodies_on_demand_and_keeps_a_bounded_cache() {
+    let mut app = app_in_run(40);
+    assert_eq!(cmd(&mut app, C::NextStep), vec![Effect::LoadStep { run: 2, index: 1 }]);
+    app.update(Action::StepLoaded(Box::new(body(2, 1))));
+    assert!(cmd(&mut app, C::PrevStep).is_empty(), "step 0 is cached");
+    for i in 1..30 {
+        cmd(&mut app, C::NextStep);
+        app.update(Action::StepLoaded(Box::new(body(2, i))));
+    }
+    let run = app.run.as_ref().map(RunView::cached_bodies);
+    assert_eq!(run, Some(BODY_CACHE));
+    // A body for another run is ignored.
+    app.update(Action::StepLoaded(Box::new(body(99, 3))));
+    assert_eq!(app.run.as_ref().map(RunView::cached_bodies), Some(BODY_CACHE));
+}
+
+#[test]
+fn edits_and_problems_are_jumped_to() {
+    let mut app = app_in_run(10);
+    cmd(&mut app, C::NextEdit);
+    assert_eq!(cursor_step(&app), Some(3));
+    cmd(&mut app, C::NextEdit);
+    assert_eq!(cursor_step(&app), Some(5));
+    cmd(&mut app, C::NextEdit);
+    assert_eq!(cursor_step(&app), Some(5));
+    assert!(app.status.as_ref().is_some_and(|s| s.text.contains("no more edits")));
+    cmd(&mut app, C::Top);
+    cmd(&mut app, C::NextProblem);
+    assert_eq!(cursor_step(&app), Some(5), "the rejected edit");
+    cmd(&mut app, C::NextProblem);
+    assert_eq!(cursor_step(&app), Some(7), "the error");
+    cmd(&mut app, C::PrevEdit);
+    assert_eq!(cursor_step(&app), Some(5));
+}
+
+#[test]
+fn search_jumps_to_hits_and_cycles() {
+    let mut app = app_in_run(20);
+    cmd(&mut app, C::Search);
+    type_text(&mut app, "needle");
+    assert_eq!(app.update(Action::InputSubmit), vec![Effect::Search { run: 2, query: "needle".into() }]);
+    app.update(Action::SearchDone { query: "needle".into(), steps: vec![4, 9, 15] });
+    assert_eq!(cursor_step(&app), Some(4));
+    cmd(&mut app, C::SearchNext);
+    assert_eq!(cursor_step(&app), Some(9));
+    cmd(&mut app, C::SearchNext);
+    cmd(&mut app, C::SearchNext);
+    assert_eq!(cursor_step(&app), Some(4), "wraps around");
+    cmd(&mut app, C::SearchPrev);
+    assert_eq!(cursor_step(&app), Some(15));
+}
+
+#[test]
+fn goto_step_and_bad_goto() {
+    let mut app = app_in_run(20);
+    cmd(&mut app, C::GotoStep);
+    type_text(&mut app, "12");
+    assert_eq!(app.update(Action::InputSubmit), vec![Effect::LoadStep { run: 2, index: 12 }]);
+    assert_eq!(cursor_step(&app), Some(12));
+    cmd(&mut app, C::GotoStep);
+    type_text(&mut app, "400");
+    app.update(Action::InputSubmit);
+    assert_eq!(cursor_step(&app), Some(12));
+    assert!(app.status.as_ref().is_some_and(|s| s.error && s.text.contains("steps 0 to 19")));
+}
+
+#[test]
+fn next_run_follows_the_list_order_and_keeps_the_search() {
+    let mut app = app_with_runs();
+    cmd(&mut app, C::Open);
+    app.update(Action::RunLoaded(Box::new(run_data(3, 5))));
+    app.update(Action::SearchDone { query: "x".into(), steps: vec![1] });
+    let effects = cmd(&mut app, C::NextRun);
+    assert_eq!(effects, vec![Effect::LoadRun(1)]);
+    let effects = app.update(Action::RunLoaded(Box::new(run_data(1, 5))));
+    assert!(effects.contains(&Effect::Search { run: 1, query: "x".into() }), "{effects:?}");
+}
+
+#[test]
+fn back_goes_to_the_list_then_quits() {
+    let mut app = app_in_run(5);
+    cmd(&mut app, C::Back);
+    assert_eq!(app.screen, Screen::List);
+    assert!(!app.quit);
+    cmd(&mut app, C::Back);
+    assert!(app.quit);
+}
+
+#[test]
+fn help_opens_scrolls_and_closes_on_another_key() {
+    let mut app = app_in_run(5);
+    cmd(&mut app, C::Help);
+    assert_eq!(app.help, Some(0));
+    cmd(&mut app, C::Down);
+    assert_eq!(app.help, Some(1));
+    assert_eq!(cursor_step(&app), Some(0), "keys go to the help, not the run");
+    cmd(&mut app, C::Back);
+    assert_eq!(app.help, None);
+}
+
+#[test]
+fn copy_takes_the_action_of_the_step() {
+    let mut app = app_in_run(5);
+    assert_eq!(cmd(&mut app, C::Copy), vec![Effect::Copy("echo 0".into())]);
+}
+
+#[test]
+fn panels_cycle_and_scroll_is_clamped_by_the_viewport() {
+    let mut app = app_in_run(5);
+    cmd(&mut app, C::NextPanel);
+    assert_eq!(app.run.as_ref().map(|r| r.panel), Some(Panel::State));
+    cmd(&mut app, C::PrevPanel);
+    cmd(&mut app, C::PrevPanel);
+    assert_eq!(app.run.as_ref().map(|r| r.panel), Some(Panel::GoldPatch));
+    cmd(&mut app, C::LineEnd);
+    app.update(Action::Viewport(Viewport { rows: 20, panel_lines: 50, panel_rows: 20 }));
+    assert_eq!(app.run.as_ref().map(|r| r.scroll), Some(30));
+    cmd(&mut app, C::ScrollUp);
+    assert_eq!(app.run.as_ref().map(|r| r.scroll), Some(27));
+}

@@ -1,0 +1,157 @@
+//! The event loop: terminal events and background results become actions, `App::update` turns
+//! them into effects, effects are performed here (database reads, clipboard) and their results
+//! fed back. Input is drained before each frame, so a burst of keys costs one draw.
+
+use super::action::{Action, Command};
+use super::app::{App, Effect, Screen};
+use super::keymap::{Context, Keymap};
+use super::terminal::{self, Guard};
+use super::views::{self, ViewCtx};
+use crate::error::StoreError;
+use crate::store::Store;
+use crate::store::read::RunFilter;
+use crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind};
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::time::Duration;
+
+#[derive(Debug, thiserror::Error)]
+pub enum TuiError {
+    #[error("terminal: {0}")]
+    Io(#[from] std::io::Error),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+pub struct Options {
+    pub db: PathBuf,
+    /// Open this run first (`trajan open RUN`).
+    pub open: Option<i64>,
+    pub mouse: bool,
+}
+
+/// Run the TUI until the reviewer quits. The terminal is restored however this returns.
+pub fn run(store: Store, ctx: ViewCtx, opts: Options) -> Result<(), TuiError> {
+    let mut guard = Guard::enter(opts.mouse)?;
+    let size = guard.terminal.size()?;
+    let mut app = App::new((size.width, size.height));
+    let mut ctx = ctx;
+    let (tx, rx) = mpsc::channel::<Action>();
+
+    // The first screen from a bounded query; the whole list in the background.
+    let first = store.list_runs(RunFilter { failed_only: false, limit: Some(usize::from(size.height) * 2) })?;
+    let total = store.count_runs()?;
+    app.list.total = Some(total);
+    let complete = first.len() as i64 >= total;
+    let mut queue: Vec<Action> = vec![Action::RunsLoaded { runs: first, complete }];
+    if !complete {
+        load_all_runs(opts.db.clone(), tx.clone());
+    }
+    let mut pending: Vec<Effect> = opts.open.map(|id| app.open_run(id)).unwrap_or_default();
+
+    loop {
+        for effect in pending.drain(..) {
+            queue.extend(perform(&store, effect));
+        }
+        for action in queue.drain(..) {
+            pending.extend(app.update(action));
+        }
+        if !pending.is_empty() {
+            continue;
+        }
+        if app.quit {
+            return Ok(());
+        }
+        draw(&mut guard, &mut app, &mut ctx)?;
+        // Wait for something to happen, then take everything that is queued.
+        if event::poll(Duration::from_millis(100))? {
+            while event::poll(Duration::ZERO)? {
+                if let Some(a) = translate(event::read()?, &app, &ctx.keymap) {
+                    queue.push(a);
+                }
+            }
+        }
+        queue.extend(rx.try_iter());
+    }
+}
+
+fn draw(guard: &mut Guard, app: &mut App, ctx: &mut ViewCtx) -> Result<(), TuiError> {
+    use crossterm::execute;
+    use crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
+    let mut viewport = views::Viewport::default();
+    execute!(std::io::stdout(), BeginSynchronizedUpdate)?;
+    let drawn = guard.terminal.draw(|f| viewport = views::draw(f, app, ctx));
+    execute!(std::io::stdout(), EndSynchronizedUpdate)?;
+    drawn?;
+    // The views report what they laid out; paging and scroll limits follow it.
+    let effects = app.update(Action::Viewport(viewport));
+    debug_assert!(effects.is_empty());
+    Ok(())
+}
+
+fn load_all_runs(db: PathBuf, tx: mpsc::Sender<Action>) {
+    std::thread::spawn(move || {
+        let action = match Store::open(&db).and_then(|s| s.list_runs(RunFilter::default())) {
+            Ok(runs) => Action::RunsLoaded { runs, complete: true },
+            Err(e) => Action::Failed(format!("loading the run list: {e}")),
+        };
+        let _ = tx.send(action);
+    });
+}
+
+fn perform(store: &Store, effect: Effect) -> Option<Action> {
+    Some(match effect {
+        Effect::LoadRun(id) => match store.run_data(id) {
+            Ok(data) => Action::RunLoaded(Box::new(data)),
+            Err(e) => Action::Failed(format!("run {id}: {e}")),
+        },
+        Effect::LoadStep { run, index } => match store.step_body(run, index) {
+            Ok(body) => Action::StepLoaded(Box::new(body)),
+            Err(e) => Action::Failed(format!("step {index}: {e}")),
+        },
+        Effect::Search { run, query } => match store.search_run(run, &query) {
+            Ok(steps) => Action::SearchDone { query, steps },
+            Err(e) => Action::Failed(format!("search: {e}")),
+        },
+        Effect::Copy(text) => match terminal::copy_to_clipboard(&text) {
+            Ok(()) => return None,
+            Err(e) => Action::Failed(format!("copy: {e}")),
+        },
+    })
+}
+
+/// A terminal event as an action: keys go to the prompt when one is open, else through the
+/// keymap of the current screen.
+pub fn translate(event: Event, app: &App, keymap: &Keymap) -> Option<Action> {
+    match event {
+        Event::Resize(w, h) => Some(Action::Resize(w, h)),
+        Event::Key(key) if key.kind == KeyEventKind::Press => translate_key(key, app, keymap),
+        Event::Mouse(m) => match m.kind {
+            MouseEventKind::ScrollDown => Some(Action::Command(Command::ScrollDown)),
+            MouseEventKind::ScrollUp => Some(Action::Command(Command::ScrollUp)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn translate_key(key: KeyEvent, app: &App, keymap: &Keymap) -> Option<Action> {
+    if app.prompt.is_some() {
+        return match key.code {
+            KeyCode::Enter => Some(Action::InputSubmit),
+            KeyCode::Esc => Some(Action::InputCancel),
+            KeyCode::Backspace => Some(Action::InputBackspace),
+            KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => Some(Action::InputCancel),
+            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => Some(Action::Input(c)),
+            _ => None,
+        };
+    }
+    let context = if app.help.is_some() {
+        Context::Help
+    } else if app.screen == Screen::Run {
+        Context::Run
+    } else {
+        Context::List
+    };
+    keymap.lookup(context, key).map(Action::Command)
+}

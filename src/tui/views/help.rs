@@ -1,0 +1,37 @@
+//! The help overlay, generated from the keymap: every binding of the current screen with its
+//! description, so a rebound key shows as rebound.
+
+use super::{ViewCtx, text};
+use crate::tui::keymap::Context;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+
+pub fn draw(frame: &mut Frame, area: Rect, scroll: usize, context: Context, ctx: &ViewCtx) {
+    let theme = &ctx.theme;
+    let width = area.width.saturating_sub(8).min(84);
+    let height = area.height.saturating_sub(4);
+    let popup = Rect { x: area.x + (area.width - width) / 2, y: area.y + 2, width, height };
+    let entries = ctx.keymap.help(context);
+    let key_width = entries.iter().map(|e| e.keys.chars().count()).max().unwrap_or(8).min(24);
+    let lines: Vec<Line> = entries
+        .iter()
+        .map(|e| {
+            Line::from(vec![
+                Span::styled(format!(" {:<key_width$}  ", text::fit(&e.keys, key_width)), theme.help_key),
+                Span::styled(text::fit(&e.help, usize::from(width).saturating_sub(key_width + 5)), theme.text),
+            ])
+        })
+        .collect();
+    let rows = usize::from(height.saturating_sub(2));
+    let start = scroll.min(lines.len().saturating_sub(rows));
+    let title = format!(" keys · {} · j/k scroll · any other key closes ", context.name());
+    let block =
+        Block::default().borders(Borders::ALL).border_style(theme.border_focus).title(Span::styled(title, theme.title));
+    frame.render_widget(Clear, popup);
+    frame.render_widget(
+        Paragraph::new(lines.into_iter().skip(start).take(rows).collect::<Vec<_>>()).block(block),
+        popup,
+    );
+}

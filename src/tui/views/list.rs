@@ -1,0 +1,118 @@
+//! The run list: a table of the visible window only.
+
+use super::{ViewCtx, Viewport, text};
+use crate::store::read::RunSummary;
+use crate::tui::app::App;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table};
+
+struct Column {
+    title: &'static str,
+    width: u16,
+    value: fn(&RunSummary) -> String,
+    /// Columns with a lower priority are dropped first on narrow screens.
+    priority: u8,
+}
+
+fn resolved(r: &RunSummary) -> String {
+    match r.resolved {
+        Some(true) => "yes",
+        Some(false) => "no",
+        None => "-",
+    }
+    .to_string()
+}
+
+const COLUMNS: &[Column] = &[
+    Column { title: "id", width: 6, value: |r| r.id.to_string(), priority: 1 },
+    Column { title: "agent", width: 14, value: |r| r.agent.clone().unwrap_or_default(), priority: 2 },
+    Column { title: "model", width: 22, value: |r| r.model.clone().unwrap_or_default(), priority: 3 },
+    Column { title: "exit", width: 18, value: |r| r.exit_status.clone().unwrap_or_default(), priority: 4 },
+    Column { title: "res", width: 4, value: resolved, priority: 5 },
+    Column { title: "steps", width: 6, value: |r| r.steps.to_string(), priority: 5 },
+    Column {
+        title: "edits",
+        width: 6,
+        value: |r| if r.rejected_edits > 0 { format!("{}!{}", r.edits, r.rejected_edits) } else { r.edits.to_string() },
+        priority: 4,
+    },
+    Column { title: "cost", width: 7, value: |r| r.cost.map(|c| format!("{c:.2}")).unwrap_or_default(), priority: 2 },
+];
+
+/// Instance is the flexible column; at least this wide.
+const INSTANCE_MIN: u16 = 24;
+
+pub fn draw(frame: &mut Frame, header: Rect, area: Rect, app: &App, ctx: &mut ViewCtx) -> Viewport {
+    let theme = &ctx.theme;
+    let list = &app.list;
+    let total = list.total.map_or_else(|| list.runs.len().to_string(), |t| t.to_string());
+    let loading = if list.complete { "" } else { " (loading…)" };
+    let filter = if list.filter_text.is_empty() { String::new() } else { format!(" · filter: {}", list.filter_text) };
+    let title = format!(
+        " trajan · {} · {} of {} runs{} · sort {}{}",
+        ctx.source,
+        list.visible.len(),
+        total,
+        loading,
+        list.sort.label(),
+        filter
+    );
+    frame.render_widget(
+        Paragraph::new(Line::from(Span::styled(text::fit(&title, usize::from(header.width)), theme.title))),
+        header,
+    );
+
+    // Keep the columns that fit, most important first.
+    let mut shown: Vec<&Column> = COLUMNS.iter().collect();
+    let inner = area.width.saturating_sub(2);
+    let need = |cols: &[&Column]| cols.iter().map(|c| c.width + 1).sum::<u16>() + INSTANCE_MIN;
+    while need(&shown) > inner {
+        let Some(drop) = shown.iter().enumerate().min_by_key(|(_, c)| c.priority).map(|(i, _)| i) else { break };
+        shown.remove(drop);
+    }
+    let instance_width = inner.saturating_sub(shown.iter().map(|c| c.width + 1).sum::<u16>()).max(INSTANCE_MIN);
+    let mut widths = vec![Constraint::Length(instance_width)];
+    widths.extend(shown.iter().map(|c| Constraint::Length(c.width)));
+
+    let rows = usize::from(area.height.saturating_sub(3));
+    let mut head = vec![Cell::from("instance")];
+    head.extend(shown.iter().map(|c| Cell::from(c.title)));
+    let body: Vec<Row> = list
+        .visible
+        .iter()
+        .enumerate()
+        .skip(list.offset)
+        .take(rows)
+        .filter_map(|(pos, &i)| list.runs.get(i).map(|r| (pos, r)))
+        .map(|(pos, r)| {
+            let mut cells = vec![Cell::from(text::fit(&r.instance_id, usize::from(instance_width)))];
+            cells.extend(shown.iter().map(|c| Cell::from(text::fit(&(c.value)(r), usize::from(c.width)))));
+            let style = if pos == list.cursor {
+                theme.selection
+            } else if r.resolved == Some(true) {
+                // Resolved runs recede; failures and unknowns are what a reviewer reads.
+                theme.muted
+            } else {
+                theme.text
+            };
+            Row::new(cells).style(style)
+        })
+        .collect();
+    let block = Block::default().borders(Borders::ALL).border_style(theme.border_focus).title(" runs ");
+    let table = Table::new(body, widths).header(Row::new(head).style(theme.header)).block(block).column_spacing(1);
+    frame.render_widget(table, area);
+    if list.visible.is_empty() {
+        let msg = if list.runs.is_empty() && list.complete {
+            "no runs in this database: trajan ingest PATH... first"
+        } else if list.runs.is_empty() {
+            "loading…"
+        } else {
+            "no run matches the filter"
+        };
+        let inner = Rect { x: area.x + 2, y: area.y + 2, width: area.width.saturating_sub(4), height: 1 };
+        frame.render_widget(Paragraph::new(Span::styled(msg, theme.muted)), inner);
+    }
+    Viewport { rows, panel_lines: 0, panel_rows: 0 }
+}

@@ -1,0 +1,129 @@
+//! Views: pure draw functions of the app state, one module per screen or panel. The only
+//! mutable things they touch are render caches (highlighted diffs, wrapped step bodies).
+
+mod help;
+mod list;
+mod panels;
+mod run;
+mod state;
+mod step;
+pub mod text;
+
+use crate::tui::app::{App, Screen};
+use crate::tui::diff::DiffRenderer;
+use crate::tui::keymap::{Context, Keymap};
+use crate::tui::theme::Theme;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph};
+use std::sync::Arc;
+
+/// The smallest terminal the views lay out in; below it a message is shown instead.
+pub const MIN_SIZE: (u16, u16) = (60, 12);
+
+/// Everything the views need besides the state: theme, keymap (for help and hints) and caches.
+pub struct ViewCtx {
+    pub theme: Theme,
+    pub keymap: Keymap,
+    pub diff: DiffRenderer,
+    pub bodies: step::BodyCache,
+    /// Label of the database, for the header.
+    pub source: String,
+}
+
+impl ViewCtx {
+    pub fn new(theme: Theme, keymap: Keymap, source: String) -> ViewCtx {
+        ViewCtx { theme, keymap, diff: DiffRenderer::new(), bodies: step::BodyCache::default(), source }
+    }
+}
+
+/// What the last frame laid out, fed back to the app so paging and scrolling know the sizes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Viewport {
+    /// Rows of the run list or step list.
+    pub rows: usize,
+    /// Lines of the right-hand panel's content and the rows it had.
+    pub panel_lines: usize,
+    pub panel_rows: usize,
+}
+
+pub fn draw(frame: &mut Frame, app: &App, ctx: &mut ViewCtx) -> Viewport {
+    let area = frame.area();
+    if area.width < MIN_SIZE.0 || area.height < MIN_SIZE.1 {
+        too_small(frame, area, &ctx.theme);
+        return Viewport::default();
+    }
+    let [header, main, status] =
+        Layout::vertical([Constraint::Length(1), Constraint::Min(1), Constraint::Length(1)]).areas(area);
+    let viewport = match (app.screen, app.run.as_ref()) {
+        (Screen::Run, Some(run)) => run::draw(frame, header, main, app, run, ctx),
+        _ => list::draw(frame, header, main, app, ctx),
+    };
+    status_line(frame, status, app, ctx);
+    if let Some(scroll) = app.help {
+        let context = if app.screen == Screen::Run { Context::Run } else { Context::List };
+        help::draw(frame, area, scroll, context, ctx);
+    }
+    viewport
+}
+
+fn too_small(frame: &mut Frame, area: Rect, theme: &Theme) {
+    let text = format!(
+        "terminal too small: {}x{}, trajan needs at least {}x{}",
+        area.width, area.height, MIN_SIZE.0, MIN_SIZE.1
+    );
+    let lines: Vec<Line> = text::wrap(&text, usize::from(area.width.max(1))).into_iter().map(Line::from).collect();
+    frame.render_widget(Clear, area);
+    frame.render_widget(Paragraph::new(lines).style(theme.warning), area);
+}
+
+fn status_line(frame: &mut Frame, area: Rect, app: &App, ctx: &ViewCtx) {
+    let theme = &ctx.theme;
+    let width = usize::from(area.width);
+    let line = if let Some(p) = &app.prompt {
+        Line::from(vec![
+            Span::styled(format!("{}: ", p.kind.label()), theme.accent),
+            Span::styled(text::fit(&p.text, width.saturating_sub(p.kind.label().len() + 4)), theme.text),
+            Span::styled("█", theme.accent),
+        ])
+    } else if let Some(s) = &app.status {
+        Line::from(Span::styled(text::fit(&s.text, width), if s.error { theme.status_error } else { theme.status }))
+    } else {
+        let context = if app.screen == Screen::Run { Context::Run } else { Context::List };
+        Line::from(Span::styled(text::fit(&hints(&ctx.keymap, context), width), theme.muted))
+    };
+    frame.render_widget(Paragraph::new(line), area);
+}
+
+/// The few bindings worth showing at the bottom, read from the keymap (so rebinding shows).
+fn hints(keymap: &Keymap, context: Context) -> String {
+    use crate::tui::action::Command as C;
+    let wanted: &[(C, &str)] = match context {
+        Context::Run => &[
+            (C::NextStep, "step"),
+            (C::NextEdit, "edit"),
+            (C::NextProblem, "problem"),
+            (C::Search, "search"),
+            (C::NextPanel, "panel"),
+            (C::DiffMode, "diff"),
+            (C::Help, "help"),
+            (C::Back, "back"),
+        ],
+        _ => &[(C::Open, "open"), (C::Filter, "filter"), (C::SortNext, "sort"), (C::Help, "help"), (C::Quit, "quit")],
+    };
+    wanted
+        .iter()
+        .filter_map(|(cmd, label)| {
+            let keys = keymap.keys_for(context, *cmd);
+            keys.first().map(|k| format!("{} {label}", k))
+        })
+        .collect::<Vec<_>>()
+        .join("  ")
+}
+
+/// A window of `rows` lines starting at `scroll` (clamped so the last page is full).
+pub fn window(lines: &Arc<Vec<Line<'static>>>, scroll: usize, rows: usize) -> Vec<Line<'static>> {
+    let start = scroll.min(lines.len().saturating_sub(rows));
+    lines.iter().skip(start).take(rows).cloned().collect()
+}

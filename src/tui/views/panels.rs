@@ -1,0 +1,114 @@
+//! The tests-and-task panel and the patch panels (final submission, gold patch).
+
+use super::{ViewCtx, text};
+use crate::analysis::edits::split_patch;
+use crate::tui::app::{Panel, RunView};
+use crate::tui::diff::DiffSource;
+use crate::tui::theme::Theme;
+use ratatui::text::{Line, Span};
+use std::sync::Arc;
+
+pub fn tests_and_task(run: &RunView, width: u16, theme: &Theme) -> (String, Arc<Vec<Line<'static>>>) {
+    let w = usize::from(width.max(1));
+    let mut out: Vec<Line<'static>> = Vec::new();
+    match &run.data.outcome {
+        None => out.push(Line::from(Span::styled("no test outcome known for this run", theme.muted))),
+        Some(o) => {
+            let (verdict, style) = match o.resolved {
+                Some(true) => ("resolved", theme.ok),
+                Some(false) => ("not resolved", theme.error),
+                None => ("verdict unknown", theme.muted),
+            };
+            out.push(Line::from(vec![
+                Span::styled("outcome  ", theme.header),
+                Span::styled(verdict, style),
+                Span::styled(format!("  · from {}", o.format), theme.muted),
+            ]));
+            if o.patch_applied == Some(false) {
+                out.push(Line::from(Span::styled("the patch did not apply", theme.error)));
+            }
+            out.push(Line::from(Span::styled(text::fit(&o.source, w), theme.muted)));
+            let mut groups: Vec<&str> = o.tests.iter().map(|t| t.group.as_deref().unwrap_or("tests")).collect();
+            groups.dedup();
+            groups.sort_by_key(|g| group_order(g));
+            groups.dedup();
+            for g in groups {
+                let tests: Vec<_> = o.tests.iter().filter(|t| t.group.as_deref().unwrap_or("tests") == g).collect();
+                let failing = tests.iter().filter(|t| !t.passed).count();
+                out.push(Line::default());
+                out.push(Line::from(Span::styled(
+                    format!("{g} · {} tests, {failing} failing", tests.len()),
+                    theme.header,
+                )));
+                // Failures first: they are what a reviewer looks for.
+                let mut ordered = tests.clone();
+                ordered.sort_by_key(|t| t.passed);
+                for t in ordered {
+                    let (mark, style) = if t.passed { ("✓", theme.ok) } else { ("✗", theme.error) };
+                    out.push(Line::from(vec![
+                        Span::styled(format!("  {mark} "), style),
+                        Span::styled(text::fit(&t.name, w.saturating_sub(4)), theme.text),
+                    ]));
+                    if let Some(m) = t.message.as_deref().filter(|_| !t.passed) {
+                        out.push(Line::from(Span::styled(
+                            format!("      {}", text::fit(m, w.saturating_sub(6))),
+                            theme.muted,
+                        )));
+                    }
+                }
+            }
+        }
+    }
+    out.push(Line::default());
+    out.push(Line::from(Span::styled("task", theme.header)));
+    match run.data.task.as_ref().and_then(|t| t.instruction.as_deref()) {
+        Some(instr) => out.extend(text::wrap(instr, w).into_iter().map(|l| Line::from(Span::styled(l, theme.text)))),
+        None => out.push(Line::from(Span::styled("no task instruction in the ingested files", theme.muted))),
+    }
+    ("tests & task".into(), Arc::new(out))
+}
+
+fn group_order(g: &str) -> u8 {
+    match g {
+        "FAIL_TO_PASS" => 0,
+        "PASS_TO_PASS" => 1,
+        "FAIL_TO_FAIL" => 2,
+        "PASS_TO_FAIL" => 3,
+        _ => 4,
+    }
+}
+
+pub fn patch(run: &RunView, panel: Panel, width: u16, ctx: &mut ViewCtx) -> (String, Arc<Vec<Line<'static>>>) {
+    let theme = ctx.theme.clone();
+    let (name, patch) = match panel {
+        Panel::GoldPatch => ("gold patch", run.data.task.as_ref().and_then(|t| t.gold_patch.as_deref())),
+        _ => ("final patch", run.data.submission.as_deref()),
+    };
+    let Some(patch) = patch else {
+        let why =
+            if panel == Panel::GoldPatch { "no gold patch known for this task" } else { "the run submitted no patch" };
+        return (name.into(), Arc::new(vec![Line::from(Span::styled(why, theme.muted))]));
+    };
+    let files = split_patch(patch);
+    let Some(file) = files.get(run.file.min(files.len().saturating_sub(1))) else {
+        return (name.into(), Arc::new(vec![Line::from(Span::styled("the patch names no file", theme.muted))]));
+    };
+    let index = run.file.min(files.len() - 1);
+    let mut out: Vec<Line<'static>> = Vec::new();
+    let list: Vec<String> =
+        files.iter().enumerate().map(|(i, f)| format!("{}{}", if i == index { "▸ " } else { "  " }, f.path)).collect();
+    for l in &list {
+        out.push(Line::from(Span::styled(text::fit(l, usize::from(width)), theme.muted)));
+    }
+    out.push(Line::default());
+    // A key per (run, panel, file) for the diff cache, apart from edit ids (small integers).
+    let key = {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        ("patch", run.run_id(), panel == Panel::GoldPatch, index).hash(&mut h);
+        h.finish() | (1 << 63)
+    };
+    let rendered = ctx.diff.render(key, &file.path, DiffSource::Unified(&file.diff), run.diff_mode, width, &theme);
+    out.extend(rendered.iter().cloned());
+    (format!("{name} · file {} of {} ([ ] to switch)", index + 1, files.len()), Arc::new(out))
+}

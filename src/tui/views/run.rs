@@ -1,0 +1,150 @@
+//! The run view: header, step list on the left, a panel on the right (and the state panel as a
+//! third column on wide terminals).
+
+use super::{ViewCtx, Viewport, panels, state, step, text, window};
+use crate::store::browse::StepLine;
+use crate::tui::app::{App, Panel, RunView};
+use crate::tui::theme::Theme;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+
+/// Terminals at least this wide show the state panel beside the step panel.
+const WIDE: u16 = 150;
+
+pub fn draw(frame: &mut Frame, header: Rect, area: Rect, app: &App, run: &RunView, ctx: &mut ViewCtx) -> Viewport {
+    draw_header(frame, header, run, &ctx.theme);
+    let list_width = (area.width * 3 / 10).clamp(26, 48);
+    let wide = area.width >= WIDE && run.panel != Panel::State;
+    let constraints = if wide {
+        vec![Constraint::Length(list_width), Constraint::Min(40), Constraint::Length(44)]
+    } else {
+        vec![Constraint::Length(list_width), Constraint::Min(30)]
+    };
+    let columns = Layout::horizontal(constraints).split(area);
+    let rows = usize::from(columns[0].height.saturating_sub(2));
+    draw_steps(frame, columns[0], run, app, &ctx.theme, rows);
+    let (panel_lines, panel_rows) = draw_panel(frame, columns[1], run, run.panel, ctx);
+    if wide {
+        draw_panel(frame, columns[2], run, Panel::State, ctx);
+    }
+    Viewport { rows, panel_lines, panel_rows }
+}
+
+fn draw_header(frame: &mut Frame, area: Rect, run: &RunView, theme: &Theme) {
+    let s = &run.data.summary;
+    let resolved = match s.resolved {
+        Some(true) => ("resolved", theme.ok),
+        Some(false) => ("unresolved", theme.error),
+        None => ("outcome unknown", theme.muted),
+    };
+    let step = run.step_index().map_or_else(|| "no steps".to_string(), |i| format!("step {i}/{}", s.steps));
+    let mut spans = vec![
+        Span::styled(format!(" run {} ", s.id), theme.title),
+        Span::styled(text::fit(&s.instance_id, 48), theme.accent),
+        Span::styled(format!(" · {} · ", text::fit(s.model.as_deref().unwrap_or("-"), 32)), theme.text),
+        Span::styled(text::fit(s.exit_status.as_deref().unwrap_or("-"), 28), theme.text),
+        Span::styled(" · ", theme.text),
+        Span::styled(resolved.0, resolved.1),
+        Span::styled(format!(" · {step}"), theme.text),
+    ];
+    if let Some(search) = &run.search {
+        spans.push(Span::styled(
+            format!(" · /{} ({} hits)", text::fit(&search.query, 20), search.hits.len()),
+            theme.muted,
+        ));
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// Markers: edit, rejected edit, error, clipped output, test run — one column each.
+fn markers(step: &StepLine, theme: &Theme) -> Vec<Span<'static>> {
+    let f = step.flags;
+    let mark = |on: bool, c: &'static str, style: Style| Span::styled(if on { c } else { " " }, style);
+    vec![
+        mark(f.edit && !f.edit_rejected, "E", theme.marker_edit),
+        mark(f.edit_rejected, "R", theme.marker_rejected),
+        mark(f.error || f.format_error, "!", theme.marker_error),
+        mark(f.output_clipped, "~", theme.marker_clipped),
+        mark(f.test_run, "T", theme.marker_test),
+    ]
+}
+
+/// A short kind for the step list: what the step did.
+pub fn kind(step: &StepLine) -> &'static str {
+    let head = step.action_head.trim_start();
+    if step.flags.format_error || head.is_empty() {
+        return if step.flags.format_error { "format" } else { "-" };
+    }
+    if step.flags.edit {
+        return "edit";
+    }
+    if step.flags.test_run {
+        return "test";
+    }
+    match step.tool.as_deref() {
+        Some("str_replace_editor") if head.contains(" view ") => "view",
+        Some("open" | "goto" | "scroll_up" | "scroll_down" | "read") => "view",
+        Some("find_file" | "search_dir" | "search_file") => "search",
+        Some("submit" | "finish") => "submit",
+        Some("think") => "think",
+        Some("message") => "say",
+        _ if head.starts_with("cat ") || head.contains("&& cat ") => "view",
+        _ if head.starts_with("grep ") || head.starts_with("find ") || head.contains("&& grep ") => "search",
+        _ => "run",
+    }
+}
+
+fn draw_steps(frame: &mut Frame, area: Rect, run: &RunView, app: &App, theme: &Theme, rows: usize) {
+    let hits = run.search.as_ref().map(|s| &s.hits);
+    let width = usize::from(area.width.saturating_sub(2));
+    let lines: Vec<Line> = run
+        .data
+        .steps
+        .iter()
+        .enumerate()
+        .skip(run.offset)
+        .take(rows)
+        .map(|(pos, s)| {
+            let selected = pos == run.cursor;
+            let hit = hits.is_some_and(|h| h.binary_search(&s.index).is_ok());
+            let mut spans =
+                vec![Span::styled(format!("{:>4} ", s.index), if hit { theme.search_match } else { theme.muted })];
+            spans.extend(markers(s, theme));
+            let summary = format!(" {:<6} {}", kind(s), s.action_head.trim());
+            spans.push(Span::styled(text::fit(&summary, width.saturating_sub(10)), theme.text));
+            let line = Line::from(spans);
+            if selected { line.style(theme.selection) } else { line }
+        })
+        .collect();
+    let focus = app.prompt.is_none();
+    let title = format!(" steps {} ", run.data.steps.len());
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(if focus { theme.border_focus } else { theme.border })
+        .title(Span::styled(title, theme.title));
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// Draw one panel; returns (content lines, visible rows) for scrolling.
+fn draw_panel(frame: &mut Frame, area: Rect, run: &RunView, panel: Panel, ctx: &mut ViewCtx) -> (usize, usize) {
+    let width = area.width.saturating_sub(2);
+    let rows = usize::from(area.height.saturating_sub(2));
+    let (title, lines) = match panel {
+        Panel::Step => step::lines(run, width, ctx),
+        Panel::State => state::lines(run, width, &ctx.theme),
+        Panel::Tests => panels::tests_and_task(run, width, &ctx.theme),
+        Panel::FinalPatch | Panel::GoldPatch => panels::patch(run, panel, width, ctx),
+    };
+    let scroll = if panel == run.panel { run.scroll } else { 0 };
+    let next = run.panel.cycle(true).title();
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(ctx.theme.border)
+        .title(Span::styled(format!(" {title} "), ctx.theme.title))
+        .title_bottom(Line::from(Span::styled(format!(" Tab: {next} "), ctx.theme.muted)).right_aligned());
+    frame.render_widget(Paragraph::new(window(&lines, scroll, rows)).block(block), area);
+    (lines.len(), rows)
+}

@@ -1,0 +1,166 @@
+//! The state panel: what the agent has done up to the current step — files edited (with
+//! counts), rejected edits, the open file and working directory, the last edits, and the context
+//! ledger (observation characters so far, as a sparkline over the steps).
+
+use super::text;
+use crate::tui::app::RunView;
+use crate::tui::theme::Theme;
+use ratatui::text::{Line, Span};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+const SPARK: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+const LAST_EDITS: usize = 5;
+
+#[derive(Default)]
+struct FileCounts {
+    applied: usize,
+    rejected: usize,
+    other: usize,
+}
+
+pub fn lines(run: &RunView, width: u16, theme: &Theme) -> (String, Arc<Vec<Line<'static>>>) {
+    let w = usize::from(width.max(1));
+    let Some(here) = run.step_index() else {
+        return ("state".into(), Arc::new(vec![Line::from(Span::styled("no steps", theme.muted))]));
+    };
+    let mut out: Vec<Line<'static>> = Vec::new();
+    let heading = |out: &mut Vec<Line<'static>>, t: &str| {
+        if !out.is_empty() {
+            out.push(Line::default());
+        }
+        out.push(Line::from(Span::styled(t.to_string(), theme.header)));
+    };
+
+    // Files edited so far.
+    let edits: Vec<_> = run.data.edits.iter().filter(|e| e.step.is_some_and(|s| s <= here)).collect();
+    let mut files: BTreeMap<&str, FileCounts> = BTreeMap::new();
+    for e in &edits {
+        let c = files.entry(e.path.as_str()).or_default();
+        match e.status.as_str() {
+            "applied" => c.applied += 1,
+            "rejected_by_linter" | "refused_by_tool" => c.rejected += 1,
+            _ => c.other += 1,
+        }
+    }
+    heading(&mut out, &format!("files edited so far · {}", files.len()));
+    if files.is_empty() {
+        out.push(Line::from(Span::styled("  none yet", theme.muted)));
+    }
+    let mut by_count: Vec<_> = files.into_iter().collect();
+    by_count.sort_by_key(|(path, c)| (std::cmp::Reverse(c.applied + c.rejected + c.other), *path));
+    for (path, c) in by_count {
+        let counts = format!("{:>3} ok {:>2} rej {:>2} ?  ", c.applied, c.rejected, c.other);
+        out.push(Line::from(vec![
+            Span::styled(counts.clone(), if c.rejected > 0 { theme.warning } else { theme.muted }),
+            Span::styled(text::fit(path, w.saturating_sub(counts.chars().count())), theme.text),
+        ]));
+    }
+
+    // Rejections.
+    let rejected: Vec<i64> = edits
+        .iter()
+        .filter(|e| matches!(e.status.as_str(), "rejected_by_linter" | "refused_by_tool"))
+        .filter_map(|e| e.step)
+        .collect();
+    heading(&mut out, &format!("rejected or refused edits · {}", rejected.len()));
+    if !rejected.is_empty() {
+        let steps: Vec<String> = rejected.iter().map(i64::to_string).collect();
+        for l in text::wrap(&format!("steps {}", steps.join(", ")), w.saturating_sub(2)) {
+            out.push(Line::from(Span::styled(format!("  {l}"), theme.error)));
+        }
+    }
+
+    // Where the agent is.
+    let upto = &run.data.steps[..=run.cursor.min(run.data.steps.len().saturating_sub(1))];
+    let open = upto.iter().rev().find_map(|s| s.open_file.clone());
+    let wd = upto.iter().rev().find_map(|s| s.working_dir.clone());
+    heading(&mut out, "where");
+    out.push(Line::from(vec![
+        Span::styled("  open file  ", theme.muted),
+        Span::styled(text::fit(open.as_deref().unwrap_or("unknown"), w.saturating_sub(13)), theme.text),
+    ]));
+    out.push(Line::from(vec![
+        Span::styled("  directory  ", theme.muted),
+        Span::styled(text::fit(wd.as_deref().unwrap_or("unknown"), w.saturating_sub(13)), theme.text),
+    ]));
+
+    // Last edits.
+    heading(&mut out, "last edits");
+    for e in edits.iter().rev().take(LAST_EDITS) {
+        let line = format!("  {:>4} {:<13} {}", e.step.unwrap_or(0), e.status.replace('_', " "), e.path);
+        let style = if e.status == "applied" { theme.text } else { theme.warning };
+        out.push(Line::from(Span::styled(text::fit(&line, w), style)));
+    }
+    if edits.is_empty() {
+        out.push(Line::from(Span::styled("  none yet", theme.muted)));
+    }
+
+    // Context ledger.
+    let so_far: i64 = upto.iter().map(|s| s.obs_chars).sum();
+    let this = upto.last().map_or(0, |s| s.obs_chars);
+    let largest = upto.iter().max_by_key(|s| s.obs_chars);
+    heading(&mut out, "context ledger");
+    out.push(Line::from(Span::styled(
+        text::fit(&format!("  {} observation chars so far · this step {}", group(so_far), group(this)), w),
+        theme.text,
+    )));
+    if let Some(big) = largest {
+        out.push(Line::from(Span::styled(
+            text::fit(&format!("  largest: step {} · {} chars", big.index, group(big.obs_chars)), w),
+            theme.muted,
+        )));
+    }
+    let values: Vec<i64> = upto.iter().map(|s| s.obs_chars).collect();
+    out.push(Line::from(Span::styled(format!("  {}", sparkline(&values, w.saturating_sub(2))), theme.sparkline)));
+    (format!("state at step {here}"), Arc::new(out))
+}
+
+/// Thousands separated by commas.
+fn group(n: i64) -> String {
+    let s = n.abs().to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if n < 0 { format!("-{out}") } else { out }
+}
+
+/// One character per bucket of steps (the maximum of the bucket), scaled to the largest.
+pub fn sparkline(values: &[i64], width: usize) -> String {
+    if values.is_empty() || width == 0 {
+        return String::new();
+    }
+    let buckets = values.len().min(width);
+    let per = values.len().div_ceil(buckets);
+    let maxima: Vec<i64> = values.chunks(per).map(|c| c.iter().copied().max().unwrap_or(0)).collect();
+    let top = maxima.iter().copied().max().unwrap_or(0).max(1);
+    maxima
+        .iter()
+        .map(|&v| {
+            let level = (v.max(0) as f64 / top as f64 * (SPARK.len() - 1) as f64).round() as usize;
+            SPARK[level.min(SPARK.len() - 1)]
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sparkline_buckets_and_scales() {
+        assert_eq!(sparkline(&[0, 50, 100], 10), "▁▅█");
+        assert_eq!(sparkline(&[1, 1, 1, 100], 2), "▁█");
+        assert_eq!(sparkline(&[], 10), "");
+    }
+
+    #[test]
+    fn numbers_are_grouped() {
+        assert_eq!(group(1234567), "1,234,567");
+        assert_eq!(group(12), "12");
+    }
+}

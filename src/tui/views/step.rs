@@ -1,0 +1,156 @@
+//! The step panel: thought, action, observation (folded unless expanded) and the step's edits
+//! as highlighted diffs. Built once per (step, width, options) and cached; each frame draws
+//! only the visible window of it.
+
+use super::ViewCtx;
+use super::text::{self, marked, search_words};
+use crate::store::browse::{EditText, StepBody};
+use crate::tui::app::RunView;
+use crate::tui::diff::{DiffMode, DiffSource};
+use crate::tui::theme::Theme;
+use lru::LruCache;
+use ratatui::text::{Line, Span};
+use std::num::NonZeroUsize;
+use std::sync::Arc;
+
+/// Observations longer than this many wrapped lines are folded to head and tail.
+pub const FOLD_HEAD: usize = 40;
+pub const FOLD_TAIL: usize = 12;
+
+type Key = (i64, i64, u16, bool, u8, String, String);
+
+pub struct BodyCache(LruCache<Key, Arc<Vec<Line<'static>>>>);
+
+impl Default for BodyCache {
+    fn default() -> BodyCache {
+        BodyCache(LruCache::new(NonZeroUsize::new(16).unwrap_or(NonZeroUsize::MIN)))
+    }
+}
+
+impl BodyCache {
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+pub fn lines(run: &RunView, width: u16, ctx: &mut ViewCtx) -> (String, Arc<Vec<Line<'static>>>) {
+    let Some(body) = run.body() else {
+        let title = run.step_index().map_or("step".to_string(), |i| format!("step {i}"));
+        return (title, Arc::new(vec![Line::from(Span::styled("loading…", ctx.theme.muted))]));
+    };
+    let query = run.search.as_ref().map(|s| s.query.clone()).unwrap_or_default();
+    let mode = match run.diff_mode {
+        DiffMode::Unified => 0,
+        DiffMode::SideBySide => 1,
+    };
+    let key: Key = (run.run_id(), body.step.index, width, run.unfolded, mode, query, ctx.theme.name.clone());
+    let title = format!("step {} · {}", body.step.index, text::fit(body.step.tool.as_deref().unwrap_or("-"), 30));
+    if let Some(hit) = ctx.bodies.0.get(&key) {
+        return (title, hit.clone());
+    }
+    let built = Arc::new(build(body, run, width, ctx));
+    ctx.bodies.0.put(key, built.clone());
+    (title, built)
+}
+
+fn build(body: &StepBody, run: &RunView, width: u16, ctx: &mut ViewCtx) -> Vec<Line<'static>> {
+    let theme = ctx.theme.clone();
+    let w = usize::from(width.max(1));
+    let words = search_words(run.search.as_ref().map(|s| s.query.as_str()));
+    let s = &body.step;
+    let mut out: Vec<Line<'static>> = Vec::new();
+
+    let mut meta = Vec::new();
+    if !s.flags.is_empty() {
+        meta.push(s.flags.join(" "));
+    }
+    if let Some(t) = s.execution_time {
+        meta.push(format!("{t:.2} s"));
+    }
+    if let (Some(i), Some(o)) = (s.tokens_in, s.tokens_out) {
+        meta.push(format!("tokens {i} in / {o} out"));
+    }
+    if let Some(ts) = &s.timestamp {
+        meta.push(ts.clone());
+    }
+    if !meta.is_empty() {
+        out.push(Line::from(Span::styled(text::fit(&meta.join(" · "), w), theme.muted)));
+    }
+    section(&mut out, "thought", &s.thought, w, &words, &theme, None);
+    section(&mut out, "action", &s.action, w, &words, &theme, None);
+    let fold = (!run.unfolded).then_some((FOLD_HEAD, FOLD_TAIL));
+    let title = format!("observation · {} chars", s.observation_chars);
+    section(&mut out, &title, &s.observation, w, &words, &theme, fold);
+    for e in &body.edits {
+        edit(&mut out, e, run.diff_mode, width, ctx, &theme);
+    }
+    out
+}
+
+fn section(
+    out: &mut Vec<Line<'static>>,
+    title: &str,
+    body: &str,
+    width: usize,
+    words: &[String],
+    theme: &Theme,
+    fold: Option<(usize, usize)>,
+) {
+    if body.trim().is_empty() {
+        return;
+    }
+    if !out.is_empty() {
+        out.push(Line::default());
+    }
+    out.push(Line::from(Span::styled(title.to_string(), theme.header)));
+    let wrapped = text::wrap(body.trim_end_matches(['\n', '\r']), width);
+    match fold {
+        Some((head, tail)) if wrapped.len() > head + tail + 1 => {
+            let hidden = wrapped.len() - head - tail;
+            for l in &wrapped[..head] {
+                out.push(marked(l.clone(), theme.text, words, theme.search_match));
+            }
+            out.push(Line::from(Span::styled(
+                text::fit(&format!("  ⋯ {hidden} more lines folded (o: show all) ⋯"), width),
+                theme.muted,
+            )));
+            for l in &wrapped[wrapped.len() - tail..] {
+                out.push(marked(l.clone(), theme.text, words, theme.search_match));
+            }
+        }
+        _ => out.extend(wrapped.into_iter().map(|l| marked(l, theme.text, words, theme.search_match))),
+    }
+}
+
+fn edit(out: &mut Vec<Line<'static>>, e: &EditText, mode: DiffMode, width: u16, ctx: &mut ViewCtx, theme: &Theme) {
+    out.push(Line::default());
+    let status_style = match e.line.status.as_str() {
+        "applied" => theme.ok,
+        "rejected_by_linter" | "refused_by_tool" => theme.error,
+        _ => theme.muted,
+    };
+    let lint =
+        if e.line.lint_codes.is_empty() { String::new() } else { format!(" ({})", e.line.lint_codes.join(", ")) };
+    out.push(Line::from(vec![
+        Span::styled(format!("{} ", e.line.kind), theme.header),
+        Span::styled(text::fit(&e.line.path, usize::from(width).saturating_sub(30)), theme.diff_file),
+        Span::styled(" → ", theme.muted),
+        Span::styled(format!("{}{}", e.line.status.replace('_', " "), text::fit(&lint, 40)), status_style),
+    ]));
+    let source = match (&e.old_text, &e.new_text, &e.diff) {
+        (Some(old), Some(new), _) => Some(DiffSource::Texts { old, new }),
+        (_, _, Some(diff)) => Some(DiffSource::Unified(diff)),
+        (None, Some(new), None) => Some(DiffSource::Texts { old: "", new }),
+        _ => None,
+    };
+    match source {
+        Some(src) => {
+            let rendered = ctx.diff.render(e.line.id as u64, &e.line.path, src, mode, width, theme);
+            out.extend(rendered.iter().cloned());
+        }
+        None => out.push(Line::from(Span::styled("  (the trajectory does not carry this edit's text)", theme.muted))),
+    }
+}
