@@ -94,7 +94,7 @@ pub struct Run {
 }
 
 /// A message of a model conversation. `content` is flattened text.
-#[derive(Debug, Default, Clone, PartialEq)]
+#[derive(Debug, Default, Clone, PartialEq, Serialize)]
 pub struct Message {
     pub role: String,
     pub content: String,

@@ -27,6 +27,7 @@ pub fn sanitize(text: &str) -> Cow<'_, str> {
             '\u{9b}' => skip_csi(&mut chars),
             '\u{9d}' => skip_string(&mut chars),
             c if is_control(c) => out.push(visible(c)),
+            c if is_invisible_format(c) => out.push('\u{fffd}'),
             c => out.push(c),
         }
     }
@@ -34,7 +35,14 @@ pub fn sanitize(text: &str) -> Cow<'_, str> {
 }
 
 fn needs_work(c: char) -> bool {
-    c == '\r' || c == '\u{1b}' || (is_control(c) && c != '\n' && c != '\t')
+    c == '\r' || c == '\u{1b}' || (is_control(c) && c != '\n' && c != '\t') || is_invisible_format(c)
+}
+
+/// Characters that reorder or hide text (Trojan Source bidi overrides and isolates, zero-width
+/// space, word joiner, BOM): shown as `�` so what the reviewer reads is what the bytes say.
+/// Zero-width (non-)joiners stay: emoji and many scripts need them.
+fn is_invisible_format(c: char) -> bool {
+    matches!(c, '\u{061c}' | '\u{200b}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
 }
 
 fn is_control(c: char) -> bool {
@@ -130,6 +138,12 @@ mod tests {
     fn control_characters_become_visible() {
         assert_eq!(sanitize("a\u{0}b\u{8}c\u{7f}"), "a\u{2400}b\u{2408}c\u{2421}");
         assert_eq!(sanitize("x\u{9b}2Jy"), "xy");
+    }
+
+    #[test]
+    fn bidi_overrides_and_zero_width_spaces_are_shown() {
+        assert_eq!(sanitize("a\u{202e}b\u{200b}c"), "a\u{fffd}b\u{fffd}c");
+        assert_eq!(sanitize("👨\u{200d}👩"), "👨\u{200d}👩");
     }
 
     #[test]

@@ -60,7 +60,8 @@ fn every_run_has_the_manifest_facts() {
         ("marshmallow-code__marshmallow-1867", 13, "submitted", None),
         ("6e44b9__sweagenttestrepo-1c2844", 5, "submitted", None),
         ("pytest-dev__pytest-6202", 56, "submitted (exit_format)", Some(false)),
-        ("pylint-dev__pylint-4604", 1, "exit_error", Some(false)),
+        // A llama run; the only summary naming this instance evaluated deepseek-v3.2: no verdict.
+        ("pylint-dev__pylint-4604", 1, "exit_error", None),
         ("django__django-11163", 13, "Submitted", Some(true)),
         ("astropy__astropy-13033", 32, "Submitted", Some(false)),
         ("django__django-16560", 145, "Submitted", Some(false)),

@@ -5,11 +5,16 @@
 
 use crate::sanitize::sanitize;
 
-/// A one-line excerpt of `text` around the first match of `terms` (in order, separated only by
-/// non-word characters), or `None` when the phrase is not in the text.
+/// A one-line excerpt of `text` around the first match of `terms` (in order), or `None` when
+/// the phrase is not in the text. Words are split as SQLite's `unicode61` tokenizer splits them
+/// (letters and digits; `_` and punctuation separate) and compared case-insensitively. When the
+/// index matched on something this cannot see (diacritics folded by the tokenizer), the first
+/// term alone is looked for.
 pub fn snippet(text: &str, terms: &[&str], radius: usize) -> Option<String> {
     let clean = sanitize(text);
-    let (start, end) = find_phrase(&clean, terms)?;
+    let terms: Vec<String> = terms.iter().flat_map(|t| words(t)).map(|(_, _, w)| w).collect();
+    let tokens = words(&clean);
+    let (start, end) = find_phrase(&tokens, &terms).or_else(|| find_phrase(&tokens, terms.get(..1)?))?;
     let from = floor_boundary(&clean, start.saturating_sub(radius));
     let to = ceil_boundary(&clean, (end + radius).min(clean.len()));
     let one_line = |s: &str| s.replace(['\n', '\t'], " ");
@@ -23,49 +28,32 @@ pub fn snippet(text: &str, terms: &[&str], radius: usize) -> Option<String> {
     ))
 }
 
-fn is_word(c: char) -> bool {
-    c.is_alphanumeric() || c == '_'
-}
-
-/// Byte range of the phrase: each term a whole word (ASCII case-insensitive), consecutive
-/// terms separated by non-word characters only.
-fn find_phrase(text: &str, terms: &[&str]) -> Option<(usize, usize)> {
-    let first = terms.first()?;
-    let mut from = 0;
-    while let Some(at) = find_word(text, first, from) {
-        let mut end = at + first.len();
-        let mut ok = true;
-        for term in &terms[1..] {
-            let gap = text[end..].find(|c: char| is_word(c)).map(|g| end + g);
-            match gap {
-                Some(g) if word_at(text, term, g) => end = g + term.len(),
-                _ => {
-                    ok = false;
-                    break;
-                }
+/// Words as (byte start, byte end, lowercase text).
+fn words(text: &str) -> Vec<(usize, usize, String)> {
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    for (i, c) in text.char_indices().chain(std::iter::once((text.len(), ' '))) {
+        match (c.is_alphanumeric(), start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                out.push((s, i, text[s..i].to_lowercase()));
+                start = None;
             }
+            _ => {}
         }
-        if ok {
-            return Some((at, end));
-        }
-        from = at + first.len();
     }
-    None
+    out
 }
 
-fn find_word(text: &str, word: &str, from: usize) -> Option<usize> {
-    text.get(from..)?.char_indices().map(|(i, _)| from + i).find(|&at| word_at(text, word, at))
-}
-
-/// Whether `word` stands at byte `at` as a whole word.
-fn word_at(text: &str, word: &str, at: usize) -> bool {
-    let Some(candidate) = text.get(at..at + word.len()) else { return false };
-    if !candidate.eq_ignore_ascii_case(word) {
-        return false;
+/// Byte range of the first run of consecutive tokens equal to `terms`.
+fn find_phrase(tokens: &[(usize, usize, String)], terms: &[String]) -> Option<(usize, usize)> {
+    if terms.is_empty() || tokens.len() < terms.len() {
+        return None;
     }
-    let before_ok = text[..at].chars().next_back().is_none_or(|c| !is_word(c));
-    let after_ok = text[at + word.len()..].chars().next().is_none_or(|c| !is_word(c));
-    before_ok && after_ok
+    tokens
+        .windows(terms.len())
+        .find(|w| w.iter().zip(terms).all(|(t, term)| &t.2 == term))
+        .map(|w| (w[0].0, w[w.len() - 1].1))
 }
 
 fn floor_boundary(s: &str, mut i: usize) -> usize {
@@ -93,6 +81,16 @@ mod tests {
             snippet(t, &["not", "been", "applied"], 10).as_deref(),
             Some("...nges have [NOT been applied]. Please f...")
         );
+    }
+
+    #[test]
+    fn underscores_separate_words_like_the_index_tokenizer() {
+        let t = "see pydicom/pixel_data_handlers/numpy_handler.py line 4";
+        assert_eq!(snippet(t, &["numpy", "handler"], 4).as_deref(), Some("...ers/[numpy_handler].py ..."));
+        assert_eq!(snippet("ÉCOLE normale", &["école"], 20).as_deref(), Some("[ÉCOLE] normale"));
+        // Only the first word is found: still a snippet.
+        assert_eq!(snippet("café au lait", &["cafe", "au"], 20), None);
+        assert_eq!(snippet("a cafe, then", &["cafe", "zzz"], 3).as_deref(), Some("a [cafe], t..."));
     }
 
     #[test]

@@ -26,7 +26,7 @@ impl Bar {
         };
         let bar = ProgressBar::with_draw_target(None, target);
         let style = ProgressStyle::with_template(
-            "{spinner} {elapsed_precise} [{bar:30}] {decimal_bytes}/{decimal_total_bytes} {decimal_bytes_per_sec} {msg}",
+            "{spinner} {elapsed} [{bar:20}] {decimal_bytes}/{decimal_total_bytes} {decimal_bytes_per_sec} {msg}",
         )
         .unwrap_or_else(|_| ProgressStyle::default_bar())
         .progress_chars("=> ");
@@ -65,11 +65,12 @@ pub fn print_summary(report: &Report) {
     let secs = report.elapsed.as_secs_f64().max(1e-9);
     let mb = report.bytes as f64 / 1e6;
     eprintln!(
-        "ingested {} (runs {}, steps {}, test outcomes {}), unchanged {}, skipped {} (not trajectories or logs), failed {}: {:.1} MB in {:.2} s ({:.1} MB/s)",
+        "ingested {} (runs {}, steps {}, test outcomes {}, predictions {}), unchanged {}, skipped {} (not trajectories or logs), failed {}: {:.1} MB in {:.2} s ({:.1} MB/s)",
         report.ingested(),
         t.runs,
         t.steps,
         t.outcomes,
+        t.predictions,
         report.unchanged(),
         report.skipped(),
         report.failures().count(),

@@ -7,7 +7,7 @@ mod ingest;
 mod output;
 mod tui;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use trajan::model::Format;
@@ -54,6 +54,9 @@ enum Command {
         /// Only this step (0-based).
         #[arg(long)]
         step: Option<i64>,
+        /// With --step: the prompt the model saw at that step (formats that store it).
+        #[arg(long, requires = "step")]
+        prompt: bool,
         #[arg(long)]
         json: bool,
     },
@@ -91,20 +94,24 @@ fn parse_format(s: &str) -> Result<Format, String> {
 
 /// Run the CLI; the returned code is the process exit status.
 pub fn run() -> Result<i32> {
-    let cli = Cli::parse();
+    let mut cli = Cli::parse();
+    // An empty TRAJAN_DB means unset, as for other variables.
+    if cli.db.as_os_str().is_empty() {
+        cli.db = PathBuf::from("trajan.db");
+    }
     let ui = tui::UiArgs { theme: cli.theme.clone(), mouse: cli.mouse };
     let Some(command) = cli.command else {
-        return tui::run(&cli.db, open(&cli.db)?, None, &ui);
+        return tui::run(&cli.db, open_existing(&cli.db)?, None, &ui);
     };
     match command {
-        Command::Tui => tui::run(&cli.db, open(&cli.db)?, None, &ui),
-        Command::Open { run } => tui::run(&cli.db, open(&cli.db)?, Some(&run), &ui),
+        Command::Tui => tui::run(&cli.db, open_existing(&cli.db)?, None, &ui),
+        Command::Open { run } => tui::run(&cli.db, open_existing(&cli.db)?, Some(&run), &ui),
         Command::Ingest { paths, format } => {
             let mut store = open(&cli.db)?;
             ingest::run(&mut store, &paths, format)
         }
         Command::Runs { failed, json } => {
-            let store = open(&cli.db)?;
+            let store = open_existing(&cli.db)?;
             let runs = store.list_runs(RunFilter { failed_only: failed, limit: None })?;
             if json {
                 output::print_json(&runs)?;
@@ -113,10 +120,28 @@ pub fn run() -> Result<i32> {
             }
             Ok(0)
         }
-        Command::Show { run, step, json } => {
-            let store = open(&cli.db)?;
+        Command::Show { run, step, prompt, json } => {
+            let store = open_existing(&cli.db)?;
             let id = store.resolve_run(&run)?;
             let detail = store.run_detail(id, step)?;
+            if let Some(n) = step
+                && detail.step_list.is_empty()
+            {
+                bail!("run {id} has no step {n} (its steps are 0 to {})", detail.summary.steps - 1);
+            }
+            if prompt {
+                let Some(n) = step else { bail!("--prompt needs --step N") };
+                let messages = store.step_prompt(id, n)?;
+                if messages.is_empty() {
+                    bail!("this format does not store the prompt of each step (SWE-agent 1.x does)");
+                }
+                if json {
+                    output::print_json(&messages)?;
+                } else {
+                    output::print_prompt(&messages)?;
+                }
+                return Ok(0);
+            }
             if json {
                 output::print_json(&detail)?;
             } else {
@@ -125,7 +150,7 @@ pub fn run() -> Result<i32> {
             Ok(0)
         }
         Command::Search { query, run, limit, json } => {
-            let store = open(&cli.db)?;
+            let store = open_existing(&cli.db)?;
             let run_id = run.map(|r| store.resolve_run(&r)).transpose()?;
             let hits = store.search(&query, run_id, limit)?;
             if json {
@@ -142,4 +167,12 @@ pub fn run() -> Result<i32> {
 
 fn open(db: &std::path::Path) -> Result<Store> {
     Store::open(db).with_context(|| format!("cannot open database {}", db.display()))
+}
+
+/// Reading commands never create a database: a mistyped `--db` is an error, not an empty list.
+fn open_existing(db: &std::path::Path) -> Result<Store> {
+    if !db.exists() {
+        bail!("no database at {} (create one with: trajan --db {} ingest PATH...)", db.display(), db.display());
+    }
+    open(db)
 }

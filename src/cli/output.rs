@@ -16,24 +16,61 @@ pub fn emit(text: &str) -> std::io::Result<()> {
     out.flush()
 }
 
+/// Pretty JSON. serde_json leaves DEL and the C1 controls (U+0080..U+009F) raw, and some
+/// terminals act on C1; they are escaped here (they can only occur inside strings, where
+/// `\u00XX` means the same).
 pub fn print_json<T: Serialize + ?Sized>(value: &T) -> Result<()> {
-    let mut text = serde_json::to_string_pretty(value)?;
+    let raw = serde_json::to_string_pretty(value)?;
+    let mut text = String::with_capacity(raw.len() + 1);
+    for c in raw.chars() {
+        if ('\u{7f}'..='\u{9f}').contains(&c) {
+            let _ = write!(text, "\\u{:04x}", c as u32);
+        } else {
+            text.push(c);
+        }
+    }
     text.push('\n');
     emit(&text)?;
     Ok(())
 }
 
-/// Sanitized, single line, cut to `width` characters.
-fn cell(text: &str, width: usize) -> String {
-    let clean = sanitize(text).replace(['\n', '\t'], " ");
-    let count = clean.chars().count();
-    if count <= width {
-        clean
-    } else {
-        let mut s: String = clean.chars().take(width.saturating_sub(1)).collect();
-        s.push('~');
-        s
+/// The prompt of a step, message by message.
+pub fn print_prompt(messages: &[trajan::model::Message]) -> std::io::Result<()> {
+    let mut out = String::new();
+    for (i, m) in messages.iter().enumerate() {
+        let _ = writeln!(out, "── message {i} · {}", cell(&m.role, 20));
+        render_block(&mut out, &m.content, usize::MAX);
     }
+    emit(&out)
+}
+
+/// Sanitized, single line, cut to `width` display columns (wide characters count two).
+fn cell(text: &str, width: usize) -> String {
+    use unicode_width::UnicodeWidthChar;
+    let clean = sanitize(text).replace(['\n', '\t'], " ");
+    let mut out = String::new();
+    let mut cols = 0;
+    for c in clean.chars() {
+        let w = c.width().unwrap_or(0);
+        if cols + w > width {
+            // Cut: make room for the marker.
+            while cols + 1 > width {
+                let Some(last) = out.pop() else { break };
+                cols -= last.width().unwrap_or(0);
+            }
+            out.push('~');
+            return out;
+        }
+        out.push(c);
+        cols += w;
+    }
+    out
+}
+
+/// Pad to `width` display columns (format! pads by characters).
+fn pad(text: String, width: usize) -> String {
+    let cols = unicode_width::UnicodeWidthStr::width(text.as_str());
+    format!("{text}{}", " ".repeat(width.saturating_sub(cols)))
 }
 
 fn resolved(r: Option<bool>) -> &'static str {
@@ -57,12 +94,12 @@ pub fn print_run_table(runs: &[RunSummary]) -> std::io::Result<()> {
             if r.rejected_edits > 0 { format!("{}!{}", r.edits, r.rejected_edits) } else { r.edits.to_string() };
         let _ = writeln!(
             out,
-            "{:>5}  {:<36} {:<16} {:<28} {:<24} {:>4} {:>5} {:>5} {:>7}",
+            "{:>5}  {} {} {} {} {:>4} {:>5} {:>5} {:>7}",
             r.id,
-            cell(&r.instance_id, 36),
-            cell(r.agent.as_deref().unwrap_or("-"), 16),
-            cell(r.model.as_deref().unwrap_or("-"), 28),
-            cell(r.exit_status.as_deref().unwrap_or("-"), 24),
+            pad(cell(&r.instance_id, 36), 36),
+            pad(cell(r.agent.as_deref().unwrap_or("-"), 16), 16),
+            pad(cell(r.model.as_deref().unwrap_or("-"), 28), 28),
+            pad(cell(r.exit_status.as_deref().unwrap_or("-"), 24), 24),
             resolved(r.resolved),
             r.steps,
             edits,
@@ -147,11 +184,23 @@ fn render_step(out: &mut String, step: &StepRow, d: &RunDetail, full: bool) {
 }
 
 /// Indented, sanitized, at most `max_lines` lines with a note of what was left out.
+/// Lines longer than this are cut in the folded (non `--step`) view.
+const LINE_CHARS: usize = 400;
+
 fn render_block(out: &mut String, text: &str, max_lines: usize) {
     let clean = sanitize(text);
     let lines: Vec<&str> = clean.lines().collect();
+    let folded = max_lines != usize::MAX;
     for line in lines.iter().take(max_lines) {
-        let _ = writeln!(out, "  {line}");
+        match line.char_indices().nth(LINE_CHARS) {
+            Some((cut, _)) if folded => {
+                let rest = line[cut..].chars().count();
+                let _ = writeln!(out, "  {}… ({rest} more characters)", &line[..cut]);
+            }
+            _ => {
+                let _ = writeln!(out, "  {line}");
+            }
+        }
     }
     if lines.len() > max_lines {
         let _ = writeln!(out, "  … {} more lines (use --step N for the whole step)", lines.len() - max_lines);
@@ -163,9 +212,9 @@ pub fn print_hits(hits: &[SearchHit]) -> std::io::Result<()> {
     for h in hits {
         let _ = writeln!(
             out,
-            "run {:>4} {:<36} step {:>4} {:<11} {}",
+            "run {:>4} {} step {:>4} {:<11} {}",
             h.run_id,
-            cell(&h.instance_id, 36),
+            pad(cell(&h.instance_id, 36), 36),
             h.step,
             h.field,
             cell(&h.snippet, 160)

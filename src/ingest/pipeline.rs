@@ -92,6 +92,7 @@ impl Report {
                 t.runs += stats.runs;
                 t.steps += stats.steps;
                 t.outcomes += stats.outcomes;
+                t.predictions += stats.predictions;
             }
         }
         t

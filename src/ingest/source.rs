@@ -83,6 +83,7 @@ fn unit_for_file(path: &Path) -> Unit {
 
 fn walk(root: &Path, d: &mut Discovery) {
     let mut it = walkdir::WalkDir::new(root).follow_links(false).sort_by_file_name().into_iter();
+    let mut claimed: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
     while let Some(entry) = it.next() {
         let entry = match entry {
             Ok(e) => e,
@@ -100,23 +101,16 @@ fn walk(root: &Path, d: &mut Discovery) {
                 it.skip_current_dir();
                 continue;
             }
+            // A folder unit's member files are read with it; everything else in it (other
+            // files, subfolders) is walked as usual.
             if let Some(u) = folder_unit(path) {
-                let members = u.members.clone();
+                claimed.extend(u.members.iter().cloned());
+                claimed.insert(path.join("eval.sh"));
                 d.units.push(u);
-                // Other files in the folder are still units of their own.
-                if let Ok(rd) = std::fs::read_dir(path) {
-                    for f in rd.flatten() {
-                        let fp = f.path();
-                        if fp.is_file() && !members.contains(&fp) && !is_hidden(&fp) && !is_harness_extra(&fp) {
-                            d.units.push(Unit { path: fp, kind: UnitKind::File, members: Vec::new() });
-                        }
-                    }
-                }
-                it.skip_current_dir();
             }
             continue;
         }
-        if is_hidden(path) {
+        if is_hidden(path) || claimed.contains(path) {
             continue;
         }
         // Symlinks to folders are not followed (no loops); a symlink to anything else is a unit
@@ -133,15 +127,15 @@ fn is_hidden(p: &Path) -> bool {
     p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with('.'))
 }
 
-/// `eval.sh` belongs to a harness folder but carries nothing we keep.
-fn is_harness_extra(p: &Path) -> bool {
-    p.file_name().is_some_and(|n| n == "eval.sh")
-}
-
 /// The folder unit a directory forms, if any.
 fn folder_unit(dir: &Path) -> Option<Unit> {
-    let names: Vec<String> =
-        std::fs::read_dir(dir).ok()?.flatten().filter_map(|e| e.file_name().to_str().map(str::to_string)).collect();
+    // Hidden files (`.DS_Store`) never decide what a folder is.
+    let names: Vec<String> = std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .filter(|n| !n.starts_with('.'))
+        .collect();
     let has = |n: &str| names.iter().any(|x| x == n);
     let harness = has("run_instance.log")
         || (has("report.json") && (has("test_output.txt") || has("patch.diff") || has("eval.sh")));
@@ -218,6 +212,40 @@ mod tests {
             d.units.iter().find(|u| u.kind == UnitKind::HarnessDir).unwrap_or_else(|| panic!("no harness unit"));
         assert_eq!(harness.members.len(), 4);
         assert!(d.units.iter().any(|u| u.path.ends_with("notes.json")));
+    }
+
+    #[test]
+    fn folder_units_keep_their_subfolders_and_ignore_hidden_files() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let inst = dir.path().join("inst");
+        let events = dir.path().join("sessions/s1/events");
+        for d in [inst.join("sub"), events.clone()] {
+            std::fs::create_dir_all(&d).unwrap_or_else(|e| panic!("{e}"));
+        }
+        for (p, text) in [
+            (inst.join("run_instance.log"), "log"),
+            (inst.join("sub/x.traj"), "{}"),
+            (events.join("0.json"), "{}"),
+            (events.join("1.json"), "{}"),
+            (events.join(".DS_Store"), "junk"),
+        ] {
+            std::fs::write(p, text).unwrap_or_else(|e| panic!("{e}"));
+        }
+        let d = discover(&[dir.path().to_path_buf()]);
+        let mut kinds: Vec<(UnitKind, String)> = d
+            .units
+            .iter()
+            .map(|u| (u.kind, u.path.strip_prefix(dir.path()).map(|p| p.display().to_string()).unwrap_or_default()))
+            .collect();
+        kinds.sort_by(|a, b| a.1.cmp(&b.1));
+        assert_eq!(
+            kinds,
+            vec![
+                (UnitKind::HarnessDir, "inst".to_string()),
+                (UnitKind::File, "inst/sub/x.traj".to_string()),
+                (UnitKind::EventDir, "sessions/s1/events".to_string()),
+            ]
+        );
     }
 
     #[test]

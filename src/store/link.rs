@@ -1,8 +1,15 @@
 //! Joining runs to their test outcome and prediction by instance id.
 //!
 //! Run after every write, for each instance the source touched, so that a log ingested before
-//! or after its trajectory joins either way. When several runs share an instance, the model
-//! named by the outcome (harness folder, prediction) and the folder the files sit in decide.
+//! or after its trajectory joins either way. Precision first — a wrong verdict is worse than
+//! none — so a candidate is never joined when it contradicts the run:
+//! - it names another model (harness folder, prediction's model, or a summary whose file name
+//!   names the model it evaluated);
+//! - it carries a patch and the run submitted a different one;
+//! - the run is a RetryAgent attempt that was not the one submitted.
+//!
+//! Among the rest, a matching model, the same folder, the same patch and per-test detail win.
+//! When several runs share the instance, a candidate must have something tying it to the run.
 
 use crate::error::StoreError;
 use rusqlite::{Transaction, params};
@@ -10,14 +17,19 @@ use std::path::Path;
 
 struct RunSide {
     id: i64,
+    /// The run's own model, else its prediction's (filled in between the two joins).
     model: Option<String>,
     dir: String,
     submission: Option<String>,
+    /// RetryAgent: `Some(false)` for an attempt that was not chosen.
+    best_attempt: Option<bool>,
 }
 
 struct Candidate {
     id: i64,
     model: Option<String>,
+    /// Harness run id or summary file name; names the model for summaries.
+    label: Option<String>,
     dir: String,
     /// Per-test detail beats a bare resolved flag (summaries).
     detail: i64,
@@ -25,13 +37,19 @@ struct Candidate {
 }
 
 pub fn relink_instance(tx: &Transaction<'_>, instance_id: &str) -> Result<(), StoreError> {
-    let runs: Vec<RunSide> = tx
+    let mut runs: Vec<RunSide> = tx
         .prepare_cached(
-            "SELECT r.id, r.model, s.path, r.submission FROM runs r JOIN sources s ON s.id = r.source_id
-             WHERE r.instance_id = ?1",
+            "SELECT r.id, r.model, s.path, r.submission, r.best_attempt FROM runs r
+             JOIN sources s ON s.id = r.source_id WHERE r.instance_id = ?1",
         )?
         .query_map([instance_id], |r| {
-            Ok(RunSide { id: r.get(0)?, model: r.get(1)?, dir: parent(&r.get::<_, String>(2)?), submission: r.get(3)? })
+            Ok(RunSide {
+                id: r.get(0)?,
+                model: r.get(1)?,
+                dir: parent(&r.get::<_, String>(2)?),
+                submission: r.get(3)?,
+                best_attempt: r.get(4)?,
+            })
         })?
         .collect::<Result<_, _>>()?;
     if runs.is_empty() {
@@ -39,19 +57,20 @@ pub fn relink_instance(tx: &Transaction<'_>, instance_id: &str) -> Result<(), St
     }
     let outcomes: Vec<Candidate> = tx
         .prepare_cached(
-            "SELECT o.id, o.model, s.path, s.kind, o.test_count + (o.log IS NOT NULL), o.patch
+            "SELECT o.id, o.model, o.run_label, s.path, s.kind, o.test_count + (o.log IS NOT NULL), o.patch
              FROM outcomes o JOIN sources s ON s.id = o.source_id WHERE o.instance_id = ?1",
         )?
         .query_map([instance_id], |r| {
-            let path: String = r.get(2)?;
-            let kind: String = r.get(3)?;
+            let path: String = r.get(3)?;
+            let kind: String = r.get(4)?;
             Ok(Candidate {
                 id: r.get(0)?,
                 model: r.get(1)?,
+                label: r.get(2)?,
                 // A harness folder sits beside nothing; a report.json sits beside its trajectory.
                 dir: if kind == "file" { parent(&path) } else { path },
-                detail: r.get(4)?,
-                patch: r.get(5)?,
+                detail: r.get(5)?,
+                patch: r.get(6)?,
             })
         })?
         .collect::<Result<_, _>>()?;
@@ -64,44 +83,52 @@ pub fn relink_instance(tx: &Transaction<'_>, instance_id: &str) -> Result<(), St
             Ok(Candidate {
                 id: r.get(0)?,
                 model: r.get(1)?,
+                label: None,
                 dir: parent(&r.get::<_, String>(2)?),
                 detail: 0,
                 patch: r.get(3)?,
             })
         })?
         .collect::<Result<_, _>>()?;
-    let shared = runs.len() > 1;
-    for run in &runs {
-        let outcome = best(run, &outcomes, shared);
+    // Attempts that were not submitted take no part; the chosen one stands alone.
+    let shared = runs.iter().filter(|r| r.best_attempt != Some(false)).count() > 1;
+    for run in &mut runs {
         let prediction = best(run, &predictions, shared);
+        if run.model.is_none() {
+            run.model = predictions.iter().find(|c| Some(c.id) == prediction).and_then(|c| c.model.clone());
+        }
+        let outcome = best(run, &outcomes, shared);
         tx.prepare_cached("UPDATE runs SET outcome_id = ?2, prediction_id = ?3 WHERE id = ?1")?
             .execute(params![run.id, outcome, prediction])?;
     }
     Ok(())
 }
 
-/// The best candidate for a run, or none. With several runs on the instance a candidate that
-/// names another model is never taken.
+/// The best candidate for a run, or none.
 fn best(run: &RunSide, candidates: &[Candidate], shared: bool) -> Option<i64> {
+    if run.best_attempt == Some(false) {
+        return None;
+    }
     candidates
         .iter()
         .filter_map(|c| {
-            let model_match = match (&run.model, &c.model) {
-                (Some(a), Some(b)) => Some(same_model(a, b)),
+            let model_match = match (&run.model, &c.model, &c.label) {
+                (Some(m), Some(cm), _) => Some(same_model(m, cm)),
+                (Some(m), None, Some(label)) => Some(label_names_model(label, m)),
                 _ => None,
             };
-            if shared && model_match == Some(false) {
+            let patch_match = match (&run.submission, &c.patch) {
+                (Some(a), Some(b)) => Some(same_patch(a, b)),
+                _ => None,
+            };
+            if model_match == Some(false) || patch_match == Some(false) {
                 return None;
             }
-            let patch_match = match (&run.submission, &c.patch) {
-                (Some(a), Some(b)) => a.trim() == b.trim(),
-                _ => false,
-            };
             let score = 8 * i64::from(model_match == Some(true))
                 + 4 * i64::from(c.dir == run.dir)
-                + 4 * i64::from(patch_match)
+                + 4 * i64::from(patch_match == Some(true))
                 + 2 * i64::from(c.detail > 0);
-            if shared && score == 0 {
+            if shared && score < 4 {
                 // Nothing ties this candidate to this run rather than another one.
                 return None;
             }
@@ -122,13 +149,30 @@ pub fn same_model(a: &str, b: &str) -> bool {
     a == b || a.ends_with(&format!("/{b}")) || b.ends_with(&format!("/{a}"))
 }
 
+/// Whether a summary's file name (`<model>.<run_id>`, with `/` spelled `_` or `__`) names the
+/// run's model: its last path segment, compared with punctuation folded.
+fn label_names_model(label: &str, model: &str) -> bool {
+    let fold = |s: &str| -> String {
+        s.to_ascii_lowercase().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect()
+    };
+    let last = model.rsplit('/').next().unwrap_or(model);
+    let needle = fold(last);
+    !needle.trim_matches('-').is_empty() && fold(label).contains(&needle)
+}
+
+/// Patches compared as git would apply them: line endings and surrounding blank lines aside.
+fn same_patch(a: &str, b: &str) -> bool {
+    let norm = |s: &str| s.replace("\r\n", "\n").trim().to_string();
+    norm(a) == norm(b)
+}
+
 fn parent(path: &str) -> String {
     Path::new(path).parent().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
 #[cfg(test)]
 mod tests {
-    use super::same_model;
+    use super::*;
 
     #[test]
     fn model_spellings_match() {
@@ -137,5 +181,19 @@ mod tests {
         assert!(!same_model("gpt-4o", "claude-3"));
         assert!(!same_model("x/gpt-4o", "4o"));
         assert!(!same_model("", ""));
+    }
+
+    #[test]
+    fn summary_names_name_their_model() {
+        let label = "run_report.openrouter_deepseek_deepseek-v3.2.SWE-bench_SWE-bench_Verified";
+        assert!(label_names_model(label, "openrouter/deepseek/deepseek-v3.2"));
+        assert!(!label_names_model(label, "openrouter/meta-llama/llama-3-70b-instruct"));
+        assert!(label_names_model("demo-model.demo-run", "demo-model"));
+    }
+
+    #[test]
+    fn patches_compare_without_line_ending_noise() {
+        assert!(same_patch("\ndiff --git a/x b/x\r\n+y\r\n", "diff --git a/x b/x\n+y\n"));
+        assert!(!same_patch("diff --git a/x b/x\n+y\n", "diff --git a/x b/x\n+z\n"));
     }
 }

@@ -91,6 +91,42 @@ fn shared_instances_join_by_model() {
 }
 
 #[test]
+fn contradicting_candidates_are_never_joined() {
+    let mut s = ok(Store::open_in_memory());
+    // A summary that names another model, and a report for another patch.
+    let mut r = run("p-1", Some("org/llama-3"), "x");
+    r.submission = Some("diff --git a/x b/x\n+mine\n".into());
+    let mut retry_lost = run("r-1", None, "a");
+    retry_lost.attempt = Some(0);
+    retry_lost.best_attempt = Some(false);
+    let mut retry_won = run("r-1", None, "b");
+    retry_won.attempt = Some(1);
+    retry_won.best_attempt = Some(true);
+    ok(s.write_source(
+        &record("/t/runs.jsonl", &[1; 32]),
+        &Parsed { runs: vec![r, retry_lost, retry_won], ..Parsed::default() },
+    ));
+    let mut summary = outcome("p-1", None, false);
+    summary.run_label = Some("run_report.org_deepseek-v3.SWE-bench".into());
+    let mut other_patch = outcome("p-1", None, true);
+    other_patch.patch = Some("diff --git a/x b/x\n+theirs\n".into());
+    let retry_outcome = outcome("r-1", None, true);
+    let outs = Parsed { outcomes: vec![summary, other_patch, retry_outcome], ..Parsed::default() };
+    ok(s.write_source(&record("/logs/all.json", &[2; 32]), &outs));
+    let listed = ok(s.list_runs(RunFilter::default()));
+    let got: Vec<(String, Option<i64>, Option<bool>)> =
+        listed.iter().map(|r| (r.instance_id.clone(), r.attempt, r.resolved)).collect();
+    assert_eq!(
+        got,
+        vec![
+            ("p-1".to_string(), None, None),
+            ("r-1".to_string(), Some(0), None),
+            ("r-1".to_string(), Some(1), Some(true))
+        ]
+    );
+}
+
+#[test]
 fn replacing_a_source_keeps_counts_and_frees_unused_blobs() {
     let mut s = ok(Store::open_in_memory());
     ok(s.write_source(
@@ -109,6 +145,8 @@ fn replacing_a_source_keeps_counts_and_frees_unused_blobs() {
         ok(s.write_source(&record("/t/a.traj", &[9; 32]), &Parsed { runs: vec![changed], ..Parsed::default() }));
     assert!(stats.replaced);
     assert_eq!(count(&s, "runs"), 2);
+    // The replaced run kept its id.
+    assert_eq!(ok(s.resolve_run("a")), 1);
     assert_eq!(count(&s, "steps"), 2);
     assert_eq!(count(&s, "blobs"), 3, "the old user message is gone, the shared prompt stays");
     assert!(ok(s.search("first", None, 10)).is_empty(), "old text left the index");

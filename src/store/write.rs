@@ -22,6 +22,7 @@ pub struct WriteStats {
     pub runs: usize,
     pub steps: usize,
     pub outcomes: usize,
+    pub predictions: usize,
     /// True when the source existed before and was replaced.
     pub replaced: bool,
 }
@@ -58,9 +59,20 @@ impl Store {
             tx.query_row("SELECT id FROM sources WHERE path = ?1", [src.path], |r| r.get(0)).optional()?;
         let warnings =
             (!parsed.warnings.is_empty()).then(|| serde_json::Value::from(parsed.warnings.clone()).to_string());
+        // Runs keep their ids across a replace when they are the same run (same place in the
+        // source, instance and attempt), so what refers to them (labels) stays attached.
+        let mut old_ids: std::collections::HashMap<(i64, String, Option<i64>), i64> = std::collections::HashMap::new();
         let source_id = match existing {
             Some(id) => {
                 instances.extend(instances_of_source(&tx, id)?);
+                let mut stmt =
+                    tx.prepare("SELECT position, instance_id, attempt, id FROM runs WHERE source_id = ?1")?;
+                let rows = stmt.query_map([id], |r| Ok(((r.get(0)?, r.get(1)?, r.get(2)?), r.get(3)?)))?;
+                for row in rows {
+                    let (key, run_id) = row?;
+                    old_ids.insert(key, run_id);
+                }
+                drop(stmt);
                 delete_contents(&tx, id)?;
                 self.blob_ids.clear();
                 tx.execute(
@@ -82,7 +94,8 @@ impl Store {
         };
         let mut new_blobs = Vec::new();
         for run in &parsed.runs {
-            insert_run(&tx, source_id, run, &self.blob_ids, &mut new_blobs)?;
+            let keep_id = old_ids.get(&(run.position, run.instance_id.clone(), run.attempt)).copied();
+            insert_run(&tx, source_id, keep_id, run, &self.blob_ids, &mut new_blobs)?;
             instances.insert(run.instance_id.clone());
             stats.runs += 1;
             stats.steps += run.steps.len();
@@ -98,6 +111,7 @@ impl Store {
             )?
             .execute(params![source_id, p.instance_id, p.model, p.patch])?;
             instances.insert(p.instance_id.clone());
+            stats.predictions += 1;
         }
         for t in &parsed.tasks {
             tx.prepare_cached(
@@ -170,6 +184,7 @@ type BlobCache = std::collections::HashMap<[u8; 16], i64>;
 fn insert_run(
     tx: &Transaction<'_>,
     source_id: i64,
+    id: Option<i64>,
     run: &Run,
     committed: &BlobCache,
     new_blobs: &mut Vec<([u8; 16], i64)>,
@@ -177,10 +192,10 @@ fn insert_run(
     let edit_count = run.edits.iter().filter(|e| e.step.is_some()).count();
     let rejected_count = run.edits.iter().filter(|e| e.status.is_rejection()).count();
     tx.prepare_cached(
-        "INSERT INTO runs (source_id, position, instance_id, format, format_version, agent, model,
+        "INSERT INTO runs (id, source_id, position, instance_id, format, format_version, agent, model,
             exit_status, submission, cost, tokens_sent, tokens_received, api_calls, attempt,
             best_attempt, step_count, edit_count, rejected_count, metadata)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+         VALUES (?20, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
     )?
     .execute(params![
         source_id,
@@ -202,6 +217,7 @@ fn insert_run(
         edit_count as i64,
         rejected_count as i64,
         run.metadata,
+        id,
     ])?;
     let run_id = tx.last_insert_rowid();
     let mut blobs = BlobWriter { tx, committed, new_blobs };

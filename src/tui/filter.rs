@@ -23,6 +23,8 @@
 //!
 //! Field names are case-insensitive. A bad term (`foo:bar`, `steps>x`, `resolved:maybe`) is an
 //! error naming it; the empty query matches every run.
+//!
+//! Sorting ([`Sort`]) is separate from the query: any column, either direction, missing values last.
 
 #[cfg(test)]
 mod tests;
@@ -159,7 +161,10 @@ fn field_test(raw: &str, name: &str, op: &str, value: &str) -> Result<Test, Filt
         ">=" => Op::Ge,
         "<=" => Op::Le,
         "=" => Op::Eq,
-        _ => return err(format!("use a comparison such as {field}>{value} or {field}={value}")),
+        _ => {
+            let n = if value.parse::<f64>().is_ok() { value } else { "N" };
+            return err(format!("use a comparison such as {field}>{n} or {field}={n}"));
+        }
     };
     match value.parse::<f64>() {
         Ok(n) if n.is_finite() => Ok(Test::Compare(num, op, n)),
@@ -409,7 +414,9 @@ impl SortKey {
     }
 }
 
-/// The run-list order. The default is by instance id, ascending.
+/// The run-list order; the default is by instance id, ascending. Text sorts naturally (case-insensitive, digit runs
+/// by value: `django-9999` before `django-10000`), `resolved` puts no before yes, and missing values come last in
+/// both directions. Ties go by instance id, then run id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Sort {
     pub key: SortKey,

@@ -41,6 +41,9 @@ struct Attempt<'a> {
     history: Option<Vec<Value>>,
     #[serde(default)]
     info: Option<Value>,
+    /// Some RetryAgent versions keep each attempt's own configuration.
+    #[serde(default)]
+    replay_config: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -53,7 +56,7 @@ struct StepIn<'a> {
     response: String,
     #[serde(default, deserialize_with = "lenient_string")]
     thought: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient_f64")]
     execution_time: Option<f64>,
     #[serde(default)]
     state: Option<Value>,
@@ -61,6 +64,15 @@ struct StepIn<'a> {
     query: Option<Vec<&'a RawValue>>,
     #[serde(default, borrow)]
     messages: Option<Vec<&'a RawValue>>,
+}
+
+/// A number that forks sometimes write as a string, or leave null.
+fn lenient_f64<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    Ok(match Value::deserialize(d)? {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    })
 }
 
 /// A string field that may also be null, a number, or (in forks) a structured value.
@@ -76,11 +88,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
     let file: TrajFile = serde_json::from_str(text).map_err(|e| IngestError::json(path, &e))?;
     let instance_id = instance_from_file_name(path);
     let replay = file.replay_config.as_ref().map(crate::ingest::json::maybe_nested_json);
-    let model = replay
-        .as_ref()
-        .and_then(|r| crate::ingest::json::at(r, &["agent", "model", "name"]))
-        .and_then(Value::as_str)
-        .map(str::to_string);
+    let model = model_name(replay.as_ref(), None);
     let top_info = file.info.unwrap_or(Value::Null);
     let mut parsed = Parsed::default();
 
@@ -88,7 +96,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
     if attempts.is_empty() {
         let steps = file
             .trajectory
-            .ok_or_else(|| IngestError::shape(path, "SWE-agent file has neither `trajectory` nor `attempts`"))?;
+            .ok_or_else(|| IngestError::shape(path, "SWE-agent file has neither a `trajectory` nor any `attempts`"))?;
         let history = file.history.unwrap_or_default();
         let run = build_run(&instance_id, steps, &history, &top_info, model.clone(), None)?;
         parsed.tasks.extend(task_of(&instance_id, &history, replay.as_ref()));
@@ -99,7 +107,9 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
             let history = a.history.unwrap_or_default();
             let info = a.info.unwrap_or(Value::Null);
             let steps = a.trajectory.unwrap_or_default();
-            let mut run = build_run(&instance_id, steps, &history, &info, model.clone(), Some(i))?;
+            let own = a.replay_config.as_ref().map(crate::ingest::json::maybe_nested_json);
+            let model = model_name(own.as_ref(), None).or_else(|| model_name(replay.as_ref(), Some(i)));
+            let mut run = build_run(&instance_id, steps, &history, &info, model, Some(i))?;
             run.best_attempt = best.map(|b| b == i as i64);
             if i == 0 {
                 parsed.tasks.extend(task_of(&instance_id, &history, replay.as_ref()));
@@ -113,6 +123,20 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
         }
     }
     Ok(parsed)
+}
+
+/// The model of a replay config: `agent.model.name`, or for a RetryAgent config
+/// (`agent.type: retry`) the attempt's entry of `agent.agent_configs` (the first when the
+/// attempts outnumber the configs, as SWE-agent cycles through them).
+fn model_name(replay: Option<&Value>, attempt: Option<usize>) -> Option<String> {
+    let agent = replay?.get("agent")?;
+    let direct = agent.get("model").and_then(|m| m.get("name")).and_then(Value::as_str);
+    let configs = agent.get("agent_configs").and_then(Value::as_array).filter(|c| !c.is_empty());
+    let from_configs = configs.and_then(|c| {
+        let i = attempt.unwrap_or(0) % c.len();
+        c[i].get("model").and_then(|m| m.get("name")).and_then(Value::as_str)
+    });
+    direct.or(from_configs).map(str::to_string)
 }
 
 fn build_run(
@@ -132,7 +156,8 @@ fn build_run(
         format_version: Some(version),
         agent: Some("swe-agent".to_string()),
         model,
-        exit_status: str_field(info, "exit_status"),
+        // An interrupted run leaves an empty exit status: unknown, not "".
+        exit_status: str_field(info, "exit_status").filter(|s| !s.trim().is_empty()),
         submission: submission.clone(),
         cost: f64_field(&stats, "instance_cost"),
         tokens_sent: i64_field(&stats, "tokens_sent"),

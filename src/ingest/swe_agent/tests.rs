@@ -129,6 +129,16 @@ fn retry_agent_attempts_become_runs() {
 }
 
 #[test]
+fn retry_agent_models_come_from_the_agent_configs() {
+    let text = r#"{"attempts": [{"trajectory": [], "history": [], "info": {}}, {"trajectory": [], "history": [], "info": {}}],
+        "info": {"best_attempt_idx": 0},
+        "replay_config": "{\"agent\": {\"type\": \"retry\", \"agent_configs\": [{\"model\": {\"name\": \"a/m1\"}}, {\"model\": {\"name\": \"b/m2\"}}]}}"}"#;
+    let p = parse(Path::new("/x/demo__retry-2.traj"), text).unwrap_or_else(|e| panic!("{e}"));
+    let models: Vec<_> = p.runs.iter().map(|r| r.model.clone()).collect();
+    assert_eq!(models, vec![Some("a/m1".to_string()), Some("b/m2".to_string())]);
+}
+
+#[test]
 fn wrong_shapes_are_errors_with_positions() {
     let err = parse(Path::new("t.traj"), r#"{"trajectory": 5}"#).err().map(|e| e.to_string());
     assert!(err.as_deref().is_some_and(|e| e.contains("t.traj: line 1")), "{err:?}");

@@ -58,11 +58,13 @@ pub fn render(files: &[FileDiff<'_>], fallback: &str, mode: DiffMode, width: u16
         budget: MAX_HIGHLIGHT_DIFF_LINES,
         out: Vec::new(),
     };
+    // The caller shows `fallback` already: a lone file of that name needs no header line.
+    let alone = |f: &FileDiff<'_>| files.len() == 1 && f.notes.is_empty() && f.title().as_deref() == Some(fallback);
     for (i, file) in files.iter().enumerate() {
         if i > 0 {
             layout.out.push(Line::default());
         }
-        layout.file(file, fallback);
+        layout.file(file, fallback, !alone(file));
     }
     layout.out
 }
@@ -104,9 +106,9 @@ impl Layout<'_> {
         self.out.push(Line::from(spans));
     }
 
-    fn file(&mut self, file: &FileDiff<'_>, fallback: &str) {
+    fn file(&mut self, file: &FileDiff<'_>, fallback: &str, header: bool) {
         let theme = self.theme;
-        if let Some(title) = file.title() {
+        if let Some(title) = file.title().filter(|_| header) {
             let mut parts = vec![part(theme.diff_file, &title)];
             if !file.notes.is_empty() {
                 parts.push((theme.muted, format!(" ({})", file.notes.join(", "))));
@@ -211,17 +213,27 @@ impl Layout<'_> {
     fn row(&mut self, left: Option<Cell>, right: Option<Cell>) {
         let column = self.width.saturating_sub(1) / 2;
         let marks = (left.as_ref().is_some_and(|c| c.no_newline), right.as_ref().is_some_and(|c| c.no_newline));
-        let mut spans = self.cell(left, column);
-        spans.push(Span::styled("│", self.theme.muted));
-        spans.extend(self.cell(right, column));
-        self.out.push(Line::from(spans));
+        let (left, right) = (self.cell(left, column), self.cell(right, column));
+        self.join(left, right, column);
         if marks.0 || marks.1 {
             let marker = |on: bool| on.then(|| vec![(self.theme.muted, format!("{}{NO_NEWLINE}", self.gutter(None)))]);
-            let mut spans = self.filler(marker(marks.0), column);
-            spans.push(Span::styled("│", self.theme.muted));
-            spans.extend(self.filler(marker(marks.1), column));
-            self.out.push(Line::from(spans));
+            let (left, right) = (self.filler(marker(marks.0), column), self.filler(marker(marks.1), column));
+            self.join(left, right, column);
         }
+    }
+
+    /// Left column, separator, right column; an even width leaves one blank column at the end,
+    /// so every row is exactly `width` wide.
+    fn join(&mut self, mut left: Vec<Span<'static>>, right: Vec<Span<'static>>, column: usize) {
+        if self.width == 0 {
+            return self.out.push(Line::default());
+        }
+        left.push(Span::styled("│", self.theme.muted));
+        left.extend(right);
+        if self.width > 2 * column + 1 {
+            left.push(Span::raw(" "));
+        }
+        self.out.push(Line::from(left));
     }
 
     fn cell(&self, cell: Option<Cell>, column: usize) -> Vec<Span<'static>> {

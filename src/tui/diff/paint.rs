@@ -24,6 +24,9 @@ const MAX_EMPHASIS_DISTANCE: f64 = 0.6;
 /// A styled piece of a line; text is clean (no control characters, no tabs).
 pub type Part = (Style, String);
 
+/// Changed byte ranges of a removed line and of the added line paired with it.
+pub type Emphasis = (Vec<Range<usize>>, Vec<Range<usize>>);
+
 /// Sanitized text of one line: escape sequences removed, control characters made visible. The
 /// only newline `sanitize` can leave inside a line comes from a lone `\r`: shown as `␍`. Tabs are
 /// kept (for the highlighter) and expanded by [`expand_tabs`].
@@ -83,7 +86,7 @@ fn tokens(s: &str) -> Vec<&str> {
 
 /// Byte ranges of the changed words of a removed/added pair, `(old, new)`; `None` when the lines
 /// are too long or too different to be worth it.
-pub fn emphasis(old: &str, new: &str) -> Option<(Vec<Range<usize>>, Vec<Range<usize>>)> {
+pub fn emphasis(old: &str, new: &str) -> Option<Emphasis> {
     let limit = MAX_HIGHLIGHT_LINE_CHARS;
     if old.chars().count() > limit || new.chars().count() > limit {
         return None;
@@ -264,7 +267,8 @@ mod tests {
     #[test]
     fn emphasis_finds_the_changed_token_only() {
         let (old, new) = emphasis("x = compute(a, b)", "x = compute(a, c)").unwrap();
-        assert_eq!((old, new), (vec![15..16], vec![15..16]));
+        let b_and_c = Range { start: 15, end: 16 };
+        assert_eq!((old, new), (vec![b_and_c.clone()], vec![b_and_c]));
         assert!(emphasis("completely", "different").is_none(), "too different");
         assert!(emphasis(&"a".repeat(401), "b").is_none(), "too long");
     }
@@ -274,7 +278,7 @@ mod tests {
         let base = Style::default().bg(Color::Green);
         let runs = [SyntaxRun { range: 0..2, fg: Some(Color::Red) }, SyntaxRun { range: 2..4, fg: Some(Color::Blue) }];
         let emph_style = Style::default().add_modifier(Modifier::BOLD);
-        let parts = paint("ab\tc", base, Some(&runs), &[1..3], emph_style);
+        let parts = paint("ab\tc", base, Some(&runs), &[Range { start: 1, end: 3 }], emph_style);
         assert_eq!(
             parts,
             [

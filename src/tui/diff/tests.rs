@@ -69,18 +69,23 @@ fn unified_layout_has_header_gutter_sign_and_marker() {
     let lines = render("notes.txt", DiffSource::Texts { old, new }, DiffMode::Unified, 0, &Theme::default());
     assert_eq!(
         texts(&lines),
-        [
-            "notes.txt",
-            "@@ -1,3 +1,3 @@",
-            "1 1  a",
-            "2   -b",
-            "3   -c",
-            "  2 +B",
-            "  3 +c",
-            "     \\ No newline at end of file",
-        ]
+        ["@@ -1,3 +1,3 @@", "1 1  a", "2   -b", "3   -c", "  2 +B", "  3 +c", "     \\ No newline at end of file",]
     );
-    assert_eq!(lines[3].spans[0].style, Theme::default().muted, "the gutter is muted");
+    assert_eq!(lines[2].spans[0].style, Theme::default().muted, "the gutter is muted");
+}
+
+#[test]
+fn a_file_header_is_shown_only_when_it_says_more_than_the_callers_path() {
+    let theme = Theme::default();
+    let one = "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n";
+    let lines = render("x.py", DiffSource::Unified(one), DiffMode::Unified, 0, &theme);
+    assert!(text(&lines[0]).starts_with("@@"), "same path as the caller's: no header");
+    let lines = render("other.py", DiffSource::Unified(one), DiffMode::Unified, 0, &theme);
+    assert_eq!(text(&lines[0]), "x.py");
+    let created = "--- /dev/null\n+++ b/x.py\n@@ -0,0 +1 @@\n+b\n";
+    let lines = render("x.py", DiffSource::Unified(created), DiffMode::Unified, 0, &theme);
+    assert_eq!(text(&lines[0]), "x.py (new file)");
+    assert_eq!(lines[0].spans[1].style, theme.muted);
 }
 
 #[test]
@@ -138,7 +143,7 @@ fn side_by_side_pairs_in_order_and_pads_the_shorter_side() {
     let new = "keep\nnew1\nkeep2\nadded 漢字\n";
     let w = 41; // two columns of 20 and a separator
     let lines = render("f.txt", DiffSource::Texts { old, new }, DiffMode::SideBySide, w, &coloured());
-    let rows: Vec<(String, String)> = lines[2..]
+    let rows: Vec<(String, String)> = lines[1..]
         .iter()
         .map(|l| {
             let t = text(l);
@@ -173,9 +178,9 @@ fn side_by_side_cuts_long_and_wide_lines_with_an_ellipsis() {
     assert!(right.trim_end().ends_with('…'), "{right:?}");
     assert_eq!((left.width(), right.width()), (20, 20));
     // A long header is cut too: side by side never wraps.
-    let lines =
-        render(&"p/".repeat(40), DiffSource::Texts { old, new: &new }, DiffMode::SideBySide, 41, &Theme::default());
-    assert!(text(&lines[0]).ends_with('…') && width(&lines[0]) == 41);
+    let patch = format!("--- a/{0}x\n+++ b/{0}x\n@@ -1 +1 @@\n-a\n+b\n", "p/".repeat(40));
+    let lines = render("x", DiffSource::Unified(&patch), DiffMode::SideBySide, 41, &Theme::default());
+    assert!(text(&lines[0]).ends_with('…') && width(&lines[0]) == 41, "{:?}", texts(&lines));
 }
 
 const TWO_FILES_CRLF: &str = "diff --git a/src/app.py b/src/app.py\r\nindex 1..2 100644\r\n--- a/src/app.py\r\n\
@@ -202,9 +207,8 @@ fn a_unified_diff_with_two_files_and_crlf_shows_both_headers() {
 fn escapes_and_tabs_never_reach_a_span() {
     let old = "\tprint('\u{1b}[31mred\u{1b}[0m')\r\n\tx\u{7}=1\n";
     let new = "\tprint('\u{1b}]0;pwned\u{7}blue')\n\tx\u{7}=2\r\n\u{1b}[2Jmore\tstuff\rhere\n";
-    let patch =
-        format!("--- a/e\u{1b}[1m.py\n+++ b/e\u{1b}[1m.py\n@@ -1 +1 @@\n-\t\u{1b}[31mold\n+\tnew\u{1b}[0m\t!\n");
-    let sources = [DiffSource::Texts { old, new }, DiffSource::Unified(&patch)];
+    let patch = "--- a/e\u{1b}[1m.py\n+++ b/e\u{1b}[1m.py\n@@ -1 +1 @@\n-\t\u{1b}[31mold\n+\tnew\u{1b}[0m\t!\n";
+    let sources = [DiffSource::Texts { old, new }, DiffSource::Unified(patch)];
     for theme in [coloured(), Theme::default()] {
         for source in sources {
             for mode in [DiffMode::Unified, DiffMode::SideBySide] {
@@ -232,7 +236,7 @@ fn the_cache_returns_the_same_arc_per_key_and_renders_again_for_another_width() 
     assert!(Arc::ptr_eq(&first, &again));
     let narrower = renderer.render(7, "a.rs", source, DiffMode::SideBySide, 60, &theme);
     assert!(!Arc::ptr_eq(&first, &narrower));
-    assert_eq!(width(&narrower[2]), 59);
+    assert_eq!(width(&narrower[1]), 60, "two columns of 29, a separator and a blank column");
     let unified = renderer.render(7, "a.rs", source, DiffMode::Unified, 80, &theme);
     assert!(!Arc::ptr_eq(&first, &unified));
     let other_theme = renderer.render(7, "a.rs", source, DiffMode::SideBySide, 80, &Theme::default());
@@ -255,12 +259,11 @@ fn a_10000_line_diff_renders_and_only_its_first_5000_lines_are_highlighted() {
     let theme = coloured();
     let new: String = (0..10_000).map(|i| format!("value_{i} = compute({i}, 'line {i}')\n")).collect();
     let lines = render("big.py", DiffSource::Texts { old: "", new: &new }, DiffMode::Unified, 100, &theme);
-    assert_eq!(lines.len(), 2 + 10_000);
-    assert_eq!(text(&lines[0]).trim_end(), "big.py");
-    assert_eq!(text(&lines[1]).trim_end(), "@@ -0,0 +1,10000 @@");
-    assert_eq!(text(&lines[2]).trim_end(), "          1 +value_0 = compute(0, 'line 0')");
+    assert_eq!(lines.len(), 1 + 10_000);
+    assert_eq!(text(&lines[0]).trim_end(), "@@ -0,0 +1,10000 @@");
+    assert_eq!(text(&lines[1]).trim_end(), "          1 +value_0 = compute(0, 'line 0')");
     assert_eq!(text(lines.last().unwrap()).trim_end(), "      10000 +value_9999 = compute(9999, 'line 9999')");
-    let body = &lines[2..];
+    let body = &lines[1..];
     assert!(body[..MAX_HIGHLIGHT_DIFF_LINES].iter().all(|l| has_syntax_colour(l, &theme)));
     assert!(body[MAX_HIGHLIGHT_DIFF_LINES..].iter().all(|l| !has_syntax_colour(l, &theme)));
     // The same through the unified parser, side by side.
@@ -272,8 +275,8 @@ fn a_10000_line_diff_renders_and_only_its_first_5000_lines_are_highlighted() {
         s
     });
     let lines = render("big.py", DiffSource::Unified(&patch), DiffMode::SideBySide, 61, &theme);
-    assert_eq!(lines.len(), 2 + 5_000);
-    assert_eq!(text(&lines[2]).split('│').map(str::trim_end).collect::<Vec<_>>(), ["   1 -old 0", "   1 +new 0"]);
+    assert_eq!(lines.len(), 1 + 5_000);
+    assert_eq!(text(&lines[1]).split('│').map(str::trim_end).collect::<Vec<_>>(), ["   1 -old 0", "   1 +new 0"]);
     let last: Vec<String> = text(lines.last().unwrap()).split('│').map(|s| s.trim_end().to_string()).collect();
     assert_eq!(last, ["5000 -old 4999", "5000 +new 4999"]);
 }
@@ -285,9 +288,9 @@ fn a_401_char_line_is_drawn_without_syntax_colours() {
     assert_eq!(long.chars().count(), 401);
     let new = format!("y = 1\n{long}\n");
     let lines = render("l.py", DiffSource::Texts { old: "", new: &new }, DiffMode::Unified, 0, &theme);
-    assert!(has_syntax_colour(&lines[2], &theme));
-    assert!(!has_syntax_colour(&lines[3], &theme));
-    assert_eq!(lines[3].spans[2].style, theme.diff_added);
+    assert!(has_syntax_colour(&lines[1], &theme));
+    assert!(!has_syntax_colour(&lines[2], &theme));
+    assert_eq!(lines[2].spans[2].style, theme.diff_added);
 }
 
 /// Render-time check: `cargo test [--release] --lib diff::tests::timing -- --ignored --nocapture`.
@@ -320,5 +323,28 @@ fn timing_2000_line_diff() {
         renderer.render(2, "t.py", source, mode, 160, &theme);
         let again = start.elapsed();
         eprintln!("{mode:?}: {} lines, first render {cold:?}, cached {warm:?}, other key {again:?}", first.len());
+    }
+}
+
+#[test]
+fn bad_input_never_panics_and_side_by_side_rows_keep_their_width() {
+    let long = "é漢\t".repeat(20_000);
+    let patches = [
+        "not a diff at all\njust text\n".to_string(),
+        "@@ -1,5 +1,5 @@\n-only one line, counts lie\n".to_string(),
+        "@@ -1 +1 @@\n\\ No newline at end of file\n".to_string(),
+        "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@@ -1 -1 +1 @@@\n- a\n".to_string(),
+        "--- a/x\n".to_string(),
+        format!("@@ -1 +1 @@\n-{long}\n+{long}x\n"),
+        "\u{0}\u{1}\u{7f}\u{9b}\r\r\n@@ -1 +1 @@\n-\u{200b}\n+\u{202e}\n".to_string(),
+    ];
+    let theme = coloured();
+    for patch in &patches {
+        for w in [0u16, 1, 2, 3, 80] {
+            let lines = render("x.rs", DiffSource::Unified(patch), DiffMode::SideBySide, w, &theme);
+            assert!(lines.iter().all(|l| l.spans.is_empty() || width(l) == usize::from(w)), "{patch:?} at {w}");
+            render("x.rs", DiffSource::Unified(patch), DiffMode::Unified, w, &theme);
+            render("x.rs", DiffSource::Texts { old: patch, new: "" }, DiffMode::SideBySide, w, &theme);
+        }
     }
 }

@@ -141,6 +141,7 @@ fn bad_terms_name_themselves() {
     assert_eq!(error("resolved:maybe"), r#""resolved:maybe": expected yes, no or unknown"#);
     assert_eq!(error("agent>3"), r#""agent>3": use agent:value, not a comparison"#);
     assert_eq!(error("steps:5"), r#""steps:5": use a comparison such as steps>5 or steps=5"#);
+    assert_eq!(error("cost:lots"), r#""cost:lots": use a comparison such as cost>N or cost=N"#);
     assert_eq!(error("model:"), r#""model:": missing value"#);
     assert_eq!(error("django -"), r#""-": nothing to negate"#);
     assert_eq!(error(r#"exit:"submitted (exit"#), r#"unterminated quote in "exit:"submitted (exit""#);
