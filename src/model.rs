@@ -64,6 +64,17 @@ pub struct Parsed {
     pub warnings: Vec<String>,
 }
 
+impl Parsed {
+    /// Add another part of the same source (a batch of lines).
+    pub fn absorb(&mut self, other: Parsed) {
+        self.runs.extend(other.runs);
+        self.outcomes.extend(other.outcomes);
+        self.predictions.extend(other.predictions);
+        self.tasks.extend(other.tasks);
+        self.warnings.extend(other.warnings);
+    }
+}
+
 /// One agent run on one task instance.
 #[derive(Debug, Default, Clone)]
 pub struct Run {

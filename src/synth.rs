@@ -12,6 +12,8 @@ pub enum Kind {
     Mini,
     /// Alternate files of the two kinds (SWE-agent files are larger, so most bytes are theirs).
     Mixed,
+    /// One OpenHands evaluation `output.jsonl` of the whole size (a streamed file).
+    OpenHands,
 }
 
 impl Kind {
@@ -20,6 +22,7 @@ impl Kind {
             "swe-agent" | "swe-agent-1.1" => Some(Kind::SweAgent11),
             "mini" | "mini-swe-agent" => Some(Kind::Mini),
             "mixed" => Some(Kind::Mixed),
+            "openhands" => Some(Kind::OpenHands),
             _ => None,
         }
     }
@@ -191,15 +194,58 @@ pub fn mini(seed: u64, instance_id: &str, steps: usize) -> Value {
     })
 }
 
+/// One OpenHands evaluation instance (a line of `output.jsonl`) with `steps` actions.
+pub fn openhands(seed: u64, instance_id: &str, steps: usize) -> Value {
+    let mut rng = Rng(seed.wrapping_mul(0x94d0_49bb_1331_11eb) | 1);
+    let mut history =
+        vec![json!({"id": 0, "source": "agent", "action": "system", "args": {"content": "You are OpenHands agent."}})];
+    for i in 0..steps {
+        let id = 2 * i as u64 + 1;
+        let command = format!("grep -rn '{}' src | head -40", rng.pick(WORDS));
+        let words = 20 + rng.below(40) as usize;
+        history.push(json!({"id": id, "timestamp": "2025-04-30T16:45:43.619026", "source": "agent", "action": "run",
+            "message": format!("Running command: {command}"),
+            "args": {"command": command, "thought": prose(&mut rng, words)}}));
+        let lines = 20 + rng.below(80) as usize;
+        history.push(json!({"id": id + 1, "source": "agent", "observation": "run", "cause": id,
+            "content": code_lines(&mut rng, lines, 1), "extras": {"metadata": {"exit_code": 0}}}));
+    }
+    json!({
+        "instance_id": instance_id,
+        "instruction": prose(&mut rng, 80),
+        "history": history,
+        "test_result": {"git_patch": "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-a\n+b\n"},
+        "metrics": {"accumulated_cost": (rng.below(300) as f64) / 100.0},
+        "metadata": {"agent_class": "CodeActAgent", "llm_config": {"model": "synthetic/model-c"}},
+        "error": null,
+    })
+}
+
 /// Write synthetic files into `dir` until `total_bytes` are written.
 pub fn generate(dir: &Path, kind: Kind, total_bytes: u64) -> std::io::Result<Generated> {
     std::fs::create_dir_all(dir)?;
     let mut g = Generated::default();
     let mut seed = 1u64;
+    if kind == Kind::OpenHands {
+        let path = dir.join("output.jsonl");
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&path)?);
+        while g.bytes < total_bytes {
+            let steps = 20 + Rng(seed | 1).below(60) as usize;
+            let line = openhands(seed, &format!("synth__oh-{seed:06}"), steps).to_string();
+            f.write_all(line.as_bytes())?;
+            f.write_all(b"\n")?;
+            g.bytes += line.len() as u64 + 1;
+            g.steps += steps;
+            seed += 1;
+        }
+        f.flush()?;
+        g.files = 1;
+        return Ok(g);
+    }
     while g.bytes < total_bytes {
         let use_swe = match kind {
             Kind::SweAgent11 => true,
-            Kind::Mini => false,
+            Kind::Mini | Kind::OpenHands => false,
             Kind::Mixed => seed % 2 == 1,
         };
         let mut rng = Rng(seed | 1);
@@ -248,6 +294,16 @@ mod tests {
             steps += p.runs.iter().map(|r| r.steps.len()).sum::<usize>();
         }
         assert_eq!(steps, g.steps);
+    }
+
+    #[test]
+    fn openhands_output_is_one_jsonl_file_of_the_size() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let g = generate(dir.path(), Kind::OpenHands, 300_000).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(g.files, 1);
+        let p = parse(&dir.path().join("output.jsonl"));
+        assert!(p.runs.len() > 1);
+        assert_eq!(p.runs.iter().map(|r| r.steps.len()).sum::<usize>(), g.steps);
     }
 
     #[test]

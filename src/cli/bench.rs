@@ -16,7 +16,7 @@ pub enum BenchCommand {
         /// Total size, e.g. 10M, 100M, 1G.
         #[arg(long, default_value = "100M")]
         size: String,
-        /// swe-agent, mini or mixed.
+        /// swe-agent, mini, mixed, or openhands (one output.jsonl of the whole size).
         #[arg(long, default_value = "mixed")]
         kind: String,
     },
@@ -34,8 +34,8 @@ pub fn run(cmd: BenchCommand) -> Result<i32> {
     match cmd {
         BenchCommand::Gen { dir, size, kind } => {
             let bytes = parse_size(&size)?;
-            let kind =
-                Kind::parse(&kind).with_context(|| format!("unknown kind {kind:?}: swe-agent, mini or mixed"))?;
+            let kind = Kind::parse(&kind)
+                .with_context(|| format!("unknown kind {kind:?}: swe-agent, mini, mixed or openhands"))?;
             let g = synth::generate(&dir, kind, bytes)?;
             super::output::emit(&format!(
                 "generated {} files, {} steps, {:.1} MB in {}\n",

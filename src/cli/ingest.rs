@@ -54,7 +54,7 @@ impl Progress for Bar {
 
 pub fn run(store: &mut Store, paths: &[PathBuf], format: Option<Format>) -> Result<i32> {
     let bar = Bar::new();
-    let opts = Options { forced: format, workers: 0 };
+    let opts = Options { forced: format, ..Options::default() };
     let report = pipeline::ingest(store, paths, &opts, &bar);
     print_summary(&report);
     Ok(if report.has_problems() { 1 } else { 0 })

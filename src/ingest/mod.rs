@@ -11,6 +11,7 @@ pub mod openhands;
 pub mod pipeline;
 pub mod predictions;
 pub mod source;
+pub mod stream;
 pub mod swe_agent;
 pub mod unittest;
 

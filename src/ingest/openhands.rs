@@ -59,6 +59,13 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
     Ok(parsed)
 }
 
+/// One line of an `output.jsonl` (for reading large files a line at a time).
+pub fn parse_line(path: &Path, line: usize, v: &Value) -> Result<Parsed, IngestError> {
+    let mut parsed = Parsed::default();
+    instance(path, v, line)?.into_parsed(&mut parsed);
+    Ok(parsed)
+}
+
 /// An event list: a JSON array of events, or the events of a session folder, sorted by id.
 /// The instance id is the session folder's name (the parent of `events/`), else the file stem.
 pub fn parse_events(path: &Path, events: Vec<Value>) -> Result<Parsed, IngestError> {

@@ -15,8 +15,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
     if is_jsonl(path, text) {
         let mut predictions = Vec::new();
         json::for_each_jsonl_line(path, text, &mut parsed.warnings, |line, v| {
-            let p = prediction(&v, None).map_err(|m| IngestError::shape(path, format!("line {line}: {m}")))?;
-            predictions.push(p);
+            predictions.extend(parse_line(path, line, &v)?.predictions);
             Ok(())
         })?;
         parsed.predictions = predictions;
@@ -52,6 +51,12 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
         return Err(IngestError::shape(path, format!("no readable prediction ({why})")));
     }
     Ok(parsed)
+}
+
+/// One line of an `all_preds.jsonl` (for reading large files a line at a time).
+pub fn parse_line(path: &Path, line: usize, v: &Value) -> Result<Parsed, IngestError> {
+    let p = prediction(v, None).map_err(|m| IngestError::shape(path, format!("line {line}: {m}")))?;
+    Ok(Parsed { predictions: vec![p], ..Parsed::default() })
 }
 
 /// JSON lines: named `.jsonl`, or shaped like it.

@@ -12,7 +12,7 @@
 //! When several runs share the instance, a candidate must have something tying it to the run.
 
 use crate::error::StoreError;
-use rusqlite::{Transaction, params};
+use rusqlite::{Connection, params};
 use std::path::Path;
 
 struct RunSide {
@@ -36,7 +36,7 @@ struct Candidate {
     patch: Option<String>,
 }
 
-pub fn relink_instance(tx: &Transaction<'_>, instance_id: &str) -> Result<(), StoreError> {
+pub fn relink_instance(tx: &Connection, instance_id: &str) -> Result<(), StoreError> {
     let mut runs: Vec<RunSide> = tx
         .prepare_cached(
             "SELECT r.id, r.model, s.path, r.submission, r.best_attempt FROM runs r

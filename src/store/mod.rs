@@ -14,7 +14,7 @@ use rusqlite::Connection;
 use std::collections::HashMap;
 use std::path::Path;
 
-pub use write::{SourceRecord, WriteStats};
+pub use write::{SourceRecord, SourceWrite, WriteStats};
 
 pub struct Store {
     conn: Connection,

@@ -5,8 +5,9 @@ use super::Store;
 use crate::error::StoreError;
 use crate::model::{Message, Parsed, QueryMessage, Run, TestOutcome};
 use crate::sanitize::sanitize;
-use rusqlite::{OptionalExtension, Transaction, params};
+use rusqlite::{Connection, OptionalExtension, params};
 use std::collections::BTreeSet;
+use std::collections::HashMap;
 
 /// What identifies a source and its content.
 pub struct SourceRecord<'a> {
@@ -44,82 +45,96 @@ impl Store {
 
     /// Write (or replace) one source atomically. On error nothing of it is kept.
     pub fn write_source(&mut self, src: &SourceRecord<'_>, parsed: &Parsed) -> Result<WriteStats, StoreError> {
-        let result = self.write_source_tx(src, parsed);
-        if result.is_err() {
-            self.blob_ids.clear();
+        let mut w = self.begin_source(src)?;
+        if let Err(e) = self.append(&mut w, parsed) {
+            self.rollback_source();
+            return Err(e);
         }
-        result
+        self.commit_source(w)
     }
 
-    fn write_source_tx(&mut self, src: &SourceRecord<'_>, parsed: &Parsed) -> Result<WriteStats, StoreError> {
-        let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let mut stats = WriteStats::default();
-        let mut instances: BTreeSet<String> = BTreeSet::new();
+    /// Start writing a source: one IMMEDIATE transaction until [`Store::commit_source`] or
+    /// [`Store::rollback_source`]. A source seen before has its old contents removed here, inside
+    /// the transaction, so readers see either the old or the new version.
+    pub fn begin_source(&mut self, src: &SourceRecord<'_>) -> Result<SourceWrite, StoreError> {
+        self.conn.execute_batch("BEGIN IMMEDIATE")?;
+        let begun = self.begin_inner(src);
+        if begun.is_err() {
+            self.rollback_source();
+        }
+        begun
+    }
+
+    fn begin_inner(&mut self, src: &SourceRecord<'_>) -> Result<SourceWrite, StoreError> {
+        let conn = &self.conn;
         let existing: Option<i64> =
-            tx.query_row("SELECT id FROM sources WHERE path = ?1", [src.path], |r| r.get(0)).optional()?;
-        let warnings =
-            (!parsed.warnings.is_empty()).then(|| serde_json::Value::from(parsed.warnings.clone()).to_string());
-        // Runs keep their ids across a replace when they are the same run (same place in the
-        // source, instance and attempt), so what refers to them (labels) stays attached.
-        let mut old_ids: std::collections::HashMap<(i64, String, Option<i64>), i64> = std::collections::HashMap::new();
-        let source_id = match existing {
+            conn.query_row("SELECT id FROM sources WHERE path = ?1", [src.path], |r| r.get(0)).optional()?;
+        let mut w = SourceWrite::default();
+        w.source_id = match existing {
             Some(id) => {
-                instances.extend(instances_of_source(&tx, id)?);
+                w.instances.extend(instances_of_source(conn, id)?);
+                // Runs keep their ids across a replace when they are the same run (same place in
+                // the source, instance and attempt), so what refers to them stays attached.
                 let mut stmt =
-                    tx.prepare("SELECT position, instance_id, attempt, id FROM runs WHERE source_id = ?1")?;
+                    conn.prepare("SELECT position, instance_id, attempt, id FROM runs WHERE source_id = ?1")?;
                 let rows = stmt.query_map([id], |r| Ok(((r.get(0)?, r.get(1)?, r.get(2)?), r.get(3)?)))?;
                 for row in rows {
                     let (key, run_id) = row?;
-                    old_ids.insert(key, run_id);
+                    w.old_ids.insert(key, run_id);
                 }
                 drop(stmt);
-                delete_contents(&tx, id)?;
+                delete_contents(conn, id)?;
                 self.blob_ids.clear();
-                tx.execute(
-                    "UPDATE sources SET kind = ?2, format = ?3, size = ?4, hash = ?5, warnings = ?6,
+                conn.execute(
+                    "UPDATE sources SET kind = ?2, format = ?3, size = ?4, hash = ?5, warnings = NULL,
                      ingested_at = datetime('now') WHERE id = ?1",
-                    params![id, src.kind, src.format, src.size as i64, &src.hash[..], warnings],
+                    params![id, src.kind, src.format, src.size as i64, &src.hash[..]],
                 )?;
-                stats.replaced = true;
+                w.stats.replaced = true;
                 id
             }
             None => {
-                tx.execute(
+                conn.execute(
                     "INSERT INTO sources (path, kind, format, size, hash, warnings, ingested_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, datetime('now'))",
-                    params![src.path, src.kind, src.format, src.size as i64, &src.hash[..], warnings],
+                     VALUES (?1, ?2, ?3, ?4, ?5, NULL, datetime('now'))",
+                    params![src.path, src.kind, src.format, src.size as i64, &src.hash[..]],
                 )?;
-                tx.last_insert_rowid()
+                conn.last_insert_rowid()
             }
         };
-        let mut new_blobs = Vec::new();
+        Ok(w)
+    }
+
+    /// Add parsed content to an open source write. On error the caller rolls back.
+    pub fn append(&mut self, w: &mut SourceWrite, parsed: &Parsed) -> Result<(), StoreError> {
+        let conn = &self.conn;
         for run in &parsed.runs {
-            let keep_id = old_ids.get(&(run.position, run.instance_id.clone(), run.attempt)).copied();
-            insert_run(&tx, source_id, keep_id, run, &self.blob_ids, &mut new_blobs)?;
-            instances.insert(run.instance_id.clone());
-            stats.runs += 1;
-            stats.steps += run.steps.len();
+            let keep_id = w.old_ids.get(&(run.position, run.instance_id.clone(), run.attempt)).copied();
+            insert_run(conn, w.source_id, keep_id, run, &self.blob_ids, &mut w.new_blobs)?;
+            w.instances.insert(run.instance_id.clone());
+            w.stats.runs += 1;
+            w.stats.steps += run.steps.len();
         }
         for o in &parsed.outcomes {
-            insert_outcome(&tx, source_id, o)?;
-            instances.insert(o.instance_id.clone());
-            stats.outcomes += 1;
+            insert_outcome(conn, w.source_id, o)?;
+            w.instances.insert(o.instance_id.clone());
+            w.stats.outcomes += 1;
         }
         for p in &parsed.predictions {
-            tx.prepare_cached(
+            conn.prepare_cached(
                 "INSERT INTO predictions (source_id, instance_id, model, patch) VALUES (?1, ?2, ?3, ?4)",
             )?
-            .execute(params![source_id, p.instance_id, p.model, p.patch])?;
-            instances.insert(p.instance_id.clone());
-            stats.predictions += 1;
+            .execute(params![w.source_id, p.instance_id, p.model, p.patch])?;
+            w.instances.insert(p.instance_id.clone());
+            w.stats.predictions += 1;
         }
         for t in &parsed.tasks {
-            tx.prepare_cached(
+            conn.prepare_cached(
                 "INSERT INTO tasks (source_id, instance_id, instruction, gold_patch, fail_to_pass, pass_to_pass)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?
             .execute(params![
-                source_id,
+                w.source_id,
                 t.instance_id,
                 t.instruction,
                 t.gold_patch,
@@ -127,20 +142,54 @@ impl Store {
                 json_list(&t.pass_to_pass),
             ])?;
         }
-        for id in &instances {
-            super::link::relink_instance(&tx, id)?;
-        }
-        tx.commit()?;
-        self.blob_ids.extend(new_blobs);
-        Ok(stats)
+        w.warnings.extend(parsed.warnings.iter().cloned());
+        Ok(())
     }
+
+    /// Join the touched instances, record the warnings, commit.
+    pub fn commit_source(&mut self, w: SourceWrite) -> Result<WriteStats, StoreError> {
+        let finish = || -> Result<(), StoreError> {
+            for id in &w.instances {
+                super::link::relink_instance(&self.conn, id)?;
+            }
+            let warnings = (!w.warnings.is_empty()).then(|| serde_json::Value::from(w.warnings.clone()).to_string());
+            self.conn.execute("UPDATE sources SET warnings = ?2 WHERE id = ?1", params![w.source_id, warnings])?;
+            self.conn.execute_batch("COMMIT")?;
+            Ok(())
+        };
+        if let Err(e) = finish() {
+            self.rollback_source();
+            return Err(e);
+        }
+        self.blob_ids.extend(w.new_blobs);
+        Ok(w.stats)
+    }
+
+    /// Abandon an open source write: nothing of it is kept.
+    pub fn rollback_source(&mut self) {
+        if !self.conn.is_autocommit() {
+            let _ = self.conn.execute_batch("ROLLBACK");
+        }
+        self.blob_ids.clear();
+    }
+}
+
+/// An open write of one source (see [`Store::begin_source`]).
+#[derive(Debug, Default)]
+pub struct SourceWrite {
+    source_id: i64,
+    instances: BTreeSet<String>,
+    old_ids: HashMap<(i64, String, Option<i64>), i64>,
+    new_blobs: Vec<([u8; 16], i64)>,
+    warnings: Vec<String>,
+    stats: WriteStats,
 }
 
 fn json_list(items: &[String]) -> Option<String> {
     (!items.is_empty()).then(|| serde_json::Value::from(items.to_vec()).to_string())
 }
 
-fn instances_of_source(tx: &Transaction<'_>, source_id: i64) -> Result<Vec<String>, StoreError> {
+fn instances_of_source(tx: &Connection, source_id: i64) -> Result<Vec<String>, StoreError> {
     let mut stmt = tx.prepare(
         "SELECT instance_id FROM runs WHERE source_id = ?1
          UNION SELECT instance_id FROM outcomes WHERE source_id = ?1
@@ -151,7 +200,7 @@ fn instances_of_source(tx: &Transaction<'_>, source_id: i64) -> Result<Vec<Strin
 }
 
 /// Remove everything a source contributed, the full-text entries and any blobs no longer used.
-fn delete_contents(tx: &Transaction<'_>, source_id: i64) -> Result<(), StoreError> {
+fn delete_contents(tx: &Connection, source_id: i64) -> Result<(), StoreError> {
     tx.execute(
         "DELETE FROM steps_fts WHERE rowid IN
          (SELECT s.id FROM steps s JOIN runs r ON r.id = s.run_id WHERE r.source_id = ?1)",
@@ -179,10 +228,10 @@ fn delete_contents(tx: &Transaction<'_>, source_id: i64) -> Result<(), StoreErro
     Ok(())
 }
 
-type BlobCache = std::collections::HashMap<[u8; 16], i64>;
+type BlobCache = HashMap<[u8; 16], i64>;
 
 fn insert_run(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     source_id: i64,
     id: Option<i64>,
     run: &Run,
@@ -290,13 +339,13 @@ fn insert_run(
 }
 
 /// Content-addressed message storage within one transaction.
-struct BlobWriter<'t, 'c> {
-    tx: &'t Transaction<'c>,
+struct BlobWriter<'t> {
+    tx: &'t Connection,
     committed: &'t BlobCache,
     new_blobs: &'t mut Vec<([u8; 16], i64)>,
 }
 
-impl BlobWriter<'_, '_> {
+impl BlobWriter<'_> {
     fn message(&mut self, m: &Message) -> Result<i64, StoreError> {
         let mut h = blake3::Hasher::new();
         for part in [m.role.as_str(), m.content.as_str(), m.extra.as_deref().unwrap_or("")] {
@@ -336,7 +385,7 @@ impl BlobWriter<'_, '_> {
     }
 }
 
-fn insert_outcome(tx: &Transaction<'_>, source_id: i64, o: &TestOutcome) -> Result<(), StoreError> {
+fn insert_outcome(tx: &Connection, source_id: i64, o: &TestOutcome) -> Result<(), StoreError> {
     tx.prepare_cached(
         "INSERT INTO outcomes (source_id, instance_id, format, model, run_label, resolved,
             patch_applied, patch_exists, test_count, log, patch)

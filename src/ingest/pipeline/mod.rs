@@ -1,0 +1,198 @@
+//! The ingest pipeline: discover units, read and parse them on worker threads (`worker`),
+//! write them to the store one transaction each, in discovery order (`writer`).
+//!
+//! Workers run at most `WINDOW` units ahead of the writer, so memory stays bounded by a few
+//! parsed files however large the input is. Large JSON-lines files are streamed: read and
+//! written in batches inside one transaction, never held whole.
+
+#[cfg(test)]
+mod tests;
+mod worker;
+mod writer;
+
+use super::source;
+use crate::error::IngestError;
+use crate::model::Format;
+use crate::store::{Store, WriteStats};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::sync::{Condvar, Mutex};
+use std::time::{Duration, Instant};
+use worker::Piece;
+
+/// How many units may be read and parsed ahead of the one being written.
+const WINDOW: usize = 3;
+/// JSON-lines files at least this large are streamed.
+pub const STREAM_BYTES: u64 = 32 << 20;
+/// A streamed file is written in batches of about this much input.
+pub const BATCH_BYTES: u64 = 16 << 20;
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Skip detection and read every file as this format.
+    pub forced: Option<Format>,
+    /// Worker threads (0: one per core, at most 4).
+    pub workers: usize,
+    /// JSON-lines files at least this large are streamed (tests set it low).
+    pub stream_bytes: u64,
+    /// Input per batch of a streamed file.
+    pub batch_bytes: u64,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options { forced: None, workers: 0, stream_bytes: STREAM_BYTES, batch_bytes: BATCH_BYTES }
+    }
+}
+
+/// What happened to one unit.
+#[derive(Debug)]
+pub enum UnitResult {
+    Ingested {
+        path: PathBuf,
+        format: Format,
+        stats: WriteStats,
+        warnings: Vec<String>,
+    },
+    /// Same content as already stored. Problems found when it was ingested are repeated.
+    Unchanged {
+        path: PathBuf,
+        warnings: Vec<String>,
+    },
+    Skipped {
+        path: PathBuf,
+    },
+    Failed(IngestError),
+}
+
+#[derive(Debug, Default)]
+pub struct Report {
+    pub results: Vec<UnitResult>,
+    pub bytes: u64,
+    pub elapsed: Duration,
+    /// Time the writer spent in database transactions (the rest is reading and parsing, which
+    /// overlaps with it on the worker threads).
+    pub write_time: Duration,
+}
+
+impl Report {
+    pub fn count(&self, f: impl Fn(&UnitResult) -> bool) -> usize {
+        self.results.iter().filter(|r| f(r)).count()
+    }
+    pub fn ingested(&self) -> usize {
+        self.count(|r| matches!(r, UnitResult::Ingested { .. }))
+    }
+    pub fn unchanged(&self) -> usize {
+        self.count(|r| matches!(r, UnitResult::Unchanged { .. }))
+    }
+    pub fn skipped(&self) -> usize {
+        self.count(|r| matches!(r, UnitResult::Skipped { .. }))
+    }
+    pub fn failures(&self) -> impl Iterator<Item = &IngestError> {
+        self.results.iter().filter_map(|r| match r {
+            UnitResult::Failed(e) => Some(e),
+            _ => None,
+        })
+    }
+    pub fn warnings(&self) -> impl Iterator<Item = &String> {
+        self.results.iter().flat_map(|r| match r {
+            UnitResult::Ingested { warnings, .. } | UnitResult::Unchanged { warnings, .. } => warnings.as_slice(),
+            _ => &[],
+        })
+    }
+    /// Anything failed, or part of a file could not be read.
+    pub fn has_problems(&self) -> bool {
+        self.failures().next().is_some() || self.warnings().next().is_some()
+    }
+    pub fn totals(&self) -> WriteStats {
+        let mut t = WriteStats::default();
+        for r in &self.results {
+            if let UnitResult::Ingested { stats, .. } = r {
+                t.runs += stats.runs;
+                t.steps += stats.steps;
+                t.outcomes += stats.outcomes;
+                t.predictions += stats.predictions;
+            }
+        }
+        t
+    }
+}
+
+/// Progress as the writer sees it; the CLI draws it.
+pub trait Progress: Sync {
+    fn start(&self, units: usize, bytes: u64);
+    fn advance(&self, bytes: u64, path: &std::path::Path);
+    fn finish(&self);
+}
+
+/// No progress display.
+pub struct Silent;
+impl Progress for Silent {
+    fn start(&self, _: usize, _: u64) {}
+    fn advance(&self, _: u64, _: &std::path::Path) {}
+    fn finish(&self) {}
+}
+
+pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &Options, progress: &dyn Progress) -> Report {
+    let started = Instant::now();
+    let found = source::discover(paths);
+    let mut report = Report::default();
+    report.results.extend(found.errors.into_iter().map(UnitResult::Failed));
+    let known: HashMap<String, Vec<u8>> = match store.source_hashes() {
+        Ok(k) => k,
+        Err(e) => {
+            let path = paths.first().cloned().unwrap_or_default();
+            report.results.push(UnitResult::Failed(IngestError::Store { path, source: e }));
+            return report;
+        }
+    };
+    let units = found.units;
+    let total_bytes: u64 = units.iter().map(worker::unit_size).sum();
+    progress.start(units.len(), total_bytes);
+
+    let workers = match opts.workers {
+        0 => std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 4),
+        n => n,
+    };
+    let shared = worker::Shared {
+        units: &units,
+        known: &known,
+        opts,
+        next: Mutex::new(0),
+        written: (Mutex::new(0), Condvar::new()),
+    };
+    // Bounded: a streaming worker waits for the writer rather than filling memory.
+    let (tx, rx) = mpsc::sync_channel::<(usize, Piece)>(4);
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            let tx = tx.clone();
+            let shared = &shared;
+            scope.spawn(move || worker::run(shared, tx));
+        }
+        drop(tx);
+        // The writer: units are written in discovery order; pieces of later units wait.
+        let mut pending: BTreeMap<usize, VecDeque<Piece>> = BTreeMap::new();
+        let mut expect = 0usize;
+        let mut writer = writer::Writer::new(store, progress);
+        for (i, piece) in rx {
+            pending.entry(i).or_default().push_back(piece);
+            while let Some(piece) = pending.get_mut(&expect).and_then(VecDeque::pop_front) {
+                let Some(unit) = units.get(expect) else { break };
+                if let Some((bytes, result)) = writer.handle(unit, piece) {
+                    report.bytes += bytes;
+                    report.results.push(result);
+                    pending.remove(&expect);
+                    expect += 1;
+                    let (lock, cv) = &shared.written;
+                    *lock.lock().unwrap_or_else(|p| p.into_inner()) = expect;
+                    cv.notify_all();
+                }
+            }
+        }
+        report.write_time = writer.busy;
+    });
+    progress.finish();
+    report.elapsed = started.elapsed();
+    report
+}

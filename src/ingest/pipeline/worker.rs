@@ -1,0 +1,145 @@
+//! Worker threads: take the next unit, read it, tell whether it changed, parse it, and hand the
+//! result to the writer — whole, or in batches for a large JSON-lines file.
+
+use super::{Options, WINDOW};
+use crate::error::IngestError;
+use crate::ingest::source::{self, Unit, UnitKind};
+use crate::ingest::{Outcome, parse_loaded, stream};
+use crate::model::{Format, Parsed};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::mpsc::SyncSender;
+use std::sync::{Condvar, Mutex};
+
+/// What a worker hands the writer about one unit.
+pub enum Piece {
+    /// The whole unit in one go.
+    Whole(Work),
+    /// A streamed unit begins: the writer opens its transaction.
+    Begin { format: Format, size: u64, hash: [u8; 32] },
+    /// A batch of a streamed unit, and how many input bytes it covers.
+    Batch(Parsed, u64),
+    /// A streamed unit ends; with the error that failed it, if any.
+    End(Option<IngestError>),
+}
+
+pub enum Work {
+    Unchanged(u64),
+    Parsed { size: u64, hash: [u8; 32], outcome: Outcome },
+    Failed(u64, IngestError),
+}
+
+/// State the workers and the writer share.
+pub struct Shared<'a> {
+    pub units: &'a [Unit],
+    pub known: &'a HashMap<String, Vec<u8>>,
+    pub opts: &'a Options,
+    pub next: Mutex<usize>,
+    /// How many units the writer has finished.
+    pub written: (Mutex<usize>, Condvar),
+}
+
+impl Shared<'_> {
+    fn take(&self) -> usize {
+        let mut n = self.next.lock().unwrap_or_else(|p| p.into_inner());
+        let i = *n;
+        *n += 1;
+        i
+    }
+
+    /// Block until the writer has finished all units before `limit`.
+    fn wait_written(&self, limit: usize) {
+        let (lock, cv) = &self.written;
+        let mut w = lock.lock().unwrap_or_else(|p| p.into_inner());
+        while *w < limit {
+            w = cv.wait(w).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+}
+
+pub fn run(shared: &Shared<'_>, tx: SyncSender<(usize, Piece)>) {
+    loop {
+        let i = shared.take();
+        let Some(unit) = shared.units.get(i) else { break };
+        shared.wait_written((i + 1).saturating_sub(WINDOW));
+        // A parser bug must not take the run down (or leave the writer waiting for this unit
+        // forever): a panic becomes this unit's error.
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| one(shared, i, unit, &tx)));
+        let sent = outcome.unwrap_or_else(|panic| {
+            let message = format!("internal error while reading this file (please report it): {}", panic_text(&panic));
+            let error = IngestError::parse(&unit.path, None, message);
+            tx.send((i, Piece::End(Some(error)))).is_ok()
+        });
+        if !sent {
+            break;
+        }
+    }
+}
+
+fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_string())
+}
+
+/// Process one unit; false when the writer has gone away.
+fn one(shared: &Shared<'_>, i: usize, unit: &Unit, tx: &SyncSender<(usize, Piece)>) -> bool {
+    let opts = shared.opts;
+    let size = unit_size(unit);
+    if unit.kind == UnitKind::File && size >= opts.stream_bytes {
+        match stream::sniff(&unit.path, opts.forced) {
+            Ok(Some(format)) => return streamed(shared, i, unit, format, tx),
+            Ok(None) => {}
+            Err(e) => return tx.send((i, Piece::Whole(Work::Failed(size, e)))).is_ok(),
+        }
+    }
+    tx.send((i, Piece::Whole(whole(unit.clone(), shared.known, opts.forced)))).is_ok()
+}
+
+/// A large JSON-lines file: hashed, then (when changed) parsed in batches once it is the unit
+/// being written, so its batches go straight into its open transaction.
+fn streamed(shared: &Shared<'_>, i: usize, unit: &Unit, format: Format, tx: &SyncSender<(usize, Piece)>) -> bool {
+    let (size, hash) = match stream::hash_file(&unit.path) {
+        Ok(h) => h,
+        Err(e) => return tx.send((i, Piece::Whole(Work::Failed(unit_size(unit), e)))).is_ok(),
+    };
+    if is_unchanged(shared.known, &unit.path, &hash) {
+        return tx.send((i, Piece::Whole(Work::Unchanged(size)))).is_ok();
+    }
+    shared.wait_written(i);
+    if tx.send((i, Piece::Begin { format, size, hash })).is_err() {
+        return false;
+    }
+    let mut alive = true;
+    let result = stream::read_batches(&unit.path, format, shared.opts.batch_bytes, |batch, bytes| {
+        alive = tx.send((i, Piece::Batch(batch, bytes))).is_ok();
+        alive
+    });
+    alive && tx.send((i, Piece::End(result.err()))).is_ok()
+}
+
+fn is_unchanged(known: &HashMap<String, Vec<u8>>, path: &std::path::Path, hash: &[u8; 32]) -> bool {
+    known.get(path.to_string_lossy().as_ref()).is_some_and(|h| h.as_slice() == hash)
+}
+
+pub fn unit_size(u: &Unit) -> u64 {
+    let files: Vec<&PathBuf> = if u.members.is_empty() { vec![&u.path] } else { u.members.iter().collect() };
+    files.iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum()
+}
+
+fn whole(unit: Unit, known: &HashMap<String, Vec<u8>>, forced: Option<Format>) -> Work {
+    let size = unit_size(&unit);
+    let loaded = match source::load(unit) {
+        Ok(l) => l,
+        Err(e) => return Work::Failed(size, e),
+    };
+    if is_unchanged(known, &loaded.unit.path, &loaded.hash) {
+        return Work::Unchanged(loaded.size);
+    }
+    match parse_loaded(&loaded, forced) {
+        Ok(outcome) => Work::Parsed { size: loaded.size, hash: loaded.hash, outcome },
+        Err(e) => Work::Failed(loaded.size, e),
+    }
+}
