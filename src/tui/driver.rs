@@ -99,7 +99,7 @@ fn load_all_runs(db: PathBuf, tx: mpsc::Sender<Action>) {
     });
 }
 
-fn perform(store: &Store, effect: Effect) -> Option<Action> {
+pub(crate) fn perform(store: &Store, effect: Effect) -> Option<Action> {
     Some(match effect {
         Effect::LoadRun(id) => match store.run_data(id) {
             Ok(data) => Action::RunLoaded(Box::new(data)),

@@ -9,6 +9,8 @@ pub mod driver;
 pub mod filter;
 pub mod highlight;
 pub mod keymap;
+#[cfg(test)]
+mod snapshots;
 pub mod terminal;
 pub mod theme;
 pub mod views;

@@ -13,8 +13,21 @@ impl Views {
     /// Record the file lines shown in an observation.
     pub fn observe(&mut self, observation: &str, working_dir: Option<&str>) {
         let mut current: Option<String> = None;
+        // A rejected edit shows how the file "would have looked": not the file.
+        let mut preview = false;
         for line in observation.lines() {
             let line = line.trim_end_matches('\r');
+            if line.starts_with("This is how your edit would have looked if applied") {
+                preview = true;
+                continue;
+            }
+            if line.starts_with("This is the original code before your edit") {
+                preview = false;
+                continue;
+            }
+            if preview {
+                continue;
+            }
             if let Some(rest) = line.strip_prefix("[File: ") {
                 // "[File: /p/a.py (372 lines total)]"
                 let path = rest.rsplit_once(" (").map(|(p, _)| p).unwrap_or(rest);
@@ -46,6 +59,17 @@ impl Views {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rejected_edit_preview_is_not_the_file() {
+        let mut v = Views::default();
+        v.observe("[File: /r/a.py (2 lines total)]\n1:x\n2:y\n", None);
+        v.observe(
+            "Your proposed edit has introduced new syntax error(s).\nThis is how your edit would have looked if applied\n----\n[File: /r/a.py (2 lines total)]\n1:BROKEN\n----\nThis is the original code before your edit\n----\n[File: /r/a.py (2 lines total)]\n1:x\n----\nYour changes have NOT been applied.",
+            None,
+        );
+        assert_eq!(v.lines("/r/a.py", 1, 2).as_deref(), Some("x\ny\n"));
+    }
 
     #[test]
     fn later_views_replace_earlier_lines() {

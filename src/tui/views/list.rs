@@ -87,7 +87,12 @@ pub fn draw(frame: &mut Frame, header: Rect, area: Rect, app: &App, ctx: &mut Vi
         .take(rows)
         .filter_map(|(pos, &i)| list.runs.get(i).map(|r| (pos, r)))
         .map(|(pos, r)| {
-            let mut cells = vec![Cell::from(text::fit(&r.instance_id, usize::from(instance_width)))];
+            // RetryAgent attempts share an instance: number them.
+            let name = match r.attempt {
+                Some(a) => format!("{} #{a}", r.instance_id),
+                None => r.instance_id.clone(),
+            };
+            let mut cells = vec![Cell::from(text::fit(&name, usize::from(instance_width)))];
             cells.extend(shown.iter().map(|c| Cell::from(text::fit(&(c.value)(r), usize::from(c.width)))));
             let style = if pos == list.cursor {
                 theme.selection

@@ -110,7 +110,7 @@ fn hints(keymap: &Keymap, context: Context) -> String {
             (C::Help, "help"),
             (C::Back, "back"),
         ],
-        _ => &[(C::Open, "open"), (C::Filter, "filter"), (C::SortNext, "sort"), (C::Help, "help"), (C::Quit, "quit")],
+        _ => &[(C::Open, "open"), (C::Filter, "filter"), (C::SortNext, "sort"), (C::Help, "help"), (C::Back, "quit")],
     };
     wanted
         .iter()

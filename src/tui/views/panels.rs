@@ -94,6 +94,11 @@ pub fn patch(run: &RunView, panel: Panel, width: u16, ctx: &mut ViewCtx) -> (Str
         return (name.into(), Arc::new(vec![Line::from(Span::styled("the patch names no file", theme.muted))]));
     };
     let index = run.file.min(files.len() - 1);
+    let title = format!("{name} · file {} of {} ([ ] to switch)", index + 1, files.len());
+    let cache_key = super::step::key(run, if panel == Panel::GoldPatch { 2 } else { 1 }, index as i64, width, &theme);
+    if let Some(hit) = ctx.bodies.get(&cache_key) {
+        return (title, hit);
+    }
     let mut out: Vec<Line<'static>> = Vec::new();
     let list: Vec<String> =
         files.iter().enumerate().map(|(i, f)| format!("{}{}", if i == index { "▸ " } else { "  " }, f.path)).collect();
@@ -110,5 +115,7 @@ pub fn patch(run: &RunView, panel: Panel, width: u16, ctx: &mut ViewCtx) -> (Str
     };
     let rendered = ctx.diff.render(key, &file.path, DiffSource::Unified(&file.diff), run.diff_mode, width, &theme);
     out.extend(rendered.iter().cloned());
-    (format!("{name} · file {} of {} ([ ] to switch)", index + 1, files.len()), Arc::new(out))
+    let out = Arc::new(out);
+    ctx.bodies.put(cache_key, out.clone());
+    (title, out)
 }

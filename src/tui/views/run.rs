@@ -59,17 +59,27 @@ fn draw_header(frame: &mut Frame, area: Rect, run: &RunView, theme: &Theme) {
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-/// Markers: edit, rejected edit, error, clipped output, test run — one column each.
+/// Two marker columns: the edit (E applied, R rejected or refused), then the most telling of
+/// error (!), clipped output (~) and test run (T). The step panel lists every flag.
 fn markers(step: &StepLine, theme: &Theme) -> Vec<Span<'static>> {
     let f = step.flags;
-    let mark = |on: bool, c: &'static str, style: Style| Span::styled(if on { c } else { " " }, style);
-    vec![
-        mark(f.edit && !f.edit_rejected, "E", theme.marker_edit),
-        mark(f.edit_rejected, "R", theme.marker_rejected),
-        mark(f.error || f.format_error, "!", theme.marker_error),
-        mark(f.output_clipped, "~", theme.marker_clipped),
-        mark(f.test_run, "T", theme.marker_test),
-    ]
+    let edit: (&'static str, Style) = if f.edit_rejected {
+        ("R", theme.marker_rejected)
+    } else if f.edit {
+        ("E", theme.marker_edit)
+    } else {
+        (" ", theme.text)
+    };
+    let other: (&'static str, Style) = if f.error || f.format_error {
+        ("!", theme.marker_error)
+    } else if f.output_clipped {
+        ("~", theme.marker_clipped)
+    } else if f.test_run {
+        ("T", theme.marker_test)
+    } else {
+        (" ", theme.text)
+    };
+    vec![Span::styled(edit.0, edit.1), Span::styled(other.0, other.1)]
 }
 
 /// A short kind for the step list: what the step did.
@@ -113,8 +123,11 @@ fn draw_steps(frame: &mut Frame, area: Rect, run: &RunView, app: &App, theme: &T
             let mut spans =
                 vec![Span::styled(format!("{:>4} ", s.index), if hit { theme.search_match } else { theme.muted })];
             spans.extend(markers(s, theme));
-            let summary = format!(" {:<6} {}", kind(s), s.action_head.trim());
-            spans.push(Span::styled(text::fit(&summary, width.saturating_sub(10)), theme.text));
+            // The tool's name is in the kind column already.
+            let head = s.action_head.trim();
+            let head = s.tool.as_deref().and_then(|t| head.strip_prefix(t)).map_or(head, str::trim_start);
+            let summary = format!(" {:<6} {}", kind(s), head);
+            spans.push(Span::styled(text::fit(&summary, width.saturating_sub(7)), theme.text));
             let line = Line::from(spans);
             if selected { line.style(theme.selection) } else { line }
         })

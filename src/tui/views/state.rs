@@ -88,7 +88,7 @@ pub fn lines(run: &RunView, width: u16, theme: &Theme) -> (String, Arc<Vec<Line<
     // Last edits.
     heading(&mut out, "last edits");
     for e in edits.iter().rev().take(LAST_EDITS) {
-        let line = format!("  {:>4} {:<13} {}", e.step.unwrap_or(0), e.status.replace('_', " "), e.path);
+        let line = format!("  {:>4} {:<18} {}", e.step.unwrap_or(0), e.status.replace('_', " "), e.path);
         let style = if e.status == "applied" { theme.text } else { theme.warning };
         out.push(Line::from(Span::styled(text::fit(&line, w), style)));
     }

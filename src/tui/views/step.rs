@@ -17,8 +17,11 @@ use std::sync::Arc;
 pub const FOLD_HEAD: usize = 40;
 pub const FOLD_TAIL: usize = 12;
 
-type Key = (i64, i64, u16, bool, u8, String, String);
+/// What a cached panel was built from: (run, panel kind, step or file, width, unfolded, diff
+/// mode, search query, theme).
+pub type Key = (i64, u8, i64, u16, bool, u8, String, String);
 
+/// Built panel contents (wrapped, highlighted), reused while nothing they depend on changes.
 pub struct BodyCache(LruCache<Key, Arc<Vec<Line<'static>>>>);
 
 impl Default for BodyCache {
@@ -34,6 +37,22 @@ impl BodyCache {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
+    pub fn get(&mut self, key: &Key) -> Option<Arc<Vec<Line<'static>>>> {
+        self.0.get(key).cloned()
+    }
+    pub fn put(&mut self, key: Key, lines: Arc<Vec<Line<'static>>>) {
+        self.0.put(key, lines);
+    }
+}
+
+/// The cache key of a panel of `run`.
+pub fn key(run: &RunView, kind: u8, index: i64, width: u16, theme: &Theme) -> Key {
+    let query = run.search.as_ref().map(|s| s.query.clone()).unwrap_or_default();
+    let mode = match run.diff_mode {
+        DiffMode::Unified => 0,
+        DiffMode::SideBySide => 1,
+    };
+    (run.run_id(), kind, index, width, run.unfolded, mode, query, theme.name.clone())
 }
 
 pub fn lines(run: &RunView, width: u16, ctx: &mut ViewCtx) -> (String, Arc<Vec<Line<'static>>>) {
@@ -41,18 +60,13 @@ pub fn lines(run: &RunView, width: u16, ctx: &mut ViewCtx) -> (String, Arc<Vec<L
         let title = run.step_index().map_or("step".to_string(), |i| format!("step {i}"));
         return (title, Arc::new(vec![Line::from(Span::styled("loading…", ctx.theme.muted))]));
     };
-    let query = run.search.as_ref().map(|s| s.query.clone()).unwrap_or_default();
-    let mode = match run.diff_mode {
-        DiffMode::Unified => 0,
-        DiffMode::SideBySide => 1,
-    };
-    let key: Key = (run.run_id(), body.step.index, width, run.unfolded, mode, query, ctx.theme.name.clone());
+    let key = key(run, 0, body.step.index, width, &ctx.theme);
     let title = format!("step {} · {}", body.step.index, text::fit(body.step.tool.as_deref().unwrap_or("-"), 30));
-    if let Some(hit) = ctx.bodies.0.get(&key) {
-        return (title, hit.clone());
+    if let Some(hit) = ctx.bodies.get(&key) {
+        return (title, hit);
     }
     let built = Arc::new(build(body, run, width, ctx));
-    ctx.bodies.0.put(key, built.clone());
+    ctx.bodies.put(key, built.clone());
     (title, built)
 }
 
@@ -140,15 +154,18 @@ fn edit(out: &mut Vec<Line<'static>>, e: &EditText, mode: DiffMode, width: u16, 
         Span::styled(" → ", theme.muted),
         Span::styled(format!("{}{}", e.line.status.replace('_', " "), text::fit(&lint, 40)), status_style),
     ]));
+    // The stored diff first: it is the one the ingest drew (or the tool's own, for OpenHands).
     let source = match (&e.old_text, &e.new_text, &e.diff) {
-        (Some(old), Some(new), _) => Some(DiffSource::Texts { old, new }),
         (_, _, Some(diff)) => Some(DiffSource::Unified(diff)),
+        (Some(old), Some(new), None) => Some(DiffSource::Texts { old, new }),
         (None, Some(new), None) => Some(DiffSource::Texts { old: "", new }),
         _ => None,
     };
     match source {
         Some(src) => {
-            let rendered = ctx.diff.render(e.line.id as u64, &e.line.path, src, mode, width, theme);
+            // Diffs name files repository-relative (`a/x`), edits absolutely (`/repo/x`).
+            let path = e.line.path.trim_start_matches('/');
+            let rendered = ctx.diff.render(e.line.id as u64, path, src, mode, width, theme);
             out.extend(rendered.iter().cloned());
         }
         None => out.push(Line::from(Span::styled("  (the trajectory does not carry this edit's text)", theme.muted))),
