@@ -269,6 +269,89 @@ pub fn generate(dir: &Path, kind: Kind, total_bytes: u64) -> std::io::Result<Gen
     Ok(g)
 }
 
+/// A small run for filling a database with many runs (the TUI benchmark's 100,000).
+pub fn small_run(seed: u64) -> crate::model::Run {
+    use crate::model::{Format, Run, Step};
+    let mut rng = Rng(seed.wrapping_mul(0x2545_f491_4f6c_dd1d) | 1);
+    let repo = ["django", "sympy", "astropy", "pytest", "requests", "flask"][rng.below(6) as usize];
+    let steps = (0..3)
+        .map(|i| Step {
+            thought: prose(&mut rng, 12),
+            action: format!("grep -rn {} src", rng.pick(WORDS)),
+            observation: code_lines(&mut rng, 5, i * 5 + 1),
+            ..Step::default()
+        })
+        .collect();
+    Run {
+        instance_id: format!("{repo}__{repo}-{seed}"),
+        format: Some(Format::SweAgent),
+        agent: Some("swe-agent".into()),
+        model: Some(["synthetic/model-a", "synthetic/model-b", "synthetic/model-c"][rng.below(3) as usize].into()),
+        exit_status: Some(
+            ["submitted", "exit_cost", "exit_context", "submitted (exit_format)"][rng.below(4) as usize].into(),
+        ),
+        cost: Some(rng.below(400) as f64 / 100.0),
+        steps,
+        ..Run::default()
+    }
+}
+
+/// One very long run: `steps` steps whose observations are `obs_bytes` of code each (the TUI
+/// benchmark's 20,000 steps of 100 KB). Every tenth step edits a file, every 25th fails.
+pub fn long_run(steps: usize, obs_bytes: usize) -> crate::model::Run {
+    use crate::analysis::edits::edit_from_texts;
+    use crate::model::{EditKind, EditStatus, Format, Run, Step, StepFlags};
+    let mut rng = Rng(0x5eed);
+    let mut pool = String::new();
+    while pool.len() < obs_bytes * 4 {
+        pool.push_str(&code_lines(&mut rng, 200, pool.len() / 40));
+    }
+    let mut run = Run {
+        instance_id: "synth__long-run".into(),
+        format: Some(Format::SweAgent),
+        agent: Some("swe-agent".into()),
+        model: Some("synthetic/model-long".into()),
+        exit_status: Some("exit_context".into()),
+        ..Run::default()
+    };
+    for i in 0..steps {
+        let start = (i * 7919) % (pool.len() - obs_bytes);
+        let mut observation = pool[start..start + obs_bytes].to_string();
+        if i % 25 == 24 {
+            observation.push_str("\nTraceback (most recent call last):\n  File \"x.py\"\nValueError: bad");
+        }
+        let edit = i % 10 == 9;
+        let path = format!("/repo/src/{}_{}.py", WORDS[i % WORDS.len()], i % 37);
+        if edit {
+            let old = code_lines(&mut rng, 4, 10);
+            let new = code_lines(&mut rng, 5, 10);
+            let status = if i % 30 == 29 { EditStatus::RefusedByTool } else { EditStatus::Applied };
+            run.edits.push(edit_from_texts(
+                Some(i),
+                &path,
+                EditKind::StrReplace,
+                status,
+                Some(old),
+                Some(new),
+                Vec::new(),
+            ));
+        }
+        run.steps.push(Step {
+            thought: prose(&mut rng, 40),
+            action: if edit {
+                format!("str_replace_editor str_replace {path} --old_str a --new_str b")
+            } else {
+                format!("cat {path}")
+            },
+            observation,
+            tool: Some(if edit { "str_replace_editor" } else { "bash" }.into()),
+            flags: StepFlags { edit, edit_rejected: edit && i % 30 == 29, error: i % 25 == 24, ..StepFlags::default() },
+            ..Step::default()
+        });
+    }
+    run
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -304,6 +387,16 @@ mod tests {
         let p = parse(&dir.path().join("output.jsonl"));
         assert!(p.runs.len() > 1);
         assert_eq!(p.runs.iter().map(|r| r.steps.len()).sum::<usize>(), g.steps);
+    }
+
+    #[test]
+    fn long_runs_have_the_asked_shape() {
+        let r = long_run(60, 1000);
+        assert_eq!(r.steps.len(), 60);
+        assert!(r.steps.iter().all(|s| s.observation.len() >= 1000));
+        assert_eq!(r.edits.len(), 6);
+        assert_eq!(r.steps.iter().filter(|s| s.flags.error).count(), 2);
+        assert_ne!(small_run(1).instance_id, small_run(2).instance_id);
     }
 
     #[test]

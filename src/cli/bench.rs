@@ -22,6 +22,19 @@ pub enum BenchCommand {
     },
     /// Ingest DIR into a fresh database and report throughput, database size and peak memory;
     /// then ingest it again to time the unchanged path.
+    /// Time the TUI: first screen on 100,000 runs, keypresses in a 20,000-step run of 100 KB
+    /// observations, memory while scrolling. Builds DB on first use (takes a few minutes).
+    Tui {
+        /// The benchmark database; built when missing, reused after.
+        #[arg(long, default_value = "/tmp/trajan-bench-tui.db")]
+        db: PathBuf,
+        #[arg(long, default_value_t = 100_000)]
+        runs: usize,
+        #[arg(long, default_value_t = 20_000)]
+        steps: usize,
+        #[arg(long, default_value_t = 100_000)]
+        obs_bytes: usize,
+    },
     Ingest {
         dir: PathBuf,
         /// Keep the database at this path (it must not exist yet) instead of a temporary one.
@@ -47,6 +60,9 @@ pub fn run(cmd: BenchCommand) -> Result<i32> {
             Ok(0)
         }
         BenchCommand::Ingest { dir, keep_db } => ingest(&dir, keep_db),
+        BenchCommand::Tui { db, runs, steps, obs_bytes } => {
+            super::bench_tui::run(&db, &super::bench_tui::Sizes { runs, steps, obs_bytes })
+        }
     }
 }
 

@@ -2,6 +2,7 @@
 //! prints.
 
 mod bench;
+mod bench_tui;
 mod demo;
 mod ingest;
 mod output;

@@ -7,6 +7,7 @@ pub mod config;
 pub mod diff;
 pub mod driver;
 pub mod filter;
+pub mod headless;
 pub mod highlight;
 pub mod keymap;
 #[cfg(test)]

@@ -2,25 +2,16 @@
 //! with insta snapshots at 80x24 and 160x48. The database is built from the project's fixtures;
 //! the effects are performed against it exactly as the driver does.
 
-use super::action::Action;
-use super::app::{App, Effect};
-use super::driver::{perform, translate};
+use super::headless::Headless;
 use super::keymap::Keymap;
 use super::theme::Theme;
-use super::views::{self, ViewCtx};
+use super::views::ViewCtx;
 use crate::ingest::pipeline::{self, Options, Silent};
 use crate::store::Store;
-use crate::store::read::RunFilter;
-use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 
 struct Harness {
     _dir: tempfile::TempDir,
-    store: Store,
-    app: App,
-    ctx: ViewCtx,
-    terminal: Terminal<TestBackend>,
+    ui: Headless,
 }
 
 fn ok<T, E: std::fmt::Display>(r: Result<T, E>) -> T {
@@ -34,61 +25,23 @@ impl Harness {
         let fixtures = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures"));
         let report = pipeline::ingest(&mut store, &[fixtures], &Options::default(), &Silent);
         assert!(!report.has_problems(), "{:?}", report.results);
-        let mut app = App::new((width, height));
-        let runs = ok(store.list_runs(RunFilter::default()));
-        app.update(Action::RunsLoaded { runs, complete: true });
         // A colourless theme: snapshots hold characters, and the structure must not depend on
         // colour.
         let ctx = ViewCtx::new(Theme::default(), Keymap::default_map(), "review.db".into());
-        let terminal = ok(Terminal::new(TestBackend::new(width, height)));
-        let mut h = Harness { _dir: dir, store, app, ctx, terminal };
-        h.draw();
-        h
+        let ui = ok(Headless::open(store, ctx, width, height));
+        Harness { _dir: dir, ui }
     }
 
-    fn run_effects(&mut self, mut effects: Vec<Effect>) {
-        while !effects.is_empty() {
-            let actions: Vec<Action> = effects.drain(..).filter_map(|e| perform(&self.store, e)).collect();
-            for a in actions {
-                effects.extend(self.app.update(a));
-            }
-        }
-    }
-
-    fn draw(&mut self) {
-        let mut viewport = views::Viewport::default();
-        let (app, ctx) = (&self.app, &mut self.ctx);
-        ok(self.terminal.draw(|f| viewport = views::draw(f, app, ctx)));
-        self.app.update(Action::Viewport(viewport));
-    }
-
-    /// Press keys, written as the keymap writes them, separated by spaces ("j j Enter", "/").
-    /// Text for a prompt is typed with [`Harness::type_text`].
     fn press(&mut self, keys: &str) {
-        for k in keys.split_whitespace() {
-            let key = ok(super::keymap::Key::parse(k));
-            let event = Event::Key(KeyEvent::new(key.code, key.modifiers));
-            if let Some(action) = translate(event, &self.app, &self.ctx.keymap) {
-                let effects = self.app.update(action);
-                self.run_effects(effects);
-            }
-            self.draw();
-        }
+        ok(self.ui.press(keys));
     }
 
     fn type_text(&mut self, text: &str) {
-        for c in text.chars() {
-            let event = Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
-            if let Some(action) = translate(event, &self.app, &self.ctx.keymap) {
-                let effects = self.app.update(action);
-                self.run_effects(effects);
-            }
-        }
-        self.draw();
+        self.ui.type_text(text);
     }
 
     fn screen(&self) -> String {
-        self.terminal.backend().to_string()
+        self.ui.screen()
     }
 }
 

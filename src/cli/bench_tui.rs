@@ -1,0 +1,182 @@
+//! `trajan bench tui`: time to first screen on a database of 100,000 runs, the time of every
+//! keypress (handled and drawn) in a 20,000-step run of 100 KB observations, and memory while
+//! scrolling it end to end. The app is driven headless (the real views into ratatui's
+//! TestBackend); when tmux is installed, the real binary's first screen is timed too.
+
+use anyhow::{Context, Result, bail};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+use trajan::model::Parsed;
+use trajan::store::{SourceRecord, Store};
+use trajan::synth;
+use trajan::tui::headless::Headless;
+use trajan::tui::keymap::Keymap;
+use trajan::tui::theme::{ColorDepth, Theme};
+use trajan::tui::views::ViewCtx;
+
+pub struct Sizes {
+    pub runs: usize,
+    pub steps: usize,
+    pub obs_bytes: usize,
+}
+
+pub fn run(db: &Path, sizes: &Sizes) -> Result<i32> {
+    if !db.exists() {
+        build(db, sizes)?;
+    }
+    let mut out = String::new();
+    let store = Store::open(db)?;
+    let total = store.count_runs()?;
+    let _ = writeln!(out, "database          {} ({} runs, {:.0} MB)", db.display(), total, file_mb(db));
+
+    // First screen: open, first page, draw.
+    let started = Instant::now();
+    let store = Store::open(db)?;
+    let ctx = ViewCtx::new(Theme::load("dark", ColorDepth::TrueColor)?, Keymap::default_map(), "bench".into());
+    let mut ui = Headless::open(store, ctx, 160, 48).map_err(anyhow::Error::msg)?;
+    let first = started.elapsed();
+    let _ = writeln!(out, "first screen      {:.1} ms (open, first page of runs, draw 160x48)", ms(first));
+    let t = Instant::now();
+    ui.load_all_runs()?;
+    let _ = writeln!(out, "full run list     {:.0} ms (background in the TUI; filter/sort need it)", ms(t.elapsed()));
+    if let Some(t) = tmux_first_screen(db)? {
+        let _ = writeln!(out, "first screen tmux {:.0} ms (real binary, until the table is on the pane)", ms(t));
+    }
+
+    // The long run.
+    let long = ui.store.resolve_run("synth__long-run")?;
+    let t = Instant::now();
+    let effects = ui.app.open_run(long);
+    ui.apply(effects);
+    ui.draw();
+    let _ = writeln!(out, "open long run     {:.1} ms ({} steps)", ms(t.elapsed()), sizes.steps);
+    let rss_open = rss_kb()?;
+    let mut times: Vec<(String, Duration)> = Vec::new();
+    let mut press = |ui: &mut Headless, keys: &str| -> Result<()> {
+        for k in keys.split_whitespace() {
+            let t = Instant::now();
+            ui.press(k).map_err(anyhow::Error::msg)?;
+            times.push((k.to_string(), t.elapsed()));
+        }
+        Ok(())
+    };
+    for _ in 0..200 {
+        press(&mut ui, "j")?;
+    }
+    press(&mut ui, "o Space Space Space $ 0 o")?;
+    for _ in 0..30 {
+        press(&mut ui, "PageDown")?;
+    }
+    press(&mut ui, "G g e e e E x x X Tab Tab Tab Tab Tab d e d")?;
+    ui.press("/").map_err(anyhow::Error::msg)?;
+    ui.type_text("ValueError");
+    press(&mut ui, "Enter n n n N")?;
+    press(&mut ui, "J K : ")?;
+    ui.press("Esc").map_err(anyhow::Error::msg)?;
+    let rss_keys = rss_kb()?;
+    // End to end: every step once, from the first (J/K above may have left the run).
+    let effects = ui.app.open_run(long);
+    ui.apply(effects);
+    ui.press("g").map_err(anyhow::Error::msg)?;
+    let t = Instant::now();
+    for _ in 0..sizes.steps {
+        ui.press("j").map_err(anyhow::Error::msg)?;
+    }
+    let sweep = t.elapsed();
+    let rss_end = rss_kb()?;
+    let mut all: Vec<Duration> = times.iter().map(|(_, d)| *d).collect();
+    all.sort();
+    let pct = |p: f64| all[((all.len() - 1) as f64 * p) as usize];
+    let worst = times.iter().max_by_key(|(_, d)| *d).cloned().unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "keypress          {} keys: median {:.2} ms, p99 {:.2} ms, max {:.2} ms ({})",
+        all.len(),
+        ms(pct(0.5)),
+        ms(pct(0.99)),
+        ms(worst.1),
+        worst.0
+    );
+    let _ = writeln!(
+        out,
+        "end to end        {} steps with j in {:.1} s = {:.2} ms per step",
+        sizes.steps,
+        sweep.as_secs_f64(),
+        ms(sweep) / sizes.steps as f64
+    );
+    let _ = writeln!(
+        out,
+        "memory            {:.0} MB after opening, {:.0} MB after the keys, {:.0} MB after every step (VmRSS)",
+        rss_open as f64 / 1024.0,
+        rss_keys as f64 / 1024.0,
+        rss_end as f64 / 1024.0
+    );
+    super::output::emit(&out)?;
+    Ok(0)
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn file_mb(p: &Path) -> f64 {
+    std::fs::metadata(p).map(|m| m.len() as f64 / 1e6).unwrap_or(0.0)
+}
+
+/// 100,000 small runs in sources of 1,000, and the long run.
+fn build(db: &Path, sizes: &Sizes) -> Result<()> {
+    eprintln!("building {} (once) ...", db.display());
+    let mut store = Store::open(db)?;
+    let hash = [0u8; 32];
+    for chunk in 0..sizes.runs.div_ceil(1000) {
+        let from = chunk * 1000;
+        let runs: Vec<_> = (from..(from + 1000).min(sizes.runs)).map(|i| synth::small_run(i as u64)).collect();
+        let path = format!("/synthetic/runs-{chunk:04}.jsonl");
+        let record = SourceRecord { path: &path, kind: "file", format: "swe-agent", size: 0, hash: &hash };
+        store.write_source(&record, &Parsed { runs, ..Parsed::default() })?;
+    }
+    let record =
+        SourceRecord { path: "/synthetic/long-run.traj", kind: "file", format: "swe-agent", size: 0, hash: &hash };
+    let long = synth::long_run(sizes.steps, sizes.obs_bytes);
+    store.write_source(&record, &Parsed { runs: vec![long], ..Parsed::default() })?;
+    store.checkpoint()?;
+    Ok(())
+}
+
+fn rss_kb() -> Result<u64> {
+    let status = std::fs::read_to_string("/proc/self/status")?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .context("VmRSS not in /proc/self/status")
+}
+
+/// Start the real binary in a detached tmux pane and wait for the run table.
+fn tmux_first_screen(db: &Path) -> Result<Option<Duration>> {
+    let has_tmux = std::process::Command::new("tmux").arg("-V").output().is_ok_and(|o| o.status.success());
+    if !has_tmux {
+        return Ok(None);
+    }
+    let exe: PathBuf = std::env::current_exe()?;
+    let socket = format!("trajan-bench-{}", std::process::id());
+    let tmux = |args: &[&str]| std::process::Command::new("tmux").arg("-L").arg(&socket).args(args).output();
+    let cmd = format!("TERM=xterm-256color {} --db {} tui", exe.display(), db.display());
+    let started = Instant::now();
+    tmux(&["new", "-d", "-x", "160", "-y", "48", "-s", "b", &cmd])?;
+    let mut found = None;
+    while started.elapsed() < Duration::from_secs(10) {
+        let screen = tmux(&["capture-pane", "-p", "-t", "b"])?;
+        if String::from_utf8_lossy(&screen.stdout).contains("instance") {
+            found = Some(started.elapsed());
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let _ = tmux(&["kill-server"]);
+    match found {
+        Some(t) => Ok(Some(t)),
+        None => bail!("the TUI did not show its run table in tmux within 10 s"),
+    }
+}
