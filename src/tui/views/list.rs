@@ -64,14 +64,19 @@ pub fn draw(frame: &mut Frame, header: Rect, area: Rect, app: &App, ctx: &mut Vi
         header,
     );
 
-    // Keep the columns that fit, most important first.
-    let mut shown: Vec<&Column> = COLUMNS.iter().collect();
+    // Keep the columns that fit, most important first, shown in their usual order.
     let inner = area.width.saturating_sub(2);
-    let need = |cols: &[&Column]| cols.iter().map(|c| c.width + 1).sum::<u16>() + INSTANCE_MIN;
-    while need(&shown) > inner {
-        let Some(drop) = shown.iter().enumerate().min_by_key(|(_, c)| c.priority).map(|(i, _)| i) else { break };
-        shown.remove(drop);
+    let mut by_priority: Vec<usize> = (0..COLUMNS.len()).collect();
+    by_priority.sort_by_key(|&i| std::cmp::Reverse(COLUMNS[i].priority));
+    let mut keep = vec![false; COLUMNS.len()];
+    let mut used = INSTANCE_MIN;
+    for i in by_priority {
+        if used + COLUMNS[i].width + 1 <= inner {
+            used += COLUMNS[i].width + 1;
+            keep[i] = true;
+        }
     }
+    let shown: Vec<&Column> = COLUMNS.iter().zip(&keep).filter(|(_, k)| **k).map(|(c, _)| c).collect();
     let instance_width = inner.saturating_sub(shown.iter().map(|c| c.width + 1).sum::<u16>()).max(INSTANCE_MIN);
     let mut widths = vec![Constraint::Length(instance_width)];
     widths.extend(shown.iter().map(|c| Constraint::Length(c.width)));
