@@ -110,6 +110,15 @@ pub fn edit_from_texts(
     Edit { step, path: path.to_string(), kind, status, old_text, new_text, diff, lint_codes: lint }
 }
 
+/// The files a shell command writes (`sed -i`, `cat > f`, ...), as edits of step `step` with
+/// the given verdict (formats decide it from the command's exit code or output).
+pub fn shell_write_edits(step: usize, command: &str, status: EditStatus) -> Vec<Edit> {
+    crate::analysis::shell::shell_writes(command)
+        .into_iter()
+        .map(|w| edit_from_texts(Some(step), &w.path, EditKind::ShellWrite, status, None, w.content, Vec::new()))
+        .collect()
+}
+
 /// One file's part of a multi-file unified diff (`git diff` output).
 #[derive(Debug, Clone, PartialEq)]
 pub struct FilePatch {

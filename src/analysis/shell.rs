@@ -7,9 +7,8 @@ pub struct ShellWrite {
     pub path: String,
     /// The written text when the command carries it literally (heredoc, echo).
     pub content: Option<String>,
+    /// `>>`, `tee -a`, `open(.., "a")`: the content is added, not the whole file.
     pub append: bool,
-    /// The command that wrote, e.g. "sed -i" or "cat >".
-    pub how: &'static str,
 }
 
 /// Find the file writes in a shell command. Best effort: commands it cannot tokenize are
@@ -112,7 +111,7 @@ fn writes_of(cmd: &[String], heredoc: Option<&str>, out: &mut Vec<ShellWrite>) {
             }
             let files = if has_e { &positional[..] } else { positional.get(1..).unwrap_or(&[]) };
             for f in files {
-                out.push(ShellWrite { path: f.clone(), content: None, append: false, how: "sed -i" });
+                out.push(ShellWrite { path: f.clone(), content: None, append: false });
             }
         }
         "cat" | "echo" | "printf" => {
@@ -122,14 +121,14 @@ fn writes_of(cmd: &[String], heredoc: Option<&str>, out: &mut Vec<ShellWrite>) {
                     "echo" => Some(format!("{}\n", literal_args(cmd).join(" "))),
                     _ => None,
                 };
-                out.push(ShellWrite { path, content, append, how: if program == "cat" { "cat >" } else { "echo >" } });
+                out.push(ShellWrite { path, content, append });
             }
         }
         "tee" => {
             let append = cmd.iter().any(|t| t == "-a" || t == "--append");
             for f in cmd[1..].iter().filter(|t| !t.starts_with('-')) {
                 if is_real_file(f) {
-                    out.push(ShellWrite { path: f.clone(), content: heredoc.map(str::to_string), append, how: "tee" });
+                    out.push(ShellWrite { path: f.clone(), content: heredoc.map(str::to_string), append });
                 }
             }
         }
@@ -185,7 +184,7 @@ fn python_open_writes(src: &str) -> Vec<ShellWrite> {
         let after = after.trim_start().trim_start_matches(',').trim_start();
         let mode = quoted(after).map(|(m, _)| m).unwrap_or_default();
         if mode.contains('w') || mode.contains('a') {
-            out.push(ShellWrite { path, content: None, append: mode.contains('a'), how: "python open()" });
+            out.push(ShellWrite { path, content: None, append: mode.contains('a') });
         }
     }
     out

@@ -9,13 +9,13 @@
 #[cfg(test)]
 mod tests;
 
-use crate::analysis::{edits, markers, shell};
+use crate::analysis::{edits, markers};
 use crate::error::IngestError;
 use crate::ingest::instance_from_file_name;
 use crate::ingest::json::{
     at, content_text, f64_field, i64_field, maybe_nested_json, nonempty_str, parse_value, str_field,
 };
-use crate::model::{EditKind, EditStatus, Format, Message, Parsed, Run, Step, StepFlags, Task};
+use crate::model::{EditStatus, Format, Message, Parsed, Run, Step, StepFlags, Task};
 use serde_json::Value;
 use std::path::Path;
 
@@ -214,18 +214,9 @@ impl<'a> Turn<'a> {
         } else {
             EditStatus::Unknown
         };
-        for w in shell::shell_writes(&action) {
-            flags.edit = true;
-            run.edits.push(edits::edit_from_texts(
-                Some(idx),
-                &w.path,
-                EditKind::ShellWrite,
-                status,
-                None,
-                w.content,
-                Vec::new(),
-            ));
-        }
+        let writes = edits::shell_write_edits(idx, &action, status);
+        flags.edit |= !writes.is_empty();
+        run.edits.extend(writes);
         Step {
             thought,
             action,

@@ -1,7 +1,7 @@
 //! OpenHands event lists to steps: each agent action is a step, answered by the observation
 //! whose `cause` names the action's `id`.
 
-use crate::analysis::{edits, markers, shell};
+use crate::analysis::{edits, markers};
 use crate::ingest::json::{at, compact, content_text, f64_field, i64_field, nonempty_str, str_field};
 use crate::model::{Edit, EditKind, EditStatus, Message, Step, StepFlags};
 use serde_json::Value;
@@ -293,20 +293,7 @@ fn step_edits(
         "run" => {
             let command = str_field(args, "command").unwrap_or_default();
             let status = if exit_code == Some(0) { EditStatus::Applied } else { EditStatus::Unknown };
-            shell::shell_writes(&command)
-                .into_iter()
-                .map(|w| {
-                    edits::edit_from_texts(
-                        Some(idx),
-                        &w.path,
-                        EditKind::ShellWrite,
-                        status,
-                        None,
-                        w.content,
-                        Vec::new(),
-                    )
-                })
-                .collect()
+            edits::shell_write_edits(idx, &command, status)
         }
         _ => Vec::new(),
     }

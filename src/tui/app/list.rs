@@ -54,13 +54,7 @@ impl ListState {
 
     /// Keep the cursor inside a window of `height` rows.
     pub fn scroll_into_view(&mut self, height: usize) {
-        let height = height.max(1);
-        if self.cursor < self.offset {
-            self.offset = self.cursor;
-        } else if self.cursor >= self.offset + height {
-            self.offset = self.cursor + 1 - height;
-        }
-        self.offset = self.offset.min(self.visible.len().saturating_sub(height));
+        self.offset = super::keep_in_view(self.cursor, self.offset, height, self.visible.len());
     }
 
     /// Parse and apply a filter query; on error the previous filter stays and the message is

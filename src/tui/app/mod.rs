@@ -82,6 +82,20 @@ pub struct App {
     pub quit: bool,
 }
 
+/// The first visible row of a list of `len` rows shown `height` at a time, so that `cursor` is
+/// visible and the last page is full.
+pub fn keep_in_view(cursor: usize, offset: usize, height: usize, len: usize) -> usize {
+    let height = height.max(1);
+    let offset = if cursor < offset {
+        cursor
+    } else if cursor >= offset + height {
+        cursor + 1 - height
+    } else {
+        offset
+    };
+    offset.min(len.saturating_sub(height))
+}
+
 /// Rows the list and step list can show: the screen minus header, status line and borders.
 pub fn body_rows(size: (u16, u16)) -> usize {
     usize::from(size.1.saturating_sub(4)).max(1)

@@ -159,12 +159,7 @@ impl RunView {
 
     /// Keep the cursor inside a window of `height` rows.
     pub fn scroll_into_view(&mut self, height: usize) {
-        let height = height.max(1);
-        if self.cursor < self.offset {
-            self.offset = self.cursor;
-        } else if self.cursor >= self.offset + height {
-            self.offset = self.cursor + 1 - height;
-        }
+        self.offset = super::keep_in_view(self.cursor, self.offset, height, self.data.steps.len());
     }
 
     pub fn patch_files(&self) -> usize {

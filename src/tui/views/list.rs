@@ -71,7 +71,7 @@ pub fn draw(frame: &mut Frame, header: Rect, area: Rect, app: &App, ctx: &mut Vi
     let mut keep = vec![false; COLUMNS.len()];
     let mut used = INSTANCE_MIN;
     for i in by_priority {
-        if used + COLUMNS[i].width + 1 <= inner {
+        if used + COLUMNS[i].width < inner {
             used += COLUMNS[i].width + 1;
             keep[i] = true;
         }

@@ -1,0 +1,474 @@
+//! The review TUI end to end in a real terminal: the `trajan` binary runs inside tmux, keys are
+//! sent with `send-keys`, screens are read with `capture-pane`, and the terminal state after exit
+//! (alternate screen, cursor, line discipline) is read back from tmux and `stty`.
+//!
+//! Each test starts its own tmux server (`tmux -L <unique socket>`, no user configuration), so
+//! tests run in parallel and never touch a reviewer's tmux; the server is killed when the test
+//! ends, failed or not. Screens are awaited by polling, never by fixed sleeps. tmux must be
+//! installed (`.ci/run` installs it).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+use tempfile::TempDir;
+
+/// How often a screen is captured while waiting, and for how long at most.
+const POLL: Duration = Duration::from_millis(50);
+const DEADLINE: Duration = Duration::from_secs(10);
+/// Printed by the pane's shell once trajan has exited, followed by the status.
+const EXIT_MARKER: &str = "trajan-exit-status:";
+/// Printed after the exit marker: the line-discipline flags of the pane's tty (`icanon echo`
+/// when trajan left raw mode, `-icanon -echo` when it did not).
+const TTY_MARKER: &str = "tty-modes:";
+/// The tmux session every test uses (on its own server).
+const SESSION: &str = "trajan";
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
+
+fn corpus_file(relative: &str) -> PathBuf {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus").join(relative);
+    assert!(path.is_file(), "the corpus file {} is missing (the corpus lives in ../shared/corpus)", path.display());
+    path
+}
+
+/// Ingest `path` into a new database in `dir`; returns the database.
+fn ingest(dir: &Path, path: &Path) -> PathBuf {
+    let db = dir.join("t.db");
+    let out = Command::new(env!("CARGO_BIN_EXE_trajan"))
+        .arg("--db")
+        .arg(&db)
+        .arg("ingest")
+        .arg(path)
+        .env_remove("TRAJAN_DB")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run trajan: {e}"));
+    assert_eq!(out.status.code(), Some(0), "ingest {}: {}", path.display(), String::from_utf8_lossy(&out.stderr));
+    db
+}
+
+/// A word for `sh`: single-quoted.
+fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// Remove the CSI sequences (`ESC [ ... final`) that `capture-pane -e` adds.
+fn strip_csi(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' && chars.peek() == Some(&'[') {
+            chars.next();
+            for f in chars.by_ref() {
+                if ('\u{40}'..='\u{7e}').contains(&f) {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn header(screen: &str) -> &str {
+    screen.lines().next().unwrap_or("")
+}
+
+/// Whether the prompt `label` (`filter`, `search`, `go to step`) is open on the status line.
+fn prompt_open(screen: &str, label: &str) -> bool {
+    screen.lines().any(|l| l.starts_with(&format!("{label}: ")))
+}
+
+/// The instance ids of the run list, top to bottom.
+fn listed_instances(screen: &str) -> Vec<String> {
+    screen
+        .lines()
+        .skip_while(|l| !l.starts_with("│instance"))
+        .skip(1)
+        .map_while(|l| l.strip_prefix('│'))
+        .map_while(|l| l.split_whitespace().next().map(str::to_string))
+        .collect()
+}
+
+/// The `N` of ` (N hits)` in a run view header.
+fn search_hits(header: &str) -> Option<usize> {
+    let after = header.split(" (").last()?;
+    after.strip_suffix(" hits)")?.trim().parse().ok()
+}
+
+fn require_tmux() {
+    match Command::new("tmux").arg("-V").output() {
+        Ok(out) if out.status.success() => {}
+        _ => panic!(
+            "tmux is not installed: these tests run trajan inside tmux. Install it \
+             (Debian/Ubuntu: apt-get install tmux; macOS: brew install tmux); .ci/run installs it in CI"
+        ),
+    }
+}
+
+/// One tmux server with one session running trajan. Dropping it kills the server (and trajan),
+/// then removes the temporary folder (database, tmux configuration, empty HOME).
+struct Tmux {
+    socket: String,
+    dir: TempDir,
+}
+
+impl Tmux {
+    /// Run `trajan ARGS` (with `--db db`) in a `width` x `height` tmux window. When trajan
+    /// exits, the pane's shell prints [`EXIT_MARKER`] with the status, then [`TTY_MARKER`] with
+    /// the tty modes, and stays alive so the screen and the terminal state can be read.
+    fn start(test: &str, dir: TempDir, db: &Path, args: &[&str], width: u16, height: u16) -> Tmux {
+        require_tmux();
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let socket = format!("trajan-test-{}-{test}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::SeqCst));
+        // No status line (the pane is the whole window); /bin/sh runs the command whatever the
+        // user's shell.
+        let conf = dir.path().join("tmux.conf");
+        std::fs::write(&conf, "set -g default-shell /bin/sh\nset -g status off\n")
+            .unwrap_or_else(|e| panic!("writing {}: {e}", conf.display()));
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(&home).unwrap_or_else(|e| panic!("creating {}: {e}", home.display()));
+        let home = home.to_string_lossy().into_owned();
+        let mut trajan = vec![env!("CARGO_BIN_EXE_trajan").to_string(), "--db".into(), db.to_string_lossy().into()];
+        trajan.extend(args.iter().map(|a| a.to_string()));
+        let trajan: Vec<String> = trajan.iter().map(|a| sh_quote(a)).collect();
+        // A known environment: colours on (no NO_COLOR), 256 colours, no user configuration.
+        let command = format!(
+            "env -u NO_COLOR -u COLORTERM -u TRAJAN_DB TERM=xterm-256color HOME={home} XDG_CONFIG_HOME={home} {}; \
+             echo; echo \"{EXIT_MARKER} $?\"; \
+             echo \"{TTY_MARKER} $(stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' ')\"; \
+             exec sleep 600",
+            trajan.join(" "),
+            home = sh_quote(&home),
+        );
+        let tmux = Tmux { socket, dir };
+        let (w, h) = (width.to_string(), height.to_string());
+        tmux.ok(&["new-session", "-d", "-x", &w, "-y", &h, "-s", SESSION, &command]);
+        let size = tmux.display("#{pane_width}x#{pane_height}");
+        assert_eq!(size, format!("{width}x{height}"), "the pane has the wrong size");
+        tmux
+    }
+
+    fn tmux(&self, args: &[&str]) -> Output {
+        Command::new("tmux")
+            .arg("-u")
+            .arg("-L")
+            .arg(&self.socket)
+            .arg("-f")
+            .arg(self.dir.path().join("tmux.conf"))
+            .args(args)
+            .env_remove("TMUX")
+            .env_remove("TMUX_PANE")
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run tmux: {e}"))
+    }
+
+    /// Run a tmux command that must succeed; its stdout.
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.tmux(args);
+        assert!(out.status.success(), "tmux {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Send named keys (`Enter`, `Tab`, `Escape`, `q`), each as one key press.
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", SESSION];
+        args.extend_from_slice(keys);
+        self.ok(&args);
+    }
+
+    /// Type `text` literally.
+    fn type_text(&self, text: &str) {
+        self.ok(&["send-keys", "-t", SESSION, "-l", text]);
+    }
+
+    fn screen(&self) -> String {
+        self.ok(&["capture-pane", "-p", "-t", SESSION])
+    }
+
+    /// The screen with its colours and attributes as escape sequences.
+    fn screen_with_escapes(&self) -> String {
+        self.ok(&["capture-pane", "-p", "-e", "-t", SESSION])
+    }
+
+    fn display(&self, format: &str) -> String {
+        self.ok(&["display-message", "-p", "-t", SESSION, format]).trim().to_string()
+    }
+
+    /// Capture the screen every [`POLL`] until `done` holds; fail after [`DEADLINE`] with the
+    /// last screen.
+    fn wait_for(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if done(&screen) {
+                return screen;
+            }
+            if start.elapsed() > DEADLINE {
+                panic!("timed out after {DEADLINE:?} waiting for {what}; the last screen:\n{screen}");
+            }
+            std::thread::sleep(POLL);
+        }
+    }
+
+    fn wait_text(&self, text: &str) -> String {
+        self.wait_for(&format!("{text:?}"), |s| s.contains(text))
+    }
+
+    /// Wait until the screen differs from `before`.
+    fn wait_change(&self, what: &str, before: &str) -> String {
+        self.wait_for(what, |s| s != before)
+    }
+
+    /// After the last quitting key: wait for trajan to exit, then check it exited 0 and left the
+    /// terminal as it found it: main screen, cursor visible, no mouse reporting, cooked tty.
+    fn expect_clean_exit(&self) {
+        let screen = self.wait_for("trajan to exit", |s| s.contains(TTY_MARKER));
+        let status = screen
+            .lines()
+            .find_map(|l| l.split_once(EXIT_MARKER))
+            .map(|(_, s)| s.trim().to_string())
+            .unwrap_or_default();
+        assert_eq!(status, "0", "trajan's exit status; the screen after exit:\n{screen}");
+        let state = self.display("alternate_on=#{alternate_on} cursor_flag=#{cursor_flag} mouse=#{mouse_any_flag}");
+        assert_eq!(
+            state, "alternate_on=0 cursor_flag=1 mouse=0",
+            "the terminal is not restored after exit; the screen after exit:\n{screen}"
+        );
+        let tty = screen.lines().find_map(|l| l.split_once(TTY_MARKER)).map(|(_, s)| s.trim()).unwrap_or_default();
+        assert_eq!(tty, "icanon echo", "the tty is left in raw mode; the screen after exit:\n{screen}");
+    }
+
+    fn assert_running(&self, screen: &str) {
+        assert!(!screen.contains(EXIT_MARKER), "trajan exited; the screen:\n{screen}");
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        // Runs on failure too; the server may already be gone.
+        let _ = self.tmux(&["kill-server"]);
+    }
+}
+
+fn tempdir() -> TempDir {
+    tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The issue's "done when": filter to a failed run, step to its first rejected edit with `x`,
+/// see the highlighted diff, search a phrase, quit with the terminal intact.
+#[test]
+fn fixtures_review_flow() {
+    let dir = tempdir();
+    let db = ingest(dir.path(), &fixtures());
+    let t = Tmux::start("review", dir, &db, &["tui"], 120, 40);
+
+    let screen = t.wait_for("the complete run list", |s| {
+        s.contains("demo__calc-1") && s.contains("demo__calc-2") && !header(s).contains("loading")
+    });
+    assert!(header(&screen).contains(" runs"), "{screen}");
+
+    // Filter to the unresolved runs.
+    t.keys(&["/"]);
+    t.wait_for("the filter prompt", |s| prompt_open(s, "filter"));
+    t.type_text("resolved:no");
+    t.keys(&["Enter"]);
+    let screen = t.wait_for("the filtered list", |s| header(s).contains("filter: resolved:no") && !prompt_open(s, "filter"));
+    let listed = listed_instances(&screen);
+    assert!(listed.iter().any(|i| i == "demo__calc-2"), "unresolved demo__calc-2 must be listed: {listed:?}\n{screen}");
+    for resolved in ["demo__calc-1", "demo__oh-1"] {
+        assert!(!screen.contains(resolved), "resolved {resolved} must be filtered out:\n{screen}");
+    }
+
+    // Open demo__calc-2 wherever the list put it.
+    let row = listed.iter().position(|i| i == "demo__calc-2").unwrap_or_default();
+    t.keys(&["g"]);
+    for _ in 0..row {
+        t.keys(&["j"]);
+    }
+    t.keys(&["Enter"]);
+    let screen = t.wait_for("the run view of demo__calc-2", |s| {
+        let h = header(s);
+        h.contains("demo__calc-2") && h.contains("step 0/")
+    });
+    assert!(header(&screen).contains("unresolved"), "{screen}");
+
+    // The first problem is the edit the tool refused; its diff is shown, highlighted.
+    t.keys(&["x"]);
+    let screen = t.wait_text("refused by tool");
+    assert!(screen.contains("edit_rejected"), "the step's flags name the rejected edit:\n{screen}");
+    let added = screen
+        .lines()
+        .position(|l| l.contains("return pow(a, b)") && l.split("return pow(a, b)").next().is_some_and(|b| b.contains(" +")))
+        .unwrap_or_else(|| panic!("no added diff line `+ return pow(a, b)`:\n{screen}"));
+    let escaped = t.screen_with_escapes();
+    let line = escaped
+        .lines()
+        .find(|l| {
+            let plain = strip_csi(l);
+            plain.contains("return pow(a, b)") && plain.split("return pow(a, b)").next().is_some_and(|b| b.contains(" +"))
+        })
+        .unwrap_or_else(|| panic!("line {added} of the screen is not in the escaped capture:\n{escaped}"));
+    // Borders are coloured on every line: look only at the diff text, from its `+` to `pow`.
+    let before_pow = &line[..line.find("pow").unwrap_or(line.len())];
+    let diff_text = &before_pow[before_pow.rfind('+').unwrap_or(0)..];
+    assert!(
+        diff_text.contains("\u{1b}[38;") || diff_text.contains("\u{1b}[48;"),
+        "the added diff line carries no colour between `+` and `pow`: {:?}",
+        line
+    );
+    assert!(line.contains("\u{1b}[48;"), "the added diff line has no background colour: {line:?}");
+
+    // Search the run's steps.
+    t.keys(&["/"]);
+    t.wait_for("the search prompt", |s| prompt_open(s, "search"));
+    t.type_text("pow");
+    t.keys(&["Enter"]);
+    let screen = t.wait_text("/pow (");
+    let hits = search_hits(header(&screen));
+    assert!(hits.is_some_and(|n| n > 0), "the header must count the hits of /pow: {}", header(&screen));
+
+    // Back to the list (the filter kept), then quit.
+    t.keys(&["q"]);
+    let screen = t.wait_for("the run list again", |s| header(s).contains("filter: resolved:no"));
+    t.assert_running(&screen);
+    t.keys(&["q"]);
+    t.expect_clean_exit();
+}
+
+#[test]
+fn corpus_run_at_80x24() {
+    let file = corpus_file("swe-agent-0.x/pydicom__pydicom-1458.traj");
+    let dir = tempdir();
+    let db = ingest(dir.path(), &file);
+    let t = Tmux::start("corpus", dir, &db, &["open", "pydicom__pydicom-1458"], 80, 24);
+    let mut screen = t.wait_for("the run view", |s| {
+        let h = header(s);
+        h.contains("pydicom__pydicom-1458") && h.contains("step 0/12")
+    });
+
+    // `x` visits errors and rejected edits in order; go on to the first rejected edit.
+    for _ in 0..12 {
+        if screen.contains("edit_rejected") {
+            break;
+        }
+        let before = header(&screen).to_string();
+        t.keys(&["x"]);
+        screen = t.wait_for("the next problem", |s| header(s) != before);
+    }
+    assert!(screen.contains("edit_rejected"), "`x` never reached a rejected edit:\n{screen}");
+    // The linter's report is in the observation: scroll the step body down to it.
+    for _ in 0..40 {
+        if screen.contains("E999") {
+            break;
+        }
+        t.keys(&["Space"]);
+        screen = t.wait_change("the step body to scroll", &screen);
+    }
+    assert!(screen.contains("E999"), "the linter's E999 is not in the step body:\n{screen}");
+    // The edit's verdict is at the end of the panel. (Only its start fits at 80 columns; see
+    // `rejected_edit_verdict_fits`.)
+    t.keys(&["$"]);
+    let screen = t.wait_for("the edit verdict", |s| s.lines().any(|l| l.contains("windowed_edit") && l.contains("→ rejected by")));
+    assert!(screen.contains("@@ "), "the rejected edit's diff follows its verdict:\n{screen}");
+
+    // One run: J and K have nowhere to go, and say so.
+    let run_header = header(&screen).to_string();
+    t.keys(&["J"]);
+    let screen = t.wait_text("no more runs");
+    assert_eq!(header(&screen), run_header, "J must stay on the only run");
+    t.keys(&["K"]);
+    // The state panel, which lists the verdict in full.
+    t.keys(&["Tab"]);
+    let screen = t.wait_text("files edited so far");
+    t.assert_running(&screen);
+    assert_eq!(header(&screen), run_header, "K must stay on the only run");
+    assert!(screen.contains("rejected by linter"), "the state panel lists the rejected edit:\n{screen}");
+
+    // Help, and a key that closes it.
+    t.keys(&["?"]);
+    t.wait_text("keys ·");
+    t.keys(&["Escape"]);
+    let screen = t.wait_for("the help to close", |s| !s.contains("keys ·"));
+    assert!(screen.contains("files edited so far"), "closing the help shows the panel again:\n{screen}");
+
+    // Go to step 8.
+    t.keys(&[":"]);
+    t.wait_for("the go-to prompt", |s| prompt_open(s, "go to step"));
+    t.type_text("8");
+    t.keys(&["Enter"]);
+    let screen = t.wait_for("step 8", |s| header(s).contains("step 8/12"));
+    assert!(screen.contains("state at step 8"), "the state panel follows the step:\n{screen}");
+
+    t.keys(&["q"]);
+    let screen = t.wait_for("the run list", |s| header(s).contains(" runs") && s.contains("pydicom__pydicom-1458"));
+    t.assert_running(&screen);
+    t.keys(&["q"]);
+    t.expect_clean_exit();
+}
+
+#[test]
+fn too_small_then_resized() {
+    let dir = tempdir();
+    let db = ingest(dir.path(), &fixtures());
+    let t = Tmux::start("small", dir, &db, &["tui"], 40, 10);
+    let screen = t.wait_text("too small");
+    assert!(screen.contains("40x10"), "the message names the size:\n{screen}");
+
+    let resize = |w: u16, h: u16| {
+        let (ws, hs) = (w.to_string(), h.to_string());
+        let out = t.tmux(&["resize-window", "-t", SESSION, "-x", &ws, "-y", &hs]);
+        if !out.status.success() {
+            // tmux without resize-window (older than 2.9).
+            t.ok(&["refresh-client", "-t", SESSION, "-C", &format!("{w},{h}")]);
+        }
+        assert_eq!(t.display("#{pane_width}x#{pane_height}"), format!("{w}x{h}"), "the pane did not resize");
+    };
+    let list = |s: &str| header(s).contains(" runs") && s.contains("demo__retry-1") && !s.contains("too small");
+
+    resize(100, 30);
+    let screen = t.wait_for("the run list after growing", list);
+    assert!(screen.contains("demo__calc-1"), "{screen}");
+    // One column short of the minimum width, then back.
+    resize(59, 30);
+    let screen = t.wait_text("too small");
+    assert!(screen.contains("59x30"), "{screen}");
+    resize(100, 30);
+    let screen = t.wait_for("the run list after growing again", list);
+
+    t.assert_running(&screen);
+    t.keys(&["q"]);
+    t.expect_clean_exit();
+}
+
+/// The verdict line of a rejected edit (`windowed_edit PATH → rejected by linter (E999)`) should
+/// keep its verdict and lint codes and shorten the path instead. Today the path gets a fixed
+/// budget (src/tui/views/step.rs, `edit`: `width - 30`) that ignores the length of the kind and
+/// the verdict, so at 80 (and 120) columns the line is cut after `rejected by l`.
+#[test]
+#[ignore = "src bug: the edit verdict line is clipped at 80 columns (src/tui/views/step.rs, fn edit)"]
+fn rejected_edit_verdict_fits() {
+    let file = corpus_file("swe-agent-0.x/pydicom__pydicom-1458.traj");
+    let dir = tempdir();
+    let db = ingest(dir.path(), &file);
+    let t = Tmux::start("verdict", dir, &db, &["open", "pydicom__pydicom-1458"], 80, 24);
+    let mut screen = t.wait_for("the run view", |s| header(s).contains("step 0/12"));
+    for _ in 0..12 {
+        if screen.contains("edit_rejected") {
+            break;
+        }
+        let before = header(&screen).to_string();
+        t.keys(&["x"]);
+        screen = t.wait_for("the next problem", |s| header(s) != before);
+    }
+    t.keys(&["$"]);
+    let screen = t.wait_text("→ rejected by");
+    assert!(screen.contains("rejected by linter (E999)"), "the verdict is clipped:\n{screen}");
+    t.keys(&["q"]);
+    t.wait_for("the run list", |s| header(s).contains(" runs"));
+    t.keys(&["q"]);
+    t.expect_clean_exit();
+}
