@@ -35,10 +35,19 @@ fn demo_lists_every_fixture_run() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(!stderr.contains("error:") && !stderr.contains("warning:"), "{stderr}");
-    for instance in ["demo__calc-1", "demo__calc-2", "demo__mini-1", "demo__mini-2", "demo__oh-1", "demo__retry-1"] {
+    for instance in [
+        "demo__calc-1",
+        "demo__calc-2",
+        "demo__calc-3",
+        "demo__events-list",
+        "demo__mini-1",
+        "demo__mini-2",
+        "demo__oh-1",
+        "demo__retry-1",
+    ] {
         assert!(stdout.contains(instance), "{instance} missing from:\n{stdout}");
     }
-    assert!(stdout.contains("9 runs"), "{stdout}");
+    assert!(stdout.contains("11 runs"), "{stdout}");
 }
 
 #[test]
@@ -62,6 +71,18 @@ fn fixture_outcomes_join_their_runs() {
     assert_eq!(resolved("demo__mini-1"), vec![Value::Bool(false)]);
     // RetryAgent: both attempts are runs.
     assert_eq!(resolved("demo__retry-1").len(), 2);
+    // The 1.0 run takes its model from its replay config; its prediction (preds.json, dict form)
+    // agrees and joins.
+    let calc3 = runs.as_array().into_iter().flatten().find(|r| r["instance_id"] == "demo__calc-3").cloned();
+    assert_eq!(calc3.as_ref().map(|r| r["model"].clone()), Some(Value::from("demo-model")));
+    assert_eq!(calc3.as_ref().map(|r| r["format_version"].clone()), Some(Value::from("1.0")));
+    let detail = stdout_json(&trajan(&db, &["show", "demo__calc-3", "--step", "1", "--json"]));
+    assert_eq!(detail["edit_list"][0]["kind"], "windowed_edit");
+    assert_eq!(detail["edit_list"][0]["status"], "applied");
+    // An OpenHands event list in one file.
+    let events = stdout_json(&trajan(&db, &["show", "demo__events-list", "--json"]));
+    assert_eq!(events["steps"], 2);
+    assert!(events["step_list"][0]["flags"].as_array().is_some_and(|f| f.iter().any(|x| x == "error")));
 }
 
 #[test]

@@ -93,6 +93,12 @@ fn listed_instances(screen: &str) -> Vec<String> {
         .collect()
 }
 
+/// The diff line that adds `return pow(a, b)` (a `+` before it; the action line quoting the
+/// same text has none).
+fn added_pow(line: &str) -> bool {
+    line.split_once("return pow(a, b)").is_some_and(|(before, _)| before.contains(" +"))
+}
+
 /// The `N` of ` (N hits)` in a run view header.
 fn search_hits(header: &str) -> Option<usize> {
     let after = header.split(" (").last()?;
@@ -109,10 +115,18 @@ fn require_tmux() {
     }
 }
 
+#[derive(Clone, Copy)]
+enum Capture {
+    Text,
+    WithEscapes,
+}
+
 /// One tmux server with one session running trajan. Dropping it kills the server (and trajan),
 /// then removes the temporary folder (database, tmux configuration, empty HOME).
 struct Tmux {
     socket: String,
+    /// The server's socket file, removed after the server is killed (tmux leaves it behind).
+    socket_path: Option<PathBuf>,
     dir: TempDir,
 }
 
@@ -138,15 +152,17 @@ impl Tmux {
         // A known environment: colours on (no NO_COLOR), 256 colours, no user configuration.
         let command = format!(
             "env -u NO_COLOR -u COLORTERM -u TRAJAN_DB TERM=xterm-256color HOME={home} XDG_CONFIG_HOME={home} {}; \
-             echo; echo \"{EXIT_MARKER} $?\"; \
+             status=$?; echo; echo \"{EXIT_MARKER} $status\"; \
              echo \"{TTY_MARKER} $(stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' ')\"; \
              exec sleep 600",
             trajan.join(" "),
             home = sh_quote(&home),
         );
-        let tmux = Tmux { socket, dir };
+        let mut tmux = Tmux { socket, socket_path: None, dir };
         let (w, h) = (width.to_string(), height.to_string());
         tmux.ok(&["new-session", "-d", "-x", &w, "-y", &h, "-s", SESSION, &command]);
+        let path = PathBuf::from(tmux.display("#{socket_path}"));
+        tmux.socket_path = path.ends_with(&tmux.socket).then_some(path);
         let size = tmux.display("#{pane_width}x#{pane_height}");
         assert_eq!(size, format!("{width}x{height}"), "the pane has the wrong size");
         tmux
@@ -198,18 +214,40 @@ impl Tmux {
         self.ok(&["display-message", "-p", "-t", SESSION, format]).trim().to_string()
     }
 
-    /// Capture the screen every [`POLL`] until `done` holds; fail after [`DEADLINE`] with the
-    /// last screen.
+    /// Wait until `done` holds on the screen (see [`Tmux::poll`]).
     fn wait_for(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
+        self.poll(what, Capture::Text, done, false)
+    }
+
+    /// Wait until `done` holds on the screen captured with its escape sequences.
+    fn wait_for_escaped(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
+        self.poll(what, Capture::WithEscapes, done, false)
+    }
+
+    /// Capture the screen every [`POLL`] until `done` holds on a settled screen: two captures
+    /// in a row that are equal, so a frame tmux has only partly received is never judged. Fails
+    /// with the last screen after [`DEADLINE`], or as soon as trajan has exited unless that is
+    /// what is awaited.
+    fn poll(&self, what: &str, capture: Capture, done: impl Fn(&str) -> bool, waiting_for_exit: bool) -> String {
         let start = Instant::now();
+        let mut last: Option<String> = None;
         loop {
-            let screen = self.screen();
-            if done(&screen) {
-                return screen;
+            let screen = match capture {
+                Capture::Text => self.screen(),
+                Capture::WithEscapes => self.screen_with_escapes(),
+            };
+            if last.as_deref() == Some(screen.as_str()) {
+                if done(&screen) {
+                    return screen;
+                }
+                if !waiting_for_exit && screen.contains(EXIT_MARKER) {
+                    panic!("trajan exited while waiting for {what}; the screen:\n{screen}");
+                }
             }
             if start.elapsed() > DEADLINE {
                 panic!("timed out after {DEADLINE:?} waiting for {what}; the last screen:\n{screen}");
             }
+            last = Some(screen);
             std::thread::sleep(POLL);
         }
     }
@@ -226,7 +264,7 @@ impl Tmux {
     /// After the last quitting key: wait for trajan to exit, then check it exited 0 and left the
     /// terminal as it found it: main screen, cursor visible, no mouse reporting, cooked tty.
     fn expect_clean_exit(&self) {
-        let screen = self.wait_for("trajan to exit", |s| s.contains(TTY_MARKER));
+        let screen = self.poll("trajan to exit", Capture::Text, |s| s.contains(TTY_MARKER), true);
         let status = screen
             .lines()
             .find_map(|l| l.split_once(EXIT_MARKER))
@@ -251,6 +289,9 @@ impl Drop for Tmux {
     fn drop(&mut self) {
         // Runs on failure too; the server may already be gone.
         let _ = self.tmux(&["kill-server"]);
+        if let Some(path) = &self.socket_path {
+            let _ = std::fs::remove_file(path);
+        }
     }
 }
 
@@ -276,7 +317,8 @@ fn fixtures_review_flow() {
     t.wait_for("the filter prompt", |s| prompt_open(s, "filter"));
     t.type_text("resolved:no");
     t.keys(&["Enter"]);
-    let screen = t.wait_for("the filtered list", |s| header(s).contains("filter: resolved:no") && !prompt_open(s, "filter"));
+    let screen =
+        t.wait_for("the filtered list", |s| header(s).contains("filter: resolved:no") && !prompt_open(s, "filter"));
     let listed = listed_instances(&screen);
     assert!(listed.iter().any(|i| i == "demo__calc-2"), "unresolved demo__calc-2 must be listed: {listed:?}\n{screen}");
     for resolved in ["demo__calc-1", "demo__oh-1"] {
@@ -298,27 +340,17 @@ fn fixtures_review_flow() {
 
     // The first problem is the edit the tool refused; its diff is shown, highlighted.
     t.keys(&["x"]);
-    let screen = t.wait_text("refused by tool");
+    let screen =
+        t.wait_for("the refused edit and its diff", |s| s.contains("refused by tool") && s.lines().any(added_pow));
     assert!(screen.contains("edit_rejected"), "the step's flags name the rejected edit:\n{screen}");
-    let added = screen
-        .lines()
-        .position(|l| l.contains("return pow(a, b)") && l.split("return pow(a, b)").next().is_some_and(|b| b.contains(" +")))
-        .unwrap_or_else(|| panic!("no added diff line `+ return pow(a, b)`:\n{screen}"));
-    let escaped = t.screen_with_escapes();
-    let line = escaped
-        .lines()
-        .find(|l| {
-            let plain = strip_csi(l);
-            plain.contains("return pow(a, b)") && plain.split("return pow(a, b)").next().is_some_and(|b| b.contains(" +"))
-        })
-        .unwrap_or_else(|| panic!("line {added} of the screen is not in the escaped capture:\n{escaped}"));
+    let escaped = t.wait_for_escaped("the diff with colours", |s| s.lines().any(|l| added_pow(&strip_csi(l))));
+    let line = escaped.lines().find(|l| added_pow(&strip_csi(l))).unwrap_or_default();
     // Borders are coloured on every line: look only at the diff text, from its `+` to `pow`.
     let before_pow = &line[..line.find("pow").unwrap_or(line.len())];
     let diff_text = &before_pow[before_pow.rfind('+').unwrap_or(0)..];
     assert!(
         diff_text.contains("\u{1b}[38;") || diff_text.contains("\u{1b}[48;"),
-        "the added diff line carries no colour between `+` and `pow`: {:?}",
-        line
+        "the added diff line carries no colour between `+` and `pow`: {line:?}"
     );
     assert!(line.contains("\u{1b}[48;"), "the added diff line has no background colour: {line:?}");
 
@@ -372,7 +404,9 @@ fn corpus_run_at_80x24() {
     // The edit's verdict is at the end of the panel. (Only its start fits at 80 columns; see
     // `rejected_edit_verdict_fits`.)
     t.keys(&["$"]);
-    let screen = t.wait_for("the edit verdict", |s| s.lines().any(|l| l.contains("windowed_edit") && l.contains("→ rejected by")));
+    let screen = t.wait_for("the edit verdict", |s| {
+        s.lines().any(|l| l.contains("windowed_edit") && l.contains("→ rejected by"))
+    });
     assert!(screen.contains("@@ "), "the rejected edit's diff follows its verdict:\n{screen}");
 
     // One run: J and K have nowhere to go, and say so.

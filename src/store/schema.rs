@@ -112,21 +112,23 @@ CREATE TABLE steps (
     id             INTEGER PRIMARY KEY,
     run_id         INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
     idx            INTEGER NOT NULL,
-    thought        TEXT NOT NULL,
-    action         TEXT NOT NULL,
-    observation    TEXT NOT NULL,
-    response       TEXT,
+    -- Small columns first: SQLite reads a row's columns in order, and the long texts at the end
+    -- (stored in overflow pages) are then never walked when a list of steps is read.
     tool           TEXT,
-    args           TEXT,
+    flags          INTEGER NOT NULL,        -- bit set, see model::StepFlags
+    obs_chars      INTEGER NOT NULL,
     execution_time REAL,
     tokens_in      INTEGER,
     tokens_out     INTEGER,
     timestamp      TEXT,
     open_file      TEXT,
     working_dir    TEXT,
-    flags          INTEGER NOT NULL,        -- bit set, see model::StepFlags
-    obs_chars      INTEGER NOT NULL,
     query_keep     INTEGER,                 -- prompt: this many messages of the previous step's, then query_parts
+    args           TEXT,
+    action         TEXT NOT NULL,
+    response       TEXT,
+    thought        TEXT NOT NULL,
+    observation    TEXT NOT NULL,
     UNIQUE (run_id, idx)
 );
 
