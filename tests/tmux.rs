@@ -19,7 +19,7 @@ const DEADLINE: Duration = Duration::from_secs(10);
 /// Printed by the pane's shell once trajan has exited, followed by the status.
 const EXIT_MARKER: &str = "trajan-exit-status:";
 /// Printed after the exit marker: the line-discipline flags of the pane's tty (`icanon echo`
-/// when trajan left raw mode, `-icanon -echo` when it did not).
+/// when trajan restored it, `-icanon -echo` when it left raw mode on).
 const TTY_MARKER: &str = "tty-modes:";
 /// The tmux session every test uses (on its own server).
 const SESSION: &str = "trajan";
@@ -295,6 +295,20 @@ impl Drop for Tmux {
     }
 }
 
+/// From the run view `screen`, press `x` (next error or rejected edit) until the step shown has
+/// a rejected edit; returns that screen.
+fn first_rejected_edit(t: &Tmux, mut screen: String) -> String {
+    for _ in 0..20 {
+        if screen.contains("edit_rejected") {
+            return screen;
+        }
+        let before = header(&screen).to_string();
+        t.keys(&["x"]);
+        screen = t.wait_for("`x` to move to the next problem", |s| header(s) != before);
+    }
+    panic!("`x` never reached a rejected edit:\n{screen}");
+}
+
 fn tempdir() -> TempDir {
     tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"))
 }
@@ -377,21 +391,12 @@ fn corpus_run_at_80x24() {
     let dir = tempdir();
     let db = ingest(dir.path(), &file);
     let t = Tmux::start("corpus", dir, &db, &["open", "pydicom__pydicom-1458"], 80, 24);
-    let mut screen = t.wait_for("the run view", |s| {
+    let screen = t.wait_for("the run view", |s| {
         let h = header(s);
         h.contains("pydicom__pydicom-1458") && h.contains("step 0/12")
     });
 
-    // `x` visits errors and rejected edits in order; go on to the first rejected edit.
-    for _ in 0..12 {
-        if screen.contains("edit_rejected") {
-            break;
-        }
-        let before = header(&screen).to_string();
-        t.keys(&["x"]);
-        screen = t.wait_for("the next problem", |s| header(s) != before);
-    }
-    assert!(screen.contains("edit_rejected"), "`x` never reached a rejected edit:\n{screen}");
+    let mut screen = first_rejected_edit(&t, screen);
     // The linter's report is in the observation: scroll the step body down to it.
     for _ in 0..40 {
         if screen.contains("E999") {
@@ -478,31 +483,47 @@ fn too_small_then_resized() {
     t.expect_clean_exit();
 }
 
-/// The verdict line of a rejected edit (`windowed_edit PATH → rejected by linter (E999)`) should
-/// keep its verdict and lint codes and shorten the path instead. Today the path gets a fixed
-/// budget (src/tui/views/step.rs, `edit`: `width - 30`) that ignores the length of the kind and
-/// the verdict, so at 80 (and 120) columns the line is cut after `rejected by l`.
+/// The verdict line of a rejected edit (`windowed_edit PATH → rejected by linter (E999)`) keeps
+/// its verdict and lint codes at 80 columns and shortens the path instead.
 #[test]
-#[ignore = "src bug: the edit verdict line is clipped at 80 columns (src/tui/views/step.rs, fn edit)"]
 fn rejected_edit_verdict_fits() {
     let file = corpus_file("swe-agent-0.x/pydicom__pydicom-1458.traj");
     let dir = tempdir();
     let db = ingest(dir.path(), &file);
     let t = Tmux::start("verdict", dir, &db, &["open", "pydicom__pydicom-1458"], 80, 24);
-    let mut screen = t.wait_for("the run view", |s| header(s).contains("step 0/12"));
-    for _ in 0..12 {
-        if screen.contains("edit_rejected") {
-            break;
-        }
-        let before = header(&screen).to_string();
-        t.keys(&["x"]);
-        screen = t.wait_for("the next problem", |s| header(s) != before);
-    }
+    let screen = t.wait_for("the run view", |s| header(s).contains("step 0/12"));
+    first_rejected_edit(&t, screen);
     t.keys(&["$"]);
     let screen = t.wait_text("→ rejected by");
     assert!(screen.contains("rejected by linter (E999)"), "the verdict is clipped:\n{screen}");
     t.keys(&["q"]);
     t.wait_for("the run list", |s| header(s).contains(" runs"));
     t.keys(&["q"]);
+    t.expect_clean_exit();
+}
+
+/// Keys that arrive together (pasted, or typed faster than a frame) are read one after the
+/// other, each in the state the previous one left: `/pow` opens the search prompt and types
+/// `pow` into it, `Enter x` opens a run and then jumps in it.
+#[test]
+fn keys_sent_together_are_read_in_order() {
+    let dir = tempdir();
+    let db = ingest(dir.path(), &fixtures());
+    let t = Tmux::start("burst", dir, &db, &["open", "demo__calc-2"], 120, 40);
+    t.wait_for("the run view", |s| header(s).contains("demo__calc-2") && header(s).contains("step 0/"));
+    t.type_text("/pow");
+    let screen =
+        t.wait_for("the search prompt with the typed text", |s| prompt_open(s, "search") && s.contains("pow█"));
+    t.assert_running(&screen);
+    t.keys(&["Enter"]);
+    t.wait_for("the search hits", |s| header(s).contains("/pow ("));
+    // Back to the list, then a run and a jump in one burst.
+    t.keys(&["q"]);
+    t.wait_for("the run list", |s| header(s).starts_with(" trajan"));
+    t.keys(&["Enter", "x"]);
+    let screen =
+        t.wait_for("a run at its first problem", |s| header(s).contains(" run ") && !header(s).contains("step 0/"));
+    t.assert_running(&screen);
+    t.keys(&["q", "q"]);
     t.expect_clean_exit();
 }

@@ -43,35 +43,51 @@ pub fn run(store: Store, ctx: ViewCtx, opts: Options) -> Result<(), TuiError> {
     let total = store.count_runs()?;
     app.list.total = Some(total);
     let complete = first.len() as i64 >= total;
-    let mut queue: Vec<Action> = vec![Action::RunsLoaded { runs: first, complete }];
+    settle(&store, &mut app, Action::RunsLoaded { runs: first, complete });
     if !complete {
         load_all_runs(opts.db.clone(), tx.clone());
     }
-    let mut pending: Vec<Effect> = opts.open.map(|id| app.open_run(id)).unwrap_or_default();
+    if let Some(id) = opts.open {
+        let effects = app.open_run(id);
+        settle_effects(&store, &mut app, effects);
+    }
 
     loop {
-        for effect in pending.drain(..) {
-            queue.extend(perform(&store, effect));
-        }
-        for action in queue.drain(..) {
-            pending.extend(app.update(action));
-        }
-        if !pending.is_empty() {
-            continue;
-        }
         if app.quit {
             return Ok(());
         }
         draw(&mut guard, &mut app, &mut ctx)?;
-        // Wait for something to happen, then take everything that is queued.
+        // Wait for something to happen, then take everything that is queued before drawing
+        // again. Each event is translated against the state the previous one left (a key that
+        // opens a prompt changes what the next key means).
         if event::poll(Duration::from_millis(100))? {
-            while event::poll(Duration::ZERO)? {
-                if let Some(a) = translate(event::read()?, &app, &ctx.keymap) {
-                    queue.push(a);
+            loop {
+                if let Some(action) = translate(event::read()?, &app, &ctx.keymap) {
+                    settle(&store, &mut app, action);
+                }
+                if app.quit || !event::poll(Duration::ZERO)? {
+                    break;
                 }
             }
         }
-        queue.extend(rx.try_iter());
+        for action in rx.try_iter() {
+            settle(&store, &mut app, action);
+        }
+    }
+}
+
+/// Apply an action and perform the effects it asks for (and theirs) until none is left.
+pub(crate) fn settle(store: &Store, app: &mut App, action: Action) {
+    let effects = app.update(action);
+    settle_effects(store, app, effects);
+}
+
+pub(crate) fn settle_effects(store: &Store, app: &mut App, mut effects: Vec<Effect>) {
+    while !effects.is_empty() {
+        let actions: Vec<Action> = effects.drain(..).filter_map(|e| perform(store, e)).collect();
+        for a in actions {
+            effects.extend(app.update(a));
+        }
     }
 }
 

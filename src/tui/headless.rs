@@ -3,7 +3,7 @@
 
 use super::action::Action;
 use super::app::{App, Effect};
-use super::driver::{perform, translate};
+use super::driver::{settle, settle_effects, translate};
 use super::keymap::Key;
 use super::views::{self, ViewCtx};
 use crate::error::StoreError;
@@ -46,13 +46,7 @@ impl Headless {
     }
 
     pub fn apply(&mut self, effects: Vec<Effect>) {
-        let mut effects = effects;
-        while !effects.is_empty() {
-            let actions: Vec<Action> = effects.drain(..).filter_map(|e| perform(&self.store, e)).collect();
-            for a in actions {
-                effects.extend(self.app.update(a));
-            }
-        }
+        settle_effects(&self.store, &mut self.app, effects);
     }
 
     pub fn draw(&mut self) {
@@ -65,8 +59,7 @@ impl Headless {
 
     fn event(&mut self, event: Event) {
         if let Some(action) = translate(event, &self.app, &self.ctx.keymap) {
-            let effects = self.app.update(action);
-            self.apply(effects);
+            settle(&self.store, &mut self.app, action);
         }
     }
 

@@ -14,6 +14,7 @@ use std::ops::Range;
 use std::path::Path;
 use std::sync::OnceLock;
 
+use crate::tui::theme::{ColorDepth, nearest_ansi256};
 use ratatui::style::Color;
 use syntect::highlighting::{HighlightState, RangedHighlightIterator, Theme as SyntectTheme, ThemeSet};
 use syntect::parsing::{ParseState, ScopeStack, SyntaxReference, SyntaxSet};
@@ -97,17 +98,19 @@ pub type Runs = Option<Vec<SyntaxRun>>;
 pub struct Highlighter {
     syntax: &'static SyntaxReference,
     theme: syntect::highlighting::Highlighter<'static>,
+    depth: ColorDepth,
 }
 
 impl Highlighter {
     /// `theme` is the syntect theme name from [`crate::tui::theme::Theme::syntax`].
-    pub fn new(path: &str, theme: Option<&str>) -> Option<Highlighter> {
+    /// `depth`: syntax colours are converted like the theme's (nearest xterm-256 colour).
+    pub fn new(path: &str, theme: Option<&str>, depth: ColorDepth) -> Option<Highlighter> {
         let theme = syntect_theme(theme?)?;
         let syntax = syntax_for_path(path);
-        if is_plain_text(syntax) {
+        if is_plain_text(syntax) || depth == ColorDepth::NoColor {
             return None;
         }
-        Some(Highlighter { syntax, theme: syntect::highlighting::Highlighter::new(theme) })
+        Some(Highlighter { syntax, theme: syntect::highlighting::Highlighter::new(theme), depth })
     }
 
     /// Fresh parse states for a new hunk (state resets at each `@@`).
@@ -116,7 +119,7 @@ impl Highlighter {
             parse: ParseState::new(self.syntax),
             highlight: HighlightState::new(&self.theme, ScopeStack::new()),
         };
-        HunkHighlighter { theme: &self.theme, old: state.clone(), new: state, buf: String::new() }
+        HunkHighlighter { theme: &self.theme, old: state.clone(), new: state, buf: String::new(), depth: self.depth }
     }
 
     pub fn syntax_name(&self) -> &'static str {
@@ -143,6 +146,7 @@ pub struct HunkHighlighter<'h> {
     old: State,
     new: State,
     buf: String,
+    depth: ColorDepth,
 }
 
 impl HunkHighlighter<'_> {
@@ -155,7 +159,7 @@ impl HunkHighlighter<'_> {
             Side::Old => &mut self.old,
             Side::New => &mut self.new,
         };
-        run(self.theme, state, &mut self.buf, line)
+        run(self.theme, state, &mut self.buf, line, self.depth)
     }
 
     /// A context line feeds both states; returns (old-side, new-side) colours. When both sides
@@ -166,12 +170,12 @@ impl HunkHighlighter<'_> {
             return (None, None);
         }
         if self.old == self.new {
-            let runs = run(self.theme, &mut self.new, &mut self.buf, line);
+            let runs = run(self.theme, &mut self.new, &mut self.buf, line, self.depth);
             self.old.clone_from(&self.new);
             return (runs.clone(), runs);
         }
-        let old = run(self.theme, &mut self.old, &mut self.buf, line);
-        let new = run(self.theme, &mut self.new, &mut self.buf, line);
+        let old = run(self.theme, &mut self.old, &mut self.buf, line, self.depth);
+        let new = run(self.theme, &mut self.new, &mut self.buf, line, self.depth);
         (old, new)
     }
 }
@@ -181,7 +185,13 @@ fn too_long(line: &str) -> bool {
     line.len() > MAX_HIGHLIGHT_LINE_CHARS && line.chars().count() > MAX_HIGHLIGHT_LINE_CHARS
 }
 
-fn run(theme: &syntect::highlighting::Highlighter<'_>, state: &mut State, buf: &mut String, line: &str) -> Runs {
+fn run(
+    theme: &syntect::highlighting::Highlighter<'_>,
+    state: &mut State,
+    buf: &mut String,
+    line: &str,
+    depth: ColorDepth,
+) -> Runs {
     // The "newlines" syntax set expects each line with its terminator.
     buf.clear();
     buf.push_str(line);
@@ -193,7 +203,7 @@ fn run(theme: &syntect::highlighting::Highlighter<'_>, state: &mut State, buf: &
         if range.is_empty() {
             continue;
         }
-        let fg = to_color(style.foreground);
+        let fg = to_color(style.foreground, depth);
         match runs.last_mut() {
             Some(last) if last.fg == fg && last.range.end == range.start => last.range.end = range.end,
             _ => runs.push(SyntaxRun { range, fg }),
@@ -204,10 +214,11 @@ fn run(theme: &syntect::highlighting::Highlighter<'_>, state: &mut State, buf: &
 
 /// syntect colour → terminal colour, with bat's encoding for ANSI themes (alpha 0: palette
 /// index in red; alpha 1: default colour).
-fn to_color(c: syntect::highlighting::Color) -> Option<Color> {
+fn to_color(c: syntect::highlighting::Color, depth: ColorDepth) -> Option<Color> {
     match c.a {
         0 => Some(Color::Indexed(c.r)),
         1 => None,
+        _ if depth == ColorDepth::Ansi256 => Some(Color::Indexed(nearest_ansi256(c.r, c.g, c.b))),
         _ => Some(Color::Rgb(c.r, c.g, c.b)),
     }
 }
@@ -253,7 +264,7 @@ mod tests {
         for path in ["notes.unknownext", "", "dir/", "LICENSE"] {
             assert!(is_plain_text(syntax_for_path(path)), "{path:?}");
         }
-        assert!(Highlighter::new("notes.unknownext", Some("base16-eighties.dark")).is_none());
+        assert!(Highlighter::new("notes.unknownext", Some("base16-eighties.dark"), ColorDepth::TrueColor).is_none());
     }
 
     #[test]
@@ -262,14 +273,14 @@ mod tests {
         assert!(syntect_theme("InspiredGitHub").is_some());
         assert!(syntect_theme("Monokai Extended").is_some(), "bat's extra themes");
         assert!(syntect_theme("no such theme").is_none());
-        assert!(Highlighter::new("a.py", None).is_none());
-        assert!(Highlighter::new("a.py", Some("no such theme")).is_none());
+        assert!(Highlighter::new("a.py", None, ColorDepth::TrueColor).is_none());
+        assert!(Highlighter::new("a.py", Some("no such theme"), ColorDepth::TrueColor).is_none());
         assert!(syntect_theme_names().contains(&"InspiredGitHub"));
     }
 
     #[test]
     fn highlighting_gives_several_colours_covering_the_line() {
-        let hl = Highlighter::new("a.py", Some("base16-eighties.dark")).unwrap();
+        let hl = Highlighter::new("a.py", Some("base16-eighties.dark"), ColorDepth::TrueColor).unwrap();
         let mut hunk = hl.hunk();
         let line = "def f(x): return \"s\" + 1";
         let runs = hunk.line(Side::New, line).unwrap();
@@ -282,7 +293,7 @@ mod tests {
 
     #[test]
     fn highlighting_is_skipped_for_a_401_char_line() {
-        let hl = Highlighter::new("a.py", Some("base16-eighties.dark")).unwrap();
+        let hl = Highlighter::new("a.py", Some("base16-eighties.dark"), ColorDepth::TrueColor).unwrap();
         let mut hunk = hl.hunk();
         let at_limit = format!("x = '{}'", "a".repeat(MAX_HIGHLIGHT_LINE_CHARS - 6));
         assert_eq!(at_limit.chars().count(), 400);
@@ -297,7 +308,7 @@ mod tests {
 
     #[test]
     fn old_and_new_sides_keep_separate_states() {
-        let hl = Highlighter::new("a.py", Some("base16-eighties.dark")).unwrap();
+        let hl = Highlighter::new("a.py", Some("base16-eighties.dark"), ColorDepth::TrueColor).unwrap();
         let mut hunk = hl.hunk();
         // The removed line opens a triple-quoted string; the new side must not see it.
         hunk.line(Side::Old, "s = \"\"\"open");

@@ -13,6 +13,8 @@ pub struct Theme {
     pub name: String,
     /// Name of the syntect theme used for syntax colours in diffs; `None` for no syntax colours.
     pub syntax: Option<String>,
+    /// The colour depth the slots were converted for; syntax colours follow it.
+    pub depth: ColorDepth,
     pub text: Style,
     pub muted: Style,
     pub border: Style,
@@ -53,6 +55,7 @@ impl Default for Theme {
         Theme {
             name: "no-color".to_string(),
             syntax: None,
+            depth: ColorDepth::NoColor,
             text: plain,
             muted: Style::default().add_modifier(Modifier::DIM),
             border: plain,
@@ -141,7 +144,7 @@ macro_rules! slots {
         pub const SLOT_NAMES: &[&str] = &[$(stringify!($slot)),*];
 
         fn slots_mut(theme: &mut Theme) -> Vec<(&'static str, &mut Style)> {
-            let Theme { name: _, syntax: _, $($slot),* } = theme;
+            let Theme { name: _, syntax: _, depth: _, $($slot),* } = theme;
             vec![$((stringify!($slot), $slot)),*]
         }
     };
@@ -264,7 +267,7 @@ fn parse_theme(text: &str, path: &Path, name: &str, depth: ColorDepth) -> Result
         );
         return Err(ConfigError::Invalid { path: path.to_path_buf(), line: None, message });
     }
-    Ok(if depth == ColorDepth::NoColor { Theme::default() } else { theme })
+    Ok(if depth == ColorDepth::NoColor { Theme::default() } else { Theme { depth, ..theme } })
 }
 
 fn parse_style(value: &toml::Value, depth: ColorDepth) -> Result<Style, String> {

@@ -118,7 +118,7 @@ impl Layout<'_> {
         for meta in &file.meta {
             self.push(vec![part(theme.muted, meta)], theme.muted);
         }
-        let highlighter = Highlighter::new(file.syntax_path(fallback), theme.syntax.as_deref());
+        let highlighter = Highlighter::new(file.syntax_path(fallback), theme.syntax.as_deref(), theme.depth);
         for hunk in &file.hunks {
             self.push(vec![part(theme.diff_hunk, &hunk.header)], theme.diff_hunk);
             let (old, new) = self.paint_hunk(hunk, highlighter.as_ref());

@@ -18,6 +18,7 @@ fn coloured() -> Theme {
     Theme {
         name: "test-dark".into(),
         syntax: Some("base16-eighties.dark".into()),
+        depth: crate::tui::theme::ColorDepth::TrueColor,
         diff_added: Style::default().fg(Color::Green).bg(ADDED_BG),
         diff_removed: Style::default().fg(Color::Red).bg(REMOVED_BG),
         diff_added_emph: Style::default().bg(ADDED_EMPH_BG).add_modifier(Modifier::BOLD),
@@ -95,6 +96,17 @@ fn changed_lines_are_padded_with_their_background_only() {
     let added = lines.iter().find(|l| text(l).contains("+y")).unwrap();
     assert_eq!(width(added), 30);
     assert_eq!(added.spans.last().unwrap().style, Style::default().bg(ADDED_BG));
+}
+
+#[test]
+fn syntax_colours_follow_the_colour_depth() {
+    let mut r = DiffRenderer::new();
+    let ansi = Theme { depth: crate::tui::theme::ColorDepth::Ansi256, ..coloured() };
+    let lines =
+        r.render(1, "a.py", DiffSource::Texts { old: "x = 1\n", new: "x = 'two'\n" }, DiffMode::Unified, 60, &ansi);
+    let colours: Vec<Color> = lines.iter().flat_map(|l| l.spans.iter().filter_map(|s| s.style.fg)).collect();
+    assert!(colours.iter().any(|c| matches!(c, Color::Indexed(_))), "{colours:?}");
+    assert!(!colours.iter().any(|c| matches!(c, Color::Rgb(..))), "no 24-bit colour in 256-colour mode: {colours:?}");
 }
 
 #[test]

@@ -148,11 +148,15 @@ fn edit(out: &mut Vec<Line<'static>>, e: &EditText, mode: DiffMode, width: u16, 
     };
     let lint =
         if e.line.lint_codes.is_empty() { String::new() } else { format!(" ({})", e.line.lint_codes.join(", ")) };
+    let kind = format!("{} ", e.line.kind);
+    let verdict = format!("{}{}", e.line.status.replace('_', " "), text::fit(&lint, 40));
+    // The verdict matters more than the full path: the path gets what is left.
+    let path_width = usize::from(width).saturating_sub(kind.chars().count() + 3 + verdict.chars().count()).max(8);
     out.push(Line::from(vec![
-        Span::styled(format!("{} ", e.line.kind), theme.header),
-        Span::styled(text::fit(&e.line.path, usize::from(width).saturating_sub(30)), theme.diff_file),
+        Span::styled(kind, theme.header),
+        Span::styled(text::fit(&e.line.path, path_width), theme.diff_file),
         Span::styled(" → ", theme.muted),
-        Span::styled(format!("{}{}", e.line.status.replace('_', " "), text::fit(&lint, 40)), status_style),
+        Span::styled(verdict, status_style),
     ]));
     // The stored diff first: it is the one the ingest drew (or the tool's own, for OpenHands).
     let source = match (&e.old_text, &e.new_text, &e.diff) {
