@@ -40,7 +40,7 @@ impl Store {
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
-        conn.pragma_update(None, "cache_size", -64_000)?;
+        conn.pragma_update(None, "cache_size", -128_000)?;
         conn.pragma_update(None, "temp_store", "MEMORY")?;
         conn.pragma_update(None, "wal_autocheckpoint", 8192)?;
         let mut store = Store { conn, blob_ids: HashMap::new() };
