@@ -101,7 +101,8 @@ fn added_pow(line: &str) -> bool {
 
 /// The `N` of ` (N hits)` in a run view header.
 fn search_hits(header: &str) -> Option<usize> {
-    let after = header.split(" (").last()?;
+    let part = header.split(" · ").find(|p| p.starts_with('/') && p.ends_with(" hits)"))?;
+    let after = part.rsplit(" (").next()?;
     after.strip_suffix(" hits)")?.trim().parse().ok()
 }
 

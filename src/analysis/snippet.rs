@@ -45,14 +45,21 @@ fn words(text: &str) -> Vec<(usize, usize, String)> {
     out
 }
 
-/// Byte range of the first run of consecutive tokens equal to `terms`.
+/// Byte range of the first run of consecutive tokens equal to `terms`, the last one allowed
+/// to be a prefix (as the search treats it).
 fn find_phrase(tokens: &[(usize, usize, String)], terms: &[String]) -> Option<(usize, usize)> {
     if terms.is_empty() || tokens.len() < terms.len() {
         return None;
     }
+    let last = terms.len() - 1;
     tokens
         .windows(terms.len())
-        .find(|w| w.iter().zip(terms).all(|(t, term)| &t.2 == term))
+        .find(|w| {
+            w.iter()
+                .zip(terms)
+                .enumerate()
+                .all(|(i, (t, term))| if i == last { t.2.starts_with(term.as_str()) } else { &t.2 == term })
+        })
         .map(|w| (w[0].0, w[w.len() - 1].1))
 }
 
@@ -91,6 +98,15 @@ mod tests {
         // Only the first word is found: still a snippet.
         assert_eq!(snippet("café au lait", &["cafe", "au"], 20), None);
         assert_eq!(snippet("a cafe, then", &["cafe", "zzz"], 3).as_deref(), Some("a [cafe], t..."));
+    }
+
+    #[test]
+    fn the_last_word_may_be_a_prefix() {
+        assert_eq!(
+            snippet("raise ZeroDivisionError()", &["zerodiv"], 40).as_deref(),
+            Some("raise [ZeroDivisionError]()")
+        );
+        assert_eq!(snippet("a cannot b", &["not"], 40), None);
     }
 
     #[test]

@@ -47,9 +47,7 @@ pub fn run(db: &Path, sizes: &Sizes) -> Result<i32> {
     // The long run.
     let long = ui.store.resolve_run("synth__long-run")?;
     let t = Instant::now();
-    let effects = ui.app.open_run(long);
-    ui.apply(effects);
-    ui.draw();
+    ui.open_run(long);
     let _ = writeln!(out, "open long run     {:.1} ms ({} steps)", ms(t.elapsed()), sizes.steps);
     let rss_open = rss_kb()?;
     let mut times: Vec<(String, Duration)> = Vec::new();
@@ -76,8 +74,7 @@ pub fn run(db: &Path, sizes: &Sizes) -> Result<i32> {
     ui.press("Esc").map_err(anyhow::Error::msg)?;
     let rss_keys = rss_kb()?;
     // End to end: every step once, from the first (J/K above may have left the run).
-    let effects = ui.app.open_run(long);
-    ui.apply(effects);
+    ui.open_run(long);
     ui.press("g").map_err(anyhow::Error::msg)?;
     let t = Instant::now();
     for _ in 0..sizes.steps {

@@ -27,6 +27,9 @@ pub struct Cli {
     /// Capture the mouse in the TUI (wheel scrolls; off by default so text can be selected).
     #[arg(long, global = true)]
     mouse: bool,
+    /// Colours of the TUI: truecolor, 256, none; default from COLORTERM and NO_COLOR.
+    #[arg(long, global = true)]
+    color: Option<String>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -100,7 +103,7 @@ pub fn run() -> Result<i32> {
     if cli.db.as_os_str().is_empty() {
         cli.db = PathBuf::from("trajan.db");
     }
-    let ui = tui::UiArgs { theme: cli.theme.clone(), mouse: cli.mouse };
+    let ui = tui::UiArgs { theme: cli.theme.clone(), mouse: cli.mouse, color: cli.color.clone() };
     let Some(command) = cli.command else {
         return tui::run(&cli.db, open_existing(&cli.db)?, None, &ui);
     };

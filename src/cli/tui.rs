@@ -12,6 +12,7 @@ use trajan::tui::views::ViewCtx;
 pub struct UiArgs {
     pub theme: Option<String>,
     pub mouse: bool,
+    pub color: Option<String>,
 }
 
 pub fn run(db: &Path, store: Store, open: Option<&str>, args: &UiArgs) -> Result<i32> {
@@ -20,7 +21,10 @@ pub fn run(db: &Path, store: Store, open: Option<&str>, args: &UiArgs) -> Result
     }
     let env = |k: &str| std::env::var(k).ok();
     let (cfg, keymap) = config::load_ui(env)?;
-    let depth = ColorDepth::detect(env);
+    let depth = match &args.color {
+        Some(c) => c.parse::<ColorDepth>().map_err(|e| anyhow::anyhow!("--color {c}: {e}"))?,
+        None => ColorDepth::detect(env),
+    };
     let theme_name = args.theme.clone().or(cfg.theme.clone()).unwrap_or_else(|| "dark".to_string());
     let theme = Theme::load(&theme_name, depth)?;
     let open = open.map(|r| store.resolve_run(r)).transpose()?;

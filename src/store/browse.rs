@@ -36,6 +36,13 @@ pub struct EditLine {
     pub lint_codes: Vec<String>,
 }
 
+impl EditLine {
+    /// Rejected by the linter or refused by the tool: not applied.
+    pub fn is_rejected(&self) -> bool {
+        matches!(self.status.as_str(), "rejected_by_linter" | "refused_by_tool")
+    }
+}
+
 /// One step in full, with the edits it made (texts and diffs).
 #[derive(Debug, Clone)]
 pub struct StepBody {

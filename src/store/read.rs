@@ -7,11 +7,12 @@ use crate::model::{Message, StepFlags};
 use rusqlite::{OptionalExtension, Row, params};
 use serde::Serialize;
 
-/// The user's words as one FTS5 phrase: tokens must appear together, in order. Quoting keeps
-/// user input from being read as FTS syntax. `None` when there are no words.
+/// The user's words as one FTS5 phrase: tokens must appear together, in order, the last one
+/// as a prefix (`ZeroDiv` finds `ZeroDivisionError`). Quoting keeps user input from being read
+/// as FTS syntax. `None` when there are no words.
 pub(super) fn fts_phrase(phrase: &str) -> Option<String> {
     let terms: Vec<String> = phrase.split_whitespace().map(|t| t.replace('"', "\"\"")).collect();
-    (!terms.is_empty()).then(|| format!("\"{}\"", terms.join(" ")))
+    (!terms.is_empty()).then(|| format!("\"{}\"*", terms.join(" ")))
 }
 
 /// One line of the run list; the stable shape of `runs --json`.

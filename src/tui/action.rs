@@ -15,7 +15,7 @@ pub enum Command {
     PageDown,
     Top,
     Bottom,
-    /// Scroll the focused text to its first / last column (`0` / `$`).
+    /// Scroll the panel to its top / bottom (`0` / `$`).
     LineStart,
     LineEnd,
     PrevStep,
@@ -31,7 +31,7 @@ pub enum Command {
     SearchNext,
     SearchPrev,
     GotoStep,
-    /// Unified / side-by-side / off.
+    /// Unified / side by side.
     DiffMode,
     /// Full observation instead of the folded one.
     ToggleFold,
@@ -107,11 +107,14 @@ pub enum Action {
     Resize(u16, u16),
     /// What the last frame laid out (list rows, panel lines and rows).
     Viewport(crate::tui::views::Viewport),
-    /// The first page of runs, then the whole list.
+    /// The first page of runs, then the whole list; `total` when the database said how many.
     RunsLoaded {
         runs: Vec<RunSummary>,
         complete: bool,
+        total: Option<i64>,
     },
+    /// Open a run (`trajan open RUN`).
+    Open(i64),
     RunLoaded(Box<RunData>),
     StepLoaded(Box<StepBody>),
     SearchDone {

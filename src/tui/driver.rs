@@ -39,24 +39,31 @@ pub fn run(store: Store, ctx: ViewCtx, opts: Options) -> Result<(), TuiError> {
     let (tx, rx) = mpsc::channel::<Action>();
 
     // The first screen from a bounded query; the whole list in the background.
-    let first = store.list_runs(RunFilter { failed_only: false, limit: Some(usize::from(size.height) * 2) })?;
-    let total = store.count_runs()?;
-    app.list.total = Some(total);
-    let complete = first.len() as i64 >= total;
-    settle(&store, &mut app, Action::RunsLoaded { runs: first, complete });
+    let first = first_page(&store, size.height)?;
+    let complete = matches!(first, Action::RunsLoaded { complete: true, .. });
+    settle(&store, &mut app, first);
     if !complete {
         load_all_runs(opts.db.clone(), tx.clone());
     }
     if let Some(id) = opts.open {
-        let effects = app.open_run(id);
-        settle_effects(&store, &mut app, effects);
+        settle(&store, &mut app, Action::Open(id));
     }
 
+    // Draw only when something changed: an idle screen sends nothing over SSH.
+    let mut dirty = true;
     loop {
         if app.quit {
             return Ok(());
         }
-        draw(&mut guard, &mut app, &mut ctx)?;
+        if dirty {
+            draw(&mut guard, &mut app, &mut ctx)?;
+            dirty = false;
+        }
+        // Deferred work runs only while no key is waiting.
+        if !event::poll(Duration::ZERO)? && ctx.idle() {
+            dirty = true;
+            continue;
+        }
         // Wait for something to happen, then take everything that is queued before drawing
         // again. Each event is translated against the state the previous one left (a key that
         // opens a prompt changes what the next key means).
@@ -64,6 +71,7 @@ pub fn run(store: Store, ctx: ViewCtx, opts: Options) -> Result<(), TuiError> {
             loop {
                 if let Some(action) = translate(event::read()?, &app, &ctx.keymap) {
                     settle(&store, &mut app, action);
+                    dirty = true;
                 }
                 if app.quit || !event::poll(Duration::ZERO)? {
                     break;
@@ -72,6 +80,7 @@ pub fn run(store: Store, ctx: ViewCtx, opts: Options) -> Result<(), TuiError> {
         }
         for action in rx.try_iter() {
             settle(&store, &mut app, action);
+            dirty = true;
         }
     }
 }
@@ -105,11 +114,23 @@ fn draw(guard: &mut Guard, app: &mut App, ctx: &mut ViewCtx) -> Result<(), TuiEr
     Ok(())
 }
 
+/// The runs of the first screen (two screens' worth, in the list's order) and the total.
+pub fn first_page(store: &Store, height: u16) -> Result<Action, StoreError> {
+    let runs = store.list_runs(RunFilter { failed_only: false, limit: Some(usize::from(height) * 2) })?;
+    let total = store.count_runs()?;
+    let complete = runs.len() as i64 >= total;
+    Ok(Action::RunsLoaded { runs, complete, total: Some(total) })
+}
+
 fn load_all_runs(db: PathBuf, tx: mpsc::Sender<Action>) {
     std::thread::spawn(move || {
-        let action = match Store::open(&db).and_then(|s| s.list_runs(RunFilter::default())) {
-            Ok(runs) => Action::RunsLoaded { runs, complete: true },
-            Err(e) => Action::Failed(format!("loading the run list: {e}")),
+        // A panic here must not reach the panic hook, which would restore the terminal under
+        // the running TUI: it becomes a message in the status line.
+        let loaded = std::panic::catch_unwind(|| Store::open(&db).and_then(|s| s.list_runs(RunFilter::default())));
+        let action = match loaded {
+            Ok(Ok(runs)) => Action::RunsLoaded { runs, complete: true, total: None },
+            Ok(Err(e)) => Action::Failed(format!("loading the run list: {e}")),
+            Err(_) => Action::Failed("loading the run list failed (internal error)".to_string()),
         };
         let _ = tx.send(action);
     });

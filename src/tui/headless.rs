@@ -3,7 +3,7 @@
 
 use super::action::Action;
 use super::app::{App, Effect};
-use super::driver::{settle, settle_effects, translate};
+use super::driver::{first_page, settle, settle_effects, translate};
 use super::keymap::Key;
 use super::views::{self, ViewCtx};
 use crate::error::StoreError;
@@ -24,13 +24,7 @@ impl Headless {
     /// The first screen, as the driver builds it: a bounded first page of runs, then drawn.
     pub fn open(store: Store, ctx: ViewCtx, width: u16, height: u16) -> Result<Headless, String> {
         let mut app = App::new((width, height));
-        let first = store
-            .list_runs(RunFilter { failed_only: false, limit: Some(usize::from(height) * 2) })
-            .map_err(|e| e.to_string())?;
-        let total = store.count_runs().map_err(|e| e.to_string())?;
-        app.list.total = Some(total);
-        let complete = first.len() as i64 >= total;
-        app.update(Action::RunsLoaded { runs: first, complete });
+        app.update(first_page(&store, height).map_err(|e| e.to_string())?);
         let terminal = Terminal::new(TestBackend::new(width, height)).map_err(|e| e.to_string())?;
         let mut h = Headless { store, app, ctx, terminal };
         h.draw();
@@ -40,13 +34,19 @@ impl Headless {
     /// What the driver's background thread does: the whole run list.
     pub fn load_all_runs(&mut self) -> Result<(), StoreError> {
         let runs = self.store.list_runs(RunFilter::default())?;
-        self.app.update(Action::RunsLoaded { runs, complete: true });
+        self.app.update(Action::RunsLoaded { runs, complete: true, total: None });
         self.draw();
         Ok(())
     }
 
     pub fn apply(&mut self, effects: Vec<Effect>) {
         settle_effects(&self.store, &mut self.app, effects);
+    }
+
+    /// Open a run as `trajan open RUN` does.
+    pub fn open_run(&mut self, run: i64) {
+        settle(&self.store, &mut self.app, Action::Open(run));
+        self.draw();
     }
 
     pub fn draw(&mut self) {

@@ -82,7 +82,7 @@ fn diff_side_by_side() {
     both("diff_side_by_side", |h| {
         h.press("/");
         h.type_text("calc-2");
-        h.press("Enter Enter x e d");
+        h.press("Enter Enter x e d $");
     });
 }
 
@@ -108,6 +108,24 @@ fn state_panel() {
         h.press("/");
         h.type_text("calc-1");
         h.press("Enter Enter G Tab");
+    });
+}
+
+#[test]
+fn tests_and_task_panel() {
+    both("tests_panel", |h| {
+        h.press("/");
+        h.type_text("calc-1");
+        h.press("Enter Enter Tab Tab");
+    });
+}
+
+#[test]
+fn gold_patch_panel() {
+    both("gold_patch", |h| {
+        h.press("/");
+        h.type_text("oh-1");
+        h.press("Enter Enter Tab Tab Tab Tab");
     });
 }
 

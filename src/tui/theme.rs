@@ -273,6 +273,9 @@ fn parse_theme(text: &str, path: &Path, name: &str, depth: ColorDepth) -> Result
 fn parse_style(value: &toml::Value, depth: ColorDepth) -> Result<Style, String> {
     let table = value.as_table().ok_or("expected a table such as { fg = \"#c9d1d9\", bold = true }")?;
     let mut style = Style::default();
+    // `fg256` / `bg256`: the colour to use on 256-colour terminals, where the nearest colour of a
+    // subtle `#rrggbb` is often a grey (diff backgrounds would all look alike).
+    let mut ansi: Vec<(bool, Color)> = Vec::new();
     for (key, value) in table {
         let modifier = match key.as_str() {
             "fg" => {
@@ -283,6 +286,12 @@ fn parse_style(value: &toml::Value, depth: ColorDepth) -> Result<Style, String> 
                 style = style.bg(parse_color(value, depth)?);
                 continue;
             }
+            "fg256" | "bg256" => {
+                let index = value.as_integer().and_then(|i| u8::try_from(i).ok());
+                let index = index.ok_or_else(|| format!("`{key}` must be a colour index 0-255"))?;
+                ansi.push((key == "fg256", Color::Indexed(index)));
+                continue;
+            }
             "bold" => Modifier::BOLD,
             "italic" => Modifier::ITALIC,
             "underline" => Modifier::UNDERLINED,
@@ -290,7 +299,7 @@ fn parse_style(value: &toml::Value, depth: ColorDepth) -> Result<Style, String> 
             "dim" => Modifier::DIM,
             "crossed_out" => Modifier::CROSSED_OUT,
             other => {
-                let expected = "fg, bg, bold, italic, underline, reversed, dim, crossed_out";
+                let expected = "fg, bg, fg256, bg256, bold, italic, underline, reversed, dim, crossed_out";
                 return Err(format!("unknown key `{other}` (expected {expected})"));
             }
         };
@@ -298,6 +307,11 @@ fn parse_style(value: &toml::Value, depth: ColorDepth) -> Result<Style, String> 
             Some(true) => style = style.add_modifier(modifier),
             Some(false) => {}
             None => return Err(format!("`{key}` must be true or false")),
+        }
+    }
+    if depth == ColorDepth::Ansi256 {
+        for (is_fg, color) in ansi {
+            style = if is_fg { style.fg(color) } else { style.bg(color) };
         }
     }
     Ok(style)

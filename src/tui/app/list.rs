@@ -24,7 +24,12 @@ pub struct ListState {
 
 impl ListState {
     pub fn set_runs(&mut self, runs: Vec<RunSummary>, complete: bool) {
-        let selected = self.selected().map(|r| r.id);
+        // A reviewer who has not moved stays at the top (the first page came in the database's
+        // order, the full list is sorted naturally); one who has keeps the run they are on.
+        let selected = if self.cursor == 0 { None } else { self.selected().map(|r| r.id) };
+        if selected.is_none() {
+            self.offset = 0;
+        }
         self.runs = runs;
         self.complete = complete;
         self.refresh(selected);

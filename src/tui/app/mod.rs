@@ -70,8 +70,9 @@ pub struct App {
     pub screen: Screen,
     pub list: ListState,
     pub run: Option<RunView>,
-    /// A run asked for before the run list arrived (`trajan open RUN`).
-    pub pending_run: Option<i64>,
+    /// Where the reviewer was in each run opened this session (step list position), so
+    /// coming back to a run comes back to the same step.
+    places: std::collections::HashMap<i64, usize>,
     pub prompt: Option<Prompt>,
     /// Help overlay and its scroll.
     pub help: Option<usize>,
@@ -107,7 +108,7 @@ impl App {
             screen: Screen::List,
             list: ListState::default(),
             run: None,
-            pending_run: None,
+            places: std::collections::HashMap::new(),
             prompt: None,
             help: None,
             status: None,
@@ -115,12 +116,6 @@ impl App {
             rows: body_rows(size),
             quit: false,
         }
-    }
-
-    /// Open a run as soon as it is loaded.
-    pub fn open_run(&mut self, id: i64) -> Vec<Effect> {
-        self.pending_run = Some(id);
-        vec![Effect::LoadRun(id)]
     }
 
     pub fn update(&mut self, action: Action) -> Vec<Effect> {
@@ -133,23 +128,29 @@ impl App {
                 self.apply_viewport(v);
                 Vec::new()
             }
-            Action::RunsLoaded { runs, complete } => {
+            Action::RunsLoaded { runs, complete, total } => {
                 self.list.set_runs(runs, complete);
-                if complete {
-                    self.list.total = Some(self.list.runs.len() as i64);
-                }
+                self.list.total = if complete { Some(self.list.runs.len() as i64) } else { total };
                 Vec::new()
             }
+            Action::Open(id) => vec![Effect::LoadRun(id)],
             Action::RunLoaded(data) => {
                 let id = data.summary.id;
                 if let Some(pos) = self.list.visible.iter().position(|&i| self.list.runs[i].id == id) {
                     self.list.move_to(pos);
                 }
                 // Keep the search of the run we came from: reviewers compare runs.
-                let carried = self.run.take().and_then(|r| r.search).map(|s| s.query);
-                self.run = Some(RunView::new(*data));
+                let previous = self.run.take();
+                if let Some(prev) = &previous {
+                    self.places.insert(prev.run_id(), prev.cursor);
+                }
+                let carried = previous.and_then(|r| r.search).map(|s| s.query);
+                let mut view = RunView::new(*data);
+                if let Some(&pos) = self.places.get(&id) {
+                    view.go(pos);
+                }
+                self.run = Some(view);
                 self.screen = Screen::Run;
-                self.pending_run = None;
                 let mut effects = self.load_current_step();
                 if let Some(query) = carried {
                     effects.push(Effect::Search { run: id, query });
@@ -190,8 +191,13 @@ impl App {
 
     /// Sizes from the last frame: page length, and the scroll limit of the panel.
     fn apply_viewport(&mut self, v: Viewport) {
-        if v.rows > 0 {
-            self.rows = v.rows;
+        if v.rows == 0 {
+            // Nothing was laid out (a too-small terminal): keep scroll positions as they are.
+            return;
+        }
+        self.rows = v.rows;
+        if let (Some(scroll), Some(max)) = (self.help.as_mut(), v.help_max) {
+            *scroll = (*scroll).min(max);
         }
         if self.screen == Screen::List {
             self.list.scroll_into_view(self.rows);
@@ -220,6 +226,9 @@ impl App {
                 Command::Up | Command::ScrollUp => *scroll = scroll.saturating_sub(1),
                 Command::PageDown => *scroll += self.rows,
                 Command::PageUp => *scroll = scroll.saturating_sub(self.rows),
+                Command::Top => *scroll = 0,
+                // Clamped to the last page by the next viewport.
+                Command::Bottom => *scroll = usize::MAX / 2,
                 Command::Quit => self.quit = true,
                 _ => self.help = None,
             }
@@ -304,7 +313,7 @@ impl App {
             }
             Command::NextProblem | Command::PrevProblem => {
                 let forward = cmd == Command::NextProblem;
-                match run.find(forward, |s| s.flags.error || s.flags.edit_rejected) {
+                match run.find(forward, |s| s.flags.error || s.flags.format_error || s.flags.edit_rejected) {
                     Some(p) => run.go(p),
                     None => {
                         self.status = Some(Status { text: "no more errors or rejected edits".into(), error: false })
@@ -365,14 +374,10 @@ impl App {
     fn copy_focused(&mut self) -> Vec<Effect> {
         let Some(run) = self.run.as_ref() else { return Vec::new() };
         let text = match run.panel {
-            Panel::FinalPatch | Panel::GoldPatch => {
-                let patch = if run.panel == Panel::FinalPatch {
-                    run.data.submission.as_deref()
-                } else {
-                    run.data.task.as_ref().and_then(|t| t.gold_patch.as_deref())
-                };
-                patch.and_then(|p| crate::analysis::edits::split_patch(p).into_iter().nth(run.file)).map(|f| f.diff)
-            }
+            Panel::FinalPatch | Panel::GoldPatch => run
+                .patch(run.panel)
+                .and_then(|p| crate::analysis::edits::split_patch(p).into_iter().nth(run.file))
+                .map(|f| f.diff),
             _ => run.body().map(|b| b.step.action.clone()),
         };
         match text {

@@ -162,12 +162,16 @@ impl RunView {
         self.offset = super::keep_in_view(self.cursor, self.offset, height, self.data.steps.len());
     }
 
-    pub fn patch_files(&self) -> usize {
-        let patch = match self.panel {
+    /// The patch a patch panel shows: the run's submission, or the task's gold patch.
+    pub fn patch(&self, panel: Panel) -> Option<&str> {
+        match panel {
             Panel::FinalPatch => self.data.submission.as_deref(),
             Panel::GoldPatch => self.data.task.as_ref().and_then(|t| t.gold_patch.as_deref()),
             _ => None,
-        };
-        patch.map_or(0, |p| crate::analysis::edits::split_patch(p).len())
+        }
+    }
+
+    pub fn patch_files(&self) -> usize {
+        self.patch(self.panel).map_or(0, |p| crate::analysis::edits::split_patch(p).len())
     }
 }

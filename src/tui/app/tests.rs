@@ -83,7 +83,7 @@ fn app_with_runs() -> App {
         summary(2, "django__django-16560", Some(false), 145),
         summary(3, "astropy__astropy-13033", Some(false), 32),
     ];
-    app.update(Action::RunsLoaded { runs, complete: true });
+    app.update(Action::RunsLoaded { runs, complete: true, total: None });
     app
 }
 
@@ -230,6 +230,48 @@ fn next_run_follows_the_list_order_and_keeps_the_search() {
 }
 
 #[test]
+fn coming_back_to_a_run_comes_back_to_its_step() {
+    let mut app = app_in_run(30);
+    cmd(&mut app, C::GotoStep);
+    type_text(&mut app, "17");
+    app.update(Action::InputSubmit);
+    cmd(&mut app, C::Back);
+    app.update(Action::RunLoaded(Box::new(run_data(3, 5))));
+    assert_eq!(cursor_step(&app), Some(0));
+    app.update(Action::RunLoaded(Box::new(run_data(2, 30))));
+    assert_eq!(cursor_step(&app), Some(17));
+}
+
+#[test]
+fn format_errors_are_problems_too() {
+    let mut app = app_with_runs();
+    let mut data = run_data(2, 10);
+    data.steps[8].flags.format_error = true;
+    app.update(Action::RunLoaded(Box::new(data)));
+    cmd(&mut app, C::Bottom);
+    cmd(&mut app, C::PrevProblem);
+    assert_eq!(cursor_step(&app), Some(8));
+}
+
+#[test]
+fn the_full_list_keeps_the_reviewer_at_the_top_until_they_move() {
+    let mut app = App::new((100, 30));
+    // The first page arrives in the database's order...
+    let first = vec![summary(5, "a-10", None, 1), summary(6, "a-9", None, 1)];
+    app.update(Action::RunsLoaded { runs: first, complete: false, total: Some(3) });
+    // ...the whole list sorts naturally: a-9 before a-10.
+    let all = vec![summary(5, "a-10", None, 1), summary(6, "a-9", None, 1), summary(7, "a-1", None, 1)];
+    app.update(Action::RunsLoaded { runs: all.clone(), complete: true, total: None });
+    assert_eq!((app.list.cursor, app.list.offset), (0, 0));
+    assert_eq!(app.list.selected().map(|r| r.id), Some(7));
+    // Once the reviewer has moved, the selected run stays selected.
+    cmd(&mut app, C::Down);
+    let selected = app.list.selected().map(|r| r.id);
+    app.update(Action::RunsLoaded { runs: all, complete: true, total: None });
+    assert_eq!(app.list.selected().map(|r| r.id), selected);
+}
+
+#[test]
 fn back_goes_to_the_list_then_quits() {
     let mut app = app_in_run(5);
     cmd(&mut app, C::Back);
@@ -266,7 +308,7 @@ fn panels_cycle_and_scroll_is_clamped_by_the_viewport() {
     cmd(&mut app, C::PrevPanel);
     assert_eq!(app.run.as_ref().map(|r| r.panel), Some(Panel::GoldPatch));
     cmd(&mut app, C::LineEnd);
-    app.update(Action::Viewport(Viewport { rows: 20, panel_lines: 50, panel_rows: 20 }));
+    app.update(Action::Viewport(Viewport { rows: 20, panel_lines: 50, panel_rows: 20, help_max: None }));
     assert_eq!(app.run.as_ref().map(|r| r.scroll), Some(30));
     cmd(&mut app, C::ScrollUp);
     assert_eq!(app.run.as_ref().map(|r| r.scroll), Some(27));

@@ -32,6 +32,8 @@ struct Layout<'t> {
     num_width: usize,
     /// Diff lines that may still be highlighted.
     budget: usize,
+    /// Lines went unhighlighted because the budget ran out.
+    starved: bool,
     out: Vec<Line<'static>>,
 }
 
@@ -39,9 +41,18 @@ pub fn no_change(theme: &Theme) -> Vec<Line<'static>> {
     vec![Line::from(Span::styled("no change", theme.muted))]
 }
 
-pub fn render(files: &[FileDiff<'_>], fallback: &str, mode: DiffMode, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+/// Lay out files; at most `budget` lines get syntax colours. Also says whether the budget
+/// ran out (a later call with a larger one would colour more).
+pub fn render(
+    files: &[FileDiff<'_>],
+    fallback: &str,
+    mode: DiffMode,
+    width: u16,
+    theme: &Theme,
+    budget: usize,
+) -> (Vec<Line<'static>>, bool) {
     if files.is_empty() {
-        return no_change(theme);
+        return (no_change(theme), false);
     }
     let largest = files
         .iter()
@@ -55,7 +66,8 @@ pub fn render(files: &[FileDiff<'_>], fallback: &str, mode: DiffMode, width: u16
         mode,
         width: usize::from(width),
         num_width: largest.to_string().len(),
-        budget: MAX_HIGHLIGHT_DIFF_LINES,
+        budget: budget.min(MAX_HIGHLIGHT_DIFF_LINES),
+        starved: false,
         out: Vec::new(),
     };
     // The caller shows `fallback` already: a lone file of that name needs no header line.
@@ -66,7 +78,7 @@ pub fn render(files: &[FileDiff<'_>], fallback: &str, mode: DiffMode, width: u16
         }
         layout.file(file, fallback, !alone(file));
     }
-    layout.out
+    (layout.out, layout.starved && budget < MAX_HIGHLIGHT_DIFF_LINES)
 }
 
 /// Style and emphasis style of a diff line.
@@ -138,6 +150,7 @@ impl Layout<'_> {
         let mut state = highlighter.map(Highlighter::hunk);
         let mut runs: Vec<(Runs, Runs)> = Vec::with_capacity(lines.len());
         for (line, text) in lines.iter().zip(&texts) {
+            self.starved |= state.is_some() && self.budget == 0;
             let r = match state.as_mut().filter(|_| self.budget > 0) {
                 Some(h) => match line.kind {
                     Kind::Context => h.context(text),

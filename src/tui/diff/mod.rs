@@ -55,10 +55,28 @@ struct CacheKey {
     syntax: Option<String>,
 }
 
+/// Lines highlighted when a diff is first shown; the rest (up to
+/// [`crate::tui::highlight::MAX_HIGHLIGHT_DIFF_LINES`]) is coloured by
+/// [`DiffRenderer::finish_one`] when the reviewer is not typing, so a key never waits for a
+/// long diff's syntax colours.
+pub const FIRST_BUDGET: usize = 200;
+
+/// A diff shown with part of its colours, to finish later.
+struct Unfinished {
+    key: CacheKey,
+    path: String,
+    old: Option<String>,
+    text: String,
+    mode: DiffMode,
+    width: u16,
+    theme: Theme,
+}
+
 /// Renders diffs and remembers the last [`CACHE_CAPACITY`] results. The syntect syntaxes and
 /// themes behind it are loaded once per process (see [`crate::tui::highlight`]).
 pub struct DiffRenderer {
     cache: LruCache<CacheKey, Rendered>,
+    unfinished: Vec<Unfinished>,
 }
 
 impl Default for DiffRenderer {
@@ -73,7 +91,10 @@ impl DiffRenderer {
     }
 
     pub fn with_capacity(capacity: usize) -> Self {
-        DiffRenderer { cache: LruCache::new(NonZeroUsize::new(capacity).unwrap_or(NonZeroUsize::MIN)) }
+        DiffRenderer {
+            cache: LruCache::new(NonZeroUsize::new(capacity).unwrap_or(NonZeroUsize::MIN)),
+            unfinished: Vec::new(),
+        }
     }
 
     /// `key` identifies the edit (the caller passes the edit id, or a hash for patches); cached
@@ -91,20 +112,45 @@ impl DiffRenderer {
         if let Some(hit) = self.cache.get(&cache_key) {
             return Arc::clone(hit);
         }
-        let lines = Arc::new(render_lines(path, source, mode, width, theme));
+        let (lines, starved) = render_with_budget(path, source, mode, width, theme, FIRST_BUDGET);
+        if starved {
+            let (old, text) = match source {
+                DiffSource::Texts { old, new } => (Some(old.to_string()), new.to_string()),
+                DiffSource::Unified(text) => (None, text.to_string()),
+            };
+            let unfinished = Unfinished {
+                key: cache_key.clone(),
+                path: path.to_string(),
+                old,
+                text,
+                mode,
+                width,
+                theme: theme.clone(),
+            };
+            self.unfinished.push(unfinished);
+        }
+        let lines = Arc::new(lines);
         self.cache.put(cache_key, Arc::clone(&lines));
         lines
+    }
+
+    /// Colour the rest of one diff that was shown with part of its colours. True when it did
+    /// (the caller redraws: panels built from the old lines are stale).
+    pub fn finish_one(&mut self) -> bool {
+        let Some(u) = self.unfinished.pop() else { return false };
+        let source = match &u.old {
+            Some(old) => DiffSource::Texts { old, new: &u.text },
+            None => DiffSource::Unified(&u.text),
+        };
+        let lines = render_lines(&u.path, source, u.mode, u.width, &u.theme);
+        self.cache.put(u.key, Arc::new(lines));
+        true
     }
 
     /// Whether a render with these arguments would be served from the cache.
     pub fn is_cached(&self, key: u64, mode: DiffMode, width: u16, theme: &Theme) -> bool {
         let cache_key = CacheKey { key, mode, width, theme: theme.name.clone(), syntax: theme.syntax.clone() };
         self.cache.contains(&cache_key)
-    }
-
-    /// Forget every rendered diff (e.g. after the theme file was edited in place).
-    pub fn clear(&mut self) {
-        self.cache.clear();
     }
 }
 
@@ -117,14 +163,29 @@ pub fn render_lines(
     width: u16,
     theme: &Theme,
 ) -> Vec<Line<'static>> {
+    render_with_budget(path, source, mode, width, theme, crate::tui::highlight::MAX_HIGHLIGHT_DIFF_LINES).0
+}
+
+/// Render with at most `budget` lines highlighted; true when lines were left uncoloured for
+/// lack of budget.
+fn render_with_budget(
+    path: &str,
+    source: DiffSource<'_>,
+    mode: DiffMode,
+    width: u16,
+    theme: &Theme,
+    budget: usize,
+) -> (Vec<Line<'static>>, bool) {
     match source {
         DiffSource::Texts { old, new } => {
             if old == new {
-                return layout::no_change(theme);
+                return (layout::no_change(theme), false);
             }
             let diff = model::line_diff(old, new);
-            layout::render(&model::from_text_diff(&diff, path), path, mode, width, theme)
+            layout::render(&model::from_text_diff(&diff, path), path, mode, width, theme, budget)
         }
-        DiffSource::Unified(text) => layout::render(&model::parse_unified(text, path), path, mode, width, theme),
+        DiffSource::Unified(text) => {
+            layout::render(&model::parse_unified(text, path), path, mode, width, theme, budget)
+        }
     }
 }

@@ -360,3 +360,22 @@ fn bad_input_never_panics_and_side_by_side_rows_keep_their_width() {
         }
     }
 }
+
+#[test]
+fn long_diffs_are_shown_at_once_and_coloured_later() {
+    let theme = coloured();
+    let new: String = (0..1_000).map(|i| format!("value_{i} = compute({i})\n")).collect();
+    let mut r = DiffRenderer::new();
+    let first = r.render(7, "big.py", DiffSource::Texts { old: "", new: &new }, DiffMode::Unified, 100, &theme);
+    // The body: after the hunk header.
+    let coloured_lines = |lines: &[Line<'static>]| lines[1..].iter().filter(|l| has_syntax_colour(l, &theme)).count();
+    assert_eq!(coloured_lines(&first), super::FIRST_BUDGET);
+    assert!(r.finish_one(), "the rest is still to colour");
+    assert!(!r.finish_one(), "nothing left");
+    let done = r.render(7, "big.py", DiffSource::Texts { old: "", new: &new }, DiffMode::Unified, 100, &theme);
+    assert_eq!(coloured_lines(&done), 1_000);
+    assert_eq!(texts(&first), texts(&done), "same text, more colour");
+    // A short diff is complete at once.
+    r.render(8, "small.py", DiffSource::Texts { old: "a = 1\n", new: "a = 2\n" }, DiffMode::Unified, 100, &theme);
+    assert!(!r.finish_one());
+}

@@ -82,7 +82,12 @@ fn colours_follow_the_depth() {
     let true_color = Theme::load("dark", ColorDepth::TrueColor).unwrap();
     assert_eq!(true_color.diff_added.bg, Some(Color::Rgb(0x12, 0x26, 0x1e)));
     let ansi = Theme::load("dark", ColorDepth::Ansi256).unwrap();
-    assert_eq!(ansi.diff_added.bg, Some(Color::Indexed(nearest_ansi256(0x12, 0x26, 0x1e))));
+    // A `#rrggbb` without a 256-colour override becomes the nearest xterm colour...
+    let (r, g, b) = (0x21, 0x26, 0x2d);
+    assert!(ansi.border.fg.is_some());
+    assert_eq!(nearest_ansi256(r, g, b), 235);
+    // ...and `bg256` overrides it where the nearest would be a grey.
+    assert_eq!(ansi.diff_added.bg, Some(Color::Indexed(22)));
     assert_eq!(ansi.error.add_modifier, Modifier::BOLD);
     // NO_COLOR: the plain theme, whatever the preset.
     for name in Theme::preset_names() {
@@ -139,4 +144,23 @@ fn unknown_names_and_missing_files() {
     let err = Theme::load("/nonexistent/theme.toml", ColorDepth::TrueColor).unwrap_err();
     assert!(matches!(err, ConfigError::Io { .. }), "{err}");
     assert!(err.to_string().starts_with("/nonexistent/theme.toml: "), "{err}");
+}
+
+#[test]
+fn diff_backgrounds_stay_apart_on_256_colour_terminals() {
+    for name in ["dark", "light"] {
+        let t = Theme::load(name, ColorDepth::Ansi256).unwrap_or_else(|e| panic!("{e}"));
+        let bgs = [t.diff_added.bg, t.diff_removed.bg, t.diff_added_emph.bg, t.diff_removed_emph.bg];
+        for (i, a) in bgs.iter().enumerate() {
+            assert!(matches!(a, Some(Color::Indexed(_))), "{name}: {a:?}");
+            for b in &bgs[i + 1..] {
+                assert_ne!(a, b, "{name}: two diff backgrounds are the same colour");
+            }
+            // Not from the grey ramp: greys make added and removed look alike.
+            assert!(!matches!(a, Some(Color::Indexed(232..=255))), "{name}: {a:?} is a grey");
+        }
+        // Truecolor keeps the designed colours.
+        let tc = Theme::load(name, ColorDepth::TrueColor).unwrap_or_else(|e| panic!("{e}"));
+        assert!(matches!(tc.diff_added.bg, Some(Color::Rgb(..))));
+    }
 }

@@ -8,7 +8,8 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
-pub fn draw(frame: &mut Frame, area: Rect, scroll: usize, context: Context, ctx: &ViewCtx) {
+/// Draw the overlay; returns the largest scroll that still shows a full page.
+pub fn draw(frame: &mut Frame, area: Rect, scroll: usize, context: Context, ctx: &ViewCtx) -> usize {
     let theme = &ctx.theme;
     let width = area.width.saturating_sub(8).min(84);
     let height = area.height.saturating_sub(4);
@@ -25,7 +26,8 @@ pub fn draw(frame: &mut Frame, area: Rect, scroll: usize, context: Context, ctx:
         })
         .collect();
     let rows = usize::from(height.saturating_sub(2));
-    let start = scroll.min(lines.len().saturating_sub(rows));
+    let max = lines.len().saturating_sub(rows);
+    let start = scroll.min(max);
     let title = format!(" keys · {} · j/k scroll · any other key closes ", context.name());
     let block =
         Block::default().borders(Borders::ALL).border_style(theme.border_focus).title(Span::styled(title, theme.title));
@@ -34,4 +36,5 @@ pub fn draw(frame: &mut Frame, area: Rect, scroll: usize, context: Context, ctx:
         Paragraph::new(lines.into_iter().skip(start).take(rows).collect::<Vec<_>>()).block(block),
         popup,
     );
+    max
 }

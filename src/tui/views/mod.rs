@@ -36,6 +36,17 @@ impl ViewCtx {
     pub fn new(theme: Theme, keymap: Keymap, source: String) -> ViewCtx {
         ViewCtx { theme, keymap, diff: DiffRenderer::new(), bodies: step::BodyCache::default(), source }
     }
+
+    /// Work deferred so keys stay fast (the syntax colours of long diffs), one piece at a time.
+    /// True when the screen should be drawn again.
+    pub fn idle(&mut self) -> bool {
+        if self.diff.finish_one() {
+            // Panels were built from the partly coloured lines.
+            self.bodies.clear();
+            return true;
+        }
+        false
+    }
 }
 
 /// What the last frame laid out, fed back to the app so paging and scrolling know the sizes.
@@ -46,6 +57,8 @@ pub struct Viewport {
     /// Lines of the right-hand panel's content and the rows it had.
     pub panel_lines: usize,
     pub panel_rows: usize,
+    /// The help overlay's largest useful scroll, when it is open.
+    pub help_max: Option<usize>,
 }
 
 pub fn draw(frame: &mut Frame, app: &App, ctx: &mut ViewCtx) -> Viewport {
@@ -56,24 +69,28 @@ pub fn draw(frame: &mut Frame, app: &App, ctx: &mut ViewCtx) -> Viewport {
     }
     let [header, main, status] =
         Layout::vertical([Constraint::Length(1), Constraint::Min(1), Constraint::Length(1)]).areas(area);
-    let viewport = match (app.screen, app.run.as_ref()) {
+    let mut viewport = match (app.screen, app.run.as_ref()) {
         (Screen::Run, Some(run)) => run::draw(frame, header, main, app, run, ctx),
         _ => list::draw(frame, header, main, app, ctx),
     };
     status_line(frame, status, app, ctx);
     if let Some(scroll) = app.help {
         let context = if app.screen == Screen::Run { Context::Run } else { Context::List };
-        help::draw(frame, area, scroll, context, ctx);
+        viewport.help_max = Some(help::draw(frame, area, scroll, context, ctx));
     }
     viewport
 }
 
 fn too_small(frame: &mut Frame, area: Rect, theme: &Theme) {
-    let text = format!(
-        "terminal too small: {}x{}, trajan needs at least {}x{}",
-        area.width, area.height, MIN_SIZE.0, MIN_SIZE.1
-    );
-    let lines: Vec<Line> = text::wrap(&text, usize::from(area.width.max(1))).into_iter().map(Line::from).collect();
+    // One short line each, so no size is broken across lines.
+    let lines: Vec<Line> = [
+        "terminal too small".to_string(),
+        format!("now {}x{}", area.width, area.height),
+        format!("needs {}x{}", MIN_SIZE.0, MIN_SIZE.1),
+    ]
+    .into_iter()
+    .map(|l| Line::from(text::fit(&l, usize::from(area.width))))
+    .collect();
     frame.render_widget(Clear, area);
     frame.render_widget(Paragraph::new(lines).style(theme.warning), area);
 }

@@ -27,7 +27,11 @@ pub fn tests_and_task(run: &RunView, width: u16, theme: &Theme) -> (String, Arc<
             if o.patch_applied == Some(false) {
                 out.push(Line::from(Span::styled("the patch did not apply", theme.error)));
             }
-            out.push(Line::from(Span::styled(text::fit(&o.source, w), theme.muted)));
+            // The folder and file the verdict came from (the rest of the path is the same for a
+            // whole evaluation).
+            let parts: Vec<&str> = o.source.rsplit('/').take(2).collect();
+            let short = parts.into_iter().rev().collect::<Vec<_>>().join("/");
+            out.push(Line::from(Span::styled(text::fit_left(&short, w), theme.muted)));
             let mut groups: Vec<&str> = o.tests.iter().map(|t| t.group.as_deref().unwrap_or("tests")).collect();
             groups.dedup();
             groups.sort_by_key(|g| group_order(g));
@@ -80,10 +84,8 @@ fn group_order(g: &str) -> u8 {
 
 pub fn patch(run: &RunView, panel: Panel, width: u16, ctx: &mut ViewCtx) -> (String, Arc<Vec<Line<'static>>>) {
     let theme = ctx.theme.clone();
-    let (name, patch) = match panel {
-        Panel::GoldPatch => ("gold patch", run.data.task.as_ref().and_then(|t| t.gold_patch.as_deref())),
-        _ => ("final patch", run.data.submission.as_deref()),
-    };
+    let name = if panel == Panel::GoldPatch { "gold patch" } else { "final patch" };
+    let patch = run.patch(panel);
     let Some(patch) = patch else {
         let why =
             if panel == Panel::GoldPatch { "no gold patch known for this task" } else { "the run submitted no patch" };
@@ -114,7 +116,7 @@ pub fn patch(run: &RunView, panel: Panel, width: u16, ctx: &mut ViewCtx) -> (Str
         h.finish() | (1 << 63)
     };
     let rendered = ctx.diff.render(key, &file.path, DiffSource::Unified(&file.diff), run.diff_mode, width, &theme);
-    out.extend(rendered.iter().cloned());
+    out.extend(rendered.iter().map(|l| text::clip(l, usize::from(width))));
     let out = Arc::new(out);
     ctx.bodies.put(cache_key, out.clone());
     (title, out)

@@ -30,7 +30,7 @@ pub fn draw(frame: &mut Frame, header: Rect, area: Rect, app: &App, run: &RunVie
     if wide {
         draw_panel(frame, columns[2], run, Panel::State, ctx);
     }
-    Viewport { rows, panel_lines, panel_rows }
+    Viewport { rows, panel_lines, panel_rows, help_max: None }
 }
 
 fn draw_header(frame: &mut Frame, area: Rect, run: &RunView, theme: &Theme) {
@@ -41,21 +41,20 @@ fn draw_header(frame: &mut Frame, area: Rect, run: &RunView, theme: &Theme) {
         None => ("outcome unknown", theme.muted),
     };
     let step = run.step_index().map_or_else(|| "no steps".to_string(), |i| format!("step {i}/{}", s.steps));
+    // Most telling first: a narrow terminal cuts the end of the line.
     let mut spans = vec![
         Span::styled(format!(" run {} ", s.id), theme.title),
-        Span::styled(text::fit(&s.instance_id, 48), theme.accent),
-        Span::styled(format!(" · {} · ", text::fit(s.model.as_deref().unwrap_or("-"), 32)), theme.text),
-        Span::styled(text::fit(s.exit_status.as_deref().unwrap_or("-"), 28), theme.text),
-        Span::styled(" · ", theme.text),
+        Span::styled(format!("{step} · "), theme.text),
         Span::styled(resolved.0, resolved.1),
-        Span::styled(format!(" · {step}"), theme.text),
+        Span::styled(" · ", theme.text),
+        Span::styled(text::fit(&s.instance_id, 48), theme.accent),
     ];
     if let Some(search) = &run.search {
-        spans.push(Span::styled(
-            format!(" · /{} ({} hits)", text::fit(&search.query, 20), search.hits.len()),
-            theme.muted,
-        ));
+        let hits = format!(" · /{} ({} hits)", text::fit(&search.query, 20), search.hits.len());
+        spans.push(Span::styled(hits, theme.muted));
     }
+    spans.push(Span::styled(format!(" · {}", text::fit(s.exit_status.as_deref().unwrap_or("-"), 28)), theme.text));
+    spans.push(Span::styled(format!(" · {}", text::fit(s.model.as_deref().unwrap_or("-"), 32)), theme.text));
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
@@ -96,6 +95,8 @@ pub fn kind(step: &StepLine) -> &'static str {
     }
     match step.tool.as_deref() {
         Some("str_replace_editor") if head.contains(" view ") => "view",
+        // OpenHands reads: "view /path".
+        _ if head.starts_with("view ") => "view",
         Some("open" | "goto" | "scroll_up" | "scroll_down" | "read") => "view",
         Some("find_file" | "search_dir" | "search_file") => "search",
         Some("submit" | "finish") => "submit",

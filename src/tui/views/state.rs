@@ -37,10 +37,12 @@ pub fn lines(run: &RunView, width: u16, theme: &Theme) -> (String, Arc<Vec<Line<
     let mut files: BTreeMap<&str, FileCounts> = BTreeMap::new();
     for e in &edits {
         let c = files.entry(e.path.as_str()).or_default();
-        match e.status.as_str() {
-            "applied" => c.applied += 1,
-            "rejected_by_linter" | "refused_by_tool" => c.rejected += 1,
-            _ => c.other += 1,
+        if e.is_rejected() {
+            c.rejected += 1;
+        } else if e.status == "applied" {
+            c.applied += 1;
+        } else {
+            c.other += 1;
         }
     }
     heading(&mut out, &format!("files edited so far · {}", files.len()));
@@ -53,16 +55,12 @@ pub fn lines(run: &RunView, width: u16, theme: &Theme) -> (String, Arc<Vec<Line<
         let counts = format!("{:>3} ok {:>2} rej {:>2} ?  ", c.applied, c.rejected, c.other);
         out.push(Line::from(vec![
             Span::styled(counts.clone(), if c.rejected > 0 { theme.warning } else { theme.muted }),
-            Span::styled(text::fit(path, w.saturating_sub(counts.chars().count())), theme.text),
+            Span::styled(text::fit_left(path, w.saturating_sub(counts.chars().count())), theme.text),
         ]));
     }
 
     // Rejections.
-    let rejected: Vec<i64> = edits
-        .iter()
-        .filter(|e| matches!(e.status.as_str(), "rejected_by_linter" | "refused_by_tool"))
-        .filter_map(|e| e.step)
-        .collect();
+    let rejected: Vec<i64> = edits.iter().filter(|e| e.is_rejected()).filter_map(|e| e.step).collect();
     heading(&mut out, &format!("rejected or refused edits · {}", rejected.len()));
     if !rejected.is_empty() {
         let steps: Vec<String> = rejected.iter().map(i64::to_string).collect();
@@ -78,19 +76,20 @@ pub fn lines(run: &RunView, width: u16, theme: &Theme) -> (String, Arc<Vec<Line<
     heading(&mut out, "where");
     out.push(Line::from(vec![
         Span::styled("  open file  ", theme.muted),
-        Span::styled(text::fit(open.as_deref().unwrap_or("unknown"), w.saturating_sub(13)), theme.text),
+        Span::styled(text::fit_left(open.as_deref().unwrap_or("unknown"), w.saturating_sub(13)), theme.text),
     ]));
     out.push(Line::from(vec![
         Span::styled("  directory  ", theme.muted),
-        Span::styled(text::fit(wd.as_deref().unwrap_or("unknown"), w.saturating_sub(13)), theme.text),
+        Span::styled(text::fit_left(wd.as_deref().unwrap_or("unknown"), w.saturating_sub(13)), theme.text),
     ]));
 
     // Last edits.
     heading(&mut out, "last edits");
     for e in edits.iter().rev().take(LAST_EDITS) {
-        let line = format!("  {:>4} {:<18} {}", e.step.unwrap_or(0), e.status.replace('_', " "), e.path);
+        let head = format!("  {:>4} {:<18} ", e.step.unwrap_or(0), e.status.replace('_', " "));
+        let path = text::fit_left(&e.path, w.saturating_sub(head.chars().count()));
         let style = if e.status == "applied" { theme.text } else { theme.warning };
-        out.push(Line::from(Span::styled(text::fit(&line, w), style)));
+        out.push(Line::from(Span::styled(format!("{head}{path}"), style)));
     }
     if edits.is_empty() {
         out.push(Line::from(Span::styled("  none yet", theme.muted)));

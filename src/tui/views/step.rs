@@ -31,11 +31,8 @@ impl Default for BodyCache {
 }
 
 impl BodyCache {
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+    pub fn clear(&mut self) {
+        self.0.clear();
     }
     pub fn get(&mut self, key: &Key) -> Option<Arc<Vec<Line<'static>>>> {
         self.0.get(key).cloned()
@@ -141,10 +138,12 @@ fn section(
 
 fn edit(out: &mut Vec<Line<'static>>, e: &EditText, mode: DiffMode, width: u16, ctx: &mut ViewCtx, theme: &Theme) {
     out.push(Line::default());
-    let status_style = match e.line.status.as_str() {
-        "applied" => theme.ok,
-        "rejected_by_linter" | "refused_by_tool" => theme.error,
-        _ => theme.muted,
+    let status_style = if e.line.is_rejected() {
+        theme.error
+    } else if e.line.status == "applied" {
+        theme.ok
+    } else {
+        theme.muted
     };
     let lint =
         if e.line.lint_codes.is_empty() { String::new() } else { format!(" ({})", e.line.lint_codes.join(", ")) };
@@ -170,7 +169,7 @@ fn edit(out: &mut Vec<Line<'static>>, e: &EditText, mode: DiffMode, width: u16, 
             // Diffs name files repository-relative (`a/x`), edits absolutely (`/repo/x`).
             let path = e.line.path.trim_start_matches('/');
             let rendered = ctx.diff.render(e.line.id as u64, path, src, mode, width, theme);
-            out.extend(rendered.iter().cloned());
+            out.extend(rendered.iter().map(|l| text::clip(l, usize::from(width))));
         }
         None => out.push(Line::from(Span::styled("  (the trajectory does not carry this edit's text)", theme.muted))),
     }

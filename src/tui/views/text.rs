@@ -73,6 +73,57 @@ pub fn fit(text: &str, width: usize) -> String {
     out
 }
 
+/// Cut a path-like text from the left, keeping its end: `…/pkg/module.py`.
+pub fn fit_left(text: &str, width: usize) -> String {
+    let clean = clean_line(&sanitize(text).replace('\n', " "));
+    let total: usize = clean.chars().map(|c| c.width().unwrap_or(0)).sum();
+    if total <= width {
+        return clean;
+    }
+    let mut kept: Vec<char> = Vec::new();
+    let mut cols = 0;
+    for c in clean.chars().rev() {
+        let w = c.width().unwrap_or(0);
+        if cols + w + 1 > width {
+            break;
+        }
+        kept.push(c);
+        cols += w;
+    }
+    kept.push('…');
+    kept.into_iter().rev().collect()
+}
+
+/// A styled line cut to `width` display columns, ending in `…` when something was cut (so a
+/// long diff line never ends silently at the panel's edge).
+pub fn clip(line: &Line<'static>, width: usize) -> Line<'static> {
+    let total: usize = line.spans.iter().map(|s| s.width()).sum();
+    if total <= width || width == 0 {
+        return line.clone();
+    }
+    let mut spans = Vec::new();
+    let mut room = width - 1;
+    for span in &line.spans {
+        if room == 0 {
+            break;
+        }
+        let mut taken = String::new();
+        for c in span.content.chars() {
+            let w = c.width().unwrap_or(0);
+            if w > room {
+                room = 0;
+                break;
+            }
+            taken.push(c);
+            room -= w;
+        }
+        spans.push(Span::styled(taken, span.style));
+    }
+    let last_style = line.spans.last().map(|s| s.style).unwrap_or_default();
+    spans.push(Span::styled("…", last_style));
+    Line::from(spans).style(line.style)
+}
+
 /// A line whose occurrences of `words` (ASCII case-insensitive) are styled as matches.
 pub fn marked(line: String, base: Style, words: &[String], mark: Style) -> Line<'static> {
     if words.is_empty() {
@@ -110,11 +161,11 @@ pub fn marked(line: String, base: Style, words: &[String], mark: Style) -> Line<
     Line::from(spans)
 }
 
-/// Lowercased search words, for [`marked`].
+/// What [`marked`] looks for: the search phrase, lowercased, words separated by one space (the
+/// phrase as a whole, so `return pow` does not mark every `return`).
 pub fn search_words(query: Option<&str>) -> Vec<String> {
-    query
-        .map(|q| q.split_whitespace().map(|w| w.to_ascii_lowercase()).filter(|w| !w.is_empty()).collect())
-        .unwrap_or_default()
+    let phrase = query.map(|q| q.split_whitespace().collect::<Vec<_>>().join(" ").to_ascii_lowercase());
+    phrase.into_iter().filter(|p| !p.is_empty()).collect()
 }
 
 #[cfg(test)]
@@ -129,10 +180,25 @@ mod tests {
     }
 
     #[test]
+    fn paths_are_cut_from_the_left() {
+        assert_eq!(fit_left("/repo/django/db/models/base.py", 12), "…els/base.py");
+        assert_eq!(fit_left("a.py", 12), "a.py");
+    }
+
+    #[test]
     fn fit_cuts_with_an_ellipsis() {
         assert_eq!(fit("hello world", 5), "hell…");
         assert_eq!(fit("hi", 5), "hi");
         assert_eq!(fit("a\u{7}b", 5), "a\u{2407}b");
+    }
+
+    #[test]
+    fn long_lines_are_clipped_with_an_ellipsis() {
+        let line = Line::from(vec![Span::raw("12345"), Span::raw("67890")]);
+        let clipped = clip(&line, 7);
+        let text: String = clipped.spans.iter().map(|s| s.content.as_ref()).collect();
+        assert_eq!(text, "123456…");
+        assert_eq!(clip(&line, 10), line);
     }
 
     #[test]
