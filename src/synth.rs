@@ -323,8 +323,10 @@ pub fn long_run(steps: usize, obs_bytes: usize) -> crate::model::Run {
         let edit = i % 10 == 9;
         let path = format!("/repo/src/{}_{}.py", WORDS[i % WORDS.len()], i % 37);
         if edit {
-            let old = code_lines(&mut rng, 4, 10);
-            let new = code_lines(&mut rng, 5, 10);
+            // Every thousandth step rewrites a whole 2,000-line module: the long diffs.
+            let lines = if i % 1000 == 999 { 2000 } else { 4 };
+            let old = code_lines(&mut rng, lines, 10);
+            let new = code_lines(&mut rng, lines + 1, 10);
             let status = if i % 30 == 29 { EditStatus::RefusedByTool } else { EditStatus::Applied };
             run.edits.push(edit_from_texts(
                 Some(i),

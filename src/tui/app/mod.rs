@@ -253,8 +253,8 @@ impl App {
     fn list_command(&mut self, cmd: Command) -> Vec<Effect> {
         let page = self.rows as isize;
         match cmd {
-            Command::Down | Command::NextRun => self.list.move_by(1),
-            Command::Up | Command::PrevRun => self.list.move_by(-1),
+            Command::Down | Command::NextRun | Command::ScrollDown => self.list.move_by(1),
+            Command::Up | Command::PrevRun | Command::ScrollUp => self.list.move_by(-1),
             Command::PageDown => self.list.move_by(page),
             Command::PageUp => self.list.move_by(-page),
             Command::Top => self.list.move_to(0),

@@ -266,6 +266,9 @@ impl Layout<'_> {
 
 /// Changed words of each removed/added pair, pairing the removed and added lines of each run of
 /// changes in order.
+/// Changed blocks longer than this get no word emphasis.
+const MAX_EMPHASIS_BLOCK: usize = 200;
+
 fn word_emphasis(lines: &[DiffLine<'_>], texts: &[Cow<'_, str>]) -> Vec<Vec<Range<usize>>> {
     let mut emph = vec![Vec::new(); lines.len()];
     let mut i = 0;
@@ -277,6 +280,11 @@ fn word_emphasis(lines: &[DiffLine<'_>], texts: &[Cow<'_, str>]) -> Vec<Vec<Rang
         let start = i;
         while i < lines.len() && lines[i].kind != Kind::Context {
             i += 1;
+        }
+        // Word emphasis shows what changed inside an edited line; a block of more than
+        // `MAX_EMPHASIS_BLOCK` changed lines is a rewrite, where it would only cost time.
+        if i - start > MAX_EMPHASIS_BLOCK {
+            continue;
         }
         let of = |kind| (start..i).filter(move |&j| lines[j].kind == kind);
         for (r, a) in of(Kind::Removed).zip(of(Kind::Added)) {

@@ -59,7 +59,7 @@ struct CacheKey {
 /// [`crate::tui::highlight::MAX_HIGHLIGHT_DIFF_LINES`]) is coloured by
 /// [`DiffRenderer::finish_one`] when the reviewer is not typing, so a key never waits for a
 /// long diff's syntax colours.
-pub const FIRST_BUDGET: usize = 200;
+pub const FIRST_BUDGET: usize = 120;
 
 /// A diff shown with part of its colours, to finish later.
 struct Unfinished {

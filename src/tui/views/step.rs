@@ -94,7 +94,10 @@ fn build(body: &StepBody, run: &RunView, width: u16, ctx: &mut ViewCtx) -> Vec<L
     section(&mut out, "action", &s.action, w, &words, &theme, None);
     let fold = (!run.unfolded).then_some((FOLD_HEAD, FOLD_TAIL));
     let title = format!("observation · {} chars", s.observation_chars);
-    section(&mut out, &title, &s.observation, w, &words, &theme, fold);
+    // A command that printed nothing says so, rather than leaving the reader to wonder.
+    let observation =
+        if s.observation.trim().is_empty() && !s.action.trim().is_empty() { "(no output)" } else { &s.observation };
+    section(&mut out, &title, observation, w, &words, &theme, fold);
     for e in &body.edits {
         edit(&mut out, e, run.diff_mode, width, ctx, &theme);
     }
