@@ -77,18 +77,17 @@ impl Store {
                 Ok((r.get(0)?, r.get(1)?))
             })?;
         let mut stmt = self.conn.prepare_cached(
-            "SELECT idx, tool, flags, obs_chars, substr(action, 1, 200), open_file, working_dir
+            "SELECT idx, tool, flags, obs_chars, action_head, open_file, working_dir
              FROM steps WHERE run_id = ?1 ORDER BY idx",
         )?;
         let steps = stmt
             .query_map([id], |r| {
-                let head: String = r.get(4)?;
                 Ok(StepLine {
                     index: r.get(0)?,
                     tool: r.get(1)?,
                     flags: StepFlags::from_bits(r.get(2)?),
                     obs_chars: r.get(3)?,
-                    action_head: head.lines().next().unwrap_or("").to_string(),
+                    action_head: r.get(4)?,
                     open_file: r.get(5)?,
                     working_dir: r.get(6)?,
                 })

@@ -217,9 +217,10 @@ impl Store {
 
     pub(super) fn steps(&self, run_id: i64, only: Option<i64>) -> Result<Vec<StepRow>, StoreError> {
         let mut stmt = self.conn.prepare(
-            "SELECT idx, tool, thought, action, observation, response, args, execution_time, tokens_in,
-                    tokens_out, timestamp, open_file, working_dir, flags, obs_chars
-             FROM steps WHERE run_id = ?1 AND (?2 IS NULL OR idx = ?2) ORDER BY idx",
+            "SELECT s.idx, s.tool, t.thought, t.action, t.observation, t.response, t.args, s.execution_time,
+                    s.tokens_in, s.tokens_out, s.timestamp, s.open_file, s.working_dir, s.flags, s.obs_chars
+             FROM steps s JOIN step_texts t ON t.step_id = s.id
+             WHERE s.run_id = ?1 AND (?2 IS NULL OR s.idx = ?2) ORDER BY s.idx",
         )?;
         let rows = stmt.query_map(params![run_id, only], |r| {
             let args: Option<String> = r.get(6)?;
@@ -298,8 +299,9 @@ impl Store {
     pub fn search(&self, phrase: &str, run: Option<i64>, limit: usize) -> Result<Vec<SearchHit>, StoreError> {
         let Some(fts_query) = fts_phrase(phrase) else { return Ok(Vec::new()) };
         let mut stmt = self.conn.prepare(
-            "SELECT s.run_id, r.instance_id, s.idx, s.thought, s.action, s.observation
-             FROM steps_fts JOIN steps s ON s.id = steps_fts.rowid JOIN runs r ON r.id = s.run_id
+            "SELECT s.run_id, r.instance_id, s.idx, t.thought, t.action, t.observation
+             FROM steps_fts JOIN steps s ON s.id = steps_fts.rowid JOIN step_texts t ON t.step_id = s.id
+             JOIN runs r ON r.id = s.run_id
              WHERE steps_fts MATCH ?1 AND (?2 IS NULL OR s.run_id = ?2)
              ORDER BY s.run_id, s.idx LIMIT ?3",
         )?;

@@ -108,15 +108,16 @@ CREATE TABLE history (
 ) WITHOUT ROWID;
 CREATE INDEX history_blob ON history(blob_id);
 
+-- One small row per step: what a step list shows. The texts live in `step_texts`, so reading
+-- the list of a 20,000-step run touches a few pages, not the overflow pages of long outputs.
 CREATE TABLE steps (
     id             INTEGER PRIMARY KEY,
     run_id         INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
     idx            INTEGER NOT NULL,
-    -- Small columns first: SQLite reads a row's columns in order, and the long texts at the end
-    -- (stored in overflow pages) are then never walked when a list of steps is read.
     tool           TEXT,
     flags          INTEGER NOT NULL,        -- bit set, see model::StepFlags
     obs_chars      INTEGER NOT NULL,
+    action_head    TEXT NOT NULL,           -- the action's first line, at most 200 characters
     execution_time REAL,
     tokens_in      INTEGER,
     tokens_out     INTEGER,
@@ -124,12 +125,16 @@ CREATE TABLE steps (
     open_file      TEXT,
     working_dir    TEXT,
     query_keep     INTEGER,                 -- prompt: this many messages of the previous step's, then query_parts
-    args           TEXT,
-    action         TEXT NOT NULL,
-    response       TEXT,
-    thought        TEXT NOT NULL,
-    observation    TEXT NOT NULL,
     UNIQUE (run_id, idx)
+);
+
+CREATE TABLE step_texts (
+    step_id     INTEGER PRIMARY KEY REFERENCES steps(id) ON DELETE CASCADE,
+    action      TEXT NOT NULL,
+    thought     TEXT NOT NULL,
+    observation TEXT NOT NULL,
+    response    TEXT,
+    args        TEXT                        -- structured tool arguments (JSON)
 );
 
 -- The messages a step's prompt adds after the ones it keeps from the previous step.

@@ -276,35 +276,35 @@ fn insert_run(
             .execute(params![run_id, pos as i64, blob])?;
     }
     let mut step_stmt = tx.prepare_cached(
-        "INSERT INTO steps (run_id, idx, thought, action, observation, response, tool, args,
-            execution_time, tokens_in, tokens_out, timestamp, open_file, working_dir, flags,
-            obs_chars, query_keep)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+        "INSERT INTO steps (run_id, idx, tool, flags, obs_chars, action_head, execution_time, tokens_in,
+            tokens_out, timestamp, open_file, working_dir, query_keep)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+    )?;
+    let mut text_stmt = tx.prepare_cached(
+        "INSERT INTO step_texts (step_id, action, thought, observation, response, args) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?;
     let mut fts_stmt =
         tx.prepare_cached("INSERT INTO steps_fts (rowid, thought, action, observation) VALUES (?1, ?2, ?3, ?4)")?;
     let mut part_stmt = tx.prepare_cached("INSERT INTO query_parts (step_id, pos, blob_id) VALUES (?1, ?2, ?3)")?;
     for (idx, s) in run.steps.iter().enumerate() {
+        let head: String = s.action.trim_start().lines().next().unwrap_or("").chars().take(200).collect();
         step_stmt.execute(params![
             run_id,
             idx as i64,
-            s.thought,
-            s.action,
-            s.observation,
-            s.response,
             s.tool,
-            s.args,
+            s.flags.bits(),
+            s.observation.chars().count() as i64,
+            head,
             s.execution_time,
             s.tokens_in,
             s.tokens_out,
             s.timestamp,
             s.open_file,
             s.working_dir,
-            s.flags.bits(),
-            s.observation.chars().count() as i64,
             s.query.as_ref().map(|q| q.keep as i64),
         ])?;
         let step_id = tx.last_insert_rowid();
+        text_stmt.execute(params![step_id, s.action, s.thought, s.observation, s.response, s.args])?;
         fts_stmt.execute(params![
             step_id,
             sanitize(&s.thought).as_ref(),
