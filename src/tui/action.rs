@@ -42,6 +42,8 @@ pub enum Command {
     ScrollDown,
     ScrollUp,
     Copy,
+    /// Copy the whole step (thought, action, observation) as text.
+    CopyStep,
     Help,
     Open,
     Back,
@@ -55,7 +57,7 @@ pub enum Command {
 }
 
 impl Command {
-    pub const ALL: [Command; 36] = [
+    pub const ALL: [Command; 37] = [
         Command::Up,
         Command::Down,
         Command::PageUp,
@@ -83,6 +85,7 @@ impl Command {
         Command::ScrollDown,
         Command::ScrollUp,
         Command::Copy,
+        Command::CopyStep,
         Command::Help,
         Command::Open,
         Command::Back,
@@ -102,6 +105,8 @@ pub enum Action {
     /// A character typed into the active text prompt (filter, search, go-to).
     Input(char),
     InputBackspace,
+    /// Clear the prompt's text (ctrl-u).
+    InputClear,
     InputSubmit,
     InputCancel,
     Resize(u16, u16),

@@ -179,6 +179,7 @@ fn translate_key(key: KeyEvent, app: &App, keymap: &Keymap) -> Option<Action> {
             KeyCode::Esc => Some(Action::InputCancel),
             KeyCode::Backspace => Some(Action::InputBackspace),
             KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => Some(Action::InputCancel),
+            KeyCode::Char('u') if key.modifiers.contains(KeyModifiers::CONTROL) => Some(Action::InputClear),
             KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => Some(Action::Input(c)),
             _ => None,
         };

@@ -180,6 +180,12 @@ impl App {
                 }
                 Vec::new()
             }
+            Action::InputClear => {
+                if let Some(p) = self.prompt.as_mut() {
+                    p.text.clear();
+                }
+                Vec::new()
+            }
             Action::InputCancel => {
                 self.prompt = None;
                 Vec::new()
@@ -365,6 +371,17 @@ impl App {
                 run.scroll = 0;
             }
             Command::Copy => return self.copy_focused(),
+            Command::CopyStep => {
+                let Some(body) = run.body() else { return Vec::new() };
+                let s = &body.step;
+                let text = format!(
+                    "step {}\n\nthought:\n{}\n\naction:\n{}\n\nobservation:\n{}\n",
+                    s.index, s.thought, s.action, s.observation
+                );
+                let note = format!("copied step {} ({} chars) to the clipboard", s.index, text.chars().count());
+                self.status = Some(Status { text: note, error: false });
+                return vec![Effect::Copy(text)];
+            }
             _ => {}
         }
         self.load_current_step()

@@ -294,9 +294,11 @@ fn help_opens_scrolls_and_closes_on_another_key() {
 }
 
 #[test]
-fn copy_takes_the_action_of_the_step() {
+fn copy_takes_the_action_of_the_step_or_the_whole_step() {
     let mut app = app_in_run(5);
     assert_eq!(cmd(&mut app, C::Copy), vec![Effect::Copy("echo 0".into())]);
+    let whole = cmd(&mut app, C::CopyStep);
+    assert_eq!(whole, vec![Effect::Copy("step 0\n\nthought:\nthink\n\naction:\necho 0\n\nobservation:\nout\n".into())]);
 }
 
 #[test]
