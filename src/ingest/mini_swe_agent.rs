@@ -314,26 +314,11 @@ fn epoch_to_iso(secs: f64) -> Option<String> {
     if !secs.is_finite() || !(0.0..1e11).contains(&secs) {
         return None;
     }
-    const DAY_US: i64 = 86_400_000_000;
-    let micros = (secs * 1e6).round() as i64;
-    let (days, rem) = (micros.div_euclid(DAY_US), micros.rem_euclid(DAY_US));
-    let (y, m, d) = civil_from_days(days);
-    let (s, us) = (rem / 1_000_000, rem % 1_000_000);
-    Some(format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{us:06}", s / 3600, (s / 60) % 60, s % 60))
-}
-
-/// Days since 1970-01-01 to (year, month, day), proleptic Gregorian.
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
+    let nanos = (secs * 1e6).round() as i128 * 1_000;
+    let at = time::OffsetDateTime::from_unix_timestamp_nanos(nanos).ok()?;
+    let format =
+        time::macros::format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:6]");
+    at.format(format).ok()
 }
 
 fn sum_i64(values: impl Iterator<Item = Option<i64>>) -> Option<i64> {
