@@ -27,6 +27,18 @@ fn empty_file_is_reported_as_empty() {
 }
 
 #[test]
+fn empty_files_that_are_not_inputs_are_skipped() {
+    let case = Case::new();
+    case.write("pkg/__init__.py", b"");
+    case.write("notes.md", b"");
+    let (report, store) = case.ingest();
+    assert_good(&report, &case, true);
+    assert_eq!(report.skipped(), 2, "{:#?}", report.results);
+    assert!(!report.has_problems(), "{:#?}", report.results);
+    assert_integrity(&store);
+}
+
+#[test]
 fn whitespace_only_file_is_reported_as_empty() {
     let case = Case::new();
     let bad = case.write("blank.json", b"  \n\t\r\n   \n");

@@ -39,6 +39,7 @@ fn demo_lists_every_fixture_run() {
         "demo__calc-1",
         "demo__calc-2",
         "demo__calc-3",
+        "demo__empty-1",
         "demo__events-list",
         "demo__mini-1",
         "demo__mini-2",
@@ -47,7 +48,7 @@ fn demo_lists_every_fixture_run() {
     ] {
         assert!(stdout.contains(instance), "{instance} missing from:\n{stdout}");
     }
-    assert!(stdout.contains("11 runs"), "{stdout}");
+    assert!(stdout.contains("12 runs"), "{stdout}");
 }
 
 #[test]
@@ -132,6 +133,13 @@ fn runs_are_named_by_id_or_unique_instance() {
     let ambiguous = trajan(&db, &["show", "demo__retry-1"]);
     assert_eq!(ambiguous.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&ambiguous.stderr).contains("names 2 runs"));
+    // An interrupted run: no steps, no exit status.
+    let empty = trajan(&db, &["show", "demo__empty-1", "--step", "0"]);
+    assert_eq!(empty.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&empty.stderr).contains("has no steps"));
+    let summary = stdout_json(&trajan(&db, &["show", "demo__empty-1", "--json"]));
+    assert_eq!(summary["steps"], 0);
+    assert!(summary["exit_status"].is_null());
     let missing = trajan(&db, &["show", "no-such-run"]);
     assert_eq!(missing.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("no run matches"));

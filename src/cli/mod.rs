@@ -131,7 +131,10 @@ pub fn run() -> Result<i32> {
             if let Some(n) = step
                 && detail.step_list.is_empty()
             {
-                bail!("run {id} has no step {n} (its steps are 0 to {})", detail.summary.steps - 1);
+                match detail.summary.steps {
+                    0 => bail!("run {id} has no steps"),
+                    count => bail!("run {id} has no step {n} (its steps are 0 to {})", count - 1),
+                }
             }
             if prompt {
                 let Some(n) = step else { bail!("--prompt needs --step N") };

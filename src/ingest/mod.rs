@@ -71,7 +71,13 @@ pub fn parse_loaded(loaded: &Loaded, forced: Option<Format>) -> Result<Outcome, 
 /// Parse one file's bytes.
 pub fn parse_file(path: &Path, bytes: &[u8], forced: Option<Format>) -> Result<Outcome, IngestError> {
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
-        return Err(IngestError::Empty { path: path.to_path_buf() });
+        // An empty trajectory or log is an error (an interrupted write, a lost file); an empty
+        // `__init__.py` or README beside the runs is just not an input.
+        return if looks_like_input(path) {
+            Err(IngestError::Empty { path: path.to_path_buf() })
+        } else {
+            Ok(Outcome::Skipped)
+        };
     }
     if let Some(nul) = bytes.iter().take(8192).position(|b| *b == 0) {
         return Err(IngestError::parse(
@@ -148,6 +154,13 @@ fn unknown(path: &Path, shape: &Shape) -> IngestError {
         Shape::Text => "plain text".to_string(),
     };
     IngestError::UnknownFormat { path: path.to_path_buf(), detail }
+}
+
+/// Whether a file's name says it is meant to be one of our inputs (JSON, JSON lines, `.traj`,
+/// `.pred`, logs, test output).
+fn looks_like_input(path: &Path) -> bool {
+    let name = path.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    [".traj", ".json", ".jsonl", ".pred", ".log", "test_output.txt"].iter().any(|ext| name.ends_with(ext))
 }
 
 /// Bytes as text. Invalid UTF-8 is replaced with U+FFFD and reported (with its byte offset) as a

@@ -130,6 +130,17 @@ fn gold_patch_panel() {
 }
 
 #[test]
+fn a_run_without_steps() {
+    let mut h = Harness::new(80, 24);
+    h.press("/");
+    h.type_text("empty");
+    h.press("Enter Enter : ");
+    h.type_text("3");
+    h.press("Enter");
+    insta::assert_snapshot!("no_steps_80x24", h.screen());
+}
+
+#[test]
 fn too_small_terminal() {
     let mut h = Harness::new(40, 10);
     h.press("j");

@@ -446,8 +446,11 @@ impl App {
                 match prompt.text.trim().parse::<i64>() {
                     Ok(n) if run.go_to_index(n) => self.load_current_step(),
                     _ => {
-                        let last = run.data.steps.last().map_or(0, |s| s.index);
-                        self.set_error(format!("no step {:?} (steps 0 to {last})", prompt.text.trim()));
+                        let message = match run.data.steps.last() {
+                            Some(last) => format!("no step {:?} (steps 0 to {})", prompt.text.trim(), last.index),
+                            None => "this run has no steps".to_string(),
+                        };
+                        self.set_error(message);
                         Vec::new()
                     }
                 }

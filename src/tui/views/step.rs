@@ -54,8 +54,11 @@ pub fn key(run: &RunView, kind: u8, index: i64, width: u16, theme: &Theme) -> Ke
 
 pub fn lines(run: &RunView, width: u16, ctx: &mut ViewCtx) -> (String, Arc<Vec<Line<'static>>>) {
     let Some(body) = run.body() else {
-        let title = run.step_index().map_or("step".to_string(), |i| format!("step {i}"));
-        return (title, Arc::new(vec![Line::from(Span::styled("loading…", ctx.theme.muted))]));
+        let (title, note) = match run.step_index() {
+            Some(i) => (format!("step {i}"), "loading…"),
+            None => ("steps".to_string(), "this run has no steps (Tab: tests, task and patches)"),
+        };
+        return (title, Arc::new(vec![Line::from(Span::styled(note, ctx.theme.muted))]));
     };
     let key = key(run, 0, body.step.index, width, &ctx.theme);
     let title = format!("step {} · {}", body.step.index, text::fit(body.step.tool.as_deref().unwrap_or("-"), 30));
