@@ -300,7 +300,7 @@ impl Drop for Tmux {
 /// a rejected edit; returns that screen.
 fn first_rejected_edit(t: &Tmux, mut screen: String) -> String {
     for _ in 0..20 {
-        if screen.contains("edit_rejected") {
+        if screen.contains("edit rejected") {
             return screen;
         }
         let before = header(&screen).to_string();
@@ -357,7 +357,7 @@ fn fixtures_review_flow() {
     t.keys(&["x"]);
     let screen =
         t.wait_for("the refused edit and its diff", |s| s.contains("refused by tool") && s.lines().any(added_pow));
-    assert!(screen.contains("edit_rejected"), "the step's flags name the rejected edit:\n{screen}");
+    assert!(screen.contains("edit rejected"), "the step's flags name the rejected edit:\n{screen}");
     let escaped = t.wait_for_escaped("the diff with colours", |s| s.lines().any(|l| added_pow(&strip_csi(l))));
     let line = escaped.lines().find(|l| added_pow(&strip_csi(l))).unwrap_or_default();
     // Borders are coloured on every line: look only at the diff text, from its `+` to `pow`.

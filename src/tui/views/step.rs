@@ -79,7 +79,20 @@ fn build(body: &StepBody, run: &RunView, width: u16, ctx: &mut ViewCtx) -> Vec<L
 
     let mut meta = Vec::new();
     if !s.flags.is_empty() {
-        meta.push(s.flags.join(" "));
+        // In words: the step list already shows the markers.
+        let words: Vec<&str> = s
+            .flags
+            .iter()
+            .filter(|f| !(**f == "edit" && s.flags.contains(&"edit_rejected")))
+            .map(|f| match *f {
+                "edit_rejected" => "edit rejected",
+                "output_clipped" => "output clipped",
+                "test_run" => "test run",
+                "format_error" => "format error",
+                other => other,
+            })
+            .collect();
+        meta.push(words.join(", "));
     }
     if let Some(t) = s.execution_time {
         meta.push(format!("{t:.2} s"));
