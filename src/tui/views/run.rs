@@ -58,27 +58,19 @@ fn draw_header(frame: &mut Frame, area: Rect, run: &RunView, theme: &Theme) {
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-/// Two marker columns: the edit (E applied, R rejected or refused), then the most telling of
-/// error (!), clipped output (~) and test run (T). The step panel lists every flag.
+/// Four marker columns: the edit (`E` applied, `R` rejected or refused), an error or format
+/// error (`!`), clipped output (`~`), a test run (`T`).
 fn markers(step: &StepLine, theme: &Theme) -> Vec<Span<'static>> {
     let f = step.flags;
-    let edit: (&'static str, Style) = if f.edit_rejected {
-        ("R", theme.marker_rejected)
-    } else if f.edit {
-        ("E", theme.marker_edit)
-    } else {
-        (" ", theme.text)
-    };
-    let other: (&'static str, Style) = if f.error || f.format_error {
-        ("!", theme.marker_error)
-    } else if f.output_clipped {
-        ("~", theme.marker_clipped)
-    } else if f.test_run {
-        ("T", theme.marker_test)
-    } else {
-        (" ", theme.text)
-    };
-    vec![Span::styled(edit.0, edit.1), Span::styled(other.0, other.1)]
+    let mark = |on: bool, c: &'static str, style: Style| Span::styled(if on { c } else { " " }, style);
+    let edit =
+        if f.edit_rejected { Span::styled("R", theme.marker_rejected) } else { mark(f.edit, "E", theme.marker_edit) };
+    vec![
+        edit,
+        mark(f.error || f.format_error, "!", theme.marker_error),
+        mark(f.output_clipped, "~", theme.marker_clipped),
+        mark(f.test_run, "T", theme.marker_test),
+    ]
 }
 
 /// A short kind for the step list: what the step did.
@@ -128,7 +120,7 @@ fn draw_steps(frame: &mut Frame, area: Rect, run: &RunView, app: &App, theme: &T
             let head = s.action_head.trim();
             let head = s.tool.as_deref().and_then(|t| head.strip_prefix(t)).map_or(head, str::trim_start);
             let summary = format!(" {:<6} {}", kind(s), head);
-            spans.push(Span::styled(text::fit(&summary, width.saturating_sub(7)), theme.text));
+            spans.push(Span::styled(text::fit(&summary, width.saturating_sub(9)), theme.text));
             let line = Line::from(spans);
             if selected { line.style(theme.selection) } else { line }
         })
