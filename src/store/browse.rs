@@ -60,9 +60,26 @@ pub struct EditText {
 }
 
 use super::Store;
+
+/// The columns of an [`EditLine`], in the order [`edit_line`] reads them.
+const EDIT_LINE: &str = "id, step_idx, path, kind, status, lint_codes";
+/// The edits of run `?1`, or of its step `?2` when not null, in step order (final patch last).
+const EDITS_OF: &str = "WHERE run_id = ?1 AND (?2 IS NULL OR step_idx = ?2) ORDER BY step_idx IS NULL, step_idx, id";
+
+fn edit_line(r: &rusqlite::Row<'_>) -> rusqlite::Result<EditLine> {
+    let codes: Option<String> = r.get(5)?;
+    Ok(EditLine {
+        id: r.get(0)?,
+        step: r.get(1)?,
+        path: r.get(2)?,
+        kind: r.get(3)?,
+        status: r.get(4)?,
+        lint_codes: codes.map(|c| c.split(',').map(str::to_string).collect()).unwrap_or_default(),
+    })
+}
 use crate::error::StoreError;
 use crate::model::StepFlags;
-use rusqlite::{OptionalExtension, params};
+use rusqlite::params;
 
 impl Store {
     pub fn count_runs(&self) -> Result<i64, StoreError> {
@@ -103,21 +120,20 @@ impl Store {
         })
     }
 
+    /// The edits of a run (or of one step), without their texts.
     fn edit_lines(&self, run_id: i64, step: Option<i64>) -> Result<Vec<EditLine>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT id, step_idx, path, kind, status, lint_codes FROM edits
-             WHERE run_id = ?1 AND (?2 IS NULL OR step_idx = ?2) ORDER BY step_idx IS NULL, step_idx, id",
-        )?;
+        let sql = format!("SELECT {EDIT_LINE} FROM edits {EDITS_OF}");
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let rows = stmt.query_map(params![run_id, step], edit_line)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The edits of a run (or of one step) with their texts and diffs.
+    pub(super) fn edit_texts(&self, run_id: i64, step: Option<i64>) -> Result<Vec<EditText>, StoreError> {
+        let sql = format!("SELECT {EDIT_LINE}, old_text, new_text, diff FROM edits {EDITS_OF}");
+        let mut stmt = self.conn.prepare_cached(&sql)?;
         let rows = stmt.query_map(params![run_id, step], |r| {
-            let codes: Option<String> = r.get(5)?;
-            Ok(EditLine {
-                id: r.get(0)?,
-                step: r.get(1)?,
-                path: r.get(2)?,
-                kind: r.get(3)?,
-                status: r.get(4)?,
-                lint_codes: codes.map(|c| c.split(',').map(str::to_string).collect()).unwrap_or_default(),
-            })
+            Ok(EditText { line: edit_line(r)?, old_text: r.get(6)?, new_text: r.get(7)?, diff: r.get(8)? })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
@@ -129,17 +145,7 @@ impl Store {
             .into_iter()
             .next()
             .ok_or_else(|| StoreError::NoSuchRun(format!("{run_id} step {index}")))?;
-        let mut edits = Vec::new();
-        for line in self.edit_lines(run_id, Some(index))? {
-            let (old_text, new_text, diff) = self
-                .conn
-                .prepare_cached("SELECT old_text, new_text, diff FROM edits WHERE id = ?1")?
-                .query_row([line.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-                .optional()?
-                .unwrap_or((None, None, None));
-            edits.push(EditText { line, old_text, new_text, diff });
-        }
-        Ok(StepBody { run_id, step, edits })
+        Ok(StepBody { run_id, step, edits: self.edit_texts(run_id, Some(index))? })
     }
 
     /// Steps of one run whose thought, action or observation contain the phrase.

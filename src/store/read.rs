@@ -246,22 +246,18 @@ impl Store {
     }
 
     fn edits(&self, run_id: i64, only: Option<i64>) -> Result<Vec<EditRow>, StoreError> {
-        let mut stmt = self.conn.prepare(
-            "SELECT step_idx, path, kind, status, lint_codes, diff FROM edits
-             WHERE run_id = ?1 AND (?2 IS NULL OR step_idx = ?2) ORDER BY step_idx IS NULL, step_idx, id",
-        )?;
-        let rows = stmt.query_map(params![run_id, only], |r| {
-            let codes: Option<String> = r.get(4)?;
-            Ok(EditRow {
-                step: r.get(0)?,
-                path: r.get(1)?,
-                kind: r.get(2)?,
-                status: r.get(3)?,
-                lint_codes: codes.map(|c| c.split(',').map(str::to_string).collect()).unwrap_or_default(),
-                diff: r.get(5)?,
+        let edits = self.edit_texts(run_id, only)?;
+        Ok(edits
+            .into_iter()
+            .map(|e| EditRow {
+                step: e.line.step,
+                path: e.line.path,
+                kind: e.line.kind,
+                status: e.line.status,
+                lint_codes: e.line.lint_codes,
+                diff: e.diff,
             })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+            .collect())
     }
 
     pub(super) fn outcome(&self, id: i64) -> Result<OutcomeRow, StoreError> {

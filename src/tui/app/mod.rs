@@ -391,10 +391,9 @@ impl App {
     fn copy_focused(&mut self) -> Vec<Effect> {
         let Some(run) = self.run.as_ref() else { return Vec::new() };
         let text = match run.panel {
-            Panel::FinalPatch | Panel::GoldPatch => run
-                .patch(run.panel)
-                .and_then(|p| crate::analysis::edits::split_patch(p).into_iter().nth(run.file))
-                .map(|f| f.diff),
+            Panel::FinalPatch | Panel::GoldPatch => {
+                run.patch(run.panel).and_then(|files| files.get(run.file)).map(|f| f.diff.clone())
+            }
             _ => run.body().map(|b| b.step.action.clone()),
         };
         match text {

@@ -1,5 +1,6 @@
 //! The run view: one run's steps, the step under the cursor, the panel on the right.
 
+use crate::analysis::edits::{FilePatch, split_patch};
 use crate::store::browse::{RunData, StepBody};
 use crate::tui::diff::DiffMode;
 use std::collections::VecDeque;
@@ -67,11 +68,19 @@ pub struct RunView {
     pub search: Option<Search>,
     /// File shown in a patch panel.
     pub file: usize,
+    /// The submission and the gold patch split per file, once, when the run loads (`None`:
+    /// no such patch).
+    final_files: Option<Vec<FilePatch>>,
+    gold_files: Option<Vec<FilePatch>>,
 }
 
 impl RunView {
     pub fn new(data: RunData) -> RunView {
+        let final_files = data.submission.as_deref().map(split_patch);
+        let gold_files = data.task.as_ref().and_then(|t| t.gold_patch.as_deref()).map(split_patch);
         RunView {
+            final_files,
+            gold_files,
             data,
             cursor: 0,
             offset: 0,
@@ -163,15 +172,15 @@ impl RunView {
     }
 
     /// The patch a patch panel shows: the run's submission, or the task's gold patch.
-    pub fn patch(&self, panel: Panel) -> Option<&str> {
+    pub fn patch(&self, panel: Panel) -> Option<&[FilePatch]> {
         match panel {
-            Panel::FinalPatch => self.data.submission.as_deref(),
-            Panel::GoldPatch => self.data.task.as_ref().and_then(|t| t.gold_patch.as_deref()),
+            Panel::FinalPatch => self.final_files.as_deref(),
+            Panel::GoldPatch => self.gold_files.as_deref(),
             _ => None,
         }
     }
 
     pub fn patch_files(&self) -> usize {
-        self.patch(self.panel).map_or(0, |p| crate::analysis::edits::split_patch(p).len())
+        self.patch(self.panel).map_or(0, <[FilePatch]>::len)
     }
 }

@@ -82,10 +82,9 @@ fn colours_follow_the_depth() {
     let true_color = Theme::load("dark", ColorDepth::TrueColor).unwrap();
     assert_eq!(true_color.diff_added.bg, Some(Color::Rgb(0x12, 0x26, 0x1e)));
     let ansi = Theme::load("dark", ColorDepth::Ansi256).unwrap();
-    // A `#rrggbb` without a 256-colour override becomes the nearest xterm colour...
-    let (r, g, b) = (0x21, 0x26, 0x2d);
-    assert!(ansi.border.fg.is_some());
-    assert_eq!(nearest_ansi256(r, g, b), 235);
+    // A `#rrggbb` without a 256-colour override becomes the nearest xterm colour (dark's
+    // `diff_hunk` is `fg = "#a5d6ff"`)...
+    assert_eq!(ansi.diff_hunk.fg, Some(Color::Indexed(nearest_ansi256(0xa5, 0xd6, 0xff))));
     // ...and `bg256` overrides it where the nearest would be a grey.
     assert_eq!(ansi.diff_added.bg, Some(Color::Indexed(22)));
     assert_eq!(ansi.error.add_modifier, Modifier::BOLD);

@@ -1,7 +1,6 @@
 //! The tests-and-task panel and the patch panels (final submission, gold patch).
 
 use super::{ViewCtx, text};
-use crate::analysis::edits::split_patch;
 use crate::tui::app::{Panel, RunView};
 use crate::tui::diff::DiffSource;
 use crate::tui::theme::Theme;
@@ -85,13 +84,11 @@ fn group_order(g: &str) -> u8 {
 pub fn patch(run: &RunView, panel: Panel, width: u16, ctx: &mut ViewCtx) -> (String, Arc<Vec<Line<'static>>>) {
     let theme = ctx.theme.clone();
     let name = if panel == Panel::GoldPatch { "gold patch" } else { "final patch" };
-    let patch = run.patch(panel);
-    let Some(patch) = patch else {
+    let Some(files) = run.patch(panel) else {
         let why =
             if panel == Panel::GoldPatch { "no gold patch known for this task" } else { "the run submitted no patch" };
         return (name.into(), Arc::new(vec![Line::from(Span::styled(why, theme.muted))]));
     };
-    let files = split_patch(patch);
     let Some(file) = files.get(run.file.min(files.len().saturating_sub(1))) else {
         return (name.into(), Arc::new(vec![Line::from(Span::styled("the patch names no file", theme.muted))]));
     };
