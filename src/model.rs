@@ -333,15 +333,13 @@ pub struct Edit {
 }
 
 /// Test groups of the SWE-bench harness.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// Declared in the order a reviewer reads them (`Ord` follows it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum TestGroup {
-    #[serde(rename = "FAIL_TO_PASS")]
     FailToPass,
-    #[serde(rename = "PASS_TO_PASS")]
     PassToPass,
-    #[serde(rename = "FAIL_TO_FAIL")]
     FailToFail,
-    #[serde(rename = "PASS_TO_FAIL")]
     PassToFail,
 }
 
@@ -356,9 +354,14 @@ impl TestGroup {
             TestGroup::PassToFail => "PASS_TO_FAIL",
         }
     }
+
+    /// The group a harness report (or the store) names, `None` for any other name.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|g| g.name() == name)
+    }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TestCase {
     pub name: String,
     pub group: Option<TestGroup>,

@@ -4,6 +4,7 @@
 use anyhow::Result;
 use serde::Serialize;
 use std::fmt::Write as _;
+use trajan::model::TestGroup;
 use trajan::sanitize::sanitize;
 use trajan::store::read::{RunDetail, RunSummary, SearchHit, StepRow};
 
@@ -151,7 +152,7 @@ fn render_run(out: &mut String, d: &RunDetail, full: bool) {
             failed.len()
         );
         for t in failed.iter().take(20) {
-            let _ = writeln!(out, "  FAIL {} {}", t.group.as_deref().unwrap_or(""), cell(&t.name, 150));
+            let _ = writeln!(out, "  FAIL {} {}", t.group.map_or("", TestGroup::name), cell(&t.name, 150));
         }
     }
     for step in &d.step_list {

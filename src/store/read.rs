@@ -3,7 +3,7 @@
 use super::Store;
 use crate::analysis::snippet::snippet;
 use crate::error::StoreError;
-use crate::model::{Message, StepFlags};
+use crate::model::{Message, StepFlags, TestCase, TestGroup};
 use rusqlite::{OptionalExtension, Row, params};
 use serde::Serialize;
 
@@ -101,20 +101,12 @@ pub struct EditRow {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct TestRow {
-    pub name: String,
-    pub group: Option<String>,
-    pub passed: bool,
-    pub message: Option<String>,
-}
-
-#[derive(Debug, Clone, Serialize)]
 pub struct OutcomeRow {
     pub format: String,
     pub source: String,
     pub resolved: Option<bool>,
     pub patch_applied: Option<bool>,
-    pub tests: Vec<TestRow>,
+    pub tests: Vec<TestCase>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -273,7 +265,13 @@ impl Store {
             .prepare("SELECT name, grp, passed, message FROM tests WHERE outcome_id = ?1 ORDER BY grp, name")?;
         let tests = stmt
             .query_map([id], |r| {
-                Ok(TestRow { name: r.get(0)?, group: r.get(1)?, passed: r.get(2)?, message: r.get(3)? })
+                let group: Option<String> = r.get(1)?;
+                Ok(TestCase {
+                    name: r.get(0)?,
+                    group: group.as_deref().and_then(TestGroup::from_name),
+                    passed: r.get(2)?,
+                    message: r.get(3)?,
+                })
             })?
             .collect::<Result<_, _>>()?;
         Ok(OutcomeRow { format, source, resolved, patch_applied, tests })

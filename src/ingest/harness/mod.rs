@@ -127,7 +127,7 @@ fn tests_status(
     };
     let mut tests = Vec::new();
     for (key, lists) in groups {
-        let Some(group) = TestGroup::ALL.into_iter().find(|g| g.name() == key) else {
+        let Some(group) = TestGroup::from_name(key) else {
             warnings.push(format!("{}: {id}: unknown test group {key:?} ignored", path.display()));
             continue;
         };

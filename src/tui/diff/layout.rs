@@ -10,9 +10,10 @@ use ratatui::text::{Line, Span};
 
 use super::DiffMode;
 use super::model::{DiffLine, FileDiff, Hunk, Kind};
-use super::paint::{Part, clean, emphasis, expand_tabs, fit, paint, spans_padded};
+use super::paint::{Part, clean, emphasis, fit, paint, spans_padded};
 use crate::tui::highlight::{Highlighter, MAX_HIGHLIGHT_DIFF_LINES, Runs, Side};
 use crate::tui::theme::Theme;
+use crate::tui::views::text::expand_tabs;
 
 const NO_NEWLINE: &str = "\\ No newline at end of file";
 

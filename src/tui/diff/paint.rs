@@ -10,13 +10,12 @@ use std::ops::Range;
 use ratatui::style::Style;
 use ratatui::text::Span;
 use similar::{Algorithm, DiffTag, capture_diff_slices};
-use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+use unicode_width::UnicodeWidthStr;
 
 use crate::sanitize::sanitize;
 use crate::tui::highlight::{MAX_HIGHLIGHT_LINE_CHARS, SyntaxRun};
+use crate::tui::views::text::{expand_tabs, prefix_within};
 
-/// Columns per tab stop.
-pub const TAB_WIDTH: usize = 4;
 /// Pairs of lines more different than this (share of changed bytes) get no word emphasis:
 /// emphasising nearly everything says nothing (delta's max-line-distance).
 const MAX_EMPHASIS_DISTANCE: f64 = 0.6;
@@ -35,23 +34,6 @@ pub fn clean(text: &str) -> Cow<'_, str> {
         Cow::Owned(s) if s.contains('\n') => Cow::Owned(s.replace('\n', "\u{240d}")),
         other => other,
     }
-}
-
-/// Expand tabs to the next multiple of [`TAB_WIDTH`]; `col` is the display column reached so far
-/// and is advanced past `text`.
-pub fn expand_tabs(text: &str, col: &mut usize) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c == '\t' {
-            let n = TAB_WIDTH - *col % TAB_WIDTH;
-            out.extend(std::iter::repeat_n(' ', n));
-            *col += n;
-        } else {
-            out.push(c);
-            *col += c.width().unwrap_or(0);
-        }
-    }
-    out
 }
 
 /// Word tokens: runs of letters/digits/`_`, runs of whitespace, any other single character.
@@ -216,27 +198,6 @@ pub fn fit(parts: Vec<Part>, width: usize, fill: Style) -> Vec<Span<'static>> {
     spans
 }
 
-/// The longest prefix of `text` at most `width` columns wide (as ratatui measures strings).
-fn prefix_within(text: &str, width: usize) -> &str {
-    let mut used = 0;
-    let mut end = 0;
-    for (i, c) in text.char_indices() {
-        let w = c.width().unwrap_or(0);
-        if used + w > width {
-            break;
-        }
-        used += w;
-        end = i + c.len_utf8();
-    }
-    // Per-character widths can undercount a sequence (emoji + variation selector): back off.
-    let mut prefix = &text[..end];
-    while prefix.width() > width {
-        let last = prefix.chars().next_back().map_or(0, char::len_utf8);
-        prefix = &prefix[..prefix.len() - last];
-    }
-    prefix
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -247,15 +208,6 @@ mod tests {
         assert_eq!(clean("\u{1b}[31mred\u{1b}[0m"), "red");
         assert_eq!(clean("a\rb"), "a\u{240d}b");
         assert!(matches!(clean("plain\ttext"), Cow::Borrowed(_)));
-    }
-
-    #[test]
-    fn tabs_expand_to_the_next_stop() {
-        let mut col = 0;
-        assert_eq!(expand_tabs("\tx\ty", &mut col), "    x   y");
-        assert_eq!(col, 9);
-        let mut col = 2;
-        assert_eq!(expand_tabs("\t", &mut col), "  ");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The tests-and-task panel and the patch panels (final submission, gold patch).
 
 use super::{ViewCtx, text};
+use crate::model::TestGroup;
 use crate::tui::app::{Panel, RunView};
 use crate::tui::diff::DiffSource;
 use crate::tui::theme::Theme;
@@ -31,12 +32,13 @@ pub fn tests_and_task(run: &RunView, width: u16, theme: &Theme) -> (String, Arc<
             let parts: Vec<&str> = o.source.rsplit('/').take(2).collect();
             let short = parts.into_iter().rev().collect::<Vec<_>>().join("/");
             out.push(Line::from(Span::styled(text::fit_left(&short, w), theme.muted)));
-            let mut groups: Vec<&str> = o.tests.iter().map(|t| t.group.as_deref().unwrap_or("tests")).collect();
+            // Harness groups in their reading order, ungrouped tests last.
+            let mut groups: Vec<Option<TestGroup>> = o.tests.iter().map(|t| t.group).collect();
+            groups.sort_by_key(|g| (g.is_none(), *g));
             groups.dedup();
-            groups.sort_by_key(|g| group_order(g));
-            groups.dedup();
-            for g in groups {
-                let tests: Vec<_> = o.tests.iter().filter(|t| t.group.as_deref().unwrap_or("tests") == g).collect();
+            for group in groups {
+                let g = group.map_or("tests", TestGroup::name);
+                let tests: Vec<_> = o.tests.iter().filter(|t| t.group == group).collect();
                 let failing = tests.iter().filter(|t| !t.passed).count();
                 out.push(Line::default());
                 out.push(Line::from(Span::styled(
@@ -69,16 +71,6 @@ pub fn tests_and_task(run: &RunView, width: u16, theme: &Theme) -> (String, Arc<
         None => out.push(Line::from(Span::styled("no task instruction in the ingested files", theme.muted))),
     }
     ("tests & task".into(), Arc::new(out))
-}
-
-fn group_order(g: &str) -> u8 {
-    match g {
-        "FAIL_TO_PASS" => 0,
-        "PASS_TO_PASS" => 1,
-        "FAIL_TO_FAIL" => 2,
-        "PASS_TO_FAIL" => 3,
-        _ => 4,
-    }
 }
 
 pub fn patch(run: &RunView, panel: Panel, width: u16, ctx: &mut ViewCtx) -> (String, Arc<Vec<Line<'static>>>) {

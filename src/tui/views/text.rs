@@ -1,28 +1,56 @@
-//! Untrusted text made into terminal lines: sanitized, tabs expanded, wrapped by display width,
-//! search matches marked.
+//! Untrusted text made into terminal lines: sanitized, tabs expanded, wrapped or cut by display
+//! width, search matches marked. The width primitives here ([`expand_tabs`], [`prefix_within`])
+//! serve the diff painter too.
 
 use crate::sanitize::sanitize;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use unicode_width::UnicodeWidthChar;
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
-const TAB: usize = 4;
+/// Columns per tab stop.
+const TAB_WIDTH: usize = 4;
 
-/// Sanitize and expand tabs (to the next multiple of 4 columns) in one line of text.
-pub fn clean_line(line: &str) -> String {
-    let mut out = String::with_capacity(line.len());
-    let mut col = 0usize;
-    for c in line.chars() {
+/// Expand tabs to the next multiple of [`TAB_WIDTH`]; `col` is the display column reached so far
+/// and is advanced past `text`.
+pub fn expand_tabs(text: &str, col: &mut usize) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
         if c == '\t' {
-            let n = TAB - col % TAB;
+            let n = TAB_WIDTH - *col % TAB_WIDTH;
             out.extend(std::iter::repeat_n(' ', n));
-            col += n;
+            *col += n;
         } else {
             out.push(c);
-            col += c.width().unwrap_or(0);
+            *col += c.width().unwrap_or(0);
         }
     }
     out
+}
+
+/// The longest prefix of `text` at most `width` columns wide (as ratatui measures strings).
+pub fn prefix_within(text: &str, width: usize) -> &str {
+    let mut used = 0;
+    let mut end = 0;
+    for (i, c) in text.char_indices() {
+        let w = c.width().unwrap_or(0);
+        if used + w > width {
+            break;
+        }
+        used += w;
+        end = i + c.len_utf8();
+    }
+    // Per-character widths can undercount a sequence (emoji + variation selector): back off.
+    let mut prefix = &text[..end];
+    while prefix.width() > width {
+        let last = prefix.chars().next_back().map_or(0, char::len_utf8);
+        prefix = &prefix[..prefix.len() - last];
+    }
+    prefix
+}
+
+/// One line of sanitized text with newlines as spaces and tabs expanded.
+fn one_line(text: &str) -> String {
+    expand_tabs(&sanitize(text).replace('\n', " "), &mut 0)
 }
 
 /// Wrap text into lines of at most `width` display columns. Escape sequences are removed and
@@ -32,7 +60,7 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
     let clean = sanitize(text);
     let mut out = Vec::new();
     for raw in clean.split('\n') {
-        let line = clean_line(raw);
+        let line = expand_tabs(raw, &mut 0);
         if line.is_empty() {
             out.push(String::new());
             continue;
@@ -55,29 +83,20 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
 
 /// Cut a single line to `width` columns with `…` when it is longer.
 pub fn fit(text: &str, width: usize) -> String {
-    let clean = clean_line(&sanitize(text).replace('\n', " "));
-    let mut out = String::new();
-    let mut cols = 0;
-    for c in clean.chars() {
-        let w = c.width().unwrap_or(0);
-        if cols + w > width {
-            out.pop();
-            if width > 0 {
-                out.push('…');
-            }
-            return out;
-        }
-        out.push(c);
-        cols += w;
+    let clean = one_line(text);
+    if clean.width() <= width {
+        return clean;
     }
-    out
+    match width {
+        0 => String::new(),
+        _ => format!("{}…", prefix_within(&clean, width - 1)),
+    }
 }
 
 /// Cut a path-like text from the left, keeping its end: `…/pkg/module.py`.
 pub fn fit_left(text: &str, width: usize) -> String {
-    let clean = clean_line(&sanitize(text).replace('\n', " "));
-    let total: usize = clean.chars().map(|c| c.width().unwrap_or(0)).sum();
-    if total <= width {
+    let clean = one_line(text);
+    if clean.width() <= width {
         return clean;
     }
     let mut kept: Vec<char> = Vec::new();
@@ -104,20 +123,13 @@ pub fn clip(line: &Line<'static>, width: usize) -> Line<'static> {
     let mut spans = Vec::new();
     let mut room = width - 1;
     for span in &line.spans {
-        if room == 0 {
+        let taken = prefix_within(&span.content, room);
+        room -= taken.width();
+        let whole = taken.len() == span.content.len();
+        spans.push(Span::styled(taken.to_string(), span.style));
+        if !whole || room == 0 {
             break;
         }
-        let mut taken = String::new();
-        for c in span.content.chars() {
-            let w = c.width().unwrap_or(0);
-            if w > room {
-                room = 0;
-                break;
-            }
-            taken.push(c);
-            room -= w;
-        }
-        spans.push(Span::styled(taken, span.style));
     }
     let last_style = line.spans.last().map(|s| s.style).unwrap_or_default();
     spans.push(Span::styled("…", last_style));
@@ -177,6 +189,15 @@ mod tests {
         let lines = wrap("\u{1b}[31mabcdef\u{1b}[0m\tx\n日本語テキスト", 4);
         assert_eq!(lines, vec!["abcd", "ef  ", "x", "日本", "語テ", "キス", "ト"]);
         assert!(lines.iter().all(|l| !l.contains('\u{1b}') && !l.contains('\t')));
+    }
+
+    #[test]
+    fn tabs_expand_to_the_next_stop() {
+        let mut col = 0;
+        assert_eq!(expand_tabs("\tx\ty", &mut col), "    x   y");
+        assert_eq!(col, 9);
+        let mut col = 2;
+        assert_eq!(expand_tabs("\t", &mut col), "  ");
     }
 
     #[test]
