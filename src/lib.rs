@@ -4,6 +4,8 @@
 //! only place with SQL; [`analysis`] holds pure functions over the model; `cli` is thin.
 
 pub mod analysis;
+pub mod chat_server;
+pub mod classify;
 pub mod error;
 pub mod ingest;
 pub mod model;

@@ -1,0 +1,3 @@
+//! The LLM classifier: any OpenAI-compatible chat-completions endpoint.
+
+pub mod client;

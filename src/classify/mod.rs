@@ -1,0 +1,3 @@
+//! Failure classification: taxonomy, signals, the heuristic and LLM classifiers.
+
+pub mod llm;
