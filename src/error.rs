@@ -89,4 +89,6 @@ pub enum StoreError {
     NoSuchRun(String),
     #[error("{query:?} names {count} runs; use a numeric run id ({ids})")]
     AmbiguousRun { query: String, count: usize, ids: String },
+    #[error("cannot encode for storage: {0}")]
+    Encode(String),
 }

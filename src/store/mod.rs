@@ -4,6 +4,7 @@
 //! per source; reads are in `read.rs`. See docs/ARCHITECTURE.md for the schema.
 
 pub mod browse;
+pub mod labels;
 mod link;
 pub mod read;
 mod schema;

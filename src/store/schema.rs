@@ -173,4 +173,67 @@ CREATE VIRTUAL TABLE steps_fts USING fts5(
 INSERT INTO steps_fts (steps_fts, rank) VALUES ('pgsz', 16000);
 INSERT INTO steps_fts (steps_fts, rank) VALUES ('automerge', 8);
 "#,
+    // 2: classification. Signals per run (derived: dropped with the run, recomputed), labels
+    //    (append-only, by source and rater; no foreign key so labels outlive a re-ingest: runs
+    //    keep their ids), the LLM reply cache and per-run classification errors.
+    r#"
+CREATE TABLE signals (
+    run_id  INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+    version INTEGER NOT NULL,
+    hash    TEXT NOT NULL,                  -- blake3 of `json`
+    json    TEXT NOT NULL
+);
+
+CREATE TABLE labels (
+    id               INTEGER PRIMARY KEY,
+    run_id           INTEGER NOT NULL,
+    source           TEXT NOT NULL,         -- heuristic | llm | human
+    rater            TEXT NOT NULL,         -- heuristic, the LLM's model, a reviewer
+    taxonomy         TEXT NOT NULL,
+    taxonomy_version TEXT NOT NULL,
+    unclassified     INTEGER NOT NULL,      -- 1 when no mode is assigned
+    exit_category    TEXT,
+    summary          TEXT,
+    note             TEXT,
+    model            TEXT,                  -- LLM model, or the heuristic's version
+    input_hash       TEXT,                  -- prompt hash (LLM) or signals hash (heuristic)
+    tokens_in        INTEGER,
+    tokens_out       INTEGER,
+    cost             REAL,
+    latency_ms       INTEGER,
+    created_at       TEXT NOT NULL
+);
+CREATE INDEX labels_run ON labels(run_id, source, rater, id);
+
+CREATE TABLE label_modes (
+    label_id   INTEGER NOT NULL REFERENCES labels(id) ON DELETE CASCADE,
+    mode       TEXT NOT NULL,
+    assigned   INTEGER NOT NULL,            -- 0: weighed, below the threshold
+    confidence REAL NOT NULL,
+    evidence   TEXT NOT NULL,               -- JSON [{step, note}]
+    rationale  TEXT NOT NULL
+);
+CREATE INDEX label_modes_label ON label_modes(label_id);
+
+CREATE TABLE llm_cache (
+    model       TEXT NOT NULL,
+    prompt_hash TEXT NOT NULL,
+    reply       TEXT NOT NULL,              -- the validated reply (JSON)
+    tokens_in   INTEGER,
+    tokens_out  INTEGER,
+    latency_ms  INTEGER,
+    created_at  TEXT NOT NULL,
+    PRIMARY KEY (model, prompt_hash)
+) WITHOUT ROWID;
+
+CREATE TABLE classify_errors (
+    id         INTEGER PRIMARY KEY,
+    run_id     INTEGER NOT NULL,
+    source     TEXT NOT NULL,
+    model      TEXT,
+    error      TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX classify_errors_run ON classify_errors(run_id);
+"#,
 ];

@@ -1,0 +1,95 @@
+//! Classifying runs in the database with the heuristic: read each run, compute its signals,
+//! classify, and write signals and labels in batches. Classifying again is a no-op for runs
+//! whose signals, taxonomy and classifier are unchanged.
+
+use crate::classify::heuristic;
+use crate::classify::label::Source;
+use crate::classify::signals::{self, Signals};
+use crate::classify::taxonomy::Taxonomy;
+use crate::error::StoreError;
+use crate::store::Store;
+use crate::store::labels::Classified;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Runs written per transaction.
+const BATCH: usize = 256;
+
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct Report {
+    /// Runs given a new label.
+    pub labelled: usize,
+    /// Runs whose latest label already matched (same signals, taxonomy and classifier).
+    pub unchanged: usize,
+    /// Of the new labels, how many assign at least one mode.
+    pub with_modes: usize,
+    /// New labels per assigned mode.
+    pub by_mode: BTreeMap<String, usize>,
+    /// New labels per exit category.
+    pub by_exit: BTreeMap<String, usize>,
+    /// Runs that could not be read: (run id, error).
+    pub errors: Vec<(i64, String)>,
+}
+
+/// The hash that identifies what the heuristic saw: signals, taxonomy and classifier version.
+pub fn input_hash(signals_json: &str, taxonomy: &Taxonomy) -> String {
+    let mut h = blake3::Hasher::new();
+    h.update(signals_json.as_bytes());
+    h.update(taxonomy.stamp().as_bytes());
+    h.update(heuristic::VERSION.as_bytes());
+    h.finalize().to_hex()[..32].to_string()
+}
+
+/// Compute signals for a run and serialize them.
+pub fn signals_of(store: &Store, run_id: i64) -> Result<(Signals, String), StoreError> {
+    let detail = store.run_detail(run_id, None)?;
+    let s = signals::compute(&detail);
+    let json = serde_json::to_string(&s).map_err(|e| StoreError::Encode(e.to_string()))?;
+    Ok((s, json))
+}
+
+/// Classify `runs` with the heuristic under `taxonomy`. `progress` is called after each run.
+pub fn classify_heuristic(
+    store: &mut Store,
+    taxonomy: &Taxonomy,
+    runs: &[i64],
+    mut progress: impl FnMut(usize),
+) -> Result<Report, StoreError> {
+    let latest = store.latest_input_hashes(Source::Heuristic, heuristic::RATER, &taxonomy.name, &taxonomy.version)?;
+    let mut report = Report::default();
+    let mut batch: Vec<Classified> = Vec::with_capacity(BATCH);
+    for (done, &run_id) in runs.iter().enumerate() {
+        match signals_of(store, run_id) {
+            Err(e) => report.errors.push((run_id, e.to_string())),
+            Ok((s, json)) => {
+                let hash = input_hash(&json, taxonomy);
+                let label = if latest.get(&run_id) == Some(&hash) {
+                    report.unchanged += 1;
+                    None
+                } else {
+                    let label = heuristic::classify(run_id, &s, taxonomy, hash);
+                    report.labelled += 1;
+                    if !label.modes.is_empty() {
+                        report.with_modes += 1;
+                    }
+                    for m in &label.modes {
+                        *report.by_mode.entry(m.mode.clone()).or_default() += 1;
+                    }
+                    *report.by_exit.entry(label.exit_category.clone()).or_default() += 1;
+                    Some(label)
+                };
+                let signals_hash = blake3::hash(json.as_bytes()).to_hex()[..32].to_string();
+                batch.push(Classified { run_id, signals_json: json, signals_hash, label });
+            }
+        }
+        if batch.len() >= BATCH {
+            store.save_classified(&batch)?;
+            batch.clear();
+        }
+        progress(done + 1);
+    }
+    if !batch.is_empty() {
+        store.save_classified(&batch)?;
+    }
+    Ok(report)
+}

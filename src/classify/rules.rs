@@ -1,0 +1,436 @@
+//! The heuristic rules: each reads the signals and gives findings with a confidence, the
+//! evidence steps and a rationale. Which mode a rule serves is the taxonomy's business (its
+//! `rules` lists). Precision comes first: a rule fires only on evidence a reviewer would accept,
+//! and weaker evidence comes out below the assignment threshold, to be shown, not counted.
+
+use crate::classify::label::Evidence;
+use crate::classify::signals::{After, ExitCategory, ExpectedFile, ExpectedWhy, LostWhy, Rejection, Role, Signals};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Rule {
+    ExpectedFileNeverSeen,
+    ExpectedFileNotEdited,
+    GaveUpApplying,
+    EditLost,
+    GatedRejectionBypassed,
+    GatedRejectionAbandoned,
+    GatedRejectionRecovered,
+    FloodThenRepeat,
+    StaleIdentifier,
+    GoldPeripheryUntouched,
+    BudgetExhausted,
+    Forfeited,
+}
+
+impl Rule {
+    pub const ALL: [Rule; 12] = [
+        Rule::ExpectedFileNeverSeen,
+        Rule::ExpectedFileNotEdited,
+        Rule::GaveUpApplying,
+        Rule::EditLost,
+        Rule::GatedRejectionBypassed,
+        Rule::GatedRejectionAbandoned,
+        Rule::GatedRejectionRecovered,
+        Rule::FloodThenRepeat,
+        Rule::StaleIdentifier,
+        Rule::GoldPeripheryUntouched,
+        Rule::BudgetExhausted,
+        Rule::Forfeited,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::ExpectedFileNeverSeen => "expected_file_never_seen",
+            Rule::ExpectedFileNotEdited => "expected_file_not_edited",
+            Rule::GaveUpApplying => "gave_up_applying",
+            Rule::EditLost => "edit_lost",
+            Rule::GatedRejectionBypassed => "gated_rejection_bypassed",
+            Rule::GatedRejectionAbandoned => "gated_rejection_abandoned",
+            Rule::GatedRejectionRecovered => "gated_rejection_recovered",
+            Rule::FloodThenRepeat => "flood_then_repeat",
+            Rule::StaleIdentifier => "stale_identifier",
+            Rule::GoldPeripheryUntouched => "gold_periphery_untouched",
+            Rule::BudgetExhausted => "budget_exhausted",
+            Rule::Forfeited => "forfeited",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Rule> {
+        Rule::ALL.into_iter().find(|r| r.name() == name)
+    }
+
+    fn evaluate(self, s: &Signals) -> Option<Finding> {
+        match self {
+            Rule::ExpectedFileNeverSeen => expected_files(s, false),
+            Rule::ExpectedFileNotEdited => expected_files(s, true),
+            Rule::GaveUpApplying => gave_up_applying(s),
+            Rule::EditLost => edit_lost(s),
+            Rule::GatedRejectionBypassed | Rule::GatedRejectionAbandoned | Rule::GatedRejectionRecovered => {
+                gated(s, self)
+            }
+            Rule::FloodThenRepeat => flood_then_repeat(s),
+            Rule::StaleIdentifier => stale_identifier(s),
+            Rule::GoldPeripheryUntouched => gold_periphery(s),
+            Rule::BudgetExhausted => budget(s),
+            Rule::Forfeited => forfeited(s),
+        }
+    }
+}
+
+/// One rule's verdict on one run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    pub rule: Rule,
+    pub confidence: f64,
+    pub evidence: Vec<Evidence>,
+    pub rationale: String,
+}
+
+/// Lint codes of undefined names: the errors a multi-file change passes through.
+const UNDEFINED_NAME: &[&str] = &["F821", "F822", "F831"];
+/// At most this many evidence steps per finding.
+const MAX_EVIDENCE: usize = 8;
+
+/// Every rule that fires on a run. A resolved run, or one that never attempted an edit (cut
+/// off before any: the rulings of failure-modes.md), gets none; budget and forfeit rules still
+/// read the exit.
+pub fn evaluate(s: &Signals, rules: &[Rule]) -> Vec<Finding> {
+    if s.resolved == Some(true) {
+        return Vec::new();
+    }
+    let attempted = s.first_edit_step.is_some() || !s.rejections.is_empty();
+    rules
+        .iter()
+        .filter(|r| attempted || matches!(r, Rule::BudgetExhausted | Rule::Forfeited))
+        .filter_map(|r| r.evaluate(s))
+        .map(|mut f| {
+            f.evidence.sort_by_key(|e| e.step);
+            f.evidence.dedup_by_key(|e| e.step);
+            f.evidence.truncate(MAX_EVIDENCE);
+            f
+        })
+        .collect()
+}
+
+fn ev(step: usize, note: impl Into<String>) -> Evidence {
+    Evidence { step, note: note.into() }
+}
+
+fn last_step(s: &Signals) -> usize {
+    s.steps.saturating_sub(1)
+}
+
+/// The steps that edited files other than the expected ones: what the agent did instead.
+fn edits_elsewhere(s: &Signals, missed: &[&ExpectedFile]) -> Vec<Evidence> {
+    s.files
+        .iter()
+        .filter(|f| !f.edited.is_empty() && !missed.iter().any(|m| m.path.as_deref() == Some(f.path.as_str())))
+        .filter(|f| !crate::classify::signals::paths::is_scratch(&f.path))
+        .flat_map(|f| f.edited.first().map(|&st| ev(st, format!("edited {} instead", f.path))))
+        .take(3)
+        .collect()
+}
+
+/// Expected files never seen (`seen == false`) or seen and not edited (`seen == true`).
+/// With a gold patch only core files count when the periphery split applies (a missed
+/// periphery is propagation); without one, the rule fires only when the agent edited none of
+/// the files the text named, at medium confidence.
+fn expected_files(s: &Signals, seen: bool) -> Option<Finding> {
+    let gold = s.miss_ratio.is_some();
+    let none_edited = s.expected.iter().all(|e| !e.edited);
+    if !gold && !none_edited {
+        return None;
+    }
+    let missed: Vec<&ExpectedFile> = s
+        .expected
+        .iter()
+        .filter(|e| !e.edited && e.role != Some(Role::Periphery))
+        .filter(|e| e.first_seen.is_some() == seen)
+        .collect();
+    if missed.is_empty() {
+        return None;
+    }
+    let mut evidence = Vec::new();
+    let mut names = Vec::new();
+    for m in &missed {
+        let name = m.path.as_deref().unwrap_or(&m.named);
+        names.push(name.to_string());
+        match (m.first_seen, m.first_searched) {
+            (Some(st), _) => evidence.push(ev(st, format!("opened {name}, never edited it"))),
+            (None, Some(st)) => evidence.push(ev(st, format!("{name} appeared in search output, never opened"))),
+            (None, None) => {}
+        }
+    }
+    evidence.extend(edits_elsewhere(s, &missed));
+    evidence.push(ev(last_step(s), format!("ended without changing {}", names.join(", "))));
+    let confidence = match (gold, seen) {
+        (true, false) => 0.8,
+        (true, true) => 0.7,
+        // Named by both the task text and a failing test.
+        (false, _) if missed.iter().any(|e| e.why.len() > 1) => 0.6,
+        (false, _) => 0.5,
+    };
+    let source = if gold { "gold patch" } else { "task text and failing tests" };
+    let what = if seen { "opened but never edited" } else { "never opened" };
+    let ratio = s.miss_ratio.map(|r| format!(" (miss ratio {r:.2})")).unwrap_or_default();
+    Some(Finding {
+        rule: if seen { Rule::ExpectedFileNotEdited } else { Rule::ExpectedFileNeverSeen },
+        confidence,
+        evidence,
+        rationale: format!("{} named by the {source}: {what}{ratio}", names.join(", ")),
+    })
+}
+
+/// Two or more rejected edits on one file and no later applied edit (undefined-name refusals
+/// of a gated tool belong to required temporary errors instead).
+fn gave_up_applying(s: &Signals) -> Option<Finding> {
+    let mut evidence = Vec::new();
+    let mut files = Vec::new();
+    for f in s.files.iter().filter(|f| f.rejected.len() >= 2 && !f.in_patch) {
+        let rs: Vec<_> = s.rejections.iter().filter(|r| r.path == f.path).collect();
+        let gave_up = rs.last().is_some_and(|r| r.after == After::Abandoned);
+        let undefined =
+            rs.iter().any(|r| r.by == "linter" && r.codes.iter().any(|c| UNDEFINED_NAME.contains(&c.as_str())));
+        if gave_up && !undefined {
+            files.push(f.path.clone());
+            for r in rs {
+                let codes = if r.codes.is_empty() { String::new() } else { format!(" ({})", r.codes.join(", ")) };
+                evidence.push(ev(r.step, format!("edit of {} refused by the {}{codes}", r.path, r.by)));
+            }
+        }
+    }
+    (!files.is_empty()).then(|| Finding {
+        rule: Rule::GaveUpApplying,
+        confidence: 0.7,
+        evidence,
+        rationale: format!("gave up applying edits to {} after repeated rejections", files.join(", ")),
+    })
+}
+
+/// Edits that silently changed nothing. With a gold patch, only losses on gold files count.
+fn edit_lost(s: &Signals) -> Option<Finding> {
+    let gold: Vec<&str> =
+        s.expected.iter().filter(|e| e.why.contains(&ExpectedWhy::Gold)).map(|e| e.named.as_str()).collect();
+    let relevant = |path: &str| {
+        gold.is_empty()
+            || gold.iter().any(|g| path == *g || crate::classify::signals::paths::build_copy_target(path) == Some(g))
+    };
+    let mut evidence = Vec::new();
+    let mut confidence: f64 = 0.0;
+    let mut what = Vec::new();
+    for l in s.lost_edits.iter().filter(|l| relevant(&l.path)) {
+        match &l.why {
+            LostWhy::BuildCopy => {
+                confidence = confidence.max(0.7);
+                evidence.push(ev(
+                    l.step,
+                    format!("edited {}, a build copy; the repository file was never changed", l.path),
+                ));
+                what.push(format!("{} is a build copy", l.path));
+            }
+            LostWhy::GitRevert { step } => {
+                confidence = confidence.max(0.7);
+                evidence.push(ev(l.step, format!("edited {}", l.path)));
+                evidence.push(ev(*step, format!("git undid the edit to {}, never re-applied", l.path)));
+                what.push(format!("{} reverted by git", l.path));
+            }
+            LostWhy::NotInPatch => {
+                confidence = confidence.max(0.55);
+                evidence.push(ev(l.step, format!("edit to {} is not in the submitted patch", l.path)));
+                what.push(format!("{} edited but absent from the patch", l.path));
+            }
+        }
+    }
+    (!evidence.is_empty()).then(|| Finding {
+        rule: Rule::EditLost,
+        confidence,
+        evidence,
+        rationale: format!("edits that changed nothing in the end: {}", what.join("; ")),
+    })
+}
+
+/// Linter-gate rejections with undefined-name codes, by what followed: a bypass or an
+/// abandoned file (the mode), or a recovery. Recoveries, and gates refusing syntax errors only,
+/// come out below the threshold: the agent got past the gate, but a reviewer should see it.
+fn gated(s: &Signals, rule: Rule) -> Option<Finding> {
+    if !s.tools.gated {
+        return None;
+    }
+    let linted: Vec<&Rejection> = s.rejections.iter().filter(|r| r.by == "linter").collect();
+    let undefined = |r: &Rejection| r.codes.iter().any(|c| UNDEFINED_NAME.contains(&c.as_str()));
+    let then = |a: &After| match rule {
+        Rule::GatedRejectionBypassed => matches!(a, After::Bypassed { .. }),
+        Rule::GatedRejectionAbandoned => matches!(a, After::Abandoned),
+        _ => matches!(a, After::Recovered { .. }),
+    };
+    let hits: Vec<&Rejection> = linted.iter().copied().filter(|r| undefined(r) && then(&r.after)).collect();
+    let mut evidence = Vec::new();
+    for r in &hits {
+        evidence.push(ev(r.step, format!("edit of {} refused by the linter ({})", r.path, r.codes.join(", "))));
+        match r.after {
+            After::Bypassed { step } => {
+                evidence.push(ev(step, format!("wrote {} through the shell, around the linter", r.path)))
+            }
+            After::Recovered { step } => evidence.push(ev(step, format!("a later edit of {} applied", r.path))),
+            After::Abandoned => {}
+        }
+    }
+    let (confidence, rationale) = match rule {
+        Rule::GatedRejectionBypassed if !hits.is_empty() => {
+            (0.8, "the linter gate refused a temporarily undefined name and the agent wrote the file around it")
+        }
+        Rule::GatedRejectionAbandoned if !hits.is_empty() => {
+            (0.7, "the linter gate refused a temporarily undefined name and the agent abandoned the file")
+        }
+        Rule::GatedRejectionRecovered if !hits.is_empty() => {
+            (0.35, "the linter gate refused undefined names; the agent recovered with a later edit")
+        }
+        Rule::GatedRejectionRecovered => {
+            let syntax: Vec<&&Rejection> = linted.iter().filter(|r| !undefined(r)).collect();
+            for r in &syntax {
+                let codes = if r.codes.is_empty() { "no codes".to_string() } else { r.codes.join(", ") };
+                evidence.push(ev(r.step, format!("edit of {} refused by the linter ({codes})", r.path)));
+            }
+            if syntax.is_empty() {
+                return None;
+            }
+            (0.2, "the linter gate refused edits for syntax errors only (not undefined names)")
+        }
+        _ => return None,
+    };
+    Some(Finding { rule, confidence, evidence, rationale: rationale.into() })
+}
+
+/// A flood of output followed by signs the objective slipped: actions repeated after it,
+/// files re-opened, loops. A flood alone comes out below the threshold.
+fn flood_then_repeat(s: &Signals) -> Option<Finding> {
+    let c = &s.context;
+    let mut floods: Vec<usize> =
+        c.clipped_steps.iter().chain(&c.large_steps).chain(&c.unbounded_steps).copied().collect();
+    floods.sort_unstable();
+    floods.dedup();
+    let first = match floods.first() {
+        Some(&f) => f,
+        None if c.exit_context => last_step(s),
+        None => return None,
+    };
+    let mut evidence: Vec<Evidence> = floods.iter().take(3).map(|&st| ev(st, "large or clipped output")).collect();
+    let mut signs = Vec::new();
+    for r in &s.repeats {
+        let later: Vec<usize> = r.steps.iter().copied().filter(|&st| st > first).collect();
+        if r.steps.len() >= 2 && !later.is_empty() {
+            signs.push(format!("`{}` repeated at steps {:?}", r.action, r.steps));
+            evidence.push(ev(r.steps[0], "first use"));
+            evidence.extend(later.iter().take(2).map(|&st| ev(st, format!("same action again: {}", r.action))));
+        }
+    }
+    for ro in &s.reopened {
+        let later: Vec<usize> = ro.steps.iter().copied().filter(|&st| st > first).collect();
+        if later.len() >= 2 {
+            signs.push(format!("{} re-opened at steps {:?}", ro.path, ro.steps));
+            evidence.extend(later.iter().take(2).map(|&st| ev(st, format!("re-opened {}", ro.path))));
+        }
+    }
+    let share = format!("observations {:.0}% of the text", c.obs_share * 100.0);
+    if signs.is_empty() {
+        return Some(Finding {
+            rule: Rule::FloodThenRepeat,
+            confidence: 0.3,
+            evidence,
+            rationale: format!("large or clipped output ({share}) but no sign the objective was displaced"),
+        });
+    }
+    let mut confidence: f64 = 0.6;
+    if c.exit_context {
+        confidence += 0.1;
+    }
+    if c.obs_share >= 0.8 {
+        confidence += 0.1;
+    }
+    Some(Finding {
+        rule: Rule::FloodThenRepeat,
+        confidence: confidence.min(0.85),
+        evidence,
+        rationale: format!("after output floods ({share}): {}", signs.join("; ")),
+    })
+}
+
+fn stale_identifier(s: &Signals) -> Option<Finding> {
+    if s.stale.is_empty() {
+        return None;
+    }
+    let mut evidence = Vec::new();
+    let mut what = Vec::new();
+    for st in &s.stale {
+        if let Some(f) = s.files.iter().find(|f| f.path == st.defined_in) {
+            evidence
+                .extend(f.edited.first().map(|&e| ev(e, format!("changed `{}` in {}", st.identifier, st.defined_in))));
+        }
+        for x in &st.seen_in {
+            evidence.push(ev(x.step, format!("`{}` still used in {} (left unchanged)", st.identifier, x.path)));
+        }
+        let files: Vec<&str> = st.seen_in.iter().map(|x| x.path.as_str()).collect();
+        let renamed = st.renamed_to.as_ref().map(|n| format!(" (renamed to `{n}`)")).unwrap_or_default();
+        what.push(format!("`{}`{renamed} still in {}", st.identifier, files.join(", ")));
+    }
+    let confirmed = s.failing_test_files.iter().any(|m| {
+        s.stale.iter().any(|st| st.seen_in.iter().any(|x| x.path.ends_with(&m.path) || m.path.ends_with(&x.path)))
+    });
+    let mut rationale = format!("identifiers the agent's diff removed or renamed: {}", what.join("; "));
+    if confirmed {
+        rationale.push_str("; failing tests name those files");
+    }
+    Some(Finding { rule: Rule::StaleIdentifier, confidence: if confirmed { 0.85 } else { 0.75 }, evidence, rationale })
+}
+
+fn gold_periphery(s: &Signals) -> Option<Finding> {
+    let p = s.periphery.as_ref()?;
+    let untouched: Vec<_> = p.periphery.iter().filter(|f| !f.edited).collect();
+    if p.core_edited.is_empty() || untouched.is_empty() || untouched.len() * 2 < p.periphery.len() {
+        return None;
+    }
+    let mut evidence = Vec::new();
+    for core in &p.core_edited {
+        if let Some(f) = s.files.iter().find(|f| &f.path == core) {
+            evidence.extend(f.edited.first().map(|&st| ev(st, format!("changed core file {core}"))));
+        }
+    }
+    for f in &untouched {
+        if let Some(st) = f.first_seen {
+            evidence.push(ev(st, format!("saw {} ({}), never updated it", f.path, f.kind.name())));
+        }
+    }
+    evidence.push(ev(last_step(s), "ended with the periphery stale"));
+    let list: Vec<String> = untouched.iter().map(|f| format!("{} ({})", f.path, f.kind.name())).collect();
+    Some(Finding {
+        rule: Rule::GoldPeripheryUntouched,
+        confidence: 0.7,
+        evidence,
+        rationale: format!(
+            "core changed ({}); {} of {} periphery files left: {}",
+            p.core_edited.join(", "),
+            untouched.len(),
+            p.periphery.len(),
+            list.join(", ")
+        ),
+    })
+}
+
+fn budget(s: &Signals) -> Option<Finding> {
+    matches!(s.exit, ExitCategory::Cost | ExitCategory::Timeout).then(|| Finding {
+        rule: Rule::BudgetExhausted,
+        confidence: 0.9,
+        evidence: vec![ev(last_step(s), format!("run ended: {}", s.exit_status.as_deref().unwrap_or("limit")))],
+        rationale: format!("hit its {} limit", s.exit.name()),
+    })
+}
+
+fn forfeited(s: &Signals) -> Option<Finding> {
+    let gave_up = s.exit == ExitCategory::Forfeit || (s.exit == ExitCategory::NoPatch && s.first_edit_step.is_none());
+    gave_up.then(|| Finding {
+        rule: Rule::Forfeited,
+        confidence: 0.6,
+        evidence: vec![ev(last_step(s), format!("stopped: {}", s.exit_status.as_deref().unwrap_or("no patch")))],
+        rationale: "stopped without a patch while budget remained".into(),
+    })
+}

@@ -1,0 +1,144 @@
+//! Signals of context use: how much of the run was tool output, floods of output, and the
+//! repetition that shows the objective slipped (the same action again, files re-opened).
+
+use super::views::simple_commands;
+use super::{ContextSignals, ExitCategory, FileTable, Reopen, Repeat, StepSize};
+use crate::store::read::StepRow;
+use std::collections::HashMap;
+
+/// An observation this long (characters) is large on its own.
+pub const LARGE_OBSERVATION: u64 = 20_000;
+/// An unbounded command counts when it printed at least this much.
+const UNBOUNDED_MIN: u64 = 5_000;
+/// A repeat is "long after" its first use at this distance in steps.
+const LONG_AFTER: usize = 5;
+
+pub(super) fn context(steps: &[StepRow], exit: ExitCategory) -> ContextSignals {
+    let mut c = ContextSignals { exit_context: exit == ExitCategory::Context, ..ContextSignals::default() };
+    for s in steps {
+        let i = s.index as usize;
+        let obs = s.observation_chars.max(0) as u64;
+        c.obs_chars += obs;
+        c.model_chars += (s.thought.chars().count() + s.action.chars().count()) as u64;
+        if c.largest_obs.as_ref().is_none_or(|l| obs > l.chars) && obs > 0 {
+            c.largest_obs = Some(StepSize { step: i, chars: obs });
+        }
+        let clipped = s.flags.contains(&"output_clipped");
+        if clipped {
+            c.clipped_steps.push(i);
+        }
+        if obs >= LARGE_OBSERVATION {
+            c.large_steps.push(i);
+        }
+        if (obs >= UNBOUNDED_MIN || clipped) && unbounded(&s.action, obs) {
+            c.unbounded_steps.push(i);
+        }
+        if s.flags.contains(&"format_error") {
+            c.format_error_steps.push(i);
+        }
+    }
+    let total = c.obs_chars + c.model_chars;
+    c.obs_share = if total == 0 { 0.0 } else { c.obs_chars as f64 / total as f64 };
+    c
+}
+
+/// Commands with no bound on their output.
+fn unbounded(action: &str, obs: u64) -> bool {
+    let commands = simple_commands(action);
+    let limited =
+        commands.iter().any(|c| matches!(c.first().map(String::as_str), Some("head" | "tail" | "wc" | "less")));
+    if limited {
+        return false;
+    }
+    commands.iter().any(|c| {
+        // A short option letter, alone or bundled (`-rn`).
+        let has =
+            |letter: char| c.iter().skip(1).any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains(letter));
+        let long = |o: &str| c.iter().any(|a| a == o);
+        match c.first().map(String::as_str) {
+            Some("grep" | "egrep") => {
+                (has('r') || has('R') || long("--recursive"))
+                    && !has('l')
+                    && !has('c')
+                    && !has('m')
+                    && !long("--max-count")
+            }
+            Some("find") => c.get(1).is_some_and(|a| a == "/"),
+            Some("git") => c.get(1).is_some_and(|a| a == "diff") && c.iter().skip(2).all(|a| a.starts_with('-')),
+            Some("ls") => has('R'),
+            Some("cat") => obs >= LARGE_OBSERVATION,
+            _ => false,
+        }
+    })
+}
+
+/// Identical actions used again long after their first use, or three times in a row with the
+/// same output. Steps that repeat because the response was malformed (format errors), window
+/// navigation and submitting are not repeats.
+pub(super) fn repeats(steps: &[StepRow]) -> Vec<Repeat> {
+    let mut groups: HashMap<String, Vec<&StepRow>> = HashMap::new();
+    let mut order: Vec<String> = Vec::new();
+    for s in steps {
+        if s.flags.contains(&"format_error") {
+            continue;
+        }
+        let key = s.action.split_whitespace().collect::<Vec<_>>().join(" ");
+        let head = key.split(' ').next().unwrap_or("");
+        if key.is_empty() || matches!(head, "scroll_down" | "scroll_up" | "goto" | "submit" | "exit") {
+            continue;
+        }
+        let g = groups.entry(key.clone()).or_default();
+        if g.is_empty() {
+            order.push(key);
+        }
+        g.push(s);
+    }
+    let mut out = Vec::new();
+    for key in order {
+        let g = &groups[&key];
+        if g.len() < 2 {
+            continue;
+        }
+        let idx: Vec<usize> = g.iter().map(|s| s.index as usize).collect();
+        let same_output = g.windows(2).all(|w| w[0].observation == w[1].observation);
+        let long_after = idx.last().zip(idx.first()).is_some_and(|(l, f)| l - f >= LONG_AFTER);
+        let in_a_row = idx.windows(3).any(|w| w[2] - w[0] == 2) && same_output;
+        if long_after || in_a_row {
+            let action: String = key.lines().next().unwrap_or("").chars().take(120).collect();
+            out.push(Repeat { action, steps: idx, same_output });
+        }
+    }
+    out
+}
+
+/// Files opened three or more times with no edit to them between the openings.
+pub(super) fn reopened(opens: &[(String, usize)], table: &FileTable) -> Vec<Reopen> {
+    let mut by_file: Vec<(&str, Vec<usize>)> = Vec::new();
+    for (path, step) in opens {
+        match by_file.iter_mut().find(|(p, _)| p == path) {
+            Some((_, steps)) => steps.push(*step),
+            None => by_file.push((path, vec![*step])),
+        }
+    }
+    let mut out = Vec::new();
+    for (path, steps) in by_file {
+        let edited = table.find(path).map(|f| f.edited.clone()).unwrap_or_default();
+        // The longest stretch of openings with no edit of the file between consecutive ones.
+        let mut best: Vec<usize> = Vec::new();
+        let mut run: Vec<usize> = Vec::new();
+        for &s in &steps {
+            let edited_between = run.last().is_some_and(|&prev| edited.iter().any(|&e| e >= prev && e < s));
+            if edited_between {
+                run.clear();
+            }
+            run.push(s);
+            if run.len() > best.len() {
+                best = run.clone();
+            }
+        }
+        if best.len() >= 3 {
+            out.push(Reopen { path: path.to_string(), steps: best });
+        }
+    }
+    out
+}

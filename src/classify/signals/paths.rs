@@ -1,0 +1,190 @@
+//! File paths as the signals compare them: repository-relative, whatever root the agent's
+//! sandbox used (`/testbed`, `/repo`, `/owner__repo`, `/workspace/name`), and sorted by kind.
+
+use serde::{Deserialize, Serialize};
+
+/// What a file is to a change: where definitions live, or the periphery that follows them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileKind {
+    Source,
+    Test,
+    Doc,
+    Config,
+}
+
+impl FileKind {
+    pub fn of(path: &str) -> FileKind {
+        let lower = path.to_ascii_lowercase();
+        let name = lower.rsplit('/').next().unwrap_or(&lower);
+        let ext = name.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
+        let in_dir = |d: &str| lower.starts_with(&format!("{d}/")) || lower.contains(&format!("/{d}/"));
+        if in_dir("tests")
+            || in_dir("test")
+            || name.starts_with("test_")
+            || name.ends_with("_test.py")
+            || name.contains(".test.")
+            || name.contains(".spec.")
+            || name == "conftest.py"
+        {
+            FileKind::Test
+        } else if matches!(ext, "md" | "rst" | "txt" | "adoc") || in_dir("docs") || in_dir("doc") {
+            FileKind::Doc
+        } else if matches!(ext, "yaml" | "yml" | "toml" | "cfg" | "ini" | "json" | "conf") || name == "setup.py" {
+            FileKind::Config
+        } else {
+            FileKind::Source
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            FileKind::Source => "call site",
+            FileKind::Test => "test",
+            FileKind::Doc => "doc",
+            FileKind::Config => "config",
+        }
+    }
+}
+
+/// Sandbox roots that hold the repository, longest first where they nest.
+const ROOTS: &[&str] = &["/testbed/", "/repo/", "/app/", "/src/repo/"];
+
+/// A path as the repository knows it: `/testbed/src/a.py`, `./src/a.py` and `src/a.py` all give
+/// `src/a.py`. `working_dir` resolves relative paths first.
+pub fn repo_relative(path: &str, working_dir: Option<&str>) -> String {
+    let path = path.trim().trim_matches(|c| c == '\'' || c == '"');
+    let joined;
+    let path = match working_dir {
+        Some(wd) if !path.starts_with('/') && wd.starts_with('/') => {
+            joined = format!("{}/{}", wd.trim_end_matches('/'), path);
+            joined.as_str()
+        }
+        _ => path,
+    };
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
+    let normal = parts.join("/");
+    if !path.starts_with('/') {
+        return normal;
+    }
+    let abs = format!("/{normal}");
+    if let Some(rest) = ROOTS.iter().find_map(|r| abs.strip_prefix(r)) {
+        return rest.to_string();
+    }
+    // SWE-agent 0.x mounts the repository at /<owner>__<repo>; OpenHands at /workspace/<name>.
+    match parts.as_slice() {
+        [first, rest @ ..] if first.contains("__") && !rest.is_empty() => rest.join("/"),
+        ["workspace", _, rest @ ..] if !rest.is_empty() => rest.join("/"),
+        _ => normal,
+    }
+}
+
+/// Whether repository path `path` is the file a text named as `named` (`models.py`,
+/// `src/requests/models.py`, `../src/requests/models.py`).
+pub fn names_file(path: &str, named: &str) -> bool {
+    let named = named.trim_start_matches("./");
+    let named = named.trim_start_matches("../");
+    path == named || path.ends_with(&format!("/{named}"))
+}
+
+/// A copy of a source file that is not the repository's own: edits there change nothing.
+pub fn is_build_copy(path: &str) -> bool {
+    ["build/lib/", "site-packages/", "dist-packages/"]
+        .iter()
+        .any(|m| path.starts_with(m) || path.contains(&format!("/{m}")))
+}
+
+/// The repository file a build copy stands for (`build/lib/pkg/m.py` → `pkg/m.py`).
+pub fn build_copy_target(path: &str) -> Option<&str> {
+    ["build/lib/", "site-packages/", "dist-packages/"].iter().find_map(|m| path.find(m).map(|p| &path[p + m.len()..]))
+}
+
+/// A scratch file the agent wrote for itself (reproduction or check scripts), not part of the
+/// change.
+pub fn is_scratch(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    ["reproduce", "repro", "debug", "check_", "verify", "scratch", "temp", "tmp"].iter().any(|p| name.starts_with(p))
+        || path.starts_with("tmp/")
+}
+
+/// File names mentioned in prose: tokens with a path-like shape and a source, doc or config
+/// extension. Traceback lines (`File "...", line N`) and installed-library paths are skipped:
+/// they name frames, not places to change.
+pub fn mentioned_files(text: &str) -> Vec<String> {
+    const EXTS: &[&str] = &[
+        "py", "pyi", "js", "jsx", "ts", "tsx", "java", "go", "rs", "c", "h", "cc", "cpp", "hpp", "rb", "php", "cs",
+        "kt", "scala", "swift", "md", "rst", "toml", "yaml", "yml", "cfg", "ini",
+    ];
+    let mut out: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let t = line.trim_start();
+        if t.starts_with("File \"") || line.contains("site-packages") || line.contains("/lib/python") {
+            continue;
+        }
+        for token in line.split(|c: char| c.is_whitespace() || "`'\"(),;:<>[]{}*".contains(c)) {
+            let token = token.trim_end_matches(['.', '!', '?']);
+            let Some((stem, ext)) = token.rsplit_once('.') else { continue };
+            let stem_ok = !stem.is_empty()
+                && stem.chars().all(|c| c.is_alphanumeric() || "_-/.".contains(c))
+                && stem.chars().any(|c| c.is_alphabetic());
+            if stem_ok && EXTS.contains(&ext) && !token.contains("://") {
+                let clean = token.trim_start_matches("./").to_string();
+                if !out.contains(&clean) {
+                    out.push(clean);
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sandbox_roots_are_stripped() {
+        for (p, wd, want) in [
+            ("/testbed/src/a.py", None, "src/a.py"),
+            ("/pydicom__pydicom/pydicom/x.py", None, "pydicom/x.py"),
+            ("/workspace/ponyc/src/libponyc/a.c", None, "src/libponyc/a.c"),
+            ("a.py", Some("/testbed/src"), "src/a.py"),
+            ("./src/../src/a.py", None, "src/a.py"),
+            ("'/repo/x y.py'", None, "x y.py"),
+        ] {
+            assert_eq!(repo_relative(p, wd), want, "{p}");
+        }
+    }
+
+    #[test]
+    fn kinds_names_and_copies() {
+        assert_eq!(FileKind::of("tests/test_utils.py"), FileKind::Test);
+        assert_eq!(FileKind::of("src/pkg/test_x.py"), FileKind::Test);
+        assert_eq!(FileKind::of("docs/api.rst"), FileKind::Doc);
+        assert_eq!(FileKind::of("setup.cfg"), FileKind::Config);
+        assert_eq!(FileKind::of("lib/client.py"), FileKind::Source);
+        assert!(names_file("src/requests/models.py", "../src/requests/models.py"));
+        assert!(names_file("src/requests/models.py", "models.py"));
+        assert!(!names_file("src/requests/models.py", "odels.py"));
+        assert!(is_build_copy("build/lib/pkg/mod.py") && !is_build_copy("src/builder/lib.py"));
+        assert_eq!(build_copy_target("build/lib/pkg/mod.py"), Some("pkg/mod.py"));
+        assert!(is_scratch("reproduce_bug.py") && !is_scratch("src/pkg/core.py"));
+    }
+
+    #[test]
+    fn files_named_in_prose_not_in_tracebacks() {
+        let text = "Rename `super_len` in the file named `utils.py` in src/requests, then models.py.\n\
+                    File \"/usr/lib/python3.9/site-packages/x.py\", line 3\n  File \"django/db/query.py\", line 9\n\
+                    See https://example.com/a.py and version 1.2.";
+        assert_eq!(mentioned_files(text), vec!["utils.py", "models.py"]);
+    }
+}

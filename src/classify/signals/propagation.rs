@@ -1,0 +1,199 @@
+//! Signals of propagation: identifiers the agent's own diff removed or renamed that files it
+//! did not change still use, the gold patch's core against its periphery, and failing tests
+//! that name unchanged files.
+
+use super::edits::EditEvent;
+use super::paths::{FileKind, is_build_copy, mentioned_files, names_file, repo_relative};
+use super::views::{ViewKind, is_search, search_hits, views};
+use super::{FileTable, Periphery, PeripheryFile, Sighting, StaleIdentifier, TestMention};
+use crate::analysis::edits::split_patch;
+use crate::store::read::RunDetail;
+
+/// Identifiers shorter than this, or in [`COMMON`], are too common to call stale.
+const MIN_IDENT: usize = 4;
+const COMMON: &[&str] = &["main", "test", "self", "setup", "init", "run", "get", "set", "call", "args", "kwargs"];
+/// At most this many sightings are kept per identifier.
+const MAX_SIGHTINGS: usize = 20;
+
+/// A definition line's name: `def name(`, `async def name(`, `class Name`, `function name(`,
+/// `fn name(`, `func name(`.
+fn defined_name(line: &str) -> Option<&str> {
+    let t = line.trim_start();
+    let rest = ["def ", "async def ", "class ", "function ", "fn ", "pub fn ", "func "]
+        .iter()
+        .find_map(|k| t.strip_prefix(k))?;
+    let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len());
+    let name = &rest[..end];
+    (!name.is_empty()).then_some(name)
+}
+
+/// Definitions a diff removed without defining again, per file, each with the name that
+/// replaced it in the same file when there is exactly one (a rename).
+fn removed_definitions(diff: &str) -> Vec<(String, String, Option<String>)> {
+    let mut out = Vec::new();
+    for file in split_patch(diff) {
+        let mut removed = Vec::new();
+        let mut added = Vec::new();
+        for line in file.diff.lines() {
+            if line.starts_with("---") || line.starts_with("+++") {
+                continue;
+            }
+            if let Some(name) = line.strip_prefix('-').and_then(defined_name) {
+                removed.push(name.to_string());
+            } else if let Some(name) = line.strip_prefix('+').and_then(defined_name) {
+                added.push(name.to_string());
+            }
+        }
+        let new_names: Vec<&String> = added.iter().filter(|a| !removed.contains(a)).collect();
+        for name in removed.iter().filter(|r| !added.contains(r)) {
+            let common = COMMON.contains(&name.as_str()) || name.starts_with("__");
+            if name.len() >= MIN_IDENT && !common {
+                let renamed_to = (new_names.len() == 1).then(|| new_names[0].clone());
+                out.push((name.clone(), repo_relative(&file.path, None), renamed_to));
+            }
+        }
+    }
+    out
+}
+
+/// Whether `ident` occurs in `text` with no identifier character on either side.
+fn contains_word(text: &str, ident: &str) -> bool {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(ident).any(|(i, _)| {
+        let before = text[..i].chars().next_back().is_none_or(|c| !is_ident(c));
+        let after = text[i + ident.len()..].chars().next().is_none_or(|c| !is_ident(c));
+        before && after
+    })
+}
+
+/// Identifiers the agent's diff (its submission, else its applied edits) removed or renamed
+/// that still occur in files it did not change, as far as the run showed those files (opened
+/// files and search output).
+pub(super) fn stale_identifiers(run: &RunDetail, edits: &[EditEvent], patch_files: &[String]) -> Vec<StaleIdentifier> {
+    let diff = match run.submission.as_deref().filter(|s| !s.trim().is_empty()) {
+        Some(s) => s.to_string(),
+        None => edits
+            .iter()
+            .filter(|e| e.step.is_some() && !e.rejected())
+            .filter_map(|e| e.diff.clone())
+            .collect::<Vec<_>>()
+            .join("\n"),
+    };
+    let removed = removed_definitions(&diff);
+    if removed.is_empty() {
+        return Vec::new();
+    }
+    let changed: Vec<String> = if patch_files.is_empty() {
+        edits.iter().filter(|e| e.step.is_some() && !e.rejected()).map(|e| e.path.clone()).collect()
+    } else {
+        patch_files.to_vec()
+    };
+    let unchanged = |p: &str| !changed.iter().any(|c| c == p) && !is_build_copy(p);
+    let mut out: Vec<StaleIdentifier> = removed
+        .into_iter()
+        .map(|(identifier, defined_in, renamed_to)| StaleIdentifier {
+            identifier,
+            defined_in,
+            renamed_to,
+            seen_in: Vec::new(),
+        })
+        .collect();
+    for s in &run.step_list {
+        let step = s.index as usize;
+        let mut texts: Vec<(String, &str)> = Vec::new();
+        let opened: Vec<String> = views(s).into_iter().filter(|v| v.kind == ViewKind::Open).map(|v| v.path).collect();
+        if let [only] = opened.as_slice() {
+            texts.push((only.clone(), s.observation.as_str()));
+        }
+        if is_search(&s.action) {
+            texts.extend(search_hits(&s.observation, s.working_dir.as_deref()));
+        }
+        for (path, text) in texts {
+            if !unchanged(&path) {
+                continue;
+            }
+            for st in out.iter_mut() {
+                let known = st.seen_in.iter().any(|x| x.path == path);
+                if !known
+                    && st.seen_in.len() < MAX_SIGHTINGS
+                    && path != st.defined_in
+                    && contains_word(text, &st.identifier)
+                {
+                    st.seen_in.push(Sighting { path: path.clone(), step });
+                }
+            }
+        }
+    }
+    out.retain(|s| !s.seen_in.is_empty());
+    out
+}
+
+/// Split the gold patch into core (source files whose hunks change a definition; all source
+/// files when none does) and periphery (everything else), and see which the agent edited.
+pub(super) fn periphery(gold: &str, table: &FileTable, patch_files: &[String]) -> Periphery {
+    let files = split_patch(gold);
+    let defines = |diff: &str| {
+        diff.lines().any(|l| {
+            (l.starts_with('+') || l.starts_with('-'))
+                && !l.starts_with("+++")
+                && !l.starts_with("---")
+                && defined_name(&l[1..]).is_some()
+        })
+    };
+    let sources: Vec<&crate::analysis::edits::FilePatch> =
+        files.iter().filter(|f| FileKind::of(&f.path) == FileKind::Source).collect();
+    let mut core: Vec<String> = sources.iter().filter(|f| defines(&f.diff)).map(|f| f.path.clone()).collect();
+    if core.is_empty() && sources.len() == 1 {
+        core = sources.iter().map(|f| f.path.clone()).collect();
+    }
+    let edited = |p: &str| patch_files.iter().any(|x| x == p) || table.find(p).is_some_and(|f| !f.edited.is_empty());
+    let core_edited = core.iter().filter(|p| edited(p)).cloned().collect();
+    let periphery = files
+        .iter()
+        .filter(|f| !core.contains(&f.path))
+        .map(|f| PeripheryFile {
+            path: f.path.clone(),
+            kind: FileKind::of(&f.path),
+            edited: edited(&f.path),
+            first_seen: table.find(&f.path).and_then(|a| a.first_seen),
+        })
+        .collect();
+    Periphery { core, core_edited, periphery }
+}
+
+/// Files named by failing tests' messages that are not in the agent's patch.
+pub(super) fn failing_test_files(run: &RunDetail, patch_files: &[String]) -> Vec<TestMention> {
+    let mut out: Vec<TestMention> = Vec::new();
+    let Some(outcome) = &run.outcome else { return out };
+    for t in outcome.tests.iter().filter(|t| !t.passed) {
+        for named in t.message.as_deref().map(mentioned_files).unwrap_or_default() {
+            let changed = patch_files.iter().any(|p| names_file(p, &named));
+            let path = named.trim_start_matches("../").trim_start_matches("./").to_string();
+            if !changed && !out.iter().any(|m| m.path == path) {
+                out.push(TestMention { test: t.name.clone(), path });
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renames_and_removals_not_re_signatures() {
+        let diff = "diff --git a/src/requests/utils.py b/src/requests/utils.py\n--- a/src/requests/utils.py\n+++ b/src/requests/utils.py\n@@ -1,3 +1,3 @@\n-def super_len(o):\n+def complex_len(o):\n-def keep(a):\n+def keep(a, b=None):\n-def run(x):\n";
+        assert_eq!(
+            removed_definitions(diff),
+            vec![("super_len".to_string(), "src/requests/utils.py".to_string(), Some("complex_len".to_string()))]
+        );
+    }
+
+    #[test]
+    fn word_bounded() {
+        assert!(contains_word("from .utils import super_len, x", "super_len"));
+        assert!(!contains_word("super_length = 3", "super_len"));
+        assert!(!contains_word("my_super_len()", "super_len"));
+    }
+}

@@ -1,0 +1,222 @@
+//! What a step showed the agent of which files: a file opened (`open`, `str_replace_editor
+//! view`, `cat`, `head`, `sed -n`...), the open file's window moved (`goto`, `scroll_down`), or
+//! lines of files in search output (`grep -n` style `path:line:text`).
+
+use super::paths::repo_relative;
+use crate::store::read::StepRow;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ViewKind {
+    /// The agent asked for the file: counts as opening it.
+    Open,
+    /// The window of the already open file moved: it saw more of it, without re-opening.
+    Navigate,
+}
+
+/// One file a step showed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct View {
+    pub path: String,
+    pub kind: ViewKind,
+}
+
+/// Commands whose file arguments are printed whole or in part.
+const PRINTERS: &[&str] = &["cat", "head", "tail", "nl", "less", "more", "bat", "view"];
+/// Options of those commands that take a value (`head -n 40 f`).
+const VALUE_OPTIONS: &[&str] = &["-n", "-c", "--lines", "--bytes", "-e"];
+
+/// The files step `s` showed. Paths are repository-relative.
+pub fn views(s: &StepRow) -> Vec<View> {
+    let wd = s.working_dir.as_deref();
+    let open = |p: &str| View { path: repo_relative(p, wd), kind: ViewKind::Open };
+    let mut out = Vec::new();
+    if let Some(args) = &s.args
+        && args.get("command").and_then(|c| c.as_str()) == Some("view")
+        && let Some(p) = args.get("path").and_then(|p| p.as_str())
+    {
+        out.push(open(p));
+        return out;
+    }
+    let first = s.action.lines().next().unwrap_or("").trim();
+    let words: Vec<String> =
+        shlex::split(first).unwrap_or_else(|| first.split_whitespace().map(str::to_string).collect());
+    match words.first().map(String::as_str) {
+        Some("open") | Some("open_file") => {
+            if let Some(p) = words.get(1) {
+                out.push(open(p));
+            }
+            return out;
+        }
+        Some("str_replace_editor") if words.get(1).map(String::as_str) == Some("view") => {
+            if let Some(p) = words.get(2) {
+                out.push(open(p));
+            }
+            return out;
+        }
+        Some("goto") | Some("scroll_down") | Some("scroll_up") | Some("search_file") => {
+            if let Some(f) = &s.open_file {
+                out.push(View { path: repo_relative(f, wd), kind: ViewKind::Navigate });
+            }
+            return out;
+        }
+        _ => {}
+    }
+    for command in simple_commands(&s.action) {
+        out.extend(printed_files(&command).into_iter().map(|p| open(&p)));
+    }
+    out
+}
+
+/// Whether the step's action searches file contents (its output lines name files).
+pub fn is_search(action: &str) -> bool {
+    simple_commands(action).iter().any(|c| {
+        matches!(
+            c.first().map(String::as_str),
+            Some("grep" | "rg" | "ag" | "ack" | "search_dir" | "search_file" | "egrep")
+        ) || (c.first().map(String::as_str) == Some("git") && c.get(1).map(String::as_str) == Some("grep"))
+    })
+}
+
+/// `path:line:text` (or `path:text`) lines of search output, as (repository path, text).
+pub fn search_hits<'a>(observation: &'a str, working_dir: Option<&str>) -> Vec<(String, &'a str)> {
+    let mut hits = Vec::new();
+    for line in observation.lines() {
+        let Some((path, rest)) = line.split_once(':') else { continue };
+        let plausible = !path.is_empty()
+            && !path.contains(char::is_whitespace)
+            && path.contains('.')
+            && path.chars().all(|c| c.is_alphanumeric() || "_-./".contains(c));
+        if plausible {
+            let text =
+                rest.split_once(':').filter(|(n, _)| n.chars().all(|c| c.is_ascii_digit())).map_or(rest, |(_, t)| t);
+            hits.push((repo_relative(path, working_dir), text));
+        }
+    }
+    hits
+}
+
+/// The simple commands of a shell line: split at `&&`, `||`, `;`, `|` and newlines, each
+/// tokenized. Heredoc bodies are not commands.
+pub fn simple_commands(action: &str) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let mut in_heredoc: Option<String> = None;
+    for line in action.lines() {
+        if let Some(delim) = &in_heredoc {
+            if line.trim() == delim {
+                in_heredoc = None;
+            }
+            continue;
+        }
+        if let Some(p) = line.find("<<") {
+            let delim: String = line[p + 2..]
+                .trim_start_matches('-')
+                .trim()
+                .trim_matches(|c| c == '\'' || c == '"')
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if !delim.is_empty() {
+                in_heredoc = Some(delim);
+            }
+        }
+        for part in line.split("&&").flat_map(|p| p.split("||")).flat_map(|p| p.split(';')).flat_map(|p| p.split('|')) {
+            let words = shlex::split(part).unwrap_or_else(|| part.split_whitespace().map(str::to_string).collect());
+            if !words.is_empty() {
+                out.push(words);
+            }
+        }
+    }
+    out
+}
+
+fn printed_files(words: &[String]) -> Vec<String> {
+    let Some(cmd) = words.first() else { return Vec::new() };
+    let args = &words[1..];
+    let operands = |skip_script: bool| {
+        let mut files = Vec::new();
+        let mut skip_next = false;
+        let mut script_seen = !skip_script;
+        for a in args {
+            if skip_next {
+                skip_next = false;
+            } else if a.starts_with('-') {
+                skip_next = VALUE_OPTIONS.contains(&a.as_str());
+            } else if a.starts_with('>') || a.starts_with('<') {
+                break;
+            } else if !script_seen {
+                script_seen = true;
+            } else {
+                files.push(a.clone());
+            }
+        }
+        files
+    };
+    match cmd.as_str() {
+        c if PRINTERS.contains(&c) => operands(false),
+        "sed" if args.iter().any(|a| a == "-n") && !args.iter().any(|a| a.starts_with("-i")) => operands(true),
+        "awk" => operands(true),
+        _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(action: &str, args: Option<serde_json::Value>, open_file: Option<&str>) -> StepRow {
+        StepRow {
+            index: 0,
+            tool: None,
+            thought: String::new(),
+            action: action.into(),
+            observation: String::new(),
+            response: None,
+            args,
+            execution_time: None,
+            tokens_in: None,
+            tokens_out: None,
+            timestamp: None,
+            open_file: open_file.map(str::to_string),
+            working_dir: Some("/testbed".into()),
+            flags: Vec::new(),
+            observation_chars: 0,
+        }
+    }
+
+    fn paths(s: &StepRow) -> Vec<(String, ViewKind)> {
+        views(s).into_iter().map(|v| (v.path, v.kind)).collect()
+    }
+
+    #[test]
+    fn opening_commands_of_each_tool_set() {
+        use ViewKind::*;
+        let v = serde_json::json!({"command": "view", "path": "/testbed/src/a.py"});
+        assert_eq!(
+            paths(&step("str_replace_editor view /testbed/src/a.py", Some(v), None)),
+            [("src/a.py".into(), Open)]
+        );
+        assert_eq!(paths(&step("open src/b.py 40", None, None)), [("src/b.py".into(), Open)]);
+        assert_eq!(paths(&step("scroll_down", None, Some("/testbed/src/b.py"))), [("src/b.py".into(), Navigate)]);
+        assert_eq!(
+            paths(&step("cd src && head -n 40 c.py | nl && sed -n '1,20p' d.py", None, None)),
+            [("c.py".into(), Open), ("d.py".into(), Open)]
+        );
+        assert!(paths(&step("sed -i 's/a/b/' e.py", None, None)).is_empty());
+        assert!(paths(&step("cat > f.py <<'EOF'\ncat g.py\nEOF", None, None)).is_empty());
+        assert!(paths(&step("python reproduce.py", None, None)).is_empty());
+    }
+
+    #[test]
+    fn search_output_lines_name_files() {
+        assert!(is_search("grep -rn super_len src tests | head"));
+        assert!(!is_search("python x.py"));
+        let out = "src/requests/models.py:48:from .utils import super_len\ntests/test_utils.py:super_len(x)\nBinary file matches\n";
+        assert_eq!(
+            search_hits(out, Some("/testbed")),
+            [
+                ("src/requests/models.py".to_string(), "from .utils import super_len"),
+                ("tests/test_utils.py".to_string(), "super_len(x)")
+            ]
+        );
+    }
+}

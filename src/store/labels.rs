@@ -1,0 +1,295 @@
+//! Classification storage: signals per run, labels (append-only), the LLM reply cache and
+//! classification errors. Labels are [`crate::classify::label::Label`] values; this module maps
+//! them to rows and back.
+
+use super::Store;
+use crate::classify::label::{Evidence, Label, ModeVerdict, Provenance, Source};
+use crate::error::StoreError;
+use rusqlite::{OptionalExtension, params};
+use serde::Serialize;
+use std::collections::HashMap;
+
+const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
+
+/// A stored label with where and when.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LabelRow {
+    pub id: i64,
+    /// The run's instance, when the run is still in the database.
+    pub instance_id: Option<String>,
+    pub created_at: String,
+    pub note: Option<String>,
+    #[serde(flatten)]
+    pub label: Label,
+}
+
+/// One run's signals and, when a new one is due, its label; written together.
+pub struct Classified {
+    pub run_id: i64,
+    pub signals_json: String,
+    pub signals_hash: String,
+    pub label: Option<Label>,
+}
+
+/// A validated LLM reply kept for a (model, prompt hash).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CachedReply {
+    pub reply: String,
+    pub tokens_in: Option<u64>,
+    pub tokens_out: Option<u64>,
+    pub latency_ms: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClassifyErrorRow {
+    pub run_id: i64,
+    pub source: String,
+    pub model: Option<String>,
+    pub error: String,
+    pub created_at: String,
+}
+
+const LABEL_COLUMNS: &str = "l.id, r.instance_id, l.created_at, l.note, l.run_id, l.source, l.rater, l.taxonomy,
+    l.taxonomy_version, l.exit_category, l.summary, l.model, l.input_hash, l.tokens_in, l.tokens_out, l.cost,
+    l.latency_ms";
+
+impl Store {
+    /// Runs to classify: every run not known to be resolved (failed, or no outcome known), or
+    /// every run with `include_resolved`.
+    pub fn classify_candidates(&self, include_resolved: bool) -> Result<Vec<i64>, StoreError> {
+        let mut stmt = self.conn.prepare(
+            "SELECT r.id FROM runs r LEFT JOIN outcomes o ON o.id = r.outcome_id
+             WHERE ?1 OR o.resolved IS NULL OR o.resolved = 0 ORDER BY r.id",
+        )?;
+        let ids = stmt.query_map([include_resolved], |r| r.get(0))?.collect::<Result<Vec<i64>, _>>()?;
+        Ok(ids)
+    }
+
+    /// The stored signals of a run (JSON), when computed with `version`.
+    pub fn signals_json(&self, run_id: i64, version: u32) -> Result<Option<String>, StoreError> {
+        Ok(self
+            .conn
+            .query_row("SELECT json FROM signals WHERE run_id = ?1 AND version = ?2", params![run_id, version], |r| {
+                r.get(0)
+            })
+            .optional()?)
+    }
+
+    /// The input hash of the latest label per run from `source` and `rater` under a taxonomy
+    /// version: what makes classifying again a no-op when nothing changed.
+    pub fn latest_input_hashes(
+        &self,
+        source: Source,
+        rater: &str,
+        taxonomy: &str,
+        version: &str,
+    ) -> Result<HashMap<i64, String>, StoreError> {
+        let mut stmt = self.conn.prepare(
+            "SELECT run_id, input_hash FROM labels WHERE id IN (
+                 SELECT max(id) FROM labels WHERE source = ?1 AND rater = ?2 AND taxonomy = ?3 AND taxonomy_version = ?4
+                 GROUP BY run_id) AND input_hash IS NOT NULL",
+        )?;
+        let rows = stmt.query_map(params![source.name(), rater, taxonomy, version], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Write a batch of runs' signals and new labels in one transaction.
+    pub fn save_classified(&mut self, batch: &[Classified]) -> Result<(), StoreError> {
+        let tx = self.conn.transaction()?;
+        {
+            let mut sig = tx.prepare_cached(
+                "INSERT INTO signals (run_id, version, hash, json) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT(run_id) DO UPDATE SET version = excluded.version, hash = excluded.hash, json = excluded.json",
+            )?;
+            for c in batch {
+                sig.execute(params![c.run_id, crate::classify::signals::VERSION, c.signals_hash, c.signals_json])?;
+                if let Some(label) = &c.label {
+                    insert_label(&tx, label, None)?;
+                }
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Append one label (never replacing an earlier one); returns its id.
+    pub fn add_label(&mut self, label: &Label, note: Option<&str>) -> Result<i64, StoreError> {
+        let tx = self.conn.transaction()?;
+        let id = insert_label(&tx, label, note)?;
+        tx.commit()?;
+        Ok(id)
+    }
+
+    /// Labels, oldest first: all of them, or of one run; with `current_only`, the latest per
+    /// run, source and rater.
+    pub fn labels(&self, run: Option<i64>, current_only: bool) -> Result<Vec<LabelRow>, StoreError> {
+        let current =
+            if current_only { "AND l.id IN (SELECT max(id) FROM labels GROUP BY run_id, source, rater)" } else { "" };
+        let sql = format!(
+            "SELECT {LABEL_COLUMNS} FROM labels l LEFT JOIN runs r ON r.id = l.run_id
+             WHERE (?1 IS NULL OR l.run_id = ?1) {current} ORDER BY l.run_id, l.id"
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
+        let mut rows: Vec<LabelRow> = stmt
+            .query_map([run], |r| {
+                let source: String = r.get(5)?;
+                Ok(LabelRow {
+                    id: r.get(0)?,
+                    instance_id: r.get(1)?,
+                    created_at: r.get(2)?,
+                    note: r.get(3)?,
+                    label: Label {
+                        run_id: r.get(4)?,
+                        source: Source::from_name(&source).unwrap_or(Source::Human),
+                        rater: r.get(6)?,
+                        taxonomy: r.get(7)?,
+                        taxonomy_version: r.get(8)?,
+                        modes: Vec::new(),
+                        considered: Vec::new(),
+                        exit_category: r.get::<_, Option<String>>(9)?.unwrap_or_default(),
+                        summary: r.get::<_, Option<String>>(10)?.unwrap_or_default(),
+                        provenance: Provenance {
+                            model: r.get(11)?,
+                            input_hash: r.get(12)?,
+                            tokens_in: r.get::<_, Option<i64>>(13)?.map(|t| t as u64),
+                            tokens_out: r.get::<_, Option<i64>>(14)?.map(|t| t as u64),
+                            cost: r.get(15)?,
+                            latency_ms: r.get::<_, Option<i64>>(16)?.map(|t| t as u64),
+                        },
+                    },
+                })
+            })?
+            .collect::<Result<_, _>>()?;
+        let mut modes = self.conn.prepare_cached(
+            "SELECT mode, assigned, confidence, evidence, rationale FROM label_modes WHERE label_id = ?1 ORDER BY rowid",
+        )?;
+        for row in &mut rows {
+            let verdicts = modes.query_map([row.id], |r| {
+                let evidence: String = r.get(3)?;
+                let verdict = ModeVerdict {
+                    mode: r.get(0)?,
+                    confidence: r.get(2)?,
+                    evidence: serde_json::from_str::<Vec<Evidence>>(&evidence).unwrap_or_default(),
+                    rationale: r.get(4)?,
+                };
+                Ok((r.get::<_, bool>(1)?, verdict))
+            })?;
+            for v in verdicts {
+                let (assigned, verdict) = v?;
+                if assigned { row.label.modes.push(verdict) } else { row.label.considered.push(verdict) }
+            }
+        }
+        Ok(rows)
+    }
+
+    pub fn llm_cached(&self, model: &str, prompt_hash: &str) -> Result<Option<CachedReply>, StoreError> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT reply, tokens_in, tokens_out, latency_ms FROM llm_cache WHERE model = ?1 AND prompt_hash = ?2",
+                params![model, prompt_hash],
+                |r| {
+                    Ok(CachedReply {
+                        reply: r.get(0)?,
+                        tokens_in: r.get::<_, Option<i64>>(1)?.map(|t| t as u64),
+                        tokens_out: r.get::<_, Option<i64>>(2)?.map(|t| t as u64),
+                        latency_ms: r.get::<_, Option<i64>>(3)?.map(|t| t as u64),
+                    })
+                },
+            )
+            .optional()?)
+    }
+
+    /// Keep a validated reply and append its label, in one transaction: a label is never
+    /// written without its cache entry, nor half of either.
+    pub fn save_llm_label(&mut self, prompt_hash: &str, reply: &CachedReply, label: &Label) -> Result<i64, StoreError> {
+        let tx = self.conn.transaction()?;
+        let model = label.provenance.model.as_deref().unwrap_or(&label.rater);
+        tx.execute(
+            &format!(
+                "INSERT OR REPLACE INTO llm_cache (model, prompt_hash, reply, tokens_in, tokens_out, latency_ms, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, {NOW})"
+            ),
+            params![
+                model,
+                prompt_hash,
+                reply.reply,
+                reply.tokens_in.map(|t| t as i64),
+                reply.tokens_out.map(|t| t as i64),
+                reply.latency_ms.map(|t| t as i64)
+            ],
+        )?;
+        let id = insert_label(&tx, label, None)?;
+        tx.commit()?;
+        Ok(id)
+    }
+
+    pub fn record_classify_error(
+        &self,
+        run_id: i64,
+        source: Source,
+        model: Option<&str>,
+        error: &str,
+    ) -> Result<(), StoreError> {
+        self.conn.execute(
+            &format!(
+                "INSERT INTO classify_errors (run_id, source, model, error, created_at) VALUES (?1, ?2, ?3, ?4, {NOW})"
+            ),
+            params![run_id, source.name(), model, error],
+        )?;
+        Ok(())
+    }
+
+    pub fn classify_errors(&self, run: Option<i64>) -> Result<Vec<ClassifyErrorRow>, StoreError> {
+        let mut stmt = self.conn.prepare(
+            "SELECT run_id, source, model, error, created_at FROM classify_errors WHERE ?1 IS NULL OR run_id = ?1 ORDER BY id",
+        )?;
+        let rows = stmt.query_map([run], |r| {
+            Ok(ClassifyErrorRow {
+                run_id: r.get(0)?,
+                source: r.get(1)?,
+                model: r.get(2)?,
+                error: r.get(3)?,
+                created_at: r.get(4)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+}
+
+fn insert_label(tx: &rusqlite::Transaction<'_>, label: &Label, note: Option<&str>) -> Result<i64, StoreError> {
+    let p = &label.provenance;
+    tx.prepare_cached(&format!(
+        "INSERT INTO labels (run_id, source, rater, taxonomy, taxonomy_version, unclassified, exit_category, summary, note,
+             model, input_hash, tokens_in, tokens_out, cost, latency_ms, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, {NOW})"
+    ))?
+    .execute(params![
+        label.run_id,
+        label.source.name(),
+        label.rater,
+        label.taxonomy,
+        label.taxonomy_version,
+        label.is_unclassified(),
+        label.exit_category,
+        label.summary,
+        note,
+        p.model,
+        p.input_hash,
+        p.tokens_in.map(|t| t as i64),
+        p.tokens_out.map(|t| t as i64),
+        p.cost,
+        p.latency_ms.map(|t| t as i64),
+    ])?;
+    let id = tx.last_insert_rowid();
+    let mut stmt = tx.prepare_cached(
+        "INSERT INTO label_modes (label_id, mode, assigned, confidence, evidence, rationale) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?;
+    for (assigned, verdicts) in [(true, &label.modes), (false, &label.considered)] {
+        for m in verdicts {
+            let evidence = serde_json::to_string(&m.evidence).unwrap_or_else(|_| "[]".into());
+            stmt.execute(params![id, m.mode, assigned, m.confidence, evidence, m.rationale])?;
+        }
+    }
+    Ok(id)
+}
