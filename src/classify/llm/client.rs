@@ -1,1 +1,732 @@
-//! (being written)
+//! Transport to any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM, llama.cpp server,
+//! Ollama) through `async-openai`.
+//!
+//! Retries come in two layers. `async-openai`'s own executor retries 429, 5xx and connect errors
+//! up to 3 times (100 ms·2ⁿ backoff, or `Retry-After` seconds). [`LlmClient::complete`] wraps
+//! that and retries, up to [`LlmSettings::max_retries`] more times with its own backoff, what
+//! the inner layer does not: timeouts, malformed or truncated bodies, empty choices, dropped
+//! connections, and 429/5xx that outlived the inner retries. Connect errors are not retried
+//! again (the inner layer already did), nor are 4xx API errors or configuration errors.
+//!
+//! The API key never appears in errors or `Debug` output: every error text is scrubbed of it.
+
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use async_openai::Client;
+use async_openai::config::OpenAIConfig;
+use async_openai::error::{OpenAIError, WrappedError};
+use async_openai::types::chat::{
+    ChatCompletionRequestMessage, CreateChatCompletionRequest, CreateChatCompletionResponse, ResponseFormat,
+};
+
+/// Longest pause between two attempts of [`LlmClient::complete`] (unless `backoff` is longer).
+const MAX_BACKOFF: Duration = Duration::from_secs(5);
+/// Error texts from the server are cut to this many characters.
+const MAX_MESSAGE: usize = 300;
+const REDACTED: &str = "[redacted]";
+
+/// Where and how to ask the model.
+#[derive(Clone)]
+pub struct LlmSettings {
+    /// API base including the version, e.g. `https://api.openai.com/v1` or
+    /// `http://127.0.0.1:11434/v1`; `/chat/completions` is appended.
+    pub base_url: String,
+    /// Model name sent with each request.
+    pub model: String,
+    /// Sent as `Authorization: Bearer <key>`. `None` sends an empty key; the `OPENAI_API_KEY`
+    /// environment variable is never read here (the caller decides that).
+    pub api_key: Option<String>,
+    /// Limit for one HTTP request, connect to last body byte.
+    pub timeout: Duration,
+    /// Extra attempts `complete` makes after a transient failure (on top of async-openai's own).
+    pub max_retries: u32,
+    /// Sampling temperature, when set.
+    pub temperature: Option<f32>,
+    /// Output token limit (`max_tokens`), when set.
+    pub max_tokens: Option<u32>,
+    /// Ask for `response_format: {"type": "json_object"}`.
+    pub json_mode: bool,
+    /// First pause between attempts; doubles each retry up to a few seconds.
+    pub backoff: Duration,
+}
+
+impl LlmSettings {
+    /// Settings for `model` at `base_url`: no key, 60 s timeout, 2 retries, 200 ms backoff.
+    pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> LlmSettings {
+        LlmSettings {
+            base_url: base_url.into(),
+            model: model.into(),
+            api_key: None,
+            timeout: Duration::from_secs(60),
+            max_retries: 2,
+            temperature: None,
+            max_tokens: None,
+            json_mode: false,
+            backoff: Duration::from_millis(200),
+        }
+    }
+}
+
+impl fmt::Debug for LlmSettings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LlmSettings")
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("api_key", &self.api_key.as_ref().map(|_| REDACTED))
+            .field("timeout", &self.timeout)
+            .field("max_retries", &self.max_retries)
+            .field("temperature", &self.temperature)
+            .field("max_tokens", &self.max_tokens)
+            .field("json_mode", &self.json_mode)
+            .field("backoff", &self.backoff)
+            .finish()
+    }
+}
+
+/// Who speaks a chat turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Instructions.
+    System,
+    /// The question.
+    User,
+    /// A previous model answer.
+    Assistant,
+}
+
+/// One message of the conversation sent to the model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChatTurn {
+    /// Who says it.
+    pub role: Role,
+    /// What is said.
+    pub content: String,
+}
+
+impl ChatTurn {
+    /// A turn by `role`.
+    pub fn new(role: Role, content: impl Into<String>) -> ChatTurn {
+        ChatTurn { role, content: content.into() }
+    }
+}
+
+/// The model's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Completion {
+    /// Text of the first choice.
+    pub content: String,
+    /// `usage.prompt_tokens`, when the server reports usage.
+    pub tokens_in: Option<u64>,
+    /// `usage.completion_tokens`, when the server reports usage.
+    pub tokens_out: Option<u64>,
+    /// Wall time of the successful attempt (including async-openai's inner retries).
+    pub latency: Duration,
+    /// Attempts `complete` made, 1 when the first succeeded.
+    pub attempts: u32,
+    /// `finish_reason` of the first choice, e.g. `stop` or `length` (output cut by `max_tokens`).
+    pub finish_reason: Option<String>,
+}
+
+/// Why a completion failed. Messages name the base URL and never contain the API key.
+#[derive(Debug, thiserror::Error)]
+pub enum LlmError {
+    /// One HTTP request got no complete answer within the timeout.
+    #[error("LLM request timed out after {after:?}")]
+    Timeout {
+        /// The configured per-request timeout.
+        after: Duration,
+    },
+    /// 429 (other than `insufficient_quota`) after async-openai's retries.
+    #[error("LLM rate limited: {message}")]
+    RateLimited {
+        /// Server's message.
+        message: String,
+    },
+    /// 5xx after async-openai's retries.
+    #[error("LLM server error {status}: {message}")]
+    Server {
+        /// HTTP status.
+        status: u16,
+        /// Server's message.
+        message: String,
+    },
+    /// No connection could be made (refused, DNS, TLS), after async-openai's retries.
+    #[error("cannot connect to LLM endpoint: {message}")]
+    Connect {
+        /// What failed.
+        message: String,
+    },
+    /// The connection dropped before a response arrived.
+    #[error("LLM connection dropped: {message}")]
+    Transport {
+        /// What failed.
+        message: String,
+    },
+    /// The response was not a chat completion: invalid JSON, or a body cut short. async-openai
+    /// also reports a non-JSON 4xx body (an HTML 404 page) this way, without its status.
+    #[error("LLM response malformed: {message}")]
+    Malformed {
+        /// What was wrong, with the start of the body.
+        message: String,
+    },
+    /// A valid completion with no choices, or whose first choice has no text.
+    #[error("LLM response had no choice with content")]
+    EmptyChoices,
+    /// The endpoint refused the request: 400, 401, 403, 404, `insufficient_quota`, …
+    #[error("LLM API error {status}: {message}")]
+    Api {
+        /// HTTP status.
+        status: u16,
+        /// Server's message.
+        message: String,
+    },
+    /// Unusable settings or request (bad URL, key not valid in a header, no turns, …).
+    #[error("LLM configuration: {message}")]
+    Config {
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl LlmError {
+    /// Whether trying again later may succeed.
+    pub fn is_transient(&self) -> bool {
+        !matches!(self, LlmError::Api { .. } | LlmError::Config { .. })
+    }
+
+    /// Whether `complete` retries this itself. Connect errors are transient but async-openai
+    /// has already retried them.
+    fn retry_here(&self) -> bool {
+        self.is_transient() && !matches!(self, LlmError::Connect { .. })
+    }
+}
+
+/// A chat-completions client; cheap to clone, usable from many tasks.
+#[derive(Clone)]
+pub struct LlmClient {
+    client: Client<OpenAIConfig>,
+    settings: LlmSettings,
+}
+
+impl fmt::Debug for LlmClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LlmClient").field("settings", &self.settings).finish_non_exhaustive()
+    }
+}
+
+impl LlmClient {
+    /// Check `settings` and build the client (no request is made).
+    pub fn new(settings: LlmSettings) -> Result<LlmClient, LlmError> {
+        let config_error = |message: String| LlmError::Config { message };
+        let base_url = settings.base_url.trim_end_matches('/').to_string();
+        match reqwest::Url::parse(&base_url) {
+            Ok(url) if matches!(url.scheme(), "http" | "https") => {}
+            _ => {
+                let shown = scrub(&base_url, settings.api_key.as_deref());
+                return Err(config_error(format!("base URL {shown:?} is not an http(s) URL")));
+            }
+        }
+        if settings.model.trim().is_empty() {
+            return Err(config_error("no model name".into()));
+        }
+        if settings.timeout.is_zero() {
+            return Err(config_error("timeout must be above zero".into()));
+        }
+        let key = settings.api_key.clone().unwrap_or_default();
+        // async-openai unwraps this header on every request; check it here instead.
+        if reqwest::header::HeaderValue::from_str(&format!("Bearer {key}")).is_err() {
+            return Err(config_error("API key holds characters not allowed in an HTTP header".into()));
+        }
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let http = reqwest::Client::builder()
+            .timeout(settings.timeout)
+            .build()
+            .map_err(|e| config_error(format!("HTTP client: {e}")))?;
+        // Org and project are set empty so stray OPENAI_* variables are not sent (nor unwrapped).
+        let config =
+            OpenAIConfig::new().with_api_base(base_url.clone()).with_api_key(key).with_org_id("").with_project_id("");
+        Ok(LlmClient {
+            client: Client::with_config(config).with_http_client(http),
+            settings: LlmSettings { base_url, ..settings },
+        })
+    }
+
+    /// The settings in use (base URL without a trailing slash).
+    pub fn settings(&self) -> &LlmSettings {
+        &self.settings
+    }
+
+    /// Send `turns` and return the first choice, retrying transient failures (see the module
+    /// docs); the last error is returned once retries run out.
+    pub async fn complete(&self, turns: &[ChatTurn]) -> Result<Completion, LlmError> {
+        if turns.is_empty() {
+            return Err(LlmError::Config { message: "no chat turns to send".into() });
+        }
+        let request = self.request(turns);
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            let started = Instant::now();
+            let result = self.client.chat().create(request.clone()).await;
+            let latency = started.elapsed();
+            let error = match result {
+                Ok(response) => match completion(response, latency, attempts) {
+                    Ok(done) => return Ok(done),
+                    Err(e) => e,
+                },
+                Err(e) => self.map_error(e),
+            };
+            if !error.retry_here() || attempts > self.settings.max_retries {
+                return Err(error);
+            }
+            tokio::time::sleep(self.backoff(attempts)).await;
+        }
+    }
+
+    fn request(&self, turns: &[ChatTurn]) -> CreateChatCompletionRequest {
+        let messages = turns
+            .iter()
+            .map(|t| match t.role {
+                Role::System => ChatCompletionRequestMessage::System(t.content.clone().into()),
+                Role::User => ChatCompletionRequestMessage::User(t.content.clone().into()),
+                Role::Assistant => ChatCompletionRequestMessage::Assistant(t.content.clone().into()),
+            })
+            .collect();
+        // `max_tokens` is deprecated by OpenAI in favour of `max_completion_tokens`, but it is
+        // the one vLLM, llama.cpp and Ollama all understand.
+        #[allow(deprecated)]
+        CreateChatCompletionRequest {
+            model: self.settings.model.clone(),
+            messages,
+            temperature: self.settings.temperature,
+            max_tokens: self.settings.max_tokens,
+            response_format: self.settings.json_mode.then_some(ResponseFormat::JsonObject),
+            ..Default::default()
+        }
+    }
+
+    /// Pause before attempt `done + 1`: `backoff`·2^(done-1), capped.
+    fn backoff(&self, done: u32) -> Duration {
+        let factor = 1u32 << done.saturating_sub(1).min(16);
+        let cap = MAX_BACKOFF.max(self.settings.backoff);
+        self.settings.backoff.saturating_mul(factor).min(cap)
+    }
+
+    /// A short, key-free message prefixed with the base URL.
+    fn message(&self, detail: &str) -> String {
+        let text = format!("{}: {detail}", self.settings.base_url);
+        scrub(&text, self.settings.api_key.as_deref())
+    }
+
+    fn map_error(&self, error: OpenAIError) -> LlmError {
+        match error {
+            OpenAIError::Reqwest(e) => {
+                let e = e.without_url();
+                let detail = chain(&e);
+                let message = self.message(&detail);
+                if e.is_timeout() {
+                    LlmError::Timeout { after: self.settings.timeout }
+                } else if e.is_connect() {
+                    LlmError::Connect { message }
+                } else if e.is_builder() {
+                    LlmError::Config { message }
+                } else if e.is_body() || e.is_decode() {
+                    LlmError::Malformed { message }
+                } else {
+                    LlmError::Transport { message }
+                }
+            }
+            OpenAIError::ApiError(e) => {
+                let status = e.status_code.as_u16();
+                // async-openai keeps 5xx bodies raw; unwrap an OpenAI error JSON if it is one.
+                let text = match serde_json::from_str::<WrappedError>(&e.api_error.message) {
+                    Ok(wrapped) => wrapped.error.to_string(),
+                    Err(_) => e.api_error.to_string(),
+                };
+                let message = self.message(&text);
+                let quota = e.api_error.r#type.as_deref() == Some("insufficient_quota");
+                match status {
+                    429 if !quota => LlmError::RateLimited { message },
+                    500..=599 => LlmError::Server { status, message },
+                    _ => LlmError::Api { status, message },
+                }
+            }
+            OpenAIError::JSONDeserialize(e, body) => {
+                LlmError::Malformed { message: self.message(&format!("{e}; body: {body}")) }
+            }
+            OpenAIError::InvalidArgument(m) => LlmError::Config { message: self.message(&m) },
+            other => LlmError::Transport { message: self.message(&other.to_string()) },
+        }
+    }
+}
+
+/// The first choice of `response`, or why there is none.
+fn completion(
+    response: CreateChatCompletionResponse,
+    latency: Duration,
+    attempts: u32,
+) -> Result<Completion, LlmError> {
+    let choice = response.choices.into_iter().next();
+    let Some((content, finish)) = choice.and_then(|c| c.message.content.map(|text| (text, c.finish_reason))) else {
+        return Err(LlmError::EmptyChoices);
+    };
+    let finish_reason = finish.and_then(|r| serde_json::to_value(r).ok()).and_then(|v| v.as_str().map(str::to_string));
+    Ok(Completion {
+        content,
+        tokens_in: response.usage.as_ref().map(|u| u64::from(u.prompt_tokens)),
+        tokens_out: response.usage.as_ref().map(|u| u64::from(u.completion_tokens)),
+        latency,
+        attempts,
+        finish_reason,
+    })
+}
+
+/// An error and its sources, joined with `: `.
+fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(e) = source {
+        text.push_str(": ");
+        text.push_str(&e.to_string());
+        source = e.source();
+    }
+    text
+}
+
+/// `text` without any occurrence of `key`, cut to [`MAX_MESSAGE`] characters.
+fn scrub(text: &str, key: Option<&str>) -> String {
+    let text = match key {
+        Some(key) if !key.is_empty() => text.replace(key, REDACTED),
+        _ => text.to_string(),
+    };
+    match text.char_indices().nth(MAX_MESSAGE) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chat_server::{Behaviour, ChatServer};
+    use serde_json::json;
+    use std::net::TcpListener;
+
+    const KEY: &str = "sk-test-secret-1234";
+    const SHORT: Duration = Duration::from_millis(300);
+
+    fn settings(server: &ChatServer) -> LlmSettings {
+        LlmSettings {
+            api_key: Some(KEY.into()),
+            timeout: SHORT,
+            max_retries: 2,
+            backoff: Duration::from_millis(20),
+            ..LlmSettings::new(server.base_url(), "test-model")
+        }
+    }
+
+    fn client(server: &ChatServer) -> LlmClient {
+        LlmClient::new(settings(server)).unwrap()
+    }
+
+    fn ask() -> Vec<ChatTurn> {
+        vec![ChatTurn::new(Role::System, "classify"), ChatTurn::new(Role::User, "the trajectory")]
+    }
+
+    #[tokio::test]
+    async fn good_reply_carries_content_tokens_and_sends_model_messages_and_key() {
+        let server = ChatServer::scripted(vec![Behaviour::Reply {
+            content: "{\"label\":\"ok\"}".into(),
+            tokens_in: 42,
+            tokens_out: 7,
+        }])
+        .unwrap();
+        let client = LlmClient::new(LlmSettings {
+            temperature: Some(0.0),
+            max_tokens: Some(64),
+            json_mode: true,
+            ..settings(&server)
+        })
+        .unwrap();
+        let done = client.complete(&ask()).await.unwrap();
+        assert_eq!(done.content, "{\"label\":\"ok\"}");
+        assert_eq!((done.tokens_in, done.tokens_out), (Some(42), Some(7)));
+        assert_eq!(done.attempts, 1);
+        assert_eq!(done.finish_reason.as_deref(), Some("stop"));
+
+        let requests = server.requests();
+        assert_eq!(requests.len(), 1);
+        let sent = &requests[0];
+        assert_eq!(sent.path, "/v1/chat/completions");
+        assert_eq!(sent.header("authorization"), Some(&*format!("Bearer {KEY}")));
+        let body = sent.json().unwrap();
+        assert_eq!(body["model"], "test-model");
+        assert_eq!(
+            body["messages"],
+            json!([
+                {"role": "system", "content": "classify"},
+                {"role": "user", "content": "the trajectory"}
+            ])
+        );
+        assert_eq!(body["temperature"], 0.0);
+        assert_eq!(body["max_tokens"], 64);
+        assert_eq!(body["response_format"], json!({"type": "json_object"}));
+    }
+
+    #[tokio::test]
+    async fn optional_fields_are_left_out_by_default() {
+        let server = ChatServer::scripted(vec![Behaviour::reply("x")]).unwrap();
+        client(&server).complete(&ask()).await.unwrap();
+        let body = server.requests()[0].json().unwrap().clone();
+        for field in ["temperature", "max_tokens", "response_format"] {
+            assert!(body.get(field).is_none(), "{field} sent: {body}");
+        }
+    }
+
+    #[tokio::test]
+    async fn rate_limit_honours_retry_after_then_succeeds() {
+        let server = ChatServer::scripted(vec![Behaviour::rate_limited(1), Behaviour::reply("ok")]).unwrap();
+        let started = Instant::now();
+        let done = client(&server).complete(&ask()).await.unwrap();
+        assert_eq!(done.content, "ok");
+        assert!(started.elapsed() >= Duration::from_millis(950), "{:?}", started.elapsed());
+        assert_eq!(server.request_count(), 2);
+        assert_eq!(done.attempts, 1, "async-openai's inner retry, not ours");
+    }
+
+    #[tokio::test]
+    async fn server_errors_then_success() {
+        let server = ChatServer::scripted(vec![
+            Behaviour::error(500, "boom"),
+            Behaviour::error(503, "busy"),
+            Behaviour::reply("ok"),
+        ])
+        .unwrap();
+        let done = client(&server).complete(&ask()).await.unwrap();
+        assert_eq!(done.content, "ok");
+        assert_eq!(server.request_count(), 3);
+    }
+
+    #[tokio::test]
+    async fn always_500_is_a_server_error_after_bounded_attempts() {
+        // Retry-After: 0 keeps async-openai's inner retries instant.
+        let server = ChatServer::scripted(vec![Behaviour::Status {
+            code: 500,
+            retry_after: Some(0),
+            body: crate::chat_server::error_body("server_error", "always broken"),
+        }])
+        .unwrap();
+        let client = LlmClient::new(LlmSettings { max_retries: 1, ..settings(&server) }).unwrap();
+        let err = client.complete(&ask()).await.unwrap_err();
+        match &err {
+            LlmError::Server { status, message } => {
+                assert_eq!(*status, 500);
+                assert!(message.contains("always broken"), "{message}");
+                assert!(message.contains(&server.base_url()), "{message}");
+            }
+            other => panic!("expected Server, got {other:?}"),
+        }
+        assert!(err.is_transient());
+        // (1 + max_retries) calls, each 1 + 3 inner retries.
+        assert_eq!(server.request_count(), 8);
+    }
+
+    #[tokio::test]
+    async fn timeout_then_success() {
+        let server = ChatServer::scripted(vec![
+            Behaviour::reply("late").after(Duration::from_millis(800)),
+            Behaviour::reply("ok"),
+        ])
+        .unwrap();
+        let done = client(&server).complete(&ask()).await.unwrap();
+        assert_eq!(done.content, "ok");
+        assert_eq!(done.attempts, 2);
+        assert!(done.latency < SHORT, "latency is the good attempt's: {:?}", done.latency);
+    }
+
+    #[tokio::test]
+    async fn always_timing_out_gives_timeout() {
+        let server = ChatServer::scripted(vec![Behaviour::reply("late").after(Duration::from_secs(2))]).unwrap();
+        let client = LlmClient::new(LlmSettings { max_retries: 1, ..settings(&server) }).unwrap();
+        let started = Instant::now();
+        let err = client.complete(&ask()).await.unwrap_err();
+        assert!(matches!(err, LlmError::Timeout { after } if after == SHORT), "{err:?}");
+        assert_eq!(server.request_count(), 2);
+        assert!(started.elapsed() < Duration::from_millis(1500), "{:?}", started.elapsed());
+    }
+
+    #[tokio::test]
+    async fn malformed_json_then_success() {
+        let server =
+            ChatServer::scripted(vec![Behaviour::Malformed(r#"{"choices": ["#.into()), Behaviour::reply("ok")])
+                .unwrap();
+        let done = client(&server).complete(&ask()).await.unwrap();
+        assert_eq!((done.content.as_str(), done.attempts), ("ok", 2));
+    }
+
+    #[tokio::test]
+    async fn always_malformed_gives_malformed_with_the_body() {
+        let server = ChatServer::scripted(vec![Behaviour::Malformed("<html>".into())]).unwrap();
+        let err = client(&server).complete(&ask()).await.unwrap_err();
+        match err {
+            LlmError::Malformed { message } => assert!(message.contains("<html>"), "{message}"),
+            other => panic!("expected Malformed, got {other:?}"),
+        }
+        assert_eq!(server.request_count(), 3);
+    }
+
+    #[tokio::test]
+    async fn truncated_body_then_success() {
+        let server = ChatServer::scripted(vec![Behaviour::Truncated, Behaviour::reply("ok")]).unwrap();
+        let done = client(&server).complete(&ask()).await.unwrap();
+        assert_eq!((done.content.as_str(), done.attempts), ("ok", 2));
+    }
+
+    #[tokio::test]
+    async fn empty_choices_then_success_and_always_empty() {
+        let server = ChatServer::scripted(vec![Behaviour::EmptyChoices, Behaviour::reply("ok")]).unwrap();
+        let done = client(&server).complete(&ask()).await.unwrap();
+        assert_eq!((done.content.as_str(), done.attempts), ("ok", 2));
+
+        let server = ChatServer::scripted(vec![Behaviour::EmptyChoices]).unwrap();
+        let err = client(&server).complete(&ask()).await.unwrap_err();
+        assert!(matches!(err, LlmError::EmptyChoices), "{err:?}");
+        assert_eq!(server.request_count(), 3);
+    }
+
+    #[tokio::test]
+    async fn body_cut_short_is_malformed_and_hangup_is_transport() {
+        let server = ChatServer::scripted(vec![Behaviour::Truncated]).unwrap();
+        let err = client(&server).complete(&ask()).await.unwrap_err();
+        assert!(matches!(err, LlmError::Malformed { .. }), "{err:?}");
+        let server = ChatServer::scripted(vec![Behaviour::Hangup]).unwrap();
+        let err = client(&server).complete(&ask()).await.unwrap_err();
+        assert!(matches!(err, LlmError::Transport { .. }), "{err:?}");
+        assert_eq!(server.request_count(), 3);
+    }
+
+    #[tokio::test]
+    async fn hangup_then_success() {
+        let server = ChatServer::scripted(vec![Behaviour::Hangup, Behaviour::reply("ok")]).unwrap();
+        let done = client(&server).complete(&ask()).await.unwrap();
+        assert_eq!((done.content.as_str(), done.attempts), ("ok", 2));
+    }
+
+    #[tokio::test]
+    async fn connection_refused_is_connect_and_quick() {
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let base = format!("http://127.0.0.1:{port}/v1");
+        let client = LlmClient::new(LlmSettings {
+            api_key: Some(KEY.into()),
+            timeout: SHORT,
+            backoff: Duration::from_millis(20),
+            ..LlmSettings::new(base.clone(), "m")
+        })
+        .unwrap();
+        let started = Instant::now();
+        let err = client.complete(&ask()).await.unwrap_err();
+        match &err {
+            LlmError::Connect { message } => assert!(message.contains(&base), "{message}"),
+            other => panic!("expected Connect, got {other:?}"),
+        }
+        assert!(err.is_transient());
+        // async-openai's three retries take 100 + 200 + 400 ms; this layer adds none.
+        assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+    }
+
+    #[tokio::test]
+    async fn unauthorized_is_api_error_without_retry() {
+        let server =
+            ChatServer::scripted(vec![Behaviour::error(401, "Incorrect API key provided"), Behaviour::reply("never")])
+                .unwrap();
+        let err = client(&server).complete(&ask()).await.unwrap_err();
+        match &err {
+            LlmError::Api { status, message } => {
+                assert_eq!(*status, 401);
+                assert!(message.contains("Incorrect API key"), "{message}");
+            }
+            other => panic!("expected Api, got {other:?}"),
+        }
+        assert!(!err.is_transient());
+        assert_eq!(server.request_count(), 1);
+    }
+
+    #[tokio::test]
+    async fn key_echoed_by_server_is_redacted() {
+        let server = ChatServer::start(|request| Behaviour::Status {
+            code: 500,
+            retry_after: Some(0),
+            body: crate::chat_server::error_body(
+                "server_error",
+                &format!("bad header {:?}", request.header("authorization")),
+            ),
+        })
+        .unwrap();
+        let client = LlmClient::new(LlmSettings { max_retries: 0, ..settings(&server) }).unwrap();
+        let err = client.complete(&ask()).await.unwrap_err();
+        let (shown, debug) = (err.to_string(), format!("{err:?}"));
+        // The echo reached us (so the test can fail) but the key did not survive.
+        assert!(shown.contains("Bearer [redacted]"), "{shown}");
+        assert!(!shown.contains(KEY) && !debug.contains(KEY), "{shown} / {debug}");
+        let debug = format!("{client:?} {:?}", settings(&server));
+        assert!(!debug.contains(KEY), "{debug}");
+        assert!(debug.contains(REDACTED), "{debug}");
+    }
+
+    #[tokio::test]
+    async fn concurrent_completions_from_clones() {
+        let server = ChatServer::scripted(vec![Behaviour::reply("ok")]).unwrap();
+        let client = client(&server);
+        let tasks: Vec<_> = (0..4)
+            .map(|_| {
+                let client = client.clone();
+                tokio::spawn(async move { client.complete(&ask()).await })
+            })
+            .collect();
+        for task in tasks {
+            assert_eq!(task.await.unwrap().unwrap().content, "ok");
+        }
+        assert_eq!(server.request_count(), 4);
+    }
+
+    #[test]
+    fn bad_settings_are_config_errors_without_the_key() {
+        let base = LlmSettings { api_key: Some(KEY.into()), ..LlmSettings::new("http://127.0.0.1:1/v1", "m") };
+        let cases = [
+            LlmSettings { base_url: format!("ftp://{KEY}@host"), ..base.clone() },
+            LlmSettings { base_url: "not a url".into(), ..base.clone() },
+            LlmSettings { model: " ".into(), ..base.clone() },
+            LlmSettings { timeout: Duration::ZERO, ..base.clone() },
+            LlmSettings { api_key: Some("line\nbreak".into()), ..base.clone() },
+        ];
+        for settings in cases {
+            match LlmClient::new(settings.clone()) {
+                Err(e @ LlmError::Config { .. }) => {
+                    assert!(!e.to_string().contains(KEY), "{e}");
+                    assert!(!e.is_transient());
+                }
+                other => panic!("{settings:?} gave {other:?}"),
+            }
+        }
+        assert!(LlmClient::new(base).is_ok());
+    }
+
+    #[test]
+    fn backoff_doubles_and_is_capped() {
+        let mut settings = LlmSettings::new("http://127.0.0.1:1/v1", "m");
+        settings.backoff = Duration::from_millis(200);
+        let client = LlmClient::new(settings).unwrap();
+        let pauses: Vec<_> = (1..=7).map(|n| client.backoff(n).as_millis()).collect();
+        assert_eq!(pauses, [200, 400, 800, 1600, 3200, 5000, 5000]);
+    }
+
+    #[test]
+    fn scrub_cuts_on_a_char_boundary() {
+        let long = "é".repeat(MAX_MESSAGE + 5);
+        let cut = scrub(&long, None);
+        assert_eq!(cut.chars().count(), MAX_MESSAGE + 1);
+        assert_eq!(scrub("a KEY b", Some("KEY")), "a [redacted] b");
+        assert_eq!(scrub("abc", Some("")), "abc");
+    }
+}
