@@ -234,9 +234,12 @@ fn edit_lost(s: &Signals) -> Option<Finding> {
                 evidence.push(ev(*step, format!("git undid the edit to {}, never re-applied", l.path)));
                 what.push(format!("{} reverted by git", l.path));
             }
-            LostWhy::NotInPatch => {
-                confidence = confidence.max(0.55);
-                evidence.push(ev(l.step, format!("edit to {} is not in the submitted patch", l.path)));
+            // A shell write (`sed -i`) absent from the patch may have matched nothing: failure to
+            // apply. A tool edit the tool reported applied was undone some other way: weaker.
+            LostWhy::NotInPatch { shell } => {
+                confidence = confidence.max(if *shell { 0.55 } else { 0.4 });
+                let how = if *shell { "shell write" } else { "edit" };
+                evidence.push(ev(l.step, format!("{how} to {} is not in the submitted patch", l.path)));
                 what.push(format!("{} edited but absent from the patch", l.path));
             }
         }

@@ -3,6 +3,7 @@
 
 mod bench;
 mod bench_tui;
+mod classify;
 mod demo;
 mod ingest;
 mod output;
@@ -72,6 +73,25 @@ enum Command {
         run: Option<String>,
         #[arg(long, default_value_t = 50)]
         limit: usize,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Classify failed runs into the taxonomy's failure modes, with evidence steps: the offline
+    /// heuristic, or an LLM over any OpenAI-compatible endpoint.
+    Classify(classify::ClassifyArgs),
+    /// Labels: run, mode, source, confidence, evidence steps, rationale (latest per rater).
+    Labels {
+        /// Only this run.
+        run: Option<String>,
+        /// Every label ever made, not only the latest per run and rater.
+        #[arg(long)]
+        history: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// A run's signals: what the classifiers read (files seen and edited, rejections, floods...).
+    Signals {
+        run: String,
         #[arg(long)]
         json: bool,
     },
@@ -164,6 +184,34 @@ pub fn run() -> Result<i32> {
                 output::print_json(&hits)?;
             } else {
                 output::print_hits(&hits)?;
+            }
+            Ok(0)
+        }
+        Command::Classify(args) => {
+            let mut store = open_existing(&cli.db)?;
+            let taxonomy = classify::load_taxonomy(args.taxonomy.as_deref())?;
+            let runs = classify::select_runs(&store, &args.runs, args.all)?;
+            classify::run_heuristic(&mut store, &taxonomy, &runs, args.json)
+        }
+        Command::Labels { run, history, json } => {
+            let store = open_existing(&cli.db)?;
+            let run_id = run.map(|r| store.resolve_run(&r)).transpose()?;
+            let rows = store.labels(run_id, !history)?;
+            if json {
+                output::print_json(&rows)?;
+            } else {
+                classify::print_labels(&rows)?;
+            }
+            Ok(0)
+        }
+        Command::Signals { run, json } => {
+            let store = open_existing(&cli.db)?;
+            let id = store.resolve_run(&run)?;
+            let (signals, _) = trajan::classify::pipeline::signals_of(&store, id)?;
+            if json {
+                output::print_json(&signals)?;
+            } else {
+                output::emit(&classify::signals_table(&signals))?;
             }
             Ok(0)
         }

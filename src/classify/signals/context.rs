@@ -72,22 +72,55 @@ fn unbounded(action: &str, obs: u64) -> bool {
     })
 }
 
-/// Identical actions used again long after their first use, or three times in a row with the
-/// same output. Steps that repeat because the response was malformed (format errors), window
-/// navigation and submitting are not repeats.
+/// Commands that only look (list, search, print): asking one again for the same output is
+/// asking for what was already shown. Running code or tests again is verification, not this.
+const LOOKS: &[&str] = &[
+    "ls",
+    "find",
+    "find_file",
+    "search_dir",
+    "search_file",
+    "tree",
+    "grep",
+    "rg",
+    "egrep",
+    "cat",
+    "head",
+    "tail",
+    "nl",
+    "open",
+    "goto",
+    "view",
+    "str_replace_editor",
+];
+
+fn only_looks(s: &StepRow) -> bool {
+    let commands = simple_commands(&s.action);
+    !commands.is_empty()
+        && crate::analysis::shell::shell_writes(&s.action).is_empty()
+        && commands.iter().all(|c| {
+            let head = c.first().map(String::as_str).unwrap_or("");
+            let sed_print = head == "sed" && c.iter().any(|a| a == "-n") && !c.iter().any(|a| a.starts_with("-i"));
+            let editor_view = head == "str_replace_editor" && c.get(1).map(String::as_str) == Some("view");
+            sed_print || editor_view || (LOOKS.contains(&head) && head != "str_replace_editor") || head == "cd"
+        })
+}
+
+/// Looking actions (listing, searching, printing files) asked again with the same output as
+/// their first use: long after it, or three times in a row. Format-error steps are not repeats
+/// (the response was malformed, not the objective lost).
 pub(super) fn repeats(steps: &[StepRow]) -> Vec<Repeat> {
     let mut groups: HashMap<String, Vec<&StepRow>> = HashMap::new();
     let mut order: Vec<String> = Vec::new();
     for s in steps {
-        if s.flags.contains(&"format_error") {
+        if s.flags.contains(&"format_error") || !only_looks(s) {
             continue;
         }
         let key = s.action.split_whitespace().collect::<Vec<_>>().join(" ");
-        let head = key.split(' ').next().unwrap_or("");
-        if key.is_empty() || matches!(head, "scroll_down" | "scroll_up" | "goto" | "submit" | "exit") {
+        let g = groups.entry(key.clone()).or_default();
+        if g.first().is_some_and(|first| first.observation != s.observation) {
             continue;
         }
-        let g = groups.entry(key.clone()).or_default();
         if g.is_empty() {
             order.push(key);
         }
@@ -100,45 +133,32 @@ pub(super) fn repeats(steps: &[StepRow]) -> Vec<Repeat> {
             continue;
         }
         let idx: Vec<usize> = g.iter().map(|s| s.index as usize).collect();
-        let same_output = g.windows(2).all(|w| w[0].observation == w[1].observation);
         let long_after = idx.last().zip(idx.first()).is_some_and(|(l, f)| l - f >= LONG_AFTER);
-        let in_a_row = idx.windows(3).any(|w| w[2] - w[0] == 2) && same_output;
+        let in_a_row = idx.windows(3).any(|w| w[2] - w[0] == 2);
         if long_after || in_a_row {
-            let action: String = key.lines().next().unwrap_or("").chars().take(120).collect();
-            out.push(Repeat { action, steps: idx, same_output });
+            let action: String = key.chars().take(120).collect();
+            out.push(Repeat { action, steps: idx, same_output: true });
         }
     }
     out
 }
 
-/// Files opened three or more times with no edit to them between the openings.
-pub(super) fn reopened(opens: &[(String, usize)], table: &FileTable) -> Vec<Reopen> {
-    let mut by_file: Vec<(&str, Vec<usize>)> = Vec::new();
+/// Files opened three or more times showing the same content, with no edit to them between.
+pub(super) fn reopened(opens: &[(String, usize)], steps: &[StepRow], table: &FileTable) -> Vec<Reopen> {
+    let observation =
+        |i: usize| steps.iter().find(|s| s.index as usize == i).map(|s| s.observation.as_str()).unwrap_or("");
+    let mut chains: Vec<(&str, Vec<usize>)> = Vec::new();
     for (path, step) in opens {
-        match by_file.iter_mut().find(|(p, _)| p == path) {
-            Some((_, steps)) => steps.push(*step),
-            None => by_file.push((path, vec![*step])),
+        let edited = table.find(path).map(|f| f.edited.as_slice()).unwrap_or(&[]);
+        let same = chains.iter_mut().find(|(p, c)| {
+            *p == path
+                && c.last().is_some_and(|&prev| !edited.iter().any(|&e| e >= prev && e < *step))
+                && c.first().is_some_and(|&first| observation(first) == observation(*step))
+        });
+        match same {
+            Some((_, c)) => c.push(*step),
+            None => chains.push((path, vec![*step])),
         }
     }
-    let mut out = Vec::new();
-    for (path, steps) in by_file {
-        let edited = table.find(path).map(|f| f.edited.clone()).unwrap_or_default();
-        // The longest stretch of openings with no edit of the file between consecutive ones.
-        let mut best: Vec<usize> = Vec::new();
-        let mut run: Vec<usize> = Vec::new();
-        for &s in &steps {
-            let edited_between = run.last().is_some_and(|&prev| edited.iter().any(|&e| e >= prev && e < s));
-            if edited_between {
-                run.clear();
-            }
-            run.push(s);
-            if run.len() > best.len() {
-                best = run.clone();
-            }
-        }
-        if best.len() >= 3 {
-            out.push(Reopen { path: path.to_string(), steps: best });
-        }
-    }
-    out
+    chains.into_iter().filter(|(_, c)| c.len() >= 3).map(|(p, c)| Reopen { path: p.to_string(), steps: c }).collect()
 }

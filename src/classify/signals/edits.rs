@@ -171,14 +171,12 @@ pub(super) fn lost_edits(
             continue;
         }
         let reset = resets.iter().find(|r| r.step > last && (r.files.is_empty() || r.files.contains(&f.path)));
+        let shell = edits.iter().any(|e| e.path == f.path && e.step == Some(last) && e.kind == "shell_write");
         let why = match reset {
             Some(r) if !restores.iter().any(|&p| p > r.step) => LostWhy::GitRevert { step: r.step },
-            _ => LostWhy::NotInPatch,
+            _ => LostWhy::NotInPatch { shell },
         };
-        // Only shell writes and tool edits can be lost; an unknown verdict is a shell write.
-        if edits.iter().any(|e| e.path == f.path && e.step == Some(last)) {
-            out.push(LostEdit { step: last, path: f.path.clone(), why });
-        }
+        out.push(LostEdit { step: last, path: f.path.clone(), why });
     }
     out
 }

@@ -8,10 +8,12 @@ mod edits;
 mod exit;
 pub mod paths;
 mod propagation;
+mod table;
 mod views;
 
 pub use exit::ExitCategory;
 use paths::{FileKind, repo_relative};
+pub use table::table;
 
 use crate::store::read::RunDetail;
 use serde::{Deserialize, Serialize};
@@ -152,8 +154,8 @@ pub enum LostWhy {
     BuildCopy,
     /// `git checkout`/`stash`/`restore`/`reset --hard` at this step undid it, never re-applied.
     GitRevert { step: usize },
-    /// Applied (or written through the shell) but absent from the submitted patch.
-    NotInPatch,
+    /// Applied (or written through the shell: `shell`) but absent from the submitted patch.
+    NotInPatch { shell: bool },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -314,7 +316,11 @@ pub fn compute(run: &RunDetail) -> Signals {
             None => f.in_patch = true,
             Some(step) if e.rejected() => f.rejected.push(step),
             Some(step) => {
-                if f.edited.is_empty() && f.rejected.is_empty() && e.creates() {
+                // A create, or a shell write to a file the run had neither opened nor met in
+                // search output (a scratch script written with `cat > f <<EOF`).
+                let unseen = f.first_seen.is_none_or(|s| s >= step) && f.first_searched.is_none_or(|s| s >= step);
+                let first = f.edited.is_empty() && f.rejected.is_empty();
+                if first && (e.creates() || (e.kind == "shell_write" && unseen)) {
                     f.created = true;
                 }
                 f.edited.push(step);
@@ -347,7 +353,7 @@ pub fn compute(run: &RunDetail) -> Signals {
     let exit = ExitCategory::classify(run.summary.exit_status.as_deref(), has_patch);
     let context = context::context(steps, exit);
     let repeats = context::repeats(steps);
-    let reopened = context::reopened(&opens, &table);
+    let reopened = context::reopened(&opens, steps, &table);
     let stale = propagation::stale_identifiers(run, &edits, &patch_files);
     let mut edit_kinds: Vec<String> = edits.iter().filter(|e| e.step.is_some()).map(|e| e.kind.clone()).collect();
     edit_kinds.sort();
@@ -404,17 +410,18 @@ fn expected_files(
             }
             continue;
         }
+        // A name from prose counts only when it is a file the run met (opened, searched into or
+        // edited): task templates and issue texts name example files that do not exist.
         let path = if why == ExpectedWhy::Gold {
-            Some(name.clone())
+            name.clone()
         } else {
-            table
-                .files
-                .iter()
-                .map(|f| f.path.as_str())
-                .filter(|p| paths::names_file(p, &name))
-                .min_by_key(|p| p.len())
-                .map(str::to_string)
+            let met = table.files.iter().map(|f| f.path.as_str()).filter(|p| paths::names_file(p, &name));
+            match met.min_by_key(|p| p.len()) {
+                Some(p) => p.to_string(),
+                None => continue,
+            }
         };
+        let path = Some(path);
         let activity = path.as_deref().and_then(|p| table.find(p));
         let role = periphery.map(|p| if p.core.contains(&name) { Role::Core } else { Role::Periphery });
         out.push(ExpectedFile {

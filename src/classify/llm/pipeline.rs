@@ -1,0 +1,300 @@
+//! Classifying runs with an LLM: prompts are built on the calling thread (they read the store),
+//! requests run concurrently on a tokio runtime, and each answer is validated (once retried with
+//! the validation error) and written with its cache entry in one transaction as it arrives. A
+//! run that fails gets an error row, never a partial label; the others go on. Classifying again
+//! skips runs already labelled from the same prompt and model, so an interrupted run resumes
+//! where it stopped; a prompt answered before is served from the cache without a request.
+
+use super::client::{ChatTurn, LlmClient, Role};
+use super::prompt::{self, Prompt};
+use super::reply::{self, Reply};
+use crate::classify::label::{ASSIGN_THRESHOLD, Label, Provenance, Source};
+use crate::classify::signals::Signals;
+use crate::classify::taxonomy::Taxonomy;
+use crate::error::StoreError;
+use crate::store::Store;
+use crate::store::labels::CachedReply;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::task::JoinSet;
+
+#[derive(Debug, Clone)]
+pub struct LlmOptions {
+    /// Requests in flight at once.
+    pub concurrency: usize,
+    /// Prompt budget, in estimated tokens.
+    pub budget_tokens: usize,
+    /// Prices per million tokens, for cost; unknown prices leave cost empty.
+    pub price_in: Option<f64>,
+    pub price_out: Option<f64>,
+}
+
+impl Default for LlmOptions {
+    fn default() -> Self {
+        LlmOptions { concurrency: 4, budget_tokens: 24_000, price_in: None, price_out: None }
+    }
+}
+
+impl LlmOptions {
+    pub fn cost(&self, tokens_in: Option<u64>, tokens_out: Option<u64>) -> Option<f64> {
+        let (pi, po) = (self.price_in?, self.price_out?);
+        Some((tokens_in.unwrap_or(0) as f64 * pi + tokens_out.unwrap_or(0) as f64 * po) / 1e6)
+    }
+}
+
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct LlmReport {
+    /// Runs given a new label from a request.
+    pub labelled: usize,
+    /// Runs given a new label from the reply cache (no request).
+    pub from_cache: usize,
+    /// Runs already labelled from the same prompt and model.
+    pub unchanged: usize,
+    pub with_modes: usize,
+    pub by_mode: BTreeMap<String, usize>,
+    /// Runs that failed: (run id, error). Their errors are also in the database.
+    pub failed: Vec<(i64, String)>,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    pub cost: Option<f64>,
+    /// Latency of each answered request, in milliseconds (answer arrival minus send).
+    pub latencies_ms: Vec<u64>,
+    /// Replies that failed validation once and were fixed by the retry.
+    pub repaired: usize,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LlmRunError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(#[from] std::io::Error),
+}
+
+/// One answered request.
+struct Answer {
+    reply: Reply,
+    tokens_in: Option<u64>,
+    tokens_out: Option<u64>,
+    latency: Duration,
+    repaired: bool,
+}
+
+fn add(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    match (a, b) {
+        (None, None) => None,
+        _ => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+    }
+}
+
+/// Ask once; on an invalid reply, ask again with the validation error. Errors are final.
+async fn ask(client: LlmClient, prompt: Prompt, taxonomy: Arc<Taxonomy>) -> Result<Answer, String> {
+    let mut turns =
+        vec![ChatTurn::new(Role::System, prompt.system.clone()), ChatTurn::new(Role::User, prompt.user.clone())];
+    let first = client.complete(&turns).await.map_err(|e| e.to_string())?;
+    match reply::parse(&first.content, &taxonomy, prompt.steps) {
+        Ok(reply) => Ok(Answer {
+            reply,
+            tokens_in: first.tokens_in,
+            tokens_out: first.tokens_out,
+            latency: first.latency,
+            repaired: false,
+        }),
+        Err(invalid) => {
+            turns.push(ChatTurn::new(Role::Assistant, first.content.clone()));
+            turns.push(ChatTurn::new(
+                Role::User,
+                format!("That reply is invalid: {invalid}. Reply again with the corrected JSON object only."),
+            ));
+            let second = client.complete(&turns).await.map_err(|e| e.to_string())?;
+            let reply = reply::parse(&second.content, &taxonomy, prompt.steps)
+                .map_err(|e| format!("invalid reply after one retry: {e} (first: {invalid})"))?;
+            Ok(Answer {
+                reply,
+                tokens_in: add(first.tokens_in, second.tokens_in),
+                tokens_out: add(first.tokens_out, second.tokens_out),
+                latency: first.latency + second.latency,
+                repaired: true,
+            })
+        }
+    }
+}
+
+/// The label an LLM reply gives (modes under the threshold are kept as considered).
+pub fn label_from(
+    run_id: i64,
+    model: &str,
+    taxonomy: &Taxonomy,
+    signals: &Signals,
+    reply: &Reply,
+    provenance: Provenance,
+) -> Label {
+    let (modes, considered) = reply.modes.iter().cloned().partition(|m| m.confidence >= ASSIGN_THRESHOLD);
+    Label {
+        run_id,
+        source: Source::Llm,
+        rater: model.to_string(),
+        taxonomy: taxonomy.name.clone(),
+        taxonomy_version: taxonomy.version.clone(),
+        modes,
+        considered,
+        exit_category: signals.exit.name().into(),
+        summary: reply.summary.clone(),
+        provenance,
+    }
+}
+
+/// A run ready to send: its prompt and signals.
+pub struct Prepared {
+    pub run_id: i64,
+    pub prompt: Prompt,
+    pub signals: Signals,
+}
+
+pub fn prepare(store: &Store, taxonomy: &Taxonomy, run_id: i64, budget_tokens: usize) -> Result<Prepared, StoreError> {
+    let detail = store.run_detail(run_id, None)?;
+    let signals = crate::classify::signals::compute(&detail);
+    let prompt = prompt::build(taxonomy, &detail, &signals, budget_tokens);
+    Ok(Prepared { run_id, prompt, signals })
+}
+
+/// Classify `runs` with the LLM behind `client`. `progress` is called as each run finishes.
+pub fn classify_llm(
+    store: &mut Store,
+    taxonomy: &Taxonomy,
+    runs: &[i64],
+    client: &LlmClient,
+    opts: &LlmOptions,
+    mut progress: impl FnMut(usize),
+) -> Result<LlmReport, LlmRunError> {
+    let model = client.settings().model.clone();
+    let latest = store.latest_input_hashes(Source::Llm, &model, &taxonomy.name, &taxonomy.version)?;
+    let taxonomy_arc = Arc::new(taxonomy.clone());
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let mut report = LlmReport::default();
+    let mut done = 0usize;
+    rt.block_on(async {
+        let mut in_flight: JoinSet<(Prepared, Instant, Result<Answer, String>)> = JoinSet::new();
+        let mut queue = runs.iter();
+        loop {
+            while in_flight.len() < opts.concurrency.max(1) {
+                let Some(&run_id) = queue.next() else { break };
+                let p = match prepare(store, taxonomy, run_id, opts.budget_tokens) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        report.failed.push((run_id, e.to_string()));
+                        done += 1;
+                        progress(done);
+                        continue;
+                    }
+                };
+                let answered = if latest.get(&run_id) == Some(&p.prompt.hash) {
+                    report.unchanged += 1;
+                    true
+                } else if let Some(reply) = store
+                    .llm_cached(&model, &p.prompt.hash)?
+                    .and_then(|c| serde_json::from_str::<Reply>(&c.reply).ok().map(|r| (r, c)))
+                {
+                    let (reply, cached) = reply;
+                    let prov = Provenance {
+                        model: Some(model.clone()),
+                        input_hash: Some(p.prompt.hash.clone()),
+                        tokens_in: cached.tokens_in,
+                        tokens_out: cached.tokens_out,
+                        cost: Some(0.0),
+                        latency_ms: Some(0),
+                    };
+                    let label = label_from(run_id, &model, taxonomy, &p.signals, &reply, prov);
+                    store.add_label(&label, None)?;
+                    report.from_cache += 1;
+                    count(&mut report, &label);
+                    true
+                } else {
+                    false
+                };
+                if answered {
+                    done += 1;
+                    progress(done);
+                } else {
+                    spawn(&mut in_flight, client, p, &taxonomy_arc);
+                }
+            }
+            let Some(joined) = in_flight.join_next().await else { break };
+            let (p, sent, result) = match joined {
+                Ok(x) => x,
+                Err(e) => {
+                    // A panicked or cancelled task: nothing to attribute it to but the count.
+                    report.failed.push((-1, format!("request task failed: {e}")));
+                    done += 1;
+                    progress(done);
+                    continue;
+                }
+            };
+            match result {
+                Ok(answer) => {
+                    let latency_ms = sent.elapsed().as_millis() as u64;
+                    report.latencies_ms.push(latency_ms);
+                    let cost = opts.cost(answer.tokens_in, answer.tokens_out);
+                    let prov = Provenance {
+                        model: Some(model.clone()),
+                        input_hash: Some(p.prompt.hash.clone()),
+                        tokens_in: answer.tokens_in,
+                        tokens_out: answer.tokens_out,
+                        cost,
+                        latency_ms: Some(answer.latency.as_millis() as u64),
+                    };
+                    let label = label_from(p.run_id, &model, taxonomy, &p.signals, &answer.reply, prov);
+                    let cached = CachedReply {
+                        reply: serde_json::to_string(&answer.reply).map_err(|e| StoreError::Encode(e.to_string()))?,
+                        tokens_in: answer.tokens_in,
+                        tokens_out: answer.tokens_out,
+                        latency_ms: Some(answer.latency.as_millis() as u64),
+                    };
+                    store.save_llm_label(&p.prompt.hash, &cached, &label)?;
+                    report.labelled += 1;
+                    report.repaired += usize::from(answer.repaired);
+                    report.tokens_in += answer.tokens_in.unwrap_or(0);
+                    report.tokens_out += answer.tokens_out.unwrap_or(0);
+                    if let Some(c) = cost {
+                        *report.cost.get_or_insert(0.0) += c;
+                    }
+                    count(&mut report, &label);
+                }
+                Err(e) => {
+                    store.record_classify_error(p.run_id, Source::Llm, Some(&model), &e)?;
+                    report.failed.push((p.run_id, e));
+                }
+            }
+            done += 1;
+            progress(done);
+        }
+        Ok::<(), LlmRunError>(())
+    })?;
+    Ok(report)
+}
+
+fn spawn(
+    set: &mut JoinSet<(Prepared, Instant, Result<Answer, String>)>,
+    client: &LlmClient,
+    p: Prepared,
+    taxonomy: &Arc<Taxonomy>,
+) {
+    let client = client.clone();
+    let taxonomy = Arc::clone(taxonomy);
+    set.spawn(async move {
+        let sent = Instant::now();
+        let result = ask(client, p.prompt.clone(), taxonomy).await;
+        (p, sent, result)
+    });
+}
+
+fn count(report: &mut LlmReport, label: &Label) {
+    if !label.modes.is_empty() {
+        report.with_modes += 1;
+    }
+    for m in &label.modes {
+        *report.by_mode.entry(m.mode.clone()).or_default() += 1;
+    }
+}

@@ -1,0 +1,213 @@
+//! The LLM prompt: the taxonomy and the reply format (system), then one run condensed to a
+//! token budget (user): the task, the test outcome, the gold patch when known, the signals
+//! table, the edits, and the trajectory with thoughts and actions in full and observations cut
+//! to head and tail. Deterministic: the same run, taxonomy and budget give the same prompt (and
+//! hash), which is what the reply cache is keyed by.
+
+use crate::classify::signals::{self, Signals};
+use crate::classify::taxonomy::Taxonomy;
+use crate::store::read::RunDetail;
+use std::fmt::Write as _;
+
+/// Characters per token for estimates (English and code average about 4).
+pub const CHARS_PER_TOKEN: usize = 4;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prompt {
+    pub system: String,
+    pub user: String,
+    /// blake3 of both messages (32 hex characters).
+    pub hash: String,
+    pub est_tokens: usize,
+    /// Steps of the run (evidence steps must be below this).
+    pub steps: usize,
+    /// How the trajectory was condensed: observation characters kept per step, and steps left
+    /// out, to fit the budget.
+    pub obs_chars_per_step: usize,
+    pub steps_omitted: usize,
+}
+
+/// Estimated tokens of a text.
+pub fn estimate_tokens(text: &str) -> usize {
+    text.chars().count().div_ceil(CHARS_PER_TOKEN)
+}
+
+/// Caps for the fixed sections, in characters.
+const INSTRUCTION_CAP: usize = 6_000;
+const PATCH_CAP: usize = 6_000;
+const DIFF_CAP: usize = 1_500;
+const EDITS_CAP: usize = 12_000;
+const TESTS_CAP: usize = 30;
+const MESSAGE_CAP: usize = 300;
+/// Observation characters kept per step, tried in order until the trajectory fits.
+const OBS_LEVELS: &[usize] = &[1_600, 800, 400, 160, 0];
+const THOUGHT_CAP: usize = 1_200;
+
+pub fn system_prompt(taxonomy: &Taxonomy) -> String {
+    let mut s = String::new();
+    s.push_str(
+        "You review failed runs of coding agents and classify each run into the failure modes of a taxonomy, \
+         citing the steps that show each mode.\n\n",
+    );
+    let _ = writeln!(s, "Taxonomy {} ({}):", taxonomy.stamp(), taxonomy.description);
+    for m in &taxonomy.modes {
+        let _ = writeln!(s, "\n- {} — {}: {}", m.id, m.title, m.definition);
+        for e in &m.evidence {
+            let _ = writeln!(s, "  evidence: {e}");
+        }
+    }
+    s.push_str(
+        "\nRules:\n\
+         - A run may show several modes, or none. Most failed runs show none of them (wrong logic in the right place \
+           is not a mode): \"unclassified\" is a normal, honest answer, and a false mode is worse than none.\n\
+         - How the run ended (cost or step limit, format errors, timeout, no patch) is recorded separately; it is not a mode.\n\
+         - Cite evidence by step number, as the trajectory numbers them (\"### step N\"), and say what each step shows.\n\
+         - Only modes listed above. Confidence is 0.0 to 1.0.\n\n\
+         Reply with one JSON object and nothing else:\n\
+         {\"modes\": [{\"mode\": \"<mode id>\", \"confidence\": 0.8, \"evidence\": [{\"step\": 12, \"note\": \"what step 12 shows\"}], \
+         \"rationale\": \"why this mode\"}], \"unclassified\": false, \"summary\": \"one line on why the run failed\"}\n\
+         With no mode: {\"modes\": [], \"unclassified\": true, \"summary\": \"...\"}\n",
+    );
+    s
+}
+
+/// Head and tail of `text` within `cap` characters, with the elided count between.
+fn head_tail(text: &str, cap: usize) -> String {
+    let n = text.chars().count();
+    if n <= cap {
+        return text.to_string();
+    }
+    if cap == 0 {
+        return format!("[{n} characters]");
+    }
+    let head: String = text.chars().take(cap * 2 / 3).collect();
+    let tail: String = text.chars().skip(n - cap / 3).collect();
+    format!("{head}\n[… {} characters elided …]\n{tail}", n - head.chars().count() - tail.chars().count())
+}
+
+fn fixed_sections(run: &RunDetail, signals: &Signals) -> String {
+    let mut u = String::new();
+    let s = &run.summary;
+    let _ = writeln!(u, "# Run {} ({})", s.id, s.instance_id);
+    let _ = writeln!(
+        u,
+        "agent {}, model {}, format {}; exit status {}; outcome {}",
+        s.agent.as_deref().unwrap_or("?"),
+        s.model.as_deref().unwrap_or("?"),
+        s.format,
+        s.exit_status.as_deref().unwrap_or("none"),
+        match s.resolved {
+            Some(true) => "resolved",
+            Some(false) => "not resolved",
+            None => "unknown",
+        }
+    );
+    if let Some(text) = run.task.as_ref().and_then(|t| t.instruction.as_deref()) {
+        let _ = writeln!(u, "\n# Task\n{}", head_tail(text.trim(), INSTRUCTION_CAP));
+    }
+    if let Some(o) = &run.outcome {
+        let failing: Vec<_> = o.tests.iter().filter(|t| !t.passed).collect();
+        let _ = writeln!(u, "\n# Test outcome: {} tests, {} failing", o.tests.len(), failing.len());
+        for t in failing.iter().take(TESTS_CAP) {
+            let group = t.group.map(|g| g.name()).unwrap_or("");
+            let msg = t.message.as_deref().map(|m| format!(": {}", head_tail(m, MESSAGE_CAP))).unwrap_or_default();
+            let _ = writeln!(u, "- FAILED {group} {}{msg}", t.name);
+        }
+    }
+    if let Some(g) = run.task.as_ref().and_then(|t| t.gold_patch.as_deref()) {
+        let _ = writeln!(u, "\n# Gold patch (the reference fix)\n{}", head_tail(g, PATCH_CAP));
+    }
+    let _ = writeln!(u, "\n# Signals (measured by trajan)\n{}", signals::table(signals));
+    let mut edits = String::new();
+    for e in &run.edit_list {
+        let step = e.step.map_or("final patch".to_string(), |s| format!("step {s}"));
+        let codes = if e.lint_codes.is_empty() { String::new() } else { format!(" [{}]", e.lint_codes.join(",")) };
+        let _ = writeln!(edits, "- {step}: {} {} {}{codes}", e.kind, e.status, e.path);
+        if let Some(d) = &e.diff {
+            let _ = writeln!(edits, "{}", head_tail(d.trim_end(), DIFF_CAP));
+        }
+    }
+    if !edits.is_empty() {
+        let _ = writeln!(u, "# Edits\n{}", head_tail(&edits, EDITS_CAP));
+    }
+    u
+}
+
+fn render_step(out: &mut String, s: &crate::store::read::StepRow, obs_cap: usize) {
+    let flags = if s.flags.is_empty() { String::new() } else { format!(" [{}]", s.flags.join(", ")) };
+    let _ = writeln!(out, "### step {}{flags}", s.index);
+    if !s.thought.trim().is_empty() {
+        let _ = writeln!(out, "Thought: {}", head_tail(s.thought.trim(), THOUGHT_CAP));
+    }
+    let _ = writeln!(out, "Action: {}", s.action.trim());
+    let _ =
+        writeln!(out, "Observation ({} chars): {}", s.observation_chars, head_tail(s.observation.trim_end(), obs_cap));
+}
+
+/// Build the prompt for one run within `budget_tokens` (estimated).
+pub fn build(taxonomy: &Taxonomy, run: &RunDetail, signals: &Signals, budget_tokens: usize) -> Prompt {
+    let system = system_prompt(taxonomy);
+    let fixed = fixed_sections(run, signals);
+    let budget_chars = budget_tokens.saturating_mul(CHARS_PER_TOKEN);
+    let left = budget_chars.saturating_sub(system.chars().count() + fixed.chars().count());
+    let steps = &run.step_list;
+    let render = |obs_cap: usize, keep: &dyn Fn(usize) -> bool| {
+        let mut t = String::new();
+        let mut omitted_from: Option<usize> = None;
+        for (i, s) in steps.iter().enumerate() {
+            if keep(i) {
+                if let Some(from) = omitted_from.take() {
+                    let _ = writeln!(t, "### steps {from}–{} omitted to fit the budget\n", i - 1);
+                }
+                render_step(&mut t, s, obs_cap);
+                t.push('\n');
+            } else if omitted_from.is_none() {
+                omitted_from = Some(i);
+            }
+        }
+        t
+    };
+    let all = |_: usize| true;
+    let mut chosen = None;
+    for &cap in OBS_LEVELS {
+        let t = render(cap, &all);
+        if t.chars().count() <= left {
+            chosen = Some((t, cap, 0));
+            break;
+        }
+    }
+    let (trajectory, obs_cap, omitted) = chosen.unwrap_or_else(|| {
+        // Still too long with no observations: keep the first and last steps that fit.
+        let sizes: Vec<usize> = steps
+            .iter()
+            .map(|s| {
+                let mut t = String::new();
+                render_step(&mut t, s, 0);
+                t.chars().count() + 1
+            })
+            .collect();
+        let (mut head, mut tail, mut used) = (0usize, 0usize, 0usize);
+        while head + tail < steps.len() {
+            let next = if head <= tail { sizes[head] } else { sizes[steps.len() - 1 - tail] };
+            if used + next + 80 > left {
+                break;
+            }
+            used += next;
+            if head <= tail { head += 1 } else { tail += 1 }
+        }
+        let n = steps.len();
+        let keep = move |i: usize| i < head || i >= n - tail;
+        (render(0, &keep), 0, n - head - tail)
+    });
+    let mut user = fixed;
+    let _ = writeln!(user, "# Trajectory ({} steps; observations cut to head and tail)\n", steps.len());
+    user.push_str(&trajectory);
+    user.push_str("Classify this run. Reply with the JSON object only.\n");
+    let mut h = blake3::Hasher::new();
+    h.update(system.as_bytes());
+    h.update(b"\n\0\n");
+    h.update(user.as_bytes());
+    let hash = h.finalize().to_hex()[..32].to_string();
+    let est_tokens = estimate_tokens(&system) + estimate_tokens(&user);
+    Prompt { system, user, hash, est_tokens, steps: steps.len(), obs_chars_per_step: obs_cap, steps_omitted: omitted }
+}

@@ -1,0 +1,178 @@
+//! The signals as a short plain-text table: what `trajan signals` prints and what the LLM
+//! prompt shows. Empty signals are left out; lists are capped.
+
+use super::{After, LostWhy, Signals};
+use std::fmt::Write as _;
+
+/// At most this many items of any list.
+const MAX_ITEMS: usize = 12;
+
+fn steps(list: &[usize]) -> String {
+    let mut s: Vec<String> = list.iter().take(MAX_ITEMS).map(|x| x.to_string()).collect();
+    if list.len() > MAX_ITEMS {
+        s.push(format!("… {} more", list.len() - MAX_ITEMS));
+    }
+    s.join(",")
+}
+
+fn opt_step(s: Option<usize>) -> String {
+    s.map_or("never".into(), |x| format!("step {x}"))
+}
+
+pub fn table(s: &Signals) -> String {
+    let mut o = String::new();
+    let resolved = match s.resolved {
+        Some(true) => "resolved",
+        Some(false) => "not resolved",
+        None => "outcome unknown",
+    };
+    let _ = writeln!(
+        o,
+        "run: {} steps; exit {} ({}); {resolved}; first applied edit {}",
+        s.steps,
+        s.exit.name(),
+        s.exit_status.as_deref().unwrap_or("no status"),
+        opt_step(s.first_edit_step)
+    );
+    let gate = if s.tools.gated { "edits gated by a linter" } else { "no linter gate" };
+    let _ = writeln!(
+        o,
+        "tools: edit kinds {}; {gate}",
+        if s.tools.edit_kinds.is_empty() { "none".into() } else { s.tools.edit_kinds.join(", ") }
+    );
+    let _ =
+        writeln!(o, "patch files: {}", if s.patch_files.is_empty() { "none".into() } else { s.patch_files.join(", ") });
+    if !s.expected.is_empty() {
+        let ratio = s.miss_ratio.map(|r| format!(" (miss ratio {r:.2})")).unwrap_or_default();
+        let _ = writeln!(o, "expected locations{ratio}:");
+        for e in s.expected.iter().take(MAX_ITEMS) {
+            let why: Vec<&str> = e
+                .why
+                .iter()
+                .map(|w| match w {
+                    super::ExpectedWhy::Gold => "gold",
+                    super::ExpectedWhy::Instruction => "instruction",
+                    super::ExpectedWhy::FailingTest => "failing test",
+                })
+                .collect();
+            let role = e
+                .role
+                .map(|r| format!(", {}", if r == super::Role::Core { "core" } else { "periphery" }))
+                .unwrap_or_default();
+            let _ = writeln!(
+                o,
+                "  {} [{}{role}]: seen {}, searched {}, {}",
+                e.path.as_deref().unwrap_or(&e.named),
+                why.join("+"),
+                opt_step(e.first_seen),
+                opt_step(e.first_searched),
+                if e.in_patch {
+                    "in patch"
+                } else if e.edited {
+                    "edited, not in patch"
+                } else {
+                    "not edited"
+                }
+            );
+        }
+    }
+    let touched: Vec<_> = s.files.iter().filter(|f| !f.edited.is_empty() || !f.rejected.is_empty()).collect();
+    if !touched.is_empty() {
+        let _ = writeln!(o, "files edited:");
+        for f in touched.iter().take(MAX_ITEMS) {
+            let _ = writeln!(
+                o,
+                "  {}: applied at {}; rejected at {}; opened at {}{}{}",
+                f.path,
+                if f.edited.is_empty() { "-".into() } else { steps(&f.edited) },
+                if f.rejected.is_empty() { "-".into() } else { steps(&f.rejected) },
+                if f.opened.is_empty() { "-".into() } else { steps(&f.opened) },
+                if f.in_patch { "; in patch" } else { "" },
+                if f.created { "; created" } else { "" }
+            );
+        }
+    }
+    if !s.rejections.is_empty() {
+        let codes: Vec<String> = s.lint_codes.iter().map(|(c, n)| format!("{c}×{n}")).collect();
+        let _ = writeln!(
+            o,
+            "rejected edits{}:",
+            if codes.is_empty() { String::new() } else { format!(" ({})", codes.join(", ")) }
+        );
+        for r in s.rejections.iter().take(MAX_ITEMS) {
+            let after = match r.after {
+                After::Recovered { step } => format!("applied later at step {step}"),
+                After::Bypassed { step } => format!("bypassed through the shell at step {step}"),
+                After::Abandoned => "abandoned".into(),
+            };
+            let _ = writeln!(o, "  step {} {} by the {} [{}]: {after}", r.step, r.path, r.by, r.codes.join(","));
+        }
+    }
+    for r in s.reverts.iter().take(MAX_ITEMS) {
+        let _ = writeln!(o, "revert: step {} undoes step {} in {}", r.step, r.reverts_step, r.path);
+    }
+    for l in s.lost_edits.iter().take(MAX_ITEMS) {
+        let why = match &l.why {
+            LostWhy::BuildCopy => "a build/installed copy".to_string(),
+            LostWhy::GitRevert { step } => format!("undone by git at step {step}"),
+            LostWhy::NotInPatch { shell: true } => "shell write not in the submitted patch".to_string(),
+            LostWhy::NotInPatch { shell: false } => "not in the submitted patch".to_string(),
+        };
+        let _ = writeln!(o, "lost edit: step {} {}: {why}", l.step, l.path);
+    }
+    let c = &s.context;
+    let largest = c
+        .largest_obs
+        .as_ref()
+        .map(|l| format!("{} chars at step {}", l.chars, l.step))
+        .unwrap_or_else(|| "none".into());
+    let _ = writeln!(
+        o,
+        "context: observations {:.0}% of {} chars; largest {largest}; clipped at [{}]; large at [{}]; unbounded commands at [{}]{}{}",
+        c.obs_share * 100.0,
+        c.obs_chars + c.model_chars,
+        steps(&c.clipped_steps),
+        steps(&c.large_steps),
+        steps(&c.unbounded_steps),
+        if c.exit_context { "; exit_context" } else { "" },
+        if c.format_error_steps.is_empty() {
+            String::new()
+        } else {
+            format!("; format errors at [{}]", steps(&c.format_error_steps))
+        }
+    );
+    for r in s.repeats.iter().take(MAX_ITEMS) {
+        let same = if r.same_output { ", same output each time" } else { "" };
+        let _ = writeln!(o, "repeated action at [{}]{same}: {}", steps(&r.steps), r.action);
+    }
+    for r in s.reopened.iter().take(MAX_ITEMS) {
+        let _ = writeln!(o, "re-opened without editing: {} at [{}]", r.path, steps(&r.steps));
+    }
+    for st in s.stale.iter().take(MAX_ITEMS) {
+        let seen: Vec<String> = st.seen_in.iter().map(|x| format!("{} (step {})", x.path, x.step)).collect();
+        let renamed = st.renamed_to.as_ref().map(|n| format!(" → `{n}`")).unwrap_or_default();
+        let _ = writeln!(
+            o,
+            "stale identifier: `{}`{renamed} from {}, still in {}",
+            st.identifier,
+            st.defined_in,
+            seen.join(", ")
+        );
+    }
+    if let Some(p) = &s.periphery {
+        let left: Vec<String> =
+            p.periphery.iter().filter(|f| !f.edited).map(|f| format!("{} ({})", f.path, f.kind.name())).collect();
+        let _ = writeln!(
+            o,
+            "gold core: {} (edited: {}); periphery {} files, untouched: {}",
+            p.core.join(", "),
+            if p.core_edited.is_empty() { "none".into() } else { p.core_edited.join(", ") },
+            p.periphery.len(),
+            if left.is_empty() { "none".into() } else { left.join(", ") }
+        );
+    }
+    for m in s.failing_test_files.iter().take(MAX_ITEMS) {
+        let _ = writeln!(o, "failing test {} names unchanged {}", m.test, m.path);
+    }
+    o
+}
