@@ -17,11 +17,12 @@ pub enum Format {
     SwebenchReport,
     SwebenchHarness,
     SwebenchSummary,
+    SwebenchDataset,
     UnittestText,
 }
 
 impl Format {
-    pub const ALL: [Format; 9] = [
+    pub const ALL: [Format; 10] = [
         Format::SweAgent,
         Format::SweAgentPreds,
         Format::MiniSweAgent,
@@ -30,6 +31,7 @@ impl Format {
         Format::SwebenchReport,
         Format::SwebenchHarness,
         Format::SwebenchSummary,
+        Format::SwebenchDataset,
         Format::UnittestText,
     ];
 
@@ -43,6 +45,7 @@ impl Format {
             Format::SwebenchReport => "swebench-report",
             Format::SwebenchHarness => "swebench-harness",
             Format::SwebenchSummary => "swebench-summary",
+            Format::SwebenchDataset => "swebench-dataset",
             Format::UnittestText => "unittest-text",
         }
     }

@@ -45,10 +45,114 @@ fn demo_lists_every_fixture_run() {
         "demo__mini-2",
         "demo__oh-1",
         "demo__retry-1",
-    ] {
+    ]
+    .into_iter()
+    .chain(CLASSIFY.iter().copied())
+    {
         assert!(stdout.contains(instance), "{instance} missing from:\n{stdout}");
     }
-    assert!(stdout.contains("12 runs"), "{stdout}");
+    assert!(stdout.contains("24 runs"), "{stdout}");
+}
+
+/// The runs of fixtures/classify (one per failure-mode story), as named in its expected.toml.
+const CLASSIFY: [&str; 12] = [
+    "classify__clean-success",
+    "classify__cut-off",
+    "classify__flooding",
+    "classify__format-loop",
+    "classify__gave-up-applying",
+    "classify__gold-periphery",
+    "classify__missed-location-gold",
+    "classify__mixture",
+    "classify__silent-noop",
+    "classify__stale-periphery",
+    "classify__temp-errors",
+    "classify__wrong-logic",
+];
+
+/// fixtures/classify/expected.toml is the classifier's oracle: it must describe the data. Each
+/// story's run ingests cleanly, joins its outcome (and its dataset task where it has a gold
+/// patch), records the exit status the oracle names, and every evidence step exists.
+#[test]
+fn classify_fixtures_agree_with_their_oracle() {
+    let dir = tmp();
+    let db = dir.path().join("t.db");
+    let root = fixtures().join("classify");
+    let out = trajan(&db, &["ingest", &root.to_string_lossy()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("failed 0") && !stderr.contains("warning"), "{stderr}");
+    let text = std::fs::read_to_string(root.join("expected.toml")).unwrap_or_else(|e| panic!("{e}"));
+    let oracle: toml::Table = toml::from_str(&text).unwrap_or_else(|e| panic!("expected.toml: {e}"));
+    let mut ids: Vec<&str> = oracle.keys().map(String::as_str).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, CLASSIFY);
+    let modes =
+        ["missed_edit_location", "required_temporary_errors", "context_flooding", "incomplete_peripheral_propagation"];
+    for (id, entry) in &oracle {
+        let detail = stdout_json(&trajan(&db, &["show", id, "--json"]));
+        let resolved = entry.get("resolved").and_then(toml::Value::as_bool);
+        assert_eq!(detail["outcome"]["resolved"].as_bool(), resolved, "{id}: resolved");
+        let exit = entry.get("exit_status").and_then(toml::Value::as_str);
+        assert_eq!(detail["exit_status"].as_str(), exit, "{id}: exit status");
+        let has_dataset = ["swe-bench.json", "swe-bench.jsonl"].iter().any(|f| root.join(&id[10..]).join(f).exists());
+        assert_eq!(detail["task"]["gold_patch"].is_string(), has_dataset, "{id}: gold patch");
+        let steps = detail["steps"].as_i64().unwrap_or_default();
+        assert!((10..=30).contains(&steps), "{id}: {steps} steps");
+        let expected: Vec<&str> = entry
+            .get("modes")
+            .and_then(toml::Value::as_array)
+            .map(|m| m.iter().filter_map(toml::Value::as_str).collect())
+            .unwrap_or_else(|| panic!("{id}: no modes"));
+        assert!(expected.iter().all(|m| modes.contains(m)), "{id}: unknown mode in {expected:?}");
+        let evidence =
+            entry.get("evidence").and_then(toml::Value::as_table).unwrap_or_else(|| panic!("{id}: evidence"));
+        let mut cited: Vec<&str> = evidence.keys().map(String::as_str).collect();
+        let mut listed = expected.clone();
+        cited.sort_unstable();
+        listed.sort_unstable();
+        assert_eq!(cited, listed, "{id}: evidence is listed per expected mode");
+        for (mode, list) in evidence {
+            for step in list.as_array().into_iter().flatten() {
+                let step = step.as_integer().unwrap_or(-1);
+                assert!((0..steps).contains(&step), "{id}: {mode} cites step {step} of {steps}");
+            }
+        }
+    }
+    // The edits the stories hinge on are detected as the stories intend.
+    let edits = |id: &str| -> Vec<(i64, String, String, Vec<String>)> {
+        let detail = stdout_json(&trajan(&db, &["show", id, "--json"]));
+        detail["edit_list"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|e| {
+                let codes =
+                    e["lint_codes"].as_array().into_iter().flatten().filter_map(|c| c.as_str()).map(String::from);
+                Some((
+                    e["step"].as_i64()?,
+                    e["kind"].as_str()?.to_string(),
+                    e["status"].as_str()?.to_string(),
+                    codes.collect(),
+                ))
+            })
+            .collect()
+    };
+    let rejected = |id: &str| -> Vec<(i64, Vec<String>)> {
+        edits(id).into_iter().filter(|e| e.2 == "rejected_by_linter").map(|e| (e.0, e.3)).collect()
+    };
+    let e999 = vec!["E999".to_string()];
+    let f821 = vec!["F821".to_string()];
+    assert_eq!(rejected("classify__gave-up-applying"), vec![(2, e999.clone()), (3, e999.clone()), (4, e999)]);
+    assert_eq!(rejected("classify__temp-errors"), vec![(3, f821.clone()), (7, f821.clone())]);
+    assert_eq!(rejected("classify__mixture"), vec![(3, f821)]);
+    let temp = edits("classify__temp-errors");
+    assert!(temp.iter().any(|e| e.0 == 4 && e.1 == "shell_write" && e.2 == "applied"), "{temp:?}");
+    let noop = edits("classify__silent-noop");
+    assert!(noop.iter().any(|e| e.0 == 3 && e.1 == "shell_write" && e.2 == "applied"), "{noop:?}");
+    for id in ["classify__format-loop", "classify__cut-off", "classify__flooding"] {
+        assert!(edits(id).is_empty(), "{id}: no edit");
+    }
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! used for several formats); the top-level keys decide.
 
 use crate::model::Format;
-use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::fmt;
 
 /// What a file's content looks like.
@@ -12,8 +12,8 @@ pub enum Shape {
     Object(Vec<String>),
     /// JSON lines; the keys of the first line's object.
     Lines(Vec<String>),
-    /// A JSON array.
-    Array,
+    /// A JSON array; the keys of its first item when that is an object (empty otherwise).
+    Array(Vec<String>),
     /// Not JSON: plain text.
     Text,
 }
@@ -34,7 +34,7 @@ pub enum Detected {
 pub fn shape(text: &str) -> Shape {
     let t = text.trim_start_matches('\u{feff}').trim_start();
     if t.starts_with('[') {
-        return Shape::Array;
+        return Shape::Array(first_item_keys(t).unwrap_or_default());
     }
     if !t.starts_with('{') {
         return Shape::Text;
@@ -69,6 +69,8 @@ pub fn detect(shape: &Shape, text: &str) -> Detected {
                 Detected::Format(Format::SwebenchReport)
             } else if has(keys, "history") && has(keys, "instance_id") {
                 Detected::Format(Format::OpenHands)
+            } else if is_dataset_instance(keys) {
+                Detected::Format(Format::SwebenchDataset)
             } else {
                 Detected::NeedsValue
             }
@@ -80,11 +82,14 @@ pub fn detect(shape: &Shape, text: &str) -> Detected {
                 Detected::Format(Format::SweAgentPreds)
             } else if has(keys, "trajectory_format") {
                 Detected::Format(Format::MiniSweAgent)
+            } else if is_dataset_instance(keys) {
+                Detected::Format(Format::SwebenchDataset)
             } else {
                 Detected::NeedsValue
             }
         }
-        Shape::Array => Detected::NeedsValue,
+        Shape::Array(keys) if is_dataset_instance(keys) => Detected::Format(Format::SwebenchDataset),
+        Shape::Array(_) => Detected::NeedsValue,
         Shape::Text => {
             if is_unittest_output(text) {
                 Detected::Format(Format::UnittestText)
@@ -93,6 +98,17 @@ pub fn detect(shape: &Shape, text: &str) -> Detected {
             }
         }
     }
+}
+
+/// A SWE-bench dataset instance (a task with its gold patch): `instance_id` and `patch`, and
+/// none of the keys of the records that also carry an instance id and a patch somewhere:
+/// predictions (`model_patch`, `model_name_or_path`) and OpenHands output lines (`history`,
+/// `instance`, `test_result`).
+fn is_dataset_instance(keys: &[String]) -> bool {
+    let has = |k: &str| keys.iter().any(|x| x == k);
+    has("instance_id")
+        && has("patch")
+        && !["model_patch", "model_name_or_path", "history", "instance", "test_result"].iter().any(|k| has(k))
 }
 
 /// Formats that can only be told apart by nested values.
@@ -159,26 +175,87 @@ pub fn is_unittest_output(text: &str) -> bool {
     false
 }
 
-/// Collect the top-level keys of a JSON object without building its values.
-fn top_keys(text: &str) -> Result<Vec<String>, serde_json::Error> {
-    struct Keys;
-    impl<'de> Visitor<'de> for Keys {
-        type Value = Vec<String>;
+/// The keys of the first item of a JSON array when it is an object, without building any value
+/// (the other items are skipped, not parsed into values). `None` for an empty array, a first
+/// item that is not an object, or broken JSON (the adapter's real parse reports where).
+fn first_item_keys(text: &str) -> Option<Vec<String>> {
+    struct First;
+    impl<'de> Visitor<'de> for First {
+        type Value = Option<Vec<String>>;
         fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("a JSON object")
+            f.write_str("a JSON array")
         }
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Vec<String>, A::Error> {
-            let mut keys = Vec::new();
-            while let Some(k) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-                keys.push(k.into_owned());
-                map.next_value::<IgnoredAny>()?;
-            }
-            Ok(keys)
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let first = seq.next_element::<FirstKeys>()?.and_then(|k| k.0);
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok(first)
         }
     }
+    /// An item's keys when it is an object; any other value is skipped.
+    struct FirstKeys(Option<Vec<String>>);
+    impl<'de> serde::Deserialize<'de> for FirstKeys {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct AnyValue;
+            impl<'de> Visitor<'de> for AnyValue {
+                type Value = FirstKeys;
+                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                    f.write_str("any JSON value")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<FirstKeys, A::Error> {
+                    Ok(FirstKeys(Some(KeysOf.visit_map(map)?)))
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<FirstKeys, A::Error> {
+                    while seq.next_element::<IgnoredAny>()?.is_some() {}
+                    Ok(FirstKeys(None))
+                }
+                fn visit_bool<E>(self, _: bool) -> Result<FirstKeys, E> {
+                    Ok(FirstKeys(None))
+                }
+                fn visit_i64<E>(self, _: i64) -> Result<FirstKeys, E> {
+                    Ok(FirstKeys(None))
+                }
+                fn visit_u64<E>(self, _: u64) -> Result<FirstKeys, E> {
+                    Ok(FirstKeys(None))
+                }
+                fn visit_f64<E>(self, _: f64) -> Result<FirstKeys, E> {
+                    Ok(FirstKeys(None))
+                }
+                fn visit_str<E>(self, _: &str) -> Result<FirstKeys, E> {
+                    Ok(FirstKeys(None))
+                }
+                fn visit_unit<E>(self) -> Result<FirstKeys, E> {
+                    Ok(FirstKeys(None))
+                }
+            }
+            d.deserialize_any(AnyValue)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    de.deserialize_seq(First).ok().flatten()
+}
+
+/// Collects an object's keys, skipping its values.
+struct KeysOf;
+impl<'de> Visitor<'de> for KeysOf {
+    type Value = Vec<String>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Vec<String>, A::Error> {
+        let mut keys = Vec::new();
+        while let Some(k) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            keys.push(k.into_owned());
+            map.next_value::<IgnoredAny>()?;
+        }
+        Ok(keys)
+    }
+}
+
+/// Collect the top-level keys of a JSON object without building its values.
+fn top_keys(text: &str) -> Result<Vec<String>, serde_json::Error> {
     // serde_json's recursion limit stays on: 10,000-deep nesting fails cleanly.
     let mut de = serde_json::Deserializer::from_str(text);
-    de.deserialize_map(Keys)
+    de.deserialize_map(KeysOf)
 }
 
 #[cfg(test)]

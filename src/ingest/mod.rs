@@ -13,6 +13,7 @@ pub mod predictions;
 pub mod source;
 pub mod stream;
 pub mod swe_agent;
+pub mod swebench_dataset;
 pub mod unittest;
 
 use crate::error::{IngestError, Location};
@@ -133,6 +134,7 @@ fn parse_as(format: Format, path: &Path, text: &str) -> Result<Parsed, IngestErr
         }
         Format::SwebenchReport => harness::parse_report(path, text),
         Format::SwebenchSummary => harness::parse_summary(path, text),
+        Format::SwebenchDataset => swebench_dataset::parse(path, text),
         Format::SwebenchHarness => {
             let dir = path.parent().unwrap_or(path);
             harness::parse_dir(dir, &[(path.to_path_buf(), text.to_string())])
@@ -143,14 +145,20 @@ fn parse_as(format: Format, path: &Path, text: &str) -> Result<Parsed, IngestErr
 
 fn unknown(path: &Path, shape: &Shape) -> IngestError {
     let detail = match shape {
-        Shape::Object(keys) | Shape::Lines(keys) => {
+        Shape::Object(keys) | Shape::Lines(keys) | Shape::Array(keys) if !keys.is_empty() => {
             let mut shown: Vec<&str> = keys.iter().take(8).map(String::as_str).collect();
             if keys.len() > 8 {
                 shown.push("...");
             }
-            format!("a JSON object with keys [{}]", shown.join(", "))
+            let what = if matches!(shape, Shape::Array(_)) {
+                "a JSON array whose first item has"
+            } else {
+                "a JSON object with"
+            };
+            format!("{what} keys [{}]", shown.join(", "))
         }
-        Shape::Array => "a JSON array whose items match no format".to_string(),
+        Shape::Object(_) | Shape::Lines(_) => "a JSON object with no keys".to_string(),
+        Shape::Array(_) => "a JSON array whose items match no format".to_string(),
         Shape::Text => "plain text".to_string(),
     };
     IngestError::UnknownFormat { path: path.to_path_buf(), detail }

@@ -1,9 +1,9 @@
-//! Large JSON-lines files (OpenHands `output.jsonl`, `all_preds.jsonl`) read a line at a time:
-//! hashed without being held, then parsed in batches that the pipeline writes into one open
-//! transaction, so memory stays bounded by a batch however large the file is.
+//! Large JSON-lines files (OpenHands `output.jsonl`, `all_preds.jsonl`, SWE-bench datasets) read
+//! a line at a time: hashed without being held, then parsed in batches that the pipeline writes
+//! into one open transaction, so memory stays bounded by a batch however large the file is.
 
 use super::detect::{self, Detected};
-use super::{openhands, predictions};
+use super::{openhands, predictions, swebench_dataset};
 use crate::error::{IngestError, Location};
 use crate::model::{Format, Parsed};
 use serde_json::Value;
@@ -18,6 +18,7 @@ pub fn line_parser(format: Format) -> Option<LineParser> {
     match format {
         Format::OpenHands => Some(openhands::parse_line),
         Format::SweAgentPreds => Some(predictions::parse_line),
+        Format::SwebenchDataset => Some(swebench_dataset::parse_line),
         _ => None,
     }
 }
