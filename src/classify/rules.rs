@@ -91,17 +91,18 @@ const UNDEFINED_NAME: &[&str] = &["F821", "F822", "F831"];
 /// At most this many evidence steps per finding.
 const MAX_EVIDENCE: usize = 8;
 
-/// Every rule that fires on a run. A resolved run, or one that never attempted an edit (cut
-/// off before any: the rulings of failure-modes.md), gets none; budget and forfeit rules still
-/// read the exit.
+/// Every rule that fires on a run. A resolved run gets none. A run that never attempted an edit
+/// (cut off before any: the rulings of failure-modes.md) gets no edit-based mode; flooding
+/// (which can be why no edit came), budget and forfeit rules still apply.
 pub fn evaluate(s: &Signals, rules: &[Rule]) -> Vec<Finding> {
     if s.resolved == Some(true) {
         return Vec::new();
     }
+    // Flooding can be why no edit came; the other modes are about edits.
     let attempted = s.first_edit_step.is_some() || !s.rejections.is_empty();
     rules
         .iter()
-        .filter(|r| attempted || matches!(r, Rule::BudgetExhausted | Rule::Forfeited))
+        .filter(|r| attempted || matches!(r, Rule::FloodThenRepeat | Rule::BudgetExhausted | Rule::Forfeited))
         .filter_map(|r| r.evaluate(s))
         .map(|mut f| {
             f.evidence.sort_by_key(|e| e.step);
@@ -132,19 +133,22 @@ fn edits_elsewhere(s: &Signals, missed: &[&ExpectedFile]) -> Vec<Evidence> {
 }
 
 /// Expected files never seen (`seen == false`) or seen and not edited (`seen == true`).
-/// With a gold patch only core files count when the periphery split applies (a missed
-/// periphery is propagation); without one, the rule fires only when the agent edited none of
-/// the files the text named, at medium confidence.
+/// With a gold patch: when the agent changed the core, a missed periphery is propagation, not
+/// location, so only core files count. Without one, the rule fires only when the agent edited
+/// none of the files the text named, at medium confidence, and files it tried to edit (refused
+/// edits) were found, so they do not count.
 fn expected_files(s: &Signals, seen: bool) -> Option<Finding> {
     let gold = s.miss_ratio.is_some();
     let none_edited = s.expected.iter().all(|e| !e.edited);
     if !gold && !none_edited {
         return None;
     }
+    let core_changed = s.periphery.as_ref().is_some_and(|p| !p.core_edited.is_empty());
     let missed: Vec<&ExpectedFile> = s
         .expected
         .iter()
-        .filter(|e| !e.edited && e.role != Some(Role::Periphery))
+        .filter(|e| !e.edited && !(core_changed && e.role == Some(Role::Periphery)))
+        .filter(|e| gold || e.rejected_at.is_empty())
         .filter(|e| e.first_seen.is_some() == seen)
         .collect();
     if missed.is_empty() {
@@ -156,7 +160,10 @@ fn expected_files(s: &Signals, seen: bool) -> Option<Finding> {
         let name = m.path.as_deref().unwrap_or(&m.named);
         names.push(name.to_string());
         match (m.first_seen, m.first_searched) {
-            (Some(st), _) => evidence.push(ev(st, format!("opened {name}, never edited it"))),
+            (Some(st), _) => {
+                evidence.push(ev(st, format!("opened {name}, never changed it")));
+                evidence.extend(m.rejected_at.iter().map(|&r| ev(r, format!("edit of {name} refused; never applied"))));
+            }
             (None, Some(st)) => evidence.push(ev(st, format!("{name} appeared in search output, never opened"))),
             (None, None) => {}
         }
@@ -395,7 +402,7 @@ fn gold_periphery(s: &Signals) -> Option<Finding> {
     let mut evidence = Vec::new();
     for core in &p.core_edited {
         if let Some(f) = s.files.iter().find(|f| &f.path == core) {
-            evidence.extend(f.edited.first().map(|&st| ev(st, format!("changed core file {core}"))));
+            evidence.extend(f.edited.iter().map(|&st| ev(st, format!("changed core file {core}"))));
         }
     }
     for f in &untouched {

@@ -103,7 +103,7 @@ struct GitReset {
     files: Vec<String>,
 }
 
-fn git_resets(steps: &[StepRow]) -> (Vec<GitReset>, Vec<usize>) {
+fn git_resets(steps: &[StepRow], roots: &super::paths::Roots) -> (Vec<GitReset>, Vec<usize>) {
     let mut resets = Vec::new();
     let mut restores = Vec::new();
     for s in steps {
@@ -116,7 +116,7 @@ fn git_resets(steps: &[StepRow]) -> (Vec<GitReset>, Vec<usize>) {
             let files = || -> Vec<String> {
                 rest.iter()
                     .filter(|a| !a.starts_with('-') && a.as_str() != "." && (a.contains('.') || a.contains('/')))
-                    .map(|a| super::paths::repo_relative(a, s.working_dir.as_deref()))
+                    .map(|a| roots.rel(a, s.working_dir.as_deref()))
                     .collect()
             };
             let step = s.index as usize;
@@ -152,8 +152,9 @@ pub(super) fn lost_edits(
     reverts: &[Revert],
     steps: &[StepRow],
     patch_files: &[String],
+    roots: &super::paths::Roots,
 ) -> Vec<LostEdit> {
-    let (resets, restores) = git_resets(steps);
+    let (resets, restores) = git_resets(steps, roots);
     let mut out = Vec::new();
     for f in files {
         let Some(&last) = f.edited.last() else { continue };

@@ -12,7 +12,7 @@ mod table;
 mod views;
 
 pub use exit::ExitCategory;
-use paths::{FileKind, repo_relative};
+use paths::{FileKind, Roots};
 pub use table::table;
 
 use crate::store::read::RunDetail;
@@ -117,6 +117,8 @@ pub struct ExpectedFile {
     pub first_searched: Option<usize>,
     pub edited: bool,
     pub in_patch: bool,
+    /// Steps whose edits of it were rejected or refused: the agent found it, but could not apply.
+    pub rejected_at: Vec<usize>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -283,11 +285,16 @@ pub fn compute(run: &RunDetail) -> Signals {
     let working_dir = |step: Option<i64>| {
         step.and_then(|i| steps.iter().find(|s| s.index == i)).and_then(|s| s.working_dir.as_deref())
     };
-    let edits: Vec<edits::EditEvent> = run
-        .edit_list
-        .iter()
-        .map(|e| edits::EditEvent::from_row(e, repo_relative(&e.path, working_dir(e.step))))
-        .collect();
+    let gold = run.task.as_ref().and_then(|t| t.gold_patch.as_deref()).filter(|g| !g.trim().is_empty());
+    let mut relative: Vec<String> = run.edit_list.iter().filter(|e| e.step.is_none()).map(|e| e.path.clone()).collect();
+    relative.extend(gold.map(crate::analysis::edits::split_patch).unwrap_or_default().into_iter().map(|f| f.path));
+    let roots = Roots::learn(
+        run.edit_list.iter().map(|e| e.path.as_str()),
+        &relative,
+        steps.first().and_then(|s| s.working_dir.as_deref()),
+    );
+    let edits: Vec<edits::EditEvent> =
+        run.edit_list.iter().map(|e| edits::EditEvent::from_row(e, roots.rel(&e.path, working_dir(e.step)))).collect();
     let patch_files: Vec<String> =
         edits.iter().filter(|e| e.step.is_none()).map(|e| e.path.clone()).collect::<Vec<_>>();
     let has_patch = run.submission.as_deref().is_some_and(|s| !s.trim().is_empty()) || !patch_files.is_empty();
@@ -296,7 +303,7 @@ pub fn compute(run: &RunDetail) -> Signals {
     let mut opens: Vec<(String, usize)> = Vec::new();
     for s in steps {
         let i = s.index as usize;
-        for v in views::views(s) {
+        for v in views::views(s, &roots) {
             let f = table.get(&v.path);
             f.first_seen.get_or_insert(i);
             if v.kind == views::ViewKind::Open {
@@ -305,7 +312,7 @@ pub fn compute(run: &RunDetail) -> Signals {
             }
         }
         if views::is_search(&s.action) {
-            for (path, _) in views::search_hits(&s.observation, s.working_dir.as_deref()) {
+            for (path, _) in views::search_hits(&s.observation, s.working_dir.as_deref(), &roots) {
                 table.get(&path).first_searched.get_or_insert(i);
             }
         }
@@ -328,7 +335,6 @@ pub fn compute(run: &RunDetail) -> Signals {
         }
     }
 
-    let gold = run.task.as_ref().and_then(|t| t.gold_patch.as_deref()).filter(|g| !g.trim().is_empty());
     let failing_test_files = propagation::failing_test_files(run, &patch_files);
     let periphery = gold.map(|g| propagation::periphery(g, &table, &patch_files)).filter(|p| !p.core.is_empty());
     let expected = expected_files(run, gold, &table, &failing_test_files, periphery.as_ref());
@@ -346,7 +352,7 @@ pub fn compute(run: &RunDetail) -> Signals {
     }
     let reverts = edits::reverts(&edits);
     let lost_edits = if run.submission.is_some() || !patch_files.is_empty() {
-        edits::lost_edits(&edits, &table.files, &reverts, steps, &patch_files)
+        edits::lost_edits(&edits, &table.files, &reverts, steps, &patch_files, &roots)
     } else {
         Vec::new()
     };
@@ -354,7 +360,7 @@ pub fn compute(run: &RunDetail) -> Signals {
     let context = context::context(steps, exit);
     let repeats = context::repeats(steps);
     let reopened = context::reopened(&opens, steps, &table);
-    let stale = propagation::stale_identifiers(run, &edits, &patch_files);
+    let stale = propagation::stale_identifiers(run, &edits, &patch_files, &roots);
     let mut edit_kinds: Vec<String> = edits.iter().filter(|e| e.step.is_some()).map(|e| e.kind.clone()).collect();
     edit_kinds.sort();
     edit_kinds.dedup();
@@ -430,6 +436,7 @@ fn expected_files(
             first_searched: activity.and_then(|f| f.first_searched),
             edited: activity.is_some_and(|f| !f.edited.is_empty() || f.in_patch),
             in_patch: activity.is_some_and(|f| f.in_patch),
+            rejected_at: activity.map(|f| f.rejected.clone()).unwrap_or_default(),
             path,
             why: vec![why],
             role,

@@ -88,6 +88,68 @@ pub fn repo_relative(path: &str, working_dir: Option<&str>) -> String {
     }
 }
 
+/// Where the repository sits in this run's sandbox, learned from the run itself: the prefixes
+/// that turn its absolute edit paths into the relative paths of its patches, and the folder
+/// its first step ran in. Checked before the usual roots ([`repo_relative`]).
+#[derive(Debug, Clone, Default)]
+pub struct Roots(Vec<String>);
+
+impl Roots {
+    /// `absolute`: paths the agent used; `relative`: paths of the final and gold patches;
+    /// `first_dir`: the working folder of the first step.
+    pub fn learn<'a>(absolute: impl Iterator<Item = &'a str>, relative: &[String], first_dir: Option<&str>) -> Roots {
+        let mut roots: Vec<String> = Vec::new();
+        for a in absolute.filter(|a| a.starts_with('/')) {
+            for r in relative.iter().filter(|r| !r.is_empty()) {
+                if let Some(prefix) = a.strip_suffix(r.as_str()).filter(|p| p.ends_with('/') && p.len() > 1)
+                    && !roots.iter().any(|x| x == prefix)
+                {
+                    roots.push(prefix.to_string());
+                }
+            }
+        }
+        if let Some(dir) = first_dir.map(|d| d.trim_end_matches('/')).filter(|d| d.starts_with('/') && d.len() > 1) {
+            let dir = format!("{dir}/");
+            if !roots.contains(&dir) {
+                roots.push(dir);
+            }
+        }
+        roots.sort_by_key(|r| std::cmp::Reverse(r.len()));
+        Roots(roots)
+    }
+
+    /// The repository path of `path` (relative paths resolved against `working_dir`).
+    pub fn rel(&self, path: &str, working_dir: Option<&str>) -> String {
+        let clean = path.trim().trim_matches(|c| c == '\'' || c == '"');
+        let absolute = if clean.starts_with('/') {
+            Some(clean.to_string())
+        } else {
+            working_dir.filter(|wd| wd.starts_with('/')).map(|wd| format!("{}/{}", wd.trim_end_matches('/'), clean))
+        };
+        if let Some(abs) = absolute.map(|a| normalize(&a))
+            && let Some(rest) = self.0.iter().find_map(|r| abs.strip_prefix(r.as_str()))
+        {
+            return rest.to_string();
+        }
+        repo_relative(path, working_dir)
+    }
+}
+
+/// `/a/./b/../c` → `/a/c`.
+fn normalize(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
+    format!("{}{}", if path.starts_with('/') { "/" } else { "" }, parts.join("/"))
+}
+
 /// Whether repository path `path` is the file a text named as `named` (`models.py`,
 /// `src/requests/models.py`, `../src/requests/models.py`).
 pub fn names_file(path: &str, named: &str) -> bool {
@@ -163,6 +225,19 @@ mod tests {
         ] {
             assert_eq!(repo_relative(p, wd), want, "{p}");
         }
+    }
+
+    #[test]
+    fn roots_learned_from_the_run() {
+        let roots = Roots::learn(
+            ["/confkit/src/confkit/cli.py"].into_iter(),
+            &["src/confkit/cli.py".to_string()],
+            Some("/tabula"),
+        );
+        assert_eq!(roots.rel("/confkit/src/confkit/loader.py", None), "src/confkit/loader.py");
+        assert_eq!(roots.rel("src/tabula/export.py", Some("/tabula")), "src/tabula/export.py");
+        assert_eq!(roots.rel("../x.py", Some("/tabula/src")), "x.py");
+        assert_eq!(roots.rel("/testbed/a.py", None), "a.py");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! that name unchanged files.
 
 use super::edits::EditEvent;
-use super::paths::{FileKind, is_build_copy, mentioned_files, names_file, repo_relative};
+use super::paths::{FileKind, Roots, is_build_copy, mentioned_files, names_file, repo_relative};
 use super::views::{ViewKind, is_search, search_hits, views};
 use super::{FileTable, Periphery, PeripheryFile, Sighting, StaleIdentifier, TestMention};
 use crate::analysis::edits::split_patch;
@@ -69,7 +69,12 @@ fn contains_word(text: &str, ident: &str) -> bool {
 /// Identifiers the agent's diff (its submission, else its applied edits) removed or renamed
 /// that still occur in files it did not change, as far as the run showed those files (opened
 /// files and search output).
-pub(super) fn stale_identifiers(run: &RunDetail, edits: &[EditEvent], patch_files: &[String]) -> Vec<StaleIdentifier> {
+pub(super) fn stale_identifiers(
+    run: &RunDetail,
+    edits: &[EditEvent],
+    patch_files: &[String],
+    roots: &Roots,
+) -> Vec<StaleIdentifier> {
     let diff = match run.submission.as_deref().filter(|s| !s.trim().is_empty()) {
         Some(s) => s.to_string(),
         None => edits
@@ -101,12 +106,13 @@ pub(super) fn stale_identifiers(run: &RunDetail, edits: &[EditEvent], patch_file
     for s in &run.step_list {
         let step = s.index as usize;
         let mut texts: Vec<(String, &str)> = Vec::new();
-        let opened: Vec<String> = views(s).into_iter().filter(|v| v.kind == ViewKind::Open).map(|v| v.path).collect();
+        let opened: Vec<String> =
+            views(s, roots).into_iter().filter(|v| v.kind == ViewKind::Open).map(|v| v.path).collect();
         if let [only] = opened.as_slice() {
             texts.push((only.clone(), s.observation.as_str()));
         }
         if is_search(&s.action) {
-            texts.extend(search_hits(&s.observation, s.working_dir.as_deref()));
+            texts.extend(search_hits(&s.observation, s.working_dir.as_deref(), roots));
         }
         for (path, text) in texts {
             if !unchanged(&path) {
@@ -128,21 +134,36 @@ pub(super) fn stale_identifiers(run: &RunDetail, edits: &[EditEvent], patch_file
     out
 }
 
-/// Split the gold patch into core (source files whose hunks change a definition; all source
-/// files when none does) and periphery (everything else), and see which the agent edited.
+/// Names whose definitions a file's diff changes (added, removed or re-signed), dunders aside.
+fn changed_definitions(diff: &str) -> Vec<&str> {
+    let mut names: Vec<&str> = diff
+        .lines()
+        .filter(|l| (l.starts_with('+') || l.starts_with('-')) && !l.starts_with("+++") && !l.starts_with("---"))
+        .filter_map(|l| defined_name(&l[1..]))
+        .filter(|n| !n.starts_with("__"))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
+/// Split the gold patch into core and periphery, and see which the agent edited. Core: source
+/// files that change a definition another gold file uses (the others follow it); failing such
+/// cross-references, source files that change any definition; failing that, the only source
+/// file. Periphery: everything else (call sites, tests, docs, configs).
 pub(super) fn periphery(gold: &str, table: &FileTable, patch_files: &[String]) -> Periphery {
     let files = split_patch(gold);
-    let defines = |diff: &str| {
-        diff.lines().any(|l| {
-            (l.starts_with('+') || l.starts_with('-'))
-                && !l.starts_with("+++")
-                && !l.starts_with("---")
-                && defined_name(&l[1..]).is_some()
-        })
-    };
     let sources: Vec<&crate::analysis::edits::FilePatch> =
         files.iter().filter(|f| FileKind::of(&f.path) == FileKind::Source).collect();
-    let mut core: Vec<String> = sources.iter().filter(|f| defines(&f.diff)).map(|f| f.path.clone()).collect();
+    let used_elsewhere = |f: &crate::analysis::edits::FilePatch| {
+        changed_definitions(&f.diff)
+            .iter()
+            .any(|name| files.iter().any(|other| other.path != f.path && contains_word(&other.diff, name)))
+    };
+    let mut core: Vec<String> = sources.iter().filter(|f| used_elsewhere(f)).map(|f| f.path.clone()).collect();
+    if core.is_empty() {
+        core = sources.iter().filter(|f| !changed_definitions(&f.diff).is_empty()).map(|f| f.path.clone()).collect();
+    }
     if core.is_empty() && sources.len() == 1 {
         core = sources.iter().map(|f| f.path.clone()).collect();
     }

@@ -2,7 +2,7 @@
 //! view`, `cat`, `head`, `sed -n`...), the open file's window moved (`goto`, `scroll_down`), or
 //! lines of files in search output (`grep -n` style `path:line:text`).
 
-use super::paths::repo_relative;
+use super::paths::Roots;
 use crate::store::read::StepRow;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,9 +26,9 @@ const PRINTERS: &[&str] = &["cat", "head", "tail", "nl", "less", "more", "bat", 
 const VALUE_OPTIONS: &[&str] = &["-n", "-c", "--lines", "--bytes", "-e"];
 
 /// The files step `s` showed. Paths are repository-relative.
-pub fn views(s: &StepRow) -> Vec<View> {
+pub fn views(s: &StepRow, roots: &Roots) -> Vec<View> {
     let wd = s.working_dir.as_deref();
-    let open = |p: &str| View { path: repo_relative(p, wd), kind: ViewKind::Open };
+    let open = |p: &str| View { path: roots.rel(p, wd), kind: ViewKind::Open };
     let mut out = Vec::new();
     if let Some(args) = &s.args
         && args.get("command").and_then(|c| c.as_str()) == Some("view")
@@ -55,7 +55,7 @@ pub fn views(s: &StepRow) -> Vec<View> {
         }
         Some("goto") | Some("scroll_down") | Some("scroll_up") | Some("search_file") => {
             if let Some(f) = &s.open_file {
-                out.push(View { path: repo_relative(f, wd), kind: ViewKind::Navigate });
+                out.push(View { path: roots.rel(f, wd), kind: ViewKind::Navigate });
             }
             return out;
         }
@@ -78,7 +78,7 @@ pub fn is_search(action: &str) -> bool {
 }
 
 /// `path:line:text` (or `path:text`) lines of search output, as (repository path, text).
-pub fn search_hits<'a>(observation: &'a str, working_dir: Option<&str>) -> Vec<(String, &'a str)> {
+pub fn search_hits<'a>(observation: &'a str, working_dir: Option<&str>, roots: &Roots) -> Vec<(String, &'a str)> {
     let mut hits = Vec::new();
     for line in observation.lines() {
         let Some((path, rest)) = line.split_once(':') else { continue };
@@ -89,7 +89,7 @@ pub fn search_hits<'a>(observation: &'a str, working_dir: Option<&str>) -> Vec<(
         if plausible {
             let text =
                 rest.split_once(':').filter(|(n, _)| n.chars().all(|c| c.is_ascii_digit())).map_or(rest, |(_, t)| t);
-            hits.push((repo_relative(path, working_dir), text));
+            hits.push((roots.rel(path, working_dir), text));
         }
     }
     hits
@@ -184,7 +184,7 @@ mod tests {
     }
 
     fn paths(s: &StepRow) -> Vec<(String, ViewKind)> {
-        views(s).into_iter().map(|v| (v.path, v.kind)).collect()
+        views(s, &Roots::default()).into_iter().map(|v| (v.path, v.kind)).collect()
     }
 
     #[test]
@@ -212,7 +212,7 @@ mod tests {
         assert!(!is_search("python x.py"));
         let out = "src/requests/models.py:48:from .utils import super_len\ntests/test_utils.py:super_len(x)\nBinary file matches\n";
         assert_eq!(
-            search_hits(out, Some("/testbed")),
+            search_hits(out, Some("/testbed"), &Roots::default()),
             [
                 ("src/requests/models.py".to_string(), "from .utils import super_len"),
                 ("tests/test_utils.py".to_string(), "super_len(x)")
