@@ -5,6 +5,9 @@ use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::fmt::Write as _;
 use std::io::IsTerminal;
+use trajan::classify::llm::client::{LlmClient, LlmSettings};
+use trajan::classify::llm::config::ClassifyConfig;
+use trajan::classify::llm::pipeline::{self as llm_pipeline, LlmOptions, LlmReport};
 use trajan::classify::pipeline::{self, Report};
 use trajan::classify::taxonomy::{self, Taxonomy};
 use trajan::sanitize::sanitize;
@@ -29,9 +32,21 @@ pub struct ClassifyArgs {
     /// The environment variable holding the API key (default OPENAI_API_KEY).
     #[arg(long)]
     pub api_key_env: Option<String>,
-    /// LLM requests in flight at once.
+    /// LLM requests in flight at once (default 4).
     #[arg(long)]
     pub concurrency: Option<usize>,
+    /// Seconds before one LLM request times out (default 120).
+    #[arg(long)]
+    pub timeout: Option<f64>,
+    /// Prompt budget in estimated tokens (default 24000).
+    #[arg(long)]
+    pub max_prompt_tokens: Option<usize>,
+    /// Dollars per million prompt tokens (for cost); with --price-out.
+    #[arg(long, requires = "price_out")]
+    pub price_in: Option<f64>,
+    /// Dollars per million completion tokens.
+    #[arg(long, requires = "price_in")]
+    pub price_out: Option<f64>,
     /// Print the prompts with token and cost estimates; send nothing.
     #[arg(long, requires = "llm")]
     pub dry_run: bool,
@@ -75,7 +90,7 @@ pub fn load_taxonomy(name: Option<&str>) -> Result<Taxonomy> {
     Ok(Taxonomy::load(name.unwrap_or(taxonomy::DEFAULT))?)
 }
 
-pub fn run_heuristic(store: &mut Store, taxonomy: &Taxonomy, runs: &[i64], json: bool) -> Result<i32> {
+fn run_heuristic(store: &mut Store, taxonomy: &Taxonomy, runs: &[i64], json: bool) -> Result<i32> {
     let bar = progress_bar(runs.len(), "runs");
     let started = std::time::Instant::now();
     let report = pipeline::classify_heuristic(store, taxonomy, runs, |n| bar.set_position(n as u64))
@@ -167,4 +182,118 @@ pub fn print_labels(rows: &[LabelRow]) -> std::io::Result<()> {
 /// `trajan signals RUN`: the signals table, sanitized for the terminal.
 pub fn signals_table(s: &trajan::classify::signals::Signals) -> String {
     sanitize(&trajan::classify::signals::table(s)).into_owned()
+}
+
+/// OpenAI's endpoint, used when no base URL is given.
+const OPENAI: &str = "https://api.openai.com/v1";
+
+/// `trajan classify`: the heuristic, or with `--llm` the LLM (settings: flags, then the config
+/// file's `[llm]`, then defaults).
+pub fn run(store: &mut Store, args: &ClassifyArgs) -> Result<i32> {
+    let config = ClassifyConfig::load(|k| std::env::var(k).ok())?;
+    let taxonomy = load_taxonomy(args.taxonomy.as_deref().or(config.classify.taxonomy.as_deref()))?;
+    let runs = select_runs(store, &args.runs, args.all)?;
+    if !args.llm {
+        return run_heuristic(store, &taxonomy, &runs, args.json);
+    }
+    let llm = &config.llm;
+    let opts = LlmOptions {
+        concurrency: args.concurrency.or(llm.concurrency).unwrap_or(4).max(1),
+        budget_tokens: args.max_prompt_tokens.or(llm.max_prompt_tokens).unwrap_or(24_000),
+        price_in: args.price_in.or(llm.price_in_per_mtok),
+        price_out: args.price_out.or(llm.price_out_per_mtok),
+    };
+    if args.dry_run {
+        return dry_run(store, &taxonomy, &runs, &opts);
+    }
+    let base_url = args.base_url.clone().or_else(|| llm.base_url.clone()).unwrap_or_else(|| OPENAI.into());
+    let Some(model) = args.model.clone().or_else(|| llm.model.clone()) else {
+        anyhow::bail!("--llm needs a model: --model NAME, or `model` in the [llm] section of config.toml");
+    };
+    let key_var =
+        args.api_key_env.clone().or_else(|| llm.api_key_env.clone()).unwrap_or_else(|| "OPENAI_API_KEY".into());
+    let api_key = std::env::var(&key_var).ok().filter(|k| !k.is_empty());
+    if api_key.is_none() && base_url == OPENAI {
+        anyhow::bail!("{key_var} is not set (OpenAI needs a key; a local server given with --base-url may not)");
+    }
+    let mut settings = LlmSettings::new(base_url, model);
+    settings.api_key = api_key;
+    settings.timeout =
+        std::time::Duration::from_secs_f64(args.timeout.or(llm.timeout_secs).unwrap_or(120.0).max(0.001));
+    if let Some(r) = llm.max_retries {
+        settings.max_retries = r;
+    }
+    settings.temperature = llm.temperature.or(Some(0.0));
+    settings.json_mode = llm.json_mode.unwrap_or(false);
+    let client = LlmClient::new(settings)?;
+    let bar = progress_bar(runs.len(), "runs");
+    let started = std::time::Instant::now();
+    let report = llm_pipeline::classify_llm(store, &taxonomy, &runs, &client, &opts, |n| bar.set_position(n as u64))?;
+    bar.finish_and_clear();
+    if args.json {
+        print_json(&report)?;
+    } else {
+        emit(&llm_summary(&report, &client.settings().model, &taxonomy, runs.len(), started.elapsed()))?;
+    }
+    Ok(if report.failed.is_empty() { 0 } else { 1 })
+}
+
+fn llm_summary(r: &LlmReport, model: &str, taxonomy: &Taxonomy, total: usize, took: std::time::Duration) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "llm {} ({}) on {total} runs in {:.2} s: {} labelled, {} from the cache, {} unchanged, {} failed; {} with modes",
+        sanitize(model),
+        taxonomy.stamp(),
+        took.as_secs_f64(),
+        r.labelled,
+        r.from_cache,
+        r.unchanged,
+        r.failed.len(),
+        r.with_modes
+    );
+    let cost = r.cost.map(|c| format!(", ${c:.4}")).unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "  tokens {} in, {} out{cost}; {} replies repaired after a validation error",
+        r.tokens_in, r.tokens_out, r.repaired
+    );
+    for (mode, n) in &r.by_mode {
+        let _ = writeln!(out, "  {mode:<36} {n}");
+    }
+    for (run, e) in &r.failed {
+        let _ = writeln!(out, "error: run {run}: {}", sanitize(e));
+    }
+    out
+}
+
+/// `--dry-run`: the prompts, with token and cost estimates; nothing is sent or written.
+fn dry_run(store: &Store, taxonomy: &Taxonomy, runs: &[i64], opts: &LlmOptions) -> Result<i32> {
+    let mut out = String::new();
+    let mut total_tokens = 0usize;
+    let _ = writeln!(out, "=== system prompt (sent with every run)\n{}", llm_pipeline::system_prompt(taxonomy));
+    for &id in runs {
+        let p = llm_pipeline::prepare(store, taxonomy, id, opts.budget_tokens)?;
+        total_tokens += p.prompt.est_tokens;
+        let cost = opts
+            .cost(Some(p.prompt.est_tokens as u64), Some(300))
+            .map(|c| format!(", about ${c:.4}"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "=== run {id}: about {} tokens (observations cut to {} chars per step, {} steps left out){cost}; prompt {}\n{}",
+            p.prompt.est_tokens,
+            p.prompt.obs_chars_per_step,
+            p.prompt.steps_omitted,
+            p.prompt.hash,
+            sanitize(&p.prompt.user)
+        );
+    }
+    let cost = opts
+        .cost(Some(total_tokens as u64), Some(300 * runs.len() as u64))
+        .map(|c| format!(", about ${c:.2} (300 completion tokens per run assumed)"))
+        .unwrap_or_else(|| " (give --price-in and --price-out for a cost estimate)".into());
+    let _ = writeln!(out, "=== {} runs, about {total_tokens} prompt tokens{cost}; nothing was sent", runs.len());
+    emit(&out)?;
+    Ok(0)
 }

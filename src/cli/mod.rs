@@ -17,7 +17,11 @@ use trajan::store::Store;
 use trajan::store::read::RunFilter;
 
 #[derive(Parser)]
-#[command(name = "trajan", version, about = "Review coding-agent trajectories: ingest, browse, search.")]
+#[command(
+    name = "trajan",
+    version,
+    about = "Review coding-agent trajectories: ingest, browse, search, classify failures."
+)]
 pub struct Cli {
     /// Database file.
     #[arg(long, global = true, env = "TRAJAN_DB", default_value = "trajan.db")]
@@ -187,12 +191,7 @@ pub fn run() -> Result<i32> {
             }
             Ok(0)
         }
-        Command::Classify(args) => {
-            let mut store = open_existing(&cli.db)?;
-            let taxonomy = classify::load_taxonomy(args.taxonomy.as_deref())?;
-            let runs = classify::select_runs(&store, &args.runs, args.all)?;
-            classify::run_heuristic(&mut store, &taxonomy, &runs, args.json)
-        }
+        Command::Classify(args) => classify::run(&mut open_existing(&cli.db)?, &args),
         Command::Labels { run, history, json } => {
             let store = open_existing(&cli.db)?;
             let run_id = run.map(|r| store.resolve_run(&r)).transpose()?;

@@ -3,6 +3,7 @@
 //! answer, `pipeline` runs many at once against the store.
 
 pub mod client;
+pub mod config;
 pub mod pipeline;
 pub mod prompt;
 pub mod reply;

@@ -6,6 +6,7 @@
 //! where it stopped; a prompt answered before is served from the cache without a request.
 
 use super::client::{ChatTurn, LlmClient, Role};
+pub use super::prompt::system_prompt;
 use super::prompt::{self, Prompt};
 use super::reply::{self, Reply};
 use crate::classify::label::{ASSIGN_THRESHOLD, Label, Provenance, Source};

@@ -1,0 +1,288 @@
+//! The LLM classifier end to end: the real binary against a chat-completions server this test
+//! starts on 127.0.0.1 (`trajan::chat_server`), scripted per run with good replies and every
+//! fault the classifier must survive.
+
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use trajan::chat_server::{Behaviour, ChatServer, RecordedRequest, error_body};
+use trajan::classify::label::Source;
+use trajan::store::Store;
+
+const KEY_VAR: &str = "TRAJAN_TEST_LLM_KEY";
+const KEY: &str = "sk-test-9f8e7d6c5b4a-never-stored";
+const MODEL: &str = "test-model";
+
+fn trajan(db: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_trajan"))
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .env(KEY_VAR, KEY)
+        .env("XDG_CONFIG_HOME", db.parent().unwrap_or(Path::new("/")))
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run trajan: {e}"))
+}
+
+fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+/// A database with the classification fixtures ingested.
+fn fixture_db() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/classify");
+    let out = trajan(&db, &["ingest", fixtures.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    (dir, db)
+}
+
+/// The instance a request is about, from the prompt's `# Run N (instance)` line.
+fn instance_of(r: &RecordedRequest) -> String {
+    let messages = r.json().and_then(|b| b["messages"].as_array().cloned()).unwrap_or_default();
+    let user = messages.get(1).and_then(|m| m["content"].as_str()).unwrap_or("");
+    user.lines()
+        .find_map(|l| {
+            l.strip_prefix("# Run ")
+                .and_then(|rest| rest.split_once('('))
+                .map(|(_, i)| i.trim_end_matches(')').to_string())
+        })
+        .unwrap_or_default()
+}
+
+fn is_validation_retry(r: &RecordedRequest) -> bool {
+    r.json().and_then(|b| b["messages"].as_array().map(|m| m.len())).unwrap_or(0) > 2
+}
+
+fn good(mode: &str, step: usize) -> Behaviour {
+    let content = serde_json::json!({
+        "modes": [{"mode": mode, "confidence": 0.8, "evidence": [{"step": step, "note": "see here"}], "rationale": "because"}],
+        "unclassified": false,
+        "summary": "a summary"
+    });
+    Behaviour::Reply { content: content.to_string(), tokens_in: 1000, tokens_out: 50 }
+}
+
+fn unclassified() -> Behaviour {
+    Behaviour::Reply {
+        content: r#"{"modes": [], "unclassified": true, "summary": "wrong logic"}"#.into(),
+        tokens_in: 900,
+        tokens_out: 20,
+    }
+}
+
+/// Per instance: what the server does on the first request, then on later ones.
+fn script(instance: &str, attempt: usize, r: &RecordedRequest) -> Behaviour {
+    let name = instance.trim_start_matches("classify__");
+    let auth = r.header("authorization").unwrap_or("").to_string();
+    match (name, attempt) {
+        ("gave-up-applying", 0) => Behaviour::rate_limited(1),
+        ("temp-errors", 0) => Behaviour::error(500, "overloaded"),
+        ("mixture", 0) => Behaviour::Malformed("{\"choices\": [".into()),
+        ("silent-noop", 0) => Behaviour::Truncated,
+        ("stale-periphery", 0) => Behaviour::EmptyChoices,
+        ("gold-periphery", 0) => Behaviour::Hangup,
+        // An answer that fails validation, then the corrected one.
+        ("flooding", _) if !is_validation_retry(r) => good("flooding_the_context", 1),
+        // Always failing: a server error that echoes the key back, and a server too slow.
+        ("cut-off", _) => Behaviour::Status {
+            code: 500,
+            retry_after: None,
+            body: error_body("server_error", &format!("bad auth {auth}")),
+        },
+        ("format-loop", _) => Behaviour::Delay(Duration::from_secs(3), Box::new(unclassified())),
+        ("wrong-logic", _) => unclassified(),
+        _ => good("missed_edit_location", 2),
+    }
+}
+
+fn scripted_server() -> ChatServer {
+    let attempts: Arc<Mutex<HashMap<String, usize>>> = Arc::default();
+    ChatServer::start(move |r| {
+        let instance = instance_of(r);
+        let mut a = attempts.lock().unwrap_or_else(|p| p.into_inner());
+        let n = a.entry(instance.clone()).or_default();
+        let b = script(&instance, *n, r);
+        *n += 1;
+        b
+    })
+    .unwrap()
+}
+
+fn llm_args(url: &str) -> Vec<String> {
+    [
+        "classify",
+        "--llm",
+        "--base-url",
+        url,
+        "--model",
+        MODEL,
+        "--api-key-env",
+        KEY_VAR,
+        "--concurrency",
+        "4",
+        "--timeout",
+        "1",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+fn run_llm(db: &Path, url: &str, extra: &[&str]) -> Output {
+    let mut args = llm_args(url);
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    trajan(db, &refs)
+}
+
+#[test]
+fn labels_every_run_and_survives_every_fault() {
+    let (_dir, db) = fixture_db();
+    let server = scripted_server();
+    let out = run_llm(&db, &server.base_url(), &["--price-in", "1", "--price-out", "2"]);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "two runs fail, so the exit status says so: {all}");
+    assert!(!all.contains(KEY), "the key reached the output: {all}");
+    assert!(all.contains("9 labelled") && all.contains("2 failed"), "{all}");
+
+    let store = Store::open(&db).unwrap();
+    let labels = store.labels(None, true).unwrap();
+    let llm: Vec<_> = labels.iter().filter(|l| l.label.source == Source::Llm).collect();
+    let by_instance: HashMap<&str, _> = llm.iter().map(|l| (l.instance_id.as_deref().unwrap_or(""), *l)).collect();
+    for name in [
+        "gave-up-applying",
+        "temp-errors",
+        "mixture",
+        "silent-noop",
+        "stale-periphery",
+        "gold-periphery",
+        "flooding",
+        "wrong-logic",
+        "missed-location-gold",
+    ] {
+        let l = by_instance
+            .get(format!("classify__{name}").as_str())
+            .unwrap_or_else(|| panic!("no LLM label for {name}: {all}"));
+        let p = &l.label.provenance;
+        assert_eq!((l.label.rater.as_str(), p.model.as_deref()), (MODEL, Some(MODEL)));
+        assert_eq!(p.input_hash.as_ref().map(|h| h.len()), Some(32));
+        assert!(p.latency_ms.is_some() && p.cost.is_some_and(|c| c > 0.0), "{name}: {p:?}");
+        assert_eq!(l.label.taxonomy_version, "1.0");
+    }
+    // The repaired reply: two requests' tokens, the corrected mode.
+    let flooding = &by_instance["classify__flooding"].label;
+    assert_eq!(flooding.modes[0].mode, "missed_edit_location");
+    assert_eq!(flooding.provenance.tokens_in, Some(2000));
+    assert!(by_instance["classify__wrong-logic"].label.is_unclassified());
+    // Failed runs: an error each, and no label at all (never a partial one).
+    for name in ["classify__cut-off", "classify__format-loop"] {
+        assert!(!by_instance.contains_key(name), "{name} has a label");
+    }
+    let errors = store.classify_errors(None).unwrap();
+    let msgs: Vec<&str> = errors.iter().map(|e| e.error.as_str()).collect();
+    assert_eq!(errors.len(), 2, "{msgs:?}");
+    assert!(
+        msgs.iter().any(|m| m.contains("500"))
+            && msgs.iter().any(|m| m.to_lowercase().contains("timed out") || m.contains("timeout")),
+        "{msgs:?}"
+    );
+    // The key is in no table, the WAL or the database file.
+    drop(store);
+    for f in [db.clone(), db.with_extension("db-wal")] {
+        if let Ok(bytes) = std::fs::read(&f) {
+            assert!(!bytes.windows(KEY.len()).any(|w| w == KEY.as_bytes()), "key found in {}", f.display());
+        }
+    }
+    // Every request carried the key and the model; none after the cache.
+    let requests = server.requests();
+    assert!(requests.iter().all(|r| r.header("authorization") == Some(&format!("Bearer {KEY}")[..])));
+    assert!(requests.iter().all(|r| r.json().is_some_and(|b| b["model"] == MODEL)));
+
+    // Again: labelled runs are unchanged (no request), only the two failures are tried again.
+    let before = server.request_count();
+    let again = run_llm(&db, &server.base_url(), &[]);
+    let again_text = text(&again);
+    assert!(again_text.contains("0 labelled") && again_text.contains("9 unchanged"), "{again_text}");
+    let new: Vec<String> = server.requests()[before..].iter().map(instance_of).collect();
+    assert!(new.iter().all(|i| i == "classify__cut-off" || i == "classify__format-loop"), "{new:?}");
+}
+
+#[test]
+fn dry_run_prints_prompts_and_sends_nothing() {
+    let (_dir, db) = fixture_db();
+    let server = scripted_server();
+    let out = run_llm(
+        &db,
+        &server.base_url(),
+        &["--dry-run", "--price-in", "3", "--price-out", "15", "classify__stale-periphery"],
+    );
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(t.contains("=== system prompt") && t.contains("incomplete_peripheral_propagation"), "{t}");
+    assert!(t.contains("=== run ") && t.contains("tokens") && t.contains("about $"), "{t}");
+    assert!(t.contains("### step 1") && t.contains("# Signals"), "{t}");
+    assert_eq!(server.request_count(), 0);
+    assert!(Store::open(&db).unwrap().labels(None, false).unwrap().is_empty());
+}
+
+#[test]
+fn refused_connections_fail_each_run_quickly_and_write_no_label() {
+    let (_dir, db) = fixture_db();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let started = Instant::now();
+    let out = run_llm(&db, &format!("http://127.0.0.1:{port}/v1"), &["classify__mixture", "classify__temp-errors"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(started.elapsed() < Duration::from_secs(30));
+    let store = Store::open(&db).unwrap();
+    assert!(store.labels(None, false).unwrap().is_empty());
+    let errors = store.classify_errors(None).unwrap();
+    assert_eq!(errors.len(), 2);
+    assert!(errors.iter().all(|e| e.error.contains(&format!("127.0.0.1:{port}"))), "{errors:?}");
+}
+
+#[test]
+fn a_prompt_answered_before_is_served_from_the_cache() {
+    let (_dir, db) = fixture_db();
+    let server = scripted_server();
+    let out = run_llm(&db, &server.base_url(), &["classify__mixture"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let asked = server.request_count();
+    // Another label for the run from a different prompt (as after a re-ingest of a changed file)
+    // makes the run due again; its prompt is the cached one, so no request is made.
+    let mut store = Store::open(&db).unwrap();
+    let mut other = store.labels(None, true).unwrap().remove(0).label;
+    other.provenance.input_hash = Some("0".repeat(32));
+    store.add_label(&other, None).unwrap();
+    drop(store);
+    let out = run_llm(&db, &server.base_url(), &["classify__mixture", "--json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((report["from_cache"].as_u64(), report["labelled"].as_u64()), (Some(1), Some(0)), "{report}");
+    assert_eq!(server.request_count(), asked);
+}
+
+#[test]
+fn llm_without_a_model_or_key_says_what_is_missing() {
+    let (_dir, db) = fixture_db();
+    let out = trajan(&db, &["classify", "--llm", "--base-url", "http://127.0.0.1:9/v1"]);
+    assert!(!out.status.success() && text(&out).contains("--model"), "{}", text(&out));
+    let out = Command::new(env!("CARGO_BIN_EXE_trajan"))
+        .args([
+            "--db",
+            db.to_str().unwrap(),
+            "classify",
+            "--llm",
+            "--model",
+            "m",
+            "--api-key-env",
+            "TRAJAN_TEST_UNSET_KEY",
+        ])
+        .env("XDG_CONFIG_HOME", db.parent().unwrap_or(Path::new("/")))
+        .output()
+        .unwrap();
+    assert!(!out.status.success() && text(&out).contains("TRAJAN_TEST_UNSET_KEY is not set"), "{}", text(&out));
+}
