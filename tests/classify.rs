@@ -18,7 +18,12 @@ fn trajan(db: &Path, args: &[&str]) -> Output {
 
 fn ok_json(db: &Path, args: &[&str]) -> Value {
     let out = trajan(db, args);
-    assert!(out.status.success(), "{args:?}: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{args:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{args:?}: not JSON: {e}"))
 }
 
@@ -46,7 +51,9 @@ fn modes(label: &Value) -> BTreeSet<String> {
 
 fn steps_of(label: &Value, mode: &str) -> BTreeSet<u64> {
     let all = label["modes"].as_array().unwrap().iter().chain(label["considered"].as_array().unwrap());
-    all.filter(|m| m["mode"] == mode).flat_map(|m| m["evidence"].as_array().unwrap().iter().map(|e| e["step"].as_u64().unwrap())).collect()
+    all.filter(|m| m["mode"] == mode)
+        .flat_map(|m| m["evidence"].as_array().unwrap().iter().map(|e| e["step"].as_u64().unwrap()))
+        .collect()
 }
 
 #[test]
@@ -54,7 +61,8 @@ fn fixtures_get_the_modes_and_evidence_of_their_oracle() {
     let (_dir, db) = ingested(&fixtures());
     let report = ok_json(&db, &["classify", "--all", "--json"]);
     assert_eq!(report["errors"].as_array().map(Vec::len), Some(0));
-    let oracle: toml::Table = toml::from_str(&std::fs::read_to_string(fixtures().join("expected.toml")).unwrap()).unwrap();
+    let oracle: toml::Table =
+        toml::from_str(&std::fs::read_to_string(fixtures().join("expected.toml")).unwrap()).unwrap();
     let labels = labels(&db);
     assert_eq!(labels.len(), oracle.len(), "one label per fixture run");
     for (instance, want) in &oracle {
@@ -117,7 +125,11 @@ fn a_bad_taxonomy_file_is_refused_before_anything_is_written() {
     assert!(!out.status.success() && err.contains("team.toml") && err.contains("no_such_rule"), "{err}");
     assert!(labels(&db).is_empty());
     // A team's own taxonomy with a mode no rule serves: every run is unclassified under it.
-    std::fs::write(&bad, "name = \"team\"\nversion = \"7\"\n[[modes]]\nid = \"x\"\ntitle = \"X\"\ndefinition = \"d\"\n").unwrap();
+    std::fs::write(
+        &bad,
+        "name = \"team\"\nversion = \"7\"\n[[modes]]\nid = \"x\"\ntitle = \"X\"\ndefinition = \"d\"\n",
+    )
+    .unwrap();
     ok_json(&db, &["classify", "--taxonomy", bad.to_str().unwrap(), "--json"]);
     assert!(labels(&db).values().all(|l| l["taxonomy_version"] == "7" && modes(l).is_empty()));
 }
@@ -136,7 +148,8 @@ fn corpus_failed_runs_are_labelled_and_pydicom_rejections_are_evidence() {
     let pydicom = &labels["pydicom__pydicom-1458"];
     let cited = steps_of(pydicom, "required_temporary_errors");
     assert_eq!(cited, BTreeSet::from([5, 6, 7]), "the three lint-rejected edits: {pydicom}");
-    let notes: Vec<&str> = pydicom["considered"][0]["evidence"].as_array().unwrap().iter().map(|e| e["note"].as_str().unwrap()).collect();
+    let notes: Vec<&str> =
+        pydicom["considered"][0]["evidence"].as_array().unwrap().iter().map(|e| e["note"].as_str().unwrap()).collect();
     assert!(notes.iter().all(|n| n.contains("refused by the linter (E999)")), "{notes:?}");
     // E999 only, recovered at step 8: weighed, not assigned (precision first).
     assert!(modes(pydicom).is_empty());

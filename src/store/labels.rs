@@ -293,3 +293,63 @@ fn insert_label(tx: &rusqlite::Transaction<'_>, label: &Label, note: Option<&str
     }
     Ok(id)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::classify::label::Evidence;
+
+    fn label(rater: &str, mode: Option<&str>, hash: &str) -> Label {
+        let verdict = |m: &str, c: f64| ModeVerdict {
+            mode: m.into(),
+            confidence: c,
+            evidence: vec![Evidence { step: 3, note: "n".into() }],
+            rationale: "r".into(),
+        };
+        Label {
+            run_id: 42,
+            source: Source::Human,
+            rater: rater.into(),
+            taxonomy: "refactoring".into(),
+            taxonomy_version: "1.0".into(),
+            modes: mode.map(|m| vec![verdict(m, 0.9)]).unwrap_or_default(),
+            considered: vec![verdict("context_flooding", 0.2)],
+            exit_category: "submitted".into(),
+            summary: "s".into(),
+            provenance: Provenance { input_hash: Some(hash.into()), tokens_in: Some(7), ..Provenance::default() },
+        }
+    }
+
+    #[test]
+    fn labels_are_appended_and_the_latest_per_rater_is_current() {
+        let mut store = Store::open_in_memory().unwrap();
+        store.add_label(&label("ann", Some("missed_edit_location"), "h1"), Some("first look")).unwrap();
+        store.add_label(&label("ann", None, "h2"), None).unwrap();
+        store.add_label(&label("bob", Some("context_flooding"), "h3"), None).unwrap();
+        let history = store.labels(Some(42), false).unwrap();
+        assert_eq!(history.len(), 3, "nothing is overwritten");
+        assert_eq!(history[0].note.as_deref(), Some("first look"));
+        assert_eq!(history[0].label, label("ann", Some("missed_edit_location"), "h1"), "a label reads back as written");
+        assert_eq!(history[0].instance_id, None, "the run is gone; the label stays");
+        let current = store.labels(None, true).unwrap();
+        let raters: Vec<(&str, bool)> =
+            current.iter().map(|r| (r.label.rater.as_str(), r.label.is_unclassified())).collect();
+        assert_eq!(raters, [("ann", true), ("bob", false)]);
+        let hashes = store.latest_input_hashes(Source::Human, "ann", "refactoring", "1.0").unwrap();
+        assert_eq!(hashes.get(&42).map(String::as_str), Some("h2"));
+    }
+
+    #[test]
+    fn a_reply_and_its_label_are_written_together_and_errors_kept() {
+        let mut store = Store::open_in_memory().unwrap();
+        let reply = CachedReply { reply: "{}".into(), tokens_in: Some(5), tokens_out: Some(1), latency_ms: Some(9) };
+        let mut l = label("gpt", Some("missed_edit_location"), "p1");
+        l.source = Source::Llm;
+        l.provenance.model = Some("gpt".into());
+        store.save_llm_label("p1", &reply, &l).unwrap();
+        assert_eq!(store.llm_cached("gpt", "p1").unwrap(), Some(reply));
+        assert_eq!(store.llm_cached("other", "p1").unwrap(), None);
+        store.record_classify_error(42, Source::Llm, Some("gpt"), "timed out").unwrap();
+        assert_eq!(store.classify_errors(Some(42)).unwrap()[0].error, "timed out");
+    }
+}

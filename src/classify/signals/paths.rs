@@ -198,7 +198,7 @@ pub fn mentioned_files(text: &str) -> Vec<String> {
             let stem_ok = !stem.is_empty()
                 && stem.chars().all(|c| c.is_alphanumeric() || "_-/.".contains(c))
                 && stem.chars().any(|c| c.is_alphabetic());
-            if stem_ok && EXTS.contains(&ext) && !token.contains("://") {
+            if stem_ok && EXTS.contains(&ext) && !token.contains("//") {
                 let clean = token.trim_start_matches("./").to_string();
                 if !out.contains(&clean) {
                     out.push(clean);

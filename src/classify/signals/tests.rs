@@ -1,1 +1,194 @@
+//! Signals and rules on small hand-built runs: the cases the rulings of failure-modes.md name,
+//! each with the near miss that must not fire.
 
+use super::*;
+use crate::classify::label::ASSIGN_THRESHOLD;
+use crate::classify::rules::{self, Rule};
+use crate::store::read::{EditRow, RunSummary, StepRow, TaskRow};
+
+fn step(index: i64, action: &str, observation: &str) -> StepRow {
+    StepRow {
+        index,
+        tool: None,
+        thought: String::new(),
+        action: action.into(),
+        observation: observation.into(),
+        response: None,
+        args: None,
+        execution_time: None,
+        tokens_in: None,
+        tokens_out: None,
+        timestamp: None,
+        open_file: None,
+        working_dir: Some("/testbed".into()),
+        flags: Vec::new(),
+        observation_chars: observation.chars().count() as i64,
+    }
+}
+
+fn edit(step: Option<i64>, path: &str, kind: &str, status: &str, codes: &[&str], diff: Option<&str>) -> EditRow {
+    EditRow {
+        step,
+        path: path.into(),
+        kind: kind.into(),
+        status: status.into(),
+        lint_codes: codes.iter().map(|c| c.to_string()).collect(),
+        diff: diff.map(str::to_string),
+    }
+}
+
+fn run(steps: Vec<StepRow>, edits: Vec<EditRow>, resolved: Option<bool>, submission: Option<&str>) -> RunDetail {
+    RunDetail {
+        summary: RunSummary {
+            id: 1,
+            instance_id: "t__t-1".into(),
+            format: "swe-agent".into(),
+            format_version: None,
+            agent: None,
+            model: None,
+            exit_status: Some("submitted".into()),
+            resolved,
+            steps: steps.len() as i64,
+            edits: edits.len() as i64,
+            rejected_edits: 0,
+            cost: None,
+            attempt: None,
+            source: "x".into(),
+        },
+        tokens_sent: None,
+        tokens_received: None,
+        api_calls: None,
+        submission: submission.map(str::to_string),
+        outcome: None,
+        task: None,
+        edit_list: edits,
+        step_list: steps,
+    }
+}
+
+fn fired(s: &Signals, rule: Rule) -> Option<f64> {
+    rules::evaluate(s, &[rule]).first().map(|f| f.confidence)
+}
+
+#[test]
+fn undefined_names_refused_by_a_tool_without_a_gate_are_not_temporary_errors() {
+    // str_replace_editor refusals ("No replacement was performed") have no linter gate.
+    let steps = (0..4)
+        .map(|i| step(i, "str_replace_editor str_replace /testbed/a.py", "No replacement was performed"))
+        .collect();
+    let edits = vec![
+        edit(Some(1), "/testbed/a.py", "str_replace", "refused_by_tool", &[], None),
+        edit(Some(2), "/testbed/a.py", "str_replace", "refused_by_tool", &[], None),
+    ];
+    let s = compute(&run(steps, edits, Some(false), Some("")));
+    assert!(!s.tools.gated);
+    for r in [Rule::GatedRejectionAbandoned, Rule::GatedRejectionBypassed, Rule::GatedRejectionRecovered] {
+        assert_eq!(fired(&s, r), None, "{r:?}");
+    }
+    // Two refusals and no later applied edit: gave up applying (a location-and-apply failure).
+    assert_eq!(fired(&s, Rule::GaveUpApplying), Some(0.7));
+}
+
+#[test]
+fn a_gated_undefined_name_then_a_shell_write_is_a_bypass_and_a_later_tool_edit_a_recovery() {
+    let steps = (0..6).map(|i| step(i, "edit 1:2", "")).collect();
+    let bypassed = vec![
+        edit(Some(1), "/testbed/b.py", "windowed_edit", "rejected_by_linter", &["F821"], None),
+        edit(Some(2), "b.py", "shell_write", "unknown", &[], None),
+    ];
+    let s = compute(&run(steps, bypassed, Some(false), None));
+    assert_eq!(s.rejections[0].after, After::Bypassed { step: 2 });
+    assert_eq!(fired(&s, Rule::GatedRejectionBypassed), Some(0.8));
+    let steps = (0..6).map(|i| step(i, "edit 1:2", "")).collect();
+    let recovered = vec![
+        edit(Some(1), "/testbed/b.py", "windowed_edit", "rejected_by_linter", &["F821"], None),
+        edit(Some(4), "/testbed/b.py", "windowed_edit", "applied", &[], None),
+    ];
+    let s = compute(&run(steps, recovered, Some(false), None));
+    assert_eq!(fired(&s, Rule::GatedRejectionBypassed), None);
+    assert!(fired(&s, Rule::GatedRejectionRecovered).is_some_and(|c| c < ASSIGN_THRESHOLD));
+}
+
+#[test]
+fn format_error_loops_and_re_running_code_are_not_flooding() {
+    let big = "x".repeat(30_000);
+    let mut steps = vec![step(0, "cat /testbed/big.py", &big)];
+    for i in 1..6 {
+        let mut s = step(i, "", "Your output was not formatted correctly");
+        s.flags = vec!["format_error"];
+        steps.push(s);
+    }
+    for i in 6..12 {
+        steps.push(step(i, "python reproduce.py", "AssertionError"));
+    }
+    let edits = vec![edit(Some(7), "/testbed/a.py", "str_replace", "applied", &[], None)];
+    let s = compute(&run(steps, edits, Some(false), None));
+    assert!(s.repeats.is_empty(), "{:?}", s.repeats);
+    let f = rules::evaluate(&s, &[Rule::FloodThenRepeat]);
+    assert!(f[0].confidence < ASSIGN_THRESHOLD, "a flood alone is weighed, not assigned");
+}
+
+#[test]
+fn asking_again_for_what_was_shown_after_a_flood_is_flooding() {
+    let big = "x".repeat(30_000);
+    let mut steps = vec![step(0, "grep -rn amount .", &big)];
+    for i in 1..10 {
+        let action = if i % 3 == 0 { "cat src/money.py" } else { "ls src" };
+        steps.push(step(i, action, if i % 3 == 0 { "def amount(): ..." } else { "money.py" }));
+    }
+    let edits = vec![edit(Some(2), "/testbed/src/money.py", "str_replace", "applied", &[], None)];
+    let s = compute(&run(steps, edits, Some(false), None));
+    assert_eq!(s.context.unbounded_steps, vec![0]);
+    assert!(fired(&s, Rule::FloodThenRepeat).is_some_and(|c| c >= ASSIGN_THRESHOLD), "{:?}", s.repeats);
+}
+
+#[test]
+fn a_rename_left_in_files_the_agent_never_changed_is_stale_and_only_those() {
+    let grep =
+        "src/utils.py:10:def old_name(x):\nsrc/models.py:3:from .utils import old_name\nsrc/views.py:7:old_name(y)\n";
+    let steps = vec![
+        step(0, "grep -rn old_name src", grep),
+        step(1, "str_replace_editor str_replace /testbed/src/utils.py", "The file has been edited."),
+    ];
+    let patch = "diff --git a/src/utils.py b/src/utils.py\n--- a/src/utils.py\n+++ b/src/utils.py\n@@ -10 +10 @@\n-def old_name(x):\n+def new_name(x):\ndiff --git a/src/views.py b/src/views.py\n--- a/src/views.py\n+++ b/src/views.py\n@@ -7 +7 @@\n-old_name(y)\n+new_name(y)\n";
+    let edits = vec![
+        edit(Some(1), "/testbed/src/utils.py", "str_replace", "applied", &[], None),
+        edit(None, "src/utils.py", "final_patch", "unknown", &[], None),
+        edit(None, "src/views.py", "final_patch", "unknown", &[], None),
+    ];
+    let s = compute(&run(steps, edits, Some(false), Some(patch)));
+    assert_eq!(s.stale.len(), 1);
+    let st = &s.stale[0];
+    assert_eq!((st.identifier.as_str(), st.renamed_to.as_deref()), ("old_name", Some("new_name")));
+    assert_eq!(st.seen_in, vec![Sighting { path: "src/models.py".into(), step: 0 }], "views.py was changed");
+    assert_eq!(fired(&s, Rule::StaleIdentifier), Some(0.75));
+}
+
+#[test]
+fn a_resolved_run_gets_no_finding_whatever_its_signals() {
+    let steps = (0..4).map(|i| step(i, "edit 1:2", "")).collect();
+    let edits = vec![
+        edit(Some(1), "/testbed/b.py", "windowed_edit", "rejected_by_linter", &["F821"], None),
+        edit(Some(2), "b.py", "shell_write", "unknown", &[], None),
+    ];
+    let s = compute(&run(steps, edits, Some(true), None));
+    assert!(rules::evaluate(&s, &Rule::ALL).is_empty());
+}
+
+#[test]
+fn gold_files_never_seen_need_an_edit_attempt_first() {
+    let gold = "diff --git a/src/a.py b/src/a.py\n--- a/src/a.py\n+++ b/src/a.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n";
+    let mut cut_off = run(vec![step(0, "ls", "src")], Vec::new(), Some(false), None);
+    cut_off.task = Some(TaskRow { instruction: None, gold_patch: Some(gold.into()) });
+    let s = compute(&cut_off);
+    assert_eq!(s.miss_ratio, Some(1.0));
+    assert_eq!(fired(&s, Rule::ExpectedFileNeverSeen), None, "cut off before any edit: no mode");
+    let mut elsewhere = run(
+        vec![step(0, "ls", "src"), step(1, "str_replace_editor str_replace /testbed/src/b.py", "")],
+        vec![edit(Some(1), "/testbed/src/b.py", "str_replace", "applied", &[], None)],
+        Some(false),
+        None,
+    );
+    elsewhere.task = Some(TaskRow { instruction: None, gold_patch: Some(gold.into()) });
+    assert_eq!(fired(&compute(&elsewhere), Rule::ExpectedFileNeverSeen), Some(0.8));
+}

@@ -132,7 +132,8 @@ pub fn simple_commands(action: &str) -> Vec<Vec<String>> {
 fn printed_files(words: &[String]) -> Vec<String> {
     let Some(cmd) = words.first() else { return Vec::new() };
     let args = &words[1..];
-    let operands = |skip_script: bool| {
+    // `value_options`: options that take a value (`head -n 40`), whose value is not a file.
+    let operands = |skip_script: bool, value_options: &[&str]| {
         let mut files = Vec::new();
         let mut skip_next = false;
         let mut script_seen = !skip_script;
@@ -140,7 +141,7 @@ fn printed_files(words: &[String]) -> Vec<String> {
             if skip_next {
                 skip_next = false;
             } else if a.starts_with('-') {
-                skip_next = VALUE_OPTIONS.contains(&a.as_str());
+                skip_next = value_options.contains(&a.as_str());
             } else if a.starts_with('>') || a.starts_with('<') {
                 break;
             } else if !script_seen {
@@ -152,9 +153,9 @@ fn printed_files(words: &[String]) -> Vec<String> {
         files
     };
     match cmd.as_str() {
-        c if PRINTERS.contains(&c) => operands(false),
-        "sed" if args.iter().any(|a| a == "-n") && !args.iter().any(|a| a.starts_with("-i")) => operands(true),
-        "awk" => operands(true),
+        c if PRINTERS.contains(&c) => operands(false, VALUE_OPTIONS),
+        "sed" if args.iter().any(|a| a == "-n") && !args.iter().any(|a| a.starts_with("-i")) => operands(true, &["-e"]),
+        "awk" => operands(true, &["-F", "-v"]),
         _ => Vec::new(),
     }
 }
