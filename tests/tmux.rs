@@ -528,3 +528,34 @@ fn keys_sent_together_are_read_in_order() {
     t.keys(&["q", "q"]);
     t.expect_clean_exit();
 }
+
+/// A classified run: the step list marks the cited steps, `v` jumps to each with the reason in
+/// the status line, and `L` shows the labels panel with the modes, confidence and evidence.
+#[test]
+fn labels_and_evidence_steps() {
+    let dir = tempdir();
+    let db = ingest(dir.path(), &fixtures().join("classify"));
+    let out = Command::new(env!("CARGO_BIN_EXE_trajan"))
+        .arg("--db")
+        .arg(&db)
+        .arg("classify")
+        .env_remove("TRAJAN_DB")
+        .output();
+    assert!(out.is_ok_and(|o| o.status.success()), "classify failed");
+    let t = Tmux::start("labels", dir, &db, &["open", "classify__mixture"], 120, 30);
+    t.wait_for("the run view", |s| header(s).contains("step 0/10"));
+    t.keys(&["v"]);
+    let screen = t.wait_text("evidence for missed_edit_location (heuristic)");
+    assert!(header(&screen).contains("step 1/10"), "v goes to the first cited step:\n{screen}");
+    assert!(screen.contains("   1◆"), "cited steps are marked in the list:\n{screen}");
+    t.keys(&["v"]);
+    t.wait_for("the second cited step", |s| header(s).contains("step 3/10"));
+    t.keys(&["L"]);
+    let screen = t.wait_text("● required_temporary_errors");
+    assert!(screen.contains("● missed_edit_location  0.80"), "{screen}");
+    assert!(screen.contains("▸ step    3"), "the step under the cursor is marked among the evidence:\n{screen}");
+    t.keys(&["q"]);
+    t.wait_for("the run list", |s| header(s).contains(" runs"));
+    t.keys(&["q"]);
+    t.expect_clean_exit();
+}

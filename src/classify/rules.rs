@@ -147,7 +147,8 @@ fn expected_files(s: &Signals, seen: bool) -> Option<Finding> {
     let missed: Vec<&ExpectedFile> = s
         .expected
         .iter()
-        .filter(|e| !e.edited && !(core_changed && e.role == Some(Role::Periphery)))
+        .filter(|e| !e.edited)
+        .filter(|e| !core_changed || e.role != Some(Role::Periphery))
         .filter(|e| gold || e.rejected_at.is_empty())
         .filter(|e| e.first_seen.is_some() == seen)
         .collect();

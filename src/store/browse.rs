@@ -12,6 +12,8 @@ pub struct RunData {
     pub outcome: Option<OutcomeRow>,
     pub task: Option<TaskRow>,
     pub submission: Option<String>,
+    /// The latest label of each source and rater (heuristic, LLM, reviewers).
+    pub labels: Vec<crate::store::labels::LabelRow>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -114,6 +116,7 @@ impl Store {
             edits: self.edit_lines(id, None)?,
             outcome: outcome_id.map(|o| self.outcome(o)).transpose()?,
             task: self.task(&summary.instance_id)?,
+            labels: self.labels(Some(id), true)?,
             steps,
             submission,
             summary,

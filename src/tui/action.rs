@@ -54,10 +54,15 @@ pub enum Command {
     /// Previous / next file in a patch panel.
     PrevFile,
     NextFile,
+    /// Next / previous step a label cites as evidence.
+    NextEvidence,
+    PrevEvidence,
+    /// Show the labels panel.
+    Labels,
 }
 
 impl Command {
-    pub const ALL: [Command; 37] = [
+    pub const ALL: [Command; 40] = [
         Command::Up,
         Command::Down,
         Command::PageUp,
@@ -95,6 +100,9 @@ impl Command {
         Command::SortReverse,
         Command::PrevFile,
         Command::NextFile,
+        Command::NextEvidence,
+        Command::PrevEvidence,
+        Command::Labels,
     ];
 }
 

@@ -362,6 +362,18 @@ impl App {
                 run.scroll = 0;
                 run.file = 0;
             }
+            Command::NextEvidence | Command::PrevEvidence => match run.next_evidence(cmd == Command::NextEvidence) {
+                Some((index, why)) => {
+                    let (index, why) = (*index, why.clone());
+                    run.go_to_index(index);
+                    self.set_info(format!("step {index}: evidence for {why}"));
+                }
+                None => self.set_info("no label cites a step (trajan classify makes labels)".into()),
+            },
+            Command::Labels => {
+                run.panel = if run.panel == Panel::Labels { Panel::Step } else { Panel::Labels };
+                run.scroll = 0;
+            }
             Command::NextFile if run.file + 1 < run.patch_files() => {
                 run.file += 1;
                 run.scroll = 0;

@@ -18,10 +18,13 @@ pub enum Panel {
     FinalPatch,
     /// The gold patch, when known.
     GoldPatch,
+    /// Failure-mode labels by source, with confidence, rationale and evidence steps.
+    Labels,
 }
 
 impl Panel {
-    pub const ALL: [Panel; 5] = [Panel::Step, Panel::State, Panel::Tests, Panel::FinalPatch, Panel::GoldPatch];
+    pub const ALL: [Panel; 6] =
+        [Panel::Step, Panel::State, Panel::Tests, Panel::FinalPatch, Panel::GoldPatch, Panel::Labels];
 
     pub fn title(self) -> &'static str {
         match self {
@@ -30,6 +33,7 @@ impl Panel {
             Panel::Tests => "tests & task",
             Panel::FinalPatch => "final patch",
             Panel::GoldPatch => "gold patch",
+            Panel::Labels => "labels",
         }
     }
 
@@ -72,13 +76,38 @@ pub struct RunView {
     /// no such patch).
     final_files: Option<Vec<FilePatch>>,
     gold_files: Option<Vec<FilePatch>>,
+    /// Steps the labels cite, in step order, each with what it is evidence of.
+    pub evidence: Vec<(i64, String)>,
+}
+
+/// The steps the labels cite, in order, with "mode (rater): note" for the status line. A step
+/// cited by several verdicts keeps its first citation.
+fn cited_steps(labels: &[crate::store::labels::LabelRow]) -> Vec<(i64, String)> {
+    let mut out: Vec<(i64, String)> = Vec::new();
+    for row in labels {
+        let l = &row.label;
+        for (assigned, verdicts) in [(true, &l.modes), (false, &l.considered)] {
+            for m in verdicts {
+                for e in &m.evidence {
+                    let weighed = if assigned { "" } else { " weighed" };
+                    let note = if e.note.is_empty() { String::new() } else { format!(": {}", e.note) };
+                    out.push((e.step as i64, format!("{}{weighed} ({}){note}", m.mode, l.rater)));
+                }
+            }
+        }
+    }
+    out.sort_by_key(|(s, _)| *s);
+    out.dedup_by_key(|(s, _)| *s);
+    out
 }
 
 impl RunView {
     pub fn new(data: RunData) -> RunView {
         let final_files = data.submission.as_deref().map(split_patch);
         let gold_files = data.task.as_ref().and_then(|t| t.gold_patch.as_deref()).map(split_patch);
+        let evidence = cited_steps(&data.labels);
         RunView {
+            evidence,
             final_files,
             gold_files,
             data,
@@ -164,6 +193,20 @@ impl RunView {
             hits.iter().rev().find(|&&h| h < here).or_else(|| hits.last())
         };
         found.copied()
+    }
+
+    /// The next (or previous) cited step relative to the cursor, wrapping around.
+    pub fn next_evidence(&self, forward: bool) -> Option<&(i64, String)> {
+        let here = self.step_index()?;
+        if forward {
+            self.evidence.iter().find(|(s, _)| *s > here).or_else(|| self.evidence.first())
+        } else {
+            self.evidence.iter().rev().find(|(s, _)| *s < here).or_else(|| self.evidence.last())
+        }
+    }
+
+    pub fn is_evidence(&self, index: i64) -> bool {
+        self.evidence.binary_search_by_key(&index, |(s, _)| *s).is_ok()
     }
 
     /// Keep the cursor inside a window of `height` rows.

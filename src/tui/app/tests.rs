@@ -49,7 +49,15 @@ pub fn run_data(id: i64, n: i64) -> RunData {
             lint_codes: Vec::new(),
         })
         .collect();
-    RunData { summary: summary(id, "inst", Some(false), n), steps, edits, outcome: None, task: None, submission: None }
+    RunData {
+        summary: summary(id, "inst", Some(false), n),
+        steps,
+        edits,
+        outcome: None,
+        task: None,
+        submission: None,
+        labels: Vec::new(),
+    }
 }
 
 pub fn body(run: i64, index: i64) -> StepBody {
@@ -308,10 +316,60 @@ fn panels_cycle_and_scroll_is_clamped_by_the_viewport() {
     assert_eq!(app.run.as_ref().map(|r| r.panel), Some(Panel::State));
     cmd(&mut app, C::PrevPanel);
     cmd(&mut app, C::PrevPanel);
-    assert_eq!(app.run.as_ref().map(|r| r.panel), Some(Panel::GoldPatch));
+    assert_eq!(app.run.as_ref().map(|r| r.panel), Some(Panel::Labels));
     cmd(&mut app, C::LineEnd);
     app.update(Action::Viewport(Viewport { rows: 20, panel_lines: 50, panel_rows: 20, help_max: None }));
     assert_eq!(app.run.as_ref().map(|r| r.scroll), Some(30));
     cmd(&mut app, C::ScrollUp);
     assert_eq!(app.run.as_ref().map(|r| r.scroll), Some(27));
+}
+
+#[test]
+fn evidence_keys_walk_the_cited_steps_and_say_why() {
+    use crate::classify::label::{Evidence, Label, ModeVerdict, Provenance, Source};
+    let verdict = |mode: &str, steps: &[usize]| ModeVerdict {
+        mode: mode.into(),
+        confidence: 0.7,
+        evidence: steps.iter().map(|&s| Evidence { step: s, note: format!("note {s}") }).collect(),
+        rationale: "r".into(),
+    };
+    let label = Label {
+        run_id: 2,
+        source: Source::Heuristic,
+        rater: "heuristic".into(),
+        taxonomy: "refactoring".into(),
+        taxonomy_version: "1.0".into(),
+        modes: vec![verdict("missed_edit_location", &[5, 2])],
+        considered: vec![verdict("context_flooding", &[7])],
+        exit_category: "submitted".into(),
+        summary: String::new(),
+        provenance: Provenance::default(),
+    };
+    let mut data = run_data(2, 10);
+    data.labels =
+        vec![crate::store::labels::LabelRow { id: 1, instance_id: None, created_at: String::new(), note: None, label }];
+    let mut app = app_with_runs();
+    app.update(Action::RunLoaded(Box::new(data)));
+    let mut seen = Vec::new();
+    for _ in 0..4 {
+        cmd(&mut app, C::NextEvidence);
+        seen.push(cursor_step(&app).unwrap_or(-1));
+    }
+    assert_eq!(seen, [2, 5, 7, 2], "in step order, wrapping around");
+    assert_eq!(
+        app.status.as_ref().map(|s| s.text.as_str()),
+        Some("step 2: evidence for missed_edit_location (heuristic): note 2")
+    );
+    cmd(&mut app, C::PrevEvidence);
+    assert_eq!(cursor_step(&app), Some(7));
+    assert!(app.status.as_ref().is_some_and(|s| s.text.contains("context_flooding weighed")));
+    cmd(&mut app, C::Labels);
+    assert_eq!(app.run.as_ref().map(|r| r.panel), Some(Panel::Labels));
+    cmd(&mut app, C::Labels);
+    assert_eq!(app.run.as_ref().map(|r| r.panel), Some(Panel::Step));
+    // A run without labels says how to get them.
+    let mut app = app_in_run(5);
+    cmd(&mut app, C::NextEvidence);
+    assert!(app.status.as_ref().is_some_and(|s| s.text.contains("trajan classify")));
+    assert_eq!(cursor_step(&app), Some(0));
 }

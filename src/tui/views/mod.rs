@@ -2,6 +2,7 @@
 //! mutable things they touch are render caches (highlighted diffs, wrapped step bodies).
 
 mod help;
+mod labels;
 mod list;
 mod panels;
 mod run;

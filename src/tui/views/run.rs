@@ -1,7 +1,7 @@
 //! The run view: header, step list on the left, a panel on the right (and the state panel as a
 //! third column on wide terminals).
 
-use super::{ViewCtx, Viewport, panels, state, step, text, window};
+use super::{ViewCtx, Viewport, labels, panels, state, step, text, window};
 use crate::store::browse::StepLine;
 use crate::tui::app::{App, Panel, RunView};
 use crate::tui::theme::Theme;
@@ -114,7 +114,9 @@ fn draw_steps(frame: &mut Frame, area: Rect, run: &RunView, app: &App, theme: &T
             let selected = pos == run.cursor;
             let hit = hits.is_some_and(|h| h.binary_search(&s.index).is_ok());
             let mut spans =
-                vec![Span::styled(format!("{:>4} ", s.index), if hit { theme.search_match } else { theme.muted })];
+                vec![Span::styled(format!("{:>4}", s.index), if hit { theme.search_match } else { theme.muted })];
+            // Steps a label cites as evidence (v / V jump between them).
+            spans.push(if run.is_evidence(s.index) { Span::styled("◆", theme.marker_error) } else { Span::raw(" ") });
             spans.extend(markers(s, theme));
             // The tool's name is in the kind column already.
             let head = s.action_head.trim();
@@ -143,6 +145,7 @@ fn draw_panel(frame: &mut Frame, area: Rect, run: &RunView, panel: Panel, ctx: &
         Panel::State => state::lines(run, width, &ctx.theme),
         Panel::Tests => panels::tests_and_task(run, width, &ctx.theme),
         Panel::FinalPatch | Panel::GoldPatch => panels::patch(run, panel, width, ctx),
+        Panel::Labels => labels::lines(run, width, &ctx.theme),
     };
     let scroll = if panel == run.panel { run.scroll } else { 0 };
     let next = run.panel.cycle(true).title();
