@@ -41,6 +41,21 @@ pub enum BenchCommand {
         #[arg(long)]
         keep_db: Option<PathBuf>,
     },
+    /// Classify synthetic failed runs with the heuristic; report runs/s and memory.
+    Classify {
+        #[arg(long, default_value_t = 10_000)]
+        runs: usize,
+    },
+    /// The LLM pipeline against a local chat-completions server answering after a fixed
+    /// latency: what the pipeline adds per run beyond the server's latency.
+    Llm {
+        #[arg(long, default_value_t = 2_000)]
+        runs: usize,
+        #[arg(long, default_value_t = 50)]
+        latency_ms: u64,
+        #[arg(long, default_value_t = 16)]
+        concurrency: usize,
+    },
 }
 
 pub fn run(cmd: BenchCommand) -> Result<i32> {
@@ -60,6 +75,10 @@ pub fn run(cmd: BenchCommand) -> Result<i32> {
             Ok(0)
         }
         BenchCommand::Ingest { dir, keep_db } => ingest(&dir, keep_db),
+        BenchCommand::Classify { runs } => super::bench_classify::heuristic(runs),
+        BenchCommand::Llm { runs, latency_ms, concurrency } => {
+            super::bench_classify::llm(runs, latency_ms, concurrency)
+        }
         BenchCommand::Tui { db, runs, steps, obs_bytes } => {
             super::bench_tui::run(&db, &super::bench_tui::Sizes { runs, steps, obs_bytes })
         }

@@ -2,6 +2,7 @@
 //! prints.
 
 mod bench;
+mod bench_classify;
 mod bench_tui;
 mod classify;
 mod demo;

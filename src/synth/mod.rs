@@ -2,6 +2,9 @@
 //! square of the step count, as real ones do) and mini-swe-agent v1 files, generated
 //! deterministically from a seed, written one file at a time so memory stays flat.
 
+mod failed;
+
+pub use failed::{FailedRun, failed_run};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -1,0 +1,198 @@
+//! Synthetic failed runs for the classification benchmarks: about 30 steps each of searches,
+//! views, reproductions and test runs, str_replace edits (some refused), linter-gated windowed
+//! edits (some rejected with F821 or E999, some bypassed with `sed -i`), clipped outputs, a
+//! submission patch, the task with a gold patch, and an unresolved (sometimes resolved) outcome.
+
+use super::{Rng, WORDS, code_lines, prose};
+use crate::analysis::edits::{final_patch_edits, unified_diff};
+use crate::analysis::markers::{looks_like_error, output_clipped, runs_tests};
+use crate::model::{Edit, EditKind, EditStatus, Format, Run, Step, StepFlags, Task, TestCase, TestGroup, TestOutcome};
+
+/// One run with its task and test outcome.
+pub struct FailedRun {
+    pub run: Run,
+    pub task: Task,
+    pub outcome: TestOutcome,
+}
+
+fn diff_git(path: &str, old: &str, new: &str) -> String {
+    let body = unified_diff(path, old, new).unwrap_or_default();
+    format!("diff --git a/{path} b/{path}\n{body}")
+}
+
+pub fn failed_run(seed: u64) -> FailedRun {
+    let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    let repo = ["django", "sympy", "astropy", "pytest", "requests", "flask"][rng.below(6) as usize];
+    let instance_id = format!("{repo}__{repo}-c{seed}");
+    let (a, b) = (rng.pick(WORDS), rng.pick(WORDS));
+    let core = format!("src/{repo}/{a}.py");
+    let other = format!("src/{repo}/{b}_util.py");
+    let gated = rng.below(3) == 0;
+    let mut steps = Vec::new();
+    let mut edits = Vec::new();
+    let push = |steps: &mut Vec<Step>, action: String, observation: String, args: Option<String>| {
+        let flags = StepFlags {
+            output_clipped: output_clipped(&observation),
+            test_run: runs_tests(&action),
+            error: looks_like_error(&observation),
+            ..StepFlags::default()
+        };
+        steps.push(Step {
+            thought: prose(&mut Rng(steps.len() as u64 + seed), 14),
+            action,
+            observation,
+            args,
+            flags,
+            working_dir: Some("/testbed".into()),
+            ..Step::default()
+        });
+    };
+    let grep_hits = format!("{core}:12:def {a}_{b}(self, value=None):\n{other}:40:    return {a}_{b}(value)\n");
+    push(&mut steps, format!("grep -rn {a}_{b} src"), grep_hits, None);
+    let view_args = |p: &str| Some(format!("{{\"command\": \"view\", \"path\": \"/testbed/{p}\"}}"));
+    push(&mut steps, format!("str_replace_editor view /testbed/{core}"), code_lines(&mut rng, 40, 1), view_args(&core));
+    let n = 24 + rng.below(12) as usize;
+    let mut old = format!("def {a}_{b}(self, value=None):\n    return value\n");
+    while steps.len() < n {
+        let i = steps.len();
+        match rng.below(8) {
+            0 => push(
+                &mut steps,
+                "python reproduce.py".into(),
+                "Traceback (most recent call last):\nValueError: bad".into(),
+                None,
+            ),
+            1 => push(&mut steps, format!("python -m pytest tests/test_{a}.py -x"), "1 failed, 12 passed".into(), None),
+            2 if rng.below(4) == 0 => {
+                let big = format!(
+                    "{}\n<response clipped><NOTE>Observations should not exceeded 100000 characters.",
+                    code_lines(&mut rng, 600, 1)
+                );
+                push(&mut steps, format!("cat {other}"), big, None);
+            }
+            3 => push(
+                &mut steps,
+                format!("str_replace_editor view /testbed/{other}"),
+                code_lines(&mut rng, 30, 30),
+                view_args(&other),
+            ),
+            4 | 5 if gated => {
+                let new = format!("def {a}_{b}(self, value=None, {}=None):\n    return value\n", rng.pick(WORDS));
+                let rejected = rng.below(3) == 0;
+                let codes = if rng.below(2) == 0 { vec!["F821".to_string()] } else { vec!["E999".to_string()] };
+                let obs = if rejected {
+                    format!(
+                        "Your proposed edit has introduced new syntax error(s).\nERRORS:\n- {} undefined name 'x'\nYour changes have NOT been applied.",
+                        codes[0]
+                    )
+                } else {
+                    "File updated. Please review the changes.".into()
+                };
+                push(&mut steps, "edit 12:13".into(), obs, None);
+                let status = if rejected { EditStatus::RejectedByLinter } else { EditStatus::Applied };
+                edits.push(Edit {
+                    step: Some(i),
+                    path: format!("/testbed/{core}"),
+                    kind: EditKind::WindowedEdit,
+                    status,
+                    diff: unified_diff(&core, &old, &new),
+                    old_text: Some(old.clone()),
+                    new_text: Some(new.clone()),
+                    lint_codes: if rejected { codes } else { Vec::new() },
+                });
+                steps[i].flags.edit = true;
+                steps[i].flags.edit_rejected = rejected;
+                if !rejected {
+                    old = new;
+                } else if rng.below(2) == 0 {
+                    push(&mut steps, format!("sed -i 's/value=None/value=0/' {core}"), String::new(), None);
+                    edits.push(Edit {
+                        step: Some(i + 1),
+                        path: core.clone(),
+                        kind: EditKind::ShellWrite,
+                        status: EditStatus::Unknown,
+                        old_text: None,
+                        new_text: None,
+                        diff: None,
+                        lint_codes: Vec::new(),
+                    });
+                    steps[i + 1].flags.edit = true;
+                }
+            }
+            4 | 5 => {
+                let new = old.replace("return value", &format!("return {}(value)", rng.pick(WORDS)));
+                let refused = rng.below(5) == 0;
+                let obs = if refused {
+                    "No replacement was performed, old_str did not appear verbatim".to_string()
+                } else {
+                    format!("The file /testbed/{core} has been edited.")
+                };
+                push(&mut steps, format!("str_replace_editor str_replace /testbed/{core}"), obs, None);
+                let status = if refused { EditStatus::RefusedByTool } else { EditStatus::Applied };
+                edits.push(Edit {
+                    step: Some(i),
+                    path: format!("/testbed/{core}"),
+                    kind: EditKind::StrReplace,
+                    status,
+                    diff: unified_diff(&core, &old, &new),
+                    old_text: Some(old.clone()),
+                    new_text: Some(new.clone()),
+                    lint_codes: Vec::new(),
+                });
+                steps[i].flags.edit = true;
+                steps[i].flags.edit_rejected = refused;
+                if !refused {
+                    old = new;
+                }
+            }
+            _ => push(&mut steps, format!("grep -n {} {core}", rng.pick(WORDS)), code_lines(&mut rng, 3, 7), None),
+        }
+    }
+    push(&mut steps, "submit".into(), String::new(), None);
+    let original = format!("def {a}_{b}(self, value=None):\n    return value\n");
+    let submission = (old != original).then(|| diff_git(&core, &original, &old));
+    let mut gold = diff_git(&core, &original, &format!("def {a}_{b}(self, value=None):\n    return value or 0\n"));
+    if rng.below(3) == 0 {
+        gold.push_str(&diff_git(
+            &other,
+            &format!("    return {a}_{b}(value)\n"),
+            &format!("    return {a}_{b}(value=value)\n"),
+        ));
+    }
+    let resolved = rng.below(10) == 0;
+    let mut edits_all = edits;
+    edits_all.extend(submission.as_deref().map(final_patch_edits).unwrap_or_default());
+    let run = Run {
+        instance_id: instance_id.clone(),
+        format: Some(Format::SweAgent),
+        agent: Some("swe-agent".into()),
+        model: Some(["synthetic/model-a", "synthetic/model-b"][rng.below(2) as usize].into()),
+        exit_status: Some(
+            ["submitted", "submitted", "exit_cost", "submitted (exit_format)"][rng.below(4) as usize].into(),
+        ),
+        submission,
+        steps,
+        edits: edits_all,
+        ..Run::default()
+    };
+    let task = Task {
+        instance_id: instance_id.clone(),
+        instruction: Some(prose(&mut rng, 60)),
+        gold_patch: Some(gold),
+        ..Task::default()
+    };
+    let outcome = TestOutcome {
+        instance_id,
+        format: Some(Format::SwebenchReport),
+        model: None,
+        resolved: Some(resolved),
+        tests: vec![TestCase {
+            name: format!("tests/test_{a}.py::test_{b}"),
+            group: Some(TestGroup::FailToPass),
+            passed: resolved,
+            message: None,
+        }],
+        ..TestOutcome::default()
+    };
+    FailedRun { run, task, outcome }
+}
