@@ -1,4 +1,5 @@
-//! `trajan demo`: the bundled fixtures, ingested into a temporary database, then listed.
+//! `trajan demo`: the bundled fixtures, ingested into a temporary database and classified with
+//! the heuristic, then opened in the TUI (or listed).
 
 use anyhow::Result;
 use std::io::IsTerminal;
@@ -24,12 +25,18 @@ pub fn run(ui: &super::tui::UiArgs) -> Result<i32> {
     if report.has_problems() {
         super::ingest::print_summary(&report);
     }
+    // Labels for the runs not known to be resolved, so the TUI shows them (L, v).
+    let taxonomy = super::classify::load_taxonomy(None)?;
+    let candidates = store.classify_candidates(false)?;
+    trajan::classify::pipeline::classify_heuristic(&mut store, &taxonomy, &candidates, |_| {})?;
     if std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
         return super::tui::run(&db, store, None, ui);
     }
     super::ingest::print_summary(&report);
     let runs = store.list_runs(RunFilter::default())?;
     super::output::print_run_table(&runs)?;
-    super::output::emit("\nTry: trajan ingest PATH... then trajan runs / show RUN / search PHRASE (see README.md).\n")?;
+    super::output::emit(
+        "\nTry: trajan ingest PATH... then trajan runs / show RUN / search PHRASE / classify / labels (see README.md).\n",
+    )?;
     Ok(if report.has_problems() { 1 } else { 0 })
 }
