@@ -286,3 +286,46 @@ fn llm_without_a_model_or_key_says_what_is_missing() {
         .unwrap();
     assert!(!out.status.success() && text(&out).contains("TRAJAN_TEST_UNSET_KEY is not set"), "{}", text(&out));
 }
+
+#[test]
+fn a_killed_classification_resumes_without_asking_twice() {
+    let (_dir, db) = fixture_db();
+    let slow =
+        ChatServer::start(|_| Behaviour::Delay(Duration::from_millis(400), Box::new(good("missed_edit_location", 1))))
+            .unwrap();
+    let url = slow.base_url();
+    let args =
+        ["classify", "--llm", "--base-url", &url, "--model", MODEL, "--api-key-env", KEY_VAR, "--concurrency", "1"];
+    let mut child = Command::new(env!("CARGO_BIN_EXE_trajan"))
+        .arg("--db")
+        .arg(&db)
+        .args(&args)
+        .env(KEY_VAR, KEY)
+        .env("XDG_CONFIG_HOME", db.parent().unwrap_or(Path::new("/")))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill it (SIGKILL: no chance to tidy up) once a few labels are committed.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let llm_labels = |db: &Path| Store::open(db).map(|s| s.labels(None, false).unwrap_or_default().len()).unwrap_or(0);
+    while llm_labels(&db) < 3 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    let _ = child.wait();
+    let before = llm_labels(&db);
+    assert!((3..11).contains(&before), "killed after {before} labels");
+    // The rerun asks only for the runs without a label (the one in flight at most once more).
+    let asked = slow.request_count();
+    let out = run_llm(&db, &slow.base_url(), &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    let store = Store::open(&db).unwrap();
+    let labels = store.labels(None, false).unwrap();
+    assert_eq!(labels.len(), 11, "one label per run, none twice");
+    let runs: std::collections::BTreeSet<i64> = labels.iter().map(|l| l.label.run_id).collect();
+    assert_eq!(runs.len(), 11);
+    let new_requests = slow.request_count() - asked;
+    assert!(new_requests <= 11 - before + 1, "{new_requests} requests for {} runs left", 11 - before);
+    assert!(text(&out).contains(&format!("{before} unchanged")), "{}", text(&out));
+}

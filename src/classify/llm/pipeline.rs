@@ -16,7 +16,7 @@ use crate::error::StoreError;
 use crate::store::Store;
 use crate::store::labels::CachedReply;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::task::JoinSet;
@@ -178,6 +178,8 @@ pub fn classify_llm(
     let mut done = 0usize;
     rt.block_on(async {
         let mut in_flight: JoinSet<(Prepared, Instant, Result<Answer, String>)> = JoinSet::new();
+        // Which run each task serves, so a task that panics is still charged to its run.
+        let mut task_runs: HashMap<tokio::task::Id, i64> = HashMap::new();
         let mut queue = runs.iter();
         loop {
             while in_flight.len() < opts.concurrency.max(1) {
@@ -185,6 +187,7 @@ pub fn classify_llm(
                 let p = match prepare(store, taxonomy, run_id, opts.budget_tokens) {
                     Ok(p) => p,
                     Err(e) => {
+                        store.record_classify_error(run_id, Source::Llm, Some(&model), &e.to_string())?;
                         report.failed.push((run_id, e.to_string()));
                         done += 1;
                         progress(done);
@@ -219,15 +222,21 @@ pub fn classify_llm(
                     done += 1;
                     progress(done);
                 } else {
-                    spawn(&mut in_flight, client, p, &taxonomy_arc);
+                    let id = spawn(&mut in_flight, client, p, &taxonomy_arc);
+                    task_runs.insert(id, run_id);
                 }
             }
             let Some(joined) = in_flight.join_next().await else { break };
             let (p, sent, result) = match joined {
-                Ok(x) => x,
+                Ok(x) => {
+                    task_runs.retain(|_, r| *r != x.0.run_id);
+                    x
+                }
                 Err(e) => {
-                    // A panicked or cancelled task: nothing to attribute it to but the count.
-                    report.failed.push((-1, format!("request task failed: {e}")));
+                    let run_id = task_runs.remove(&e.id()).unwrap_or(-1);
+                    let message = format!("the request task failed: {e}");
+                    store.record_classify_error(run_id, Source::Llm, Some(&model), &message)?;
+                    report.failed.push((run_id, message));
                     done += 1;
                     progress(done);
                     continue;
@@ -281,14 +290,15 @@ fn spawn(
     client: &LlmClient,
     p: Prepared,
     taxonomy: &Arc<Taxonomy>,
-) {
+) -> tokio::task::Id {
     let client = client.clone();
     let taxonomy = Arc::clone(taxonomy);
     set.spawn(async move {
         let sent = Instant::now();
         let result = ask(client, p.prompt.clone(), taxonomy).await;
         (p, sent, result)
-    });
+    })
+    .id()
 }
 
 fn count(report: &mut LlmReport, label: &Label) {
