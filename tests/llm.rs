@@ -299,7 +299,7 @@ fn a_killed_classification_resumes_without_asking_twice() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_trajan"))
         .arg("--db")
         .arg(&db)
-        .args(&args)
+        .args(args)
         .env(KEY_VAR, KEY)
         .env("XDG_CONFIG_HOME", db.parent().unwrap_or(Path::new("/")))
         .stdout(std::process::Stdio::null())
