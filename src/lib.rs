@@ -3,6 +3,7 @@
 //! Layers (see docs/ARCHITECTURE.md): [`ingest`] turns files into the [`model`]; [`store`] is the
 //! only place with SQL; [`analysis`] holds pure functions over the model; `cli` is thin.
 
+pub mod agreement;
 pub mod analysis;
 pub mod chat_server;
 pub mod classify;

@@ -1,0 +1,1 @@
+//! Agreement statistics (being written).
