@@ -7,6 +7,7 @@ pub mod agreement;
 pub mod analysis;
 pub mod chat_server;
 pub mod classify;
+pub mod config;
 pub mod error;
 pub mod ingest;
 pub mod model;

@@ -6,7 +6,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::fmt::Write as _;
 use std::io::IsTerminal;
 use trajan::classify::llm::client::{LlmClient, LlmSettings};
-use trajan::classify::llm::config::ClassifyConfig;
+use trajan::config::UserConfig;
 use trajan::classify::llm::pipeline::{self as llm_pipeline, LlmOptions, LlmReport};
 use trajan::classify::pipeline::{self, Report};
 use trajan::classify::taxonomy::{self, Taxonomy};
@@ -190,7 +190,7 @@ const OPENAI: &str = "https://api.openai.com/v1";
 /// `trajan classify`: the heuristic, or with `--llm` the LLM (settings: flags, then the config
 /// file's `[llm]`, then defaults).
 pub fn run(store: &mut Store, args: &ClassifyArgs) -> Result<i32> {
-    let config = ClassifyConfig::load(|k| std::env::var(k).ok())?;
+    let config = UserConfig::load(|k| std::env::var(k).ok())?;
     let taxonomy = load_taxonomy(args.taxonomy.as_deref().or(config.classify.taxonomy.as_deref()))?;
     let runs = select_runs(store, &args.runs, args.all)?;
     if !args.llm {

@@ -3,7 +3,6 @@
 //! answer, `pipeline` runs many at once against the store.
 
 pub mod client;
-pub mod config;
 pub mod pipeline;
 pub mod prompt;
 pub mod reply;

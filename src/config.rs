@@ -1,5 +1,5 @@
-//! The `[llm]` and `[classify]` sections of `config.toml` (the XDG config folder, see
-//! `tui::config`). Flags override them; other sections belong to other features.
+//! The `[llm]`, `[classify]` and `[labels]` sections of `config.toml` (the XDG config folder,
+//! see `tui::config`, which reads `[tui]`). Flags override them.
 
 use crate::tui::config::{ConfigError, config_dir};
 use serde::Deserialize;
@@ -33,28 +33,40 @@ pub struct ClassifySection {
     pub taxonomy: Option<String>,
 }
 
+/// `[labels]`: who is labelling, and whether classifier labels stay hidden until they have.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-pub struct ClassifyConfig {
+#[serde(deny_unknown_fields)]
+pub struct LabelsSection {
+    /// The reviewer's name (default `$USER`).
+    pub rater: Option<String>,
+    /// Hide the classifiers' labels of a run until the rater has labelled it (default true).
+    pub blind: Option<bool>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct UserConfig {
     #[serde(default)]
     pub llm: LlmConfig,
     #[serde(default)]
     pub classify: ClassifySection,
+    #[serde(default)]
+    pub labels: LabelsSection,
 }
 
-impl ClassifyConfig {
+impl UserConfig {
     /// Reads `config.toml` of the config folder (`env` looks up environment variables); a
     /// missing folder or file gives the defaults.
-    pub fn load(env: impl Fn(&str) -> Option<String>) -> Result<ClassifyConfig, ConfigError> {
-        let Some(dir) = config_dir(env) else { return Ok(ClassifyConfig::default()) };
+    pub fn load(env: impl Fn(&str) -> Option<String>) -> Result<UserConfig, ConfigError> {
+        let Some(dir) = config_dir(env) else { return Ok(UserConfig::default()) };
         let path = dir.join("config.toml");
         match std::fs::read_to_string(&path) {
-            Ok(text) => ClassifyConfig::parse(&text, &path),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ClassifyConfig::default()),
+            Ok(text) => UserConfig::parse(&text, &path),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(UserConfig::default()),
             Err(e) => Err(ConfigError::io(&path, e)),
         }
     }
 
-    pub fn parse(text: &str, path: &Path) -> Result<ClassifyConfig, ConfigError> {
+    pub fn parse(text: &str, path: &Path) -> Result<UserConfig, ConfigError> {
         toml::from_str(text).map_err(|e| ConfigError::toml(path, text, &e))
     }
 }
@@ -66,7 +78,7 @@ mod tests {
     #[test]
     fn sections_read_and_others_ignored() {
         let text = "[tui]\ntheme = \"light\"\n\n[llm]\nbase_url = \"http://127.0.0.1:8000/v1\"\nmodel = \"qwen\"\nconcurrency = 8\nprice_in_per_mtok = 0.5\n\n[classify]\ntaxonomy = \"bugfix\"\n";
-        let c = ClassifyConfig::parse(text, Path::new("config.toml")).unwrap();
+        let c = UserConfig::parse(text, Path::new("config.toml")).unwrap();
         assert_eq!(c.llm.model.as_deref(), Some("qwen"));
         assert_eq!(c.llm.concurrency, Some(8));
         assert_eq!(c.classify.taxonomy.as_deref(), Some("bugfix"));
@@ -75,7 +87,7 @@ mod tests {
     #[test]
     fn a_mistyped_key_names_file_and_line() {
         let err =
-            ClassifyConfig::parse("[llm]\nmodel = \"x\"\nbase_uri = \"y\"\n", Path::new("/c/config.toml")).unwrap_err();
+            UserConfig::parse("[llm]\nmodel = \"x\"\nbase_uri = \"y\"\n", Path::new("/c/config.toml")).unwrap_err();
         let msg = err.to_string();
         assert!(msg.starts_with("/c/config.toml:3") && msg.contains("base_uri"), "{msg}");
     }
