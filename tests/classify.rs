@@ -39,7 +39,7 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/classify")
 }
 
-/// Latest labels by instance id.
+/// Latest labels by instance id (one taxonomy in the database).
 fn labels(db: &Path) -> HashMap<String, Value> {
     let rows = ok_json(db, &["labels", "--json"]);
     rows.as_array().unwrap().iter().map(|r| (r["instance_id"].as_str().unwrap_or("").to_string(), r.clone())).collect()
@@ -90,6 +90,9 @@ fn fixtures_get_the_modes_and_evidence_of_their_oracle() {
 #[test]
 fn classifying_again_changes_nothing_and_the_history_is_kept() {
     let (_dir, db) = ingested(&fixtures());
+    // A run named twice is classified once.
+    let twice = ok_json(&db, &["classify", "--taxonomy", "bugfix", "--json", "classify__mixture", "classify__mixture"]);
+    assert_eq!(twice["labelled"].as_u64(), Some(1));
     let first = ok_json(&db, &["classify", "--json"]);
     let second = ok_json(&db, &["classify", "--json"]);
     assert!(first["labelled"].as_u64().unwrap() > 0);
@@ -97,9 +100,12 @@ fn classifying_again_changes_nothing_and_the_history_is_kept() {
     assert_eq!(second["unchanged"], first["labelled"]);
     // Another taxonomy labels anew, beside the first; `--history` keeps both.
     let bugfix = ok_json(&db, &["classify", "--taxonomy", "bugfix", "--json"]);
-    assert_eq!(bugfix["labelled"], first["labelled"]);
+    assert_eq!(bugfix["labelled"].as_u64(), first["labelled"].as_u64().map(|n| n - 1), "mixture was labelled");
     let history = ok_json(&db, &["labels", "--history", "--json"]);
     assert_eq!(history.as_array().unwrap().len() as u64, 2 * first["labelled"].as_u64().unwrap());
+    // The current labels are per taxonomy: both stay current.
+    let current = ok_json(&db, &["labels", "--json"]);
+    assert_eq!(current.as_array().unwrap().len() as u64, 2 * first["labelled"].as_u64().unwrap());
 }
 
 #[test]

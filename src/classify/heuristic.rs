@@ -51,6 +51,11 @@ fn summary(s: &Signals, modes: &[ModeVerdict], considered: &[ModeVerdict]) -> St
     if s.resolved == Some(true) {
         return "resolved: not classified".into();
     }
+    let unknown = if s.resolved.is_none() { " (outcome unknown)" } else { "" };
+    format!("{}{unknown}", verdict(s, modes, considered))
+}
+
+fn verdict(s: &Signals, modes: &[ModeVerdict], considered: &[ModeVerdict]) -> String {
     if !modes.is_empty() {
         let list: Vec<String> = modes.iter().map(|m| format!("{} ({:.2})", m.mode, m.confidence)).collect();
         return list.join(", ");

@@ -16,16 +16,24 @@ pub enum Source {
     Heuristic,
     Llm,
     Human,
+    /// A reviewer settling a disagreement: the reference for that run.
+    Adjudication,
 }
 
 impl Source {
-    pub const ALL: [Source; 3] = [Source::Heuristic, Source::Llm, Source::Human];
+    pub const ALL: [Source; 4] = [Source::Heuristic, Source::Llm, Source::Human, Source::Adjudication];
     pub fn name(self) -> &'static str {
         match self {
             Source::Heuristic => "heuristic",
             Source::Llm => "llm",
             Source::Human => "human",
+            Source::Adjudication => "adjudication",
         }
+    }
+
+    /// A person (a reviewer or an adjudicator), not a classifier.
+    pub fn is_human(self) -> bool {
+        matches!(self, Source::Human | Source::Adjudication)
     }
     pub fn from_name(s: &str) -> Option<Source> {
         Source::ALL.into_iter().find(|x| x.name() == s)
@@ -94,5 +102,83 @@ impl Label {
         steps.sort_unstable();
         steps.dedup();
         steps
+    }
+}
+
+/// What a reviewer says of a run: modes (with confidence), or unclassified, the steps that show
+/// them, a note.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HumanVerdict {
+    pub modes: Vec<String>,
+    /// 0.0–1.0, the same for every mode given.
+    pub confidence: f64,
+    pub evidence: Vec<usize>,
+    pub note: Option<String>,
+    pub adjudication: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct VerdictError(pub String);
+
+impl HumanVerdict {
+    /// The label this verdict makes, checked against the taxonomy and the run's step count.
+    pub fn into_label(
+        self,
+        run_id: i64,
+        rater: &str,
+        taxonomy: &crate::classify::taxonomy::Taxonomy,
+        steps: usize,
+        exit_category: String,
+    ) -> Result<Label, VerdictError> {
+        for m in &self.modes {
+            if taxonomy.mode(m).is_none() {
+                let known: Vec<&str> = taxonomy.modes.iter().map(|m| m.id.as_str()).collect();
+                return Err(VerdictError(format!(
+                    "unknown mode {m:?} in {}; the modes are: {}",
+                    taxonomy.stamp(),
+                    known.join(", ")
+                )));
+            }
+        }
+        if !(0.0..=1.0).contains(&self.confidence) {
+            return Err(VerdictError(format!("confidence {} is outside 0.0 to 1.0", self.confidence)));
+        }
+        if let Some(bad) = self.evidence.iter().find(|&&s| s >= steps) {
+            return Err(VerdictError(format!(
+                "step {bad} is out of range: the run has steps 0 to {}",
+                steps.saturating_sub(1)
+            )));
+        }
+        let rater = rater.trim();
+        if rater.is_empty() {
+            return Err(VerdictError("the rater has no name (--rater, [labels] rater, or $USER)".into()));
+        }
+        let mut modes: Vec<String> = self.modes;
+        modes.sort();
+        modes.dedup();
+        let note = self.note.clone().unwrap_or_default();
+        let verdicts = modes
+            .iter()
+            .map(|m| ModeVerdict {
+                mode: m.clone(),
+                confidence: self.confidence,
+                evidence: self.evidence.iter().map(|&s| Evidence { step: s, note: String::new() }).collect(),
+                rationale: note.clone(),
+            })
+            .collect::<Vec<_>>();
+        let summary = if verdicts.is_empty() { "unclassified".to_string() } else { modes.join(", ") };
+        Ok(Label {
+            run_id,
+            source: if self.adjudication { Source::Adjudication } else { Source::Human },
+            rater: rater.to_string(),
+            taxonomy: taxonomy.name.clone(),
+            taxonomy_version: taxonomy.version.clone(),
+            modes: verdicts,
+            considered: Vec::new(),
+            exit_category,
+            summary,
+            provenance: Provenance::default(),
+        })
     }
 }

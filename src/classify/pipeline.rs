@@ -35,7 +35,7 @@ pub struct Report {
 pub fn input_hash(signals_json: &str, taxonomy: &Taxonomy) -> String {
     let mut h = blake3::Hasher::new();
     h.update(signals_json.as_bytes());
-    h.update(taxonomy.stamp().as_bytes());
+    h.update(taxonomy.fingerprint().as_bytes());
     h.update(heuristic::VERSION.as_bytes());
     h.finalize().to_hex()[..32].to_string()
 }

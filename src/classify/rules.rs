@@ -4,6 +4,7 @@
 //! and weaker evidence comes out below the assignment threshold, to be shown, not counted.
 
 use crate::classify::label::Evidence;
+use crate::classify::signals::paths::FileKind;
 use crate::classify::signals::{After, ExitCategory, ExpectedFile, ExpectedWhy, LostWhy, Rejection, Role, Signals};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -149,6 +150,8 @@ fn expected_files(s: &Signals, seen: bool) -> Option<Finding> {
         .iter()
         .filter(|e| !e.edited)
         .filter(|e| !core_changed || e.role != Some(Role::Periphery))
+        // A gold patch's docs, configs, tests and release notes are not places the fix had to be.
+        .filter(|e| !gold || FileKind::of(&e.named) == FileKind::Source)
         .filter(|e| gold || e.rejected_at.is_empty())
         .filter(|e| e.first_seen.is_some() == seen)
         .collect();
@@ -171,21 +174,31 @@ fn expected_files(s: &Signals, seen: bool) -> Option<Finding> {
     }
     evidence.extend(edits_elsewhere(s, &missed));
     evidence.push(ev(last_step(s), format!("ended without changing {}", names.join(", "))));
+    // A bare file name (`models.py`) may be any file of that name, or the reporter's own:
+    // weighed, not assigned. A path, or a file named by both the task and a failing test, is
+    // firmer.
+    let bare = missed.iter().all(|e| !e.named.trim_start_matches("./").contains('/'));
     let confidence = match (gold, seen) {
         (true, false) => 0.8,
         (true, true) => 0.7,
-        // Named by both the task text and a failing test.
         (false, _) if missed.iter().any(|e| e.why.len() > 1) => 0.6,
+        (false, _) if bare => 0.4,
         (false, _) => 0.5,
     };
-    let source = if gold { "gold patch" } else { "task text and failing tests" };
+    let by = |w: ExpectedWhy| missed.iter().any(|e| e.why.contains(&w));
+    let source = match (by(ExpectedWhy::Gold), by(ExpectedWhy::Instruction), by(ExpectedWhy::FailingTest)) {
+        (true, _, _) => "the gold patch",
+        (_, true, true) => "the task and failing tests",
+        (_, true, false) => "the task",
+        _ => "failing tests",
+    };
     let what = if seen { "opened but never edited" } else { "never opened" };
     let ratio = s.miss_ratio.map(|r| format!(" (miss ratio {r:.2})")).unwrap_or_default();
     Some(Finding {
         rule: if seen { Rule::ExpectedFileNotEdited } else { Rule::ExpectedFileNeverSeen },
         confidence,
         evidence,
-        rationale: format!("{} named by the {source}: {what}{ratio}", names.join(", ")),
+        rationale: format!("{} named by {source}: {what}{ratio}", names.join(", ")),
     })
 }
 
@@ -216,17 +229,21 @@ fn gave_up_applying(s: &Signals) -> Option<Finding> {
 }
 
 /// Edits that silently changed nothing. With a gold patch, only losses on gold files count.
+/// Without one, a reset counts when tests or a script ran between the fix and the reset (a
+/// before/after check), and a shell write missing from the patch only on a file the task named;
+/// the rest (clean-ups of debug lines, say) are weighed, not assigned.
 fn edit_lost(s: &Signals) -> Option<Finding> {
     let gold: Vec<&str> =
         s.expected.iter().filter(|e| e.why.contains(&ExpectedWhy::Gold)).map(|e| e.named.as_str()).collect();
-    let relevant = |path: &str| {
-        gold.is_empty()
-            || gold.iter().any(|g| path == *g || crate::classify::signals::paths::build_copy_target(path) == Some(g))
+    let on_gold = |path: &str| {
+        gold.iter().any(|g| path == *g || crate::classify::signals::paths::build_copy_target(path) == Some(g))
     };
+    let expected = |path: &str| s.expected.iter().any(|e| e.path.as_deref() == Some(path));
     let mut evidence = Vec::new();
     let mut confidence: f64 = 0.0;
     let mut what = Vec::new();
-    for l in s.lost_edits.iter().filter(|l| relevant(&l.path)) {
+    for l in s.lost_edits.iter().filter(|l| gold.is_empty() || on_gold(&l.path)) {
+        let strong = !gold.is_empty() || expected(&l.path);
         match &l.why {
             LostWhy::BuildCopy => {
                 confidence = confidence.max(0.7);
@@ -236,16 +253,17 @@ fn edit_lost(s: &Signals) -> Option<Finding> {
                 ));
                 what.push(format!("{} is a build copy", l.path));
             }
-            LostWhy::GitRevert { step } => {
-                confidence = confidence.max(0.7);
+            LostWhy::GitRevert { step, checked } => {
+                confidence = confidence.max(if *checked || !gold.is_empty() { 0.7 } else { 0.4 });
                 evidence.push(ev(l.step, format!("edited {}", l.path)));
                 evidence.push(ev(*step, format!("git undid the edit to {}, never re-applied", l.path)));
                 what.push(format!("{} reverted by git", l.path));
             }
-            // A shell write (`sed -i`) absent from the patch may have matched nothing: failure to
-            // apply. A tool edit the tool reported applied was undone some other way: weaker.
+            // A shell write (`sed -i`) on a needed file absent from the patch may have matched
+            // nothing: failure to apply. A tool edit the tool reported applied was undone some
+            // other way: weaker.
             LostWhy::NotInPatch { shell } => {
-                confidence = confidence.max(if *shell { 0.55 } else { 0.4 });
+                confidence = confidence.max(if *shell && strong { 0.55 } else { 0.4 });
                 let how = if *shell { "shell write" } else { "edit" };
                 evidence.push(ev(l.step, format!("{how} to {} is not in the submitted patch", l.path)));
                 what.push(format!("{} edited but absent from the patch", l.path));
@@ -320,26 +338,35 @@ fn flood_then_repeat(s: &Signals) -> Option<Finding> {
         c.clipped_steps.iter().chain(&c.large_steps).chain(&c.unbounded_steps).copied().collect();
     floods.sort_unstable();
     floods.dedup();
-    let first = match floods.first() {
-        Some(&f) => f,
-        None if c.exit_context => last_step(s),
-        None => return None,
-    };
+    if floods.is_empty() && !c.exit_context {
+        return None;
+    }
     let mut evidence: Vec<Evidence> = floods.iter().take(3).map(|&st| ev(st, "large or clipped output")).collect();
+    // Asked again, after a flood, for what was shown before: the flood displaced it. Output that
+    // was itself clipped is asked again for the part not shown, which is no sign.
+    let first_flood = floods.first().copied().unwrap_or(usize::MAX);
+    let displaced = |steps: &[usize]| -> Vec<usize> {
+        if steps.first().is_some_and(|f| c.clipped_steps.contains(f)) {
+            return Vec::new();
+        }
+        steps.iter().skip(1).copied().filter(|&st| st > first_flood).collect()
+    };
     let mut signs = Vec::new();
     for r in &s.repeats {
-        let later: Vec<usize> = r.steps.iter().copied().filter(|&st| st > first).collect();
-        if r.steps.len() >= 2 && !later.is_empty() {
-            signs.push(format!("`{}` repeated at steps {:?}", r.action, r.steps));
+        let again = displaced(&r.steps);
+        if !again.is_empty() {
+            signs.push(format!("`{}` asked again at steps {:?} after floods", r.action, again));
             evidence.push(ev(r.steps[0], "first use"));
-            evidence.extend(later.iter().take(2).map(|&st| ev(st, format!("same action again: {}", r.action))));
+            evidence.extend(
+                again.iter().take(2).map(|&st| ev(st, format!("same action, same output again: {}", r.action))),
+            );
         }
     }
     for ro in &s.reopened {
-        let later: Vec<usize> = ro.steps.iter().copied().filter(|&st| st > first).collect();
-        if later.len() >= 2 {
-            signs.push(format!("{} re-opened at steps {:?}", ro.path, ro.steps));
-            evidence.extend(later.iter().take(2).map(|&st| ev(st, format!("re-opened {}", ro.path))));
+        let again = displaced(&ro.steps);
+        if !again.is_empty() {
+            signs.push(format!("{} re-opened at steps {:?} after floods", ro.path, again));
+            evidence.extend(again.iter().take(2).map(|&st| ev(st, format!("re-opened {}, same content", ro.path))));
         }
     }
     let share = format!("observations {:.0}% of the text", c.obs_share * 100.0);

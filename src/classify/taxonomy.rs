@@ -100,6 +100,15 @@ impl Taxonomy {
         if raw.modes.is_empty() {
             return Err(invalid("no modes".into()));
         }
+        // Taxonomy text reaches terminals and prompts: no control characters (escape sequences).
+        let texts = [&raw.name, &raw.version, &raw.description].into_iter().chain(
+            raw.modes.iter().flat_map(|m| [&m.id, &m.title, &m.definition].into_iter().chain(m.evidence.iter())),
+        );
+        for t in texts {
+            if let Some(c) = t.chars().find(|c| c.is_control() && *c != '\n' && *c != '\t') {
+                return Err(invalid(format!("control character U+{:04X} in {t:?}", c as u32)));
+            }
+        }
         let mut modes: Vec<Mode> = Vec::with_capacity(raw.modes.len());
         for m in raw.modes {
             let valid_id =
@@ -135,6 +144,24 @@ impl Taxonomy {
     /// `name@version`, as labels and exports are stamped.
     pub fn stamp(&self) -> String {
         format!("{}@{}", self.name, self.version)
+    }
+
+    /// A hash of everything the classifiers read (modes, definitions, rules): a team file edited
+    /// without a new version still makes the heuristic label again.
+    pub fn fingerprint(&self) -> String {
+        let mut h = blake3::Hasher::new();
+        h.update(self.stamp().as_bytes());
+        for m in &self.modes {
+            for part in [&m.id, &m.title, &m.definition].into_iter().chain(&m.evidence) {
+                h.update(part.as_bytes());
+                h.update(b"\0");
+            }
+            for r in &m.rules {
+                h.update(r.name().as_bytes());
+                h.update(b"\0");
+            }
+        }
+        h.finalize().to_hex()[..16].to_string()
     }
 }
 
@@ -182,6 +209,10 @@ mod tests {
                 "unknown field",
             ),
             ("name = [", "expected"),
+            (
+                "name = \"x\\u001b]0;PWNED\\u0007\"\nversion = \"1\"\n[[modes]]\nid = \"a\"\ntitle = \"t\"\ndefinition = \"d\"",
+                "control character U+001B",
+            ),
         ];
         for (text, want) in cases {
             let err = Taxonomy::parse(text, "team.toml").unwrap_err().to_string();

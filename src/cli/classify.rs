@@ -6,10 +6,10 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::fmt::Write as _;
 use std::io::IsTerminal;
 use trajan::classify::llm::client::{LlmClient, LlmSettings};
-use trajan::config::UserConfig;
 use trajan::classify::llm::pipeline::{self as llm_pipeline, LlmOptions, LlmReport};
 use trajan::classify::pipeline::{self, Report};
 use trajan::classify::taxonomy::{self, Taxonomy};
+use trajan::config::UserConfig;
 use trajan::sanitize::sanitize;
 use trajan::store::Store;
 use trajan::store::labels::LabelRow;
@@ -83,7 +83,14 @@ pub fn select_runs(store: &Store, named: &[String], all: bool) -> Result<Vec<i64
     if named.is_empty() {
         return Ok(store.classify_candidates(all)?);
     }
-    named.iter().map(|r| store.resolve_run(r).map_err(anyhow::Error::from)).collect()
+    let mut ids: Vec<i64> = Vec::with_capacity(named.len());
+    for r in named {
+        let id = store.resolve_run(r)?;
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    Ok(ids)
 }
 
 pub fn load_taxonomy(name: Option<&str>) -> Result<Taxonomy> {
@@ -109,7 +116,7 @@ fn heuristic_summary(r: &Report, taxonomy: &Taxonomy, total: usize, took: std::t
     let _ = writeln!(
         out,
         "heuristic ({}) on {total} runs in {:.2} s: {} labelled ({} with modes, {} unclassified), {} unchanged",
-        taxonomy.stamp(),
+        sanitize(&taxonomy.stamp()),
         took.as_secs_f64(),
         r.labelled,
         r.with_modes,
@@ -145,8 +152,8 @@ pub fn print_labels(rows: &[LabelRow]) -> std::io::Result<()> {
             out,
             "run {} {instance}  [{who}, {}@{}, exit {}]  {}",
             l.run_id,
-            l.taxonomy,
-            l.taxonomy_version,
+            sanitize(&l.taxonomy),
+            sanitize(&l.taxonomy_version),
             l.exit_category,
             sanitize(&l.summary)
         );
@@ -244,7 +251,7 @@ fn llm_summary(r: &LlmReport, model: &str, taxonomy: &Taxonomy, total: usize, to
         out,
         "llm {} ({}) on {total} runs in {:.2} s: {} labelled, {} from the cache, {} unchanged, {} failed; {} with modes",
         sanitize(model),
-        taxonomy.stamp(),
+        sanitize(&taxonomy.stamp()),
         took.as_secs_f64(),
         r.labelled,
         r.from_cache,
@@ -271,7 +278,8 @@ fn llm_summary(r: &LlmReport, model: &str, taxonomy: &Taxonomy, total: usize, to
 fn dry_run(store: &Store, taxonomy: &Taxonomy, runs: &[i64], opts: &LlmOptions) -> Result<i32> {
     let mut out = String::new();
     let mut total_tokens = 0usize;
-    let _ = writeln!(out, "=== system prompt (sent with every run)\n{}", llm_pipeline::system_prompt(taxonomy));
+    let _ =
+        writeln!(out, "=== system prompt (sent with every run)\n{}", sanitize(&llm_pipeline::system_prompt(taxonomy)));
     for &id in runs {
         let p = llm_pipeline::prepare(store, taxonomy, id, opts.budget_tokens)?;
         total_tokens += p.prompt.est_tokens;
@@ -279,9 +287,10 @@ fn dry_run(store: &Store, taxonomy: &Taxonomy, runs: &[i64], opts: &LlmOptions) 
             .cost(Some(p.prompt.est_tokens as u64), Some(300))
             .map(|c| format!(", about ${c:.4}"))
             .unwrap_or_default();
+        let over = if p.prompt.over_budget { " OVER THE BUDGET (raise --max-prompt-tokens)" } else { "" };
         let _ = writeln!(
             out,
-            "=== run {id}: about {} tokens (observations cut to {} chars per step, {} steps left out){cost}; prompt {}\n{}",
+            "=== run {id}: about {} tokens{over} (observations cut to {} chars per step, {} steps left out){cost}; prompt {}\n{}",
             p.prompt.est_tokens,
             p.prompt.obs_chars_per_step,
             p.prompt.steps_omitted,

@@ -49,6 +49,18 @@ pub struct ClassifyErrorRow {
     pub created_at: String,
 }
 
+/// A current label reduced to its modes: what agreement, statistics and review queues read.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LabelSet {
+    pub run_id: i64,
+    pub source: Source,
+    pub rater: String,
+    /// Assigned modes, sorted; empty: unclassified.
+    pub modes: Vec<String>,
+    pub created_at: String,
+    pub taxonomy_version: String,
+}
+
 const LABEL_COLUMNS: &str = "l.id, r.instance_id, l.created_at, l.note, l.run_id, l.source, l.rater, l.taxonomy,
     l.taxonomy_version, l.exit_category, l.summary, l.model, l.input_hash, l.tokens_in, l.tokens_out, l.cost,
     l.latency_ms";
@@ -121,10 +133,13 @@ impl Store {
     }
 
     /// Labels, oldest first: all of them, or of one run; with `current_only`, the latest per
-    /// run, source and rater.
+    /// run, source, rater and taxonomy.
     pub fn labels(&self, run: Option<i64>, current_only: bool) -> Result<Vec<LabelRow>, StoreError> {
-        let current =
-            if current_only { "AND l.id IN (SELECT max(id) FROM labels GROUP BY run_id, source, rater)" } else { "" };
+        let current = if current_only {
+            "AND l.id IN (SELECT max(id) FROM labels GROUP BY run_id, source, rater, taxonomy)"
+        } else {
+            ""
+        };
         let sql = format!(
             "SELECT {LABEL_COLUMNS} FROM labels l LEFT JOIN runs r ON r.id = l.run_id
              WHERE (?1 IS NULL OR l.run_id = ?1) {current} ORDER BY l.run_id, l.id"
@@ -180,6 +195,31 @@ impl Store {
             }
         }
         Ok(rows)
+    }
+
+    /// The latest label per run, source and rater under `taxonomy`, as mode sets.
+    pub fn current_label_sets(&self, taxonomy: &str) -> Result<Vec<LabelSet>, StoreError> {
+        let mut stmt = self.conn.prepare(
+            "SELECT l.run_id, l.source, l.rater, l.created_at, l.taxonomy_version,
+                    (SELECT group_concat(mode, char(31)) FROM (SELECT mode FROM label_modes
+                     WHERE label_id = l.id AND assigned = 1 ORDER BY mode))
+             FROM labels l
+             WHERE l.id IN (SELECT max(id) FROM labels WHERE taxonomy = ?1 GROUP BY run_id, source, rater)
+             ORDER BY l.run_id, l.id",
+        )?;
+        let rows = stmt.query_map([taxonomy], |r| {
+            let source: String = r.get(1)?;
+            let modes: Option<String> = r.get(5)?;
+            Ok(LabelSet {
+                run_id: r.get(0)?,
+                source: Source::from_name(&source).unwrap_or(Source::Human),
+                rater: r.get(2)?,
+                created_at: r.get(3)?,
+                taxonomy_version: r.get(4)?,
+                modes: modes.map(|m| m.split('\u{1f}').map(str::to_string).collect()).unwrap_or_default(),
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
     }
 
     pub fn llm_cached(&self, model: &str, prompt_hash: &str) -> Result<Option<CachedReply>, StoreError> {

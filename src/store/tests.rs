@@ -223,3 +223,37 @@ fn migrations_are_recorded_and_newer_schemas_refused() {
     drop(s);
     assert!(matches!(Store::open(&db), Err(crate::error::StoreError::TooNew { found: 999, .. })));
 }
+
+#[test]
+fn a_deleted_runs_id_is_never_given_to_another_run_while_labels_name_it() {
+    use crate::classify::label::{Label, Provenance, Source};
+    let mut store = Store::open_in_memory().unwrap();
+    let two = Parsed { runs: vec![run("a__a-1", None, "x"), run("b__b-2", None, "y")], ..Parsed::default() };
+    let mut second = run("b__b-2", None, "y");
+    second.position = 1;
+    let two = Parsed { runs: vec![two.runs[0].clone(), second], ..Parsed::default() };
+    store.write_source(&record("/o.jsonl", &[1; 32]), &two).unwrap();
+    let b = store.resolve_run("b__b-2").unwrap();
+    let label = Label {
+        run_id: b,
+        source: Source::Human,
+        rater: "ann".into(),
+        taxonomy: "refactoring".into(),
+        taxonomy_version: "1.0".into(),
+        modes: Vec::new(),
+        considered: Vec::new(),
+        exit_category: String::new(),
+        summary: String::new(),
+        provenance: Provenance::default(),
+    };
+    store.add_label(&label, None).unwrap();
+    // The file changes: b's place now holds another instance.
+    let mut other = run("c__c-3", None, "z");
+    other.position = 1;
+    let changed = Parsed { runs: vec![two.runs[0].clone(), other], ..Parsed::default() };
+    store.write_source(&record("/o.jsonl", &[2; 32]), &changed).unwrap();
+    let c = store.resolve_run("c__c-3").unwrap();
+    assert_ne!(c, b, "the label of b must not attach to c");
+    let rows = store.labels(None, true).unwrap();
+    assert_eq!((rows[0].label.run_id, rows[0].instance_id.as_deref()), (b, None), "the label's run is gone");
+}

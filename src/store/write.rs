@@ -102,6 +102,16 @@ impl Store {
                 conn.last_insert_rowid()
             }
         };
+        // A new run never takes an id a label or classification error names (a deleted run's
+        // id would otherwise be handed out again, and its labels would attach to the new run),
+        // nor an id this write is about to give back to a kept run.
+        let highest: i64 = conn.query_row(
+            "SELECT max(coalesce((SELECT max(id) FROM runs), 0), coalesce((SELECT max(run_id) FROM labels), 0),
+                        coalesce((SELECT max(run_id) FROM classify_errors), 0))",
+            [],
+            |r| r.get(0),
+        )?;
+        w.next_run_id = highest.max(w.old_ids.values().copied().max().unwrap_or(0)) + 1;
         Ok(w)
     }
 
@@ -109,8 +119,14 @@ impl Store {
     pub fn append(&mut self, w: &mut SourceWrite, parsed: &Parsed) -> Result<(), StoreError> {
         let conn = &self.conn;
         for run in &parsed.runs {
-            let keep_id = w.old_ids.get(&(run.position, run.instance_id.clone(), run.attempt)).copied();
-            insert_run(conn, w.source_id, keep_id, run, &self.blob_ids, &mut w.new_blobs)?;
+            let id = match w.old_ids.get(&(run.position, run.instance_id.clone(), run.attempt)) {
+                Some(&kept) => kept,
+                None => {
+                    w.next_run_id += 1;
+                    w.next_run_id - 1
+                }
+            };
+            insert_run(conn, w.source_id, id, run, &self.blob_ids, &mut w.new_blobs)?;
             w.instances.insert(run.instance_id.clone());
             w.stats.runs += 1;
             w.stats.steps += run.steps.len();
@@ -180,6 +196,8 @@ pub struct SourceWrite {
     source_id: i64,
     instances: BTreeSet<String>,
     old_ids: HashMap<(i64, String, Option<i64>), i64>,
+    /// The id the next new run gets.
+    next_run_id: i64,
     new_blobs: Vec<([u8; 16], i64)>,
     warnings: Vec<String>,
     stats: WriteStats,
@@ -233,7 +251,7 @@ type BlobCache = HashMap<[u8; 16], i64>;
 fn insert_run(
     tx: &Connection,
     source_id: i64,
-    id: Option<i64>,
+    id: i64,
     run: &Run,
     committed: &BlobCache,
     new_blobs: &mut Vec<([u8; 16], i64)>,

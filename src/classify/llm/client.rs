@@ -49,6 +49,9 @@ pub struct LlmSettings {
     pub json_mode: bool,
     /// First pause between attempts; doubles each retry up to a few seconds.
     pub backoff: Duration,
+    /// How long one attempt may wait beyond its requests' timeouts: async-openai's backoff and a
+    /// server's `Retry-After` (honoured up to about this long). Default 65 s.
+    pub wait_slack: Duration,
 }
 
 impl LlmSettings {
@@ -64,6 +67,7 @@ impl LlmSettings {
             max_tokens: None,
             json_mode: false,
             backoff: Duration::from_millis(200),
+            wait_slack: Duration::from_secs(65),
         }
     }
 }
@@ -268,14 +272,23 @@ impl LlmClient {
         loop {
             attempts += 1;
             let started = Instant::now();
-            let result = self.client.chat().create(request.clone()).await;
+            // async-openai's own retries sleep as long as `Retry-After` says; one attempt (its
+            // requests and their waits) is bounded, so a server asking for an hour cannot hang
+            // the run.
+            let deadline = self.settings.timeout * 4 + self.settings.wait_slack;
+            let result = tokio::time::timeout(deadline, self.client.chat().create(request.clone())).await;
             let latency = started.elapsed();
             let error = match result {
-                Ok(response) => match completion(response, latency, attempts) {
-                    Ok(done) => return Ok(done),
+                Ok(Ok(response)) => match completion(response, latency, attempts) {
+                    // A server may echo the Authorization header back in its text.
+                    Ok(mut done) => {
+                        done.content = scrub_key(&done.content, self.settings.api_key.as_deref());
+                        return Ok(done);
+                    }
                     Err(e) => e,
                 },
-                Err(e) => self.map_error(e),
+                Ok(Err(e)) => self.map_error(e),
+                Err(_) => LlmError::Timeout { after: deadline },
             };
             if !error.retry_here() || attempts > self.settings.max_retries {
                 return Err(error);
@@ -395,6 +408,14 @@ fn chain(error: &dyn std::error::Error) -> String {
 }
 
 /// `text` without any occurrence of `key`, cut to [`MAX_MESSAGE`] characters.
+/// `text` with every occurrence of the key replaced.
+fn scrub_key(text: &str, key: Option<&str>) -> String {
+    match key {
+        Some(key) if !key.is_empty() && text.contains(key) => text.replace(key, REDACTED),
+        _ => text.to_string(),
+    }
+}
+
 fn scrub(text: &str, key: Option<&str>) -> String {
     let text = match key {
         Some(key) if !key.is_empty() => text.replace(key, REDACTED),
@@ -493,6 +514,25 @@ mod tests {
         assert!(started.elapsed() >= Duration::from_millis(950), "{:?}", started.elapsed());
         assert_eq!(server.request_count(), 2);
         assert_eq!(done.attempts, 1, "async-openai's inner retry, not ours");
+    }
+
+    #[tokio::test]
+    async fn an_hour_of_retry_after_does_not_hang_the_attempt() {
+        let server = ChatServer::scripted(vec![Behaviour::rate_limited(3600)]).unwrap();
+        let started = Instant::now();
+        let slow = LlmSettings { max_retries: 0, wait_slack: Duration::from_millis(500), ..settings(&server) };
+        let err = LlmClient::new(slow).unwrap().complete(&ask()).await.unwrap_err();
+        assert!(matches!(err, LlmError::Timeout { .. }), "{err:?}");
+        assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    }
+
+    #[tokio::test]
+    async fn a_key_echoed_in_a_good_reply_is_redacted() {
+        let server =
+            ChatServer::start(|r| Behaviour::reply(format!("auth was {}", r.header("authorization").unwrap_or(""))))
+                .unwrap();
+        let done = client(&server).complete(&ask()).await.unwrap();
+        assert_eq!(done.content, "auth was Bearer [redacted]");
     }
 
     #[tokio::test]

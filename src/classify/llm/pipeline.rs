@@ -90,36 +90,54 @@ fn add(a: Option<u64>, b: Option<u64>) -> Option<u64> {
     }
 }
 
+/// A run that got no label, with the tokens its requests spent all the same.
+struct Failed {
+    message: String,
+    tokens_in: Option<u64>,
+    tokens_out: Option<u64>,
+}
+
+impl Failed {
+    fn new(message: String) -> Failed {
+        Failed { message, tokens_in: None, tokens_out: None }
+    }
+}
+
 /// Ask once; on an invalid reply, ask again with the validation error. Errors are final.
-async fn ask(client: LlmClient, prompt: Prompt, taxonomy: Arc<Taxonomy>) -> Result<Answer, String> {
+async fn ask(client: LlmClient, prompt: Prompt, taxonomy: Arc<Taxonomy>) -> Result<Answer, Failed> {
     let mut turns =
         vec![ChatTurn::new(Role::System, prompt.system.clone()), ChatTurn::new(Role::User, prompt.user.clone())];
-    let first = client.complete(&turns).await.map_err(|e| e.to_string())?;
-    match reply::parse(&first.content, &taxonomy, prompt.steps) {
+    let first = client.complete(&turns).await.map_err(|e| Failed::new(e.to_string()))?;
+    let invalid = match reply::parse(&first.content, &taxonomy, prompt.steps) {
+        Ok(reply) => {
+            let (tokens_in, tokens_out, latency) = (first.tokens_in, first.tokens_out, first.latency);
+            return Ok(Answer { reply, tokens_in, tokens_out, latency, repaired: false });
+        }
+        Err(invalid) => invalid,
+    };
+    turns.push(ChatTurn::new(Role::Assistant, first.content.clone()));
+    turns.push(ChatTurn::new(
+        Role::User,
+        format!("That reply is invalid: {invalid}. Reply again with the corrected JSON object only."),
+    ));
+    let spent = |message: String, second: Option<&super::client::Completion>| Failed {
+        message,
+        tokens_in: add(first.tokens_in, second.and_then(|c| c.tokens_in)),
+        tokens_out: add(first.tokens_out, second.and_then(|c| c.tokens_out)),
+    };
+    let second = match client.complete(&turns).await {
+        Ok(c) => c,
+        Err(e) => return Err(spent(format!("{e} (after an invalid reply: {invalid})"), None)),
+    };
+    match reply::parse(&second.content, &taxonomy, prompt.steps) {
         Ok(reply) => Ok(Answer {
             reply,
-            tokens_in: first.tokens_in,
-            tokens_out: first.tokens_out,
-            latency: first.latency,
-            repaired: false,
+            tokens_in: add(first.tokens_in, second.tokens_in),
+            tokens_out: add(first.tokens_out, second.tokens_out),
+            latency: first.latency + second.latency,
+            repaired: true,
         }),
-        Err(invalid) => {
-            turns.push(ChatTurn::new(Role::Assistant, first.content.clone()));
-            turns.push(ChatTurn::new(
-                Role::User,
-                format!("That reply is invalid: {invalid}. Reply again with the corrected JSON object only."),
-            ));
-            let second = client.complete(&turns).await.map_err(|e| e.to_string())?;
-            let reply = reply::parse(&second.content, &taxonomy, prompt.steps)
-                .map_err(|e| format!("invalid reply after one retry: {e} (first: {invalid})"))?;
-            Ok(Answer {
-                reply,
-                tokens_in: add(first.tokens_in, second.tokens_in),
-                tokens_out: add(first.tokens_out, second.tokens_out),
-                latency: first.latency + second.latency,
-                repaired: true,
-            })
-        }
+        Err(e) => Err(spent(format!("invalid reply after one retry: {e} (first: {invalid})"), Some(&second))),
     }
 }
 
@@ -177,7 +195,7 @@ pub fn classify_llm(
     let mut report = LlmReport::default();
     let mut done = 0usize;
     rt.block_on(async {
-        let mut in_flight: JoinSet<(Prepared, Instant, Result<Answer, String>)> = JoinSet::new();
+        let mut in_flight: JoinSet<(Prepared, Instant, Result<Answer, Failed>)> = JoinSet::new();
         // Which run each task serves, so a task that panics is still charged to its run.
         let mut task_runs: HashMap<tokio::task::Id, i64> = HashMap::new();
         let mut queue = runs.iter();
@@ -272,9 +290,20 @@ pub fn classify_llm(
                     }
                     count(&mut report, &label);
                 }
-                Err(e) => {
-                    store.record_classify_error(p.run_id, Source::Llm, Some(&model), &e)?;
-                    report.failed.push((p.run_id, e));
+                Err(f) => {
+                    // Failed runs cost tokens too: counted in the report and named in the error.
+                    report.tokens_in += f.tokens_in.unwrap_or(0);
+                    report.tokens_out += f.tokens_out.unwrap_or(0);
+                    let cost = opts.cost(f.tokens_in, f.tokens_out);
+                    if let Some(c) = cost {
+                        *report.cost.get_or_insert(0.0) += c;
+                    }
+                    let message = match (f.tokens_in, f.tokens_out) {
+                        (None, None) => f.message,
+                        (i, o) => format!("{} ({} tokens in, {} out spent)", f.message, i.unwrap_or(0), o.unwrap_or(0)),
+                    };
+                    store.record_classify_error(p.run_id, Source::Llm, Some(&model), &message)?;
+                    report.failed.push((p.run_id, message));
                 }
             }
             done += 1;
@@ -286,7 +315,7 @@ pub fn classify_llm(
 }
 
 fn spawn(
-    set: &mut JoinSet<(Prepared, Instant, Result<Answer, String>)>,
+    set: &mut JoinSet<(Prepared, Instant, Result<Answer, Failed>)>,
     client: &LlmClient,
     p: Prepared,
     taxonomy: &Arc<Taxonomy>,

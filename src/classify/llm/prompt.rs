@@ -25,6 +25,9 @@ pub struct Prompt {
     /// out, to fit the budget.
     pub obs_chars_per_step: usize,
     pub steps_omitted: usize,
+    /// Even condensed, the prompt is over the budget (the taxonomy and the run's fixed sections
+    /// alone exceed it).
+    pub over_budget: bool,
 }
 
 /// Estimated tokens of a text.
@@ -32,13 +35,20 @@ pub fn estimate_tokens(text: &str) -> usize {
     text.chars().count().div_ceil(CHARS_PER_TOKEN)
 }
 
-/// Caps for the fixed sections, in characters.
-const INSTRUCTION_CAP: usize = 6_000;
-const PATCH_CAP: usize = 6_000;
-const DIFF_CAP: usize = 1_500;
-const EDITS_CAP: usize = 12_000;
-const TESTS_CAP: usize = 30;
-const MESSAGE_CAP: usize = 300;
+/// Caps for the fixed sections, in characters: the usual ones, and tighter ones used when the
+/// usual sections would take more than 60% of the budget.
+#[derive(Clone, Copy)]
+struct Caps {
+    instruction: usize,
+    patch: usize,
+    diff: usize,
+    edits: usize,
+    tests: usize,
+    message: usize,
+}
+
+const USUAL: Caps = Caps { instruction: 6_000, patch: 6_000, diff: 1_500, edits: 12_000, tests: 30, message: 300 };
+const TIGHT: Caps = Caps { instruction: 1_500, patch: 1_500, diff: 300, edits: 3_000, tests: 10, message: 150 };
 /// Observation characters kept per step, tried in order until the trajectory fits.
 const OBS_LEVELS: &[usize] = &[1_600, 800, 400, 160, 0];
 const THOUGHT_CAP: usize = 1_200;
@@ -85,7 +95,7 @@ fn head_tail(text: &str, cap: usize) -> String {
     format!("{head}\n[… {} characters elided …]\n{tail}", n - head.chars().count() - tail.chars().count())
 }
 
-fn fixed_sections(run: &RunDetail, signals: &Signals) -> String {
+fn fixed_sections(run: &RunDetail, signals: &Signals, caps: Caps) -> String {
     let mut u = String::new();
     let s = &run.summary;
     let _ = writeln!(u, "# Run {} ({})", s.id, s.instance_id);
@@ -103,19 +113,19 @@ fn fixed_sections(run: &RunDetail, signals: &Signals) -> String {
         }
     );
     if let Some(text) = run.task.as_ref().and_then(|t| t.instruction.as_deref()) {
-        let _ = writeln!(u, "\n# Task\n{}", head_tail(text.trim(), INSTRUCTION_CAP));
+        let _ = writeln!(u, "\n# Task\n{}", head_tail(text.trim(), caps.instruction));
     }
     if let Some(o) = &run.outcome {
         let failing: Vec<_> = o.tests.iter().filter(|t| !t.passed).collect();
         let _ = writeln!(u, "\n# Test outcome: {} tests, {} failing", o.tests.len(), failing.len());
-        for t in failing.iter().take(TESTS_CAP) {
+        for t in failing.iter().take(caps.tests) {
             let group = t.group.map(|g| g.name()).unwrap_or("");
-            let msg = t.message.as_deref().map(|m| format!(": {}", head_tail(m, MESSAGE_CAP))).unwrap_or_default();
+            let msg = t.message.as_deref().map(|m| format!(": {}", head_tail(m, caps.message))).unwrap_or_default();
             let _ = writeln!(u, "- FAILED {group} {}{msg}", t.name);
         }
     }
     if let Some(g) = run.task.as_ref().and_then(|t| t.gold_patch.as_deref()) {
-        let _ = writeln!(u, "\n# Gold patch (the reference fix)\n{}", head_tail(g, PATCH_CAP));
+        let _ = writeln!(u, "\n# Gold patch (the reference fix)\n{}", head_tail(g, caps.patch));
     }
     let _ = writeln!(u, "\n# Signals (measured by trajan)\n{}", signals::table(signals));
     let mut edits = String::new();
@@ -124,11 +134,11 @@ fn fixed_sections(run: &RunDetail, signals: &Signals) -> String {
         let codes = if e.lint_codes.is_empty() { String::new() } else { format!(" [{}]", e.lint_codes.join(",")) };
         let _ = writeln!(edits, "- {step}: {} {} {}{codes}", e.kind, e.status, e.path);
         if let Some(d) = &e.diff {
-            let _ = writeln!(edits, "{}", head_tail(d.trim_end(), DIFF_CAP));
+            let _ = writeln!(edits, "{}", head_tail(d.trim_end(), caps.diff));
         }
     }
     if !edits.is_empty() {
-        let _ = writeln!(u, "# Edits\n{}", head_tail(&edits, EDITS_CAP));
+        let _ = writeln!(u, "# Edits\n{}", head_tail(&edits, caps.edits));
     }
     u
 }
@@ -147,8 +157,11 @@ fn render_step(out: &mut String, s: &crate::store::read::StepRow, obs_cap: usize
 /// Build the prompt for one run within `budget_tokens` (estimated).
 pub fn build(taxonomy: &Taxonomy, run: &RunDetail, signals: &Signals, budget_tokens: usize) -> Prompt {
     let system = system_prompt(taxonomy);
-    let fixed = fixed_sections(run, signals);
     let budget_chars = budget_tokens.saturating_mul(CHARS_PER_TOKEN);
+    let mut fixed = fixed_sections(run, signals, USUAL);
+    if (system.chars().count() + fixed.chars().count()) * 10 > budget_chars * 6 {
+        fixed = fixed_sections(run, signals, TIGHT);
+    }
     let left = budget_chars.saturating_sub(system.chars().count() + fixed.chars().count());
     let steps = &run.step_list;
     let render = |obs_cap: usize, keep: &dyn Fn(usize) -> bool| {
@@ -209,5 +222,15 @@ pub fn build(taxonomy: &Taxonomy, run: &RunDetail, signals: &Signals, budget_tok
     h.update(user.as_bytes());
     let hash = h.finalize().to_hex()[..32].to_string();
     let est_tokens = estimate_tokens(&system) + estimate_tokens(&user);
-    Prompt { system, user, hash, est_tokens, steps: steps.len(), obs_chars_per_step: obs_cap, steps_omitted: omitted }
+    let over_budget = est_tokens > budget_tokens;
+    Prompt {
+        system,
+        user,
+        hash,
+        est_tokens,
+        steps: steps.len(),
+        obs_chars_per_step: obs_cap,
+        steps_omitted: omitted,
+        over_budget,
+    }
 }

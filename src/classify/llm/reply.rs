@@ -17,8 +17,8 @@ pub struct Reply {
 #[error("{0}")]
 pub struct ReplyError(pub String);
 
+/// Unknown fields (a model's own `reasoning`, say) are ignored.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
 struct RawReply {
     modes: Vec<RawMode>,
     #[serde(default)]
@@ -28,7 +28,6 @@ struct RawReply {
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
 struct RawMode {
     mode: String,
     confidence: f64,
@@ -50,27 +49,43 @@ enum RawEvidence {
 /// Summaries longer than this are cut.
 const SUMMARY_CAP: usize = 300;
 
-/// The JSON object in a reply: the whole text, or the part inside a ``` fence, or from the first
-/// `{` to the last `}` (models wrap JSON in prose despite instructions).
-fn json_part(text: &str) -> &str {
+/// The reply as the JSON object asked for: the whole text when it parses, else the part inside
+/// a ``` fence, else from the first `{` to the last `}` (models wrap JSON in prose despite
+/// instructions).
+fn read_reply(text: &str) -> Result<RawReply, serde_json::Error> {
     let t = text.trim();
-    if let Some(start) = t.find("```") {
+    let first = serde_json::from_str(t);
+    if first.is_ok() {
+        return first;
+    }
+    let fenced = t.find("```").and_then(|start| {
         let after = &t[start + 3..];
         let body = after.strip_prefix("json").unwrap_or(after);
-        if let Some(end) = body.find("```") {
-            return body[..end].trim();
-        }
+        body.find("```").map(|end| body[..end].trim())
+    });
+    if let Some(reply) = fenced.and_then(|f| serde_json::from_str(f).ok()) {
+        return Ok(reply);
     }
     match (t.find('{'), t.rfind('}')) {
-        (Some(a), Some(b)) if a < b => &t[a..=b],
-        _ => t,
+        (Some(a), Some(b)) if a < b => serde_json::from_str(&t[a..=b]).or(first),
+        _ => first,
+    }
+}
+
+/// Rationales and evidence notes longer than these are cut (a reply is stored twice).
+const RATIONALE_CAP: usize = 2_000;
+const NOTE_CAP: usize = 500;
+
+fn cap(text: String, n: usize) -> String {
+    match text.char_indices().nth(n) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
     }
 }
 
 /// Parse and validate a reply for a run of `steps` steps under `taxonomy`.
 pub fn parse(text: &str, taxonomy: &Taxonomy, steps: usize) -> Result<Reply, ReplyError> {
-    let raw: RawReply = serde_json::from_str(json_part(text))
-        .map_err(|e| ReplyError(format!("the reply is not the JSON object asked for: {e}")))?;
+    let raw = read_reply(text).map_err(|e| ReplyError(format!("the reply is not the JSON object asked for: {e}")))?;
     if raw.unclassified == Some(true) && !raw.modes.is_empty() {
         return Err(ReplyError(
             "\"unclassified\" is true but modes are listed; give modes or unclassified, not both".into(),
@@ -107,12 +122,13 @@ pub fn parse(text: &str, taxonomy: &Taxonomy, steps: usize) -> Result<Reply, Rep
                     steps.saturating_sub(1)
                 )));
             }
-            evidence.push(Evidence { step: step as usize, note });
+            evidence.push(Evidence { step: step as usize, note: cap(note, NOTE_CAP) });
         }
         if m.rationale.trim().is_empty() {
             return Err(ReplyError(format!("mode {:?} has no rationale", m.mode)));
         }
-        modes.push(ModeVerdict { mode: m.mode, confidence: m.confidence, evidence, rationale: m.rationale });
+        let rationale = cap(m.rationale, RATIONALE_CAP);
+        modes.push(ModeVerdict { mode: m.mode, confidence: m.confidence, evidence, rationale });
     }
     let summary: String = raw.summary.unwrap_or_default().trim().chars().take(SUMMARY_CAP).collect();
     Ok(Reply { modes, summary })
@@ -139,6 +155,14 @@ mod tests {
         assert_eq!(parse(&fenced, &taxonomy(), 10).unwrap(), r);
         let none = parse(r#"{"modes": [], "unclassified": true, "summary": "wrong logic"}"#, &taxonomy(), 10).unwrap();
         assert!(none.modes.is_empty());
+        // Plain JSON whose text holds a fence, and fields of the model's own, are fine.
+        let ticks = r#"{"modes": [{"mode": "context_flooding", "confidence": 0.6, "evidence": [2], "rationale": "ran ```cat big.py``` twice"}], "reasoning": "mine", "summary": "s"}"#;
+        assert_eq!(parse(ticks, &taxonomy(), 10).unwrap().modes[0].rationale, "ran ```cat big.py``` twice");
+        let long = format!(
+            r#"{{"modes": [{{"mode": "context_flooding", "confidence": 0.6, "evidence": [2], "rationale": "{}"}}]}}"#,
+            "r".repeat(10_000)
+        );
+        assert_eq!(parse(&long, &taxonomy(), 10).unwrap().modes[0].rationale.chars().count(), RATIONALE_CAP + 1);
     }
 
     #[test]
@@ -175,6 +199,7 @@ mod tests {
                 "twice",
             ),
             (r#"{"labels": []}"#, "not the JSON object"),
+            (r#"{"modes": "none"}"#, "not the JSON object"),
         ];
         for (text, want) in cases {
             let err = parse(text, &taxonomy(), 10).unwrap_err().0;

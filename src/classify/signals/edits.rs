@@ -4,6 +4,7 @@
 use super::paths::{build_copy_target, is_build_copy, is_scratch};
 use super::views::simple_commands;
 use super::{After, FileActivity, LostEdit, LostWhy, Rejection, Revert};
+use crate::analysis::markers::runs_tests;
 use crate::store::read::{EditRow, StepRow};
 
 /// An edit with its path made repository-relative.
@@ -158,7 +159,13 @@ pub(super) fn lost_edits(
     let mut out = Vec::new();
     for f in files {
         let Some(&last) = f.edited.last() else { continue };
-        if f.in_patch || f.created || is_scratch(&f.path) {
+        // Tests and docs the agent touched and put back are not the change.
+        let kind = super::paths::FileKind::of(&f.path);
+        if f.in_patch
+            || f.created
+            || is_scratch(&f.path)
+            || matches!(kind, super::paths::FileKind::Test | super::paths::FileKind::Doc)
+        {
             continue;
         }
         if is_build_copy(&f.path) {
@@ -174,7 +181,13 @@ pub(super) fn lost_edits(
         let reset = resets.iter().find(|r| r.step > last && (r.files.is_empty() || r.files.contains(&f.path)));
         let shell = edits.iter().any(|e| e.path == f.path && e.step == Some(last) && e.kind == "shell_write");
         let why = match reset {
-            Some(r) if !restores.iter().any(|&p| p > r.step) => LostWhy::GitRevert { step: r.step },
+            Some(r) if !restores.iter().any(|&p| p > r.step) => {
+                let checked = steps.iter().any(|s| {
+                    let i = s.index as usize;
+                    i > last && i < r.step && (runs_tests(&s.action) || s.action.trim_start().starts_with("python"))
+                });
+                LostWhy::GitRevert { step: r.step, checked }
+            }
             _ => LostWhy::NotInPatch { shell },
         };
         out.push(LostEdit { step: last, path: f.path.clone(), why });

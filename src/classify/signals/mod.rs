@@ -154,8 +154,9 @@ pub struct Revert {
 pub enum LostWhy {
     /// Edited a build or installed copy, not the repository's file.
     BuildCopy,
-    /// `git checkout`/`stash`/`restore`/`reset --hard` at this step undid it, never re-applied.
-    GitRevert { step: usize },
+    /// `git checkout`/`stash`/`restore`/`reset --hard` at this step undid it, never re-applied;
+    /// `checked`: tests or a script ran between the edit and the reset (a before/after check).
+    GitRevert { step: usize, checked: bool },
     /// Applied (or written through the shell: `shell`) but absent from the submitted patch.
     NotInPatch { shell: bool },
 }
@@ -429,7 +430,13 @@ fn expected_files(
         };
         let path = Some(path);
         let activity = path.as_deref().and_then(|p| table.find(p));
-        let role = periphery.map(|p| if p.core.contains(&name) { Role::Core } else { Role::Periphery });
+        let role = periphery.and_then(|p| {
+            if p.core.contains(&name) {
+                Some(Role::Core)
+            } else {
+                p.periphery.iter().any(|f| f.path == name).then_some(Role::Periphery)
+            }
+        });
         out.push(ExpectedFile {
             named: name,
             first_seen: activity.and_then(|f| f.first_seen),

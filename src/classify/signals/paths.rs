@@ -108,11 +108,14 @@ impl Roots {
                 }
             }
         }
-        if let Some(dir) = first_dir.map(|d| d.trim_end_matches('/')).filter(|d| d.starts_with('/') && d.len() > 1) {
-            let dir = format!("{dir}/");
-            if !roots.contains(&dir) {
-                roots.push(dir);
-            }
+        // The first working folder only when the paths taught nothing: it may be a subfolder
+        // (`/testbed/src`), and a root learned from the paths is surer.
+        if roots.is_empty()
+            && let Some(dir) = first_dir.map(|d| format!("{}/", d.trim_end_matches('/'))).filter(|d| d.len() > 2)
+            && dir.starts_with('/')
+            && !ROOTS.iter().any(|r| dir.starts_with(r) && dir != *r)
+        {
+            roots.push(dir);
         }
         roots.sort_by_key(|r| std::cmp::Reverse(r.len()));
         Roots(roots)
@@ -168,6 +171,17 @@ pub fn is_build_copy(path: &str) -> bool {
 /// The repository file a build copy stands for (`build/lib/pkg/m.py` → `pkg/m.py`).
 pub fn build_copy_target(path: &str) -> Option<&str> {
     ["build/lib/", "site-packages/", "dist-packages/"].iter().find_map(|m| path.find(m).map(|p| &path[p + m.len()..]))
+}
+
+/// A changelog or release note: it records a change, no code follows it.
+pub fn is_changelog(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    let name = lower.rsplit('/').next().unwrap_or(&lower);
+    let prose = matches!(name.rsplit_once('.').map(|(_, e)| e), None | Some("md" | "rst" | "txt" | "adoc"));
+    (prose && ["changes", "changelog", "news", "history", "release", "whatsnew"].iter().any(|p| name.starts_with(p)))
+        || ["docs/releases/", "doc/releases/", "changelog.d/", "newsfragments/", "changes/", "whatsnew/"]
+            .iter()
+            .any(|d| lower.starts_with(d) || lower.contains(&format!("/{d}")))
 }
 
 /// A scratch file the agent wrote for itself (reproduction or check scripts), not part of the
@@ -229,15 +243,22 @@ mod tests {
 
     #[test]
     fn roots_learned_from_the_run() {
-        let roots = Roots::learn(
-            ["/confkit/src/confkit/cli.py"].into_iter(),
-            &["src/confkit/cli.py".to_string()],
-            Some("/tabula"),
-        );
+        let roots =
+            Roots::learn(["/confkit/src/confkit/cli.py"].into_iter(), &["src/confkit/cli.py".to_string()], None);
         assert_eq!(roots.rel("/confkit/src/confkit/loader.py", None), "src/confkit/loader.py");
+        assert_eq!(roots.rel("/testbed/a.py", None), "a.py");
+        // Nothing learned from the paths: the first working folder.
+        let roots = Roots::learn(std::iter::empty(), &[], Some("/tabula"));
         assert_eq!(roots.rel("src/tabula/export.py", Some("/tabula")), "src/tabula/export.py");
         assert_eq!(roots.rel("../x.py", Some("/tabula/src")), "x.py");
-        assert_eq!(roots.rel("/testbed/a.py", None), "a.py");
+        // A first folder inside a known root is a subfolder, not the root.
+        let roots = Roots::learn(std::iter::empty(), &[], Some("/testbed/src"));
+        assert_eq!(roots.rel("/testbed/src/pkg/a.py", None), "src/pkg/a.py");
+        assert_eq!(roots.rel("pkg/a.py", Some("/testbed/src")), "src/pkg/a.py");
+        // Learned roots win over the first folder.
+        let learned = ["/testbed/src/pkg/a.py"];
+        let roots = Roots::learn(learned.into_iter(), &["src/pkg/a.py".to_string()], Some("/testbed/src"));
+        assert_eq!(roots.rel("/testbed/src/pkg/b.py", None), "src/pkg/b.py");
     }
 
     #[test]
@@ -253,6 +274,12 @@ mod tests {
         assert!(is_build_copy("build/lib/pkg/mod.py") && !is_build_copy("src/builder/lib.py"));
         assert_eq!(build_copy_target("build/lib/pkg/mod.py"), Some("pkg/mod.py"));
         assert!(is_scratch("reproduce_bug.py") && !is_scratch("src/pkg/core.py"));
+        for c in ["docs/releases/4.2.1.txt", "CHANGES.rst", "changelog.d/123.fix.md", "doc/whatsnew/3.0.rst"] {
+            assert!(is_changelog(c), "{c}");
+        }
+        assert!(
+            is_changelog("HISTORY.rst") && !is_changelog("src/pkg/history_model.py") && !is_changelog("docs/api.rst")
+        );
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! that name unchanged files.
 
 use super::edits::EditEvent;
-use super::paths::{FileKind, Roots, is_build_copy, mentioned_files, names_file, repo_relative};
+use super::paths::{FileKind, Roots, is_build_copy, is_changelog, mentioned_files, names_file, repo_relative};
 use super::views::{ViewKind, is_search, search_hits, views};
 use super::{FileTable, Periphery, PeripheryFile, Sighting, StaleIdentifier, TestMention};
 use crate::analysis::edits::split_patch;
@@ -27,33 +27,97 @@ fn defined_name(line: &str) -> Option<&str> {
     (!name.is_empty()).then_some(name)
 }
 
-/// Definitions a diff removed without defining again, per file, each with the name that
-/// replaced it in the same file when there is exactly one (a rename).
-fn removed_definitions(diff: &str) -> Vec<(String, String, Option<String>)> {
+/// Names a diff line provides without defining them: `from m import a, b as c`, `import m`,
+/// top-level `name = ...`.
+fn provided_names(line: &str) -> Vec<&str> {
+    let t = line.trim_start();
+    if let Some(rest) = t.strip_prefix("from ").and_then(|r| r.split_once(" import ").map(|(_, names)| names)) {
+        return rest
+            .split(',')
+            .filter_map(|n| n.split(" as ").last())
+            .map(|n| n.trim().trim_matches(|c| c == '(' || c == ')'))
+            .filter(|n| !n.is_empty())
+            .collect();
+    }
+    if let Some(rest) = t.strip_prefix("import ") {
+        return rest.split(',').filter_map(|n| n.split(" as ").last()).map(str::trim).collect();
+    }
+    // A top-level assignment (`name = ...`, not `==`).
+    if line == t
+        && let Some((name, rest)) = t.split_once('=')
+        && !rest.starts_with('=')
+    {
+        let name = name.trim();
+        if !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+            return vec![name];
+        }
+    }
+    Vec::new()
+}
+
+/// A definition the agent's diff removed without providing the name again.
+struct Removed {
+    name: String,
+    file: String,
+    renamed_to: Option<String>,
+    /// Defined indented (a method): only attribute uses (`.name`) can be stale.
+    method: bool,
+}
+
+/// Definitions a diff removed without defining, importing or assigning the name again, per
+/// file, each with the name that replaced it in the same file when there is exactly one (a
+/// rename).
+fn removed_definitions(diff: &str) -> Vec<Removed> {
     let mut out = Vec::new();
     for file in split_patch(diff) {
-        let mut removed = Vec::new();
+        let mut removed: Vec<(String, bool)> = Vec::new();
         let mut added = Vec::new();
+        let mut provided: Vec<String> = Vec::new();
         for line in file.diff.lines() {
             if line.starts_with("---") || line.starts_with("+++") {
                 continue;
             }
-            if let Some(name) = line.strip_prefix('-').and_then(defined_name) {
-                removed.push(name.to_string());
-            } else if let Some(name) = line.strip_prefix('+').and_then(defined_name) {
-                added.push(name.to_string());
+            if let Some(body) = line.strip_prefix('-')
+                && let Some(name) = defined_name(body)
+            {
+                removed.push((name.to_string(), body.starts_with([' ', '\t'])));
+            } else if let Some(body) = line.strip_prefix('+') {
+                match defined_name(body) {
+                    Some(name) => added.push(name.to_string()),
+                    None => provided.extend(provided_names(body).into_iter().map(str::to_string)),
+                }
             }
         }
-        let new_names: Vec<&String> = added.iter().filter(|a| !removed.contains(a)).collect();
-        for name in removed.iter().filter(|r| !added.contains(r)) {
+        let new_names: Vec<&String> = added.iter().filter(|a| !removed.iter().any(|(r, _)| r == *a)).collect();
+        for (name, method) in removed.iter().filter(|(r, _)| !added.contains(r) && !provided.contains(r)) {
             let common = COMMON.contains(&name.as_str()) || name.starts_with("__");
             if name.len() >= MIN_IDENT && !common {
                 let renamed_to = (new_names.len() == 1).then(|| new_names[0].clone());
-                out.push((name.clone(), repo_relative(&file.path, None), renamed_to));
+                out.push(Removed {
+                    name: name.clone(),
+                    file: repo_relative(&file.path, None),
+                    renamed_to,
+                    method: *method,
+                });
             }
         }
     }
     out
+}
+
+/// Whether `text` uses `ident`: a word-bounded occurrence on a line that does not define it
+/// (another class's own method of that name is not a use); for methods, only `.ident`.
+fn uses(text: &str, ident: &str, method: bool) -> bool {
+    text.lines().any(|line| {
+        if defined_name(line) == Some(ident) {
+            return false;
+        }
+        if method {
+            contains_word(line, &format!(".{ident}")) || line.contains(&format!(".{ident}("))
+        } else {
+            contains_word(line, ident)
+        }
+    })
 }
 
 /// Whether `ident` occurs in `text` with no identifier character on either side.
@@ -94,12 +158,13 @@ pub(super) fn stale_identifiers(
         patch_files.to_vec()
     };
     let unchanged = |p: &str| !changed.iter().any(|c| c == p) && !is_build_copy(p);
+    let methods: Vec<bool> = removed.iter().map(|r| r.method).collect();
     let mut out: Vec<StaleIdentifier> = removed
         .into_iter()
-        .map(|(identifier, defined_in, renamed_to)| StaleIdentifier {
-            identifier,
-            defined_in,
-            renamed_to,
+        .map(|r| StaleIdentifier {
+            identifier: r.name,
+            defined_in: r.file,
+            renamed_to: r.renamed_to,
             seen_in: Vec::new(),
         })
         .collect();
@@ -118,12 +183,12 @@ pub(super) fn stale_identifiers(
             if !unchanged(&path) {
                 continue;
             }
-            for st in out.iter_mut() {
+            for (st, &method) in out.iter_mut().zip(&methods) {
                 let known = st.seen_in.iter().any(|x| x.path == path);
                 if !known
                     && st.seen_in.len() < MAX_SIGHTINGS
                     && path != st.defined_in
-                    && contains_word(text, &st.identifier)
+                    && uses(text, &st.identifier, method)
                 {
                     st.seen_in.push(Sighting { path: path.clone(), step });
                 }
@@ -150,7 +215,8 @@ fn changed_definitions(diff: &str) -> Vec<&str> {
 /// Split the gold patch into core and periphery, and see which the agent edited. Core: source
 /// files that change a definition another gold file uses (the others follow it); failing such
 /// cross-references, source files that change any definition; failing that, the only source
-/// file. Periphery: everything else (call sites, tests, docs, configs).
+/// file. Periphery: the other files whose change names a redefined name (call sites, tests, docs,
+/// configs); changelogs and release notes are neither.
 pub(super) fn periphery(gold: &str, table: &FileTable, patch_files: &[String]) -> Periphery {
     let files = split_patch(gold);
     let sources: Vec<&crate::analysis::edits::FilePatch> =
@@ -169,9 +235,14 @@ pub(super) fn periphery(gold: &str, table: &FileTable, patch_files: &[String]) -
     }
     let edited = |p: &str| patch_files.iter().any(|x| x == p) || table.find(p).is_some_and(|f| !f.edited.is_empty());
     let core_edited = core.iter().filter(|p| edited(p)).cloned().collect();
+    // The periphery follows the core: files whose gold change names what the core redefined.
+    // Release notes and changelogs record a change; they do not follow it.
+    let names: Vec<&str> =
+        files.iter().filter(|f| core.contains(&f.path)).flat_map(|f| changed_definitions(&f.diff)).collect();
     let periphery = files
         .iter()
-        .filter(|f| !core.contains(&f.path))
+        .filter(|f| !core.contains(&f.path) && !is_changelog(&f.path))
+        .filter(|f| names.iter().any(|n| contains_word(&f.diff, n)))
         .map(|f| PeripheryFile {
             path: f.path.clone(),
             kind: FileKind::of(&f.path),
@@ -205,10 +276,22 @@ mod tests {
     #[test]
     fn renames_and_removals_not_re_signatures() {
         let diff = "diff --git a/src/requests/utils.py b/src/requests/utils.py\n--- a/src/requests/utils.py\n+++ b/src/requests/utils.py\n@@ -1,3 +1,3 @@\n-def super_len(o):\n+def complex_len(o):\n-def keep(a):\n+def keep(a, b=None):\n-def run(x):\n";
-        assert_eq!(
-            removed_definitions(diff),
-            vec![("super_len".to_string(), "src/requests/utils.py".to_string(), Some("complex_len".to_string()))]
-        );
+        let r = removed_definitions(diff);
+        assert_eq!(r.len(), 1);
+        let got = (r[0].name.as_str(), r[0].file.as_str(), r[0].renamed_to.as_deref(), r[0].method);
+        assert_eq!(got, ("super_len", "src/requests/utils.py", Some("complex_len"), false));
+    }
+
+    #[test]
+    fn names_imported_or_assigned_again_are_not_removed_and_methods_need_attribute_uses() {
+        let diff = "diff --git a/p/core.py b/p/core.py\n--- a/p/core.py\n+++ b/p/core.py\n@@ -1,4 +1,3 @@\n-def slugify(s):\n+from p.text import slugify\n-class Circle:\n-    def area_of(self):\n+    def area(self):\n-TIMEOUT_VALUE = 3\n-def helper_fn(x):\n+helper_fn = other\n";
+        let r = removed_definitions(diff);
+        let names: Vec<(&str, bool)> = r.iter().map(|x| (x.name.as_str(), x.method)).collect();
+        assert_eq!(names, [("Circle", false), ("area_of", true)]);
+        assert!(!uses("class Square:\n    def area_of(self):\n        return 1", "area_of", true));
+        assert!(uses("print(shape.area_of())", "area_of", true));
+        assert!(!uses("def slugify(s):\n    return s", "slugify", false));
+        assert!(uses("x = slugify(t)", "slugify", false));
     }
 
     #[test]

@@ -114,7 +114,9 @@ pub fn table(s: &Signals) -> String {
     for l in s.lost_edits.iter().take(MAX_ITEMS) {
         let why = match &l.why {
             LostWhy::BuildCopy => "a build/installed copy".to_string(),
-            LostWhy::GitRevert { step } => format!("undone by git at step {step}"),
+            LostWhy::GitRevert { step, checked } => {
+                format!("undone by git at step {step}{}", if *checked { ", after tests or a script ran" } else { "" })
+            }
             LostWhy::NotInPatch { shell: true } => "shell write not in the submitted patch".to_string(),
             LostWhy::NotInPatch { shell: false } => "not in the submitted patch".to_string(),
         };

@@ -131,15 +131,32 @@ fn format_error_loops_and_re_running_code_are_not_flooding() {
 #[test]
 fn asking_again_for_what_was_shown_after_a_flood_is_flooding() {
     let big = "x".repeat(30_000);
-    let mut steps = vec![step(0, "grep -rn amount .", &big)];
-    for i in 1..10 {
-        let action = if i % 3 == 0 { "cat src/money.py" } else { "ls src" };
-        steps.push(step(i, action, if i % 3 == 0 { "def amount(): ..." } else { "money.py" }));
-    }
-    let edits = vec![edit(Some(2), "/testbed/src/money.py", "str_replace", "applied", &[], None)];
-    let s = compute(&run(steps, edits, Some(false), None));
-    assert_eq!(s.context.unbounded_steps, vec![0]);
+    let money = "def amount(): ...";
+    let steps = |flood_between: bool, clipped_view: bool| {
+        let view = if clipped_view { format!("{money}\n<response clipped>") } else { money.to_string() };
+        let mut first = step(0, "cat src/money.py", &view);
+        if clipped_view {
+            first.flags = vec!["output_clipped"];
+        }
+        let mut v = vec![first, step(1, "ls src", "money.py")];
+        v.push(if flood_between { step(2, "grep -rn amount .", &big) } else { step(2, "ls", "src") });
+        v.push(step(3, "str_replace_editor str_replace /testbed/src/other.py", "edited"));
+        v.push(step(4, "python reproduce.py", "ok"));
+        v.push(step(5, "python reproduce.py", "ok"));
+        v.push(step(6, "cat src/money.py", &view));
+        v.push(if flood_between { step(7, "ls", "src") } else { step(7, "grep -rn amount .", &big) });
+        v
+    };
+    let edits = || vec![edit(Some(3), "/testbed/src/other.py", "str_replace", "applied", &[], None)];
+    let s = compute(&run(steps(true, false), edits(), Some(false), None));
+    assert_eq!(s.context.unbounded_steps, vec![2]);
     assert!(fired(&s, Rule::FloodThenRepeat).is_some_and(|c| c >= ASSIGN_THRESHOLD), "{:?}", s.repeats);
+    // The same repeat with the flood after it, not between: no sign of displacement.
+    let s = compute(&run(steps(false, false), edits(), Some(false), None));
+    assert!(fired(&s, Rule::FloodThenRepeat).is_some_and(|c| c < ASSIGN_THRESHOLD));
+    // Asking again for a view that was clipped is looking for the part not shown.
+    let s = compute(&run(steps(true, true), edits(), Some(false), None));
+    assert!(fired(&s, Rule::FloodThenRepeat).is_some_and(|c| c < ASSIGN_THRESHOLD));
 }
 
 #[test]
@@ -191,4 +208,78 @@ fn gold_files_never_seen_need_an_edit_attempt_first() {
     );
     elsewhere.task = Some(TaskRow { instruction: None, gold_patch: Some(gold.into()) });
     assert_eq!(fired(&compute(&elsewhere), Rule::ExpectedFileNeverSeen), Some(0.8));
+}
+
+#[test]
+fn release_notes_in_the_gold_patch_are_neither_location_nor_periphery() {
+    let gold = "diff --git a/django/db/query.py b/django/db/query.py\n--- a/django/db/query.py\n+++ b/django/db/query.py\n@@ -1 +1 @@\n-def filter_rows(q):\n+def filter_rows(q, strict=False):\ndiff --git a/docs/releases/4.2.1.txt b/docs/releases/4.2.1.txt\n--- a/docs/releases/4.2.1.txt\n+++ b/docs/releases/4.2.1.txt\n@@ -1 +1,2 @@\n+* Fixed filter_rows() with strict.\n";
+    let patch = "diff --git a/django/db/query.py b/django/db/query.py\n--- a/django/db/query.py\n+++ b/django/db/query.py\n@@ -1 +1 @@\n-def filter_rows(q):\n+def filter_rows(q, wrong=True):\n";
+    let steps = vec![
+        step(0, "str_replace_editor view /testbed/django/db/query.py", "def filter_rows(q):"),
+        step(1, "str_replace_editor str_replace /testbed/django/db/query.py", "edited"),
+    ];
+    let edits = vec![
+        edit(Some(1), "/testbed/django/db/query.py", "str_replace", "applied", &[], None),
+        edit(None, "django/db/query.py", "final_patch", "unknown", &[], None),
+    ];
+    let mut r = run(steps, edits, Some(false), Some(patch));
+    r.task = Some(TaskRow { instruction: None, gold_patch: Some(gold.into()) });
+    let s = compute(&r);
+    assert!(s.periphery.as_ref().is_some_and(|p| p.periphery.is_empty()), "{:?}", s.periphery);
+    for rule in [Rule::GoldPeripheryUntouched, Rule::ExpectedFileNeverSeen, Rule::ExpectedFileNotEdited] {
+        assert_eq!(fired(&s, rule), None, "{rule:?}: wrong logic in the right place is no mode");
+    }
+}
+
+#[test]
+fn a_debug_edit_reset_without_a_check_is_weighed_and_a_checked_fix_reset_is_lost() {
+    let run_with = |between: &str| {
+        let steps = vec![
+            step(0, "sed -i 's/x/dbg(x)/' src/pkg/helper.py", ""),
+            step(1, between, "ok"),
+            step(2, "git checkout src/pkg/helper.py", ""),
+            step(3, "str_replace_editor str_replace /testbed/src/pkg/core.py", "edited"),
+        ];
+        let edits = vec![
+            edit(Some(0), "src/pkg/helper.py", "shell_write", "unknown", &[], None),
+            edit(Some(3), "/testbed/src/pkg/core.py", "str_replace", "applied", &[], None),
+            edit(None, "src/pkg/core.py", "final_patch", "unknown", &[], None),
+        ];
+        let mut steps_with_grep = steps;
+        steps_with_grep.insert(0, step(0, "grep -rn x src", "src/pkg/helper.py:3:x = 1\n"));
+        for (i, s) in steps_with_grep.iter_mut().enumerate() {
+            s.index = i as i64;
+        }
+        let edits = edits
+            .into_iter()
+            .map(|mut e| {
+                e.step = e.step.map(|s| s + 1);
+                e
+            })
+            .collect();
+        compute(&run(steps_with_grep, edits, Some(false), Some("diff --git a/src/pkg/core.py b/src/pkg/core.py\n")))
+    };
+    let unchecked = run_with("ls");
+    assert!(
+        matches!(unchecked.lost_edits[0].why, LostWhy::GitRevert { checked: false, .. }),
+        "{:?}",
+        unchecked.lost_edits
+    );
+    assert!(fired(&unchecked, Rule::EditLost).is_some_and(|c| c < ASSIGN_THRESHOLD));
+    let checked = run_with("python -m pytest tests");
+    assert_eq!(fired(&checked, Rule::EditLost), Some(0.7));
+}
+
+#[test]
+fn a_bare_file_name_from_the_task_is_weighed_not_assigned() {
+    let steps = vec![
+        step(0, "cat django/forms/models.py", "class ModelForm: ..."),
+        step(1, "str_replace_editor str_replace /testbed/django/forms/fields.py", "edited"),
+    ];
+    let edits = vec![edit(Some(1), "/testbed/django/forms/fields.py", "str_replace", "applied", &[], None)];
+    let mut r = run(steps, edits, Some(false), None);
+    r.task = Some(TaskRow { instruction: Some("In my models.py the form breaks.".into()), gold_patch: None });
+    let s = compute(&r);
+    assert_eq!(s.expected[0].path.as_deref(), Some("django/forms/models.py"));
+    assert_eq!(fired(&s, Rule::ExpectedFileNotEdited), Some(0.4));
 }

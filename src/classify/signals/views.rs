@@ -21,9 +21,17 @@ pub struct View {
 }
 
 /// Commands whose file arguments are printed whole or in part.
-const PRINTERS: &[&str] = &["cat", "head", "tail", "nl", "less", "more", "bat", "view"];
-/// Options of those commands that take a value (`head -n 40 f`).
-const VALUE_OPTIONS: &[&str] = &["-n", "-c", "--lines", "--bytes", "-e"];
+/// with the options of each that take a value (`head -n 40 f`; `cat -n f` numbers lines).
+const PRINTERS: &[(&str, &[&str])] = &[
+    ("cat", &[]),
+    ("head", &["-n", "-c", "--lines", "--bytes"]),
+    ("tail", &["-n", "-c", "--lines", "--bytes"]),
+    ("nl", &["-w", "-s", "-v", "-i", "-b", "-n"]),
+    ("less", &[]),
+    ("more", &[]),
+    ("bat", &["-r", "--line-range", "-l", "--language"]),
+    ("view", &[]),
+];
 
 /// The files step `s` showed. Paths are repository-relative.
 pub fn views(s: &StepRow, roots: &Roots) -> Vec<View> {
@@ -152,11 +160,14 @@ fn printed_files(words: &[String]) -> Vec<String> {
         }
         files
     };
+    // With `-e SCRIPT` the script is an option's value; otherwise it is the first operand.
+    let script_in_option = args.iter().any(|a| a == "-e");
     match cmd.as_str() {
-        c if PRINTERS.contains(&c) => operands(false, VALUE_OPTIONS),
-        "sed" if args.iter().any(|a| a == "-n") && !args.iter().any(|a| a.starts_with("-i")) => operands(true, &["-e"]),
+        "sed" if args.iter().any(|a| a == "-n") && !args.iter().any(|a| a.starts_with("-i")) => {
+            operands(!script_in_option, &["-e"])
+        }
         "awk" => operands(true, &["-F", "-v"]),
-        _ => Vec::new(),
+        c => PRINTERS.iter().find(|(p, _)| *p == c).map(|(_, opts)| operands(false, opts)).unwrap_or_default(),
     }
 }
 
@@ -203,6 +214,9 @@ mod tests {
             [("c.py".into(), Open), ("d.py".into(), Open)]
         );
         assert!(paths(&step("sed -i 's/a/b/' e.py", None, None)).is_empty());
+        assert_eq!(paths(&step("cat -n src/pkg/util.py", None, None)), [("src/pkg/util.py".into(), Open)]);
+        assert_eq!(paths(&step("sed -n -e '1,5p' a.py", None, None)), [("a.py".into(), Open)]);
+        assert_eq!(paths(&step("tail -n 20 b.py", None, None)), [("b.py".into(), Open)]);
         assert!(paths(&step("cat > f.py <<'EOF'\ncat g.py\nEOF", None, None)).is_empty());
         assert!(paths(&step("python reproduce.py", None, None)).is_empty());
     }
