@@ -11,6 +11,7 @@ pub mod config;
 pub mod error;
 pub mod ingest;
 pub mod model;
+pub mod review;
 pub mod sanitize;
 pub mod store;
 pub mod synth;

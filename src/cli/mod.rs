@@ -8,6 +8,7 @@ mod classify;
 mod demo;
 mod ingest;
 mod output;
+mod review;
 mod tui;
 
 use anyhow::{Context, Result, bail};
@@ -97,6 +98,22 @@ enum Command {
     /// A run's signals: what the classifiers read (files seen and edited, rejections, floods...).
     Signals {
         run: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Label a run as a reviewer: its modes (or unclassified), evidence steps, a note.
+    Label(review::LabelArgs),
+    /// Agreement between raters per mode: Cohen's kappa, Krippendorff's alpha,
+    /// precision/recall/F1 against the reference, confusion, coverage, n, bootstrap 95% intervals.
+    Agreement(review::AgreementArgs),
+    /// Failure-mode distribution overall or by model, agent, benchmark or exit.
+    Stats(review::StatsArgs),
+    /// Export labels or statistics as csv, json, jsonl or markdown.
+    Export(review::ExportArgs),
+    /// Merge labels exported from another reviewer's database (JSON or JSON lines); conflicts
+    /// are reported, never overwritten.
+    ImportLabels {
+        file: PathBuf,
         #[arg(long)]
         json: bool,
     },
@@ -215,6 +232,14 @@ pub fn run() -> Result<i32> {
             }
             Ok(0)
         }
+        Command::Label(args) => review::label(&mut open_existing(&cli.db)?, &args),
+        Command::Agreement(args) => {
+            let store = if args.table.is_some() { None } else { Some(open_existing(&cli.db)?) };
+            review::agreement(store.as_ref(), &args)
+        }
+        Command::Stats(args) => review::stats(&open_existing(&cli.db)?, &args),
+        Command::Export(args) => review::export(&open_existing(&cli.db)?, &args),
+        Command::ImportLabels { file, json } => review::import(&mut open_existing(&cli.db)?, &file, json),
         Command::Demo => demo::run(&ui),
         Command::Bench { what } => bench::run(what),
     }

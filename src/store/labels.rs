@@ -59,6 +59,9 @@ pub struct LabelSet {
     pub modes: Vec<String>,
     pub created_at: String,
     pub taxonomy_version: String,
+    pub exit_category: String,
+    /// The LLM's prompt hash (or the heuristic's signals hash).
+    pub input_hash: Option<String>,
 }
 
 const LABEL_COLUMNS: &str = "l.id, r.instance_id, l.created_at, l.note, l.run_id, l.source, l.rater, l.taxonomy,
@@ -126,8 +129,21 @@ impl Store {
 
     /// Append one label (never replacing an earlier one); returns its id.
     pub fn add_label(&mut self, label: &Label, note: Option<&str>) -> Result<i64, StoreError> {
-        let tx = self.conn.transaction()?;
+        self.add_label_at(label, note, None)
+    }
+
+    /// Append one label made at `created_at` (an imported label keeps its time), or now.
+    pub fn add_label_at(
+        &mut self,
+        label: &Label,
+        note: Option<&str>,
+        created_at: Option<&str>,
+    ) -> Result<i64, StoreError> {
+        let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let id = insert_label(&tx, label, note)?;
+        if let Some(at) = created_at {
+            tx.execute("UPDATE labels SET created_at = ?2 WHERE id = ?1", params![id, at])?;
+        }
         tx.commit()?;
         Ok(id)
     }
@@ -202,7 +218,8 @@ impl Store {
         let mut stmt = self.conn.prepare(
             "SELECT l.run_id, l.source, l.rater, l.created_at, l.taxonomy_version,
                     (SELECT group_concat(mode, char(31)) FROM (SELECT mode FROM label_modes
-                     WHERE label_id = l.id AND assigned = 1 ORDER BY mode))
+                     WHERE label_id = l.id AND assigned = 1 ORDER BY mode)),
+                    coalesce(l.exit_category, ''), l.input_hash
              FROM labels l
              WHERE l.id IN (SELECT max(id) FROM labels WHERE taxonomy = ?1 GROUP BY run_id, source, rater)
              ORDER BY l.run_id, l.id",
@@ -217,6 +234,8 @@ impl Store {
                 created_at: r.get(3)?,
                 taxonomy_version: r.get(4)?,
                 modes: modes.map(|m| m.split('\u{1f}').map(str::to_string).collect()).unwrap_or_default(),
+                exit_category: r.get(6)?,
+                input_hash: r.get(7)?,
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)

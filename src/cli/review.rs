@@ -1,0 +1,424 @@
+//! `trajan label`, `agreement`, `stats`, `export`, `import-labels`.
+
+use super::output::{emit, print_json};
+use anyhow::{Context, Result, bail};
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use trajan::agreement::{AgreementReport, BootstrapOptions, Estimate, Rating, Reference, Table, agreement_report};
+use trajan::classify::label::HumanVerdict;
+use trajan::classify::signals::ExitCategory;
+use trajan::classify::taxonomy::Taxonomy;
+use trajan::config::UserConfig;
+use trajan::review::export::{self, ExportedLabel, Format};
+use trajan::review::stats::{self, By, Pick};
+use trajan::sanitize::sanitize;
+use trajan::store::Store;
+use trajan::store::read::RunFilter;
+
+#[derive(clap::Args)]
+pub struct LabelArgs {
+    /// The run (numeric id or instance id).
+    pub run: String,
+    /// Modes the run shows (ids of the taxonomy).
+    #[arg(long = "mode", num_args = 1.., conflicts_with = "unclassified")]
+    pub modes: Vec<String>,
+    /// The run fits none of the modes.
+    #[arg(long)]
+    pub unclassified: bool,
+    /// Who is labelling (default: [labels] rater in config.toml, else $USER).
+    #[arg(long)]
+    pub rater: Option<String>,
+    #[arg(long)]
+    pub note: Option<String>,
+    /// Steps that show the modes.
+    #[arg(long = "evidence", num_args = 1..)]
+    pub evidence: Vec<usize>,
+    /// 0.0–1.0 (default 1.0).
+    #[arg(long, default_value_t = 1.0)]
+    pub confidence: f64,
+    /// Settle a disagreement: this label becomes the run's reference.
+    #[arg(long)]
+    pub adjudicate: bool,
+    #[arg(long)]
+    pub taxonomy: Option<String>,
+}
+
+/// The reviewer's name: the flag, the config file, `$USER`, `$LOGNAME`.
+pub fn rater(flag: Option<&str>, config: &UserConfig) -> Result<String> {
+    let name = flag
+        .map(str::to_string)
+        .or_else(|| config.labels.rater.clone())
+        .or_else(|| std::env::var("USER").ok())
+        .or_else(|| std::env::var("LOGNAME").ok())
+        .filter(|n| !n.trim().is_empty());
+    name.context("who is labelling? give --rater NAME, or `rater` under [labels] in config.toml")
+}
+
+pub fn taxonomy(flag: Option<&str>, config: &UserConfig) -> Result<Taxonomy> {
+    super::classify::load_taxonomy(flag.or(config.classify.taxonomy.as_deref()))
+}
+
+pub fn label(store: &mut Store, args: &LabelArgs) -> Result<i32> {
+    let config = UserConfig::load(|k| std::env::var(k).ok())?;
+    if args.modes.is_empty() && !args.unclassified {
+        bail!("give the modes (--mode MODE...) or --unclassified");
+    }
+    let taxonomy = taxonomy(args.taxonomy.as_deref(), &config)?;
+    let rater = rater(args.rater.as_deref(), &config)?;
+    let id = store.resolve_run(&args.run)?;
+    let detail = store.run_detail(id, Some(-1))?;
+    let has_patch = detail.submission.as_deref().is_some_and(|s| !s.trim().is_empty());
+    let exit = ExitCategory::classify(detail.summary.exit_status.as_deref(), has_patch).name().to_string();
+    let verdict = HumanVerdict {
+        modes: args.modes.clone(),
+        confidence: args.confidence,
+        evidence: args.evidence.clone(),
+        note: args.note.clone(),
+        adjudication: args.adjudicate,
+    };
+    let label = verdict.into_label(id, &rater, &taxonomy, detail.summary.steps.max(0) as usize, exit)?;
+    let label_id = store.add_label(&label, args.note.as_deref())?;
+    let what = if label.modes.is_empty() { "unclassified".to_string() } else { label.summary.clone() };
+    let kind = if args.adjudicate { "adjudication" } else { "label" };
+    emit(&format!(
+        "{kind} {label_id}: run {id} {} by {}: {what}\n",
+        sanitize(&detail.summary.instance_id),
+        sanitize(&rater)
+    ))?;
+    Ok(0)
+}
+
+#[derive(clap::Args)]
+pub struct AgreementArgs {
+    #[arg(long)]
+    pub json: bool,
+    #[arg(long)]
+    pub taxonomy: Option<String>,
+    /// A rating table (CSV: item,rater,modes with modes separated by `;`) instead of the database.
+    #[arg(long)]
+    pub table: Option<PathBuf>,
+    /// With --table: the rater others are scored against (default: the consensus of all).
+    #[arg(long)]
+    pub reference: Option<String>,
+    /// Bootstrap resamples for the 95% intervals (0: none).
+    #[arg(long, default_value_t = 1000)]
+    pub resamples: usize,
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+}
+
+/// A rating table from CSV (`item,rater,modes`).
+fn read_table(path: &Path) -> Result<Table<Rating>> {
+    let mut reader = csv::Reader::from_path(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut records = Vec::new();
+    for (i, row) in reader.records().enumerate() {
+        let row = row.with_context(|| format!("{}: line {}", path.display(), i + 2))?;
+        let (Some(item), Some(rater)) = (row.get(0), row.get(1)) else {
+            bail!("{}: line {}: expected item,rater,modes", path.display(), i + 2);
+        };
+        let modes: Rating =
+            row.get(2).unwrap_or("").split(';').map(str::trim).filter(|m| !m.is_empty()).map(str::to_string).collect();
+        records.push((item.to_string(), rater.to_string(), modes));
+    }
+    Table::from_records(records).with_context(|| path.display().to_string())
+}
+
+pub fn agreement(store: Option<&Store>, args: &AgreementArgs) -> Result<i32> {
+    let config = UserConfig::load(|k| std::env::var(k).ok())?;
+    let taxonomy = taxonomy(args.taxonomy.as_deref(), &config)?;
+    let modes: Vec<String> = taxonomy.modes.iter().map(|m| m.id.clone()).collect();
+    let bootstrap = BootstrapOptions { resamples: args.resamples, seed: args.seed, ..BootstrapOptions::default() };
+    let report = match (&args.table, store) {
+        (Some(path), _) => {
+            let table = read_table(path)?;
+            let raters: Vec<String> = table.raters().to_vec();
+            let reference = match &args.reference {
+                Some(r) => Reference::Rater(r.clone()),
+                None => Reference::Consensus(raters.clone()),
+            };
+            agreement_report(&table, &modes, &raters, &reference, &bootstrap)?
+        }
+        (None, Some(store)) => {
+            let sets = store.current_label_sets(&taxonomy.name)?;
+            if sets.is_empty() {
+                bail!("no labels under {} yet (trajan classify, trajan label)", taxonomy.stamp());
+            }
+            let (table, raters) = trajan::review::agreement_table(&sets);
+            let reference = Reference::Rater(trajan::review::REFERENCE.into());
+            agreement_report(&table, &modes, &raters, &reference, &bootstrap)?
+        }
+        (None, None) => bail!("no database and no --table"),
+    };
+    if args.json {
+        print_json(&serde_json::json!({"taxonomy": taxonomy.stamp(), "report": report}))?;
+    } else {
+        emit(&agreement_text(&report, &taxonomy))?;
+    }
+    Ok(0)
+}
+
+fn est(e: &Estimate) -> String {
+    match (e.value, &e.ci) {
+        (None, _) => "—".into(),
+        (Some(v), Some(ci)) => format!("{v:.3} [{:.3}, {:.3}]", ci.low, ci.high),
+        (Some(v), None) => format!("{v:.3}"),
+    }
+}
+
+fn agreement_text(r: &AgreementReport, taxonomy: &Taxonomy) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "agreement under {} on {} runs; 95% bootstrap intervals in brackets",
+        sanitize(&taxonomy.stamp()),
+        r.items
+    );
+    let _ = writeln!(o, "coverage (share of rated runs with any mode):");
+    for c in &r.coverage {
+        let share = c.share.map(|s| format!("{:.1}%", s * 100.0)).unwrap_or_else(|| "—".into());
+        let _ = writeln!(o, "  {:<28} {share} of {}", sanitize(&c.rater), c.rated);
+    }
+    for m in &r.modes {
+        let _ = writeln!(o, "\n{}", m.mode);
+        let _ = writeln!(o, "  Krippendorff's alpha {} over {} runs", est(&m.alpha.alpha), m.alpha.units);
+        for p in &m.pairs {
+            let raw = p.raw_agreement.map(|a| format!("{:.1}%", a * 100.0)).unwrap_or_else(|| "—".into());
+            let _ = writeln!(
+                o,
+                "  kappa {:<22} ~ {:<22} {} (n {}, raw agreement {raw})",
+                sanitize(&p.a),
+                sanitize(&p.b),
+                est(&p.kappa),
+                p.n
+            );
+        }
+        for c in &m.against_reference {
+            let f = &c.confusion;
+            let _ = writeln!(
+                o,
+                "  vs reference: {:<20} P {} R {} F1 {} (n {}; tp {} fp {} fn {} tn {})",
+                sanitize(&c.rater),
+                est(&c.precision),
+                est(&c.recall),
+                est(&c.f1),
+                c.n,
+                f.tp,
+                f.fp,
+                f.fn_,
+                f.tn
+            );
+        }
+    }
+    o
+}
+
+#[derive(clap::Args)]
+pub struct StatsArgs {
+    /// Group by model, agent, benchmark, exit (or all).
+    #[arg(long, default_value = "all")]
+    pub by: String,
+    /// Whose labels: best (reference, else LLM, else heuristic), heuristic, llm, human, reference.
+    #[arg(long, default_value = "best")]
+    pub source: String,
+    #[arg(long)]
+    pub taxonomy: Option<String>,
+    #[arg(long, conflicts_with_all = ["csv", "markdown"])]
+    pub json: bool,
+    #[arg(long, conflicts_with = "markdown")]
+    pub csv: bool,
+    #[arg(long)]
+    pub markdown: bool,
+}
+
+fn compute_stats(store: &Store, taxonomy: &Taxonomy, by: &str, source: &str) -> Result<stats::Stats> {
+    let by = By::parse(by).with_context(|| format!("--by {by:?}: one of all, model, agent, benchmark, exit"))?;
+    let pick = Pick::parse(source)
+        .with_context(|| format!("--source {source:?}: one of best, heuristic, llm, human, reference"))?;
+    let runs = store.list_runs(RunFilter::default())?;
+    let sets = store.current_label_sets(&taxonomy.name)?;
+    Ok(stats::stats(&runs, &sets, by, pick, &taxonomy.stamp()))
+}
+
+pub fn stats(store: &Store, args: &StatsArgs) -> Result<i32> {
+    let config = UserConfig::load(|k| std::env::var(k).ok())?;
+    let taxonomy = taxonomy(args.taxonomy.as_deref(), &config)?;
+    let s = compute_stats(store, &taxonomy, &args.by, &args.source)?;
+    let modes: Vec<String> = taxonomy.modes.iter().map(|m| m.id.clone()).collect();
+    let format = if args.json {
+        Format::Json
+    } else if args.csv {
+        Format::Csv
+    } else {
+        Format::Markdown
+    };
+    emit(&sanitize(&export::stats(&s, &modes, format)?))?;
+    Ok(0)
+}
+
+#[derive(clap::Args)]
+pub struct ExportArgs {
+    /// labels or stats.
+    pub what: String,
+    /// csv, json, jsonl or markdown.
+    #[arg(long, default_value = "csv")]
+    pub format: String,
+    /// Write here instead of standard output (replaced whole, never half-written).
+    #[arg(short = 'o', long)]
+    pub output: Option<PathBuf>,
+    /// Labels: only the current label per run, source, rater and taxonomy (default: all).
+    #[arg(long)]
+    pub current: bool,
+    /// Stats: group by (all, model, agent, benchmark, exit).
+    #[arg(long, default_value = "all")]
+    pub by: String,
+    /// Stats: whose labels.
+    #[arg(long, default_value = "best")]
+    pub source: String,
+    #[arg(long)]
+    pub taxonomy: Option<String>,
+}
+
+pub fn export(store: &Store, args: &ExportArgs) -> Result<i32> {
+    let config = UserConfig::load(|k| std::env::var(k).ok())?;
+    let format = Format::parse(&args.format)
+        .with_context(|| format!("--format {:?}: csv, json, jsonl or markdown", args.format))?;
+    let text = match args.what.as_str() {
+        "labels" => {
+            let runs = store.list_runs(RunFilter::default())?;
+            let rows: Vec<ExportedLabel> = store
+                .labels(None, args.current)?
+                .iter()
+                .map(|row| {
+                    let run = runs
+                        .iter()
+                        .find(|r| Some(&r.instance_id) == row.instance_id.as_ref() && r.id == row.label.run_id);
+                    ExportedLabel::new(row, run.and_then(|r| r.model.clone()), run.and_then(|r| r.agent.clone()))
+                })
+                .collect();
+            export::labels(&rows, format)?
+        }
+        "stats" => {
+            let taxonomy = taxonomy(args.taxonomy.as_deref(), &config)?;
+            let s = compute_stats(store, &taxonomy, &args.by, &args.source)?;
+            let modes: Vec<String> = taxonomy.modes.iter().map(|m| m.id.clone()).collect();
+            export::stats(&s, &modes, format)?
+        }
+        other => bail!("export {other:?}: labels or stats"),
+    };
+    match &args.output {
+        None => emit(&text)?,
+        Some(path) => {
+            // Write beside the target, then rename: a reader never sees half a file.
+            let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            let mut tmp =
+                tempfile::NamedTempFile::new_in(dir).with_context(|| format!("cannot write in {}", dir.display()))?;
+            std::io::Write::write_all(&mut tmp, text.as_bytes())?;
+            tmp.persist(path).with_context(|| format!("cannot write {}", path.display()))?;
+            eprintln!("wrote {}", path.display());
+        }
+    }
+    Ok(0)
+}
+
+/// What `import-labels` did.
+#[derive(Debug, Default, serde::Serialize)]
+struct ImportReport {
+    imported: usize,
+    already_present: usize,
+    /// The local database already has a different label by the same rater for the run.
+    conflicts: Vec<String>,
+    /// No run here matches (instance, model, agent), or several do.
+    unmatched: Vec<String>,
+    /// Classifier labels are not imported (classify here instead).
+    skipped_classifier: usize,
+}
+
+fn read_export(path: &Path) -> Result<Vec<ExportedLabel>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    if text.trim_start().starts_with('[') {
+        return serde_json::from_str(&text).with_context(|| format!("{}: not a label export (JSON)", path.display()));
+    }
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        out.push(
+            serde_json::from_str(line)
+                .with_context(|| format!("{}: line {}: not a label export (JSON lines)", path.display(), i + 1))?,
+        );
+    }
+    Ok(out)
+}
+
+pub fn import(store: &mut Store, path: &Path, json: bool) -> Result<i32> {
+    let labels = read_export(path)?;
+    let runs = store.list_runs(RunFilter::default())?;
+    let mut report = ImportReport::default();
+    for e in labels {
+        let l = &e.label;
+        if !l.source.is_human() {
+            report.skipped_classifier += 1;
+            continue;
+        }
+        let who = format!("{} by {} ({})", e.instance_id.as_deref().unwrap_or("?"), l.rater, l.source.name());
+        let matches: Vec<i64> = runs
+            .iter()
+            .filter(|r| Some(&r.instance_id) == e.instance_id.as_ref())
+            .filter(|r| e.run_model.is_none() || r.model == e.run_model)
+            .filter(|r| e.run_agent.is_none() || r.agent == e.run_agent)
+            .map(|r| r.id)
+            .collect();
+        let [run_id] = matches[..] else {
+            let why = if matches.is_empty() { "no such run here" } else { "several runs match" };
+            report.unmatched.push(format!("{who}: {why}"));
+            continue;
+        };
+        let mine: Vec<_> = store
+            .labels(Some(run_id), false)?
+            .into_iter()
+            .filter(|r| r.label.source == l.source && r.label.rater == l.rater && r.label.taxonomy == l.taxonomy)
+            .collect();
+        let modes =
+            |x: &trajan::classify::label::Label| x.modes.iter().map(|m| m.mode.clone()).collect::<BTreeSet<_>>();
+        if mine.iter().any(|r| r.created_at == e.created_at && modes(&r.label) == modes(l)) {
+            report.already_present += 1;
+            continue;
+        }
+        if let Some(current) = mine.last() {
+            let show = |s: BTreeSet<String>| {
+                if s.is_empty() { "unclassified".to_string() } else { s.into_iter().collect::<Vec<_>>().join(", ") }
+            };
+            report.conflicts.push(format!(
+                "{who}: here {} ({}), imported {} ({})",
+                show(modes(&current.label)),
+                current.created_at,
+                show(modes(l)),
+                e.created_at
+            ));
+            continue;
+        }
+        let mut label = l.clone();
+        label.run_id = run_id;
+        store.add_label_at(&label, e.note.as_deref(), Some(&e.created_at))?;
+        report.imported += 1;
+    }
+    if json {
+        print_json(&report)?;
+    } else {
+        let mut o = format!(
+            "imported {}, already present {}, conflicts {}, unmatched {}, classifier labels skipped {}\n",
+            report.imported,
+            report.already_present,
+            report.conflicts.len(),
+            report.unmatched.len(),
+            report.skipped_classifier
+        );
+        for c in &report.conflicts {
+            let _ = writeln!(o, "conflict (kept the local label): {}", sanitize(c));
+        }
+        for u in &report.unmatched {
+            let _ = writeln!(o, "unmatched: {}", sanitize(u));
+        }
+        emit(&o)?;
+    }
+    Ok(if report.conflicts.is_empty() && report.unmatched.is_empty() { 0 } else { 1 })
+}

@@ -1,0 +1,236 @@
+//! Exports of labels and statistics as CSV, JSON, JSON lines or Markdown. Every export names the
+//! taxonomy and version of its labels, and LLM labels carry their model and prompt hash. The
+//! column names are stable (docs/LABELLING.md lists them).
+
+use super::stats::{Row, Stats};
+use crate::classify::label::Label;
+use crate::store::labels::LabelRow;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Csv,
+    Json,
+    Jsonl,
+    Markdown,
+}
+
+impl Format {
+    pub fn parse(s: &str) -> Option<Format> {
+        match s {
+            "csv" => Some(Format::Csv),
+            "json" => Some(Format::Json),
+            "jsonl" => Some(Format::Jsonl),
+            "markdown" | "md" => Some(Format::Markdown),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write the export: {0}")]
+pub struct ExportError(String);
+
+/// A label as exported (and imported by `import-labels`): the label whole, with the run it is
+/// about named by more than its local id.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExportedLabel {
+    pub label_id: i64,
+    pub run_id: i64,
+    pub instance_id: Option<String>,
+    pub run_model: Option<String>,
+    pub run_agent: Option<String>,
+    pub created_at: String,
+    pub note: Option<String>,
+    #[serde(flatten)]
+    pub label: Label,
+}
+
+impl ExportedLabel {
+    pub fn new(row: &LabelRow, run_model: Option<String>, run_agent: Option<String>) -> ExportedLabel {
+        ExportedLabel {
+            label_id: row.id,
+            run_id: row.label.run_id,
+            instance_id: row.instance_id.clone(),
+            run_model,
+            run_agent,
+            created_at: row.created_at.clone(),
+            note: row.note.clone(),
+            label: row.label.clone(),
+        }
+    }
+}
+
+/// The CSV columns of a label, in order.
+pub const LABEL_COLUMNS: &[&str] = &[
+    "label_id",
+    "run_id",
+    "instance_id",
+    "run_model",
+    "run_agent",
+    "source",
+    "rater",
+    "taxonomy",
+    "taxonomy_version",
+    "created_at",
+    "unclassified",
+    "modes",
+    "confidences",
+    "evidence",
+    "weighed",
+    "exit_category",
+    "summary",
+    "note",
+    "llm_model",
+    "prompt_hash",
+    "tokens_in",
+    "tokens_out",
+    "cost",
+    "latency_ms",
+];
+
+fn opt<T: ToString>(v: &Option<T>) -> String {
+    v.as_ref().map(ToString::to_string).unwrap_or_default()
+}
+
+fn label_record(e: &ExportedLabel) -> Vec<String> {
+    let l = &e.label;
+    let p = &l.provenance;
+    let llm = l.source == crate::classify::label::Source::Llm;
+    let join = |f: &dyn Fn(&crate::classify::label::ModeVerdict) -> String| {
+        l.modes.iter().map(f).collect::<Vec<_>>().join(";")
+    };
+    vec![
+        e.label_id.to_string(),
+        e.run_id.to_string(),
+        opt(&e.instance_id),
+        opt(&e.run_model),
+        opt(&e.run_agent),
+        l.source.name().into(),
+        l.rater.clone(),
+        l.taxonomy.clone(),
+        l.taxonomy_version.clone(),
+        e.created_at.clone(),
+        l.is_unclassified().to_string(),
+        join(&|m| m.mode.clone()),
+        join(&|m| format!("{:.2}", m.confidence)),
+        join(&|m| {
+            format!("{}:{}", m.mode, m.evidence.iter().map(|x| x.step.to_string()).collect::<Vec<_>>().join(","))
+        }),
+        l.considered.iter().map(|m| m.mode.clone()).collect::<Vec<_>>().join(";"),
+        l.exit_category.clone(),
+        l.summary.clone(),
+        opt(&e.note),
+        if llm { opt(&p.model) } else { String::new() },
+        if llm { opt(&p.input_hash) } else { String::new() },
+        opt(&p.tokens_in),
+        opt(&p.tokens_out),
+        opt(&p.cost),
+        opt(&p.latency_ms),
+    ]
+}
+
+fn csv(header: &[String], rows: &[Vec<String>]) -> Result<String, ExportError> {
+    let mut w = ::csv::Writer::from_writer(Vec::new());
+    let err = |e: ::csv::Error| ExportError(e.to_string());
+    w.write_record(header).map_err(err)?;
+    for r in rows {
+        w.write_record(r).map_err(err)?;
+    }
+    let bytes = w.into_inner().map_err(|e| ExportError(e.to_string()))?;
+    String::from_utf8(bytes).map_err(|e| ExportError(e.to_string()))
+}
+
+/// A Markdown table cell: pipes escaped, newlines as spaces.
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace(['\n', '\r'], " ")
+}
+
+fn markdown(title: &str, header: &[String], rows: &[Vec<String>]) -> String {
+    let mut out = format!("{title}\n\n| {} |\n|{}\n", header.join(" | "), "---|".repeat(header.len()));
+    for r in rows {
+        out.push_str(&format!("| {} |\n", r.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | ")));
+    }
+    out
+}
+
+fn json<T: Serialize + ?Sized>(v: &T, pretty: bool) -> Result<String, ExportError> {
+    let text = if pretty { serde_json::to_string_pretty(v) } else { serde_json::to_string(v) };
+    text.map_err(|e| ExportError(e.to_string()))
+}
+
+pub fn labels(rows: &[ExportedLabel], format: Format) -> Result<String, ExportError> {
+    let header: Vec<String> = LABEL_COLUMNS.iter().map(|c| c.to_string()).collect();
+    match format {
+        Format::Csv => csv(&header, &rows.iter().map(label_record).collect::<Vec<_>>()),
+        Format::Json => Ok(json(rows, true)? + "\n"),
+        Format::Jsonl => rows.iter().map(|r| json(r, false).map(|l| l + "\n")).collect(),
+        Format::Markdown => {
+            let taxonomies: std::collections::BTreeSet<String> =
+                rows.iter().map(|r| format!("{}@{}", r.label.taxonomy, r.label.taxonomy_version)).collect();
+            let title = format!(
+                "# Labels ({} labels; taxonomy {})",
+                rows.len(),
+                taxonomies.into_iter().collect::<Vec<_>>().join(", ")
+            );
+            Ok(markdown(&title, &header, &rows.iter().map(label_record).collect::<Vec<_>>()))
+        }
+    }
+}
+
+/// The CSV columns of a statistics row; then one `mode:<id>` column per mode.
+pub const STATS_COLUMNS: &[&str] =
+    &["taxonomy", "source", "by", "group", "runs", "labelled", "with_mode", "coverage", "compared", "agreement"];
+
+fn ratio(x: Option<f64>) -> String {
+    x.map(|v| format!("{v:.4}")).unwrap_or_default()
+}
+
+fn stats_record(s: &Stats, r: &Row, modes: &[String]) -> Vec<String> {
+    let mut v = vec![
+        s.taxonomy.clone(),
+        s.source.clone(),
+        s.by.clone(),
+        r.group.clone(),
+        r.runs.to_string(),
+        r.labelled.to_string(),
+        r.with_mode.to_string(),
+        ratio(r.coverage),
+        r.compared.to_string(),
+        ratio(r.agreement),
+    ];
+    v.extend(modes.iter().map(|m| r.modes.get(m).copied().unwrap_or(0).to_string()));
+    v
+}
+
+/// `modes`: the taxonomy's modes, one column each.
+pub fn stats(s: &Stats, modes: &[String], format: Format) -> Result<String, ExportError> {
+    let mut header: Vec<String> = STATS_COLUMNS.iter().map(|c| c.to_string()).collect();
+    header.extend(modes.iter().map(|m| format!("mode:{m}")));
+    let rows: Vec<Vec<String>> =
+        s.rows.iter().chain(std::iter::once(&s.total)).map(|r| stats_record(s, r, modes)).collect();
+    let llm = if s.llm_models.is_empty() {
+        String::new()
+    } else {
+        let models: Vec<String> = s.llm_models.iter().map(|(m, n)| format!("{m} ({n} prompts)")).collect();
+        format!("; LLM labels from {}", models.join(", "))
+    };
+    match format {
+        Format::Csv => csv(&header, &rows),
+        Format::Json => Ok(json(s, true)? + "\n"),
+        Format::Jsonl => s
+            .rows
+            .iter()
+            .chain(std::iter::once(&s.total))
+            .map(|r| {
+                let line = serde_json::json!({"taxonomy": s.taxonomy, "source": s.source, "by": s.by, "llm_models": s.llm_models, "row": r});
+                json(&line, false).map(|l| l + "\n")
+            })
+            .collect(),
+        Format::Markdown => Ok(markdown(
+            &format!("# Failure modes by {} ({}; labels: {}{llm})", s.by, s.taxonomy, s.source),
+            &header[3..].to_vec(),
+            &rows.into_iter().map(|r| r[3..].to_vec()).collect::<Vec<_>>(),
+        )),
+    }
+}

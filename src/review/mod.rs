@@ -1,0 +1,170 @@
+//! Human review over the stored labels, as pure functions: who the raters are, the reference
+//! a run is judged by (an adjudication, else the reviewers' consensus), disagreements, the review
+//! queues, the agreement table, statistics and exports.
+
+pub mod export;
+pub mod stats;
+
+use crate::agreement::{Rating, RatingTable, Table};
+use crate::classify::label::Source;
+use crate::store::labels::LabelSet;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The column the reference is put in, in agreement tables.
+pub const REFERENCE: &str = "reference";
+
+/// A rater's name in agreement tables and statistics: `heuristic`, `llm:<model>`,
+/// `human:<reviewer>`; adjudications make the reference, not a rater.
+pub fn rater_key(l: &LabelSet) -> Option<String> {
+    match l.source {
+        Source::Heuristic => Some("heuristic".into()),
+        Source::Llm => Some(format!("llm:{}", l.rater)),
+        Source::Human => Some(format!("human:{}", l.rater)),
+        Source::Adjudication => None,
+    }
+}
+
+fn set(l: &LabelSet) -> Rating {
+    l.modes.iter().cloned().collect()
+}
+
+/// The current labels of each run.
+pub fn by_run(sets: &[LabelSet]) -> BTreeMap<i64, Vec<&LabelSet>> {
+    let mut out: BTreeMap<i64, Vec<&LabelSet>> = BTreeMap::new();
+    for s in sets {
+        out.entry(s.run_id).or_default().push(s);
+    }
+    out
+}
+
+/// What a run is judged by: its latest adjudication, else the reviewers' per-mode majority
+/// (`None` when no reviewer labelled it, or they tie on some mode).
+pub fn reference(labels: &[&LabelSet]) -> Option<Rating> {
+    if let Some(adj) =
+        labels.iter().filter(|l| l.source == Source::Adjudication).max_by(|a, b| a.created_at.cmp(&b.created_at))
+    {
+        return Some(set(adj));
+    }
+    let humans: Vec<Rating> = labels.iter().filter(|l| l.source == Source::Human).map(|l| set(l)).collect();
+    if humans.is_empty() {
+        return None;
+    }
+    let modes: BTreeSet<&String> = humans.iter().flatten().collect();
+    let mut out = Rating::new();
+    for m in modes {
+        let yes = humans.iter().filter(|h| h.contains(m)).count();
+        match (yes * 2).cmp(&humans.len()) {
+            std::cmp::Ordering::Greater => {
+                out.insert(m.clone());
+            }
+            std::cmp::Ordering::Equal => return None,
+            std::cmp::Ordering::Less => {}
+        }
+    }
+    Some(out)
+}
+
+/// Reviewers disagree on the run (different mode sets) and no adjudication came after them.
+pub fn disagreement(labels: &[&LabelSet]) -> bool {
+    let humans: Vec<&&LabelSet> = labels.iter().filter(|l| l.source == Source::Human).collect();
+    let differ = humans.windows(2).any(|w| w[0].modes != w[1].modes);
+    let latest_human = humans.iter().map(|l| l.created_at.as_str()).max().unwrap_or("");
+    let settled = labels.iter().any(|l| l.source == Source::Adjudication && l.created_at.as_str() >= latest_human);
+    differ && !settled
+}
+
+/// Whether `rater` has labelled the run (as a reviewer or an adjudicator).
+pub fn labelled_by(labels: &[&LabelSet], rater: &str) -> bool {
+    labels.iter().any(|l| l.source.is_human() && l.rater == rater)
+}
+
+/// The review queues of the run list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Queue {
+    All,
+    /// Runs not known to be resolved that this rater has not labelled.
+    Unlabelled,
+    /// Runs this rater labelled.
+    Mine,
+    /// Runs whose reviewers disagree, for adjudication.
+    Disagreements,
+}
+
+impl Queue {
+    pub const ALL: [Queue; 4] = [Queue::All, Queue::Unlabelled, Queue::Mine, Queue::Disagreements];
+    pub fn name(self) -> &'static str {
+        match self {
+            Queue::All => "all runs",
+            Queue::Unlabelled => "unlabelled by me",
+            Queue::Mine => "labelled by me",
+            Queue::Disagreements => "disagreements",
+        }
+    }
+    pub fn next(self) -> Queue {
+        let i = Queue::ALL.iter().position(|q| *q == self).unwrap_or(0);
+        Queue::ALL[(i + 1) % Queue::ALL.len()]
+    }
+}
+
+/// What the run list needs to know of a run's labels for the queues.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ReviewState {
+    pub mine: bool,
+    pub disagreement: bool,
+    /// The reference's modes, when there is one.
+    pub reference: Option<Vec<String>>,
+}
+
+/// The review state of every labelled run, for `rater`.
+pub fn states(sets: &[LabelSet], rater: &str) -> BTreeMap<i64, ReviewState> {
+    by_run(sets)
+        .into_iter()
+        .map(|(run, labels)| {
+            let state = ReviewState {
+                mine: labelled_by(&labels, rater),
+                disagreement: disagreement(&labels),
+                reference: reference(&labels).map(|r| r.into_iter().collect()),
+            };
+            (run, state)
+        })
+        .collect()
+}
+
+/// Whether a run belongs in a queue. `failed`: its outcome is not known to be resolved.
+pub fn in_queue(queue: Queue, state: Option<&ReviewState>, failed: bool) -> bool {
+    match queue {
+        Queue::All => true,
+        Queue::Unlabelled => failed && !state.is_some_and(|s| s.mine),
+        Queue::Mine => state.is_some_and(|s| s.mine),
+        Queue::Disagreements => state.is_some_and(|s| s.disagreement),
+    }
+}
+
+/// The agreement table of the current labels: one item per run, one rater per classifier and
+/// reviewer, and a [`REFERENCE`] column (adjudication, else consensus). Returns the table and
+/// the rater names (without the reference).
+pub fn agreement_table(sets: &[LabelSet]) -> (RatingTable, Vec<String>) {
+    let runs = by_run(sets);
+    let mut raters: Vec<String> = sets.iter().filter_map(rater_key).collect::<BTreeSet<_>>().into_iter().collect();
+    raters.sort_by_key(|r| (!r.starts_with("heuristic"), !r.starts_with("llm:"), r.clone()));
+    let items: Vec<String> = runs.keys().map(|r| r.to_string()).collect();
+    let mut columns = raters.clone();
+    columns.push(REFERENCE.into());
+    let cells = runs
+        .values()
+        .map(|labels| {
+            let mut row: Vec<Option<Rating>> = raters
+                .iter()
+                .map(|name| labels.iter().find(|l| rater_key(l).as_deref() == Some(name.as_str())).map(|l| set(l)))
+                .collect();
+            row.push(reference(labels));
+            row
+        })
+        .collect();
+    let table =
+        Table::from_rows(items, columns, cells).unwrap_or_else(|_| unreachable!("rows are built to the table's shape"));
+    (table, raters)
+}
+
+#[cfg(test)]
+mod tests;

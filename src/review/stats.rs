@@ -1,0 +1,214 @@
+//! Failure-mode statistics: the distribution of modes over failed runs, overall or by model,
+//! agent, benchmark or exit category, with coverage and agreement with the reference.
+
+use super::{by_run, reference};
+use crate::agreement::Rating;
+use crate::classify::label::Source;
+use crate::classify::signals::ExitCategory;
+use crate::store::labels::LabelSet;
+use crate::store::read::RunSummary;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// How runs are grouped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum By {
+    All,
+    Model,
+    Agent,
+    Benchmark,
+    Exit,
+}
+
+impl By {
+    pub fn parse(s: &str) -> Option<By> {
+        match s {
+            "all" => Some(By::All),
+            "model" => Some(By::Model),
+            "agent" => Some(By::Agent),
+            "benchmark" => Some(By::Benchmark),
+            "exit" => Some(By::Exit),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            By::All => "all",
+            By::Model => "model",
+            By::Agent => "agent",
+            By::Benchmark => "benchmark",
+            By::Exit => "exit",
+        }
+    }
+}
+
+/// Whose labels count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pick {
+    Heuristic,
+    Llm,
+    /// The reviewers' consensus (adjudications aside).
+    Human,
+    /// Adjudication, else the reviewers' consensus.
+    Reference,
+    /// The reference, else the LLM, else the heuristic.
+    Best,
+}
+
+impl Pick {
+    pub fn parse(s: &str) -> Option<Pick> {
+        match s {
+            "heuristic" => Some(Pick::Heuristic),
+            "llm" => Some(Pick::Llm),
+            "human" => Some(Pick::Human),
+            "reference" => Some(Pick::Reference),
+            "best" => Some(Pick::Best),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Pick::Heuristic => "heuristic",
+            Pick::Llm => "llm",
+            Pick::Human => "human",
+            Pick::Reference => "reference",
+            Pick::Best => "best",
+        }
+    }
+}
+
+/// The benchmark a run belongs to, read from its instance id: RefactorBench tasks, the
+/// project's fixtures, SWE-bench style `owner__repo-NUMBER`, else `other`.
+pub fn benchmark(instance_id: &str) -> &'static str {
+    if instance_id.contains("refactor") {
+        "refactorbench"
+    } else if instance_id.starts_with("demo__") || instance_id.starts_with("classify__") {
+        "fixtures"
+    } else if instance_id.split_once("__").is_some_and(|(_, rest)| {
+        rest.rsplit_once('-').is_some_and(|(_, n)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+    }) {
+        "swe-bench"
+    } else {
+        "other"
+    }
+}
+
+/// One group's numbers. Column names are stable (docs/LABELLING.md).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Row {
+    pub group: String,
+    /// Failed runs (not known to be resolved) in the group.
+    pub runs: usize,
+    /// Of those, runs with a label from the chosen source.
+    pub labelled: usize,
+    /// Labelled runs with at least one mode.
+    pub with_mode: usize,
+    /// with_mode / labelled.
+    pub coverage: Option<f64>,
+    /// Labelled runs per mode (a run may count under several).
+    pub modes: BTreeMap<String, usize>,
+    /// Runs with both a chosen label and a reference.
+    pub compared: usize,
+    /// Share of those whose modes equal the reference's (not for `--source reference`).
+    pub agreement: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Stats {
+    /// `name@version` of the taxonomy the labels were made under.
+    pub taxonomy: String,
+    pub source: String,
+    pub by: String,
+    /// LLM models whose labels were read, with how many distinct prompts each.
+    pub llm_models: BTreeMap<String, usize>,
+    pub rows: Vec<Row>,
+    pub total: Row,
+}
+
+fn group_of(run: &RunSummary, by: By, exit: Option<&str>) -> String {
+    match by {
+        By::All => "all".into(),
+        By::Model => run.model.clone().unwrap_or_else(|| "unknown".into()),
+        By::Agent => run.agent.clone().unwrap_or_else(|| "unknown".into()),
+        By::Benchmark => benchmark(&run.instance_id).into(),
+        By::Exit => exit
+            .filter(|e| !e.is_empty())
+            .map(str::to_string)
+            .unwrap_or_else(|| ExitCategory::classify(run.exit_status.as_deref(), true).name().into()),
+    }
+}
+
+fn chosen(labels: &[&LabelSet], pick: Pick) -> Option<Rating> {
+    let latest = |source: Source| {
+        labels
+            .iter()
+            .filter(|l| l.source == source)
+            .max_by(|a, b| a.created_at.cmp(&b.created_at))
+            .map(|l| l.modes.iter().cloned().collect())
+    };
+    match pick {
+        Pick::Heuristic => latest(Source::Heuristic),
+        Pick::Llm => latest(Source::Llm),
+        Pick::Human => {
+            let humans: Vec<&LabelSet> = labels.iter().copied().filter(|l| l.source == Source::Human).collect();
+            reference(&humans)
+        }
+        Pick::Reference => reference(labels),
+        Pick::Best => reference(labels).or_else(|| latest(Source::Llm)).or_else(|| latest(Source::Heuristic)),
+    }
+}
+
+fn add(row: &mut Row, rating: Option<&Rating>, reference: Option<&Rating>, pick: Pick) {
+    row.runs += 1;
+    let Some(r) = rating else { return };
+    row.labelled += 1;
+    if !r.is_empty() {
+        row.with_mode += 1;
+    }
+    for m in r {
+        *row.modes.entry(m.clone()).or_default() += 1;
+    }
+    if pick != Pick::Reference
+        && let Some(reference) = reference
+    {
+        row.compared += 1;
+        row.agreement = Some(row.agreement.unwrap_or(0.0) + f64::from(u8::from(r == reference)));
+    }
+}
+
+fn finish(row: &mut Row) {
+    row.coverage = (row.labelled > 0).then(|| row.with_mode as f64 / row.labelled as f64);
+    row.agreement = row.agreement.map(|agreeing| agreeing / row.compared as f64);
+}
+
+/// Statistics over the failed runs among `runs`, from the current labels `sets`.
+pub fn stats(runs: &[RunSummary], sets: &[LabelSet], by: By, pick: Pick, taxonomy: &str) -> Stats {
+    let labels = by_run(sets);
+    let mut groups: BTreeMap<String, Row> = BTreeMap::new();
+    let mut total = Row { group: "total".into(), ..Row::default() };
+    for run in runs.iter().filter(|r| r.resolved != Some(true)) {
+        let mine: Vec<&LabelSet> = labels.get(&run.id).cloned().unwrap_or_default();
+        let rating = chosen(&mine, pick);
+        let reference = reference(&mine);
+        let exit = mine.iter().map(|l| l.exit_category.as_str()).find(|e| !e.is_empty());
+        let g = group_of(run, by, exit);
+        let row = groups.entry(g.clone()).or_insert_with(|| Row { group: g, ..Row::default() });
+        add(row, rating.as_ref(), reference.as_ref(), pick);
+        add(&mut total, rating.as_ref(), reference.as_ref(), pick);
+    }
+    let mut rows: Vec<Row> = groups.into_values().collect();
+    rows.iter_mut().for_each(finish);
+    finish(&mut total);
+    let mut llm_models: BTreeMap<String, BTreeSet<&str>> = BTreeMap::new();
+    for l in sets.iter().filter(|l| l.source == Source::Llm) {
+        llm_models.entry(l.rater.clone()).or_default().insert(l.input_hash.as_deref().unwrap_or(""));
+    }
+    Stats {
+        taxonomy: taxonomy.to_string(),
+        source: pick.name().into(),
+        by: by.name().into(),
+        llm_models: llm_models.into_iter().map(|(m, p)| (m, p.len())).collect(),
+        rows,
+        total,
+    }
+}

@@ -1,0 +1,81 @@
+//! Review logic on hand-built label sets.
+
+use super::*;
+
+fn set(run: i64, source: Source, rater: &str, modes: &[&str], at: &str) -> LabelSet {
+    LabelSet {
+        run_id: run,
+        source,
+        rater: rater.into(),
+        modes: modes.iter().map(|m| m.to_string()).collect(),
+        created_at: at.into(),
+        taxonomy_version: "1.0".into(),
+        exit_category: "submitted".into(),
+        input_hash: None,
+    }
+}
+
+#[test]
+fn the_reference_is_the_adjudication_else_the_reviewers_majority() {
+    let a = set(1, Source::Human, "ann", &["x", "y"], "1");
+    let b = set(1, Source::Human, "bob", &["x"], "2");
+    let c = set(1, Source::Human, "cat", &["x", "y"], "3");
+    let two = [&a, &b];
+    assert_eq!(reference(&two), None, "ann and bob tie on y");
+    let three = [&a, &b, &c];
+    assert_eq!(reference(&three), Some(["x", "y"].iter().map(|s| s.to_string()).collect()));
+    let adj = set(1, Source::Adjudication, "dee", &[], "4");
+    assert_eq!(reference(&[&a, &b, &adj]), Some(Rating::new()), "an adjudication settles it");
+    let llm = set(1, Source::Llm, "gpt", &["x"], "1");
+    assert_eq!(reference(&[&llm]), None, "classifiers are not the reference");
+}
+
+#[test]
+fn disagreements_until_an_adjudication_after_them() {
+    let a = set(1, Source::Human, "ann", &["x"], "2026-01-01");
+    let b = set(1, Source::Human, "bob", &[], "2026-01-02");
+    assert!(disagreement(&[&a, &b]));
+    let settled = set(1, Source::Adjudication, "cat", &["x"], "2026-01-03");
+    assert!(!disagreement(&[&a, &b, &settled]));
+    let earlier = set(1, Source::Adjudication, "cat", &["x"], "2026-01-01T00");
+    assert!(disagreement(&[&a, &b, &earlier]), "a newer label reopens it");
+    let same = set(1, Source::Human, "bob", &["x"], "2026-01-02");
+    assert!(!disagreement(&[&a, &same]));
+}
+
+#[test]
+fn queues_follow_the_rater() {
+    let sets = vec![set(1, Source::Human, "ann", &["x"], "1"), set(2, Source::Heuristic, "heuristic", &["x"], "1")];
+    let s = states(&sets, "ann");
+    assert!(in_queue(Queue::Mine, s.get(&1), true));
+    assert!(!in_queue(Queue::Unlabelled, s.get(&1), true));
+    assert!(in_queue(Queue::Unlabelled, s.get(&2), true), "a classifier's label is not mine");
+    assert!(in_queue(Queue::Unlabelled, s.get(&3), true));
+    assert!(!in_queue(Queue::Unlabelled, s.get(&3), false), "resolved runs are not queued");
+    assert_eq!(Queue::Disagreements.next(), Queue::All);
+}
+
+#[test]
+fn the_agreement_table_has_a_column_per_rater_and_the_reference() {
+    let sets = vec![
+        set(1, Source::Heuristic, "heuristic", &["x"], "1"),
+        set(1, Source::Human, "ann", &["x"], "1"),
+        set(2, Source::Llm, "gpt", &[], "1"),
+        set(2, Source::Adjudication, "cat", &["y"], "1"),
+    ];
+    let (table, raters) = agreement_table(&sets);
+    assert_eq!(raters, ["heuristic", "llm:gpt", "human:ann"]);
+    assert_eq!(table.raters(), ["heuristic", "llm:gpt", "human:ann", "reference"]);
+    assert_eq!(table.items(), ["1", "2"]);
+    assert_eq!(table.get(1, 3), Some(&["y".to_string()].into_iter().collect()));
+    assert_eq!(table.get(0, 1), None);
+}
+
+#[test]
+fn benchmarks_from_instance_ids() {
+    use stats::benchmark;
+    assert_eq!(benchmark("django__django-11163"), "swe-bench");
+    assert_eq!(benchmark("requests_refactor__rename-super-len"), "refactorbench");
+    assert_eq!(benchmark("classify__mixture"), "fixtures");
+    assert_eq!(benchmark("whatever"), "other");
+}
