@@ -229,7 +229,7 @@ pub fn stats(s: &Stats, modes: &[String], format: Format) -> Result<String, Expo
             .collect(),
         Format::Markdown => Ok(markdown(
             &format!("# Failure modes by {} ({}; labels: {}{llm})", s.by, s.taxonomy, s.source),
-            &header[3..].to_vec(),
+            &header[3..],
             &rows.into_iter().map(|r| r[3..].to_vec()).collect::<Vec<_>>(),
         )),
     }
