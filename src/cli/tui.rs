@@ -30,7 +30,14 @@ pub fn run(db: &Path, store: Store, open: Option<&str>, args: &UiArgs) -> Result
     let open = open.map(|r| store.resolve_run(r)).transpose()?;
     let source = db.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| db.display().to_string());
     let ctx = ViewCtx::new(theme, keymap, source);
-    let opts = Options { db: db.to_path_buf(), open, mouse: args.mouse || cfg.mouse };
+    let user = trajan::config::UserConfig::load(env)?;
+    let review = trajan::tui::app::Review {
+        rater: super::review::rater(None, &user).unwrap_or_default(),
+        blind: user.labels.blind.unwrap_or(true),
+        taxonomy: super::review::taxonomy(None, &user)?,
+        ..trajan::tui::app::Review::default()
+    };
+    let opts = Options { db: db.to_path_buf(), open, mouse: args.mouse || cfg.mouse, review };
     driver::run(store, ctx, opts).context("the TUI stopped")?;
     Ok(0)
 }

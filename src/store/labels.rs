@@ -128,24 +128,31 @@ impl Store {
     }
 
     /// Append one label (never replacing an earlier one); returns its id.
-    pub fn add_label(&mut self, label: &Label, note: Option<&str>) -> Result<i64, StoreError> {
+    pub fn add_label(&self, label: &Label, note: Option<&str>) -> Result<i64, StoreError> {
         self.add_label_at(label, note, None)
     }
 
-    /// Append one label made at `created_at` (an imported label keeps its time), or now.
-    pub fn add_label_at(
-        &mut self,
-        label: &Label,
-        note: Option<&str>,
-        created_at: Option<&str>,
-    ) -> Result<i64, StoreError> {
-        let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let id = insert_label(&tx, label, note)?;
-        if let Some(at) = created_at {
-            tx.execute("UPDATE labels SET created_at = ?2 WHERE id = ?1", params![id, at])?;
+    /// Append one label made at `created_at` (an imported label keeps its time), or now. One
+    /// short IMMEDIATE transaction: reviewers labelling the same database at once wait their
+    /// turn (busy timeout) instead of failing. Takes `&self` so the TUI can label while reading.
+    pub fn add_label_at(&self, label: &Label, note: Option<&str>, created_at: Option<&str>) -> Result<i64, StoreError> {
+        self.conn.execute_batch("BEGIN IMMEDIATE")?;
+        let written = insert_label(&self.conn, label, note).and_then(|id| {
+            if let Some(at) = created_at {
+                self.conn.execute("UPDATE labels SET created_at = ?2 WHERE id = ?1", params![id, at])?;
+            }
+            Ok(id)
+        });
+        match written {
+            Ok(id) => {
+                self.conn.execute_batch("COMMIT")?;
+                Ok(id)
+            }
+            Err(e) => {
+                let _ = self.conn.execute_batch("ROLLBACK");
+                Err(e)
+            }
         }
-        tx.commit()?;
-        Ok(id)
     }
 
     /// Labels, oldest first: all of them, or of one run; with `current_only`, the latest per
@@ -316,7 +323,7 @@ impl Store {
     }
 }
 
-fn insert_label(tx: &rusqlite::Transaction<'_>, label: &Label, note: Option<&str>) -> Result<i64, StoreError> {
+fn insert_label(tx: &rusqlite::Connection, label: &Label, note: Option<&str>) -> Result<i64, StoreError> {
     let p = &label.provenance;
     tx.prepare_cached(&format!(
         "INSERT INTO labels (run_id, source, rater, taxonomy, taxonomy_version, unclassified, exit_category, summary, note,
@@ -381,7 +388,7 @@ mod tests {
 
     #[test]
     fn labels_are_appended_and_the_latest_per_rater_is_current() {
-        let mut store = Store::open_in_memory().unwrap();
+        let store = Store::open_in_memory().unwrap();
         store.add_label(&label("ann", Some("missed_edit_location"), "h1"), Some("first look")).unwrap();
         store.add_label(&label("ann", None, "h2"), None).unwrap();
         store.add_label(&label("bob", Some("context_flooding"), "h3"), None).unwrap();

@@ -59,10 +59,53 @@ pub enum Command {
     PrevEvidence,
     /// Show the labels panel.
     Labels,
+    /// Toggle the n-th mode of the taxonomy in the label being made.
+    ToggleMode1,
+    ToggleMode2,
+    ToggleMode3,
+    ToggleMode4,
+    ToggleMode5,
+    ToggleMode6,
+    ToggleMode7,
+    ToggleMode8,
+    ToggleMode9,
+    /// The run fits no mode.
+    Unclassified,
+    ConfidenceUp,
+    ConfidenceDown,
+    /// Attach (or detach) the step under the cursor as evidence.
+    AttachEvidence,
+    /// Write the label's note.
+    Note,
+    SaveLabel,
+    /// Save the label as an adjudication (the run's reference).
+    SaveAdjudication,
+    /// Open the next failed run this reviewer has not labelled.
+    NextUnlabelled,
+    /// Run list: all runs, unlabelled by me, labelled by me, disagreements.
+    NextQueue,
 }
 
 impl Command {
-    pub const ALL: [Command; 40] = [
+    /// The mode position (0-based) a `ToggleModeN` command toggles.
+    pub fn mode_index(self) -> Option<usize> {
+        const MODES: [Command; 9] = [
+            Command::ToggleMode1,
+            Command::ToggleMode2,
+            Command::ToggleMode3,
+            Command::ToggleMode4,
+            Command::ToggleMode5,
+            Command::ToggleMode6,
+            Command::ToggleMode7,
+            Command::ToggleMode8,
+            Command::ToggleMode9,
+        ];
+        MODES.iter().position(|m| *m == self)
+    }
+}
+
+impl Command {
+    pub const ALL: [Command; 58] = [
         Command::Up,
         Command::Down,
         Command::PageUp,
@@ -103,6 +146,24 @@ impl Command {
         Command::NextEvidence,
         Command::PrevEvidence,
         Command::Labels,
+        Command::ToggleMode1,
+        Command::ToggleMode2,
+        Command::ToggleMode3,
+        Command::ToggleMode4,
+        Command::ToggleMode5,
+        Command::ToggleMode6,
+        Command::ToggleMode7,
+        Command::ToggleMode8,
+        Command::ToggleMode9,
+        Command::Unclassified,
+        Command::ConfidenceUp,
+        Command::ConfidenceDown,
+        Command::AttachEvidence,
+        Command::Note,
+        Command::SaveLabel,
+        Command::SaveAdjudication,
+        Command::NextUnlabelled,
+        Command::NextQueue,
     ];
 }
 
@@ -136,4 +197,11 @@ pub enum Action {
     },
     /// A background task failed; shown in the status line.
     Failed(String),
+    /// The review state of every labelled run (at start and after each saved label).
+    ReviewLoaded(std::collections::BTreeMap<i64, crate::review::ReviewState>),
+    /// A label was saved (its id) for this run.
+    LabelSaved {
+        run: i64,
+        label_id: i64,
+    },
 }

@@ -28,6 +28,8 @@ pub struct Options {
     /// Open this run first (`trajan open RUN`).
     pub open: Option<i64>,
     pub mouse: bool,
+    /// The reviewer, blind review, the taxonomy labels are made under.
+    pub review: super::app::Review,
 }
 
 /// Run the TUI until the reviewer quits. The terminal is restored however this returns.
@@ -35,6 +37,7 @@ pub fn run(store: Store, ctx: ViewCtx, opts: Options) -> Result<(), TuiError> {
     let mut guard = Guard::enter(opts.mouse)?;
     let size = guard.terminal.size()?;
     let mut app = App::new((size.width, size.height));
+    app.review = opts.review;
     let mut ctx = ctx;
     let (tx, rx) = mpsc::channel::<Action>();
 
@@ -42,6 +45,8 @@ pub fn run(store: Store, ctx: ViewCtx, opts: Options) -> Result<(), TuiError> {
     let first = first_page(&store, size.height)?;
     let complete = matches!(first, Action::RunsLoaded { complete: true, .. });
     settle(&store, &mut app, first);
+    let review = app.load_review();
+    settle_effects(&store, &mut app, vec![review]);
     if !complete {
         load_all_runs(opts.db.clone(), tx.clone());
     }
@@ -149,6 +154,14 @@ pub(crate) fn perform(store: &Store, effect: Effect) -> Option<Action> {
         Effect::Search { run, query } => match store.search_run(run, &query) {
             Ok(steps) => Action::SearchDone { query, steps },
             Err(e) => Action::Failed(format!("search: {e}")),
+        },
+        Effect::SaveLabel { label, note } => match store.add_label(&label, note.as_deref()) {
+            Ok(label_id) => Action::LabelSaved { run: label.run_id, label_id },
+            Err(e) => Action::Failed(format!("saving the label: {e}")),
+        },
+        Effect::LoadReview { taxonomy, rater } => match store.current_label_sets(&taxonomy) {
+            Ok(sets) => Action::ReviewLoaded(crate::review::states(&sets, &rater)),
+            Err(e) => Action::Failed(format!("reading the labels: {e}")),
         },
         Effect::Copy(text) => match terminal::copy_to_clipboard(&text) {
             Ok(()) => return None,

@@ -20,6 +20,8 @@ pub struct ListState {
     pub sort: Sort,
     /// Total in the database, known before the full list arrives.
     pub total: Option<i64>,
+    /// The runs of the review queue shown (`None`: all runs).
+    pub queue: Option<std::collections::HashSet<i64>>,
 }
 
 impl ListState {
@@ -38,6 +40,9 @@ impl ListState {
     /// Re-apply filter and sort, keeping the selected run selected when it is still shown.
     pub fn refresh(&mut self, keep: Option<i64>) {
         self.visible = filter::apply(&self.runs, &self.filter, self.sort);
+        if let Some(queue) = &self.queue {
+            self.visible.retain(|&i| queue.contains(&self.runs[i].id));
+        }
         self.cursor = keep
             .and_then(|id| self.visible.iter().position(|&i| self.runs[i].id == id))
             .unwrap_or(0)
@@ -71,6 +76,13 @@ impl ListState {
         self.filter = parsed;
         self.refresh(keep);
         Ok(())
+    }
+
+    /// Show only these runs (a review queue), or all.
+    pub fn set_queue(&mut self, ids: Option<std::collections::HashSet<i64>>) {
+        let keep = self.selected().map(|r| r.id);
+        self.queue = ids;
+        self.refresh(keep);
     }
 
     pub fn set_sort(&mut self, sort: Sort) {

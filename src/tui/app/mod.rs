@@ -2,11 +2,13 @@
 //! data and the driver performs them, so every flow is a plain unit test.
 
 mod list;
+mod review;
 mod run;
 #[cfg(test)]
 mod tests;
 
 pub use list::ListState;
+pub use review::{CONFIDENCE_STEP, Draft, Review};
 pub use run::{BODY_CACHE, Panel, RunView, Search};
 
 use crate::tui::action::{Action, Command};
@@ -27,6 +29,16 @@ pub enum Effect {
     },
     /// Put text on the clipboard (OSC 52).
     Copy(String),
+    /// Append a reviewer's label.
+    SaveLabel {
+        label: Box<crate::classify::label::Label>,
+        note: Option<String>,
+    },
+    /// Read every run's review state for this reviewer under this taxonomy.
+    LoadReview {
+        taxonomy: String,
+        rater: String,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,6 +59,8 @@ pub enum PromptKind {
     Filter,
     Search,
     Goto,
+    /// The note of the label being made.
+    Note,
 }
 
 impl PromptKind {
@@ -55,6 +69,7 @@ impl PromptKind {
             PromptKind::Filter => "filter",
             PromptKind::Search => "search",
             PromptKind::Goto => "go to step",
+            PromptKind::Note => "note",
         }
     }
 }
@@ -81,6 +96,8 @@ pub struct App {
     /// Rows of the list the last frame showed (for paging); estimated until the first frame.
     pub rows: usize,
     pub quit: bool,
+    /// The reviewer, the queues and blind review.
+    pub review: Review,
 }
 
 /// The first visible row of a list of `len` rows shown `height` at a time, so that `cursor` is
@@ -115,7 +132,13 @@ impl App {
             size,
             rows: body_rows(size),
             quit: false,
+            review: Review::default(),
         }
+    }
+
+    /// What to ask the driver for to know every run's review state.
+    pub fn load_review(&self) -> Effect {
+        Effect::LoadReview { taxonomy: self.review.taxonomy.name.clone(), rater: self.review.rater.clone() }
     }
 
     pub fn update(&mut self, action: Action) -> Vec<Effect> {
@@ -131,11 +154,29 @@ impl App {
             Action::RunsLoaded { runs, complete, total } => {
                 self.list.set_runs(runs, complete);
                 self.list.total = if complete { Some(self.list.runs.len() as i64) } else { total };
+                self.apply_queue();
                 Vec::new()
             }
+            Action::ReviewLoaded(states) => {
+                self.review.states = states;
+                self.apply_queue();
+                Vec::new()
+            }
+            Action::LabelSaved { run, label_id } => {
+                self.set_info(format!("saved label {label_id} for run {run}; the classifiers' labels are shown (L)"));
+                vec![self.load_review(), Effect::LoadRun(run)]
+            }
             Action::Open(id) => vec![Effect::LoadRun(id)],
-            Action::RunLoaded(data) => {
+            Action::RunLoaded(mut data) => {
                 let id = data.summary.id;
+                // Blind review: the classifiers' labels stay hidden until this reviewer has
+                // labelled the run (no anchoring).
+                let before = data.labels.len();
+                if self.review.blinded(id) {
+                    data.labels.retain(|l| l.label.source.is_human());
+                }
+                let hidden = before - data.labels.len();
+                let draft = self.draft_from_labels(&data.labels);
                 if let Some(pos) = self.list.visible.iter().position(|&i| self.list.runs[i].id == id) {
                     self.list.move_to(pos);
                 }
@@ -144,8 +185,15 @@ impl App {
                 if let Some(prev) = &previous {
                     self.places.insert(prev.run_id(), prev.cursor);
                 }
+                // The same run again (reloaded after a label was saved): the same panel.
+                let panel = previous.as_ref().filter(|p| p.run_id() == id).map(|p| p.panel);
                 let carried = previous.and_then(|r| r.search).map(|s| s.query);
                 let mut view = RunView::new(*data);
+                view.panel = panel.unwrap_or(view.panel);
+                view.hidden_labels = hidden;
+                view.draft = draft;
+                view.label_modes = self.review.taxonomy.modes.iter().map(|m| m.id.clone()).collect();
+                view.rater = self.review.rater.clone();
                 if let Some(&pos) = self.places.get(&id) {
                     view.go(pos);
                 }
@@ -274,6 +322,13 @@ impl App {
             Command::Filter => {
                 self.prompt = Some(Prompt { kind: PromptKind::Filter, text: self.list.filter_text.clone() });
             }
+            Command::NextQueue => {
+                self.review.queue = self.review.queue.next();
+                self.apply_queue();
+                let shown = self.list.visible.len();
+                self.set_info(format!("queue: {} ({shown} runs)", self.review.queue.name()));
+            }
+            Command::NextUnlabelled => return self.next_unlabelled(),
             Command::SortNext => self.list.set_sort(self.list.sort.next_key()),
             Command::SortReverse => self.list.set_sort(self.list.sort.reversed()),
             Command::Copy => {
@@ -374,6 +429,40 @@ impl App {
                 run.panel = if run.panel == Panel::Labels { Panel::Step } else { Panel::Labels };
                 run.scroll = 0;
             }
+            cmd if cmd.mode_index().is_some() => {
+                let i = cmd.mode_index().unwrap_or(0);
+                match self.review.taxonomy.modes.get(i) {
+                    Some(mode) => {
+                        run.draft.toggle_mode(&mode.id);
+                        run.panel = Panel::Labels;
+                    }
+                    None => {
+                        let n = self.review.taxonomy.modes.len();
+                        self.set_error(format!("{} has {n} modes (keys 1 to {n})", self.review.taxonomy.stamp()));
+                    }
+                }
+            }
+            Command::Unclassified => {
+                run.draft.toggle_unclassified();
+                run.panel = Panel::Labels;
+            }
+            Command::ConfidenceUp | Command::ConfidenceDown => {
+                run.draft.adjust_confidence(cmd == Command::ConfidenceUp);
+                run.panel = Panel::Labels;
+            }
+            Command::AttachEvidence => {
+                if let Some(step) = run.step_index() {
+                    let added = run.draft.toggle_evidence(step as usize);
+                    let what = if added { "attached to" } else { "detached from" };
+                    self.set_info(format!("step {step} {what} your label's evidence"));
+                }
+            }
+            Command::Note => {
+                let text = run.draft.note.clone();
+                self.prompt = Some(Prompt { kind: PromptKind::Note, text });
+            }
+            Command::SaveLabel | Command::SaveAdjudication => return self.save_label(cmd == Command::SaveAdjudication),
+            Command::NextUnlabelled => return self.next_unlabelled(),
             Command::NextFile if run.file + 1 < run.patch_files() => {
                 run.file += 1;
                 run.scroll = 0;
@@ -452,6 +541,13 @@ impl App {
                 }
                 vec![Effect::Search { run: run.run_id(), query }]
             }
+            PromptKind::Note => {
+                if let Some(run) = self.run.as_mut() {
+                    run.draft.note = prompt.text.trim().to_string();
+                    run.panel = Panel::Labels;
+                }
+                Vec::new()
+            }
             PromptKind::Goto => {
                 let Some(run) = self.run.as_mut() else { return Vec::new() };
                 match prompt.text.trim().parse::<i64>() {
@@ -465,6 +561,89 @@ impl App {
                         Vec::new()
                     }
                 }
+            }
+        }
+    }
+
+    /// Show only the runs of the current queue in the list.
+    fn apply_queue(&mut self) {
+        let queue = self.review.queue;
+        let ids = (queue != crate::review::Queue::All).then(|| {
+            self.list
+                .runs
+                .iter()
+                .filter(|r| crate::review::in_queue(queue, self.review.states.get(&r.id), r.resolved != Some(true)))
+                .map(|r| r.id)
+                .collect()
+        });
+        self.list.set_queue(ids);
+    }
+
+    /// The label this reviewer last saved for the run, as the starting draft.
+    fn draft_from_labels(&self, labels: &[crate::store::labels::LabelRow]) -> Draft {
+        let mine = labels.iter().rev().find(|l| l.label.source.is_human() && l.label.rater == self.review.rater);
+        let Some(row) = mine else { return Draft::default() };
+        let l = &row.label;
+        Draft {
+            modes: l.modes.iter().map(|m| m.mode.clone()).collect(),
+            unclassified: l.modes.is_empty(),
+            confidence: l.modes.first().map_or(1.0, |m| m.confidence),
+            evidence: l.modes.iter().flat_map(|m| m.evidence.iter().map(|e| e.step)).collect(),
+            note: row.note.clone().unwrap_or_default(),
+        }
+    }
+
+    /// The draft as a label to save, or why it cannot be saved.
+    fn save_label(&mut self, adjudication: bool) -> Vec<Effect> {
+        let Some(run) = self.run.as_ref() else { return Vec::new() };
+        if self.review.rater.is_empty() {
+            self.set_error("who is labelling? set `rater` under [labels] in config.toml, or $USER".into());
+            return Vec::new();
+        }
+        if !run.draft.is_ready() {
+            self.set_error("nothing to save: toggle modes (1–9) or mark the run unclassified (u)".into());
+            return Vec::new();
+        }
+        let d = &run.draft;
+        let has_patch = run.data.submission.as_deref().is_some_and(|s| !s.trim().is_empty());
+        let exit = crate::classify::signals::ExitCategory::classify(run.data.summary.exit_status.as_deref(), has_patch);
+        let note = (!d.note.is_empty()).then(|| d.note.clone());
+        let verdict = crate::classify::label::HumanVerdict {
+            modes: d.modes.iter().cloned().collect(),
+            confidence: d.confidence,
+            evidence: d.evidence.iter().copied().collect(),
+            note: note.clone(),
+            adjudication,
+        };
+        let steps = run.data.steps.len();
+        match verdict.into_label(run.run_id(), &self.review.rater, &self.review.taxonomy, steps, exit.name().into()) {
+            Ok(label) => vec![Effect::SaveLabel { label: Box::new(label), note }],
+            Err(e) => {
+                self.set_error(e.0);
+                Vec::new()
+            }
+        }
+    }
+
+    /// Open the next failed run in the list (after the open one) this reviewer has not labelled.
+    fn next_unlabelled(&mut self) -> Vec<Effect> {
+        let current = self.run.as_ref().map(RunView::run_id);
+        let here = match (self.screen, current) {
+            (Screen::Run, Some(id)) => {
+                self.list.visible.iter().position(|&i| self.list.runs[i].id == id).map_or(0, |p| p + 1)
+            }
+            _ => self.list.cursor,
+        };
+        let n = self.list.visible.len();
+        let found = (0..n)
+            .map(|k| self.list.visible[(here + k) % n])
+            .map(|i| &self.list.runs[i])
+            .find(|r| r.resolved != Some(true) && !self.review.mine(r.id) && Some(r.id) != current);
+        match found.map(|r| r.id) {
+            Some(id) => vec![Effect::LoadRun(id)],
+            None => {
+                self.set_info("every failed run in the list has your label".into());
+                Vec::new()
             }
         }
     }

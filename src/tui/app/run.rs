@@ -78,6 +78,13 @@ pub struct RunView {
     gold_files: Option<Vec<FilePatch>>,
     /// Steps the labels cite, in step order, each with what it is evidence of.
     pub evidence: Vec<(i64, String)>,
+    /// The reviewer's label being made.
+    pub draft: super::Draft,
+    /// Classifier labels held back by blind review.
+    pub hidden_labels: usize,
+    /// The taxonomy's modes in key order (1–9) and the reviewer, for the labels panel.
+    pub label_modes: Vec<String>,
+    pub rater: String,
 }
 
 /// The steps the labels cite, in order, with "mode (rater): note" for the status line. A step
@@ -108,6 +115,10 @@ impl RunView {
         let evidence = cited_steps(&data.labels);
         RunView {
             evidence,
+            draft: super::Draft::default(),
+            hidden_labels: 0,
+            label_modes: Vec::new(),
+            rater: String::new(),
             final_files,
             gold_files,
             data,

@@ -349,6 +349,7 @@ fn evidence_keys_walk_the_cited_steps_and_say_why() {
     data.labels =
         vec![crate::store::labels::LabelRow { id: 1, instance_id: None, created_at: String::new(), note: None, label }];
     let mut app = app_with_runs();
+    app.review.blind = false;
     app.update(Action::RunLoaded(Box::new(data)));
     let mut seen = Vec::new();
     for _ in 0..4 {
@@ -372,4 +373,115 @@ fn evidence_keys_walk_the_cited_steps_and_say_why() {
     cmd(&mut app, C::NextEvidence);
     assert!(app.status.as_ref().is_some_and(|s| s.text.contains("trajan classify")));
     assert_eq!(cursor_step(&app), Some(0));
+}
+
+fn heuristic_label(run: i64, mode: &str) -> crate::store::labels::LabelRow {
+    use crate::classify::label::{Evidence, Label, ModeVerdict, Provenance, Source};
+    crate::store::labels::LabelRow {
+        id: 1,
+        instance_id: None,
+        created_at: String::new(),
+        note: None,
+        label: Label {
+            run_id: run,
+            source: Source::Heuristic,
+            rater: "heuristic".into(),
+            taxonomy: "refactoring".into(),
+            taxonomy_version: "1.0".into(),
+            modes: vec![ModeVerdict {
+                mode: mode.into(),
+                confidence: 0.8,
+                evidence: vec![Evidence { step: 2, note: "n".into() }],
+                rationale: "r".into(),
+            }],
+            considered: Vec::new(),
+            exit_category: "submitted".into(),
+            summary: String::new(),
+            provenance: Provenance::default(),
+        },
+    }
+}
+
+#[test]
+fn a_reviewer_labels_blind_then_sees_the_classifiers() {
+    let mut app = app_with_runs();
+    app.review.rater = "ann".into();
+    let mut data = run_data(2, 10);
+    data.labels = vec![heuristic_label(2, "context_flooding")];
+    app.update(Action::RunLoaded(Box::new(data.clone())));
+    let run = app.run.as_ref().unwrap();
+    assert!(run.data.labels.is_empty() && run.hidden_labels == 1, "blind: the heuristic's label is held back");
+    assert!(run.evidence.is_empty(), "and so are its evidence steps");
+    // Nothing chosen yet: saving says what to do.
+    assert!(cmd(&mut app, C::SaveLabel).is_empty());
+    assert!(app.status.as_ref().is_some_and(|s| s.error && s.text.contains("1–9")));
+    cmd(&mut app, C::ToggleMode1);
+    cmd(&mut app, C::ToggleMode3);
+    cmd(&mut app, C::ToggleMode1);
+    cmd(&mut app, C::ConfidenceDown);
+    cmd(&mut app, C::Down);
+    cmd(&mut app, C::Down);
+    cmd(&mut app, C::AttachEvidence);
+    cmd(&mut app, C::Note);
+    type_text(&mut app, "re-read the file after the cat");
+    app.update(Action::InputSubmit);
+    let effects = cmd(&mut app, C::SaveLabel);
+    let [Effect::SaveLabel { label, note }] = &effects[..] else { panic!("{effects:?}") };
+    let modes: Vec<&str> = label.modes.iter().map(|m| m.mode.as_str()).collect();
+    assert_eq!(modes, ["context_flooding"]);
+    assert_eq!((label.rater.as_str(), label.modes[0].confidence), ("ann", 0.75));
+    assert_eq!(label.modes[0].evidence.iter().map(|e| e.step).collect::<Vec<_>>(), [2]);
+    assert_eq!(note.as_deref(), Some("re-read the file after the cat"));
+    assert_eq!(label.source, crate::classify::label::Source::Human);
+    // Saved: the review state is reloaded and the run reloaded, now unblinded.
+    let after = app.update(Action::LabelSaved { run: 2, label_id: 9 });
+    assert!(matches!(&after[..], [Effect::LoadReview { rater, .. }, Effect::LoadRun(2)] if rater == "ann"));
+    let state = crate::review::ReviewState { mine: true, ..Default::default() };
+    app.update(Action::ReviewLoaded([(2, state)].into_iter().collect()));
+    app.update(Action::RunLoaded(Box::new(data)));
+    let run = app.run.as_ref().unwrap();
+    assert_eq!((run.data.labels.len(), run.hidden_labels), (1, 0));
+    assert_eq!(run.evidence.iter().map(|(s, _)| *s).collect::<Vec<_>>(), [2]);
+}
+
+#[test]
+fn adjudication_unclassified_and_modes_out_of_range() {
+    let mut app = app_in_run(5);
+    app.review.rater = "cat".into();
+    cmd(&mut app, C::ToggleMode9);
+    assert!(app.status.as_ref().is_some_and(|s| s.error && s.text.contains("has 4 modes")));
+    cmd(&mut app, C::ToggleMode2);
+    cmd(&mut app, C::Unclassified);
+    let effects = cmd(&mut app, C::SaveAdjudication);
+    let [Effect::SaveLabel { label, .. }] = &effects[..] else { panic!("{effects:?}") };
+    assert!(label.modes.is_empty(), "unclassified clears the modes");
+    assert_eq!(label.source, crate::classify::label::Source::Adjudication);
+    // Without a reviewer's name nothing is saved.
+    app.review.rater.clear();
+    assert!(cmd(&mut app, C::SaveLabel).is_empty());
+    assert!(app.status.as_ref().is_some_and(|s| s.text.contains("who is labelling")));
+}
+
+#[test]
+fn queues_and_the_next_unlabelled_run() {
+    let mut app = app_with_runs();
+    app.review.rater = "ann".into();
+    let mine = crate::review::ReviewState { mine: true, ..Default::default() };
+    let disputed = crate::review::ReviewState { disagreement: true, ..Default::default() };
+    app.update(Action::ReviewLoaded([(2, mine), (3, disputed)].into_iter().collect()));
+    let shown = |app: &App| app.list.visible.iter().map(|&i| app.list.runs[i].id).collect::<Vec<_>>();
+    assert_eq!(shown(&app), [3, 1, 2]);
+    cmd(&mut app, C::NextQueue);
+    assert_eq!(shown(&app), [3], "unlabelled by me: the failed runs without my label (1 is resolved)");
+    cmd(&mut app, C::NextQueue);
+    assert_eq!(shown(&app), [2]);
+    cmd(&mut app, C::NextQueue);
+    assert_eq!(shown(&app), [3]);
+    cmd(&mut app, C::NextQueue);
+    assert_eq!(shown(&app), [3, 1, 2]);
+    // `]` opens the next failed run I have not labelled: 3 (not 2, mine; not 1, resolved).
+    assert_eq!(cmd(&mut app, C::NextUnlabelled), vec![Effect::LoadRun(3)]);
+    app.update(Action::RunLoaded(Box::new(run_data(3, 4))));
+    assert!(cmd(&mut app, C::NextUnlabelled).is_empty());
+    assert!(app.status.as_ref().is_some_and(|s| s.text.contains("every failed run")));
 }

@@ -117,11 +117,11 @@ fn override_replaces_only_named_commands() {
 
 #[test]
 fn override_can_add_commands_and_shadow_global() {
-    let text = "[list]\nquit = { keys = [\"q\"] }\n[global]\ncopy = { keys = [\"c\"], help = \"yank\" }\n";
+    let text = "[list]\nquit = { keys = [\"q\"] }\n[global]\ncopy = { keys = [\"z\"], help = \"yank\" }\n";
     let map = Keymap::with_overrides(text, Path::new("k.toml")).unwrap();
     assert_eq!(map.lookup(Context::List, ch('q')), Some(Command::Quit));
     assert_eq!(map.lookup(Context::Run, ch('q')), Some(Command::Back));
-    assert_eq!(map.lookup(Context::Run, ch('c')), Some(Command::Copy));
+    assert_eq!(map.lookup(Context::Run, ch('z')), Some(Command::Copy));
     let help = map.help(Context::List);
     let back = help.iter().find(|e| e.command == Command::Back).unwrap();
     assert_eq!(back.keys, "Esc", "the list's own `q` hides the global one");

@@ -10,15 +10,36 @@ use std::sync::Arc;
 pub fn lines(run: &RunView, width: u16, theme: &Theme) -> (String, Arc<Vec<Line<'static>>>) {
     let w = usize::from(width.max(1));
     let here = run.step_index();
-    let mut out: Vec<Line<'static>> = Vec::new();
+    let mut out: Vec<Line<'static>> = draft_lines(run, w, theme);
+    if run.hidden_labels > 0 {
+        let n = run.hidden_labels;
+        let what = if n == 1 { "1 classifier label".to_string() } else { format!("{n} classifier labels") };
+        out.push(Line::from(Span::styled(
+            text::fit(&format!("{what} hidden until you save yours (blind review)"), w),
+            theme.muted,
+        )));
+    }
     if run.data.labels.is_empty() {
-        out.push(Line::from(Span::styled("no labels yet: `trajan classify` labels failed runs", theme.muted)));
+        if run.hidden_labels == 0 {
+            out.push(Line::from(Span::styled("no labels yet: `trajan classify` labels failed runs", theme.muted)));
+        }
         return ("labels".into(), Arc::new(out));
     }
+    let mine = run.data.labels.iter().rev().find(|l| l.label.source.is_human() && l.label.rater == run.rater);
+    let mode_set = |l: &crate::classify::label::Label| l.modes.iter().map(|m| m.mode.clone()).collect::<Vec<_>>();
     for row in &run.data.labels {
         let l = &row.label;
-        if !out.is_empty() {
-            out.push(Line::default());
+        out.push(Line::default());
+        // Once the reviewer has labelled the run, every other label says whether it agrees.
+        if let Some(m) = mine.filter(|m| m.id != row.id) {
+            let (a, b) = (mode_set(&m.label), mode_set(l));
+            let (verdict, style) = if a == b {
+                ("agrees with your label".to_string(), theme.ok)
+            } else {
+                let show = |v: &[String]| if v.is_empty() { "unclassified".to_string() } else { v.join(", ") };
+                (format!("differs from your label ({})", show(&a)), theme.warning)
+            };
+            out.push(Line::from(Span::styled(text::fit(&verdict, w), style)));
         }
         let who =
             if l.rater == l.source.name() { l.rater.clone() } else { format!("{} · {}", l.source.name(), l.rater) };
@@ -44,7 +65,7 @@ pub fn lines(run: &RunView, width: u16, theme: &Theme) -> (String, Arc<Vec<Line<
                     ),
                     Span::styled(format!("  {:.2}", m.confidence), theme.muted),
                 ]));
-                for t in text::wrap(&m.rationale, w.saturating_sub(2)) {
+                for t in text::wrap(&m.rationale, w.saturating_sub(2)).into_iter().filter(|_| !m.rationale.is_empty()) {
                     out.push(Line::from(Span::styled(format!("  {t}"), theme.muted)));
                 }
                 for e in &m.evidence {
@@ -60,4 +81,32 @@ pub fn lines(run: &RunView, width: u16, theme: &Theme) -> (String, Arc<Vec<Line<
     out.push(Line::default());
     out.push(Line::from(Span::styled("v / V: next / previous evidence step", theme.muted)));
     (format!("labels · {}", run.data.labels.len()), Arc::new(out))
+}
+
+/// The reviewer's label being made: the modes by key, unclassified, confidence, evidence, note.
+fn draft_lines(run: &RunView, w: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let d = &run.draft;
+    let who = if run.rater.is_empty() { "no reviewer named".to_string() } else { run.rater.clone() };
+    let mut out = vec![Line::from(vec![
+        Span::styled(text::fit(&format!("your label ({who})"), w.saturating_sub(34).max(8)), theme.header),
+        Span::styled("  w save · W adjudicate", theme.muted),
+    ])];
+    for (i, m) in run.label_modes.iter().enumerate().take(9) {
+        let on = d.modes.contains(m);
+        let mark = if on { "[x]" } else { "[ ]" };
+        out.push(Line::from(vec![
+            Span::styled(format!("  {} {mark} ", i + 1), if on { theme.accent } else { theme.muted }),
+            Span::styled(text::fit(m, w.saturating_sub(8)), if on { theme.accent } else { theme.text }),
+        ]));
+    }
+    let mark = if d.unclassified { "[x]" } else { "[ ]" };
+    out.push(Line::from(Span::styled(
+        format!("  u {mark} unclassified"),
+        if d.unclassified { theme.accent } else { theme.muted },
+    )));
+    let steps: Vec<String> = d.evidence.iter().map(|s| s.to_string()).collect();
+    let evidence = if steps.is_empty() { "none".to_string() } else { steps.join(", ") };
+    let line = format!("  confidence {:.2} (+/-) · evidence steps {evidence} (a) · note (c): {}", d.confidence, d.note);
+    out.extend(text::wrap(&line, w).into_iter().map(|t| Line::from(Span::styled(t, theme.muted))));
+    out
 }

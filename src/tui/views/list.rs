@@ -50,14 +50,19 @@ pub fn draw(frame: &mut Frame, header: Rect, area: Rect, app: &App, ctx: &mut Vi
     let total = list.total.map_or_else(|| list.runs.len().to_string(), |t| t.to_string());
     let loading = if list.complete { "" } else { " (loading…)" };
     let filter = if list.filter_text.is_empty() { String::new() } else { format!(" · filter: {}", list.filter_text) };
+    let queue = match app.review.queue {
+        crate::review::Queue::All => String::new(),
+        q => format!(" · queue: {}", q.name()),
+    };
     let title = format!(
-        " trajan · {} · {} of {} runs{} · sort {}{}",
+        " trajan · {} · {} of {} runs{} · sort {}{}{}",
         ctx.source,
         list.visible.len(),
         total,
         loading,
         list.sort.label(),
-        filter
+        filter,
+        queue
     );
     frame.render_widget(
         Paragraph::new(Line::from(Span::styled(text::fit(&title, usize::from(header.width)), theme.title))),
@@ -96,6 +101,12 @@ pub fn draw(frame: &mut Frame, header: Rect, area: Rect, app: &App, ctx: &mut Vi
             let name = match r.attempt {
                 Some(a) => format!("{} #{a}", r.instance_id),
                 None => r.instance_id.clone(),
+            };
+            // ✓ labelled by this reviewer, ≠ reviewers disagree (no mark: not yet reviewed).
+            let name = match app.review.states.get(&r.id) {
+                Some(s) if s.disagreement => format!("≠ {name}"),
+                Some(s) if s.mine => format!("✓ {name}"),
+                _ => name,
             };
             let mut cells = vec![Cell::from(text::fit(&name, usize::from(instance_width)))];
             cells.extend(shown.iter().map(|c| Cell::from(text::fit(&(c.value)(r), usize::from(c.width)))));

@@ -85,7 +85,7 @@ pub fn patch(run: &RunView, panel: Panel, width: u16, ctx: &mut ViewCtx) -> (Str
         return (name.into(), Arc::new(vec![Line::from(Span::styled("the patch names no file", theme.muted))]));
     };
     let index = run.file.min(files.len() - 1);
-    let title = format!("{name} · file {} of {} ([ ] to switch)", index + 1, files.len());
+    let title = format!("{name} · file {} of {} ({{ }} to switch)", index + 1, files.len());
     let cache_key = super::step::key(run, if panel == Panel::GoldPatch { 2 } else { 1 }, index as i64, width, &theme);
     if let Some(hit) = ctx.bodies.get(&cache_key) {
         return (title, hit);
