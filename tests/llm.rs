@@ -260,7 +260,7 @@ fn a_prompt_answered_before_is_served_from_the_cache() {
     let asked = server.request_count();
     // Another label for the run from a different prompt (as after a re-ingest of a changed file)
     // makes the run due again; its prompt is the cached one, so no request is made.
-    let mut store = Store::open(&db).unwrap();
+    let store = Store::open(&db).unwrap();
     let mut other = store.labels(None, true).unwrap().remove(0).label;
     other.provenance.input_hash = Some("0".repeat(32));
     store.add_label(&other, None).unwrap();
