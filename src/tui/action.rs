@@ -84,6 +84,8 @@ pub enum Command {
     NextUnlabelled,
     /// Run list: all runs, unlabelled by me, labelled by me, disagreements.
     NextQueue,
+    /// The statistics screen.
+    Stats,
 }
 
 impl Command {
@@ -105,7 +107,7 @@ impl Command {
 }
 
 impl Command {
-    pub const ALL: [Command; 58] = [
+    pub const ALL: [Command; 59] = [
         Command::Up,
         Command::Down,
         Command::PageUp,
@@ -164,6 +166,7 @@ impl Command {
         Command::SaveAdjudication,
         Command::NextUnlabelled,
         Command::NextQueue,
+        Command::Stats,
     ];
 }
 
@@ -204,4 +207,6 @@ pub enum Action {
         run: i64,
         label_id: i64,
     },
+    /// Statistics and agreement for the statistics screen.
+    StatsLoaded(Box<crate::tui::app::StatsView>),
 }

@@ -3,7 +3,7 @@
 //! fed back. Input is drained before each frame, so a burst of keys costs one draw.
 
 use super::action::{Action, Command};
-use super::app::{App, Effect, Screen};
+use super::app::{App, Effect};
 use super::keymap::{Context, Keymap};
 use super::terminal::{self, Guard};
 use super::views::{self, ViewCtx};
@@ -163,6 +163,10 @@ pub(crate) fn perform(store: &Store, effect: Effect) -> Option<Action> {
             Ok(sets) => Action::ReviewLoaded(crate::review::states(&sets, &rater)),
             Err(e) => Action::Failed(format!("reading the labels: {e}")),
         },
+        Effect::LoadStats { taxonomy, stamp, modes, by } => match stats_view(store, &taxonomy, &stamp, &modes, by) {
+            Ok(view) => Action::StatsLoaded(Box::new(view)),
+            Err(e) => Action::Failed(format!("statistics: {e}")),
+        },
         Effect::Copy(text) => match terminal::copy_to_clipboard(&text) {
             Ok(()) => return None,
             Err(e) => Action::Failed(format!("copy: {e}")),
@@ -197,12 +201,35 @@ fn translate_key(key: KeyEvent, app: &App, keymap: &Keymap) -> Option<Action> {
             _ => None,
         };
     }
-    let context = if app.help.is_some() {
-        Context::Help
-    } else if app.screen == Screen::Run {
-        Context::Run
-    } else {
-        Context::List
-    };
+    let context = if app.help.is_some() { Context::Help } else { super::views::context(app.screen) };
     keymap.lookup(context, key).map(Action::Command)
+}
+
+/// The statistics screen's numbers: failure modes by `by` from the best labels, and agreement
+/// with the reference (point estimates: the CLI gives the bootstrap intervals).
+fn stats_view(
+    store: &Store,
+    taxonomy: &str,
+    stamp: &str,
+    modes: &[String],
+    by: crate::review::stats::By,
+) -> Result<super::app::StatsView, StoreError> {
+    use crate::review::stats::{self, Pick};
+    let runs = store.list_runs(RunFilter::default())?;
+    let sets = store.current_label_sets(taxonomy)?;
+    let report = (!sets.is_empty())
+        .then(|| {
+            let (table, raters) = crate::review::agreement_table(&sets);
+            let reference = crate::agreement::Reference::Rater(crate::review::REFERENCE.into());
+            let once = crate::agreement::BootstrapOptions { resamples: 0, ..Default::default() };
+            crate::agreement::agreement_report(&table, modes, &raters, &reference, &once).ok()
+        })
+        .flatten();
+    Ok(super::app::StatsView {
+        stats: stats::stats(&runs, &sets, by, Pick::Best, stamp),
+        report,
+        by,
+        mode: 0,
+        rater: 0,
+    })
 }

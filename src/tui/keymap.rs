@@ -24,10 +24,12 @@ pub enum Context {
     Run,
     /// The help overlay (global bindings do not apply).
     Help,
+    /// The statistics screen.
+    Stats,
 }
 
 impl Context {
-    pub const ALL: [Context; 4] = [Context::Global, Context::List, Context::Run, Context::Help];
+    pub const ALL: [Context; 5] = [Context::Global, Context::List, Context::Run, Context::Help, Context::Stats];
 
     /// The name of the context's table in the keymap file.
     pub fn name(self) -> &'static str {
@@ -36,6 +38,7 @@ impl Context {
             Context::List => "list",
             Context::Run => "run",
             Context::Help => "help",
+            Context::Stats => "stats",
         }
     }
 
@@ -44,7 +47,7 @@ impl Context {
     }
 
     fn uses_global(self) -> bool {
-        matches!(self, Context::List | Context::Run)
+        matches!(self, Context::List | Context::Run | Context::Stats)
     }
 }
 
@@ -201,7 +204,7 @@ pub struct HelpEntry {
 /// Bindings per context, in file order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Keymap {
-    contexts: [Vec<Binding>; 4],
+    contexts: [Vec<Binding>; Context::ALL.len()],
 }
 
 #[derive(Deserialize)]

@@ -37,6 +37,19 @@ impl Harness {
         Harness { _dir: dir, ui }
     }
 
+    /// The same, classified by the heuristic, with reviewer `ann` (blind review on).
+    fn classified(width: u16, height: u16) -> Harness {
+        let mut h = Harness::new(width, height);
+        let taxonomy = crate::classify::taxonomy::Taxonomy::preset("refactoring").unwrap_or_else(|| panic!("preset"));
+        let runs = ok(h.ui.store.classify_candidates(false));
+        ok(crate::classify::pipeline::classify_heuristic(&mut h.ui.store, &taxonomy, &runs, |_| {}));
+        h.ui.app.review.rater = "ann".into();
+        let review = h.ui.app.load_review();
+        h.ui.apply(vec![review]);
+        h.ui.draw();
+        h
+    }
+
     fn press(&mut self, keys: &str) {
         ok(self.ui.press(keys));
     }
@@ -150,4 +163,25 @@ fn too_small_terminal() {
     let mut h = Harness::new(40, 10);
     h.press("j");
     insta::assert_snapshot!("too_small_40x10", h.screen());
+}
+
+/// Both sizes of a scenario on the classified database.
+fn both_classified(name: &str, scenario: impl Fn(&mut Harness)) {
+    for (w, h) in [(80, 24), (160, 48)] {
+        let mut harness = Harness::classified(w, h);
+        scenario(&mut harness);
+        insta::assert_snapshot!(format!("{name}_{w}x{h}"), harness.screen());
+    }
+}
+
+#[test]
+fn labelling_blind_then_revealed() {
+    // `]` opens the first failed run not labelled; its labels panel hides the heuristic's.
+    both_classified("labels_blind", |h| h.press("] L"));
+    both_classified("labels_saved", |h| h.press("] L 1 a w"));
+}
+
+#[test]
+fn statistics_screen() {
+    both_classified("stats", |h| h.press("] L 1 w q %"));
 }

@@ -4,12 +4,14 @@
 mod list;
 mod review;
 mod run;
+mod stats;
 #[cfg(test)]
 mod tests;
 
 pub use list::ListState;
 pub use review::{CONFIDENCE_STEP, Draft, Review};
 pub use run::{BODY_CACHE, Panel, RunView, Search};
+pub use stats::StatsView;
 
 use crate::tui::action::{Action, Command};
 use crate::tui::diff::DiffMode;
@@ -39,12 +41,20 @@ pub enum Effect {
         taxonomy: String,
         rater: String,
     },
+    /// Statistics grouped `by`, and agreement per mode, for the statistics screen.
+    LoadStats {
+        taxonomy: String,
+        stamp: String,
+        modes: Vec<String>,
+        by: crate::review::stats::By,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Screen {
     List,
     Run,
+    Stats,
 }
 
 /// A one-line text prompt at the bottom of the screen.
@@ -98,6 +108,10 @@ pub struct App {
     pub quit: bool,
     /// The reviewer, the queues and blind review.
     pub review: Review,
+    /// The statistics screen, once loaded.
+    pub stats: Option<StatsView>,
+    /// The screen to go back to from the statistics.
+    stats_from: Screen,
 }
 
 /// The first visible row of a list of `len` rows shown `height` at a time, so that `cursor` is
@@ -133,6 +147,18 @@ impl App {
             rows: body_rows(size),
             quit: false,
             review: Review::default(),
+            stats: None,
+            stats_from: Screen::List,
+        }
+    }
+
+    fn load_stats(&self, by: crate::review::stats::By) -> Effect {
+        let t = &self.review.taxonomy;
+        Effect::LoadStats {
+            taxonomy: t.name.clone(),
+            stamp: t.stamp(),
+            modes: t.modes.iter().map(|m| m.id.clone()).collect(),
+            by,
         }
     }
 
@@ -160,6 +186,20 @@ impl App {
             Action::ReviewLoaded(states) => {
                 self.review.states = states;
                 self.apply_queue();
+                Vec::new()
+            }
+            Action::StatsLoaded(view) => {
+                let keep = self.stats.as_ref().map(|s| (s.mode, s.rater));
+                let mut view = *view;
+                if let Some((mode, rater)) = keep {
+                    view.mode = mode;
+                    view.rater = rater;
+                }
+                self.stats = Some(view);
+                if self.screen != Screen::Stats {
+                    self.stats_from = self.screen;
+                    self.screen = Screen::Stats;
+                }
                 Vec::new()
             }
             Action::LabelSaved { run, label_id } => {
@@ -297,9 +337,14 @@ impl App {
                 self.help = Some(0);
                 Vec::new()
             }
+            Command::Stats if self.screen != Screen::Stats => {
+                let by = self.stats.as_ref().map_or(crate::review::stats::By::All, |s| s.by);
+                vec![self.load_stats(by)]
+            }
             _ => match self.screen {
                 Screen::List => self.list_command(cmd),
                 Screen::Run => self.run_command(cmd),
+                Screen::Stats => self.stats_command(cmd),
             },
         }
     }
@@ -563,6 +608,27 @@ impl App {
                 }
             }
         }
+    }
+
+    fn stats_command(&mut self, cmd: Command) -> Vec<Effect> {
+        let Some(view) = self.stats.as_mut() else {
+            self.screen = Screen::List;
+            return Vec::new();
+        };
+        let modes = view.stats.total.modes.len().max(self.review.taxonomy.modes.len());
+        let raters = view.report.as_ref().and_then(|r| r.modes.first()).map_or(0, |m| m.against_reference.len());
+        match cmd {
+            Command::Back | Command::Stats => self.screen = self.stats_from,
+            Command::Down => view.mode = (view.mode + 1).min(modes.saturating_sub(1)),
+            Command::Up => view.mode = view.mode.saturating_sub(1),
+            Command::NextPanel if raters > 0 => view.rater = (view.rater + 1) % raters,
+            Command::SortNext => {
+                let by = stats::next_by(view.by);
+                return vec![self.load_stats(by)];
+            }
+            _ => {}
+        }
+        Vec::new()
     }
 
     /// Show only the runs of the current queue in the list.

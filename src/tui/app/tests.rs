@@ -485,3 +485,33 @@ fn queues_and_the_next_unlabelled_run() {
     assert!(cmd(&mut app, C::NextUnlabelled).is_empty());
     assert!(app.status.as_ref().is_some_and(|s| s.text.contains("every failed run")));
 }
+
+#[test]
+fn the_statistics_screen_opens_regroups_and_returns() {
+    use crate::review::stats::{By, Stats};
+    let mut app = app_in_run(5);
+    let effects = cmd(&mut app, C::Stats);
+    let [Effect::LoadStats { by: By::All, modes, .. }] = &effects[..] else { panic!("{effects:?}") };
+    assert_eq!(modes.len(), 4);
+    let stats = Stats {
+        taxonomy: "refactoring@1.0".into(),
+        source: "best".into(),
+        by: "all".into(),
+        llm_models: Default::default(),
+        rows: Vec::new(),
+        total: Default::default(),
+    };
+    let view = StatsView { stats, report: None, by: By::All, mode: 0, rater: 0 };
+    app.update(Action::StatsLoaded(Box::new(view.clone())));
+    assert_eq!(app.screen, Screen::Stats);
+    cmd(&mut app, C::Down);
+    cmd(&mut app, C::Down);
+    assert_eq!(app.stats.as_ref().map(|s| s.mode), Some(2));
+    let effects = cmd(&mut app, C::SortNext);
+    assert!(matches!(&effects[..], [Effect::LoadStats { by: By::Model, .. }]));
+    // Reloaded with the new grouping: the selection stays.
+    app.update(Action::StatsLoaded(Box::new(StatsView { by: By::Model, ..view })));
+    assert_eq!(app.stats.as_ref().map(|s| (s.mode, s.by)), Some((2, By::Model)));
+    cmd(&mut app, C::Back);
+    assert_eq!(app.screen, Screen::Run, "back where the reviewer came from");
+}

@@ -7,6 +7,7 @@ mod list;
 mod panels;
 mod run;
 mod state;
+mod stats;
 mod step;
 pub mod text;
 
@@ -70,13 +71,14 @@ pub fn draw(frame: &mut Frame, app: &App, ctx: &mut ViewCtx) -> Viewport {
     }
     let [header, main, status] =
         Layout::vertical([Constraint::Length(1), Constraint::Min(1), Constraint::Length(1)]).areas(area);
-    let mut viewport = match (app.screen, app.run.as_ref()) {
-        (Screen::Run, Some(run)) => run::draw(frame, header, main, app, run, ctx),
+    let mut viewport = match (app.screen, app.run.as_ref(), app.stats.as_ref()) {
+        (Screen::Run, Some(run), _) => run::draw(frame, header, main, app, run, ctx),
+        (Screen::Stats, _, Some(stats)) => stats::draw(frame, header, main, stats, &ctx.theme),
         _ => list::draw(frame, header, main, app, ctx),
     };
     status_line(frame, status, app, ctx);
     if let Some(scroll) = app.help {
-        let context = if app.screen == Screen::Run { Context::Run } else { Context::List };
+        let context = context(app.screen);
         viewport.help_max = Some(help::draw(frame, area, scroll, context, ctx));
     }
     viewport
@@ -108,10 +110,18 @@ fn status_line(frame: &mut Frame, area: Rect, app: &App, ctx: &ViewCtx) {
     } else if let Some(s) = &app.status {
         Line::from(Span::styled(text::fit(&s.text, width), if s.error { theme.status_error } else { theme.status }))
     } else {
-        let context = if app.screen == Screen::Run { Context::Run } else { Context::List };
-        Line::from(Span::styled(text::fit(&hints(&ctx.keymap, context), width), theme.muted))
+        Line::from(Span::styled(text::fit(&hints(&ctx.keymap, context(app.screen)), width), theme.muted))
     };
     frame.render_widget(Paragraph::new(line), area);
+}
+
+/// The keymap context of a screen.
+pub fn context(screen: Screen) -> Context {
+    match screen {
+        Screen::List => Context::List,
+        Screen::Run => Context::Run,
+        Screen::Stats => Context::Stats,
+    }
 }
 
 /// The few bindings worth showing at the bottom, read from the keymap (so rebinding shows).
@@ -128,7 +138,18 @@ fn hints(keymap: &Keymap, context: Context) -> String {
             (C::Help, "help"),
             (C::Back, "back"),
         ],
-        _ => &[(C::Open, "open"), (C::Filter, "filter"), (C::SortNext, "sort"), (C::Help, "help"), (C::Back, "quit")],
+        Context::Stats => {
+            &[(C::Down, "mode"), (C::NextPanel, "rater"), (C::SortNext, "group"), (C::Help, "help"), (C::Back, "back")]
+        }
+        _ => &[
+            (C::Open, "open"),
+            (C::Filter, "filter"),
+            (C::SortNext, "sort"),
+            (C::NextQueue, "queue"),
+            (C::Stats, "stats"),
+            (C::Help, "help"),
+            (C::Back, "quit"),
+        ],
     };
     wanted
         .iter()
