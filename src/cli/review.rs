@@ -314,6 +314,12 @@ pub fn export(store: &Store, args: &ExportArgs) -> Result<i32> {
             let mut tmp =
                 tempfile::NamedTempFile::new_in(dir).with_context(|| format!("cannot write in {}", dir.display()))?;
             std::io::Write::write_all(&mut tmp, text.as_bytes())?;
+            // A temporary file is private (0600); an export is for sharing.
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                tmp.as_file().set_permissions(std::fs::Permissions::from_mode(0o644))?;
+            }
             tmp.persist(path).with_context(|| format!("cannot write {}", path.display()))?;
             eprintln!("wrote {}", path.display());
         }
@@ -353,13 +359,15 @@ pub fn import(store: &mut Store, path: &Path, json: bool) -> Result<i32> {
     let labels = read_export(path)?;
     let runs = store.list_runs(RunFilter::default())?;
     let mut report = ImportReport::default();
+    // A rater's labels of one run are imported together, oldest first: their history.
+    type Key = (i64, &'static str, String, String);
+    let mut groups: std::collections::BTreeMap<Key, Vec<ExportedLabel>> = std::collections::BTreeMap::new();
     for e in labels {
         let l = &e.label;
         if !l.source.is_human() {
             report.skipped_classifier += 1;
             continue;
         }
-        let who = format!("{} by {} ({})", e.instance_id.as_deref().unwrap_or("?"), l.rater, l.source.name());
         let matches: Vec<i64> = runs
             .iter()
             .filter(|r| Some(&r.instance_id) == e.instance_id.as_ref())
@@ -367,39 +375,56 @@ pub fn import(store: &mut Store, path: &Path, json: bool) -> Result<i32> {
             .filter(|r| e.run_agent.is_none() || r.agent == e.run_agent)
             .map(|r| r.id)
             .collect();
-        let [run_id] = matches[..] else {
-            let why = if matches.is_empty() { "no such run here" } else { "several runs match" };
-            report.unmatched.push(format!("{who}: {why}"));
-            continue;
-        };
-        let mine: Vec<_> = store
+        let who = format!("{} by {} ({})", e.instance_id.as_deref().unwrap_or("?"), l.rater, l.source.name());
+        match matches[..] {
+            [run_id] => {
+                let key = (run_id, l.source.name(), l.rater.clone(), l.taxonomy.clone());
+                groups.entry(key).or_default().push(e);
+            }
+            [] => report.unmatched.push(format!("{who}: no such run here")),
+            _ => report.unmatched.push(format!("{who}: several runs match")),
+        }
+    }
+    let modes = |x: &trajan::classify::label::Label| x.modes.iter().map(|m| m.mode.clone()).collect::<BTreeSet<_>>();
+    let show = |s: BTreeSet<String>| {
+        if s.is_empty() { "unclassified".to_string() } else { s.into_iter().collect::<Vec<_>>().join(", ") }
+    };
+    for ((run_id, source, rater, taxonomy), mut imported) in groups {
+        imported.sort_by(|a, b| a.created_at.cmp(&b.created_at));
+        let local: Vec<_> = store
             .labels(Some(run_id), false)?
             .into_iter()
-            .filter(|r| r.label.source == l.source && r.label.rater == l.rater && r.label.taxonomy == l.taxonomy)
+            .filter(|r| r.label.source.name() == source && r.label.rater == rater && r.label.taxonomy == taxonomy)
             .collect();
-        let modes =
-            |x: &trajan::classify::label::Label| x.modes.iter().map(|m| m.mode.clone()).collect::<BTreeSet<_>>();
-        if mine.iter().any(|r| r.created_at == e.created_at && modes(&r.label) == modes(l)) {
-            report.already_present += 1;
+        let same = |a: &ExportedLabel, r: &trajan::store::labels::LabelRow| {
+            r.created_at == a.created_at && modes(&r.label) == modes(&a.label)
+        };
+        let (present, new): (Vec<&ExportedLabel>, Vec<&ExportedLabel>) =
+            imported.iter().partition(|e| local.iter().any(|r| same(e, r)));
+        report.already_present += present.len();
+        if new.is_empty() {
             continue;
         }
-        if let Some(current) = mine.last() {
-            let show = |s: BTreeSet<String>| {
-                if s.is_empty() { "unclassified".to_string() } else { s.into_iter().collect::<Vec<_>>().join(", ") }
-            };
-            report.conflicts.push(format!(
-                "{who}: here {} ({}), imported {} ({})",
-                show(modes(&current.label)),
-                current.created_at,
-                show(modes(l)),
-                e.created_at
-            ));
+        // Safe to append only when the local history is part of the imported one and what is
+        // new comes after it; otherwise the two databases went different ways for this rater.
+        let local_known = local.iter().all(|r| imported.iter().any(|e| same(e, r)));
+        let latest_local = local.iter().map(|r| r.created_at.as_str()).max().unwrap_or("");
+        let after = new.iter().all(|e| e.created_at.as_str() > latest_local);
+        if !(local_known && after) {
+            let here =
+                local.last().map(|r| format!("{} ({})", show(modes(&r.label)), r.created_at)).unwrap_or_default();
+            let theirs =
+                new.last().map(|e| format!("{} ({})", show(modes(&e.label)), e.created_at)).unwrap_or_default();
+            let instance = new[0].instance_id.as_deref().unwrap_or("?");
+            report.conflicts.push(format!("{instance} by {rater} ({source}): here {here}, imported {theirs}"));
             continue;
         }
-        let mut label = l.clone();
-        label.run_id = run_id;
-        store.add_label_at(&label, e.note.as_deref(), Some(&e.created_at))?;
-        report.imported += 1;
+        for e in new {
+            let mut label = e.label.clone();
+            label.run_id = run_id;
+            store.add_label_at(&label, e.note.as_deref(), Some(&e.created_at))?;
+            report.imported += 1;
+        }
     }
     if json {
         print_json(&report)?;

@@ -36,7 +36,8 @@ pub struct ExportError(String);
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ExportedLabel {
     pub label_id: i64,
-    pub run_id: i64,
+    /// The run is `label.run_id` (this database's id); elsewhere it is found by instance id,
+    /// run model and agent.
     pub instance_id: Option<String>,
     pub run_model: Option<String>,
     pub run_agent: Option<String>,
@@ -50,7 +51,6 @@ impl ExportedLabel {
     pub fn new(row: &LabelRow, run_model: Option<String>, run_agent: Option<String>) -> ExportedLabel {
         ExportedLabel {
             label_id: row.id,
-            run_id: row.label.run_id,
             instance_id: row.instance_id.clone(),
             run_model,
             run_agent,
@@ -102,7 +102,7 @@ fn label_record(e: &ExportedLabel) -> Vec<String> {
     };
     vec![
         e.label_id.to_string(),
-        e.run_id.to_string(),
+        l.run_id.to_string(),
         opt(&e.instance_id),
         opt(&e.run_model),
         opt(&e.run_agent),

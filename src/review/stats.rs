@@ -109,7 +109,8 @@ pub struct Row {
     pub modes: BTreeMap<String, usize>,
     /// Runs with both a chosen label and a reference.
     pub compared: usize,
-    /// Share of those whose modes equal the reference's (not for `--source reference`).
+    /// Share of those whose modes equal the reference's (not for `reference` or `best`, which
+    /// are the reference where there is one).
     pub agreement: Option<f64>,
 }
 
@@ -168,7 +169,8 @@ fn add(row: &mut Row, rating: Option<&Rating>, reference: Option<&Rating>, pick:
     for m in r {
         *row.modes.entry(m.clone()).or_default() += 1;
     }
-    if pick != Pick::Reference
+    // Against the reference it is drawn from, a source would agree with itself.
+    if !matches!(pick, Pick::Reference | Pick::Best)
         && let Some(reference) = reference
     {
         row.compared += 1;
