@@ -529,10 +529,11 @@ fn keys_sent_together_are_read_in_order() {
     t.expect_clean_exit();
 }
 
-/// A classified run: the step list marks the cited steps, `v` jumps to each with the reason in
-/// the status line, and `L` shows the labels panel with the modes, confidence and evidence.
+/// Blind labelling in a classified run: the heuristic's label is hidden until the reviewer saves
+/// one; then the cited steps are marked in the list, `v` jumps to each with the reason in the
+/// status line, and the labels panel shows every label and whether it agrees.
 #[test]
-fn labels_and_evidence_steps() {
+fn labels_blind_review_and_evidence_steps() {
     let dir = tempdir();
     let db = ingest(dir.path(), &fixtures().join("classify"));
     let out = Command::new(env!("CARGO_BIN_EXE_trajan"))
@@ -542,20 +543,28 @@ fn labels_and_evidence_steps() {
         .env_remove("TRAJAN_DB")
         .output();
     assert!(out.is_ok_and(|o| o.status.success()), "classify failed");
+    // The reviewer's name, from the config file the pane's XDG_CONFIG_HOME points at.
+    let config = dir.path().join("home/trajan");
+    std::fs::create_dir_all(&config).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(config.join("config.toml"), "[labels]\nrater = \"tess\"\n").unwrap_or_else(|e| panic!("{e}"));
     let t = Tmux::start("labels", dir, &db, &["open", "classify__mixture"], 120, 30);
     t.wait_for("the run view", |s| header(s).contains("step 0/10"));
+    t.keys(&["L"]);
+    let screen = t.wait_text("1 classifier label hidden until you save yours");
+    assert!(!screen.contains("◆"), "blind: no evidence markers yet:\n{screen}");
+    t.keys(&["1", "2", "w"]);
+    let screen = t.wait_text("agrees with your label");
+    assert!(screen.contains("● missed_edit_location  0.80") && screen.contains("human · tess"), "{screen}");
     t.keys(&["v"]);
     let screen = t.wait_text("evidence for missed_edit_location (heuristic)");
     assert!(header(&screen).contains("step 1/10"), "v goes to the first cited step:\n{screen}");
     assert!(screen.contains("   1◆"), "cited steps are marked in the list:\n{screen}");
     t.keys(&["v"]);
-    t.wait_for("the second cited step", |s| header(s).contains("step 3/10"));
-    t.keys(&["L"]);
-    let screen = t.wait_text("● required_temporary_errors");
-    assert!(screen.contains("● missed_edit_location  0.80"), "{screen}");
+    let screen = t.wait_for("the second cited step", |s| header(s).contains("step 3/10"));
     assert!(screen.contains("▸ step    3"), "the step under the cursor is marked among the evidence:\n{screen}");
     t.keys(&["q"]);
-    t.wait_for("the run list", |s| header(s).contains(" runs"));
+    let screen = t.wait_for("the run list", |s| header(s).contains(" runs"));
+    assert!(screen.contains("✓ classify__mixture"), "the list marks the runs I labelled:\n{screen}");
     t.keys(&["q"]);
     t.expect_clean_exit();
 }
