@@ -830,7 +830,10 @@ fn import_reports_conflicts_and_unmatched_runs_and_overwrites_nothing() {
     let t = text(&out);
     assert_eq!(out.status.code(), Some(1), "{t}");
     assert!(t.contains("imported 0, already present 1, conflicts 1, unmatched 1"), "{t}");
-    assert!(t.contains("conflict (kept the local label)") && t.contains("unmatched: classify__cut-off"), "{t}");
+    assert!(
+        t.contains("conflict (kept the local label)") && t.contains("unmatched: item 1: classify__cut-off by bob"),
+        "{t}"
+    );
     assert_eq!(human_labels(&b, true), after);
 }
 
@@ -990,4 +993,46 @@ fn stats_of_a_hand_labelled_set_count_what_the_reviewers_said() {
     let h = stats(&db, &["--source", "heuristic"]);
     assert_eq!(h["total"]["labelled"], 13, "{h}");
     assert_ne!(counts(&h["total"]), counts(&s["total"]));
+}
+
+#[test]
+fn imported_records_are_checked_like_labels_made_here() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let out = trajan(&db, &["ingest", fixtures().to_str().unwrap()]);
+    assert!(out.status.success());
+    let good = |over: serde_json::Value| {
+        let mut v = serde_json::json!({
+            "label_id": 1, "instance_id": "classify__mixture", "run_model": null, "run_agent": null,
+            "created_at": "2026-01-02T03:04:05.000Z", "note": null, "run_id": 99, "source": "human",
+            "rater": "ann", "taxonomy": "refactoring", "taxonomy_version": "1.0",
+            "modes": [{"mode": "context_flooding", "confidence": 1.0, "evidence": [{"step": 3, "note": ""}], "rationale": ""}]
+        });
+        for (k, x) in over.as_object().unwrap() {
+            v[k] = x.clone();
+        }
+        v.to_string()
+    };
+    let bad_mode = serde_json::json!([{"mode": "not_a_mode", "confidence": 1.0, "evidence": [], "rationale": ""}]);
+    let far_step = serde_json::json!([{"mode": "context_flooding", "confidence": 1.0, "evidence": [{"step": 9999, "note": ""}], "rationale": ""}]);
+    let lines = [
+        good(serde_json::json!({"modes": bad_mode})),
+        good(serde_json::json!({"modes": far_step})),
+        good(serde_json::json!({"rater": ""})),
+        good(serde_json::json!({"created_at": "zzzz"})),
+        good(serde_json::json!({"taxonomy_version": "0.1"})),
+        "{not json".to_string(),
+        good(serde_json::json!({"rater": "bob"})),
+    ];
+    let file = dir.path().join("in.jsonl");
+    std::fs::write(&file, lines.join("\n")).unwrap();
+    let out = trajan(&db, &["import-labels", file.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rejected: Vec<&str> = report["rejected"].as_array().unwrap().iter().map(|r| r.as_str().unwrap()).collect();
+    assert_eq!(rejected.len(), 6, "{rejected:#?}");
+    for want in ["unknown mode", "step 9999", "no valid name", "RFC 3339", "refactoring@0.1", "line 6"] {
+        assert!(rejected.iter().any(|r| r.contains(want)), "{want}: {rejected:#?}");
+    }
+    assert_eq!(report["imported"], 1, "the good record still goes in");
 }

@@ -81,11 +81,15 @@ pub struct Label {
     /// Assigned modes (confidence at or above [`ASSIGN_THRESHOLD`]). Empty: unclassified.
     pub modes: Vec<ModeVerdict>,
     /// Modes weighed and not assigned, with the evidence that was not enough.
+    #[serde(default)]
     pub considered: Vec<ModeVerdict>,
     /// How the run ended (cost, format, timeout, API, no patch...), independent of the modes.
+    #[serde(default)]
     pub exit_category: String,
     /// One line for the run list.
+    #[serde(default)]
     pub summary: String,
+    #[serde(default)]
     pub provenance: Provenance,
 }
 
@@ -145,14 +149,21 @@ impl HumanVerdict {
             return Err(VerdictError(format!("confidence {} is outside 0.0 to 1.0", self.confidence)));
         }
         if let Some(bad) = self.evidence.iter().find(|&&s| s >= steps) {
-            return Err(VerdictError(format!(
-                "step {bad} is out of range: the run has steps 0 to {}",
-                steps.saturating_sub(1)
-            )));
+            return Err(VerdictError(match steps {
+                0 => format!("step {bad} is out of range: the run has no steps"),
+                n => format!("step {bad} is out of range: the run has steps 0 to {}", n - 1),
+            }));
+        }
+        if self.modes.is_empty() && !self.evidence.is_empty() {
+            return Err(VerdictError(
+                "evidence steps belong to modes, and an unclassified label has none: put the steps in the note".into(),
+            ));
         }
         let rater = rater.trim();
-        if rater.is_empty() {
-            return Err(VerdictError("the rater has no name (--rater, [labels] rater, or $USER)".into()));
+        if rater.is_empty() || rater.chars().any(char::is_control) {
+            return Err(VerdictError(
+                "the rater needs a name without control characters (--rater, [labels] rater, or $USER)".into(),
+            ));
         }
         let mut modes: Vec<String> = self.modes;
         modes.sort();

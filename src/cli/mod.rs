@@ -116,6 +116,9 @@ enum Command {
         file: PathBuf,
         #[arg(long)]
         json: bool,
+        /// The local taxonomy the labels are checked against (default: the config's, else refactoring).
+        #[arg(long)]
+        taxonomy: Option<String>,
     },
     /// Open the review TUI (also what `trajan` alone does).
     Tui,
@@ -239,7 +242,9 @@ pub fn run() -> Result<i32> {
         }
         Command::Stats(args) => review::stats(&open_existing(&cli.db)?, &args),
         Command::Export(args) => review::export(&open_existing(&cli.db)?, &args),
-        Command::ImportLabels { file, json } => review::import(&mut open_existing(&cli.db)?, &file, json),
+        Command::ImportLabels { file, json, taxonomy } => {
+            review::import(&mut open_existing(&cli.db)?, &file, json, taxonomy.as_deref())
+        }
         Command::Demo => demo::run(&ui),
         Command::Bench { what } => bench::run(what),
     }

@@ -21,18 +21,24 @@ pub fn emit(text: &str) -> std::io::Result<()> {
 /// terminals act on C1; they are escaped here (they can only occur inside strings, where
 /// `\u00XX` means the same).
 pub fn print_json<T: Serialize + ?Sized>(value: &T) -> Result<()> {
-    let raw = serde_json::to_string_pretty(value)?;
-    let mut text = String::with_capacity(raw.len() + 1);
-    for c in raw.chars() {
-        if ('\u{7f}'..='\u{9f}').contains(&c) {
-            let _ = write!(text, "\\u{:04x}", c as u32);
-        } else {
-            text.push(c);
-        }
-    }
+    let mut text = escape_c1(&serde_json::to_string_pretty(value)?);
     text.push('\n');
     emit(&text)?;
     Ok(())
+}
+
+/// JSON text with DEL and the C1 controls (U+007F–U+009F) written as `\u` escapes: the same
+/// text to a JSON reader, harmless to a terminal.
+pub fn escape_c1(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        if ('\u{7f}'..='\u{9f}').contains(&c) {
+            let _ = write!(out, "\\u{:04x}", c as u32);
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// The prompt of a step, message by message.

@@ -1,6 +1,6 @@
 //! `trajan label`, `agreement`, `stats`, `export`, `import-labels`.
 
-use super::output::{emit, print_json};
+use super::output::{emit, escape_c1, print_json};
 use anyhow::{Context, Result, bail};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -140,7 +140,7 @@ pub fn agreement(store: Option<&Store>, args: &AgreementArgs) -> Result<i32> {
             agreement_report(&table, &modes, &raters, &reference, &bootstrap)?
         }
         (None, Some(store)) => {
-            let sets = store.current_label_sets(&taxonomy.name)?;
+            let sets = store.current_label_sets(&taxonomy.name, &taxonomy.version)?;
             if sets.is_empty() {
                 bail!("no labels under {} yet (trajan classify, trajan label)", taxonomy.stamp());
             }
@@ -236,7 +236,7 @@ fn compute_stats(store: &Store, taxonomy: &Taxonomy, by: &str, source: &str) -> 
     let pick = Pick::parse(source)
         .with_context(|| format!("--source {source:?}: one of best, heuristic, llm, human, reference"))?;
     let runs = store.list_runs(RunFilter::default())?;
-    let sets = store.current_label_sets(&taxonomy.name)?;
+    let sets = store.current_label_sets(&taxonomy.name, &taxonomy.version)?;
     Ok(stats::stats(&runs, &sets, by, pick, &taxonomy.stamp()))
 }
 
@@ -293,7 +293,7 @@ pub fn export(store: &Store, args: &ExportArgs) -> Result<i32> {
                     let run = runs
                         .iter()
                         .find(|r| Some(&r.instance_id) == row.instance_id.as_ref() && r.id == row.label.run_id);
-                    ExportedLabel::new(row, run.and_then(|r| r.model.clone()), run.and_then(|r| r.agent.clone()))
+                    ExportedLabel::new(row, run)
                 })
                 .collect();
             export::labels(&rows, format)?
@@ -307,7 +307,13 @@ pub fn export(store: &Store, args: &ExportArgs) -> Result<i32> {
         other => bail!("export {other:?}: labels or stats"),
     };
     match &args.output {
-        None => emit(&text)?,
+        // JSON escapes the C1 controls (losslessly); CSV and Markdown meant for a terminal are
+        // sanitized like every other output. With `-o` the file holds the text as it is.
+        None => match format {
+            Format::Json | Format::Jsonl => emit(&escape_c1(&text))?,
+            _ if std::io::IsTerminal::is_terminal(&std::io::stdout()) => emit(&sanitize(&text))?,
+            _ => emit(&text)?,
+        },
         Some(path) => {
             // Write beside the target, then rename: a reader never sees half a file.
             let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
@@ -334,51 +340,104 @@ struct ImportReport {
     already_present: usize,
     /// The local database already has a different label by the same rater for the run.
     conflicts: Vec<String>,
-    /// No run here matches (instance, model, agent), or several do.
+    /// No run here matches (instance, model, agent, attempt), or several do.
     unmatched: Vec<String>,
+    /// Records that are not valid labels here (unreadable, unknown taxonomy or mode, steps out
+    /// of range, bad confidence, time or rater).
+    rejected: Vec<String>,
     /// Classifier labels are not imported (classify here instead).
     skipped_classifier: usize,
 }
 
-fn read_export(path: &Path) -> Result<Vec<ExportedLabel>> {
+/// Every record of a label export (JSON array or JSON lines), each read on its own: a bad one is
+/// reported by its position and the others are read.
+fn read_export(path: &Path) -> Result<Vec<(String, Result<ExportedLabel, String>)>> {
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let parse = |v: serde_json::Value| serde_json::from_value::<ExportedLabel>(v).map_err(|e| e.to_string());
     if text.trim_start().starts_with('[') {
-        return serde_json::from_str(&text).with_context(|| format!("{}: not a label export (JSON)", path.display()));
+        let items: Vec<serde_json::Value> =
+            serde_json::from_str(&text).with_context(|| format!("{}: not a label export (JSON)", path.display()))?;
+        return Ok(items.into_iter().enumerate().map(|(i, v)| (format!("item {}", i + 1), parse(v))).collect());
     }
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        out.push(
-            serde_json::from_str(line)
-                .with_context(|| format!("{}: line {}: not a label export (JSON lines)", path.display(), i + 1))?,
-        );
-    }
-    Ok(out)
+    Ok(text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, line)| {
+            let item = serde_json::from_str::<serde_json::Value>(line).map_err(|e| e.to_string()).and_then(parse);
+            (format!("line {}", i + 1), item)
+        })
+        .collect())
 }
 
-pub fn import(store: &mut Store, path: &Path, json: bool) -> Result<i32> {
-    let labels = read_export(path)?;
+/// Why an imported label is not valid here, if it is not: the same checks as a label made here.
+fn invalid(e: &ExportedLabel, local: &Taxonomy, steps: i64) -> Option<String> {
+    let l = &e.label;
+    let taxonomy = if l.taxonomy == local.name && l.taxonomy_version == local.version {
+        Some(local.clone())
+    } else {
+        Taxonomy::preset(&l.taxonomy).filter(|t| t.version == l.taxonomy_version)
+    };
+    let Some(taxonomy) = taxonomy else {
+        return Some(format!("taxonomy {}@{} is not known here (use --taxonomy)", l.taxonomy, l.taxonomy_version));
+    };
+    if l.rater.trim().is_empty() || l.rater.chars().any(char::is_control) {
+        return Some("the rater has no valid name".into());
+    }
+    if time::OffsetDateTime::parse(&e.created_at, &time::format_description::well_known::Rfc3339).is_err() {
+        return Some(format!("created_at {:?} is not an RFC 3339 time", e.created_at));
+    }
+    for m in &l.modes {
+        if taxonomy.mode(&m.mode).is_none() {
+            return Some(format!("unknown mode {:?} in {}", m.mode, taxonomy.stamp()));
+        }
+        if !(0.0..=1.0).contains(&m.confidence) {
+            return Some(format!("confidence {} of {:?} is outside 0.0 to 1.0", m.confidence, m.mode));
+        }
+        if let Some(bad) = m.evidence.iter().find(|ev| ev.step as i64 >= steps) {
+            return Some(format!("evidence step {} is out of range: the run has {steps} steps", bad.step));
+        }
+    }
+    None
+}
+
+pub fn import(store: &mut Store, path: &Path, json: bool, taxonomy_flag: Option<&str>) -> Result<i32> {
+    let config = UserConfig::load(|k| std::env::var(k).ok())?;
+    let local = taxonomy(taxonomy_flag, &config)?;
+    let records = read_export(path)?;
     let runs = store.list_runs(RunFilter::default())?;
     let mut report = ImportReport::default();
     // A rater's labels of one run are imported together, oldest first: their history.
     type Key = (i64, &'static str, String, String);
     let mut groups: std::collections::BTreeMap<Key, Vec<ExportedLabel>> = std::collections::BTreeMap::new();
-    for e in labels {
+    for (at, record) in records {
+        let e = match record {
+            Ok(e) => e,
+            Err(why) => {
+                report.rejected.push(format!("{at}: {why}"));
+                continue;
+            }
+        };
         let l = &e.label;
         if !l.source.is_human() {
             report.skipped_classifier += 1;
             continue;
         }
-        let matches: Vec<i64> = runs
+        let matches: Vec<&trajan::store::read::RunSummary> = runs
             .iter()
             .filter(|r| Some(&r.instance_id) == e.instance_id.as_ref())
             .filter(|r| e.run_model.is_none() || r.model == e.run_model)
             .filter(|r| e.run_agent.is_none() || r.agent == e.run_agent)
-            .map(|r| r.id)
+            .filter(|r| e.run_attempt.is_none() || r.attempt == e.run_attempt)
             .collect();
-        let who = format!("{} by {} ({})", e.instance_id.as_deref().unwrap_or("?"), l.rater, l.source.name());
+        let who = format!("{at}: {} by {} ({})", e.instance_id.as_deref().unwrap_or("?"), l.rater, l.source.name());
         match matches[..] {
-            [run_id] => {
-                let key = (run_id, l.source.name(), l.rater.clone(), l.taxonomy.clone());
+            [run] => {
+                if let Some(why) = invalid(&e, &local, run.steps) {
+                    report.rejected.push(format!("{who}: {why}"));
+                    continue;
+                }
+                let key = (run.id, l.source.name(), l.rater.clone(), l.taxonomy.clone());
                 groups.entry(key).or_default().push(e);
             }
             [] => report.unmatched.push(format!("{who}: no such run here")),
@@ -430,11 +489,12 @@ pub fn import(store: &mut Store, path: &Path, json: bool) -> Result<i32> {
         print_json(&report)?;
     } else {
         let mut o = format!(
-            "imported {}, already present {}, conflicts {}, unmatched {}, classifier labels skipped {}\n",
+            "imported {}, already present {}, conflicts {}, unmatched {}, rejected {}, classifier labels skipped {}\n",
             report.imported,
             report.already_present,
             report.conflicts.len(),
             report.unmatched.len(),
+            report.rejected.len(),
             report.skipped_classifier
         );
         for c in &report.conflicts {
@@ -443,7 +503,11 @@ pub fn import(store: &mut Store, path: &Path, json: bool) -> Result<i32> {
         for u in &report.unmatched {
             let _ = writeln!(o, "unmatched: {}", sanitize(u));
         }
+        for r in &report.rejected {
+            let _ = writeln!(o, "rejected: {}", sanitize(r));
+        }
         emit(&o)?;
     }
-    Ok(if report.conflicts.is_empty() && report.unmatched.is_empty() { 0 } else { 1 })
+    let clean = report.conflicts.is_empty() && report.unmatched.is_empty() && report.rejected.is_empty();
+    Ok(if clean { 0 } else { 1 })
 }

@@ -35,25 +35,37 @@ pub struct ExportError(String);
 /// about named by more than its local id.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ExportedLabel {
+    /// The shape of this record: 1. Older exports without it are read as 1.
+    #[serde(default = "format_one")]
+    pub format_version: u32,
     pub label_id: i64,
     /// The run is `label.run_id` (this database's id); elsewhere it is found by instance id,
     /// run model and agent.
     pub instance_id: Option<String>,
     pub run_model: Option<String>,
     pub run_agent: Option<String>,
+    /// The RetryAgent attempt the run is, when it is one.
+    #[serde(default)]
+    pub run_attempt: Option<i64>,
     pub created_at: String,
     pub note: Option<String>,
     #[serde(flatten)]
     pub label: Label,
 }
 
+fn format_one() -> u32 {
+    1
+}
+
 impl ExportedLabel {
-    pub fn new(row: &LabelRow, run_model: Option<String>, run_agent: Option<String>) -> ExportedLabel {
+    pub fn new(row: &LabelRow, run: Option<&crate::store::read::RunSummary>) -> ExportedLabel {
         ExportedLabel {
+            format_version: 1,
             label_id: row.id,
             instance_id: row.instance_id.clone(),
-            run_model,
-            run_agent,
+            run_model: run.and_then(|r| r.model.clone()),
+            run_agent: run.and_then(|r| r.agent.clone()),
+            run_attempt: run.and_then(|r| r.attempt),
             created_at: row.created_at.clone(),
             note: row.note.clone(),
             label: row.label.clone(),

@@ -220,18 +220,20 @@ impl Store {
         Ok(rows)
     }
 
-    /// The latest label per run, source and rater under `taxonomy`, as mode sets.
-    pub fn current_label_sets(&self, taxonomy: &str) -> Result<Vec<LabelSet>, StoreError> {
+    /// The latest label per run, source and rater under `taxonomy` at `version`, as mode sets
+    /// (labels of another version are another vocabulary and are not mixed in).
+    pub fn current_label_sets(&self, taxonomy: &str, version: &str) -> Result<Vec<LabelSet>, StoreError> {
         let mut stmt = self.conn.prepare(
             "SELECT l.run_id, l.source, l.rater, l.created_at, l.taxonomy_version,
                     (SELECT group_concat(mode, char(31)) FROM (SELECT mode FROM label_modes
                      WHERE label_id = l.id AND assigned = 1 ORDER BY mode)),
                     coalesce(l.exit_category, ''), l.input_hash
              FROM labels l
-             WHERE l.id IN (SELECT max(id) FROM labels WHERE taxonomy = ?1 GROUP BY run_id, source, rater)
+             WHERE l.id IN (SELECT max(id) FROM labels WHERE taxonomy = ?1 AND taxonomy_version = ?2
+                            GROUP BY run_id, source, rater)
              ORDER BY l.run_id, l.id",
         )?;
-        let rows = stmt.query_map([taxonomy], |r| {
+        let rows = stmt.query_map([taxonomy, version], |r| {
             let source: String = r.get(1)?;
             let modes: Option<String> = r.get(5)?;
             Ok(LabelSet {

@@ -159,14 +159,16 @@ pub(crate) fn perform(store: &Store, effect: Effect) -> Option<Action> {
             Ok(label_id) => Action::LabelSaved { run: label.run_id, label_id },
             Err(e) => Action::Failed(format!("saving the label: {e}")),
         },
-        Effect::LoadReview { taxonomy, rater } => match store.current_label_sets(&taxonomy) {
+        Effect::LoadReview { taxonomy, version, rater } => match store.current_label_sets(&taxonomy, &version) {
             Ok(sets) => Action::ReviewLoaded(crate::review::states(&sets, &rater)),
             Err(e) => Action::Failed(format!("reading the labels: {e}")),
         },
-        Effect::LoadStats { taxonomy, stamp, modes, by } => match stats_view(store, &taxonomy, &stamp, &modes, by) {
-            Ok(view) => Action::StatsLoaded(Box::new(view)),
-            Err(e) => Action::Failed(format!("statistics: {e}")),
-        },
+        Effect::LoadStats { taxonomy, version, stamp, modes, by, blind_rater } => {
+            match stats_view(store, (&taxonomy, &version), &stamp, &modes, by, blind_rater.as_deref()) {
+                Ok(view) => Action::StatsLoaded(Box::new(view)),
+                Err(e) => Action::Failed(format!("statistics: {e}")),
+            }
+        }
         Effect::Copy(text) => match terminal::copy_to_clipboard(&text) {
             Ok(()) => return None,
             Err(e) => Action::Failed(format!("copy: {e}")),
@@ -209,14 +211,23 @@ fn translate_key(key: KeyEvent, app: &App, keymap: &Keymap) -> Option<Action> {
 /// with the reference (point estimates: the CLI gives the bootstrap intervals).
 fn stats_view(
     store: &Store,
-    taxonomy: &str,
+    (taxonomy, version): (&str, &str),
     stamp: &str,
     modes: &[String],
     by: crate::review::stats::By,
+    blind_rater: Option<&str>,
 ) -> Result<super::app::StatsView, StoreError> {
     use crate::review::stats::{self, Pick};
-    let runs = store.list_runs(RunFilter::default())?;
-    let sets = store.current_label_sets(taxonomy)?;
+    let mut runs = store.list_runs(RunFilter::default())?;
+    let mut sets = store.current_label_sets(taxonomy, version)?;
+    // Blind review: aggregates over runs the reviewer has not labelled would tell of the
+    // classifiers' labels of those runs (in a small group, of one run), so they are left out.
+    if let Some(rater) = blind_rater {
+        let mine: std::collections::HashSet<i64> =
+            sets.iter().filter(|l| l.source.is_human() && l.rater == rater).map(|l| l.run_id).collect();
+        runs.retain(|r| mine.contains(&r.id));
+        sets.retain(|l| mine.contains(&l.run_id));
+    }
     let report = (!sets.is_empty())
         .then(|| {
             let (table, raters) = crate::review::agreement_table(&sets);
@@ -231,5 +242,6 @@ fn stats_view(
         by,
         mode: 0,
         rater: 0,
+        blind: blind_rater.is_some(),
     })
 }

@@ -39,14 +39,18 @@ pub enum Effect {
     /// Read every run's review state for this reviewer under this taxonomy.
     LoadReview {
         taxonomy: String,
+        version: String,
         rater: String,
     },
     /// Statistics grouped `by`, and agreement per mode, for the statistics screen.
     LoadStats {
         taxonomy: String,
+        version: String,
         stamp: String,
         modes: Vec<String>,
         by: crate::review::stats::By,
+        /// Blind review: only the runs this reviewer has labelled.
+        blind_rater: Option<String>,
     },
 }
 
@@ -110,6 +114,10 @@ pub struct App {
     pub review: Review,
     /// The statistics screen, once loaded.
     pub stats: Option<StatsView>,
+    /// Unsaved label drafts of runs the reviewer left, kept until saved.
+    drafts: std::collections::HashMap<i64, Draft>,
+    /// The reviewer was told about unsaved drafts; the next quit quits.
+    warned_drafts: bool,
     /// The screen to go back to from the statistics.
     stats_from: Screen,
 }
@@ -149,6 +157,8 @@ impl App {
             review: Review::default(),
             stats: None,
             stats_from: Screen::List,
+            drafts: std::collections::HashMap::new(),
+            warned_drafts: false,
         }
     }
 
@@ -156,15 +166,18 @@ impl App {
         let t = &self.review.taxonomy;
         Effect::LoadStats {
             taxonomy: t.name.clone(),
+            version: t.version.clone(),
             stamp: t.stamp(),
             modes: t.modes.iter().map(|m| m.id.clone()).collect(),
             by,
+            blind_rater: self.review.blind.then(|| self.review.rater.clone()),
         }
     }
 
     /// What to ask the driver for to know every run's review state.
     pub fn load_review(&self) -> Effect {
-        Effect::LoadReview { taxonomy: self.review.taxonomy.name.clone(), rater: self.review.rater.clone() }
+        let t = &self.review.taxonomy;
+        Effect::LoadReview { taxonomy: t.name.clone(), version: t.version.clone(), rater: self.review.rater.clone() }
     }
 
     pub fn update(&mut self, action: Action) -> Vec<Effect> {
@@ -203,6 +216,11 @@ impl App {
                 Vec::new()
             }
             Action::LabelSaved { run, label_id } => {
+                self.drafts.remove(&run);
+                // The reloaded run starts from the saved label, not the draft that made it.
+                if let Some(view) = self.run.as_mut().filter(|v| v.run_id() == run) {
+                    view.saved_draft = view.draft.clone();
+                }
                 self.set_info(format!("saved label {label_id} for run {run}; the classifiers' labels are shown (L)"));
                 vec![self.load_review(), Effect::LoadRun(run)]
             }
@@ -216,7 +234,7 @@ impl App {
                     data.labels.retain(|l| l.label.source.is_human());
                 }
                 let hidden = before - data.labels.len();
-                let draft = self.draft_from_labels(&data.labels);
+                let saved_draft = self.draft_from_labels(&data.labels);
                 if let Some(pos) = self.list.visible.iter().position(|&i| self.list.runs[i].id == id) {
                     self.list.move_to(pos);
                 }
@@ -224,6 +242,10 @@ impl App {
                 let previous = self.run.take();
                 if let Some(prev) = &previous {
                     self.places.insert(prev.run_id(), prev.cursor);
+                    // A draft left unsaved waits for the reviewer's return.
+                    if prev.run_id() != id && prev.draft != prev.saved_draft {
+                        self.drafts.insert(prev.run_id(), prev.draft.clone());
+                    }
                 }
                 // The same run again (reloaded after a label was saved): the same panel.
                 let panel = previous.as_ref().filter(|p| p.run_id() == id).map(|p| p.panel);
@@ -231,7 +253,8 @@ impl App {
                 let mut view = RunView::new(*data);
                 view.panel = panel.unwrap_or(view.panel);
                 view.hidden_labels = hidden;
-                view.draft = draft;
+                view.draft = self.drafts.remove(&id).unwrap_or_else(|| saved_draft.clone());
+                view.saved_draft = saved_draft;
                 view.label_modes = self.review.taxonomy.modes.iter().map(|m| m.id.clone()).collect();
                 view.rater = self.review.rater.clone();
                 if let Some(&pos) = self.places.get(&id) {
@@ -363,7 +386,16 @@ impl App {
                     return vec![Effect::LoadRun(id)];
                 }
             }
-            Command::Back => self.quit = true,
+            Command::Back => {
+                let unsaved =
+                    self.drafts.len() + self.run.as_ref().map_or(0, |r| usize::from(r.draft != r.saved_draft));
+                if unsaved > 0 && !self.warned_drafts {
+                    self.warned_drafts = true;
+                    self.set_error(format!("{unsaved} unsaved label drafts (open the run, w saves); q again quits"));
+                } else {
+                    self.quit = true;
+                }
+            }
             Command::Filter => {
                 self.prompt = Some(Prompt { kind: PromptKind::Filter, text: self.list.filter_text.clone() });
             }
@@ -468,6 +500,9 @@ impl App {
                     run.go_to_index(index);
                     self.set_info(format!("step {index}: evidence for {why}"));
                 }
+                None if run.hidden_labels > 0 => {
+                    self.set_info("the classifiers' evidence is hidden until you save your label (blind review)".into())
+                }
                 None => self.set_info("no label cites a step (trajan classify makes labels)".into()),
             },
             Command::Labels => {
@@ -494,6 +529,12 @@ impl App {
             Command::ConfidenceUp | Command::ConfidenceDown => {
                 run.draft.adjust_confidence(cmd == Command::ConfidenceUp);
                 run.panel = Panel::Labels;
+            }
+            Command::AttachEvidence if run.draft.unclassified => {
+                self.set_error(
+                    "an unclassified label cites no evidence: toggle a mode first, or write the steps in the note (c)"
+                        .into(),
+                );
             }
             Command::AttachEvidence => {
                 if let Some(step) = run.step_index() {

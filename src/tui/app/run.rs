@@ -80,6 +80,8 @@ pub struct RunView {
     pub evidence: Vec<(i64, String)>,
     /// The reviewer's label being made.
     pub draft: super::Draft,
+    /// The label as last saved (or empty): the draft differs from it until saved.
+    pub saved_draft: super::Draft,
     /// Classifier labels held back by blind review.
     pub hidden_labels: usize,
     /// The taxonomy's modes in key order (1–9) and the reviewer, for the labels panel.
@@ -116,6 +118,7 @@ impl RunView {
         RunView {
             evidence,
             draft: super::Draft::default(),
+            saved_draft: super::Draft::default(),
             hidden_labels: 0,
             label_modes: Vec::new(),
             rater: String::new(),

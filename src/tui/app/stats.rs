@@ -13,6 +13,8 @@ pub struct StatsView {
     pub mode: usize,
     /// The rater scored against the reference in the confusion matrix.
     pub rater: usize,
+    /// Blind review: the numbers cover only the runs this reviewer labelled.
+    pub blind: bool,
 }
 
 /// The grouping after `by`.

@@ -501,7 +501,7 @@ fn the_statistics_screen_opens_regroups_and_returns() {
         rows: Vec::new(),
         total: Default::default(),
     };
-    let view = StatsView { stats, report: None, by: By::All, mode: 0, rater: 0 };
+    let view = StatsView { stats, report: None, by: By::All, mode: 0, rater: 0, blind: false };
     app.update(Action::StatsLoaded(Box::new(view.clone())));
     assert_eq!(app.screen, Screen::Stats);
     cmd(&mut app, C::Down);
@@ -514,4 +514,33 @@ fn the_statistics_screen_opens_regroups_and_returns() {
     assert_eq!(app.stats.as_ref().map(|s| (s.mode, s.by)), Some((2, By::Model)));
     cmd(&mut app, C::Back);
     assert_eq!(app.screen, Screen::Run, "back where the reviewer came from");
+}
+
+#[test]
+fn an_unsaved_draft_waits_for_the_reviewer_and_quitting_warns_once() {
+    let mut app = app_with_runs();
+    app.review.rater = "ann".into();
+    app.update(Action::RunLoaded(Box::new(run_data(2, 5))));
+    cmd(&mut app, C::ToggleMode2);
+    // Leave for another run and come back: the draft is still there.
+    app.update(Action::RunLoaded(Box::new(run_data(3, 5))));
+    assert!(app.run.as_ref().unwrap().draft.modes.is_empty());
+    app.update(Action::RunLoaded(Box::new(run_data(2, 5))));
+    assert!(app.run.as_ref().unwrap().draft.modes.contains("required_temporary_errors"));
+    // Quitting from the list with a draft unsaved: one warning, then quit.
+    cmd(&mut app, C::Back);
+    cmd(&mut app, C::Back);
+    assert!(!app.quit && app.status.as_ref().is_some_and(|s| s.text.contains("1 unsaved label drafts")));
+    cmd(&mut app, C::Back);
+    assert!(app.quit);
+}
+
+#[test]
+fn an_unclassified_draft_takes_no_evidence() {
+    let mut app = app_in_run(5);
+    app.review.rater = "ann".into();
+    cmd(&mut app, C::Unclassified);
+    cmd(&mut app, C::AttachEvidence);
+    assert!(app.status.as_ref().is_some_and(|s| s.error && s.text.contains("cites no evidence")));
+    assert!(app.run.as_ref().unwrap().draft.evidence.is_empty());
 }

@@ -21,8 +21,9 @@ fn num(x: Option<f64>) -> String {
 pub fn draw(frame: &mut Frame, header: Rect, area: Rect, view: &StatsView, theme: &Theme) -> Viewport {
     let s = &view.stats;
     let t = &s.total;
+    let blind = if view.blind { " · blind review: the runs you labelled" } else { "" };
     let title = format!(
-        " statistics · {} · labels: {} · {} failed runs, {} labelled, coverage {}",
+        " statistics · {}{blind} · labels: {} · {} failed runs, {} labelled, coverage {}",
         s.taxonomy,
         s.source,
         t.runs,
