@@ -19,6 +19,14 @@ pub enum Reference {
     /// The per-mode majority of these raters (see [`super::majority`]); items where they tie or
     /// none rated are skipped. The raters that make up the consensus are not scored against it.
     Consensus(Vec<String>),
+    /// A reference built outside the table, per mode one value per item (`None`: no reference
+    /// for that item and mode), and the raters scored against it (those it was not made from).
+    Given {
+        name: String,
+        scored: Vec<String>,
+        #[serde(skip)]
+        columns: std::collections::BTreeMap<String, Vec<Option<bool>>>,
+    },
 }
 
 /// A statistic and its bootstrap interval.
@@ -150,6 +158,7 @@ pub fn agreement_report(
             let r = indices(table, names)?;
             (r.clone(), columns.iter().copied().filter(|c| !r.contains(c)).collect())
         }
+        Reference::Given { scored, .. } => (Vec::new(), indices(table, scored)?),
     };
 
     let mut micro: Vec<Confusion> = vec![Confusion::default(); scored.len()];
@@ -170,6 +179,9 @@ pub fn agreement_report(
                 .map(|row| reference_columns.first().and_then(|&r| row.get(r).copied().flatten()))
                 .collect(),
             Reference::Consensus(_) => consensus_column(&binary, &reference_columns),
+            Reference::Given { columns, .. } => {
+                columns.get(mode).cloned().unwrap_or_else(|| vec![None; table.items().len()])
+            }
         };
         let mut against_reference = Vec::with_capacity(scored.len());
         for (k, &r) in scored.iter().enumerate() {

@@ -144,8 +144,7 @@ pub fn agreement(store: Option<&Store>, args: &AgreementArgs) -> Result<i32> {
             if sets.is_empty() {
                 bail!("no labels under {} yet (trajan classify, trajan label)", taxonomy.stamp());
             }
-            let (table, raters) = trajan::review::agreement_table(&sets);
-            let reference = Reference::Rater(trajan::review::REFERENCE.into());
+            let (table, raters, reference) = trajan::review::agreement_inputs(&sets, &modes);
             agreement_report(&table, &modes, &raters, &reference, &bootstrap)?
         }
         (None, None) => bail!("no database and no --table"),

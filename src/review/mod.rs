@@ -5,7 +5,7 @@
 pub mod export;
 pub mod stats;
 
-use crate::agreement::{Rating, RatingTable, Table};
+use crate::agreement::{Rating, RatingTable, Reference, Table};
 use crate::classify::label::Source;
 use crate::store::labels::LabelSet;
 use std::collections::{BTreeMap, BTreeSet};
@@ -140,30 +140,48 @@ pub fn in_queue(queue: Queue, state: Option<&ReviewState>, failed: bool) -> bool
     }
 }
 
-/// The agreement table of the current labels: one item per run, one rater per classifier and
-/// reviewer, and a [`REFERENCE`] column (adjudication, else consensus). Returns the table and
-/// the rater names (without the reference).
-pub fn agreement_table(sets: &[LabelSet]) -> (RatingTable, Vec<String>) {
+/// Per mode, what the reference says of a run: the latest adjudication's verdict, else the
+/// reviewers' majority on that mode (`None` on a tie, or when no reviewer labelled the run).
+pub fn reference_on(labels: &[&LabelSet], mode: &str) -> Option<bool> {
+    if let Some(adj) =
+        labels.iter().filter(|l| l.source == Source::Adjudication).max_by(|a, b| a.created_at.cmp(&b.created_at))
+    {
+        return Some(adj.modes.iter().any(|m| m == mode));
+    }
+    let humans: Vec<&&LabelSet> = labels.iter().filter(|l| l.source == Source::Human).collect();
+    let yes = humans.iter().filter(|l| l.modes.iter().any(|m| m == mode)).count();
+    match (yes * 2).cmp(&humans.len()) {
+        _ if humans.is_empty() => None,
+        std::cmp::Ordering::Greater => Some(true),
+        std::cmp::Ordering::Less => Some(false),
+        std::cmp::Ordering::Equal => None,
+    }
+}
+
+/// The agreement inputs of the current labels: a table with one item per run and one rater per
+/// classifier and reviewer, the rater names, and the reference, per mode ([`reference_on`]).
+pub fn agreement_inputs(sets: &[LabelSet], modes: &[String]) -> (RatingTable, Vec<String>, Reference) {
     let runs = by_run(sets);
     let mut raters: Vec<String> = sets.iter().filter_map(rater_key).collect::<BTreeSet<_>>().into_iter().collect();
     raters.sort_by_key(|r| (!r.starts_with("heuristic"), !r.starts_with("llm:"), r.clone()));
     let items: Vec<String> = runs.keys().map(|r| r.to_string()).collect();
-    let mut columns = raters.clone();
-    columns.push(REFERENCE.into());
     let cells = runs
         .values()
         .map(|labels| {
-            let mut row: Vec<Option<Rating>> = raters
+            raters
                 .iter()
                 .map(|name| labels.iter().find(|l| rater_key(l).as_deref() == Some(name.as_str())).map(|l| set(l)))
-                .collect();
-            row.push(reference(labels));
-            row
+                .collect()
         })
         .collect();
-    let table =
-        Table::from_rows(items, columns, cells).unwrap_or_else(|_| unreachable!("rows are built to the table's shape"));
-    (table, raters)
+    let table = Table::from_rows(items, raters.clone(), cells)
+        .unwrap_or_else(|_| unreachable!("rows are built to the table's shape"));
+    let columns =
+        modes.iter().map(|m| (m.clone(), runs.values().map(|labels| reference_on(labels, m)).collect())).collect();
+    // Every rater is scored against it: the classifiers, and each reviewer (who is part of the
+    // majority; their kappa with each other reviewer is the unbiased figure).
+    let scored = raters.clone();
+    (table, raters, Reference::Given { name: REFERENCE.into(), scored, columns })
 }
 
 #[cfg(test)]

@@ -56,19 +56,24 @@ fn queues_follow_the_rater() {
 }
 
 #[test]
-fn the_agreement_table_has_a_column_per_rater_and_the_reference() {
+fn the_agreement_inputs_have_a_column_per_rater_and_a_reference_per_mode() {
     let sets = vec![
         set(1, Source::Heuristic, "heuristic", &["x"], "1"),
-        set(1, Source::Human, "ann", &["x"], "1"),
+        set(1, Source::Human, "ann", &["x", "y"], "1"),
+        set(1, Source::Human, "bob", &["x"], "1"),
         set(2, Source::Llm, "gpt", &[], "1"),
         set(2, Source::Adjudication, "cat", &["y"], "1"),
     ];
-    let (table, raters) = agreement_table(&sets);
-    assert_eq!(raters, ["heuristic", "llm:gpt", "human:ann"]);
-    assert_eq!(table.raters(), ["heuristic", "llm:gpt", "human:ann", "reference"]);
+    let modes = vec!["x".to_string(), "y".to_string()];
+    let (table, raters, reference) = agreement_inputs(&sets, &modes);
+    assert_eq!(raters, ["heuristic", "llm:gpt", "human:ann", "human:bob"]);
+    assert_eq!(table.raters(), raters.as_slice());
     assert_eq!(table.items(), ["1", "2"]);
-    assert_eq!(table.get(1, 3), Some(&["y".to_string()].into_iter().collect()));
-    assert_eq!(table.get(0, 1), None);
+    assert_eq!(table.get(1, 1), Some(&Rating::new()));
+    let Reference::Given { columns, .. } = reference else { panic!("{reference:?}") };
+    // Run 1: both reviewers say x (a reference), they tie on y (none); run 2: the adjudication.
+    assert_eq!(columns["x"], [Some(true), Some(false)]);
+    assert_eq!(columns["y"], [None, Some(true)]);
 }
 
 #[test]

@@ -230,8 +230,7 @@ fn stats_view(
     }
     let report = (!sets.is_empty())
         .then(|| {
-            let (table, raters) = crate::review::agreement_table(&sets);
-            let reference = crate::agreement::Reference::Rater(crate::review::REFERENCE.into());
+            let (table, raters, reference) = crate::review::agreement_inputs(&sets, modes);
             let once = crate::agreement::BootstrapOptions { resamples: 0, ..Default::default() };
             crate::agreement::agreement_report(&table, modes, &raters, &reference, &once).ok()
         })
