@@ -3,7 +3,7 @@
 //! An `output.jsonl` line (or a single instance in a `.json` file) holds `instance_id`,
 //! `instruction`, `history` (the event list), `test_result.git_patch`, `metrics`, `error`,
 //! `instance` and `metadata`. Event lists (a JSON array of events, or one file per event in
-//! `sessions/<sid>/events/<id>.json`) carry only the events: see [`events`].
+//! `sessions/<sid>/events/<id>.json`) carry only the events: see `events`.
 
 mod events;
 #[cfg(test)]

@@ -7,7 +7,7 @@
 //! - An instance folder `logs/run_evaluation/<run_id>/<model>/<instance_id>/` holds
 //!   `report.json`, `run_instance.log`, `test_output.txt`, `patch.diff`. Without `report.json`
 //!   the verdict comes from `run_instance.log` (patch apply failure) and the test names from
-//!   `test_output.txt` ([`test_log`]).
+//!   `test_output.txt` (`test_log`).
 //! - A run summary lists instance ids by verdict (`resolved_ids`, `unresolved_ids`, ...).
 
 mod test_log;

@@ -10,7 +10,7 @@ use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 /// Columns per tab stop.
 const TAB_WIDTH: usize = 4;
 
-/// Expand tabs to the next multiple of [`TAB_WIDTH`]; `col` is the display column reached so far
+/// Expand tabs to the next multiple of `TAB_WIDTH`; `col` is the display column reached so far
 /// and is advanced past `text`.
 pub fn expand_tabs(text: &str, col: &mut usize) -> String {
     let mut out = String::with_capacity(text.len());
