@@ -127,7 +127,7 @@ enum Command {
     /// The bundled demo fixtures in a temporary database, opened in the TUI (listed when not on
     /// a terminal).
     Demo,
-    /// Benchmarks (release mode): synthetic data generation and ingest throughput.
+    /// Benchmarks (release mode): synthetic data, ingest, the TUI, the classifiers.
     Bench {
         #[command(subcommand)]
         what: bench::BenchCommand,
