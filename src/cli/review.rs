@@ -284,16 +284,13 @@ pub fn export(store: &Store, args: &ExportArgs) -> Result<i32> {
         .with_context(|| format!("--format {:?}: csv, json, jsonl or markdown", args.format))?;
     let text = match args.what.as_str() {
         "labels" => {
-            let runs = store.list_runs(RunFilter::default())?;
+            let runs: std::collections::HashMap<i64, trajan::store::read::RunSummary> =
+                store.list_runs(RunFilter::default())?.into_iter().map(|r| (r.id, r)).collect();
+            // A label whose run is gone has no instance id, and names no run.
             let rows: Vec<ExportedLabel> = store
                 .labels(None, args.current)?
                 .iter()
-                .map(|row| {
-                    let run = runs
-                        .iter()
-                        .find(|r| Some(&r.instance_id) == row.instance_id.as_ref() && r.id == row.label.run_id);
-                    ExportedLabel::new(row, run)
-                })
+                .map(|row| ExportedLabel::new(row, runs.get(&row.label.run_id).filter(|_| row.instance_id.is_some())))
                 .collect();
             export::labels(&rows, format)?
         }

@@ -37,28 +37,26 @@ pub fn by_run(sets: &[LabelSet]) -> BTreeMap<i64, Vec<&LabelSet>> {
     out
 }
 
-/// What a run is judged by: its latest adjudication, else the reviewers' per-mode majority
-/// (`None` when no reviewer labelled it, or they tie on some mode).
+/// The run's latest adjudication, if any.
+fn adjudication<'a>(labels: &[&'a LabelSet]) -> Option<&'a LabelSet> {
+    labels.iter().copied().filter(|l| l.source == Source::Adjudication).max_by(|a, b| a.created_at.cmp(&b.created_at))
+}
+
+/// What a run is judged by, as a whole mode set: its latest adjudication, else the modes the
+/// reviewers' majority gives ([`reference_on`]); `None` when no reviewer labelled it, or they
+/// tie on some mode.
 pub fn reference(labels: &[&LabelSet]) -> Option<Rating> {
-    if let Some(adj) =
-        labels.iter().filter(|l| l.source == Source::Adjudication).max_by(|a, b| a.created_at.cmp(&b.created_at))
-    {
+    if let Some(adj) = adjudication(labels) {
         return Some(set(adj));
     }
-    let humans: Vec<Rating> = labels.iter().filter(|l| l.source == Source::Human).map(|l| set(l)).collect();
-    if humans.is_empty() {
+    let given: BTreeSet<&String> = labels.iter().filter(|l| l.source == Source::Human).flat_map(|l| &l.modes).collect();
+    if !labels.iter().any(|l| l.source == Source::Human) {
         return None;
     }
-    let modes: BTreeSet<&String> = humans.iter().flatten().collect();
     let mut out = Rating::new();
-    for m in modes {
-        let yes = humans.iter().filter(|h| h.contains(m)).count();
-        match (yes * 2).cmp(&humans.len()) {
-            std::cmp::Ordering::Greater => {
-                out.insert(m.clone());
-            }
-            std::cmp::Ordering::Equal => return None,
-            std::cmp::Ordering::Less => {}
+    for m in given {
+        if reference_on(labels, m)? {
+            out.insert(m.clone());
         }
     }
     Some(out)
@@ -69,7 +67,7 @@ pub fn disagreement(labels: &[&LabelSet]) -> bool {
     let humans: Vec<&&LabelSet> = labels.iter().filter(|l| l.source == Source::Human).collect();
     let differ = humans.windows(2).any(|w| w[0].modes != w[1].modes);
     let latest_human = humans.iter().map(|l| l.created_at.as_str()).max().unwrap_or("");
-    let settled = labels.iter().any(|l| l.source == Source::Adjudication && l.created_at.as_str() >= latest_human);
+    let settled = adjudication(labels).is_some_and(|a| a.created_at.as_str() >= latest_human);
     differ && !settled
 }
 
@@ -143,9 +141,7 @@ pub fn in_queue(queue: Queue, state: Option<&ReviewState>, failed: bool) -> bool
 /// Per mode, what the reference says of a run: the latest adjudication's verdict, else the
 /// reviewers' majority on that mode (`None` on a tie, or when no reviewer labelled the run).
 pub fn reference_on(labels: &[&LabelSet], mode: &str) -> Option<bool> {
-    if let Some(adj) =
-        labels.iter().filter(|l| l.source == Source::Adjudication).max_by(|a, b| a.created_at.cmp(&b.created_at))
-    {
+    if let Some(adj) = adjudication(labels) {
         return Some(adj.modes.iter().any(|m| m == mode));
     }
     let humans: Vec<&&LabelSet> = labels.iter().filter(|l| l.source == Source::Human).collect();

@@ -198,24 +198,27 @@ impl Store {
                 })
             })?
             .collect::<Result<_, _>>()?;
-        let mut modes = self.conn.prepare_cached(
-            "SELECT mode, assigned, confidence, evidence, rationale FROM label_modes WHERE label_id = ?1 ORDER BY rowid",
+        // Every mode verdict of those labels in one query, not one per label.
+        let at: HashMap<i64, usize> = rows.iter().enumerate().map(|(i, r)| (r.id, i)).collect();
+        let mut modes = self.conn.prepare(
+            "SELECT m.label_id, m.mode, m.assigned, m.confidence, m.evidence, m.rationale
+             FROM label_modes m JOIN labels l ON l.id = m.label_id
+             WHERE ?1 IS NULL OR l.run_id = ?1 ORDER BY m.rowid",
         )?;
-        for row in &mut rows {
-            let verdicts = modes.query_map([row.id], |r| {
-                let evidence: String = r.get(3)?;
-                let verdict = ModeVerdict {
-                    mode: r.get(0)?,
-                    confidence: r.get(2)?,
-                    evidence: serde_json::from_str::<Vec<Evidence>>(&evidence).unwrap_or_default(),
-                    rationale: r.get(4)?,
-                };
-                Ok((r.get::<_, bool>(1)?, verdict))
-            })?;
-            for v in verdicts {
-                let (assigned, verdict) = v?;
-                if assigned { row.label.modes.push(verdict) } else { row.label.considered.push(verdict) }
-            }
+        let verdicts = modes.query_map([run], |r| {
+            let evidence: String = r.get(4)?;
+            let verdict = ModeVerdict {
+                mode: r.get(1)?,
+                confidence: r.get(3)?,
+                evidence: serde_json::from_str::<Vec<Evidence>>(&evidence).unwrap_or_default(),
+                rationale: r.get(5)?,
+            };
+            Ok((r.get::<_, i64>(0)?, r.get::<_, bool>(2)?, verdict))
+        })?;
+        for v in verdicts {
+            let (label_id, assigned, verdict) = v?;
+            let Some(row) = at.get(&label_id).and_then(|&i| rows.get_mut(i)) else { continue };
+            if assigned { row.label.modes.push(verdict) } else { row.label.considered.push(verdict) }
         }
         Ok(rows)
     }

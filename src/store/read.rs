@@ -90,6 +90,30 @@ pub struct StepRow {
     pub observation_chars: i64,
 }
 
+#[cfg(test)]
+impl StepRow {
+    /// A step with these texts and nothing else, run in `/testbed` (for tests).
+    pub fn sample(index: i64, action: &str, observation: &str) -> StepRow {
+        StepRow {
+            index,
+            tool: None,
+            thought: String::new(),
+            action: action.into(),
+            observation: observation.into(),
+            response: None,
+            args: None,
+            execution_time: None,
+            tokens_in: None,
+            tokens_out: None,
+            timestamp: None,
+            open_file: None,
+            working_dir: Some("/testbed".into()),
+            flags: Vec::new(),
+            observation_chars: observation.chars().count() as i64,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct EditRow {
     pub step: Option<i64>,

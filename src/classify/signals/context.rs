@@ -1,7 +1,7 @@
 //! Signals of context use: how much of the run was tool output, floods of output, and the
 //! repetition that shows the objective slipped (the same action again, files re-opened).
 
-use super::views::simple_commands;
+use super::views::{Shown, ViewKind, simple_commands};
 use super::{ContextSignals, ExitCategory, FileTable, Reopen, Repeat, StepSize};
 use crate::store::read::StepRow;
 use std::collections::HashMap;
@@ -141,21 +141,25 @@ pub(super) fn repeats(steps: &[StepRow]) -> Vec<Repeat> {
 }
 
 /// Files opened three or more times showing the same content, with no edit to them between.
-pub(super) fn reopened(opens: &[(String, usize)], steps: &[StepRow], table: &FileTable) -> Vec<Reopen> {
-    let observation =
-        |i: usize| steps.iter().find(|s| s.index as usize == i).map(|s| s.observation.as_str()).unwrap_or("");
-    let mut chains: Vec<(&str, Vec<usize>)> = Vec::new();
-    for (path, step) in opens {
-        let edited = table.find(path).map(|f| f.edited.as_slice()).unwrap_or(&[]);
-        let same = chains.iter_mut().find(|(p, c)| {
-            *p == path
-                && c.last().is_some_and(|&prev| !edited.iter().any(|&e| e >= prev && e < *step))
-                && c.first().is_some_and(|&first| observation(first) == observation(*step))
+pub(super) fn reopened(shown: &[Shown<'_>], table: &FileTable) -> Vec<Reopen> {
+    // (path, the content first shown, the steps that showed it again)
+    let mut chains: Vec<(&str, &str, Vec<usize>)> = Vec::new();
+    let opens = shown.iter().flat_map(|s| s.views.iter().filter(|v| v.kind == ViewKind::Open).map(move |v| (v, s)));
+    for (view, s) in opens {
+        let edited = table.find(&view.path).map(|f| f.edited.as_slice()).unwrap_or(&[]);
+        let same = chains.iter_mut().find(|(p, content, c)| {
+            *p == view.path
+                && c.last().is_some_and(|&prev| !edited.iter().any(|&e| e >= prev && e < s.step))
+                && *content == s.observation
         });
         match same {
-            Some((_, c)) => c.push(*step),
-            None => chains.push((path, vec![*step])),
+            Some((_, _, c)) => c.push(s.step),
+            None => chains.push((&view.path, s.observation, vec![s.step])),
         }
     }
-    chains.into_iter().filter(|(_, c)| c.len() >= 3).map(|(p, c)| Reopen { path: p.to_string(), steps: c }).collect()
+    chains
+        .into_iter()
+        .filter(|(_, _, c)| c.len() >= 3)
+        .map(|(p, _, c)| Reopen { path: p.to_string(), steps: c })
+        .collect()
 }

@@ -283,9 +283,9 @@ impl FileTable {
 /// Compute every signal of a run.
 pub fn compute(run: &RunDetail) -> Signals {
     let steps = &run.step_list;
-    let working_dir = |step: Option<i64>| {
-        step.and_then(|i| steps.iter().find(|s| s.index == i)).and_then(|s| s.working_dir.as_deref())
-    };
+    let dirs: HashMap<i64, &str> =
+        steps.iter().filter_map(|s| s.working_dir.as_deref().map(|d| (s.index, d))).collect();
+    let working_dir = |step: Option<i64>| step.and_then(|i| dirs.get(&i).copied());
     let gold = run.task.as_ref().and_then(|t| t.gold_patch.as_deref()).filter(|g| !g.trim().is_empty());
     let mut relative: Vec<String> = run.edit_list.iter().filter(|e| e.step.is_none()).map(|e| e.path.clone()).collect();
     relative.extend(gold.map(crate::analysis::edits::split_patch).unwrap_or_default().into_iter().map(|f| f.path));
@@ -300,22 +300,18 @@ pub fn compute(run: &RunDetail) -> Signals {
         edits.iter().filter(|e| e.step.is_none()).map(|e| e.path.clone()).collect::<Vec<_>>();
     let has_patch = run.submission.as_deref().is_some_and(|s| !s.trim().is_empty()) || !patch_files.is_empty();
 
+    let shown = views::shown(steps, &roots);
     let mut table = FileTable::default();
-    let mut opens: Vec<(String, usize)> = Vec::new();
-    for s in steps {
-        let i = s.index as usize;
-        for v in views::views(s, &roots) {
+    for s in &shown {
+        for v in &s.views {
             let f = table.get(&v.path);
-            f.first_seen.get_or_insert(i);
+            f.first_seen.get_or_insert(s.step);
             if v.kind == views::ViewKind::Open {
-                f.opened.push(i);
-                opens.push((v.path, i));
+                f.opened.push(s.step);
             }
         }
-        if views::is_search(&s.action) {
-            for (path, _) in views::search_hits(&s.observation, s.working_dir.as_deref(), &roots) {
-                table.get(&path).first_searched.get_or_insert(i);
-            }
+        for (path, _) in &s.hits {
+            table.get(path).first_searched.get_or_insert(s.step);
         }
     }
     for e in &edits {
@@ -360,8 +356,8 @@ pub fn compute(run: &RunDetail) -> Signals {
     let exit = ExitCategory::classify(run.summary.exit_status.as_deref(), has_patch);
     let context = context::context(steps, exit);
     let repeats = context::repeats(steps);
-    let reopened = context::reopened(&opens, steps, &table);
-    let stale = propagation::stale_identifiers(run, &edits, &patch_files, &roots);
+    let reopened = context::reopened(&shown, &table);
+    let stale = propagation::stale_identifiers(run, &shown, &edits, &patch_files);
     let mut edit_kinds: Vec<String> = edits.iter().filter(|e| e.step.is_some()).map(|e| e.kind.clone()).collect();
     edit_kinds.sort();
     edit_kinds.dedup();

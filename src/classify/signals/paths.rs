@@ -53,17 +53,18 @@ const ROOTS: &[&str] = &["/testbed/", "/repo/", "/app/", "/src/repo/"];
 /// A path as the repository knows it: `/testbed/src/a.py`, `./src/a.py` and `src/a.py` all give
 /// `src/a.py`. `working_dir` resolves relative paths first.
 pub fn repo_relative(path: &str, working_dir: Option<&str>) -> String {
+    strip_known_root(&resolve(path, working_dir))
+}
+
+/// `path` (quotes trimmed) joined to `working_dir` when relative, with `.` and `..` resolved.
+fn resolve(path: &str, working_dir: Option<&str>) -> String {
     let path = path.trim().trim_matches(|c| c == '\'' || c == '"');
-    let joined;
-    let path = match working_dir {
-        Some(wd) if !path.starts_with('/') && wd.starts_with('/') => {
-            joined = format!("{}/{}", wd.trim_end_matches('/'), path);
-            joined.as_str()
-        }
-        _ => path,
-    };
     let mut parts: Vec<&str> = Vec::new();
-    for part in path.split('/') {
+    let base = match working_dir {
+        Some(wd) if !path.starts_with('/') && wd.starts_with('/') => wd,
+        _ => "",
+    };
+    for part in base.split('/').chain(path.split('/')) {
         match part {
             "" | "." => {}
             ".." => {
@@ -72,19 +73,22 @@ pub fn repo_relative(path: &str, working_dir: Option<&str>) -> String {
             p => parts.push(p),
         }
     }
-    let normal = parts.join("/");
-    if !path.starts_with('/') {
-        return normal;
-    }
-    let abs = format!("/{normal}");
-    if let Some(rest) = ROOTS.iter().find_map(|r| abs.strip_prefix(r)) {
+    let absolute = path.starts_with('/') || !base.is_empty();
+    format!("{}{}", if absolute { "/" } else { "" }, parts.join("/"))
+}
+
+/// A resolved path without the usual sandbox roots: `/testbed/`, `/repo/`..., SWE-agent 0.x's
+/// `/<owner>__<repo>/`, OpenHands' `/workspace/<name>/`.
+fn strip_known_root(resolved: &str) -> String {
+    let Some(inner) = resolved.strip_prefix('/') else { return resolved.to_string() };
+    if let Some(rest) = ROOTS.iter().find_map(|r| resolved.strip_prefix(r)) {
         return rest.to_string();
     }
-    // SWE-agent 0.x mounts the repository at /<owner>__<repo>; OpenHands at /workspace/<name>.
+    let parts: Vec<&str> = inner.split('/').collect();
     match parts.as_slice() {
         [first, rest @ ..] if first.contains("__") && !rest.is_empty() => rest.join("/"),
         ["workspace", _, rest @ ..] if !rest.is_empty() => rest.join("/"),
-        _ => normal,
+        _ => inner.to_string(),
     }
 }
 
@@ -123,34 +127,12 @@ impl Roots {
 
     /// The repository path of `path` (relative paths resolved against `working_dir`).
     pub fn rel(&self, path: &str, working_dir: Option<&str>) -> String {
-        let clean = path.trim().trim_matches(|c| c == '\'' || c == '"');
-        let absolute = if clean.starts_with('/') {
-            Some(clean.to_string())
-        } else {
-            working_dir.filter(|wd| wd.starts_with('/')).map(|wd| format!("{}/{}", wd.trim_end_matches('/'), clean))
-        };
-        if let Some(abs) = absolute.map(|a| normalize(&a))
-            && let Some(rest) = self.0.iter().find_map(|r| abs.strip_prefix(r.as_str()))
-        {
-            return rest.to_string();
-        }
-        repo_relative(path, working_dir)
-    }
-}
-
-/// `/a/./b/../c` → `/a/c`.
-fn normalize(path: &str) -> String {
-    let mut parts: Vec<&str> = Vec::new();
-    for part in path.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                parts.pop();
-            }
-            p => parts.push(p),
+        let resolved = resolve(path, working_dir);
+        match self.0.iter().find_map(|r| resolved.strip_prefix(r.as_str())) {
+            Some(rest) => rest.to_string(),
+            None => strip_known_root(&resolved),
         }
     }
-    format!("{}{}", if path.starts_with('/') { "/" } else { "" }, parts.join("/"))
 }
 
 /// Whether repository path `path` is the file a text named as `named` (`models.py`,

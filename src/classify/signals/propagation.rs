@@ -3,8 +3,8 @@
 //! that name unchanged files.
 
 use super::edits::EditEvent;
-use super::paths::{FileKind, Roots, is_build_copy, is_changelog, mentioned_files, names_file, repo_relative};
-use super::views::{ViewKind, is_search, search_hits, views};
+use super::paths::{FileKind, is_build_copy, is_changelog, mentioned_files, names_file, repo_relative};
+use super::views::{Shown, ViewKind};
 use super::{FileTable, Periphery, PeripheryFile, Sighting, StaleIdentifier, TestMention};
 use crate::analysis::edits::split_patch;
 use crate::store::read::RunDetail;
@@ -135,9 +135,9 @@ fn contains_word(text: &str, ident: &str) -> bool {
 /// files and search output).
 pub(super) fn stale_identifiers(
     run: &RunDetail,
+    shown: &[Shown<'_>],
     edits: &[EditEvent],
     patch_files: &[String],
-    roots: &Roots,
 ) -> Vec<StaleIdentifier> {
     let diff = match run.submission.as_deref().filter(|s| !s.trim().is_empty()) {
         Some(s) => s.to_string(),
@@ -168,19 +168,16 @@ pub(super) fn stale_identifiers(
             seen_in: Vec::new(),
         })
         .collect();
-    for s in &run.step_list {
-        let step = s.index as usize;
-        let mut texts: Vec<(String, &str)> = Vec::new();
-        let opened: Vec<String> =
-            views(s, roots).into_iter().filter(|v| v.kind == ViewKind::Open).map(|v| v.path).collect();
+    for s in shown {
+        let step = s.step;
+        let mut texts: Vec<(&str, &str)> = Vec::new();
+        let opened: Vec<&str> = s.views.iter().filter(|v| v.kind == ViewKind::Open).map(|v| v.path.as_str()).collect();
         if let [only] = opened.as_slice() {
-            texts.push((only.clone(), s.observation.as_str()));
+            texts.push((only, s.observation));
         }
-        if is_search(&s.action) {
-            texts.extend(search_hits(&s.observation, s.working_dir.as_deref(), roots));
-        }
+        texts.extend(s.hits.iter().map(|(p, t)| (p.as_str(), *t)));
         for (path, text) in texts {
-            if !unchanged(&path) {
+            if !unchanged(path) {
                 continue;
             }
             for (st, &method) in out.iter_mut().zip(&methods) {
@@ -190,7 +187,7 @@ pub(super) fn stale_identifiers(
                     && path != st.defined_in
                     && uses(text, &st.identifier, method)
                 {
-                    st.seen_in.push(Sighting { path: path.clone(), step });
+                    st.seen_in.push(Sighting { path: path.to_string(), step });
                 }
             }
         }

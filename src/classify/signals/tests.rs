@@ -7,23 +7,7 @@ use crate::classify::rules::{self, Rule};
 use crate::store::read::{EditRow, RunSummary, StepRow, TaskRow};
 
 fn step(index: i64, action: &str, observation: &str) -> StepRow {
-    StepRow {
-        index,
-        tool: None,
-        thought: String::new(),
-        action: action.into(),
-        observation: observation.into(),
-        response: None,
-        args: None,
-        execution_time: None,
-        tokens_in: None,
-        tokens_out: None,
-        timestamp: None,
-        open_file: None,
-        working_dir: Some("/testbed".into()),
-        flags: Vec::new(),
-        observation_chars: observation.chars().count() as i64,
-    }
+    StepRow::sample(index, action, observation)
 }
 
 fn edit(step: Option<i64>, path: &str, kind: &str, status: &str, codes: &[&str], diff: Option<&str>) -> EditRow {

@@ -75,6 +75,31 @@ pub fn views(s: &StepRow, roots: &Roots) -> Vec<View> {
     out
 }
 
+/// What one step showed the agent: the files it opened or moved in, and the file lines of its
+/// search output. Read once per run; every signal that needs it takes it from here.
+pub struct Shown<'a> {
+    pub step: usize,
+    pub views: Vec<View>,
+    pub hits: Vec<(String, &'a str)>,
+    pub observation: &'a str,
+}
+
+pub fn shown<'a>(steps: &'a [StepRow], roots: &Roots) -> Vec<Shown<'a>> {
+    steps
+        .iter()
+        .map(|s| Shown {
+            step: s.index as usize,
+            views: views(s, roots),
+            hits: if is_search(&s.action) {
+                search_hits(&s.observation, s.working_dir.as_deref(), roots)
+            } else {
+                Vec::new()
+            },
+            observation: &s.observation,
+        })
+        .collect()
+}
+
 /// Whether the step's action searches file contents (its output lines name files).
 pub fn is_search(action: &str) -> bool {
     simple_commands(action).iter().any(|c| {
@@ -176,23 +201,7 @@ mod tests {
     use super::*;
 
     fn step(action: &str, args: Option<serde_json::Value>, open_file: Option<&str>) -> StepRow {
-        StepRow {
-            index: 0,
-            tool: None,
-            thought: String::new(),
-            action: action.into(),
-            observation: String::new(),
-            response: None,
-            args,
-            execution_time: None,
-            tokens_in: None,
-            tokens_out: None,
-            timestamp: None,
-            open_file: open_file.map(str::to_string),
-            working_dir: Some("/testbed".into()),
-            flags: Vec::new(),
-            observation_chars: 0,
-        }
+        StepRow { args, open_file: open_file.map(str::to_string), ..StepRow::sample(0, action, "") }
     }
 
     fn paths(s: &StepRow) -> Vec<(String, ViewKind)> {

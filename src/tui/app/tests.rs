@@ -64,21 +64,10 @@ pub fn body(run: i64, index: i64) -> StepBody {
     StepBody {
         run_id: run,
         step: StepRow {
-            index,
             tool: Some("bash".into()),
             thought: "think".into(),
-            action: format!("echo {index}"),
-            observation: "out".into(),
-            response: None,
-            args: None,
-            execution_time: None,
-            tokens_in: None,
-            tokens_out: None,
-            timestamp: None,
-            open_file: None,
             working_dir: None,
-            flags: Vec::new(),
-            observation_chars: 3,
+            ..StepRow::sample(index, &format!("echo {index}"), "out")
         },
         edits: Vec::new(),
     }
