@@ -1036,3 +1036,22 @@ fn imported_records_are_checked_like_labels_made_here() {
     }
     assert_eq!(report["imported"], 1, "the good record still goes in");
 }
+
+#[test]
+fn labels_of_another_taxonomy_version_are_not_mixed_in() {
+    let (dir, db) = fixture_db();
+    let mixture = instance("mixture");
+    label(&db, &mixture, "ann", &["--mode", "context_flooding"]);
+    // The same taxonomy name at version 2.0: another vocabulary.
+    let v2 = dir.path().join("refactoring-2.toml");
+    let preset =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/classify/taxonomies/refactoring.toml"))
+            .unwrap();
+    std::fs::write(&v2, preset.replace("version = \"1.0\"", "version = \"2.0\"")).unwrap();
+    label(&db, &mixture, "bob", &["--mode", "missed_edit_location", "--taxonomy", v2.to_str().unwrap()]);
+    let report = agreement(&db);
+    assert_eq!(report["report"]["raters"], serde_json::json!(["human:ann"]), "bob labelled under 2.0: {report}");
+    let v2_report = ok_json(&db, &["agreement", "--json", "--resamples", "0", "--taxonomy", v2.to_str().unwrap()]);
+    assert_eq!(v2_report["taxonomy"], "refactoring@2.0");
+    assert_eq!(v2_report["report"]["raters"], serde_json::json!(["human:bob"]));
+}
