@@ -1,4 +1,5 @@
-//! Embeds `fixtures/` in the binary so `trajan demo` works wherever the binary is.
+//! Embeds `fixtures/` in the binary so `trajan demo` works wherever the binary is. The real
+//! corpus (`fixtures/corpus/`) is test data, not demo data, and stays out.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -27,6 +28,9 @@ fn collect(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
         let p = e.path();
         println!("cargo:rerun-if-changed={}", p.display());
         if p.is_dir() {
+            if p == root.join("corpus") {
+                continue;
+            }
             collect(root, &p, out);
         } else if let Ok(rel) = p.strip_prefix(root) {
             out.push((rel.to_string_lossy().into_owned(), p.to_string_lossy().into_owned()));

@@ -6,7 +6,9 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn trajan(db: &Path, args: &[&str]) -> Output {
+mod common;
+
+fn trajan<S: AsRef<std::ffi::OsStr>>(db: &Path, args: &[S]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_trajan"))
         .arg("--db")
         .arg(db)
@@ -142,8 +144,11 @@ fn a_bad_taxonomy_file_is_refused_before_anything_is_written() {
 
 #[test]
 fn corpus_failed_runs_are_labelled_and_pydicom_rejections_are_evidence() {
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    let (_dir, db) = ingested(&corpus);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let args: Vec<String> = std::iter::once("ingest".to_string()).chain(common::corpus_paths()).collect();
+    let out = trajan(&db, &args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let report = ok_json(&db, &["classify", "--json"]);
     let runs = ok_json(&db, &["runs", "--json"]);
     let not_resolved = runs.as_array().unwrap().iter().filter(|r| r["resolved"] != true).count();

@@ -9,7 +9,13 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
 }
 
-fn trajan(db: &Path, args: &[&str]) -> Output {
+/// `ingest` and the project's own fixtures: the demo data and the classifier's stories.
+fn ingest_fixtures() -> [String; 3] {
+    let path = |p: &str| fixtures().join(p).to_string_lossy().into_owned();
+    ["ingest".into(), path("demo"), path("classify")]
+}
+
+fn trajan<S: AsRef<std::ffi::OsStr>>(db: &Path, args: &[S]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_trajan"))
         .arg("--db")
         .arg(db)
@@ -159,7 +165,7 @@ fn classify_fixtures_agree_with_their_oracle() {
 fn fixture_outcomes_join_their_runs() {
     let dir = tmp();
     let db = dir.path().join("t.db");
-    assert_eq!(trajan(&db, &["ingest", &fixtures().to_string_lossy()]).status.code(), Some(0));
+    assert_eq!(trajan(&db, &ingest_fixtures()).status.code(), Some(0));
     let runs = stdout_json(&trajan(&db, &["runs", "--json"]));
     let resolved = |instance: &str| -> Vec<Value> {
         runs.as_array()
@@ -227,7 +233,7 @@ fn ingest_is_idempotent_and_a_changed_file_replaces_its_runs() {
 fn runs_are_named_by_id_or_unique_instance() {
     let dir = tmp();
     let db = dir.path().join("t.db");
-    trajan(&db, &["ingest", &fixtures().to_string_lossy()]);
+    trajan(&db, &ingest_fixtures());
     let detail = stdout_json(&trajan(&db, &["show", "demo__calc-1", "--step", "2", "--json"]));
     assert_eq!(detail["step_list"].as_array().map(Vec::len), Some(1));
     assert_eq!(detail["step_list"][0]["index"], 2);
@@ -253,7 +259,7 @@ fn runs_are_named_by_id_or_unique_instance() {
 fn a_closed_pipe_ends_quietly() {
     let dir = tmp();
     let db = dir.path().join("t.db");
-    trajan(&db, &["ingest", &fixtures().to_string_lossy()]);
+    trajan(&db, &ingest_fixtures());
     let mut child = Command::new(env!("CARGO_BIN_EXE_trajan"))
         .arg("--db")
         .arg(&db)

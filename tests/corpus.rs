@@ -1,15 +1,13 @@
-//! The real-world corpus in ../shared/corpus, ingested by the real binary, checked against the
+//! The real-world corpus in fixtures/corpus, ingested by the real binary, checked against the
 //! facts its MANIFEST.md lists.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
-}
+mod common;
 
-fn trajan(db: &Path, args: &[&str]) -> Output {
+fn trajan<S: AsRef<std::ffi::OsStr>>(db: &Path, args: &[S]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_trajan"))
         .arg("--db")
         .arg(db)
@@ -30,11 +28,14 @@ struct Ingested {
     runs: Vec<Value>,
 }
 
+fn ingest_args() -> Vec<String> {
+    std::iter::once("ingest".to_string()).chain(common::corpus_paths()).collect()
+}
+
 fn ingest_corpus() -> Ingested {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let db = dir.path().join("corpus.db");
-    let corpus = corpus();
-    let out = trajan(&db, &["ingest", &corpus.to_string_lossy()]);
+    let out = trajan(&db, &ingest_args());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "ingest of the corpus must succeed:\n{stderr}");
     assert!(!stderr.contains("error:") && !stderr.contains("warning:"), "{stderr}");
@@ -173,7 +174,7 @@ fn search_finds_a_phrase_from_an_observation() {
 #[test]
 fn reingesting_the_corpus_adds_nothing() {
     let c = ingest_corpus();
-    let out = trajan(&c.db, &["ingest", &corpus().to_string_lossy()]);
+    let out = trajan(&c.db, &ingest_args());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("ingested 0 (runs 0"), "{stderr}");

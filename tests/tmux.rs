@@ -28,24 +28,29 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
 }
 
+/// The demo data and the classifier's stories.
+fn demo_and_stories() -> [PathBuf; 2] {
+    [fixtures().join("demo"), fixtures().join("classify")]
+}
+
 fn corpus_file(relative: &str) -> PathBuf {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus").join(relative);
-    assert!(path.is_file(), "the corpus file {} is missing (the corpus lives in ../shared/corpus)", path.display());
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus").join(relative);
+    assert!(path.is_file(), "the corpus file {} is missing (the corpus lives in fixtures/corpus)", path.display());
     path
 }
 
 /// Ingest `path` into a new database in `dir`; returns the database.
-fn ingest(dir: &Path, path: &Path) -> PathBuf {
+fn ingest<P: AsRef<Path>>(dir: &Path, paths: &[P]) -> PathBuf {
     let db = dir.join("t.db");
     let out = Command::new(env!("CARGO_BIN_EXE_trajan"))
         .arg("--db")
         .arg(&db)
         .arg("ingest")
-        .arg(path)
+        .args(paths.iter().map(AsRef::as_ref))
         .env_remove("TRAJAN_DB")
         .output()
         .unwrap_or_else(|e| panic!("cannot run trajan: {e}"));
-    assert_eq!(out.status.code(), Some(0), "ingest {}: {}", path.display(), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "ingest: {}", String::from_utf8_lossy(&out.stderr));
     db
 }
 
@@ -319,7 +324,7 @@ fn tempdir() -> TempDir {
 #[test]
 fn fixtures_review_flow() {
     let dir = tempdir();
-    let db = ingest(dir.path(), &fixtures());
+    let db = ingest(dir.path(), &demo_and_stories());
     let t = Tmux::start("review", dir, &db, &["tui"], 120, 40);
 
     let screen = t.wait_for("the complete run list", |s| {
@@ -390,7 +395,7 @@ fn fixtures_review_flow() {
 fn corpus_run_at_80x24() {
     let file = corpus_file("swe-agent-0.x/pydicom__pydicom-1458.traj");
     let dir = tempdir();
-    let db = ingest(dir.path(), &file);
+    let db = ingest(dir.path(), &[file]);
     let t = Tmux::start("corpus", dir, &db, &["open", "pydicom__pydicom-1458"], 80, 24);
     let screen = t.wait_for("the run view", |s| {
         let h = header(s);
@@ -453,7 +458,7 @@ fn corpus_run_at_80x24() {
 #[test]
 fn too_small_then_resized() {
     let dir = tempdir();
-    let db = ingest(dir.path(), &fixtures());
+    let db = ingest(dir.path(), &demo_and_stories());
     let t = Tmux::start("small", dir, &db, &["tui"], 40, 10);
     let screen = t.wait_text("too small");
     assert!(screen.contains("40x10"), "the message names the size:\n{screen}");
@@ -490,7 +495,7 @@ fn too_small_then_resized() {
 fn rejected_edit_verdict_fits() {
     let file = corpus_file("swe-agent-0.x/pydicom__pydicom-1458.traj");
     let dir = tempdir();
-    let db = ingest(dir.path(), &file);
+    let db = ingest(dir.path(), &[file]);
     let t = Tmux::start("verdict", dir, &db, &["open", "pydicom__pydicom-1458"], 80, 24);
     let screen = t.wait_for("the run view", |s| header(s).contains("step 0/12"));
     first_rejected_edit(&t, screen);
@@ -509,7 +514,7 @@ fn rejected_edit_verdict_fits() {
 #[test]
 fn keys_sent_together_are_read_in_order() {
     let dir = tempdir();
-    let db = ingest(dir.path(), &fixtures());
+    let db = ingest(dir.path(), &demo_and_stories());
     let t = Tmux::start("burst", dir, &db, &["open", "demo__calc-2"], 120, 40);
     t.wait_for("the run view", |s| header(s).contains("demo__calc-2") && header(s).contains("step 0/"));
     t.type_text("/pow");
@@ -535,7 +540,7 @@ fn keys_sent_together_are_read_in_order() {
 #[test]
 fn labels_blind_review_and_evidence_steps() {
     let dir = tempdir();
-    let db = ingest(dir.path(), &fixtures().join("classify"));
+    let db = ingest(dir.path(), &[fixtures().join("classify")]);
     let out = Command::new(env!("CARGO_BIN_EXE_trajan"))
         .arg("--db")
         .arg(&db)

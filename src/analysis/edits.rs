@@ -1,7 +1,7 @@
 //! Edit verdicts, diffs and submission-patch splitting, shared by every format adapter.
 //!
-//! The verdict strings come from ../shared/docs/failure-modes.md ("Exact strings seen in real
-//! trajectories").
+//! The verdict strings are the exact ones real trajectories print (SWE-agent's linter and
+//! `str_replace_editor`, OpenHands' editor), as collected in the failure-mode notes.
 
 use crate::model::{Edit, EditKind, EditStatus};
 use similar::TextDiff;

@@ -104,7 +104,7 @@ mod tests {
 
     #[test]
     fn fixture_jsonl_has_two_predictions() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/swe-agent-preds/all_preds.jsonl");
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/demo/swe-agent-preds/all_preds.jsonl");
         let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{e}"));
         let p = ok(path, &text);
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
@@ -119,7 +119,7 @@ mod tests {
 
     #[test]
     fn real_all_preds_has_one_pydicom_prediction() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/swe-agent-0.x/all_preds.jsonl");
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/corpus/swe-agent-0.x/all_preds.jsonl");
         let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{e}"));
         let p = ok(path, &text);
         assert_eq!(p.predictions.len(), 1);

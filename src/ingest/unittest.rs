@@ -229,13 +229,13 @@ mod tests {
     }
 
     fn corpus(name: &str) -> String {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/refactorbench/test-outputs/");
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/corpus/refactorbench/test-outputs/");
         std::fs::read_to_string(format!("{dir}{name}")).unwrap_or_else(|e| panic!("{name}: {e}"))
     }
 
     #[test]
     fn fixture_names_the_failure_and_its_file() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/refactorbench/demo__rename-task.txt");
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/demo/refactorbench/demo__rename-task.txt");
         let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{e}"));
         let (o, warnings) = outcome(path, &text);
         assert!(warnings.is_empty(), "{warnings:?}");

@@ -175,7 +175,7 @@ fn a_failed_write_leaves_nothing_behind() {
 fn prompts_are_rebuilt_exactly_from_deltas() {
     let path = PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/corpus/swe-agent-1.1/pytest-dev__pytest-6202.traj"
+        "/fixtures/corpus/swe-agent-1.1/pytest-dev__pytest-6202.traj"
     ));
     let text = ok(std::fs::read_to_string(&path));
     let parsed = ok(crate::ingest::swe_agent::parse(&path, &text));

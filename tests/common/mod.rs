@@ -212,3 +212,24 @@ pub fn is_root() -> bool {
         .and_then(|ids| ids.split_whitespace().nth(1))
         .is_some_and(|euid| euid == "0")
 }
+
+/// The real corpus (`fixtures/corpus/`, see its MANIFEST.md).
+pub fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus")
+}
+
+/// The parts of the corpus whose facts the corpus and classifier tests assert, as arguments for
+/// `trajan ingest`.
+pub fn corpus_paths() -> Vec<String> {
+    [
+        "swe-agent-0.x",
+        "swe-agent-1.0",
+        "swe-agent-1.1",
+        "mini-swe-agent-1",
+        "openhands/multi_swe_bench_output.jsonl",
+        "refactorbench",
+    ]
+    .iter()
+    .map(|p| corpus().join(p).to_string_lossy().into_owned())
+    .collect()
+}

@@ -1,7 +1,7 @@
 use super::*;
 
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures");
-const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/demo");
+const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/corpus");
 const RUN_DIR: &str = "swebench-harness/logs/run_evaluation/demo-run/demo-model";
 
 fn read(path: &Path) -> String {

@@ -3,11 +3,11 @@ use crate::model::{Edit, EditKind};
 use std::path::PathBuf;
 
 const V1_FIXTURE: &str =
-    concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/mini-swe-agent-v1/demo__mini-1/demo__mini-1.traj.json");
-const V2_FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/mini-swe-agent-v2/demo__mini-2.traj.json");
+    concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/demo/mini-swe-agent-v1/demo__mini-1/demo__mini-1.traj.json");
+const V2_FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/demo/mini-swe-agent-v2/demo__mini-2.traj.json");
 
 fn corpus(rel: &str) -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/mini-swe-agent-1")).join(rel)
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/corpus/mini-swe-agent-1")).join(rel)
 }
 
 fn parse_path(path: &Path) -> Parsed {

@@ -2,9 +2,10 @@ use super::*;
 use crate::model::{EditKind, EditStatus, Step};
 use std::path::PathBuf;
 
-const OUTPUT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/openhands/output.jsonl");
-const SESSION_EVENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/openhands/sessions/demo-session/events");
-const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/openhands/multi_swe_bench_output.jsonl");
+const OUTPUT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/demo/openhands/output.jsonl");
+const SESSION_EVENTS: &str =
+    concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/demo/openhands/sessions/demo-session/events");
+const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/corpus/openhands/multi_swe_bench_output.jsonl");
 
 fn read(path: &str) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"))

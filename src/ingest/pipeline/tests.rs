@@ -5,7 +5,7 @@ use super::*;
 use crate::store::read::{RunFilter, RunSummary};
 
 fn corpus_openhands() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/openhands/multi_swe_bench_output.jsonl"))
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/corpus/openhands/multi_swe_bench_output.jsonl"))
 }
 
 fn streaming() -> Options {

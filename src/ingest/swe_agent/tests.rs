@@ -3,7 +3,7 @@ use crate::model::{EditKind, EditStatus};
 use std::path::PathBuf;
 
 fn corpus(rel: &str) -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus")).join(rel)
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/corpus")).join(rel)
 }
 
 fn parse_file(path: &Path) -> Parsed {
