@@ -41,6 +41,9 @@ pub struct LabelsSection {
     pub rater: Option<String>,
     /// Hide the classifiers' labels of a run until the rater has labelled it (default true).
     pub blind: Option<bool>,
+    /// Count runs whose outcome is unknown as failed runs in the queues, `]` and the
+    /// statistics (default false: failed means the verdict is known and unresolved).
+    pub include_unknown: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]

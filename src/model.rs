@@ -410,3 +410,39 @@ pub struct Task {
     pub fail_to_pass: Vec<String>,
     pub pass_to_pass: Vec<String>,
 }
+
+/// Which runs count as failed runs (to classify, to label, in statistics). A failed run is one
+/// whose verdict is known and unresolved, the same everywhere (`runs --failed`, the review
+/// queues, `]`, `stats`, `classify`); runs whose outcome is unknown (no evaluation ingested)
+/// join only when asked for (`--include-unknown`, `[labels] include_unknown`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum FailedScope {
+    /// Verdict known and unresolved.
+    #[default]
+    Failed,
+    /// Those and the runs whose outcome is unknown.
+    WithUnknown,
+}
+
+impl FailedScope {
+    pub fn new(include_unknown: bool) -> FailedScope {
+        if include_unknown { FailedScope::WithUnknown } else { FailedScope::Failed }
+    }
+
+    /// Whether a run with this verdict (`resolved`; `None`: unknown) is in scope.
+    pub fn admits(self, resolved: Option<bool>) -> bool {
+        match resolved {
+            Some(false) => true,
+            None => self == FailedScope::WithUnknown,
+            Some(true) => false,
+        }
+    }
+
+    /// How the runs in scope are named: "failed runs" or "failed or unknown-outcome runs".
+    pub fn noun(self) -> &'static str {
+        match self {
+            FailedScope::Failed => "failed runs",
+            FailedScope::WithUnknown => "failed or outcome-unknown runs",
+        }
+    }
+}

@@ -149,12 +149,20 @@ fn corpus_failed_runs_are_labelled_and_pydicom_rejections_are_evidence() {
     let args: Vec<String> = std::iter::once("ingest".to_string()).chain(common::corpus_paths()).collect();
     let out = trajan(&db, &args);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let report = ok_json(&db, &["classify", "--json"]);
     let runs = ok_json(&db, &["runs", "--json"]);
-    let not_resolved = runs.as_array().unwrap().iter().filter(|r| r["resolved"] != true).count();
-    assert_eq!(report["labelled"].as_u64(), Some(not_resolved as u64));
+    let count = |verdict: Value| runs.as_array().unwrap().iter().filter(|r| r["resolved"] == verdict).count();
+    let (failed, unknown) = (count(Value::Bool(false)), count(Value::Null));
+    assert!(failed > 0 && unknown > 0, "the corpus has both");
+    // Failed runs are the ones with a known, unresolved verdict; the others are named, not mixed in.
+    let out = trajan(&db, &["classify"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(&format!("{unknown} runs have no known outcome")), "{stderr}");
+    assert_eq!(labels(&db).len(), failed, "only the failed runs are labelled");
+    let report = ok_json(&db, &["classify", "--include-unknown", "--json"]);
+    let not_resolved = failed + unknown;
+    assert_eq!(report["labelled"].as_u64(), Some(unknown as u64), "the failed runs are unchanged");
     let labels = labels(&db);
-    assert_eq!(labels.len(), not_resolved, "every run not known to be resolved has a label");
+    assert_eq!(labels.len(), not_resolved, "asked for, every run not known to be resolved has a label");
     assert!(!labels.contains_key("django__django-11163"), "the resolved run is not classified");
     let pydicom = &labels["pydicom__pydicom-1458"];
     let cited = steps_of(pydicom, "required_temporary_errors");

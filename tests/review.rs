@@ -918,7 +918,9 @@ fn stats_of_a_hand_labelled_set_count_what_the_reviewers_said() {
     write_traj(&extra, "astropy__astropy-12907", "exit_context");
     write_traj(&extra, "plainrun", "submitted");
     ingest(&db, &[extra]);
-    ok(&db, &["classify"]); // heuristic labels, which `--source human` must not read
+    // Heuristic labels, which `--source human` must not read; the runs whose outcome is unknown
+    // count as failed runs here, on purpose (most of these fixtures have no verdict).
+    ok(&db, &["classify", "--include-unknown"]);
 
     let both = |run: &str, args: &[&str]| {
         label(&db, &instance(run), "ann", args);
@@ -938,7 +940,16 @@ fn stats_of_a_hand_labelled_set_count_what_the_reviewers_said() {
     // Runs of other benchmarks, grouped by their instance ids.
     label(&db, "astropy__astropy-12907", "ann", &["--mode", "context_flooding"]); // context
 
-    let s = stats(&db, &["--source", "human"]);
+    // Without --include-unknown, failed runs are those with a known, unresolved verdict, and
+    // the others are counted apart.
+    let failed_only = stats(&db, &["--source", "human"]);
+    let left_out = failed_only["outcome_unknown_left_out"].as_u64().unwrap_or(0);
+    assert!(left_out > 0, "{failed_only}");
+    assert_eq!(failed_only["total"]["runs"].as_u64().map(|n| n + left_out), Some(13), "{failed_only}");
+    assert_eq!(failed_only["scope"], "failed");
+
+    let s = stats(&db, &["--source", "human", "--include-unknown"]);
+    assert_eq!(s["scope"], "failed_or_unknown");
     assert_eq!(
         (s["source"].as_str(), s["by"].as_str(), s["taxonomy"].as_str()),
         (Some("human"), Some("all"), Some("refactoring@1.0"))
@@ -953,7 +964,7 @@ fn stats_of_a_hand_labelled_set_count_what_the_reviewers_said() {
     assert_eq!(s["total"]["coverage"].as_f64(), Some(5.0 / 6.0));
     assert_eq!(counts(row(&s, "all")), counts(&s["total"]));
 
-    let b = stats(&db, &["--source", "human", "--by", "benchmark"]);
+    let b = stats(&db, &["--source", "human", "--by", "benchmark", "--include-unknown"]);
     let groups: Vec<&str> = b["rows"].as_array().unwrap().iter().map(|r| r["group"].as_str().unwrap()).collect();
     assert_eq!(groups, ["fixtures", "other", "swe-bench"], "{b}");
     let fixture_modes = mode_counts(&[
@@ -969,7 +980,7 @@ fn stats_of_a_hand_labelled_set_count_what_the_reviewers_said() {
     assert_eq!(row(&b, "other")["coverage"], Value::Null, "undefined, not zero");
     assert_eq!(counts(&b["total"]), ((13, 6, 5), want_modes), "{b}");
 
-    let e = stats(&db, &["--source", "human", "--by", "exit"]);
+    let e = stats(&db, &["--source", "human", "--by", "exit", "--include-unknown"]);
     let groups: Vec<&str> = e["rows"].as_array().unwrap().iter().map(|r| r["group"].as_str().unwrap()).collect();
     // plainrun said "submitted" but submitted no patch.
     assert_eq!(groups, ["context", "cost", "format", "no_patch", "submitted"], "{e}");
@@ -990,7 +1001,7 @@ fn stats_of_a_hand_labelled_set_count_what_the_reviewers_said() {
     assert_eq!((e["total"]["compared"].as_u64(), e["total"]["agreement"].as_f64()), (Some(6), Some(1.0)));
 
     // The heuristic's numbers are its own: every failed run labelled.
-    let h = stats(&db, &["--source", "heuristic"]);
+    let h = stats(&db, &["--source", "heuristic", "--include-unknown"]);
     assert_eq!(h["total"]["labelled"], 13, "{h}");
     assert_ne!(counts(&h["total"]), counts(&s["total"]));
 }

@@ -354,7 +354,7 @@ fn fixtures_review_flow() {
     t.keys(&["Enter"]);
     let screen = t.wait_for("the run view of demo__calc-2", |s| {
         let h = header(s);
-        h.contains("demo__calc-2") && h.contains("step 0/")
+        h.contains("demo__calc-2") && h.contains("step 0 of ")
     });
     assert!(header(&screen).contains("unresolved"), "{screen}");
 
@@ -399,7 +399,7 @@ fn corpus_run_at_80x24() {
     let t = Tmux::start("corpus", dir, &db, &["open", "pydicom__pydicom-1458"], 80, 24);
     let screen = t.wait_for("the run view", |s| {
         let h = header(s);
-        h.contains("pydicom__pydicom-1458") && h.contains("step 0/12")
+        h.contains("pydicom__pydicom-1458") && h.contains("step 0 of 0–11")
     });
 
     let mut screen = first_rejected_edit(&t, screen);
@@ -445,7 +445,7 @@ fn corpus_run_at_80x24() {
     t.wait_for("the go-to prompt", |s| prompt_open(s, "go to step"));
     t.type_text("8");
     t.keys(&["Enter"]);
-    let screen = t.wait_for("step 8", |s| header(s).contains("step 8/12"));
+    let screen = t.wait_for("step 8", |s| header(s).contains("step 8 of 0–11"));
     assert!(screen.contains("state at step 8"), "the state panel follows the step:\n{screen}");
 
     t.keys(&["q"]);
@@ -497,7 +497,7 @@ fn rejected_edit_verdict_fits() {
     let dir = tempdir();
     let db = ingest(dir.path(), &[file]);
     let t = Tmux::start("verdict", dir, &db, &["open", "pydicom__pydicom-1458"], 80, 24);
-    let screen = t.wait_for("the run view", |s| header(s).contains("step 0/12"));
+    let screen = t.wait_for("the run view", |s| header(s).contains("step 0 of 0–11"));
     first_rejected_edit(&t, screen);
     t.keys(&["$"]);
     let screen = t.wait_text("→ rejected by");
@@ -516,7 +516,7 @@ fn keys_sent_together_are_read_in_order() {
     let dir = tempdir();
     let db = ingest(dir.path(), &demo_and_stories());
     let t = Tmux::start("burst", dir, &db, &["open", "demo__calc-2"], 120, 40);
-    t.wait_for("the run view", |s| header(s).contains("demo__calc-2") && header(s).contains("step 0/"));
+    t.wait_for("the run view", |s| header(s).contains("demo__calc-2") && header(s).contains("step 0 of "));
     t.type_text("/pow");
     let screen =
         t.wait_for("the search prompt with the typed text", |s| prompt_open(s, "search") && s.contains("pow█"));
@@ -528,7 +528,7 @@ fn keys_sent_together_are_read_in_order() {
     t.wait_for("the run list", |s| header(s).starts_with(" trajan"));
     t.keys(&["Enter", "x"]);
     let screen =
-        t.wait_for("a run at its first problem", |s| header(s).contains(" run ") && !header(s).contains("step 0/"));
+        t.wait_for("a run at its first problem", |s| header(s).contains(" run ") && !header(s).contains("step 0 of "));
     t.assert_running(&screen);
     t.keys(&["q", "q"]);
     t.expect_clean_exit();
@@ -553,7 +553,7 @@ fn labels_blind_review_and_evidence_steps() {
     std::fs::create_dir_all(&config).unwrap_or_else(|e| panic!("{e}"));
     std::fs::write(config.join("config.toml"), "[labels]\nrater = \"tess\"\n").unwrap_or_else(|e| panic!("{e}"));
     let t = Tmux::start("labels", dir, &db, &["open", "classify__mixture"], 120, 30);
-    t.wait_for("the run view", |s| header(s).contains("step 0/10"));
+    t.wait_for("the run view", |s| header(s).contains("step 0 of 0–9"));
     t.keys(&["L"]);
     let screen = t.wait_text("1 classifier label hidden until you save yours");
     assert!(!screen.contains("◆"), "blind: no evidence markers yet:\n{screen}");
@@ -562,10 +562,10 @@ fn labels_blind_review_and_evidence_steps() {
     assert!(screen.contains("● missed_edit_location  0.80") && screen.contains("human · tess"), "{screen}");
     t.keys(&["v"]);
     let screen = t.wait_text("evidence for missed_edit_location (heuristic)");
-    assert!(header(&screen).contains("step 1/10"), "v goes to the first cited step:\n{screen}");
+    assert!(header(&screen).contains("step 1 of 0–9"), "v goes to the first cited step:\n{screen}");
     assert!(screen.contains("   1◆"), "cited steps are marked in the list:\n{screen}");
     t.keys(&["v"]);
-    let screen = t.wait_for("the second cited step", |s| header(s).contains("step 3/10"));
+    let screen = t.wait_for("the second cited step", |s| header(s).contains("step 3 of 0–9"));
     assert!(screen.contains("▸ step    3"), "the step under the cursor is marked among the evidence:\n{screen}");
     t.keys(&["q"]);
     let screen = t.wait_for("the run list", |s| header(s).contains(" runs"));

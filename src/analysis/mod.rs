@@ -1,6 +1,8 @@
-//! Pure functions over trajectory text: edit verdicts and diffs, shell writes, output markers.
+//! Pure functions over trajectory text: edit verdicts and diffs, shell writes, output markers,
+//! actions in brief.
 //! No IO, no SQL: adapters and (later) classifiers call these.
 
+pub mod brief;
 pub mod edits;
 pub mod markers;
 pub mod shell;

@@ -47,7 +47,7 @@ pub fn heuristic(runs: usize) -> Result<i32> {
     let mut store = Store::open(&db)?;
     let taxonomy = Taxonomy::preset("refactoring").unwrap_or_else(|| unreachable!("the default preset is embedded"));
     // Every run, resolved ones too: the target is 10,000 runs.
-    let ids = store.classify_candidates(true)?;
+    let ids = store.classify_candidates(None)?;
     let rss_before = proc_status_kb("VmRSS")?;
     let started = Instant::now();
     let first = classify_heuristic(&mut store, &taxonomy, &ids, |_| {})?;
@@ -93,7 +93,7 @@ pub fn llm(runs: usize, latency_ms: u64, concurrency: usize) -> Result<i32> {
     build(&db, runs)?;
     let mut store = Store::open(&db)?;
     let taxonomy = Taxonomy::preset("refactoring").unwrap_or_else(|| unreachable!("the default preset is embedded"));
-    let ids = store.classify_candidates(false)?;
+    let ids = store.classify_candidates(Some(trajan::model::FailedScope::WithUnknown))?;
     let latency = Duration::from_millis(latency_ms);
     let reply = r#"{"modes": [{"mode": "missed_edit_location", "confidence": 0.7, "evidence": [{"step": 1, "note": "viewed"}], "rationale": "synthetic"}], "unclassified": false, "summary": "synthetic"}"#;
     let server = ChatServer::start(move |_| {

@@ -10,6 +10,7 @@ use trajan::classify::llm::pipeline::{self as llm_pipeline, LlmOptions, LlmRepor
 use trajan::classify::pipeline::{self, Report};
 use trajan::classify::taxonomy::{self, Taxonomy};
 use trajan::config::UserConfig;
+use trajan::model::FailedScope;
 use trajan::sanitize::sanitize;
 use trajan::store::Store;
 use trajan::store::labels::LabelRow;
@@ -53,7 +54,8 @@ pub struct ClassifyArgs {
     /// A built-in taxonomy (refactoring, bugfix) or a taxonomy file.
     #[arg(long)]
     pub taxonomy: Option<String>,
-    /// Also runs known to be resolved (by default every run not known to be resolved).
+    /// Every run, resolved ones too (by default the failed runs: verdict known and unresolved;
+    /// --include-unknown adds the runs whose outcome is unknown).
     #[arg(long)]
     pub all: bool,
     /// The report as JSON.
@@ -78,10 +80,10 @@ pub fn progress_bar(len: usize, what: &str) -> ProgressBar {
     bar
 }
 
-/// The runs named, or every candidate.
-pub fn select_runs(store: &Store, named: &[String], all: bool) -> Result<Vec<i64>> {
+/// The runs named, or every candidate: all runs, or the failed runs of `scope`.
+pub fn select_runs(store: &Store, named: &[String], all: bool, scope: FailedScope) -> Result<Vec<i64>> {
     if named.is_empty() {
-        return Ok(store.classify_candidates(all)?);
+        return Ok(store.classify_candidates((!all).then_some(scope))?);
     }
     let mut ids: Vec<i64> = Vec::with_capacity(named.len());
     for r in named {
@@ -196,10 +198,20 @@ const OPENAI: &str = "https://api.openai.com/v1";
 
 /// `trajan classify`: the heuristic, or with `--llm` the LLM (settings: flags, then the config
 /// file's `[llm]`, then defaults).
-pub fn run(store: &mut Store, args: &ClassifyArgs) -> Result<i32> {
+pub fn run(store: &mut Store, args: &ClassifyArgs, include_unknown: bool) -> Result<i32> {
     let config = UserConfig::load(|k| std::env::var(k).ok())?;
     let taxonomy = load_taxonomy(args.taxonomy.as_deref().or(config.classify.taxonomy.as_deref()))?;
-    let runs = select_runs(store, &args.runs, args.all)?;
+    let scope = super::review::scope(include_unknown, &config);
+    let runs = select_runs(store, &args.runs, args.all, scope)?;
+    if args.runs.is_empty() && !args.all && scope == FailedScope::Failed && !args.json {
+        let unknown = store.classify_candidates(Some(FailedScope::WithUnknown))?.len() - runs.len();
+        if unknown > 0 {
+            let runs_word = if unknown == 1 { "run has" } else { "runs have" };
+            eprintln!(
+                "note: {unknown} {runs_word} no known outcome and are not classified (failed runs are those with a known, unresolved verdict); --include-unknown classifies them too"
+            );
+        }
+    }
     if !args.llm {
         return run_heuristic(store, &taxonomy, &runs, args.json);
     }

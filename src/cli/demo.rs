@@ -27,7 +27,8 @@ pub fn run(ui: &super::tui::UiArgs) -> Result<i32> {
     }
     // Labels for the runs not known to be resolved, so the TUI shows them (L, v).
     let taxonomy = super::classify::load_taxonomy(None)?;
-    let candidates = store.classify_candidates(false)?;
+    let user = trajan::config::UserConfig::load(|k| std::env::var(k).ok())?;
+    let candidates = store.classify_candidates(Some(super::review::scope(ui.include_unknown, &user)))?;
     trajan::classify::pipeline::classify_heuristic(&mut store, &taxonomy, &candidates, |_| {})?;
     if std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
         return super::tui::run(&db, store, None, ui);

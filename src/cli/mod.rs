@@ -14,6 +14,7 @@ mod tui;
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
+use trajan::config::UserConfig;
 use trajan::model::Format;
 use trajan::store::Store;
 use trajan::store::read::RunFilter;
@@ -34,9 +35,18 @@ pub struct Cli {
     /// Capture the mouse in the TUI (wheel scrolls; off by default so text can be selected).
     #[arg(long, global = true)]
     mouse: bool,
-    /// Colours of the TUI: truecolor, 256, none; default from COLORTERM and NO_COLOR.
+    /// Colours of the TUI: truecolor, 256, none; default from COLORTERM, TERM and NO_COLOR.
     #[arg(long, global = true)]
     color: Option<String>,
+    /// Who is labelling, in `label` and the TUI (default: `rater` under [labels] in
+    /// config.toml, else $USER).
+    #[arg(long, global = true)]
+    rater: Option<String>,
+    /// Count runs whose outcome is unknown (no evaluation ingested) as failed runs: in
+    /// `runs --failed`, `classify`, `stats`, `export stats` and the TUI's queues, `]` and
+    /// statistics (default: failed means the verdict is known and unresolved).
+    #[arg(long, global = true)]
+    include_unknown: bool,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -53,7 +63,8 @@ enum Command {
     },
     /// List runs.
     Runs {
-        /// Only runs whose test outcome is known and unresolved.
+        /// Only failed runs: the test outcome is known and unresolved (with --include-unknown,
+        /// also the runs whose outcome is unknown).
         #[arg(long)]
         failed: bool,
         #[arg(long)]
@@ -148,7 +159,13 @@ pub fn run() -> Result<i32> {
     if cli.db.as_os_str().is_empty() {
         cli.db = PathBuf::from("trajan.db");
     }
-    let ui = tui::UiArgs { theme: cli.theme.clone(), mouse: cli.mouse, color: cli.color.clone() };
+    let ui = tui::UiArgs {
+        theme: cli.theme.clone(),
+        mouse: cli.mouse,
+        color: cli.color.clone(),
+        rater: cli.rater.clone(),
+        include_unknown: cli.include_unknown,
+    };
     let Some(command) = cli.command else {
         return tui::run(&cli.db, open_existing(&cli.db)?, None, &ui);
     };
@@ -161,7 +178,11 @@ pub fn run() -> Result<i32> {
         }
         Command::Runs { failed, json } => {
             let store = open_existing(&cli.db)?;
-            let runs = store.list_runs(RunFilter { failed_only: failed, limit: None })?;
+            let scope = match failed {
+                true => Some(review::scope(cli.include_unknown, &UserConfig::load(|k| std::env::var(k).ok())?)),
+                false => None,
+            };
+            let runs = store.list_runs(RunFilter { failed: scope, limit: None })?;
             if json {
                 output::print_json(&runs)?;
             } else {
@@ -212,7 +233,7 @@ pub fn run() -> Result<i32> {
             }
             Ok(0)
         }
-        Command::Classify(args) => classify::run(&mut open_existing(&cli.db)?, &args),
+        Command::Classify(args) => classify::run(&mut open_existing(&cli.db)?, &args, cli.include_unknown),
         Command::Labels { run, history, json } => {
             let store = open_existing(&cli.db)?;
             let run_id = run.map(|r| store.resolve_run(&r)).transpose()?;
@@ -235,13 +256,13 @@ pub fn run() -> Result<i32> {
             }
             Ok(0)
         }
-        Command::Label(args) => review::label(&mut open_existing(&cli.db)?, &args),
+        Command::Label(args) => review::label(&mut open_existing(&cli.db)?, &args, cli.rater.as_deref()),
         Command::Agreement(args) => {
             let store = if args.table.is_some() { None } else { Some(open_existing(&cli.db)?) };
             review::agreement(store.as_ref(), &args)
         }
-        Command::Stats(args) => review::stats(&open_existing(&cli.db)?, &args),
-        Command::Export(args) => review::export(&open_existing(&cli.db)?, &args),
+        Command::Stats(args) => review::stats(&open_existing(&cli.db)?, &args, cli.include_unknown),
+        Command::Export(args) => review::export(&open_existing(&cli.db)?, &args, cli.include_unknown),
         Command::ImportLabels { file, json, taxonomy } => {
             review::import(&mut open_existing(&cli.db)?, &file, json, taxonomy.as_deref())
         }

@@ -10,6 +10,7 @@ use trajan::classify::label::HumanVerdict;
 use trajan::classify::signals::ExitCategory;
 use trajan::classify::taxonomy::Taxonomy;
 use trajan::config::UserConfig;
+use trajan::model::FailedScope;
 use trajan::review::export::{self, ExportedLabel, Format};
 use trajan::review::stats::{self, By, Pick};
 use trajan::sanitize::sanitize;
@@ -26,9 +27,6 @@ pub struct LabelArgs {
     /// The run fits none of the modes.
     #[arg(long)]
     pub unclassified: bool,
-    /// Who is labelling (default: [labels] rater in config.toml, else $USER).
-    #[arg(long)]
-    pub rater: Option<String>,
     #[arg(long)]
     pub note: Option<String>,
     /// Steps that show the modes.
@@ -55,17 +53,22 @@ pub fn rater(flag: Option<&str>, config: &UserConfig) -> Result<String> {
     name.context("who is labelling? give --rater NAME, or `rater` under [labels] in config.toml")
 }
 
+/// Which runs are failed runs: `--include-unknown`, else `[labels] include_unknown`.
+pub fn scope(include_unknown: bool, config: &UserConfig) -> FailedScope {
+    FailedScope::new(include_unknown || config.labels.include_unknown.unwrap_or(false))
+}
+
 pub fn taxonomy(flag: Option<&str>, config: &UserConfig) -> Result<Taxonomy> {
     super::classify::load_taxonomy(flag.or(config.classify.taxonomy.as_deref()))
 }
 
-pub fn label(store: &mut Store, args: &LabelArgs) -> Result<i32> {
+pub fn label(store: &mut Store, args: &LabelArgs, rater_flag: Option<&str>) -> Result<i32> {
     let config = UserConfig::load(|k| std::env::var(k).ok())?;
     if args.modes.is_empty() && !args.unclassified {
         bail!("give the modes (--mode MODE...) or --unclassified");
     }
     let taxonomy = taxonomy(args.taxonomy.as_deref(), &config)?;
-    let rater = rater(args.rater.as_deref(), &config)?;
+    let rater = rater(rater_flag, &config)?;
     let id = store.resolve_run(&args.run)?;
     let detail = store.run_detail(id, Some(-1))?;
     let has_patch = detail.submission.as_deref().is_some_and(|s| !s.trim().is_empty());
@@ -230,19 +233,25 @@ pub struct StatsArgs {
     pub markdown: bool,
 }
 
-fn compute_stats(store: &Store, taxonomy: &Taxonomy, by: &str, source: &str) -> Result<stats::Stats> {
+fn compute_stats(
+    store: &Store,
+    taxonomy: &Taxonomy,
+    by: &str,
+    source: &str,
+    scope: FailedScope,
+) -> Result<stats::Stats> {
     let by = By::parse(by).with_context(|| format!("--by {by:?}: one of all, model, agent, benchmark, exit"))?;
     let pick = Pick::parse(source)
         .with_context(|| format!("--source {source:?}: one of best, heuristic, llm, human, reference"))?;
     let runs = store.list_runs(RunFilter::default())?;
     let sets = store.current_label_sets(&taxonomy.name, &taxonomy.version)?;
-    Ok(stats::stats(&runs, &sets, by, pick, &taxonomy.stamp()))
+    Ok(stats::stats(&runs, &sets, by, pick, &taxonomy.stamp(), scope))
 }
 
-pub fn stats(store: &Store, args: &StatsArgs) -> Result<i32> {
+pub fn stats(store: &Store, args: &StatsArgs, include_unknown: bool) -> Result<i32> {
     let config = UserConfig::load(|k| std::env::var(k).ok())?;
     let taxonomy = taxonomy(args.taxonomy.as_deref(), &config)?;
-    let s = compute_stats(store, &taxonomy, &args.by, &args.source)?;
+    let s = compute_stats(store, &taxonomy, &args.by, &args.source, scope(include_unknown, &config))?;
     let modes: Vec<String> = taxonomy.modes.iter().map(|m| m.id.clone()).collect();
     let format = if args.json {
         Format::Json
@@ -278,7 +287,7 @@ pub struct ExportArgs {
     pub taxonomy: Option<String>,
 }
 
-pub fn export(store: &Store, args: &ExportArgs) -> Result<i32> {
+pub fn export(store: &Store, args: &ExportArgs, include_unknown: bool) -> Result<i32> {
     let config = UserConfig::load(|k| std::env::var(k).ok())?;
     let format = Format::parse(&args.format)
         .with_context(|| format!("--format {:?}: csv, json, jsonl or markdown", args.format))?;
@@ -296,7 +305,7 @@ pub fn export(store: &Store, args: &ExportArgs) -> Result<i32> {
         }
         "stats" => {
             let taxonomy = taxonomy(args.taxonomy.as_deref(), &config)?;
-            let s = compute_stats(store, &taxonomy, &args.by, &args.source)?;
+            let s = compute_stats(store, &taxonomy, &args.by, &args.source, scope(include_unknown, &config))?;
             let modes: Vec<String> = taxonomy.modes.iter().map(|m| m.id.clone()).collect();
             export::stats(&s, &modes, format)?
         }

@@ -13,6 +13,9 @@ pub struct UiArgs {
     pub theme: Option<String>,
     pub mouse: bool,
     pub color: Option<String>,
+    /// The reviewer (`--rater`), before the config file and `$USER`.
+    pub rater: Option<String>,
+    pub include_unknown: bool,
 }
 
 pub fn run(db: &Path, store: Store, open: Option<&str>, args: &UiArgs) -> Result<i32> {
@@ -32,9 +35,10 @@ pub fn run(db: &Path, store: Store, open: Option<&str>, args: &UiArgs) -> Result
     let ctx = ViewCtx::new(theme, keymap, source);
     let user = trajan::config::UserConfig::load(env)?;
     let review = trajan::tui::app::Review {
-        rater: super::review::rater(None, &user).unwrap_or_default(),
+        rater: super::review::rater(args.rater.as_deref(), &user).unwrap_or_default(),
         blind: user.labels.blind.unwrap_or(true),
         taxonomy: super::review::taxonomy(None, &user)?,
+        scope: super::review::scope(args.include_unknown, &user),
         ..trajan::tui::app::Review::default()
     };
     let opts = Options { db: db.to_path_buf(), open, mouse: args.mouse || cfg.mouse, review };

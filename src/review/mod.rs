@@ -80,7 +80,7 @@ pub fn labelled_by(labels: &[&LabelSet], rater: &str) -> bool {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Queue {
     All,
-    /// Runs not known to be resolved that this rater has not labelled.
+    /// Failed runs this rater has not labelled.
     Unlabelled,
     /// Runs this rater labelled.
     Mine,
@@ -128,7 +128,8 @@ pub fn states(sets: &[LabelSet], rater: &str) -> BTreeMap<i64, ReviewState> {
         .collect()
 }
 
-/// Whether a run belongs in a queue. `failed`: its outcome is not known to be resolved.
+/// Whether a run belongs in a queue. `failed`: it is a failed run of the review's
+/// [`crate::model::FailedScope`].
 pub fn in_queue(queue: Queue, state: Option<&ReviewState>, failed: bool) -> bool {
     match queue {
         Queue::All => true,

@@ -5,6 +5,7 @@ use super::{by_run, reference};
 use crate::agreement::Rating;
 use crate::classify::label::Source;
 use crate::classify::signals::ExitCategory;
+use crate::model::FailedScope;
 use crate::store::labels::LabelSet;
 use crate::store::read::RunSummary;
 use serde::Serialize;
@@ -97,7 +98,7 @@ pub fn benchmark(instance_id: &str) -> &'static str {
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Row {
     pub group: String,
-    /// Failed runs (not known to be resolved) in the group.
+    /// Failed runs (of the scope the statistics were asked for) in the group.
     pub runs: usize,
     /// Of those, runs with a label from the chosen source.
     pub labelled: usize,
@@ -124,6 +125,10 @@ pub struct Stats {
     pub llm_models: BTreeMap<String, usize>,
     pub rows: Vec<Row>,
     pub total: Row,
+    /// Whether runs whose outcome is unknown count (`failed`, `failed_or_unknown`).
+    pub scope: &'static str,
+    /// Runs whose outcome is unknown that were left out (0 when they count).
+    pub outcome_unknown_left_out: usize,
 }
 
 fn group_of(run: &RunSummary, by: By, exit: Option<&str>) -> String {
@@ -183,12 +188,12 @@ fn finish(row: &mut Row) {
     row.agreement = row.agreement.map(|agreeing| agreeing / row.compared as f64);
 }
 
-/// Statistics over the failed runs among `runs`, from the current labels `sets`.
-pub fn stats(runs: &[RunSummary], sets: &[LabelSet], by: By, pick: Pick, taxonomy: &str) -> Stats {
+/// Statistics over the failed runs of `scope` among `runs`, from the current labels `sets`.
+pub fn stats(runs: &[RunSummary], sets: &[LabelSet], by: By, pick: Pick, taxonomy: &str, scope: FailedScope) -> Stats {
     let labels = by_run(sets);
     let mut groups: BTreeMap<String, Row> = BTreeMap::new();
     let mut total = Row { group: "total".into(), ..Row::default() };
-    for run in runs.iter().filter(|r| r.resolved != Some(true)) {
+    for run in runs.iter().filter(|r| scope.admits(r.resolved)) {
         let mine: Vec<&LabelSet> = labels.get(&run.id).cloned().unwrap_or_default();
         let rating = chosen(&mine, pick);
         let reference = reference(&mine);
@@ -212,5 +217,10 @@ pub fn stats(runs: &[RunSummary], sets: &[LabelSet], by: By, pick: Pick, taxonom
         llm_models: llm_models.into_iter().map(|(m, p)| (m, p.len())).collect(),
         rows,
         total,
+        scope: match scope {
+            FailedScope::Failed => "failed",
+            FailedScope::WithUnknown => "failed_or_unknown",
+        },
+        outcome_unknown_left_out: runs.iter().filter(|r| r.resolved.is_none() && !scope.admits(None)).count(),
     }
 }

@@ -5,6 +5,8 @@
 use super::Store;
 use crate::classify::label::{Evidence, Label, ModeVerdict, Provenance, Source};
 use crate::error::StoreError;
+use crate::model::FailedScope;
+use crate::store::read::RunFilter;
 use rusqlite::{OptionalExtension, params};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -69,14 +71,11 @@ const LABEL_COLUMNS: &str = "l.id, r.instance_id, l.created_at, l.note, l.run_id
     l.latency_ms";
 
 impl Store {
-    /// Runs to classify: every run not known to be resolved (failed, or no outcome known), or
-    /// every run with `include_resolved`.
-    pub fn classify_candidates(&self, include_resolved: bool) -> Result<Vec<i64>, StoreError> {
-        let mut stmt = self.conn.prepare(
-            "SELECT r.id FROM runs r LEFT JOIN outcomes o ON o.id = r.outcome_id
-             WHERE ?1 OR o.resolved IS NULL OR o.resolved = 0 ORDER BY r.id",
-        )?;
-        let ids = stmt.query_map([include_resolved], |r| r.get(0))?.collect::<Result<Vec<i64>, _>>()?;
+    /// Runs to classify: the failed runs of `scope`, or every run (`None`).
+    pub fn classify_candidates(&self, scope: Option<FailedScope>) -> Result<Vec<i64>, StoreError> {
+        let filter = RunFilter { failed: scope, limit: None };
+        let mut ids: Vec<i64> = self.list_runs(filter)?.into_iter().map(|r| r.id).collect();
+        ids.sort_unstable();
         Ok(ids)
     }
 

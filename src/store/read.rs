@@ -3,7 +3,7 @@
 use super::Store;
 use crate::analysis::snippet::snippet;
 use crate::error::StoreError;
-use crate::model::{Message, StepFlags, TestCase, TestGroup};
+use crate::model::{FailedScope, Message, StepFlags, TestCase, TestGroup};
 use rusqlite::{OptionalExtension, Row, params};
 use serde::Serialize;
 
@@ -37,8 +37,8 @@ pub struct RunSummary {
 
 #[derive(Debug, Default, Clone, Copy)]
 pub struct RunFilter {
-    /// Only runs whose outcome is known and not resolved.
-    pub failed_only: bool,
+    /// Only the failed runs of this scope (verdict known and unresolved, or also unknown).
+    pub failed: Option<FailedScope>,
     /// At most this many (the first screen of a large database).
     pub limit: Option<usize>,
 }
@@ -168,7 +168,11 @@ impl Store {
     pub fn list_runs(&self, filter: RunFilter) -> Result<Vec<RunSummary>, StoreError> {
         let sql = format!(
             "{SUMMARY_SELECT} {} ORDER BY r.instance_id, r.id LIMIT ?1",
-            if filter.failed_only { "WHERE o.resolved = 0" } else { "" }
+            match filter.failed {
+                None => "",
+                Some(FailedScope::Failed) => "WHERE o.resolved = 0",
+                Some(FailedScope::WithUnknown) => "WHERE o.resolved IS NULL OR o.resolved = 0",
+            }
         );
         let limit = filter.limit.map_or(-1, |l| l as i64);
         let mut stmt = self.conn.prepare(&sql)?;

@@ -66,7 +66,7 @@ fn outcomes_join_whether_written_before_or_after_the_run() {
     ok(s.write_source(&record("/logs/b-2/report.json", &[3; 32]), &later));
     let runs = ok(s.list_runs(RunFilter::default()));
     assert_eq!(runs[1].resolved, Some(true));
-    let failed = ok(s.list_runs(RunFilter { failed_only: true, limit: None }));
+    let failed = ok(s.list_runs(RunFilter { failed: Some(crate::model::FailedScope::Failed), limit: None }));
     assert_eq!(failed.len(), 1);
     assert_eq!(failed[0].instance_id, "a-1");
 }

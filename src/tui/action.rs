@@ -41,6 +41,11 @@ pub enum Command {
     /// Scroll the step body.
     ScrollDown,
     ScrollUp,
+    /// Scroll long lines sideways.
+    ScrollRight,
+    ScrollLeft,
+    /// Wrap long lines, or cut them (and scroll sideways).
+    ToggleWrap,
     Copy,
     /// Copy the whole step (thought, action, observation) as text.
     CopyStep,
@@ -51,6 +56,8 @@ pub enum Command {
     Filter,
     SortNext,
     SortReverse,
+    /// Sort by a column picked with one key.
+    SortPick,
     /// Previous / next file in a patch panel.
     PrevFile,
     NextFile,
@@ -107,7 +114,7 @@ impl Command {
 }
 
 impl Command {
-    pub const ALL: [Command; 59] = [
+    pub const ALL: [Command; 63] = [
         Command::Up,
         Command::Down,
         Command::PageUp,
@@ -134,6 +141,9 @@ impl Command {
         Command::PrevPanel,
         Command::ScrollDown,
         Command::ScrollUp,
+        Command::ScrollRight,
+        Command::ScrollLeft,
+        Command::ToggleWrap,
         Command::Copy,
         Command::CopyStep,
         Command::Help,
@@ -143,6 +153,7 @@ impl Command {
         Command::Filter,
         Command::SortNext,
         Command::SortReverse,
+        Command::SortPick,
         Command::PrevFile,
         Command::NextFile,
         Command::NextEvidence,

@@ -121,7 +121,7 @@ fn draw(guard: &mut Guard, app: &mut App, ctx: &mut ViewCtx) -> Result<(), TuiEr
 
 /// The runs of the first screen (two screens' worth, in the list's order) and the total.
 pub fn first_page(store: &Store, height: u16) -> Result<Action, StoreError> {
-    let runs = store.list_runs(RunFilter { failed_only: false, limit: Some(usize::from(height) * 2) })?;
+    let runs = store.list_runs(RunFilter { failed: None, limit: Some(usize::from(height) * 2) })?;
     let total = store.count_runs()?;
     let complete = runs.len() as i64 >= total;
     Ok(Action::RunsLoaded { runs, complete, total: Some(total) })
@@ -163,8 +163,8 @@ pub(crate) fn perform(store: &Store, effect: Effect) -> Option<Action> {
             Ok(sets) => Action::ReviewLoaded(crate::review::states(&sets, &rater)),
             Err(e) => Action::Failed(format!("reading the labels: {e}")),
         },
-        Effect::LoadStats { taxonomy, version, stamp, modes, by, blind_rater } => {
-            match stats_view(store, (&taxonomy, &version), &stamp, &modes, by, blind_rater.as_deref()) {
+        Effect::LoadStats { taxonomy, version, stamp, modes, by, blind_rater, scope } => {
+            match stats_view(store, (&taxonomy, &version), &stamp, &modes, by, blind_rater.as_deref(), scope) {
                 Ok(view) => Action::StatsLoaded(Box::new(view)),
                 Err(e) => Action::Failed(format!("statistics: {e}")),
             }
@@ -216,6 +216,7 @@ fn stats_view(
     modes: &[String],
     by: crate::review::stats::By,
     blind_rater: Option<&str>,
+    scope: crate::model::FailedScope,
 ) -> Result<super::app::StatsView, StoreError> {
     use crate::review::stats::{self, Pick};
     let mut runs = store.list_runs(RunFilter::default())?;
@@ -236,11 +237,12 @@ fn stats_view(
         })
         .flatten();
     Ok(super::app::StatsView {
-        stats: stats::stats(&runs, &sets, by, Pick::Best, stamp),
+        stats: stats::stats(&runs, &sets, by, Pick::Best, stamp, scope),
         report,
         by,
         mode: 0,
         rater: 0,
         blind: blind_rater.is_some(),
+        scroll: 0,
     })
 }

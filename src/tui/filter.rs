@@ -399,6 +399,30 @@ impl SortKey {
         SortKey::Cost,
     ];
 
+    /// The key that picks this column after `o` (the column's initial where it is free).
+    pub fn pick_char(self) -> char {
+        match self {
+            SortKey::Id => '#',
+            SortKey::Instance => 'i',
+            SortKey::Agent => 'a',
+            SortKey::Model => 'm',
+            SortKey::Exit => 'x',
+            SortKey::Resolved => 'r',
+            SortKey::Steps => 's',
+            SortKey::Edits => 'e',
+            SortKey::Cost => 'c',
+        }
+    }
+
+    pub fn from_pick_char(c: char) -> Option<SortKey> {
+        SortKey::ALL.into_iter().find(|k| k.pick_char() == c)
+    }
+
+    /// What the sort prompt shows: `i instance  a agent ...`.
+    pub fn pick_menu() -> String {
+        SortKey::ALL.iter().map(|k| format!("{} {}", k.pick_char(), k.name())).collect::<Vec<_>>().join("  ")
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             SortKey::Id => "id",

@@ -39,7 +39,7 @@ impl Harness {
     fn classified(width: u16, height: u16) -> Harness {
         let mut h = Harness::new(width, height);
         let taxonomy = crate::classify::taxonomy::Taxonomy::preset("refactoring").unwrap_or_else(|| panic!("preset"));
-        let runs = ok(h.ui.store.classify_candidates(false));
+        let runs = ok(h.ui.store.classify_candidates(Some(crate::model::FailedScope::WithUnknown)));
         ok(crate::classify::pipeline::classify_heuristic(&mut h.ui.store, &taxonomy, &runs, |_| {}));
         h.ui.app.review.rater = "ann".into();
         let review = h.ui.app.load_review();
@@ -182,4 +182,12 @@ fn labelling_blind_then_revealed() {
 #[test]
 fn statistics_screen() {
     both_classified("stats", |h| h.press("] L 1 w q %"));
+    // 80x24 shows the sections in one column: scrolled to its end, the rest of it.
+    both_classified("stats_scrolled", |h| h.press("] L 1 w q % Space Space Space"));
+}
+
+#[test]
+fn statistics_from_the_run_view() {
+    // `%` works in a run too, and q comes back to it.
+    both_classified("stats_from_run", |h| h.press("] % q"));
 }

@@ -17,6 +17,9 @@ use crate::tui::action::{Action, Command};
 use crate::tui::diff::DiffMode;
 use crate::tui::views::Viewport;
 
+/// Columns `<` / `>` scroll long lines by.
+pub const HSCROLL_STEP: usize = 8;
+
 /// Work the driver does for the app; results come back as actions.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
@@ -51,6 +54,7 @@ pub enum Effect {
         by: crate::review::stats::By,
         /// Blind review: only the runs this reviewer has labelled.
         blind_rater: Option<String>,
+        scope: crate::model::FailedScope,
     },
 }
 
@@ -75,6 +79,8 @@ pub enum PromptKind {
     Goto,
     /// The note of the label being made.
     Note,
+    /// The run list's sort column: one key picks it.
+    Sort,
 }
 
 impl PromptKind {
@@ -84,6 +90,7 @@ impl PromptKind {
             PromptKind::Search => "search",
             PromptKind::Goto => "go to step",
             PromptKind::Note => "note",
+            PromptKind::Sort => "sort by",
         }
     }
 }
@@ -171,6 +178,7 @@ impl App {
             modes: t.modes.iter().map(|m| m.id.clone()).collect(),
             by,
             blind_rater: self.review.blind.then(|| self.review.rater.clone()),
+            scope: self.review.scope,
         }
     }
 
@@ -202,11 +210,12 @@ impl App {
                 Vec::new()
             }
             Action::StatsLoaded(view) => {
-                let keep = self.stats.as_ref().map(|s| (s.mode, s.rater));
+                let keep = self.stats.as_ref().map(|s| (s.mode, s.rater, s.scroll));
                 let mut view = *view;
-                if let Some((mode, rater)) = keep {
+                if let Some((mode, rater, scroll)) = keep {
                     view.mode = mode;
                     view.rater = rater;
+                    view.scroll = scroll;
                 }
                 self.stats = Some(view);
                 if self.screen != Screen::Stats {
@@ -279,6 +288,11 @@ impl App {
                 self.set_error(message);
                 Vec::new()
             }
+            Action::Input(c) if self.prompt.as_ref().is_some_and(|p| p.kind == PromptKind::Sort) => {
+                self.prompt = None;
+                self.pick_sort(c);
+                Vec::new()
+            }
             Action::Input(c) => {
                 if let Some(p) = self.prompt.as_mut() {
                     p.text.push(c);
@@ -319,12 +333,29 @@ impl App {
         if self.screen == Screen::List {
             self.list.scroll_into_view(self.rows);
         }
-        if let Some(run) = self.run.as_mut() {
-            run.scroll = run.scroll.min(v.panel_lines.saturating_sub(v.panel_rows));
-            if self.screen == Screen::Run {
-                run.scroll_into_view(self.rows);
-            }
+        if let Some(stats) = self.stats.as_mut().filter(|_| self.screen == Screen::Stats) {
+            stats.scroll = stats.scroll.min(v.panel_lines.saturating_sub(v.panel_rows));
         }
+        if let Some(run) = self.run.as_mut().filter(|_| self.screen == Screen::Run) {
+            run.scroll = run.scroll.min(v.panel_lines.saturating_sub(v.panel_rows));
+            // Past the longest visible line nothing is left to see; keep a whole step.
+            run.hscroll = run.hscroll.min(v.panel_overflow.div_ceil(HSCROLL_STEP) * HSCROLL_STEP);
+            run.scroll_into_view(self.rows);
+        }
+    }
+
+    /// Quit, unless label drafts are unsaved and the reviewer has not been told yet (then the
+    /// next quit, by `q` or ctrl-c, quits).
+    fn quit_or_warn(&mut self) {
+        let unsaved = self.drafts.len() + self.run.as_ref().map_or(0, |r| usize::from(r.draft != r.saved_draft));
+        if unsaved == 0 || self.warned_drafts {
+            self.quit = true;
+            return;
+        }
+        self.warned_drafts = true;
+        let drafts =
+            if unsaved == 1 { "1 unsaved label draft".to_string() } else { format!("{unsaved} unsaved label drafts") };
+        self.set_error(format!("{drafts} (open the run, w saves); quit again to discard"));
     }
 
     fn set_error(&mut self, text: String) {
@@ -346,14 +377,17 @@ impl App {
                 Command::Top => *scroll = 0,
                 // Clamped to the last page by the next viewport.
                 Command::Bottom => *scroll = usize::MAX / 2,
-                Command::Quit => self.quit = true,
+                Command::Quit => {
+                    self.help = None;
+                    self.quit_or_warn();
+                }
                 _ => self.help = None,
             }
             return Vec::new();
         }
         match cmd {
             Command::Quit => {
-                self.quit = true;
+                self.quit_or_warn();
                 Vec::new()
             }
             Command::Help => {
@@ -386,16 +420,7 @@ impl App {
                     return vec![Effect::LoadRun(id)];
                 }
             }
-            Command::Back => {
-                let unsaved =
-                    self.drafts.len() + self.run.as_ref().map_or(0, |r| usize::from(r.draft != r.saved_draft));
-                if unsaved > 0 && !self.warned_drafts {
-                    self.warned_drafts = true;
-                    self.set_error(format!("{unsaved} unsaved label drafts (open the run, w saves); q again quits"));
-                } else {
-                    self.quit = true;
-                }
-            }
+            Command::Back => self.quit_or_warn(),
             Command::Filter => {
                 self.prompt = Some(Prompt { kind: PromptKind::Filter, text: self.list.filter_text.clone() });
             }
@@ -408,6 +433,10 @@ impl App {
             Command::NextUnlabelled => return self.next_unlabelled(),
             Command::SortNext => self.list.set_sort(self.list.sort.next_key()),
             Command::SortReverse => self.list.set_sort(self.list.sort.reversed()),
+            Command::SortPick => {
+                let text = crate::tui::filter::SortKey::pick_menu();
+                self.prompt = Some(Prompt { kind: PromptKind::Sort, text });
+            }
             Command::Copy => {
                 if let Some(r) = self.list.selected() {
                     let text = r.instance_id.clone();
@@ -440,8 +469,19 @@ impl App {
             Command::Bottom => run.go(usize::MAX),
             Command::ScrollDown => run.scroll += 3,
             Command::ScrollUp => run.scroll = run.scroll.saturating_sub(3),
-            Command::LineStart => run.scroll = 0,
+            Command::LineStart => {
+                run.scroll = 0;
+                run.hscroll = 0;
+            }
             Command::LineEnd => run.scroll = usize::MAX / 2,
+            // Clamped to the longest line by the next viewport.
+            Command::ScrollRight => run.hscroll += HSCROLL_STEP,
+            Command::ScrollLeft => run.hscroll = run.hscroll.saturating_sub(HSCROLL_STEP),
+            Command::ToggleWrap => {
+                run.wrap = !run.wrap;
+                let how = if run.wrap { "wrapped" } else { "cut (< > scroll sideways)" };
+                self.set_info(format!("long lines {how}"));
+            }
             Command::NextEdit | Command::PrevEdit => {
                 let forward = cmd == Command::NextEdit;
                 match run.find(forward, |s| s.flags.edit) {
@@ -512,23 +552,16 @@ impl App {
             cmd if cmd.mode_index().is_some() => {
                 let i = cmd.mode_index().unwrap_or(0);
                 match self.review.taxonomy.modes.get(i) {
-                    Some(mode) => {
-                        run.draft.toggle_mode(&mode.id);
-                        run.panel = Panel::Labels;
-                    }
+                    Some(mode) => run.draft.toggle_mode(&mode.id),
                     None => {
                         let n = self.review.taxonomy.modes.len();
                         self.set_error(format!("{} has {n} modes (keys 1 to {n})", self.review.taxonomy.stamp()));
                     }
                 }
             }
-            Command::Unclassified => {
-                run.draft.toggle_unclassified();
-                run.panel = Panel::Labels;
-            }
+            Command::Unclassified => run.draft.toggle_unclassified(),
             Command::ConfidenceUp | Command::ConfidenceDown => {
-                run.draft.adjust_confidence(cmd == Command::ConfidenceUp);
-                run.panel = Panel::Labels;
+                run.draft.adjust_confidence(cmd == Command::ConfidenceUp)
             }
             Command::AttachEvidence if run.draft.unclassified => {
                 self.set_error(
@@ -608,9 +641,22 @@ impl App {
         }
     }
 
+    /// Sort the list by the column `c` picks; the column already sorted by turns around.
+    fn pick_sort(&mut self, c: char) {
+        use crate::tui::filter::{Sort, SortKey};
+        match SortKey::from_pick_char(c) {
+            Some(key) if key == self.list.sort.key => self.list.set_sort(self.list.sort.reversed()),
+            Some(key) => self.list.set_sort(Sort { key, descending: false }),
+            None => self.set_error(format!("no column is sorted by {c:?}: {}", SortKey::pick_menu())),
+        }
+        self.list.scroll_into_view(self.rows);
+    }
+
     fn submit_prompt(&mut self) -> Vec<Effect> {
         let Some(prompt) = self.prompt.take() else { return Vec::new() };
         match prompt.kind {
+            // A key picks the column (Enter alone keeps the sort).
+            PromptKind::Sort => Vec::new(),
             PromptKind::Filter => {
                 if let Err(e) = self.list.set_filter(prompt.text.trim()) {
                     self.set_error(e);
@@ -630,7 +676,6 @@ impl App {
             PromptKind::Note => {
                 if let Some(run) = self.run.as_mut() {
                     run.draft.note = prompt.text.trim().to_string();
-                    run.panel = Panel::Labels;
                 }
                 Vec::new()
             }
@@ -662,6 +707,10 @@ impl App {
             Command::Back | Command::Stats => self.screen = self.stats_from,
             Command::Down => view.mode = (view.mode + 1).min(modes.saturating_sub(1)),
             Command::Up => view.mode = view.mode.saturating_sub(1),
+            Command::ScrollDown => view.scroll += 3,
+            Command::ScrollUp => view.scroll = view.scroll.saturating_sub(3),
+            Command::PageDown => view.scroll += self.rows,
+            Command::PageUp => view.scroll = view.scroll.saturating_sub(self.rows),
             Command::NextPanel if raters > 0 => view.rater = (view.rater + 1) % raters,
             Command::SortNext => {
                 let by = stats::next_by(view.by);
@@ -674,12 +723,12 @@ impl App {
 
     /// Show only the runs of the current queue in the list.
     fn apply_queue(&mut self) {
-        let queue = self.review.queue;
+        let (queue, scope) = (self.review.queue, self.review.scope);
         let ids = (queue != crate::review::Queue::All).then(|| {
             self.list
                 .runs
                 .iter()
-                .filter(|r| crate::review::in_queue(queue, self.review.states.get(&r.id), r.resolved != Some(true)))
+                .filter(|r| crate::review::in_queue(queue, self.review.states.get(&r.id), scope.admits(r.resolved)))
                 .map(|r| r.id)
                 .collect()
         });
@@ -704,7 +753,9 @@ impl App {
     fn save_label(&mut self, adjudication: bool) -> Vec<Effect> {
         let Some(run) = self.run.as_ref() else { return Vec::new() };
         if self.review.rater.is_empty() {
-            self.set_error("who is labelling? set `rater` under [labels] in config.toml, or $USER".into());
+            self.set_error(
+                "who is labelling? start trajan with --rater NAME, or set `rater` under [labels] in config.toml".into(),
+            );
             return Vec::new();
         }
         if !run.draft.is_ready() {
@@ -745,11 +796,23 @@ impl App {
         let found = (0..n)
             .map(|k| self.list.visible[(here + k) % n])
             .map(|i| &self.list.runs[i])
-            .find(|r| r.resolved != Some(true) && !self.review.mine(r.id) && Some(r.id) != current);
+            .find(|r| self.review.scope.admits(r.resolved) && !self.review.mine(r.id) && Some(r.id) != current);
         match found.map(|r| r.id) {
             Some(id) => vec![Effect::LoadRun(id)],
             None => {
-                self.set_info("every failed run in the list has your label".into());
+                let noun = self.review.scope.noun();
+                let unknown = match self.review.scope {
+                    crate::model::FailedScope::Failed => {
+                        self.list.visible.iter().filter(|&&i| self.list.runs[i].resolved.is_none()).count()
+                    }
+                    crate::model::FailedScope::WithUnknown => 0,
+                };
+                let hint = match unknown {
+                    0 => String::new(),
+                    1 => "; 1 run with outcome unknown is not counted (--include-unknown)".to_string(),
+                    n => format!("; {n} runs with outcome unknown are not counted (--include-unknown)"),
+                };
+                self.set_info(format!("every one of the {noun} in the list has your label{hint}"));
                 Vec::new()
             }
         }

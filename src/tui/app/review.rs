@@ -2,6 +2,7 @@
 //! (the draft) until it is saved.
 
 use crate::classify::taxonomy::Taxonomy;
+use crate::model::FailedScope;
 use crate::review::{Queue, ReviewState};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -15,6 +16,8 @@ pub struct Review {
     pub taxonomy: Taxonomy,
     pub states: BTreeMap<i64, ReviewState>,
     pub queue: Queue,
+    /// Which runs the queues, `]` and the statistics count as failed.
+    pub scope: FailedScope,
 }
 
 impl Default for Review {
@@ -26,6 +29,7 @@ impl Default for Review {
                 .unwrap_or_else(|| unreachable!("the default taxonomy is embedded")),
             states: BTreeMap::new(),
             queue: Queue::All,
+            scope: FailedScope::Failed,
         }
     }
 }

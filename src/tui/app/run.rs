@@ -66,6 +66,11 @@ pub struct RunView {
     pub panel: Panel,
     /// Vertical scroll of the right-hand panel, in lines.
     pub scroll: usize,
+    /// Columns the right-hand panel is scrolled sideways (long diff and code lines).
+    pub hscroll: usize,
+    /// Wrap long text lines (thought, action, observation); off, they are cut like diff lines
+    /// and `hscroll` reaches them.
+    pub wrap: bool,
     /// Show observations in full instead of head and tail.
     pub unfolded: bool,
     pub diff_mode: DiffMode,
@@ -130,6 +135,8 @@ impl RunView {
             bodies: VecDeque::new(),
             panel: Panel::Step,
             scroll: 0,
+            hscroll: 0,
+            wrap: true,
             unfolded: false,
             diff_mode: DiffMode::Unified,
             search: None,

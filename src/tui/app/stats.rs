@@ -15,6 +15,8 @@ pub struct StatsView {
     pub rater: usize,
     /// Blind review: the numbers cover only the runs this reviewer labelled.
     pub blind: bool,
+    /// Lines scrolled (a narrow screen shows every section in one column).
+    pub scroll: usize,
 }
 
 /// The grouping after `by`.

@@ -307,10 +307,44 @@ fn panels_cycle_and_scroll_is_clamped_by_the_viewport() {
     cmd(&mut app, C::PrevPanel);
     assert_eq!(app.run.as_ref().map(|r| r.panel), Some(Panel::Labels));
     cmd(&mut app, C::LineEnd);
-    app.update(Action::Viewport(Viewport { rows: 20, panel_lines: 50, panel_rows: 20, help_max: None }));
+    let viewport = Viewport { rows: 20, panel_lines: 50, panel_rows: 20, panel_overflow: 13, help_max: None };
+    app.update(Action::Viewport(viewport));
     assert_eq!(app.run.as_ref().map(|r| r.scroll), Some(30));
     cmd(&mut app, C::ScrollUp);
     assert_eq!(app.run.as_ref().map(|r| r.scroll), Some(27));
+    // Sideways: in steps of 8, no further than the longest visible line needs (13 columns past
+    // the edge: two steps), back to the start with 0.
+    for _ in 0..5 {
+        cmd(&mut app, C::ScrollRight);
+    }
+    app.update(Action::Viewport(viewport));
+    assert_eq!(app.run.as_ref().map(|r| r.hscroll), Some(16));
+    cmd(&mut app, C::ScrollLeft);
+    assert_eq!(app.run.as_ref().map(|r| r.hscroll), Some(8));
+    cmd(&mut app, C::LineStart);
+    assert_eq!(app.run.as_ref().map(|r| (r.scroll, r.hscroll)), Some((0, 0)));
+    cmd(&mut app, C::ToggleWrap);
+    assert_eq!(app.run.as_ref().map(|r| r.wrap), Some(false));
+}
+
+#[test]
+fn the_sort_picker_takes_one_key() {
+    let mut app = app_with_runs();
+    cmd(&mut app, C::SortPick);
+    assert!(app.prompt.as_ref().is_some_and(|p| p.text.contains("s steps")));
+    app.update(Action::Input('s'));
+    assert!(app.prompt.is_none());
+    assert_eq!(app.list.sort.label(), "steps ↑");
+    let shown = |app: &App| app.list.visible.iter().map(|&i| app.list.runs[i].id).collect::<Vec<_>>();
+    assert_eq!(shown(&app), [1, 3, 2], "13, 32, 145 steps");
+    // The same column again turns the order around; an unknown key says which keys there are.
+    cmd(&mut app, C::SortPick);
+    app.update(Action::Input('s'));
+    assert_eq!(shown(&app), [2, 3, 1]);
+    cmd(&mut app, C::SortPick);
+    app.update(Action::Input('?'));
+    assert!(app.status.as_ref().is_some_and(|s| s.error && s.text.contains("i instance")));
+    assert_eq!(shown(&app), [2, 3, 1]);
 }
 
 #[test]
@@ -472,7 +506,39 @@ fn queues_and_the_next_unlabelled_run() {
     assert_eq!(cmd(&mut app, C::NextUnlabelled), vec![Effect::LoadRun(3)]);
     app.update(Action::RunLoaded(Box::new(run_data(3, 4))));
     assert!(cmd(&mut app, C::NextUnlabelled).is_empty());
-    assert!(app.status.as_ref().is_some_and(|s| s.text.contains("every failed run")));
+    assert!(app.status.as_ref().is_some_and(|s| s.text.contains("every one of the failed runs")));
+}
+
+#[test]
+fn runs_without_a_verdict_are_failed_runs_only_when_asked_for() {
+    let mut app = App::new((100, 30));
+    let runs = vec![
+        summary(1, "a__a-1", Some(true), 3),
+        summary(2, "a__a-2", None, 3),
+        summary(3, "a__a-3", Some(false), 3),
+        summary(4, "a__a-4", None, 3),
+    ];
+    app.update(Action::RunsLoaded { runs, complete: true, total: None });
+    app.review.rater = "ann".into();
+    let shown = |app: &App| app.list.visible.iter().map(|&i| app.list.runs[i].id).collect::<Vec<_>>();
+    cmd(&mut app, C::NextQueue);
+    assert_eq!(shown(&app), [3], "unlabelled by me: only the run whose verdict is known and unresolved");
+    cmd(&mut app, C::NextQueue);
+    cmd(&mut app, C::NextQueue);
+    cmd(&mut app, C::NextQueue);
+    assert_eq!(cmd(&mut app, C::NextUnlabelled), vec![Effect::LoadRun(3)], "`]` skips outcome unknown");
+    app.update(Action::RunLoaded(Box::new(run_data(3, 4))));
+    assert!(cmd(&mut app, C::NextUnlabelled).is_empty());
+    let status = app.status.as_ref().map(|s| s.text.clone()).unwrap_or_default();
+    assert!(status.contains("2 runs with outcome unknown are not counted (--include-unknown)"), "{status}");
+    // Asked for: they join the queue and `]`, and the statistics are asked for the same scope.
+    app.review.scope = crate::model::FailedScope::WithUnknown;
+    assert_eq!(cmd(&mut app, C::NextUnlabelled), vec![Effect::LoadRun(4)]);
+    let effects = cmd(&mut app, C::Stats);
+    assert!(
+        matches!(&effects[..], [Effect::LoadStats { scope: crate::model::FailedScope::WithUnknown, .. }]),
+        "{effects:?}"
+    );
 }
 
 #[test]
@@ -489,8 +555,10 @@ fn the_statistics_screen_opens_regroups_and_returns() {
         llm_models: Default::default(),
         rows: Vec::new(),
         total: Default::default(),
+        scope: "failed",
+        outcome_unknown_left_out: 0,
     };
-    let view = StatsView { stats, report: None, by: By::All, mode: 0, rater: 0, blind: false };
+    let view = StatsView { stats, report: None, by: By::All, mode: 0, rater: 0, blind: false, scroll: 0 };
     app.update(Action::StatsLoaded(Box::new(view.clone())));
     assert_eq!(app.screen, Screen::Stats);
     cmd(&mut app, C::Down);
@@ -519,9 +587,28 @@ fn an_unsaved_draft_waits_for_the_reviewer_and_quitting_warns_once() {
     // Quitting from the list with a draft unsaved: one warning, then quit.
     cmd(&mut app, C::Back);
     cmd(&mut app, C::Back);
-    assert!(!app.quit && app.status.as_ref().is_some_and(|s| s.text.contains("1 unsaved label drafts")));
+    assert!(!app.quit && app.status.as_ref().is_some_and(|s| s.text.contains("1 unsaved label draft ")));
     cmd(&mut app, C::Back);
     assert!(app.quit);
+}
+
+#[test]
+fn ctrl_c_warns_of_unsaved_drafts_too() {
+    let mut app = app_with_runs();
+    app.review.rater = "ann".into();
+    app.update(Action::RunLoaded(Box::new(run_data(2, 5))));
+    cmd(&mut app, C::ToggleMode1);
+    cmd(&mut app, C::Quit);
+    assert!(!app.quit, "the first ctrl-c with an unsaved draft warns");
+    assert!(app.status.as_ref().is_some_and(|s| s.error && s.text.contains("1 unsaved label draft")));
+    // From the help overlay too, the second one quits.
+    cmd(&mut app, C::Help);
+    cmd(&mut app, C::Quit);
+    assert!(app.quit);
+    // Without drafts ctrl-c quits at once.
+    let mut clean = app_with_runs();
+    cmd(&mut clean, C::Quit);
+    assert!(clean.quit);
 }
 
 #[test]

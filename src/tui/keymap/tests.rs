@@ -117,11 +117,12 @@ fn override_replaces_only_named_commands() {
 
 #[test]
 fn override_can_add_commands_and_shadow_global() {
-    let text = "[list]\nquit = { keys = [\"q\"] }\n[global]\ncopy = { keys = [\"z\"], help = \"yank\" }\n";
+    let text = "[list]\nquit = { keys = [\"q\"] }\n[global]\ncopy = { keys = [\"ctrl-k\"], help = \"yank\" }\n";
     let map = Keymap::with_overrides(text, Path::new("k.toml")).unwrap();
     assert_eq!(map.lookup(Context::List, ch('q')), Some(Command::Quit));
     assert_eq!(map.lookup(Context::Run, ch('q')), Some(Command::Back));
-    assert_eq!(map.lookup(Context::Run, ch('z')), Some(Command::Copy));
+    let ctrl_k = press(KeyCode::Char('k'), KeyModifiers::CONTROL);
+    assert_eq!(map.lookup(Context::Run, ctrl_k), Some(Command::Copy));
     let help = map.help(Context::List);
     let back = help.iter().find(|e| e.command == Command::Back).unwrap();
     assert_eq!(back.keys, "Esc", "the list's own `q` hides the global one");
@@ -164,7 +165,10 @@ fn help_lists_context_then_global_in_file_order() {
     let help = map.help(Context::Run);
     let commands: Vec<Command> = help.iter().map(|e| e.command).collect();
     assert_eq!(&commands[..4], &[Command::Down, Command::Up, Command::PrevStep, Command::NextStep]);
-    assert_eq!(&commands[commands.len() - 4..], &[Command::Back, Command::Quit, Command::Help, Command::Copy]);
+    assert_eq!(
+        &commands[commands.len() - 5..],
+        &[Command::Back, Command::Quit, Command::Help, Command::Copy, Command::Stats]
+    );
     assert_eq!(help[3].keys, "l, →");
     assert!(help.iter().any(|e| e.command == Command::ScrollDown && e.keys == "ctrl-e, Space"));
     assert!(map.help(Context::Help).iter().all(|e| e.command != Command::Copy));

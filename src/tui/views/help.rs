@@ -8,13 +8,26 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
-/// Draw the overlay; returns the largest scroll that still shows a full page.
-pub fn draw(frame: &mut Frame, area: Rect, scroll: usize, context: Context, ctx: &ViewCtx) -> usize {
+/// Draw the overlay; returns the largest scroll that still shows a full page. `modes`: the
+/// taxonomy's modes in key order, so the mode keys say which mode they toggle (and keys past
+/// the last mode are not listed).
+pub fn draw(frame: &mut Frame, area: Rect, scroll: usize, context: Context, modes: &[String], ctx: &ViewCtx) -> usize {
     let theme = &ctx.theme;
     let width = area.width.saturating_sub(8).min(84);
     let height = area.height.saturating_sub(4);
     let popup = Rect { x: area.x + (area.width - width) / 2, y: area.y + 2, width, height };
-    let entries = ctx.keymap.help(context);
+    let entries: Vec<_> = ctx
+        .keymap
+        .help(context)
+        .into_iter()
+        .filter_map(|mut e| match e.command.mode_index() {
+            Some(i) => modes.get(i).map(|m| {
+                e.help = format!("your label: toggle {m}");
+                e
+            }),
+            None => Some(e),
+        })
+        .collect();
     let key_width = entries.iter().map(|e| e.keys.chars().count()).max().unwrap_or(8).min(24);
     let lines: Vec<Line> = entries
         .iter()

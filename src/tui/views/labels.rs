@@ -14,10 +14,8 @@ pub fn lines(run: &RunView, width: u16, theme: &Theme) -> (String, Arc<Vec<Line<
     if run.hidden_labels > 0 {
         let n = run.hidden_labels;
         let what = if n == 1 { "1 classifier label".to_string() } else { format!("{n} classifier labels") };
-        out.push(Line::from(Span::styled(
-            text::fit(&format!("{what} hidden until you save yours (blind review)"), w),
-            theme.muted,
-        )));
+        let note = format!("{what} hidden until you save yours (blind review)");
+        out.extend(text::wrap(&note, w).into_iter().map(|l| Line::from(Span::styled(l, theme.muted))));
     }
     if run.data.labels.is_empty() {
         if run.hidden_labels == 0 {

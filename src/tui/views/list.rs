@@ -135,5 +135,5 @@ pub fn draw(frame: &mut Frame, header: Rect, area: Rect, app: &App, ctx: &mut Vi
         let inner = Rect { x: area.x + 2, y: area.y + 2, width: area.width.saturating_sub(4), height: 1 };
         frame.render_widget(Paragraph::new(Span::styled(msg, theme.muted)), inner);
     }
-    Viewport { rows, panel_lines: 0, panel_rows: 0, help_max: None }
+    Viewport { rows, ..Viewport::default() }
 }

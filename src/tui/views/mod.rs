@@ -2,6 +2,7 @@
 //! mutable things they touch are render caches (highlighted diffs, wrapped step bodies).
 
 mod help;
+mod label_bar;
 mod labels;
 mod list;
 mod panels;
@@ -59,6 +60,8 @@ pub struct Viewport {
     /// Lines of the right-hand panel's content and the rows it had.
     pub panel_lines: usize,
     pub panel_rows: usize,
+    /// How far the panel's visible lines reach past its right edge (sideways scroll limit).
+    pub panel_overflow: usize,
     /// The help overlay's largest useful scroll, when it is open.
     pub help_max: Option<usize>,
 }
@@ -79,7 +82,8 @@ pub fn draw(frame: &mut Frame, app: &App, ctx: &mut ViewCtx) -> Viewport {
     status_line(frame, status, app, ctx);
     if let Some(scroll) = app.help {
         let context = context(app.screen);
-        viewport.help_max = Some(help::draw(frame, area, scroll, context, ctx));
+        let modes: Vec<String> = app.review.taxonomy.modes.iter().map(|m| m.id.clone()).collect();
+        viewport.help_max = Some(help::draw(frame, area, scroll, context, &modes, ctx));
     }
     viewport
 }
@@ -102,10 +106,12 @@ fn status_line(frame: &mut Frame, area: Rect, app: &App, ctx: &ViewCtx) {
     let theme = &ctx.theme;
     let width = usize::from(area.width);
     let line = if let Some(p) = &app.prompt {
+        // The sort picker takes one key: no text cursor.
+        let cursor = if p.kind == crate::tui::app::PromptKind::Sort { "" } else { "█" };
         Line::from(vec![
             Span::styled(format!("{}: ", p.kind.label()), theme.accent),
             Span::styled(text::fit(&p.text, width.saturating_sub(p.kind.label().len() + 4)), theme.text),
-            Span::styled("█", theme.accent),
+            Span::styled(cursor, theme.accent),
         ])
     } else if let Some(s) = &app.status {
         Line::from(Span::styled(text::fit(&s.text, width), if s.error { theme.status_error } else { theme.status }))
@@ -161,8 +167,19 @@ fn hints(keymap: &Keymap, context: Context) -> String {
         .join("  ")
 }
 
-/// A window of `rows` lines starting at `scroll` (clamped so the last page is full).
-pub fn window(lines: &Arc<Vec<Line<'static>>>, scroll: usize, rows: usize) -> Vec<Line<'static>> {
+/// A window of `rows` lines starting at `scroll` (clamped so the last page is full), scrolled
+/// `hscroll` columns sideways and cut to `width` (with `…` where a line goes on); with how far
+/// the window's lines reach past `width` before the sideways scroll.
+pub fn window(
+    lines: &Arc<Vec<Line<'static>>>,
+    scroll: usize,
+    rows: usize,
+    hscroll: usize,
+    width: usize,
+) -> (Vec<Line<'static>>, usize) {
     let start = scroll.min(lines.len().saturating_sub(rows));
-    lines.iter().skip(start).take(rows).cloned().collect()
+    let visible = lines.iter().skip(start).take(rows);
+    let overflow = visible.clone().map(|l| text::line_width(l).saturating_sub(width)).max().unwrap_or(0);
+    let cut = visible.map(|l| text::clip(&text::shift(l, hscroll), width)).collect();
+    (cut, overflow)
 }

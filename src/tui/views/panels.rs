@@ -105,7 +105,8 @@ pub fn patch(run: &RunView, panel: Panel, width: u16, ctx: &mut ViewCtx) -> (Str
         h.finish() | (1 << 63)
     };
     let rendered = ctx.diff.render(key, &file.path, DiffSource::Unified(&file.diff), run.diff_mode, width, &theme);
-    out.extend(rendered.iter().map(|l| text::clip(l, usize::from(width))));
+    // Cut (and scrolled sideways) when drawn.
+    out.extend(rendered.iter().cloned());
     let out = Arc::new(out);
     ctx.bodies.put(cache_key, out.clone());
     (title, out)

@@ -1,8 +1,8 @@
 //! The run view: header, step list on the left, a panel on the right (and the state panel as a
 //! third column on wide terminals).
 
-use super::{ViewCtx, Viewport, labels, panels, state, step, text, window};
-use crate::store::browse::StepLine;
+use super::{ViewCtx, Viewport, label_bar, labels, panels, state, step, text, window};
+use crate::store::browse::{EditLine, StepLine};
 use crate::tui::app::{App, Panel, RunView};
 use crate::tui::theme::Theme;
 use ratatui::Frame;
@@ -19,18 +19,30 @@ pub fn draw(frame: &mut Frame, header: Rect, area: Rect, app: &App, run: &RunVie
     let list_width = (area.width * 3 / 10).clamp(26, 48);
     let wide = area.width >= WIDE && run.panel != Panel::State;
     let constraints = if wide {
-        vec![Constraint::Length(list_width), Constraint::Min(40), Constraint::Length(44)]
+        // The state panel grows with the terminal (paths need room), up to a third of it.
+        let state_width = (area.width * 3 / 10).clamp(44, 72);
+        vec![Constraint::Length(list_width), Constraint::Min(40), Constraint::Length(state_width)]
     } else {
         vec![Constraint::Length(list_width), Constraint::Min(30)]
     };
     let columns = Layout::horizontal(constraints).split(area);
     let rows = usize::from(columns[0].height.saturating_sub(2));
     draw_steps(frame, columns[0], run, app, &ctx.theme, rows);
-    let (panel_lines, panel_rows) = draw_panel(frame, columns[1], run, run.panel, ctx);
+    // The label being made stays in sight under the step while the reviewer reads it.
+    let panel_area = match label_bar::lines(run, columns[1].width, &ctx.theme) {
+        Some(lines) => {
+            let [top, bottom] =
+                Layout::vertical([Constraint::Min(3), Constraint::Length(lines.len() as u16)]).areas(columns[1]);
+            frame.render_widget(Paragraph::new(lines), bottom);
+            top
+        }
+        None => columns[1],
+    };
+    let (panel_lines, panel_rows, panel_overflow) = draw_panel(frame, panel_area, run, run.panel, ctx, true);
     if wide {
-        draw_panel(frame, columns[2], run, Panel::State, ctx);
+        draw_panel(frame, columns[2], run, Panel::State, ctx, false);
     }
-    Viewport { rows, panel_lines, panel_rows, help_max: None }
+    Viewport { rows, panel_lines, panel_rows, panel_overflow, help_max: None }
 }
 
 fn draw_header(frame: &mut Frame, area: Rect, run: &RunView, theme: &Theme) {
@@ -40,7 +52,11 @@ fn draw_header(frame: &mut Frame, area: Rect, run: &RunView, theme: &Theme) {
         Some(false) => ("unresolved", theme.error),
         None => ("outcome unknown", theme.muted),
     };
-    let step = run.step_index().map_or_else(|| "no steps".to_string(), |i| format!("step {i}/{}", s.steps));
+    // Steps are numbered from 0 everywhere (CLI, JSON, evidence): the header names the range.
+    let step = match (run.step_index(), run.data.steps.last()) {
+        (Some(i), Some(last)) => format!("step {i} of 0–{}", last.index),
+        _ => "no steps".to_string(),
+    };
     // Most telling first: a narrow terminal cuts the end of the line.
     let mut spans = vec![
         Span::styled(format!(" run {} ", s.id), theme.title),
@@ -100,6 +116,32 @@ pub fn kind(step: &StepLine) -> &'static str {
     }
 }
 
+/// What tells the step from its neighbours: for an edit the file (and line) it changed, for
+/// other steps the command word and its main argument.
+fn summary(step: &StepLine, edits: &[EditLine]) -> String {
+    let brief = crate::analysis::brief::brief(&step.action_head);
+    if !step.flags.edit {
+        return brief.text();
+    }
+    let start = edits.partition_point(|e| e.step.is_some_and(|s| s < step.index));
+    let files: Vec<&str> = edits[start..]
+        .iter()
+        .take_while(|e| e.step == Some(step.index))
+        .map(|e| e.path.rsplit('/').next().unwrap_or(&e.path))
+        .collect();
+    let Some(first) = files.first() else { return brief.text() };
+    // The line the command addressed, when it was about this file.
+    let line = brief.line.filter(|_| brief.target.as_deref().is_none_or(|t| t == *first));
+    let mut out = match line {
+        Some(n) => format!("{first}:{n}"),
+        None => first.to_string(),
+    };
+    if files.len() > 1 {
+        out.push_str(&format!(" +{}", files.len() - 1));
+    }
+    out
+}
+
 fn draw_steps(frame: &mut Frame, area: Rect, run: &RunView, app: &App, theme: &Theme, rows: usize) {
     let hits = run.search.as_ref().map(|s| &s.hits);
     let width = usize::from(area.width.saturating_sub(2));
@@ -118,10 +160,10 @@ fn draw_steps(frame: &mut Frame, area: Rect, run: &RunView, app: &App, theme: &T
             // Steps a label cites as evidence (v / V jump between them).
             spans.push(if run.is_evidence(s.index) { Span::styled("◆", theme.marker_error) } else { Span::raw(" ") });
             spans.extend(markers(s, theme));
-            // The tool's name is in the kind column already.
-            let head = s.action_head.trim();
-            let head = s.tool.as_deref().and_then(|t| head.strip_prefix(t)).map_or(head, str::trim_start);
-            let summary = format!(" {:<6} {}", kind(s), head);
+            let what = summary(s, &run.data.edits);
+            let what = if what.is_empty() { kind(s).to_string() } else { what };
+            // Narrow lists drop the kind column: the markers and the brief tell enough.
+            let summary = if width >= 34 { format!(" {:<6} {what}", kind(s)) } else { format!(" {what}") };
             spans.push(Span::styled(text::fit(&summary, width.saturating_sub(9)), theme.text));
             let line = Line::from(spans);
             if selected { line.style(theme.selection) } else { line }
@@ -136,8 +178,16 @@ fn draw_steps(frame: &mut Frame, area: Rect, run: &RunView, app: &App, theme: &T
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
 
-/// Draw one panel; returns (content lines, visible rows) for scrolling.
-fn draw_panel(frame: &mut Frame, area: Rect, run: &RunView, panel: Panel, ctx: &mut ViewCtx) -> (usize, usize) {
+/// Draw one panel (`focused`: the one keys scroll and Tab cycles); returns (content lines,
+/// visible rows, columns past the right edge) for scrolling.
+fn draw_panel(
+    frame: &mut Frame,
+    area: Rect,
+    run: &RunView,
+    panel: Panel,
+    ctx: &mut ViewCtx,
+    focused: bool,
+) -> (usize, usize, usize) {
     let width = area.width.saturating_sub(2);
     let rows = usize::from(area.height.saturating_sub(2));
     let (title, lines) = match panel {
@@ -147,13 +197,18 @@ fn draw_panel(frame: &mut Frame, area: Rect, run: &RunView, panel: Panel, ctx: &
         Panel::FinalPatch | Panel::GoldPatch => panels::patch(run, panel, width, ctx),
         Panel::Labels => labels::lines(run, width, &ctx.theme),
     };
-    let scroll = if panel == run.panel { run.scroll } else { 0 };
-    let next = run.panel.cycle(true).title();
-    let block = Block::default()
+    let (scroll, hscroll) = if focused { (run.scroll, run.hscroll) } else { (0, 0) };
+    let (visible, overflow) = window(&lines, scroll, rows, hscroll, usize::from(width));
+    let mut block = Block::default()
         .borders(Borders::ALL)
         .border_style(ctx.theme.border)
-        .title(Span::styled(format!(" {title} "), ctx.theme.title))
-        .title_bottom(Line::from(Span::styled(format!(" Tab: {next} "), ctx.theme.muted)).right_aligned());
-    frame.render_widget(Paragraph::new(window(&lines, scroll, rows)).block(block), area);
-    (lines.len(), rows)
+        .title(Span::styled(format!(" {title} "), ctx.theme.title));
+    if focused {
+        let sideways = if hscroll > 0 { format!(" ⇤ {hscroll} columns ·") } else { String::new() };
+        let next = run.panel.cycle(true).title();
+        let footer = format!("{sideways} Tab: {next} ");
+        block = block.title_bottom(Line::from(Span::styled(footer, ctx.theme.muted)).right_aligned());
+    }
+    frame.render_widget(Paragraph::new(visible).block(block), area);
+    (lines.len(), rows, overflow)
 }

@@ -1,6 +1,7 @@
 //! The statistics screen: failure modes over the failed runs as bars, the groups (by model,
 //! agent, benchmark or exit) with coverage and agreement, and the confusion matrix of one rater
-//! against the reference for one mode.
+//! against the reference for one mode. Wide terminals show the confusion beside the rest;
+//! narrower ones (80x24 included) show every section in one column that scrolls.
 
 use super::{Viewport, text};
 use crate::tui::app::StatsView;
@@ -8,7 +9,10 @@ use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Bar, BarChart, Block, Borders, Paragraph};
+use ratatui::widgets::{Block, Borders, Paragraph};
+
+/// Terminals at least this wide show the confusion matrix in a column of its own.
+const WIDE: u16 = 120;
 
 fn pct(x: Option<f64>) -> String {
     x.map(|v| format!("{:.0}%", v * 100.0)).unwrap_or_else(|| "—".into())
@@ -18,139 +22,164 @@ fn num(x: Option<f64>) -> String {
     x.map(|v| format!("{v:.2}")).unwrap_or_else(|| "—".into())
 }
 
+fn line(s: String, style: ratatui::style::Style) -> Line<'static> {
+    Line::from(Span::styled(s, style))
+}
+
 pub fn draw(frame: &mut Frame, header: Rect, area: Rect, view: &StatsView, theme: &Theme) -> Viewport {
-    let s = &view.stats;
-    let t = &s.total;
-    let blind = if view.blind { " · blind review: the runs you labelled" } else { "" };
-    let title = format!(
-        " statistics · {}{blind} · labels: {} · {} failed runs, {} labelled, coverage {}",
-        s.taxonomy,
-        s.source,
-        t.runs,
-        t.labelled,
-        pct(t.coverage)
-    );
-    frame.render_widget(
-        Paragraph::new(Line::from(Span::styled(text::fit(&title, usize::from(header.width)), theme.title))),
-        header,
-    );
-    let [left, right] = Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(area);
+    let title = format!(" statistics · {} · labels: {}", view.stats.taxonomy, view.stats.source);
+    frame.render_widget(Paragraph::new(line(text::fit(&title, usize::from(header.width)), theme.title)), header);
     let modes: Vec<String> = match &view.report {
         Some(r) => r.modes.iter().map(|m| m.mode.clone()).collect(),
-        None => t.modes.keys().cloned().collect(),
+        None => view.stats.total.modes.keys().cloned().collect(),
     };
-    let bars_height = (modes.len() as u16 * 2 + 2).min(left.height / 2).max(3);
-    let [bars_area, groups_area] = Layout::vertical([Constraint::Length(bars_height), Constraint::Min(3)]).areas(left);
-    let bars: Vec<Bar> = modes
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            let n = t.modes.get(m).copied().unwrap_or(0);
-            let share = if t.labelled > 0 { n as f64 / t.labelled as f64 } else { 0.0 };
-            let style = if i == view.mode { theme.accent } else { theme.sparkline };
-            Bar::with_label(text::fit(m, 34), n as u64).text_value(format!("{n} ({:.0}%)", share * 100.0)).style(style)
-        })
-        .collect();
-    let chart = BarChart::horizontal(bars)
-        .bar_width(1)
-        .bar_gap(1)
-        .block(
-            Block::default().borders(Borders::ALL).border_style(theme.border).title(" modes of labelled failed runs "),
-        )
-        .label_style(theme.text)
-        .value_style(theme.header);
-    frame.render_widget(chart, bars_area);
-
-    let mut lines = vec![Line::from(Span::styled(
-        format!("{:<28} {:>5} {:>8} {:>8} {:>9}", format!("by {}", s.by), "runs", "labelled", "coverage", "agreement"),
-        theme.header,
-    ))];
-    for r in s.rows.iter().chain(std::iter::once(t)) {
-        let row = format!(
-            "{:<28} {:>5} {:>8} {:>8} {:>9}",
-            text::fit(&r.group, 28),
-            r.runs,
-            r.labelled,
-            pct(r.coverage),
-            pct(r.agreement)
-        );
-        lines.push(Line::from(Span::styled(row, theme.text)));
+    let (main, side) = if area.width >= WIDE {
+        let [left, right] = Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(area);
+        (left, Some(right))
+    } else {
+        (area, None)
+    };
+    let width = usize::from(main.width.saturating_sub(2));
+    let mut lines = summary(view, width, theme);
+    lines.extend(mode_bars(view, &modes, width, theme));
+    lines.extend(groups(view, width, theme));
+    if let Some(right) = side {
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(theme.border_focus)
+            .title(Span::styled(" confusion against the reference ", theme.title));
+        frame.render_widget(Paragraph::new(confusion(view, &modes, theme)).block(block), right);
+    } else {
+        lines.push(Line::default());
+        lines.push(line("confusion against the reference".into(), theme.header));
+        lines.extend(confusion(view, &modes, theme));
     }
-    let groups = Paragraph::new(lines)
-        .block(Block::default().borders(Borders::ALL).border_style(theme.border).title(" groups (s: group by) "));
-    frame.render_widget(groups, groups_area);
+    let rows = usize::from(main.height.saturating_sub(2));
+    let start = view.scroll.min(lines.len().saturating_sub(rows));
+    let more = if lines.len() > rows {
+        format!(" lines {}–{} of {} · Space/b scroll ", start + 1, (start + rows).min(lines.len()), lines.len())
+    } else {
+        String::new()
+    };
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border)
+        .title(Span::styled(" failure modes of labelled failed runs ", theme.title))
+        .title_bottom(Line::from(Span::styled(more, theme.muted)).right_aligned());
+    let shown: Vec<Line> = lines.iter().skip(start).take(rows).map(|l| text::clip(l, width)).collect();
+    frame.render_widget(Paragraph::new(shown).block(block), main);
+    Viewport { rows, panel_lines: lines.len(), panel_rows: rows, ..Viewport::default() }
+}
 
-    frame.render_widget(
-        Paragraph::new(confusion(view, &modes, theme)).block(
-            Block::default()
-                .borders(Borders::ALL)
-                .border_style(theme.border_focus)
-                .title(" confusion against the reference (j/k mode, Tab rater) "),
+/// Which runs the numbers cover, wrapped to the width.
+fn summary(view: &StatsView, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let s = &view.stats;
+    let t = &s.total;
+    let noun = match (s.scope == "failed", t.runs == 1) {
+        (true, true) => "failed run",
+        (true, false) => "failed runs",
+        (false, true) => "failed or outcome-unknown run",
+        (false, false) => "failed or outcome-unknown runs",
+    };
+    let mut text = format!("{} {noun}, {} labelled, coverage {}", t.runs, t.labelled, pct(t.coverage));
+    match s.outcome_unknown_left_out {
+        0 => {}
+        1 => text.push_str("; 1 run with outcome unknown not counted (--include-unknown)"),
+        n => text.push_str(&format!("; {n} runs with outcome unknown not counted (--include-unknown)")),
+    }
+    if view.blind {
+        text.push_str(" · blind review: the runs you labelled");
+    }
+    let mut out: Vec<Line<'static>> = text::wrap(&text, width).into_iter().map(|l| line(l, theme.text)).collect();
+    out.push(Line::default());
+    out
+}
+
+/// One bar per mode: its name, the labelled runs showing it and their share, a bar.
+fn mode_bars(view: &StatsView, modes: &[String], width: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let t = &view.stats.total;
+    let name_width = modes.iter().map(|m| m.chars().count()).max().unwrap_or(4).min(34).min(width / 2);
+    let mut out = Vec::new();
+    for (i, m) in modes.iter().enumerate() {
+        let n = t.modes.get(m).copied().unwrap_or(0);
+        let share = if t.labelled > 0 { n as f64 / t.labelled as f64 } else { 0.0 };
+        let value = format!("{n:>4} {:>4}", format!("{:.0}%", share * 100.0));
+        let room = width.saturating_sub(name_width + value.chars().count() + 2);
+        let bar = "█".repeat((share * room as f64).round() as usize);
+        let style = if i == view.mode { theme.accent } else { theme.text };
+        out.push(Line::from(vec![
+            Span::styled(format!("{:<name_width$} ", text::fit(m, name_width)), style),
+            Span::styled(value, theme.header),
+            Span::styled(format!(" {bar}"), if i == view.mode { theme.accent } else { theme.sparkline }),
+        ]));
+    }
+    out
+}
+
+/// The groups table: runs, labelled, coverage and agreement per group and in total.
+fn groups(view: &StatsView, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let s = &view.stats;
+    // The numbers keep their columns; the group's name takes what is left.
+    let numbers = 5 + 9 + 9 + 10;
+    let name = width.saturating_sub(numbers).clamp(6, 40);
+    let row = |group: &str, runs: String, labelled: String, coverage: String, agreement: String| {
+        format!("{:<name$}{runs:>5}{labelled:>9}{coverage:>9}{agreement:>10}", text::fit(group, name))
+    };
+    let mut out = vec![
+        Line::default(),
+        line(
+            row(&format!("by {} (s)", s.by), "runs".into(), "labelled".into(), "coverage".into(), "agreement".into()),
+            theme.header,
         ),
-        right,
-    );
-    Viewport { rows: usize::from(area.height), panel_lines: 0, panel_rows: 0, help_max: None }
+    ];
+    for r in s.rows.iter().chain(std::iter::once(&s.total)) {
+        let cells = (r.runs.to_string(), r.labelled.to_string(), pct(r.coverage), pct(r.agreement));
+        out.push(line(row(&r.group, cells.0, cells.1, cells.2, cells.3), theme.text));
+    }
+    out
 }
 
 fn confusion(view: &StatsView, modes: &[String], theme: &Theme) -> Vec<Line<'static>> {
     let Some(report) = &view.report else {
-        return vec![Line::from(Span::styled("no labels yet: trajan classify, then label runs (1–9, w)", theme.muted))];
+        return vec![line("no labels yet: trajan classify, then label runs (1–9, w)".into(), theme.muted)];
     };
     let Some(m) = report.modes.get(view.mode.min(modes.len().saturating_sub(1))) else {
-        return vec![Line::from(Span::styled("the taxonomy has no modes", theme.muted))];
+        return vec![line("the taxonomy has no modes".into(), theme.muted)];
     };
-    let mut out = vec![Line::from(Span::styled(m.mode.clone(), theme.accent))];
-    out.push(Line::from(Span::styled(
+    let mut out = vec![line(format!("{} (j/k: mode)", m.mode), theme.accent)];
+    out.push(line(
         format!("Krippendorff's alpha {} over {} runs", num(m.alpha.alpha.value), m.alpha.units),
         theme.text,
-    )));
+    ));
     let Some(c) = m.against_reference.get(view.rater.min(m.against_reference.len().saturating_sub(1))) else {
-        out.push(Line::from(Span::styled("no rater to score against the reference", theme.muted)));
+        out.push(line("no rater to score against the reference".into(), theme.muted));
         return out;
     };
     if c.n == 0 {
-        out.push(Line::from(Span::styled(
-            "no reference yet: reviewers' labels (or an adjudication) make it",
-            theme.muted,
-        )));
+        out.push(line("no reference yet: reviewers' labels (or an adjudication) make it".into(), theme.muted));
     }
     let f = &c.confusion;
     out.push(Line::default());
-    out.push(Line::from(Span::styled(
-        text::fit(&format!("{} against the reference (n {})", c.rater, c.n), 60),
-        theme.header,
-    )));
-    out.push(Line::from(Span::styled(format!("{:<14}{:>14}{:>14}", "", "reference yes", "reference no"), theme.muted)));
+    out.push(line(format!("{} against the reference (n {}; Tab: rater)", c.rater, c.n), theme.header));
+    out.push(line(format!("{:<11}{:>15}{:>14}", "", "reference yes", "reference no"), theme.muted));
     out.push(Line::from(vec![
-        Span::styled(format!("{:<14}", "rater yes"), theme.muted),
-        Span::styled(format!("{:>14}", f.tp), theme.ok),
+        Span::styled(format!("{:<11}", "rater yes"), theme.muted),
+        Span::styled(format!("{:>15}", f.tp), theme.ok),
         Span::styled(format!("{:>14}", f.fp), theme.error),
     ]));
     out.push(Line::from(vec![
-        Span::styled(format!("{:<14}", "rater no"), theme.muted),
-        Span::styled(format!("{:>14}", f.fn_), theme.error),
+        Span::styled(format!("{:<11}", "rater no"), theme.muted),
+        Span::styled(format!("{:>15}", f.fn_), theme.error),
         Span::styled(format!("{:>14}", f.tn), theme.ok),
     ]));
+    out.push(line(format!("precision {}  recall {}", num(c.precision.value), num(c.recall.value)), theme.text));
+    out.push(line(format!("F1 {}  kappa {}", num(c.f1.value), num(c.kappa.value)), theme.text));
     out.push(Line::default());
-    out.push(Line::from(Span::styled(
-        format!(
-            "precision {}  recall {}  F1 {}  kappa {}",
-            num(c.precision.value),
-            num(c.recall.value),
-            num(c.f1.value),
-            num(c.kappa.value)
-        ),
-        theme.text,
-    )));
-    out.push(Line::default());
-    out.push(Line::from(Span::styled("coverage (rated runs with any mode)", theme.header)));
+    out.push(line("coverage (rated runs with any mode)".into(), theme.header));
     for cov in &report.coverage {
-        out.push(Line::from(Span::styled(
-            format!("  {:<24} {}", text::fit(&cov.rater, 24), pct(cov.share)),
-            theme.text,
-        )));
+        out.push(line(format!("  {:<24} {}", text::fit(&cov.rater, 24), pct(cov.share)), theme.text));
     }
     out.push(Line::default());
-    out.push(Line::from(Span::styled("intervals and every pair's kappa: trajan agreement", theme.muted)));
+    out.push(line("intervals and every pair's kappa: trajan agreement".into(), theme.muted));
     out
 }

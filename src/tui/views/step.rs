@@ -17,9 +17,9 @@ use std::sync::Arc;
 pub const FOLD_HEAD: usize = 40;
 pub const FOLD_TAIL: usize = 12;
 
-/// What a cached panel was built from: (run, panel kind, step or file, width, unfolded, diff
-/// mode, search query, theme).
-pub type Key = (i64, u8, i64, u16, bool, u8, String, String);
+/// What a cached panel was built from: (run, panel kind, step or file, width, (unfolded,
+/// wrapped), diff mode, search query, theme).
+pub type Key = (i64, u8, i64, u16, (bool, bool), u8, String, String);
 
 /// Built panel contents (wrapped, highlighted), reused while nothing they depend on changes.
 pub struct BodyCache(LruCache<Key, Arc<Vec<Line<'static>>>>);
@@ -49,7 +49,7 @@ pub fn key(run: &RunView, kind: u8, index: i64, width: u16, theme: &Theme) -> Ke
         DiffMode::Unified => 0,
         DiffMode::SideBySide => 1,
     };
-    (run.run_id(), kind, index, width, run.unfolded, mode, query, theme.name.clone())
+    (run.run_id(), kind, index, width, (run.unfolded, run.wrap), mode, query, theme.name.clone())
 }
 
 pub fn lines(run: &RunView, width: u16, ctx: &mut ViewCtx) -> (String, Arc<Vec<Line<'static>>>) {
@@ -106,6 +106,8 @@ fn build(body: &StepBody, run: &RunView, width: u16, ctx: &mut ViewCtx) -> Vec<L
     if !meta.is_empty() {
         out.push(Line::from(Span::styled(text::fit(&meta.join(" · "), w), theme.muted)));
     }
+    // Wrapped to the panel, or (z) whole lines cut when drawn and scrolled sideways.
+    let w = if run.wrap { w } else { usize::MAX };
     section(&mut out, "thought", &s.thought, w, &words, &theme, None);
     section(&mut out, "action", &s.action, w, &words, &theme, None);
     let fold = (!run.unfolded).then_some((FOLD_HEAD, FOLD_TAIL));
@@ -136,17 +138,15 @@ fn section(
         out.push(Line::default());
     }
     out.push(Line::from(Span::styled(title.to_string(), theme.header)));
-    let wrapped = text::wrap(body.trim_end_matches(['\n', '\r']), width);
+    let body = body.trim_end_matches(['\n', '\r']);
+    let wrapped = if width == usize::MAX { text::unwrapped(body) } else { text::wrap(body, width) };
     match fold {
         Some((head, tail)) if wrapped.len() > head + tail + 1 => {
             let hidden = wrapped.len() - head - tail;
             for l in &wrapped[..head] {
                 out.push(marked(l.clone(), theme.text, words, theme.search_match));
             }
-            out.push(Line::from(Span::styled(
-                text::fit(&format!("  ⋯ {hidden} more lines folded (o: show all) ⋯"), width),
-                theme.muted,
-            )));
+            out.push(Line::from(Span::styled(format!("  ⋯ {hidden} more lines folded (o: show all) ⋯"), theme.muted)));
             for l in &wrapped[wrapped.len() - tail..] {
                 out.push(marked(l.clone(), theme.text, words, theme.search_match));
             }
@@ -188,7 +188,8 @@ fn edit(out: &mut Vec<Line<'static>>, e: &EditText, mode: DiffMode, width: u16, 
             // Diffs name files repository-relative (`a/x`), edits absolutely (`/repo/x`).
             let path = e.line.path.trim_start_matches('/');
             let rendered = ctx.diff.render(e.line.id as u64, path, src, mode, width, theme);
-            out.extend(rendered.iter().map(|l| text::clip(l, usize::from(width))));
+            // Cut (and scrolled sideways) when drawn.
+            out.extend(rendered.iter().cloned());
         }
         None => out.push(Line::from(Span::styled("  (the trajectory does not carry this edit's text)", theme.muted))),
     }

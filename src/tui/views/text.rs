@@ -53,21 +53,59 @@ fn one_line(text: &str) -> String {
     expand_tabs(&sanitize(text).replace('\n', " "), &mut 0)
 }
 
-/// Wrap text into lines of at most `width` display columns. Escape sequences are removed and
-/// control characters made visible first; wide characters are never split.
+/// Wrap text into lines of at most `width` display columns, at spaces: a word is broken only
+/// when it is longer than a line, and a wrapped line does not start with the space it was
+/// wrapped at (the indentation of the text's own lines is kept). Escape sequences are removed
+/// and control characters made visible first; wide characters are never split.
 pub fn wrap(text: &str, width: usize) -> Vec<String> {
     let width = width.max(1);
     let clean = sanitize(text);
     let mut out = Vec::new();
     for raw in clean.split('\n') {
-        let line = expand_tabs(raw, &mut 0);
-        if line.is_empty() {
-            out.push(String::new());
+        wrap_line(&expand_tabs(raw, &mut 0), width, &mut out);
+    }
+    out
+}
+
+/// One line of text (no newline, tabs expanded) wrapped at spaces into `out`.
+fn wrap_line(line: &str, width: usize, out: &mut Vec<String>) {
+    let mut current = String::new();
+    let mut cols = 0;
+    let mut first = true;
+    let mut rest = line;
+    while !rest.is_empty() {
+        let gap_len = rest.len() - rest.trim_start_matches(' ').len();
+        let (gap, after) = rest.split_at(gap_len);
+        let word_len = after.find(' ').unwrap_or(after.len());
+        let (word, next) = after.split_at(word_len);
+        rest = next;
+        // The text's own indentation stays; the space a line was wrapped at goes.
+        let gap = if current.is_empty() && !first { "" } else { gap };
+        first = false;
+        let (gap_w, word_w) = (gap.width(), word.width());
+        if cols + gap_w + word_w <= width {
+            current.push_str(gap);
+            current.push_str(word);
+            cols += gap_w + word_w;
             continue;
         }
-        let mut current = String::new();
-        let mut cols = 0;
-        for c in line.chars() {
+        if word.is_empty() {
+            // Trailing spaces that do not fit: nothing to show.
+            break;
+        }
+        // The word goes to a line of its own, broken by characters only when longer than a line.
+        let gap = if current.is_empty() { gap } else { "" };
+        if !current.is_empty() {
+            out.push(std::mem::take(&mut current));
+            cols = 0;
+        }
+        if gap_w + word_w <= width {
+            current.push_str(gap);
+            current.push_str(word);
+            cols = gap_w + word_w;
+            continue;
+        }
+        for c in gap.chars().chain(word.chars()) {
             let w = c.width().unwrap_or(0);
             if cols + w > width && !current.is_empty() {
                 out.push(std::mem::take(&mut current));
@@ -76,9 +114,8 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
             current.push(c);
             cols += w;
         }
-        out.push(current);
     }
-    out
+    out.push(current);
 }
 
 /// Cut a single line to `width` columns with `…` when it is longer.
@@ -136,6 +173,49 @@ pub fn clip(line: &Line<'static>, width: usize) -> Line<'static> {
     Line::from(spans).style(line.style)
 }
 
+/// The line without its first `cols` display columns (sideways scrolling); a wide character cut
+/// in half leaves a space.
+pub fn shift(line: &Line<'static>, cols: usize) -> Line<'static> {
+    if cols == 0 {
+        return line.clone();
+    }
+    let mut skip = cols;
+    let mut spans = Vec::new();
+    for span in &line.spans {
+        if skip == 0 {
+            spans.push(span.clone());
+            continue;
+        }
+        let mut kept = String::new();
+        for c in span.content.chars() {
+            let w = c.width().unwrap_or(0);
+            if skip == 0 {
+                kept.push(c);
+            } else if w <= skip {
+                skip -= w;
+            } else {
+                kept.extend(std::iter::repeat_n(' ', w - skip));
+                skip = 0;
+            }
+        }
+        if !kept.is_empty() {
+            spans.push(Span::styled(kept, span.style));
+        }
+    }
+    Line::from(spans).style(line.style)
+}
+
+/// Display width of a styled line.
+pub fn line_width(line: &Line<'_>) -> usize {
+    line.spans.iter().map(|s| s.width()).sum()
+}
+
+/// Text as lines without wrapping: sanitized, tabs expanded, one output line per input line
+/// (long lines are cut when drawn, and scrolled sideways).
+pub fn unwrapped(text: &str) -> Vec<String> {
+    sanitize(text).split('\n').map(|l| expand_tabs(l, &mut 0)).collect()
+}
+
 /// A line whose occurrences of `words` (ASCII case-insensitive) are styled as matches.
 pub fn marked(line: String, base: Style, words: &[String], mark: Style) -> Line<'static> {
     if words.is_empty() {
@@ -187,8 +267,21 @@ mod tests {
     #[test]
     fn wrapping_respects_display_width_and_removes_escapes() {
         let lines = wrap("\u{1b}[31mabcdef\u{1b}[0m\tx\n日本語テキスト", 4);
-        assert_eq!(lines, vec!["abcd", "ef  ", "x", "日本", "語テ", "キス", "ト"]);
+        assert_eq!(lines, vec!["abcd", "ef", "x", "日本", "語テ", "キス", "ト"]);
         assert!(lines.iter().all(|l| !l.contains('\u{1b}') && !l.contains('\t')));
+    }
+
+    #[test]
+    fn wrapping_breaks_at_spaces_and_keeps_indentation() {
+        // The trial's "BaseConstr|aint": the word moves to the next line whole.
+        assert_eq!(wrap("class BaseConstraint: pass", 18), vec!["class", "BaseConstraint:", "pass"]);
+        assert_eq!(wrap("see CheckConstraint(BaseConstraint)", 16), vec!["see", "CheckConstraint(", "BaseConstraint)"]);
+        assert_eq!(wrap("the quick brown fox", 10), vec!["the quick", "brown fox"]);
+        assert_eq!(wrap("    indented code line", 12), vec!["    indented", "code line"]);
+        assert_eq!(wrap("a  b", 1), vec!["a", "b"]);
+        assert_eq!(wrap("", 5), vec![""]);
+        assert_eq!(wrap("word ", 4), vec!["word"]);
+        assert!(wrap("x".repeat(25).as_str(), 10).iter().all(|l| l.width() <= 10));
     }
 
     #[test]
@@ -220,6 +313,24 @@ mod tests {
         let text: String = clipped.spans.iter().map(|s| s.content.as_ref()).collect();
         assert_eq!(text, "123456…");
         assert_eq!(clip(&line, 10), line);
+    }
+
+    #[test]
+    fn shifting_drops_columns_across_spans_and_halves_of_wide_characters() {
+        let line = Line::from(vec![Span::raw("ab"), Span::raw("日本x")]);
+        let text = |l: &Line| l.spans.iter().map(|s| s.content.as_ref()).collect::<String>();
+        assert_eq!(text(&shift(&line, 1)), "b日本x");
+        assert_eq!(text(&shift(&line, 3)), " 本x", "half of 日 becomes a space");
+        assert_eq!(text(&shift(&line, 4)), "本x");
+        assert_eq!(text(&shift(&line, 20)), "");
+        assert_eq!(shift(&line, 0), line);
+    }
+
+    #[test]
+    fn unwrapped_text_keeps_long_lines_whole() {
+        let long = "x".repeat(300);
+        let lines = unwrapped(&format!("{long}\n\tb\u{1b}[31m"));
+        assert_eq!(lines, vec![long, "    b".to_string()]);
     }
 
     #[test]
