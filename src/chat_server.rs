@@ -44,6 +44,14 @@ pub enum Behaviour {
         /// Response body, sent verbatim.
         body: String,
     },
+    /// This status with an HTML page (`Content-Type: text/html`), as a proxy or a web server
+    /// in front of the model sends.
+    Html {
+        /// HTTP status code, e.g. 500, 502.
+        code: u16,
+        /// The page, sent verbatim.
+        body: String,
+    },
     /// Sleep, then behave: server latency, or a stall that outlasts a client timeout.
     Delay(Duration, Box<Behaviour>),
     /// 200 with exactly this body, e.g. `{"choices": [`.
@@ -75,6 +83,11 @@ impl Behaviour {
             retry_after: Some(seconds),
             body: error_body("rate_limit_error", "Rate limit reached"),
         }
+    }
+
+    /// Status `code` with `body` sent as is (any text, or nothing), no `Retry-After`.
+    pub fn status(code: u16, body: impl Into<String>) -> Behaviour {
+        Behaviour::Status { code, retry_after: None, body: body.into() }
     }
 
     /// This behaviour after `delay`.
@@ -403,6 +416,9 @@ fn behave(w: &mut TcpStream, behaviour: &Behaviour, request: &RecordedRequest, k
             let retry = retry_after.map(|s| ("Retry-After", s.to_string()));
             write_response(w, *code, retry.as_slice(), body, keep_alive)?;
         }
+        Behaviour::Html { code, body } => {
+            write_response(w, *code, &[("Content-Type", "text/html; charset=utf-8".into())], body, keep_alive)?;
+        }
         Behaviour::Delay(delay, then) => {
             thread::sleep(*delay);
             return behave(w, then, request, keep_alive);
@@ -454,12 +470,16 @@ fn completion(request: &RecordedRequest, reply: Option<(&str, u32, u32)>) -> Str
     .to_string()
 }
 
+/// The status line and headers; `Content-Type: application/json` unless `extra` names another.
 fn response_head(code: u16, extra: &[(&str, String)], len: usize, keep_alive: bool) -> String {
     let mut head = format!(
-        "HTTP/1.1 {code} {}\r\nContent-Type: application/json\r\nContent-Length: {len}\r\nConnection: {}\r\n",
+        "HTTP/1.1 {code} {}\r\nContent-Length: {len}\r\nConnection: {}\r\n",
         reason(code),
         if keep_alive { "keep-alive" } else { "close" },
     );
+    if !extra.iter().any(|(name, _)| name.eq_ignore_ascii_case("content-type")) {
+        head.push_str("Content-Type: application/json\r\n");
+    }
     for (name, value) in extra {
         head.push_str(&format!("{name}: {value}\r\n"));
     }
@@ -629,6 +649,25 @@ mod tests {
         s.write_all(post("{}", "").as_bytes()).unwrap();
         let (code, _, body) = read_response(&mut r);
         assert_eq!((code, body.as_str()), (200, r#"{"choices": ["#));
+    }
+
+    #[test]
+    fn html_pages_and_empty_bodies_are_sent_as_scripted() {
+        let server = ChatServer::scripted(vec![
+            Behaviour::Html { code: 502, body: "<h1>Bad Gateway</h1>".into() },
+            Behaviour::status(404, ""),
+        ])
+        .unwrap();
+        let (mut s, mut r) = connect(&server);
+        s.write_all(post("{}", "").as_bytes()).unwrap();
+        let (code, headers, body) = read_response(&mut r);
+        assert_eq!((code, body.as_str()), (502, "<h1>Bad Gateway</h1>"));
+        let types: Vec<&str> = headers.iter().filter(|(n, _)| n == "content-type").map(|(_, v)| v.as_str()).collect();
+        assert_eq!(types, ["text/html; charset=utf-8"], "one content type, the page's");
+        s.write_all(post("{}", "").as_bytes()).unwrap();
+        let (code, headers, body) = read_response(&mut r);
+        assert_eq!((code, body.as_str()), (404, ""));
+        assert!(headers.contains(&("content-type".into(), "application/json".into())));
     }
 
     #[test]

@@ -252,6 +252,110 @@ fn refused_connections_fail_each_run_quickly_and_write_no_label() {
 }
 
 #[test]
+fn a_refused_connection_is_reported_once_with_the_runs_it_hit() {
+    let (_dir, db) = fixture_db();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let base = format!("http://127.0.0.1:{port}/v1");
+    let refused = format!("connection refused by {base} (is the server running?)");
+    // Every one of the 11 runs fails the same way: one line says so, with the count.
+    let out = run_llm(&db, &base, &[]);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(t.contains("11 failed"), "{t}");
+    let errors: Vec<&str> = t.lines().filter(|l| l.starts_with("error")).collect();
+    assert_eq!(errors.len(), 1, "{t}");
+    assert!(errors[0].starts_with(&format!("error: {refused} — 11 runs (")), "{t}");
+    assert!(errors[0].ends_with(", …)"), "ten run ids, then an ellipsis: {t}");
+    // The database still has one error per run.
+    assert_eq!(Store::open(&db).unwrap().classify_errors(None).unwrap().len(), 11);
+
+    // JSON keeps the per-run list and adds the grouped form.
+    let out = run_llm(&db, &base, &["--json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out)));
+    let failed = report["failed"].as_array().cloned().unwrap_or_default();
+    assert_eq!(failed.len(), 11, "{report}");
+    assert!(failed.iter().all(|f| f[1] == refused.as_str()), "{report}");
+    let groups = report["failed_grouped"].as_array().cloned().unwrap_or_default();
+    assert_eq!(groups.len(), 1, "{report}");
+    assert_eq!((groups[0]["error"].as_str(), groups[0]["count"].as_u64()), (Some(refused.as_str()), Some(11)));
+    let mut runs: Vec<i64> = failed.iter().filter_map(|f| f[0].as_i64()).collect();
+    runs.sort_unstable();
+    assert_eq!(groups[0]["runs"], serde_json::json!(runs), "{report}");
+}
+
+/// Run one run against a server answering every request with `responder`'s behaviour; the
+/// output, which must report a failure.
+fn fail_one(db: &Path, responder: impl Fn(&RecordedRequest) -> Behaviour + Send + Sync + 'static) -> (String, String) {
+    let server = ChatServer::start(responder).unwrap();
+    let out = run_llm(db, &server.base_url(), &["classify__mixture"]);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(!t.contains(KEY), "the key reached the output: {t}");
+    assert!(!t.to_lowercase().contains("malformed"), "an HTTP error reported as a malformed response: {t}");
+    (t, server.base_url())
+}
+
+#[test]
+fn http_errors_name_the_status_and_what_to_check() {
+    let (_dir, db) = fixture_db();
+    let echo_key =
+        |r: &RecordedRequest| format!("Incorrect API key provided: {}", r.header("authorization").unwrap_or(""));
+
+    let (t, url) = fail_one(&db, |_| Behaviour::status(404, r#"{"detail":"Not Found"}"#));
+    let line = format!(
+        "LLM endpoint not found: HTTP 404 Not Found from POST {url}/chat/completions; check --base-url: \
+         nothing answers chat completions there; the server said: {{\"detail\":\"Not Found\"}}"
+    );
+    assert!(t.contains(&line), "{t}");
+
+    let (t, url) = fail_one(&db, |_| Behaviour::status(404, ""));
+    assert!(t.contains(&format!("HTTP 404 Not Found from POST {url}/chat/completions; check --base-url")), "{t}");
+    assert!(t.contains("; the body was empty"), "{t}");
+
+    let (t, _) = fail_one(&db, move |r| Behaviour::error(401, &echo_key(r)));
+    assert!(t.contains("LLM key refused: HTTP 401 Unauthorized from POST "), "{t}");
+    assert!(t.contains(&format!("check the API key in {KEY_VAR} (the variable --api-key-env names)")), "{t}");
+    assert!(t.contains("Incorrect API key provided: Bearer [redacted]"), "the echo arrived redacted: {t}");
+
+    let (t, _) = fail_one(&db, move |r| Behaviour::error(403, &echo_key(r)));
+    assert!(t.contains("LLM access denied: HTTP 403 Forbidden from POST "), "{t}");
+    assert!(
+        t.contains(&format!(
+            "the API key in {KEY_VAR} (the variable --api-key-env names) may not use this model or endpoint"
+        )),
+        "{t}"
+    );
+
+    let (t, _) = fail_one(&db, |_| Behaviour::Status {
+        code: 400,
+        retry_after: None,
+        body: serde_json::json!({"error": {
+            "message": "The model `test-model` does not exist or you do not have access to it.",
+            "type": "invalid_request_error", "param": null, "code": "model_not_found"
+        }})
+        .to_string(),
+    });
+    assert!(t.contains("LLM model not found: HTTP 400 Bad Request from POST "), "{t}");
+    assert!(t.contains(&format!("check --model: the server does not serve \"{MODEL}\"")), "{t}");
+    assert!(!t.contains("--base-url"), "{t}");
+
+    let page = "<!DOCTYPE html><html><head><title>Error</title></head><body><h1>Internal Server Error</h1>\
+                <p>The upstream model crashed.</p></body></html>";
+    let (t, _) = fail_one(&db, |_| Behaviour::Html { code: 500, body: page.into() });
+    assert!(t.contains("LLM server error: HTTP 500 Internal Server Error from POST "), "{t}");
+    assert!(t.contains("the server said: Error Internal Server Error The upstream model crashed."), "{t}");
+    assert!(!t.contains("<h1>"), "tags are left out: {t}");
+
+    // Not one label from all that; an error per attempt, each naming its status.
+    let store = Store::open(&db).unwrap();
+    assert!(store.labels(None, false).unwrap().is_empty());
+    let errors: Vec<String> = store.classify_errors(None).unwrap().into_iter().map(|e| e.error).collect();
+    for status in ["HTTP 404", "HTTP 401", "HTTP 403", "HTTP 400", "HTTP 500"] {
+        assert!(errors.iter().any(|e| e.contains(status)), "{status}: {errors:?}");
+    }
+}
+
+#[test]
 fn a_prompt_answered_before_is_served_from_the_cache() {
     let (_dir, db) = fixture_db();
     let server = scripted_server();

@@ -237,6 +237,7 @@ pub fn run(store: &mut Store, args: &ClassifyArgs, include_unknown: bool) -> Res
     }
     let mut settings = LlmSettings::new(base_url, model);
     settings.api_key = api_key;
+    settings.api_key_env = Some(key_var);
     settings.timeout =
         std::time::Duration::from_secs_f64(args.timeout.or(llm.timeout_secs).unwrap_or(120.0).max(0.001));
     if let Some(r) = llm.max_retries {
@@ -280,11 +281,27 @@ fn llm_summary(r: &LlmReport, model: &str, taxonomy: &Taxonomy, total: usize, to
     for (mode, n) in &r.by_mode {
         let _ = writeln!(out, "  {mode:<36} {n}");
     }
-    for (run, e) in &r.failed {
-        let _ = writeln!(out, "error: run {run}: {}", sanitize(e));
+    // Each distinct error once: a refused connection fails every run the same way.
+    for group in &r.failed_grouped {
+        let error = sanitize(&group.error);
+        match group.runs.as_slice() {
+            [run] => {
+                let _ = writeln!(out, "error: run {run}: {error}");
+            }
+            runs => {
+                let mut ids: Vec<String> = runs.iter().take(MAX_RUN_IDS).map(i64::to_string).collect();
+                if runs.len() > MAX_RUN_IDS {
+                    ids.push("…".into());
+                }
+                let _ = writeln!(out, "error: {error} — {} runs ({})", runs.len(), ids.join(", "));
+            }
+        }
     }
     out
 }
+
+/// Run ids listed after an error that hit several runs.
+const MAX_RUN_IDS: usize = 10;
 
 /// `--dry-run`: the prompts, with token and cost estimates; nothing is sent or written.
 fn dry_run(store: &Store, taxonomy: &Taxonomy, runs: &[i64], opts: &LlmOptions) -> Result<i32> {

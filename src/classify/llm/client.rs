@@ -1,29 +1,48 @@
 //! Transport to any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM, llama.cpp server,
 //! Ollama) through `async-openai`.
 //!
-//! Retries come in two layers. `async-openai`'s own executor retries 429, 5xx and connect errors
-//! up to 3 times (100 ms·2ⁿ backoff, or `Retry-After` seconds). [`LlmClient::complete`] wraps
-//! that and retries, up to [`LlmSettings::max_retries`] more times with its own backoff, what
-//! the inner layer does not: timeouts, malformed or truncated bodies, empty choices, dropped
+//! Retries come in two layers. `async-openai`'s own retry layer retries 429, 5xx and connect
+//! errors up to 3 times (100 ms·2ⁿ backoff, or `Retry-After` seconds). [`LlmClient::complete`]
+//! wraps that and retries, up to [`LlmSettings::max_retries`] more times with its own backoff,
+//! what the inner layer does not: timeouts, malformed or truncated bodies, empty choices, dropped
 //! connections, and 429/5xx that outlived the inner retries. Connect errors are not retried
 //! again (the inner layer already did), nor are 4xx API errors or configuration errors.
+//!
+//! HTTP statuses are read by a tap under the retry layer (`StatusTap`): async-openai reports an
+//! error body that is not an OpenAI error JSON (`{"detail":"Not Found"}`, an empty body, an HTML
+//! page) as a deserialization error without its status, and the tap gives the status back, so
+//! such an answer is reported as the HTTP error it was, with the likely cause, never as a
+//! malformed response.
 //!
 //! The API key never appears in errors or `Debug` output: every error text is scrubbed of it.
 
 use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU16, Ordering};
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use async_openai::Client;
 use async_openai::config::OpenAIConfig;
 use async_openai::error::{OpenAIError, WrappedError};
+use async_openai::middleware::retry::OpenAIRetryLayer;
+use async_openai::middleware::{HttpRequestFactory, ReqwestService};
 use async_openai::types::chat::{
     ChatCompletionRequestMessage, CreateChatCompletionRequest, CreateChatCompletionResponse, ResponseFormat,
 };
+use reqwest::StatusCode;
+use tower::{Layer, Service};
+
+use crate::sanitize::sanitize;
 
 /// Longest pause between two attempts of [`LlmClient::complete`] (unless `backoff` is longer).
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
 /// Error texts from the server are cut to this many characters.
 const MAX_MESSAGE: usize = 300;
+/// What an HTTP error body said is cut to this many characters.
+const MAX_EXCERPT: usize = 200;
 const REDACTED: &str = "[redacted]";
 
 /// Where and how to ask the model.
@@ -37,6 +56,9 @@ pub struct LlmSettings {
     /// Sent as `Authorization: Bearer <key>`. `None` sends an empty key; the `OPENAI_API_KEY`
     /// environment variable is never read here (the caller decides that).
     pub api_key: Option<String>,
+    /// The name of the environment variable the key was read from (never the key), named in
+    /// the message of a 401 or 403.
+    pub api_key_env: Option<String>,
     /// Limit for one HTTP request, connect to last body byte.
     pub timeout: Duration,
     /// Extra attempts `complete` makes after a transient failure (on top of async-openai's own).
@@ -61,6 +83,7 @@ impl LlmSettings {
             base_url: base_url.into(),
             model: model.into(),
             api_key: None,
+            api_key_env: None,
             timeout: Duration::from_secs(60),
             max_retries: 2,
             temperature: None,
@@ -78,6 +101,7 @@ impl fmt::Debug for LlmSettings {
             .field("base_url", &self.base_url)
             .field("model", &self.model)
             .field("api_key", &self.api_key.as_ref().map(|_| REDACTED))
+            .field("api_key_env", &self.api_key_env)
             .field("timeout", &self.timeout)
             .field("max_retries", &self.max_retries)
             .field("temperature", &self.temperature)
@@ -132,7 +156,8 @@ pub struct Completion {
     pub finish_reason: Option<String>,
 }
 
-/// Why a completion failed. Messages name the base URL and never contain the API key.
+/// Why a completion failed. Messages name the URL and, for an HTTP error, the status and its
+/// likely cause; they never contain the API key.
 #[derive(Debug, thiserror::Error)]
 pub enum LlmError {
     /// One HTTP request got no complete answer within the timeout.
@@ -142,23 +167,23 @@ pub enum LlmError {
         after: Duration,
     },
     /// 429 (other than `insufficient_quota`) after async-openai's retries.
-    #[error("LLM rate limited: {message}")]
+    #[error("{message}")]
     RateLimited {
-        /// Server's message.
+        /// `LLM rate limited: HTTP 429 … from POST <url>; <hint>; <what the server said>`.
         message: String,
     },
     /// 5xx after async-openai's retries.
-    #[error("LLM server error {status}: {message}")]
+    #[error("{message}")]
     Server {
         /// HTTP status.
         status: u16,
-        /// Server's message.
+        /// `LLM server error: HTTP 500 … from POST <url>; <what the server said>`.
         message: String,
     },
     /// No connection could be made (refused, DNS, TLS), after async-openai's retries.
-    #[error("cannot connect to LLM endpoint: {message}")]
+    #[error("{message}")]
     Connect {
-        /// What failed.
+        /// `connection refused by <base URL> (is the server running?)`, or what failed.
         message: String,
     },
     /// The connection dropped before a response arrived.
@@ -167,8 +192,8 @@ pub enum LlmError {
         /// What failed.
         message: String,
     },
-    /// The response was not a chat completion: invalid JSON, or a body cut short. async-openai
-    /// also reports a non-JSON 4xx body (an HTML 404 page) this way, without its status.
+    /// A success status whose body was not a chat completion: invalid JSON, or a body cut
+    /// short. (An error status is never reported this way, whatever its body.)
     #[error("LLM response malformed: {message}")]
     Malformed {
         /// What was wrong, with the start of the body.
@@ -178,11 +203,13 @@ pub enum LlmError {
     #[error("LLM response had no choice with content")]
     EmptyChoices,
     /// The endpoint refused the request: 400, 401, 403, 404, `insufficient_quota`, …
-    #[error("LLM API error {status}: {message}")]
+    #[error("{message}")]
     Api {
         /// HTTP status.
         status: u16,
-        /// Server's message.
+        /// `<what>: HTTP <status> <reason> from POST <url>; <likely cause>; <what the server
+        /// said>`, e.g. `LLM endpoint not found: HTTP 404 Not Found from POST …; check
+        /// --base-url …`.
         message: String,
     },
     /// Unusable settings or request (bad URL, key not valid in a header, no turns, …).
@@ -209,13 +236,45 @@ impl LlmError {
 /// A chat-completions client; cheap to clone, usable from many tasks.
 #[derive(Clone)]
 pub struct LlmClient {
-    client: Client<OpenAIConfig>,
+    http: reqwest::Client,
+    config: OpenAIConfig,
     settings: LlmSettings,
 }
 
 impl fmt::Debug for LlmClient {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("LlmClient").field("settings", &self.settings).finish_non_exhaustive()
+    }
+}
+
+/// A tower service under async-openai's retry layer that remembers the status of the last
+/// response (0 after a transport error): async-openai drops it when an error body is not an
+/// OpenAI error JSON. One tap per attempt, so concurrent requests do not share it.
+#[derive(Clone)]
+struct StatusTap {
+    inner: ReqwestService,
+    last: Arc<AtomicU16>,
+}
+
+type TapFuture = Pin<Box<dyn Future<Output = Result<reqwest::Response, OpenAIError>> + Send + 'static>>;
+
+impl Service<HttpRequestFactory> for StatusTap {
+    type Response = reqwest::Response;
+    type Error = OpenAIError;
+    type Future = TapFuture;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), OpenAIError>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: HttpRequestFactory) -> TapFuture {
+        let sent = self.inner.call(request);
+        let last = Arc::clone(&self.last);
+        Box::pin(async move {
+            let result = sent.await;
+            last.store(result.as_ref().map_or(0, |r| r.status().as_u16()), Ordering::Relaxed);
+            result
+        })
     }
 }
 
@@ -250,15 +309,21 @@ impl LlmClient {
         // Org and project are set empty so stray OPENAI_* variables are not sent (nor unwrapped).
         let config =
             OpenAIConfig::new().with_api_base(base_url.clone()).with_api_key(key).with_org_id("").with_project_id("");
-        Ok(LlmClient {
-            client: Client::with_config(config).with_http_client(http),
-            settings: LlmSettings { base_url, ..settings },
-        })
+        Ok(LlmClient { http, config, settings: LlmSettings { base_url, ..settings } })
     }
 
     /// The settings in use (base URL without a trailing slash).
     pub fn settings(&self) -> &LlmSettings {
         &self.settings
+    }
+
+    /// An async-openai client for one attempt: its default retry layer over a [`StatusTap`]
+    /// over reqwest (sharing this client's connection pool), and the tap's status cell.
+    fn openai(&self) -> (Client<OpenAIConfig>, Arc<AtomicU16>) {
+        let last = Arc::new(AtomicU16::new(0));
+        let tap = StatusTap { inner: ReqwestService::new(self.http.clone()), last: Arc::clone(&last) };
+        let service = OpenAIRetryLayer::default().layer(tap);
+        (Client::build(self.http.clone(), self.config.clone()).with_http_service(service), last)
     }
 
     /// Send `turns` and return the first choice, retrying transient failures (see the module
@@ -272,11 +337,12 @@ impl LlmClient {
         loop {
             attempts += 1;
             let started = Instant::now();
+            let (client, last_status) = self.openai();
             // async-openai's own retries sleep as long as `Retry-After` says; one attempt (its
             // requests and their waits) is bounded, so a server asking for an hour cannot hang
             // the run.
             let deadline = self.settings.timeout * 4 + self.settings.wait_slack;
-            let result = tokio::time::timeout(deadline, self.client.chat().create(request.clone())).await;
+            let result = tokio::time::timeout(deadline, client.chat().create(request.clone())).await;
             let latency = started.elapsed();
             let error = match result {
                 Ok(Ok(response)) => match completion(response, latency, attempts) {
@@ -287,7 +353,7 @@ impl LlmClient {
                     }
                     Err(e) => e,
                 },
-                Ok(Err(e)) => self.map_error(e),
+                Ok(Err(e)) => self.map_error(e, last_status.load(Ordering::Relaxed)),
                 Err(_) => LlmError::Timeout { after: deadline },
             };
             if !error.retry_here() || attempts > self.settings.max_retries {
@@ -332,46 +398,189 @@ impl LlmClient {
         scrub(&text, self.settings.api_key.as_deref())
     }
 
-    fn map_error(&self, error: OpenAIError) -> LlmError {
+    /// `error` as an [`LlmError`]; `last_status` is the status of the last response the attempt
+    /// got (0: none), which decides whether an unreadable body was an HTTP error.
+    fn map_error(&self, error: OpenAIError, last_status: u16) -> LlmError {
+        let failed_status = StatusCode::from_u16(last_status).ok().filter(|s| !s.is_success());
         match error {
             OpenAIError::Reqwest(e) => {
                 let e = e.without_url();
                 let detail = chain(&e);
-                let message = self.message(&detail);
                 if e.is_timeout() {
                     LlmError::Timeout { after: self.settings.timeout }
                 } else if e.is_connect() {
-                    LlmError::Connect { message }
+                    self.connect_error(&e, &detail)
                 } else if e.is_builder() {
-                    LlmError::Config { message }
+                    LlmError::Config { message: self.message(&detail) }
+                } else if let Some(status) = failed_status {
+                    // An error status whose body could not be read in full.
+                    self.http_error(status, &format!("(the body could not be read: {detail})"), false)
                 } else if e.is_body() || e.is_decode() {
-                    LlmError::Malformed { message }
+                    LlmError::Malformed { message: self.message(&detail) }
                 } else {
-                    LlmError::Transport { message }
+                    LlmError::Transport { message: self.message(&detail) }
                 }
             }
             OpenAIError::ApiError(e) => {
-                let status = e.status_code.as_u16();
-                // async-openai keeps 5xx bodies raw; unwrap an OpenAI error JSON if it is one.
-                let text = match serde_json::from_str::<WrappedError>(&e.api_error.message) {
-                    Ok(wrapped) => wrapped.error.to_string(),
-                    Err(_) => e.api_error.to_string(),
-                };
-                let message = self.message(&text);
                 let quota = e.api_error.r#type.as_deref() == Some("insufficient_quota");
-                match status {
-                    429 if !quota => LlmError::RateLimited { message },
-                    500..=599 => LlmError::Server { status, message },
-                    _ => LlmError::Api { status, message },
-                }
+                // async-openai keeps 5xx bodies raw (JSON, HTML or text); others it parsed.
+                let said =
+                    if e.status_code.is_server_error() { e.api_error.message.clone() } else { e.api_error.to_string() };
+                self.http_error(e.status_code, &said, quota)
             }
-            OpenAIError::JSONDeserialize(e, body) => {
-                LlmError::Malformed { message: self.message(&format!("{e}; body: {body}")) }
-            }
+            OpenAIError::JSONDeserialize(e, body) => match failed_status {
+                // An error status with a body that is not an OpenAI error JSON (or none).
+                Some(status) => self.http_error(status, &body, false),
+                None => LlmError::Malformed { message: self.message(&format!("{e}; body: {body}")) },
+            },
             OpenAIError::InvalidArgument(m) => LlmError::Config { message: self.message(&m) },
             other => LlmError::Transport { message: self.message(&other.to_string()) },
         }
     }
+
+    /// A connect error: a refusal says so plainly, anything else (DNS, TLS) with its causes.
+    fn connect_error(&self, error: &reqwest::Error, detail: &str) -> LlmError {
+        let base = scrub(&self.settings.base_url, self.settings.api_key.as_deref());
+        let message = if refused(error) {
+            format!("connection refused by {base} (is the server running?)")
+        } else {
+            format!("cannot connect to {}", self.message(detail))
+        };
+        LlmError::Connect { message }
+    }
+
+    /// The error for HTTP `status` whose body was `body`: the status, the URL requested, the
+    /// likely cause, and a short excerpt of what the server said.
+    fn http_error(&self, status: StatusCode, body: &str, quota: bool) -> LlmError {
+        let code = status.as_u16();
+        let key = self.settings.api_key.as_deref();
+        let said = excerpt(body, key);
+        let reason = status.canonical_reason().map(|r| format!(" {r}")).unwrap_or_default();
+        let url = format!("{}/chat/completions", self.settings.base_url);
+        let model_error = matches!(code, 400 | 404 | 422) && names_unknown_model(&said);
+        let (what, hint) = match code {
+            _ if model_error => {
+                ("LLM model not found", format!("check --model: the server does not serve {:?}", self.settings.model))
+            }
+            404 => ("LLM endpoint not found", self.base_url_hint()),
+            401 => ("LLM key refused", self.key_hint(401)),
+            403 => ("LLM access denied", self.key_hint(403)),
+            429 if quota => ("LLM quota exhausted", "the account behind the API key has no credit left".into()),
+            429 => ("LLM rate limited", "still limited after retries; lower --concurrency or wait".into()),
+            500..=599 => ("LLM server error", "still failing after retries; see the server's log".into()),
+            _ => ("LLM request refused", String::new()),
+        };
+        let said = if said.is_empty() { "the body was empty".to_string() } else { format!("the server said: {said}") };
+        let hint = if hint.is_empty() { hint } else { format!("; {hint}") };
+        let message = scrub_key(&format!("{what}: HTTP {code}{reason} from POST {url}{hint}; {said}"), key);
+        match code {
+            429 if !quota => LlmError::RateLimited { message },
+            500..=599 => LlmError::Server { status: code, message },
+            _ => LlmError::Api { status: code, message },
+        }
+    }
+
+    /// What to check after a 404: the base URL, which most servers want ending in `/v1`.
+    fn base_url_hint(&self) -> String {
+        let base = &self.settings.base_url;
+        let versioned = reqwest::Url::parse(base).ok().is_some_and(|u| {
+            u.path_segments().and_then(|mut s| s.next_back()).is_some_and(|last| {
+                last.strip_prefix('v').is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+            })
+        });
+        if versioned {
+            "check --base-url: nothing answers chat completions there".into()
+        } else {
+            format!("check --base-url: most servers need the /v1 suffix (--base-url {base}/v1)")
+        }
+    }
+
+    /// What to check after a 401 or 403, naming the environment variable the key comes from
+    /// (never the key).
+    fn key_hint(&self, code: u16) -> String {
+        let key = match self.settings.api_key_env.as_deref() {
+            Some(var) => format!("the API key in {var} (the variable --api-key-env names)"),
+            None => "the API key".to_string(),
+        };
+        match (self.settings.api_key.is_some(), code) {
+            (false, _) => match self.settings.api_key_env.as_deref() {
+                Some(var) => format!("no API key was sent: {var} (the variable --api-key-env names) is not set"),
+                None => "no API key was sent".to_string(),
+            },
+            (true, 403) => format!("{key} may not use this model or endpoint"),
+            (true, _) => format!("check {key}"),
+        }
+    }
+}
+
+/// What an error body says, for a one-line message: an OpenAI error JSON's text
+/// (`type: message (code: …)`), an HTML page's text without its tags, or the body itself;
+/// sanitized, on one line, without the key, cut to [`MAX_EXCERPT`] characters.
+fn excerpt(body: &str, key: Option<&str>) -> String {
+    let text = match serde_json::from_str::<WrappedError>(body) {
+        Ok(wrapped) => wrapped.error.to_string(),
+        Err(_) if body.trim_start().starts_with('<') => html_text(body),
+        Err(_) => body.to_string(),
+    };
+    let one_line = sanitize(&text).split_whitespace().collect::<Vec<_>>().join(" ");
+    let text = scrub_key(&one_line, key);
+    match text.char_indices().nth(MAX_EXCERPT) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
+    }
+}
+
+/// The text of an HTML page: tags removed, `<style>` and `<script>` contents left out, a few
+/// entities decoded.
+fn html_text(html: &str) -> String {
+    let mut out = String::with_capacity(html.len().min(4096));
+    let mut rest = html;
+    while let Some(open) = rest.find('<') {
+        out.push_str(&rest[..open]);
+        out.push(' ');
+        let tag = &rest[open + 1..];
+        let Some(close) = tag.find('>') else {
+            rest = "";
+            break;
+        };
+        let name = tag[..close].split(|c: char| c.is_whitespace() || c == '/').next().unwrap_or("");
+        rest = &tag[close + 1..];
+        if name.eq_ignore_ascii_case("style") || name.eq_ignore_ascii_case("script") {
+            // ASCII lowercasing keeps byte offsets.
+            let end = format!("</{}", name.to_ascii_lowercase());
+            rest = rest.to_ascii_lowercase().find(&end).map_or("", |at| &rest[at..]);
+        }
+    }
+    out.push_str(rest);
+    for (entity, c) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&nbsp;", " "), ("&amp;", "&")]
+    {
+        out = out.replace(entity, c);
+    }
+    out
+}
+
+/// Whether an error text says the model asked for is unknown (OpenAI's `model_not_found`,
+/// vLLM's "The model `x` does not exist", Ollama's "model \"x\" not found", …).
+fn names_unknown_model(text: &str) -> bool {
+    let text = text.to_lowercase();
+    text.contains("model_not_found")
+        || text.contains("invalid_model")
+        || (text.contains("model")
+            && ["does not exist", "not found", "no such model", "unknown model", "invalid model", "not a valid model"]
+                .iter()
+                .any(|p| text.contains(p)))
+}
+
+/// Whether a connect error was a refused connection (nothing listening).
+fn refused(error: &reqwest::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(e) = source {
+        if e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::ConnectionRefused) {
+            return true;
+        }
+        source = e.source();
+    }
+    chain(error).to_ascii_lowercase().contains("connection refused")
 }
 
 /// The first choice of `response`, or why there is none.
@@ -407,7 +616,6 @@ fn chain(error: &dyn std::error::Error) -> String {
     text
 }
 
-/// `text` without any occurrence of `key`, cut to [`MAX_MESSAGE`] characters.
 /// `text` with every occurrence of the key replaced.
 fn scrub_key(text: &str, key: Option<&str>) -> String {
     match key {
@@ -416,6 +624,7 @@ fn scrub_key(text: &str, key: Option<&str>) -> String {
     }
 }
 
+/// `text` without any occurrence of `key`, cut to [`MAX_MESSAGE`] characters.
 fn scrub(text: &str, key: Option<&str>) -> String {
     let text = match key {
         Some(key) if !key.is_empty() => text.replace(key, REDACTED),
@@ -667,7 +876,9 @@ mod tests {
         let started = Instant::now();
         let err = client.complete(&ask()).await.unwrap_err();
         match &err {
-            LlmError::Connect { message } => assert!(message.contains(&base), "{message}"),
+            LlmError::Connect { message } => {
+                assert_eq!(message, &format!("connection refused by {base} (is the server running?)"));
+            }
             other => panic!("expected Connect, got {other:?}"),
         }
         assert!(err.is_transient());
@@ -685,11 +896,172 @@ mod tests {
             LlmError::Api { status, message } => {
                 assert_eq!(*status, 401);
                 assert!(message.contains("Incorrect API key"), "{message}");
+                // No variable named in the settings: the advice alone.
+                assert!(
+                    message.contains("HTTP 401 Unauthorized") && message.contains("; check the API key;"),
+                    "{message}"
+                );
             }
             other => panic!("expected Api, got {other:?}"),
         }
         assert!(!err.is_transient());
         assert_eq!(server.request_count(), 1);
+    }
+
+    /// The error a server always answering `behaviour` gives, and how many requests it got.
+    async fn error_for(behaviour: Behaviour, tweak: impl FnOnce(LlmSettings) -> LlmSettings) -> (LlmError, usize) {
+        let server = ChatServer::scripted(vec![behaviour]).unwrap();
+        let client = LlmClient::new(tweak(LlmSettings { max_retries: 1, ..settings(&server) })).unwrap();
+        let err = client.complete(&ask()).await.unwrap_err();
+        (err, server.request_count())
+    }
+
+    #[tokio::test]
+    async fn not_found_names_the_status_the_url_and_the_base_url_whatever_the_body() {
+        for body in [r#"{"detail":"Not Found"}"#, ""] {
+            let server = ChatServer::scripted(vec![Behaviour::status(404, body), Behaviour::reply("never")]).unwrap();
+            let err = client(&server).complete(&ask()).await.unwrap_err();
+            let shown = err.to_string();
+            assert!(matches!(err, LlmError::Api { status: 404, .. }), "{err:?}");
+            assert!(shown.starts_with("LLM endpoint not found: HTTP 404 Not Found from POST "), "{shown}");
+            assert!(shown.contains(&format!("{}/chat/completions", server.base_url())), "{shown}");
+            assert!(shown.contains("check --base-url"), "{shown}");
+            assert!(!shown.to_lowercase().contains("malformed"), "{shown}");
+            let said = if body.is_empty() { "the body was empty".to_string() } else { format!("said: {body}") };
+            assert!(shown.ends_with(&said), "{shown}");
+            assert!(!err.is_transient());
+            assert_eq!(server.request_count(), 1, "a 404 is not retried");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_base_url_without_v1_is_told_to_add_it() {
+        // The server's root: its chat endpoint is under /v1, so this asks for /chat/completions.
+        let server = ChatServer::scripted(vec![Behaviour::reply("never")]).unwrap();
+        let root = server.base_url().trim_end_matches("/v1").to_string();
+        let client = LlmClient::new(LlmSettings { base_url: root.clone(), ..settings(&server) }).unwrap();
+        let shown = client.complete(&ask()).await.unwrap_err().to_string();
+        assert!(shown.contains(&format!("HTTP 404 Not Found from POST {root}/chat/completions")), "{shown}");
+        assert!(shown.contains(&format!("most servers need the /v1 suffix (--base-url {root}/v1)")), "{shown}");
+        // With /v1 already there the suffix is not suggested again.
+        let (err, _) = error_for(Behaviour::status(404, ""), |s| s).await;
+        assert!(!err.to_string().contains("suffix"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn refused_keys_name_the_variable_never_the_key() {
+        let echo = |code| {
+            ChatServer::start(move |r| {
+                Behaviour::error(
+                    code,
+                    &format!("Incorrect API key provided: {}", r.header("authorization").unwrap_or("")),
+                )
+            })
+            .unwrap()
+        };
+        for (code, lead) in
+            [(401, "LLM key refused: HTTP 401 Unauthorized"), (403, "LLM access denied: HTTP 403 Forbidden")]
+        {
+            let server = echo(code);
+            let named = LlmSettings { api_key_env: Some("MY_LLM_KEY".into()), ..settings(&server) };
+            let err = LlmClient::new(named).unwrap().complete(&ask()).await.unwrap_err();
+            let (shown, debug) = (err.to_string(), format!("{err:?}"));
+            assert!(shown.starts_with(lead), "{shown}");
+            assert!(shown.contains("in MY_LLM_KEY (the variable --api-key-env names)"), "{shown}");
+            assert!(shown.contains("Bearer [redacted]"), "the echo arrived, redacted: {shown}");
+            assert!(!shown.contains(KEY) && !debug.contains(KEY), "{shown}");
+            assert_eq!(server.request_count(), 1);
+        }
+        // No key sent: the message says the variable is not set.
+        let server = echo(401);
+        let keyless = LlmSettings { api_key: None, api_key_env: Some("MY_LLM_KEY".into()), ..settings(&server) };
+        let shown = LlmClient::new(keyless).unwrap().complete(&ask()).await.unwrap_err().to_string();
+        assert!(
+            shown.contains("no API key was sent: MY_LLM_KEY (the variable --api-key-env names) is not set"),
+            "{shown}"
+        );
+    }
+
+    #[tokio::test]
+    async fn an_unknown_model_points_at_the_model_not_the_url() {
+        let openai = crate::chat_server::error_body("invalid_request_error", "The model `gpt-9` does not exist");
+        let vllm =
+            r#"{"object":"error","message":"The model `gpt-9` does not exist.","type":"NotFoundError","code":404}"#;
+        let ollama = r#"{"error":"model \"gpt-9\" not found, try pulling it first"}"#;
+        for (code, body) in [(400, openai.as_str()), (404, vllm), (404, ollama)] {
+            let (err, asked) = error_for(Behaviour::status(code, body), |s| s).await;
+            let shown = err.to_string();
+            assert!(shown.starts_with(&format!("LLM model not found: HTTP {code} ")), "{shown}");
+            assert!(shown.contains("check --model: the server does not serve \"test-model\""), "{shown}");
+            assert!(!shown.contains("--base-url"), "{shown}");
+            assert!(shown.contains("gpt-9"), "what the server said is kept: {shown}");
+            assert_eq!(asked, 1);
+        }
+        // A 400 about something else is not blamed on the model.
+        let other = crate::chat_server::error_body("invalid_request_error", "max_tokens is too large for this model");
+        let (err, _) = error_for(Behaviour::status(400, other), |s| s).await;
+        assert!(err.to_string().starts_with("LLM request refused: HTTP 400 Bad Request from POST "), "{err}");
+    }
+
+    #[tokio::test]
+    async fn a_server_error_page_gives_the_status_and_the_page_text() {
+        let page = "<html><head><title>500 Internal Server Error</title><style>h1{color:red}</style></head>\r\n\
+                    <body><h1>Oops &amp; sorry</h1>\r\n<hr>nginx/1.25</body></html>";
+        let (err, asked) =
+            error_for(Behaviour::Html { code: 500, body: page.into() }, |s| LlmSettings { max_retries: 0, ..s }).await;
+        let shown = err.to_string();
+        assert!(matches!(err, LlmError::Server { status: 500, .. }), "{err:?}");
+        assert!(shown.starts_with("LLM server error: HTTP 500 Internal Server Error from POST "), "{shown}");
+        assert!(shown.ends_with("the server said: 500 Internal Server Error Oops & sorry nginx/1.25"), "{shown}");
+        assert_eq!(asked, 4, "async-openai's three retries still apply");
+    }
+
+    #[tokio::test]
+    async fn a_rate_limit_with_a_text_body_keeps_its_status() {
+        let (err, _) = error_for(Behaviour::status(429, "slow down"), |s| LlmSettings { max_retries: 0, ..s }).await;
+        let shown = err.to_string();
+        assert!(matches!(err, LlmError::RateLimited { .. }), "{err:?}");
+        assert!(shown.starts_with("LLM rate limited: HTTP 429 Too Many Requests from POST "), "{shown}");
+        assert!(shown.ends_with("the server said: slow down"), "{shown}");
+        // Transient: retried by `complete`, and the retry may succeed.
+        let server = ChatServer::scripted(vec![Behaviour::status(429, "slow down"), Behaviour::reply("ok")]).unwrap();
+        assert_eq!(client(&server).complete(&ask()).await.unwrap().content, "ok");
+    }
+
+    #[tokio::test]
+    async fn other_statuses_give_the_status_and_a_capped_excerpt() {
+        let long = format!("{} {KEY} {}", "x".repeat(150), "y".repeat(400));
+        let (err, _) = error_for(Behaviour::status(422, long), |s| s).await;
+        let shown = err.to_string();
+        assert!(shown.starts_with("LLM request refused: HTTP 422 Unprocessable Entity from POST "), "{shown}");
+        assert!(shown.contains("[redacted]") && !shown.contains(KEY), "{shown}");
+        let said = shown.split("the server said: ").nth(1).unwrap_or_default();
+        assert_eq!(said.chars().count(), MAX_EXCERPT + 1, "{said}");
+    }
+
+    #[test]
+    fn excerpts_are_one_clean_line_and_redacted_before_they_are_cut() {
+        assert_eq!(excerpt("a\n\n b\x1b[31m red\tc", None), "a b red c");
+        assert_eq!(excerpt(&crate::chat_server::error_body("server_error", "boom"), None), "server_error: boom");
+        // The key straddling the cut is redacted first, so no part of it survives.
+        let body = format!("{}{KEY}", "z".repeat(MAX_EXCERPT - 3));
+        let cut = excerpt(&body, Some(KEY));
+        assert!(cut.ends_with("zzz[re…"), "{cut}");
+        assert!(!cut.contains("sk-"), "{cut}");
+        assert_eq!(html_text("<p>a<script>if (x<y) {}</script>b</p>&lt;c&gt;"), " a  b <c>");
+        assert_eq!(html_text("text <unclosed"), "text  ");
+    }
+
+    #[test]
+    fn unknown_model_wording_is_recognised_narrowly() {
+        for yes in
+            ["The model `x` does not exist", "model \"x\" not found", "code: model_not_found", "Unknown model: x"]
+        {
+            assert!(names_unknown_model(yes), "{yes}");
+        }
+        for no in ["Not Found", "max_tokens too large for this model", "json mode is not supported by this model"] {
+            assert!(!names_unknown_model(no), "{no}");
+        }
     }
 
     #[tokio::test]

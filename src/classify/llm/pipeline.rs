@@ -57,6 +57,8 @@ pub struct LlmReport {
     pub by_mode: BTreeMap<String, usize>,
     /// Runs that failed: (run id, error). Their errors are also in the database.
     pub failed: Vec<(i64, String)>,
+    /// The same failures, each distinct error once with the runs it hit (see [`group_failures`]).
+    pub failed_grouped: Vec<FailureGroup>,
     pub tokens_in: u64,
     pub tokens_out: u64,
     pub cost: Option<f64>,
@@ -64,6 +66,36 @@ pub struct LlmReport {
     pub latencies_ms: Vec<u64>,
     /// Replies that failed validation once and were fixed by the retry.
     pub repaired: usize,
+}
+
+/// One error and the runs that failed with it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FailureGroup {
+    /// The error, as recorded for each of the runs.
+    pub error: String,
+    /// How many runs (`runs.len()`).
+    pub count: usize,
+    /// The runs, ascending.
+    pub runs: Vec<i64>,
+}
+
+/// `failed` grouped by identical error text: the most frequent first, then by text. A refused
+/// connection or a wrong URL fails every run the same way; this is how to say it once.
+pub fn group_failures(failed: &[(i64, String)]) -> Vec<FailureGroup> {
+    let mut by_error: BTreeMap<&str, Vec<i64>> = BTreeMap::new();
+    for (run, error) in failed {
+        by_error.entry(error.as_str()).or_default().push(*run);
+    }
+    let mut groups: Vec<FailureGroup> = by_error
+        .into_iter()
+        .map(|(error, mut runs)| {
+            runs.sort_unstable();
+            FailureGroup { error: error.to_string(), count: runs.len(), runs }
+        })
+        .collect();
+    // Stable: equal counts keep the text order of the map.
+    groups.sort_by_key(|g| std::cmp::Reverse(g.count));
+    groups
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -311,6 +343,7 @@ pub fn classify_llm(
         }
         Ok::<(), LlmRunError>(())
     })?;
+    report.failed_grouped = group_failures(&report.failed);
     Ok(report)
 }
 
@@ -336,5 +369,27 @@ fn count(report: &mut LlmReport, label: &Label) {
     }
     for m in &label.modes {
         *report.by_mode.entry(m.mode.clone()).or_default() += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failures_are_grouped_by_error_most_frequent_first() {
+        let failed = vec![
+            (7, "timed out".to_string()),
+            (3, "refused".to_string()),
+            (1, "refused".to_string()),
+            (9, "HTTP 500".to_string()),
+            (2, "refused".to_string()),
+            (4, "timed out".to_string()),
+        ];
+        let groups = group_failures(&failed);
+        let shown: Vec<(&str, usize, &[i64])> =
+            groups.iter().map(|g| (g.error.as_str(), g.count, g.runs.as_slice())).collect();
+        assert_eq!(shown, [("refused", 3, &[1, 2, 3][..]), ("timed out", 2, &[4, 7][..]), ("HTTP 500", 1, &[9][..])]);
+        assert!(group_failures(&[]).is_empty());
     }
 }
