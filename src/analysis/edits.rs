@@ -92,6 +92,39 @@ pub fn unified_diff(path: &str, old: &str, new: &str) -> Option<String> {
     Some(diff.unified_diff().context_radius(3).header(&a, &b).to_string())
 }
 
+/// A unified diff whose hunks were counted from line 1 (a diff of a snippet), renumbered so
+/// they name the lines of the file the snippet starts at (`start`, 1-based).
+pub fn diff_at_line(diff: &str, start: usize) -> String {
+    let offset = start.saturating_sub(1);
+    if offset == 0 {
+        return diff.to_string();
+    }
+    let shift = |range: &str| -> Option<String> {
+        let (sign, rest) = range.split_at(1);
+        let (first, count) = match rest.split_once(',') {
+            Some((f, c)) => (f, Some(c)),
+            None => (rest, None),
+        };
+        let first: usize = first.parse().ok()?;
+        // An empty range (`-0,0`) sits before its line: it moves too, unless at the very start.
+        let moved = if first == 0 && count == Some("0") { offset } else { first + offset };
+        Some(match count {
+            Some(c) => format!("{sign}{moved},{c}"),
+            None => format!("{sign}{moved}"),
+        })
+    };
+    let mut out = String::with_capacity(diff.len() + 16);
+    for line in diff.split_inclusive('\n') {
+        let renumbered = line.strip_prefix("@@ ").and_then(|rest| {
+            let (ranges, tail) = rest.split_once(" @@")?;
+            let (old, new) = ranges.split_once(' ')?;
+            Some(format!("@@ {} {} @@{tail}", shift(old)?, shift(new)?))
+        });
+        out.push_str(renumbered.as_deref().unwrap_or(line));
+    }
+    out
+}
+
 /// Build an edit from old/new text, with its diff.
 pub fn edit_from_texts(
     step: Option<usize>,
@@ -314,6 +347,17 @@ mod tests {
         assert_eq!(files.len(), 1);
         assert_eq!(files[0].path, "t.py");
         assert_eq!(files[0].new_text, "b\n");
+    }
+
+    #[test]
+    fn snippet_diffs_are_renumbered_at_the_lines_they_replaced() {
+        let diff = unified_diff("a.py", "x\ny\n", "x\nz\n").unwrap();
+        let at = diff_at_line(&diff, 287);
+        assert!(at.contains("@@ -287,2 +287,2 @@"), "{at}");
+        assert!(at.starts_with("--- a/a.py\n+++ b/a.py\n"), "{at}");
+        assert_eq!(diff_at_line(&diff, 1), diff);
+        assert_eq!(diff_at_line("@@ -1 +1,2 @@\n-a\n+a\n+b\n", 10), "@@ -10 +10,2 @@\n-a\n+a\n+b\n");
+        assert_eq!(diff_at_line("@@ -0,0 +1 @@\n+a\n", 5), "@@ -4,0 +5 @@\n+a\n");
     }
 
     #[test]

@@ -45,6 +45,9 @@ pub struct ProposedEdit {
     pub old_text: Option<String>,
     pub new_text: Option<String>,
     via_shell: bool,
+    /// The file line (1-based) the edit's text starts at, when known: its diff is numbered
+    /// there rather than from line 1.
+    pub start_line: Option<usize>,
 }
 
 impl ProposedEdit {
@@ -75,13 +78,14 @@ pub fn parse_action(action: &str, open_file: Option<&str>, working_dir: Option<&
                 old_text: None,
                 new_text: w.content,
                 via_shell: true,
+                start_line: None,
             })
             .collect();
         return ParsedAction { tool: Some("bash".to_string()), args: None, edits };
     }
     let mut parsed = ParsedAction { tool: Some(word.to_string()), args: None, edits: Vec::new() };
     match word {
-        "str_replace_editor" => str_replace_editor(trimmed, working_dir, &mut parsed),
+        "str_replace_editor" => str_replace_editor(trimmed, working_dir, views, &mut parsed),
         "edit" => windowed_edit(trimmed, open_file, views, &mut parsed),
         "create" => {
             if let Some(p) = shlex::split(first_line).and_then(|t| t.get(1).cloned()) {
@@ -93,6 +97,7 @@ pub fn parse_action(action: &str, open_file: Option<&str>, working_dir: Option<&
                     old_text: None,
                     new_text: Some(String::new()),
                     via_shell: false,
+                    start_line: None,
                 });
             }
         }
@@ -107,6 +112,7 @@ pub fn parse_action(action: &str, open_file: Option<&str>, working_dir: Option<&
                     old_text: Some(String::new()),
                     new_text: Some(with_newline(text)),
                     via_shell: false,
+                    start_line: None,
                 });
             }
         }
@@ -120,7 +126,7 @@ pub fn parse_action(action: &str, open_file: Option<&str>, working_dir: Option<&
 }
 
 /// `str_replace_editor COMMAND PATH [--flag value]...`
-fn str_replace_editor(action: &str, working_dir: Option<&str>, parsed: &mut ParsedAction) {
+fn str_replace_editor(action: &str, working_dir: Option<&str>, views: &Views, parsed: &mut ParsedAction) {
     let Some(tokens) = shlex::split(action) else { return };
     let (Some(command), Some(path)) = (tokens.get(1), tokens.get(2)) else { return };
     let mut args = Map::new();
@@ -152,7 +158,12 @@ fn str_replace_editor(action: &str, working_dir: Option<&str>, parsed: &mut Pars
         _ => None,
     };
     if let Some((kind, old_text, new_text)) = edit {
-        parsed.edits.push(ProposedEdit { path, kind, old_text, new_text, via_shell: false });
+        // Where in the file: after the line an insert names, or where the replaced text was seen.
+        let start_line = match kind {
+            EditKind::Insert => args.get("insert_line").and_then(Value::as_u64).map(|n| n as usize + 1),
+            _ => old_text.as_deref().and_then(|old| views.locate(&path, old)),
+        };
+        parsed.edits.push(ProposedEdit { path, kind, old_text, new_text, via_shell: false, start_line });
     }
     parsed.args = Some(Value::Object(args));
 }
@@ -183,6 +194,7 @@ fn windowed_edit(action: &str, open_file: Option<&str>, views: &Views, parsed: &
             old_text: views.lines(path, start, end),
             new_text: Some(new_text),
             via_shell: false,
+            start_line: Some(start),
         });
         return;
     }
@@ -199,6 +211,7 @@ fn windowed_edit(action: &str, open_file: Option<&str>, views: &Views, parsed: &
             old_text: Some(with_newline(search.clone())),
             new_text: Some(with_newline(replace.clone())),
             via_shell: false,
+            start_line: views.locate(path, search),
         });
     }
 }

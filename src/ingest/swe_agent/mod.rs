@@ -202,7 +202,7 @@ fn build_run(
             flags.edit_rejected |= status.is_rejection();
             let lint =
                 if status == EditStatus::RejectedByLinter { edits::lint_codes(&s.observation) } else { Vec::new() };
-            run.edits.push(edits::edit_from_texts(
+            let mut edit = edits::edit_from_texts(
                 Some(idx),
                 &proposed.path,
                 proposed.kind,
@@ -210,7 +210,11 @@ fn build_run(
                 proposed.old_text,
                 proposed.new_text,
                 lint,
-            ));
+            );
+            if let Some(start) = proposed.start_line {
+                edit.diff = edit.diff.map(|d| edits::diff_at_line(&d, start));
+            }
+            run.edits.push(edit);
         }
         views.observe(&s.observation, working_dir.as_deref());
         let query = s.query.as_deref().or(s.messages.as_deref()).map(|q| prompts.delta(q));

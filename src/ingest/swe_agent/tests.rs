@@ -41,6 +41,11 @@ fn pydicom_0x_has_three_lint_rejections_then_an_applied_edit() {
     );
     let rejected = run.edits.iter().find(|e| e.step == Some(5)).map(|e| e.lint_codes.clone());
     assert_eq!(rejected, Some(vec!["E999".to_string()]));
+    // `edit 287:295`: the diffs, rejected or applied, are numbered at the file's lines.
+    for step in 5..=8 {
+        let diff = run.edits.iter().find(|e| e.step == Some(step)).and_then(|e| e.diff.clone()).unwrap_or_default();
+        assert!(diff.contains("@@ -287,"), "step {step}: {diff}");
+    }
     assert!(run.steps[5].flags.edit_rejected && run.steps[8].flags.edit && !run.steps[8].flags.edit_rejected);
     // The edit is drawn against the lines the agent had seen at step 4.
     let applied = run.edits.iter().find(|e| e.step == Some(8)).and_then(|e| e.diff.clone());

@@ -172,7 +172,8 @@ fn edit(out: &mut Vec<Line<'static>>, e: &EditText, mode: DiffMode, width: u16, 
     let path_width = usize::from(width).saturating_sub(kind.chars().count() + 3 + verdict.chars().count()).max(8);
     out.push(Line::from(vec![
         Span::styled(kind, theme.header),
-        Span::styled(text::fit(&e.line.path, path_width), theme.diff_file),
+        // Cut from the left: the file's name is what tells edits apart.
+        Span::styled(text::fit_left(&e.line.path, path_width), theme.diff_file),
         Span::styled(" → ", theme.muted),
         Span::styled(verdict, status_style),
     ]));
