@@ -85,6 +85,12 @@ pub enum StoreError {
     Sqlite(#[from] rusqlite::Error),
     #[error("database schema version {found} is newer than this trajan understands ({known})")]
     TooNew { found: i64, known: i64 },
+    /// The file is not an SQLite database at all.
+    #[error("{} is not a trajan database (not SQLite)", .0.display())]
+    NotADatabase(PathBuf),
+    /// An SQLite database with tables of its own and no trajan schema.
+    #[error("{} is not a trajan database (an SQLite database of another program)", .0.display())]
+    NotTrajan(PathBuf),
     #[error("no run matches {0:?}")]
     NoSuchRun(String),
     #[error("{query:?} names {count} runs; use a numeric run id ({ids})")]

@@ -13,6 +13,7 @@ pub mod ingest;
 pub mod model;
 pub mod review;
 pub mod sanitize;
+pub mod signals;
 pub mod store;
 pub mod synth;
 pub mod tui;

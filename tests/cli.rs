@@ -275,3 +275,145 @@ fn a_closed_pipe_ends_quietly() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(out.status.code(), Some(0), "{stderr}");
 }
+
+fn text_of(out: &Output) -> (String, String) {
+    (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// `trajan completions SHELL` and `trajan man` are generated from the clap definitions: they
+/// name the commands and their flags, and need no database.
+#[test]
+fn completions_and_the_man_page_name_the_commands_and_their_flags() {
+    let dir = tmp();
+    let db = dir.path().join("none.db");
+    let out = trajan(&db, &["completions", "bash"]);
+    let (bash, stderr) = text_of(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    for name in ["ingest", "runs", "show", "search", "classify", "label", "export", "demo", "completions", "man"] {
+        assert!(bash.contains(&format!("trajan,{name})")), "the bash script does not know `{name}`");
+    }
+    assert!(bash.contains("--failed") && bash.contains("--format"), "subcommand flags are completed");
+    // Bash itself completes with it (the script is sourced as a shell would).
+    let complete = |words: &str| {
+        let script = dir.path().join("trajan.bash");
+        std::fs::write(&script, &bash).unwrap_or_else(|e| panic!("{e}"));
+        let probe = format!(
+            "source '{}'; COMP_WORDS=({words}); COMP_CWORD=$((${{#COMP_WORDS[@]}}-1)); \
+             _trajan trajan \"${{COMP_WORDS[COMP_CWORD]}}\" \"${{COMP_WORDS[COMP_CWORD-1]}}\"; \
+             printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+            script.display()
+        );
+        let out = Command::new("bash").arg("-c").arg(probe).output().unwrap_or_else(|e| panic!("bash: {e}"));
+        String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).collect::<Vec<_>>()
+    };
+    assert_eq!(complete("trajan ing"), ["ingest"]);
+    let flags = complete("trajan runs --");
+    assert!(flags.iter().any(|f| f == "--failed") && flags.iter().any(|f| f == "--json"), "{flags:?}");
+    for shell in ["zsh", "fish", "elvish", "powershell"] {
+        let out = trajan(&db, &["completions", shell]);
+        let (script, stderr) = text_of(&out);
+        assert_eq!(out.status.code(), Some(0), "{shell}: {stderr}");
+        // fish writes `-l failed` for `--failed`.
+        assert!(script.contains("ingest") && script.contains("failed"), "{shell}:\n{script}");
+    }
+    assert!(!db.exists(), "no database is created");
+
+    let out = trajan(&db, &["man"]);
+    let (page, stderr) = text_of(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(page.starts_with(".TH trajan 1"), "{}", page.lines().next().unwrap_or_default());
+    assert!(page.contains(".SS \"trajan ingest\""), "the page has a section per command");
+    // roff escapes dashes: `\-\-failed` is `--failed`.
+    for flag in [r"\-\-db", r"\-\-failed", r"\-\-format", r"\-\-task", r"\-\-adjudicate"] {
+        assert!(page.contains(flag), "{flag} is missing from the man page");
+    }
+}
+
+/// `show` cuts a long task to its first lines and says how to read it whole: `--task`.
+#[test]
+fn a_long_task_is_cut_with_a_hint_and_show_task_prints_it_whole() {
+    let dir = tmp();
+    let db = dir.path().join("t.db");
+    let data = dir.path().join("data");
+    std::fs::create_dir_all(&data).unwrap_or_else(|e| panic!("{e}"));
+    let statement: String = (1..=20).map(|i| format!("statement line {i}\n")).collect();
+    let dataset = serde_json::json!([{"instance_id": "demo__task-1", "patch": "diff --git a/x b/x\n",
+                                      "problem_statement": statement}]);
+    std::fs::write(data.join("dataset.json"), dataset.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    let traj = serde_json::json!({
+        "trajectory": [{"action": "ls", "observation": "x", "thought": "look", "response": "look",
+                        "state": {"working_dir": "/r"}}],
+        "history": [], "info": {"exit_status": "submitted"}
+    });
+    std::fs::write(data.join("demo__task-1.traj"), traj.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    let out = trajan(&db, &["ingest", &data.to_string_lossy()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text_of(&out).1);
+
+    let (shown, stderr) = text_of(&trajan(&db, &["show", "demo__task-1"]));
+    assert!(shown.contains("  statement line 8\n") && !shown.contains("statement line 9\n"), "{shown}{stderr}");
+    assert!(shown.contains("  … 12 more lines (use --task for the whole task)\n"), "{shown}");
+    assert!(!shown.contains("use --step N"), "the task is not a step:\n{shown}");
+
+    let out = trajan(&db, &["show", "demo__task-1", "--task"]);
+    let (task, stderr) = text_of(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(task, statement, "--task prints the statement whole, as it is");
+    let json = stdout_json(&trajan(&db, &["show", "demo__task-1", "--task", "--json"]));
+    assert_eq!(json["instruction"].as_str(), Some(statement.as_str()));
+    let (_, stderr) = text_of(&trajan(&db, &["show", "demo__task-1", "--task", "--step", "0"]));
+    assert!(stderr.contains("cannot be used with"), "{stderr}");
+}
+
+/// Text cut to a column is marked with `…`, as in the TUI.
+#[test]
+fn long_cells_are_cut_with_an_ellipsis() {
+    let dir = tmp();
+    let db = dir.path().join("t.db");
+    let data = dir.path().join("data");
+    std::fs::create_dir_all(&data).unwrap_or_else(|e| panic!("{e}"));
+    let instance = "averyveryverylongorganisation__averyverylongrepository-12345";
+    let traj = serde_json::json!({
+        "trajectory": [{"action": "ls", "observation": "x", "thought": "t", "response": "t", "state": {}}],
+        "history": [], "info": {"exit_status": "submitted"}
+    });
+    std::fs::write(data.join(format!("{instance}.traj")), traj.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    trajan(&db, &["ingest", &data.to_string_lossy()]);
+    let (table, stderr) = text_of(&trajan(&db, &["runs"]));
+    let row = table.lines().find(|l| l.contains("averyvery")).unwrap_or_else(|| panic!("{table}{stderr}"));
+    assert!(row.contains(&format!("{}…", &instance[..35])), "{row}");
+    assert!(!row.contains('~'), "{row}");
+}
+
+/// A file that is not a trajan database is named as such, and left as it was; a database from a
+/// newer trajan keeps its own message.
+#[test]
+fn a_file_that_is_not_a_database_is_named_plainly() {
+    let dir = tmp();
+    let notes = dir.path().join("notes.txt");
+    let content = "these are my notes, not a database\n".repeat(10);
+    std::fs::write(&notes, &content).unwrap_or_else(|e| panic!("{e}"));
+    let empty = dir.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap_or_else(|e| panic!("{e}"));
+    let empty = empty.to_string_lossy().into_owned();
+    for args in [vec!["runs"], vec!["ingest", empty.as_str()], vec!["stats"]] {
+        let out = trajan(&notes, &args);
+        let (_, stderr) = text_of(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr, format!("error: {} is not a trajan database (not SQLite)\n", notes.display()), "{args:?}");
+    }
+    assert_eq!(std::fs::read_to_string(&notes).unwrap_or_default(), content, "the file is untouched");
+
+    let (_, stderr) = text_of(&trajan(dir.path(), &["runs"]));
+    assert!(stderr.contains("is a folder, not a trajan database"), "{stderr}");
+
+    let db = dir.path().join("future.db");
+    trajan(&db, &["ingest", &fixtures().join("demo/swe-agent-1.1").to_string_lossy()]);
+    let conn = rusqlite::Connection::open(&db).unwrap_or_else(|e| panic!("{e}"));
+    conn.execute_batch("PRAGMA user_version = 99").unwrap_or_else(|e| panic!("{e}"));
+    drop(conn);
+    let (_, stderr) = text_of(&trajan(&db, &["runs"]));
+    assert!(
+        stderr.contains("cannot open database") && stderr.contains("newer than this trajan understands"),
+        "{stderr}"
+    );
+}

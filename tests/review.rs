@@ -658,11 +658,63 @@ fn export_to_a_file_writes_it_whole_or_not_at_all() {
     let target = missing.join("labels.json");
     let out = trajan(&db, &["export", "labels", "--format", "json", "-o", target.to_str().unwrap()]);
     assert!(!out.status.success(), "{}", text(&out));
-    assert!(text(&out).contains("no-such-folder"), "{}", text(&out));
+    assert_eq!(
+        text(&out),
+        format!("error: cannot write {}: the folder {} does not exist\n", target.display(), missing.display())
+    );
     assert!(!missing.exists() && !target.exists());
     let after: BTreeSet<PathBuf> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().path()).collect();
     let new: Vec<&PathBuf> = after.difference(&before).filter(|p| !p.to_string_lossy().contains("t.db")).collect();
     assert!(new.is_empty(), "left behind: {new:?}");
+}
+
+/// A file that cannot be written is named with the reason in plain words: never the temporary
+/// file it was written to first, nor an OS error code.
+#[test]
+fn export_errors_name_the_file_and_the_reason() {
+    let (dir, db) = fixture_db();
+    let folder = dir.path().join("exports");
+    std::fs::create_dir(&folder).unwrap();
+    let cases = [
+        (
+            dir.path().join("missing/labels.csv"),
+            format!("the folder {} does not exist", dir.path().join("missing").display()),
+        ),
+        (folder.clone(), "it is a folder".to_string()),
+        (dir.path().join("t.db/labels.csv"), format!("{} is not a folder", db.display())),
+    ];
+    for (target, why) in cases {
+        for what in ["labels", "stats"] {
+            let out = trajan(&db, &["export", what, "--format", "csv", "-o", target.to_str().unwrap()]);
+            assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+            assert_eq!(text(&out), format!("error: cannot write {}: {why}\n", target.display()), "{what}");
+        }
+    }
+    assert!(std::fs::read_dir(&folder).unwrap().next().is_none(), "nothing written into the folder");
+    let left: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with("t.db"))
+        .collect();
+    assert_eq!(left, ["exports"], "no temporary file left behind");
+}
+
+/// The Markdown statistics are titled by their grouping, and not grouped they are plainly the
+/// failure modes.
+#[test]
+fn markdown_statistics_are_titled_by_their_grouping() {
+    let (_dir, db) = fixture_db();
+    ok(&db, &["classify"]);
+    let title = |extra: &[&str]| {
+        let mut args = vec!["stats", "--markdown"];
+        args.extend_from_slice(extra);
+        ok(&db, &args).lines().next().unwrap_or_default().to_string()
+    };
+    assert!(title(&[]).starts_with("# Failure modes (refactoring@"), "{}", title(&[]));
+    assert!(title(&["--by", "all"]).starts_with("# Failure modes ("));
+    assert!(title(&["--by", "model"]).starts_with("# Failure modes by model ("));
+    let exported = export(&db, "stats", "markdown", &["--by", "exit"]);
+    assert!(exported.starts_with("# Failure modes by exit ("), "{exported}");
 }
 
 // ---------------------------------------------------------------------------------------------

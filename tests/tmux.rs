@@ -141,6 +141,19 @@ impl Tmux {
     /// exits, the pane's shell prints [`EXIT_MARKER`] with the status, then [`TTY_MARKER`] with
     /// the tty modes, and stays alive so the screen and the terminal state can be read.
     fn start(test: &str, dir: TempDir, db: &Path, args: &[&str], width: u16, height: u16) -> Tmux {
+        Tmux::start_with_env(test, dir, db, args, &[], width, height)
+    }
+
+    /// [`Tmux::start`] with more environment variables for trajan.
+    fn start_with_env(
+        test: &str,
+        dir: TempDir,
+        db: &Path,
+        args: &[&str],
+        env: &[(&str, &Path)],
+        width: u16,
+        height: u16,
+    ) -> Tmux {
         require_tmux();
         static NEXT: AtomicUsize = AtomicUsize::new(0);
         let socket = format!("trajan-test-{}-{test}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::SeqCst));
@@ -155,12 +168,18 @@ impl Tmux {
         let mut trajan = vec![env!("CARGO_BIN_EXE_trajan").to_string(), "--db".into(), db.to_string_lossy().into()];
         trajan.extend(args.iter().map(|a| a.to_string()));
         let trajan: Vec<String> = trajan.iter().map(|a| sh_quote(a)).collect();
+        let extra: Vec<String> = env.iter().map(|(k, v)| format!("{k}={}", sh_quote(&v.to_string_lossy()))).collect();
+        // trajan's process id, for tests that signal it: a shell writes its own, then becomes
+        // trajan (`exec`, through `env`, which execs too).
+        let pid_file = sh_quote(&dir.path().join("trajan.pid").to_string_lossy());
         // A known environment: colours on (no NO_COLOR), 256 colours, no user configuration.
         let command = format!(
-            "env -u NO_COLOR -u COLORTERM -u TRAJAN_DB TERM=xterm-256color HOME={home} XDG_CONFIG_HOME={home} {}; \
+            "sh -c 'echo $$ > \"$0\"; exec \"$@\"' {pid_file} \
+             env -u NO_COLOR -u COLORTERM -u TRAJAN_DB TERM=xterm-256color HOME={home} XDG_CONFIG_HOME={home} {} {}; \
              status=$?; echo; echo \"{EXIT_MARKER} $status\"; \
              echo \"{TTY_MARKER} $(stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' ')\"; \
              exec sleep 600",
+            extra.join(" "),
             trajan.join(" "),
             home = sh_quote(&home),
         );
@@ -270,13 +289,19 @@ impl Tmux {
     /// After the last quitting key: wait for trajan to exit, then check it exited 0 and left the
     /// terminal as it found it: main screen, cursor visible, no mouse reporting, cooked tty.
     fn expect_clean_exit(&self) {
+        self.expect_exit_restored(0);
+    }
+
+    /// Wait for trajan to exit, then check its exit status is `expected` and it left the
+    /// terminal as it found it.
+    fn expect_exit_restored(&self, expected: i32) {
         let screen = self.poll("trajan to exit", Capture::Text, |s| s.contains(TTY_MARKER), true);
         let status = screen
             .lines()
             .find_map(|l| l.split_once(EXIT_MARKER))
             .map(|(_, s)| s.trim().to_string())
             .unwrap_or_default();
-        assert_eq!(status, "0", "trajan's exit status; the screen after exit:\n{screen}");
+        assert_eq!(status, expected.to_string(), "trajan's exit status; the screen after exit:\n{screen}");
         let state = self.display("alternate_on=#{alternate_on} cursor_flag=#{cursor_flag} mouse=#{mouse_any_flag}");
         assert_eq!(
             state, "alternate_on=0 cursor_flag=1 mouse=0",
@@ -284,6 +309,20 @@ impl Tmux {
         );
         let tty = screen.lines().find_map(|l| l.split_once(TTY_MARKER)).map(|(_, s)| s.trim()).unwrap_or_default();
         assert_eq!(tty, "icanon echo", "the tty is left in raw mode; the screen after exit:\n{screen}");
+    }
+
+    /// trajan's process id (written when the pane started it).
+    fn trajan_pid(&self) -> String {
+        let file = self.dir.path().join("trajan.pid");
+        let start = Instant::now();
+        loop {
+            let pid = std::fs::read_to_string(&file).unwrap_or_default().trim().to_string();
+            if !pid.is_empty() {
+                return pid;
+            }
+            assert!(start.elapsed() < DEADLINE, "{} was never written", file.display());
+            std::thread::sleep(POLL);
+        }
     }
 
     fn assert_running(&self, screen: &str) {
@@ -572,4 +611,67 @@ fn labels_blind_review_and_evidence_steps() {
     assert!(screen.contains("✓ classify__mixture"), "the list marks the runs I labelled:\n{screen}");
     t.keys(&["q"]);
     t.expect_clean_exit();
+}
+
+/// The entries of a folder (empty when it is missing).
+fn entries(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir).map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect()).unwrap_or_default()
+}
+
+/// Send `signal` (a name for `kill -s`) to the process `pid`.
+fn send_signal(signal: &str, pid: &str) {
+    let out = Command::new("kill").args(["-s", signal, pid]).output().unwrap_or_else(|e| panic!("kill: {e}"));
+    assert!(out.status.success(), "kill -s {signal} {pid}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// Start `trajan demo` in tmux with its temporary folder under a folder of the test's (through
+/// TMPDIR); wait for its run list and check that folder holds the demo's database. Returns the
+/// session and the folder.
+fn start_demo(test: &str) -> (Tmux, PathBuf) {
+    let dir = tempdir();
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap_or_else(|e| panic!("{e}"));
+    let unused_db = dir.path().join("unused.db");
+    let t = Tmux::start_with_env(test, dir, &unused_db, &["demo"], &[("TMPDIR", &tmp)], 100, 30);
+    t.wait_for("the demo's run list", |s| header(s).contains(" runs") && s.contains("demo__calc-1"));
+    let inside = entries(&tmp);
+    assert!(
+        inside.len() == 1 && inside[0].join("demo.db").is_file(),
+        "the demo's temporary folder, with its database, should be in {}: {inside:?}",
+        tmp.display()
+    );
+    (t, tmp)
+}
+
+/// `kill` (SIGTERM) or SIGINT while the demo's TUI runs: the terminal is restored, the
+/// temporary folder removed, and the status is the one of a process killed by the signal.
+#[test]
+fn the_demo_killed_restores_the_terminal_and_removes_its_folder() {
+    for (signal, status) in [("TERM", 143), ("INT", 130)] {
+        let (t, tmp) = start_demo(&format!("demo-{signal}"));
+        send_signal(signal, &t.trajan_pid());
+        t.expect_exit_restored(status);
+        assert_eq!(entries(&tmp), Vec::<PathBuf>::new(), "SIG{signal}: the demo's folder is left behind");
+    }
+}
+
+/// The terminal closes under the demo (a closed window, a dropped SSH connection: SIGHUP):
+/// the demo's temporary folder is removed all the same.
+#[test]
+fn the_demo_removes_its_folder_when_its_terminal_closes() {
+    let (t, tmp) = start_demo("demo-hup");
+    let pid = t.trajan_pid();
+    // Closing the session closes the pane's terminal: its processes get SIGHUP.
+    t.ok(&["kill-session", "-t", SESSION]);
+    let start = Instant::now();
+    let alive = || Command::new("kill").args(["-0", &pid]).output().is_ok_and(|o| o.status.success());
+    while alive() || !entries(&tmp).is_empty() {
+        assert!(
+            start.elapsed() < DEADLINE,
+            "after the terminal closed: trajan {} running, its folder holds {:?}",
+            if alive() { "is still" } else { "is not" },
+            entries(&tmp)
+        );
+        std::thread::sleep(POLL);
+    }
 }

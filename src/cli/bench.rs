@@ -20,8 +20,6 @@ pub enum BenchCommand {
         #[arg(long, default_value = "mixed")]
         kind: String,
     },
-    /// Ingest DIR into a fresh database and report throughput, database size and peak memory;
-    /// then ingest it again to time the unchanged path.
     /// Time the TUI: first screen on 100,000 runs, keypresses in a 20,000-step run of 100 KB
     /// observations, memory while scrolling. Builds DB on first use (takes a few minutes).
     Tui {
@@ -35,6 +33,8 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 100_000)]
         obs_bytes: usize,
     },
+    /// Ingest DIR into a fresh database and report throughput, database size and peak memory;
+    /// then ingest it again to time the unchanged path.
     Ingest {
         dir: PathBuf,
         /// Keep the database at this path (it must not exist yet) instead of a temporary one.

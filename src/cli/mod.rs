@@ -7,14 +7,16 @@ mod bench_tui;
 mod classify;
 mod demo;
 mod ingest;
+mod manual;
 mod output;
 mod review;
 mod tui;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use trajan::config::UserConfig;
+use trajan::error::StoreError;
 use trajan::model::Format;
 use trajan::store::Store;
 use trajan::store::read::RunFilter;
@@ -79,6 +81,9 @@ enum Command {
         /// With --step: the prompt the model saw at that step (formats that store it).
         #[arg(long, requires = "step")]
         prompt: bool,
+        /// Only the task statement, whole (the run's overview shows its first 8 lines).
+        #[arg(long, conflicts_with = "step")]
+        task: bool,
         #[arg(long)]
         json: bool,
     },
@@ -143,6 +148,18 @@ enum Command {
         #[command(subcommand)]
         what: bench::BenchCommand,
     },
+    /// Print the shell completion script for SHELL.
+    ///
+    /// Install it where your shell looks, e.g. for bash
+    /// `trajan completions bash > ~/.local/share/bash-completion/completions/trajan`,
+    /// for zsh a file `_trajan` in a folder of `$fpath`, for fish
+    /// `~/.config/fish/completions/trajan.fish`.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff), e.g. `trajan man > ~/.local/share/man/man1/trajan.1`.
+    Man,
 }
 
 fn parse_format(s: &str) -> Result<Format, String> {
@@ -190,9 +207,22 @@ pub fn run() -> Result<i32> {
             }
             Ok(0)
         }
-        Command::Show { run, step, prompt, json } => {
+        Command::Show { run, step, prompt, task, json } => {
             let store = open_existing(&cli.db)?;
             let id = store.resolve_run(&run)?;
+            if task {
+                // No step is read (-1 names none).
+                let detail = store.run_detail(id, Some(-1))?;
+                let Some(task) = detail.task.filter(|t| t.instruction.is_some()) else {
+                    bail!("run {id} has no task statement");
+                };
+                if json {
+                    output::print_json(&task)?;
+                } else {
+                    output::print_task(task.instruction.as_deref().unwrap_or_default())?;
+                }
+                return Ok(0);
+            }
             let detail = store.run_detail(id, step)?;
             if let Some(n) = step
                 && detail.step_list.is_empty()
@@ -268,11 +298,27 @@ pub fn run() -> Result<i32> {
         }
         Command::Demo => demo::run(&ui),
         Command::Bench { what } => bench::run(what),
+        Command::Completions { shell } => {
+            output::emit_bytes(&manual::completions(shell))?;
+            Ok(0)
+        }
+        Command::Man => {
+            output::emit(&manual::man()?)?;
+            Ok(0)
+        }
     }
 }
 
 fn open(db: &std::path::Path) -> Result<Store> {
-    Store::open(db).with_context(|| format!("cannot open database {}", db.display()))
+    if db.is_dir() {
+        bail!("{} is a folder, not a trajan database", db.display());
+    }
+    match Store::open(db) {
+        Ok(store) => Ok(store),
+        // These name the file already.
+        Err(e @ (StoreError::NotADatabase(_) | StoreError::NotTrajan(_))) => Err(e.into()),
+        Err(e) => Err(anyhow::Error::new(e).context(format!("cannot open database {}", db.display()))),
+    }
 }
 
 /// Reading commands never create a database: a mistyped `--db` is an error, not an empty list.

@@ -11,9 +11,13 @@ use trajan::store::read::{RunDetail, RunSummary, SearchHit, StepRow};
 /// Write to stdout. A closed pipe (`trajan runs | head`) is reported as an `io::Error` of kind
 /// `BrokenPipe`, which `main` treats as a normal end.
 pub fn emit(text: &str) -> std::io::Result<()> {
+    emit_bytes(text.as_bytes())
+}
+
+pub fn emit_bytes(bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())?;
+    out.write_all(bytes)?;
     out.flush()
 }
 
@@ -46,10 +50,13 @@ pub fn print_prompt(messages: &[trajan::model::Message]) -> std::io::Result<()> 
     let mut out = String::new();
     for (i, m) in messages.iter().enumerate() {
         let _ = writeln!(out, "── message {i} · {}", cell(&m.role, 20));
-        render_block(&mut out, &m.content, usize::MAX);
+        render_block(&mut out, &m.content, usize::MAX, "");
     }
     emit(&out)
 }
+
+/// Marks text cut short, here as in the TUI.
+const CUT: char = '…';
 
 /// Sanitized, single line, cut to `width` display columns (wide characters count two).
 fn cell(text: &str, width: usize) -> String {
@@ -60,12 +67,12 @@ fn cell(text: &str, width: usize) -> String {
     for c in clean.chars() {
         let w = c.width().unwrap_or(0);
         if cols + w > width {
-            // Cut: make room for the marker.
+            // Cut: make room for the marker (one column, as in the TUI).
             while cols + 1 > width {
                 let Some(last) = out.pop() else { break };
                 cols -= last.width().unwrap_or(0);
             }
-            out.push('~');
+            out.push(CUT);
             return out;
         }
         out.push(c);
@@ -118,6 +125,19 @@ pub fn print_run_table(runs: &[RunSummary]) -> std::io::Result<()> {
 }
 
 const OBSERVATION_LINES: usize = 30;
+const TASK_LINES: usize = 8;
+/// What a folded block says gets it whole.
+const WHOLE_STEP: &str = "use --step N for the whole step";
+const WHOLE_TASK: &str = "use --task for the whole task";
+
+/// The task statement whole, sanitized, not indented.
+pub fn print_task(task: &str) -> std::io::Result<()> {
+    let mut text = sanitize(task).into_owned();
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    emit(&text)
+}
 
 pub fn print_run(d: &RunDetail, full: bool) -> std::io::Result<()> {
     let mut out = String::new();
@@ -145,7 +165,7 @@ fn render_run(out: &mut String, d: &RunDetail, full: bool) {
     let _ = writeln!(out, "  source {}", cell(&s.source, 200));
     if let Some(task) = d.task.as_ref().and_then(|t| t.instruction.as_deref()) {
         let _ = writeln!(out, "\ntask:");
-        render_block(out, task, if full { usize::MAX } else { 8 });
+        render_block(out, task, if full { usize::MAX } else { TASK_LINES }, WHOLE_TASK);
     }
     if let Some(o) = &d.outcome {
         let failed: Vec<_> = o.tests.iter().filter(|t| !t.passed).collect();
@@ -171,30 +191,31 @@ fn render_step(out: &mut String, step: &StepRow, d: &RunDetail, full: bool) {
     let _ = writeln!(out, "\n── step {} · {}{}", step.index, cell(step.tool.as_deref().unwrap_or("-"), 40), flags);
     if !step.thought.trim().is_empty() {
         let _ = writeln!(out, "thought:");
-        render_block(out, &step.thought, if full { usize::MAX } else { 12 });
+        render_block(out, &step.thought, if full { usize::MAX } else { 12 }, WHOLE_STEP);
     }
     if !step.action.trim().is_empty() {
         let _ = writeln!(out, "action:");
-        render_block(out, &step.action, if full { usize::MAX } else { 20 });
+        render_block(out, &step.action, if full { usize::MAX } else { 20 }, WHOLE_STEP);
     }
     if !step.observation.is_empty() {
         let _ = writeln!(out, "observation ({} chars):", step.observation_chars);
-        render_block(out, &step.observation, if full { usize::MAX } else { OBSERVATION_LINES });
+        render_block(out, &step.observation, if full { usize::MAX } else { OBSERVATION_LINES }, WHOLE_STEP);
     }
     for e in d.edit_list.iter().filter(|e| e.step == Some(step.index)) {
         let lint = if e.lint_codes.is_empty() { String::new() } else { format!(" ({})", e.lint_codes.join(", ")) };
         let _ = writeln!(out, "edit {} {} → {}{}", e.kind, cell(&e.path, 120), e.status, lint);
         if let Some(diff) = &e.diff {
-            render_block(out, diff, if full { usize::MAX } else { 40 });
+            render_block(out, diff, if full { usize::MAX } else { 40 }, WHOLE_STEP);
         }
     }
 }
 
-/// Indented, sanitized, at most `max_lines` lines with a note of what was left out.
 /// Lines longer than this are cut in the folded (non `--step`) view.
 const LINE_CHARS: usize = 400;
 
-fn render_block(out: &mut String, text: &str, max_lines: usize) {
+/// Indented, sanitized, at most `max_lines` lines, with a note of what was left out and `whole`:
+/// how to see it all.
+fn render_block(out: &mut String, text: &str, max_lines: usize, whole: &str) {
     let clean = sanitize(text);
     let lines: Vec<&str> = clean.lines().collect();
     let folded = max_lines != usize::MAX;
@@ -202,7 +223,7 @@ fn render_block(out: &mut String, text: &str, max_lines: usize) {
         match line.char_indices().nth(LINE_CHARS) {
             Some((cut, _)) if folded => {
                 let rest = line[cut..].chars().count();
-                let _ = writeln!(out, "  {}… ({rest} more characters)", &line[..cut]);
+                let _ = writeln!(out, "  {}{CUT} ({rest} more characters; {whole})", &line[..cut]);
             }
             _ => {
                 let _ = writeln!(out, "  {line}");
@@ -210,7 +231,7 @@ fn render_block(out: &mut String, text: &str, max_lines: usize) {
         }
     }
     if lines.len() > max_lines {
-        let _ = writeln!(out, "  … {} more lines (use --step N for the whole step)", lines.len() - max_lines);
+        let _ = writeln!(out, "  {CUT} {} more lines ({whole})", lines.len() - max_lines);
     }
 }
 
@@ -229,4 +250,34 @@ pub fn print_hits(hits: &[SearchHit]) -> std::io::Result<()> {
     }
     let _ = writeln!(out, "{} hits", hits.len());
     emit(&out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_are_cut_with_an_ellipsis_to_their_width() {
+        use unicode_width::UnicodeWidthStr;
+        assert_eq!(cell("short", 10), "short");
+        assert_eq!(cell("exactly", 7), "exactly");
+        assert_eq!(cell("a long instance id", 8), "a long …");
+        // Wide characters count two columns; the cut never overflows the width.
+        let cut = cell("日本語のテキスト", 6);
+        assert_eq!(cut, "日本…");
+        assert!(cut.width() <= 6);
+        assert!(!cell(&"x".repeat(50), 10).contains('~'));
+    }
+
+    #[test]
+    fn a_folded_block_says_how_to_see_it_whole() {
+        let text: String = (1..=20).map(|i| format!("line {i}\n")).collect();
+        let mut out = String::new();
+        render_block(&mut out, &text, TASK_LINES, WHOLE_TASK);
+        assert!(out.contains("line 8\n") && !out.contains("line 9\n"), "{out}");
+        assert!(out.ends_with("  … 12 more lines (use --task for the whole task)\n"), "{out}");
+        let mut out = String::new();
+        render_block(&mut out, &"y".repeat(LINE_CHARS + 5), 30, WHOLE_STEP);
+        assert!(out.ends_with("… (5 more characters; use --step N for the whole step)\n"), "{out}");
+    }
 }

@@ -320,18 +320,7 @@ pub fn export(store: &Store, args: &ExportArgs, include_unknown: bool) -> Result
             _ => emit(&text)?,
         },
         Some(path) => {
-            // Write beside the target, then rename: a reader never sees half a file.
-            let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-            let mut tmp =
-                tempfile::NamedTempFile::new_in(dir).with_context(|| format!("cannot write in {}", dir.display()))?;
-            std::io::Write::write_all(&mut tmp, text.as_bytes())?;
-            // A temporary file is private (0600); an export is for sharing.
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                tmp.as_file().set_permissions(std::fs::Permissions::from_mode(0o644))?;
-            }
-            tmp.persist(path).with_context(|| format!("cannot write {}", path.display()))?;
+            export::write_file(path, &text)?;
             eprintln!("wrote {}", path.display());
         }
     }

@@ -3,6 +3,7 @@
 use anyhow::{Context as _, Result, bail};
 use std::io::IsTerminal;
 use std::path::Path;
+use trajan::signals;
 use trajan::store::Store;
 use trajan::tui::config;
 use trajan::tui::driver::{self, Options};
@@ -42,6 +43,16 @@ pub fn run(db: &Path, store: Store, open: Option<&str>, args: &UiArgs) -> Result
         ..trajan::tui::app::Review::default()
     };
     let opts = Options { db: db.to_path_buf(), open, mouse: args.mouse || cfg.mouse, review };
-    driver::run(store, ctx, opts).context("the TUI stopped")?;
+    // A closed terminal or a `kill` restores the terminal instead of leaving it raw: the event
+    // loop returns, or, should it not in time, the signal watcher restores it.
+    signals::catch().context("cannot set up signal handling")?;
+    let restore = signals::on_forced_exit(trajan::tui::terminal::restore);
+    let ran = driver::run(store, ctx, opts);
+    drop(restore);
+    // After a stop signal the terminal may be gone (reads fail): the signal is what happened.
+    if let Some(signal) = signals::caught() {
+        return Ok(signals::exit_status(signal));
+    }
+    ran.context("the TUI stopped")?;
     Ok(0)
 }

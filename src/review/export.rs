@@ -6,6 +6,7 @@ use super::stats::{Row, Stats};
 use crate::classify::label::Label;
 use crate::store::labels::LabelRow;
 use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -30,6 +31,111 @@ impl Format {
 #[derive(Debug, thiserror::Error)]
 #[error("cannot write the export: {0}")]
 pub struct ExportError(String);
+
+/// A file that could not be written, and why, in the reader's terms: never the name of the
+/// temporary file it was written to first, nor the OS's error code.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write {}: {why}", path.display())]
+pub struct WriteError {
+    pub path: PathBuf,
+    pub why: WhyNot,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum WhyNot {
+    #[error("the folder {} does not exist", .0.display())]
+    NoFolder(PathBuf),
+    #[error("{} is not a folder", .0.display())]
+    NotAFolder(PathBuf),
+    #[error("it is a folder")]
+    IsAFolder,
+    #[error("the name ends with a slash (a folder's name); give a file name")]
+    FolderName,
+    #[error("files cannot be created in the folder {}", .0.display())]
+    CannotCreate(PathBuf),
+    #[error("permission denied (in the folder {})", .0.display())]
+    PermissionDenied(PathBuf),
+    #[error("the file system is read-only")]
+    ReadOnly,
+    #[error("no space left on the device")]
+    NoSpace,
+    /// Another I/O error: the system's message without its code.
+    #[error("{0}")]
+    Io(String),
+}
+
+/// Write `text` to `path` whole or not at all: into a temporary file beside it, then renamed
+/// over it, so a reader never sees half a file and a failed write leaves the old one.
+/// The file is readable by others (0644 on Unix), as a shared export should be.
+pub fn write_file(path: &Path, text: &str) -> Result<(), WriteError> {
+    let fail = |why| WriteError { path: path.to_path_buf(), why };
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if path.is_dir() {
+        return Err(fail(WhyNot::IsAFolder));
+    }
+    if path.as_os_str().to_string_lossy().ends_with(std::path::MAIN_SEPARATOR) {
+        return Err(fail(WhyNot::FolderName));
+    }
+    match std::fs::metadata(dir) {
+        Ok(m) if !m.is_dir() => return Err(fail(WhyNot::NotAFolder(dir.to_path_buf()))),
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(fail(WhyNot::NoFolder(dir.to_path_buf()))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
+            return Err(fail(WhyNot::NotAFolder(nearest_file(dir))));
+        }
+        Err(e) => return Err(fail(why_not(&e, dir))),
+    }
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| fail(why_not(&e, dir)))?;
+    std::io::Write::write_all(&mut tmp, text.as_bytes()).map_err(|e| fail(why_not(&e, dir)))?;
+    // A temporary file is private (0600); an export is for sharing.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        tmp.as_file().set_permissions(std::fs::Permissions::from_mode(0o644)).map_err(|e| fail(why_not(&e, dir)))?;
+    }
+    // On failure the temporary file is removed (dropped with the error).
+    tmp.persist(path).map_err(|e| fail(why_not(&e.error, dir)))?;
+    Ok(())
+}
+
+/// An I/O error as a reason; `dir` is the folder written in.
+fn why_not(e: &std::io::Error, dir: &Path) -> WhyNot {
+    use std::io::ErrorKind;
+    match e.kind() {
+        // The folder was there a moment ago (it was checked): a file system like /proc.
+        ErrorKind::NotFound if dir.is_dir() => WhyNot::CannotCreate(dir.to_path_buf()),
+        ErrorKind::NotFound => WhyNot::NoFolder(dir.to_path_buf()),
+        ErrorKind::IsADirectory => WhyNot::IsAFolder,
+        ErrorKind::NotADirectory => WhyNot::NotAFolder(nearest_file(dir)),
+        ErrorKind::PermissionDenied => WhyNot::PermissionDenied(dir.to_path_buf()),
+        ErrorKind::ReadOnlyFilesystem => WhyNot::ReadOnly,
+        ErrorKind::StorageFull => WhyNot::NoSpace,
+        _ => WhyNot::Io(without_code(e)),
+    }
+}
+
+/// The first ancestor of `dir` (itself included) that exists and is not a folder: what stands
+/// where a folder should be.
+fn nearest_file(dir: &Path) -> PathBuf {
+    dir.ancestors().find(|a| a.exists() && !a.is_dir()).unwrap_or(dir).to_path_buf()
+}
+
+/// "Is a directory (os error 21)" -> "is a directory".
+fn without_code(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    let text = match text.rfind(" (os error ") {
+        Some(i) => &text[..i],
+        None => text.as_str(),
+    };
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
 
 /// A label as exported (and imported by `import-labels`): the label whole, with the run it is
 /// about named by more than its local id.
@@ -215,6 +321,11 @@ fn stats_record(s: &Stats, r: &Row, modes: &[String]) -> Vec<String> {
     v
 }
 
+/// "Failure modes", or "Failure modes by model" when grouped.
+fn stats_title(by: &str) -> String {
+    if by == super::stats::By::All.name() { "Failure modes".to_string() } else { format!("Failure modes by {by}") }
+}
+
 /// `modes`: the taxonomy's modes, one column each.
 pub fn stats(s: &Stats, modes: &[String], format: Format) -> Result<String, ExportError> {
     let mut header: Vec<String> = STATS_COLUMNS.iter().map(|c| c.to_string()).collect();
@@ -240,9 +351,69 @@ pub fn stats(s: &Stats, modes: &[String], format: Format) -> Result<String, Expo
             })
             .collect(),
         Format::Markdown => Ok(markdown(
-            &format!("# Failure modes by {} ({}; labels: {}{llm})", s.by, s.taxonomy, s.source),
+            &format!("# {} ({}; labels: {}{llm})", stats_title(&s.by), s.taxonomy, s.source),
             &header[3..],
             &rows.into_iter().map(|r| r[3..].to_vec()).collect::<Vec<_>>(),
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entries(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .map(|e| e.map(|e| e.file_name().to_string_lossy().into_owned()).unwrap_or_default())
+            .collect();
+        names.sort();
+        names
+    }
+
+    fn message(path: &Path) -> String {
+        match write_file(path, "text") {
+            Ok(()) => panic!("writing {} should fail", path.display()),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn a_failed_write_says_why_in_plain_words_and_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let d = dir.path();
+        std::fs::create_dir(d.join("folder")).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(d.join("file"), "x").unwrap_or_else(|e| panic!("{e}"));
+        let cases = [
+            (d.join("missing/out.csv"), format!("the folder {} does not exist", d.join("missing").display())),
+            (d.join("folder"), "it is a folder".to_string()),
+            (d.join("file/out.csv"), format!("{} is not a folder", d.join("file").display())),
+            (d.join("file/sub/out.csv"), format!("{} is not a folder", d.join("file").display())),
+            (
+                PathBuf::from(format!("{}/new/", d.display())),
+                "the name ends with a slash (a folder's name); give a file name".to_string(),
+            ),
+        ];
+        for (path, why) in cases {
+            assert_eq!(message(&path), format!("cannot write {}: {why}", path.display()));
+        }
+        assert_eq!(entries(d), ["file", "folder"], "nothing left behind");
+        assert!(entries(&d.join("folder")).is_empty());
+    }
+
+    #[test]
+    fn a_file_is_replaced_whole_and_readable_by_others() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.path().join("out.csv");
+        std::fs::write(&path, "old content, longer than the new").unwrap_or_else(|e| panic!("{e}"));
+        write_file(&path, "new").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(std::fs::read_to_string(&path).unwrap_or_default(), "new");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).map(|m| m.permissions().mode() & 0o777).unwrap_or_default();
+            assert_eq!(mode, 0o644);
+        }
+        assert_eq!(entries(dir.path()), ["out.csv"]);
     }
 }

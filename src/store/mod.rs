@@ -25,17 +25,39 @@ pub struct Store {
 }
 
 impl Store {
+    /// Open (or create) a trajan database. A file that is not one is refused before anything is
+    /// written to it: not SQLite ([`StoreError::NotADatabase`]), another program's SQLite
+    /// database ([`StoreError::NotTrajan`]), or a newer trajan's ([`StoreError::TooNew`]).
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         let conn = Connection::open(path)?;
-        Store::init(conn)
+        Store::init(conn, path).map_err(|e| match e {
+            StoreError::Sqlite(rusqlite::Error::SqliteFailure(f, _)) if f.code == rusqlite::ErrorCode::NotADatabase => {
+                StoreError::NotADatabase(path.to_path_buf())
+            }
+            e => e,
+        })
     }
 
     pub fn open_in_memory() -> Result<Store, StoreError> {
-        Store::init(Connection::open_in_memory()?)
+        Store::init(Connection::open_in_memory()?, Path::new(":memory:"))
     }
 
-    fn init(conn: Connection) -> Result<Store, StoreError> {
+    fn init(conn: Connection, path: &Path) -> Result<Store, StoreError> {
         conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        // Read before any pragma below writes to the file (WAL changes its header).
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if version == 0 {
+            let foreign: bool = conn.query_row(
+                "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE name NOT LIKE 'sqlite_%')",
+                [],
+                |r| r.get(0),
+            )?;
+            if foreign {
+                return Err(StoreError::NotTrajan(path.to_path_buf()));
+            }
+        } else if version > schema::MIGRATIONS.len() as i64 {
+            return Err(StoreError::TooNew { found: version, known: schema::MIGRATIONS.len() as i64 });
+        }
         // Larger pages suit long observations (fewer overflow pages); only takes effect on a new file.
         conn.pragma_update(None, "page_size", 16384)?;
         conn.pragma_update(None, "journal_mode", "WAL")?;

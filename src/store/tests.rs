@@ -224,6 +224,31 @@ fn migrations_are_recorded_and_newer_schemas_refused() {
     assert!(matches!(Store::open(&db), Err(crate::error::StoreError::TooNew { found: 999, .. })));
 }
 
+/// A file that is not a trajan database is refused, named, and left as it was.
+#[test]
+fn files_that_are_not_trajan_databases_are_refused_untouched() {
+    use crate::error::StoreError;
+    let dir = ok(tempfile::tempdir());
+    let text = dir.path().join("notes.txt");
+    ok(std::fs::write(&text, "not a database, but long enough to have a header's worth of bytes: ".repeat(4)));
+    let before = ok(std::fs::read(&text));
+    let err = Store::open(&text).err();
+    assert!(matches!(&err, Some(StoreError::NotADatabase(p)) if p == &text), "{err:?}");
+    let message = err.map(|e| e.to_string()).unwrap_or_default();
+    assert_eq!(message, format!("{} is not a trajan database (not SQLite)", text.display()));
+    assert_eq!(ok(std::fs::read(&text)), before);
+
+    let other = dir.path().join("other.sqlite");
+    let conn = ok(rusqlite::Connection::open(&other));
+    ok(conn.execute_batch("CREATE TABLE bookmarks (url TEXT);"));
+    drop(conn);
+    let before = ok(std::fs::read(&other));
+    let err = Store::open(&other).err();
+    assert!(matches!(&err, Some(StoreError::NotTrajan(p)) if p == &other), "{err:?}");
+    assert_eq!(ok(std::fs::read(&other)), before, "another program's database is not modified");
+    assert!(!dir.path().join("other.sqlite-wal").exists());
+}
+
 #[test]
 fn a_deleted_runs_id_is_never_given_to_another_run_while_labels_name_it() {
     use crate::classify::label::{Label, Provenance, Source};

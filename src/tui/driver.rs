@@ -57,7 +57,9 @@ pub fn run(store: Store, ctx: ViewCtx, opts: Options) -> Result<(), TuiError> {
     // Draw only when something changed: an idle screen sends nothing over SSH.
     let mut dirty = true;
     loop {
-        if app.quit {
+        // A stop signal (closed terminal, kill) ends the TUI like `q`: the guard restores the
+        // terminal and the caller's temporary files are removed on the way out.
+        if app.quit || crate::signals::caught().is_some() {
             return Ok(());
         }
         if dirty {
