@@ -64,6 +64,16 @@ impl IngestError {
         IngestError::parse(path, location, json_message(err))
     }
 
+    /// The same error with a remark added to its message (parse errors; others as they are).
+    pub fn with_note(self, note: &str) -> Self {
+        match self {
+            IngestError::Parse { path, location, message } => {
+                IngestError::Parse { path, location, message: format!("{message} ({note})") }
+            }
+            other => other,
+        }
+    }
+
     /// A shape error: the JSON parsed but a field has the wrong type or is missing.
     pub fn shape(path: &std::path::Path, message: impl Into<String>) -> Self {
         IngestError::parse(path, None, message)

@@ -6,7 +6,8 @@
 mod common;
 
 use common::*;
-use std::collections::BTreeSet;
+use serde_json::value::RawValue;
+use std::collections::{BTreeSet, HashMap};
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
@@ -79,6 +80,288 @@ fn json_cut_mid_string_names_line_and_column() {
     // Nothing of the cut file reached the store (checked in assert_rejected), not even its task.
     let store = case.open();
     assert!(instances(&store).iter().all(|i| i != "cut__mid-1"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Truncated trajectories: a real file cut mid-write keeps the complete steps before the cut. The
+// expectation is computed here from the whole file (serde_json's raw values give each step's
+// end offset), not by the salvage code.
+
+/// Where `part` (a slice of `text`) starts in it.
+fn offset_in(text: &str, part: &str) -> usize {
+    part.as_ptr() as usize - text.as_ptr() as usize
+}
+
+/// The raw value of a top-level member of a JSON object.
+fn member<'a>(text: &'a str, key: &str) -> &'a RawValue {
+    let top: HashMap<&str, &RawValue> = must(serde_json::from_str(text), "a JSON object");
+    top.get(key).copied().unwrap_or_else(|| panic!("no {key:?} member"))
+}
+
+/// The items of a JSON array (a slice of `text`), each with the offset just past it in `text`.
+fn items<'a>(text: &'a str, array: &'a str) -> Vec<(serde_json::Value, usize)> {
+    let raw: Vec<&RawValue> = must(serde_json::from_str(array), "a JSON array");
+    raw.into_iter()
+        .map(|r| (must(serde_json::from_str(r.get()), "an item"), offset_in(text, r.get()) + r.get().len()))
+        .collect()
+}
+
+/// SWE-agent: a step is an item of `trajectory`.
+fn swe_agent_step_ends(text: &str) -> Vec<usize> {
+    items(text, member(text, "trajectory").get()).into_iter().map(|(_, end)| end).collect()
+}
+
+/// mini-swe-agent (v1, text actions): a step is an assistant message and the message that
+/// answers it.
+fn mini_swe_agent_step_ends(text: &str) -> Vec<usize> {
+    let messages = items(text, member(text, "messages").get());
+    let assistant = |i: usize| messages[i].0["role"] == "assistant";
+    (0..messages.len())
+        .filter(|i| assistant(*i))
+        .map(|i| messages.get(i + 1).map_or(usize::MAX, |(_, end)| *end))
+        .collect()
+}
+
+/// OpenHands: a step is an agent action other than `system`, with the observation whose
+/// `cause` is its id when there is one (MANIFEST: "agent actions other than `system`").
+fn openhands_step_ends(text: &str, events: &str) -> Vec<usize> {
+    let events = items(text, events);
+    events
+        .iter()
+        .filter(|(e, _)| e["source"] == "agent" && e["action"].is_string() && e["action"] != "system")
+        .map(|(action, end)| {
+            let answer = events.iter().filter(|(o, _)| o["observation"].is_string() && o["cause"] == action["id"]);
+            answer.map(|(_, e)| *e).fold(*end, usize::max)
+        })
+        .collect()
+}
+
+/// Cut offsets: every tenth of the file, its last byte, and around a few step ends (on the
+/// closing brace, just after it, after the comma).
+fn cut_points(text: &str, ends: &[usize]) -> Vec<usize> {
+    let len = text.trim_end().len();
+    let mut cuts: BTreeSet<usize> = (1..10).map(|k| len * k / 10).collect();
+    cuts.insert(len - 1);
+    for end in [ends.first(), ends.get(ends.len() / 2), ends.last()].into_iter().flatten() {
+        cuts.extend([end - 1, *end, end + 1, end + 2].into_iter().filter(|c| *c < len));
+    }
+    cuts.into_iter().collect()
+}
+
+/// Cut `text` at each offset into its own file (`cut-<offset><ext>`) beside the good trajectory
+/// and the whole file, and ingest the folder once. Each cut keeps exactly the steps whose end
+/// comes before it — the whole file's first steps, unchanged — with one warning naming the
+/// byte where it ends; or, with no step complete, fails naming that byte. Returns how many
+/// cuts kept steps and how many failed.
+fn check_cuts(text: &str, ext: &str, ends: &[usize], cuts: &[usize]) -> (usize, usize) {
+    assert!(ends.windows(2).all(|w| w[0] < w[1]), "step ends in order: {ends:?}");
+    let case = Case::new();
+    let whole = case.write(&format!("whole{ext}"), text.as_bytes());
+    let paths: Vec<(usize, PathBuf)> =
+        cuts.iter().map(|&cut| (cut, case.write(&format!("cut-{cut:08}{ext}"), &text.as_bytes()[..cut]))).collect();
+    let (report, store) = case.ingest();
+    assert_good(&report, &case, true);
+    assert!(matches!(result_for(&report, &whole), UnitResult::Ingested { warnings, .. } if warnings.is_empty()));
+    assert!(report.has_problems(), "a truncated file lost part of its content");
+    let runs = must(store.list_runs(RunFilter::default()), "list_runs");
+    let steps_of = |path: &Path| {
+        let run = runs.iter().find(|r| Path::new(&r.source) == path).unwrap_or_else(|| panic!("no run of {path:?}"));
+        must(store.run_detail(run.id, None), "run_detail").step_list
+    };
+    let whole_steps = steps_of(&whole);
+    assert_eq!(whole_steps.len(), ends.len(), "the whole file's steps");
+    let (mut kept, mut failed) = (0, 0);
+    for (cut, path) in &paths {
+        let expected = ends.iter().filter(|end| **end <= *cut).count();
+        if expected == 0 {
+            let message = failure_for(&report, path);
+            assert!(message.starts_with(&format!("{}: ", path.display())), "{message}");
+            assert!(message.contains(&format!("the file is truncated at byte {cut}")), "{message}");
+            failed += 1;
+            continue;
+        }
+        let noun = if expected == 1 { "step" } else { "steps" };
+        match result_for(&report, path) {
+            UnitResult::Ingested { stats, warnings, .. } => {
+                assert_eq!(stats.steps, expected, "cut at byte {cut}: {warnings:?}");
+                let warning = format!(
+                    "{}: truncated at byte {cut}: kept the {expected} complete {noun} before the cut",
+                    path.display()
+                );
+                assert_eq!(warnings, &vec![warning]);
+            }
+            other => panic!("cut at byte {cut}: expected the complete steps to be kept, got {other:#?}"),
+        }
+        let steps = steps_of(path);
+        assert_eq!(steps.len(), expected);
+        for (cut_step, full) in steps.iter().zip(&whole_steps) {
+            assert_eq!(
+                (&cut_step.thought, &cut_step.action, &cut_step.observation),
+                (&full.thought, &full.action, &full.observation),
+                "cut at byte {cut}: step {} differs from the whole file's",
+                full.index
+            );
+        }
+        kept += 1;
+    }
+    assert_integrity(&store);
+    drop(store);
+    // Again: nothing changed, the same warnings are repeated.
+    let (again, store) = case.ingest();
+    assert_eq!(again.unchanged(), kept + 2, "{:#?}", again.results);
+    assert!(again.has_problems());
+    assert_integrity(&store);
+    (kept, failed)
+}
+
+fn corpus_text(rel: &str) -> String {
+    must(std::fs::read_to_string(corpus().join(rel)), rel)
+}
+
+#[test]
+fn truncated_swe_agent_1_0_keeps_the_complete_steps_before_each_cut() {
+    let text = corpus_text("swe-agent-1.0/marshmallow-code__marshmallow-1867.traj");
+    let ends = swe_agent_step_ends(&text);
+    assert_eq!(ends.len(), 13, "MANIFEST: 13 steps");
+    let (kept, failed) = check_cuts(&text, ".traj", &ends, &cut_points(&text, &ends));
+    assert!(kept > 5 && failed > 0, "kept {kept}, failed {failed}");
+}
+
+#[test]
+fn truncated_swe_agent_0_x_and_1_1_keep_the_complete_steps_before_each_cut() {
+    for rel in ["swe-agent-0.x/pydicom__pydicom-1458.traj", "swe-agent-1.1/pytest-dev__pytest-6202.traj"] {
+        let text = corpus_text(rel);
+        let ends = swe_agent_step_ends(&text);
+        let len = text.len();
+        let cuts = [len / 20, len / 5, len / 2, len * 4 / 5, ends[ends.len() - 1] + 1, len - 3];
+        let (kept, _) = check_cuts(&text, ".traj", &ends, &cuts);
+        assert!(kept >= 4, "{rel}: kept {kept}");
+    }
+}
+
+#[test]
+fn truncated_mini_swe_agent_keeps_the_turns_whose_reply_was_written() {
+    let text = corpus_text("mini-swe-agent-1/django__django-11163/django__django-11163.traj.json");
+    let ends = mini_swe_agent_step_ends(&text);
+    assert_eq!(ends.len(), 13, "MANIFEST: 13 assistant turns");
+    let mut cuts = cut_points(&text, &ends);
+    // Just after an assistant message whose reply is not written yet: that turn goes.
+    let messages = items(&text, member(&text, "messages").get());
+    let asked = messages.iter().filter(|(m, _)| m["role"] == "assistant").nth(5).map(|(_, end)| *end);
+    cuts.extend(asked.map(|end| [end, end + 2]).into_iter().flatten());
+    let (kept, failed) = check_cuts(&text, ".traj.json", &ends, &cuts);
+    assert!(kept > 5 && failed > 0, "kept {kept}, failed {failed}");
+}
+
+#[test]
+fn truncated_openhands_event_list_keeps_the_answered_actions() {
+    let text = corpus_text("openhands-events/basic.json");
+    let ends = openhands_step_ends(&text, &text);
+    assert_eq!(ends.len(), 2, "an edit answered by an observation, then a finish");
+    let mut cuts = cut_points(&text, &ends);
+    // After the edit action, before its observation: the edit is not a complete step.
+    let events = items(&text, &text);
+    cuts.extend([events[1].1, events[1].1 + 3, events[2].1 - 1]);
+    let (kept, failed) = check_cuts(&text, ".json", &ends, &cuts);
+    assert!(kept > 2 && failed > 2, "kept {kept}, failed {failed}");
+}
+
+#[test]
+fn truncated_openhands_instance_keeps_the_complete_events_of_its_history() {
+    // One instance of an evaluation output as a single JSON document, cut inside its history
+    // (and after it: then its test result is kept too).
+    let jsonl = corpus_text("openhands/multi_swe_bench_output.jsonl");
+    let text = jsonl.lines().next().unwrap_or_else(|| panic!("no line"));
+    let ends = openhands_step_ends(text, member(text, "history").get());
+    assert_eq!(ends.len(), 23, "MANIFEST: 23 agent actions other than `system`");
+    let (kept, failed) = check_cuts(text, ".json", &ends, &cut_points(text, &ends));
+    assert!(kept > 5 && failed > 0, "kept {kept}, failed {failed}");
+}
+
+#[test]
+fn truncated_jsonl_keeps_the_complete_lines_and_names_the_cut_line() {
+    let case = Case::new();
+    let jsonl = corpus_text("openhands/multi_swe_bench_output.jsonl");
+    let third = jsonl.match_indices('\n').nth(1).map_or(0, |(i, _)| i + 1);
+    let cut = third + (jsonl.len() - third) / 2;
+    let path = case.write("output.jsonl", &jsonl.as_bytes()[..cut]);
+    let (report, store) = case.ingest();
+    assert_good(&report, &case, true);
+    match result_for(&report, &path) {
+        UnitResult::Ingested { stats, warnings, .. } => {
+            assert_eq!(stats.runs, 2, "the two complete lines");
+            assert_eq!(warnings.len(), 1, "{warnings:?}");
+            assert!(warnings[0].starts_with(&format!("{}: line 3, column ", path.display())), "{}", warnings[0]);
+            assert!(
+                warnings[0].ends_with("(the file is truncated inside this line: the line is not kept)"),
+                "{}",
+                warnings[0]
+            );
+        }
+        other => panic!("expected the complete lines to be kept: {other:#?}"),
+    }
+    assert_eq!(instances(&store).len(), 3, "{:?}", instances(&store));
+    assert!(report.has_problems());
+    assert_integrity(&store);
+}
+
+#[test]
+fn truncated_through_a_multibyte_character_warns_once() {
+    let case = Case::new();
+    let step = |i: usize| serde_json::json!({"action": format!("echo {i}"), "observation": "caf\u{e9} \u{1f600} na\u{ef}ve", "thought": "t"});
+    // Written in SWE-agent's order (`json!` would sort `info` first).
+    let full =
+        format!(r#"{{"trajectory": [{}, {}, {}], "info": {{"exit_status": "submitted"}}}}"#, step(0), step(1), step(2));
+    // Cut inside the emoji of the third step's observation.
+    let emoji = full.rmatch_indices('\u{1f600}').next().map_or(0, |(i, _)| i);
+    let bytes = &full.as_bytes()[..emoji + 2];
+    assert!(std::str::from_utf8(bytes).is_err());
+    let path = case.write("cut__emoji-1.traj", bytes);
+    let (report, store) = case.ingest();
+    assert_good(&report, &case, true);
+    match result_for(&report, &path) {
+        UnitResult::Ingested { stats, warnings, .. } => {
+            assert_eq!(stats.steps, 2);
+            let expected = format!(
+                "{}: truncated at byte {}: kept the 2 complete steps before the cut",
+                path.display(),
+                bytes.len()
+            );
+            assert_eq!(warnings, &vec![expected], "no separate invalid UTF-8 warning for the cut character");
+        }
+        other => panic!("{other:#?}"),
+    }
+    let run =
+        must(store.list_runs(RunFilter::default()), "list_runs").into_iter().find(|r| r.instance_id == "cut__emoji-1");
+    let run = run.unwrap_or_else(|| panic!("no run"));
+    assert_eq!(run.exit_status, None, "`info` came after the cut: outcome unknown");
+    assert_integrity(&store);
+}
+
+#[test]
+fn cli_ingest_of_a_truncated_file_warns_and_exits_1() {
+    let case = Case::new();
+    let text = corpus_text("swe-agent-1.0/marshmallow-code__marshmallow-1867.traj");
+    let ends = swe_agent_step_ends(&text);
+    let cut = ends[3] + 100;
+    let path = case.write("marshmallow-code__marshmallow-1867.traj", &text.as_bytes()[..cut]);
+    for _ in 0..2 {
+        let out = case.cli(&[OsStr::new("ingest"), case.root.as_os_str()]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "a truncated file lost part of its content: {stderr}");
+        let expected =
+            format!("warning: {}: truncated at byte {cut}: kept the 4 complete steps before the cut", path.display());
+        assert!(stderr.lines().any(|l| l == expected), "missing {expected:?} in:\n{stderr}");
+        assert!(!stderr.contains("error:"), "{stderr}");
+    }
+    let out = case.cli(&[OsStr::new("runs"), OsStr::new("--json")]);
+    let runs: serde_json::Value = must(serde_json::from_slice(&out.stdout), "runs --json output");
+    let run = runs.as_array().and_then(|r| r.iter().find(|r| r["instance_id"] == "marshmallow-code__marshmallow-1867"));
+    let run = run.unwrap_or_else(|| panic!("no run in {runs}"));
+    assert_eq!(
+        (run["steps"].as_i64(), &run["exit_status"], &run["resolved"]),
+        (Some(4), &serde_json::Value::Null, &serde_json::Value::Null)
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

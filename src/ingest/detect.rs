@@ -100,6 +100,20 @@ pub fn detect(shape: &Shape, text: &str) -> Detected {
     }
 }
 
+/// The format of a JSON object cut mid-write, from the top-level keys written before the cut
+/// (the one cut included): the same rules as [`detect`], and mini-swe-agent's `messages` alone
+/// when every key is one of its own (its `info` and `trajectory_format` may come after the cut).
+pub fn detect_cut(keys: &[String]) -> Option<Format> {
+    const MINI: &[&str] = &["info", "messages", "trajectory_format", "instance_id"];
+    match detect(&Shape::Object(keys.to_vec()), "") {
+        Detected::Format(f) => Some(f),
+        _ if keys.iter().any(|k| k == "messages") && keys.iter().all(|k| MINI.contains(&k.as_str())) => {
+            Some(Format::MiniSweAgent)
+        }
+        _ => None,
+    }
+}
+
 /// A SWE-bench dataset instance (a task with its gold patch): `instance_id` and `patch`, and
 /// none of the keys of the records that also carry an instance id and a patch somewhere:
 /// predictions (`model_patch`, `model_name_or_path`) and OpenHands output lines (`history`,

@@ -79,11 +79,9 @@ pub fn for_each_jsonl_line(
         }
         let outcome = serde_json::from_str::<Value>(line)
             .map_err(|e| {
-                IngestError::parse(
-                    path,
-                    Some(Location::LineColumn { line: lineno, column: e.column() }),
-                    crate::error::json_message(&e),
-                )
+                // The line runs to the end of the text: no newline was written after it.
+                let last = line.as_ptr() as usize - text.as_ptr() as usize + line.len() == text.len();
+                line_error(path, lineno, &e, last)
             })
             .and_then(|v| each(lineno, v));
         match outcome {
@@ -99,6 +97,17 @@ pub fn for_each_jsonl_line(
         (0, None) => Err(IngestError::Empty { path: path.to_path_buf() }),
         _ => Ok(()),
     }
+}
+
+/// A JSON-lines line that is not JSON, named by its 1-based number. `last`: no newline follows
+/// it, so a line that ends inside a value is where the file was cut mid-write (a line written
+/// whole ends with its newline).
+pub fn line_error(path: &Path, line: usize, err: &serde_json::Error, last: bool) -> IngestError {
+    let mut message = crate::error::json_message(err);
+    if last && err.classify() == serde_json::error::Category::Eof {
+        message.push_str(" (the file is truncated inside this line: the line is not kept)");
+    }
+    IngestError::parse(path, Some(Location::LineColumn { line, column: err.column() }), message)
 }
 
 #[cfg(test)]
@@ -134,5 +143,26 @@ mod tests {
         assert_eq!(seen, vec![(1, Some(1)), (3, Some(3))]);
         assert_eq!(warnings.len(), 1);
         assert!(warnings[0].contains("x.jsonl: line 2"), "{}", warnings[0]);
+        assert!(!warnings[0].contains("truncated"), "a bad line followed by others is not a cut: {}", warnings[0]);
+    }
+
+    #[test]
+    fn jsonl_cut_in_its_last_line_says_so() {
+        let mut warnings = Vec::new();
+        let mut seen = Vec::new();
+        let text = "{\"a\":1}\r\n{\"a\":2}\n{\"a\": [3, \"x";
+        for_each_jsonl_line(Path::new("x.jsonl"), text, &mut warnings, |n, _| {
+            seen.push(n);
+            Ok(())
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(seen, vec![1, 2]);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].starts_with("x.jsonl: line 3, column 12: EOF while parsing"), "{}", warnings[0]);
+        assert!(
+            warnings[0].ends_with("(the file is truncated inside this line: the line is not kept)"),
+            "{}",
+            warnings[0]
+        );
     }
 }

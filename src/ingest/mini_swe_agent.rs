@@ -123,6 +123,25 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
     Ok(parsed)
 }
 
+/// How many messages of a list cut mid-write to keep (see `ingest::truncated`): all of them,
+/// unless the last assistant message did not get all its replies (one, or one per tool call):
+/// that turn's action would stand without its observation, so it goes with its partial replies.
+pub(crate) fn complete_messages(messages: &[&str]) -> usize {
+    let mut replies = 0;
+    for (i, raw) in messages.iter().enumerate().rev() {
+        let Ok(m) = serde_json::from_str::<Value>(raw) else { continue };
+        match m.get("role").and_then(Value::as_str) {
+            Some("assistant") => {
+                let calls = m.get("tool_calls").and_then(Value::as_array).map_or(0, Vec::len);
+                return if replies >= calls.max(1) { messages.len() } else { i };
+            }
+            Some("user" | "tool" | "exit") => replies += 1,
+            _ => {}
+        }
+    }
+    messages.len()
+}
+
 /// An assistant message and the messages that answered it.
 struct Turn<'a> {
     content: String,

@@ -14,6 +14,7 @@ pub mod source;
 pub mod stream;
 pub mod swe_agent;
 pub mod swebench_dataset;
+pub mod truncated;
 pub mod unittest;
 
 use crate::error::{IngestError, Location};
@@ -89,11 +90,34 @@ pub fn parse_file(path: &Path, bytes: &[u8], forced: Option<Format>) -> Result<O
     }
     let mut warnings = Vec::new();
     let text = decode(path, bytes, &mut warnings);
+    let outcome = match detect_and_parse(path, bytes, &text, forced) {
+        // Only a failed parse looks further: a good file pays nothing for the salvage.
+        Err(e) if truncated::is_cut(&text) => {
+            let outcome = salvage(path, &text, forced, bytes.len(), e)?;
+            if truncated::ends_inside_char(bytes) {
+                // The cut went through a character: the truncation warning says it all.
+                warnings.clear();
+            }
+            outcome
+        }
+        other => other?,
+    };
+    Ok(match outcome {
+        Outcome::Parsed { format, mut parsed } => {
+            parsed.warnings.splice(0..0, warnings);
+            Outcome::Parsed { format, parsed }
+        }
+        Outcome::Skipped => Outcome::Skipped,
+    })
+}
+
+/// Detect the format (unless forced) and parse the text.
+fn detect_and_parse(path: &Path, bytes: &[u8], text: &str, forced: Option<Format>) -> Result<Outcome, IngestError> {
     let format = match forced {
         Some(f) => f,
         None => {
-            let shape = detect::shape(&text);
-            match detect::detect(&shape, &text) {
+            let shape = detect::shape(text);
+            match detect::detect(&shape, text) {
                 Detected::Format(f) => f,
                 // Text that is not valid UTF-8 and not JSON is binary, not a README to skip.
                 Detected::NotInput => {
@@ -107,14 +131,48 @@ pub fn parse_file(path: &Path, bytes: &[u8], forced: Option<Format>) -> Result<O
                     };
                 }
                 Detected::NeedsValue => {
-                    let v = json::parse_value(path, &text)?;
+                    let v = json::parse_value(path, text)?;
                     detect::detect_value(&v).ok_or_else(|| unknown(path, &shape))?
                 }
             }
         }
     };
-    let mut parsed = parse_as(format, path, &text)?;
-    parsed.warnings.splice(0..0, warnings);
+    Ok(Outcome::Parsed { format, parsed: parse_as(format, path, text)? })
+}
+
+/// A file cut mid-write (`size` bytes, ending inside a JSON value; `error` is what the normal
+/// parse said): the complete steps before the cut, with a warning naming the byte where the file
+/// ends. When nothing complete comes before the cut, `error` with that said: a run with no step
+/// would tell nothing of what the agent did, yet count as a run.
+fn salvage(
+    path: &Path,
+    text: &str,
+    forced: Option<Format>,
+    size: usize,
+    error: IngestError,
+) -> Result<Outcome, IngestError> {
+    // JSON lines are read a line at a time: a cut line is a warning naming its number, never
+    // salvaged; a one-line file cut mid-line is no different.
+    let jsonl = path.extension().is_some_and(|e| e == "jsonl");
+    let kept = truncated::scan(text).filter(|_| !jsonl).and_then(|scan| {
+        let format = forced.or_else(|| scan.format(text))?;
+        let prefix = scan.prefix(text, format)?;
+        parse_as(format, path, &prefix).ok().map(|parsed| (format, parsed))
+    });
+    let Some((format, mut parsed)) = kept else {
+        return Err(
+            error.with_note(&format!("the file is truncated at byte {size}; nothing before the cut could be kept"))
+        );
+    };
+    let steps: usize = parsed.runs.iter().map(|r| r.steps.len()).sum();
+    if steps == 0 {
+        return Err(error.with_note(&format!("the file is truncated at byte {size}, before its first complete step")));
+    }
+    let noun = if steps == 1 { "step" } else { "steps" };
+    parsed.warnings.insert(
+        0,
+        format!("{}: truncated at byte {size}: kept the {steps} complete {noun} before the cut", path.display()),
+    );
     Ok(Outcome::Parsed { format, parsed })
 }
 

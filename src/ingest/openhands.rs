@@ -17,6 +17,8 @@ use crate::model::{Format, Parsed, Run, Task, TestOutcome};
 use serde_json::Value;
 use std::path::Path;
 
+pub(crate) use events::complete_events;
+
 const MASK: &str = "**********";
 
 /// Credentials OpenHands may write into `metadata.llm_config`.

@@ -4,7 +4,7 @@
 
 use super::detect::{self, Detected};
 use super::{openhands, predictions, swebench_dataset};
-use crate::error::{IngestError, Location};
+use crate::error::IngestError;
 use crate::model::{Format, Parsed};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read};
@@ -116,10 +116,7 @@ pub fn read_batches(
             }
         };
         let outcome = serde_json::from_str::<Value>(&text)
-            .map_err(|e| {
-                let at = Location::LineColumn { line: lineno, column: e.column() };
-                IngestError::parse(path, Some(at), crate::error::json_message(&e))
-            })
+            .map_err(|e| super::json::line_error(path, lineno, &e, buf.last() != Some(&b'\n')))
             .and_then(|v| parse(path, lineno, &v));
         match outcome {
             Ok(p) => {
@@ -195,6 +192,27 @@ mod tests {
         let warnings: Vec<&String> = batches.iter().flat_map(|b| b.warnings.iter()).collect();
         assert_eq!(warnings.len(), 1);
         assert!(warnings[0].contains("line 5"), "{}", warnings[0]);
+    }
+
+    #[test]
+    fn a_last_line_cut_mid_write_is_named_as_the_cut() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let line = |i: usize| {
+            format!("{{\"model_name_or_path\": \"m\", \"instance_id\": \"i{i}\", \"model_patch\": \"p\"}}\n")
+        };
+        let text = format!("{}{}{{\"model_name_or_path\": \"m\", \"instance_id\": \"i", line(0), line(1));
+        let p = write(dir.path(), "all_preds.jsonl", &text);
+        let mut batches = Vec::new();
+        read_batches(&p, Format::SweAgentPreds, 1 << 20, |b, _| {
+            batches.push(b);
+            true
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(batches.iter().map(|b| b.predictions.len()).sum::<usize>(), 2);
+        let warnings: Vec<&String> = batches.iter().flat_map(|b| b.warnings.iter()).collect();
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].contains("line 3, column "), "{}", warnings[0]);
+        assert!(warnings[0].contains("truncated inside this line"), "{}", warnings[0]);
     }
 
     #[test]

@@ -87,6 +87,30 @@ pub(super) fn timeline(events: &[Value]) -> Timeline {
     t
 }
 
+/// Agent actions that no observation answers.
+const UNANSWERED: &[&str] = &["message", "finish", "reject"];
+
+/// How many events of a list cut mid-write to keep (see `ingest::truncated`): all of them,
+/// unless the last step's action waits for an observation that is not among them: that step
+/// would stand without what its action showed, so it goes (with the events after it).
+pub(crate) fn complete_events(events: &[&str]) -> usize {
+    let mut causes = HashSet::new();
+    for (i, raw) in events.iter().enumerate().rev() {
+        let Ok(e) = serde_json::from_str::<Value>(raw) else { continue };
+        if let Some(action) = e.get("action").and_then(Value::as_str) {
+            if !is_step(&e, action) {
+                continue;
+            }
+            let answered = event_id(e.get("id")).is_some_and(|id| causes.contains(&id));
+            return if answered || UNANSWERED.contains(&action) { events.len() } else { i };
+        }
+        if e.get("observation").and_then(Value::as_str).is_some_and(|k| !NOT_ANSWERS.contains(&k)) {
+            causes.extend(event_id(e.get("cause")));
+        }
+    }
+    events.len()
+}
+
 fn is_step(e: &Value, action: &str) -> bool {
     let source = e.get("source").and_then(Value::as_str).unwrap_or("agent");
     source != "user" && source != "environment" && !NOT_STEPS.contains(&action)
