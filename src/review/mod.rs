@@ -111,6 +111,8 @@ pub struct ReviewState {
     pub disagreement: bool,
     /// The reference's modes, when there is one.
     pub reference: Option<Vec<String>>,
+    /// Every current label of the run: (source, rater, assigned modes).
+    pub labels: Vec<(Source, String, Vec<String>)>,
 }
 
 /// The review state of every labelled run, for `rater`.
@@ -122,6 +124,7 @@ pub fn states(sets: &[LabelSet], rater: &str) -> BTreeMap<i64, ReviewState> {
                 mine: labelled_by(&labels, rater),
                 disagreement: disagreement(&labels),
                 reference: reference(&labels).map(|r| r.into_iter().collect()),
+                labels: labels.iter().map(|l| (l.source, l.rater.clone(), l.modes.clone())).collect(),
             };
             (run, state)
         })

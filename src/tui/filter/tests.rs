@@ -23,7 +23,7 @@ fn run(id: i64, instance: &str) -> RunSummary {
 /// Instance ids of the runs in `runs` that `query` keeps, in the default order.
 fn kept(runs: &[RunSummary], query: &str) -> Vec<String> {
     let filter = parse(query).unwrap_or_else(|e| panic!("{query}: {e}"));
-    apply(runs, &filter, Sort::default()).into_iter().map(|i| runs[i].instance_id.clone()).collect()
+    apply(runs, &LabelIndex::new(), &filter, Sort::default()).into_iter().map(|i| runs[i].instance_id.clone()).collect()
 }
 
 fn error(query: &str) -> String {
@@ -50,11 +50,56 @@ fn sample() -> Vec<RunSummary> {
 }
 
 #[test]
+fn label_terms_read_the_current_labels() {
+    let runs = sample();
+    let label = |source: &str, rater: &str, modes: &[&str]| {
+        (source.to_string(), rater.to_string(), modes.iter().map(|m| m.to_string()).collect::<Vec<_>>())
+    };
+    let labels: LabelIndex = [
+        (1, RunLabels { labels: vec![label("heuristic", "heuristic", &["context_flooding"])], disputed: false }),
+        (
+            3,
+            RunLabels {
+                labels: vec![label("human", "ann", &["missed_edit_location"]), label("human", "bob", &[])],
+                disputed: true,
+            },
+        ),
+        (
+            4,
+            RunLabels {
+                labels: vec![label("llm", "gpt-4.1", &["missed_edit_location", "context_flooding"])],
+                disputed: false,
+            },
+        ),
+    ]
+    .into_iter()
+    .collect();
+    let kept = |query: &str| -> Vec<i64> {
+        let filter = parse(query).unwrap_or_else(|e| panic!("{query}: {e}"));
+        let mut ids: Vec<i64> =
+            apply(&runs, &labels, &filter, Sort::default()).into_iter().map(|i| runs[i].id).collect();
+        ids.sort_unstable();
+        ids
+    };
+    assert_eq!(kept("label:context_flooding"), [1, 4]);
+    assert_eq!(kept("label:missed"), [3, 4]);
+    assert_eq!(kept("-label:missed"), [1, 2, 5]);
+    assert_eq!(kept("rater:ann"), [3]);
+    assert_eq!(kept("source:llm"), [4]);
+    assert_eq!(kept("source:human label:missed"), [3]);
+    assert_eq!(kept("disputed"), [3]);
+    assert_eq!(kept("unlabelled"), [1, 2, 4, 5], "classifier labels alone leave a run unlabelled by reviewers");
+    assert_eq!(kept("-unlabeled"), [3]);
+    assert!(error("source:robot").contains("expected heuristic, llm, human or adjudication"));
+    assert!(error("label>2").contains("use label:value"));
+}
+
+#[test]
 fn empty_query_keeps_everything() {
     let f = parse("   ").unwrap();
     assert!(f.is_empty() && !f.has_words());
     assert_eq!(kept(&sample(), "").len(), 5);
-    assert_eq!(f.matches(&run(1, "x"), &SkimMatcherV2::default()), Some(0));
+    assert_eq!(f.matches(&run(1, "x"), &LabelIndex::new(), &SkimMatcherV2::default()), Some(0));
 }
 
 #[test]
@@ -153,7 +198,7 @@ fn free_words_fuzzy_match_and_rank() {
     let m = SkimMatcherV2::default();
     let f = parse("djang 16560").unwrap();
     assert!(f.has_words());
-    assert!(f.matches(&runs[0], &m).is_some_and(|s| s > 0));
+    assert!(f.matches(&runs[0], &LabelIndex::new(), &m).is_some_and(|s| s > 0));
     assert_eq!(kept(&runs, "djang 16560"), ["django__django-16560"]);
     // Words also match the model and exit status; each must match somewhere.
     assert_eq!(kept(&runs, "sonnet"), ["astropy__astropy-12907"]);
@@ -164,14 +209,14 @@ fn free_words_fuzzy_match_and_rank() {
     assert_eq!(ranked.first().map(String::as_str), Some("psf__requests-2317"));
     // A non-default sort wins over the score.
     let f = parse("django").unwrap();
-    let by_steps = apply(&runs, &f, Sort { key: SortKey::Steps, descending: false });
+    let by_steps = apply(&runs, &LabelIndex::new(), &f, Sort { key: SortKey::Steps, descending: false });
     assert_eq!(by_steps, [3, 0]);
 }
 
 #[test]
 fn sorting_puts_nulls_last_both_ways() {
     let runs = sample();
-    let order = |key, descending| apply(&runs, &Filter::default(), Sort { key, descending });
+    let order = |key, descending| apply(&runs, &LabelIndex::new(), &Filter::default(), Sort { key, descending });
     assert_eq!(order(SortKey::Cost, false), [1, 4, 0, 2, 3]);
     assert_eq!(order(SortKey::Cost, true), [0, 4, 1, 2, 3]);
     assert_eq!(order(SortKey::Resolved, false), [3, 0, 4, 1, 2]);
@@ -187,7 +232,7 @@ fn sorting_puts_nulls_last_both_ways() {
 #[test]
 fn instance_order_is_natural() {
     let runs = vec![run(1, "django__django-10000"), run(2, "Django__django-9999"), run(3, "django__django-0999")];
-    assert_eq!(apply(&runs, &Filter::default(), Sort::default()), [2, 1, 0]);
+    assert_eq!(apply(&runs, &LabelIndex::new(), &Filter::default(), Sort::default()), [2, 1, 0]);
     let key = |s: &str| {
         let mut buf = Vec::new();
         natural_key(&mut buf, s);
@@ -260,7 +305,7 @@ fn filter_speed_100k() {
         let best = (0..5)
             .map(|_| {
                 let t = Instant::now();
-                let n = std::hint::black_box(apply(&runs, &filter, sort)).len();
+                let n = std::hint::black_box(apply(&runs, &LabelIndex::new(), &filter, sort)).len();
                 (t.elapsed(), n)
             })
             .min()

@@ -37,6 +37,15 @@ fn every_preset_defines_every_slot() {
         assert_ne!(theme.selection, Style::default(), "{name}: selection must be visible");
         assert_ne!(theme.diff_added, theme.diff_removed, "{name}");
         Theme::load(name, ColorDepth::Ansi256).unwrap();
+        // 16 colours: only the ANSI ones are sent, and added and removed lines still differ.
+        let sixteen = Theme::load(name, ColorDepth::Ansi16).unwrap();
+        for (_, style) in slots_mut(&mut sixteen.clone()) {
+            for color in [style.fg, style.bg].into_iter().flatten() {
+                let basic = !matches!(color, Color::Rgb(..)) && !matches!(color, Color::Indexed(i) if i > 15);
+                assert!(basic, "{name}: {color:?} on a 16-colour terminal");
+            }
+        }
+        assert_ne!(sixteen.diff_added, sixteen.diff_removed, "{name}");
     }
     assert_eq!(Theme::preset_names(), &["dark", "light", "high-contrast"]);
 }
@@ -55,6 +64,21 @@ fn detects_colour_depth() {
     assert_eq!(ColorDepth::detect(env_of(&[("COLORTERM", "truecolor")])), ColorDepth::TrueColor);
     assert_eq!(ColorDepth::detect(env_of(&[("COLORTERM", "24bit")])), ColorDepth::TrueColor);
     assert_eq!(ColorDepth::detect(env_of(&[("COLORTERM", "yes")])), ColorDepth::Ansi256);
+    // Then the terminal's name: TERM=screen is not a 256-colour terminal.
+    let term = |t: &str| ColorDepth::detect(env_of(&[("TERM", t)]));
+    assert_eq!(term("screen"), ColorDepth::Ansi16);
+    assert_eq!(term("xterm"), ColorDepth::Ansi16);
+    assert_eq!(term("linux"), ColorDepth::Ansi16);
+    assert_eq!(term("screen-256color"), ColorDepth::Ansi256);
+    assert_eq!(term("xterm-256color"), ColorDepth::Ansi256);
+    assert_eq!(term("xterm-direct"), ColorDepth::TrueColor);
+    assert_eq!(term("dumb"), ColorDepth::NoColor);
+    assert_eq!(
+        ColorDepth::detect(env_of(&[("TERM", "screen"), ("COLORTERM", "truecolor")])),
+        ColorDepth::TrueColor,
+        "COLORTERM first"
+    );
+    assert_eq!("16".parse::<ColorDepth>(), Ok(ColorDepth::Ansi16));
     let no_color = env_of(&[("NO_COLOR", "1"), ("COLORTERM", "truecolor")]);
     assert_eq!(ColorDepth::detect(no_color), ColorDepth::NoColor);
     // An empty NO_COLOR does not count.
