@@ -41,10 +41,8 @@ pub fn tests_and_task(run: &RunView, width: u16, theme: &Theme) -> (String, Arc<
                 let tests: Vec<_> = o.tests.iter().filter(|t| t.group == group).collect();
                 let failing = tests.iter().filter(|t| !t.passed).count();
                 out.push(Line::default());
-                out.push(Line::from(Span::styled(
-                    format!("{g} · {} tests, {failing} failing", tests.len()),
-                    theme.header,
-                )));
+                let count = if tests.len() == 1 { "1 test".to_string() } else { format!("{} tests", tests.len()) };
+                out.push(Line::from(Span::styled(format!("{g} · {count}, {failing} failing"), theme.header)));
                 // Failures first: they are what a reviewer looks for.
                 let mut ordered = tests.clone();
                 ordered.sort_by_key(|t| t.passed);
