@@ -116,9 +116,23 @@ pub fn kind(step: &StepLine) -> &'static str {
     }
 }
 
-/// What tells the step from its neighbours: for an edit the file (and line) it changed, for
-/// other steps the command word and its main argument.
-fn summary(step: &StepLine, edits: &[EditLine]) -> String {
+/// What tells the step from its neighbours, in at most `width` columns: for an edit the file
+/// (and line) it changed, for other steps the command word and its main argument. When that is
+/// too long, a file and line keep their end (`…aints.py:144`) and the command word goes first.
+fn summary(step: &StepLine, edits: &[EditLine], width: usize) -> String {
+    let text = summary_text(step, edits);
+    if text.chars().count() <= width {
+        return text;
+    }
+    let brief = crate::analysis::brief::brief(&step.action_head);
+    match brief.place().filter(|_| !step.flags.edit && brief.line.is_some()) {
+        Some(place) => text::fit_left(&place, width),
+        None if step.flags.edit => text::fit_left(&text, width),
+        None => text::fit(&text, width),
+    }
+}
+
+fn summary_text(step: &StepLine, edits: &[EditLine]) -> String {
     let brief = crate::analysis::brief::brief(&step.action_head);
     if !step.flags.edit {
         return brief.text();
@@ -160,10 +174,12 @@ fn draw_steps(frame: &mut Frame, area: Rect, run: &RunView, app: &App, theme: &T
             // Steps a label cites as evidence (v / V jump between them).
             spans.push(if run.is_evidence(s.index) { Span::styled("◆", theme.marker_error) } else { Span::raw(" ") });
             spans.extend(markers(s, theme));
-            let what = summary(s, &run.data.edits);
-            let what = if what.is_empty() { kind(s).to_string() } else { what };
             // Narrow lists drop the kind column: the markers and the brief tell enough.
-            let summary = if width >= 34 { format!(" {:<6} {what}", kind(s)) } else { format!(" {what}") };
+            let with_kind = width >= 34;
+            let room = width.saturating_sub(if with_kind { 17 } else { 10 });
+            let what = summary(s, &run.data.edits, room);
+            let what = if what.is_empty() { kind(s).to_string() } else { what };
+            let summary = if with_kind { format!(" {:<6} {what}", kind(s)) } else { format!(" {what}") };
             spans.push(Span::styled(text::fit(&summary, width.saturating_sub(9)), theme.text));
             let line = Line::from(spans);
             if selected { line.style(theme.selection) } else { line }
