@@ -1,6 +1,8 @@
 //! The run list: all run summaries, the filtered and sorted view of them, the cursor.
 
+use super::{Effect, Prompt, PromptKind};
 use crate::store::read::RunSummary;
+use crate::tui::action::Command;
 use crate::tui::filter::{self, Filter, Sort};
 
 #[derive(Debug, Default)]
@@ -98,5 +100,74 @@ impl ListState {
         let keep = self.selected().map(|r| r.id);
         self.sort = sort;
         self.refresh(keep);
+    }
+}
+
+impl super::App {
+    pub(super) fn list_command(&mut self, cmd: Command) -> Vec<Effect> {
+        let page = self.rows as isize;
+        match cmd {
+            Command::Down | Command::NextRun | Command::ScrollDown => self.list.move_by(1),
+            Command::Up | Command::PrevRun | Command::ScrollUp => self.list.move_by(-1),
+            Command::PageDown => self.list.move_by(page),
+            Command::PageUp => self.list.move_by(-page),
+            Command::Top => self.list.move_to(0),
+            Command::Bottom => self.list.move_to(usize::MAX),
+            Command::Open | Command::NextStep => {
+                if let Some(id) = self.list.selected().map(|r| r.id) {
+                    return vec![Effect::LoadRun(id)];
+                }
+            }
+            Command::Back => self.quit_or_warn(),
+            Command::Filter => {
+                self.prompt = Some(Prompt { kind: PromptKind::Filter, text: self.list.filter_text.clone() });
+            }
+            Command::NextQueue => {
+                self.review.queue = self.review.queue.next();
+                self.apply_queue();
+                let shown = self.list.visible.len();
+                self.set_info(format!("queue: {} ({shown} runs)", self.review.queue.name()));
+            }
+            Command::NextUnlabelled => return self.next_unlabelled(),
+            Command::SortNext => self.list.set_sort(self.list.sort.next_key()),
+            Command::SortReverse => self.list.set_sort(self.list.sort.reversed()),
+            Command::SortPick => {
+                let text = crate::tui::filter::SortKey::pick_menu();
+                self.prompt = Some(Prompt { kind: PromptKind::Sort, text });
+            }
+            Command::Copy => {
+                if let Some(id) = self.list.selected().map(|r| r.instance_id.clone()) {
+                    return self.copy("the instance id", &id);
+                }
+            }
+            _ => {}
+        }
+        self.list.scroll_into_view(self.rows);
+        Vec::new()
+    }
+
+    /// Sort the list by the column `c` picks; the column already sorted by turns around.
+    pub(super) fn pick_sort(&mut self, c: char) {
+        use crate::tui::filter::{Sort, SortKey};
+        match SortKey::from_pick_char(c) {
+            Some(key) if key == self.list.sort.key => self.list.set_sort(self.list.sort.reversed()),
+            Some(key) => self.list.set_sort(Sort { key, descending: false }),
+            None => self.set_error(format!("no column is sorted by {c:?}: {}", SortKey::pick_menu())),
+        }
+        self.list.scroll_into_view(self.rows);
+    }
+
+    /// Show only the runs of the current queue in the list.
+    pub(super) fn apply_queue(&mut self) {
+        let (queue, scope) = (self.review.queue, self.review.scope);
+        let ids = (queue != crate::review::Queue::All).then(|| {
+            self.list
+                .runs
+                .iter()
+                .filter(|r| crate::review::in_queue(queue, self.review.states.get(&r.id), scope.admits(r.resolved)))
+                .map(|r| r.id)
+                .collect()
+        });
+        self.list.set_queue(ids);
     }
 }

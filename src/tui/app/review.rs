@@ -1,6 +1,7 @@
 //! Labelling in the TUI: who is reviewing, the queues, blind review, and the label being made
 //! (the draft) until it is saved.
 
+use super::{Effect, RunView, Screen};
 use crate::classify::taxonomy::Taxonomy;
 use crate::model::FailedScope;
 use crate::review::{Queue, ReviewState};
@@ -120,5 +121,96 @@ impl Draft {
     pub fn adjust_confidence(&mut self, up: bool) {
         let c = if up { self.confidence + CONFIDENCE_STEP } else { self.confidence - CONFIDENCE_STEP };
         self.confidence = c.clamp(0.0, 1.0);
+    }
+}
+
+impl super::App {
+    /// What to ask the driver for to know every run's review state.
+    pub fn load_review(&self) -> Effect {
+        let t = &self.review.taxonomy;
+        Effect::LoadReview { taxonomy: t.name.clone(), version: t.version.clone(), rater: self.review.rater.clone() }
+    }
+
+    /// The label this reviewer last saved for the run, as the starting draft.
+    pub(super) fn draft_from_labels(&self, labels: &[crate::store::labels::LabelRow]) -> Draft {
+        let mine = labels.iter().rev().find(|l| l.label.source.is_human() && l.label.rater == self.review.rater);
+        let Some(row) = mine else { return Draft::default() };
+        let l = &row.label;
+        Draft {
+            modes: l.modes.iter().map(|m| m.mode.clone()).collect(),
+            unclassified: l.modes.is_empty(),
+            confidence: l.modes.first().map_or(1.0, |m| m.confidence),
+            evidence: l.modes.iter().flat_map(|m| m.evidence.iter().map(|e| e.step)).collect(),
+            note: row.note.clone().unwrap_or_default(),
+        }
+    }
+
+    /// The draft as a label to save, or why it cannot be saved.
+    pub(super) fn save_label(&mut self, adjudication: bool) -> Vec<Effect> {
+        let Some(run) = self.run.as_ref() else { return Vec::new() };
+        if self.review.rater.is_empty() {
+            self.set_error(
+                "who is labelling? start trajan with --rater NAME, or set `rater` under [labels] in config.toml".into(),
+            );
+            return Vec::new();
+        }
+        if !run.draft.is_ready() {
+            self.set_error("nothing to save: toggle modes (1–9) or mark the run unclassified (u)".into());
+            return Vec::new();
+        }
+        let d = &run.draft;
+        let has_patch = run.data.submission.as_deref().is_some_and(|s| !s.trim().is_empty());
+        let exit = crate::classify::signals::ExitCategory::classify(run.data.summary.exit_status.as_deref(), has_patch);
+        let note = (!d.note.is_empty()).then(|| d.note.clone());
+        let verdict = crate::classify::label::HumanVerdict {
+            modes: d.modes.iter().cloned().collect(),
+            confidence: d.confidence,
+            evidence: d.evidence.iter().copied().collect(),
+            note: note.clone(),
+            adjudication,
+        };
+        let steps = run.data.steps.len();
+        match verdict.into_label(run.run_id(), &self.review.rater, &self.review.taxonomy, steps, exit.name().into()) {
+            Ok(label) => vec![Effect::SaveLabel { label: Box::new(label), note }],
+            Err(e) => {
+                self.set_error(e.0);
+                Vec::new()
+            }
+        }
+    }
+
+    /// Open the next failed run in the list (after the open one) this reviewer has not labelled.
+    pub(super) fn next_unlabelled(&mut self) -> Vec<Effect> {
+        let current = self.run.as_ref().map(RunView::run_id);
+        let here = match (self.screen, current) {
+            (Screen::Run, Some(id)) => {
+                self.list.visible.iter().position(|&i| self.list.runs[i].id == id).map_or(0, |p| p + 1)
+            }
+            _ => self.list.cursor,
+        };
+        let n = self.list.visible.len();
+        let found = (0..n)
+            .map(|k| self.list.visible[(here + k) % n])
+            .map(|i| &self.list.runs[i])
+            .find(|r| self.review.scope.admits(r.resolved) && !self.review.mine(r.id) && Some(r.id) != current);
+        match found.map(|r| r.id) {
+            Some(id) => vec![Effect::LoadRun(id)],
+            None => {
+                let noun = self.review.scope.noun();
+                let unknown = match self.review.scope {
+                    crate::model::FailedScope::Failed => {
+                        self.list.visible.iter().filter(|&&i| self.list.runs[i].resolved.is_none()).count()
+                    }
+                    crate::model::FailedScope::WithUnknown => 0,
+                };
+                let hint = match unknown {
+                    0 => String::new(),
+                    1 => "; 1 run with outcome unknown is not counted (--include-unknown)".to_string(),
+                    n => format!("; {n} runs with outcome unknown are not counted (--include-unknown)"),
+                };
+                self.set_info(format!("every one of the {noun} in the list has your label{hint}"));
+                Vec::new()
+            }
+        }
     }
 }

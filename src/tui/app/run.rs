@@ -1,7 +1,9 @@
 //! The run view: one run's steps, the step under the cursor, the panel on the right.
 
+use super::{Effect, HSCROLL_STEP, Prompt, PromptKind, Screen, Status};
 use crate::analysis::edits::{FilePatch, split_patch};
 use crate::store::browse::{RunData, StepBody};
+use crate::tui::action::Command;
 use crate::tui::diff::DiffMode;
 use std::collections::VecDeque;
 
@@ -246,5 +248,216 @@ impl RunView {
 
     pub fn patch_files(&self) -> usize {
         self.patch(self.panel).map_or(0, <[FilePatch]>::len)
+    }
+}
+
+impl super::App {
+    pub(super) fn run_command(&mut self, cmd: Command) -> Vec<Effect> {
+        let page = self.rows;
+        let Some(run) = self.run.as_mut() else {
+            self.screen = Screen::List;
+            return Vec::new();
+        };
+        match cmd {
+            Command::Back => {
+                self.screen = Screen::List;
+                return Vec::new();
+            }
+            Command::Down | Command::NextStep => run.go(run.cursor + 1),
+            Command::Up | Command::PrevStep => run.go(run.cursor.saturating_sub(1)),
+            Command::PageDown => run.go(run.cursor + page),
+            Command::PageUp => run.go(run.cursor.saturating_sub(page)),
+            Command::Top => run.go(0),
+            Command::Bottom => run.go(usize::MAX),
+            Command::ScrollDown => run.scroll += 3,
+            Command::ScrollUp => run.scroll = run.scroll.saturating_sub(3),
+            Command::LineStart => {
+                run.scroll = 0;
+                run.hscroll = 0;
+            }
+            Command::LineEnd => run.scroll = usize::MAX / 2,
+            // Clamped to the longest line by the next viewport.
+            Command::ScrollRight => run.hscroll += HSCROLL_STEP,
+            Command::ScrollLeft => run.hscroll = run.hscroll.saturating_sub(HSCROLL_STEP),
+            Command::ToggleWrap => {
+                run.wrap = !run.wrap;
+                let how = if run.wrap { "wrapped" } else { "cut (< > scroll sideways)" };
+                self.set_info(format!("long lines {how}"));
+            }
+            Command::NextEdit | Command::PrevEdit => {
+                let forward = cmd == Command::NextEdit;
+                match run.find(forward, |s| s.flags.edit) {
+                    Some(p) => run.go(p),
+                    None => self.status = Some(Status { text: "no more edits".into(), error: false }),
+                }
+            }
+            Command::NextProblem | Command::PrevProblem => {
+                let forward = cmd == Command::NextProblem;
+                match run.find(forward, |s| s.flags.error || s.flags.format_error || s.flags.edit_rejected) {
+                    Some(p) => run.go(p),
+                    None => {
+                        self.status = Some(Status { text: "no more errors or rejected edits".into(), error: false })
+                    }
+                }
+            }
+            Command::NextRun | Command::PrevRun => {
+                let delta = if cmd == Command::NextRun { 1 } else { -1 };
+                let before = self.list.cursor;
+                self.list.move_by(delta);
+                self.list.scroll_into_view(page);
+                return match self.list.selected().map(|r| r.id) {
+                    Some(id) if self.list.cursor != before => vec![Effect::LoadRun(id)],
+                    _ => {
+                        self.set_info("no more runs in the list".into());
+                        Vec::new()
+                    }
+                };
+            }
+            Command::Search => {
+                let text = run.search.as_ref().map(|s| s.query.clone()).unwrap_or_default();
+                self.prompt = Some(Prompt { kind: PromptKind::Search, text });
+            }
+            Command::SearchNext | Command::SearchPrev => match run.next_hit(cmd == Command::SearchNext) {
+                Some(index) => {
+                    run.go_to_index(index);
+                }
+                None => self.set_info("no search hits (/ to search)".into()),
+            },
+            Command::GotoStep => self.prompt = Some(Prompt { kind: PromptKind::Goto, text: String::new() }),
+            Command::DiffMode => {
+                run.diff_mode = match run.diff_mode {
+                    DiffMode::Unified => DiffMode::SideBySide,
+                    DiffMode::SideBySide => DiffMode::Unified,
+                };
+            }
+            Command::ToggleFold => run.unfolded = !run.unfolded,
+            Command::NextPanel | Command::PrevPanel => {
+                run.panel = run.panel.cycle(cmd == Command::NextPanel);
+                run.scroll = 0;
+                run.file = 0;
+            }
+            Command::NextEvidence | Command::PrevEvidence => match run.next_evidence(cmd == Command::NextEvidence) {
+                Some((index, why)) => {
+                    let (index, why) = (*index, why.clone());
+                    run.go_to_index(index);
+                    self.set_info(format!("step {index}: evidence for {why}"));
+                }
+                None if run.hidden_labels > 0 => {
+                    self.set_info("the classifiers' evidence is hidden until you save your label (blind review)".into())
+                }
+                None => self.set_info("no label cites a step (trajan classify makes labels)".into()),
+            },
+            Command::Labels => {
+                run.panel = if run.panel == Panel::Labels { Panel::Step } else { Panel::Labels };
+                run.scroll = 0;
+            }
+            cmd if cmd.mode_index().is_some() => {
+                let i = cmd.mode_index().unwrap_or(0);
+                match self.review.taxonomy.modes.get(i) {
+                    Some(mode) => run.draft.toggle_mode(&mode.id),
+                    None => {
+                        let n = self.review.taxonomy.modes.len();
+                        self.set_error(format!("{} has {n} modes (keys 1 to {n})", self.review.taxonomy.stamp()));
+                    }
+                }
+            }
+            Command::Unclassified => run.draft.toggle_unclassified(),
+            Command::ConfidenceUp | Command::ConfidenceDown => {
+                run.draft.adjust_confidence(cmd == Command::ConfidenceUp)
+            }
+            Command::AttachEvidence if run.draft.unclassified => {
+                self.set_error(
+                    "an unclassified label cites no evidence: toggle a mode first, or write the steps in the note (c)"
+                        .into(),
+                );
+            }
+            Command::AttachEvidence => {
+                if let Some(step) = run.step_index() {
+                    let added = run.draft.toggle_evidence(step as usize);
+                    let what = if added { "attached to" } else { "detached from" };
+                    self.set_info(format!("step {step} {what} your label's evidence"));
+                }
+            }
+            Command::Note => {
+                let text = run.draft.note.clone();
+                self.prompt = Some(Prompt { kind: PromptKind::Note, text });
+            }
+            Command::SaveLabel | Command::SaveAdjudication => return self.save_label(cmd == Command::SaveAdjudication),
+            Command::NextUnlabelled => return self.next_unlabelled(),
+            Command::NextFile if run.file + 1 < run.patch_files() => {
+                run.file += 1;
+                run.scroll = 0;
+            }
+            Command::PrevFile => {
+                run.file = run.file.saturating_sub(1);
+                run.scroll = 0;
+            }
+            Command::Copy => return self.copy_focused(),
+            Command::CopyStep => {
+                let Some(body) = run.body() else { return Vec::new() };
+                let s = &body.step;
+                let text = format!(
+                    "step {}\n\nthought:\n{}\n\naction:\n{}\n\nobservation:\n{}\n",
+                    s.index, s.thought, s.action, s.observation
+                );
+                let what = format!("step {}", s.index);
+                return self.copy(&what, &text);
+            }
+            _ => {}
+        }
+        self.load_current_step()
+    }
+
+    /// The text a reviewer most likely wants: the action of the step, or the patch file shown.
+    pub(super) fn copy_focused(&mut self) -> Vec<Effect> {
+        let Some(run) = self.run.as_ref() else { return Vec::new() };
+        let text = match run.panel {
+            Panel::FinalPatch | Panel::GoldPatch => {
+                run.patch(run.panel).and_then(|files| files.get(run.file)).map(|f| f.diff.clone())
+            }
+            _ => run.body().map(|b| b.step.action.clone()),
+        };
+        match text {
+            Some(t) if !t.is_empty() => {
+                let what = if matches!(run.panel, Panel::FinalPatch | Panel::GoldPatch) {
+                    "the patch file"
+                } else {
+                    "the action"
+                };
+                self.copy(what, &t)
+            }
+            _ => {
+                self.set_info("nothing to copy here".into());
+                Vec::new()
+            }
+        }
+    }
+
+    /// Ask for the current step's body unless it is loaded.
+    pub(super) fn load_current_step(&mut self) -> Vec<Effect> {
+        let rows = self.rows;
+        let Some(run) = self.run.as_mut() else { return Vec::new() };
+        run.scroll_into_view(rows);
+        match run.step_index() {
+            Some(index) if !run.has_body(index) => vec![Effect::LoadStep { run: run.run_id(), index }],
+            _ => Vec::new(),
+        }
+    }
+
+    pub(super) fn search_done(&mut self, query: String, steps: Vec<i64>) -> Vec<Effect> {
+        let Some(run) = self.run.as_mut() else { return Vec::new() };
+        let count = steps.len();
+        run.search = Some(Search { query: query.clone(), hits: steps });
+        if count == 0 {
+            self.set_info(format!("{query:?}: no step matches"));
+            return Vec::new();
+        }
+        let here = run.step_index().unwrap_or(0);
+        let on_hit = run.search.as_ref().is_some_and(|s| s.hits.contains(&here));
+        if !on_hit && let Some(index) = run.next_hit(true) {
+            run.go_to_index(index);
+        }
+        self.set_info(format!("{query:?}: {count} steps match (n/N next/previous)"));
+        self.load_current_step()
     }
 }

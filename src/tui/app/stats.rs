@@ -1,7 +1,9 @@
 //! The statistics screen's state: the numbers (loaded by the driver) and what is selected.
 
+use super::{Effect, Screen};
 use crate::agreement::AgreementReport;
 use crate::review::stats::{By, Stats};
+use crate::tui::action::Command;
 
 #[derive(Debug, Clone)]
 pub struct StatsView {
@@ -27,5 +29,45 @@ pub fn next_by(by: By) -> By {
         By::Agent => By::Benchmark,
         By::Benchmark => By::Exit,
         By::Exit => By::All,
+    }
+}
+
+impl super::App {
+    pub(super) fn load_stats(&self, by: crate::review::stats::By) -> Effect {
+        let t = &self.review.taxonomy;
+        Effect::LoadStats {
+            taxonomy: t.name.clone(),
+            version: t.version.clone(),
+            stamp: t.stamp(),
+            modes: t.modes.iter().map(|m| m.id.clone()).collect(),
+            by,
+            blind_rater: self.review.blind.then(|| self.review.rater.clone()),
+            scope: self.review.scope,
+        }
+    }
+
+    pub(super) fn stats_command(&mut self, cmd: Command) -> Vec<Effect> {
+        let Some(view) = self.stats.as_mut() else {
+            self.screen = Screen::List;
+            return Vec::new();
+        };
+        let modes = view.stats.total.modes.len().max(self.review.taxonomy.modes.len());
+        let raters = view.report.as_ref().and_then(|r| r.modes.first()).map_or(0, |m| m.against_reference.len());
+        match cmd {
+            Command::Back | Command::Stats => self.screen = self.stats_from,
+            Command::Down => view.mode = (view.mode + 1).min(modes.saturating_sub(1)),
+            Command::Up => view.mode = view.mode.saturating_sub(1),
+            Command::ScrollDown => view.scroll += 3,
+            Command::ScrollUp => view.scroll = view.scroll.saturating_sub(3),
+            Command::PageDown => view.scroll += self.rows,
+            Command::PageUp => view.scroll = view.scroll.saturating_sub(self.rows),
+            Command::NextPanel if raters > 0 => view.rater = (view.rater + 1) % raters,
+            Command::SortNext => {
+                let by = next_by(view.by);
+                return vec![self.load_stats(by)];
+            }
+            _ => {}
+        }
+        Vec::new()
     }
 }
