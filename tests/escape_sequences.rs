@@ -144,3 +144,78 @@ fn words_right_after_colour_codes_are_searchable() {
         hits.as_array().map(|a| a.iter().filter_map(|h| h["instance_id"].as_str()).collect()).unwrap_or_default();
     assert_eq!(instances, vec!["esc__case-1"]);
 }
+
+/// An instance id (from the file name) with an OSC title sequence, a model with an OSC 52
+/// clipboard write, a screen clear and a C1 CSI, a reviewer's note with the same: every CSV and
+/// Markdown export and `stats` shows them as visible symbols whatever reads the output (here a
+/// pipe, as in `trajan export labels | head`), and a file written with `-o` holds the same text.
+#[test]
+fn exports_and_stats_show_escape_sequences_as_symbols_not_raw() {
+    let case = Case::new();
+    let model = "model\u{1b}]52;c;ZXZpbA==\u{7}\u{1b}[2J\u{9b}31m";
+    let traj = serde_json::json!({
+        "trajectory": [{"action": "ls", "observation": HOSTILE, "thought": "t", "response": "t"}],
+        "history": [],
+        "info": {"exit_status": "submitted"},
+        "replay_config": serde_json::json!({"agent": {"model": {"name": model}}}).to_string()
+    });
+    let instance = "esc\u{1b}]0;title\u{7}__x-1";
+    case.write(&format!("{instance}.traj"), traj.to_string().as_bytes());
+    let run = |args: &[&str]| case.cli(&args.iter().map(OsStr::new).collect::<Vec<_>>());
+    let out = run(&["ingest", case.root.to_str().unwrap_or_default()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(run(&["classify"]).status.code(), Some(0));
+    let note = "see \u{1b}]0;pwned\u{7}\u{1b}[1;1H here";
+    let out = run(&["label", instance, "--unclassified", "--note", note, "--rater", "ann"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+
+    let text_outputs: [&[&str]; 8] = [
+        &["export", "labels", "--format", "csv"],
+        &["export", "labels", "--format", "markdown"],
+        &["export", "stats", "--format", "csv", "--by", "model"],
+        &["export", "stats", "--format", "markdown", "--by", "model", "--source", "heuristic"],
+        &["stats", "--csv", "--by", "model"],
+        &["stats", "--markdown", "--by", "model"],
+        &["labels"],
+        &["labels", "--history"],
+    ];
+    for args in text_outputs {
+        let mut all = vec!["--include-unknown"];
+        all.extend_from_slice(args);
+        let out = run(&all);
+        assert_clean(&format!("{args:?}"), &out);
+        let text = String::from_utf8_lossy(&out.stdout);
+        // `labels` is sanitized for the terminal: the sequences are gone, not shown.
+        if args[0] == "labels" {
+            assert!(text.contains("see  here"), "{args:?}:\n{text}");
+            continue;
+        }
+        assert!(text.contains("model\u{241b}]52;c;ZXZpbA==\u{2407}\u{241b}[2J\u{fffd}31m"), "{args:?}:\n{text}");
+        if args[1] == "labels" {
+            assert!(text.contains("esc\u{241b}]0;title\u{2407}__x-1"), "{args:?}:\n{text}");
+            assert!(text.contains("see \u{241b}]0;pwned\u{2407}\u{241b}[1;1H here"), "{args:?}:\n{text}");
+        }
+    }
+    // The file holds what standard output shows.
+    let file = case.root.join("labels.csv");
+    let out = run(&["export", "labels", "--format", "csv", "-o", file.to_str().unwrap_or_default()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let written = must(std::fs::read(&file), "read the export");
+    assert_eq!(terminal_controls(&written), Vec::<String>::new());
+    assert_eq!(written, run(&["export", "labels", "--format", "csv"]).stdout);
+
+    // JSON and JSON lines escape every control and read back exactly.
+    for format in ["json", "jsonl"] {
+        let out = run(&["export", "labels", "--format", format]);
+        assert_clean(format, &out);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("\\u009b31m"), "C1 escaped in {format}: {text}");
+        let labels: Vec<serde_json::Value> = if format == "json" {
+            must(serde_json::from_str(&text), format)
+        } else {
+            text.lines().map(|l| must(serde_json::from_str(l), format)).collect()
+        };
+        assert!(labels.iter().any(|l| l["instance_id"] == instance && l["note"] == note), "{format}: {text}");
+        assert!(labels.iter().any(|l| l["run_model"] == model), "{format}: {text}");
+    }
+}

@@ -699,6 +699,108 @@ fn export_errors_name_the_file_and_the_reason() {
     assert_eq!(left, ["exports"], "no temporary file left behind");
 }
 
+/// `-o` onto a FIFO (or a character device such as /dev/stdout or /dev/null) writes into it, and
+/// it stays what it was. /dev/null itself is not tried: without the fix, root would replace it
+/// with a file.
+#[cfg(unix)]
+#[test]
+fn export_into_a_fifo_writes_into_it_and_leaves_it_a_fifo() {
+    use std::os::unix::fs::FileTypeExt;
+    let (dir, db) = fixture_db();
+    ok(&db, &["classify"]);
+    let fifo = dir.path().join("labels.fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    let out = trajan(&db, &["export", "labels", "--format", "csv", "-o", fifo.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    // Checked before waiting for the reader: had the FIFO been replaced, it would wait forever.
+    assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo(), "the FIFO was replaced");
+    assert_eq!(reader.join().unwrap(), export(&db, "labels", "csv", &[]));
+}
+
+/// `-o` onto an existing file keeps its mode and, for root (as CI runs), its owner and group.
+#[cfg(unix)]
+#[test]
+fn export_over_a_file_keeps_its_mode_and_owner() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let (dir, db) = fixture_db();
+    ok(&db, &["classify"]);
+    let file = dir.path().join("private.csv");
+    std::fs::write(&file, "old").unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let root = std::fs::metadata(&file).unwrap().uid() == 0;
+    if root {
+        std::os::unix::fs::chown(&file, Some(4321), Some(4322)).unwrap();
+    }
+    ok(&db, &["export", "labels", "--format", "csv", "-o", file.to_str().unwrap()]);
+    let m = std::fs::metadata(&file).unwrap();
+    assert_eq!(m.permissions().mode() & 0o7777, 0o640, "the mode is kept");
+    if root {
+        assert_eq!((m.uid(), m.gid()), (4321, 4322), "the owner is kept");
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), export(&db, "labels", "csv", &[]));
+}
+
+/// `-o` onto a socket is refused with the reason, and the socket is left alone.
+#[cfg(unix)]
+#[test]
+fn export_onto_a_socket_is_refused() {
+    use std::os::unix::fs::FileTypeExt;
+    let (dir, db) = fixture_db();
+    let socket = dir.path().join("labels.sock");
+    let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    for what in ["labels", "stats"] {
+        let out = trajan(&db, &["export", what, "--format", "csv", "-o", socket.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+        assert_eq!(
+            text(&out),
+            format!(
+                "error: cannot write {}: it is a socket; an export goes to a file, a character device (such as \
+                 /dev/stdout) or a FIFO\n",
+                socket.display()
+            )
+        );
+        assert!(std::fs::symlink_metadata(&socket).unwrap().file_type().is_socket(), "the socket is left");
+    }
+}
+
+/// Instance ids, models and notes a spreadsheet would run as formulas are exported as text
+/// (`'` first) in every CSV; Markdown and JSON keep them as they are; numbers stay numbers.
+#[test]
+fn csv_cells_that_start_a_formula_are_quoted_in_every_csv() {
+    let (dir, db) = fixture_db();
+    let extra = dir.path().join("extra");
+    std::fs::create_dir(&extra).unwrap();
+    write_traj(&extra, "=1+2__x-1", "submitted", Some("@SUM(1+1)"));
+    ingest(&db, &[extra]);
+    ok(&db, &["classify"]);
+    label(&db, "=1+2__x-1", "ann", &["--unclassified", "--note=-2+3"]);
+
+    let (_, rows) = csv_rows(&export(&db, "labels", "csv", &[]));
+    let ann = rows.iter().find(|r| r["rater"] == "ann").unwrap();
+    assert_eq!(
+        (ann["instance_id"].as_str(), ann["run_model"].as_str(), ann["note"].as_str()),
+        ("'=1+2__x-1", "'@SUM(1+1)", "'-2+3")
+    );
+    assert!(ann["label_id"].parse::<i64>().is_ok() && ann["run_id"].parse::<i64>().is_ok(), "{ann:?}");
+    assert!(export(&db, "labels", "markdown", &[]).contains("| =1+2__x-1 | @SUM(1+1) |"));
+    let json: Value = serde_json::from_str(&export(&db, "labels", "json", &[])).unwrap();
+    assert!(json.as_array().unwrap().iter().any(|l| l["instance_id"] == "=1+2__x-1" && l["note"] == "-2+3"));
+
+    for csv in [
+        export(&db, "stats", "csv", &["--by", "model", "--include-unknown"]),
+        ok(&db, &["--include-unknown", "stats", "--csv", "--by", "model"]),
+    ] {
+        let (_, rows) = csv_rows(&csv);
+        let row = rows.iter().find(|r| r["group"].contains("SUM")).unwrap_or_else(|| panic!("{csv}"));
+        assert_eq!(row["group"], "'@SUM(1+1)");
+        assert_eq!((row["runs"].as_str(), row["coverage"].as_str()), ("1", "0.0000"), "numbers as they are: {row:?}");
+    }
+}
+
 /// The Markdown statistics are titled by their grouping, and not grouped they are plainly the
 /// failure modes.
 #[test]
@@ -947,9 +1049,10 @@ fn eight_reviewers_labelling_one_database_at_once_lose_nothing() {
 // ---------------------------------------------------------------------------------------------
 // Statistics
 
-/// A small SWE-agent trajectory (instance id from the file name) with no test outcome.
-fn write_traj(dir: &Path, instance: &str, exit: &str) -> PathBuf {
-    let traj = serde_json::json!({
+/// A small SWE-agent trajectory (instance id from the file name) with no test outcome, and the
+/// model when given.
+fn write_traj(dir: &Path, instance: &str, exit: &str, model: Option<&str>) -> PathBuf {
+    let mut traj = serde_json::json!({
         "trajectory": [{
             "action": "ls", "observation": "a.py", "thought": "t", "response": "t",
             "state": "{\"open_file\": \"n/a\", \"working_dir\": \"/r\"}"
@@ -957,6 +1060,9 @@ fn write_traj(dir: &Path, instance: &str, exit: &str) -> PathBuf {
         "history": [],
         "info": {"exit_status": exit}
     });
+    if let Some(model) = model {
+        traj["replay_config"] = serde_json::json!({"agent": {"model": {"name": model}}}).to_string().into();
+    }
     let path = dir.join(format!("{instance}.traj"));
     std::fs::write(&path, traj.to_string()).unwrap();
     path
@@ -967,8 +1073,8 @@ fn stats_of_a_hand_labelled_set_count_what_the_reviewers_said() {
     let (dir, db) = fixture_db();
     let extra = dir.path().join("extra");
     std::fs::create_dir(&extra).unwrap();
-    write_traj(&extra, "astropy__astropy-12907", "exit_context");
-    write_traj(&extra, "plainrun", "submitted");
+    write_traj(&extra, "astropy__astropy-12907", "exit_context", None);
+    write_traj(&extra, "plainrun", "submitted", None);
     ingest(&db, &[extra]);
     // Heuristic labels, which `--source human` must not read; the runs whose outcome is unknown
     // count as failed runs here, on purpose (most of these fixtures have no verdict).

@@ -5,6 +5,7 @@ use anyhow::Result;
 use serde::Serialize;
 use std::fmt::Write as _;
 use trajan::model::TestGroup;
+use trajan::review::export::escape_c1;
 use trajan::sanitize::sanitize;
 use trajan::store::read::{RunDetail, RunSummary, SearchHit, StepRow};
 
@@ -22,27 +23,12 @@ pub fn emit_bytes(bytes: &[u8]) -> std::io::Result<()> {
 }
 
 /// Pretty JSON. serde_json leaves DEL and the C1 controls (U+0080..U+009F) raw, and some
-/// terminals act on C1; they are escaped here (they can only occur inside strings, where
-/// `\u00XX` means the same).
+/// terminals act on C1; they are escaped here (`review::export::escape_c1`).
 pub fn print_json<T: Serialize + ?Sized>(value: &T) -> Result<()> {
     let mut text = escape_c1(&serde_json::to_string_pretty(value)?);
     text.push('\n');
     emit(&text)?;
     Ok(())
-}
-
-/// JSON text with DEL and the C1 controls (U+007F–U+009F) written as `\u` escapes: the same
-/// text to a JSON reader, harmless to a terminal.
-pub fn escape_c1(json: &str) -> String {
-    let mut out = String::with_capacity(json.len());
-    for c in json.chars() {
-        if ('\u{7f}'..='\u{9f}').contains(&c) {
-            let _ = write!(out, "\\u{:04x}", c as u32);
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// The prompt of a step, message by message.

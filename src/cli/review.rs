@@ -1,6 +1,6 @@
 //! `trajan label`, `agreement`, `stats`, `export`, `import-labels`.
 
-use super::output::{emit, escape_c1, print_json};
+use super::output::{emit, print_json};
 use anyhow::{Context, Result, bail};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -260,7 +260,8 @@ pub fn stats(store: &Store, args: &StatsArgs, include_unknown: bool) -> Result<i
     } else {
         Format::Markdown
     };
-    emit(&sanitize(&export::stats(&s, &modes, format)?))?;
+    // The export's text is safe for a terminal as it is (`review::export`).
+    emit(&export::stats(&s, &modes, format)?)?;
     Ok(0)
 }
 
@@ -271,7 +272,8 @@ pub struct ExportArgs {
     /// csv, json, jsonl or markdown.
     #[arg(long, default_value = "csv")]
     pub format: String,
-    /// Write here instead of standard output (replaced whole, never half-written).
+    /// Write here instead of standard output: a file is replaced whole (never half-written, its
+    /// mode kept); a device or FIFO (/dev/stdout, a named pipe) is written into.
     #[arg(short = 'o', long)]
     pub output: Option<PathBuf>,
     /// Labels: only the current label per run, source, rater and taxonomy (default: all).
@@ -312,16 +314,11 @@ pub fn export(store: &Store, args: &ExportArgs, include_unknown: bool) -> Result
         other => bail!("export {other:?}: labels or stats"),
     };
     match &args.output {
-        // JSON escapes the C1 controls (losslessly); CSV and Markdown meant for a terminal are
-        // sanitized like every other output. With `-o` the file holds the text as it is.
-        None => match format {
-            Format::Json | Format::Jsonl => emit(&escape_c1(&text))?,
-            _ if std::io::IsTerminal::is_terminal(&std::io::stdout()) => emit(&sanitize(&text))?,
-            _ => emit(&text)?,
-        },
+        // Every format is safe for a terminal as it is: the same text as the file.
+        None => emit(&text)?,
         Some(path) => {
             export::write_file(path, &text)?;
-            eprintln!("wrote {}", path.display());
+            eprintln!("wrote {}", sanitize(&path.display().to_string()));
         }
     }
     Ok(0)

@@ -1,12 +1,22 @@
 //! Exports of labels and statistics as CSV, JSON, JSON lines or Markdown. Every export names the
 //! taxonomy and version of its labels, and LLM labels carry their model and prompt hash. The
 //! column names are stable (docs/LABELLING.md lists them).
+//!
+//! The text of every format is safe whatever reads it (`cells`): CSV and Markdown show control
+//! characters as visible symbols and CSV text cells never start a spreadsheet formula; JSON
+//! escapes every control character. Files are written by `file`.
+
+mod cells;
+mod file;
+
+pub use cells::{clean, escape_c1};
+pub use file::{WhyNot, WriteError, write_file};
 
 use super::stats::{Row, Stats};
 use crate::classify::label::Label;
 use crate::store::labels::LabelRow;
+use cells::Cell;
 use serde::{Deserialize, Serialize};
-use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -31,111 +41,6 @@ impl Format {
 #[derive(Debug, thiserror::Error)]
 #[error("cannot write the export: {0}")]
 pub struct ExportError(String);
-
-/// A file that could not be written, and why, in the reader's terms: never the name of the
-/// temporary file it was written to first, nor the OS's error code.
-#[derive(Debug, thiserror::Error)]
-#[error("cannot write {}: {why}", path.display())]
-pub struct WriteError {
-    pub path: PathBuf,
-    pub why: WhyNot,
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum WhyNot {
-    #[error("the folder {} does not exist", .0.display())]
-    NoFolder(PathBuf),
-    #[error("{} is not a folder", .0.display())]
-    NotAFolder(PathBuf),
-    #[error("it is a folder")]
-    IsAFolder,
-    #[error("the name ends with a slash (a folder's name); give a file name")]
-    FolderName,
-    #[error("files cannot be created in the folder {}", .0.display())]
-    CannotCreate(PathBuf),
-    #[error("permission denied (in the folder {})", .0.display())]
-    PermissionDenied(PathBuf),
-    #[error("the file system is read-only")]
-    ReadOnly,
-    #[error("no space left on the device")]
-    NoSpace,
-    /// Another I/O error: the system's message without its code.
-    #[error("{0}")]
-    Io(String),
-}
-
-/// Write `text` to `path` whole or not at all: into a temporary file beside it, then renamed
-/// over it, so a reader never sees half a file and a failed write leaves the old one.
-/// The file is readable by others (0644 on Unix), as a shared export should be.
-pub fn write_file(path: &Path, text: &str) -> Result<(), WriteError> {
-    let fail = |why| WriteError { path: path.to_path_buf(), why };
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    if path.is_dir() {
-        return Err(fail(WhyNot::IsAFolder));
-    }
-    if path.as_os_str().to_string_lossy().ends_with(std::path::MAIN_SEPARATOR) {
-        return Err(fail(WhyNot::FolderName));
-    }
-    match std::fs::metadata(dir) {
-        Ok(m) if !m.is_dir() => return Err(fail(WhyNot::NotAFolder(dir.to_path_buf()))),
-        Ok(_) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(fail(WhyNot::NoFolder(dir.to_path_buf()))),
-        Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
-            return Err(fail(WhyNot::NotAFolder(nearest_file(dir))));
-        }
-        Err(e) => return Err(fail(why_not(&e, dir))),
-    }
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| fail(why_not(&e, dir)))?;
-    std::io::Write::write_all(&mut tmp, text.as_bytes()).map_err(|e| fail(why_not(&e, dir)))?;
-    // A temporary file is private (0600); an export is for sharing.
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        tmp.as_file().set_permissions(std::fs::Permissions::from_mode(0o644)).map_err(|e| fail(why_not(&e, dir)))?;
-    }
-    // On failure the temporary file is removed (dropped with the error).
-    tmp.persist(path).map_err(|e| fail(why_not(&e.error, dir)))?;
-    Ok(())
-}
-
-/// An I/O error as a reason; `dir` is the folder written in.
-fn why_not(e: &std::io::Error, dir: &Path) -> WhyNot {
-    use std::io::ErrorKind;
-    match e.kind() {
-        // The folder was there a moment ago (it was checked): a file system like /proc.
-        ErrorKind::NotFound if dir.is_dir() => WhyNot::CannotCreate(dir.to_path_buf()),
-        ErrorKind::NotFound => WhyNot::NoFolder(dir.to_path_buf()),
-        ErrorKind::IsADirectory => WhyNot::IsAFolder,
-        ErrorKind::NotADirectory => WhyNot::NotAFolder(nearest_file(dir)),
-        ErrorKind::PermissionDenied => WhyNot::PermissionDenied(dir.to_path_buf()),
-        ErrorKind::ReadOnlyFilesystem => WhyNot::ReadOnly,
-        ErrorKind::StorageFull => WhyNot::NoSpace,
-        _ => WhyNot::Io(without_code(e)),
-    }
-}
-
-/// The first ancestor of `dir` (itself included) that exists and is not a folder: what stands
-/// where a folder should be.
-fn nearest_file(dir: &Path) -> PathBuf {
-    dir.ancestors().find(|a| a.exists() && !a.is_dir()).unwrap_or(dir).to_path_buf()
-}
-
-/// "Is a directory (os error 21)" -> "is a directory".
-fn without_code(e: &std::io::Error) -> String {
-    let text = e.to_string();
-    let text = match text.rfind(" (os error ") {
-        Some(i) => &text[..i],
-        None => text.as_str(),
-    };
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(first) => first.to_lowercase().chain(chars).collect(),
-        None => String::new(),
-    }
-}
 
 /// A label as exported (and imported by `import-labels`): the label whole, with the run it is
 /// about named by more than its local id.
@@ -211,70 +116,82 @@ fn opt<T: ToString>(v: &Option<T>) -> String {
     v.as_ref().map(ToString::to_string).unwrap_or_default()
 }
 
-fn label_record(e: &ExportedLabel) -> Vec<String> {
+fn label_record(e: &ExportedLabel) -> Vec<Cell> {
     let l = &e.label;
     let p = &l.provenance;
     let llm = l.source == crate::classify::label::Source::Llm;
     let join = |f: &dyn Fn(&crate::classify::label::ModeVerdict) -> String| {
         l.modes.iter().map(f).collect::<Vec<_>>().join(";")
     };
+    let text = Cell::Text;
+    let number = |n: String| Cell::Number(n);
     vec![
-        e.label_id.to_string(),
-        l.run_id.to_string(),
-        opt(&e.instance_id),
-        opt(&e.run_model),
-        opt(&e.run_agent),
-        l.source.name().into(),
-        l.rater.clone(),
-        l.taxonomy.clone(),
-        l.taxonomy_version.clone(),
-        e.created_at.clone(),
-        l.is_unclassified().to_string(),
-        join(&|m| m.mode.clone()),
-        join(&|m| format!("{:.2}", m.confidence)),
-        join(&|m| {
+        number(e.label_id.to_string()),
+        number(l.run_id.to_string()),
+        text(opt(&e.instance_id)),
+        text(opt(&e.run_model)),
+        text(opt(&e.run_agent)),
+        text(l.source.name().into()),
+        text(l.rater.clone()),
+        text(l.taxonomy.clone()),
+        text(l.taxonomy_version.clone()),
+        text(e.created_at.clone()),
+        text(l.is_unclassified().to_string()),
+        text(join(&|m| m.mode.clone())),
+        text(join(&|m| format!("{:.2}", m.confidence))),
+        text(join(&|m| {
             format!("{}:{}", m.mode, m.evidence.iter().map(|x| x.step.to_string()).collect::<Vec<_>>().join(","))
-        }),
-        l.considered.iter().map(|m| m.mode.clone()).collect::<Vec<_>>().join(";"),
-        l.exit_category.clone(),
-        l.summary.clone(),
-        opt(&e.note),
-        if llm { opt(&p.model) } else { String::new() },
-        if llm { opt(&p.input_hash) } else { String::new() },
-        opt(&p.tokens_in),
-        opt(&p.tokens_out),
-        opt(&p.cost),
-        opt(&p.latency_ms),
+        })),
+        text(l.considered.iter().map(|m| m.mode.clone()).collect::<Vec<_>>().join(";")),
+        text(l.exit_category.clone()),
+        text(l.summary.clone()),
+        text(opt(&e.note)),
+        text(if llm { opt(&p.model) } else { String::new() }),
+        text(if llm { opt(&p.input_hash) } else { String::new() }),
+        number(opt(&p.tokens_in)),
+        number(opt(&p.tokens_out)),
+        number(opt(&p.cost)),
+        number(opt(&p.latency_ms)),
     ]
 }
 
-fn csv(header: &[String], rows: &[Vec<String>]) -> Result<String, ExportError> {
+/// The header's names are text cells too (a `mode:<id>` column names a taxonomy's mode).
+fn csv(header: &[String], rows: &[Vec<Cell>]) -> Result<String, ExportError> {
     let mut w = ::csv::Writer::from_writer(Vec::new());
     let err = |e: ::csv::Error| ExportError(e.to_string());
-    w.write_record(header).map_err(err)?;
+    w.write_record(header.iter().map(|h| cells::csv_text(h))).map_err(err)?;
     for r in rows {
-        w.write_record(r).map_err(err)?;
+        w.write_record(r.iter().map(|c| match c {
+            Cell::Text(t) => cells::csv_text(t),
+            Cell::Number(n) => n.clone(),
+        }))
+        .map_err(err)?;
     }
     let bytes = w.into_inner().map_err(|e| ExportError(e.to_string()))?;
     String::from_utf8(bytes).map_err(|e| ExportError(e.to_string()))
 }
 
-/// A Markdown table cell: pipes escaped, newlines as spaces.
-fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace(['\n', '\r'], " ")
-}
-
-fn markdown(title: &str, header: &[String], rows: &[Vec<String>]) -> String {
-    let mut out = format!("{title}\n\n| {} |\n|{}\n", header.join(" | "), "---|".repeat(header.len()));
+fn markdown(title: &str, header: &[String], rows: &[Vec<Cell>]) -> String {
+    let row = |cells: Vec<String>| format!("| {} |\n", cells.join(" | "));
+    let mut out = format!("{}\n\n", cells::markdown_line(title));
+    out.push_str(&row(header.iter().map(|h| cells::markdown_cell(h)).collect()));
+    out.push_str(&format!("|{}\n", "---|".repeat(header.len())));
     for r in rows {
-        out.push_str(&format!("| {} |\n", r.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | ")));
+        out.push_str(&row(r
+            .iter()
+            .map(|c| match c {
+                Cell::Text(t) => cells::markdown_cell(t),
+                Cell::Number(n) => n.clone(),
+            })
+            .collect()));
     }
     out
 }
 
+/// JSON with the C1 controls escaped too (serde_json escapes only C0).
 fn json<T: Serialize + ?Sized>(v: &T, pretty: bool) -> Result<String, ExportError> {
     let text = if pretty { serde_json::to_string_pretty(v) } else { serde_json::to_string(v) };
-    text.map_err(|e| ExportError(e.to_string()))
+    text.map(|t| escape_c1(&t)).map_err(|e| ExportError(e.to_string()))
 }
 
 pub fn labels(rows: &[ExportedLabel], format: Format) -> Result<String, ExportError> {
@@ -304,20 +221,21 @@ fn ratio(x: Option<f64>) -> String {
     x.map(|v| format!("{v:.4}")).unwrap_or_default()
 }
 
-fn stats_record(s: &Stats, r: &Row, modes: &[String]) -> Vec<String> {
+fn stats_record(s: &Stats, r: &Row, modes: &[String]) -> Vec<Cell> {
+    let number = |n: String| Cell::Number(n);
     let mut v = vec![
-        s.taxonomy.clone(),
-        s.source.clone(),
-        s.by.clone(),
-        r.group.clone(),
-        r.runs.to_string(),
-        r.labelled.to_string(),
-        r.with_mode.to_string(),
-        ratio(r.coverage),
-        r.compared.to_string(),
-        ratio(r.agreement),
+        Cell::Text(s.taxonomy.clone()),
+        Cell::Text(s.source.clone()),
+        Cell::Text(s.by.clone()),
+        Cell::Text(r.group.clone()),
+        number(r.runs.to_string()),
+        number(r.labelled.to_string()),
+        number(r.with_mode.to_string()),
+        number(ratio(r.coverage)),
+        number(r.compared.to_string()),
+        number(ratio(r.agreement)),
     ];
-    v.extend(modes.iter().map(|m| r.modes.get(m).copied().unwrap_or(0).to_string()));
+    v.extend(modes.iter().map(|m| number(r.modes.get(m).copied().unwrap_or(0).to_string())));
     v
 }
 
@@ -330,7 +248,7 @@ fn stats_title(by: &str) -> String {
 pub fn stats(s: &Stats, modes: &[String], format: Format) -> Result<String, ExportError> {
     let mut header: Vec<String> = STATS_COLUMNS.iter().map(|c| c.to_string()).collect();
     header.extend(modes.iter().map(|m| format!("mode:{m}")));
-    let rows: Vec<Vec<String>> =
+    let rows: Vec<Vec<Cell>> =
         s.rows.iter().chain(std::iter::once(&s.total)).map(|r| stats_record(s, r, modes)).collect();
     let llm = if s.llm_models.is_empty() {
         String::new()
@@ -362,58 +280,77 @@ pub fn stats(s: &Stats, modes: &[String], format: Format) -> Result<String, Expo
 mod tests {
     use super::*;
 
-    fn entries(dir: &Path) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(dir)
-            .unwrap_or_else(|e| panic!("{e}"))
-            .map(|e| e.map(|e| e.file_name().to_string_lossy().into_owned()).unwrap_or_default())
-            .collect();
-        names.sort();
-        names
-    }
-
-    fn message(path: &Path) -> String {
-        match write_file(path, "text") {
-            Ok(()) => panic!("writing {} should fail", path.display()),
-            Err(e) => e.to_string(),
-        }
+    /// An LLM label on a run whose instance id, model, agent and note are formulas or carry
+    /// escape sequences, with a negative cost (a number, which must stay one).
+    fn hostile_label() -> ExportedLabel {
+        let label = serde_json::json!({
+            "label_id": 7, "run_id": 3, "instance_id": "=HYPERLINK(\"http://x\",\"y\")", "run_model": "@SUM(1+1)",
+            "run_agent": "-agent", "created_at": "2025-01-01T00:00:00.000Z", "note": "+1\u{1b}]0;t\u{7}|a\\|b\nc",
+            "source": "llm", "rater": "\tm", "taxonomy": "t", "taxonomy_version": "1.0", "modes": [],
+            "provenance": {"model": "=m", "input_hash": "h", "tokens_in": 1, "tokens_out": 2, "cost": -0.5, "latency_ms": 3}
+        });
+        serde_json::from_value(label).unwrap_or_else(|e| panic!("{e}"))
     }
 
     #[test]
-    fn a_failed_write_says_why_in_plain_words_and_leaves_nothing() {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let d = dir.path();
-        std::fs::create_dir(d.join("folder")).unwrap_or_else(|e| panic!("{e}"));
-        std::fs::write(d.join("file"), "x").unwrap_or_else(|e| panic!("{e}"));
-        let cases = [
-            (d.join("missing/out.csv"), format!("the folder {} does not exist", d.join("missing").display())),
-            (d.join("folder"), "it is a folder".to_string()),
-            (d.join("file/out.csv"), format!("{} is not a folder", d.join("file").display())),
-            (d.join("file/sub/out.csv"), format!("{} is not a folder", d.join("file").display())),
-            (
-                PathBuf::from(format!("{}/new/", d.display())),
-                "the name ends with a slash (a folder's name); give a file name".to_string(),
-            ),
-        ];
-        for (path, why) in cases {
-            assert_eq!(message(&path), format!("cannot write {}: {why}", path.display()));
-        }
-        assert_eq!(entries(d), ["file", "folder"], "nothing left behind");
-        assert!(entries(&d.join("folder")).is_empty());
+    fn csv_text_cells_never_start_a_formula_and_numbers_stay_numbers() {
+        let text = labels(&[hostile_label()], Format::Csv).unwrap_or_else(|e| panic!("{e}"));
+        let mut reader = ::csv::Reader::from_reader(text.as_bytes());
+        let header: Vec<String> =
+            reader.headers().map(|h| h.iter().map(str::to_string).collect()).unwrap_or_else(|e| panic!("{e}"));
+        let rows: Vec<::csv::StringRecord> = reader.records().map(|r| r.unwrap_or_else(|e| panic!("{e}"))).collect();
+        assert_eq!(rows.len(), 1);
+        let get = |column: &str| {
+            let i = header.iter().position(|h| h == column).unwrap_or_else(|| panic!("no column {column}"));
+            rows[0].get(i).unwrap_or_default().to_string()
+        };
+        assert_eq!(get("instance_id"), "'=HYPERLINK(\"http://x\",\"y\")");
+        assert_eq!(get("run_model"), "'@SUM(1+1)");
+        assert_eq!(get("run_agent"), "'-agent");
+        assert_eq!(get("rater"), "'\tm");
+        assert_eq!(get("note"), "'+1\u{241b}]0;t\u{2407}|a\\|b\nc");
+        assert_eq!(get("llm_model"), "'=m");
+        assert_eq!(
+            (get("label_id"), get("run_id"), get("cost"), get("tokens_in")),
+            ("7".into(), "3".into(), "-0.5".into(), "1".into())
+        );
     }
 
     #[test]
-    fn a_file_is_replaced_whole_and_readable_by_others() {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let path = dir.path().join("out.csv");
-        std::fs::write(&path, "old content, longer than the new").unwrap_or_else(|e| panic!("{e}"));
-        write_file(&path, "new").unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(std::fs::read_to_string(&path).unwrap_or_default(), "new");
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            let mode = std::fs::metadata(&path).map(|m| m.permissions().mode() & 0o777).unwrap_or_default();
-            assert_eq!(mode, 0o644);
+    fn markdown_rows_keep_their_cells_whatever_the_text() {
+        let text = labels(&[hostile_label()], Format::Markdown).unwrap_or_else(|e| panic!("{e}"));
+        let rows: Vec<&str> = text.lines().filter(|l| l.starts_with('|')).collect();
+        assert_eq!(rows.len(), 3, "header, rule, one label:\n{text}");
+        // Cells are split at pipes no backslash escapes.
+        let cells = |row: &str| {
+            let (mut n, mut escaped) = (0, false);
+            for c in row.chars() {
+                match c {
+                    _ if escaped => escaped = false,
+                    '\\' => escaped = true,
+                    '|' => n += 1,
+                    _ => {}
+                }
+            }
+            n - 1
+        };
+        assert_eq!(cells(rows[2]), LABEL_COLUMNS.len(), "{}", rows[2]);
+        assert!(
+            rows[2].contains("| =HYPERLINK(\"http://x\",\"y\") | @SUM(1+1) |"),
+            "no quote outside CSV: {}",
+            rows[2]
+        );
+        assert!(rows[2].contains("+1\u{241b}]0;t\u{2407}\\|a\\\\\\|b c"), "{}", rows[2]);
+    }
+
+    #[test]
+    fn json_exports_escape_every_control() {
+        for format in [Format::Json, Format::Jsonl] {
+            let mut label = hostile_label();
+            label.note = Some("c1\u{9b}31m del\u{7f} esc\u{1b}".into());
+            let text = labels(std::slice::from_ref(&label), format).unwrap_or_else(|e| panic!("{e}"));
+            assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{text}");
+            assert!(text.contains("c1\\u009b31m del\\u007f esc\\u001b"), "{text}");
         }
-        assert_eq!(entries(dir.path()), ["out.csv"]);
     }
 }
