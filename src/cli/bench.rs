@@ -122,7 +122,7 @@ fn ingest(dir: &Path, db: Option<PathBuf>) -> Result<i32> {
         db_bytes as f64 / 1e6,
         db_bytes as f64 / first.bytes.max(1) as f64
     );
-    let _ = writeln!(out, "peak memory      {:.0} MB (VmHWM)", proc_status_kb("VmHWM")? as f64 / 1024.0);
+    let _ = writeln!(out, "peak memory      {:.0} MB (VmHWM)", super::memory::proc_status_kb("VmHWM")? as f64 / 1024.0);
     let _ = writeln!(out, "integrity        {}", store.integrity_check()?);
     super::output::emit(&out)?;
     Ok(if first.has_problems() { 1 } else { 0 })
@@ -141,14 +141,4 @@ fn parse_size(s: &str) -> Result<u64> {
         bail!("size must be positive");
     }
     Ok((n * mult) as u64)
-}
-
-/// A memory figure of this process from /proc (Linux), in kB: `VmHWM` (peak), `VmRSS` (now).
-pub fn proc_status_kb(field: &str) -> Result<u64> {
-    let status = std::fs::read_to_string("/proc/self/status")?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix(field).and_then(|rest| rest.strip_prefix(':')))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .with_context(|| format!("{field} not found in /proc/self/status"))
 }

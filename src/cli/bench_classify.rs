@@ -3,7 +3,7 @@
 //! (`trajan::chat_server`) that answers after a fixed latency, so the figure is the pipeline's
 //! own cost: prompt building, the HTTP client, validation and the database write.
 
-use super::bench::proc_status_kb;
+use super::memory::proc_status_kb;
 use super::output::emit;
 use anyhow::Result;
 use std::fmt::Write as _;

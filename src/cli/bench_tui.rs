@@ -49,7 +49,7 @@ pub fn run(db: &Path, sizes: &Sizes) -> Result<i32> {
     let t = Instant::now();
     ui.open_run(long);
     let _ = writeln!(out, "open long run     {:.1} ms ({} steps)", ms(t.elapsed()), sizes.steps);
-    let rss_open = super::bench::proc_status_kb("VmRSS")?;
+    let rss_open = super::memory::proc_status_kb("VmRSS")?;
     let mut times: Vec<(String, Duration)> = Vec::new();
     let mut press = |ui: &mut Headless, keys: &str| -> Result<()> {
         for k in keys.split_whitespace() {
@@ -82,7 +82,7 @@ pub fn run(db: &Path, sizes: &Sizes) -> Result<i32> {
     let idle = t.elapsed();
     press(&mut ui, "J K : ")?;
     ui.press("Esc").map_err(anyhow::Error::msg)?;
-    let rss_keys = super::bench::proc_status_kb("VmRSS")?;
+    let rss_keys = super::memory::proc_status_kb("VmRSS")?;
     // End to end: every step once, from the first (J/K above may have left the run).
     ui.open_run(long);
     ui.press("g").map_err(anyhow::Error::msg)?;
@@ -91,7 +91,7 @@ pub fn run(db: &Path, sizes: &Sizes) -> Result<i32> {
         ui.press("j").map_err(anyhow::Error::msg)?;
     }
     let sweep = t.elapsed();
-    let rss_end = super::bench::proc_status_kb("VmRSS")?;
+    let rss_end = super::memory::proc_status_kb("VmRSS")?;
     let mut all: Vec<Duration> = times.iter().map(|(_, d)| *d).collect();
     all.sort();
     let pct = |p: f64| all[((all.len() - 1) as f64 * p) as usize];

@@ -8,6 +8,7 @@ mod classify;
 mod demo;
 mod ingest;
 mod manual;
+mod memory;
 mod output;
 mod review;
 mod tui;

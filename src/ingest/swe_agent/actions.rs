@@ -4,6 +4,7 @@
 //! (`str_replace_editor str_replace /p --old_str 'a' --new_str 'b'`), so `shlex` recovers them.
 //! 0.x windowed edits are `edit N:M` + replacement lines + `end_of_edit`.
 
+use super::resolve;
 use super::window::Views;
 use crate::analysis::{edits, markers, shell};
 use crate::model::{EditKind, EditStatus};
@@ -221,17 +222,6 @@ fn with_newline(mut s: String) -> String {
         s.push('\n');
     }
     s
-}
-
-/// A path relative to the working directory, made absolute so edits to one file agree.
-pub fn resolve(path: &str, working_dir: Option<&str>) -> String {
-    match working_dir {
-        Some(wd) if !path.starts_with('/') => {
-            let p = path.trim_start_matches("./");
-            format!("{}/{}", wd.trim_end_matches('/'), p)
-        }
-        _ => path.to_string(),
-    }
 }
 
 #[cfg(test)]

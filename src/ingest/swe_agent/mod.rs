@@ -339,5 +339,16 @@ pub fn hash16(text: &str) -> [u8; 16] {
     out
 }
 
+/// A path relative to the working directory, made absolute so edits to one file agree.
+pub fn resolve(path: &str, working_dir: Option<&str>) -> String {
+    match working_dir {
+        Some(wd) if !path.starts_with('/') => {
+            let p = path.trim_start_matches("./");
+            format!("{}/{}", wd.trim_end_matches('/'), p)
+        }
+        _ => path.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests;

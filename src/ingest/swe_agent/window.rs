@@ -33,13 +33,13 @@ impl Views {
             if let Some(rest) = line.strip_prefix("[File: ") {
                 // "[File: /p/a.py (372 lines total)]"
                 let path = rest.rsplit_once(" (").map(|(p, _)| p).unwrap_or(rest);
-                current = Some((super::actions::resolve(path.trim(), working_dir), ':'));
+                current = Some((super::resolve(path.trim(), working_dir), ':'));
                 continue;
             }
             // "Here's the result of running `cat -n` on [a snippet of] /p/a.py:"
             if let Some((_, rest)) = line.split_once("Here's the result of running `cat -n` on ") {
                 let path = rest.strip_prefix("a snippet of ").unwrap_or(rest).trim_end_matches(':');
-                current = Some((super::actions::resolve(path.trim(), working_dir), '\t'));
+                current = Some((super::resolve(path.trim(), working_dir), '\t'));
                 continue;
             }
             let Some((path, separator)) = &current else { continue };

@@ -1,0 +1,86 @@
+//! The JSON the CLI prints about the real corpus, byte for byte: `runs`, `show` (each run, and
+//! its steps one by one), `search` and `signals`, compared with the digests in
+//! `tests/golden/json.digests`. A refactoring of the read side must leave them unchanged; a
+//! change meant to alter the output re-blesses them with `TRAJAN_BLESS=1 cargo test --test
+//! golden_json` (and the diff of that file shows which outputs changed).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+mod common;
+
+fn golden() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/json.digests")
+}
+
+fn trajan(db: &Path, args: &[String]) -> Vec<u8> {
+    let out = Command::new(env!("CARGO_BIN_EXE_trajan"))
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .env_remove("TRAJAN_DB")
+        .env("XDG_CONFIG_HOME", db.parent().unwrap_or(Path::new("/")))
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run trajan: {e}"));
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    out.stdout
+}
+
+/// Every output, keyed by its command line, with the corpus folder written as `CORPUS` (the
+/// checkout's location must not matter).
+fn outputs() -> BTreeMap<String, String> {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let db = dir.path().join("golden.db");
+    let mut ingest = vec!["ingest".to_string()];
+    ingest.extend(common::corpus_paths());
+    trajan(&db, &ingest);
+    let corpus = common::corpus().to_string_lossy().into_owned();
+    let mut out = BTreeMap::new();
+    let mut record = |args: Vec<String>| {
+        let text = String::from_utf8_lossy(&trajan(&db, &args)).replace(&corpus, "CORPUS");
+        out.insert(args.join(" "), text);
+    };
+    let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<String>>();
+    record(args(&["runs", "--json"]));
+    record(args(&["runs", "--failed", "--json"]));
+    let runs: Vec<serde_json::Value> =
+        serde_json::from_slice(&trajan(&db, &args(&["runs", "--json"]))).unwrap_or_else(|e| panic!("{e}"));
+    for run in &runs {
+        let id = run["id"].to_string();
+        record(args(&["show", &id, "--json"]));
+        record(args(&["signals", &id, "--json"]));
+        for step in 0..run["steps"].as_i64().unwrap_or(0) {
+            record(args(&["show", &id, "--step", &step.to_string(), "--json"]));
+        }
+    }
+    for query in ["error", "def ", "edit", "ZeroDivisionError", "constraints.py"] {
+        record(args(&["search", query, "--json", "--limit", "200"]));
+    }
+    out
+}
+
+fn digest(text: &str) -> String {
+    blake3::hash(text.as_bytes()).to_hex()[..32].to_string()
+}
+
+#[test]
+fn the_cli_json_on_the_corpus_is_unchanged() {
+    let digests: BTreeMap<String, String> = outputs().iter().map(|(k, v)| (k.clone(), digest(v))).collect();
+    let text: String = digests.iter().map(|(k, d)| format!("{d}  {k}\n")).collect();
+    if std::env::var_os("TRAJAN_BLESS").is_some() {
+        std::fs::create_dir_all(golden().parent().unwrap_or(Path::new("."))).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(golden(), &text).unwrap_or_else(|e| panic!("{e}"));
+        return;
+    }
+    let want = std::fs::read_to_string(golden()).unwrap_or_else(|e| panic!("{}: {e}", golden().display()));
+    let want: BTreeMap<&str, &str> = want.lines().filter_map(|l| l.split_once("  ")).map(|(d, k)| (k, d)).collect();
+    let changed: Vec<&String> =
+        digests.iter().filter(|(k, d)| want.get(k.as_str()) != Some(&d.as_str())).map(|(k, _)| k).collect();
+    let gone: Vec<&&str> = want.keys().filter(|k| !digests.contains_key(**k)).collect();
+    assert!(
+        changed.is_empty() && gone.is_empty(),
+        "{} outputs differ from tests/golden/json.digests (TRAJAN_BLESS=1 re-blesses a change meant to be): {changed:?}; no longer printed: {gone:?}",
+        changed.len()
+    );
+}
