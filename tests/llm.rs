@@ -439,3 +439,29 @@ fn a_killed_classification_resumes_without_asking_twice() {
     assert!(new_requests <= 11 - before + 1, "{new_requests} requests for {} runs left", 11 - before);
     assert!(text(&out).contains(&format!("{before} unchanged")), "{}", text(&out));
 }
+
+/// `--timeout` (or `timeout_secs` in config.toml) that is no duration to wait: refused with a
+/// message before any request, never a panic (rc 101) in the command or its worker tasks.
+#[test]
+fn timeouts_that_are_no_duration_are_refused_plainly() {
+    let (_dir, db) = fixture_db();
+    let server = scripted_server();
+    let url = server.base_url();
+    let base = ["classify", "--llm", "--base-url", &url, "--model", MODEL, "--api-key-env", KEY_VAR];
+    for timeout in ["inf", "1e308", "5e18", "NaN", "0", "-1", "86401"] {
+        let flag = format!("--timeout={timeout}");
+        let args: Vec<&str> = base.iter().copied().chain([flag.as_str()]).collect();
+        let out = trajan(&db, &args);
+        let t = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{timeout}: {t}");
+        assert!(t.contains("--timeout must be a number of seconds above 0 and at most 86400 (one day)"), "{t}");
+    }
+    let config = db.parent().unwrap_or(Path::new("/")).join("trajan");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(config.join("config.toml"), "[llm]\ntimeout_secs = inf\n").unwrap();
+    let out = trajan(&db, &base);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert!(t.contains("timeout_secs in the [llm] section of config.toml must be a number of seconds"), "{t}");
+    assert_eq!(server.request_count(), 0);
+}

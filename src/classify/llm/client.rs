@@ -44,6 +44,8 @@ const MAX_MESSAGE: usize = 300;
 /// What an HTTP error body said is cut to this many characters.
 const MAX_EXCERPT: usize = 200;
 const REDACTED: &str = "[redacted]";
+/// The longest request timeout accepted: one day.
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// Where and how to ask the model.
 #[derive(Clone)]
@@ -92,6 +94,21 @@ impl LlmSettings {
             backoff: Duration::from_millis(200),
             wait_slack: Duration::from_secs(65),
         }
+    }
+}
+
+/// A timeout given in seconds by the user (`what` names where: a flag, a config key): a number
+/// above zero (at least a nanosecond) and at most [`MAX_TIMEOUT`]; `inf`, `NaN`, negative numbers
+/// and `1e308` are errors, never a panic.
+pub fn timeout_from_secs(secs: f64, what: &str) -> Result<Duration, LlmError> {
+    match Duration::try_from_secs_f64(secs) {
+        Ok(d) if !d.is_zero() && d <= MAX_TIMEOUT => Ok(d),
+        _ => Err(LlmError::Config {
+            message: format!(
+                "{what} must be a number of seconds above 0 and at most {} (one day), not {secs}",
+                MAX_TIMEOUT.as_secs()
+            ),
+        }),
     }
 }
 
@@ -296,6 +313,9 @@ impl LlmClient {
         if settings.timeout.is_zero() {
             return Err(config_error("timeout must be above zero".into()));
         }
+        if settings.timeout > MAX_TIMEOUT {
+            return Err(config_error(format!("timeout must be at most {} s (one day)", MAX_TIMEOUT.as_secs())));
+        }
         let key = settings.api_key.clone().unwrap_or_default();
         // async-openai unwraps this header on every request; check it here instead.
         if reqwest::header::HeaderValue::from_str(&format!("Bearer {key}")).is_err() {
@@ -341,7 +361,7 @@ impl LlmClient {
             // async-openai's own retries sleep as long as `Retry-After` says; one attempt (its
             // requests and their waits) is bounded, so a server asking for an hour cannot hang
             // the run.
-            let deadline = self.settings.timeout * 4 + self.settings.wait_slack;
+            let deadline = self.settings.timeout.saturating_mul(4).saturating_add(self.settings.wait_slack);
             let result = tokio::time::timeout(deadline, client.chat().create(request.clone())).await;
             let latency = started.elapsed();
             let error = match result {
@@ -1110,6 +1130,8 @@ mod tests {
             LlmSettings { base_url: "not a url".into(), ..base.clone() },
             LlmSettings { model: " ".into(), ..base.clone() },
             LlmSettings { timeout: Duration::ZERO, ..base.clone() },
+            LlmSettings { timeout: MAX_TIMEOUT + Duration::from_nanos(1), ..base.clone() },
+            LlmSettings { timeout: Duration::MAX, ..base.clone() },
             LlmSettings { api_key: Some("line\nbreak".into()), ..base.clone() },
         ];
         for settings in cases {
@@ -1122,6 +1144,25 @@ mod tests {
             }
         }
         assert!(LlmClient::new(base).is_ok());
+    }
+
+    #[test]
+    fn timeouts_from_input_are_checked_not_panicked_on() {
+        assert_eq!(timeout_from_secs(1.5, "--timeout").unwrap(), Duration::from_millis(1500));
+        assert_eq!(timeout_from_secs(86_400.0, "--timeout").unwrap(), MAX_TIMEOUT);
+        for bad in [f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 1e308, 5e18, 86_400.001, 0.0, -1.0, 1e-12] {
+            let err = timeout_from_secs(bad, "--timeout").unwrap_err();
+            let msg = err.to_string();
+            assert!(msg.contains("--timeout must be a number of seconds above 0 and at most 86400 (one day)"), "{msg}");
+            assert!(msg.ends_with(&format!("not {bad}")), "{msg}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_huge_wait_slack_saturates_the_attempt_deadline() {
+        let server = ChatServer::scripted(vec![Behaviour::reply("ok")]).unwrap();
+        let client = LlmClient::new(LlmSettings { wait_slack: Duration::MAX, ..settings(&server) }).unwrap();
+        assert_eq!(client.complete(&ask()).await.unwrap().content, "ok");
     }
 
     #[test]
