@@ -16,6 +16,7 @@
 //!
 //! The API key never appears in errors or `Debug` output: every error text is scrubbed of it.
 
+use std::collections::HashSet;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -44,6 +45,8 @@ const MAX_MESSAGE: usize = 300;
 /// What an HTTP error body said is cut to this many characters.
 const MAX_EXCERPT: usize = 200;
 const REDACTED: &str = "[redacted]";
+/// Any part of the key this many bytes long (or the whole key, when shorter) is redacted.
+const MIN_KEY_PART: usize = 8;
 /// The longest request timeout accepted: one day.
 pub const MAX_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);
 
@@ -636,20 +639,51 @@ fn chain(error: &dyn std::error::Error) -> String {
     text
 }
 
-/// `text` with every occurrence of the key replaced.
+/// `text` with the key, and every part of it [`MIN_KEY_PART`] bytes long or longer, replaced by
+/// `[redacted]`: a server may echo the key cut short (all but its last characters), which
+/// would give most of it away. Parts that overlap or touch are one `[redacted]`.
 fn scrub_key(text: &str, key: Option<&str>) -> String {
-    match key {
-        Some(key) if !key.is_empty() && text.contains(key) => text.replace(key, REDACTED),
-        _ => text.to_string(),
+    let Some(key) = key.filter(|k| !k.is_empty()) else { return text.to_string() };
+    let n = MIN_KEY_PART.min(key.len());
+    let parts: HashSet<&[u8]> = key.as_bytes().windows(n).collect();
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    // The region of the text being redacted: [start, end).
+    let mut region: Option<(usize, usize)> = None;
+    for (i, window) in text.as_bytes().windows(n).enumerate() {
+        if !parts.contains(window) {
+            continue;
+        }
+        region = match region {
+            Some((start, end)) if i <= end => Some((start, i + n)),
+            Some((start, end)) => {
+                redact(text, start, end, &mut copied, &mut out);
+                Some((i, i + n))
+            }
+            None => Some((i, i + n)),
+        };
     }
+    if let Some((start, end)) = region {
+        redact(text, start, end, &mut copied, &mut out);
+    }
+    out.push_str(text.get(copied..).unwrap_or_default());
+    out
 }
 
-/// `text` without any occurrence of `key`, cut to [`MAX_MESSAGE`] characters.
+/// Appends the text from `copied` up to `start`, then `[redacted]` for `start..end` (widened to
+/// whole characters).
+fn redact(text: &str, start: usize, end: usize, copied: &mut usize, out: &mut String) {
+    let start = (0..=start).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0).max(*copied);
+    let end = (end..=text.len()).find(|&i| text.is_char_boundary(i)).unwrap_or(text.len());
+    out.push_str(text.get(*copied..start).unwrap_or_default());
+    out.push_str(REDACTED);
+    *copied = end;
+}
+
+/// `text` without the key or any long part of it ([`scrub_key`]), cut to [`MAX_MESSAGE`]
+/// characters.
 fn scrub(text: &str, key: Option<&str>) -> String {
-    let text = match key {
-        Some(key) if !key.is_empty() => text.replace(key, REDACTED),
-        _ => text.to_string(),
-    };
+    let text = scrub_key(text, key);
     match text.char_indices().nth(MAX_MESSAGE) {
         Some((cut, _)) => format!("{}…", &text[..cut]),
         None => text,
@@ -1172,6 +1206,25 @@ mod tests {
         let client = LlmClient::new(settings).unwrap();
         let pauses: Vec<_> = (1..=7).map(|n| client.backoff(n).as_millis()).collect();
         assert_eq!(pauses, [200, 400, 800, 1600, 3200, 5000, 5000]);
+    }
+
+    #[test]
+    fn long_parts_of_the_key_are_redacted_wherever_they_are() {
+        let key = Some(KEY);
+        let cut = &KEY[..KEY.len() - 4];
+        assert_eq!(scrub_key(&format!("Bearer {cut}!"), key), "Bearer [redacted]!");
+        assert_eq!(scrub_key(&format!("tail {}", &KEY[4..]), key), "tail [redacted]");
+        assert_eq!(scrub_key(&format!("a {} b", &KEY[5..13]), key), "a [redacted] b");
+        // Shorter parts stay: they give little away and may be ordinary words.
+        assert_eq!(scrub_key(&format!("a {} b", &KEY[5..12]), key), format!("a {} b", &KEY[5..12]));
+        // Two parts apart are two redactions; the whole key twice, touching, is one.
+        let two = format!("{} and {}", &KEY[..10], &KEY[KEY.len() - 10..]);
+        assert_eq!(scrub_key(&two, key), "[redacted] and [redacted]");
+        assert_eq!(scrub_key(&format!("{KEY}{KEY}"), key), "[redacted]");
+        // A key shorter than a part is redacted whole, and only whole.
+        assert_eq!(scrub_key("abc abcd", Some("abcd")), "abc [redacted]");
+        assert_eq!(scrub_key("é KEYé", Some("KEY")), "é [redacted]é");
+        assert_eq!(scrub_key("no key here", None), "no key here");
     }
 
     #[test]
