@@ -62,10 +62,10 @@ impl UserConfig {
     pub fn load(env: impl Fn(&str) -> Option<String>) -> Result<UserConfig, ConfigError> {
         let Some(dir) = config_dir(env) else { return Ok(UserConfig::default()) };
         let path = dir.join("config.toml");
-        match std::fs::read_to_string(&path) {
+        match crate::files::read_regular(&path, crate::files::CONFIG) {
             Ok(text) => UserConfig::parse(&text, &path),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(UserConfig::default()),
-            Err(e) => Err(ConfigError::io(&path, e)),
+            Err(e) if e.is_not_found() => Ok(UserConfig::default()),
+            Err(e) => Err(e.into()),
         }
     }
 

@@ -9,6 +9,7 @@ pub mod chat_server;
 pub mod classify;
 pub mod config;
 pub mod error;
+pub mod files;
 pub mod ingest;
 pub mod model;
 pub mod review;

@@ -1,41 +1,255 @@
-//! Making untrusted trajectory text safe to print on a terminal.
+//! Making untrusted trajectory text safe to print on a terminal, with nothing in it hidden.
 //!
 //! Trajectories carry ANSI colour codes, cursor movement, OSC sequences (which can set the
-//! window title or the clipboard), carriage returns, backspaces and NULs. None of them may reach
-//! the reviewer's terminal: escape sequences are removed, other control characters are shown as
-//! visible symbols, `\r\n` becomes `\n`.
+//! window title or the clipboard), carriage returns, backspaces, NULs, and characters a terminal
+//! draws as nothing. None of them may act on the reviewer's terminal, and none may hide text the
+//! bytes hold (an instruction to a model that the reviewer never sees):
+//!
+//! - CSI sequences (colours, cursor movement) are removed: they carry only numbers.
+//! - String sequences (OSC, DCS, SOS, PM, APC) carry text a terminal never draws: shown as a
+//!   marker with their text, `ESC ] 0;title BEL` as `⟦OSC 0;title⟧`.
+//! - Other escape sequences (`ESC ( B`, `ESC c`) are removed; an ESC that starts none is `␛`.
+//! - Other controls become visible symbols (control pictures `␀`..`␟`, `␡`, `�` for C1);
+//!   `\r\n` becomes `\n`, a lone `\r` a line break. Newlines and tabs are kept.
+//! - Line and paragraph separators (U+2028, U+2029), which terminals draw zero-width: `␤`.
+//! - Unicode tag characters (U+E0000..U+E007F) spell ASCII invisibly: `⟦tags: the text⟧`, except
+//!   in a subdivision flag (🏴 + tags such as `gbsct` + cancel tag), which is kept.
+//! - Bidi overrides and isolates, zero-width spaces, word joiners, BOM: `�`.
+//! - A variation selector following another (never legitimate; runs of them can encode bytes):
+//!   the run beyond the first as `⟦N more variation selectors⟧`. Single variation selectors and
+//!   zero-width joiners (emoji sequences) are kept.
+//!
+//! Text that needs none of this is borrowed, and clean stretches are copied whole.
 
 use std::borrow::Cow;
+use std::fmt::Write;
 
-/// Sanitize text for the terminal. Newlines and tabs are kept; everything else below U+0020,
-/// DEL and the C1 controls are either removed (escape sequences) or shown as a visible symbol.
+/// Sanitize text for the terminal (see the module documentation).
 pub fn sanitize(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(needs_work) {
+    if first_dirty(text).is_none() {
         return Cow::Borrowed(text);
     }
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\n' | '\t' => out.push(c),
-            '\r' => {
-                if chars.peek() != Some(&'\n') {
-                    out.push('\n');
-                }
-            }
-            '\u{1b}' => skip_escape(&mut chars),
-            '\u{9b}' => skip_csi(&mut chars),
-            '\u{9d}' => skip_string(&mut chars),
-            c if is_control(c) => out.push(visible(c)),
-            c if is_invisible_format(c) => out.push('\u{fffd}'),
-            c => out.push(c),
-        }
-    }
+    let mut out = String::with_capacity(text.len() + 16);
+    clean_into(text, &mut out, true);
     Cow::Owned(out)
 }
 
-fn needs_work(c: char) -> bool {
-    c == '\r' || c == '\u{1b}' || (is_control(c) && c != '\n' && c != '\t') || is_invisible_format(c)
+/// Appends `text` cleaned to `out`. `sequences`: ESC, CSI and string introducers start escape
+/// sequences (false inside a string sequence's payload, which cannot hold them).
+fn clean_into(text: &str, out: &mut String, sequences: bool) {
+    let mut s = Scanner { text, pos: 0 };
+    while let Some(dirty) = first_dirty(s.rest()) {
+        out.push_str(&s.rest()[..dirty]);
+        s.pos += dirty;
+        let Some(c) = s.next() else { break };
+        match c {
+            '\r' if sequences => {
+                if s.peek() != Some('\n') {
+                    out.push('\n');
+                }
+            }
+            '\u{1b}' if sequences => escape(&mut s, out),
+            '\u{9b}' if sequences => {
+                if !s.csi() {
+                    out.push('\u{fffd}');
+                }
+            }
+            '\u{90}' if sequences => string(&mut s, out, "DCS"),
+            '\u{98}' if sequences => string(&mut s, out, "SOS"),
+            '\u{9d}' if sequences => string(&mut s, out, "OSC"),
+            '\u{9e}' if sequences => string(&mut s, out, "PM"),
+            '\u{9f}' if sequences => string(&mut s, out, "APC"),
+            c => plain(&mut s, c, out),
+        }
+    }
+    out.push_str(s.rest());
+}
+
+/// Byte offset of the first character that is not copied as it is, if any. Scans bytes: only
+/// ASCII controls and a few UTF-8 lead bytes can start one.
+fn first_dirty(text: &str) -> Option<usize> {
+    // End of the last variation selector seen: one starting there follows another.
+    let mut selector_end = usize::MAX;
+    for (i, &b) in text.as_bytes().iter().enumerate() {
+        match b {
+            b'\n' | b'\t' => {}
+            0..0x20 | 0x7f => return Some(i),
+            // Lead bytes of C1 controls, U+061C, U+20xx, U+FExx and the tag plane.
+            0xc2 | 0xd8 | 0xe2 | 0xef | 0xf3 => {
+                let c = text.get(i..).and_then(|t| t.chars().next())?;
+                if is_variation_selector(c) {
+                    if i == selector_end {
+                        return Some(i);
+                    }
+                    selector_end = i + c.len_utf8();
+                } else if is_control(c) || is_invisible_format(c) || is_line_separator(c) || is_tag(c) {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+struct Scanner<'a> {
+    text: &'a str,
+    pos: usize,
+}
+
+impl<'a> Scanner<'a> {
+    fn rest(&self) -> &'a str {
+        self.text.get(self.pos..).unwrap_or_default()
+    }
+
+    fn peek(&self) -> Option<char> {
+        self.rest().chars().next()
+    }
+
+    fn next(&mut self) -> Option<char> {
+        let c = self.peek()?;
+        self.pos += c.len_utf8();
+        Some(c)
+    }
+
+    /// Consumes characters while `f` holds.
+    fn skip_while(&mut self, f: impl Fn(char) -> bool) {
+        while self.peek().is_some_and(&f) {
+            self.next();
+        }
+    }
+
+    /// The character before byte `at`.
+    fn before(&self, at: usize) -> Option<char> {
+        self.text.get(..at)?.chars().next_back()
+    }
+
+    /// After the CSI introducer: parameter and intermediate bytes, then a final byte in
+    /// `@`..=`~`. Consumes the sequence and returns true, or consumes nothing and returns false
+    /// when it is cut short (by a newline, another control, the end), so nothing is swallowed.
+    fn csi(&mut self) -> bool {
+        let start = self.pos;
+        self.skip_while(|c| (' '..='?').contains(&c));
+        if self.peek().is_some_and(|c| ('@'..='~').contains(&c)) {
+            self.next();
+            return true;
+        }
+        self.pos = start;
+        false
+    }
+}
+
+/// After ESC: CSI (`[`), a string sequence (`]` OSC, `P` DCS, `X` SOS, `^` PM, `_` APC),
+/// intermediates then a final byte (`ESC ( B`), or one final byte (`ESC c`). Anything else: the
+/// ESC is shown as `␛` and what follows is read as text.
+fn escape(s: &mut Scanner<'_>, out: &mut String) {
+    let start = s.pos;
+    let removed = match s.next() {
+        Some('[') => s.csi(),
+        Some(']') => return string(s, out, "OSC"),
+        Some('P') => return string(s, out, "DCS"),
+        Some('X') => return string(s, out, "SOS"),
+        Some('^') => return string(s, out, "PM"),
+        Some('_') => return string(s, out, "APC"),
+        Some(c) if (' '..='/').contains(&c) => {
+            s.skip_while(|c| (' '..='/').contains(&c));
+            s.next().is_some_and(|c| ('0'..='~').contains(&c))
+        }
+        Some(c) => ('0'..='~').contains(&c),
+        None => false,
+    };
+    if !removed {
+        s.pos = start;
+        out.push('\u{241b}');
+    }
+}
+
+/// A string sequence's payload, up to BEL, ST (`ESC \` or U+009C) or the end of the line (so a
+/// stray introducer cannot take the rest of an observation), shown as `⟦NAME payload⟧`. An ESC
+/// that is not ST ends it too and starts the next sequence.
+fn string(s: &mut Scanner<'_>, out: &mut String, name: &str) {
+    let start = s.pos;
+    s.skip_while(|c| !matches!(c, '\u{7}' | '\u{9c}' | '\u{1b}' | '\n' | '\r'));
+    let payload = &s.text[start..s.pos];
+    match s.peek() {
+        Some('\u{7}' | '\u{9c}') => {
+            s.next();
+        }
+        Some('\u{1b}') if s.rest().get(1..).is_some_and(|r| r.starts_with('\\')) => s.pos += 2,
+        _ => {}
+    }
+    out.push('⟦');
+    out.push_str(name);
+    if !payload.is_empty() {
+        out.push(' ');
+        clean_into(payload, out, false);
+    }
+    out.push('⟧');
+}
+
+/// A character outside escape sequences that is not copied as it is.
+fn plain(s: &mut Scanner<'_>, c: char, out: &mut String) {
+    if is_tag(c) {
+        tags(s, out);
+    } else if is_variation_selector(c) {
+        selectors(s, out);
+    } else if is_line_separator(c) {
+        out.push('\u{2424}');
+    } else if is_control(c) {
+        out.push(visible(c));
+    } else if is_invisible_format(c) {
+        out.push('\u{fffd}');
+    } else {
+        out.push(c);
+    }
+}
+
+/// A run of tag characters (the first already read): kept when it completes a subdivision flag,
+/// else shown with the ASCII it spells.
+fn tags(s: &mut Scanner<'_>, out: &mut String) {
+    let start = s.pos - 4; // every tag character is 4 bytes in UTF-8
+    s.skip_while(is_tag);
+    let run = &s.text[start..s.pos];
+    if s.before(start) == Some('\u{1f3f4}') && is_subdivision_tag(run) {
+        out.push_str(run);
+        return;
+    }
+    out.push_str("⟦tags: ");
+    for c in run.chars() {
+        let ascii = char::from_u32(c as u32 - 0xe0000).filter(|a| (' '..='~').contains(a));
+        out.push(ascii.unwrap_or('\u{fffd}'));
+    }
+    out.push('⟧');
+}
+
+/// The tags of a subdivision flag (`🏴` + `gbsct` + cancel tag): a region's two letters, one to
+/// four letters or digits, the cancel tag.
+fn is_subdivision_tag(run: &str) -> bool {
+    let Some(spec) = run.strip_suffix('\u{e007f}') else { return false };
+    let ascii: Vec<u32> = spec.chars().map(|c| c as u32 - 0xe0000).collect();
+    let letter = |n: &u32| (u32::from(b'a')..=u32::from(b'z')).contains(n);
+    let digit = |n: &u32| (u32::from(b'0')..=u32::from(b'9')).contains(n);
+    (3..=6).contains(&ascii.len()) && ascii[..2].iter().all(letter) && ascii[2..].iter().all(|n| letter(n) || digit(n))
+}
+
+/// A variation selector (the first already read) and any that follow: the first is kept unless
+/// it follows another; the rest are counted in a marker.
+fn selectors(s: &mut Scanner<'_>, out: &mut String) {
+    let first = s.before(s.pos).unwrap_or_default();
+    let start = s.pos - first.len_utf8();
+    let mut extra = 0;
+    if s.before(start).is_some_and(is_variation_selector) {
+        extra += 1;
+    } else {
+        out.push(first);
+    }
+    while s.peek().is_some_and(is_variation_selector) {
+        s.next();
+        extra += 1;
+    }
+    if extra > 0 {
+        let _ = write!(out, "⟦{extra} more variation selector{}⟧", if extra == 1 { "" } else { "s" });
+    }
 }
 
 /// Characters that reorder or hide text (Trojan Source bidi overrides and isolates, zero-width
@@ -43,6 +257,18 @@ fn needs_work(c: char) -> bool {
 /// Zero-width (non-)joiners stay: emoji and many scripts need them.
 fn is_invisible_format(c: char) -> bool {
     matches!(c, '\u{061c}' | '\u{200b}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
+}
+
+fn is_line_separator(c: char) -> bool {
+    matches!(c, '\u{2028}' | '\u{2029}')
+}
+
+fn is_tag(c: char) -> bool {
+    ('\u{e0000}'..='\u{e007f}').contains(&c)
+}
+
+fn is_variation_selector(c: char) -> bool {
+    matches!(c, '\u{fe00}'..='\u{fe0f}' | '\u{e0100}'..='\u{e01ef}')
 }
 
 fn is_control(c: char) -> bool {
@@ -61,98 +287,5 @@ fn visible(c: char) -> char {
     }
 }
 
-type Chars<'a> = std::iter::Peekable<std::str::Chars<'a>>;
-
-/// After ESC: CSI (`[`), OSC (`]`), DCS/SOS/PM/APC (`P`, `X`, `^`, `_`) strings, or a
-/// two-character sequence.
-fn skip_escape(chars: &mut Chars<'_>) {
-    match chars.next() {
-        Some('[') => skip_csi(chars),
-        Some(']' | 'P' | 'X' | '^' | '_') => skip_string(chars),
-        // ESC followed by intermediates then a final byte (e.g. `ESC ( B`).
-        Some(c) if (' '..='/').contains(&c) => {
-            while let Some(&n) = chars.peek() {
-                chars.next();
-                if !(' '..='/').contains(&n) {
-                    break;
-                }
-            }
-        }
-        _ => {}
-    }
-}
-
-/// CSI: parameter and intermediate bytes, then one final byte in `@`..=`~`.
-fn skip_csi(chars: &mut Chars<'_>) {
-    // Anything outside the parameter/intermediate range ends it: the final byte, or garbage.
-    for c in chars.by_ref() {
-        if !(' '..='?').contains(&c) {
-            break;
-        }
-    }
-}
-
-/// A string sequence ends at BEL or ST (`ESC \`). Unterminated ones swallow nothing past a
-/// newline, so a stray OSC cannot hide the rest of an observation.
-fn skip_string(chars: &mut Chars<'_>) {
-    while let Some(&c) = chars.peek() {
-        match c {
-            '\u{7}' => {
-                chars.next();
-                return;
-            }
-            '\u{1b}' => {
-                chars.next();
-                if chars.peek() == Some(&'\\') {
-                    chars.next();
-                }
-                return;
-            }
-            '\n' => return,
-            _ => {
-                chars.next();
-            }
-        }
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn colour_codes_are_removed() {
-        assert_eq!(sanitize("\u{1b}[31mFAILED\u{1b}[0m x"), "FAILED x");
-        assert_eq!(sanitize("\u{1b}[1;32m"), "");
-    }
-
-    #[test]
-    fn osc_title_and_clipboard_sequences_are_removed() {
-        assert_eq!(sanitize("a\u{1b}]0;pwned\u{7}b"), "ab");
-        assert_eq!(sanitize("a\u{1b}]52;c;ZXZpbA==\u{1b}\\b"), "ab");
-        // Unterminated OSC stops at the newline.
-        assert_eq!(sanitize("a\u{1b}]0;title\nrest"), "a\nrest");
-    }
-
-    #[test]
-    fn control_characters_become_visible() {
-        assert_eq!(sanitize("a\u{0}b\u{8}c\u{7f}"), "a\u{2400}b\u{2408}c\u{2421}");
-        assert_eq!(sanitize("x\u{9b}2Jy"), "xy");
-    }
-
-    #[test]
-    fn bidi_overrides_and_zero_width_spaces_are_shown() {
-        assert_eq!(sanitize("a\u{202e}b\u{200b}c"), "a\u{fffd}b\u{fffd}c");
-        assert_eq!(sanitize("👨\u{200d}👩"), "👨\u{200d}👩");
-    }
-
-    #[test]
-    fn carriage_returns_are_normalised() {
-        assert_eq!(sanitize("a\r\nb\rc"), "a\nb\nc");
-    }
-
-    #[test]
-    fn clean_text_is_borrowed() {
-        assert!(matches!(sanitize("plain\ttext\n"), Cow::Borrowed(_)));
-    }
-}
+mod tests;

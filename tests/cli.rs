@@ -417,3 +417,77 @@ fn a_file_that_is_not_a_database_is_named_plainly() {
         "{stderr}"
     );
 }
+
+/// `trajan` with `args` and a config folder of its own, killed (and the test failed) if it has
+/// not ended in 60 s: reading a FIFO would block forever.
+fn trajan_with_deadline(db: &Path, config: &Path, args: &[&std::ffi::OsStr]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_trajan"))
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .env_remove("TRAJAN_DB")
+        .env("XDG_CONFIG_HOME", config)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run trajan: {e}"));
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap_or_else(|e| panic!("{e}")).is_none() {
+        if started.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("trajan {args:?} did not end: it is reading something endless");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn mkfifo(path: &Path) {
+    let made = Command::new("mkfifo").arg(path).status().unwrap_or_else(|e| panic!("mkfifo: {e}"));
+    assert!(made.success(), "mkfifo {}", path.display());
+}
+
+/// Taxonomies, label exports and `config.toml` naming a device, a FIFO or a huge file are
+/// refused by what they are, before anything is read.
+#[test]
+fn devices_fifos_and_huge_files_named_as_inputs_are_refused() {
+    let dir = tmp();
+    let db = dir.path().join("t.db");
+    trajan(&db, &["ingest", &fixtures().join("demo/swe-agent-1.1").to_string_lossy()]);
+    let config = dir.path().join("config");
+    std::fs::create_dir_all(config.join("trajan")).unwrap_or_else(|e| panic!("{e}"));
+    let fifo = dir.path().join("pipe.toml");
+    mkfifo(&fifo);
+    let huge = dir.path().join("huge.toml");
+    std::fs::write(&huge, "#".repeat((1 << 20) + 1)).unwrap_or_else(|e| panic!("{e}"));
+    let os = |s: &'static str| std::ffi::OsStr::new(s);
+    let cases: [(Vec<&std::ffi::OsStr>, String); 5] = [
+        (
+            vec![os("classify"), os("--taxonomy"), os("/dev/zero")],
+            "/dev/zero is not a regular file (a character device)".into(),
+        ),
+        (
+            vec![os("classify"), os("--taxonomy"), fifo.as_os_str()],
+            format!("{} is not a regular file (a FIFO)", fifo.display()),
+        ),
+        (
+            vec![os("classify"), os("--taxonomy"), huge.as_os_str()],
+            format!("{} is larger than the 1 MiB a taxonomy may be", huge.display()),
+        ),
+        (vec![os("import-labels"), os("/dev/zero")], "/dev/zero is not a regular file (a character device)".into()),
+        (vec![os("import-labels"), fifo.as_os_str()], format!("{} is not a regular file (a FIFO)", fifo.display())),
+    ];
+    for (args, message) in cases {
+        let out = trajan_with_deadline(&db, &config, &args);
+        let (_, stderr) = text_of(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(&message), "{args:?}: {stderr}");
+    }
+    // config.toml itself a FIFO: named, not waited on.
+    let config_toml = config.join("trajan/config.toml");
+    mkfifo(&config_toml);
+    let out = trajan_with_deadline(&db, &config, &[os("classify")]);
+    let (_, stderr) = text_of(&out);
+    assert!(stderr.contains(&format!("{} is not a regular file (a FIFO)", config_toml.display())), "{stderr}");
+}

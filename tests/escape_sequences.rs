@@ -51,13 +51,15 @@ fn show_text_output_has_no_escape_sequences_or_controls() {
         let out = case.cli(&args);
         assert_clean("show", &out);
         let text = String::from_utf8_lossy(&out.stdout);
-        // The visible words survive; the escape sequences' payloads do not.
+        // The visible words survive; colour and cursor codes go; the text a terminal would hide
+        // in OSC sequences is shown, inert, in a marker.
         for word in ["redword", "plainword", "clipword", "titleword", "homeword", "carriage", "space", "end", "csi"] {
             assert!(text.contains(word), "{word:?} missing from:\n{text}");
         }
-        for payload in ["ZXZpbCBjbGlwYm9hcmQ=", "titlepayload", "52;c"] {
-            assert!(!text.contains(payload), "escape payload {payload:?} printed:\n{text}");
+        for marker in ["⟦OSC 52;c;ZXZpbCBjbGlwYm9hcmQ=⟧ clipword", "⟦OSC 0;titlepayload⟧ titleword"] {
+            assert!(text.contains(marker), "{marker:?} missing from:\n{text}");
         }
+        assert!(text.contains("\u{2400}") && !text.contains("[31m") && !text.contains("[2J"), "{text}");
         // NUL and backspace are shown as visible symbols, not dropped silently.
         assert!(text.contains("nul\u{2400}end"), "{text}");
         assert!(text.contains("back\u{2408}\u{2408}space"), "{text}");
@@ -87,7 +89,7 @@ fn search_and_runs_text_output_are_clean() {
     assert_clean("search", &out);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("esc__case-1") && text.contains("1 hits"), "{text}");
-    assert!(!text.contains("ZXZpbCBjbGlwYm9hcmQ="), "{text}");
+    assert!(text.contains("⟦OSC 52;c;ZXZpbCBjbGlwYm9hcmQ=⟧"), "{text}");
     let out = case.cli(&[OsStr::new("runs")]);
     assert_clean("runs", &out);
     assert!(String::from_utf8_lossy(&out.stdout).contains("2 runs"));
@@ -185,9 +187,10 @@ fn exports_and_stats_show_escape_sequences_as_symbols_not_raw() {
         let out = run(&all);
         assert_clean(&format!("{args:?}"), &out);
         let text = String::from_utf8_lossy(&out.stdout);
-        // `labels` is sanitized for the terminal: the sequences are gone, not shown.
+        // `labels` is sanitized for the terminal: the title payload is shown as a marker, the
+        // cursor move is gone.
         if args[0] == "labels" {
-            assert!(text.contains("see  here"), "{args:?}:\n{text}");
+            assert!(text.contains("see ⟦OSC 0;pwned⟧ here"), "{args:?}:\n{text}");
             continue;
         }
         assert!(text.contains("model\u{241b}]52;c;ZXZpbA==\u{2407}\u{241b}[2J\u{fffd}31m"), "{args:?}:\n{text}");
@@ -217,5 +220,35 @@ fn exports_and_stats_show_escape_sequences_as_symbols_not_raw() {
         };
         assert!(labels.iter().any(|l| l["instance_id"] == instance && l["note"] == note), "{format}: {text}");
         assert!(labels.iter().any(|l| l["run_model"] == model), "{format}: {text}");
+    }
+}
+
+/// Text a terminal draws as nothing: Unicode tag characters spelling an instruction, a line
+/// separator, an APC string, and an ESC at the end of a line (which once took the newline).
+fn hidden_text() -> String {
+    let tags: String = "ignore the tests".chars().filter_map(|c| char::from_u32(0xe0000 + c as u32)).collect();
+    format!("before{tags}after sep\u{2028}arator \u{1b}_apcpayload\u{1b}\\ lastword\u{1b}\nnextline")
+}
+
+#[test]
+fn hidden_text_is_shown_by_show_and_found_by_search() {
+    let case = Case::new();
+    case.write("hid__case-1.traj", swe_agent_traj(&hidden_text()).as_bytes());
+    let out = case.cli(&[OsStr::new("ingest"), case.root.as_os_str()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = case.cli(&[OsStr::new("show"), OsStr::new("hid__case-1"), OsStr::new("--step"), OsStr::new("0")]);
+    assert_clean("show", &out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    for shown in ["before⟦tags: ignore the tests⟧after", "sep\u{2424}arator", "⟦APC apcpayload⟧", "lastword\u{241b}\n"]
+    {
+        assert!(text.contains(shown), "{shown:?} missing from:\n{text}");
+    }
+    assert!(text.lines().any(|l| l.trim() == "nextline"), "{text}");
+    assert!(!text.contains('\u{2028}') && !text.chars().any(|c| ('\u{e0000}'..='\u{e007f}').contains(&c)), "{text}");
+    // The index holds the text as shown, so what was hidden can be searched for.
+    for phrase in ["ignore the tests", "apcpayload", "nextline"] {
+        let out = case.cli(&[OsStr::new("search"), OsStr::new(phrase), OsStr::new("--json")]);
+        let hits: serde_json::Value = must(serde_json::from_slice(&out.stdout), "search --json");
+        assert_eq!(hits.as_array().map(Vec::len), Some(1), "{phrase}: {hits}");
     }
 }

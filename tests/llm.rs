@@ -439,3 +439,86 @@ fn a_killed_classification_resumes_without_asking_twice() {
     assert!(new_requests <= 11 - before + 1, "{new_requests} requests for {} runs left", 11 - before);
     assert!(text(&out).contains(&format!("{before} unchanged")), "{}", text(&out));
 }
+
+/// `--timeout` (or `timeout_secs` in config.toml) that is no duration to wait: refused with a
+/// message before any request, never a panic (rc 101) in the command or its worker tasks.
+#[test]
+fn timeouts_that_are_no_duration_are_refused_plainly() {
+    let (_dir, db) = fixture_db();
+    let server = scripted_server();
+    let url = server.base_url();
+    let base = ["classify", "--llm", "--base-url", &url, "--model", MODEL, "--api-key-env", KEY_VAR];
+    for timeout in ["inf", "1e308", "5e18", "NaN", "0", "-1", "86401"] {
+        let flag = format!("--timeout={timeout}");
+        let args: Vec<&str> = base.iter().copied().chain([flag.as_str()]).collect();
+        let out = trajan(&db, &args);
+        let t = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{timeout}: {t}");
+        assert!(t.contains("--timeout must be a number of seconds above 0 and at most 86400 (one day)"), "{t}");
+    }
+    let config = db.parent().unwrap_or(Path::new("/")).join("trajan");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(config.join("config.toml"), "[llm]\ntimeout_secs = inf\n").unwrap();
+    let out = trajan(&db, &base);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert!(t.contains("timeout_secs in the [llm] section of config.toml must be a number of seconds"), "{t}");
+    assert_eq!(server.request_count(), 0);
+}
+
+/// Every part of the key 8 bytes long: what redaction must leave nowhere.
+fn key_parts() -> Vec<&'static str> {
+    (0..=KEY.len() - 8).map(|i| &KEY[i..i + 8]).collect()
+}
+
+fn assert_no_key_part(what: &str, bytes: &[u8]) {
+    for part in key_parts() {
+        assert!(!bytes.windows(part.len()).any(|w| w == part.as_bytes()), "{part:?} of the key in {what}");
+    }
+}
+
+/// A server that echoes the key cut short (all but its last 4 characters, or without its first
+/// 4) gives most of it away: the long part is redacted in errors, replies, the database and the
+/// output.
+#[test]
+fn a_key_echoed_cut_short_is_redacted_everywhere() {
+    let (_dir, db) = fixture_db();
+    let errors = ChatServer::start(|r| {
+        let auth = r.header("authorization").unwrap_or("");
+        let cut = auth.get(..auth.len().saturating_sub(4)).unwrap_or("");
+        Behaviour::Status { code: 500, retry_after: None, body: error_body("server_error", &format!("bad auth {cut}")) }
+    })
+    .unwrap();
+    let failed = run_llm(&db, &errors.base_url(), &["classify__mixture"]);
+    assert_eq!(failed.status.code(), Some(1), "{}", text(&failed));
+    let replies = ChatServer::start(|_| {
+        let content = serde_json::json!({
+            "modes": [{"mode": "missed_edit_location", "confidence": 0.8,
+                       "evidence": [{"step": 2, "note": "see here"}], "rationale": format!("because {}", &KEY[4..])}],
+            "unclassified": false,
+            "summary": format!("key {}", &KEY[..KEY.len() - 4])
+        });
+        Behaviour::Reply { content: content.to_string(), tokens_in: 10, tokens_out: 5 }
+    })
+    .unwrap();
+    let labelled = run_llm(&db, &replies.base_url(), &["classify__temp-errors"]);
+    assert_eq!(labelled.status.code(), Some(0), "{}", text(&labelled));
+    let shown = trajan(&db, &["labels", "classify__temp-errors"]);
+
+    let store = Store::open(&db).unwrap();
+    let errors = store.classify_errors(None).unwrap();
+    assert!(errors.iter().any(|e| e.error.contains("bad auth Bearer [redacted]")), "{errors:?}");
+    let labels = store.labels(None, true).unwrap();
+    let label = &labels.iter().find(|l| l.label.source == Source::Llm).unwrap().label;
+    assert_eq!((label.summary.as_str(), label.modes[0].rationale.as_str()), ("key [redacted]", "because [redacted]"));
+    drop(store);
+    for out in [&failed, &labelled, &shown] {
+        assert_no_key_part("the output", text(out).as_bytes());
+    }
+    assert!(text(&shown).contains("[redacted]"), "{}", text(&shown));
+    for f in [db.clone(), db.with_extension("db-wal")] {
+        if let Ok(bytes) = std::fs::read(&f) {
+            assert_no_key_part(&f.display().to_string(), &bytes);
+        }
+    }
+}

@@ -35,8 +35,9 @@ pub struct Mode {
 pub enum TaxonomyError {
     #[error("{origin}: {message}")]
     Invalid { origin: String, message: String },
-    #[error("{}: cannot read: {source}", path.display())]
-    Io { path: std::path::PathBuf, source: std::io::Error },
+    /// Not a regular file, too large, not text, or unreadable.
+    #[error(transparent)]
+    File(#[from] crate::files::FileError),
 }
 
 #[derive(Deserialize)]
@@ -86,7 +87,7 @@ impl Taxonomy {
                 message: format!("neither a taxonomy file nor a built-in taxonomy ({})", names.join(", ")),
             });
         }
-        let text = std::fs::read_to_string(path).map_err(|source| TaxonomyError::Io { path: path.into(), source })?;
+        let text = crate::files::read_regular(path, crate::files::TAXONOMY)?;
         Taxonomy::parse(&text, &path.display().to_string())
     }
 

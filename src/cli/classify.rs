@@ -5,7 +5,7 @@ use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::fmt::Write as _;
 use std::io::IsTerminal;
-use trajan::classify::llm::client::{LlmClient, LlmSettings};
+use trajan::classify::llm::client::{LlmClient, LlmSettings, timeout_from_secs};
 use trajan::classify::llm::pipeline::{self as llm_pipeline, LlmOptions, LlmReport};
 use trajan::classify::pipeline::{self, Report};
 use trajan::classify::taxonomy::{self, Taxonomy};
@@ -36,7 +36,7 @@ pub struct ClassifyArgs {
     /// LLM requests in flight at once (default 4).
     #[arg(long)]
     pub concurrency: Option<usize>,
-    /// Seconds before one LLM request times out (default 120).
+    /// Seconds before one LLM request times out (default 120, at most 86400: a day).
     #[arg(long)]
     pub timeout: Option<f64>,
     /// Prompt budget in estimated tokens (default 24000).
@@ -238,8 +238,11 @@ pub fn run(store: &mut Store, args: &ClassifyArgs, include_unknown: bool) -> Res
     let mut settings = LlmSettings::new(base_url, model);
     settings.api_key = api_key;
     settings.api_key_env = Some(key_var);
-    settings.timeout =
-        std::time::Duration::from_secs_f64(args.timeout.or(llm.timeout_secs).unwrap_or(120.0).max(0.001));
+    settings.timeout = match (args.timeout, llm.timeout_secs) {
+        (Some(secs), _) => timeout_from_secs(secs, "--timeout")?,
+        (None, Some(secs)) => timeout_from_secs(secs, "timeout_secs in the [llm] section of config.toml")?,
+        (None, None) => std::time::Duration::from_secs(120),
+    };
     if let Some(r) = llm.max_retries {
         settings.max_retries = r;
     }

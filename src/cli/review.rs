@@ -343,7 +343,7 @@ struct ImportReport {
 /// Every record of a label export (JSON array or JSON lines), each read on its own: a bad one is
 /// reported by its position and the others are read.
 fn read_export(path: &Path) -> Result<Vec<(String, Result<ExportedLabel, String>)>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = trajan::files::read_regular(path, trajan::files::LABEL_EXPORT)?;
     let parse = |v: serde_json::Value| serde_json::from_value::<ExportedLabel>(v).map_err(|e| e.to_string());
     if text.trim_start().starts_with('[') {
         let items: Vec<serde_json::Value> =

@@ -4,6 +4,7 @@
 //! Only the `[tui]` section of `config.toml` is read and validated here; other sections (`[llm]`,
 //! `[labels]`, ...) belong to other features and are accepted as they are.
 
+use crate::files::{self, FileError};
 use crate::tui::keymap::Keymap;
 use crate::tui::theme::Theme;
 use serde::Deserialize;
@@ -19,6 +20,19 @@ pub enum ConfigError {
     /// The file exists but could not be read.
     #[error("{}: {source}", .path.display())]
     Io { path: PathBuf, source: std::io::Error },
+    /// The path names no file to read (a device, a FIFO, a folder), one over the size limit, or
+    /// one that is not text.
+    #[error(transparent)]
+    File(FileError),
+}
+
+impl From<FileError> for ConfigError {
+    fn from(e: FileError) -> ConfigError {
+        match e {
+            FileError::Io { path, source } => ConfigError::Io { path, source },
+            e => ConfigError::File(e),
+        }
+    }
 }
 
 fn location(path: &Path, line: Option<usize>) -> String {
@@ -51,12 +65,13 @@ fn line_of(text: &str, offset: usize) -> usize {
     text.as_bytes()[..end].iter().filter(|&&b| b == b'\n').count() + 1
 }
 
-/// Reads a file that may be absent: `Ok(None)` when it does not exist.
+/// Reads a configuration file (`config.toml`, `keymap.toml`) that may be absent: `Ok(None)`
+/// when it does not exist.
 pub(crate) fn read_optional(path: &Path) -> Result<Option<String>, ConfigError> {
-    match std::fs::read_to_string(path) {
+    match files::read_regular(path, files::CONFIG) {
         Ok(text) => Ok(Some(text)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(ConfigError::io(path, e)),
+        Err(e) if e.is_not_found() => Ok(None),
+        Err(e) => Err(e.into()),
     }
 }
 

@@ -217,14 +217,14 @@ impl Theme {
             return parse_theme(text, &preset_path(name), name, depth);
         }
         let path = Path::new(name_or_path);
-        let text = std::fs::read_to_string(path).map_err(|e| {
+        let text = crate::files::read_regular(path, crate::files::THEME).map_err(|e| {
             let looks_like_name = path.extension().is_none() && path.components().count() == 1;
-            if e.kind() == std::io::ErrorKind::NotFound && looks_like_name {
+            if e.is_not_found() && looks_like_name {
                 let presets = PRESET_NAMES.join(", ");
                 let message = format!("unknown theme (presets: {presets}; or give the path of a theme file)");
                 ConfigError::Invalid { path: path.to_path_buf(), line: None, message }
             } else {
-                ConfigError::io(path, e)
+                e.into()
             }
         })?;
         let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();

@@ -16,6 +16,7 @@
 //!
 //! The API key never appears in errors or `Debug` output: every error text is scrubbed of it.
 
+use std::collections::HashSet;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -44,6 +45,10 @@ const MAX_MESSAGE: usize = 300;
 /// What an HTTP error body said is cut to this many characters.
 const MAX_EXCERPT: usize = 200;
 const REDACTED: &str = "[redacted]";
+/// Any part of the key this many bytes long (or the whole key, when shorter) is redacted.
+const MIN_KEY_PART: usize = 8;
+/// The longest request timeout accepted: one day.
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// Where and how to ask the model.
 #[derive(Clone)]
@@ -92,6 +97,21 @@ impl LlmSettings {
             backoff: Duration::from_millis(200),
             wait_slack: Duration::from_secs(65),
         }
+    }
+}
+
+/// A timeout given in seconds by the user (`what` names where: a flag, a config key): a number
+/// above zero (at least a nanosecond) and at most [`MAX_TIMEOUT`]; `inf`, `NaN`, negative numbers
+/// and `1e308` are errors, never a panic.
+pub fn timeout_from_secs(secs: f64, what: &str) -> Result<Duration, LlmError> {
+    match Duration::try_from_secs_f64(secs) {
+        Ok(d) if !d.is_zero() && d <= MAX_TIMEOUT => Ok(d),
+        _ => Err(LlmError::Config {
+            message: format!(
+                "{what} must be a number of seconds above 0 and at most {} (one day), not {secs}",
+                MAX_TIMEOUT.as_secs()
+            ),
+        }),
     }
 }
 
@@ -296,6 +316,9 @@ impl LlmClient {
         if settings.timeout.is_zero() {
             return Err(config_error("timeout must be above zero".into()));
         }
+        if settings.timeout > MAX_TIMEOUT {
+            return Err(config_error(format!("timeout must be at most {} s (one day)", MAX_TIMEOUT.as_secs())));
+        }
         let key = settings.api_key.clone().unwrap_or_default();
         // async-openai unwraps this header on every request; check it here instead.
         if reqwest::header::HeaderValue::from_str(&format!("Bearer {key}")).is_err() {
@@ -341,7 +364,7 @@ impl LlmClient {
             // async-openai's own retries sleep as long as `Retry-After` says; one attempt (its
             // requests and their waits) is bounded, so a server asking for an hour cannot hang
             // the run.
-            let deadline = self.settings.timeout * 4 + self.settings.wait_slack;
+            let deadline = self.settings.timeout.saturating_mul(4).saturating_add(self.settings.wait_slack);
             let result = tokio::time::timeout(deadline, client.chat().create(request.clone())).await;
             let latency = started.elapsed();
             let error = match result {
@@ -616,20 +639,51 @@ fn chain(error: &dyn std::error::Error) -> String {
     text
 }
 
-/// `text` with every occurrence of the key replaced.
+/// `text` with the key, and every part of it [`MIN_KEY_PART`] bytes long or longer, replaced by
+/// `[redacted]`: a server may echo the key cut short (all but its last characters), which
+/// would give most of it away. Parts that overlap or touch are one `[redacted]`.
 fn scrub_key(text: &str, key: Option<&str>) -> String {
-    match key {
-        Some(key) if !key.is_empty() && text.contains(key) => text.replace(key, REDACTED),
-        _ => text.to_string(),
+    let Some(key) = key.filter(|k| !k.is_empty()) else { return text.to_string() };
+    let n = MIN_KEY_PART.min(key.len());
+    let parts: HashSet<&[u8]> = key.as_bytes().windows(n).collect();
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    // The region of the text being redacted: [start, end).
+    let mut region: Option<(usize, usize)> = None;
+    for (i, window) in text.as_bytes().windows(n).enumerate() {
+        if !parts.contains(window) {
+            continue;
+        }
+        region = match region {
+            Some((start, end)) if i <= end => Some((start, i + n)),
+            Some((start, end)) => {
+                redact(text, start, end, &mut copied, &mut out);
+                Some((i, i + n))
+            }
+            None => Some((i, i + n)),
+        };
     }
+    if let Some((start, end)) = region {
+        redact(text, start, end, &mut copied, &mut out);
+    }
+    out.push_str(text.get(copied..).unwrap_or_default());
+    out
 }
 
-/// `text` without any occurrence of `key`, cut to [`MAX_MESSAGE`] characters.
+/// Appends the text from `copied` up to `start`, then `[redacted]` for `start..end` (widened to
+/// whole characters).
+fn redact(text: &str, start: usize, end: usize, copied: &mut usize, out: &mut String) {
+    let start = (0..=start).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0).max(*copied);
+    let end = (end..=text.len()).find(|&i| text.is_char_boundary(i)).unwrap_or(text.len());
+    out.push_str(text.get(*copied..start).unwrap_or_default());
+    out.push_str(REDACTED);
+    *copied = end;
+}
+
+/// `text` without the key or any long part of it ([`scrub_key`]), cut to [`MAX_MESSAGE`]
+/// characters.
 fn scrub(text: &str, key: Option<&str>) -> String {
-    let text = match key {
-        Some(key) if !key.is_empty() => text.replace(key, REDACTED),
-        _ => text.to_string(),
-    };
+    let text = scrub_key(text, key);
     match text.char_indices().nth(MAX_MESSAGE) {
         Some((cut, _)) => format!("{}…", &text[..cut]),
         None => text,
@@ -1110,6 +1164,8 @@ mod tests {
             LlmSettings { base_url: "not a url".into(), ..base.clone() },
             LlmSettings { model: " ".into(), ..base.clone() },
             LlmSettings { timeout: Duration::ZERO, ..base.clone() },
+            LlmSettings { timeout: MAX_TIMEOUT + Duration::from_nanos(1), ..base.clone() },
+            LlmSettings { timeout: Duration::MAX, ..base.clone() },
             LlmSettings { api_key: Some("line\nbreak".into()), ..base.clone() },
         ];
         for settings in cases {
@@ -1125,12 +1181,50 @@ mod tests {
     }
 
     #[test]
+    fn timeouts_from_input_are_checked_not_panicked_on() {
+        assert_eq!(timeout_from_secs(1.5, "--timeout").unwrap(), Duration::from_millis(1500));
+        assert_eq!(timeout_from_secs(86_400.0, "--timeout").unwrap(), MAX_TIMEOUT);
+        for bad in [f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 1e308, 5e18, 86_400.001, 0.0, -1.0, 1e-12] {
+            let err = timeout_from_secs(bad, "--timeout").unwrap_err();
+            let msg = err.to_string();
+            assert!(msg.contains("--timeout must be a number of seconds above 0 and at most 86400 (one day)"), "{msg}");
+            assert!(msg.ends_with(&format!("not {bad}")), "{msg}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_huge_wait_slack_saturates_the_attempt_deadline() {
+        let server = ChatServer::scripted(vec![Behaviour::reply("ok")]).unwrap();
+        let client = LlmClient::new(LlmSettings { wait_slack: Duration::MAX, ..settings(&server) }).unwrap();
+        assert_eq!(client.complete(&ask()).await.unwrap().content, "ok");
+    }
+
+    #[test]
     fn backoff_doubles_and_is_capped() {
         let mut settings = LlmSettings::new("http://127.0.0.1:1/v1", "m");
         settings.backoff = Duration::from_millis(200);
         let client = LlmClient::new(settings).unwrap();
         let pauses: Vec<_> = (1..=7).map(|n| client.backoff(n).as_millis()).collect();
         assert_eq!(pauses, [200, 400, 800, 1600, 3200, 5000, 5000]);
+    }
+
+    #[test]
+    fn long_parts_of_the_key_are_redacted_wherever_they_are() {
+        let key = Some(KEY);
+        let cut = &KEY[..KEY.len() - 4];
+        assert_eq!(scrub_key(&format!("Bearer {cut}!"), key), "Bearer [redacted]!");
+        assert_eq!(scrub_key(&format!("tail {}", &KEY[4..]), key), "tail [redacted]");
+        assert_eq!(scrub_key(&format!("a {} b", &KEY[5..13]), key), "a [redacted] b");
+        // Shorter parts stay: they give little away and may be ordinary words.
+        assert_eq!(scrub_key(&format!("a {} b", &KEY[5..12]), key), format!("a {} b", &KEY[5..12]));
+        // Two parts apart are two redactions; the whole key twice, touching, is one.
+        let two = format!("{} and {}", &KEY[..10], &KEY[KEY.len() - 10..]);
+        assert_eq!(scrub_key(&two, key), "[redacted] and [redacted]");
+        assert_eq!(scrub_key(&format!("{KEY}{KEY}"), key), "[redacted]");
+        // A key shorter than a part is redacted whole, and only whole.
+        assert_eq!(scrub_key("abc abcd", Some("abcd")), "abc [redacted]");
+        assert_eq!(scrub_key("é KEYé", Some("KEY")), "é [redacted]é");
+        assert_eq!(scrub_key("no key here", None), "no key here");
     }
 
     #[test]

@@ -170,6 +170,15 @@ fn unknown_names_and_missing_files() {
 }
 
 #[test]
+fn devices_and_huge_files_are_not_read_as_themes() {
+    let err = Theme::load("/dev/zero", ColorDepth::TrueColor).unwrap_err();
+    assert_eq!(err.to_string(), "/dev/zero is not a regular file (a character device)");
+    let file = theme_file(&"# padding\n".repeat(120_000));
+    let msg = Theme::load(file.path().to_str().unwrap(), ColorDepth::TrueColor).unwrap_err().to_string();
+    assert!(msg.ends_with(" is larger than the 1 MiB a theme may be"), "{msg}");
+}
+
+#[test]
 fn diff_backgrounds_stay_apart_on_256_colour_terminals() {
     for name in ["dark", "light"] {
         let t = Theme::load(name, ColorDepth::Ansi256).unwrap_or_else(|e| panic!("{e}"));
