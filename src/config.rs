@@ -1,7 +1,7 @@
 //! The `[llm]`, `[classify]` and `[labels]` sections of `config.toml` (the XDG config folder,
 //! see `tui::config`, which reads `[tui]`). Flags override them.
 
-use crate::tui::config::{ConfigError, config_dir};
+use crate::tui::config::{ConfigError, config_dir, read_optional};
 use serde::Deserialize;
 use std::path::Path;
 
@@ -58,14 +58,14 @@ pub struct UserConfig {
 
 impl UserConfig {
     /// Reads `config.toml` of the config folder (`env` looks up environment variables); a
-    /// missing folder or file gives the defaults.
+    /// missing folder or file gives the defaults, and so does one that cannot be read (with a
+    /// warning on stderr, see `tui::config::read_optional`). A file with mistakes is an error.
     pub fn load(env: impl Fn(&str) -> Option<String>) -> Result<UserConfig, ConfigError> {
         let Some(dir) = config_dir(env) else { return Ok(UserConfig::default()) };
         let path = dir.join("config.toml");
-        match crate::files::read_regular(&path, crate::files::CONFIG) {
-            Ok(text) => UserConfig::parse(&text, &path),
-            Err(e) if e.is_not_found() => Ok(UserConfig::default()),
-            Err(e) => Err(e.into()),
+        match read_optional(&path)? {
+            Some(text) => UserConfig::parse(&text, &path),
+            None => Ok(UserConfig::default()),
         }
     }
 

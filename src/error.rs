@@ -101,6 +101,25 @@ pub enum StoreError {
     /// An SQLite database with tables of its own and no trajan schema.
     #[error("{} is not a trajan database (an SQLite database of another program)", .0.display())]
     NotTrajan(PathBuf),
+    /// Opened to read, the file holds no trajan schema yet (an empty file or SQLite database).
+    #[error("{} is an empty database: nothing has been ingested into it", .0.display())]
+    Empty(PathBuf),
+    /// Opened to read, a database an older trajan made: reading commands never migrate it.
+    #[error(
+        "{} was made by an older trajan (schema version {found}; this one reads {known}); a command that writes to it (ingest, classify, label, import-labels) upgrades it",
+        .path.display()
+    )]
+    TooOld { path: PathBuf, found: i64, known: i64 },
+    /// Opened to write, the file or its folder cannot be written by this user.
+    #[error("{} cannot be written here (the file or its folder is read-only)", .0.display())]
+    ReadOnly(PathBuf),
+    /// Opened to read in a folder that cannot be written, a write-ahead log with changes that
+    /// SQLite cannot read without creating its shared-memory file beside it.
+    #[error(
+        "{} cannot be read here: its write-ahead log ({}-wal) holds changes, and reading them needs {}-shm, which this folder does not let us create; open it once with write access to its folder",
+        .0.display(), .0.display(), .0.display()
+    )]
+    WalUnreadable(PathBuf),
     #[error("no run matches {0:?}")]
     NoSuchRun(String),
     #[error("{query:?} names {count} runs; use a numeric run id ({ids})")]

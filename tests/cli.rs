@@ -484,10 +484,68 @@ fn devices_fifos_and_huge_files_named_as_inputs_are_refused() {
         assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains(&message), "{args:?}: {stderr}");
     }
-    // config.toml itself a FIFO: named, not waited on.
+    // config.toml itself a FIFO: named in a warning, not waited on (the settings are optional).
     let config_toml = config.join("trajan/config.toml");
     mkfifo(&config_toml);
     let out = trajan_with_deadline(&db, &config, &[os("classify")]);
     let (_, stderr) = text_of(&out);
-    assert!(stderr.contains(&format!("{} is not a regular file (a FIFO)", config_toml.display())), "{stderr}");
+    assert!(stderr.contains(&format!("cannot read {} (not a regular file)", config_toml.display())), "{stderr}");
+}
+
+/// A config folder that cannot be read (here `trajan` is a file, so reading `trajan/config.toml`
+/// fails even for root), or a FIFO in the config file's place: commands warn once, naming the
+/// file, and go on with the defaults; nothing waits on the FIFO.
+#[test]
+fn an_unreadable_config_is_a_warning_and_the_defaults() {
+    let dir = tmp();
+    let db = dir.path().join("t.db");
+    let out = trajan(&db, &ingest_fixtures());
+    assert!(out.status.success(), "{}", text_of(&out).1);
+    let not_a_folder = dir.path().join("xdg-file");
+    std::fs::create_dir_all(&not_a_folder).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(not_a_folder.join("trajan"), "a file").unwrap_or_else(|e| panic!("{e}"));
+    let fifo = dir.path().join("xdg-fifo");
+    std::fs::create_dir_all(fifo.join("trajan")).unwrap_or_else(|e| panic!("{e}"));
+    let made = Command::new("mkfifo").arg(fifo.join("trajan/config.toml")).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    for (xdg, why) in [(&not_a_folder, "not a directory"), (&fifo, "not a regular file")] {
+        let warning = format!(
+            "warning: cannot read {} ({why}); using the default settings\n",
+            xdg.join("trajan/config.toml").display()
+        );
+        let cases: &[&[&str]] = &[
+            &["export", "labels", "--format", "json"],
+            &["export", "stats", "--format", "json"],
+            &["classify", "--json"],
+            &["runs", "--failed"],
+            &["stats"],
+            &["label", "1", "--unclassified", "--rater", "ann"],
+        ];
+        for args in cases {
+            let mut child = Command::new(env!("CARGO_BIN_EXE_trajan"))
+                .arg("--db")
+                .arg(&db)
+                .args(*args)
+                .env_remove("TRAJAN_DB")
+                .env("XDG_CONFIG_HOME", xdg)
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap_or_else(|e| panic!("cannot run trajan: {e}"));
+            // A read of the FIFO would wait for a writer forever: give up after a while.
+            let start = std::time::Instant::now();
+            while child.try_wait().ok().flatten().is_none() {
+                if start.elapsed() > std::time::Duration::from_secs(30) {
+                    let _ = child.kill();
+                    panic!("{args:?} waited on {}", xdg.display());
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            let out = child.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
+            let (_, stderr) = text_of(&out);
+            assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+            assert_eq!(stderr.matches("warning:").count(), 1, "{args:?}: {stderr}");
+            assert!(stderr.starts_with(&warning), "{args:?}: {stderr}");
+        }
+    }
 }

@@ -185,17 +185,17 @@ pub fn run() -> Result<i32> {
         include_unknown: cli.include_unknown,
     };
     let Some(command) = cli.command else {
-        return tui::run(&cli.db, open_existing(&cli.db)?, None, &ui);
+        return tui::run(&cli.db, open(&cli.db, Access::Read)?, None, &ui);
     };
     match command {
-        Command::Tui => tui::run(&cli.db, open_existing(&cli.db)?, None, &ui),
-        Command::Open { run } => tui::run(&cli.db, open_existing(&cli.db)?, Some(&run), &ui),
+        Command::Tui => tui::run(&cli.db, open(&cli.db, Access::Read)?, None, &ui),
+        Command::Open { run } => tui::run(&cli.db, open(&cli.db, Access::Read)?, Some(&run), &ui),
         Command::Ingest { paths, format } => {
-            let mut store = open(&cli.db)?;
+            let mut store = open(&cli.db, Access::Create)?;
             ingest::run(&mut store, &paths, format)
         }
         Command::Runs { failed, json } => {
-            let store = open_existing(&cli.db)?;
+            let store = open(&cli.db, Access::Read)?;
             let scope = match failed {
                 true => Some(review::scope(cli.include_unknown, &UserConfig::load(|k| std::env::var(k).ok())?)),
                 false => None,
@@ -209,7 +209,7 @@ pub fn run() -> Result<i32> {
             Ok(0)
         }
         Command::Show { run, step, prompt, task, json } => {
-            let store = open_existing(&cli.db)?;
+            let store = open(&cli.db, Access::Read)?;
             let id = store.resolve_run(&run)?;
             if task {
                 // No step is read (-1 names none).
@@ -254,7 +254,7 @@ pub fn run() -> Result<i32> {
             Ok(0)
         }
         Command::Search { query, run, limit, json } => {
-            let store = open_existing(&cli.db)?;
+            let store = open(&cli.db, Access::Read)?;
             let run_id = run.map(|r| store.resolve_run(&r)).transpose()?;
             let hits = store.search(&query, run_id, limit)?;
             if json {
@@ -264,9 +264,13 @@ pub fn run() -> Result<i32> {
             }
             Ok(0)
         }
-        Command::Classify(args) => classify::run(&mut open_existing(&cli.db)?, &args, cli.include_unknown),
+        Command::Classify(args) => {
+            // `--dry-run` writes nothing.
+            let access = if args.dry_run { Access::Read } else { Access::Write };
+            classify::run(&mut open(&cli.db, access)?, &args, cli.include_unknown)
+        }
         Command::Labels { run, history, json } => {
-            let store = open_existing(&cli.db)?;
+            let store = open(&cli.db, Access::Read)?;
             let run_id = run.map(|r| store.resolve_run(&r)).transpose()?;
             let rows = store.labels(run_id, !history)?;
             if json {
@@ -277,7 +281,7 @@ pub fn run() -> Result<i32> {
             Ok(0)
         }
         Command::Signals { run, json } => {
-            let store = open_existing(&cli.db)?;
+            let store = open(&cli.db, Access::Read)?;
             let id = store.resolve_run(&run)?;
             let (signals, _) = trajan::classify::pipeline::signals_of(&store, id)?;
             if json {
@@ -287,15 +291,15 @@ pub fn run() -> Result<i32> {
             }
             Ok(0)
         }
-        Command::Label(args) => review::label(&mut open_existing(&cli.db)?, &args, cli.rater.as_deref()),
+        Command::Label(args) => review::label(&mut open(&cli.db, Access::Write)?, &args, cli.rater.as_deref()),
         Command::Agreement(args) => {
-            let store = if args.table.is_some() { None } else { Some(open_existing(&cli.db)?) };
+            let store = if args.table.is_some() { None } else { Some(open(&cli.db, Access::Read)?) };
             review::agreement(store.as_ref(), &args)
         }
-        Command::Stats(args) => review::stats(&open_existing(&cli.db)?, &args, cli.include_unknown),
-        Command::Export(args) => review::export(&open_existing(&cli.db)?, &args, cli.include_unknown),
+        Command::Stats(args) => review::stats(&open(&cli.db, Access::Read)?, &args, cli.include_unknown),
+        Command::Export(args) => review::export(&open(&cli.db, Access::Read)?, &args, cli.include_unknown),
         Command::ImportLabels { file, json, taxonomy } => {
-            review::import(&mut open_existing(&cli.db)?, &file, json, taxonomy.as_deref())
+            review::import(&mut open(&cli.db, Access::Write)?, &file, json, taxonomy.as_deref())
         }
         Command::Demo => demo::run(&ui),
         Command::Bench { what } => bench::run(what),
@@ -310,22 +314,40 @@ pub fn run() -> Result<i32> {
     }
 }
 
-fn open(db: &std::path::Path) -> Result<Store> {
+/// How a command uses the database.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Access {
+    /// Reading commands and the TUI: the database must exist; opened read-only, never changed.
+    Read,
+    /// Commands that add to a database that must exist (classify, label, import-labels).
+    Write,
+    /// `ingest`: creates the database when it does not exist.
+    Create,
+}
+
+fn open(db: &std::path::Path, access: Access) -> Result<Store> {
+    // A mistyped `--db` is an error, not an empty list.
+    if access != Access::Create && !db.exists() {
+        bail!("no database at {} (create one with: trajan --db {} ingest PATH...)", db.display(), db.display());
+    }
     if db.is_dir() {
         bail!("{} is a folder, not a trajan database", db.display());
     }
-    match Store::open(db) {
+    let opened = match access {
+        Access::Read => Store::open_read_only(db),
+        Access::Write | Access::Create => Store::open(db),
+    };
+    match opened {
         Ok(store) => Ok(store),
         // These name the file already.
-        Err(e @ (StoreError::NotADatabase(_) | StoreError::NotTrajan(_))) => Err(e.into()),
+        Err(
+            e @ (StoreError::NotADatabase(_)
+            | StoreError::NotTrajan(_)
+            | StoreError::Empty(_)
+            | StoreError::TooOld { .. }
+            | StoreError::ReadOnly(_)
+            | StoreError::WalUnreadable(_)),
+        ) => Err(e.into()),
         Err(e) => Err(anyhow::Error::new(e).context(format!("cannot open database {}", db.display()))),
     }
-}
-
-/// Reading commands never create a database: a mistyped `--db` is an error, not an empty list.
-fn open_existing(db: &std::path::Path) -> Result<Store> {
-    if !db.exists() {
-        bail!("no database at {} (create one with: trajan --db {} ingest PATH...)", db.display(), db.display());
-    }
-    open(db)
 }

@@ -1,20 +1,25 @@
 //! SQLite storage: the only module with SQL.
 //!
-//! One [`Store`] per database file. Writes go through [`Store::write_source`], one transaction
-//! per source; reads are in `read.rs`. See docs/ARCHITECTURE.md for the schema.
+//! One [`Store`] per database file, opened to write ([`Store::open`]) or to read
+//! ([`Store::open_read_only`]); what a file must hold to be opened is in `open.rs`. Writes go
+//! through [`Store::write_source`], one transaction per source; reads are in `read.rs`. See
+//! docs/ARCHITECTURE.md for the schema.
 
 pub mod browse;
 pub mod labels;
 mod link;
+mod open;
 pub mod read;
 mod schema;
 mod write;
 
 use crate::error::StoreError;
 use rusqlite::Connection;
+use std::cell::OnceCell;
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+pub use open::APPLICATION_ID;
 pub use write::{SourceRecord, SourceWrite, WriteStats};
 
 pub struct Store {
@@ -22,68 +27,63 @@ pub struct Store {
     /// blob hash -> id, for blobs known to be committed. Cleared whenever blobs may have been
     /// removed (a source replaced) or a transaction failed.
     blob_ids: HashMap<[u8; 16], i64>,
+    /// The file of a store opened read-only; `None` for a read-write one.
+    read_only: Option<PathBuf>,
+    /// For a read-only store, the read-write one [`Store::writer`] opened on first use.
+    writer: OnceCell<Box<Store>>,
 }
 
 impl Store {
-    /// Open (or create) a trajan database. A file that is not one is refused before anything is
+    /// Open a trajan database to write, creating it when the file is new or empty and migrating
+    /// it when an older trajan made it. A file that is not one is refused before anything is
     /// written to it: not SQLite ([`StoreError::NotADatabase`]), another program's SQLite
-    /// database ([`StoreError::NotTrajan`]), or a newer trajan's ([`StoreError::TooNew`]).
+    /// database ([`StoreError::NotTrajan`]), or a newer trajan's ([`StoreError::TooNew`]); so is
+    /// one this user cannot write ([`StoreError::ReadOnly`]). Safe when several processes create
+    /// one new database at the same moment.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        let conn = Connection::open(path)?;
-        Store::init(conn, path).map_err(|e| match e {
-            StoreError::Sqlite(rusqlite::Error::SqliteFailure(f, _)) if f.code == rusqlite::ErrorCode::NotADatabase => {
-                StoreError::NotADatabase(path.to_path_buf())
-            }
-            e => e,
-        })
+        open::read_write(path)
+    }
+
+    /// Open a trajan database to read (`SQLITE_OPEN_READONLY`): nothing is created, migrated or
+    /// written, and a database in a folder this user cannot write is read all the same. Besides
+    /// the files [`Store::open`] refuses, an empty file ([`StoreError::Empty`]) and a database
+    /// an older trajan made ([`StoreError::TooOld`]) are refused.
+    pub fn open_read_only(path: &Path) -> Result<Store, StoreError> {
+        open::read_only(path)
     }
 
     pub fn open_in_memory() -> Result<Store, StoreError> {
-        Store::init(Connection::open_in_memory()?, Path::new(":memory:"))
-    }
-
-    fn init(conn: Connection, path: &Path) -> Result<Store, StoreError> {
-        conn.busy_timeout(std::time::Duration::from_secs(10))?;
-        // Read before any pragma below writes to the file (WAL changes its header).
-        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-        if version == 0 {
-            let foreign: bool = conn.query_row(
-                "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE name NOT LIKE 'sqlite_%')",
-                [],
-                |r| r.get(0),
-            )?;
-            if foreign {
-                return Err(StoreError::NotTrajan(path.to_path_buf()));
-            }
-        } else if version > schema::MIGRATIONS.len() as i64 {
-            return Err(StoreError::TooNew { found: version, known: schema::MIGRATIONS.len() as i64 });
-        }
-        // Larger pages suit long observations (fewer overflow pages); only takes effect on a new file.
-        conn.pragma_update(None, "page_size", 16384)?;
-        conn.pragma_update(None, "journal_mode", "WAL")?;
-        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        let mut conn = Connection::open_in_memory()?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
-        conn.pragma_update(None, "cache_size", -128_000)?;
-        conn.pragma_update(None, "temp_store", "MEMORY")?;
-        conn.pragma_update(None, "wal_autocheckpoint", 8192)?;
-        let mut store = Store { conn, blob_ids: HashMap::new() };
-        store.migrate()?;
-        Ok(store)
+        let tx = conn.transaction()?;
+        for sql in schema::MIGRATIONS {
+            tx.execute_batch(sql)?;
+        }
+        tx.pragma_update(None, "user_version", schema::MIGRATIONS.len() as i64)?;
+        tx.pragma_update(None, "application_id", open::APPLICATION_ID)?;
+        tx.commit()?;
+        Ok(Store::new(conn, None))
     }
 
-    fn migrate(&mut self) -> Result<(), StoreError> {
-        let known = schema::MIGRATIONS.len() as i64;
-        let found: i64 = self.conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-        if found > known {
-            return Err(StoreError::TooNew { found, known });
+    fn new(conn: Connection, read_only: Option<PathBuf>) -> Store {
+        Store { conn, blob_ids: HashMap::new(), read_only, writer: OnceCell::new() }
+    }
+
+    /// Whether this store was opened with [`Store::open_read_only`].
+    pub fn is_read_only(&self) -> bool {
+        self.read_only.is_some()
+    }
+
+    /// The store to write with: this one, or for a store opened read-only, a read-write store on
+    /// the same file, opened the first time it is asked for (the TUI reads read-only and writes
+    /// only when the reviewer saves a label). Its error says why the file cannot be written.
+    pub fn writer(&self) -> Result<&Store, StoreError> {
+        let Some(path) = &self.read_only else { return Ok(self) };
+        if let Some(writer) = self.writer.get() {
+            return Ok(writer);
         }
-        for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(found as usize) {
-            let tx = self.conn.transaction()?;
-            tx.execute_batch(sql)?;
-            tx.pragma_update(None, "user_version", i as i64 + 1)?;
-            tx.commit()?;
-        }
-        Ok(())
+        let writer = Store::open(path)?;
+        Ok(self.writer.get_or_init(|| Box::new(writer)))
     }
 
     pub fn schema_version(&self) -> Result<i64, StoreError> {

@@ -1,6 +1,15 @@
 //! Versioned migrations. `PRAGMA user_version` holds the number of migrations applied. A
 //! migration is only ever appended to this list, never edited, and never drops user data.
 
+/// The tables a migration creates (`CREATE TABLE` and `CREATE VIRTUAL TABLE`), read from its
+/// SQL: how a database made before trajan marked its files (`PRAGMA application_id`) is known.
+pub fn created_tables(sql: &str) -> impl Iterator<Item = &str> {
+    sql.lines().filter_map(|line| {
+        let rest = line.strip_prefix("CREATE TABLE ").or_else(|| line.strip_prefix("CREATE VIRTUAL TABLE "))?;
+        rest.split(|c: char| c.is_whitespace() || c == '(').next().filter(|name| !name.is_empty())
+    })
+}
+
 pub const MIGRATIONS: &[&str] = &[
     // 1: sources, runs, steps (with full-text index), edits, prompts stored once, test outcomes,
     //    predictions, tasks.

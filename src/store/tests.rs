@@ -1,4 +1,5 @@
 use super::*;
+use crate::error::StoreError;
 use crate::model::{Format, Message, Parsed, Run, Step, TestCase, TestGroup, TestOutcome};
 use crate::store::read::RunFilter;
 use std::path::PathBuf;
@@ -227,7 +228,6 @@ fn migrations_are_recorded_and_newer_schemas_refused() {
 /// A file that is not a trajan database is refused, named, and left as it was.
 #[test]
 fn files_that_are_not_trajan_databases_are_refused_untouched() {
-    use crate::error::StoreError;
     let dir = ok(tempfile::tempdir());
     let text = dir.path().join("notes.txt");
     ok(std::fs::write(&text, "not a database, but long enough to have a header's worth of bytes: ".repeat(4)));
@@ -281,4 +281,194 @@ fn a_deleted_runs_id_is_never_given_to_another_run_while_labels_name_it() {
     assert_ne!(c, b, "the label of b must not attach to c");
     let rows = store.labels(None, true).unwrap();
     assert_eq!((rows[0].label.run_id, rows[0].instance_id.as_deref()), (b, None), "the label's run is gone");
+}
+
+fn file_bytes(path: &std::path::Path) -> Vec<u8> {
+    ok(std::fs::read(path))
+}
+
+/// A trajan database as one made before the application id: the schema, no mark.
+fn unmarked_trajan(path: &std::path::Path, migrations: usize) {
+    let conn = ok(rusqlite::Connection::open(path));
+    for sql in schema::MIGRATIONS.iter().take(migrations) {
+        ok(conn.execute_batch(sql));
+    }
+    ok(conn.pragma_update(None, "user_version", migrations as i64));
+}
+
+fn application_id(path: &std::path::Path) -> i32 {
+    let conn = ok(rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY));
+    ok(conn.query_row("PRAGMA application_id", [], |r| r.get(0)))
+}
+
+#[test]
+fn the_tables_of_each_migration_are_read_from_its_sql() {
+    let first: Vec<&str> = schema::created_tables(schema::MIGRATIONS[0]).collect();
+    assert_eq!(first.first(), Some(&"sources"));
+    assert!(first.contains(&"runs") && first.contains(&"steps_fts"), "{first:?}");
+    let second: Vec<&str> = schema::created_tables(schema::MIGRATIONS[1]).collect();
+    assert_eq!(second, ["signals", "labels", "label_modes", "llm_cache", "classify_errors"]);
+}
+
+/// New databases carry trajan's application id; one made before it is known by its version and
+/// tables, marked when opened to write, and left as it is when opened to read.
+#[test]
+fn trajan_databases_are_marked_and_older_ones_recognised() {
+    assert_eq!(APPLICATION_ID.to_be_bytes(), *b"TRJN");
+    let dir = ok(tempfile::tempdir());
+    let new = dir.path().join("new.db");
+    drop(ok(Store::open(&new)));
+    assert_eq!(application_id(&new), APPLICATION_ID);
+
+    let old = dir.path().join("old.db");
+    unmarked_trajan(&old, schema::MIGRATIONS.len());
+    let before = file_bytes(&old);
+    let reader = ok(Store::open_read_only(&old));
+    assert_eq!(ok(reader.list_runs(RunFilter::default())).len(), 0);
+    drop(reader);
+    assert_eq!(file_bytes(&old), before, "reading does not mark it");
+    drop(ok(Store::open(&old)));
+    assert_eq!(application_id(&old), APPLICATION_ID);
+
+    // An older schema is migrated by a writer; a reader refuses it, untouched.
+    let older = dir.path().join("older.db");
+    unmarked_trajan(&older, 1);
+    let before = file_bytes(&older);
+    let err = Store::open_read_only(&older).err();
+    assert!(matches!(&err, Some(StoreError::TooOld { found: 1, .. })), "{err:?}");
+    assert_eq!(file_bytes(&older), before);
+    let s = ok(Store::open(&older));
+    assert_eq!(ok(s.schema_version()), schema::MIGRATIONS.len() as i64);
+    drop(s);
+    assert_eq!(application_id(&older), APPLICATION_ID);
+}
+
+/// Another program's database that uses `user_version` too, or has an application id of its
+/// own, is not taken for trajan's and is left as it was.
+#[test]
+fn other_programs_databases_with_a_version_or_an_id_are_refused_untouched() {
+    let dir = ok(tempfile::tempdir());
+    let versioned = dir.path().join("versioned.sqlite");
+    let conn = ok(rusqlite::Connection::open(&versioned));
+    ok(conn.execute_batch("CREATE TABLE bookmarks (url TEXT); PRAGMA user_version = 1;"));
+    drop(conn);
+    let identified = dir.path().join("identified.sqlite");
+    let conn = ok(rusqlite::Connection::open(&identified));
+    ok(conn.execute_batch("PRAGMA application_id = 1234;"));
+    // An application id alone: an empty database of another program.
+    drop(conn);
+    for path in [&versioned, &identified] {
+        let before = file_bytes(path);
+        for opened in [Store::open(path), Store::open_read_only(path)] {
+            let err = opened.err();
+            assert!(matches!(&err, Some(StoreError::NotTrajan(p)) if p == path), "{}: {err:?}", path.display());
+        }
+        assert_eq!(file_bytes(path), before, "{}", path.display());
+    }
+}
+
+#[test]
+fn a_newer_database_is_refused_when_reading_too() {
+    let dir = ok(tempfile::tempdir());
+    let db = dir.path().join("t.db");
+    let s = ok(Store::open(&db));
+    ok(s.conn.execute_batch("PRAGMA user_version = 999"));
+    drop(s);
+    let before = file_bytes(&db);
+    assert!(matches!(Store::open_read_only(&db), Err(StoreError::TooNew { found: 999, .. })));
+    assert_eq!(file_bytes(&db), before);
+}
+
+/// Opened to read, the connection is SQLite's read-only one: an empty file stays empty, a write
+/// fails; the store's writer is a read-write store on the same file, whose label the reader
+/// then sees.
+#[test]
+fn a_read_only_store_never_writes_and_opens_a_writer_when_asked() {
+    let dir = ok(tempfile::tempdir());
+    let empty = dir.path().join("empty.db");
+    ok(std::fs::write(&empty, b""));
+    assert!(matches!(Store::open_read_only(&empty), Err(StoreError::Empty(p)) if p == empty));
+    assert_eq!(file_bytes(&empty).len(), 0);
+
+    let db = dir.path().join("t.db");
+    let mut s = ok(Store::open(&db));
+    ok(s.write_source(
+        &record("/t/a.traj", &[1; 32]),
+        &Parsed { runs: vec![run("a", None, "x")], ..Parsed::default() },
+    ));
+    drop(s);
+    let reader = ok(Store::open_read_only(&db));
+    assert!(reader.is_read_only());
+    assert!(ok(reader.conn.is_readonly(rusqlite::MAIN_DB)), "opened with SQLITE_OPEN_READONLY");
+    let label = crate::classify::label::Label {
+        run_id: ok(reader.resolve_run("a")),
+        source: crate::classify::label::Source::Human,
+        rater: "ann".into(),
+        taxonomy: "refactoring".into(),
+        taxonomy_version: "1.0".into(),
+        modes: Vec::new(),
+        considered: Vec::new(),
+        exit_category: String::new(),
+        summary: String::new(),
+        provenance: crate::classify::label::Provenance::default(),
+    };
+    let refused = reader.add_label(&label, None).err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(refused.contains("readonly"), "{refused}");
+    let writer = ok(reader.writer());
+    assert!(!writer.is_read_only());
+    ok(writer.add_label(&label, None));
+    assert_eq!(ok(reader.labels(None, true)).len(), 1, "the reader sees what its writer wrote");
+}
+
+#[test]
+fn immutable_uris_escape_what_sqlite_would_read_as_syntax() {
+    use std::path::Path;
+    assert_eq!(open::immutable_uri(Path::new("/d/t.db")), "file:///d/t.db?immutable=1");
+    assert_eq!(open::immutable_uri(Path::new("//host/t.db")), "file:////host/t.db?immutable=1");
+    assert_eq!(open::immutable_uri(Path::new("a b/x?y#z%.db")), "file:a%20b/x%3Fy%23z%25.db?immutable=1");
+    assert_eq!(open::immutable_uri(Path::new("é.db")), "file:%C3%A9.db?immutable=1");
+}
+
+/// Several writers creating one new database at the same moment: the schema is applied once,
+/// every one of them opens it.
+#[test]
+fn writers_opening_a_new_database_at_once_all_succeed() {
+    let dir = ok(tempfile::tempdir());
+    let db = dir.path().join("new.db");
+    let barrier = std::sync::Barrier::new(8);
+    let opened: Vec<Result<i64, String>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..8)
+            .map(|_| {
+                scope.spawn(|| {
+                    barrier.wait();
+                    Store::open(&db).and_then(|s| s.schema_version()).map_err(|e| e.to_string())
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("panicked".into()))).collect()
+    });
+    for o in opened {
+        assert_eq!(o, Ok(schema::MIGRATIONS.len() as i64));
+    }
+    assert_eq!(application_id(&db), APPLICATION_ID);
+}
+
+/// Switching a new file to WAL while another connection holds its write lock fails busy at once,
+/// without SQLite's busy handler: the open tries again until the lock is released.
+#[test]
+fn the_switch_to_wal_waits_for_another_writer() {
+    let dir = ok(tempfile::tempdir());
+    let db = dir.path().join("new.db");
+    ok(std::fs::write(&db, b""));
+    let other = ok(rusqlite::Connection::open(&db));
+    ok(other.execute_batch("BEGIN IMMEDIATE"));
+    let holder = std::thread::spawn(move || {
+        // Long enough for the open below to meet the lock (the test checks that it waits, not
+        // how long).
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        drop(other);
+    });
+    let opened = Store::open(&db).and_then(|s| s.schema_version()).map_err(|e| e.to_string());
+    assert!(holder.join().is_ok());
+    assert_eq!(opened, Ok(schema::MIGRATIONS.len() as i64));
 }

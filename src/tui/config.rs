@@ -8,8 +8,10 @@ use crate::files::{self, FileError};
 use crate::tui::keymap::Keymap;
 use crate::tui::theme::Theme;
 use serde::Deserialize;
+use std::collections::BTreeSet;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// A configuration file (or an embedded preset) that could not be used. Always names the file.
 #[derive(Debug, thiserror::Error)]
@@ -65,14 +67,30 @@ fn line_of(text: &str, offset: usize) -> usize {
     text.as_bytes()[..end].iter().filter(|&&b| b == b'\n').count() + 1
 }
 
-/// Reads a configuration file (`config.toml`, `keymap.toml`) that may be absent: `Ok(None)`
-/// when it does not exist.
+/// Reads a configuration file that may be absent: `Ok(None)` when it does not exist, and when it
+/// cannot be read (a folder this user may not enter, a path through a file, a FIFO or device in
+/// the file's place), which is reported once on stderr: the settings are optional, the command
+/// goes on with the defaults. A file that is read but is not text, or is larger than a
+/// configuration file may be, is an error, as are the mistakes the caller finds in it.
 pub(crate) fn read_optional(path: &Path) -> Result<Option<String>, ConfigError> {
     match files::read_regular(path, files::CONFIG) {
         Ok(text) => Ok(Some(text)),
         Err(e) if e.is_not_found() => Ok(None),
+        Err(files::FileError::NotRegular { .. }) => Ok(unreadable(path, "not a regular file")),
+        Err(files::FileError::Io { source, .. }) => Ok(unreadable(path, &source.kind().to_string())),
         Err(e) => Err(e.into()),
     }
+}
+
+/// Warn, once per file and process, that a configuration file is not used.
+fn unreadable(path: &Path, why: &str) -> Option<String> {
+    static WARNED: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
+    let first = WARNED.lock().map(|mut warned| warned.insert(path.to_path_buf())).unwrap_or(true);
+    if first {
+        let path = path.display().to_string();
+        eprintln!("warning: cannot read {} ({why}); using the default settings", crate::sanitize::sanitize(&path));
+    }
+    None
 }
 
 /// The configuration folder: `$XDG_CONFIG_HOME/trajan`, else `$HOME/.config/trajan`. Empty or
@@ -226,6 +244,54 @@ mod tests {
         assert!(err.to_string().contains("colour"), "{err}");
         let err = Config::parse("[tui\n", &path, dir).unwrap_err();
         assert!(err.to_string().starts_with("/cfg/trajan/config.toml:1: "), "{err}");
+    }
+
+    /// A config folder that cannot be read, or a FIFO where the file should be: the defaults
+    /// (with a warning on stderr), even as root, and without waiting on the FIFO.
+    #[test]
+    fn unreadable_config_files_give_defaults() {
+        let tmp = tempfile::tempdir().unwrap();
+        // `trajan` is a file: reading `trajan/config.toml` fails (not a directory).
+        std::fs::write(tmp.path().join("trajan"), "not a folder").unwrap();
+        let env = env_of(&[("XDG_CONFIG_HOME", tmp.path().to_str().unwrap())]);
+        let (config, keymap) = load_ui(&env).unwrap();
+        assert_eq!((config.theme, config.mouse), (None, false));
+        assert_eq!(keymap, Keymap::default_map());
+        assert_eq!(crate::config::UserConfig::load(&env).unwrap(), crate::config::UserConfig::default());
+
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("trajan");
+        std::fs::create_dir_all(&dir).unwrap();
+        for name in ["config.toml", "keymap.toml"] {
+            let made = std::process::Command::new("mkfifo").arg(dir.join(name)).status();
+            assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+        }
+        let env = env_of(&[("XDG_CONFIG_HOME", tmp.path().to_str().unwrap())]);
+        // Opening a FIFO to read waits for a writer: a thread, so a wait fails the test instead
+        // of hanging it.
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send((load_ui(&env).map_err(|e| e.to_string()), crate::config::UserConfig::load(&env).is_ok()));
+        });
+        let (loaded, user_loaded) =
+            rx.recv_timeout(std::time::Duration::from_secs(10)).expect("reading waited on a FIFO");
+        let (config, keymap) = loaded.unwrap();
+        assert_eq!((config.theme, config.mouse), (None, false));
+        assert_eq!(keymap, Keymap::default_map());
+        assert!(user_loaded);
+    }
+
+    /// A file that is read but is not text is an error, as a mistake in it is.
+    #[test]
+    fn a_config_file_that_is_not_text_is_an_error() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("trajan");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("config.toml"), b"[tui]\ntheme = \"\xff\"\n").unwrap();
+        let env = env_of(&[("XDG_CONFIG_HOME", tmp.path().to_str().unwrap())]);
+        let err = load_ui(&env).unwrap_err().to_string();
+        assert!(err.starts_with(&dir.join("config.toml").display().to_string()), "{err}");
+        assert!(crate::config::UserConfig::load(&env).is_err());
     }
 
     #[test]

@@ -133,7 +133,8 @@ fn load_all_runs(db: PathBuf, tx: mpsc::Sender<Action>) {
     std::thread::spawn(move || {
         // A panic here must not reach the panic hook, which would restore the terminal under
         // the running TUI: it becomes a message in the status line.
-        let loaded = std::panic::catch_unwind(|| Store::open(&db).and_then(|s| s.list_runs(RunFilter::default())));
+        let loaded =
+            std::panic::catch_unwind(|| Store::open_read_only(&db).and_then(|s| s.list_runs(RunFilter::default())));
         let action = match loaded {
             Ok(Ok(runs)) => Action::RunsLoaded { runs, complete: true, total: None },
             Ok(Err(e)) => Action::Failed(format!("loading the run list: {e}")),
@@ -157,7 +158,8 @@ pub(crate) fn perform(store: &Store, effect: Effect) -> Option<Action> {
             Ok(steps) => Action::SearchDone { query, steps },
             Err(e) => Action::Failed(format!("search: {e}")),
         },
-        Effect::SaveLabel { label, note } => match store.add_label(&label, note.as_deref()) {
+        // The TUI reads read-only; the first label saved opens the database to write.
+        Effect::SaveLabel { label, note } => match store.writer().and_then(|w| w.add_label(&label, note.as_deref())) {
             Ok(label_id) => Action::LabelSaved { run: label.run_id, label_id },
             Err(e) => Action::Failed(format!("saving the label: {e}")),
         },
