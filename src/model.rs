@@ -6,13 +6,20 @@
 use serde::Serialize;
 
 /// Which adapter produced a run or outcome. Stored as its `name()` string.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, strum::EnumIter, strum::IntoStaticStr, strum::EnumString,
+)]
 #[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum Format {
     SweAgent,
     SweAgentPreds,
     MiniSweAgent,
+    #[serde(rename = "openhands")]
+    #[strum(serialize = "openhands")]
     OpenHands,
+    #[serde(rename = "openhands-events")]
+    #[strum(serialize = "openhands-events")]
     OpenHandsEvents,
     SwebenchReport,
     SwebenchHarness,
@@ -22,36 +29,12 @@ pub enum Format {
 }
 
 impl Format {
-    pub const ALL: [Format; 10] = [
-        Format::SweAgent,
-        Format::SweAgentPreds,
-        Format::MiniSweAgent,
-        Format::OpenHands,
-        Format::OpenHandsEvents,
-        Format::SwebenchReport,
-        Format::SwebenchHarness,
-        Format::SwebenchSummary,
-        Format::SwebenchDataset,
-        Format::UnittestText,
-    ];
-
     pub fn name(self) -> &'static str {
-        match self {
-            Format::SweAgent => "swe-agent",
-            Format::SweAgentPreds => "swe-agent-preds",
-            Format::MiniSweAgent => "mini-swe-agent",
-            Format::OpenHands => "openhands",
-            Format::OpenHandsEvents => "openhands-events",
-            Format::SwebenchReport => "swebench-report",
-            Format::SwebenchHarness => "swebench-harness",
-            Format::SwebenchSummary => "swebench-summary",
-            Format::SwebenchDataset => "swebench-dataset",
-            Format::UnittestText => "unittest-text",
-        }
+        self.into()
     }
 
     pub fn from_name(name: &str) -> Option<Format> {
-        Format::ALL.into_iter().find(|f| f.name() == name)
+        name.parse().ok()
     }
 }
 
@@ -267,8 +250,9 @@ impl StepFlags {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::EnumIter, strum::IntoStaticStr, strum::EnumString)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum EditKind {
     StrReplace,
     Create,
@@ -280,20 +264,14 @@ pub enum EditKind {
 
 impl EditKind {
     pub fn name(self) -> &'static str {
-        match self {
-            EditKind::StrReplace => "str_replace",
-            EditKind::Create => "create",
-            EditKind::Insert => "insert",
-            EditKind::WindowedEdit => "windowed_edit",
-            EditKind::ShellWrite => "shell_write",
-            EditKind::FinalPatch => "final_patch",
-        }
+        self.into()
     }
 }
 
 /// What happened to an edit the agent attempted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::EnumIter, strum::IntoStaticStr, strum::EnumString)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum EditStatus {
     Applied,
     /// The linter gate refused it ("Your changes have NOT been applied").
@@ -306,12 +284,7 @@ pub enum EditStatus {
 
 impl EditStatus {
     pub fn name(self) -> &'static str {
-        match self {
-            EditStatus::Applied => "applied",
-            EditStatus::RejectedByLinter => "rejected_by_linter",
-            EditStatus::RefusedByTool => "refused_by_tool",
-            EditStatus::Unknown => "unknown",
-        }
+        self.into()
     }
 
     /// Refused or rejected: the edit was not applied.
@@ -337,8 +310,21 @@ pub struct Edit {
 
 /// Test groups of the SWE-bench harness.
 /// Declared in the order a reviewer reads them (`Ord` follows it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Serialize,
+    strum::EnumIter,
+    strum::IntoStaticStr,
+    strum::EnumString,
+)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[strum(serialize_all = "SCREAMING_SNAKE_CASE")]
 pub enum TestGroup {
     FailToPass,
     PassToPass,
@@ -347,20 +333,13 @@ pub enum TestGroup {
 }
 
 impl TestGroup {
-    pub const ALL: [TestGroup; 4] =
-        [TestGroup::FailToPass, TestGroup::PassToPass, TestGroup::FailToFail, TestGroup::PassToFail];
     pub fn name(self) -> &'static str {
-        match self {
-            TestGroup::FailToPass => "FAIL_TO_PASS",
-            TestGroup::PassToPass => "PASS_TO_PASS",
-            TestGroup::FailToFail => "FAIL_TO_FAIL",
-            TestGroup::PassToFail => "PASS_TO_FAIL",
-        }
+        self.into()
     }
 
     /// The group a harness report (or the store) names, `None` for any other name.
     pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|g| g.name() == name)
+        name.parse().ok()
     }
 }
 
@@ -444,5 +423,41 @@ impl FailedScope {
             FailedScope::Failed => "failed runs",
             FailedScope::WithUnknown => "failed or outcome-unknown runs",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use strum::IntoEnumIterator;
+
+    /// Names are stored in databases and printed in JSON: they never change.
+    #[test]
+    fn stored_names_are_stable_and_read_back() {
+        let formats: Vec<&str> = Format::iter().map(Format::name).collect();
+        assert_eq!(
+            formats,
+            [
+                "swe-agent",
+                "swe-agent-preds",
+                "mini-swe-agent",
+                "openhands",
+                "openhands-events",
+                "swebench-report",
+                "swebench-harness",
+                "swebench-summary",
+                "swebench-dataset",
+                "unittest-text"
+            ]
+        );
+        assert!(Format::iter().all(|f| Format::from_name(f.name()) == Some(f)));
+        let statuses: Vec<&str> = EditStatus::iter().map(EditStatus::name).collect();
+        assert_eq!(statuses, ["applied", "rejected_by_linter", "refused_by_tool", "unknown"]);
+        let kinds: Vec<&str> = EditKind::iter().map(EditKind::name).collect();
+        assert_eq!(kinds, ["str_replace", "create", "insert", "windowed_edit", "shell_write", "final_patch"]);
+        let groups: Vec<&str> = TestGroup::iter().map(TestGroup::name).collect();
+        assert_eq!(groups, ["FAIL_TO_PASS", "PASS_TO_PASS", "FAIL_TO_FAIL", "PASS_TO_FAIL"]);
+        assert!(TestGroup::iter().all(|g| TestGroup::from_name(g.name()) == Some(g)));
+        assert_eq!(serde_json::to_value(Format::OpenHands).ok(), Some(serde_json::json!("openhands")));
     }
 }

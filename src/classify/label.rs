@@ -10,8 +10,23 @@ pub const UNCLASSIFIED: &str = "unclassified";
 /// evidence) but not assigned: precision comes first.
 pub const ASSIGN_THRESHOLD: f64 = 0.5;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    PartialOrd,
+    Ord,
+    strum::EnumIter,
+    strum::IntoStaticStr,
+    strum::EnumString,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Source {
     Heuristic,
     Llm,
@@ -21,14 +36,8 @@ pub enum Source {
 }
 
 impl Source {
-    pub const ALL: [Source; 4] = [Source::Heuristic, Source::Llm, Source::Human, Source::Adjudication];
     pub fn name(self) -> &'static str {
-        match self {
-            Source::Heuristic => "heuristic",
-            Source::Llm => "llm",
-            Source::Human => "human",
-            Source::Adjudication => "adjudication",
-        }
+        self.into()
     }
 
     /// A person (a reviewer or an adjudicator), not a classifier.
@@ -36,7 +45,7 @@ impl Source {
         matches!(self, Source::Human | Source::Adjudication)
     }
     pub fn from_name(s: &str) -> Option<Source> {
-        Source::ALL.into_iter().find(|x| x.name() == s)
+        s.parse().ok()
     }
 }
 

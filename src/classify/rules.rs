@@ -7,7 +7,8 @@ use crate::classify::label::Evidence;
 use crate::classify::signals::paths::FileKind;
 use crate::classify::signals::{After, ExitCategory, ExpectedFile, ExpectedWhy, LostWhy, Rejection, Role, Signals};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::EnumIter, strum::IntoStaticStr, strum::EnumString)]
+#[strum(serialize_all = "snake_case")]
 pub enum Rule {
     ExpectedFileNeverSeen,
     ExpectedFileNotEdited,
@@ -24,40 +25,12 @@ pub enum Rule {
 }
 
 impl Rule {
-    pub const ALL: [Rule; 12] = [
-        Rule::ExpectedFileNeverSeen,
-        Rule::ExpectedFileNotEdited,
-        Rule::GaveUpApplying,
-        Rule::EditLost,
-        Rule::GatedRejectionBypassed,
-        Rule::GatedRejectionAbandoned,
-        Rule::GatedRejectionRecovered,
-        Rule::FloodThenRepeat,
-        Rule::StaleIdentifier,
-        Rule::GoldPeripheryUntouched,
-        Rule::BudgetExhausted,
-        Rule::Forfeited,
-    ];
-
     pub fn name(self) -> &'static str {
-        match self {
-            Rule::ExpectedFileNeverSeen => "expected_file_never_seen",
-            Rule::ExpectedFileNotEdited => "expected_file_not_edited",
-            Rule::GaveUpApplying => "gave_up_applying",
-            Rule::EditLost => "edit_lost",
-            Rule::GatedRejectionBypassed => "gated_rejection_bypassed",
-            Rule::GatedRejectionAbandoned => "gated_rejection_abandoned",
-            Rule::GatedRejectionRecovered => "gated_rejection_recovered",
-            Rule::FloodThenRepeat => "flood_then_repeat",
-            Rule::StaleIdentifier => "stale_identifier",
-            Rule::GoldPeripheryUntouched => "gold_periphery_untouched",
-            Rule::BudgetExhausted => "budget_exhausted",
-            Rule::Forfeited => "forfeited",
-        }
+        self.into()
     }
 
     pub fn from_name(name: &str) -> Option<Rule> {
-        Rule::ALL.into_iter().find(|r| r.name() == name)
+        name.parse().ok()
     }
 
     fn evaluate(self, s: &Signals) -> Option<Finding> {

@@ -128,7 +128,7 @@ impl Taxonomy {
                 .iter()
                 .map(|r| {
                     Rule::from_name(r).ok_or_else(|| {
-                        let known: Vec<&str> = Rule::ALL.iter().map(|r| r.name()).collect();
+                        let known: Vec<&str> = <Rule as strum::IntoEnumIterator>::iter().map(Rule::name).collect();
                         invalid(format!("mode `{}`: unknown rule `{r}` (known: {})", m.id, known.join(", ")))
                     })
                 })
@@ -176,7 +176,7 @@ mod tests {
         assert_eq!(default.modes.len(), 4);
         assert_eq!(default.stamp(), "refactoring@1.0");
         let used: Vec<Rule> = default.modes.iter().flat_map(|m| m.rules.clone()).collect();
-        for r in Rule::ALL {
+        for r in <Rule as strum::IntoEnumIterator>::iter() {
             let in_bugfix = Taxonomy::preset("bugfix").unwrap().modes.iter().any(|m| m.rules.contains(&r));
             assert!(used.contains(&r) || in_bugfix, "rule {} is used by no preset", r.name());
         }

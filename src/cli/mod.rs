@@ -165,7 +165,7 @@ enum Command {
 
 fn parse_format(s: &str) -> Result<Format, String> {
     Format::from_name(s).ok_or_else(|| {
-        let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+        let names: Vec<&str> = <Format as strum::IntoEnumIterator>::iter().map(Format::name).collect();
         format!("unknown format {s:?}; one of: {}", names.join(", "))
     })
 }

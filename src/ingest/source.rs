@@ -7,7 +7,8 @@
 use crate::error::IngestError;
 use std::path::{Path, PathBuf};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::EnumIter, strum::IntoStaticStr, strum::EnumString)]
+#[strum(serialize_all = "kebab-case")]
 pub enum UnitKind {
     File,
     HarnessDir,
@@ -16,11 +17,7 @@ pub enum UnitKind {
 
 impl UnitKind {
     pub fn name(self) -> &'static str {
-        match self {
-            UnitKind::File => "file",
-            UnitKind::HarnessDir => "harness-dir",
-            UnitKind::EventDir => "event-dir",
-        }
+        self.into()
     }
 }
 

@@ -18,23 +18,19 @@ use crate::store::labels::LabelRow;
 use cells::Cell;
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::EnumIter, strum::IntoStaticStr, strum::EnumString)]
+#[strum(serialize_all = "snake_case")]
 pub enum Format {
     Csv,
     Json,
     Jsonl,
+    #[strum(to_string = "markdown", serialize = "md")]
     Markdown,
 }
 
 impl Format {
     pub fn parse(s: &str) -> Option<Format> {
-        match s {
-            "csv" => Some(Format::Csv),
-            "json" => Some(Format::Json),
-            "jsonl" => Some(Format::Jsonl),
-            "markdown" | "md" => Some(Format::Markdown),
-            _ => None,
-        }
+        s.parse().ok()
     }
 }
 

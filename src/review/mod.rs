@@ -77,7 +77,8 @@ pub fn labelled_by(labels: &[&LabelSet], rater: &str) -> bool {
 }
 
 /// The review queues of the run list.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::EnumIter, strum::IntoStaticStr, strum::EnumString)]
+#[strum(serialize_all = "snake_case")]
 pub enum Queue {
     All,
     /// Failed runs this rater has not labelled.
@@ -89,7 +90,6 @@ pub enum Queue {
 }
 
 impl Queue {
-    pub const ALL: [Queue; 4] = [Queue::All, Queue::Unlabelled, Queue::Mine, Queue::Disagreements];
     pub fn name(self) -> &'static str {
         match self {
             Queue::All => "all runs",
@@ -99,8 +99,8 @@ impl Queue {
         }
     }
     pub fn next(self) -> Queue {
-        let i = Queue::ALL.iter().position(|q| *q == self).unwrap_or(0);
-        Queue::ALL[(i + 1) % Queue::ALL.len()]
+        use strum::IntoEnumIterator;
+        Queue::iter().skip_while(|q| *q != self).nth(1).unwrap_or(Queue::All)
     }
 }
 

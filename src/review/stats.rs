@@ -12,7 +12,8 @@ use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// How runs are grouped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::EnumIter, strum::IntoStaticStr, strum::EnumString)]
+#[strum(serialize_all = "snake_case")]
 pub enum By {
     All,
     Model,
@@ -23,28 +24,16 @@ pub enum By {
 
 impl By {
     pub fn parse(s: &str) -> Option<By> {
-        match s {
-            "all" => Some(By::All),
-            "model" => Some(By::Model),
-            "agent" => Some(By::Agent),
-            "benchmark" => Some(By::Benchmark),
-            "exit" => Some(By::Exit),
-            _ => None,
-        }
+        s.parse().ok()
     }
     pub fn name(self) -> &'static str {
-        match self {
-            By::All => "all",
-            By::Model => "model",
-            By::Agent => "agent",
-            By::Benchmark => "benchmark",
-            By::Exit => "exit",
-        }
+        self.into()
     }
 }
 
 /// Whose labels count.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::EnumIter, strum::IntoStaticStr, strum::EnumString)]
+#[strum(serialize_all = "snake_case")]
 pub enum Pick {
     Heuristic,
     Llm,
@@ -58,23 +47,10 @@ pub enum Pick {
 
 impl Pick {
     pub fn parse(s: &str) -> Option<Pick> {
-        match s {
-            "heuristic" => Some(Pick::Heuristic),
-            "llm" => Some(Pick::Llm),
-            "human" => Some(Pick::Human),
-            "reference" => Some(Pick::Reference),
-            "best" => Some(Pick::Best),
-            _ => None,
-        }
+        s.parse().ok()
     }
     pub fn name(self) -> &'static str {
-        match self {
-            Pick::Heuristic => "heuristic",
-            Pick::Llm => "llm",
-            Pick::Human => "human",
-            Pick::Reference => "reference",
-            Pick::Best => "best",
-        }
+        self.into()
     }
 }
 

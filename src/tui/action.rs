@@ -3,11 +3,12 @@
 
 use crate::store::browse::{RunData, StepBody};
 use crate::store::read::RunSummary;
-use serde::Deserialize;
 
 /// User intents that keys can be bound to. The names (snake_case) are the keymap's vocabulary.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, PartialOrd, Ord)]
-#[serde(rename_all = "snake_case")]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, strum::EnumIter, strum::IntoStaticStr, strum::EnumString,
+)]
+#[strum(serialize_all = "snake_case")]
 pub enum Command {
     Up,
     Down,
@@ -111,74 +112,6 @@ impl Command {
         ];
         MODES.iter().position(|m| *m == self)
     }
-}
-
-impl Command {
-    pub const ALL: [Command; 63] = [
-        Command::Up,
-        Command::Down,
-        Command::PageUp,
-        Command::PageDown,
-        Command::Top,
-        Command::Bottom,
-        Command::LineStart,
-        Command::LineEnd,
-        Command::PrevStep,
-        Command::NextStep,
-        Command::PrevRun,
-        Command::NextRun,
-        Command::NextEdit,
-        Command::PrevEdit,
-        Command::NextProblem,
-        Command::PrevProblem,
-        Command::Search,
-        Command::SearchNext,
-        Command::SearchPrev,
-        Command::GotoStep,
-        Command::DiffMode,
-        Command::ToggleFold,
-        Command::NextPanel,
-        Command::PrevPanel,
-        Command::ScrollDown,
-        Command::ScrollUp,
-        Command::ScrollRight,
-        Command::ScrollLeft,
-        Command::ToggleWrap,
-        Command::Copy,
-        Command::CopyStep,
-        Command::Help,
-        Command::Open,
-        Command::Back,
-        Command::Quit,
-        Command::Filter,
-        Command::SortNext,
-        Command::SortReverse,
-        Command::SortPick,
-        Command::PrevFile,
-        Command::NextFile,
-        Command::NextEvidence,
-        Command::PrevEvidence,
-        Command::Labels,
-        Command::ToggleMode1,
-        Command::ToggleMode2,
-        Command::ToggleMode3,
-        Command::ToggleMode4,
-        Command::ToggleMode5,
-        Command::ToggleMode6,
-        Command::ToggleMode7,
-        Command::ToggleMode8,
-        Command::ToggleMode9,
-        Command::Unclassified,
-        Command::ConfidenceUp,
-        Command::ConfidenceDown,
-        Command::AttachEvidence,
-        Command::Note,
-        Command::SaveLabel,
-        Command::SaveAdjudication,
-        Command::NextUnlabelled,
-        Command::NextQueue,
-        Command::Stats,
-    ];
 }
 
 /// Everything that can change the state.

@@ -37,6 +37,7 @@ mod tests;
 use crate::store::read::RunSummary;
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
+use strum::IntoEnumIterator;
 
 /// A query that could not be parsed; the message names the bad term.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -435,7 +436,8 @@ fn natural_key(buf: &mut Vec<u8>, s: &str) -> Span {
 }
 
 /// A run-list column to sort by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::EnumIter, strum::IntoStaticStr, strum::EnumString)]
+#[strum(serialize_all = "snake_case")]
 pub enum SortKey {
     Id,
     Instance,
@@ -449,18 +451,6 @@ pub enum SortKey {
 }
 
 impl SortKey {
-    pub const ALL: [SortKey; 9] = [
-        SortKey::Id,
-        SortKey::Instance,
-        SortKey::Agent,
-        SortKey::Model,
-        SortKey::Exit,
-        SortKey::Resolved,
-        SortKey::Steps,
-        SortKey::Edits,
-        SortKey::Cost,
-    ];
-
     /// The key that picks this column after `o` (the column's initial where it is free).
     pub fn pick_char(self) -> char {
         match self {
@@ -477,26 +467,16 @@ impl SortKey {
     }
 
     pub fn from_pick_char(c: char) -> Option<SortKey> {
-        SortKey::ALL.into_iter().find(|k| k.pick_char() == c)
+        SortKey::iter().find(|k| k.pick_char() == c)
     }
 
     /// What the sort prompt shows: `i instance  a agent ...`.
     pub fn pick_menu() -> String {
-        SortKey::ALL.iter().map(|k| format!("{} {}", k.pick_char(), k.name())).collect::<Vec<_>>().join("  ")
+        SortKey::iter().map(|k| format!("{} {}", k.pick_char(), k.name())).collect::<Vec<_>>().join("  ")
     }
 
     pub fn name(self) -> &'static str {
-        match self {
-            SortKey::Id => "id",
-            SortKey::Instance => "instance",
-            SortKey::Agent => "agent",
-            SortKey::Model => "model",
-            SortKey::Exit => "exit",
-            SortKey::Resolved => "resolved",
-            SortKey::Steps => "steps",
-            SortKey::Edits => "edits",
-            SortKey::Cost => "cost",
-        }
+        self.into()
     }
 }
 
@@ -516,10 +496,10 @@ impl Default for Sort {
 }
 
 impl Sort {
-    /// The next column of [`SortKey::ALL`] (wrapping), keeping the direction.
+    /// The next column (in the enum's order, wrapping), keeping the direction.
     pub fn next_key(self) -> Sort {
-        let i = SortKey::ALL.iter().position(|k| *k == self.key).unwrap_or(0);
-        Sort { key: SortKey::ALL[(i + 1) % SortKey::ALL.len()], ..self }
+        let next = SortKey::iter().skip_while(|k| *k != self.key).nth(1);
+        Sort { key: next.unwrap_or(SortKey::Id), ..self }
     }
 
     pub fn reversed(self) -> Sort {

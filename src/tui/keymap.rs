@@ -15,7 +15,10 @@ const DEFAULT_TOML: &str = include_str!("keymap.toml");
 const DEFAULT_PATH: &str = "<built-in keymap.toml>";
 
 /// Where a key is pressed. `Global` bindings apply in `List` and `Run` unless they bind the same key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, strum::EnumIter, strum::IntoStaticStr, strum::EnumString, strum::EnumCount,
+)]
+#[strum(serialize_all = "snake_case")]
 pub enum Context {
     Global,
     /// The run list.
@@ -29,21 +32,13 @@ pub enum Context {
 }
 
 impl Context {
-    pub const ALL: [Context; 5] = [Context::Global, Context::List, Context::Run, Context::Help, Context::Stats];
-
     /// The name of the context's table in the keymap file.
     pub fn name(self) -> &'static str {
-        match self {
-            Context::Global => "global",
-            Context::List => "list",
-            Context::Run => "run",
-            Context::Help => "help",
-            Context::Stats => "stats",
-        }
+        self.into()
     }
 
     fn from_name(name: &str) -> Option<Context> {
-        Context::ALL.into_iter().find(|c| c.name() == name)
+        name.parse().ok()
     }
 
     fn uses_global(self) -> bool {
@@ -168,21 +163,13 @@ impl fmt::Display for Key {
     }
 }
 
-/// The keymap's name of a command (its serde name, e.g. `next_step`).
-pub fn command_name(command: Command) -> String {
-    let mut name = String::new();
-    for (i, c) in format!("{command:?}").chars().enumerate() {
-        if c.is_ascii_uppercase() && i > 0 {
-            name.push('_');
-        }
-        name.push(c.to_ascii_lowercase());
-    }
-    name
+/// The keymap's name of a command (e.g. `next_step`).
+pub fn command_name(command: Command) -> &'static str {
+    command.into()
 }
 
 fn command_from_name(name: &str) -> Option<Command> {
-    use serde::de::value::{Error, StrDeserializer};
-    Command::deserialize(StrDeserializer::<Error>::new(name)).ok()
+    name.parse().ok()
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -204,7 +191,7 @@ pub struct HelpEntry {
 /// Bindings per context, in file order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Keymap {
-    contexts: [Vec<Binding>; Context::ALL.len()],
+    contexts: [Vec<Binding>; <Context as strum::EnumCount>::COUNT],
 }
 
 #[derive(Deserialize)]

@@ -3,8 +3,11 @@
 
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::EnumIter, strum::IntoStaticStr, strum::EnumString,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum ExitCategory {
     /// Submitted a non-empty patch.
     Submitted,
@@ -28,19 +31,7 @@ pub enum ExitCategory {
 
 impl ExitCategory {
     pub fn name(self) -> &'static str {
-        match self {
-            ExitCategory::Submitted => "submitted",
-            ExitCategory::NoPatch => "no_patch",
-            ExitCategory::Cost => "cost",
-            ExitCategory::Timeout => "timeout",
-            ExitCategory::Context => "context",
-            ExitCategory::Format => "format",
-            ExitCategory::Api => "api",
-            ExitCategory::Environment => "environment",
-            ExitCategory::Forfeit => "forfeit",
-            ExitCategory::Error => "error",
-            ExitCategory::Unknown => "unknown",
-        }
+        self.into()
     }
 
     /// From the exit status the agent wrote (SWE-agent `exit_*`, `submitted (exit_X)`;

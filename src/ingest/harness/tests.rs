@@ -41,7 +41,7 @@ fn err_text<T: std::fmt::Debug>(r: Result<T, IngestError>) -> String {
 
 fn groups(o: &TestOutcome) -> Vec<(Option<&str>, usize, usize)> {
     let mut out = Vec::new();
-    for g in TestGroup::ALL {
+    for g in <TestGroup as strum::IntoEnumIterator>::iter() {
         let in_group = o.tests.iter().filter(|t| t.group == Some(g));
         let (pass, fail) = in_group.fold((0, 0), |(p, f), t| if t.passed { (p + 1, f) } else { (p, f + 1) });
         if pass + fail > 0 {

@@ -8,7 +8,8 @@ use crate::tui::diff::DiffMode;
 use std::collections::VecDeque;
 
 /// What the right-hand side shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::EnumIter, strum::IntoStaticStr, strum::EnumString)]
+#[strum(serialize_all = "snake_case")]
 pub enum Panel {
     /// Thought, action, observation and the step's diffs.
     Step,
@@ -25,9 +26,6 @@ pub enum Panel {
 }
 
 impl Panel {
-    pub const ALL: [Panel; 6] =
-        [Panel::Step, Panel::State, Panel::Tests, Panel::FinalPatch, Panel::GoldPatch, Panel::Labels];
-
     pub fn title(self) -> &'static str {
         match self {
             Panel::Step => "step",
@@ -40,9 +38,11 @@ impl Panel {
     }
 
     pub fn cycle(self, forward: bool) -> Panel {
-        let i = Panel::ALL.iter().position(|p| *p == self).unwrap_or(0);
-        let n = Panel::ALL.len();
-        Panel::ALL[if forward { (i + 1) % n } else { (i + n - 1) % n }]
+        use strum::IntoEnumIterator;
+        let all: Vec<Panel> = Panel::iter().collect();
+        let i = all.iter().position(|p| *p == self).unwrap_or(0);
+        let n = all.len();
+        all[if forward { (i + 1) % n } else { (i + n - 1) % n }]
     }
 }
 

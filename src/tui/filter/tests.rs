@@ -251,14 +251,14 @@ fn sort_cycles_reverses_and_labels() {
     assert_eq!(s.reversed().reversed(), s);
     let mut seen = vec![s.key];
     let mut t = s.reversed();
-    for _ in 1..SortKey::ALL.len() {
+    for _ in 1..SortKey::iter().count() {
         t = t.next_key();
         assert!(t.descending);
         seen.push(t.key);
     }
     assert_eq!(t.next_key().key, SortKey::Instance);
-    seen.sort_by_key(|k| SortKey::ALL.iter().position(|a| a == k));
-    assert_eq!(seen, SortKey::ALL);
+    seen.sort_by_key(|k| SortKey::iter().position(|a| a == *k));
+    assert_eq!(seen, SortKey::iter().collect::<Vec<_>>());
     assert_eq!(Sort { key: SortKey::Steps, descending: true }.label(), "steps ↓");
 }
 

@@ -14,12 +14,12 @@ fn ch(c: char) -> KeyEvent {
 #[test]
 fn default_map_parses_and_binds_every_command() {
     let map = Keymap::default_map();
-    for command in Command::ALL {
-        let bound = Context::ALL.iter().any(|c| !map.keys_for(*c, command).is_empty());
+    for command in <Command as strum::IntoEnumIterator>::iter() {
+        let bound = <Context as strum::IntoEnumIterator>::iter().any(|c| !map.keys_for(c, command).is_empty());
         assert!(bound, "{command:?} has no key in the default keymap");
     }
     // Every binding has a description, and no context key hides a global one by default.
-    for context in Context::ALL {
+    for context in <Context as strum::IntoEnumIterator>::iter() {
         assert!(map.help(context).iter().all(|e| !e.help.is_empty() && !e.keys.is_empty()));
     }
     for context in [Context::List, Context::Run] {
@@ -33,8 +33,8 @@ fn default_map_parses_and_binds_every_command() {
 
 #[test]
 fn command_names_are_the_serde_names() {
-    for command in Command::ALL {
-        assert_eq!(command_from_name(&command_name(command)), Some(command));
+    for command in <Command as strum::IntoEnumIterator>::iter() {
+        assert_eq!(command_from_name(command_name(command)), Some(command));
     }
     assert_eq!(command_name(Command::NextStep), "next_step");
 }
