@@ -232,6 +232,12 @@ impl StepFlags {
         }
     }
 
+    /// No flag is on.
+    pub fn is_empty(self) -> bool {
+        self.bits() == 0
+    }
+
+    /// The flags that are on, by name (`edit`, `edit_rejected`, ...), as JSON shows them.
     pub fn names(self) -> Vec<&'static str> {
         let mut v = Vec::new();
         for (on, name) in [
@@ -250,7 +256,18 @@ impl StepFlags {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::EnumIter, strum::IntoStaticStr, strum::EnumString)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    strum::EnumIter,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::Display,
+)]
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
 pub enum EditKind {
@@ -269,7 +286,18 @@ impl EditKind {
 }
 
 /// What happened to an edit the agent attempted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::EnumIter, strum::IntoStaticStr, strum::EnumString)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    strum::EnumIter,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::Display,
+)]
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
 pub enum EditStatus {
@@ -285,6 +313,11 @@ pub enum EditStatus {
 impl EditStatus {
     pub fn name(self) -> &'static str {
         self.into()
+    }
+
+    /// The name in words, for people: `rejected by linter`.
+    pub fn words(self) -> String {
+        self.name().replace('_', " ")
     }
 
     /// Refused or rejected: the edit was not applied.
@@ -459,5 +492,12 @@ mod tests {
         assert_eq!(groups, ["FAIL_TO_PASS", "PASS_TO_PASS", "FAIL_TO_FAIL", "PASS_TO_FAIL"]);
         assert!(TestGroup::iter().all(|g| TestGroup::from_name(g.name()) == Some(g)));
         assert_eq!(serde_json::to_value(Format::OpenHands).ok(), Some(serde_json::json!("openhands")));
+    }
+}
+
+/// Flags serialize as the list of the names of those that are on (`["edit", "error"]`).
+impl Serialize for StepFlags {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.names().serialize(serializer)
     }
 }

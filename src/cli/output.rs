@@ -173,7 +173,7 @@ fn render_run(out: &mut String, d: &RunDetail, full: bool) {
 }
 
 fn render_step(out: &mut String, step: &StepRow, d: &RunDetail, full: bool) {
-    let flags = if step.flags.is_empty() { String::new() } else { format!(" [{}]", step.flags.join(", ")) };
+    let flags = if step.flags.is_empty() { String::new() } else { format!(" [{}]", step.flags.names().join(", ")) };
     let _ = writeln!(out, "\n── step {} · {}{}", step.index, cell(step.tool.as_deref().unwrap_or("-"), 40), flags);
     if !step.thought.trim().is_empty() {
         let _ = writeln!(out, "thought:");

@@ -33,15 +33,15 @@ pub struct EditLine {
     pub id: i64,
     pub step: Option<i64>,
     pub path: String,
-    pub kind: String,
-    pub status: String,
+    pub kind: crate::model::EditKind,
+    pub status: crate::model::EditStatus,
     pub lint_codes: Vec<String>,
 }
 
 impl EditLine {
     /// Rejected by the linter or refused by the tool: not applied.
     pub fn is_rejected(&self) -> bool {
-        matches!(self.status.as_str(), "rejected_by_linter" | "refused_by_tool")
+        self.status.is_rejection()
     }
 }
 
@@ -162,3 +162,15 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 }
+
+/// Edit kinds and verdicts are stored by name.
+macro_rules! from_name_column {
+    ($($t:ty),*) => {$(
+        impl rusqlite::types::FromSql for $t {
+            fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
+                value.as_str()?.parse().map_err(|e| rusqlite::types::FromSqlError::Other(Box::new(e)))
+            }
+        }
+    )*};
+}
+from_name_column!(crate::model::EditKind, crate::model::EditStatus);

@@ -3,7 +3,7 @@
 use super::Store;
 use crate::analysis::snippet::snippet;
 use crate::error::StoreError;
-use crate::model::{FailedScope, Message, StepFlags, TestCase, TestGroup};
+use crate::model::{EditKind, EditStatus, FailedScope, Message, StepFlags, TestCase, TestGroup};
 use rusqlite::{OptionalExtension, Row, params};
 use serde::Serialize;
 
@@ -86,7 +86,7 @@ pub struct StepRow {
     pub timestamp: Option<String>,
     pub open_file: Option<String>,
     pub working_dir: Option<String>,
-    pub flags: Vec<&'static str>,
+    pub flags: StepFlags,
     pub observation_chars: i64,
 }
 
@@ -108,7 +108,7 @@ impl StepRow {
             timestamp: None,
             open_file: None,
             working_dir: Some("/testbed".into()),
-            flags: Vec::new(),
+            flags: StepFlags::default(),
             observation_chars: observation.chars().count() as i64,
         }
     }
@@ -118,8 +118,8 @@ impl StepRow {
 pub struct EditRow {
     pub step: Option<i64>,
     pub path: String,
-    pub kind: String,
-    pub status: String,
+    pub kind: EditKind,
+    pub status: EditStatus,
     pub lint_codes: Vec<String>,
     pub diff: Option<String>,
 }
@@ -258,7 +258,7 @@ impl Store {
                 timestamp: r.get(10)?,
                 open_file: r.get(11)?,
                 working_dir: r.get(12)?,
-                flags: StepFlags::from_bits(r.get(13)?).names(),
+                flags: StepFlags::from_bits(r.get(13)?),
                 observation_chars: r.get(14)?,
             })
         })?;

@@ -144,7 +144,7 @@ fn fixed_sections(run: &RunDetail, signals: &Signals, caps: Caps) -> String {
 }
 
 fn render_step(out: &mut String, s: &crate::store::read::StepRow, obs_cap: usize) {
-    let flags = if s.flags.is_empty() { String::new() } else { format!(" [{}]", s.flags.join(", ")) };
+    let flags = if s.flags.is_empty() { String::new() } else { format!(" [{}]", s.flags.names().join(", ")) };
     let _ = writeln!(out, "### step {}{flags}", s.index);
     if !s.thought.trim().is_empty() {
         let _ = writeln!(out, "Thought: {}", head_tail(s.thought.trim(), THOUGHT_CAP));

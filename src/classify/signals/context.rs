@@ -23,7 +23,7 @@ pub(super) fn context(steps: &[StepRow], exit: ExitCategory) -> ContextSignals {
         if c.largest_obs.as_ref().is_none_or(|l| obs > l.chars) && obs > 0 {
             c.largest_obs = Some(StepSize { step: i, chars: obs });
         }
-        let clipped = s.flags.contains(&"output_clipped");
+        let clipped = s.flags.output_clipped;
         if clipped {
             c.clipped_steps.push(i);
         }
@@ -33,7 +33,7 @@ pub(super) fn context(steps: &[StepRow], exit: ExitCategory) -> ContextSignals {
         if (obs >= UNBOUNDED_MIN || clipped) && unbounded(&s.action, obs) {
             c.unbounded_steps.push(i);
         }
-        if s.flags.contains(&"format_error") {
+        if s.flags.format_error {
             c.format_error_steps.push(i);
         }
     }
@@ -110,7 +110,7 @@ pub(super) fn repeats(steps: &[StepRow]) -> Vec<Repeat> {
     let mut groups: HashMap<String, Vec<&StepRow>> = HashMap::new();
     let mut order: Vec<String> = Vec::new();
     for s in steps {
-        if s.flags.contains(&"format_error") || !only_looks(s) {
+        if s.flags.format_error || !only_looks(s) {
             continue;
         }
         let key = s.action.split_whitespace().collect::<Vec<_>>().join(" ");

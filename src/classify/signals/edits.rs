@@ -5,14 +5,15 @@ use super::paths::{build_copy_target, is_build_copy, is_scratch};
 use super::views::simple_commands;
 use super::{After, FileActivity, LostEdit, LostWhy, Rejection, Revert};
 use crate::analysis::markers::runs_tests;
+use crate::model::{EditKind, EditStatus};
 use crate::store::read::{EditRow, StepRow};
 
 /// An edit with its path made repository-relative.
 pub(super) struct EditEvent {
     pub step: Option<usize>,
     pub path: String,
-    pub kind: String,
-    pub status: String,
+    pub kind: EditKind,
+    pub status: EditStatus,
     pub codes: Vec<String>,
     pub diff: Option<String>,
 }
@@ -22,20 +23,20 @@ impl EditEvent {
         EditEvent {
             step: e.step.map(|s| s as usize),
             path,
-            kind: e.kind.clone(),
-            status: e.status.clone(),
+            kind: e.kind,
+            status: e.status,
             codes: e.lint_codes.clone(),
             diff: e.diff.clone(),
         }
     }
 
     pub fn rejected(&self) -> bool {
-        matches!(self.status.as_str(), "rejected_by_linter" | "refused_by_tool")
+        self.status.is_rejection()
     }
 
     /// A create, or a shell write of the whole file (heredoc): the file may be new.
     pub fn creates(&self) -> bool {
-        self.kind == "create"
+        self.kind == EditKind::Create
     }
 
     /// Removed and added lines of the diff, without headers.
@@ -66,13 +67,13 @@ pub(super) fn rejections(edits: &[EditEvent]) -> Vec<Rejection> {
         let Some(step) = e.step.filter(|_| e.rejected()) else { continue };
         let next = edits[i + 1..].iter().find(|n| n.path == e.path && n.step.is_some() && !n.rejected());
         let after = match next {
-            Some(n) if n.kind == "shell_write" && n.step.is_some_and(|s| s <= step + BYPASS_WINDOW) => {
+            Some(n) if n.kind == EditKind::ShellWrite && n.step.is_some_and(|s| s <= step + BYPASS_WINDOW) => {
                 After::Bypassed { step: n.step.unwrap_or(step) }
             }
             Some(n) => After::Recovered { step: n.step.unwrap_or(step) },
             None => After::Abandoned,
         };
-        let by = if e.status == "rejected_by_linter" { "linter" } else { "tool" };
+        let by = if e.status == EditStatus::RejectedByLinter { "linter" } else { "tool" };
         out.push(Rejection { step, path: e.path.clone(), codes: e.codes.clone(), by: by.into(), after });
     }
     out
@@ -179,7 +180,7 @@ pub(super) fn lost_edits(
             continue;
         }
         let reset = resets.iter().find(|r| r.step > last && (r.files.is_empty() || r.files.contains(&f.path)));
-        let shell = edits.iter().any(|e| e.path == f.path && e.step == Some(last) && e.kind == "shell_write");
+        let shell = edits.iter().any(|e| e.path == f.path && e.step == Some(last) && e.kind == EditKind::ShellWrite);
         let why = match reset {
             Some(r) if !restores.iter().any(|&p| p > r.step) => {
                 let checked = steps.iter().any(|s| {

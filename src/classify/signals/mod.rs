@@ -324,7 +324,7 @@ pub fn compute(run: &RunDetail) -> Signals {
                 // search output (a scratch script written with `cat > f <<EOF`).
                 let unseen = f.first_seen.is_none_or(|s| s >= step) && f.first_searched.is_none_or(|s| s >= step);
                 let first = f.edited.is_empty() && f.rejected.is_empty();
-                if first && (e.creates() || (e.kind == "shell_write" && unseen)) {
+                if first && (e.creates() || (e.kind == crate::model::EditKind::ShellWrite && unseen)) {
                     f.created = true;
                 }
                 f.edited.push(step);
@@ -358,10 +358,12 @@ pub fn compute(run: &RunDetail) -> Signals {
     let repeats = context::repeats(steps);
     let reopened = context::reopened(&shown, &table);
     let stale = propagation::stale_identifiers(run, &shown, &edits, &patch_files);
-    let mut edit_kinds: Vec<String> = edits.iter().filter(|e| e.step.is_some()).map(|e| e.kind.clone()).collect();
+    let mut edit_kinds: Vec<String> = edits.iter().filter(|e| e.step.is_some()).map(|e| e.kind.to_string()).collect();
     edit_kinds.sort();
     edit_kinds.dedup();
-    let gated = edits.iter().any(|e| e.kind == "windowed_edit" || e.status == "rejected_by_linter");
+    let gated = edits.iter().any(|e| {
+        e.kind == crate::model::EditKind::WindowedEdit || e.status == crate::model::EditStatus::RejectedByLinter
+    });
     Signals {
         version: VERSION,
         steps: steps.len(),

@@ -14,8 +14,8 @@ fn edit(step: Option<i64>, path: &str, kind: &str, status: &str, codes: &[&str],
     EditRow {
         step,
         path: path.into(),
-        kind: kind.into(),
-        status: status.into(),
+        kind: kind.parse().unwrap_or_else(|_| panic!("edit kind {kind}")),
+        status: status.parse().unwrap_or_else(|_| panic!("edit status {status}")),
         lint_codes: codes.iter().map(|c| c.to_string()).collect(),
         diff: diff.map(str::to_string),
     }
@@ -99,7 +99,7 @@ fn format_error_loops_and_re_running_code_are_not_flooding() {
     let mut steps = vec![step(0, "cat /testbed/big.py", &big)];
     for i in 1..6 {
         let mut s = step(i, "", "Your output was not formatted correctly");
-        s.flags = vec!["format_error"];
+        s.flags = crate::model::StepFlags { format_error: true, ..Default::default() };
         steps.push(s);
     }
     for i in 6..12 {
@@ -120,7 +120,7 @@ fn asking_again_for_what_was_shown_after_a_flood_is_flooding() {
         let view = if clipped_view { format!("{money}\n<response clipped>") } else { money.to_string() };
         let mut first = step(0, "cat src/money.py", &view);
         if clipped_view {
-            first.flags = vec!["output_clipped"];
+            first.flags = crate::model::StepFlags { output_clipped: true, ..Default::default() };
         }
         let mut v = vec![first, step(1, "ls src", "money.py")];
         v.push(if flood_between { step(2, "grep -rn amount .", &big) } else { step(2, "ls", "src") });

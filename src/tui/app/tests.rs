@@ -44,8 +44,8 @@ pub fn run_data(id: i64, n: i64) -> RunData {
             id: s,
             step: Some(s),
             path: "/r/a.py".into(),
-            kind: "str_replace".into(),
-            status: if s == 5 { "refused_by_tool".into() } else { "applied".into() },
+            kind: crate::model::EditKind::StrReplace,
+            status: if s == 5 { crate::model::EditStatus::RefusedByTool } else { crate::model::EditStatus::Applied },
             lint_codes: Vec::new(),
         })
         .collect();

@@ -39,7 +39,7 @@ pub fn lines(run: &RunView, width: u16, theme: &Theme) -> (String, Arc<Vec<Line<
         let c = files.entry(e.path.as_str()).or_default();
         if e.is_rejected() {
             c.rejected += 1;
-        } else if e.status == "applied" {
+        } else if e.status == crate::model::EditStatus::Applied {
             c.applied += 1;
         } else {
             c.other += 1;
@@ -86,9 +86,9 @@ pub fn lines(run: &RunView, width: u16, theme: &Theme) -> (String, Arc<Vec<Line<
     // Last edits.
     heading(&mut out, "last edits");
     for e in edits.iter().rev().take(LAST_EDITS) {
-        let head = format!("  {:>4} {:<18} ", e.step.unwrap_or(0), e.status.replace('_', " "));
+        let head = format!("  {:>4} {:<18} ", e.step.unwrap_or(0), e.status.words());
         let path = text::fit_left(&e.path, w.saturating_sub(head.chars().count()));
-        let style = if e.status == "applied" { theme.text } else { theme.warning };
+        let style = if e.status == crate::model::EditStatus::Applied { theme.text } else { theme.warning };
         out.push(Line::from(Span::styled(format!("{head}{path}"), style)));
     }
     if edits.is_empty() {

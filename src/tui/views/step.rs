@@ -80,18 +80,18 @@ fn build(body: &StepBody, run: &RunView, width: u16, ctx: &mut ViewCtx) -> Vec<L
     let mut meta = Vec::new();
     if !s.flags.is_empty() {
         // In words: the step list already shows the markers.
-        let words: Vec<&str> = s
-            .flags
-            .iter()
-            .filter(|f| !(**f == "edit" && s.flags.contains(&"edit_rejected")))
-            .map(|f| match *f {
-                "edit_rejected" => "edit rejected",
-                "output_clipped" => "output clipped",
-                "test_run" => "test run",
-                "format_error" => "format error",
-                other => other,
-            })
-            .collect();
+        let f = s.flags;
+        let words: Vec<&str> = [
+            (f.edit && !f.edit_rejected, "edit"),
+            (f.edit_rejected, "edit rejected"),
+            (f.error, "error"),
+            (f.output_clipped, "output clipped"),
+            (f.test_run, "test run"),
+            (f.format_error, "format error"),
+        ]
+        .into_iter()
+        .filter_map(|(on, word)| on.then_some(word))
+        .collect();
         meta.push(words.join(", "));
     }
     if let Some(t) = s.execution_time {
@@ -159,7 +159,7 @@ fn edit(out: &mut Vec<Line<'static>>, e: &EditText, mode: DiffMode, width: u16, 
     out.push(Line::default());
     let status_style = if e.line.is_rejected() {
         theme.error
-    } else if e.line.status == "applied" {
+    } else if e.line.status == crate::model::EditStatus::Applied {
         theme.ok
     } else {
         theme.muted
@@ -167,7 +167,7 @@ fn edit(out: &mut Vec<Line<'static>>, e: &EditText, mode: DiffMode, width: u16, 
     let lint =
         if e.line.lint_codes.is_empty() { String::new() } else { format!(" ({})", e.line.lint_codes.join(", ")) };
     let kind = format!("{} ", e.line.kind);
-    let verdict = format!("{}{}", e.line.status.replace('_', " "), text::fit(&lint, 40));
+    let verdict = format!("{}{}", e.line.status.words(), text::fit(&lint, 40));
     // The verdict matters more than the full path: the path gets what is left.
     let path_width = usize::from(width).saturating_sub(kind.chars().count() + 3 + verdict.chars().count()).max(8);
     out.push(Line::from(vec![
