@@ -459,6 +459,13 @@ impl FailedScope {
     }
 }
 
+/// Flags serialize as the list of the names of those that are on (`["edit", "error"]`).
+impl Serialize for StepFlags {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.names().serialize(serializer)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -492,12 +499,5 @@ mod tests {
         assert_eq!(groups, ["FAIL_TO_PASS", "PASS_TO_PASS", "FAIL_TO_FAIL", "PASS_TO_FAIL"]);
         assert!(TestGroup::iter().all(|g| TestGroup::from_name(g.name()) == Some(g)));
         assert_eq!(serde_json::to_value(Format::OpenHands).ok(), Some(serde_json::json!("openhands")));
-    }
-}
-
-/// Flags serialize as the list of the names of those that are on (`["edit", "error"]`).
-impl Serialize for StepFlags {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.names().serialize(serializer)
     }
 }
