@@ -5,16 +5,15 @@
 
 pub mod agreement;
 pub mod analysis;
-pub mod chat_server;
 pub mod classify;
 pub mod config;
 pub mod error;
 pub mod files;
 pub mod ingest;
+pub mod label;
 pub mod model;
 pub mod review;
 pub mod sanitize;
 pub mod signals;
 pub mod store;
-pub mod synth;
 pub mod tui;

@@ -1,5 +1,5 @@
 //! The LLM classifier end to end: the real binary against a chat-completions server this test
-//! starts on 127.0.0.1 (`trajan::chat_server`), scripted per run with good replies and every
+//! starts on 127.0.0.1 (`src/testkit/chat_server.rs`), scripted per run with good replies and every
 //! fault the classifier must survive.
 
 use serde_json::Value;
@@ -8,8 +8,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use trajan::chat_server::{Behaviour, ChatServer, RecordedRequest, error_body};
-use trajan::classify::label::Source;
+#[allow(dead_code)]
+#[path = "../src/testkit/chat_server.rs"]
+mod chat_server;
+
+use chat_server::{Behaviour, ChatServer, RecordedRequest, error_body};
+use trajan::label::Source;
 use trajan::store::Store;
 
 const KEY_VAR: &str = "TRAJAN_TEST_LLM_KEY";

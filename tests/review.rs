@@ -8,7 +8,11 @@ use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use trajan::chat_server::{Behaviour, ChatServer};
+#[allow(dead_code)]
+#[path = "../src/testkit/chat_server.rs"]
+mod chat_server;
+
+use chat_server::{Behaviour, ChatServer};
 use trajan::store::Store;
 
 const KEY_VAR: &str = "TRAJAN_TEST_REVIEW_KEY";
@@ -1214,7 +1218,7 @@ fn labels_of_another_taxonomy_version_are_not_mixed_in() {
     // The same taxonomy name at version 2.0: another vocabulary.
     let v2 = dir.path().join("refactoring-2.toml");
     let preset =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/classify/taxonomies/refactoring.toml"))
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/label/taxonomies/refactoring.toml"))
             .unwrap();
     std::fs::write(&v2, preset.replace("version = \"1.0\"", "version = \"2.0\"")).unwrap();
     label(&db, &mixture, "bob", &["--mode", "missed_edit_location", "--taxonomy", v2.to_str().unwrap()]);

@@ -2,10 +2,10 @@
 //! confidence is its strongest finding's; modes under [`ASSIGN_THRESHOLD`] are "considered",
 //! shown with their evidence but not assigned.
 
-use crate::classify::label::{ASSIGN_THRESHOLD, Label, ModeVerdict, Provenance, Source};
 use crate::classify::rules::{self, Finding};
 use crate::classify::signals::Signals;
-use crate::classify::taxonomy::Taxonomy;
+use crate::label::taxonomy::Taxonomy;
+use crate::label::{ASSIGN_THRESHOLD, Label, ModeVerdict, Provenance, Source};
 
 /// Names the heuristic in labels; bumped when a rule changes what it gives.
 pub const RATER: &str = "heuristic";

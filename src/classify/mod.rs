@@ -1,10 +1,9 @@
-//! Failure classification (docs/CLASSIFYING.md): the taxonomy as data, per-run signals, the
-//! offline heuristic classifier and the LLM classifier, both producing [`label::Label`]s.
+//! Failure classification (docs/CLASSIFYING.md): per-run signals, the offline heuristic
+//! classifier and the LLM classifier, both producing [`crate::label::Label`]s under a
+//! [`crate::label::taxonomy::Taxonomy`].
 
 pub mod heuristic;
-pub mod label;
 pub mod llm;
 pub mod pipeline;
 pub mod rules;
 pub mod signals;
-pub mod taxonomy;

@@ -3,10 +3,10 @@
 //! whose signals, taxonomy and classifier are unchanged.
 
 use crate::classify::heuristic;
-use crate::classify::label::Source;
 use crate::classify::signals::{self, Signals};
-use crate::classify::taxonomy::Taxonomy;
 use crate::error::StoreError;
+use crate::label::Source;
+use crate::label::taxonomy::Taxonomy;
 use crate::store::Store;
 use crate::store::labels::Classified;
 use serde::Serialize;
@@ -79,7 +79,13 @@ pub fn classify_heuristic(
                     Some(label)
                 };
                 let signals_hash = blake3::hash(json.as_bytes()).to_hex()[..32].to_string();
-                batch.push(Classified { run_id, signals_json: json, signals_hash, label });
+                batch.push(Classified {
+                    run_id,
+                    signals_version: crate::classify::signals::VERSION,
+                    signals_json: json,
+                    signals_hash,
+                    label,
+                });
             }
         }
         if batch.len() >= BATCH {

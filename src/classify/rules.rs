@@ -3,36 +3,12 @@
 //! `rules` lists). Precision comes first: a rule fires only on evidence a reviewer would accept,
 //! and weaker evidence comes out below the assignment threshold, to be shown, not counted.
 
-use crate::classify::label::Evidence;
 use crate::classify::signals::paths::FileKind;
-use crate::classify::signals::{After, ExitCategory, ExpectedFile, ExpectedWhy, LostWhy, Rejection, Role, Signals};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::EnumIter, strum::IntoStaticStr, strum::EnumString)]
-#[strum(serialize_all = "snake_case")]
-pub enum Rule {
-    ExpectedFileNeverSeen,
-    ExpectedFileNotEdited,
-    GaveUpApplying,
-    EditLost,
-    GatedRejectionBypassed,
-    GatedRejectionAbandoned,
-    GatedRejectionRecovered,
-    FloodThenRepeat,
-    StaleIdentifier,
-    GoldPeripheryUntouched,
-    BudgetExhausted,
-    Forfeited,
-}
+use crate::classify::signals::{After, ExpectedFile, ExpectedWhy, LostWhy, Rejection, Role, Signals};
+use crate::label::ExitCategory;
+use crate::label::{Evidence, Rule};
 
 impl Rule {
-    pub fn name(self) -> &'static str {
-        self.into()
-    }
-
-    pub fn from_name(name: &str) -> Option<Rule> {
-        name.parse().ok()
-    }
-
     fn evaluate(self, s: &Signals) -> Option<Finding> {
         match self {
             Rule::ExpectedFileNeverSeen => expected_files(s, false),

@@ -1,12 +1,12 @@
 //! `trajan bench`: generate synthetic data and measure ingest (run in release mode).
 
+use super::synth::{self, Kind};
 use anyhow::{Context, Result, bail};
 use clap::Subcommand;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use trajan::ingest::pipeline::{self, Options, Silent};
 use trajan::store::Store;
-use trajan::synth::{self, Kind};
 
 #[derive(Subcommand)]
 pub enum BenchCommand {

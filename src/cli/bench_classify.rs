@@ -1,22 +1,22 @@
 //! `trajan bench classify` and `trajan bench llm`: the classifiers' throughput on synthetic
 //! failed runs, in release mode. The LLM benchmark runs against a local chat-completions server
-//! (`trajan::chat_server`) that answers after a fixed latency, so the figure is the pipeline's
+//! (`src/testkit/chat_server.rs`) that answers after a fixed latency, so the figure is the pipeline's
 //! own cost: prompt building, the HTTP client, validation and the database write.
 
+use super::chat_server::{Behaviour, ChatServer};
 use super::memory::proc_status_kb;
 use super::output::emit;
+use super::synth;
 use anyhow::Result;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::time::{Duration, Instant};
-use trajan::chat_server::{Behaviour, ChatServer};
 use trajan::classify::llm::client::{LlmClient, LlmSettings};
 use trajan::classify::llm::pipeline::{LlmOptions, classify_llm};
 use trajan::classify::pipeline::classify_heuristic;
-use trajan::classify::taxonomy::Taxonomy;
+use trajan::label::taxonomy::Taxonomy;
 use trajan::model::Parsed;
 use trajan::store::{SourceRecord, Store};
-use trajan::synth;
 
 /// A fresh database of `runs` synthetic failed runs (with tasks and outcomes), in sources of
 /// 1,000 runs. Returns how long building took.

@@ -3,13 +3,13 @@
 //! scrolling it end to end. The app is driven headless (the real views into ratatui's
 //! TestBackend); when tmux is installed, the real binary's first screen is timed too.
 
+use super::synth;
 use anyhow::{Result, bail};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use trajan::model::Parsed;
 use trajan::store::{SourceRecord, Store};
-use trajan::synth;
 use trajan::tui::headless::Headless;
 use trajan::tui::keymap::Keymap;
 use trajan::tui::theme::{ColorDepth, Theme};

@@ -8,8 +8,8 @@ use std::io::IsTerminal;
 use trajan::classify::llm::client::{LlmClient, LlmSettings, timeout_from_secs};
 use trajan::classify::llm::pipeline::{self as llm_pipeline, LlmOptions, LlmReport};
 use trajan::classify::pipeline::{self, Report};
-use trajan::classify::taxonomy::{self, Taxonomy};
 use trajan::config::UserConfig;
+use trajan::label::taxonomy::Taxonomy;
 use trajan::model::FailedScope;
 use trajan::sanitize::sanitize;
 use trajan::store::Store;
@@ -93,10 +93,6 @@ pub fn select_runs(store: &Store, named: &[String], all: bool, scope: FailedScop
         }
     }
     Ok(ids)
-}
-
-pub fn load_taxonomy(name: Option<&str>) -> Result<Taxonomy> {
-    Ok(Taxonomy::load(name.unwrap_or(taxonomy::DEFAULT))?)
 }
 
 fn run_heuristic(store: &mut Store, taxonomy: &Taxonomy, runs: &[i64], json: bool) -> Result<i32> {
@@ -200,8 +196,8 @@ const OPENAI: &str = "https://api.openai.com/v1";
 /// file's `[llm]`, then defaults).
 pub fn run(store: &mut Store, args: &ClassifyArgs, include_unknown: bool) -> Result<i32> {
     let config = UserConfig::load(|k| std::env::var(k).ok())?;
-    let taxonomy = load_taxonomy(args.taxonomy.as_deref().or(config.classify.taxonomy.as_deref()))?;
-    let scope = super::review::scope(include_unknown, &config);
+    let taxonomy = super::settings::load_taxonomy(args.taxonomy.as_deref().or(config.classify.taxonomy.as_deref()))?;
+    let scope = super::settings::scope(include_unknown, &config);
     let runs = select_runs(store, &args.runs, args.all, scope)?;
     if args.runs.is_empty() && !args.all && scope == FailedScope::Failed && !args.json {
         let unknown = store.classify_candidates(Some(FailedScope::WithUnknown))?.len() - runs.len();

@@ -57,9 +57,9 @@ fn demo(dir: &Path, ui: &super::tui::UiArgs) -> Result<i32> {
         super::ingest::print_summary(&report);
     }
     // Labels for the runs not known to be resolved, so the TUI shows them (L, v).
-    let taxonomy = super::classify::load_taxonomy(None)?;
+    let taxonomy = super::settings::load_taxonomy(None)?;
     let user = trajan::config::UserConfig::load(|k| std::env::var(k).ok())?;
-    let candidates = store.classify_candidates(Some(super::review::scope(ui.include_unknown, &user)))?;
+    let candidates = store.classify_candidates(Some(super::settings::scope(ui.include_unknown, &user)))?;
     trajan::classify::pipeline::classify_heuristic(&mut store, &taxonomy, &candidates, |_| {})?;
     if stopped() {
         return Ok(0);

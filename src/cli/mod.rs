@@ -4,6 +4,11 @@
 mod bench;
 mod bench_classify;
 mod bench_tui;
+/// The scripted chat-completions server of the tests, for `bench llm` (test support: not part of
+/// the library).
+#[allow(dead_code)]
+#[path = "../testkit/chat_server.rs"]
+mod chat_server;
 mod classify;
 mod demo;
 mod ingest;
@@ -11,6 +16,8 @@ mod manual;
 mod memory;
 mod output;
 mod review;
+mod settings;
+mod synth;
 mod tui;
 
 use anyhow::{Result, bail};
@@ -197,7 +204,7 @@ pub fn run() -> Result<i32> {
         Command::Runs { failed, json } => {
             let store = open(&cli.db, Access::Read)?;
             let scope = match failed {
-                true => Some(review::scope(cli.include_unknown, &UserConfig::load(|k| std::env::var(k).ok())?)),
+                true => Some(settings::scope(cli.include_unknown, &UserConfig::load(|k| std::env::var(k).ok())?)),
                 false => None,
             };
             let runs = store.list_runs(RunFilter { failed: scope, limit: None })?;

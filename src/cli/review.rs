@@ -1,15 +1,16 @@
 //! `trajan label`, `agreement`, `stats`, `export`, `import-labels`.
 
 use super::output::{emit, print_json};
+use super::settings;
 use anyhow::{Context, Result, bail};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use trajan::agreement::{AgreementReport, BootstrapOptions, Estimate, Rating, Reference, Table, agreement_report};
-use trajan::classify::label::HumanVerdict;
-use trajan::classify::signals::ExitCategory;
-use trajan::classify::taxonomy::Taxonomy;
 use trajan::config::UserConfig;
+use trajan::label::ExitCategory;
+use trajan::label::HumanVerdict;
+use trajan::label::taxonomy::Taxonomy;
 use trajan::model::FailedScope;
 use trajan::review::export::{self, ExportedLabel, Format};
 use trajan::review::stats::{self, By, Pick};
@@ -42,33 +43,13 @@ pub struct LabelArgs {
     pub taxonomy: Option<String>,
 }
 
-/// The reviewer's name: the flag, the config file, `$USER`, `$LOGNAME`.
-pub fn rater(flag: Option<&str>, config: &UserConfig) -> Result<String> {
-    let name = flag
-        .map(str::to_string)
-        .or_else(|| config.labels.rater.clone())
-        .or_else(|| std::env::var("USER").ok())
-        .or_else(|| std::env::var("LOGNAME").ok())
-        .filter(|n| !n.trim().is_empty());
-    name.context("who is labelling? give --rater NAME, or `rater` under [labels] in config.toml")
-}
-
-/// Which runs are failed runs: `--include-unknown`, else `[labels] include_unknown`.
-pub fn scope(include_unknown: bool, config: &UserConfig) -> FailedScope {
-    FailedScope::new(include_unknown || config.labels.include_unknown.unwrap_or(false))
-}
-
-pub fn taxonomy(flag: Option<&str>, config: &UserConfig) -> Result<Taxonomy> {
-    super::classify::load_taxonomy(flag.or(config.classify.taxonomy.as_deref()))
-}
-
 pub fn label(store: &mut Store, args: &LabelArgs, rater_flag: Option<&str>) -> Result<i32> {
     let config = UserConfig::load(|k| std::env::var(k).ok())?;
     if args.modes.is_empty() && !args.unclassified {
         bail!("give the modes (--mode MODE...) or --unclassified");
     }
-    let taxonomy = taxonomy(args.taxonomy.as_deref(), &config)?;
-    let rater = rater(rater_flag, &config)?;
+    let taxonomy = settings::taxonomy(args.taxonomy.as_deref(), &config)?;
+    let rater = settings::rater(rater_flag, &config)?;
     let id = store.resolve_run(&args.run)?;
     let detail = store.run_detail(id, Some(-1))?;
     let has_patch = detail.submission.as_deref().is_some_and(|s| !s.trim().is_empty());
@@ -129,8 +110,8 @@ fn read_table(path: &Path) -> Result<Table<Rating>> {
 
 pub fn agreement(store: Option<&Store>, args: &AgreementArgs) -> Result<i32> {
     let config = UserConfig::load(|k| std::env::var(k).ok())?;
-    let taxonomy = taxonomy(args.taxonomy.as_deref(), &config)?;
-    let modes: Vec<String> = taxonomy.modes.iter().map(|m| m.id.clone()).collect();
+    let taxonomy = settings::taxonomy(args.taxonomy.as_deref(), &config)?;
+    let modes: Vec<String> = taxonomy.mode_ids();
     let bootstrap = BootstrapOptions { resamples: args.resamples, seed: args.seed, ..BootstrapOptions::default() };
     let report = match (&args.table, store) {
         (Some(path), _) => {
@@ -142,14 +123,10 @@ pub fn agreement(store: Option<&Store>, args: &AgreementArgs) -> Result<i32> {
             };
             agreement_report(&table, &modes, &raters, &reference, &bootstrap)?
         }
-        (None, Some(store)) => {
-            let sets = store.current_label_sets(&taxonomy.name, &taxonomy.version)?;
-            if sets.is_empty() {
-                bail!("no labels under {} yet (trajan classify, trajan label)", taxonomy.stamp());
-            }
-            let (table, raters, reference) = trajan::review::agreement_inputs(&sets, &modes);
-            agreement_report(&table, &modes, &raters, &reference, &bootstrap)?
-        }
+        (None, Some(store)) => match trajan::review::summary::agreement(store, &taxonomy, &bootstrap)? {
+            Some(report) => report,
+            None => bail!("no labels under {} yet (trajan classify, trajan label)", taxonomy.stamp()),
+        },
         (None, None) => bail!("no database and no --table"),
     };
     if args.json {
@@ -243,16 +220,15 @@ fn compute_stats(
     let by = By::parse(by).with_context(|| format!("--by {by:?}: one of all, model, agent, benchmark, exit"))?;
     let pick = Pick::parse(source)
         .with_context(|| format!("--source {source:?}: one of best, heuristic, llm, human, reference"))?;
-    let runs = store.list_runs(RunFilter::default())?;
-    let sets = store.current_label_sets(&taxonomy.name, &taxonomy.version)?;
-    Ok(stats::stats(&runs, &sets, by, pick, &taxonomy.stamp(), scope))
+    let ask = trajan::review::summary::Ask { by, pick, scope, blind_rater: None };
+    Ok(trajan::review::summary::stats_report(store, taxonomy, &ask, None)?.stats)
 }
 
 pub fn stats(store: &Store, args: &StatsArgs, include_unknown: bool) -> Result<i32> {
     let config = UserConfig::load(|k| std::env::var(k).ok())?;
-    let taxonomy = taxonomy(args.taxonomy.as_deref(), &config)?;
-    let s = compute_stats(store, &taxonomy, &args.by, &args.source, scope(include_unknown, &config))?;
-    let modes: Vec<String> = taxonomy.modes.iter().map(|m| m.id.clone()).collect();
+    let taxonomy = settings::taxonomy(args.taxonomy.as_deref(), &config)?;
+    let s = compute_stats(store, &taxonomy, &args.by, &args.source, settings::scope(include_unknown, &config))?;
+    let modes: Vec<String> = taxonomy.mode_ids();
     let format = if args.json {
         Format::Json
     } else if args.csv {
@@ -306,9 +282,9 @@ pub fn export(store: &Store, args: &ExportArgs, include_unknown: bool) -> Result
             export::labels(&rows, format)?
         }
         "stats" => {
-            let taxonomy = taxonomy(args.taxonomy.as_deref(), &config)?;
-            let s = compute_stats(store, &taxonomy, &args.by, &args.source, scope(include_unknown, &config))?;
-            let modes: Vec<String> = taxonomy.modes.iter().map(|m| m.id.clone()).collect();
+            let taxonomy = settings::taxonomy(args.taxonomy.as_deref(), &config)?;
+            let s = compute_stats(store, &taxonomy, &args.by, &args.source, settings::scope(include_unknown, &config))?;
+            let modes: Vec<String> = taxonomy.mode_ids();
             export::stats(&s, &modes, format)?
         }
         other => bail!("export {other:?}: labels or stats"),
@@ -394,7 +370,7 @@ fn invalid(e: &ExportedLabel, local: &Taxonomy, steps: i64) -> Option<String> {
 
 pub fn import(store: &mut Store, path: &Path, json: bool, taxonomy_flag: Option<&str>) -> Result<i32> {
     let config = UserConfig::load(|k| std::env::var(k).ok())?;
-    let local = taxonomy(taxonomy_flag, &config)?;
+    let local = settings::taxonomy(taxonomy_flag, &config)?;
     let records = read_export(path)?;
     let runs = store.list_runs(RunFilter::default())?;
     let mut report = ImportReport::default();
@@ -435,7 +411,7 @@ pub fn import(store: &mut Store, path: &Path, json: bool, taxonomy_flag: Option<
             _ => report.unmatched.push(format!("{who}: several runs match")),
         }
     }
-    let modes = |x: &trajan::classify::label::Label| x.modes.iter().map(|m| m.mode.clone()).collect::<BTreeSet<_>>();
+    let modes = |x: &trajan::label::Label| x.modes.iter().map(|m| m.mode.clone()).collect::<BTreeSet<_>>();
     let show = |s: BTreeSet<String>| {
         if s.is_empty() { "unclassified".to_string() } else { s.into_iter().collect::<Vec<_>>().join(", ") }
     };

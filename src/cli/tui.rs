@@ -36,10 +36,10 @@ pub fn run(db: &Path, store: Store, open: Option<&str>, args: &UiArgs) -> Result
     let ctx = ViewCtx::new(theme, keymap, source);
     let user = trajan::config::UserConfig::load(env)?;
     let review = trajan::tui::app::Review {
-        rater: super::review::rater(args.rater.as_deref(), &user).unwrap_or_default(),
+        rater: super::settings::rater(args.rater.as_deref(), &user).unwrap_or_default(),
         blind: user.labels.blind.unwrap_or(true),
-        taxonomy: super::review::taxonomy(None, &user)?,
-        scope: super::review::scope(args.include_unknown, &user),
+        taxonomy: super::settings::taxonomy(None, &user)?,
+        scope: super::settings::scope(args.include_unknown, &user),
         ..trajan::tui::app::Review::default()
     };
     let opts = Options { db: db.to_path_buf(), open, mouse: args.mouse || cfg.mouse, review };

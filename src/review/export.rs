@@ -13,7 +13,7 @@ pub use cells::{clean, escape_c1};
 pub use file::{WhyNot, WriteError, write_file};
 
 use super::stats::{Row, Stats};
-use crate::classify::label::Label;
+use crate::label::Label;
 use crate::store::labels::LabelRow;
 use cells::Cell;
 use serde::{Deserialize, Serialize};
@@ -115,10 +115,8 @@ fn opt<T: ToString>(v: &Option<T>) -> String {
 fn label_record(e: &ExportedLabel) -> Vec<Cell> {
     let l = &e.label;
     let p = &l.provenance;
-    let llm = l.source == crate::classify::label::Source::Llm;
-    let join = |f: &dyn Fn(&crate::classify::label::ModeVerdict) -> String| {
-        l.modes.iter().map(f).collect::<Vec<_>>().join(";")
-    };
+    let llm = l.source == crate::label::Source::Llm;
+    let join = |f: &dyn Fn(&crate::label::ModeVerdict) -> String| l.modes.iter().map(f).collect::<Vec<_>>().join(";");
     let text = Cell::Text;
     let number = |n: String| Cell::Number(n);
     vec![

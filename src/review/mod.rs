@@ -4,9 +4,10 @@
 
 pub mod export;
 pub mod stats;
+pub mod summary;
 
 use crate::agreement::{Rating, RatingTable, Reference, Table};
-use crate::classify::label::Source;
+use crate::label::Source;
 use crate::store::labels::LabelSet;
 use std::collections::{BTreeMap, BTreeSet};
 

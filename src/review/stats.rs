@@ -3,8 +3,8 @@
 
 use super::{by_run, reference};
 use crate::agreement::Rating;
-use crate::classify::label::Source;
-use crate::classify::signals::ExitCategory;
+use crate::label::ExitCategory;
+use crate::label::Source;
 use crate::model::FailedScope;
 use crate::store::labels::LabelSet;
 use crate::store::read::RunSummary;

@@ -1,10 +1,10 @@
 //! Classification storage: signals per run, labels (append-only), the LLM reply cache and
-//! classification errors. Labels are [`crate::classify::label::Label`] values; this module maps
+//! classification errors. Labels are [`crate::label::Label`] values; this module maps
 //! them to rows and back.
 
 use super::Store;
-use crate::classify::label::{Evidence, Label, ModeVerdict, Provenance, Source};
 use crate::error::StoreError;
+use crate::label::{Evidence, Label, ModeVerdict, Provenance, Source};
 use crate::model::FailedScope;
 use crate::store::read::RunFilter;
 use rusqlite::{OptionalExtension, params};
@@ -28,6 +28,8 @@ pub struct LabelRow {
 /// One run's signals and, when a new one is due, its label; written together.
 pub struct Classified {
     pub run_id: i64,
+    /// The version of the signals' shape (`classify::signals::VERSION`).
+    pub signals_version: u32,
     pub signals_json: String,
     pub signals_hash: String,
     pub label: Option<Label>,
@@ -116,7 +118,7 @@ impl Store {
                  ON CONFLICT(run_id) DO UPDATE SET version = excluded.version, hash = excluded.hash, json = excluded.json",
             )?;
             for c in batch {
-                sig.execute(params![c.run_id, crate::classify::signals::VERSION, c.signals_hash, c.signals_json])?;
+                sig.execute(params![c.run_id, c.signals_version, c.signals_hash, c.signals_json])?;
                 if let Some(label) = &c.label {
                     insert_label(&tx, label, None)?;
                 }
@@ -367,7 +369,7 @@ fn insert_label(tx: &rusqlite::Connection, label: &Label, note: Option<&str>) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::classify::label::Evidence;
+    use crate::label::Evidence;
 
     fn label(rater: &str, mode: Option<&str>, hash: &str) -> Label {
         let verdict = |m: &str, c: f64| ModeVerdict {

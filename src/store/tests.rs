@@ -251,7 +251,7 @@ fn files_that_are_not_trajan_databases_are_refused_untouched() {
 
 #[test]
 fn a_deleted_runs_id_is_never_given_to_another_run_while_labels_name_it() {
-    use crate::classify::label::{Label, Provenance, Source};
+    use crate::label::{Label, Provenance, Source};
     let mut store = Store::open_in_memory().unwrap();
     let two = Parsed { runs: vec![run("a__a-1", None, "x"), run("b__b-2", None, "y")], ..Parsed::default() };
     let mut second = run("b__b-2", None, "y");
@@ -400,9 +400,9 @@ fn a_read_only_store_never_writes_and_opens_a_writer_when_asked() {
     let reader = ok(Store::open_read_only(&db));
     assert!(reader.is_read_only());
     assert!(ok(reader.conn.is_readonly(rusqlite::MAIN_DB)), "opened with SQLITE_OPEN_READONLY");
-    let label = crate::classify::label::Label {
+    let label = crate::label::Label {
         run_id: ok(reader.resolve_run("a")),
-        source: crate::classify::label::Source::Human,
+        source: crate::label::Source::Human,
         rater: "ann".into(),
         taxonomy: "refactoring".into(),
         taxonomy_version: "1.0".into(),
@@ -410,7 +410,7 @@ fn a_read_only_store_never_writes_and_opens_a_writer_when_asked() {
         considered: Vec::new(),
         exit_category: String::new(),
         summary: String::new(),
-        provenance: crate::classify::label::Provenance::default(),
+        provenance: crate::label::Provenance::default(),
     };
     let refused = reader.add_label(&label, None).err().map(|e| e.to_string()).unwrap_or_default();
     assert!(refused.contains("readonly"), "{refused}");

@@ -127,7 +127,7 @@ pub enum Action {
     InputCancel,
     Resize(u16, u16),
     /// What the last frame laid out (list rows, panel lines and rows).
-    Viewport(crate::tui::views::Viewport),
+    Viewport(Viewport),
     /// The first page of runs, then the whole list; `total` when the database said how many.
     RunsLoaded {
         runs: Vec<RunSummary>,
@@ -152,5 +152,19 @@ pub enum Action {
         label_id: i64,
     },
     /// Statistics and agreement for the statistics screen.
-    StatsLoaded(Box<crate::tui::app::StatsView>),
+    StatsLoaded(Box<crate::review::summary::StatsReport>),
+}
+
+/// What the last frame laid out, fed back to the app so paging and scrolling know the sizes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Viewport {
+    /// Rows of the run list or step list.
+    pub rows: usize,
+    /// Lines of the right-hand panel's content and the rows it had.
+    pub panel_lines: usize,
+    pub panel_rows: usize,
+    /// How far the panel's visible lines reach past its right edge (sideways scroll limit).
+    pub panel_overflow: usize,
+    /// The help overlay's largest useful scroll, when it is open.
+    pub help_max: Option<usize>,
 }

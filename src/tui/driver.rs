@@ -110,7 +110,7 @@ pub(crate) fn settle_effects(store: &Store, app: &mut App, mut effects: Vec<Effe
 fn draw(guard: &mut Guard, app: &mut App, ctx: &mut ViewCtx) -> Result<(), TuiError> {
     use crossterm::execute;
     use crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
-    let mut viewport = views::Viewport::default();
+    let mut viewport = crate::tui::action::Viewport::default();
     execute!(std::io::stdout(), BeginSynchronizedUpdate)?;
     let drawn = guard.terminal.draw(|f| viewport = views::draw(f, app, ctx));
     execute!(std::io::stdout(), EndSynchronizedUpdate)?;
@@ -167,9 +167,11 @@ pub(crate) fn perform(store: &Store, effect: Effect) -> Option<Action> {
             Ok(sets) => Action::ReviewLoaded(crate::review::states(&sets, &rater)),
             Err(e) => Action::Failed(format!("reading the labels: {e}")),
         },
-        Effect::LoadStats { taxonomy, version, stamp, modes, by, blind_rater, scope } => {
-            match stats_view(store, (&taxonomy, &version), &stamp, &modes, by, blind_rater.as_deref(), scope) {
-                Ok(view) => Action::StatsLoaded(Box::new(view)),
+        Effect::LoadStats { taxonomy, ask } => {
+            // Point estimates: `trajan agreement` gives the bootstrap intervals.
+            let once = crate::agreement::BootstrapOptions { resamples: 0, ..Default::default() };
+            match crate::review::summary::stats_report(store, &taxonomy, &ask, Some(&once)) {
+                Ok(report) => Action::StatsLoaded(Box::new(report)),
                 Err(e) => Action::Failed(format!("statistics: {e}")),
             }
         }
@@ -209,44 +211,4 @@ fn translate_key(key: KeyEvent, app: &App, keymap: &Keymap) -> Option<Action> {
     }
     let context = if app.help.is_some() { Context::Help } else { super::views::context(app.screen) };
     keymap.lookup(context, key).map(Action::Command)
-}
-
-/// The statistics screen's numbers: failure modes by `by` from the best labels, and agreement
-/// with the reference (point estimates: the CLI gives the bootstrap intervals).
-fn stats_view(
-    store: &Store,
-    (taxonomy, version): (&str, &str),
-    stamp: &str,
-    modes: &[String],
-    by: crate::review::stats::By,
-    blind_rater: Option<&str>,
-    scope: crate::model::FailedScope,
-) -> Result<super::app::StatsView, StoreError> {
-    use crate::review::stats::{self, Pick};
-    let mut runs = store.list_runs(RunFilter::default())?;
-    let mut sets = store.current_label_sets(taxonomy, version)?;
-    // Blind review: aggregates over runs the reviewer has not labelled would tell of the
-    // classifiers' labels of those runs (in a small group, of one run), so they are left out.
-    if let Some(rater) = blind_rater {
-        let mine: std::collections::HashSet<i64> =
-            sets.iter().filter(|l| l.source.is_human() && l.rater == rater).map(|l| l.run_id).collect();
-        runs.retain(|r| mine.contains(&r.id));
-        sets.retain(|l| mine.contains(&l.run_id));
-    }
-    let report = (!sets.is_empty())
-        .then(|| {
-            let (table, raters, reference) = crate::review::agreement_inputs(&sets, modes);
-            let once = crate::agreement::BootstrapOptions { resamples: 0, ..Default::default() };
-            crate::agreement::agreement_report(&table, modes, &raters, &reference, &once).ok()
-        })
-        .flatten();
-    Ok(super::app::StatsView {
-        stats: stats::stats(&runs, &sets, by, Pick::Best, stamp, scope),
-        report,
-        by,
-        mode: 0,
-        rater: 0,
-        blind: blind_rater.is_some(),
-        scroll: 0,
-    })
 }

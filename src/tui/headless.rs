@@ -50,7 +50,7 @@ impl Headless {
     }
 
     pub fn draw(&mut self) {
-        let mut viewport = views::Viewport::default();
+        let mut viewport = crate::tui::action::Viewport::default();
         let (app, ctx) = (&self.app, &mut self.ctx);
         if self.terminal.draw(|f| viewport = views::draw(f, app, ctx)).is_ok() {
             self.app.update(Action::Viewport(viewport));

@@ -14,7 +14,7 @@ use std::ops::Range;
 use std::path::Path;
 use std::sync::OnceLock;
 
-use crate::tui::theme::ColorDepth;
+use crate::tui::color::ColorDepth;
 use ratatui::style::Color;
 use syntect::highlighting::{HighlightState, RangedHighlightIterator, Theme as SyntectTheme, ThemeSet};
 use syntect::parsing::{ParseState, ScopeStack, SyntaxReference, SyntaxSet};
@@ -216,9 +216,9 @@ fn run(
 /// index in red; alpha 1: default colour).
 fn to_color(c: syntect::highlighting::Color, depth: ColorDepth) -> Option<Color> {
     match c.a {
-        0 => Some(crate::tui::theme::for_depth(Color::Indexed(c.r), depth)),
+        0 => Some(crate::tui::color::for_depth(Color::Indexed(c.r), depth)),
         1 => None,
-        _ => Some(crate::tui::theme::for_depth(Color::Rgb(c.r, c.g, c.b), depth)),
+        _ => Some(crate::tui::color::for_depth(Color::Rgb(c.r, c.g, c.b), depth)),
     }
 }
 

@@ -2,8 +2,8 @@
 //! binary; a user file overrides only the commands it names. Every binding carries the description
 //! the help overlay shows.
 
+use crate::config::ConfigError;
 use crate::tui::action::Command;
-use crate::tui::config::ConfigError;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use serde::Deserialize;
 use std::collections::BTreeMap;

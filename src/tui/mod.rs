@@ -3,6 +3,7 @@
 
 pub mod action;
 pub mod app;
+pub mod color;
 pub mod config;
 pub mod diff;
 pub mod driver;
@@ -13,5 +14,6 @@ pub mod keymap;
 #[cfg(test)]
 mod snapshots;
 pub mod terminal;
+pub mod text;
 pub mod theme;
 pub mod views;

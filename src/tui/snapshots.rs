@@ -38,7 +38,7 @@ impl Harness {
     /// The same, classified by the heuristic, with reviewer `ann` (blind review on).
     fn classified(width: u16, height: u16) -> Harness {
         let mut h = Harness::new(width, height);
-        let taxonomy = crate::classify::taxonomy::Taxonomy::preset("refactoring").unwrap_or_else(|| panic!("preset"));
+        let taxonomy = crate::label::taxonomy::Taxonomy::preset("refactoring").unwrap_or_else(|| panic!("preset"));
         let runs = ok(h.ui.store.classify_candidates(Some(crate::model::FailedScope::WithUnknown)));
         ok(crate::classify::pipeline::classify_heuristic(&mut h.ui.store, &taxonomy, &runs, |_| {}));
         h.ui.app.review.rater = "ann".into();

@@ -690,10 +690,16 @@ fn scrub(text: &str, key: Option<&str>) -> String {
     }
 }
 
+/// The scripted server the tests talk to (test support, not part of the library).
+#[cfg(test)]
+#[allow(dead_code)]
+#[path = "../../testkit/chat_server.rs"]
+mod chat_server;
+
 #[cfg(test)]
 mod tests {
+    use super::chat_server::{Behaviour, ChatServer};
     use super::*;
-    use crate::chat_server::{Behaviour, ChatServer};
     use serde_json::json;
     use std::net::TcpListener;
 
@@ -817,7 +823,7 @@ mod tests {
         let server = ChatServer::scripted(vec![Behaviour::Status {
             code: 500,
             retry_after: Some(0),
-            body: crate::chat_server::error_body("server_error", "always broken"),
+            body: super::chat_server::error_body("server_error", "always broken"),
         }])
         .unwrap();
         let client = LlmClient::new(LlmSettings { max_retries: 1, ..settings(&server) }).unwrap();
@@ -1038,7 +1044,7 @@ mod tests {
 
     #[tokio::test]
     async fn an_unknown_model_points_at_the_model_not_the_url() {
-        let openai = crate::chat_server::error_body("invalid_request_error", "The model `gpt-9` does not exist");
+        let openai = super::chat_server::error_body("invalid_request_error", "The model `gpt-9` does not exist");
         let vllm =
             r#"{"object":"error","message":"The model `gpt-9` does not exist.","type":"NotFoundError","code":404}"#;
         let ollama = r#"{"error":"model \"gpt-9\" not found, try pulling it first"}"#;
@@ -1052,7 +1058,7 @@ mod tests {
             assert_eq!(asked, 1);
         }
         // A 400 about something else is not blamed on the model.
-        let other = crate::chat_server::error_body("invalid_request_error", "max_tokens is too large for this model");
+        let other = super::chat_server::error_body("invalid_request_error", "max_tokens is too large for this model");
         let (err, _) = error_for(Behaviour::status(400, other), |s| s).await;
         assert!(err.to_string().starts_with("LLM request refused: HTTP 400 Bad Request from POST "), "{err}");
     }
@@ -1096,7 +1102,7 @@ mod tests {
     #[test]
     fn excerpts_are_one_clean_line_and_redacted_before_they_are_cut() {
         assert_eq!(excerpt("a\n\n b\x1b[31m red\tc", None), "a b red c");
-        assert_eq!(excerpt(&crate::chat_server::error_body("server_error", "boom"), None), "server_error: boom");
+        assert_eq!(excerpt(&super::chat_server::error_body("server_error", "boom"), None), "server_error: boom");
         // The key straddling the cut is redacted first, so no part of it survives.
         let body = format!("{}{KEY}", "z".repeat(MAX_EXCERPT - 3));
         let cut = excerpt(&body, Some(KEY));
@@ -1123,7 +1129,7 @@ mod tests {
         let server = ChatServer::start(|request| Behaviour::Status {
             code: 500,
             retry_after: Some(0),
-            body: crate::chat_server::error_body(
+            body: super::chat_server::error_body(
                 "server_error",
                 &format!("bad header {:?}", request.header("authorization")),
             ),

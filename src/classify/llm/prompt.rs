@@ -5,7 +5,7 @@
 //! hash), which is what the reply cache is keyed by.
 
 use crate::classify::signals::{self, Signals};
-use crate::classify::taxonomy::Taxonomy;
+use crate::label::taxonomy::Taxonomy;
 use crate::store::read::RunDetail;
 use std::fmt::Write as _;
 

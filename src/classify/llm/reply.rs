@@ -2,8 +2,8 @@
 //! evidence steps and rationale) or unclassified, and a summary. Unknown modes, steps out of
 //! range, bad confidences and contradictions are errors whose text goes back to the model once.
 
-use crate::classify::label::{Evidence, ModeVerdict};
-use crate::classify::taxonomy::Taxonomy;
+use crate::label::taxonomy::Taxonomy;
+use crate::label::{Evidence, ModeVerdict};
 use serde::{Deserialize, Serialize};
 
 /// A validated reply.

@@ -5,13 +5,12 @@
 
 mod context;
 mod edits;
-mod exit;
 pub mod paths;
 mod propagation;
 mod table;
 mod views;
 
-pub use exit::ExitCategory;
+pub use crate::label::ExitCategory;
 use paths::{FileKind, Roots};
 pub use table::table;
 

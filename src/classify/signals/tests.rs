@@ -2,8 +2,9 @@
 //! each with the near miss that must not fire.
 
 use super::*;
-use crate::classify::label::ASSIGN_THRESHOLD;
-use crate::classify::rules::{self, Rule};
+use crate::classify::rules;
+use crate::label::ASSIGN_THRESHOLD;
+use crate::label::Rule;
 use crate::store::read::{EditRow, RunSummary, StepRow, TaskRow};
 
 fn step(index: i64, action: &str, observation: &str) -> StepRow {

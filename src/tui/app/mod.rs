@@ -13,8 +13,8 @@ pub use review::{CONFIDENCE_STEP, Draft, Review};
 pub use run::{BODY_CACHE, Panel, RunView, Search};
 pub use stats::StatsView;
 
+use crate::tui::action::Viewport;
 use crate::tui::action::{Action, Command};
-use crate::tui::views::Viewport;
 
 /// The most text one copy sends (OSC 52 carries it base64-encoded, a third larger; tmux and
 /// terminals drop sequences much larger than this).
@@ -39,7 +39,7 @@ pub enum Effect {
     Copy(String),
     /// Append a reviewer's label.
     SaveLabel {
-        label: Box<crate::classify::label::Label>,
+        label: Box<crate::label::Label>,
         note: Option<String>,
     },
     /// Read every run's review state for this reviewer under this taxonomy.
@@ -48,16 +48,10 @@ pub enum Effect {
         version: String,
         rater: String,
     },
-    /// Statistics grouped `by`, and agreement per mode, for the statistics screen.
+    /// Statistics and agreement per mode, for the statistics screen.
     LoadStats {
-        taxonomy: String,
-        version: String,
-        stamp: String,
-        modes: Vec<String>,
-        by: crate::review::stats::By,
-        /// Blind review: only the runs this reviewer has labelled.
-        blind_rater: Option<String>,
-        scope: crate::model::FailedScope,
+        taxonomy: Box<crate::label::taxonomy::Taxonomy>,
+        ask: crate::review::summary::Ask,
     },
 }
 
@@ -194,9 +188,9 @@ impl App {
                 self.apply_queue();
                 Vec::new()
             }
-            Action::StatsLoaded(view) => {
+            Action::StatsLoaded(report) => {
                 let keep = self.stats.as_ref().map(|s| (s.mode, s.rater, s.scroll));
-                let mut view = *view;
+                let mut view = StatsView::new(*report);
                 if let Some((mode, rater, scroll)) = keep {
                     view.mode = mode;
                     view.rater = rater;
@@ -249,7 +243,7 @@ impl App {
                 view.hidden_labels = hidden;
                 view.draft = self.drafts.remove(&id).unwrap_or_else(|| saved_draft.clone());
                 view.saved_draft = saved_draft;
-                view.label_modes = self.review.taxonomy.modes.iter().map(|m| m.id.clone()).collect();
+                view.label_modes = self.review.taxonomy.mode_ids();
                 view.rater = self.review.rater.clone();
                 if let Some(&pos) = self.places.get(&id) {
                     view.go(pos);

@@ -2,7 +2,7 @@
 //! (the draft) until it is saved.
 
 use super::{Effect, RunView, Screen};
-use crate::classify::taxonomy::Taxonomy;
+use crate::label::taxonomy::Taxonomy;
 use crate::model::FailedScope;
 use crate::review::{Queue, ReviewState};
 use std::collections::{BTreeMap, BTreeSet};
@@ -26,7 +26,7 @@ impl Default for Review {
         Review {
             rater: String::new(),
             blind: true,
-            taxonomy: Taxonomy::preset(crate::classify::taxonomy::DEFAULT)
+            taxonomy: Taxonomy::preset(crate::label::taxonomy::DEFAULT)
                 .unwrap_or_else(|| unreachable!("the default taxonomy is embedded")),
             states: BTreeMap::new(),
             queue: Queue::All,
@@ -160,9 +160,9 @@ impl super::App {
         }
         let d = &run.draft;
         let has_patch = run.data.submission.as_deref().is_some_and(|s| !s.trim().is_empty());
-        let exit = crate::classify::signals::ExitCategory::classify(run.data.summary.exit_status.as_deref(), has_patch);
+        let exit = crate::label::ExitCategory::classify(run.data.summary.exit_status.as_deref(), has_patch);
         let note = (!d.note.is_empty()).then(|| d.note.clone());
-        let verdict = crate::classify::label::HumanVerdict {
+        let verdict = crate::label::HumanVerdict {
             modes: d.modes.iter().cloned().collect(),
             confidence: d.confidence,
             evidence: d.evidence.iter().copied().collect(),

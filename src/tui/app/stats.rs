@@ -2,7 +2,8 @@
 
 use super::{Effect, Screen};
 use crate::agreement::AgreementReport;
-use crate::review::stats::{By, Stats};
+use crate::review::stats::{By, Pick, Stats};
+use crate::review::summary::{Ask, StatsReport};
 use crate::tui::action::Command;
 
 #[derive(Debug, Clone)]
@@ -21,6 +22,13 @@ pub struct StatsView {
     pub scroll: usize,
 }
 
+impl StatsView {
+    /// The screen for freshly loaded numbers, at the top, on the first mode and rater.
+    pub fn new(r: StatsReport) -> StatsView {
+        StatsView { stats: r.stats, report: r.agreement, by: r.by, mode: 0, rater: 0, blind: r.blind, scroll: 0 }
+    }
+}
+
 /// The grouping after `by`.
 pub fn next_by(by: By) -> By {
     match by {
@@ -33,17 +41,14 @@ pub fn next_by(by: By) -> By {
 }
 
 impl super::App {
-    pub(super) fn load_stats(&self, by: crate::review::stats::By) -> Effect {
-        let t = &self.review.taxonomy;
-        Effect::LoadStats {
-            taxonomy: t.name.clone(),
-            version: t.version.clone(),
-            stamp: t.stamp(),
-            modes: t.modes.iter().map(|m| m.id.clone()).collect(),
+    pub(super) fn load_stats(&self, by: By) -> Effect {
+        let ask = Ask {
             by,
-            blind_rater: self.review.blind.then(|| self.review.rater.clone()),
+            pick: Pick::Best,
             scope: self.review.scope,
-        }
+            blind_rater: self.review.blind.then(|| self.review.rater.clone()),
+        };
+        Effect::LoadStats { taxonomy: Box::new(self.review.taxonomy.clone()), ask }
     }
 
     pub(super) fn stats_command(&mut self, cmd: Command) -> Vec<Effect> {

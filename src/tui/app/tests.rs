@@ -376,7 +376,7 @@ fn the_sort_picker_takes_one_key() {
 
 #[test]
 fn evidence_keys_walk_the_cited_steps_and_say_why() {
-    use crate::classify::label::{Evidence, Label, ModeVerdict, Provenance, Source};
+    use crate::label::{Evidence, Label, ModeVerdict, Provenance, Source};
     let verdict = |mode: &str, steps: &[usize]| ModeVerdict {
         mode: mode.into(),
         confidence: 0.7,
@@ -426,7 +426,7 @@ fn evidence_keys_walk_the_cited_steps_and_say_why() {
 }
 
 fn heuristic_label(run: i64, mode: &str) -> crate::store::labels::LabelRow {
-    use crate::classify::label::{Evidence, Label, ModeVerdict, Provenance, Source};
+    use crate::label::{Evidence, Label, ModeVerdict, Provenance, Source};
     crate::store::labels::LabelRow {
         id: 1,
         instance_id: None,
@@ -482,7 +482,7 @@ fn a_reviewer_labels_blind_then_sees_the_classifiers() {
     assert_eq!((label.rater.as_str(), label.modes[0].confidence), ("ann", 0.75));
     assert_eq!(label.modes[0].evidence.iter().map(|e| e.step).collect::<Vec<_>>(), [2]);
     assert_eq!(note.as_deref(), Some("re-read the file after the cat"));
-    assert_eq!(label.source, crate::classify::label::Source::Human);
+    assert_eq!(label.source, crate::label::Source::Human);
     // Saved: the review state is reloaded and the run reloaded, now unblinded.
     let after = app.update(Action::LabelSaved { run: 2, label_id: 9 });
     assert!(matches!(&after[..], [Effect::LoadReview { rater, .. }, Effect::LoadRun(2)] if rater == "ann"));
@@ -505,7 +505,7 @@ fn adjudication_unclassified_and_modes_out_of_range() {
     let effects = cmd(&mut app, C::SaveAdjudication);
     let [Effect::SaveLabel { label, .. }] = &effects[..] else { panic!("{effects:?}") };
     assert!(label.modes.is_empty(), "unclassified clears the modes");
-    assert_eq!(label.source, crate::classify::label::Source::Adjudication);
+    assert_eq!(label.source, crate::label::Source::Adjudication);
     // Without a reviewer's name nothing is saved.
     app.review.rater.clear();
     assert!(cmd(&mut app, C::SaveLabel).is_empty());
@@ -538,7 +538,7 @@ fn queues_and_the_next_unlabelled_run() {
 
 #[test]
 fn the_label_filter_is_blind_too() {
-    use crate::classify::label::Source;
+    use crate::label::Source;
     let mut app = app_with_runs();
     app.review.rater = "ann".into();
     let flooding = (Source::Heuristic, "heuristic".to_string(), vec!["context_flooding".to_string()]);
@@ -589,7 +589,7 @@ fn runs_without_a_verdict_are_failed_runs_only_when_asked_for() {
     assert_eq!(cmd(&mut app, C::NextUnlabelled), vec![Effect::LoadRun(4)]);
     let effects = cmd(&mut app, C::Stats);
     assert!(
-        matches!(&effects[..], [Effect::LoadStats { scope: crate::model::FailedScope::WithUnknown, .. }]),
+        matches!(&effects[..], [Effect::LoadStats { ask, .. }] if ask.scope == crate::model::FailedScope::WithUnknown),
         "{effects:?}"
     );
 }
@@ -597,10 +597,11 @@ fn runs_without_a_verdict_are_failed_runs_only_when_asked_for() {
 #[test]
 fn the_statistics_screen_opens_regroups_and_returns() {
     use crate::review::stats::{By, Stats};
+    use crate::review::summary::StatsReport;
     let mut app = app_in_run(5);
     let effects = cmd(&mut app, C::Stats);
-    let [Effect::LoadStats { by: By::All, modes, .. }] = &effects[..] else { panic!("{effects:?}") };
-    assert_eq!(modes.len(), 4);
+    let [Effect::LoadStats { ask, taxonomy }] = &effects[..] else { panic!("{effects:?}") };
+    assert_eq!((ask.by, taxonomy.modes.len()), (By::All, 4));
     let stats = Stats {
         taxonomy: "refactoring@1.0".into(),
         source: "best".into(),
@@ -611,16 +612,16 @@ fn the_statistics_screen_opens_regroups_and_returns() {
         scope: "failed",
         outcome_unknown_left_out: 0,
     };
-    let view = StatsView { stats, report: None, by: By::All, mode: 0, rater: 0, blind: false, scroll: 0 };
-    app.update(Action::StatsLoaded(Box::new(view.clone())));
+    let report = StatsReport { stats, agreement: None, by: By::All, blind: false };
+    app.update(Action::StatsLoaded(Box::new(report.clone())));
     assert_eq!(app.screen, Screen::Stats);
     cmd(&mut app, C::Down);
     cmd(&mut app, C::Down);
     assert_eq!(app.stats.as_ref().map(|s| s.mode), Some(2));
     let effects = cmd(&mut app, C::SortNext);
-    assert!(matches!(&effects[..], [Effect::LoadStats { by: By::Model, .. }]));
+    assert!(matches!(&effects[..], [Effect::LoadStats { ask, .. }] if ask.by == By::Model));
     // Reloaded with the new grouping: the selection stays.
-    app.update(Action::StatsLoaded(Box::new(StatsView { by: By::Model, ..view })));
+    app.update(Action::StatsLoaded(Box::new(StatsReport { by: By::Model, ..report })));
     assert_eq!(app.stats.as_ref().map(|s| (s.mode, s.by)), Some((2, By::Model)));
     cmd(&mut app, C::Back);
     assert_eq!(app.screen, Screen::Run, "back where the reviewer came from");

@@ -12,8 +12,8 @@ use super::DiffMode;
 use super::model::{DiffLine, FileDiff, Hunk, Kind};
 use super::paint::{Part, clean, emphasis, fit, paint, spans_padded};
 use crate::tui::highlight::{Highlighter, MAX_HIGHLIGHT_DIFF_LINES, Runs, Side};
+use crate::tui::text::expand_tabs;
 use crate::tui::theme::Theme;
-use crate::tui::views::text::expand_tabs;
 
 const NO_NEWLINE: &str = "\\ No newline at end of file";
 

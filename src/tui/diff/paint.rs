@@ -14,7 +14,7 @@ use unicode_width::UnicodeWidthStr;
 
 use crate::sanitize::sanitize;
 use crate::tui::highlight::{MAX_HIGHLIGHT_LINE_CHARS, SyntaxRun};
-use crate::tui::views::text::{expand_tabs, prefix_within};
+use crate::tui::text::{expand_tabs, prefix_within};
 
 /// Pairs of lines more different than this (share of changed bytes) get no word emphasis:
 /// emphasising nearly everything says nothing (delta's max-line-distance).

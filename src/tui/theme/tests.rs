@@ -1,6 +1,7 @@
 //! Unit tests of theme loading: presets, colour depth, user files and their errors.
 
 use super::*;
+use crate::tui::color::nearest_ansi256;
 use std::io::Write;
 
 fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> + use<> {

@@ -1,8 +1,9 @@
 //! The help overlay, generated from the keymap: every binding of the current screen with its
 //! description, so a rebound key shows as rebound.
 
-use super::{ViewCtx, text};
+use super::ViewCtx;
 use crate::tui::keymap::Context;
+use crate::tui::text;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};

@@ -2,8 +2,8 @@
 //! confidence, evidence steps, and whether it is saved, so the step stays in sight while it is
 //! labelled (the labels panel, `L`, has the whole form).
 
-use super::text;
 use crate::tui::app::{Draft, Panel, RunView};
+use crate::tui::text;
 use crate::tui::theme::Theme;
 use ratatui::text::{Line, Span};
 

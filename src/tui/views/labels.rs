@@ -1,8 +1,8 @@
 //! The labels panel: each source's latest label (heuristic, LLM, reviewers), its modes with
 //! confidence and rationale, and the evidence steps (the one under the cursor marked).
 
-use super::text;
 use crate::tui::app::RunView;
+use crate::tui::text;
 use crate::tui::theme::Theme;
 use ratatui::text::{Line, Span};
 use std::sync::Arc;
@@ -24,7 +24,7 @@ pub fn lines(run: &RunView, width: u16, theme: &Theme) -> (String, Arc<Vec<Line<
         return ("labels".into(), Arc::new(out));
     }
     let mine = run.data.labels.iter().rev().find(|l| l.label.source.is_human() && l.label.rater == run.rater);
-    let mode_set = |l: &crate::classify::label::Label| l.modes.iter().map(|m| m.mode.clone()).collect::<Vec<_>>();
+    let mode_set = |l: &crate::label::Label| l.modes.iter().map(|m| m.mode.clone()).collect::<Vec<_>>();
     for row in &run.data.labels {
         let l = &row.label;
         out.push(Line::default());

@@ -1,8 +1,10 @@
 //! The run list: a table of the visible window only.
 
-use super::{ViewCtx, Viewport, text};
+use super::ViewCtx;
 use crate::store::read::RunSummary;
+use crate::tui::action::Viewport;
 use crate::tui::app::App;
+use crate::tui::text;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};

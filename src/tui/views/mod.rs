@@ -10,11 +10,12 @@ mod run;
 mod state;
 mod stats;
 mod step;
-pub mod text;
 
+use crate::tui::action::Viewport;
 use crate::tui::app::{App, Screen};
 use crate::tui::diff::DiffRenderer;
 use crate::tui::keymap::{Context, Keymap};
+use crate::tui::text;
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -52,20 +53,6 @@ impl ViewCtx {
     }
 }
 
-/// What the last frame laid out, fed back to the app so paging and scrolling know the sizes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Viewport {
-    /// Rows of the run list or step list.
-    pub rows: usize,
-    /// Lines of the right-hand panel's content and the rows it had.
-    pub panel_lines: usize,
-    pub panel_rows: usize,
-    /// How far the panel's visible lines reach past its right edge (sideways scroll limit).
-    pub panel_overflow: usize,
-    /// The help overlay's largest useful scroll, when it is open.
-    pub help_max: Option<usize>,
-}
-
 pub fn draw(frame: &mut Frame, app: &App, ctx: &mut ViewCtx) -> Viewport {
     let area = frame.area();
     if area.width < MIN_SIZE.0 || area.height < MIN_SIZE.1 {
@@ -82,7 +69,7 @@ pub fn draw(frame: &mut Frame, app: &App, ctx: &mut ViewCtx) -> Viewport {
     status_line(frame, status, app, ctx);
     if let Some(scroll) = app.help {
         let context = context(app.screen);
-        let modes: Vec<String> = app.review.taxonomy.modes.iter().map(|m| m.id.clone()).collect();
+        let modes: Vec<String> = app.review.taxonomy.mode_ids();
         viewport.help_max = Some(help::draw(frame, area, scroll, context, &modes, ctx));
     }
     viewport

@@ -1,9 +1,10 @@
 //! The tests-and-task panel and the patch panels (final submission, gold patch).
 
-use super::{ViewCtx, text};
+use super::ViewCtx;
 use crate::model::TestGroup;
 use crate::tui::app::{Panel, RunView};
 use crate::tui::diff::DiffSource;
+use crate::tui::text;
 use crate::tui::theme::Theme;
 use ratatui::text::{Line, Span};
 use std::sync::Arc;

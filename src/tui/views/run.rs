@@ -1,9 +1,11 @@
 //! The run view: header, step list on the left, a panel on the right (and the state panel as a
 //! third column on wide terminals).
 
-use super::{ViewCtx, Viewport, label_bar, labels, panels, state, step, text, window};
+use super::{ViewCtx, label_bar, labels, panels, state, step, window};
 use crate::store::browse::{EditLine, StepLine};
+use crate::tui::action::Viewport;
 use crate::tui::app::{App, Panel, RunView};
+use crate::tui::text;
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};

@@ -2,8 +2,8 @@
 //! counts), rejected edits, the open file and working directory, the last edits, and the context
 //! ledger (observation characters so far, as a sparkline over the steps).
 
-use super::text;
 use crate::tui::app::RunView;
+use crate::tui::text;
 use crate::tui::theme::Theme;
 use ratatui::text::{Line, Span};
 use std::collections::BTreeMap;

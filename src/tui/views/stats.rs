@@ -3,8 +3,9 @@
 //! against the reference for one mode. Wide terminals show the confusion beside the rest;
 //! narrower ones (80x24 included) show every section in one column that scrolls.
 
-use super::{Viewport, text};
+use crate::tui::action::Viewport;
 use crate::tui::app::StatsView;
+use crate::tui::text;
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};

@@ -3,10 +3,10 @@
 //! only the visible window of it.
 
 use super::ViewCtx;
-use super::text::{self, marked, search_words};
 use crate::store::browse::{EditText, StepBody};
 use crate::tui::app::RunView;
 use crate::tui::diff::{DiffMode, DiffSource};
+use crate::tui::text::{self, marked, search_words};
 use crate::tui::theme::Theme;
 use lru::LruCache;
 use ratatui::text::{Line, Span};

@@ -1,7 +1,10 @@
 //! The `[llm]`, `[classify]` and `[labels]` sections of `config.toml` (the XDG config folder,
 //! see `tui::config`, which reads `[tui]`). Flags override them.
 
-use crate::tui::config::{ConfigError, config_dir, read_optional};
+mod file;
+
+pub(crate) use file::read_optional;
+pub use file::{ConfigError, config_dir};
 use serde::Deserialize;
 use std::path::Path;
 

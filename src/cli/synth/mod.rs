@@ -4,7 +4,7 @@
 
 mod failed;
 
-pub use failed::{FailedRun, failed_run};
+pub use failed::failed_run;
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -273,8 +273,8 @@ pub fn generate(dir: &Path, kind: Kind, total_bytes: u64) -> std::io::Result<Gen
 }
 
 /// A small run for filling a database with many runs (the TUI benchmark's 100,000).
-pub fn small_run(seed: u64) -> crate::model::Run {
-    use crate::model::{Format, Run, Step};
+pub fn small_run(seed: u64) -> trajan::model::Run {
+    use trajan::model::{Format, Run, Step};
     let mut rng = Rng(seed.wrapping_mul(0x2545_f491_4f6c_dd1d) | 1);
     let repo = ["django", "sympy", "astropy", "pytest", "requests", "flask"][rng.below(6) as usize];
     let steps = (0..3)
@@ -301,9 +301,9 @@ pub fn small_run(seed: u64) -> crate::model::Run {
 
 /// One very long run: `steps` steps whose observations are `obs_bytes` of code each (the TUI
 /// benchmark's 20,000 steps of 100 KB). Every tenth step edits a file, every 25th fails.
-pub fn long_run(steps: usize, obs_bytes: usize) -> crate::model::Run {
-    use crate::analysis::edits::edit_from_texts;
-    use crate::model::{EditKind, EditStatus, Format, Run, Step, StepFlags};
+pub fn long_run(steps: usize, obs_bytes: usize) -> trajan::model::Run {
+    use trajan::analysis::edits::edit_from_texts;
+    use trajan::model::{EditKind, EditStatus, Format, Run, Step, StepFlags};
     let mut rng = Rng(0x5eed);
     let mut pool = String::new();
     while pool.len() < obs_bytes * 4 {
@@ -360,9 +360,9 @@ pub fn long_run(steps: usize, obs_bytes: usize) -> crate::model::Run {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ingest::{Outcome, parse_file};
+    use trajan::ingest::{Outcome, parse_file};
 
-    fn parse(path: &Path) -> crate::model::Parsed {
+    fn parse(path: &Path) -> trajan::model::Parsed {
         let bytes = std::fs::read(path).unwrap_or_default();
         match parse_file(path, &bytes, None) {
             Ok(Outcome::Parsed { parsed, .. }) => parsed,

@@ -4,9 +4,9 @@
 //! submission patch, the task with a gold patch, and an unresolved (sometimes resolved) outcome.
 
 use super::{Rng, WORDS, code_lines, prose};
-use crate::analysis::edits::{final_patch_edits, unified_diff};
-use crate::analysis::markers::{looks_like_error, output_clipped, runs_tests};
-use crate::model::{Edit, EditKind, EditStatus, Format, Run, Step, StepFlags, Task, TestCase, TestGroup, TestOutcome};
+use trajan::analysis::edits::{final_patch_edits, unified_diff};
+use trajan::analysis::markers::{looks_like_error, output_clipped, runs_tests};
+use trajan::model::{Edit, EditKind, EditStatus, Format, Run, Step, StepFlags, Task, TestCase, TestGroup, TestOutcome};
 
 /// One run with its task and test outcome.
 pub struct FailedRun {

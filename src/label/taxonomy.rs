@@ -2,7 +2,7 @@
 //! and `bugfix`), or a team's own file with the same shape. Each mode names the built-in
 //! heuristic rules that can give it; a mode without rules comes only from the LLM or a human.
 
-use crate::classify::rules::Rule;
+use super::Rule;
 use serde::Deserialize;
 use std::path::Path;
 
@@ -117,7 +117,7 @@ impl Taxonomy {
             if !valid_id {
                 return Err(invalid(format!("mode id `{}`: use lowercase letters, digits and _", m.id)));
             }
-            if m.id == crate::classify::label::UNCLASSIFIED {
+            if m.id == super::UNCLASSIFIED {
                 return Err(invalid(format!("`{}` is implicit: a run with no mode is unclassified", m.id)));
             }
             if modes.iter().any(|x| x.id == m.id) {
@@ -140,6 +140,11 @@ impl Taxonomy {
 
     pub fn mode(&self, id: &str) -> Option<&Mode> {
         self.modes.iter().find(|m| m.id == id)
+    }
+
+    /// The modes' ids, in the taxonomy's order (the keys 1–9 of the TUI).
+    pub fn mode_ids(&self) -> Vec<String> {
+        self.modes.iter().map(|m| m.id.clone()).collect()
     }
 
     /// `name@version`, as labels and exports are stamped.

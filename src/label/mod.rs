@@ -1,6 +1,13 @@
 //! A label: which failure modes a rater (the heuristic, an LLM, a human) gives a run, with the
 //! confidence, the evidence steps and the rationale of each, and what produced it.
 
+mod exit;
+mod rule;
+pub mod taxonomy;
+
+pub use exit::ExitCategory;
+pub use rule::Rule;
+
 use serde::{Deserialize, Serialize};
 
 /// The answer when no mode fits. Not a mode of any taxonomy: a label with no modes.
@@ -140,7 +147,7 @@ impl HumanVerdict {
         self,
         run_id: i64,
         rater: &str,
-        taxonomy: &crate::classify::taxonomy::Taxonomy,
+        taxonomy: &taxonomy::Taxonomy,
         steps: usize,
         exit_category: String,
     ) -> Result<Label, VerdictError> {

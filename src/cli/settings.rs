@@ -1,0 +1,33 @@
+//! Settings several commands share, each from its flag, else `config.toml`, else a default: the
+//! taxonomy, the reviewer's name, and which runs count as failed runs.
+
+use anyhow::{Context, Result};
+use trajan::config::UserConfig;
+use trajan::label::taxonomy::{self, Taxonomy};
+use trajan::model::FailedScope;
+
+/// The reviewer's name: the flag, the config file, `$USER`, `$LOGNAME`.
+pub fn rater(flag: Option<&str>, config: &UserConfig) -> Result<String> {
+    let name = flag
+        .map(str::to_string)
+        .or_else(|| config.labels.rater.clone())
+        .or_else(|| std::env::var("USER").ok())
+        .or_else(|| std::env::var("LOGNAME").ok())
+        .filter(|n| !n.trim().is_empty());
+    name.context("who is labelling? give --rater NAME, or `rater` under [labels] in config.toml")
+}
+
+/// Which runs are failed runs: `--include-unknown`, else `[labels] include_unknown`.
+pub fn scope(include_unknown: bool, config: &UserConfig) -> FailedScope {
+    FailedScope::new(include_unknown || config.labels.include_unknown.unwrap_or(false))
+}
+
+/// The taxonomy: the flag, else `[classify] taxonomy`, else the default preset.
+pub fn taxonomy(flag: Option<&str>, config: &UserConfig) -> Result<Taxonomy> {
+    load_taxonomy(flag.or(config.classify.taxonomy.as_deref()))
+}
+
+/// A preset's name or a taxonomy file; `None`: the default preset.
+pub fn load_taxonomy(name: Option<&str>) -> Result<Taxonomy> {
+    Ok(Taxonomy::load(name.unwrap_or(taxonomy::DEFAULT))?)
+}

@@ -1,0 +1,30 @@
+//! The heuristic's rules by name: the vocabulary a taxonomy maps to its modes. What each rule
+//! reads and concludes is the classifier's (`classify::rules`).
+
+/// A built-in rule of the heuristic classifier.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::EnumIter, strum::IntoStaticStr, strum::EnumString)]
+#[strum(serialize_all = "snake_case")]
+pub enum Rule {
+    ExpectedFileNeverSeen,
+    ExpectedFileNotEdited,
+    GaveUpApplying,
+    EditLost,
+    GatedRejectionBypassed,
+    GatedRejectionAbandoned,
+    GatedRejectionRecovered,
+    FloodThenRepeat,
+    StaleIdentifier,
+    GoldPeripheryUntouched,
+    BudgetExhausted,
+    Forfeited,
+}
+
+impl Rule {
+    pub fn name(self) -> &'static str {
+        self.into()
+    }
+
+    pub fn from_name(name: &str) -> Option<Rule> {
+        name.parse().ok()
+    }
+}
