@@ -3,7 +3,6 @@
 use super::output::{emit, print_json};
 use super::settings;
 use anyhow::{Context, Result, bail};
-use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use trajan::agreement::{AgreementReport, BootstrapOptions, Estimate, Rating, Reference, Table, agreement_report};
@@ -13,6 +12,7 @@ use trajan::label::HumanVerdict;
 use trajan::label::taxonomy::Taxonomy;
 use trajan::model::FailedScope;
 use trajan::review::export::{self, ExportedLabel, Format};
+use trajan::review::import;
 use trajan::review::stats::{self, By, Pick};
 use trajan::sanitize::sanitize;
 use trajan::store::Store;
@@ -300,158 +300,12 @@ pub fn export(store: &Store, args: &ExportArgs, include_unknown: bool) -> Result
     Ok(0)
 }
 
-/// What `import-labels` did.
-#[derive(Debug, Default, serde::Serialize)]
-struct ImportReport {
-    imported: usize,
-    already_present: usize,
-    /// The local database already has a different label by the same rater for the run.
-    conflicts: Vec<String>,
-    /// No run here matches (instance, model, agent, attempt), or several do.
-    unmatched: Vec<String>,
-    /// Records that are not valid labels here (unreadable, unknown taxonomy or mode, steps out
-    /// of range, bad confidence, time or rater).
-    rejected: Vec<String>,
-    /// Classifier labels are not imported (classify here instead).
-    skipped_classifier: usize,
-}
-
-/// Every record of a label export (JSON array or JSON lines), each read on its own: a bad one is
-/// reported by its position and the others are read.
-fn read_export(path: &Path) -> Result<Vec<(String, Result<ExportedLabel, String>)>> {
-    let text = trajan::files::read_regular(path, trajan::files::LABEL_EXPORT)?;
-    let parse = |v: serde_json::Value| serde_json::from_value::<ExportedLabel>(v).map_err(|e| e.to_string());
-    if text.trim_start().starts_with('[') {
-        let items: Vec<serde_json::Value> =
-            serde_json::from_str(&text).with_context(|| format!("{}: not a label export (JSON)", path.display()))?;
-        return Ok(items.into_iter().enumerate().map(|(i, v)| (format!("item {}", i + 1), parse(v))).collect());
-    }
-    Ok(text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, line)| {
-            let item = serde_json::from_str::<serde_json::Value>(line).map_err(|e| e.to_string()).and_then(parse);
-            (format!("line {}", i + 1), item)
-        })
-        .collect())
-}
-
-/// Why an imported label is not valid here, if it is not: the same checks as a label made here.
-fn invalid(e: &ExportedLabel, local: &Taxonomy, steps: i64) -> Option<String> {
-    let l = &e.label;
-    let taxonomy = if l.taxonomy == local.name && l.taxonomy_version == local.version {
-        Some(local.clone())
-    } else {
-        Taxonomy::preset(&l.taxonomy).filter(|t| t.version == l.taxonomy_version)
-    };
-    let Some(taxonomy) = taxonomy else {
-        return Some(format!("taxonomy {}@{} is not known here (use --taxonomy)", l.taxonomy, l.taxonomy_version));
-    };
-    if l.rater.trim().is_empty() || l.rater.chars().any(char::is_control) {
-        return Some("the rater has no valid name".into());
-    }
-    if time::OffsetDateTime::parse(&e.created_at, &time::format_description::well_known::Rfc3339).is_err() {
-        return Some(format!("created_at {:?} is not an RFC 3339 time", e.created_at));
-    }
-    for m in &l.modes {
-        if taxonomy.mode(&m.mode).is_none() {
-            return Some(format!("unknown mode {:?} in {}", m.mode, taxonomy.stamp()));
-        }
-        if !(0.0..=1.0).contains(&m.confidence) {
-            return Some(format!("confidence {} of {:?} is outside 0.0 to 1.0", m.confidence, m.mode));
-        }
-        if let Some(bad) = m.evidence.iter().find(|ev| ev.step as i64 >= steps) {
-            return Some(format!("evidence step {} is out of range: the run has {steps} steps", bad.step));
-        }
-    }
-    None
-}
-
 pub fn import(store: &mut Store, path: &Path, json: bool, taxonomy_flag: Option<&str>) -> Result<i32> {
     let config = UserConfig::load(|k| std::env::var(k).ok())?;
     let local = settings::taxonomy(taxonomy_flag, &config)?;
-    let records = read_export(path)?;
-    let runs = store.list_runs(RunFilter::default())?;
-    let mut report = ImportReport::default();
-    // A rater's labels of one run are imported together, oldest first: their history.
-    type Key = (i64, &'static str, String, String);
-    let mut groups: std::collections::BTreeMap<Key, Vec<ExportedLabel>> = std::collections::BTreeMap::new();
-    for (at, record) in records {
-        let e = match record {
-            Ok(e) => e,
-            Err(why) => {
-                report.rejected.push(format!("{at}: {why}"));
-                continue;
-            }
-        };
-        let l = &e.label;
-        if !l.source.is_human() {
-            report.skipped_classifier += 1;
-            continue;
-        }
-        let matches: Vec<&trajan::store::read::RunSummary> = runs
-            .iter()
-            .filter(|r| Some(&r.instance_id) == e.instance_id.as_ref())
-            .filter(|r| e.run_model.is_none() || r.model == e.run_model)
-            .filter(|r| e.run_agent.is_none() || r.agent == e.run_agent)
-            .filter(|r| e.run_attempt.is_none() || r.attempt == e.run_attempt)
-            .collect();
-        let who = format!("{at}: {} by {} ({})", e.instance_id.as_deref().unwrap_or("?"), l.rater, l.source.name());
-        match matches[..] {
-            [run] => {
-                if let Some(why) = invalid(&e, &local, run.steps) {
-                    report.rejected.push(format!("{who}: {why}"));
-                    continue;
-                }
-                let key = (run.id, l.source.name(), l.rater.clone(), l.taxonomy.clone());
-                groups.entry(key).or_default().push(e);
-            }
-            [] => report.unmatched.push(format!("{who}: no such run here")),
-            _ => report.unmatched.push(format!("{who}: several runs match")),
-        }
-    }
-    let modes = |x: &trajan::label::Label| x.modes.iter().map(|m| m.mode.clone()).collect::<BTreeSet<_>>();
-    let show = |s: BTreeSet<String>| {
-        if s.is_empty() { "unclassified".to_string() } else { s.into_iter().collect::<Vec<_>>().join(", ") }
-    };
-    for ((run_id, source, rater, taxonomy), mut imported) in groups {
-        imported.sort_by(|a, b| a.created_at.cmp(&b.created_at));
-        let local: Vec<_> = store
-            .labels(Some(run_id), false)?
-            .into_iter()
-            .filter(|r| r.label.source.name() == source && r.label.rater == rater && r.label.taxonomy == taxonomy)
-            .collect();
-        let same = |a: &ExportedLabel, r: &trajan::store::labels::LabelRow| {
-            r.created_at == a.created_at && modes(&r.label) == modes(&a.label)
-        };
-        let (present, new): (Vec<&ExportedLabel>, Vec<&ExportedLabel>) =
-            imported.iter().partition(|e| local.iter().any(|r| same(e, r)));
-        report.already_present += present.len();
-        if new.is_empty() {
-            continue;
-        }
-        // Safe to append only when the local history is part of the imported one and what is
-        // new comes after it; otherwise the two databases went different ways for this rater.
-        let local_known = local.iter().all(|r| imported.iter().any(|e| same(e, r)));
-        let latest_local = local.iter().map(|r| r.created_at.as_str()).max().unwrap_or("");
-        let after = new.iter().all(|e| e.created_at.as_str() > latest_local);
-        if !(local_known && after) {
-            let here =
-                local.last().map(|r| format!("{} ({})", show(modes(&r.label)), r.created_at)).unwrap_or_default();
-            let theirs =
-                new.last().map(|e| format!("{} ({})", show(modes(&e.label)), e.created_at)).unwrap_or_default();
-            let instance = new[0].instance_id.as_deref().unwrap_or("?");
-            report.conflicts.push(format!("{instance} by {rater} ({source}): here {here}, imported {theirs}"));
-            continue;
-        }
-        for e in new {
-            let mut label = e.label.clone();
-            label.run_id = run_id;
-            store.add_label_at(&label, e.note.as_deref(), Some(&e.created_at))?;
-            report.imported += 1;
-        }
-    }
+    let text = trajan::files::read_regular(path, trajan::files::LABEL_EXPORT)?;
+    let records = import::read_export(&text).with_context(|| path.display().to_string())?;
+    let report = import::import(store, records, &local)?;
     if json {
         print_json(&report)?;
     } else {
@@ -475,6 +329,5 @@ pub fn import(store: &mut Store, path: &Path, json: bool, taxonomy_flag: Option<
         }
         emit(&o)?;
     }
-    let clean = report.conflicts.is_empty() && report.unmatched.is_empty() && report.rejected.is_empty();
-    Ok(if clean { 0 } else { 1 })
+    Ok(if report.clean() { 0 } else { 1 })
 }

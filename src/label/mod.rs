@@ -151,35 +151,13 @@ impl HumanVerdict {
         steps: usize,
         exit_category: String,
     ) -> Result<Label, VerdictError> {
-        for m in &self.modes {
-            if taxonomy.mode(m).is_none() {
-                let known: Vec<&str> = taxonomy.modes.iter().map(|m| m.id.as_str()).collect();
-                return Err(VerdictError(format!(
-                    "unknown mode {m:?} in {}; the modes are: {}",
-                    taxonomy.stamp(),
-                    known.join(", ")
-                )));
-            }
-        }
-        if !(0.0..=1.0).contains(&self.confidence) {
-            return Err(VerdictError(format!("confidence {} is outside 0.0 to 1.0", self.confidence)));
-        }
-        if let Some(bad) = self.evidence.iter().find(|&&s| s >= steps) {
-            return Err(VerdictError(match steps {
-                0 => format!("step {bad} is out of range: the run has no steps"),
-                n => format!("step {bad} is out of range: the run has steps 0 to {}", n - 1),
-            }));
-        }
         if self.modes.is_empty() && !self.evidence.is_empty() {
             return Err(VerdictError(
                 "evidence steps belong to modes, and an unclassified label has none: put the steps in the note".into(),
             ));
         }
-        let rater = rater.trim();
-        if rater.is_empty() || rater.chars().any(char::is_control) {
-            return Err(VerdictError(
-                "the rater needs a name without control characters (--rater, [labels] rater, or $USER)".into(),
-            ));
+        if !(0.0..=1.0).contains(&self.confidence) {
+            return Err(VerdictError(format!("confidence {} is outside 0.0 to 1.0", self.confidence)));
         }
         let mut modes: Vec<String> = self.modes;
         modes.sort();
@@ -195,10 +173,10 @@ impl HumanVerdict {
             })
             .collect::<Vec<_>>();
         let summary = if verdicts.is_empty() { "unclassified".to_string() } else { modes.join(", ") };
-        Ok(Label {
+        let label = Label {
             run_id,
             source: if self.adjudication { Source::Adjudication } else { Source::Human },
-            rater: rater.to_string(),
+            rater: rater.trim().to_string(),
             taxonomy: taxonomy.name.clone(),
             taxonomy_version: taxonomy.version.clone(),
             modes: verdicts,
@@ -206,6 +184,44 @@ impl HumanVerdict {
             exit_category,
             summary,
             provenance: Provenance::default(),
-        })
+        };
+        label.check(taxonomy, steps)?;
+        Ok(label)
+    }
+}
+
+impl Label {
+    /// Whether a reviewer's label is valid for a run of `steps` steps under `taxonomy`: its
+    /// modes are the taxonomy's, confidences within 0.0 to 1.0, evidence steps within the run,
+    /// and the rater has a name. One check for labels made here and labels imported.
+    pub fn check(&self, taxonomy: &taxonomy::Taxonomy, steps: usize) -> Result<(), VerdictError> {
+        for m in &self.modes {
+            if taxonomy.mode(&m.mode).is_none() {
+                let known: Vec<&str> = taxonomy.modes.iter().map(|m| m.id.as_str()).collect();
+                return Err(VerdictError(format!(
+                    "unknown mode {:?} in {}; the modes are: {}",
+                    m.mode,
+                    taxonomy.stamp(),
+                    known.join(", ")
+                )));
+            }
+            if !(0.0..=1.0).contains(&m.confidence) {
+                return Err(VerdictError(format!("confidence {} is outside 0.0 to 1.0", m.confidence)));
+            }
+            if let Some(bad) = m.evidence.iter().map(|e| e.step).find(|&s| s >= steps) {
+                return Err(VerdictError(match steps {
+                    0 => format!("step {bad} is out of range: the run has no steps"),
+                    n => format!("step {bad} is out of range: the run has steps 0 to {}", n - 1),
+                }));
+            }
+        }
+        let rater = self.rater.trim();
+        if rater.is_empty() || rater.chars().any(char::is_control) {
+            return Err(VerdictError(
+                "the rater has no valid name (one without control characters: --rater, [labels] rater, or $USER)"
+                    .into(),
+            ));
+        }
+        Ok(())
     }
 }
