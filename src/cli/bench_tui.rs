@@ -38,7 +38,7 @@ pub fn run(db: &Path, sizes: &Sizes) -> Result<i32> {
     let first = started.elapsed();
     let _ = writeln!(out, "first screen      {:.1} ms (open, first page of runs, draw 160x48)", ms(first));
     let t = Instant::now();
-    ui.load_all_runs()?;
+    ui.load_all_runs();
     let _ = writeln!(out, "full run list     {:.0} ms (background in the TUI; filter/sort need it)", ms(t.elapsed()));
     if let Some(t) = tmux_first_screen(db)? {
         let _ = writeln!(out, "first screen tmux {:.0} ms (real binary, until the table is on the pane)", ms(t));
@@ -125,8 +125,39 @@ pub fn run(db: &Path, sizes: &Sizes) -> Result<i32> {
         rss_keys as f64 / 1024.0,
         rss_end as f64 / 1024.0
     );
+    let _ = writeln!(out, "{}", keys_while_statistics_load(&mut ui, db)?);
     super::output::emit(&out)?;
     Ok(0)
+}
+
+/// As the TUI does it, with a worker performing the effects: `%` asks for the statistics of
+/// every run (and the labels of every run), and keys pressed while they load are timed.
+fn keys_while_statistics_load(ui: &mut Headless, db: &Path) -> Result<String> {
+    ui.start_worker(db);
+    ui.press("g").map_err(anyhow::Error::msg)?;
+    ui.settle();
+    let started = Instant::now();
+    ui.press("%").map_err(anyhow::Error::msg)?;
+    let mut keys: Vec<Duration> = Vec::new();
+    // Steps move while the statistics are computed (the screen changes when they arrive).
+    while ui.app.screen != trajan::tui::app::Screen::Stats && keys.len() < 10_000 {
+        let t = Instant::now();
+        ui.press("j").map_err(anyhow::Error::msg)?;
+        keys.push(t.elapsed());
+        ui.poll();
+    }
+    let loaded = started.elapsed();
+    ui.settle();
+    keys.sort();
+    let median = keys.get(keys.len() / 2).copied().unwrap_or_default();
+    let max = keys.last().copied().unwrap_or_default();
+    Ok(format!(
+        "statistics        loaded in {:.0} ms by the worker; {} keys meanwhile: median {:.2} ms, max {:.2} ms",
+        ms(loaded),
+        keys.len(),
+        ms(median),
+        ms(max)
+    ))
 }
 
 fn ms(d: Duration) -> f64 {

@@ -1,18 +1,19 @@
-//! The event loop: terminal events and background results become actions, `App::update` turns
-//! them into effects, effects are performed here (database reads, clipboard) and their results
-//! fed back. Input is drained before each frame, so a burst of keys costs one draw.
+//! The event loop: terminal events and the worker's results become actions, `App::update` turns
+//! them into effects, the worker performs them off this thread (database reads and writes; the
+//! clipboard is written here) and its results are fed back. Input is drained before each frame,
+//! so a burst of keys costs one draw; no key waits for the database.
 
 use super::action::{Action, Command};
 use super::app::{App, Effect};
 use super::keymap::{Context, Keymap};
 use super::terminal::{self, Guard};
 use super::views::{self, ViewCtx};
+use super::worker::Worker;
 use crate::error::StoreError;
 use crate::store::Store;
 use crate::store::read::RunFilter;
 use crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind};
 use std::path::PathBuf;
-use std::sync::mpsc;
 use std::time::Duration;
 
 #[derive(Debug, thiserror::Error)]
@@ -39,23 +40,26 @@ pub fn run(store: Store, ctx: ViewCtx, opts: Options) -> Result<(), TuiError> {
     let mut app = App::new((size.width, size.height));
     app.review = opts.review;
     let mut ctx = ctx;
-    let (tx, rx) = mpsc::channel::<Action>();
+    let mut worker = Worker::start(&opts.db);
 
-    // The first screen from a bounded query; the whole list in the background.
+    // The first screen from a bounded query; the rest (every run, every run's labels, the run
+    // to open) from the worker while the reviewer reads it.
     let first = first_page(&store, size.height)?;
+    drop(store);
     let complete = matches!(first, Action::RunsLoaded { complete: true, .. });
-    settle(&store, &mut app, first);
+    dispatch(&mut worker, &mut app, first);
     let review = app.load_review();
-    settle_effects(&store, &mut app, vec![review]);
+    send(&mut worker, &mut app, vec![review]);
     if !complete {
-        load_all_runs(opts.db.clone(), tx.clone());
+        send(&mut worker, &mut app, vec![Effect::LoadAllRuns]);
     }
     if let Some(id) = opts.open {
-        settle(&store, &mut app, Action::Open(id));
+        dispatch(&mut worker, &mut app, Action::Open(id));
     }
 
     // Draw only when something changed: an idle screen sends nothing over SSH.
     let mut dirty = true;
+    let mut typed: std::collections::VecDeque<Event> = std::collections::VecDeque::new();
     loop {
         // A stop signal (closed terminal, kill) ends the TUI like `q`: the guard restores the
         // terminal and the caller's temporary files are removed on the way out.
@@ -71,38 +75,55 @@ pub fn run(store: Store, ctx: ViewCtx, opts: Options) -> Result<(), TuiError> {
             dirty = true;
             continue;
         }
-        // Wait for something to happen, then take everything that is queued before drawing
+        // Wait for a key or the worker, then take everything that is queued before drawing
         // again. Each event is translated against the state the previous one left (a key that
-        // opens a prompt changes what the next key means).
-        if event::poll(Duration::from_millis(100))? {
+        // opens a prompt changes what the next key means). While effects are out, the wait is
+        // short so their results are drawn as they come.
+        let wait = if worker.busy() { Duration::from_millis(4) } else { Duration::from_millis(100) };
+        if event::poll(wait)? {
             loop {
-                if let Some(action) = translate(event::read()?, &app, &ctx.keymap) {
-                    settle(&store, &mut app, action);
-                    dirty = true;
-                }
-                if app.quit || !event::poll(Duration::ZERO)? {
+                typed.push_back(event::read()?);
+                if !event::poll(Duration::ZERO)? {
                     break;
                 }
             }
         }
-        for action in rx.try_iter() {
-            settle(&store, &mut app, action);
-            dirty = true;
+        loop {
+            for action in worker.ready() {
+                dispatch(&mut worker, &mut app, action);
+                dirty = true;
+            }
+            // Keys typed while a run opens are read once it is open, against the screen they
+            // were typed for.
+            if worker.opening() || app.quit {
+                break;
+            }
+            let Some(event) = typed.pop_front() else { break };
+            if let Some(action) = translate(event, &app, &ctx.keymap) {
+                dispatch(&mut worker, &mut app, action);
+                dirty = true;
+            }
         }
     }
 }
 
-/// Apply an action and perform the effects it asks for (and theirs) until none is left.
-pub(crate) fn settle(store: &Store, app: &mut App, action: Action) {
+/// Apply an action; its effects go to the worker (the clipboard is written here, on the
+/// terminal's thread).
+fn dispatch(worker: &mut Worker, app: &mut App, action: Action) {
     let effects = app.update(action);
-    settle_effects(store, app, effects);
+    send(worker, app, effects);
 }
 
-pub(crate) fn settle_effects(store: &Store, app: &mut App, mut effects: Vec<Effect>) {
-    while !effects.is_empty() {
-        let actions: Vec<Action> = effects.drain(..).filter_map(|e| perform(store, e)).collect();
-        for a in actions {
-            effects.extend(app.update(a));
+fn send(worker: &mut Worker, app: &mut App, effects: Vec<Effect>) {
+    for effect in effects {
+        match effect {
+            Effect::Copy(text) => {
+                if let Err(e) = terminal::copy_to_clipboard(&text) {
+                    let more = app.update(Action::Failed(format!("copy: {e}")));
+                    send(worker, app, more);
+                }
+            }
+            other => worker.send(other),
         }
     }
 }
@@ -127,59 +148,6 @@ pub fn first_page(store: &Store, height: u16) -> Result<Action, StoreError> {
     let total = store.count_runs()?;
     let complete = runs.len() as i64 >= total;
     Ok(Action::RunsLoaded { runs, complete, total: Some(total) })
-}
-
-fn load_all_runs(db: PathBuf, tx: mpsc::Sender<Action>) {
-    std::thread::spawn(move || {
-        // A panic here must not reach the panic hook, which would restore the terminal under
-        // the running TUI: it becomes a message in the status line.
-        let loaded =
-            std::panic::catch_unwind(|| Store::open_read_only(&db).and_then(|s| s.list_runs(RunFilter::default())));
-        let action = match loaded {
-            Ok(Ok(runs)) => Action::RunsLoaded { runs, complete: true, total: None },
-            Ok(Err(e)) => Action::Failed(format!("loading the run list: {e}")),
-            Err(_) => Action::Failed("loading the run list failed (internal error)".to_string()),
-        };
-        let _ = tx.send(action);
-    });
-}
-
-pub(crate) fn perform(store: &Store, effect: Effect) -> Option<Action> {
-    Some(match effect {
-        Effect::LoadRun(id) => match store.run_data(id) {
-            Ok(data) => Action::RunLoaded(Box::new(data)),
-            Err(e) => Action::Failed(format!("run {id}: {e}")),
-        },
-        Effect::LoadStep { run, index } => match store.step_body(run, index) {
-            Ok(body) => Action::StepLoaded(Box::new(body)),
-            Err(e) => Action::Failed(format!("step {index}: {e}")),
-        },
-        Effect::Search { run, query } => match store.search_run(run, &query) {
-            Ok(steps) => Action::SearchDone { query, steps },
-            Err(e) => Action::Failed(format!("search: {e}")),
-        },
-        // The TUI reads read-only; the first label saved opens the database to write.
-        Effect::SaveLabel { label, note } => match store.writer().and_then(|w| w.add_label(&label, note.as_deref())) {
-            Ok(label_id) => Action::LabelSaved { run: label.run_id, label_id },
-            Err(e) => Action::Failed(format!("saving the label: {e}")),
-        },
-        Effect::LoadReview { taxonomy, version, rater } => match store.current_label_sets(&taxonomy, &version) {
-            Ok(sets) => Action::ReviewLoaded(crate::review::states(&sets, &rater)),
-            Err(e) => Action::Failed(format!("reading the labels: {e}")),
-        },
-        Effect::LoadStats { taxonomy, ask } => {
-            // Point estimates: `trajan agreement` gives the bootstrap intervals.
-            let once = crate::agreement::BootstrapOptions { resamples: 0, ..Default::default() };
-            match crate::review::summary::stats_report(store, &taxonomy, &ask, Some(&once)) {
-                Ok(report) => Action::StatsLoaded(Box::new(report)),
-                Err(e) => Action::Failed(format!("statistics: {e}")),
-            }
-        }
-        Effect::Copy(text) => match terminal::copy_to_clipboard(&text) {
-            Ok(()) => return None,
-            Err(e) => Action::Failed(format!("copy: {e}")),
-        },
-    })
 }
 
 /// A terminal event as an action: keys go to the prompt when one is open, else through the

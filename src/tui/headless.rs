@@ -3,21 +3,24 @@
 
 use super::action::Action;
 use super::app::{App, Effect};
-use super::driver::{first_page, settle, settle_effects, translate};
+use super::driver::{first_page, translate};
 use super::keymap::Key;
+use super::perform::perform_all;
 use super::views::{self, ViewCtx};
-use crate::error::StoreError;
+use super::worker::Worker;
 use crate::store::Store;
-use crate::store::read::RunFilter;
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
+use std::path::Path;
 
 pub struct Headless {
     pub store: Store,
     pub app: App,
     pub ctx: ViewCtx,
     pub terminal: Terminal<TestBackend>,
+    /// Effects performed off this thread, as the driver does; `None`: in line (deterministic).
+    worker: Option<Worker>,
 }
 
 impl Headless {
@@ -26,26 +29,58 @@ impl Headless {
         let mut app = App::new((width, height));
         app.update(first_page(&store, height).map_err(|e| e.to_string())?);
         let terminal = Terminal::new(TestBackend::new(width, height)).map_err(|e| e.to_string())?;
-        let mut h = Headless { store, app, ctx, terminal };
+        let mut h = Headless { store, app, ctx, terminal, worker: None };
         h.draw();
         Ok(h)
     }
 
-    /// What the driver's background thread does: the whole run list.
-    pub fn load_all_runs(&mut self) -> Result<(), StoreError> {
-        let runs = self.store.list_runs(RunFilter::default())?;
-        self.app.update(Action::RunsLoaded { runs, complete: true, total: None });
+    /// What the driver asks its worker for after the first screen: the whole run list.
+    pub fn load_all_runs(&mut self) {
+        self.apply(vec![Effect::LoadAllRuns]);
         self.draw();
-        Ok(())
+    }
+
+    /// From now on effects are performed by a worker on `db` (as the driver does): a key is
+    /// handled and drawn without waiting for them; [`Headless::settle`] takes their results.
+    pub fn start_worker(&mut self, db: &Path) {
+        self.worker = Some(Worker::start(db));
+    }
+
+    /// Apply the worker's results that have arrived (and send the effects they ask for), without
+    /// waiting, as the event loop does between keys.
+    pub fn poll(&mut self) {
+        let Some(worker) = self.worker.as_mut() else { return };
+        let actions = worker.ready();
+        for action in actions {
+            let effects = self.app.update(action);
+            self.apply(effects);
+        }
+    }
+
+    /// Wait for the worker's results and apply them (and the effects they ask for) until it is
+    /// idle, then draw.
+    pub fn settle(&mut self) {
+        while let Some(worker) = self.worker.as_mut().filter(|w| w.busy()) {
+            let actions = worker.wait();
+            for action in actions {
+                let effects = self.app.update(action);
+                self.apply(effects);
+            }
+        }
+        self.draw();
     }
 
     pub fn apply(&mut self, effects: Vec<Effect>) {
-        settle_effects(&self.store, &mut self.app, effects);
+        match self.worker.as_mut() {
+            Some(worker) => effects.into_iter().for_each(|e| worker.send(e)),
+            None => perform_all(&self.store, &mut self.app, effects),
+        }
     }
 
     /// Open a run as `trajan open RUN` does.
     pub fn open_run(&mut self, run: i64) {
-        settle(&self.store, &mut self.app, Action::Open(run));
+        let effects = self.app.update(Action::Open(run));
+        self.apply(effects);
         self.draw();
     }
 
@@ -59,7 +94,8 @@ impl Headless {
 
     fn event(&mut self, event: Event) {
         if let Some(action) = translate(event, &self.app, &self.ctx.keymap) {
-            settle(&self.store, &mut self.app, action);
+            let effects = self.app.update(action);
+            self.apply(effects);
         }
     }
 

@@ -11,9 +11,11 @@ pub mod filter;
 pub mod headless;
 pub mod highlight;
 pub mod keymap;
+mod perform;
 #[cfg(test)]
 mod snapshots;
 pub mod terminal;
 pub mod text;
 pub mod theme;
 pub mod views;
+pub mod worker;

@@ -48,6 +48,8 @@ pub enum Effect {
         version: String,
         rater: String,
     },
+    /// Every run, for the list (the first screen came from a bounded query).
+    LoadAllRuns,
     /// Statistics and agreement per mode, for the statistics screen.
     LoadStats {
         taxonomy: Box<crate::label::taxonomy::Taxonomy>,
@@ -205,6 +207,9 @@ impl App {
             }
             Action::LabelSaved { run, label_id } => {
                 self.drafts.remove(&run);
+                // Labelled by this reviewer now, whichever of the reloads below comes back first
+                // (the run's labels are shown, no longer blind).
+                self.review.states.entry(run).or_default().mine = true;
                 // The reloaded run starts from the saved label, not the draft that made it.
                 if let Some(view) = self.run.as_mut().filter(|v| v.run_id() == run) {
                     view.saved_draft = view.draft.clone();

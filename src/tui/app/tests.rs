@@ -486,6 +486,11 @@ fn a_reviewer_labels_blind_then_sees_the_classifiers() {
     // Saved: the review state is reloaded and the run reloaded, now unblinded.
     let after = app.update(Action::LabelSaved { run: 2, label_id: 9 });
     assert!(matches!(&after[..], [Effect::LoadReview { rater, .. }, Effect::LoadRun(2)] if rater == "ann"));
+    // The two reloads run on different lanes of the worker: the run may come back before the
+    // review states, and is unblinded all the same.
+    app.update(Action::RunLoaded(Box::new(data.clone())));
+    let run = app.run.as_ref().unwrap();
+    assert_eq!((run.data.labels.len(), run.hidden_labels), (1, 0));
     let state = crate::review::ReviewState { mine: true, ..Default::default() };
     app.update(Action::ReviewLoaded([(2, state)].into_iter().collect()));
     app.update(Action::RunLoaded(Box::new(data)));

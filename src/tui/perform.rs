@@ -1,0 +1,59 @@
+//! What each effect does against the store, and the action it gives back. The worker's lanes
+//! call it off the UI thread; the headless app (snapshots, benchmarks) calls it in line.
+
+use super::action::Action;
+use super::app::Effect;
+use crate::store::Store;
+use crate::store::read::RunFilter;
+
+/// Perform `effect`; `None` when it gives no action.
+pub fn perform(store: &Store, effect: Effect) -> Option<Action> {
+    Some(match effect {
+        Effect::LoadRun(id) => match store.run_data(id) {
+            Ok(data) => Action::RunLoaded(Box::new(data)),
+            Err(e) => Action::Failed(format!("run {id}: {e}")),
+        },
+        Effect::LoadStep { run, index } => match store.step_body(run, index) {
+            Ok(body) => Action::StepLoaded(Box::new(body)),
+            Err(e) => Action::Failed(format!("step {index}: {e}")),
+        },
+        Effect::Search { run, query } => match store.search_run(run, &query) {
+            Ok(steps) => Action::SearchDone { query, steps },
+            Err(e) => Action::Failed(format!("search: {e}")),
+        },
+        // The TUI reads read-only; the first label saved opens the database to write.
+        Effect::SaveLabel { label, note } => match store.writer().and_then(|w| w.add_label(&label, note.as_deref())) {
+            Ok(label_id) => Action::LabelSaved { run: label.run_id, label_id },
+            Err(e) => Action::Failed(format!("saving the label: {e}")),
+        },
+        Effect::LoadReview { taxonomy, version, rater } => match store.current_label_sets(&taxonomy, &version) {
+            Ok(sets) => Action::ReviewLoaded(crate::review::states(&sets, &rater)),
+            Err(e) => Action::Failed(format!("reading the labels: {e}")),
+        },
+        Effect::LoadStats { taxonomy, ask } => {
+            // Point estimates: `trajan agreement` gives the bootstrap intervals.
+            let once = crate::agreement::BootstrapOptions { resamples: 0, ..Default::default() };
+            match crate::review::summary::stats_report(store, &taxonomy, &ask, Some(&once)) {
+                Ok(report) => Action::StatsLoaded(Box::new(report)),
+                Err(e) => Action::Failed(format!("statistics: {e}")),
+            }
+        }
+        // The terminal's business: the event loop writes it (a headless app has no clipboard).
+        Effect::Copy(_) => return None,
+        Effect::LoadAllRuns => match store.list_runs(RunFilter::default()) {
+            Ok(runs) => Action::RunsLoaded { runs, complete: true, total: None },
+            Err(e) => Action::Failed(format!("loading the run list: {e}")),
+        },
+    })
+}
+
+/// Perform effects in line, and those their actions ask for, until none is left: the headless
+/// app's way (snapshots, benchmarks), deterministic.
+pub(crate) fn perform_all(store: &Store, app: &mut super::app::App, mut effects: Vec<Effect>) {
+    while !effects.is_empty() {
+        let actions: Vec<Action> = effects.drain(..).filter_map(|e| perform(store, e)).collect();
+        for a in actions {
+            effects.extend(app.update(a));
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! Effects performed off the UI thread: two lanes, each a thread with a connection of its own
+//! (read-only; the first label saved opens one to write). The quick lane loads runs and steps,
+//! searches and saves labels; the slow lane reads every run's labels, the whole run list and the
+//! statistics. A key never waits for either: effects go in, actions come back, in order within a
+//! lane, and the event loop draws them when they arrive.
+
+use super::action::Action;
+use super::app::Effect;
+use super::perform::perform;
+use crate::store::Store;
+use std::path::Path;
+use std::sync::mpsc::{self, Receiver, Sender};
+
+/// The two lanes and what they send back (`None` for an effect that gives no action).
+pub struct Worker {
+    quick: Sender<Effect>,
+    slow: Sender<Effect>,
+    results: Receiver<(bool, Option<Action>)>,
+    /// Effects sent and not yet answered.
+    pending: usize,
+    /// Of those, effects that change the screen (a run to open): keys wait for them.
+    opening: usize,
+}
+
+/// An effect whose answer changes what the next key means (it opens a run): keys typed ahead of
+/// it are read once it has been applied, in order.
+fn opens(effect: &Effect) -> bool {
+    matches!(effect, Effect::LoadRun(_))
+}
+
+/// Which lane an effect takes: reads of every run (seconds on a large database) go to the slow
+/// one, so a step still loads while the statistics are computed.
+fn slow(effect: &Effect) -> bool {
+    matches!(effect, Effect::LoadStats { .. } | Effect::LoadReview { .. } | Effect::LoadAllRuns)
+}
+
+fn lane(db: &Path, results: Sender<(bool, Option<Action>)>) -> Sender<Effect> {
+    let (tx, rx) = mpsc::channel::<Effect>();
+    let db = db.to_path_buf();
+    std::thread::spawn(move || {
+        let store = match Store::open_read_only(&db) {
+            Ok(store) => store,
+            Err(e) => {
+                // Every effect is answered, so the loop does not wait for them.
+                for effect in rx {
+                    let _ = results.send((opens(&effect), Some(Action::Failed(format!("{}: {e}", db.display())))));
+                }
+                return;
+            }
+        };
+        for effect in rx {
+            let opening = opens(&effect);
+            // A panic here must not reach the panic hook, which would restore the terminal under
+            // the running TUI: it becomes a message in the status line.
+            let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| perform(&store, effect)))
+                .unwrap_or_else(|_| Some(Action::Failed("internal error (reported as a bug)".into())));
+            if results.send((opening, done)).is_err() {
+                return;
+            }
+        }
+    });
+    tx
+}
+
+impl Worker {
+    pub fn start(db: &Path) -> Worker {
+        let (results_tx, results) = mpsc::channel();
+        let quick = lane(db, results_tx.clone());
+        let slow = lane(db, results_tx);
+        Worker { quick, slow, results, pending: 0, opening: 0 }
+    }
+
+    /// Hand an effect to its lane.
+    pub fn send(&mut self, effect: Effect) {
+        let lane = if slow(&effect) { &self.slow } else { &self.quick };
+        let opening = opens(&effect);
+        if lane.send(effect).is_ok() {
+            self.pending += 1;
+            self.opening += usize::from(opening);
+        }
+    }
+
+    /// A run is being opened: keys wait until it is (so `Enter x` opens a run and goes to its
+    /// first problem, as typed).
+    pub fn opening(&self) -> bool {
+        self.opening > 0
+    }
+
+    fn answered(&mut self, opening: bool) {
+        self.pending = self.pending.saturating_sub(1);
+        self.opening = self.opening.saturating_sub(usize::from(opening));
+    }
+
+    /// Effects still being performed (the loop polls often while there are).
+    pub fn busy(&self) -> bool {
+        self.pending > 0
+    }
+
+    /// The actions that have arrived, without waiting.
+    pub fn ready(&mut self) -> Vec<Action> {
+        let mut out = Vec::new();
+        while let Ok((opening, done)) = self.results.try_recv() {
+            self.answered(opening);
+            out.extend(done);
+        }
+        out
+    }
+
+    /// Wait for every effect sent (and those their actions ask for are the caller's to send).
+    pub fn wait(&mut self) -> Vec<Action> {
+        let mut out = Vec::new();
+        while self.pending > 0 {
+            match self.results.recv() {
+                Ok((opening, done)) => {
+                    self.answered(opening);
+                    out.extend(done);
+                }
+                Err(_) => break,
+            }
+        }
+        out
+    }
+}
