@@ -498,6 +498,44 @@ fn invalid_utf8_after_a_bom_names_the_byte_in_the_file() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// File names that are not UTF-8
+
+/// Two Latin-1 names that differ only in their invalid byte (`café`, `cafè`) are two sources:
+/// neither replaces the other, on the first ingest or a later one.
+#[test]
+fn names_differing_only_in_invalid_utf8_bytes_are_two_sources() {
+    use std::os::unix::ffi::OsStrExt;
+    let case = Case::new();
+    let mut paths = Vec::new();
+    for (byte, word) in [(0xe9u8, "acuteword"), (0xe8, "graveword")] {
+        let mut name = b"caf".to_vec();
+        name.extend_from_slice(&[byte]);
+        name.extend_from_slice(b".traj");
+        let path = case.root.join(OsStr::from_bytes(&name));
+        must(std::fs::write(&path, swe_agent_traj(&format!("latin-1 name {word}"))), "write");
+        paths.push(path);
+    }
+    let out = case.cli(&[OsStr::new("ingest"), case.root.as_os_str()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "stderr: {stderr}");
+    assert!(stderr.contains("ingested 3 "), "{stderr}");
+
+    let (again, store) = case.ingest();
+    assert_eq!(again.unchanged(), 3, "{:#?}", again.results);
+    for word in ["acuteword", "graveword"] {
+        assert_eq!(must(store.search(word, None, 10), "search").len(), 1, "{word}");
+    }
+    assert_eq!(instances(&store).len(), 3);
+    let keys: BTreeSet<String> = must(store.source_hashes(), "source_hashes").into_keys().collect();
+    let expected = [case.good_path().to_string_lossy().into_owned()]
+        .into_iter()
+        .chain(["E9", "E8"].map(|hex| format!("{}//caf%{hex}.traj", case.root.display())))
+        .collect::<BTreeSet<_>>();
+    assert_eq!(keys, expected);
+    assert_integrity(&store);
+}
+
+// ---------------------------------------------------------------------------------------------
 // JSON of no known format
 
 #[test]

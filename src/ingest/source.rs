@@ -5,6 +5,7 @@
 //! and an OpenHands `events/` folder (one event per `<id>.json`).
 
 use crate::error::IngestError;
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -159,6 +160,45 @@ fn folder_unit(dir: &Path) -> Option<Unit> {
     None
 }
 
+/// The key a unit is stored under (`sources.path`): its path as text, without loss.
+///
+/// A UTF-8 path is its own key, as it always was. A path that is not UTF-8 (a Latin-1 name from
+/// an old archive) has its invalid bytes and `%` percent-escaped and a double slash before its
+/// last component: `/runs/caf\xE9.traj` is stored as `/runs//caf%E9.traj`. Unit paths are
+/// canonical, and a canonical path never holds `//`, so the escaped form can equal neither a
+/// UTF-8 path nor the form of another name (a lossy conversion made `caf\xE9` and `caf\xE8`
+/// one source, so one replaced the other). The parent folder and the file name still read as
+/// paths do.
+pub fn key(path: &Path) -> Cow<'_, str> {
+    if let Some(text) = path.to_str() {
+        return Cow::Borrowed(text);
+    }
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return Cow::Owned(escape(path.as_os_str().as_encoded_bytes()));
+    };
+    let dir = escape(dir.as_os_str().as_encoded_bytes());
+    let sep = if dir.ends_with('/') { "/" } else { "//" };
+    Cow::Owned(format!("{dir}{sep}{}", escape(name.as_encoded_bytes())))
+}
+
+/// Bytes as text: valid UTF-8 as it is, `%` and each byte of an invalid sequence as `%XX`.
+fn escape(mut bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len() + 8);
+    loop {
+        let (valid, rest) = match std::str::from_utf8(bytes) {
+            Ok(all) => (all, &[][..]),
+            Err(e) => {
+                let (valid, rest) = bytes.split_at(e.valid_up_to());
+                (std::str::from_utf8(valid).unwrap_or_default(), rest)
+            }
+        };
+        out.push_str(&valid.replace('%', "%25"));
+        let Some((bad, after)) = rest.split_first() else { return out };
+        out.push_str(&format!("%{bad:02X}"));
+        bytes = after;
+    }
+}
+
 /// Read a unit's bytes and hash them.
 pub fn load(unit: Unit) -> Result<Loaded, IngestError> {
     let paths: Vec<PathBuf> = match unit.kind {
@@ -246,6 +286,24 @@ mod tests {
                 (UnitKind::EventDir, "sessions/s1/events".to_string()),
             ]
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn keys_are_lossless_and_utf8_paths_keep_theirs() {
+        use std::os::unix::ffi::OsStrExt;
+        let path = |b: &[u8]| PathBuf::from(std::ffi::OsStr::from_bytes(b));
+        assert_eq!(key(&path(b"/runs/caf\xc3\xa9 100%.traj")), "/runs/caf\u{e9} 100%.traj");
+        let e9 = path(b"/runs/caf\xe9.traj");
+        assert_eq!(key(&e9), "/runs//caf%E9.traj");
+        assert_ne!(key(&e9), key(&path(b"/runs/caf\xe8.traj")));
+        // A UTF-8 name that spells the escaped form keeps its own, different key.
+        assert_ne!(key(&e9), key(&path(b"/runs/caf%E9.traj")));
+        assert_ne!(key(&path(b"/runs/caf%E9\xff")), key(&path(b"/runs/caf\xe9\xff")));
+        assert_eq!(key(&path(b"/r\xff/a%b.traj")), "/r%FF//a%25b.traj");
+        assert_eq!(key(&path(b"/x\xff")), "//x%FF");
+        // The parent folder reads as a path: a sibling harness folder shares it.
+        assert_eq!(Path::new(key(&e9).as_ref()).parent(), Some(Path::new("/runs")));
     }
 
     #[test]

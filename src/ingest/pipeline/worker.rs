@@ -121,7 +121,7 @@ fn streamed(shared: &Shared<'_>, i: usize, unit: &Unit, format: Format, tx: &Syn
 }
 
 fn is_unchanged(known: &HashMap<String, Vec<u8>>, path: &std::path::Path, hash: &[u8; 32]) -> bool {
-    known.get(path.to_string_lossy().as_ref()).is_some_and(|h| h.as_slice() == hash)
+    known.get(source::key(path).as_ref()).is_some_and(|h| h.as_slice() == hash)
 }
 
 pub fn unit_size(u: &Unit) -> u64 {
