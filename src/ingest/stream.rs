@@ -115,8 +115,8 @@ pub fn read_batches(
                 String::from_utf8_lossy(&buf)
             }
         };
-        let outcome = serde_json::from_str::<Value>(&text)
-            .map_err(|e| super::json::line_error(path, lineno, &e, buf.last() != Some(&b'\n')))
+        let last = buf.last() != Some(&b'\n');
+        let outcome = super::json::parse_line(path, lineno, &text, last, &mut batch.warnings)
             .and_then(|v| parse(path, lineno, &v));
         match outcome {
             Ok(p) => {
