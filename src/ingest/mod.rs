@@ -82,12 +82,8 @@ pub fn parse_file(path: &Path, bytes: &[u8], forced: Option<Format>) -> Result<O
             Ok(Outcome::Skipped)
         };
     }
-    if let Some(nul) = bytes.iter().take(8192).position(|b| *b == 0) {
-        return Err(IngestError::parse(
-            path,
-            Some(Location::Byte(nul)),
-            "binary content (NUL byte): not a trajectory or a test log",
-        ));
+    if let Some(nul) = bytes.iter().take(source::SNIFF_BYTES).position(|b| *b == 0) {
+        return Err(source::binary(path, nul));
     }
     let mut warnings = Vec::new();
     let text = decode(path, bytes, &mut warnings);

@@ -4,8 +4,9 @@
 //! harness instance folder (`report.json`, `run_instance.log`, `test_output.txt`, `patch.diff`)
 //! and an OpenHands `events/` folder (one event per `<id>.json`).
 
-use crate::error::IngestError;
+use crate::error::{self, IngestError, Location};
 use std::borrow::Cow;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -199,8 +200,49 @@ fn escape(mut bytes: &[u8]) -> String {
     }
 }
 
-/// Read a unit's bytes and hash them.
-pub fn load(unit: Unit) -> Result<Loaded, IngestError> {
+/// How much of a file is looked at before it is read whole.
+pub const SNIFF_BYTES: usize = 8192;
+
+/// Binary content: a NUL byte at `at` among the first [`SNIFF_BYTES`].
+pub fn binary(path: &Path, at: usize) -> IngestError {
+    IngestError::parse(path, Some(Location::Byte(at)), "binary content (NUL byte): not a trajectory or a test log")
+}
+
+/// Look at the first [`SNIFF_BYTES`] of a file before anything reads it whole: a NUL byte there
+/// is binary content (a core dump, an image, a sparse file of zeros), an error at once. Anything
+/// but a regular file is left to [`load`], which says what it is (opening a FIFO would block).
+pub fn sniff(path: &Path) -> Result<(), IngestError> {
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return Ok(());
+    }
+    let file = std::fs::File::open(path).map_err(|source| IngestError::Io { path: path.to_path_buf(), source })?;
+    let mut head = Vec::with_capacity(SNIFF_BYTES);
+    file.take(SNIFF_BYTES as u64)
+        .read_to_end(&mut head)
+        .map_err(|source| IngestError::Io { path: path.to_path_buf(), source })?;
+    match head.iter().position(|b| *b == 0) {
+        Some(at) => Err(binary(path, at)),
+        None => Ok(()),
+    }
+}
+
+/// A file too large to be read whole (`size` bytes against `limit`).
+pub fn too_large(path: &Path, size: u64, limit: u64) -> IngestError {
+    IngestError::parse(
+        path,
+        None,
+        format!(
+            "{} is over the limit of {} for a file read whole (a JSON document is parsed in memory; \
+             JSON-lines files are read a line at a time)",
+            error::bytes(size),
+            error::bytes(limit)
+        ),
+    )
+}
+
+/// Read a unit's bytes and hash them. A file over `max_bytes` is not read: an error naming its
+/// size and the limit.
+pub fn load(unit: Unit, max_bytes: u64) -> Result<Loaded, IngestError> {
     let paths: Vec<PathBuf> = match unit.kind {
         UnitKind::File => vec![unit.path.clone()],
         _ => unit.members.clone(),
@@ -212,6 +254,7 @@ pub fn load(unit: Unit) -> Result<Loaded, IngestError> {
         // Only regular files are read: a FIFO (named, or behind a symlink) would block forever,
         // a device could be endless.
         match std::fs::metadata(&p) {
+            Ok(m) if m.is_file() && m.len() > max_bytes => return Err(too_large(&p, m.len(), max_bytes)),
             Ok(m) if m.is_file() => {}
             Ok(_) => {
                 let source = std::io::Error::other("not a regular file (FIFO, socket, device or folder); not read");
