@@ -204,7 +204,7 @@ fn ingesting_a_sixty_four_megabyte_observation_holds_it_about_three_times() {
     let report =
         in_child("child_ingest", &[("DIR", case.root.display().to_string()), ("DB", case.db.display().to_string())]);
     assert_eq!(result(&report, &path)["ingested"], 1, "{report}");
-    let bound = (4 * text.len() as u64 >> 20) + 32;
+    let bound = ((4 * text.len() as u64) >> 20) + 32;
     assert!(peak_mb(&report) < bound, "peak {} MB, bound {bound} MB", peak_mb(&report));
 }
 
