@@ -24,6 +24,21 @@ impl fmt::Display for Location {
     }
 }
 
+/// A size for messages: `4.0 GiB (4294967296 bytes)`, `512 bytes`.
+pub fn bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if n < 1024 {
+        return format!("{n} bytes");
+    }
+    let mut value = n as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {} ({n} bytes)", UNITS[unit])
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum IngestError {
     #[error("{}: cannot read: {source}", path.display())]

@@ -498,6 +498,167 @@ fn invalid_utf8_after_a_bom_names_the_byte_in_the_file() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// What Python's json.dumps writes that JSON does not have: NaN, Infinity, -Infinity, numbers out
+// of range, lone surrogates
+
+#[test]
+fn python_nan_infinity_and_lone_surrogates_are_read_with_warnings() {
+    let case = Case::new();
+    let text = concat!(
+        "{\"trajectory\": [{\"action\": \"ls\", \"observation\": \"smile \\ud83d here\", \"thought\": \"t\",\n",
+        "  \"response\": \"t\", \"state\": \"{}\"}], \"history\": [],\n",
+        "  \"info\": {\"exit_status\": \"submitted\", \"model_stats\": {\"instance_cost\": NaN, \"tokens_sent\": 1e400,\n",
+        "  \"tokens_received\": Infinity, \"api_calls\": -Infinity}}}\n"
+    );
+    let path = case.write("py__dumps-1.traj", text.as_bytes());
+    let (report, store) = case.ingest();
+    assert_good(&report, &case, true);
+    let at = |needle: &str| place(text, needle, &path);
+    let expected = vec![
+        format!("{}: lone surrogate \\ud83d read as U+FFFD", at("\\ud83d")),
+        format!("{}: NaN read as null (JSON has no NaN or Infinity) (3 such values in the file)", at("NaN")),
+        format!("{}: number 1e400 out of range, read as null", at("1e400")),
+    ];
+    match result_for(&report, &path) {
+        UnitResult::Ingested { format, stats, warnings, .. } => {
+            assert_eq!(*format, Format::SweAgent);
+            assert_eq!((stats.runs, stats.steps), (1, 1));
+            assert_eq!(warnings, &expected);
+        }
+        other => panic!("expected the file to be ingested with warnings: {other:#?}"),
+    }
+    let run = must(store.list_runs(RunFilter::default()), "list_runs")
+        .into_iter()
+        .find(|r| r.instance_id == "py__dumps-1")
+        .unwrap_or_else(|| panic!("no run"));
+    assert_eq!((run.cost, run.exit_status.as_deref()), (None, Some("submitted")));
+    let detail = must(store.run_detail(run.id, None), "run_detail");
+    assert_eq!(detail.step_list[0].observation, "smile \u{fffd} here");
+    drop(store);
+    let (again, _) = case.ingest();
+    match result_for(&again, &path) {
+        UnitResult::Unchanged { warnings, .. } => assert_eq!(warnings, &expected),
+        other => panic!("expected unchanged: {other:#?}"),
+    }
+}
+
+/// A cut file with a NaN before the cut: read leniently, then the complete steps kept.
+#[test]
+fn a_truncated_file_with_nan_keeps_its_complete_steps() {
+    let case = Case::new();
+    let step = |obs: &str| {
+        format!(
+            "{{\"action\": \"ls\", \"observation\": \"{obs}\", \"thought\": \"t\", \"response\": \"t\", \"execution_time\": NaN}}"
+        )
+    };
+    let whole = format!("{{\"trajectory\": [{}, {}], \"history\": [], \"info\": {{}}}}", step("one"), step("two"));
+    let cut = &whole[..whole.find("two").unwrap_or_else(|| panic!("no two"))];
+    let path = case.write("cut__nan-1.traj", cut.as_bytes());
+    let (report, _) = case.ingest();
+    match result_for(&report, &path) {
+        UnitResult::Ingested { stats, warnings, .. } => {
+            assert_eq!(stats.steps, 1);
+            assert_eq!(
+                warnings,
+                &vec![
+                    format!("{}: NaN read as null (JSON has no NaN or Infinity)", place(cut, "NaN", &path)),
+                    format!(
+                        "{}: truncated at byte {}: kept the 1 complete step before the cut",
+                        path.display(),
+                        cut.len()
+                    ),
+                ]
+            );
+        }
+        other => panic!("expected the complete step to be kept: {other:#?}"),
+    }
+}
+
+/// `"<path>: line L, column C"` of the first `needle` in `text` (1-based; columns in bytes).
+fn place(text: &str, needle: &str, path: &Path) -> String {
+    let at = text.find(needle).unwrap_or_else(|| panic!("no {needle:?}"));
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    format!("{}: line {}, column {}", path.display(), text[..at].matches('\n').count() + 1, at - line_start + 1)
+}
+
+/// JSON lines: each line is read leniently on its own, whole or streamed, and the warning names
+/// the line.
+#[test]
+fn python_values_in_json_lines_keep_their_line() {
+    let line = |id: &str, cost: &str, instruction: &str| {
+        format!(
+            "{{\"instance_id\": \"{id}\", \"instruction\": \"{instruction}\", \"metrics\": {{\"accumulated_cost\": {cost}}}, \"history\": [{{\"id\": 1, \"source\": \"agent\", \"action\": \"run\", \"args\": {{\"command\": \"ls\"}}}}]}}\n"
+        )
+    };
+    let text = format!("{}{}{}", line("oh-1", "0.5", "a"), line("oh-2", "NaN", "b"), line("oh-3", "1", "c \\udc00"));
+    for stream_bytes in [u64::MAX, 0] {
+        let case = Case::new();
+        let path = case.write("output.jsonl", text.as_bytes());
+        let mut store = case.open();
+        let opts = trajan::ingest::pipeline::Options { stream_bytes, ..Default::default() };
+        let report = trajan::ingest::pipeline::ingest(
+            &mut store,
+            std::slice::from_ref(&case.root),
+            &opts,
+            &trajan::ingest::pipeline::Silent,
+        );
+        match result_for(&report, &path) {
+            UnitResult::Ingested { stats, warnings, .. } => {
+                assert_eq!(stats.runs, 3, "streamed: {}", stream_bytes == 0);
+                assert_eq!(
+                    warnings,
+                    &vec![
+                        format!("{}: NaN read as null (JSON has no NaN or Infinity)", place(&text, "NaN", &path)),
+                        format!("{}: lone surrogate \\udc00 read as U+FFFD", place(&text, "\\udc00", &path)),
+                    ]
+                );
+            }
+            other => panic!("expected the file to be ingested with warnings: {other:#?}"),
+        }
+        assert_eq!(instances(&store), vec![GOOD_INSTANCE, "oh-1", "oh-2", "oh-3"]);
+        assert_integrity(&store);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// File names that are not UTF-8
+
+/// Two Latin-1 names that differ only in their invalid byte (`café`, `cafè`) are two sources:
+/// neither replaces the other, on the first ingest or a later one.
+#[test]
+fn names_differing_only_in_invalid_utf8_bytes_are_two_sources() {
+    use std::os::unix::ffi::OsStrExt;
+    let case = Case::new();
+    let mut paths = Vec::new();
+    for (byte, word) in [(0xe9u8, "acuteword"), (0xe8, "graveword")] {
+        let mut name = b"caf".to_vec();
+        name.extend_from_slice(&[byte]);
+        name.extend_from_slice(b".traj");
+        let path = case.root.join(OsStr::from_bytes(&name));
+        must(std::fs::write(&path, swe_agent_traj(&format!("latin-1 name {word}"))), "write");
+        paths.push(path);
+    }
+    let out = case.cli(&[OsStr::new("ingest"), case.root.as_os_str()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "stderr: {stderr}");
+    assert!(stderr.contains("ingested 3 "), "{stderr}");
+
+    let (again, store) = case.ingest();
+    assert_eq!(again.unchanged(), 3, "{:#?}", again.results);
+    for word in ["acuteword", "graveword"] {
+        assert_eq!(must(store.search(word, None, 10), "search").len(), 1, "{word}");
+    }
+    assert_eq!(instances(&store).len(), 3);
+    let keys: BTreeSet<String> = must(store.source_hashes(), "source_hashes").into_keys().collect();
+    let expected = [case.good_path().to_string_lossy().into_owned()]
+        .into_iter()
+        .chain(["E9", "E8"].map(|hex| format!("{}//caf%{hex}.traj", case.root.display())))
+        .collect::<BTreeSet<_>>();
+    assert_eq!(keys, expected);
+    assert_integrity(&store);
+}
+
+// ---------------------------------------------------------------------------------------------
 // JSON of no known format
 
 #[test]

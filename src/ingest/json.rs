@@ -10,6 +10,34 @@ pub fn parse_value(path: &Path, text: &str) -> Result<Value, IngestError> {
     serde_json::from_str(text).map_err(|e| IngestError::json(path, &e))
 }
 
+/// Parse a whole document; one with Python's non-standard values (`NaN`, `Infinity`, `1e400`,
+/// lone surrogates) is read with them replaced and a warning for each kind (`lenient`).
+pub fn parse_value_lenient(path: &Path, text: &str, warnings: &mut Vec<String>) -> Result<Value, IngestError> {
+    parse_value(path, text).or_else(|e| {
+        let Some(fixed) = super::lenient::rewrite(text) else { return Err(e) };
+        let v = parse_value(path, &fixed.text)?;
+        warnings.extend(fixed.warnings(path, text, None));
+        Ok(v)
+    })
+}
+
+/// One line of a JSON-lines file (its 1-based number, `last`: no newline follows it), read like
+/// [`parse_value_lenient`]; the warnings name the line.
+pub fn parse_line(
+    path: &Path,
+    lineno: usize,
+    line: &str,
+    last: bool,
+    warnings: &mut Vec<String>,
+) -> Result<Value, IngestError> {
+    serde_json::from_str(line).or_else(|e| {
+        let Some(fixed) = super::lenient::rewrite(line) else { return Err(line_error(path, lineno, &e, last)) };
+        let v = serde_json::from_str(&fixed.text).map_err(|e| line_error(path, lineno, &e, last))?;
+        warnings.extend(fixed.warnings(path, line, Some(lineno)));
+        Ok(v)
+    })
+}
+
 /// A string field, or `None` when missing, null or not a string.
 pub fn str_field(v: &Value, key: &str) -> Option<String> {
     v.get(key).and_then(Value::as_str).map(str::to_string)
@@ -77,13 +105,9 @@ pub fn for_each_jsonl_line(
         if line.trim().is_empty() {
             continue;
         }
-        let outcome = serde_json::from_str::<Value>(line)
-            .map_err(|e| {
-                // The line runs to the end of the text: no newline was written after it.
-                let last = line.as_ptr() as usize - text.as_ptr() as usize + line.len() == text.len();
-                line_error(path, lineno, &e, last)
-            })
-            .and_then(|v| each(lineno, v));
+        // The line runs to the end of the text: no newline was written after it.
+        let last = line.as_ptr() as usize - text.as_ptr() as usize + line.len() == text.len();
+        let outcome = parse_line(path, lineno, line, last, warnings).and_then(|v| each(lineno, v));
         match outcome {
             Ok(()) => good += 1,
             Err(e) => {

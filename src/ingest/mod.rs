@@ -6,6 +6,7 @@
 pub mod detect;
 pub mod harness;
 pub mod json;
+pub mod lenient;
 pub mod mini_swe_agent;
 pub mod openhands;
 pub mod pipeline;
@@ -50,7 +51,7 @@ pub fn parse_loaded(loaded: &Loaded, forced: Option<Format>) -> Result<Outcome, 
             let mut warnings = Vec::new();
             for (p, b) in &loaded.files {
                 let text = decode(p, b, &mut warnings);
-                match json::parse_value(p, &text) {
+                match json::parse_value_lenient(p, &text, &mut warnings) {
                     Ok(v) => events.push(v),
                     Err(e) => warnings.push(e.to_string()),
                 }
@@ -81,26 +82,15 @@ pub fn parse_file(path: &Path, bytes: &[u8], forced: Option<Format>) -> Result<O
             Ok(Outcome::Skipped)
         };
     }
-    if let Some(nul) = bytes.iter().take(8192).position(|b| *b == 0) {
-        return Err(IngestError::parse(
-            path,
-            Some(Location::Byte(nul)),
-            "binary content (NUL byte): not a trajectory or a test log",
-        ));
+    if let Some(nul) = bytes.iter().take(source::SNIFF_BYTES).position(|b| *b == 0) {
+        return Err(source::binary(path, nul));
     }
     let mut warnings = Vec::new();
     let text = decode(path, bytes, &mut warnings);
     let outcome = match detect_and_parse(path, bytes, &text, forced) {
-        // Only a failed parse looks further: a good file pays nothing for the salvage.
-        Err(e) if truncated::is_cut(&text) => {
-            let outcome = salvage(path, &text, forced, bytes.len(), e)?;
-            if truncated::ends_inside_char(bytes) {
-                // The cut went through a character: the truncation warning says it all.
-                warnings.clear();
-            }
-            outcome
-        }
-        other => other?,
+        Ok(outcome) => outcome,
+        // Only a failed parse looks further: a good file pays nothing for what follows.
+        Err(e) => recover(path, bytes, &text, forced, e, &mut warnings)?,
     };
     Ok(match outcome {
         Outcome::Parsed { format, mut parsed } => {
@@ -138,6 +128,39 @@ fn detect_and_parse(path: &Path, bytes: &[u8], text: &str, forced: Option<Format
         }
     };
     Ok(Outcome::Parsed { format, parsed: parse_as(format, path, text)? })
+}
+
+/// A file whose parse failed (`error`): read again with Python's non-standard values (`NaN`,
+/// `Infinity`, `1e400`, lone surrogates) replaced (`lenient`), with a warning for each kind; then,
+/// if the text ends inside a value, the complete steps before the cut (`salvage`).
+fn recover(
+    path: &Path,
+    bytes: &[u8],
+    text: &str,
+    forced: Option<Format>,
+    error: IngestError,
+    warnings: &mut Vec<String>,
+) -> Result<Outcome, IngestError> {
+    let fixed = lenient::rewrite(text);
+    let (text, error) = match &fixed {
+        Some(fixed) => {
+            warnings.extend(fixed.warnings(path, text, None));
+            match detect_and_parse(path, bytes, &fixed.text, forced) {
+                Ok(outcome) => return Ok(outcome),
+                Err(e) => (fixed.text.as_str(), e),
+            }
+        }
+        None => (text, error),
+    };
+    if !truncated::is_cut(text) {
+        return Err(error);
+    }
+    let outcome = salvage(path, text, forced, bytes.len(), error)?;
+    if truncated::ends_inside_char(bytes) {
+        // The cut went through a character: the truncation warning says it all.
+        warnings.retain(|w| !w.ends_with("invalid UTF-8 replaced with U+FFFD"));
+    }
+    Ok(outcome)
 }
 
 /// A file cut mid-write (`size` bytes, ending inside a JSON value; `error` is what the normal

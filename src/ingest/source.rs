@@ -4,7 +4,9 @@
 //! harness instance folder (`report.json`, `run_instance.log`, `test_output.txt`, `patch.diff`)
 //! and an OpenHands `events/` folder (one event per `<id>.json`).
 
-use crate::error::IngestError;
+use crate::error::{self, IngestError, Location};
+use std::borrow::Cow;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, strum::EnumIter, strum::IntoStaticStr, strum::EnumString)]
@@ -156,8 +158,88 @@ fn folder_unit(dir: &Path) -> Option<Unit> {
     None
 }
 
-/// Read a unit's bytes and hash them.
-pub fn load(unit: Unit) -> Result<Loaded, IngestError> {
+/// The key a unit is stored under (`sources.path`): its path as text, without loss.
+///
+/// A UTF-8 path is its own key, as it always was. A path that is not UTF-8 (a Latin-1 name from
+/// an old archive) has its invalid bytes and `%` percent-escaped and a double slash before its
+/// last component: `/runs/caf\xE9.traj` is stored as `/runs//caf%E9.traj`. Unit paths are
+/// canonical, and a canonical path never holds `//`, so the escaped form can equal neither a
+/// UTF-8 path nor the form of another name (a lossy conversion made `caf\xE9` and `caf\xE8`
+/// one source, so one replaced the other). The parent folder and the file name still read as
+/// paths do.
+pub fn key(path: &Path) -> Cow<'_, str> {
+    if let Some(text) = path.to_str() {
+        return Cow::Borrowed(text);
+    }
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return Cow::Owned(escape(path.as_os_str().as_encoded_bytes()));
+    };
+    let dir = escape(dir.as_os_str().as_encoded_bytes());
+    let sep = if dir.ends_with('/') { "/" } else { "//" };
+    Cow::Owned(format!("{dir}{sep}{}", escape(name.as_encoded_bytes())))
+}
+
+/// Bytes as text: valid UTF-8 as it is, `%` and each byte of an invalid sequence as `%XX`.
+fn escape(mut bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len() + 8);
+    loop {
+        let (valid, rest) = match std::str::from_utf8(bytes) {
+            Ok(all) => (all, &[][..]),
+            Err(e) => {
+                let (valid, rest) = bytes.split_at(e.valid_up_to());
+                (std::str::from_utf8(valid).unwrap_or_default(), rest)
+            }
+        };
+        out.push_str(&valid.replace('%', "%25"));
+        let Some((bad, after)) = rest.split_first() else { return out };
+        out.push_str(&format!("%{bad:02X}"));
+        bytes = after;
+    }
+}
+
+/// How much of a file is looked at before it is read whole.
+pub const SNIFF_BYTES: usize = 8192;
+
+/// Binary content: a NUL byte at `at` among the first [`SNIFF_BYTES`].
+pub fn binary(path: &Path, at: usize) -> IngestError {
+    IngestError::parse(path, Some(Location::Byte(at)), "binary content (NUL byte): not a trajectory or a test log")
+}
+
+/// Look at the first [`SNIFF_BYTES`] of a file before anything reads it whole: a NUL byte there
+/// is binary content (a core dump, an image, a sparse file of zeros), an error at once. Anything
+/// but a regular file is left to [`load`], which says what it is (opening a FIFO would block).
+pub fn sniff(path: &Path) -> Result<(), IngestError> {
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return Ok(());
+    }
+    let file = std::fs::File::open(path).map_err(|source| IngestError::Io { path: path.to_path_buf(), source })?;
+    let mut head = Vec::with_capacity(SNIFF_BYTES);
+    file.take(SNIFF_BYTES as u64)
+        .read_to_end(&mut head)
+        .map_err(|source| IngestError::Io { path: path.to_path_buf(), source })?;
+    match head.iter().position(|b| *b == 0) {
+        Some(at) => Err(binary(path, at)),
+        None => Ok(()),
+    }
+}
+
+/// A file too large to be read whole (`size` bytes against `limit`).
+pub fn too_large(path: &Path, size: u64, limit: u64) -> IngestError {
+    IngestError::parse(
+        path,
+        None,
+        format!(
+            "{} is over the limit of {} for a file read whole (a JSON document is parsed in memory; \
+             JSON-lines files are read a line at a time)",
+            error::bytes(size),
+            error::bytes(limit)
+        ),
+    )
+}
+
+/// Read a unit's bytes and hash them. A file over `max_bytes` is not read: an error naming its
+/// size and the limit.
+pub fn load(unit: Unit, max_bytes: u64) -> Result<Loaded, IngestError> {
     let paths: Vec<PathBuf> = match unit.kind {
         UnitKind::File => vec![unit.path.clone()],
         _ => unit.members.clone(),
@@ -169,6 +251,7 @@ pub fn load(unit: Unit) -> Result<Loaded, IngestError> {
         // Only regular files are read: a FIFO (named, or behind a symlink) would block forever,
         // a device could be endless.
         match std::fs::metadata(&p) {
+            Ok(m) if m.is_file() && m.len() > max_bytes => return Err(too_large(&p, m.len(), max_bytes)),
             Ok(m) if m.is_file() => {}
             Ok(_) => {
                 let source = std::io::Error::other("not a regular file (FIFO, socket, device or folder); not read");
@@ -243,6 +326,24 @@ mod tests {
                 (UnitKind::EventDir, "sessions/s1/events".to_string()),
             ]
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn keys_are_lossless_and_utf8_paths_keep_theirs() {
+        use std::os::unix::ffi::OsStrExt;
+        let path = |b: &[u8]| PathBuf::from(std::ffi::OsStr::from_bytes(b));
+        assert_eq!(key(&path(b"/runs/caf\xc3\xa9 100%.traj")), "/runs/caf\u{e9} 100%.traj");
+        let e9 = path(b"/runs/caf\xe9.traj");
+        assert_eq!(key(&e9), "/runs//caf%E9.traj");
+        assert_ne!(key(&e9), key(&path(b"/runs/caf\xe8.traj")));
+        // A UTF-8 name that spells the escaped form keeps its own, different key.
+        assert_ne!(key(&e9), key(&path(b"/runs/caf%E9.traj")));
+        assert_ne!(key(&path(b"/runs/caf%E9\xff")), key(&path(b"/runs/caf\xe9\xff")));
+        assert_eq!(key(&path(b"/r\xff/a%b.traj")), "/r%FF//a%25b.traj");
+        assert_eq!(key(&path(b"/x\xff")), "//x%FF");
+        // The parent folder reads as a path: a sibling harness folder shares it.
+        assert_eq!(Path::new(key(&e9).as_ref()).parent(), Some(Path::new("/runs")));
     }
 
     #[test]

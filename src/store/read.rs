@@ -1,7 +1,7 @@
 //! Queries for the CLI and (later) the TUI. Every list query is bounded or paged by its caller.
 
 use super::Store;
-use crate::analysis::snippet::snippet;
+use crate::analysis::snippet::Finder;
 use crate::error::StoreError;
 use crate::model::{EditKind, EditStatus, FailedScope, Message, StepFlags, TestCase, TestGroup};
 use rusqlite::{OptionalExtension, Row, params};
@@ -13,6 +13,18 @@ use serde::Serialize;
 pub(super) fn fts_phrase(phrase: &str) -> Option<String> {
     let terms: Vec<String> = phrase.split_whitespace().map(|t| t.replace('"', "\"\"")).collect();
     (!terms.is_empty()).then(|| format!("\"{}\"*", terms.join(" ")))
+}
+
+/// Bytes of context a search snippet shows on each side of the match.
+const SNIPPET_RADIUS: usize = 60;
+
+/// The name of a text column of `step_texts` for blob I/O (only these three are searched).
+fn field_name(field: &str) -> &'static std::ffi::CStr {
+    match field {
+        "thought" => c"thought",
+        "action" => c"action",
+        _ => c"observation",
+    }
 }
 
 /// One line of the run list; the stable shape of `runs --json`.
@@ -317,30 +329,72 @@ impl Store {
             .optional()?)
     }
 
-    /// Full-text search for a phrase over thoughts, actions and observations.
+    /// Full-text search for a phrase over thoughts, actions and observations. The texts are
+    /// read a piece at a time (SQLite's incremental blob I/O) until the phrase is found, so a
+    /// 500 MB observation is never loaded whole: memory stays at a few megabytes.
     pub fn search(&self, phrase: &str, run: Option<i64>, limit: usize) -> Result<Vec<SearchHit>, StoreError> {
         let Some(fts_query) = fts_phrase(phrase) else { return Ok(Vec::new()) };
         let mut stmt = self.conn.prepare(
-            "SELECT s.run_id, r.instance_id, s.idx, t.thought, t.action, t.observation
-             FROM steps_fts JOIN steps s ON s.id = steps_fts.rowid JOIN step_texts t ON t.step_id = s.id
-             JOIN runs r ON r.id = s.run_id
+            "SELECT s.id, s.run_id, r.instance_id, s.idx
+             FROM steps_fts JOIN steps s ON s.id = steps_fts.rowid JOIN runs r ON r.id = s.run_id
              WHERE steps_fts MATCH ?1 AND (?2 IS NULL OR s.run_id = ?2)
              ORDER BY s.run_id, s.idx LIMIT ?3",
         )?;
+        let rows: Vec<(i64, i64, String, i64)> = stmt
+            .query_map(params![fts_query, run, limit as i64], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+            .collect::<Result<_, _>>()?;
         let words: Vec<&str> =
             phrase.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).collect();
-        let rows = stmt.query_map(params![fts_query, run, limit as i64], |r| {
-            let fields: [(&'static str, String); 3] =
-                [("thought", r.get(3)?), ("action", r.get(4)?), ("observation", r.get(5)?)];
-            let (field, snippet) = fields
-                .iter()
-                .find_map(|(name, text)| snippet(text, &words, 60).map(|s| (*name, s)))
-                .unwrap_or(("observation", String::new()));
-            Ok(SearchHit { run_id: r.get(0)?, instance_id: r.get(1)?, step: r.get(2)?, field, snippet })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        let mut hits = Vec::with_capacity(rows.len());
+        for (step_id, run_id, instance_id, step) in rows {
+            let mut found = None;
+            for field in ["thought", "action", "observation"] {
+                if let Some(snippet) = self.text_snippet(step_id, field, &words)? {
+                    found = Some((field, snippet));
+                    break;
+                }
+            }
+            let (field, snippet) = found.unwrap_or(("observation", String::new()));
+            hits.push(SearchHit { run_id, instance_id, step, field, snippet });
+        }
+        Ok(hits)
     }
 
+    /// The snippet of `words` in one text of a step, read from the database in pieces.
+    fn text_snippet(&self, step_id: i64, field: &str, words: &[&str]) -> Result<Option<String>, StoreError> {
+        const PIECE: usize = 1 << 20;
+        let blob = self.conn.blob_open(rusqlite::MAIN_DB, c"step_texts".as_ref(), field_name(field), step_id, true)?;
+        let mut finder = Finder::new(words, SNIPPET_RADIUS);
+        let mut bytes: Vec<u8> = Vec::with_capacity(PIECE + 4);
+        let mut at = 0;
+        while at < blob.len() {
+            let held = bytes.len();
+            bytes.resize(held + PIECE.min(blob.len() - at), 0);
+            let n = blob.read_at(&mut bytes[held..], at)?;
+            bytes.truncate(held + n);
+            at += n;
+            if n == 0 {
+                break;
+            }
+            // A piece may end inside a character: its first bytes wait for the next piece.
+            let whole = match std::str::from_utf8(&bytes) {
+                Ok(_) => bytes.len(),
+                Err(e) if e.error_len().is_none() => e.valid_up_to(),
+                Err(_) => bytes.len(),
+            };
+            let found = finder.feed(&String::from_utf8_lossy(&bytes[..whole]));
+            if found.is_some() {
+                return Ok(found);
+            }
+            bytes.drain(..whole);
+        }
+        if !bytes.is_empty()
+            && let Some(found) = finder.feed(&String::from_utf8_lossy(&bytes))
+        {
+            return Ok(Some(found));
+        }
+        Ok(finder.finish())
+    }
     /// The prompt the model saw at a step, rebuilt from the stored deltas (empty when the
     /// format does not store prompts). Each step keeps a prefix of the previous stored prompt
     /// and appends its own messages.

@@ -322,13 +322,17 @@ fn insert_run(
             s.query.as_ref().map(|q| q.keep as i64),
         ])?;
         let step_id = tx.last_insert_rowid();
+        // SQLite copies bound text and keeps the copy until the next bind: cleared at once, a
+        // 500 MB observation is not held twice more while the next insert runs.
         text_stmt.execute(params![step_id, s.action, s.thought, s.observation, s.response, s.args])?;
+        text_stmt.clear_bindings();
         fts_stmt.execute(params![
             step_id,
             sanitize(&s.thought).as_ref(),
             sanitize(&s.action).as_ref(),
             sanitize(&s.observation).as_ref()
         ])?;
+        fts_stmt.clear_bindings();
         if let Some(q) = &s.query {
             for (i, m) in q.append.iter().enumerate() {
                 let blob = blobs.prompt(m)?;

@@ -27,6 +27,10 @@ const WINDOW: usize = 3;
 pub const STREAM_BYTES: u64 = 32 << 20;
 /// A streamed file is written in batches of about this much input.
 pub const BATCH_BYTES: u64 = 16 << 20;
+/// The largest JSON document held in memory: a file read whole (every file that is not streamed
+/// JSON lines), or one line of a streamed file. A larger file is an error naming its size and
+/// this limit, without being read; a larger line is skipped with a warning naming it.
+pub const MAX_DOCUMENT: u64 = 2 << 30;
 
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -38,11 +42,19 @@ pub struct Options {
     pub stream_bytes: u64,
     /// Input per batch of a streamed file.
     pub batch_bytes: u64,
+    /// The largest file read whole, and the longest line of a streamed file ([`MAX_DOCUMENT`]).
+    pub max_document: u64,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { forced: None, workers: 0, stream_bytes: STREAM_BYTES, batch_bytes: BATCH_BYTES }
+        Options {
+            forced: None,
+            workers: 0,
+            stream_bytes: STREAM_BYTES,
+            batch_bytes: BATCH_BYTES,
+            max_document: MAX_DOCUMENT,
+        }
     }
 }
 

@@ -88,14 +88,21 @@ fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
 fn one(shared: &Shared<'_>, i: usize, unit: &Unit, tx: &SyncSender<(usize, Piece)>) -> bool {
     let opts = shared.opts;
     let size = unit_size(unit);
-    if unit.kind == UnitKind::File && size >= opts.stream_bytes {
-        match stream::sniff(&unit.path, opts.forced) {
-            Ok(Some(format)) => return streamed(shared, i, unit, format, tx),
-            Ok(None) => {}
-            Err(e) => return tx.send((i, Piece::Whole(Work::Failed(size, e)))).is_ok(),
+    if unit.kind == UnitKind::File {
+        // The first bytes decide what is not worth reading at all (binary content), before a
+        // large file is read whole or streamed.
+        if let Err(e) = source::sniff(&unit.path) {
+            return tx.send((i, Piece::Whole(Work::Failed(size, e)))).is_ok();
+        }
+        if size >= opts.stream_bytes {
+            match stream::sniff(&unit.path, opts.forced) {
+                Ok(Some(format)) => return streamed(shared, i, unit, format, tx),
+                Ok(None) => {}
+                Err(e) => return tx.send((i, Piece::Whole(Work::Failed(size, e)))).is_ok(),
+            }
         }
     }
-    tx.send((i, Piece::Whole(whole(unit.clone(), shared.known, opts.forced)))).is_ok()
+    tx.send((i, Piece::Whole(whole(unit.clone(), shared.known, opts)))).is_ok()
 }
 
 /// A large JSON-lines file: hashed, then (when changed) parsed in batches once it is the unit
@@ -113,7 +120,8 @@ fn streamed(shared: &Shared<'_>, i: usize, unit: &Unit, format: Format, tx: &Syn
         return false;
     }
     let mut alive = true;
-    let result = stream::read_batches(&unit.path, format, shared.opts.batch_bytes, |batch, bytes| {
+    let limits = stream::Limits { batch_bytes: shared.opts.batch_bytes, max_line: shared.opts.max_document };
+    let result = stream::read_batches(&unit.path, format, limits, |batch, bytes| {
         alive = tx.send((i, Piece::Batch(batch, bytes))).is_ok();
         alive
     });
@@ -121,7 +129,7 @@ fn streamed(shared: &Shared<'_>, i: usize, unit: &Unit, format: Format, tx: &Syn
 }
 
 fn is_unchanged(known: &HashMap<String, Vec<u8>>, path: &std::path::Path, hash: &[u8; 32]) -> bool {
-    known.get(path.to_string_lossy().as_ref()).is_some_and(|h| h.as_slice() == hash)
+    known.get(source::key(path).as_ref()).is_some_and(|h| h.as_slice() == hash)
 }
 
 pub fn unit_size(u: &Unit) -> u64 {
@@ -129,16 +137,16 @@ pub fn unit_size(u: &Unit) -> u64 {
     files.iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum()
 }
 
-fn whole(unit: Unit, known: &HashMap<String, Vec<u8>>, forced: Option<Format>) -> Work {
+fn whole(unit: Unit, known: &HashMap<String, Vec<u8>>, opts: &Options) -> Work {
     let size = unit_size(&unit);
-    let loaded = match source::load(unit) {
+    let loaded = match source::load(unit, opts.max_document) {
         Ok(l) => l,
         Err(e) => return Work::Failed(size, e),
     };
     if is_unchanged(known, &loaded.unit.path, &loaded.hash) {
         return Work::Unchanged(loaded.size);
     }
-    match parse_loaded(&loaded, forced) {
+    match parse_loaded(&loaded, opts.forced) {
         Ok(outcome) => Work::Parsed { size: loaded.size, hash: loaded.hash, outcome },
         Err(e) => Work::Failed(loaded.size, e),
     }

@@ -5,7 +5,7 @@ use super::worker::{Piece, Work};
 use super::{Progress, UnitResult};
 use crate::error::IngestError;
 use crate::ingest::Outcome;
-use crate::ingest::source::Unit;
+use crate::ingest::source::{self, Unit};
 use crate::model::{Format, Parsed};
 use crate::store::{SourceRecord, SourceWrite, Store};
 use std::time::{Duration, Instant};
@@ -43,7 +43,7 @@ impl<'a> Writer<'a> {
                 Some((bytes, result))
             }
             Piece::Begin { format, size, hash } => {
-                let key = unit.path.to_string_lossy();
+                let key = source::key(&unit.path);
                 let record =
                     SourceRecord { path: &key, kind: unit.kind.name(), format: format.name(), size, hash: &hash };
                 let (write, error) = match self.store.begin_source(&record) {
@@ -106,13 +106,13 @@ impl<'a> Writer<'a> {
         match work {
             Work::Failed(bytes, e) => (bytes, UnitResult::Failed(e)),
             Work::Unchanged(bytes) => {
-                let warnings = self.store.source_warnings(&path.to_string_lossy()).unwrap_or_default();
+                let warnings = self.store.source_warnings(&source::key(&path)).unwrap_or_default();
                 (bytes, UnitResult::Unchanged { path, warnings })
             }
             Work::Parsed { size, hash, outcome } => match outcome {
                 Outcome::Skipped => (size, UnitResult::Skipped { path }),
                 Outcome::Parsed { format, parsed } => {
-                    let key = unit.path.to_string_lossy();
+                    let key = source::key(&unit.path);
                     let record =
                         SourceRecord { path: &key, kind: unit.kind.name(), format: format.name(), size, hash: &hash };
                     match self.store.write_source(&record, &parsed) {
