@@ -134,6 +134,8 @@ pub fn run(db: &Path, sizes: &Sizes) -> Result<i32> {
 /// every run (and the labels of every run), and keys pressed while they load are timed.
 fn keys_while_statistics_load(ui: &mut Headless, db: &Path) -> Result<String> {
     ui.start_worker(db);
+    // Not blind: the statistics then read every run, not only the ones this reviewer labelled.
+    ui.app.review.blind = false;
     ui.press("g").map_err(anyhow::Error::msg)?;
     ui.settle();
     let started = Instant::now();
