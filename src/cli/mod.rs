@@ -45,7 +45,7 @@ pub struct Cli {
     /// Capture the mouse in the TUI (wheel scrolls; off by default so text can be selected).
     #[arg(long, global = true)]
     mouse: bool,
-    /// Colours of the TUI: truecolor, 256, none; default from COLORTERM, TERM and NO_COLOR.
+    /// Colours of the TUI: truecolor, 256, 16, none; default from COLORTERM, TERM and NO_COLOR.
     #[arg(long, global = true)]
     color: Option<String>,
     /// Who is labelling, in `label` and the TUI (default: `rater` under [labels] in
