@@ -15,6 +15,8 @@ pub enum UnitKind {
     File,
     HarnessDir,
     EventDir,
+    /// A Harbor trial folder: `result.json`, `agent/trajectory.json`, `verifier/` (`ingest::harbor`).
+    HarborTrial,
 }
 
 impl UnitKind {
@@ -72,6 +74,12 @@ fn absolute(p: &Path) -> PathBuf {
 
 /// A file named on its own still belongs to its folder unit when it is part of one.
 fn unit_for_file(path: &Path) -> Unit {
+    let trial = path.parent().and_then(|p| super::harbor::trial_unit(p).or_else(|| p.parent().and_then(super::harbor::trial_unit)));
+    if let Some(u) = trial
+        && u.members.iter().any(|m| m == path)
+    {
+        return u;
+    }
     if let Some(u) = path.parent().and_then(folder_unit)
         && u.members.iter().any(|m| m == path)
     {
@@ -100,6 +108,14 @@ fn walk(root: &Path, d: &mut Discovery) {
                 it.skip_current_dir();
                 continue;
             }
+            // A Harbor trial is read whole from its own files; the rest under it is the
+            // agent's working material (`ingest::harbor`).
+            if let Some(u) = super::harbor::trial_unit(path) {
+                d.units.push(u);
+                it.skip_current_dir();
+                continue;
+            }
+            claimed.extend(super::harbor::job_files(path));
             // A folder unit's member files are read with it; everything else in it (other
             // files, subfolders) is walked as usual.
             if let Some(u) = folder_unit(path) {
