@@ -8,6 +8,7 @@
 //! leaves out every field that has no value.
 
 pub mod ext;
+pub mod map;
 pub mod validate;
 
 use serde::{Deserialize, Deserializer, Serialize};

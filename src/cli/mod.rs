@@ -11,6 +11,7 @@ mod bench_tui;
 mod chat_server;
 mod classify;
 mod demo;
+mod export;
 mod ingest;
 mod manual;
 mod memory;

@@ -14,10 +14,11 @@
 //! as the run it was.
 
 use crate::analysis::{edits, markers};
+use crate::atif::map::{self, ext, set_f64, set_i64, set_text};
 use crate::atif::{self, Trajectory};
 use crate::error::IngestError;
 use crate::ingest::json::parse_value;
-use crate::model::{Format, Message, Parsed, Run, Step, StepFlags, Task};
+use crate::model::{Format, Parsed, Run, Step, StepFlags, Task};
 use serde_json::{Map, Value};
 use std::path::Path;
 
@@ -94,12 +95,11 @@ pub fn run_of(path: &Path, t: &Trajectory, ctx: &Context, warnings: &mut Vec<Str
             }));
         }
         if !s.is_agent() {
-            let content = s.message.text();
-            if s.source == "user" && task.is_none() && !content.trim().is_empty() {
-                task = Some(content.clone());
+            let message = map::message(s);
+            if s.source == "user" && task.is_none() && !message.content.trim().is_empty() {
+                task = Some(message.content.clone());
             }
-            let role = text_of(&step_ext, "role").unwrap_or_else(|| s.source.clone());
-            run.history.push(Message { role, content, extra: text_of(&step_ext, "extra") });
+            run.history.push(message);
             continue;
         }
         let m = s.metrics.clone().unwrap_or_default();
@@ -163,58 +163,19 @@ fn compaction(s: &atif::Step) -> Option<&'static str> {
 }
 
 fn agent_step(s: &atif::Step, e: &Map<String, Value>, idx: usize, run: &mut Run) -> Step {
-    let calls = s.tool_calls.clone().unwrap_or_default();
-    let message = s.message.text();
-    let thought = [s.reasoning_content.clone().unwrap_or_default(), message]
-        .into_iter()
-        .filter(|p| !p.trim().is_empty())
-        .collect::<Vec<_>>()
-        .join("\n\n");
-    let action = calls.iter().map(call_text).collect::<Vec<_>>().join("\n");
-    let observation = s
-        .observation
-        .as_ref()
-        .map(|o| o.results.iter().map(result_text).collect::<Vec<_>>().join("\n"))
-        .unwrap_or_default();
-    let args = match calls.as_slice() {
-        [] => None,
-        [one] => Some(one.arguments.to_string()),
-        many => Some(
-            Value::Array(
-                many.iter()
-                    .map(|c| serde_json::json!({"function_name": c.function_name, "arguments": c.arguments}))
-                    .collect(),
-            )
-            .to_string(),
-        ),
-    };
-    let m = s.metrics.clone().unwrap_or_default();
-    let mut step = Step {
-        thought,
-        action,
-        observation,
-        tool: calls.first().map(|c| c.function_name.clone()),
-        args,
-        tokens_in: m.prompt_tokens,
-        tokens_out: m.completion_tokens,
-        timestamp: s.timestamp.clone(),
-        ..Step::default()
-    };
-    apply_step_ext(&mut step, e);
-    let flags = match e.get("flags").and_then(Value::as_i64) {
-        Some(bits) => StepFlags::from_bits(bits),
-        None => StepFlags {
+    let mut step = map::agent_step(s);
+    if e.get("flags").is_none() {
+        step.flags = StepFlags {
             error: !step.observation.is_empty() && markers::looks_like_error(&step.observation),
             output_clipped: markers::output_clipped(&step.observation),
             test_run: markers::runs_tests(&step.action),
             ..StepFlags::default()
-        },
-    };
-    step.flags = flags;
-    if e.get("flags").is_none() && is_shell(step.tool.as_deref()) {
-        let writes = edits::shell_write_edits(idx, &step.action, crate::model::EditStatus::Unknown);
-        step.flags.edit |= !writes.is_empty();
-        run.edits.extend(writes);
+        };
+        if is_shell(step.tool.as_deref()) {
+            let writes = edits::shell_write_edits(idx, &step.action, crate::model::EditStatus::Unknown);
+            step.flags.edit |= !writes.is_empty();
+            run.edits.extend(writes);
+        }
     }
     step
 }
@@ -227,84 +188,12 @@ fn is_shell(tool: Option<&str>) -> bool {
     })
 }
 
-/// A tool call as the action text: its command-like argument, else its name and arguments.
-fn call_text(c: &atif::ToolCall) -> String {
-    let args = crate::ingest::json::maybe_nested_json(&c.arguments);
-    if let Some(cmd) = ["command", "cmd", "keystrokes", "code", "script"].iter().find_map(|k| args.get(*k)?.as_str()) {
-        // Terminus sends keystrokes ending in a newline (Enter): the command is the line.
-        return cmd.strip_suffix('\n').unwrap_or(cmd).to_string();
-    }
-    match &args {
-        Value::Object(o) if o.is_empty() => c.function_name.clone(),
-        Value::Null => c.function_name.clone(),
-        other => format!("{} {other}", c.function_name),
-    }
-}
-
-fn result_text(r: &atif::ObservationResult) -> String {
-    let mut text = r.content.as_ref().map(atif::Content::text).unwrap_or_default();
-    for reference in r.subagent_trajectory_ref.iter().flatten() {
-        let name = reference
-            .trajectory_path
-            .clone()
-            .or_else(|| reference.trajectory_id.clone())
-            .or_else(|| reference.session_id.clone())
-            .unwrap_or_default();
-        if !text.is_empty() {
-            text.push('\n');
-        }
-        text.push_str(&format!("[subagent trajectory: {name}]"));
-    }
-    text
-}
-
-/// The `extra.trajan` object of a root or a step (empty when absent).
-fn ext(extra: Option<&Map<String, Value>>) -> Map<String, Value> {
-    extra.and_then(|e| e.get(atif::ext::KEY)).and_then(Value::as_object).cloned().unwrap_or_default()
-}
-
 fn text_of(e: &Map<String, Value>, key: &str) -> Option<String> {
     e.get(key).and_then(Value::as_str).map(str::to_string)
 }
 
 fn nonempty(v: Option<&Value>) -> Option<String> {
     v.and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty()).map(str::to_string)
-}
-
-/// A present key overrides (a `null` clears); an absent key keeps the mapped value.
-fn set_text(e: &Map<String, Value>, key: &str, field: &mut Option<String>) {
-    if let Some(v) = e.get(key) {
-        *field = v.as_str().map(str::to_string);
-    }
-}
-
-fn set_i64(e: &Map<String, Value>, key: &str, field: &mut Option<i64>) {
-    if let Some(v) = e.get(key) {
-        *field = v.as_i64();
-    }
-}
-
-fn set_f64(e: &Map<String, Value>, key: &str, field: &mut Option<f64>) {
-    if let Some(v) = e.get(key) {
-        *field = v.as_f64();
-    }
-}
-
-fn apply_step_ext(step: &mut Step, e: &Map<String, Value>) {
-    for (key, field) in [("thought", &mut step.thought), ("action", &mut step.action), ("observation", &mut step.observation)] {
-        if let Some(v) = e.get(key).and_then(Value::as_str) {
-            *field = v.to_string();
-        }
-    }
-    set_text(e, "response", &mut step.response);
-    set_text(e, "tool", &mut step.tool);
-    set_text(e, "args", &mut step.args);
-    set_text(e, "timestamp", &mut step.timestamp);
-    set_text(e, "open_file", &mut step.open_file);
-    set_text(e, "working_dir", &mut step.working_dir);
-    set_f64(e, "execution_time", &mut step.execution_time);
-    set_i64(e, "tokens_in", &mut step.tokens_in);
-    set_i64(e, "tokens_out", &mut step.tokens_out);
 }
 
 fn apply_run_ext(run: &mut Run, e: &Map<String, Value>, warnings: &mut Vec<String>, path: &Path) {
