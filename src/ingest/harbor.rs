@@ -25,7 +25,7 @@ pub fn trial_unit(dir: &Path) -> Option<Unit> {
         return None;
     }
     let members = MEMBERS.iter().map(|m| dir.join(m)).filter(|p| p.is_file()).collect();
-    Some(Unit { path: dir.to_path_buf(), kind: UnitKind::HarborTrial, members })
+    Some(Unit { path: dir.to_path_buf(), kind: UnitKind::HarborTrial, members, archive: None })
 }
 
 /// A job folder's own files (its `result.json`, `config.json`, `lock.json`), when `dir` holds
