@@ -27,12 +27,17 @@ pub fn trajectory(run: &RunDetail, rest: &RunRest) -> Trajectory {
     let mut ext = Map::new();
     ext.insert("instance_id".into(), json!(s.instance_id));
     ext.insert("format".into(), json!(s.format));
+    // Every field of the run, absent ones as null: a null says "none", where an absent key
+    // would let the reading fill it in (a version from `schema_version`, tokens summed over steps).
     put(&mut ext, "format_version", &s.format_version);
     if s.agent.is_none() {
         ext.insert("agent".into(), Value::Null);
     }
     put(&mut ext, "exit_status", &s.exit_status);
     put(&mut ext, "submission", &run.submission);
+    put(&mut ext, "cost", &s.cost);
+    put(&mut ext, "tokens_sent", &run.tokens_sent);
+    put(&mut ext, "tokens_received", &run.tokens_received);
     put(&mut ext, "api_calls", &run.api_calls);
     put(&mut ext, "attempt", &s.attempt);
     put(&mut ext, "best_attempt", &rest.best_attempt);
@@ -74,9 +79,7 @@ pub fn trajectory(run: &RunDetail, rest: &RunRest) -> Trajectory {
 }
 
 fn put<T: Serialize>(map: &mut Map<String, Value>, key: &str, v: &Option<T>) {
-    if let Some(v) = v {
-        map.insert(key.into(), serde_json::to_value(v).unwrap_or(Value::Null));
-    }
+    map.insert(key.into(), v.as_ref().and_then(|v| serde_json::to_value(v).ok()).unwrap_or(Value::Null));
 }
 
 fn history_step(m: &Message) -> atif::Step {
@@ -85,7 +88,9 @@ fn history_step(m: &Message) -> atif::Step {
     if m.role != source {
         ext.insert("role".into(), json!(m.role));
     }
-    put(&mut ext, "extra", &m.extra);
+    if let Some(extra) = &m.extra {
+        ext.insert("extra".into(), json!(extra));
+    }
     atif::Step {
         source: source.to_string(),
         message: Content::Text(m.content.clone()),
