@@ -66,7 +66,9 @@ fn every_kind_of_archive_reads_like_its_folder() {
         }
         z.finish().unwrap_or_else(|e| panic!("{e}"));
     }
-    for (name, bytes) in [("results.tar", tar.clone()), ("results.tar.gz", tgz), ("results.zip", zip_bytes.into_inner())] {
+    for (name, bytes) in
+        [("results.tar", tar.clone()), ("results.tar.gz", tgz), ("results.zip", zip_bytes.into_inner())]
+    {
         let path = dir.path().join(name);
         std::fs::write(&path, bytes).unwrap_or_else(|e| panic!("{e}"));
         let mut store = Store::open_in_memory().unwrap_or_else(|e| panic!("{e}"));
@@ -77,7 +79,10 @@ fn every_kind_of_archive_reads_like_its_folder() {
         let prefix = format!("{}!/results/", path.display());
         assert!(got.iter().all(|(_, _, s)| s.starts_with(&prefix)), "{name}: {got:?}");
         // The warning about the trial without a trajectory names the member.
-        assert!(report.warnings().any(|w| w.contains(&format!("{name}!/results/harbor/")) && w.contains("astropy")), "{name}");
+        assert!(
+            report.warnings().any(|w| w.contains(&format!("{name}!/results/harbor/")) && w.contains("astropy")),
+            "{name}"
+        );
         // Again: unchanged, nothing added.
         let again = ingest(&mut store, &path);
         assert_eq!((again.ingested(), again.unchanged()), (0, report.ingested()), "{name}");
@@ -126,7 +131,10 @@ fn a_member_that_expands_past_its_limit_is_refused_by_name() {
     let x = trajan::ingest::archive::extract(&path, &path, limits, &mut problems).unwrap_or_else(|e| panic!("{e}"));
     let messages: Vec<String> = problems.iter().map(ToString::to_string).collect();
     assert_eq!(messages.len(), 1, "{messages:?}");
-    assert!(messages[0].contains("bomb.json.gz!/bomb.json") && messages[0].contains("more than 1.0 MiB"), "{messages:?}");
+    assert!(
+        messages[0].contains("bomb.json.gz!/bomb.json") && messages[0].contains("more than 1.0 MiB"),
+        "{messages:?}"
+    );
     // Nothing of it is left on disk.
     assert_eq!(std::fs::read_dir(x.dir()).map(|d| d.count()).unwrap_or(1), 0);
 }

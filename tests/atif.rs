@@ -41,7 +41,11 @@ fn harbor_job_folders_give_runs_with_their_verdicts() {
     assert_eq!(verdict("django__django-11099"), (Some(true), 3, "atif".into(), None));
     // A trial without a trajectory: no run, said in a warning naming the trial.
     assert!(!runs.iter().any(|r| r.instance_id == "astropy__astropy-12907"));
-    assert!(report.warnings().any(|w| w.contains("astropy__astropy-12907__Zz9yY8x") && w.contains("no agent/trajectory.json")));
+    assert!(
+        report
+            .warnings()
+            .any(|w| w.contains("astropy__astropy-12907__Zz9yY8x") && w.contains("no agent/trajectory.json"))
+    );
 
     let id = runs.iter().find(|r| r.instance_id == "hello-world").map(|r| r.id).unwrap_or_default();
     let detail = store.run_detail(id, None).unwrap_or_else(|e| panic!("{e}"));
@@ -88,7 +92,9 @@ fn each_trial_joins_its_own_verdict() {
     let runs = store.list_runs(RunFilter::default()).unwrap_or_else(|e| panic!("{e}"));
     let mut got: Vec<(String, Option<bool>)> = runs
         .iter()
-        .map(|r| (Path::new(&r.source).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(), r.resolved))
+        .map(|r| {
+            (Path::new(&r.source).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(), r.resolved)
+        })
         .collect();
     got.sort();
     assert_eq!(got, vec![("hello-world__Aaaaaa1".into(), Some(true)), ("hello-world__Bbbbbb2".into(), Some(false))]);
@@ -161,8 +167,21 @@ fn exported_runs_pass_the_rfc_checks_and_read_back_as_they_were() {
         let run = |d: &trajan::store::read::RunDetail| {
             let s = &d.summary;
             serde_json::json!([
-                s.instance_id, s.format, s.format_version, s.agent, s.model, s.exit_status, s.steps, s.edits,
-                s.rejected_edits, s.cost, s.attempt, d.tokens_sent, d.tokens_received, d.api_calls, d.submission
+                s.instance_id,
+                s.format,
+                s.format_version,
+                s.agent,
+                s.model,
+                s.exit_status,
+                s.steps,
+                s.edits,
+                s.rejected_edits,
+                s.cost,
+                s.attempt,
+                d.tokens_sent,
+                d.tokens_received,
+                d.api_calls,
+                d.submission
             ])
         };
         assert_eq!(run(&a), run(&b), "{what}");
@@ -170,8 +189,20 @@ fn exported_runs_pass_the_rfc_checks_and_read_back_as_they_were() {
         for (x, y) in a.step_list.iter().zip(&b.step_list) {
             let step = |s: &trajan::store::read::StepRow| {
                 serde_json::json!([
-                    s.index, s.thought, s.action, s.observation, s.response, s.tool, s.args, s.tokens_in, s.tokens_out,
-                    s.timestamp, s.open_file, s.working_dir, s.execution_time, s.flags.bits()
+                    s.index,
+                    s.thought,
+                    s.action,
+                    s.observation,
+                    s.response,
+                    s.tool,
+                    s.args,
+                    s.tokens_in,
+                    s.tokens_out,
+                    s.timestamp,
+                    s.open_file,
+                    s.working_dir,
+                    s.execution_time,
+                    s.flags.bits()
                 ])
             };
             assert_eq!(step(x), step(y), "{what} step {}", x.index);
@@ -182,7 +213,10 @@ fn exported_runs_pass_the_rfc_checks_and_read_back_as_they_were() {
         assert_eq!(ra.metadata, rb.metadata, "{what}");
         assert_eq!(ra.best_attempt, rb.best_attempt, "{what}");
         let edits = |r: &trajan::store::export::RunRest| {
-            r.edits.iter().map(|e| (e.step, e.path.clone(), e.kind, e.status, e.diff.clone(), e.lint_codes.clone())).collect::<Vec<_>>()
+            r.edits
+                .iter()
+                .map(|e| (e.step, e.path.clone(), e.kind, e.status, e.diff.clone(), e.lint_codes.clone()))
+                .collect::<Vec<_>>()
         };
         assert_eq!(edits(&ra), edits(&rb), "{what}");
     }
@@ -210,14 +244,29 @@ fn the_labels_sidecar_keys_evidence_by_trajectory_and_step() {
         o
     };
     let harbor = fixtures().join("layouts/harbor").to_string_lossy().into_owned();
-    let _ = std::process::Command::new(env!("CARGO_BIN_EXE_trajan")).arg("--db").arg(&db).args(["ingest", &harbor]).output();
+    let _ = std::process::Command::new(env!("CARGO_BIN_EXE_trajan"))
+        .arg("--db")
+        .arg(&db)
+        .args(["ingest", &harbor])
+        .output();
     let _ = id;
     let file = out.path().join("fix-git.json");
     let file_s = file.to_string_lossy().into_owned();
-    trajan(&["--rater", "ann", "label", "fix-git", "--mode", "context_flooding", "--evidence", "1", "--note", "tests still fail"]);
+    trajan(&[
+        "--rater",
+        "ann",
+        "label",
+        "fix-git",
+        "--mode",
+        "context_flooding",
+        "--evidence",
+        "1",
+        "--note",
+        "tests still fail",
+    ]);
     trajan(&["export", "run", "fix-git", "--format", "atif", "-o", &file_s]);
-    let t: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{e}"))).unwrap_or_else(|e| panic!("{e}"));
+    let t: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{e}")))
+        .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(validate(&t), Vec::<String>::new());
     let side: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(out.path().join("fix-git.json.labels.json")).unwrap_or_else(|e| panic!("{e}")),

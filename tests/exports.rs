@@ -45,8 +45,9 @@ fn parquet_tables_read_back_with_their_rows_and_types() {
         .iter()
         .map(|r| {
             let id = r["id"].to_string();
-            let show: serde_json::Value = serde_json::from_slice(&trajan(&db, dir.path(), &["show", &id, "--json"]).stdout)
-                .unwrap_or_else(|e| panic!("{e}"));
+            let show: serde_json::Value =
+                serde_json::from_slice(&trajan(&db, dir.path(), &["show", &id, "--json"]).stdout)
+                    .unwrap_or_else(|e| panic!("{e}"));
             show["edit_list"].as_array().map_or(0, |l| l.len() as i64)
         })
         .sum();
@@ -94,9 +95,12 @@ fn parquet_tables_read_back_with_their_rows_and_types() {
             .collect()
     };
     let runs_types = types("runs");
-    for (name, want) in
-        [("run_id", Physical::INT64), ("resolved", Physical::BOOLEAN), ("cost", Physical::DOUBLE), ("model", Physical::BYTE_ARRAY)]
-    {
+    for (name, want) in [
+        ("run_id", Physical::INT64),
+        ("resolved", Physical::BOOLEAN),
+        ("cost", Physical::DOUBLE),
+        ("model", Physical::BYTE_ARRAY),
+    ] {
         assert!(runs_types.contains(&(name.to_string(), want)), "{name}: {runs_types:?}");
     }
     let label_types = types("labels");

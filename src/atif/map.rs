@@ -57,7 +57,8 @@ pub fn agent_step(s: &Step) -> model::Step {
         ..model::Step::default()
     };
     let e = ext(s.extra.as_ref());
-    for (key, field) in [("thought", &mut step.thought), ("action", &mut step.action), ("observation", &mut step.observation)]
+    for (key, field) in
+        [("thought", &mut step.thought), ("action", &mut step.action), ("observation", &mut step.observation)]
     {
         if let Some(v) = e.get(key).and_then(Value::as_str) {
             *field = v.to_string();

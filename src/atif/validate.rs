@@ -103,7 +103,14 @@ fn trajectory(doc: &Value, at: &str, errors: &mut Vec<String>) {
         _ => errors.push(format!("{}: required non-empty array", path("steps"))),
     }
     if let Some(f) = root.get("final_metrics").filter(|v| !v.is_null()) {
-        counts(f, FINAL_KEYS, &["total_prompt_tokens", "total_completion_tokens", "total_cached_tokens", "total_steps"], "total_cost_usd", &path("final_metrics"), errors);
+        counts(
+            f,
+            FINAL_KEYS,
+            &["total_prompt_tokens", "total_completion_tokens", "total_cached_tokens", "total_steps"],
+            "total_cost_usd",
+            &path("final_metrics"),
+            errors,
+        );
     }
     extra(root, at, errors);
     if let Some(children) = root.get("subagent_trajectories").filter(|v| !v.is_null()) {
@@ -194,7 +201,14 @@ fn step(s: &Value, index: usize, at: &str, errors: &mut Vec<String>) {
         observation(o, &format!("{at}.observation"), &ids, errors);
     }
     if let Some(m) = s.get("metrics").filter(|v| !v.is_null()) {
-        counts(m, METRICS_KEYS, &["prompt_tokens", "completion_tokens", "cached_tokens"], "cost_usd", &format!("{at}.metrics"), errors);
+        counts(
+            m,
+            METRICS_KEYS,
+            &["prompt_tokens", "completion_tokens", "cached_tokens"],
+            "cost_usd",
+            &format!("{at}.metrics"),
+            errors,
+        );
     }
     extra(s, at, errors);
 }
@@ -213,7 +227,9 @@ fn observation(o: &Value, at: &str, ids: &std::collections::HashSet<String>, err
         match r.get("source_call_id") {
             None | Some(Value::Null) => {}
             Some(Value::String(id)) if ids.contains(id) => {}
-            Some(Value::String(id)) => errors.push(format!("{here}.source_call_id: {id:?} names no tool call of this step")),
+            Some(Value::String(id)) => {
+                errors.push(format!("{here}.source_call_id: {id:?} names no tool call of this step"))
+            }
             Some(_) => errors.push(format!("{here}.source_call_id: expected a string")),
         }
         if let Some(c) = r.get("content").filter(|v| !v.is_null()) {
@@ -231,7 +247,9 @@ fn observation(o: &Value, at: &str, ids: &std::collections::HashSet<String>, err
                             .iter()
                             .any(|k| reference.get(*k).is_some_and(Value::is_string));
                         if !named {
-                            errors.push(format!("{there}: names no trajectory (session_id, trajectory_id or trajectory_path)"));
+                            errors.push(format!(
+                                "{there}: names no trajectory (session_id, trajectory_id or trajectory_path)"
+                            ));
                         }
                     }
                 }
@@ -339,19 +357,36 @@ mod tests {
     #[test]
     fn a_valid_document_passes_and_each_rule_rejects_its_break() {
         assert_eq!(validate(&valid()), Vec::<String>::new());
-        let cases: Vec<(&str, Box<dyn Fn(&mut Value)>, &str)> = vec![
+        type Break = Box<dyn Fn(&mut Value)>;
+        let cases: Vec<(&str, Break, &str)> = vec![
             ("version", Box::new(|d| d["schema_version"] = json!("ATIF-v9")), "schema_version"),
-            ("agent name", Box::new(|d| d["agent"].as_object_mut().map(|a| a.remove("name")).map(drop).unwrap_or(())), "agent.name"),
+            (
+                "agent name",
+                Box::new(|d| d["agent"].as_object_mut().map(|a| a.remove("name")).map(drop).unwrap_or(())),
+                "agent.name",
+            ),
             ("step order", Box::new(|d| d["steps"][1]["step_id"] = json!(3)), "steps[1].step_id"),
             ("source", Box::new(|d| d["steps"][0]["source"] = json!("tool")), "steps[0].source"),
-            ("message", Box::new(|d| d["steps"][0].as_object_mut().map(|s| s.remove("message")).map(drop).unwrap_or(())), "steps[0].message"),
+            (
+                "message",
+                Box::new(|d| d["steps"][0].as_object_mut().map(|s| s.remove("message")).map(drop).unwrap_or(())),
+                "steps[0].message",
+            ),
             ("agent-only", Box::new(|d| d["steps"][0]["reasoning_content"] = json!("x")), "steps[0].reasoning_content"),
             ("unknown key", Box::new(|d| d["steps"][1]["thought"] = json!("x")), "steps[1].thought"),
-            ("call ref", Box::new(|d| d["steps"][1]["observation"]["results"][0]["source_call_id"] = json!("c9")), "source_call_id"),
+            (
+                "call ref",
+                Box::new(|d| d["steps"][1]["observation"]["results"][0]["source_call_id"] = json!("c9")),
+                "source_call_id",
+            ),
             ("arguments", Box::new(|d| d["steps"][1]["tool_calls"][0]["arguments"] = json!("ls")), "arguments"),
             ("tokens", Box::new(|d| d["steps"][1]["metrics"]["prompt_tokens"] = json!(1.5)), "prompt_tokens"),
             ("timestamp", Box::new(|d| d["steps"][0]["timestamp"] = json!("yesterday")), "timestamp"),
-            ("part", Box::new(|d| d["steps"][0]["message"] = json!([{"type": "image", "source": {"path": "x"}}])), "message[0].source"),
+            (
+                "part",
+                Box::new(|d| d["steps"][0]["message"] = json!([{"type": "image", "source": {"path": "x"}}])),
+                "message[0].source",
+            ),
             ("steps", Box::new(|d| d["steps"] = json!([])), "steps"),
         ];
         for (name, break_it, expect) in cases {

@@ -50,10 +50,15 @@ pub fn tables(store: &Store, args: &ExportArgs) -> Result<i32> {
                 bail!("--format parquet writes one file per table: give the folder with -o DIR")
             };
             let n = match args.what.as_str() {
-                "runs" => parquet::write(dir, "runs", tables::RUN_COLUMNS, store.run_table()?.iter().map(tables::run_values))?,
-                "edits" => {
-                    parquet::write(dir, "edits", tables::EDIT_COLUMNS, store.edit_table()?.into_iter().map(tables::edit_values))?
+                "runs" => {
+                    parquet::write(dir, "runs", tables::RUN_COLUMNS, store.run_table()?.iter().map(tables::run_values))?
                 }
+                "edits" => parquet::write(
+                    dir,
+                    "edits",
+                    tables::EDIT_COLUMNS,
+                    store.edit_table()?.into_iter().map(tables::edit_values),
+                )?,
                 "labels" => {
                     let labels = super::review::exported_labels(store, None, args.current)?;
                     parquet::write(dir, "labels", tables::LABEL_KINDS, labels.iter().map(tables::label_values))?
@@ -61,7 +66,10 @@ pub fn tables(store: &Store, args: &ExportArgs) -> Result<i32> {
                 "steps" => steps_parquet(store, dir)?,
                 other => bail!("export {other:?} --format parquet: runs, steps, edits or labels"),
             };
-            eprintln!("wrote {} ({n} rows)", sanitize(&dir.join(format!("{}.parquet", args.what)).display().to_string()));
+            eprintln!(
+                "wrote {} ({n} rows)",
+                sanitize(&dir.join(format!("{}.parquet", args.what)).display().to_string())
+            );
         }
         "csv" => {
             let text = match args.what.as_str() {

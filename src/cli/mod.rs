@@ -133,7 +133,8 @@ enum Command {
     Agreement(review::AgreementArgs),
     /// Failure-mode distribution overall or by model, agent, benchmark or exit.
     Stats(review::StatsArgs),
-    /// Export labels or statistics as csv, json, jsonl or markdown.
+    /// Export labels or statistics (csv, json, jsonl, markdown), the runs, steps, edits and labels
+    /// tables (csv, parquet), or one run as an ATIF trajectory.
     Export(review::ExportArgs),
     /// Merge labels exported from another reviewer's database (JSON or JSON lines); conflicts
     /// are reported, never overwritten.

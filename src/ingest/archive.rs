@@ -93,7 +93,12 @@ pub struct Limits {
 /// Unpack `path` (shown as `shown`) into a new temporary folder. Members that could not be
 /// unpacked (over the limit, a name leaving the folder) are errors in `problems`; the rest are
 /// there. An archive that cannot be read at all is an error.
-pub fn extract(path: &Path, shown: &Path, limits: Limits, problems: &mut Vec<IngestError>) -> Result<Extracted, IngestError> {
+pub fn extract(
+    path: &Path,
+    shown: &Path,
+    limits: Limits,
+    problems: &mut Vec<IngestError>,
+) -> Result<Extracted, IngestError> {
     let kind = kind(path).ok_or_else(|| IngestError::parse(shown, None, "not an archive"))?;
     let dir = tempfile::Builder::new()
         .prefix("trajan-archive-")
@@ -153,7 +158,9 @@ pub fn extract(path: &Path, shown: &Path, limits: Limits, problems: &mut Vec<Ing
     Ok(extracted)
 }
 
-fn zstd_reader<R: Read>(r: R) -> std::io::Result<ruzstd::decoding::StreamingDecoder<R, ruzstd::decoding::FrameDecoder>> {
+fn zstd_reader<R: Read>(
+    r: R,
+) -> std::io::Result<ruzstd::decoding::StreamingDecoder<R, ruzstd::decoding::FrameDecoder>> {
     ruzstd::decoding::StreamingDecoder::new(r).map_err(std::io::Error::other)
 }
 
@@ -169,7 +176,11 @@ impl Unpack<'_> {
     fn member(&mut self, name: &Path, mut reader: impl Read) -> Result<bool, IngestError> {
         let shown = self.into.shown(&self.into.dir().join(name));
         let Some(rel) = inside(name) else {
-            self.problems.push(IngestError::parse(&shown, None, "a member name that leaves the archive's folder: not unpacked"));
+            self.problems.push(IngestError::parse(
+                &shown,
+                None,
+                "a member name that leaves the archive's folder: not unpacked",
+            ));
             return Ok(true);
         };
         let dest = self.into.dir().join(&rel);
@@ -205,7 +216,10 @@ impl Unpack<'_> {
                 self.problems.push(IngestError::parse(
                     &shown,
                     None,
-                    format!("{what} {}: not read (a compressed file that expands without bound?)", crate::error::bytes(limit)),
+                    format!(
+                        "{what} {}: not read (a compressed file that expands without bound?)",
+                        crate::error::bytes(limit)
+                    ),
                 ));
                 return Ok(!total || room >= self.limits.member);
             }

@@ -32,7 +32,9 @@ pub fn trial_unit(dir: &Path) -> Option<Unit> {
 /// trials: they summarize the trials and are not read.
 pub fn job_files(dir: &Path) -> Vec<PathBuf> {
     let holds_trials = std::fs::read_dir(dir)
-        .map(|entries| entries.flatten().any(|e| e.file_type().is_ok_and(|t| t.is_dir()) && trial_unit(&e.path()).is_some()))
+        .map(|entries| {
+            entries.flatten().any(|e| e.file_type().is_ok_and(|t| t.is_dir()) && trial_unit(&e.path()).is_some())
+        })
         .unwrap_or(false);
     if !holds_trials {
         return Vec::new();

@@ -87,7 +87,9 @@ fn absolute(p: &Path) -> PathBuf {
 
 /// A file named on its own still belongs to its folder unit when it is part of one.
 fn unit_for_file(path: &Path) -> Unit {
-    let trial = path.parent().and_then(|p| super::harbor::trial_unit(p).or_else(|| p.parent().and_then(super::harbor::trial_unit)));
+    let trial = path
+        .parent()
+        .and_then(|p| super::harbor::trial_unit(p).or_else(|| p.parent().and_then(super::harbor::trial_unit)));
     if let Some(u) = trial
         && u.members.iter().any(|m| m == path)
     {

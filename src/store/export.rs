@@ -72,11 +72,10 @@ pub struct EditTableRow {
 
 impl Store {
     pub fn run_rest(&self, run_id: i64) -> Result<RunRest, StoreError> {
-        let (metadata, best_attempt) = self.conn.query_row(
-            "SELECT metadata, best_attempt FROM runs WHERE id = ?1",
-            [run_id],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )?;
+        let (metadata, best_attempt) =
+            self.conn.query_row("SELECT metadata, best_attempt FROM runs WHERE id = ?1", [run_id], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })?;
         let mut stmt = self.conn.prepare(
             "SELECT b.role, b.content, b.extra FROM history h JOIN blobs b ON b.id = h.blob_id
              WHERE h.run_id = ?1 ORDER BY h.pos",

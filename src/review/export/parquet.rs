@@ -37,7 +37,12 @@ pub fn schema(table: &str, columns: Columns) -> String {
 }
 
 /// Write `rows` as `dir/<table>.parquet`; the number of rows written.
-pub fn write(dir: &Path, table: &str, columns: Columns, rows: impl Iterator<Item = Vec<Value>>) -> Result<u64, ExportError> {
+pub fn write(
+    dir: &Path,
+    table: &str,
+    columns: Columns,
+    rows: impl Iterator<Item = Vec<Value>>,
+) -> Result<u64, ExportError> {
     std::fs::create_dir_all(dir).map_err(|e| err(format!("{}: {e}", dir.display())))?;
     let dest = dir.join(format!("{table}.parquet"));
     let tmp = tempfile::Builder::new()
