@@ -2,11 +2,52 @@
 //! --format csv|parquet` (printing and files; the formats are in `review::export`).
 
 use super::output::emit;
-use super::review::ExportArgs;
 use anyhow::{Context, Result, bail};
+use std::path::PathBuf;
+use trajan::review::export::ExportedLabel;
 use trajan::review::export::{self, atif, parquet, tables};
 use trajan::sanitize::sanitize;
 use trajan::store::Store;
+use trajan::store::read::RunFilter;
+
+#[derive(clap::Args)]
+pub struct ExportArgs {
+    /// labels, stats, runs, steps, edits, or run (one run, --format atif).
+    pub what: String,
+    /// With `run`: the run (numeric id or instance id).
+    pub run: Option<String>,
+    /// csv, json, jsonl or markdown; atif (`run`); parquet (runs, steps, edits, labels; -o DIR).
+    #[arg(long, default_value = "csv")]
+    pub format: String,
+    /// Write here instead of standard output: a file is replaced whole (never half-written, its
+    /// mode kept); a device or FIFO (/dev/stdout, a named pipe) is written into. Parquet: the
+    /// folder that gets one file per table. ATIF: the labels go beside it, in FILE.labels.json.
+    #[arg(short = 'o', long)]
+    pub output: Option<PathBuf>,
+    /// Labels: only the current label per run, source, rater and taxonomy (default: all).
+    #[arg(long)]
+    pub current: bool,
+    /// Stats: group by (all, model, agent, benchmark, exit).
+    #[arg(long, default_value = "all")]
+    pub by: String,
+    /// Stats: whose labels.
+    #[arg(long, default_value = "best")]
+    pub source: String,
+    #[arg(long)]
+    pub taxonomy: Option<String>,
+}
+
+/// Every label (or the current ones), each with the run it is about.
+pub fn exported_labels(store: &Store, run: Option<i64>, current: bool) -> Result<Vec<ExportedLabel>> {
+    let runs: std::collections::HashMap<i64, trajan::store::read::RunSummary> =
+        store.list_runs(RunFilter::default())?.into_iter().map(|r| (r.id, r)).collect();
+    // A label whose run is gone has no instance id, and names no run.
+    Ok(store
+        .labels(run, current)?
+        .iter()
+        .map(|row| ExportedLabel::new(row, runs.get(&row.label.run_id).filter(|_| row.instance_id.is_some())))
+        .collect())
+}
 
 pub fn run_atif(store: &Store, args: &ExportArgs) -> Result<i32> {
     if args.what != "run" || args.format != "atif" {
@@ -22,7 +63,7 @@ pub fn run_atif(store: &Store, args: &ExportArgs) -> Result<i32> {
         None => emit(&text)?,
         Some(path) => {
             export::write_file(path, &text)?;
-            let labels = super::review::exported_labels(store, Some(id), args.current)?;
+            let labels = exported_labels(store, Some(id), args.current)?;
             let sidecar = atif::sidecar(&trajectory, &detail.summary.instance_id, &labels);
             let mut name = path.as_os_str().to_owned();
             name.push(".labels.json");
@@ -60,7 +101,7 @@ pub fn tables(store: &Store, args: &ExportArgs) -> Result<i32> {
                     store.edit_table()?.into_iter().map(tables::edit_values),
                 )?,
                 "labels" => {
-                    let labels = super::review::exported_labels(store, None, args.current)?;
+                    let labels = exported_labels(store, None, args.current)?;
                     parquet::write(dir, "labels", tables::LABEL_KINDS, labels.iter().map(tables::label_values))?
                 }
                 "steps" => steps_parquet(store, dir)?,

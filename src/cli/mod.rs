@@ -135,7 +135,7 @@ enum Command {
     Stats(review::StatsArgs),
     /// Export labels or statistics (csv, json, jsonl, markdown), the runs, steps, edits and labels
     /// tables (csv, parquet), or one run as an ATIF trajectory.
-    Export(review::ExportArgs),
+    Export(export::ExportArgs),
     /// Merge labels exported from another reviewer's database (JSON or JSON lines); conflicts
     /// are reported, never overwritten.
     ImportLabels {

@@ -20,6 +20,9 @@ use crate::error::IngestError;
 use std::io::{Read, Write};
 use std::path::{Component, Path, PathBuf};
 
+/// The most one member may unpack to: the document limit (`pipeline::MAX_DOCUMENT`, the same
+/// value; a test keeps them equal).
+pub const MAX_MEMBER: u64 = 2 << 30;
 /// The most an archive may unpack to, all members together.
 pub const MAX_TOTAL: u64 = 16 << 30;
 /// Archives inside archives are read this deep.
@@ -246,6 +249,11 @@ fn inside(name: &Path) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_member_is_bounded_by_the_document_limit() {
+        assert_eq!(MAX_MEMBER, crate::ingest::pipeline::MAX_DOCUMENT);
+    }
 
     #[test]
     fn kinds_by_name_and_names_that_leave_are_refused() {

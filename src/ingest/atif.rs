@@ -240,7 +240,15 @@ fn instance_from_path(path: &Path) -> String {
     if parent.and_then(Path::file_name).is_some_and(|n| n == "agent")
         && let Some(trial) = parent.and_then(Path::parent).and_then(Path::file_name).and_then(|n| n.to_str())
     {
-        return super::harbor::task_of_trial(trial);
+        return task_of_trial(trial);
     }
     super::instance_from_file_name(path)
+}
+
+/// The task of a Harbor trial folder's name: Harbor names trials `<task>__<7 characters>`.
+pub fn task_of_trial(name: &str) -> String {
+    match name.rsplit_once("__") {
+        Some((task, id)) if id.len() == 7 && id.chars().all(|c| c.is_ascii_alphanumeric()) => task.to_string(),
+        _ => name.to_string(),
+    }
 }

@@ -7,9 +7,8 @@
 //! Everything else under a trial (episode logs, recordings, subagent trajectories, artifacts) is
 //! the agent's working material, not read.
 
-use super::atif::{self, Context};
+use super::atif::{self, Context, task_of_trial};
 use super::json::{at, f64_field, i64_field, parse_value, str_field};
-use super::source::{Unit, UnitKind};
 use crate::error::IngestError;
 use crate::model::{Format, Parsed, TestOutcome};
 use serde_json::{Map, Value};
@@ -19,13 +18,12 @@ use std::path::{Path, PathBuf};
 const MEMBERS: [&str; 5] =
     ["result.json", "agent/trajectory.json", "verifier/reward.txt", "verifier/reward.json", "verifier/test-stdout.txt"];
 
-/// The trial a folder is: `result.json` beside an `agent/` folder.
-pub fn trial_unit(dir: &Path) -> Option<Unit> {
+/// The files of the trial a folder is (`result.json` beside an `agent/` folder), in order.
+pub fn trial_members(dir: &Path) -> Option<Vec<PathBuf>> {
     if !dir.join("result.json").is_file() || !dir.join("agent").is_dir() {
         return None;
     }
-    let members = MEMBERS.iter().map(|m| dir.join(m)).filter(|p| p.is_file()).collect();
-    Some(Unit { path: dir.to_path_buf(), kind: UnitKind::HarborTrial, members, archive: None })
+    Some(MEMBERS.iter().map(|m| dir.join(m)).filter(|p| p.is_file()).collect())
 }
 
 /// A job folder's own files (its `result.json`, `config.json`, `lock.json`), when `dir` holds
@@ -33,21 +31,13 @@ pub fn trial_unit(dir: &Path) -> Option<Unit> {
 pub fn job_files(dir: &Path) -> Vec<PathBuf> {
     let holds_trials = std::fs::read_dir(dir)
         .map(|entries| {
-            entries.flatten().any(|e| e.file_type().is_ok_and(|t| t.is_dir()) && trial_unit(&e.path()).is_some())
+            entries.flatten().any(|e| e.file_type().is_ok_and(|t| t.is_dir()) && trial_members(&e.path()).is_some())
         })
         .unwrap_or(false);
     if !holds_trials {
         return Vec::new();
     }
     ["result.json", "config.json", "lock.json"].iter().map(|n| dir.join(n)).collect()
-}
-
-/// The task of a trial folder name: Harbor names trials `<task>__<7 characters>`.
-pub fn task_of_trial(name: &str) -> String {
-    match name.rsplit_once("__") {
-        Some((task, id)) if id.len() == 7 && id.chars().all(|c| c.is_ascii_alphanumeric()) => task.to_string(),
-        _ => name.to_string(),
-    }
 }
 
 /// Parse a trial from its member files (path, text).
@@ -181,10 +171,10 @@ fn without_traceback(mut e: Value) -> Value {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
 
     #[test]
     fn trial_names_give_their_task() {
+        use super::super::atif::task_of_trial;
         assert_eq!(task_of_trial("hello-world__aBc12D3"), "hello-world");
         assert_eq!(task_of_trial("django__django-11099__Xy7pQ2w"), "django__django-11099");
         assert_eq!(task_of_trial("django__django-11099"), "django__django-11099");

@@ -87,9 +87,7 @@ fn absolute(p: &Path) -> PathBuf {
 
 /// A file named on its own still belongs to its folder unit when it is part of one.
 fn unit_for_file(path: &Path) -> Unit {
-    let trial = path
-        .parent()
-        .and_then(|p| super::harbor::trial_unit(p).or_else(|| p.parent().and_then(super::harbor::trial_unit)));
+    let trial = path.parent().and_then(|p| trial_unit(p).or_else(|| p.parent().and_then(trial_unit)));
     if let Some(u) = trial
         && u.members.iter().any(|m| m == path)
     {
@@ -125,7 +123,7 @@ fn walk(root: &Path, d: &mut Discovery) {
             }
             // A Harbor trial is read whole from its own files; the rest under it is the
             // agent's working material (`ingest::harbor`).
-            if let Some(u) = super::harbor::trial_unit(path) {
+            if let Some(u) = trial_unit(path) {
                 d.units.push(u);
                 it.skip_current_dir();
                 continue;
@@ -168,7 +166,7 @@ fn walk(root: &Path, d: &mut Discovery) {
 /// (itself inside an archive at `depth` > 0).
 fn expand(path: &Path, shown: &Path, depth: usize, d: &mut Discovery) {
     use super::archive;
-    let limits = archive::Limits { member: super::pipeline::MAX_DOCUMENT, total: archive::MAX_TOTAL };
+    let limits = archive::Limits { member: archive::MAX_MEMBER, total: archive::MAX_TOTAL };
     let extracted = match archive::extract(path, shown, limits, &mut d.errors) {
         Ok(x) => std::sync::Arc::new(x),
         Err(e) => return d.errors.push(e),
@@ -196,6 +194,12 @@ fn expand(path: &Path, shown: &Path, depth: usize, d: &mut Discovery) {
 
 fn is_hidden(p: &Path) -> bool {
     p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with('.'))
+}
+
+/// The Harbor trial a folder is (`ingest::harbor`).
+fn trial_unit(dir: &Path) -> Option<Unit> {
+    let members = super::harbor::trial_members(dir)?;
+    Some(Unit { path: dir.to_path_buf(), kind: UnitKind::HarborTrial, members, archive: None })
 }
 
 /// The folder unit a directory forms, if any.
