@@ -26,6 +26,8 @@ pub enum Format {
     SwebenchSummary,
     SwebenchDataset,
     UnittestText,
+    /// ATIF trajectories (Harbor RFC 0001), alone or in a Harbor trial folder with its verdict.
+    Atif,
 }
 
 impl Format {
@@ -487,7 +489,8 @@ mod tests {
                 "swebench-harness",
                 "swebench-summary",
                 "swebench-dataset",
-                "unittest-text"
+                "unittest-text",
+                "atif"
             ]
         );
         assert!(Format::iter().all(|f| Format::from_name(f.name()) == Some(f)));

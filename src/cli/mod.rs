@@ -11,6 +11,7 @@ mod bench_tui;
 mod chat_server;
 mod classify;
 mod demo;
+mod export;
 mod ingest;
 mod manual;
 mod memory;
@@ -132,8 +133,9 @@ enum Command {
     Agreement(review::AgreementArgs),
     /// Failure-mode distribution overall or by model, agent, benchmark or exit.
     Stats(review::StatsArgs),
-    /// Export labels or statistics as csv, json, jsonl or markdown.
-    Export(review::ExportArgs),
+    /// Export labels or statistics (csv, json, jsonl, markdown), the runs, steps, edits and labels
+    /// tables (csv, parquet), or one run as an ATIF trajectory.
+    Export(export::ExportArgs),
     /// Merge labels exported from another reviewer's database (JSON or JSON lines); conflicts
     /// are reported, never overwritten.
     ImportLabels {

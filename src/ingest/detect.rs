@@ -57,7 +57,9 @@ pub fn detect(shape: &Shape, text: &str) -> Detected {
     let has = |keys: &[String], k: &str| keys.iter().any(|x| x == k);
     match shape {
         Shape::Object(keys) => {
-            if has(keys, "trajectory") || has(keys, "attempts") {
+            if is_atif(keys) {
+                Detected::Format(Format::Atif)
+            } else if has(keys, "trajectory") || has(keys, "attempts") {
                 Detected::Format(Format::SweAgent)
             } else if has(keys, "trajectory_format") || (has(keys, "messages") && has(keys, "info")) {
                 Detected::Format(Format::MiniSweAgent)
@@ -112,6 +114,11 @@ pub fn detect_cut(keys: &[String]) -> Option<Format> {
         }
         _ => None,
     }
+}
+
+/// An ATIF trajectory (Harbor RFC 0001): `schema_version`, `agent` and `steps`.
+fn is_atif(keys: &[String]) -> bool {
+    ["schema_version", "agent", "steps"].iter().all(|k| keys.iter().any(|x| x == k))
 }
 
 /// A SWE-bench dataset instance (a task with its gold patch): `instance_id` and `patch`, and

@@ -3,7 +3,10 @@
 //! One module per input format; each exposes `parse(path, text) -> Result<Parsed, IngestError>`
 //! (folder formats take their member files). This module only decides which one to call.
 
+pub mod archive;
+pub mod atif;
 pub mod detect;
+pub mod harbor;
 pub mod harness;
 pub mod json;
 pub mod lenient;
@@ -62,6 +65,14 @@ pub fn parse_loaded(loaded: &Loaded, forced: Option<Format>) -> Result<Outcome, 
             let mut parsed = openhands::parse_events(&loaded.unit.path, events)?;
             parsed.warnings.extend(warnings);
             Ok(Outcome::Parsed { format: Format::OpenHandsEvents, parsed })
+        }
+        UnitKind::HarborTrial => {
+            let mut warnings = Vec::new();
+            let files: Vec<(PathBuf, String)> =
+                loaded.files.iter().map(|(p, b)| (p.clone(), decode(p, b, &mut warnings).into_owned())).collect();
+            let mut parsed = harbor::parse_trial(&loaded.unit.path, &files)?;
+            parsed.warnings.extend(warnings);
+            Ok(Outcome::Parsed { format: Format::Atif, parsed })
         }
         UnitKind::File => {
             let (path, bytes) =
@@ -221,6 +232,7 @@ fn parse_as(format: Format, path: &Path, text: &str) -> Result<Parsed, IngestErr
             harness::parse_dir(dir, &[(path.to_path_buf(), text.to_string())])
         }
         Format::UnittestText => unittest::parse(path, text),
+        Format::Atif => atif::parse(path, text),
     }
 }
 

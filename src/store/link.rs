@@ -8,7 +8,8 @@
 //! - it carries a patch and the run submitted a different one;
 //! - the run is a RetryAgent attempt that was not the one submitted.
 //!
-//! Among the rest, a matching model, the same folder, the same patch and per-test detail win.
+//! Among the rest, the same unit (a Harbor trial's run and verdict), a matching model, the same
+//! folder, the same patch and per-test detail win.
 //! When several runs share the instance, a candidate must have something tying it to the run.
 
 use crate::error::StoreError;
@@ -17,6 +18,8 @@ use std::path::Path;
 
 struct RunSide {
     id: i64,
+    /// The unit it was read from: an evaluation read with the run (a Harbor trial) is its own.
+    source: i64,
     /// The run's own model, else its prediction's (filled in between the two joins).
     model: Option<String>,
     dir: String,
@@ -27,6 +30,7 @@ struct RunSide {
 
 struct Candidate {
     id: i64,
+    source: i64,
     model: Option<String>,
     /// Harness run id or summary file name; names the model for summaries.
     label: Option<String>,
@@ -39,12 +43,13 @@ struct Candidate {
 pub fn relink_instance(tx: &Connection, instance_id: &str) -> Result<(), StoreError> {
     let mut runs: Vec<RunSide> = tx
         .prepare_cached(
-            "SELECT r.id, r.model, s.path, r.submission, r.best_attempt FROM runs r
+            "SELECT r.id, r.model, s.path, r.submission, r.best_attempt, r.source_id FROM runs r
              JOIN sources s ON s.id = r.source_id WHERE r.instance_id = ?1",
         )?
         .query_map([instance_id], |r| {
             Ok(RunSide {
                 id: r.get(0)?,
+                source: r.get(5)?,
                 model: r.get(1)?,
                 dir: parent(&r.get::<_, String>(2)?),
                 submission: r.get(3)?,
@@ -57,7 +62,8 @@ pub fn relink_instance(tx: &Connection, instance_id: &str) -> Result<(), StoreEr
     }
     let outcomes: Vec<Candidate> = tx
         .prepare_cached(
-            "SELECT o.id, o.model, o.run_label, s.path, s.kind, o.test_count + (o.log IS NOT NULL), o.patch
+            "SELECT o.id, o.model, o.run_label, s.path, s.kind, o.test_count + (o.log IS NOT NULL), o.patch,
+                    o.source_id
              FROM outcomes o JOIN sources s ON s.id = o.source_id WHERE o.instance_id = ?1",
         )?
         .query_map([instance_id], |r| {
@@ -65,6 +71,7 @@ pub fn relink_instance(tx: &Connection, instance_id: &str) -> Result<(), StoreEr
             let kind: String = r.get(4)?;
             Ok(Candidate {
                 id: r.get(0)?,
+                source: r.get(7)?,
                 model: r.get(1)?,
                 label: r.get(2)?,
                 // A harness folder sits beside nothing; a report.json sits beside its trajectory.
@@ -76,12 +83,13 @@ pub fn relink_instance(tx: &Connection, instance_id: &str) -> Result<(), StoreEr
         .collect::<Result<_, _>>()?;
     let predictions: Vec<Candidate> = tx
         .prepare_cached(
-            "SELECT p.id, p.model, s.path, p.patch FROM predictions p JOIN sources s ON s.id = p.source_id
-             WHERE p.instance_id = ?1",
+            "SELECT p.id, p.model, s.path, p.patch, p.source_id FROM predictions p
+             JOIN sources s ON s.id = p.source_id WHERE p.instance_id = ?1",
         )?
         .query_map([instance_id], |r| {
             Ok(Candidate {
                 id: r.get(0)?,
+                source: r.get(4)?,
                 model: r.get(1)?,
                 label: None,
                 dir: parent(&r.get::<_, String>(2)?),
@@ -124,7 +132,8 @@ fn best(run: &RunSide, candidates: &[Candidate], shared: bool) -> Option<i64> {
             if model_match == Some(false) || patch_match == Some(false) {
                 return None;
             }
-            let score = 8 * i64::from(model_match == Some(true))
+            let score = 16 * i64::from(c.source == run.source)
+                + 8 * i64::from(model_match == Some(true))
                 + 4 * i64::from(c.dir == run.dir)
                 + 4 * i64::from(patch_match == Some(true))
                 + 2 * i64::from(c.detail > 0);

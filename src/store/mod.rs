@@ -6,6 +6,7 @@
 //! docs/ARCHITECTURE.md for the schema.
 
 pub mod browse;
+pub mod export;
 pub mod labels;
 mod link;
 mod open;
