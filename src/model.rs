@@ -26,6 +26,16 @@ pub enum Format {
     SwebenchSummary,
     SwebenchDataset,
     UnittestText,
+    /// OpenHands resolver `output.jsonl` (`issue`, `git_patch`, `history`, `success`).
+    #[serde(rename = "openhands-resolver")]
+    #[strum(serialize = "openhands-resolver")]
+    OpenHandsResolver,
+    /// multi-SWE-bench predictions (`org`, `repo`, `number`, `fix_patch`).
+    MultiSwebenchPreds,
+    /// multi-SWE-bench dataset files (tasks with `fix_patch` and `f2p_tests`/`p2p_tests`).
+    MultiSwebenchDataset,
+    /// The SWE-bench harness's per-instance `*.eval.log` of before mid-2024 (plain text).
+    SwebenchEvalLog,
 }
 
 impl Format {
@@ -487,7 +497,11 @@ mod tests {
                 "swebench-harness",
                 "swebench-summary",
                 "swebench-dataset",
-                "unittest-text"
+                "unittest-text",
+                "openhands-resolver",
+                "multi-swebench-preds",
+                "multi-swebench-dataset",
+                "swebench-eval-log"
             ]
         );
         assert!(Format::iter().all(|f| Format::from_name(f.name()) == Some(f)));
@@ -499,5 +513,6 @@ mod tests {
         assert_eq!(groups, ["FAIL_TO_PASS", "PASS_TO_PASS", "FAIL_TO_FAIL", "PASS_TO_FAIL"]);
         assert!(TestGroup::iter().all(|g| TestGroup::from_name(g.name()) == Some(g)));
         assert_eq!(serde_json::to_value(Format::OpenHands).ok(), Some(serde_json::json!("openhands")));
+        assert_eq!(serde_json::to_value(Format::OpenHandsResolver).ok(), Some(serde_json::json!("openhands-resolver")));
     }
 }
