@@ -28,6 +28,16 @@ pub enum Format {
     UnittestText,
     /// ATIF trajectories (Harbor RFC 0001), alone or in a Harbor trial folder with its verdict.
     Atif,
+    /// OpenHands resolver `output.jsonl` (`issue`, `git_patch`, `history`, `success`).
+    #[serde(rename = "openhands-resolver")]
+    #[strum(serialize = "openhands-resolver")]
+    OpenHandsResolver,
+    /// multi-SWE-bench predictions (`org`, `repo`, `number`, `fix_patch`).
+    MultiSwebenchPreds,
+    /// multi-SWE-bench dataset files (tasks with `fix_patch` and `f2p_tests`/`p2p_tests`).
+    MultiSwebenchDataset,
+    /// The SWE-bench harness's per-instance `*.eval.log` of before mid-2024 (plain text).
+    SwebenchEvalLog,
 }
 
 impl Format {
@@ -490,7 +500,11 @@ mod tests {
                 "swebench-summary",
                 "swebench-dataset",
                 "unittest-text",
-                "atif"
+                "atif",
+                "openhands-resolver",
+                "multi-swebench-preds",
+                "multi-swebench-dataset",
+                "swebench-eval-log"
             ]
         );
         assert!(Format::iter().all(|f| Format::from_name(f.name()) == Some(f)));
@@ -502,5 +516,6 @@ mod tests {
         assert_eq!(groups, ["FAIL_TO_PASS", "PASS_TO_PASS", "FAIL_TO_FAIL", "PASS_TO_FAIL"]);
         assert!(TestGroup::iter().all(|g| TestGroup::from_name(g.name()) == Some(g)));
         assert_eq!(serde_json::to_value(Format::OpenHands).ok(), Some(serde_json::json!("openhands")));
+        assert_eq!(serde_json::to_value(Format::OpenHandsResolver).ok(), Some(serde_json::json!("openhands-resolver")));
     }
 }

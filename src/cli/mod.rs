@@ -71,6 +71,9 @@ enum Command {
         /// Read every file as this format instead of detecting it.
         #[arg(long, value_parser = parse_format)]
         format: Option<Format>,
+        /// List every problem (not a few of each kind) and every skipped file with the reason.
+        #[arg(long, short)]
+        verbose: bool,
     },
     /// List runs.
     Runs {
@@ -199,9 +202,9 @@ pub fn run() -> Result<i32> {
     match command {
         Command::Tui => tui::run(&cli.db, open(&cli.db, Access::Read)?, None, &ui),
         Command::Open { run } => tui::run(&cli.db, open(&cli.db, Access::Read)?, Some(&run), &ui),
-        Command::Ingest { paths, format } => {
+        Command::Ingest { paths, format, verbose } => {
             let mut store = open(&cli.db, Access::Create)?;
-            ingest::run(&mut store, &paths, format)
+            ingest::run(&mut store, &paths, format, verbose)
         }
         Command::Runs { failed, json } => {
             let store = open(&cli.db, Access::Read)?;

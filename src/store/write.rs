@@ -24,6 +24,9 @@ pub struct WriteStats {
     pub steps: usize,
     pub outcomes: usize,
     pub predictions: usize,
+    /// Tasks with a gold patch or test lists (dataset tasks; not the task statements every
+    /// trajectory carries).
+    pub tasks: usize,
     /// True when the source existed before and was replaced.
     pub replaced: bool,
 }
@@ -157,6 +160,9 @@ impl Store {
                 json_list(&t.fail_to_pass),
                 json_list(&t.pass_to_pass),
             ])?;
+            if t.gold_patch.is_some() || !t.fail_to_pass.is_empty() || !t.pass_to_pass.is_empty() {
+                w.stats.tasks += 1;
+            }
         }
         w.warnings.extend(parsed.warnings.iter().cloned());
         Ok(())

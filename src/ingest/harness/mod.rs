@@ -10,7 +10,7 @@
 //!   `test_output.txt` (`test_log`).
 //! - A run summary lists instance ids by verdict (`resolved_ids`, `unresolved_ids`, ...).
 
-mod test_log;
+pub(crate) mod test_log;
 
 use crate::error::IngestError;
 use crate::ingest::{instance_from_file_name, json};

@@ -25,7 +25,12 @@ pub enum Piece {
 
 pub enum Work {
     Unchanged(u64),
-    Parsed { size: u64, hash: [u8; 32], outcome: Outcome },
+    /// Read and parsed (`hash` is unused when the outcome is a skip).
+    Parsed {
+        size: u64,
+        hash: [u8; 32],
+        outcome: Outcome,
+    },
     Failed(u64, IngestError),
 }
 
@@ -92,7 +97,15 @@ fn one(shared: &Shared<'_>, i: usize, unit: &Unit, tx: &SyncSender<(usize, Piece
         // The first bytes decide what is not worth reading at all (binary content), before a
         // large file is read whole or streamed.
         if let Err(e) = source::sniff_as(&unit.real(&unit.path), &unit.path) {
-            return tx.send((i, Piece::Whole(Work::Failed(size, e)))).is_ok();
+            // Binary content: an error in a file named as an input, else a file to skip.
+            let work = match e {
+                IngestError::Parse { .. } => match crate::ingest::binary_outcome(e) {
+                    Ok(outcome) => Work::Parsed { size, hash: [0; 32], outcome },
+                    Err(e) => Work::Failed(size, e),
+                },
+                e => Work::Failed(size, e),
+            };
+            return tx.send((i, Piece::Whole(work))).is_ok();
         }
         // A member of an archive is read whole (up to the document limit), not streamed.
         if size >= opts.stream_bytes && unit.archive.is_none() {
