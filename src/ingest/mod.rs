@@ -4,6 +4,7 @@
 //! (folder formats take their member files). This module only decides which one to call.
 
 pub mod detect;
+pub mod experiments;
 pub mod harness;
 pub mod json;
 pub mod lenient;
@@ -122,6 +123,9 @@ fn detect_and_parse(path: &Path, bytes: &[u8], text: &str, forced: Option<Format
                 }
                 Detected::NeedsValue => {
                     let v = json::parse_value(path, text)?;
+                    if experiments::is_breakdown(&v) {
+                        return Ok(Outcome::Skipped);
+                    }
                     detect::detect_value(&v).ok_or_else(|| unknown(path, &shape))?
                 }
             }
