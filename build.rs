@@ -1,6 +1,6 @@
 //! Embeds `fixtures/` in the binary so `trajan demo` works wherever the binary is. The real
-//! corpus (`fixtures/corpus/`) and the layouts (`fixtures/layouts/`) are test data, not demo
-//! data, and stay out.
+//! corpus (`fixtures/corpus/`) and the results-folder layouts (`fixtures/layouts/`) are test
+//! data, not demo data, and stay out.
 
 use std::fmt::Write as _;
 use std::path::Path;

@@ -414,6 +414,33 @@ pub struct TestOutcome {
     pub log: Option<String>,
     /// The evaluated patch, when the harness folder keeps it.
     pub patch: Option<String>,
+    /// An evaluation without a verdict whose test log was read (a harness folder with
+    /// `test_output.txt` and no `report.json`): each test as the SWE-bench harness's log parser
+    /// for the task's repository reads it. `store::link` grades them against the task's
+    /// FAIL_TO_PASS / PASS_TO_PASS lists as the harness does once the task is known, whichever
+    /// arrives first, and fills `resolved` and the tests from them.
+    pub logged: Option<Vec<LoggedTest>>,
+}
+
+/// A test's status as the SWE-bench harness's log parsers name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum TestStatus {
+    Passed,
+    Failed,
+    Skipped,
+    Error,
+    Xfail,
+}
+
+/// A test read from a test log, before it is graded against the task's lists.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct LoggedTest {
+    pub name: String,
+    pub status: TestStatus,
+    /// Failure message, when the log names one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
 }
 
 /// A submitted prediction (SWE-agent `all_preds.jsonl` / `preds.json`).

@@ -90,6 +90,9 @@ pub fn detect(shape: &Shape, text: &str) -> Detected {
                 Detected::Format(Format::SwebenchSummary)
             } else if has(keys, "tests_status") || has(keys, "patch_successfully_applied") {
                 Detected::Format(Format::SwebenchReport)
+            } else if has(keys, "resolved") && crate::ingest::experiments::RESULTS_KEYS.iter().any(|k| has(keys, k)) {
+                // SWE-bench/experiments `results/results.json`: instance ids by verdict.
+                Detected::Format(Format::SwebenchSummary)
             } else if let Some(f) = record_format(keys) {
                 Detected::Format(f)
             } else if keys.len() == 1 && has(keys, "history") {

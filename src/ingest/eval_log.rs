@@ -23,7 +23,7 @@
 
 use crate::error::IngestError;
 use crate::ingest::harness::test_log;
-use crate::model::{Format, Parsed, TestOutcome};
+use crate::model::{Format, LoggedTest, Parsed, TestOutcome, TestStatus};
 use std::path::Path;
 
 /// Markers after which the harness graded nothing: the instance is unresolved.
@@ -55,17 +55,31 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
         Some(at) => test_log::parse_tests(&text[at..]),
         None => Vec::new(),
     };
+    let resolved = (failed || applied_at.is_none()).then_some(false);
+    // Without a verdict, the tests it ran are graded against the task's lists once they are
+    // known (`store::grade`), as a harness test log is.
+    let logged = resolved.is_none().then(|| {
+        tests
+            .iter()
+            .map(|t| LoggedTest {
+                name: t.name.clone(),
+                status: if t.passed { TestStatus::Passed } else { TestStatus::Failed },
+                message: t.message.clone(),
+            })
+            .collect()
+    });
     let outcome = TestOutcome {
         instance_id,
         format: Some(Format::SwebenchEvalLog),
         model: metadata("- Evaluation Model:"),
         run_label: None,
-        resolved: (failed || applied_at.is_none()).then_some(false),
+        resolved,
         patch_applied: Some(applied_at.is_some()),
         patch_exists: None,
         tests,
         log: Some(text.to_string()),
         patch: None,
+        logged,
     };
     Ok(Parsed { outcomes: vec![outcome], ..Parsed::default() })
 }

@@ -6,8 +6,9 @@
 pub mod archive;
 pub mod atif;
 pub mod detect;
-pub mod harbor;
 pub mod eval_log;
+pub mod experiments;
+pub mod harbor;
 pub mod harness;
 pub mod json;
 pub mod lenient;
@@ -157,6 +158,10 @@ fn detect_and_parse(path: &Path, bytes: &[u8], text: &str, forced: Option<Format
                 Detected::NeedsValue if matches!(shape, Shape::Lines(_)) => return unknown(path, &shape),
                 Detected::NeedsValue => {
                     let v = json::parse_value(path, text)?;
+                    if experiments::is_breakdown(&v) {
+                        let why = "a SWE-bench/experiments breakdown of the results (results.json holds the verdicts)";
+                        return Ok(Outcome::Skipped(Skip::new(SkipKind::Json, why.to_string())));
+                    }
                     match detect::detect_value(&v) {
                         Some(f) => f,
                         None => return unknown(path, &shape),

@@ -1,8 +1,10 @@
 //! Finding the units to ingest under the paths a user names, and reading them.
 //!
 //! A unit is usually one file. Two layouts are one unit made of several files: a SWE-bench
-//! harness instance folder (`report.json`, `run_instance.log`, `test_output.txt`, `patch.diff`)
-//! and an OpenHands `events/` folder (one event per `<id>.json`).
+//! harness instance folder (`report.json`, `run_instance.log`, `test_output.txt`, `patch.diff`;
+//! a folder with only `patch.diff` and `test_output.txt` is one too) and an OpenHands `events/`
+//! folder (one event per `<id>.json`). A harness folder's `eval.sh` and its symlinks
+//! (`image_build_dir`, dangling once the folder is copied) belong to it and are not read.
 
 use crate::error::{self, IngestError, Location};
 use std::borrow::Cow;
@@ -133,7 +135,10 @@ fn walk(root: &Path, d: &mut Discovery) {
             // files, subfolders) is walked as usual.
             if let Some(u) = folder_unit(path) {
                 claimed.extend(u.members.iter().cloned());
-                claimed.insert(path.join("eval.sh"));
+                if u.kind == UnitKind::HarnessDir {
+                    claimed.insert(path.join("eval.sh"));
+                    claimed.extend(symlinks_in(path));
+                }
                 d.units.push(u);
             }
             continue;
@@ -213,7 +218,8 @@ fn folder_unit(dir: &Path) -> Option<Unit> {
         .collect();
     let has = |n: &str| names.iter().any(|x| x == n);
     let harness = has("run_instance.log")
-        || (has("report.json") && (has("test_output.txt") || has("patch.diff") || has("eval.sh")));
+        || (has("report.json") && (has("test_output.txt") || has("patch.diff") || has("eval.sh")))
+        || (has("patch.diff") && has("test_output.txt"));
     if harness {
         let members = HARNESS_FILES.iter().filter(|n| has(n)).map(|n| dir.join(n)).collect();
         return Some(Unit { path: dir.to_path_buf(), kind: UnitKind::HarnessDir, members, archive: None });
@@ -233,6 +239,18 @@ fn folder_unit(dir: &Path) -> Option<Unit> {
         });
     }
     None
+}
+
+/// The symlinks directly in a folder that lead to no file (a harness folder's `image_build_dir`
+/// points into the harness's build cache and dangles in every copy).
+fn symlinks_in(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_symlink()))
+        .map(|e| e.path())
+        .filter(|p| !std::fs::metadata(p).is_ok_and(|m| m.is_file()))
+        .collect()
 }
 
 /// The key a unit is stored under (`sources.path`): its path as text, without loss.
@@ -375,6 +393,26 @@ mod tests {
             d.units.iter().find(|u| u.kind == UnitKind::HarnessDir).unwrap_or_else(|| panic!("no harness unit"));
         assert_eq!(harness.members.len(), 4);
         assert!(d.units.iter().any(|u| u.path.ends_with("notes.json")));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn copied_harness_folders_without_report_and_their_dangling_symlink() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let inst = dir.path().join("logs/django__django-11099");
+        std::fs::create_dir_all(&inst).unwrap_or_else(|e| panic!("{e}"));
+        for f in ["patch.diff", "test_output.txt"] {
+            std::fs::write(inst.join(f), "x").unwrap_or_else(|e| panic!("{e}"));
+        }
+        std::os::unix::fs::symlink("/nonexistent/build_images/instances/x", inst.join("image_build_dir"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let d = discover(&[dir.path().to_path_buf()]);
+        assert!(d.errors.is_empty(), "{:?}", d.errors);
+        assert_eq!(d.units.len(), 1, "{:?}", d.units);
+        assert_eq!((d.units[0].kind, d.units[0].members.len()), (UnitKind::HarnessDir, 2));
+        // Outside a harness folder a dangling symlink is still named (load says it is missing).
+        std::os::unix::fs::symlink("/nonexistent/x.traj", dir.path().join("x.traj")).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(discover(&[dir.path().to_path_buf()]).units.len(), 2);
     }
 
     #[test]
