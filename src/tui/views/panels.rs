@@ -63,6 +63,12 @@ pub fn tests_and_task(run: &RunView, width: u16, theme: &Theme) -> (String, Arc<
             }
         }
     }
+    // An evaluation of the instance that did not join is never passed over in silence.
+    for u in &run.data.unjoined {
+        let why = format!("evaluation found in {}, not joined: {}", u.source, u.reason);
+        out.push(Line::default());
+        out.extend(text::wrap(&why, w).into_iter().map(|l| Line::from(Span::styled(l, theme.warning))));
+    }
     out.push(Line::default());
     out.push(Line::from(Span::styled("task", theme.header)));
     match run.data.task.as_ref().and_then(|t| t.instruction.as_deref()) {
@@ -109,4 +115,24 @@ pub fn patch(run: &RunView, panel: Panel, width: u16, ctx: &mut ViewCtx) -> (Str
     let out = Arc::new(out);
     ctx.bodies.put(cache_key, out.clone());
     (title, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_evaluation_that_did_not_join_is_named_with_why() {
+        let mut data = crate::tui::app::tests::run_data(2, 3);
+        data.unjoined = vec![crate::store::Unjoined {
+            source: "/r/logs/x__y-1".into(),
+            format: "swebench-harness".into(),
+            reason: "its patch differs from this run's submission".into(),
+        }];
+        let run = RunView::new(data);
+        let (_, lines) = tests_and_task(&run, 200, &Theme::default());
+        let text: Vec<String> = lines.iter().map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect()).collect();
+        let want = "evaluation found in /r/logs/x__y-1, not joined: its patch differs from this run's submission";
+        assert!(text.iter().any(|l| l == want), "{text:#?}");
+    }
 }
