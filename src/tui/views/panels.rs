@@ -28,11 +28,7 @@ pub fn tests_and_task(run: &RunView, width: u16, theme: &Theme) -> (String, Arc<
             if o.patch_applied == Some(false) {
                 out.push(Line::from(Span::styled("the patch did not apply", theme.error)));
             }
-            // The folder and file the verdict came from (the rest of the path is the same for a
-            // whole evaluation).
-            let parts: Vec<&str> = o.source.rsplit('/').take(2).collect();
-            let short = parts.into_iter().rev().collect::<Vec<_>>().join("/");
-            out.push(Line::from(Span::styled(text::fit_left(&short, w), theme.muted)));
+            out.push(Line::from(Span::styled(text::fit_left(&short_source(&o.source), w), theme.muted)));
             // Harness groups in their reading order, ungrouped tests last.
             let mut groups: Vec<Option<TestGroup>> = o.tests.iter().map(|t| t.group).collect();
             groups.sort_by_key(|g| (g.is_none(), *g));
@@ -63,9 +59,10 @@ pub fn tests_and_task(run: &RunView, width: u16, theme: &Theme) -> (String, Arc<
             }
         }
     }
-    // An evaluation of the instance that did not join is never passed over in silence.
-    for u in &run.data.unjoined {
-        let why = format!("evaluation found in {}, not joined: {}", u.source, u.reason);
+    // A run without a verdict never passes over in silence an evaluation of its instance that
+    // did not join (`show` lists them all, also beside a joined one).
+    for u in run.data.unjoined.iter().filter(|_| run.data.outcome.is_none()) {
+        let why = format!("evaluation found in {}, not joined: {}", short_source(&u.source), u.reason);
         out.push(Line::default());
         out.extend(text::wrap(&why, w).into_iter().map(|l| Line::from(Span::styled(l, theme.warning))));
     }
@@ -76,6 +73,13 @@ pub fn tests_and_task(run: &RunView, width: u16, theme: &Theme) -> (String, Arc<
         None => out.push(Line::from(Span::styled("no task instruction in the ingested files", theme.muted))),
     }
     ("tests & task".into(), Arc::new(out))
+}
+
+/// The folder and file a verdict came from (the rest of the path is the same for a whole
+/// evaluation).
+fn short_source(path: &str) -> String {
+    let parts: Vec<&str> = path.rsplit('/').take(2).collect();
+    parts.into_iter().rev().collect::<Vec<_>>().join("/")
 }
 
 pub fn patch(run: &RunView, panel: Panel, width: u16, ctx: &mut ViewCtx) -> (String, Arc<Vec<Line<'static>>>) {
@@ -132,7 +136,7 @@ mod tests {
         let run = RunView::new(data);
         let (_, lines) = tests_and_task(&run, 200, &Theme::default());
         let text: Vec<String> = lines.iter().map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect()).collect();
-        let want = "evaluation found in /r/logs/x__y-1, not joined: its patch differs from this run's submission";
+        let want = "evaluation found in logs/x__y-1, not joined: its patch differs from this run's submission";
         assert!(text.iter().any(|l| l == want), "{text:#?}");
     }
 }
