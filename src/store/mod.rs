@@ -6,6 +6,7 @@
 //! docs/ARCHITECTURE.md for the schema.
 
 pub mod browse;
+pub mod compare;
 pub mod export;
 mod grade;
 pub mod labels;
