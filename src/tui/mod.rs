@@ -14,6 +14,8 @@ pub mod keymap;
 mod perform;
 #[cfg(test)]
 mod snapshots;
+#[cfg(test)]
+mod compare_snapshots;
 pub mod terminal;
 pub mod text;
 pub mod theme;

@@ -53,7 +53,7 @@ fn draw_header(frame: &mut Frame, area: Rect, view: &CompareView, theme: &Theme)
     };
     let mut spans = vec![
         Span::styled(format!(" compare {} runs ", d.runs.len()), theme.title),
-        Span::styled(format!("row {} of {} · ", view.cursor + 1, view.rows()), theme.text),
+        Span::styled(format!("· row {} of {} · ", view.cursor + 1, view.rows()), theme.text),
         Span::styled(divergence, theme.warning),
         Span::styled(" · ", theme.text),
         Span::styled(text::fit(instance, 48), theme.accent),
