@@ -49,18 +49,20 @@ fn draw_header(frame: &mut Frame, area: Rect, view: &CompareView, theme: &Theme)
     let divergence = match view.divergence_at() {
         Some(i) => format!("divergence {} of {}", i + 1, d.divergences.len()),
         None if d.divergences.is_empty() => "no divergence".to_string(),
+        None if d.divergences.len() == 1 => "1 divergence".to_string(),
         None => format!("{} divergences", d.divergences.len()),
     };
+    // Most telling first: a narrow terminal cuts the end of the line.
     let mut spans = vec![
         Span::styled(format!(" compare {} runs ", d.runs.len()), theme.title),
         Span::styled(format!("· row {} of {} · ", view.cursor + 1, view.rows()), theme.text),
         Span::styled(divergence, theme.warning),
-        Span::styled(" · ", theme.text),
-        Span::styled(text::fit(instance, 48), theme.accent),
     ];
     if let Some(s) = &view.search {
         spans.push(Span::styled(format!(" · /{} ({} rows)", text::fit(&s.query, 20), s.rows.len()), theme.muted));
     }
+    spans.push(Span::styled(" · ", theme.text));
+    spans.push(Span::styled(text::fit(instance, 48), theme.accent));
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
