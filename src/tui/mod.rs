@@ -15,7 +15,7 @@ mod perform;
 #[cfg(test)]
 mod snapshots;
 #[cfg(test)]
-mod compare_snapshots;
+mod compare_tests;
 pub mod terminal;
 pub mod text;
 pub mod theme;
