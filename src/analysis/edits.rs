@@ -269,7 +269,8 @@ pub fn hunks(file_diff: &str) -> Vec<DiffHunk> {
         let Some(hunk) = out.last_mut() else { continue };
         hunk.text.push_str(line);
         hunk.text.push('\n');
-        if (line.starts_with('+') && !line.starts_with("+++ ")) || (line.starts_with('-') && !line.starts_with("--- ")) {
+        if (line.starts_with('+') && !line.starts_with("+++ ")) || (line.starts_with('-') && !line.starts_with("--- "))
+        {
             hunk.changes.push(line.trim_end().to_string());
         }
     }

@@ -175,7 +175,8 @@ const OTHER_LONG_RUN: &str = "synth__long-run-b";
 fn write_other_long_run(store: &mut Store, sizes: &Sizes) -> Result<()> {
     // Observations do not take part in the alignment: small ones keep the database small.
     let base = synth::long_run(sizes.steps, 200);
-    let mut run = trajan::model::Run { instance_id: OTHER_LONG_RUN.into(), steps: Vec::new(), edits: Vec::new(), ..base.clone() };
+    let mut run =
+        trajan::model::Run { instance_id: OTHER_LONG_RUN.into(), steps: Vec::new(), edits: Vec::new(), ..base.clone() };
     let mut moved = std::collections::HashMap::new();
     for (i, mut step) in base.steps.into_iter().enumerate() {
         if i % 131 == 130 {
@@ -203,7 +204,8 @@ fn write_other_long_run(store: &mut Store, sizes: &Sizes) -> Result<()> {
         }
     }
     let hash = [1u8; 32];
-    let record = SourceRecord { path: "/synthetic/long-run-b.traj", kind: "file", format: "swe-agent", size: 0, hash: &hash };
+    let record =
+        SourceRecord { path: "/synthetic/long-run-b.traj", kind: "file", format: "swe-agent", size: 0, hash: &hash };
     store.write_source(&record, &Parsed { runs: vec![run], ..Parsed::default() })?;
     store.checkpoint()?;
     Ok(())

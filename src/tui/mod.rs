@@ -4,6 +4,8 @@
 pub mod action;
 pub mod app;
 pub mod color;
+#[cfg(test)]
+mod compare_tests;
 pub mod config;
 pub mod diff;
 pub mod driver;
@@ -14,8 +16,6 @@ pub mod keymap;
 mod perform;
 #[cfg(test)]
 mod snapshots;
-#[cfg(test)]
-mod compare_tests;
 pub mod terminal;
 pub mod text;
 pub mod theme;

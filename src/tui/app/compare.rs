@@ -156,9 +156,11 @@ impl App {
         {
             return vec![Effect::LoadCompare(vec![*one, base])];
         }
-        let Some(instance) = self.list.runs.iter().find(|r| r.id == base).map(|r| r.instance_id.clone()).or_else(|| {
-            self.run.as_ref().filter(|r| r.run_id() == base).map(|r| r.data.summary.instance_id.clone())
-        }) else {
+        let Some(instance) =
+            self.list.runs.iter().find(|r| r.id == base).map(|r| r.instance_id.clone()).or_else(|| {
+                self.run.as_ref().filter(|r| r.run_id() == base).map(|r| r.data.summary.instance_id.clone())
+            })
+        else {
             return Vec::new();
         };
         let runs: Vec<RunSummary> =

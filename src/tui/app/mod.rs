@@ -469,9 +469,7 @@ impl App {
                 self.list.scroll_into_view(self.rows);
                 Vec::new()
             }
-            PromptKind::Search if self.screen == Screen::Compare => {
-                self.compare_search(prompt.text.trim().to_string())
-            }
+            PromptKind::Search if self.screen == Screen::Compare => self.compare_search(prompt.text.trim().to_string()),
             PromptKind::Search => {
                 let query = prompt.text.trim().to_string();
                 let Some(run) = self.run.as_mut() else { return Vec::new() };

@@ -24,8 +24,7 @@ pub fn draw(frame: &mut Frame, header: Rect, area: Rect, app: &App, ctx: &mut Vi
     let Some(view) = app.compare.as_ref() else { return Viewport::default() };
     let theme = ctx.theme.clone();
     draw_header(frame, header, view, &theme);
-    let [top, rest] =
-        Layout::vertical([Constraint::Length(SUMMARY_LINES + 2), Constraint::Min(3)]).areas(area);
+    let [top, rest] = Layout::vertical([Constraint::Length(SUMMARY_LINES + 2), Constraint::Min(3)]).areas(area);
     let shown = visible_columns(area.width, view.data.runs.len());
     let first = view.first_column.min(view.data.runs.len().saturating_sub(shown));
     let columns = first..(first + shown).min(view.data.runs.len());
@@ -80,7 +79,8 @@ fn draw_summaries(frame: &mut Frame, area: Rect, view: &CompareView, columns: st
     } else {
         format!(" {total} runs ")
     };
-    let block = Block::default().borders(Borders::ALL).border_style(theme.border).title(Span::styled(title, theme.title));
+    let block =
+        Block::default().borders(Borders::ALL).border_style(theme.border).title(Span::styled(title, theme.title));
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let areas = column_areas(Rect { x: inner.x.saturating_sub(1), width: inner.width + 1, ..inner }, columns.len());
@@ -102,12 +102,8 @@ fn summary_lines(run: &ComparedRun, focused: bool, w: usize, theme: &Theme) -> V
     };
     let cost = s.cost.map_or("-".to_string(), |c| format!("${c:.2}"));
     let facts = format!(" · {} steps · {cost}", s.steps);
-    let files = format!(
-        "viewed {} · edited {} · tests {}",
-        run.files_viewed.len(),
-        run.files_edited.len(),
-        run.tests_run
-    );
+    let files =
+        format!("viewed {} · edited {} · tests {}", run.files_viewed.len(), run.files_edited.len(), run.tests_run);
     let modes = |label: &str, modes: &[String]| {
         let list = if modes.is_empty() { "-".to_string() } else { modes.join(", ") };
         Line::from(vec![
@@ -116,7 +112,10 @@ fn summary_lines(run: &ComparedRun, focused: bool, w: usize, theme: &Theme) -> V
         ])
     };
     vec![
-        Line::from(Span::styled(text::fit(&title, w), if focused { theme.title.patch(theme.selection) } else { theme.title })),
+        Line::from(Span::styled(
+            text::fit(&title, w),
+            if focused { theme.title.patch(theme.selection) } else { theme.title },
+        )),
         Line::from(vec![
             Span::styled(verdict, style),
             Span::styled(text::fit(&facts, w.saturating_sub(verdict.len())), theme.text),
@@ -163,7 +162,10 @@ fn draw_steps(frame: &mut Frame, area: Rect, view: &CompareView, columns: std::o
                     let style = if same { theme.text } else { theme.warning };
                     Line::from(vec![
                         Span::styled(format!("{:>4} ", step.index), theme.muted),
-                        Span::styled(text::fit(&format!("{:<6} {what}", super::run::kind(step)), w.saturating_sub(5)), style),
+                        Span::styled(
+                            text::fit(&format!("{:<6} {what}", super::run::kind(step)), w.saturating_sub(5)),
+                            style,
+                        ),
                     ])
                 }
             };
@@ -235,7 +237,13 @@ fn draw_patches(frame: &mut Frame, area: Rect, view: &CompareView, ctx: &mut Vie
     if let Some(file) = d.patches.get(view.file) {
         for (h, hunk) in file.hunks.iter().enumerate() {
             out.push(Line::default());
-            let style = if hunk.in_all() { theme.ok } else if hunk.count() == 1 { theme.warning } else { theme.text };
+            let style = if hunk.in_all() {
+                theme.ok
+            } else if hunk.count() == 1 {
+                theme.warning
+            } else {
+                theme.text
+            };
             let title = format!("hunk {} of {} · {}", h + 1, file.hunks.len(), who(&hunk.runs, hunk.gold, d));
             out.push(Line::from(Span::styled(text::fit(&title, w), style)));
             let key = {
