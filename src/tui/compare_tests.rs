@@ -113,6 +113,10 @@ fn divergences_and_search_matches_are_walked_with_n() {
     assert_eq!(cursor(&h), rows[1]);
     h.press("Esc G N");
     assert_eq!(cursor(&h), 0);
+    // y copies the focused run's step on the row (run 1's `pip install -e .[dev]` at row 2).
+    h.press("j j y");
+    assert!(h.ui.app.status.as_ref().is_some_and(|s| s.text.contains("sent the step's action")));
+    h.press("g");
     // Enter opens the focused run at the row's step; q comes back to the comparison.
     h.press("j j j j l Enter");
     assert_eq!(h.ui.app.screen, super::app::Screen::Run);

@@ -327,6 +327,13 @@ impl App {
                 let text = view.search.as_ref().map(|s| s.query.clone()).unwrap_or_default();
                 self.prompt = Some(Prompt { kind: PromptKind::Search, text });
             }
+            Command::Copy => {
+                let run = view.data.runs.get(view.focus);
+                let head = view.focused_step().and_then(|i| run?.steps.get(i)).map(|s| s.action_head.clone());
+                if let Some(head) = head {
+                    return self.copy("the step's action (first line)", &head);
+                }
+            }
             Command::Open => {
                 let Some(run) = view.data.runs.get(view.focus) else { return Vec::new() };
                 let id = run.summary.id;
