@@ -70,14 +70,6 @@ impl Store {
         let runs = ids.iter().map(|&id| self.run_data(id)).collect::<Result<Vec<_>, _>>()?;
         Ok(Comparison::build(runs))
     }
-
-    /// The other runs of a run's instance (for picking one to compare with), by id.
-    pub fn runs_of_instance(&self, instance: &str) -> Result<Vec<RunSummary>, StoreError> {
-        let sql = format!("{} WHERE r.instance_id = ?1 ORDER BY r.id", super::read::SUMMARY_SELECT);
-        let mut stmt = self.conn.prepare_cached(&sql)?;
-        let rows = stmt.query_map([instance], super::read::summary)?;
-        Ok(rows.collect::<Result<_, _>>()?)
-    }
 }
 
 impl Comparison {

@@ -20,10 +20,16 @@ fn ok<T, E: std::fmt::Display>(r: Result<T, E>) -> T {
 
 impl Harness {
     fn new(width: u16, height: u16) -> Harness {
+        Harness::of("", width, height)
+    }
+
+    /// The replays, or one of their folders.
+    fn of(folder: &str, width: u16, height: u16) -> Harness {
         let dir = ok(tempfile::tempdir());
         let mut store = ok(Store::open(&dir.path().join("compare.db")));
         let replays =
-            std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/corpus/swe-agent-replays"));
+            std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/corpus/swe-agent-replays"))
+                .join(folder);
         let report = pipeline::ingest(&mut store, &[replays], &Options::default(), &Silent);
         assert!(!report.has_problems(), "{:?}", report.results);
         let ctx = ViewCtx::new(Theme::default(), Keymap::default_map(), "compare.db".into());
@@ -125,4 +131,16 @@ fn divergences_and_search_matches_are_walked_with_n() {
     assert_eq!(h.ui.app.screen, super::app::Screen::Compare);
     h.press("q");
     assert_eq!(h.ui.app.screen, super::app::Screen::List);
+}
+
+#[test]
+fn a_run_alone_in_its_instance_has_nothing_to_compare_with() {
+    let mut h = Harness::of("replay__marshmallow-code__marshmallow-1867__function_calling__install-1", 80, 24);
+    h.press("c");
+    assert!(h.ui.app.picker.is_none());
+    assert!(h.screen().contains("no other run of marshmallow-code__marshmallow-1867"), "{}", h.screen());
+    // In the run view too.
+    h.press("Enter C");
+    assert!(h.ui.app.picker.is_none());
+    assert_eq!(h.ui.app.screen, super::app::Screen::Run);
 }
