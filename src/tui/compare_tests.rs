@@ -144,3 +144,23 @@ fn a_run_alone_in_its_instance_has_nothing_to_compare_with() {
     assert!(h.ui.app.picker.is_none());
     assert_eq!(h.ui.app.screen, super::app::Screen::Run);
 }
+
+/// Four runs of marshmallow-1867 (the three replays and the SWE-agent 1.0 run in the corpus): four
+/// columns at 200x50.
+#[test]
+fn four_runs_in_four_columns_at_200x50() {
+    let dir = ok(tempfile::tempdir());
+    let mut store = ok(Store::open(&dir.path().join("compare.db")));
+    let corpus = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/corpus"));
+    let paths =
+        [corpus.join("swe-agent-replays"), corpus.join("swe-agent-1.0/marshmallow-code__marshmallow-1867.traj")];
+    let report = pipeline::ingest(&mut store, &paths, &Options::default(), &Silent);
+    assert!(!report.has_problems(), "{:?}", report.results);
+    let ctx = ViewCtx::new(Theme::default(), Keymap::default_map(), "compare.db".into());
+    let mut ui = ok(Headless::open(store, ctx, 200, 50));
+    ui.load_all_runs();
+    ok(ui.press("m j m j m j m c"));
+    let view = ui.app.compare.as_ref().unwrap_or_else(|| panic!("no comparison: {}", ui.screen()));
+    assert_eq!(view.data.runs.len(), 4);
+    insta::assert_snapshot!("compare_four_200x50", ui.screen());
+}

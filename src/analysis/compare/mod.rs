@@ -3,8 +3,9 @@
 //!
 //! **The same step.** Each step is reduced to a [`Signature`]: its kind (viewed a file,
 //! searched, edited, ran tests, ran another command, submitted), the file it looked at or
-//! changed (base name: `/testbed/src/a.py` and `src/a.py` are one file), and the command word
-//! and target of its action as [`crate::analysis::brief`] reads them. Two steps are *the same*
+//! changed (base name: `/testbed/src/a.py` and `src/a.py` are one file; the tool that did it,
+//! `open`, `cat` or an editor, does not matter), or, naming no file, the command word and target
+//! of its action as [`crate::analysis::brief`] reads them. Two steps are *the same*
 //! when their signatures are equal, and *similar* when they are of one kind and name the same
 //! file, or (no file) run the same command word. Rows of the alignment pair same or similar
 //! steps; a step with no counterpart leaves a gap in the other runs' columns.
@@ -71,7 +72,7 @@ pub struct Signature {
     pub kind: Kind,
     /// The file looked at or changed (base name).
     pub file: Option<String>,
-    /// The command word (`grep`, `python`, `pytest`).
+    /// The command word (`grep`, `python`), when the step names no file.
     pub command: String,
     /// Its main argument when it is not the file (a search pattern, a script).
     pub target: Option<String>,
@@ -130,6 +131,9 @@ pub fn signature(step: &StepFacts<'_>) -> Signature {
         Kind::Search | Kind::Run => b.target.clone(),
         _ => None,
     };
+    // A file names the step: how it was viewed or edited (`open`, `cat`, `str_replace_editor`,
+    // `edit 5:6`) is the agent's tool set, not what it did.
+    let command = if file.is_some() { String::new() } else { command };
     Signature { kind, file, command, target }
 }
 

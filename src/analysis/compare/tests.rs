@@ -25,8 +25,11 @@ fn shown(rows: &[Row]) -> Vec<String> {
 fn signatures_name_the_kind_the_file_and_the_command() {
     let open = step("open src/marshmallow/fields.py 1474");
     assert_eq!((open.kind, open.file.as_deref()), (Kind::View, Some("fields.py")));
-    // Another line of the same file, another path to it: the same step.
+    // Another line of the same file, another path to it, another tool: the same step.
     assert_eq!(step("open /testbed/src/marshmallow/fields.py 10"), open);
+    assert_eq!(step("cat /testbed/src/marshmallow/fields.py"), open);
+    assert_eq!(step("str_replace_editor view /testbed/src/marshmallow/fields.py"), open);
+    assert_eq!(step("edit /r/a.py"), step("str_replace_editor str_replace /r/a.py --old_str x"));
     assert_eq!(step("cd /testbed && grep -rn TimeDelta src").kind, Kind::Search);
     assert_eq!(step("edit /r/src/a.py").file.as_deref(), Some("a.py"));
     assert_eq!(step("python -m pytest tests/test_fields.py").kind, Kind::Test);
