@@ -1,0 +1,153 @@
+//! Text as tools show it, made parseable: numbered views (`cat -n`, the editor's `view`,
+//! SWE-agent's `open`) without their numbers, single lines cut out of a file, bounded prefixes.
+
+use super::{Lang, Symbols, lang, walk};
+
+/// The longest prefix of `text` within `max` bytes, cut at a line end when there is one.
+pub(super) fn prefix(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let cut = &text[..end];
+    match cut.rfind('\n') {
+        Some(p) => &cut[..p + 1],
+        None => cut,
+    }
+}
+
+/// A view of a file with its line numbers: `text` holds the numbered lines without their
+/// numbers, `lines[i]` is the file line of `text`'s line `i + 1`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NumberedView {
+    pub text: String,
+    pub lines: Vec<usize>,
+}
+
+/// `   12\tcode` (`cat -n`, `nl`, str_replace_editor) or `12:code` (SWE-agent's `open`).
+fn numbered(line: &str) -> Option<(usize, &str)> {
+    let t = line.trim_start_matches(' ');
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || digits > 9 {
+        return None;
+    }
+    let n = t[..digits].parse().ok()?;
+    let rest = &t[digits..];
+    rest.strip_prefix('\t')
+        .or_else(|| (t.len() == line.len()).then(|| rest.strip_prefix(':')).flatten())
+        .map(|r| (n, r))
+}
+
+/// The numbered lines of a view, when most of its lines are numbered (the tool's own header
+/// and footer lines are left out); `None` for plain text.
+pub fn numbered_view(observation: &str) -> Option<NumberedView> {
+    let mut text = String::new();
+    let mut lines = Vec::new();
+    let mut other = 0usize;
+    for line in observation.lines() {
+        match numbered(line) {
+            Some((n, rest)) => {
+                text.push_str(rest);
+                text.push('\n');
+                lines.push(n);
+            }
+            None if line.trim().is_empty() => {}
+            None => other += 1,
+        }
+    }
+    (lines.len() >= 2 && lines.len() >= other).then_some(NumberedView { text, lines })
+}
+
+/// A view as source text: the numbered lines without their numbers, or the text as it is.
+pub fn strip_view(observation: &str) -> std::borrow::Cow<'_, str> {
+    match numbered_view(observation) {
+        Some(v) => std::borrow::Cow::Owned(v.text),
+        None => std::borrow::Cow::Borrowed(observation),
+    }
+}
+
+/// How much of a parse went wrong: the bytes under error nodes.
+fn error_bytes(tree: &tree_sitter::Tree) -> usize {
+    let root = tree.root_node();
+    if !root.has_error() {
+        return 0;
+    }
+    let mut cursor = root.walk();
+    let mut total = 0;
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        if n.is_error() || n.is_missing() {
+            total += n.byte_range().len().max(1);
+            continue;
+        }
+        if n.has_error() {
+            stack.extend(n.children(&mut cursor));
+        }
+    }
+    total
+}
+
+/// One line alone, or inside a function body when that parses with fewer errors (`foo(a, b);`
+/// is a statement; a Java call needs a method around it).
+pub(super) fn fragment(lang: Lang, line: &str) -> Symbols {
+    let line = prefix(line.trim(), 4096);
+    let (open, close) = match lang {
+        Lang::Python => ("def __fragment__():\n    ", "\n"),
+        Lang::Java => ("class __Fragment__ { void __fragment__() {\n", "\n} }\n"),
+        Lang::Go => ("func __fragment__() {\n", "\n}\n"),
+        Lang::Rust => ("fn __fragment__() {\n", "\n}\n"),
+        Lang::C | Lang::Cpp | Lang::TypeScript | Lang::Tsx => ("void __fragment__() {\n", "\n}\n"),
+    };
+    let wrapped = format!("{open}{line}{close}");
+    let bare = lang::parse(lang, line);
+    let inside = lang::parse(lang, &wrapped);
+    let bare_err = bare.as_ref().map_or(usize::MAX, error_bytes);
+    let inside_err = inside.as_ref().map_or(usize::MAX, error_bytes);
+    let mut symbols = match (bare, inside) {
+        (Some(b), _) if bare_err <= inside_err => walk::walk(lang, &b, line),
+        (_, Some(i)) => {
+            let mut s = walk::walk(lang, &i, &wrapped);
+            s.definitions.retain(|d| !d.name.starts_with("__fragment"));
+            s.references.retain(|r| !r.name.starts_with("__fragment") && !r.name.starts_with("__Fragment"));
+            for r in &mut s.references {
+                r.line = 1;
+            }
+            for d in &mut s.definitions {
+                d.line = 1;
+                d.end_line = 1;
+            }
+            s
+        }
+        _ => Symbols::default(),
+    };
+    symbols.definitions.retain(|d| !d.name.is_empty());
+    symbols
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbered_views_lose_their_numbers_and_keep_their_lines() {
+        let view = "Here's the result of running `cat -n` on /testbed/a.py:\n    40\tdef f(x):\n    41\t    return x\n";
+        let v = numbered_view(view).unwrap();
+        assert_eq!(v.text, "def f(x):\n    return x\n");
+        assert_eq!(v.lines, vec![40, 41]);
+        let open = "[File: /testbed/a.py (300 lines total)]\n(9 more lines above)\n10:def g():\n11:    pass\n";
+        assert_eq!(numbered_view(open).unwrap().lines, vec![10, 11]);
+        assert!(numbered_view("def f():\n    return 1\n").is_none());
+        // A file whose lines happen to start with numbers and a colon, indented: not a view.
+        assert!(numbered_view("x = {\n  1: 'a',\n  2: 'b',\n}\n").is_none());
+    }
+
+    #[test]
+    fn prefixes_end_at_a_line_and_a_char_boundary() {
+        assert_eq!(prefix("ab\ncd", 4), "ab\n");
+        assert_eq!(prefix("é", 1), "");
+        assert_eq!(prefix("abc", 10), "abc");
+    }
+}

@@ -1,0 +1,982 @@
+//! One walk over a syntax tree: definitions where a node defines a name, references where an
+//! identifier is used. What each grammar calls its nodes is in the tables of this file; the walk
+//! itself is the same for every language.
+
+use super::{DefKind, Definition, Lang, Params, RefKind, Reference, Symbols};
+use std::collections::HashSet;
+use tree_sitter::{Node, Tree};
+
+/// Longest signature kept, in characters.
+const MAX_SIGNATURE: usize = 240;
+/// Words in comments and strings shorter than this are not kept as mentions.
+const MIN_MENTION: usize = 3;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ScopeKind {
+    /// A class, struct, interface, trait, enum or impl: its functions are methods.
+    Type,
+    Function,
+    Module,
+}
+
+struct Scope {
+    parent: Option<usize>,
+    name: String,
+    kind: ScopeKind,
+}
+
+/// A definition found at a node: what the walk needs to record it.
+struct Found<'t> {
+    kind: DefKind,
+    name: String,
+    /// Scope parts written in the name itself (`Widget::resize`, a Go receiver).
+    extra_scope: Vec<String>,
+    params: Option<Node<'t>>,
+    body: Option<Node<'t>>,
+    prototype: bool,
+    /// The scope its children are in, when it opens one.
+    opens: Option<ScopeKind>,
+    /// Nodes whose identifiers name the definition (not references).
+    name_nodes: Vec<Node<'t>>,
+}
+
+struct Walker<'t> {
+    lang: Lang,
+    src: &'t str,
+    scopes: Vec<Scope>,
+    out: Symbols,
+    /// Identifier nodes already read (definition names, callees, import names).
+    consumed: HashSet<usize>,
+}
+
+pub(super) fn walk<'t>(lang: Lang, tree: &'t Tree, src: &'t str) -> Symbols {
+    let mut w = Walker { lang, src, scopes: Vec::new(), out: Symbols::default(), consumed: HashSet::new() };
+    let mut cursor = tree.walk();
+    // (node, field name in its parent, scope index in force for it and its children)
+    let mut path: Vec<(Node, Option<&'t str>, Option<usize>)> = Vec::new();
+    loop {
+        let node = cursor.node();
+        let field = cursor.field_name();
+        let scope = path.last().and_then(|p| p.2);
+        let inner = w.visit(node, field, &path, scope);
+        path.push((node, field, inner.or(scope)));
+        let skip_children = is_opaque(lang, node.kind());
+        if !skip_children && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            path.pop();
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return w.out;
+            }
+        }
+    }
+}
+
+/// Comments and strings: their words are mentions, their children are not read.
+fn is_comment_or_string(lang: Lang, kind: &str) -> bool {
+    match kind {
+        "comment" | "line_comment" | "block_comment" | "string_literal" | "raw_string_literal" | "char_literal" => true,
+        "string" | "template_string" => matches!(lang, Lang::Python | Lang::TypeScript | Lang::Tsx),
+        "interpreted_string_literal" => lang == Lang::Go,
+        "concatenated_string" => matches!(lang, Lang::Python | Lang::C | Lang::Cpp),
+        _ => false,
+    }
+}
+
+fn is_opaque(lang: Lang, kind: &str) -> bool {
+    is_comment_or_string(lang, kind)
+}
+
+fn is_identifier(kind: &str) -> bool {
+    matches!(
+        kind,
+        "identifier"
+            | "type_identifier"
+            | "field_identifier"
+            | "property_identifier"
+            | "package_identifier"
+            | "namespace_identifier"
+            | "shorthand_property_identifier"
+            | "private_property_identifier"
+            | "statement_identifier"
+    )
+}
+
+fn is_import(lang: Lang, kind: &str) -> bool {
+    match lang {
+        Lang::Python => matches!(kind, "import_statement" | "import_from_statement" | "future_import_statement"),
+        Lang::Java => kind == "import_declaration",
+        Lang::Go => kind == "import_spec",
+        Lang::C | Lang::Cpp => kind == "preproc_include",
+        Lang::Rust => matches!(kind, "use_declaration" | "extern_crate_declaration"),
+        Lang::TypeScript | Lang::Tsx => matches!(kind, "import_statement" | "import_clause" | "import_specifier"),
+    }
+}
+
+/// Fold runs of whitespace into one space.
+fn fold(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+impl<'t> Walker<'t> {
+    fn text(&self, n: Node) -> &'t str {
+        self.src.get(n.byte_range()).unwrap_or("")
+    }
+
+    fn line(n: Node) -> usize {
+        n.start_position().row + 1
+    }
+
+    fn scope_kind(&self, scope: Option<usize>) -> Option<ScopeKind> {
+        scope.map(|s| self.scopes[s].kind)
+    }
+
+    fn scope_names(&self, scope: Option<usize>) -> Vec<String> {
+        let mut names = Vec::new();
+        let mut at = scope;
+        while let Some(i) = at {
+            if !self.scopes[i].name.is_empty() {
+                names.push(self.scopes[i].name.clone());
+            }
+            at = self.scopes[i].parent;
+        }
+        names.reverse();
+        names
+    }
+
+    /// Read one node; returns the scope it opens for its children.
+    fn visit(
+        &mut self,
+        node: Node<'t>,
+        field: Option<&'t str>,
+        path: &[(Node<'t>, Option<&'t str>, Option<usize>)],
+        scope: Option<usize>,
+    ) -> Option<usize> {
+        let kind = node.kind();
+        if node.is_missing() {
+            return None;
+        }
+        if is_comment_or_string(self.lang, kind) {
+            if !path.iter().any(|(p, _, _)| is_import(self.lang, p.kind())) {
+                self.mentions(node);
+            }
+            return None;
+        }
+        if let Some(found) = self.definition(node, path, scope) {
+            return self.record(node, found, scope);
+        }
+        if let Some(scope_name) = self.anonymous_scope(node) {
+            self.scopes.push(Scope { parent: scope, name: scope_name, kind: ScopeKind::Type });
+            return Some(self.scopes.len() - 1);
+        }
+        self.call(node);
+        self.import_path(node);
+        if is_identifier(kind) && !self.consumed.contains(&node.id()) {
+            self.identifier(node, field, path);
+        }
+        None
+    }
+
+    fn record(&mut self, node: Node<'t>, found: Found<'t>, scope: Option<usize>) -> Option<usize> {
+        for n in &found.name_nodes {
+            self.consumed.insert(n.id());
+        }
+        let mut parts = self.scope_names(scope);
+        parts.extend(found.extra_scope.iter().cloned());
+        parts.push(found.name.clone());
+        let qualified = parts.join(self.lang.separator());
+        let head_end = found.body.map_or(node.end_byte(), |b| b.start_byte());
+        let head = self.src.get(node.start_byte()..head_end).unwrap_or("");
+        let mut signature = fold(strip_annotations(head));
+        signature = signature.trim_end_matches(['{', ':', ';', '=', ' ']).trim_end_matches("=>").trim_end().to_string();
+        if signature.chars().count() > MAX_SIGNATURE {
+            signature = signature.chars().take(MAX_SIGNATURE).collect::<String>() + "…";
+        }
+        let in_type = self.scope_kind(scope) == Some(ScopeKind::Type) || !found.extra_scope.is_empty();
+        let params = found.params.map(|p| self.params(p, found.kind == DefKind::Method || in_type, node));
+        self.out.definitions.push(Definition {
+            kind: found.kind,
+            name: found.name.clone(),
+            qualified,
+            signature,
+            params,
+            prototype: found.prototype,
+            line: Self::line(node),
+            end_line: node.end_position().row + 1,
+        });
+        let opens = found.opens?;
+        let mut parent = scope;
+        for s in found.extra_scope {
+            self.scopes.push(Scope { parent, name: s, kind: ScopeKind::Type });
+            parent = Some(self.scopes.len() - 1);
+        }
+        self.scopes.push(Scope { parent, name: found.name, kind: opens });
+        Some(self.scopes.len() - 1)
+    }
+
+    /// Scopes that define nothing themselves: a Rust `impl T`.
+    fn anonymous_scope(&mut self, node: Node<'t>) -> Option<String> {
+        if self.lang == Lang::Rust && node.kind() == "impl_item" {
+            let ty = node.child_by_field_name("type")?;
+            return Some(self.type_name(ty));
+        }
+        None
+    }
+
+    /// The plain name of a type node (`Vec<T>` → `Vec`, `*Reader` → `Reader`, `a::B` → `B`).
+    fn type_name(&self, ty: Node) -> String {
+        let mut n = ty;
+        while matches!(
+            n.kind(),
+            "generic_type" | "pointer_type" | "reference_type" | "scoped_type_identifier" | "qualified_type"
+        ) {
+            let next = n
+                .child_by_field_name("type")
+                .or_else(|| n.child_by_field_name("name"))
+                .or_else(|| n.named_child(n.named_child_count().saturating_sub(1) as u32));
+            match next {
+                Some(x) if x.id() != n.id() => n = x,
+                _ => break,
+            }
+        }
+        self.text(n).trim_start_matches(['*', '&']).trim().to_string()
+    }
+
+    fn definition(
+        &mut self,
+        node: Node<'t>,
+        path: &[(Node<'t>, Option<&'t str>, Option<usize>)],
+        scope: Option<usize>,
+    ) -> Option<Found<'t>> {
+        let kind = node.kind();
+        let name_field = |n: Node<'t>| n.child_by_field_name("name");
+        let in_type = self.scope_kind(scope) == Some(ScopeKind::Type);
+        let simple = |this: &Self, k: DefKind, opens: Option<ScopeKind>| -> Option<Found<'t>> {
+            let name = name_field(node)?;
+            Some(Found {
+                kind: k,
+                name: this.text(name).to_string(),
+                extra_scope: Vec::new(),
+                params: node.child_by_field_name("parameters"),
+                body: node.child_by_field_name("body"),
+                prototype: node.child_by_field_name("body").is_none(),
+                opens,
+                name_nodes: vec![name],
+            })
+        };
+        let func = if in_type { DefKind::Method } else { DefKind::Function };
+        let parent_kind = |up: usize| path.len().checked_sub(up).map(|i| path[i].0.kind());
+        match (self.lang, kind) {
+            // Python
+            (Lang::Python, "function_definition") => simple(self, func, Some(ScopeKind::Function)),
+            (Lang::Python, "class_definition") => simple(self, DefKind::Class, Some(ScopeKind::Type)),
+            (Lang::Python, "assignment") => {
+                let left = node.child_by_field_name("left").filter(|l| l.kind() == "identifier")?;
+                let at_module = parent_kind(1) == Some("expression_statement") && parent_kind(2) == Some("module");
+                let in_class = parent_kind(1) == Some("expression_statement")
+                    && parent_kind(2) == Some("block")
+                    && parent_kind(3) == Some("class_definition");
+                let k = if at_module {
+                    DefKind::Constant
+                } else if in_class {
+                    DefKind::Field
+                } else {
+                    return None;
+                };
+                Some(self.named(k, left, node))
+            }
+            // Java
+            (Lang::Java, "class_declaration" | "record_declaration") => {
+                simple(self, DefKind::Class, Some(ScopeKind::Type))
+            }
+            (Lang::Java, "interface_declaration" | "annotation_type_declaration") => {
+                simple(self, DefKind::Interface, Some(ScopeKind::Type))
+            }
+            (Lang::Java, "enum_declaration") => simple(self, DefKind::Enum, Some(ScopeKind::Type)),
+            (Lang::Java, "method_declaration" | "constructor_declaration" | "compact_constructor_declaration") => {
+                simple(self, DefKind::Method, Some(ScopeKind::Function))
+            }
+            (Lang::Java, "variable_declarator")
+                if matches!(parent_kind(1), Some("field_declaration" | "constant_declaration")) =>
+            {
+                let name = name_field(node)?;
+                let constant = parent_kind(1) == Some("constant_declaration") || {
+                    let decl = path[path.len() - 1].0;
+                    let mods = decl.named_child(0).filter(|m| m.kind() == "modifiers").map(|m| self.text(m));
+                    mods.is_some_and(|m| m.contains("static") && m.contains("final"))
+                };
+                let decl = path[path.len() - 1].0;
+                Some(self.named(if constant { DefKind::Constant } else { DefKind::Field }, name, decl))
+            }
+            (Lang::Java, "enum_constant") => simple(self, DefKind::Constant, None),
+            (Lang::Java, "package_declaration") => {
+                let n = node.named_child(0)?;
+                Some(self.named(DefKind::Module, n, node))
+            }
+            // Go
+            (Lang::Go, "function_declaration") => simple(self, DefKind::Function, Some(ScopeKind::Function)),
+            (Lang::Go, "method_declaration") => {
+                let mut f = simple(self, DefKind::Method, Some(ScopeKind::Function))?;
+                let receiver = node.child_by_field_name("receiver").and_then(|r| r.named_child(0));
+                if let Some(ty) = receiver.and_then(|p| p.child_by_field_name("type")) {
+                    f.extra_scope.push(self.type_name(ty));
+                }
+                Some(f)
+            }
+            (Lang::Go, "type_spec") => {
+                let k = match node.child_by_field_name("type").map(|t| t.kind()) {
+                    Some("struct_type") => DefKind::Struct,
+                    Some("interface_type") => DefKind::Interface,
+                    _ => DefKind::TypeAlias,
+                };
+                let mut f = simple(self, k, Some(ScopeKind::Type))?;
+                f.params = None;
+                f.body = node.child_by_field_name("type");
+                f.prototype = false;
+                Some(f)
+            }
+            (Lang::Go, "type_alias") => {
+                let mut f = simple(self, DefKind::TypeAlias, None)?;
+                f.prototype = false;
+                Some(f)
+            }
+            (Lang::Go, "method_elem" | "method_spec") => simple(self, DefKind::Method, None),
+            (Lang::Go, "field_declaration" | "const_spec") | (Lang::Go, "var_spec")
+                if kind != "var_spec" || parent_kind(2) == Some("source_file") =>
+            {
+                // Several names may share one declaration (`a, b int`): the first is recorded here,
+                // the others by `identifier` below.
+                let k = if kind == "field_declaration" { DefKind::Field } else { DefKind::Constant };
+                let names: Vec<Node<'t>> = {
+                    let mut c = node.walk();
+                    node.children_by_field_name("name", &mut c).collect()
+                };
+                let first = *names.first()?;
+                for other in &names[1..] {
+                    let f = self.named(k, *other, node);
+                    self.record(node, f, scope);
+                }
+                Some(self.named(k, first, node))
+            }
+            (Lang::Go, "package_clause") => {
+                let n = node.named_child(0)?;
+                Some(self.named(DefKind::Module, n, node))
+            }
+            // C and C++
+            (Lang::C | Lang::Cpp, "function_definition") => {
+                let decl = function_declarator(node.child_by_field_name("declarator")?)?;
+                let mut f = self.c_function(decl, in_type)?;
+                f.body = node.child_by_field_name("body");
+                f.prototype = false;
+                f.opens = Some(ScopeKind::Function);
+                Some(f)
+            }
+            (Lang::C | Lang::Cpp, "declaration" | "field_declaration") => {
+                let declarator = node.child_by_field_name("declarator")?;
+                if let Some(decl) = function_declarator(declarator) {
+                    let inside_function = path.iter().any(|(p, _, _)| p.kind() == "compound_statement");
+                    if inside_function {
+                        return None;
+                    }
+                    let mut f = self.c_function(decl, in_type)?;
+                    f.prototype = true;
+                    return Some(f);
+                }
+                if kind == "field_declaration" {
+                    let name = innermost_name(declarator)?;
+                    return Some(self.named(DefKind::Field, name, node));
+                }
+                None
+            }
+            (Lang::C | Lang::Cpp, "struct_specifier" | "union_specifier" | "class_specifier")
+                if node.child_by_field_name("body").is_some() =>
+            {
+                let k = if kind == "class_specifier" { DefKind::Class } else { DefKind::Struct };
+                let mut f = simple(self, k, Some(ScopeKind::Type))?;
+                f.prototype = false;
+                Some(f)
+            }
+            (Lang::C | Lang::Cpp, "enum_specifier") if node.child_by_field_name("body").is_some() => {
+                let mut f = simple(self, DefKind::Enum, None)?;
+                f.prototype = false;
+                Some(f)
+            }
+            (Lang::C | Lang::Cpp, "enumerator") => simple(self, DefKind::Constant, None),
+            (Lang::C | Lang::Cpp, "type_definition") => {
+                let name = node.child_by_field_name("declarator").and_then(innermost_name)?;
+                Some(self.named(DefKind::TypeAlias, name, node))
+            }
+            (Lang::Cpp, "alias_declaration") => simple(self, DefKind::TypeAlias, None).map(|mut f| {
+                f.prototype = false;
+                f
+            }),
+            (Lang::Cpp, "namespace_definition") => {
+                let mut f = simple(self, DefKind::Module, Some(ScopeKind::Module))?;
+                f.prototype = false;
+                Some(f)
+            }
+            (Lang::C | Lang::Cpp, "preproc_def") => simple(self, DefKind::Constant, None).map(|mut f| {
+                f.prototype = false;
+                f
+            }),
+            (Lang::C | Lang::Cpp, "preproc_function_def") => {
+                let mut f = simple(self, DefKind::Macro, None)?;
+                f.prototype = false;
+                f.body = node.child_by_field_name("value");
+                Some(f)
+            }
+            // Rust
+            (Lang::Rust, "function_item") => simple(self, func, Some(ScopeKind::Function)),
+            (Lang::Rust, "function_signature_item") => simple(self, DefKind::Method, None),
+            (Lang::Rust, "struct_item" | "union_item") => {
+                simple(self, DefKind::Struct, Some(ScopeKind::Type)).map(|f| Found { prototype: false, ..f })
+            }
+            (Lang::Rust, "enum_item") => {
+                simple(self, DefKind::Enum, Some(ScopeKind::Type)).map(|f| Found { prototype: false, ..f })
+            }
+            (Lang::Rust, "trait_item") => {
+                simple(self, DefKind::Trait, Some(ScopeKind::Type)).map(|f| Found { prototype: false, ..f })
+            }
+            (Lang::Rust, "mod_item") => {
+                simple(self, DefKind::Module, Some(ScopeKind::Module)).map(|f| Found { prototype: false, ..f })
+            }
+            (Lang::Rust, "field_declaration") => simple(self, DefKind::Field, None).map(no_proto),
+            (Lang::Rust, "enum_variant") => simple(self, DefKind::Constant, None).map(no_proto),
+            (Lang::Rust, "type_item" | "associated_type") => simple(self, DefKind::TypeAlias, None).map(no_proto),
+            (Lang::Rust, "const_item" | "static_item") => simple(self, DefKind::Constant, None).map(no_proto),
+            (Lang::Rust, "macro_definition") => simple(self, DefKind::Macro, None).map(no_proto),
+            // TypeScript
+            (Lang::TypeScript | Lang::Tsx, "function_declaration" | "generator_function_declaration") => {
+                simple(self, DefKind::Function, Some(ScopeKind::Function))
+            }
+            (Lang::TypeScript | Lang::Tsx, "function_signature") => simple(self, DefKind::Function, None),
+            (Lang::TypeScript | Lang::Tsx, "class_declaration" | "abstract_class_declaration") => {
+                simple(self, DefKind::Class, Some(ScopeKind::Type)).map(no_proto)
+            }
+            (Lang::TypeScript | Lang::Tsx, "interface_declaration") => {
+                simple(self, DefKind::Interface, Some(ScopeKind::Type)).map(no_proto)
+            }
+            (Lang::TypeScript | Lang::Tsx, "method_definition") => {
+                simple(self, DefKind::Method, Some(ScopeKind::Function))
+            }
+            (Lang::TypeScript | Lang::Tsx, "method_signature" | "abstract_method_signature") => {
+                simple(self, DefKind::Method, None)
+            }
+            (Lang::TypeScript | Lang::Tsx, "public_field_definition" | "property_signature") => {
+                simple(self, DefKind::Field, None).map(no_proto)
+            }
+            (Lang::TypeScript | Lang::Tsx, "type_alias_declaration") => {
+                simple(self, DefKind::TypeAlias, None).map(no_proto)
+            }
+            (Lang::TypeScript | Lang::Tsx, "enum_declaration") => simple(self, DefKind::Enum, None).map(no_proto),
+            (Lang::TypeScript | Lang::Tsx, "internal_module" | "module") => {
+                simple(self, DefKind::Module, Some(ScopeKind::Module)).map(no_proto)
+            }
+            (Lang::TypeScript | Lang::Tsx, "variable_declarator") => {
+                let top = matches!(parent_kind(1), Some("lexical_declaration" | "variable_declaration"))
+                    && matches!(parent_kind(2), Some("program" | "export_statement" | "statement_block"))
+                    && (parent_kind(2) != Some("statement_block") || parent_kind(3) == Some("internal_module"));
+                let name = name_field(node).filter(|n| n.kind() == "identifier")?;
+                if !top {
+                    return None;
+                }
+                let value = node.child_by_field_name("value");
+                let is_fn =
+                    value.is_some_and(|v| matches!(v.kind(), "arrow_function" | "function_expression" | "function"));
+                let mut f = self.named(if is_fn { DefKind::Function } else { DefKind::Constant }, name, node);
+                if is_fn {
+                    f.params = value.and_then(|v| v.child_by_field_name("parameters"));
+                    f.body = value.and_then(|v| v.child_by_field_name("body"));
+                    f.opens = Some(ScopeKind::Function);
+                }
+                Some(f)
+            }
+            _ => None,
+        }
+    }
+
+    /// A definition named by one node, with no parameters and no scope of its own.
+    fn named(&self, kind: DefKind, name: Node<'t>, _at: Node<'t>) -> Found<'t> {
+        Found {
+            kind,
+            name: self.text(name).to_string(),
+            extra_scope: Vec::new(),
+            params: None,
+            body: None,
+            prototype: false,
+            opens: None,
+            name_nodes: vec![name],
+        }
+    }
+
+    /// A C/C++ function from its `function_declarator`: the name, a `Type::` scope written in
+    /// it, the parameters.
+    fn c_function(&self, decl: Node<'t>, in_type: bool) -> Option<Found<'t>> {
+        let d = decl.child_by_field_name("declarator")?;
+        let mut extra_scope = Vec::new();
+        let mut name_node = d;
+        let mut n = d;
+        while n.kind() == "qualified_identifier" {
+            if let Some(s) = n.child_by_field_name("scope") {
+                extra_scope.push(self.type_name(s));
+            }
+            match n.child_by_field_name("name") {
+                Some(x) => n = x,
+                None => break,
+            }
+        }
+        if matches!(
+            n.kind(),
+            "identifier" | "field_identifier" | "destructor_name" | "operator_name" | "template_function"
+        ) {
+            name_node = n;
+        }
+        let name = match name_node.kind() {
+            "template_function" => name_node.child_by_field_name("name").map(|x| self.text(x)).unwrap_or(""),
+            _ => self.text(name_node),
+        };
+        if name.is_empty() {
+            return None;
+        }
+        let kind = if in_type || !extra_scope.is_empty() { DefKind::Method } else { DefKind::Function };
+        Some(Found {
+            kind,
+            name: name.to_string(),
+            extra_scope,
+            params: decl.child_by_field_name("parameters"),
+            body: None,
+            prototype: false,
+            opens: None,
+            name_nodes: vec![name_node, n, d],
+        })
+    }
+
+    /// The parameters of a callable. `method`: a leading `self`/`cls` (Python) is the receiver,
+    /// not an argument.
+    fn params(&self, list: Node<'t>, method: bool, def: Node<'t>) -> Params {
+        let mut out = Params { list: Vec::new(), min: 0, max: Some(0) };
+        let mut cursor = list.walk();
+        let children: Vec<Node<'t>> =
+            list.named_children(&mut cursor).filter(|c| !c.kind().contains("comment")).collect();
+        let static_method = self.lang == Lang::Python && {
+            let decorated = def.parent().filter(|p| p.kind() == "decorated_definition");
+            decorated.is_some_and(|d| self.text(d).lines().any(|l| l.trim_start().starts_with("@staticmethod")))
+        };
+        let add = |out: &mut Params, text: String, required: bool, variadic: bool| {
+            out.list.push(text);
+            if variadic {
+                out.max = None;
+            } else {
+                if required {
+                    out.min += 1;
+                }
+                out.max = out.max.map(|m| m + 1);
+            }
+        };
+        for (i, p) in children.iter().enumerate() {
+            let kind = p.kind();
+            let text = fold(self.text(*p));
+            match (self.lang, kind) {
+                (Lang::Python, "identifier" | "typed_parameter")
+                    if i == 0
+                        && method
+                        && !static_method
+                        && matches!(text.split(':').next().map(str::trim), Some("self" | "cls")) => {}
+                (Lang::Python, "identifier" | "typed_parameter") => add(&mut out, text, true, false),
+                (Lang::Python, "default_parameter" | "typed_default_parameter") => add(&mut out, text, false, false),
+                (Lang::Python, "list_splat_pattern" | "dictionary_splat_pattern") => add(&mut out, text, false, true),
+                (Lang::Python, _) => {}
+                (Lang::Java, "formal_parameter") => {
+                    let ty = p.child_by_field_name("type").map(|t| fold(self.text(t))).unwrap_or(text);
+                    add(&mut out, ty, true, false)
+                }
+                (Lang::Java, "spread_parameter") => add(&mut out, text, false, true),
+                (Lang::Java, _) => {}
+                (Lang::Go, "parameter_declaration") => {
+                    let ty = p.child_by_field_name("type").map(|t| fold(self.text(t))).unwrap_or_default();
+                    let mut c = p.walk();
+                    let names = p.children_by_field_name("name", &mut c).count().max(1);
+                    for _ in 0..names {
+                        add(&mut out, ty.clone(), true, false);
+                    }
+                }
+                (Lang::Go, "variadic_parameter_declaration") => add(&mut out, text, false, true),
+                (Lang::Go, _) => {}
+                (Lang::C | Lang::Cpp, "parameter_declaration") => {
+                    let void = children.len() == 1 && p.child_by_field_name("declarator").is_none() && text == "void";
+                    if !void {
+                        add(&mut out, self.c_param_type(*p), true, false);
+                    }
+                }
+                (Lang::C | Lang::Cpp, "optional_parameter_declaration") => {
+                    add(&mut out, self.c_param_type(*p), false, false)
+                }
+                (Lang::C | Lang::Cpp, "variadic_parameter" | "variadic_parameter_declaration") => {
+                    add(&mut out, text, false, true)
+                }
+                (Lang::C | Lang::Cpp, "identifier") => add(&mut out, text, true, false), // macro parameters
+                (Lang::C | Lang::Cpp, _) if self.text(*p) == "..." => add(&mut out, text, false, true),
+                (Lang::C | Lang::Cpp, _) => {}
+                (Lang::Rust, "parameter") => {
+                    let ty = p.child_by_field_name("type").map(|t| fold(self.text(t))).unwrap_or(text);
+                    add(&mut out, ty, true, false)
+                }
+                (Lang::Rust, "variadic_parameter") => add(&mut out, text, false, true),
+                (Lang::Rust, _) => {}
+                (Lang::TypeScript | Lang::Tsx, "required_parameter") => {
+                    let rest = p.child_by_field_name("pattern").is_some_and(|x| x.kind() == "rest_pattern");
+                    let optional = p.child_by_field_name("value").is_some();
+                    let is_this = p.child_by_field_name("pattern").is_some_and(|x| x.kind() == "this");
+                    if !is_this {
+                        add(&mut out, text, !optional && !rest, rest)
+                    }
+                }
+                (Lang::TypeScript | Lang::Tsx, "optional_parameter") => add(&mut out, text, false, false),
+                (Lang::TypeScript | Lang::Tsx, _) => {}
+            }
+        }
+        // Python's `(a, *, b)`: a bare `*` is a keyword_separator, not a parameter.
+        out
+    }
+
+    /// A C/C++ parameter's type: its text without the parameter's own name (`const char *buf` →
+    /// `const char *`), so a prototype and its definition compare.
+    fn c_param_type(&self, p: Node<'t>) -> String {
+        let full = self.text(p);
+        let Some(name) = p.child_by_field_name("declarator").and_then(innermost_name) else { return fold(full) };
+        let start = name.start_byte().saturating_sub(p.start_byte());
+        let end = name.end_byte().saturating_sub(p.start_byte());
+        let without = format!("{}{}", full.get(..start).unwrap_or(""), full.get(end..).unwrap_or(""));
+        let without = match p.child_by_field_name("default_value") {
+            Some(_) => without.split('=').next().unwrap_or("").to_string(),
+            None => without,
+        };
+        fold(&without).replace(" *", "*").replace(" &", "&").replace(" [", "[")
+    }
+
+    /// Imports named by a string: a C/C++ `#include "x.h"` (the file name) and a Go import path
+    /// (its last part, the package name).
+    fn import_path(&mut self, node: Node<'t>) {
+        let path = match (self.lang, node.kind()) {
+            (Lang::C | Lang::Cpp, "preproc_include") | (Lang::Go, "import_spec") => node.child_by_field_name("path"),
+            _ => None,
+        };
+        let Some(p) = path else { return };
+        let text = self.text(p).trim_matches(['"', '<', '>', '`']);
+        let name = if self.lang == Lang::Go { text.rsplit('/').next().unwrap_or(text) } else { text };
+        if !name.is_empty() {
+            self.out.references.push(Reference {
+                name: name.to_string(),
+                kind: RefKind::Import,
+                line: Self::line(node),
+                qualified: false,
+                args: None,
+            });
+        }
+    }
+
+    /// A call: its callee and argument count.
+    fn call(&mut self, node: Node<'t>) {
+        let kind = node.kind();
+        let (callee, args) = match (self.lang, kind) {
+            (Lang::Python, "call") => (node.child_by_field_name("function"), node.child_by_field_name("arguments")),
+            (Lang::Java, "method_invocation") => (Some(node), node.child_by_field_name("arguments")),
+            (Lang::Java, "object_creation_expression") => {
+                (node.child_by_field_name("type"), node.child_by_field_name("arguments"))
+            }
+            (Lang::Go | Lang::C | Lang::Cpp | Lang::Rust | Lang::TypeScript | Lang::Tsx, "call_expression") => {
+                (node.child_by_field_name("function"), node.child_by_field_name("arguments"))
+            }
+            (Lang::Cpp, "new_expression") => (node.child_by_field_name("type"), node.child_by_field_name("arguments")),
+            (Lang::TypeScript | Lang::Tsx, "new_expression") => {
+                (node.child_by_field_name("constructor"), node.child_by_field_name("arguments"))
+            }
+            (Lang::Rust, "macro_invocation") => (node.child_by_field_name("macro"), None),
+            _ => return,
+        };
+        let Some(callee) = callee else { return };
+        let (name, qualified) = if kind == "method_invocation" {
+            (node.child_by_field_name("name"), node.child_by_field_name("object").is_some())
+        } else {
+            self.callee_name(callee)
+        };
+        let Some(name) = name else { return };
+        self.consumed.insert(name.id());
+        let count = args.and_then(|a| self.argument_count(a));
+        let args = if kind == "macro_invocation" { None } else { count };
+        self.out.references.push(Reference {
+            name: self.text(name).to_string(),
+            kind: RefKind::Call,
+            line: Self::line(node),
+            qualified,
+            args,
+        });
+    }
+
+    /// The name node a callee expression ends in, and whether a receiver or scope led to it.
+    fn callee_name(&self, callee: Node<'t>) -> (Option<Node<'t>>, bool) {
+        let mut n = callee;
+        let mut qualified = false;
+        for _ in 0..8 {
+            let next = match n.kind() {
+                "identifier" | "type_identifier" | "field_identifier" | "property_identifier" => {
+                    return (Some(n), qualified);
+                }
+                "attribute" => n.child_by_field_name("attribute"),
+                "selector_expression" => n.child_by_field_name("field"),
+                "field_expression" => n.child_by_field_name("field"),
+                "member_expression" => n.child_by_field_name("property"),
+                "scoped_identifier" | "qualified_identifier" | "scoped_type_identifier" => {
+                    n.child_by_field_name("name")
+                }
+                "generic_function" => {
+                    qualified = false;
+                    n.child_by_field_name("function")
+                }
+                "template_function" | "generic_type" => n.child_by_field_name("name").or_else(|| n.named_child(0)),
+                "parenthesized_expression" => n.named_child(0),
+                _ => None,
+            };
+            if matches!(
+                n.kind(),
+                "attribute"
+                    | "selector_expression"
+                    | "field_expression"
+                    | "member_expression"
+                    | "scoped_identifier"
+                    | "qualified_identifier"
+                    | "scoped_type_identifier"
+            ) {
+                qualified = true;
+            }
+            match next {
+                Some(x) => n = x,
+                None => return (None, qualified),
+            }
+        }
+        (None, qualified)
+    }
+
+    /// Arguments passed, or `None` when a spread hides how many.
+    fn argument_count(&self, args: Node<'t>) -> Option<usize> {
+        if args.kind() == "generator_expression" {
+            return Some(1);
+        }
+        let mut cursor = args.walk();
+        let mut n = 0;
+        for c in args.children(&mut cursor) {
+            match c.kind() {
+                "list_splat" | "dictionary_splat" | "spread_element" | "variadic_argument" | "..." => return None,
+                k if k.contains("comment") => {}
+                _ if c.is_named() => n += 1,
+                _ => {}
+            }
+        }
+        Some(n)
+    }
+
+    fn identifier(
+        &mut self,
+        node: Node<'t>,
+        field: Option<&'t str>,
+        path: &[(Node<'t>, Option<&'t str>, Option<usize>)],
+    ) {
+        let Some(&(parent, _, _)) = path.last() else { return };
+        let pk = parent.kind();
+        let in_import = path.iter().any(|(p, _, _)| is_import(self.lang, p.kind()));
+        if in_import {
+            if field != Some("alias") {
+                self.push(node, RefKind::Import, false);
+            }
+            return;
+        }
+        if self.binding(pk, field, path) {
+            return;
+        }
+        let member = matches!(
+            (pk, field),
+            ("attribute", Some("attribute"))
+                | ("field_access", Some("field"))
+                | ("selector_expression", Some("field"))
+                | ("field_expression", Some("field"))
+                | ("member_expression", Some("property"))
+                | ("scoped_identifier" | "qualified_identifier", Some("name"))
+                | ("method_reference", _)
+        ) && !(pk == "method_reference" && node.prev_sibling().is_none());
+        let kind = if member {
+            RefKind::Member
+        } else if node.kind() == "type_identifier"
+            || (self.lang == Lang::Python && path.iter().rev().take(4).any(|(p, _, _)| p.kind() == "type"))
+        {
+            RefKind::Type
+        } else {
+            RefKind::Name
+        };
+        self.push(node, kind, member);
+    }
+
+    /// Identifiers that bind a local name (parameters, assignment targets, keyword argument
+    /// names): neither definitions of interest nor uses.
+    fn binding(&self, pk: &str, field: Option<&str>, path: &[(Node<'t>, Option<&'t str>, Option<usize>)]) -> bool {
+        match self.lang {
+            Lang::Python => {
+                matches!(
+                    (pk, field),
+                    ("parameters" | "lambda_parameters" | "list_splat_pattern" | "dictionary_splat_pattern", _)
+                        | ("default_parameter" | "typed_default_parameter" | "keyword_argument", Some("name"))
+                        | ("assignment" | "augmented_assignment" | "for_statement" | "for_in_clause", Some("left"))
+                        | ("as_pattern_target" | "global_statement" | "nonlocal_statement", _)
+                        | ("pattern_list" | "tuple_pattern", _)
+                ) || (pk == "typed_parameter" && field.is_none() && path.len() > 1)
+            }
+            Lang::Java => matches!(
+                (pk, field),
+                (
+                    "formal_parameter" | "variable_declarator" | "catch_formal_parameter" | "lambda_expression",
+                    Some("name") | Some("parameters")
+                ) | ("inferred_parameters", _)
+            ),
+            Lang::Go => {
+                matches!(
+                    (pk, field),
+                    (
+                        "parameter_declaration" | "variadic_parameter_declaration" | "var_spec" | "const_spec",
+                        Some("name")
+                    ) | ("range_clause", Some("left"))
+                ) || (pk == "expression_list"
+                    && path.last().is_some_and(|p| p.1 == Some("left"))
+                    && path.len() >= 2
+                    && path[path.len() - 2].0.kind() == "short_var_declaration")
+            }
+            Lang::C | Lang::Cpp => matches!(
+                (pk, field),
+                (
+                    "parameter_declaration" | "optional_parameter_declaration" | "init_declarator" | "declaration",
+                    Some("declarator") | Some("name")
+                ) | ("pointer_declarator" | "array_declarator" | "reference_declarator", _)
+                    | ("preproc_params", _)
+            ),
+            Lang::Rust => matches!(
+                (pk, field),
+                ("parameter" | "let_declaration" | "closure_parameters" | "for_expression", Some("pattern"))
+                    | ("closure_parameters", _)
+                    | ("tuple_pattern" | "struct_pattern" | "tuple_struct_pattern" | "field_pattern", _)
+            ),
+            Lang::TypeScript | Lang::Tsx => matches!(
+                (pk, field),
+                ("required_parameter" | "optional_parameter" | "variable_declarator", Some("pattern") | Some("name"))
+                    | (
+                        "rest_pattern" | "shorthand_property_identifier_pattern" | "object_pattern" | "array_pattern",
+                        _
+                    )
+            ),
+        }
+    }
+
+    fn push(&mut self, node: Node<'t>, kind: RefKind, qualified: bool) {
+        let name = self.text(node);
+        if name.is_empty() {
+            return;
+        }
+        let name = match self.lang {
+            Lang::C | Lang::Cpp if kind == RefKind::Import => name.trim_matches(['"', '<', '>']),
+            _ => name,
+        };
+        self.out.references.push(Reference {
+            name: name.to_string(),
+            kind,
+            line: Self::line(node),
+            qualified,
+            args: None,
+        });
+    }
+
+    /// Words of a comment or string, once per line: a docstring or help text naming a symbol.
+    fn mentions(&mut self, node: Node<'t>) {
+        let text = self.text(node);
+        let first = Self::line(node);
+        // C/C++ `#include "x.h"` paths are strings too, but imports: read above.
+        for (i, line) in text.lines().enumerate() {
+            let mut seen: Vec<&str> = Vec::new();
+            for word in line.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+                let ok =
+                    word.len() >= MIN_MENTION && word.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_');
+                if ok && !seen.contains(&word) {
+                    seen.push(word);
+                    self.out.references.push(Reference {
+                        name: word.to_string(),
+                        kind: RefKind::Mention,
+                        line: first + i,
+                        qualified: false,
+                        args: None,
+                    });
+                }
+            }
+        }
+    }
+}
+
+fn no_proto(f: Found<'_>) -> Found<'_> {
+    Found { prototype: false, ..f }
+}
+
+/// A C/C++ declarator's `function_declarator`, through pointers and references (`int *f(void)`).
+fn function_declarator(mut n: Node<'_>) -> Option<Node<'_>> {
+    for _ in 0..8 {
+        match n.kind() {
+            "function_declarator" => return Some(n),
+            "pointer_declarator" | "reference_declarator" | "parenthesized_declarator" | "attributed_declarator" => {
+                n = n
+                    .child_by_field_name("declarator")
+                    .or_else(|| n.named_child(n.named_child_count().saturating_sub(1) as u32))?;
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The identifier a C/C++ declarator names (`*buf[3]` → `buf`).
+fn innermost_name(mut n: Node<'_>) -> Option<Node<'_>> {
+    for _ in 0..8 {
+        if matches!(n.kind(), "identifier" | "field_identifier" | "type_identifier") {
+            return Some(n);
+        }
+        n = n.child_by_field_name("declarator").or_else(|| n.named_child(0))?;
+    }
+    None
+}
+
+/// A head without its leading annotations and decorators (`@Override public void f()` →
+/// `public void f()`).
+fn strip_annotations(head: &str) -> &str {
+    let mut h = head.trim_start();
+    while let Some(rest) = h.strip_prefix('@') {
+        let name_end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.')).unwrap_or(rest.len());
+        let mut after = &rest[name_end..];
+        if after.starts_with('(') {
+            let mut depth = 0usize;
+            let mut end = after.len();
+            for (i, c) in after.char_indices() {
+                match c {
+                    '(' => depth += 1,
+                    ')' => {
+                        depth = depth.saturating_sub(1);
+                        if depth == 0 {
+                            end = i + 1;
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            after = &after[end..];
+        }
+        h = after.trim_start();
+    }
+    h
+}
