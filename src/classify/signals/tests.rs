@@ -162,7 +162,11 @@ fn a_rename_left_in_files_the_agent_never_changed_is_stale_and_only_those() {
     assert_eq!(s.stale.len(), 1);
     let st = &s.stale[0];
     assert_eq!((st.identifier.as_str(), st.renamed_to.as_deref()), ("old_name", Some("new_name")));
-    assert_eq!(st.seen_in, vec![Sighting { path: "src/models.py".into(), step: 0 }], "views.py was changed");
+    assert_eq!(
+        st.seen_in,
+        vec![Sighting { path: "src/models.py".into(), step: 0, how: "import".into() }],
+        "views.py was changed"
+    );
     assert_eq!(fired(&s, Rule::StaleIdentifier), Some(0.75));
 }
 
