@@ -2,10 +2,6 @@
 
 use super::*;
 
-fn defs(lang: Lang, src: &str) -> Vec<(DefKind, String, String)> {
-    extract(lang, src).definitions.into_iter().map(|d| (d.kind, d.qualified, d.signature)).collect()
-}
-
 fn def<'a>(s: &'a Symbols, qualified: &str) -> &'a Definition {
     s.definitions
         .iter()

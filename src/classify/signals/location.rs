@@ -8,7 +8,8 @@ use crate::analysis::symbols::{self, Lang};
 
 /// Where one gold file's hunks sit (`["QuerySet", "filter"]`), whether the agent's changes to
 /// the file reached each (the same definition, or one inside the other: a hunk header may name
-/// only the class), and the first step that showed its definition.
+/// only the class; unknown when the agent's diff of the file is), and the first step that showed
+/// its definition.
 pub(super) fn gold_functions(
     path: &str,
     gold_diff: &str,
@@ -21,7 +22,8 @@ pub(super) fn gold_functions(
         .touched
         .into_iter()
         .map(|gold| {
-            let edited = agent_touched.iter().any(|a| a.starts_with(&gold) || gold.starts_with(a));
+            let edited = (!agent_touched.is_empty())
+                .then(|| agent_touched.iter().any(|a| a.starts_with(&gold) || gold.starts_with(a)));
             let name = gold.last().cloned().unwrap_or_default();
             FunctionLocation { name: gold.join(sep), seen: first_shown(lang, path, &name, shown), edited }
         })

@@ -112,8 +112,9 @@ pub struct FunctionLocation {
     pub name: String,
     /// First step that showed its definition.
     pub seen: Option<usize>,
-    /// The agent's changes to the file reached it.
-    pub edited: bool,
+    /// The agent's changes to the file reached it; `None` when the agent's diff of the file is
+    /// not known (shell writes with no text, a submission without hunks).
+    pub edited: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

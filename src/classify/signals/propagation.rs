@@ -188,18 +188,33 @@ pub(super) fn stale_identifiers(
             });
             let own: Option<&Symbols> = own.map(|x| &*x);
             for (st, c) in out.iter_mut() {
-                let known = st.seen_in.iter().any(|x| x.path == path);
-                if known || st.seen_in.len() >= MAX_SIGHTINGS || path == st.defined_in || !text.contains(&st.identifier)
-                {
+                if path == st.defined_in || !text.contains(&st.identifier) {
                     continue;
                 }
-                if let Some(how) = stale_use(c, own, text) {
-                    st.seen_in.push(Sighting { path: path.to_string(), step: s.step, how });
+                let Some(how) = stale_use(c, own, text) else { continue };
+                // One sighting per file: the first, told by its strongest use.
+                let full = st.seen_in.len() >= MAX_SIGHTINGS;
+                match st.seen_in.iter_mut().find(|x| x.path == path) {
+                    Some(x) if strength(&how) > strength(&x.how) => x.how = how,
+                    Some(_) => {}
+                    None if !full => st.seen_in.push(Sighting { path: path.to_string(), step: s.step, how }),
+                    None => {}
                 }
             }
         }
     }
     out.into_iter().map(|(st, _)| st).filter(|s| !s.seen_in.is_empty()).collect()
+}
+
+/// How sure a use is: a call or declaration beats an import, which beats a bare name or a word.
+fn strength(how: &str) -> u8 {
+    match how.split_whitespace().next().unwrap_or("") {
+        "call" | "declaration" => 5,
+        "import" => 4,
+        "type" | "member" => 3,
+        "name" => 2,
+        _ => 1,
+    }
 }
 
 /// Whether `ident` occurs in `text` with no identifier character on either side.
