@@ -99,6 +99,8 @@ fn edits_elsewhere(s: &Signals) -> Vec<Evidence> {
     s.files
         .iter()
         .filter(|f| !f.edited.is_empty() && !f.scratch)
+        // An edit of a build copy is a lost edit (`edit_lost` cites it), not a place chosen instead.
+        .filter(|f| !crate::classify::signals::paths::is_build_copy(&f.path))
         .filter(|f| !s.expected.iter().any(|e| e.path.as_deref() == Some(f.path.as_str())))
         .flat_map(|f| f.edited.first().map(|&st| ev(st, format!("edited {} instead", f.path))))
         .take(3)

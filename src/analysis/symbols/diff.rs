@@ -131,8 +131,35 @@ fn hunks(file_diff: &str) -> Vec<Hunk> {
         .collect()
 }
 
-/// The scope a hunk header names (`class Foo:`, `func (r *Reader) Read(...) {`, `impl Foo {`).
-fn header_scope(lang: Lang, header: &str) -> Vec<String> {
+/// The scope a hunk header names (`class Foo:`, `func (r *Reader) Read(...) {`, `impl Foo {`), and
+/// whether it is a type (its functions are methods).
+fn header_scope(lang: Lang, header: &str) -> (Vec<String>, bool) {
+    let path = header_path(lang, header);
+    let is_type = lang == Lang::Rust && header.contains("impl")
+        || extract(lang, &format!("{}{}", header.trim(), if lang == Lang::Python { "\n    pass\n" } else { "\n}\n" }))
+            .definitions
+            .iter()
+            .any(|d| {
+                d.name == path.last().map(String::as_str).unwrap_or("")
+                    && matches!(
+                        d.kind,
+                        DefKind::Class | DefKind::Struct | DefKind::Interface | DefKind::Trait | DefKind::Enum
+                    )
+            });
+    (path, is_type)
+}
+
+/// A Python method read outside its class: its `self`/`cls` is the receiver, not an argument.
+fn drop_receiver(p: &mut Params) {
+    let first = p.list.first().map(|f| f.split([':', '=']).next().unwrap_or("").trim().to_string());
+    if matches!(first.as_deref(), Some("self" | "cls")) {
+        p.list.remove(0);
+        p.min = p.min.saturating_sub(1);
+        p.max = p.max.map(|m| m.saturating_sub(1));
+    }
+}
+
+fn header_path(lang: Lang, header: &str) -> Vec<String> {
     let h = header.trim();
     if h.is_empty() {
         return Vec::new();
@@ -223,8 +250,20 @@ pub fn changes(lang: Lang, file_diff: &str) -> FileChanges {
     let read: Vec<(Vec<String>, Read, Read)> = hunks(file_diff)
         .iter()
         .map(|h| {
-            let scope = if h.indent > 0 { header_scope(lang, &h.header) } else { Vec::new() };
-            (scope, Read::new(lang, &h.old), Read::new(lang, &h.new))
+            let (scope, is_type) = if h.indent > 0 { header_scope(lang, &h.header) } else { (Vec::new(), false) };
+            let (mut old, mut new) = (Read::new(lang, &h.old), Read::new(lang, &h.new));
+            if is_type {
+                // Functions written inside the header's type are its methods.
+                for d in old.symbols.definitions.iter_mut().chain(new.symbols.definitions.iter_mut()) {
+                    if d.kind == DefKind::Function && !d.qualified.contains(lang.separator()) {
+                        d.kind = DefKind::Method;
+                        if let Some(p) = d.params.as_mut().filter(|_| lang == Lang::Python) {
+                            drop_receiver(p);
+                        }
+                    }
+                }
+            }
+            (scope, old, new)
         })
         .collect();
     // (hunk index, scope path, definition) of heads removed and added.

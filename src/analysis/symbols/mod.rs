@@ -172,9 +172,16 @@ impl Symbols {
     }
 }
 
-/// The symbols of `text` in `lang`.
+/// The symbols of `text` in `lang`. A window cut out of a file (a diff hunk, `sed -n '40,60p'`)
+/// may start inside a block; its lines up to where that block closes are read on their own, as
+/// a body, so the error they would cause does not swallow the definitions after them.
 pub fn extract(lang: Lang, text: &str) -> Symbols {
     let text = text::prefix(text, MAX_PARSE);
+    text::window(lang, text)
+}
+
+/// The symbols of a whole parse of `text`.
+fn parse_whole(lang: Lang, text: &str) -> Symbols {
     match lang::parse(lang, text) {
         Some(tree) => walk::walk(lang, &tree, text),
         None => Symbols::default(),

@@ -76,6 +76,7 @@ fn python_rename_resign_and_removal() {
             (ChangeKind::Removed, "Session.close_all".into(), None)
         ]
     );
+    assert_eq!(c.changes[2].def, DefKind::Method, "a function inside the header's class");
     let keep = &c.changes[1];
     assert_eq!((keep.old_params.as_ref().unwrap().max, keep.new_params.as_ref().unwrap().min), (Some(1), 2));
     // Where the changed lines sit: inside the renamed function, in `keep`, and (the removed method
@@ -317,4 +318,16 @@ fn broken_and_hostile_text_never_panics() {
             let _ = changes(lang, text);
         }
     }
+}
+
+#[test]
+fn a_python_method_re_signed_in_a_class_hunk_counts_its_arguments_without_self() {
+    let d = diff(
+        "lib/client.py",
+        "@@ -20,3 +20,3 @@ class Client:\n-    def send(self, msg):\n+    def send(self, msg, retries):\n         pass\n",
+    );
+    let c = changes(Lang::Python, &d);
+    let send = &c.changes[0];
+    assert_eq!((send.kind, send.def), (ChangeKind::Resigned, DefKind::Method));
+    assert_eq!((send.old_params.as_ref().unwrap().min, send.new_params.as_ref().unwrap().min), (1, 2));
 }

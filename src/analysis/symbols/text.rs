@@ -1,7 +1,7 @@
 //! Text as tools show it, made parseable: numbered views (`cat -n`, the editor's `view`,
 //! SWE-agent's `open`) without their numbers, single lines cut out of a file, bounded prefixes.
 
-use super::{Lang, Symbols, lang, walk};
+use super::{Lang, Symbols, lang, parse_whole, walk};
 
 /// The longest prefix of `text` within `max` bytes, cut at a line end when there is one.
 pub(super) fn prefix(text: &str, max: usize) -> &str {
@@ -69,6 +69,110 @@ pub fn strip_view(observation: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// How a window sits in its file's blocks: where it leaves the block it starts inside (the byte
+/// offset after the line on which the running count of braces, outside strings and comments,
+/// is lowest, when that goes below zero), and how many blocks are still open at its end.
+/// Python has no braces.
+fn blocks(lang: Lang, text: &str) -> (Option<usize>, usize) {
+    if lang == Lang::Python {
+        return (None, 0);
+    }
+    let mut depth = 0i64;
+    let mut lowest = 0i64;
+    let mut end = None;
+    let mut offset = 0;
+    let mut in_block_comment = false;
+    for line in text.split_inclusive('\n') {
+        let mut chars = line.chars().peekable();
+        let mut quote: Option<char> = None;
+        while let Some(c) = chars.next() {
+            if in_block_comment {
+                if c == '*' && chars.peek() == Some(&'/') {
+                    chars.next();
+                    in_block_comment = false;
+                }
+                continue;
+            }
+            match (quote, c) {
+                (Some(_), '\\') => {
+                    chars.next();
+                }
+                (Some(q), c) if c == q => quote = None,
+                (Some(_), _) => {}
+                (None, '"' | '`') => quote = Some(c),
+                (None, '\'') if lang != Lang::Rust => quote = Some(c),
+                (None, '/') if chars.peek() == Some(&'/') => break,
+                (None, '/') if chars.peek() == Some(&'*') => {
+                    chars.next();
+                    in_block_comment = true;
+                }
+                (None, '{') => depth += 1,
+                (None, '}') => depth -= 1,
+                _ => {}
+            }
+        }
+        offset += line.len();
+        if depth < lowest {
+            lowest = depth;
+            end = Some(offset);
+        }
+    }
+    (end, (depth - lowest).max(0) as usize)
+}
+
+/// A window of a file: its tail of an enclosing block (read as a body) and the rest (read as it
+/// is), lines numbered as in the window.
+pub(super) fn window(lang: Lang, text: &str) -> Symbols {
+    let (cut, open_at_end) = blocks(lang, text);
+    // Blocks the window leaves open are closed, so a function cut at its end still reads as one.
+    let closed;
+    let text = if open_at_end > 0 {
+        closed = format!("{text}\n{}\n", "}".repeat(open_at_end.min(64)));
+        closed.as_str()
+    } else {
+        text
+    };
+    let Some(cut) = cut.filter(|&c| c < text.len()) else { return parse_whole(lang, text) };
+    let (tail, rest) = text.split_at(cut);
+    let tail_lines = tail.matches('\n').count();
+    let mut out = Symbols::default();
+    let (open, _) = body_wrapper(lang);
+    let opened = open.matches('\n').count();
+    let inner = parse_whole(lang, &format!("{open}{tail}"));
+    out.references.extend(
+        inner
+            .references
+            .into_iter()
+            .filter(|r| r.line > opened && !r.name.starts_with("__fragment") && !r.name.starts_with("__Fragment"))
+            .map(|mut r| {
+                r.line -= opened;
+                r
+            }),
+    );
+    let after = parse_whole(lang, rest);
+    out.definitions.extend(after.definitions.into_iter().map(|mut d| {
+        d.line += tail_lines;
+        d.end_line += tail_lines;
+        d
+    }));
+    out.references.extend(after.references.into_iter().map(|mut r| {
+        r.line += tail_lines;
+        r
+    }));
+    out
+}
+
+/// Text that opens a function body in `lang` (and what closes it).
+fn body_wrapper(lang: Lang) -> (&'static str, &'static str) {
+    match lang {
+        Lang::Python => ("def __fragment__():\n    ", "\n"),
+        Lang::Java => ("class __Fragment__ { void __fragment__() {\n", "\n} }\n"),
+        Lang::Go => ("func __fragment__() {\n", "\n}\n"),
+        Lang::Rust => ("fn __fragment__() {\n", "\n}\n"),
+        Lang::C | Lang::Cpp | Lang::TypeScript | Lang::Tsx => ("void __fragment__() {\n", "\n}\n"),
+    }
+}
+
 /// How much of a parse went wrong: the bytes under error nodes.
 fn error_bytes(tree: &tree_sitter::Tree) -> usize {
     let root = tree.root_node();
@@ -94,13 +198,7 @@ fn error_bytes(tree: &tree_sitter::Tree) -> usize {
 /// is a statement; a Java call needs a method around it).
 pub(super) fn fragment(lang: Lang, line: &str) -> Symbols {
     let line = prefix(line.trim(), 4096);
-    let (open, close) = match lang {
-        Lang::Python => ("def __fragment__():\n    ", "\n"),
-        Lang::Java => ("class __Fragment__ { void __fragment__() {\n", "\n} }\n"),
-        Lang::Go => ("func __fragment__() {\n", "\n}\n"),
-        Lang::Rust => ("fn __fragment__() {\n", "\n}\n"),
-        Lang::C | Lang::Cpp | Lang::TypeScript | Lang::Tsx => ("void __fragment__() {\n", "\n}\n"),
-    };
+    let (open, close) = body_wrapper(lang);
     let wrapped = format!("{open}{line}{close}");
     let bare = lang::parse(lang, line);
     let inside = lang::parse(lang, &wrapped);
@@ -142,6 +240,30 @@ mod tests {
         assert!(numbered_view("def f():\n    return 1\n").is_none());
         // A file whose lines happen to start with numbers and a colon, indented: not a view.
         assert!(numbered_view("x = {\n  1: 'a',\n  2: 'b',\n}\n").is_none());
+    }
+
+    #[test]
+    fn a_window_starting_inside_a_block_keeps_the_definitions_after_it() {
+        let go = "\titems map[string]Item\n}\n\n// GetItem returns it.\nfunc (s *Store) GetItem(key string) (Item, bool) {\n\treturn s.items[key], true\n";
+        let s = super::super::extract(Lang::Go, go);
+        let d: Vec<(&str, usize)> = s.definitions.iter().map(|d| (d.qualified.as_str(), d.line)).collect();
+        assert_eq!(d, [("Store.GetItem", 5)]);
+        let rust = "        self.pos += 1;\n    }\n}\n\nfn helper(x: u8) -> u8 { x }\n";
+        let s = super::super::extract(Lang::Rust, rust);
+        assert_eq!(s.definitions[0].line, 5);
+        // A function cut at its end.
+        let cut = "}\n\n/// Next.\npub fn next_token(&mut self) -> Option<Token> {\n    while a {\n        self.pos += 1;\n    }\n";
+        let s = super::super::extract(Lang::Rust, cut);
+        assert_eq!((s.definitions[0].name.as_str(), s.definitions[0].line), ("next_token", 4));
+        let c =
+            "        return count(buf, n) + strlen(\"}\");\n    }\n    return 0;\n}\nint other(void) { return 1; }\n";
+        let s = super::super::extract(Lang::C, c);
+        assert_eq!((s.definitions[0].name.as_str(), s.definitions[0].line), ("other", 5));
+        assert!(
+            s.references.iter().any(|r| r.name == "count" && r.line == 1 && r.args == Some(2)),
+            "{:?}",
+            s.references
+        );
     }
 
     #[test]

@@ -60,7 +60,7 @@ pub(super) fn walk<'t>(lang: Lang, tree: &'t Tree, src: &'t str) -> Symbols {
         let scope = path.last().and_then(|p| p.2);
         let inner = w.visit(node, field, &path, scope);
         path.push((node, field, inner.or(scope)));
-        let skip_children = is_opaque(lang, node.kind());
+        let skip_children = is_opaque(lang, node);
         if !skip_children && cursor.goto_first_child() {
             continue;
         }
@@ -80,15 +80,22 @@ pub(super) fn walk<'t>(lang: Lang, tree: &'t Tree, src: &'t str) -> Symbols {
 fn is_comment_or_string(lang: Lang, kind: &str) -> bool {
     match kind {
         "comment" | "line_comment" | "block_comment" | "string_literal" | "raw_string_literal" | "char_literal" => true,
-        "string" | "template_string" => matches!(lang, Lang::Python | Lang::TypeScript | Lang::Tsx),
+        "string" => matches!(lang, Lang::Python | Lang::TypeScript | Lang::Tsx),
         "interpreted_string_literal" => lang == Lang::Go,
         "concatenated_string" => matches!(lang, Lang::Python | Lang::C | Lang::Cpp),
         _ => false,
     }
 }
 
-fn is_opaque(lang: Lang, kind: &str) -> bool {
-    is_comment_or_string(lang, kind)
+/// Nodes whose children are not read: comments and strings, except strings with code in them
+/// (f-strings, template literals).
+fn is_opaque(lang: Lang, node: Node<'_>) -> bool {
+    is_comment_or_string(lang, node.kind()) && !has_code(node)
+}
+
+fn has_code(node: Node<'_>) -> bool {
+    let mut c = node.walk();
+    node.children(&mut c).any(|x| matches!(x.kind(), "interpolation" | "template_substitution"))
 }
 
 fn is_identifier(kind: &str) -> bool {
@@ -161,7 +168,7 @@ impl<'t> Walker<'t> {
             return None;
         }
         if is_comment_or_string(self.lang, kind) {
-            if !path.iter().any(|(p, _, _)| is_import(self.lang, p.kind())) {
+            if !has_code(node) && !path.iter().any(|(p, _, _)| is_import(self.lang, p.kind())) {
                 self.mentions(node);
             }
             return None;
