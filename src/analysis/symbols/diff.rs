@@ -252,6 +252,15 @@ pub fn changes(lang: Lang, file_diff: &str) -> FileChanges {
         .map(|h| {
             let (scope, is_type) = if h.indent > 0 { header_scope(lang, &h.header) } else { (Vec::new(), false) };
             let (mut old, mut new) = (Read::new(lang, &h.old), Read::new(lang, &h.new));
+            // Python: a hunk deeper than a class body (git's header is a line at column 0) sits in a
+            // function; what reads as a module-level assignment there is a local variable.
+            if lang == Lang::Python && h.indent > 4 {
+                for side in [&mut old, &mut new] {
+                    side.symbols.definitions.retain(|d| {
+                        !(matches!(d.kind, DefKind::Constant | DefKind::Field) && !d.qualified.contains('.'))
+                    });
+                }
+            }
             if is_type {
                 // Functions written inside the header's type are its methods.
                 for d in old.symbols.definitions.iter_mut().chain(new.symbols.definitions.iter_mut()) {

@@ -331,3 +331,14 @@ fn a_python_method_re_signed_in_a_class_hunk_counts_its_arguments_without_self()
     assert_eq!((send.kind, send.def), (ChangeKind::Resigned, DefKind::Method));
     assert_eq!((send.old_params.as_ref().unwrap().min, send.new_params.as_ref().unwrap().min), (1, 2));
 }
+
+#[test]
+fn assignments_in_a_hunk_deeper_than_a_class_body_are_locals() {
+    let d = diff(
+        "a/ts.py",
+        "@@ -50,2 +50,3 @@ class BaseTimeSeries:\n         required = self._required\n+        missing = [c for c in required if c not in self.colnames]\n         return missing\n",
+    );
+    assert!(changes(Lang::Python, &d).changes.is_empty());
+    let d = diff("a/ts.py", "@@ -5,1 +5,2 @@ class BaseTimeSeries:\n     _required = []\n+    _strict = True\n");
+    assert_eq!(summary(&changes(Lang::Python, &d)), [(ChangeKind::Added, "BaseTimeSeries._strict".into(), None)]);
+}
