@@ -256,9 +256,9 @@ pub fn changes(lang: Lang, file_diff: &str) -> FileChanges {
             // function; what reads as a module-level assignment there is a local variable.
             if lang == Lang::Python && h.indent > 4 {
                 for side in [&mut old, &mut new] {
-                    side.symbols.definitions.retain(|d| {
-                        !(matches!(d.kind, DefKind::Constant | DefKind::Field) && !d.qualified.contains('.'))
-                    });
+                    side.symbols
+                        .definitions
+                        .retain(|d| !matches!(d.kind, DefKind::Constant | DefKind::Field) || d.qualified.contains('.'));
                 }
             }
             if is_type {

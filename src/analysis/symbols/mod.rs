@@ -8,6 +8,7 @@
 //! Pure functions over text. The grammars are error-tolerant, so diff hunks, windows of a file
 //! and single search-output lines parse too: what cannot be read is left out, never guessed.
 
+mod defs;
 mod diff;
 mod lang;
 mod text;

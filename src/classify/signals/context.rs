@@ -1,7 +1,7 @@
 //! Signals of context use: how much of the run was tool output, floods of output, and the
 //! repetition that shows the objective slipped (the same action again, files re-opened).
 
-use super::actions::commands;
+use super::commands::commands;
 use super::views::{Shown, ViewKind};
 use super::{ContextSignals, ExitCategory, FileTable, Reopen, Repeat, StepSize};
 use crate::store::read::StepRow;

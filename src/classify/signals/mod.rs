@@ -4,6 +4,7 @@
 //! explains each one.
 
 mod actions;
+mod commands;
 mod context;
 mod edits;
 mod location;

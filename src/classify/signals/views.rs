@@ -2,7 +2,7 @@
 //! view`, `cat`, `head`, `sed -n`...), the open file's window moved (`goto`, `scroll_down`), or
 //! lines of files in search output (`grep -n` style `path:line:text`).
 
-use super::actions::{Command, commands, join};
+use super::commands::{Command, commands, join};
 use super::paths::Roots;
 use crate::store::read::StepRow;
 

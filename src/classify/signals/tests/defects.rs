@@ -298,7 +298,7 @@ fn d11_the_right_file_and_the_wrong_function_is_a_missed_location() {
     assert_eq!((f[0].name.as_str(), f[0].edited), ("QuerySet._filter_or_exclude", Some(false)), "{f:?}");
     assert_eq!(modes(&s), ["missed_edit_location"]);
     // The agent's change in the gold function: no mode.
-    let right = gold.replace("@@ -900,6 +900,6 @@", "@@ -900,6 +900,6 @@");
+    let right = gold.clone();
     let steps = vec![step(0, "str_replace_editor str_replace /testbed/django/db/models/query.py", "edited")];
     let edits = vec![
         edit(Some(0), "/testbed/django/db/models/query.py", "str_replace", "applied", &[], None),
