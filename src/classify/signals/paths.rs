@@ -358,6 +358,30 @@ mod tests {
         assert_eq!(FileKind::of("docs/api.rst"), FileKind::Doc);
         assert_eq!(FileKind::of("setup.cfg"), FileKind::Config);
         assert_eq!(FileKind::of("lib/client.py"), FileKind::Source);
+        // Periphery by ecosystem.
+        for (p, k) in [
+            ("pom.xml", FileKind::Config),
+            ("core/build.gradle.kts", FileKind::Config),
+            ("package.json", FileKind::Config),
+            ("tsconfig.json", FileKind::Config),
+            ("go.mod", FileKind::Config),
+            ("Cargo.toml", FileKind::Config),
+            ("CMakeLists.txt", FileKind::Config),
+            ("src/Makefile", FileKind::Config),
+            ("pyproject.toml", FileKind::Config),
+            ("include/http.h", FileKind::Header),
+            ("include/widgets/widget.hpp", FileKind::Header),
+            ("core/src/test/java/io/x/ParserTest.java", FileKind::Test),
+            ("src/main/java/io/x/ParserTests.java", FileKind::Test),
+            ("pkg/store_test.go", FileKind::Test),
+            ("src/__tests__/cart.ts", FileKind::Test),
+            ("src/cart.spec.ts", FileKind::Test),
+            ("src/widget_unittest.cc", FileKind::Test),
+            ("src/main/java/io/x/Parser.java", FileKind::Source),
+            ("src/lexer.rs", FileKind::Source),
+        ] {
+            assert_eq!(FileKind::of(p), k, "{p}");
+        }
         assert!(names_file("src/requests/models.py", "../src/requests/models.py"));
         assert!(names_file("src/requests/models.py", "models.py"));
         assert!(!names_file("src/requests/models.py", "odels.py"));
