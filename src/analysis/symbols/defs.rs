@@ -449,33 +449,3 @@ fn innermost_name(mut n: Node<'_>) -> Option<Node<'_>> {
     }
     None
 }
-
-/// A head without its leading annotations and decorators (`@Override public void f()` →
-/// `public void f()`).
-pub(super) fn strip_annotations(head: &str) -> &str {
-    let mut h = head.trim_start();
-    while let Some(rest) = h.strip_prefix('@') {
-        let name_end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.')).unwrap_or(rest.len());
-        let mut after = &rest[name_end..];
-        if after.starts_with('(') {
-            let mut depth = 0usize;
-            let mut end = after.len();
-            for (i, c) in after.char_indices() {
-                match c {
-                    '(' => depth += 1,
-                    ')' => {
-                        depth = depth.saturating_sub(1);
-                        if depth == 0 {
-                            end = i + 1;
-                            break;
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            after = &after[end..];
-        }
-        h = after.trim_start();
-    }
-    h
-}

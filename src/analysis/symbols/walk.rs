@@ -2,7 +2,6 @@
 //! identifier is used. What each grammar calls its nodes is in the tables of this file; the walk
 //! itself is the same for every language.
 
-use super::defs::strip_annotations;
 use super::{DefKind, Definition, Lang, RefKind, Reference, Symbols};
 use std::collections::HashSet;
 use tree_sitter::{Node, Tree};
@@ -514,4 +513,34 @@ impl<'t> Walker<'t> {
             }
         }
     }
+}
+
+/// A head without its leading annotations and decorators (`@Override public void f()` →
+/// `public void f()`).
+fn strip_annotations(head: &str) -> &str {
+    let mut h = head.trim_start();
+    while let Some(rest) = h.strip_prefix('@') {
+        let name_end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.')).unwrap_or(rest.len());
+        let mut after = &rest[name_end..];
+        if after.starts_with('(') {
+            let mut depth = 0usize;
+            let mut end = after.len();
+            for (i, c) in after.char_indices() {
+                match c {
+                    '(' => depth += 1,
+                    ')' => {
+                        depth = depth.saturating_sub(1);
+                        if depth == 0 {
+                            end = i + 1;
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            after = &after[end..];
+        }
+        h = after.trim_start();
+    }
+    h
 }
