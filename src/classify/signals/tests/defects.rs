@@ -6,7 +6,7 @@ use crate::classify::signals::*;
 use crate::label::taxonomy::Taxonomy;
 use crate::label::{ASSIGN_THRESHOLD, Rule};
 use crate::model::{TestCase, TestGroup};
-use crate::store::read::{OutcomeRow, RunDetail, TaskRow};
+use crate::store::read::{OutcomeRow, RunDetail, TaskRow, Verdict};
 
 /// The modes the heuristic assigns under the default taxonomy.
 fn modes(s: &Signals) -> Vec<String> {
@@ -247,6 +247,7 @@ fn d9_every_fail_to_pass_test_passing_weighs_location_findings() {
         source: "report.json".into(),
         resolved: Some(false),
         patch_applied: Some(true),
+        verdict: Verdict::Reported,
         tests: vec![case("t::fixed", TestGroup::FailToPass, true), case("t::other", TestGroup::PassToPass, false)],
     });
     let s = compute(&r);

@@ -57,6 +57,7 @@ pub(super) fn run(
         api_calls: None,
         submission: submission.map(str::to_string),
         outcome: None,
+        unjoined_evaluations: Vec::new(),
         task: None,
         edit_list: edits,
         step_list: steps,
