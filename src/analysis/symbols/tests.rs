@@ -342,3 +342,25 @@ fn assignments_in_a_hunk_deeper_than_a_class_body_are_locals() {
     let d = diff("a/ts.py", "@@ -5,1 +5,2 @@ class BaseTimeSeries:\n     _required = []\n+    _strict = True\n");
     assert_eq!(summary(&changes(Lang::Python, &d)), [(ChangeKind::Added, "BaseTimeSeries._strict".into(), None)]);
 }
+
+#[test]
+fn a_comment_between_a_python_head_and_its_body_is_no_part_of_the_signature() {
+    // django-16560 (the corpus): the deprecation comment on the first line of the body.
+    let s = extract(
+        Lang::Python,
+        "class B:\n    def __init__(self, *args, name=None):\n        # RemovedInDjango60Warning.\n        pass\n",
+    );
+    assert_eq!(def(&s, "B.__init__").signature, "def __init__(self, *args, name=None)");
+}
+
+#[test]
+fn a_class_whose_head_is_a_context_line_of_a_hunk_scopes_its_methods() {
+    // django-16560: the hunk starts in the previous class's body (its header names that class),
+    // and the next class's head is a context line.
+    let d = diff(
+        "django/db/models/constraints.py",
+        "@@ -74,9 +76,8 @@ class BaseConstraint:\n             and self.m != self.d\n         ):\n             kwargs[\"m\"] = self.m\n         return (path, (), kwargs)\n \n-\n class CheckConstraint(BaseConstraint):\n-    def __init__(self, *, check, name):\n+    def __init__(self, *, check, name, code=None):\n         self.check = check\n",
+    );
+    let c = changes(Lang::Python, &d);
+    assert_eq!(summary(&c), [(ChangeKind::Resigned, "CheckConstraint.__init__".to_string(), None)], "{:?}", c.changes);
+}

@@ -120,10 +120,45 @@ fn blocks(lang: Lang, text: &str) -> (Option<usize>, usize) {
     (end, (depth - lowest).max(0) as usize)
 }
 
+fn indent_of(line: &str) -> usize {
+    line.len() - line.trim_start_matches([' ', '\t']).len()
+}
+
+/// Where a Python window leaves the block it starts inside: the first line as shallow as the
+/// window's shallowest, when the window's first line is deeper (a hunk that starts in one
+/// class's method and goes on into the next class).
+fn python_tail(text: &str) -> Option<usize> {
+    let lines = || text.split_inclusive('\n').filter(|l| !l.trim().is_empty());
+    let least = lines().map(indent_of).min()?;
+    if lines().next().map(indent_of)? == least {
+        return None;
+    }
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        if !line.trim().is_empty() && indent_of(line) == least {
+            return Some(offset);
+        }
+        offset += line.len();
+    }
+    None
+}
+
+/// Python lines put under a `def`: dedented to their shallowest line, then indented one level.
+fn indent_under(text: &str) -> String {
+    let least = text.split_inclusive('\n').filter(|l| !l.trim().is_empty()).map(indent_of).min().unwrap_or(0);
+    text.split_inclusive('\n')
+        .map(|l| match l.get(least..) {
+            Some(rest) if !l.trim().is_empty() => format!("    {rest}"),
+            _ if l.ends_with('\n') => "\n".to_string(),
+            _ => String::new(),
+        })
+        .collect()
+}
+
 /// A window of a file: its tail of an enclosing block (read as a body) and the rest (read as it
 /// is), lines numbered as in the window.
 pub(super) fn window(lang: Lang, text: &str) -> Symbols {
-    let (cut, open_at_end) = blocks(lang, text);
+    let (cut, open_at_end) = if lang == Lang::Python { (python_tail(text), 0) } else { blocks(lang, text) };
     // Blocks the window leaves open are closed, so a function cut at its end still reads as one.
     let closed;
     let text = if open_at_end > 0 {
@@ -138,7 +173,11 @@ pub(super) fn window(lang: Lang, text: &str) -> Symbols {
     let mut out = Symbols::default();
     let (open, _) = body_wrapper(lang);
     let opened = open.matches('\n').count();
-    let inner = parse_whole(lang, &format!("{open}{tail}"));
+    let inner = if lang == Lang::Python {
+        parse_whole(lang, &format!("{}{}", open.trim_end_matches(' '), indent_under(tail)))
+    } else {
+        parse_whole(lang, &format!("{open}{tail}"))
+    };
     out.references.extend(
         inner
             .references
@@ -264,6 +303,12 @@ mod tests {
             "{:?}",
             s.references
         );
+        // Python: the tail of a method, a blank line, then the next class.
+        let py = "        return fetch(a, 1)\n\n\nclass Next(Base):\n    def run(self, x):\n        pass\n";
+        let s = super::super::extract(Lang::Python, py);
+        let d: Vec<(&str, usize)> = s.definitions.iter().map(|d| (d.qualified.as_str(), d.line)).collect();
+        assert_eq!(d, [("Next", 4), ("Next.run", 5)]);
+        assert!(s.references.iter().any(|r| r.name == "fetch" && r.line == 1 && r.args == Some(2)));
     }
 
     #[test]

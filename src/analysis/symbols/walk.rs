@@ -196,8 +196,7 @@ impl<'t> Walker<'t> {
         parts.extend(found.extra_scope.iter().cloned());
         parts.push(found.name.clone());
         let qualified = parts.join(self.lang.separator());
-        let head_end = found.body.map_or(node.end_byte(), |b| b.start_byte());
-        let head = self.src.get(node.start_byte()..head_end).unwrap_or("");
+        let head = self.src.get(node.start_byte()..head_end(node, &found)).unwrap_or("");
         let mut signature = fold(strip_annotations(head));
         signature = signature.trim_end_matches(['{', ':', ';', '=', ' ']).trim_end_matches("=>").trim_end().to_string();
         if signature.chars().count() > MAX_SIGNATURE {
@@ -513,6 +512,19 @@ impl<'t> Walker<'t> {
             }
         }
     }
+}
+
+/// Where a definition's head ends: at its body, or at a comment between the two (Python attaches
+/// a comment on the body's first line to the definition: `def f(a):  # note`).
+fn head_end(node: Node<'_>, found: &Found<'_>) -> usize {
+    let body_start = found.body.map_or(node.end_byte(), |b| b.start_byte());
+    let after_name = found.name_nodes.iter().map(|n| n.end_byte()).max().unwrap_or(node.start_byte());
+    let mut cursor = node.walk();
+    node.children(&mut cursor)
+        .filter(|c| c.kind().contains("comment") && c.start_byte() >= after_name && c.start_byte() < body_start)
+        .map(|c| c.start_byte())
+        .min()
+        .unwrap_or(body_start)
 }
 
 /// A head without its leading annotations and decorators (`@Override public void f()` →
