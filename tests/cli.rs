@@ -53,16 +53,15 @@ fn demo_lists_every_fixture_run() {
         "demo__retry-1",
     ]
     .into_iter()
-    .chain(classify_runs())
+    .chain(CLASSIFY.iter().copied())
     {
         assert!(stdout.contains(instance), "{instance} missing from:\n{stdout}");
     }
-    assert!(stdout.contains("37 runs"), "{stdout}");
+    assert!(stdout.contains("24 runs"), "{stdout}");
 }
 
-/// The runs of fixtures/classify that tell a failure-mode story, as named in its expected.toml:
-/// whole runs, 10 to 30 steps.
-const STORIES: [&str; 12] = [
+/// The runs of fixtures/classify (one per failure-mode story), as named in its expected.toml.
+const CLASSIFY: [&str; 12] = [
     "classify__clean-success",
     "classify__cut-off",
     "classify__flooding",
@@ -77,8 +76,8 @@ const STORIES: [&str; 12] = [
     "classify__wrong-logic",
 ];
 
-/// The runs of fixtures/classify that each hold one case of issue 15 (a language's rename or
-/// re-signature, a defect of real runs): as short as the case, 4 steps or more.
+/// The single cases of fixtures/classify-cases (issue 15: a language's rename or re-signature, a
+/// defect of real runs), as named in its expected.toml.
 const CASES: [&str; 13] = [
     "classify__build-copy",
     "classify__lang-c-header",
@@ -95,20 +94,27 @@ const CASES: [&str; 13] = [
     "classify__skip-list",
 ];
 
-fn classify_runs() -> Vec<&'static str> {
-    let mut all: Vec<&str> = STORIES.iter().chain(CASES.iter()).copied().collect();
-    all.sort_unstable();
-    all
-}
-
 /// fixtures/classify/expected.toml is the classifier's oracle: it must describe the data. Each
 /// story's run ingests cleanly, joins its outcome (and its dataset task where it has a gold
-/// patch), records the exit status the oracle names, and every evidence step exists.
+/// patch), records the exit status the oracle names, and every evidence step exists. Stories are
+/// whole runs (10 to 30 steps).
 #[test]
 fn classify_fixtures_agree_with_their_oracle() {
+    let (_dir, db) = oracle_describes_its_runs("classify", &CLASSIFY, 10);
+    story_edits_are_detected_as_intended(&db);
+}
+
+/// The same of fixtures/classify-cases, whose runs are as short as their case.
+#[test]
+fn classify_cases_agree_with_their_oracle() {
+    oracle_describes_its_runs("classify-cases", &CASES, 4);
+}
+
+/// Ingests fixtures/FOLDER and checks its expected.toml against the runs; the database is returned.
+fn oracle_describes_its_runs(folder: &str, runs: &[&str], least_steps: i64) -> (tempfile::TempDir, PathBuf) {
     let dir = tmp();
     let db = dir.path().join("t.db");
-    let root = fixtures().join("classify");
+    let root = fixtures().join(folder);
     let out = trajan(&db, &["ingest", &root.to_string_lossy()]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
@@ -117,7 +123,7 @@ fn classify_fixtures_agree_with_their_oracle() {
     let oracle: toml::Table = toml::from_str(&text).unwrap_or_else(|e| panic!("expected.toml: {e}"));
     let mut ids: Vec<&str> = oracle.keys().map(String::as_str).collect();
     ids.sort_unstable();
-    assert_eq!(ids, classify_runs());
+    assert_eq!(ids, runs);
     let modes =
         ["missed_edit_location", "required_temporary_errors", "context_flooding", "incomplete_peripheral_propagation"];
     for (id, entry) in &oracle {
@@ -129,8 +135,7 @@ fn classify_fixtures_agree_with_their_oracle() {
         let has_dataset = ["swe-bench.json", "swe-bench.jsonl"].iter().any(|f| root.join(&id[10..]).join(f).exists());
         assert_eq!(detail["task"]["gold_patch"].is_string(), has_dataset, "{id}: gold patch");
         let steps = detail["steps"].as_i64().unwrap_or_default();
-        let least = if STORIES.contains(&id.as_str()) { 10 } else { 4 };
-        assert!((least..=30).contains(&steps), "{id}: {steps} steps");
+        assert!((least_steps..=30).contains(&steps), "{id}: {steps} steps");
         let expected: Vec<&str> = entry
             .get("modes")
             .and_then(toml::Value::as_array)
@@ -151,9 +156,13 @@ fn classify_fixtures_agree_with_their_oracle() {
             }
         }
     }
+    (dir, db)
+}
+
+fn story_edits_are_detected_as_intended(db: &Path) {
     // The edits the stories hinge on are detected as the stories intend.
     let edits = |id: &str| -> Vec<(i64, String, String, Vec<String>)> {
-        let detail = stdout_json(&trajan(&db, &["show", id, "--json"]));
+        let detail = stdout_json(&trajan(db, &["show", id, "--json"]));
         detail["edit_list"]
             .as_array()
             .into_iter()
