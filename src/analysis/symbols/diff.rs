@@ -212,6 +212,24 @@ fn header_path(lang: Lang, header: &str) -> Vec<String> {
     }
 }
 
+/// The start of a hunk at column 0 that lies deeper than that (in what the hunk header names).
+#[derive(Default)]
+struct Tail {
+    scope: Vec<String>,
+    /// Lines of the old and the new side before the first line at column 0.
+    lines: (usize, usize),
+}
+
+/// How many lines of a dedented side come before its first non-blank line at column 0, when its
+/// first non-blank line is indented.
+fn leading_deeper(text: &str) -> usize {
+    let at_zero = |l: &str| !l.trim().is_empty() && !l.starts_with([' ', '\t']);
+    match text.lines().find(|l| !l.trim().is_empty()) {
+        Some(first) if !at_zero(first) => text.lines().position(at_zero).unwrap_or(0),
+        _ => 0,
+    }
+}
+
 /// A parsed hunk side with its definitions keyed by scope path.
 struct Read {
     symbols: Symbols,
@@ -247,9 +265,19 @@ fn params_key(d: &Definition) -> String {
 /// re-signed or added, and the definitions its changed lines sit in.
 pub fn changes(lang: Lang, file_diff: &str) -> FileChanges {
     let mut out = FileChanges::default();
-    let read: Vec<(Vec<String>, Read, Read)> = hunks(file_diff)
+    // Per hunk: the scope of its definitions, its two sides, and, for a hunk that starts deeper
+    // than its shallowest line, the header's scope with how many lines of each side come before
+    // that line (they sit in what the header names).
+    let read: Vec<(Vec<String>, Read, Read, Tail)> = hunks(file_diff)
         .iter()
         .map(|h| {
+            let tail = if h.indent == 0 {
+                let lines = (leading_deeper(&h.old.text), leading_deeper(&h.new.text));
+                let scope = if lines == (0, 0) { Vec::new() } else { header_scope(lang, &h.header).0 };
+                Tail { scope, lines }
+            } else {
+                Tail::default()
+            };
             let (scope, is_type) = if h.indent > 0 { header_scope(lang, &h.header) } else { (Vec::new(), false) };
             let (mut old, mut new) = (Read::new(lang, &h.old), Read::new(lang, &h.new));
             // Python: a hunk deeper than a class body (git's header is a line at column 0) sits in a
@@ -272,14 +300,14 @@ pub fn changes(lang: Lang, file_diff: &str) -> FileChanges {
                     }
                 }
             }
-            (scope, old, new)
+            (scope, old, new, tail)
         })
         .collect();
     // (hunk index, scope path, definition) of heads removed and added.
     let mut removed: Vec<(usize, Vec<String>, Definition)> = Vec::new();
     let mut added: Vec<(usize, Vec<String>, Definition)> = Vec::new();
     let mut provided_again: Vec<String> = Vec::new();
-    for (hi, (scope, old, new)) in read.iter().enumerate() {
+    for (hi, (scope, old, new, _)) in read.iter().enumerate() {
         removed.extend(old.changed_heads().map(|d| (hi, path_of(lang, scope, d), d.clone())));
         added.extend(new.changed_heads().map(|d| (hi, path_of(lang, scope, d), d.clone())));
         provided_again.extend(new.symbols.definitions.iter().map(|d| d.name.clone()));
@@ -355,8 +383,9 @@ pub fn changes(lang: Lang, file_diff: &str) -> FileChanges {
             out.changes.push(change(ChangeKind::Added, d, path.join(sep), None, None, Some(d)));
         }
     }
-    for (hi, (scope, old, new)) in read.iter().enumerate() {
+    for (hi, (scope, old, new, tail)) in read.iter().enumerate() {
         for (is_new, side) in [(false, old), (true, new)] {
+            let tail_lines = if is_new { tail.lines.1 } else { tail.lines.0 };
             for line in (1..=side.changed.len()).filter(|&l| side.changed_line(l)) {
                 let around = side
                     .symbols
@@ -368,6 +397,7 @@ pub fn changes(lang: Lang, file_diff: &str) -> FileChanges {
                     .max_by_key(|d| d.line);
                 let path = match around {
                     Some(d) => path_of(lang, scope, d),
+                    None if line <= tail_lines => tail.scope.clone(),
                     None => scope.clone(),
                 };
                 if !path.is_empty() && !out.touched.contains(&path) {

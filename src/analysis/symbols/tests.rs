@@ -359,8 +359,10 @@ fn a_class_whose_head_is_a_context_line_of_a_hunk_scopes_its_methods() {
     // and the next class's head is a context line.
     let d = diff(
         "django/db/models/constraints.py",
-        "@@ -74,9 +76,8 @@ class BaseConstraint:\n             and self.m != self.d\n         ):\n             kwargs[\"m\"] = self.m\n         return (path, (), kwargs)\n \n-\n class CheckConstraint(BaseConstraint):\n-    def __init__(self, *, check, name):\n+    def __init__(self, *, check, name, code=None):\n         self.check = check\n",
+        "@@ -74,9 +76,8 @@ class BaseConstraint:\n             and self.m != self.d\n         ):\n             kwargs[\"m\"] = self.m\n-        return (path, (), kwargs)\n+        return (path, (), dict(kwargs))\n \n-\n class CheckConstraint(BaseConstraint):\n-    def __init__(self, *, check, name):\n+    def __init__(self, *, check, name, code=None):\n         self.check = check\n",
     );
     let c = changes(Lang::Python, &d);
     assert_eq!(summary(&c), [(ChangeKind::Resigned, "CheckConstraint.__init__".to_string(), None)], "{:?}", c.changes);
+    // The changed line before the next class sits in the class the header names.
+    assert_eq!(c.touched, [vec!["BaseConstraint".to_string()], vec!["CheckConstraint".into(), "__init__".into()]]);
 }
