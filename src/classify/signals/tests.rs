@@ -19,6 +19,12 @@ fn edit(step: Option<i64>, path: &str, kind: &str, status: &str, codes: &[&str],
         status: status.parse().unwrap_or_else(|_| panic!("edit status {status}")),
         lint_codes: codes.iter().map(|c| c.to_string()).collect(),
         diff: diff.map(str::to_string),
+        certainty: None,
+        command: None,
+        checked_by: None,
+        shown: None,
+        undone_at: None,
+        hunks: Vec::new(),
     }
 }
 

@@ -234,3 +234,28 @@ fn corpus_django_16560_is_long_and_costly() {
     assert_eq!(run.steps.iter().filter(|s| s.flags.error).count(), 9);
     assert!(run.submission.is_some());
 }
+
+#[test]
+#[ignore]
+fn debug_dump_reconstruction() {
+    let name = std::env::var("DUMP").unwrap_or_else(|_| "django__django-16560/django__django-16560.traj.json".into());
+    let p = parse_path(&corpus(&name));
+    let run = only_run(&p);
+    for e in &run.edits {
+        println!(
+            "=== step {:?} {} {:?} {:?} checked {:?} undone {:?}\n$ {}\n{}{}",
+            e.step,
+            e.path,
+            e.status,
+            e.trace.certainty,
+            e.trace.checked_by,
+            e.trace.undone_at,
+            e.trace.command.as_deref().unwrap_or("").lines().next().unwrap_or(""),
+            e.diff.as_deref().unwrap_or("(no diff)\n"),
+            e.trace.shown.as_deref().map(|s| format!("SHOWN:\n{s}")).unwrap_or_default()
+        );
+        for h in &e.trace.hunks {
+            println!("  hunk {} steps {:?} explained {}", h.hunk, h.steps, h.explained);
+        }
+    }
+}
