@@ -277,6 +277,29 @@ impl Known {
         }
     }
 
+    /// The texts of lines `first..=last` (`None` where unknown or not placeable), read without
+    /// changing the map.
+    pub fn texts_at(&self, first: usize, last: usize) -> Vec<Option<Rc<str>>> {
+        let mut out = vec![None; last + 1 - first.min(last + 1)];
+        let mut at = 1usize;
+        for s in &self.segs {
+            if at > last {
+                break;
+            }
+            match s {
+                Seg::Line(l) => {
+                    if at >= first {
+                        out[at - first] = l.text.clone();
+                    }
+                    at += 1;
+                }
+                Seg::Gap { len: Some(n), .. } => at += n,
+                Seg::Gap { len: None, .. } => break,
+            }
+        }
+        out
+    }
+
     /// A view of consecutive lines starting at line `first`: compared with what the map held,
     /// then written in. `None` when the place cannot be found.
     pub fn show(&mut self, first: usize, lines: &[Rc<str>]) -> Option<Vec<Seen>> {

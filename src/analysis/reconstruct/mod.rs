@@ -84,8 +84,10 @@ pub fn reconstruct(run: &mut Run, exec: &[Exec]) {
     }
     for (i, step) in run.steps.iter().enumerate() {
         let cwd = step.working_dir.clone();
+        let mut edited = None;
         for e in std::mem::take(&mut tool[i]) {
             let path = shown::resolve(&e.path, cwd.as_deref());
+            edited = Some(path.clone());
             r.tool_edit(e, &path);
         }
         let ctx = ops::Step {
@@ -98,7 +100,7 @@ pub fn reconstruct(run: &mut Run, exec: &[Exec]) {
             Exec::Shell(status) => r.shell_step(&step.action, ops::Step { status, ..ctx }),
             Exec::Python(status) => r.python_code(&step.action, &step.action, &cwd, &ops::Step { status, ..ctx }),
             Exec::Tool => {
-                for s in shown::tool_views(&step.observation, cwd.as_deref()) {
+                for s in shown::tool_views(&step.observation, cwd.as_deref(), edited.as_deref()) {
                     r.view(s, CheckedBy::Step(i));
                 }
             }
@@ -118,3 +120,6 @@ pub fn reconstruct(run: &mut Run, exec: &[Exec]) {
     run.edits = edits;
     run.edits.extend(finals);
 }
+
+#[cfg(test)]
+mod tests;

@@ -272,8 +272,13 @@ impl Replay {
                     }
                     let first = lines[start].0;
                     let block: Vec<Rc<str>> = lines[start..end_i].iter().map(|(_, t)| t.clone()).collect();
+                    let around =
+                        self.files[f].known.texts_at(first.saturating_sub(SHIFT).max(1), first + block.len() + SHIFT);
+                    let lead = first - first.saturating_sub(SHIFT).max(1);
                     if let Some(seen) = self.files[f].known.show(first, &block) {
-                        self.check(f, first, &seen, by);
+                        if !shifted(&block, &around, lead) {
+                            self.check(f, first, &seen, by);
+                        }
                     }
                     start = end_i;
                 }
@@ -513,6 +518,36 @@ impl Replay {
             })
             .collect()
     }
+}
+
+/// How far apart two numberings of one file may be (a tool that counts a form feed as a line
+/// break, a view taken across an edit the run does not show) and still be told apart from a
+/// change.
+const SHIFT: usize = 3;
+
+/// Whether a view disagrees with the known lines only because its numbering is off by a few
+/// lines: shown at an offset, every known line agrees (and at least two do). Such a view is no
+/// evidence about the edits.
+fn shifted(block: &[Rc<str>], around: &[Option<Rc<str>>], lead: usize) -> bool {
+    let at = |k: usize, d: isize| -> Option<&Rc<str>> {
+        let i = (lead + k) as isize + d;
+        usize::try_from(i).ok().and_then(|i| around.get(i)).and_then(Option::as_ref)
+    };
+    let differs = block.iter().enumerate().any(|(k, t)| at(k, 0).is_some_and(|w| w != t));
+    if !differs {
+        return false;
+    }
+    (1..=SHIFT as isize).flat_map(|d| [d, -d]).any(|d| {
+        let mut agree = 0;
+        for (k, t) in block.iter().enumerate() {
+            match at(k, d) {
+                Some(w) if w == t => agree += 1,
+                Some(_) => return false,
+                None => {}
+            }
+        }
+        agree >= 2
+    })
 }
 
 /// Fill a windowed edit's replaced text from the known lines `a..=b`, and draw its diff there.

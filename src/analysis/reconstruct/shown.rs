@@ -110,8 +110,9 @@ pub fn resolve(path: &str, cwd: Option<&str>) -> String {
     if absolute { format!("/{body}") } else { body }
 }
 
-/// File views in the observation of an editor tool (not a shell command).
-pub fn tool_views(observation: &str, cwd: Option<&str>) -> Vec<Shown> {
+/// File views in the observation of an editor tool (not a shell command). `edited`: the file
+/// the step's tool edited, which a snippet of "the edited file" shows.
+pub fn tool_views(observation: &str, cwd: Option<&str>, edited: Option<&str>) -> Vec<Shown> {
     let mut out: Vec<Shown> = Vec::new();
     // The file being shown, how its lines are numbered, and its length when stated.
     let mut current: Option<(String, char, Option<usize>)> = None;
@@ -157,8 +158,12 @@ pub fn tool_views(observation: &str, cwd: Option<&str>) -> Vec<Shown> {
         }
         if let Some((_, rest)) = line.split_once("Here's the result of running `cat -n` on ") {
             flush(&mut out, &current, &mut lines);
-            let path = rest.strip_prefix("a snippet of ").unwrap_or(rest).trim_end_matches(':');
-            current = Some((resolve(path.trim(), cwd), '\t', None));
+            let path = rest.strip_prefix("a snippet of ").unwrap_or(rest).trim_end_matches(':').trim();
+            current = match (path, edited) {
+                ("the edited file", Some(p)) => Some((resolve(p, cwd), '\t', None)),
+                ("the edited file", None) => None,
+                (p, _) => Some((resolve(p, cwd), '\t', None)),
+            };
             continue;
         }
         let Some((_, separator, _)) = &current else { continue };
@@ -752,7 +757,7 @@ mod tests {
 
     #[test]
     fn editor_views_and_previews() {
-        let v = tool_views("[File: /r/a.py (3 lines total)]\n1:x\n2:y\n", None);
+        let v = tool_views("[File: /r/a.py (3 lines total)]\n1:x\n2:y\n", None, None);
         assert_eq!(
             v,
             [Shown::Lines { path: "/r/a.py".into(), lines: vec![(1, "x".into()), (2, "y".into())], end: Some(3) }]
@@ -760,12 +765,14 @@ mod tests {
         let v = tool_views(
             "Your proposed edit has introduced new syntax error(s).\nThis is how your edit would have looked if applied\n[File: /r/a.py (2 lines total)]\n1:BROKEN\nThis is the original code before your edit\n[File: /r/a.py (2 lines total)]\n1:x\n",
             None,
+            None,
         );
         assert_eq!(v.len(), 1);
         assert_eq!(lines(&v[0]), [(1, "x".into())]);
         let v = tool_views(
             "Here's the result of running `cat -n` on a snippet of a.py:\n    11\t\n    12\tdef f():\n",
             Some("/calc"),
+            None,
         );
         assert_eq!(
             v,
@@ -776,5 +783,11 @@ mod tests {
             }]
         );
         assert_eq!(resolve("./x/../y.py", Some("/r/")), "/r/y.py");
+        let v = tool_views(
+            "The file /w/m.c has been edited. Here's the result of running `cat -n` on a snippet of the edited file:\n   317\tx;\n",
+            None,
+            Some("/w/m.c"),
+        );
+        assert_eq!(v, [Shown::Lines { path: "/w/m.c".into(), lines: vec![(317, "x;".into())], end: None }]);
     }
 }

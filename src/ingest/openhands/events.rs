@@ -298,7 +298,8 @@ fn step_edits(idx: usize, action: &str, args: &Value, obs: Option<&Value>, obser
                 (_, "insert") => EditKind::Insert,
                 _ => EditKind::StrReplace,
             };
-            let old = str_field(args, "old_str");
+            // An insert replaces nothing: drawn as added lines.
+            let old = if kind == EditKind::Insert { Some(String::new()) } else { str_field(args, "old_str") };
             let new = match kind {
                 EditKind::Create => str_field(args, "file_text").or_else(|| str_field(args, "content")),
                 _ => str_field(args, "new_str").or_else(|| nonempty_str(args, "content")),
@@ -313,6 +314,16 @@ fn step_edits(idx: usize, action: &str, args: &Value, obs: Option<&Value>, obser
             let lint = if status == EditStatus::RejectedByLinter { edits::lint_codes(observation) } else { Vec::new() };
             let path = str_field(args, "path").unwrap_or_default();
             let mut edit = edits::edit_from_texts(Some(idx), &path, kind, status, old, new, lint);
+            if kind == EditKind::Insert {
+                // Inserted after the line named: where the reconstruction places it, and where
+                // its diff is numbered.
+                let after =
+                    args.get("insert_line").and_then(|v| v.as_u64().or_else(|| v.as_str()?.trim().parse().ok()));
+                edit.trace.lines = after.map(|n| (n as usize + 1, n as usize));
+                if let (Some(n), Some(d)) = (after, edit.diff.as_deref()) {
+                    edit.diff = Some(edits::diff_at_line(d, n as usize + 1));
+                }
+            }
             if let Some(d) = diff {
                 edit.diff = Some(d.to_string());
             }
