@@ -451,6 +451,9 @@ pub struct EditTrace {
     pub undone_at: Option<usize>,
     /// Final patch: which steps made each hunk.
     pub hunks: Vec<HunkSource>,
+    /// The diff shows what the edit did to the lines the run had shown; a pattern may also
+    /// have matched lines it never showed (a global `s///` on a file seen in part).
+    pub partial: bool,
     /// Read by the reconstruction, not stored: the lines (first, last; 1-based) a windowed edit
     /// replaces, or (n + 1, n) for an insert after line n.
     pub lines: Option<(usize, usize)>,

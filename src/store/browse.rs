@@ -75,6 +75,8 @@ pub struct EditText {
     pub shown: Option<String>,
     /// Final patch: the steps that made each hunk.
     pub hunks: Vec<crate::model::HunkSource>,
+    /// The diff shows the lines the run had shown; others may have changed too.
+    pub partial: bool,
 }
 
 use super::Store;
@@ -152,7 +154,7 @@ impl Store {
     /// The edits of a run (or of one step) with their texts and diffs.
     pub(super) fn edit_texts(&self, run_id: i64, step: Option<i64>) -> Result<Vec<EditText>, StoreError> {
         let sql = format!(
-            "SELECT {EDIT_LINE}, old_text, new_text, diff, command, checked_at, shown, hunks FROM edits {EDITS_OF}"
+            "SELECT {EDIT_LINE}, old_text, new_text, diff, command, checked_at, shown, hunks, partial FROM edits {EDITS_OF}"
         );
         let mut stmt = self.conn.prepare_cached(&sql)?;
         let rows = stmt.query_map(params![run_id, step], |r| {
@@ -166,6 +168,7 @@ impl Store {
                 checked_by: r.get::<_, Option<i64>>(12)?.map(crate::model::CheckedBy::from_column),
                 shown: r.get(13)?,
                 hunks: hunks.and_then(|h| serde_json::from_str(&h).ok()).unwrap_or_default(),
+                partial: r.get::<_, Option<i64>>(15)?.is_some_and(|p| p != 0),
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)

@@ -154,6 +154,9 @@ pub struct EditRow {
     /// Final patch: which steps made each hunk.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub hunks: Vec<HunkSource>,
+    /// The diff shows the lines the run had shown; a pattern may have matched others too.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
 }
 
 impl EditRow {
@@ -321,6 +324,7 @@ impl Store {
                 shown: e.shown,
                 undone_at: e.line.undone_at,
                 hunks: e.hunks,
+                partial: e.partial,
             })
             .collect())
     }

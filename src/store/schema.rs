@@ -255,5 +255,6 @@ ALTER TABLE edits ADD COLUMN checked_at INTEGER;  -- the step whose view checked
 ALTER TABLE edits ADD COLUMN shown TEXT;          -- contradicted: what the view showed, as a diff
 ALTER TABLE edits ADD COLUMN undone_at INTEGER;   -- the step whose git checkout/restore/stash undid it
 ALTER TABLE edits ADD COLUMN hunks TEXT;          -- final patch: JSON [{hunk, steps, explained}]
+ALTER TABLE edits ADD COLUMN partial INTEGER;     -- 1: lines never shown may have changed too
 "#,
 ];

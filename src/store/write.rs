@@ -342,8 +342,8 @@ fn insert_run(
     }
     let mut edit_stmt = tx.prepare_cached(
         "INSERT INTO edits (run_id, step_idx, path, kind, status, old_text, new_text, diff, lint_codes,
-                            certainty, command, checked_at, shown, undone_at, hunks)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                            certainty, command, checked_at, shown, undone_at, hunks, partial)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
     )?;
     for e in &run.edits {
         let t = &e.trace;
@@ -365,6 +365,7 @@ fn insert_run(
             t.shown,
             t.undone_at.map(|s| s as i64),
             hunks,
+            t.partial.then_some(1),
         ])?;
     }
     Ok(run_id)

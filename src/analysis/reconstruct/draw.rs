@@ -35,6 +35,8 @@ struct Entry {
     new: Option<usize>,
     /// A placeholder: the hunk ends after it.
     cut: bool,
+    /// Lines it stands for (`None`: unknown).
+    lines: Option<usize>,
 }
 
 pub fn draw(path: &str, before: &Known, after: &Known) -> Drawn {
@@ -116,7 +118,7 @@ pub fn draw(path: &str, before: &Known, after: &Known) -> Drawn {
     }
     let mut out = format!("--- a/{0}\n+++ b/{0}\n", path.trim_start_matches('/'));
     for (lo, hi) in spans {
-        let mut entries = Vec::new();
+        let mut entries: Vec<Entry> = Vec::new();
         for (o, &(old, new)) in ops[lo..hi].iter().zip(&cursors[lo..hi]) {
             match *o {
                 Op::Equal(bi, _) => entries.push(Entry {
@@ -125,9 +127,10 @@ pub fn draw(path: &str, before: &Known, after: &Known) -> Drawn {
                     old,
                     new,
                     cut: false,
+                    lines: Some(1),
                 }),
-                Op::Del(bi) => entries.push(entry('-', &before.segs[bi], old, new, &mut drawn)),
-                Op::Ins(ai) => entries.push(entry('+', &after.segs[ai], old, new, &mut drawn)),
+                Op::Del(bi) => push(&mut entries, entry('-', &before.segs[bi], old, new, &mut drawn)),
+                Op::Ins(ai) => push(&mut entries, entry('+', &after.segs[ai], old, new, &mut drawn)),
             }
         }
         hunks(&entries, &mut out);
@@ -136,21 +139,48 @@ pub fn draw(path: &str, before: &Known, after: &Known) -> Drawn {
     drawn
 }
 
+/// Add an entry; runs of lines never shown on one side become one placeholder.
+fn push(entries: &mut Vec<Entry>, e: Entry) {
+    if e.cut
+        && let Some(last) = entries.last_mut()
+        && last.cut
+        && last.mark == e.mark
+    {
+        last.lines = last.lines.zip(e.lines).map(|(a, b)| a + b);
+        last.text = placeholder(last.lines);
+        return;
+    }
+    entries.push(e);
+}
+
+fn placeholder(lines: Option<usize>) -> String {
+    match lines {
+        Some(1) => "⋯ 1 line the run never showed ⋯".to_string(),
+        Some(n) => format!("⋯ {n} lines the run never showed ⋯"),
+        None => "⋯ lines the run never showed ⋯".to_string(),
+    }
+}
+
 fn entry(mark: char, seg: &Seg, old: Option<usize>, new: Option<usize>, drawn: &mut Drawn) -> Entry {
     match seg {
         Seg::Line(l) if l.text.is_some() => {
             drawn.any_text = true;
-            Entry { mark, text: l.text.as_deref().unwrap_or_default().to_string(), old, new, cut: false }
+            Entry {
+                mark,
+                text: l.text.as_deref().unwrap_or_default().to_string(),
+                old,
+                new,
+                cut: false,
+                lines: Some(1),
+            }
         }
         other => {
-            let what = match other.len() {
-                Some(0) => return Entry { mark: '#', text: String::new(), old, new, cut: false },
-                Some(1) => "1 line the run never showed".to_string(),
-                Some(n) => format!("{n} lines the run never showed"),
-                None => "lines the run never showed".to_string(),
-            };
+            let lines = other.len();
+            if lines == Some(0) {
+                return Entry { mark: '#', text: String::new(), old, new, cut: false, lines };
+            }
             drawn.complete = false;
-            Entry { mark, text: format!("⋯ {what} ⋯"), old, new, cut: true }
+            Entry { mark, text: placeholder(lines), old, new, cut: true, lines }
         }
     }
 }

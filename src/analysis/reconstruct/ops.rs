@@ -311,13 +311,15 @@ impl Replay {
                     let id = self.next_id();
                     let this: &Replay = self;
                     let read = |name: &str| this.known_text(&resolve(name, cwd.as_deref()));
-                    s.run(&mut before, id, &read).ok().map(|r| r.after)
+                    s.run(&mut before, id, &read).ok()
                 }
                 _ => None,
             };
             // Splitting gaps for the script's addresses is not a change.
             self.files[fi].known = before.clone();
-            self.shell_edit(step.index, &path, fi, &c.raw, step.status, before, after, None);
+            let partial = after.as_ref().is_some_and(|r| r.assumed && !before.is_whole());
+            let after = after.map(|r| r.after);
+            self.shell_edit_partial(step.index, &path, fi, &c.raw, step.status, before, after, None, partial);
         }
         None
     }
@@ -372,11 +374,13 @@ impl Replay {
             let fi = self.file(&path);
             let mut before = self.files[fi].known.clone();
             let after = match &script {
-                Some(s) if !f.dynamic => s.run(&mut before, self.next_id(), &|_| None).ok().map(|r| r.after),
+                Some(s) if !f.dynamic => s.run(&mut before, self.next_id(), &|_| None).ok(),
                 _ => None,
             };
             self.files[fi].known = before.clone();
-            self.shell_edit(step.index, &path, fi, &c.raw, step.status, before, after, None);
+            let partial = after.as_ref().is_some_and(|r| r.assumed && !before.is_whole());
+            let after = after.map(|r| r.after);
+            self.shell_edit_partial(step.index, &path, fi, &c.raw, step.status, before, after, None, partial);
         }
     }
 

@@ -134,6 +134,24 @@ impl Replay {
         after: Option<Known>,
         text_diff: Option<String>,
     ) {
+        self.shell_edit_partial(step, path, f, command, status, before, after, text_diff, false);
+    }
+
+    /// [`Replay::shell_edit`] of an edit whose pattern was assumed not to match lines never
+    /// shown (`partial`: its diff may miss lines it changed there).
+    #[allow(clippy::too_many_arguments)]
+    pub fn shell_edit_partial(
+        &mut self,
+        step: usize,
+        path: &str,
+        f: usize,
+        command: &str,
+        status: EditStatus,
+        before: Known,
+        after: Option<Known>,
+        text_diff: Option<String>,
+        partial: bool,
+    ) {
         self.touch(f);
         let id = self.next_id();
         let mut edit = Edit {
@@ -145,13 +163,15 @@ impl Replay {
             new_text: None,
             diff: None,
             lint_codes: Vec::new(),
-            trace: EditTrace { command: Some(command.to_string()), ..EditTrace::default() },
+            trace: EditTrace { command: Some(command.to_string()), partial, ..EditTrace::default() },
         };
         let certainty = match after {
             Some(after) => {
                 let drawn = draw(path, &before, &after);
                 let certainty = if !drawn.changed {
-                    if before.has_text() { Certainty::Unchanged } else { Certainty::Unknown }
+                    // Nothing changed among the lines shown; a pattern that may have matched
+                    // lines never shown says nothing about those.
+                    if before.has_text() && !partial { Certainty::Unchanged } else { Certainty::Unknown }
                 } else if drawn.any_text || text_diff.is_some() {
                     edit.diff = text_diff.or(drawn.diff);
                     Certainty::Simulated
@@ -353,6 +373,8 @@ impl Replay {
         if let Some(d) = unified_diff(&path, &old, &new) {
             let rec = &mut self.recs[last_pending];
             rec.edit.diff = Some(diff_at_line(&d, first));
+            // What the view showed: the script may have changed lines outside it too.
+            rec.edit.trace.partial = true;
             rec.certainty = Some(Certainty::Attributed);
             rec.confirmed = Some(by);
             self.files[f].pending.clear();

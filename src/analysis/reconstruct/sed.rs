@@ -674,8 +674,9 @@ impl Exec<'_> {
                             }
                         }
                         None => {
-                            // A line never shown, named by its number: changed, or not, unseen.
-                            self.assumed = true;
+                            // A line never shown: changed, or not, unseen. Its text stays
+                            // unknown, as a new line of this edit.
+                            cy.changed = true;
                         }
                     }
                 }
@@ -694,6 +695,7 @@ impl Exec<'_> {
                     }
                 }
                 Op::Translate(pairs) => {
+                    cy.changed |= cy.text.is_none();
                     if let Some(t) = &cy.text {
                         let new: String =
                             t.chars().map(|ch| pairs.iter().find(|(a, _)| *a == ch).map_or(ch, |(_, b)| *b)).collect();
@@ -870,7 +872,9 @@ impl Exec<'_> {
                 continue;
             }
             match &c.op {
-                Op::Subst { .. } | Op::Translate(_) | Op::Nop => {}
+                // Lines never shown may have changed: they stay unknown.
+                Op::Subst { .. } | Op::Translate(_) => self.assumed = true,
+                Op::Nop => {}
                 Op::Delete => *keep = false,
                 Op::Change(t) if c.end.is_some() && c.active.get() => {
                     *keep = false;

@@ -440,9 +440,11 @@ pub fn printer(p: &Pipeline, cwd: Option<&str>) -> Option<Printer> {
         }
         let file_numbered = matches!(pr.numbers, Numbers::Tab | Numbers::Colon);
         match name {
-            // Numbered lines keep their numbers through any line filter.
-            "head" | "tail" | "grep" | "egrep" | "less" | "more" if file_numbered => {}
-            "sed" if file_numbered && sed_ranges(f).is_some() => {}
+            // Numbered lines keep their numbers through any line filter (which may have left
+            // out the file's last lines: no end can be read from them).
+            "head" | "tail" | "grep" | "egrep" if file_numbered => pr.stream = None,
+            "sed" if file_numbered && sed_ranges(f).is_some() => pr.stream = None,
+            "less" | "more" if file_numbered => {}
             "cat" if opts.is_empty() => {}
             "head" | "tail" | "sed" if pr.ranges.is_empty() => {
                 let stream = pr.stream?;
@@ -716,6 +718,9 @@ mod tests {
         assert!(matches!(&s[0], Shown::Lines { end: Some(19), .. }), "{s:?}");
         let s = show("nl -ba f.py | sed -n '5,6p'", "     5\tfive\n     6\tsix\n");
         assert_eq!(lines(&s[0]), [(5, "five".into()), (6, "six".into())]);
+        assert!(matches!(&s[0], Shown::Lines { end: None, .. }), "a filtered view does not reach the end");
+        let s = show("cat -n f.py", "     1\tone\n     2\ttwo\n");
+        assert!(matches!(&s[0], Shown::Lines { end: Some(2), .. }), "the whole file does");
         let s = show("grep -n 'def ' f.py", "3:def a():\n9:    def b():\n");
         assert_eq!(lines(&s[0]), [(3, "def a():".into()), (9, "    def b():".into())]);
         let s = show("cat f.py | head -n 2", "a\nb\n");

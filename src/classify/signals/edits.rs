@@ -8,7 +8,8 @@ use crate::analysis::markers::runs_tests;
 use crate::model::{EditKind, EditStatus};
 use crate::store::read::{EditRow, StepRow};
 
-/// An edit with its path made repository-relative.
+/// An edit with its path made repository-relative. Shell edits come reconstructed
+/// (`analysis::reconstruct`): with a diff, and marked when they changed nothing.
 pub(super) struct EditEvent {
     pub step: Option<usize>,
     pub path: String,
@@ -16,6 +17,8 @@ pub(super) struct EditEvent {
     pub status: EditStatus,
     pub codes: Vec<String>,
     pub diff: Option<String>,
+    /// Its pattern or address matched no line: the file did not change.
+    pub changed_nothing: bool,
 }
 
 impl EditEvent {
@@ -27,11 +30,17 @@ impl EditEvent {
             status: e.status,
             codes: e.lint_codes.clone(),
             diff: e.diff.clone(),
+            changed_nothing: e.changed_nothing(),
         }
     }
 
     pub fn rejected(&self) -> bool {
         self.status.is_rejection()
+    }
+
+    /// Applied and, as far as the run shows, changed the file.
+    pub fn changed(&self) -> bool {
+        self.step.is_some() && !self.rejected() && !self.changed_nothing
     }
 
     /// A create, or a shell write of the whole file (heredoc): the file may be new.
@@ -81,7 +90,7 @@ pub(super) fn rejections(edits: &[EditEvent]) -> Vec<Rejection> {
 
 /// Applied edits whose diff undoes an earlier applied edit of the same file.
 pub(super) fn reverts(edits: &[EditEvent]) -> Vec<Revert> {
-    let applied: Vec<&EditEvent> = edits.iter().filter(|e| e.step.is_some() && !e.rejected()).collect();
+    let applied: Vec<&EditEvent> = edits.iter().filter(|e| e.changed()).collect();
     let mut out = Vec::new();
     for (j, b) in applied.iter().enumerate() {
         let (b_removed, b_added) = b.hunk_lines();
@@ -146,8 +155,10 @@ fn git_resets(steps: &[StepRow], roots: &super::paths::Roots) -> (Vec<GitReset>,
 }
 
 /// Edits that left nothing behind: to build or installed copies, undone by git and never
-/// re-applied, or applied but missing from the submitted patch. Scratch files and files the
-/// agent created are not the change, and an explicit undo (a reverting edit) was deliberate.
+/// re-applied, applied but missing from the submitted patch, or (shell edits) whose pattern or
+/// address matched no line, with no later edit of the file that changed it. Scratch files and
+/// files the agent created are not the change, and an explicit undo (a reverting edit) was
+/// deliberate.
 pub(super) fn lost_edits(
     edits: &[EditEvent],
     files: &[FileActivity],
@@ -159,14 +170,21 @@ pub(super) fn lost_edits(
     let (resets, restores) = git_resets(steps, roots);
     let mut out = Vec::new();
     for f in files {
-        let Some(&last) = f.edited.last() else { continue };
         // Tests and docs the agent touched and put back are not the change.
         let kind = super::paths::FileKind::of(&f.path);
-        if f.in_patch
-            || f.created
+        let aside = f.created
             || is_scratch(&f.path)
-            || matches!(kind, super::paths::FileKind::Test | super::paths::FileKind::Doc)
+            || matches!(kind, super::paths::FileKind::Test | super::paths::FileKind::Doc);
+        // The last attempt at the file changed nothing, and nothing changed it after.
+        let noop = edits.iter().filter(|e| e.path == f.path && e.changed_nothing).filter_map(|e| e.step).max();
+        if let Some(step) = noop.filter(|s| f.edited.last().is_none_or(|l| l < s))
+            && !aside
         {
+            out.push(LostEdit { step, path: f.path.clone(), why: LostWhy::ChangedNothing });
+            continue;
+        }
+        let Some(&last) = f.edited.last() else { continue };
+        if f.in_patch || aside {
             continue;
         }
         if is_build_copy(&f.path) {

@@ -19,7 +19,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 
 /// Bumped when a signal's meaning changes: stored signals of another version are recomputed.
-pub const VERSION: u32 = 1;
+/// 2: shell edits are reconstructed (diffs, edits that changed nothing, script writes).
+pub const VERSION: u32 = 2;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Signals {
@@ -79,7 +80,7 @@ pub struct FileActivity {
     pub first_seen: Option<usize>,
     /// First step whose search output named it.
     pub first_searched: Option<usize>,
-    /// Steps with an applied (or unverdicted shell) edit.
+    /// Steps with an applied (or unverdicted shell) edit; not shell edits that changed nothing.
     pub edited: Vec<usize>,
     /// Steps with a rejected or refused edit.
     pub rejected: Vec<usize>,
@@ -158,6 +159,9 @@ pub enum LostWhy {
     GitRevert { step: usize, checked: bool },
     /// Applied (or written through the shell: `shell`) but absent from the submitted patch.
     NotInPatch { shell: bool },
+    /// A shell edit whose pattern or address matched none of the lines the run showed, the
+    /// last attempt at the file (`analysis::reconstruct`).
+    ChangedNothing,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -318,6 +322,8 @@ pub fn compute(run: &RunDetail) -> Signals {
         match e.step {
             None => f.in_patch = true,
             Some(step) if e.rejected() => f.rejected.push(step),
+            // A shell edit that changed nothing edited nothing.
+            Some(_) if e.changed_nothing => {}
             Some(step) => {
                 // A create, or a shell write to a file the run had neither opened nor met in
                 // search output (a scratch script written with `cat > f <<EOF`).
@@ -370,7 +376,7 @@ pub fn compute(run: &RunDetail) -> Signals {
         exit_status: run.summary.exit_status.clone(),
         exit,
         tools: ToolSet { edit_kinds, gated },
-        first_edit_step: edits.iter().filter(|e| !e.rejected()).filter_map(|e| e.step).min(),
+        first_edit_step: edits.iter().filter(|e| e.changed()).filter_map(|e| e.step).min(),
         patch_files,
         files: table.files,
         expected,

@@ -32,10 +32,10 @@ pub fn lines(run: &RunView, width: u16, theme: &Theme) -> (String, Arc<Vec<Line<
         out.push(Line::from(Span::styled(t.to_string(), theme.header)));
     };
 
-    // Files edited so far.
+    // Files edited so far (a shell edit that changed nothing edited nothing).
     let edits: Vec<_> = run.data.edits.iter().filter(|e| e.step.is_some_and(|s| s <= here)).collect();
     let mut files: BTreeMap<&str, FileCounts> = BTreeMap::new();
-    for e in &edits {
+    for e in edits.iter().filter(|e| !e.changed_nothing()) {
         let c = files.entry(e.path.as_str()).or_default();
         if e.is_rejected() {
             c.rejected += 1;
@@ -86,9 +86,18 @@ pub fn lines(run: &RunView, width: u16, theme: &Theme) -> (String, Arc<Vec<Line<
     // Last edits.
     heading(&mut out, "last edits");
     for e in edits.iter().rev().take(LAST_EDITS) {
-        let head = format!("  {:>4} {:<18} ", e.step.unwrap_or(0), e.status.words());
+        // A reconstructed edit says how sure its diff is; a tool edit, its verdict.
+        let (what, doubtful) = match (e.undone_at, e.certainty) {
+            (Some(_), _) => ("undone".to_string(), true),
+            (None, Some(c)) => {
+                use crate::model::Certainty::*;
+                (c.words().to_string(), matches!(c, Contradicted | Unchanged | Unknown))
+            }
+            (None, None) => (e.status.words(), e.status != crate::model::EditStatus::Applied),
+        };
+        let head = format!("  {:>4} {:<18} ", e.step.unwrap_or(0), what);
         let path = text::fit_left(&e.path, w.saturating_sub(head.chars().count()));
-        let style = if e.status == crate::model::EditStatus::Applied { theme.text } else { theme.warning };
+        let style = if doubtful { theme.warning } else { theme.text };
         out.push(Line::from(Span::styled(format!("{head}{path}"), style)));
     }
     if edits.is_empty() {
