@@ -40,17 +40,22 @@ struct Entry {
 }
 
 pub fn draw(path: &str, before: &Known, after: &Known) -> Drawn {
-    let kept: HashSet<u32> = after.segs.iter().map(Seg::id).collect();
-    let mut ops = Vec::new();
-    let (mut i, mut j) = (0, 0);
-    while i < before.segs.len() || j < after.segs.len() {
-        match (before.segs.get(i), after.segs.get(j)) {
-            (Some(b), Some(a)) if b.id() == a.id() => {
+    // What both keep at the start and the end is equal: only the middle is aligned.
+    let (b, a) = (&before.segs, &after.segs);
+    let prefix = b.iter().zip(a.iter()).take_while(|(x, y)| x.id() == y.id()).count();
+    let suffix = b[prefix..].iter().rev().zip(a[prefix..].iter().rev()).take_while(|(x, y)| x.id() == y.id()).count();
+    let kept: HashSet<u32> = a[prefix..a.len() - suffix].iter().map(Seg::id).collect();
+    let mut ops: Vec<Op> = (0..prefix).map(|k| Op::Equal(k, k)).collect();
+    let (mut i, mut j) = (prefix, prefix);
+    let (b_end, a_end) = (b.len() - suffix, a.len() - suffix);
+    while i < b_end || j < a_end {
+        match (b[..b_end].get(i), a[..a_end].get(j)) {
+            (Some(x), Some(y)) if x.id() == y.id() => {
                 ops.push(Op::Equal(i, j));
                 i += 1;
                 j += 1;
             }
-            (Some(b), _) if !kept.contains(&b.id()) => {
+            (Some(x), _) if !kept.contains(&x.id()) => {
                 ops.push(Op::Del(i));
                 i += 1;
             }
@@ -65,6 +70,7 @@ pub fn draw(path: &str, before: &Known, after: &Known) -> Drawn {
             (None, None) => break,
         }
     }
+    ops.extend((0..suffix).map(|k| Op::Equal(b_end + k, a_end + k)));
     let changed = ops.iter().any(|o| !matches!(o, Op::Equal(..)));
     let mut drawn = Drawn { diff: None, changed, complete: true, any_text: false };
     if !changed {

@@ -96,6 +96,12 @@ impl Known {
         k
     }
 
+    /// An empty map that goes on numbering identities where `self` stops (the state an edit
+    /// builds from `self`, whose kept lines keep theirs).
+    pub fn successor(&self) -> Known {
+        Known { segs: Vec::with_capacity(self.segs.len() + 4), next: self.next }
+    }
+
     pub fn fresh(&mut self) -> u32 {
         self.next += 1;
         self.next

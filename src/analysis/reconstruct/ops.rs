@@ -56,8 +56,8 @@ impl Replay {
 
     fn view_output(&mut self, p: &Pipeline, cwd: &Option<String>, step: &Step<'_>) {
         let by = CheckedBy::Step(step.index);
-        let out = shown::output(step.observation);
         if let Some(pr) = shown::printer(p, cwd.as_deref()) {
+            let out = shown::output(step.observation);
             let f = self.file(&pr.path);
             let len = self.files[f].known.len();
             for s in shown::read(&pr, &out, len) {
@@ -65,11 +65,13 @@ impl Replay {
             }
             return;
         }
-        let git_diff = p
-            .cmds
-            .first()
-            .is_some_and(|c| c.name() == Some("git") && c.args().iter().any(|a| a.text == "diff") && !out.clipped);
-        if git_diff {
+        let git_diff =
+            p.cmds.first().is_some_and(|c| c.name() == Some("git") && c.args().iter().any(|a| a.text == "diff"));
+        if !git_diff {
+            return;
+        }
+        let out = shown::output(step.observation);
+        if !out.clipped {
             let text: String = out.head.iter().map(|l| format!("{l}\n")).collect();
             for s in shown::diff_views(&text, cwd.as_deref()) {
                 self.view(s, by);
@@ -197,7 +199,7 @@ impl Replay {
             after.splice(end..end, lines, Some(self.next_id()));
             None
         } else {
-            let diff = match before.text() {
+            let diff = match before.is_whole().then(|| before.text()).flatten() {
                 Some(old) => unified_diff(&path, &old, &text),
                 None if !before.has_text() => unified_diff(&path, "", &text),
                 None => None,
@@ -207,12 +209,16 @@ impl Replay {
             diff
         };
         // A text diff is nicer than the identity diff for whole rewrites.
-        let unchanged = !append && before.text().as_deref() == Some(text.as_str());
+        let unchanged = !append && text_diff.is_none() && before.is_whole() && before.text().as_deref() == Some(text.as_str());
         let text_diff = if unchanged { None } else { text_diff };
         if unchanged {
             after = before.clone();
         }
         self.shell_edit(step.index, &path, f, &c.raw, step.status, before, Some(after), text_diff);
+        // The text written, as a tool's `create` carries it.
+        if let Some(r) = self.recs.last_mut() {
+            r.edit.new_text = Some(text);
+        }
     }
 
     /// `sed -i` edits each file; `sed SCRIPT FILE` (not in place) prints the result.
@@ -305,7 +311,9 @@ impl Replay {
         for f in files {
             let path = resolve(&f.text, cwd.as_deref());
             let fi = self.file(&path);
-            let mut before = self.files[fi].known.clone();
+            // Taken out while the script runs (splitting gaps for its addresses changes no
+            // line); the edit puts back what it made.
+            let mut before = std::mem::take(&mut self.files[fi].known);
             let after = match (&script, f.dynamic) {
                 (Some(s), false) => {
                     let id = self.next_id();
@@ -315,8 +323,6 @@ impl Replay {
                 }
                 _ => None,
             };
-            // Splitting gaps for the script's addresses is not a change.
-            self.files[fi].known = before.clone();
             let partial = after.as_ref().is_some_and(|r| r.assumed && !before.is_whole());
             let after = after.map(|r| r.after);
             self.shell_edit_partial(step.index, &path, fi, &c.raw, step.status, before, after, None, partial);
@@ -372,12 +378,11 @@ impl Replay {
         for f in files {
             let path = resolve(&f.text, cwd.as_deref());
             let fi = self.file(&path);
-            let mut before = self.files[fi].known.clone();
+            let mut before = std::mem::take(&mut self.files[fi].known);
             let after = match &script {
                 Some(s) if !f.dynamic => s.run(&mut before, self.next_id(), &|_| None).ok(),
                 _ => None,
             };
-            self.files[fi].known = before.clone();
             let partial = after.as_ref().is_some_and(|r| r.assumed && !before.is_whole());
             let after = after.map(|r| r.after);
             self.shell_edit_partial(step.index, &path, fi, &c.raw, step.status, before, after, None, partial);

@@ -67,6 +67,18 @@ fn control_escapes(source: &str) -> String {
 /// A compiled pattern.
 pub struct Pattern {
     re: Regex,
+    /// Text every match contains, when the pattern is plain text: lines without it are passed
+    /// over without running the regex.
+    literal: Option<String>,
+}
+
+/// The pattern as plain text, when it has no operator of its dialect (`foo_bar`, `x = 1`).
+fn plain(source: &str, dialect: Dialect) -> Option<String> {
+    let special: &[char] = match dialect {
+        Dialect::Basic => &['\\', '.', '*', '[', ']', '^', '$'],
+        Dialect::Extended | Dialect::Perl => &['\\', '.', '*', '[', ']', '^', '$', '+', '?', '(', ')', '{', '}', '|'],
+    };
+    (!source.is_empty() && !source.contains(special)).then(|| source.to_string())
 }
 
 impl std::fmt::Debug for Pattern {
@@ -83,16 +95,23 @@ impl Pattern {
             Dialect::Perl => std::borrow::Cow::Borrowed(source),
             _ => std::borrow::Cow::Owned(control_escapes(source)),
         };
-        Regex::with_options(&source, options, &syntax(dialect)).ok().map(|re| Pattern { re })
+        let literal = if ignore_case { None } else { plain(&source, dialect) };
+        Regex::with_options(&source, options, &syntax(dialect)).ok().map(|re| Pattern { re, literal })
     }
 
     pub fn is_match(&self, text: &str) -> bool {
+        if self.literal.as_deref().is_some_and(|l| !text.contains(l)) {
+            return false;
+        }
         self.re.search_with_options(text, 0, text.len(), SearchOptions::SEARCH_OPTION_NONE, None).is_some()
     }
 
     /// Replace the `nth` match (1-based), or every match from the `nth` on when `global`.
     /// `None` when nothing matched.
     pub fn substitute(&self, text: &str, with: &Replacement, nth: usize, global: bool) -> Option<String> {
+        if self.literal.as_deref().is_some_and(|l| !text.contains(l)) {
+            return None;
+        }
         let mut out = String::with_capacity(text.len() + 16);
         let mut last = 0;
         let mut count = 0;

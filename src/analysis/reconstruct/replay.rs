@@ -109,10 +109,12 @@ impl Replay {
         self.files[i].known.text()
     }
 
-    /// Before an edit of file `f`: keep the state `git checkout` would return to.
-    fn touch(&mut self, f: usize) {
+    /// Before the first edit of file `f`: keep its state (`before`, or the current one), what
+    /// `git checkout` returns to.
+    fn touch(&mut self, f: usize, before: Option<&Known>) {
         if self.files[f].base.is_none() {
-            self.files[f].base = Some(self.files[f].known.clone());
+            let base = before.unwrap_or(&self.files[f].known).clone();
+            self.files[f].base = Some(base);
         }
     }
 
@@ -152,7 +154,7 @@ impl Replay {
         text_diff: Option<String>,
         partial: bool,
     ) {
-        self.touch(f);
+        self.touch(f, Some(&before));
         let id = self.next_id();
         let mut edit = Edit {
             step: Some(step),
@@ -178,9 +180,6 @@ impl Replay {
                 } else {
                     Certainty::Unknown
                 };
-                if after.is_whole() {
-                    edit.new_text = after.text();
-                }
                 self.files[f].known = after;
                 certainty
             }
@@ -209,7 +208,7 @@ impl Replay {
         let f = self.file(path);
         let id = self.next_id();
         if !edit.status.is_rejection() {
-            self.touch(f);
+            self.touch(f, None);
             self.apply_tool(&mut edit, f, id);
         } else if edit.kind == EditKind::WindowedEdit && edit.old_text.is_none() {
             // A rejected windowed edit is still drawn against the lines it would have replaced.
@@ -345,10 +344,15 @@ impl Replay {
         if contradicted.is_empty() {
             return;
         }
-        let was: String = seen.iter().map(|s| format!("{}\n", s.was.as_deref().unwrap_or(&s.shown))).collect();
-        let now: String = seen.iter().map(|s| format!("{}\n", s.shown)).collect();
+        // Both sides where they differ, with the usual context.
+        let differs = |s: &Seen| s.was.as_ref().is_some_and(|w| **w != *s.shown);
+        let lo = seen.iter().position(differs).unwrap_or(0).saturating_sub(3);
+        let hi = (seen.iter().rposition(differs).unwrap_or(0) + 4).min(seen.len());
+        let window = &seen[lo..hi];
+        let was: String = window.iter().map(|s| format!("{}\n", s.was.as_deref().unwrap_or(&s.shown))).collect();
+        let now: String = window.iter().map(|s| format!("{}\n", s.shown)).collect();
         let path = self.files[f].path.clone();
-        let both = unified_diff(&path, &was, &now).map(|d| diff_at_line(&d, first)).unwrap_or_default();
+        let both = unified_diff(&path, &was, &now).map(|d| diff_at_line(&d, first + lo)).unwrap_or_default();
         for id in contradicted {
             if let Some(rec) = self.recs.get_mut(id) {
                 rec.contradicted = Some((by, both.clone()));

@@ -193,8 +193,7 @@ impl Script {
             }
         }
         reset(&self.cmds);
-        let mut exec = Exec { script: self, edit, out: before.clone(), assumed: false, seam: false, read };
-        exec.out.segs.clear();
+        let mut exec = Exec { script: self, edit, out: before.successor(), assumed: false, seam: false, read };
         let positions = before.positions();
         let count = before.segs.len();
         let mut last_re: Option<Rc<Pattern>> = None;

@@ -54,11 +54,22 @@ fn body_lines(text: &str) -> Vec<&str> {
 
 /// The output of a shell command as an observation shows it: mini-swe-agent's
 /// `<returncode>`/`<output>` (or `<output_head>`, `<elided_chars>`, `<output_tail>` when it
-/// clipped it), a `<response clipped>` mark, OpenHands' trailing status lines.
+/// clipped it), a `<response clipped>` mark, OpenHands' trailing status lines. The wrapping
+/// tags are looked for where the framework puts them (the start and the end), so a long output
+/// is scanned once.
 pub fn output(observation: &str) -> Output<'_> {
-    if let Some(head) = between(observation, "<output_head>", "</output_head>") {
+    let head_len = observation.len().min(2048);
+    let start = &observation[..observation.floor_char_boundary(head_len)];
+    if start.contains("<output_head>") {
+        let head = between(observation, "<output_head>", "</output_head>").unwrap_or("");
         let mut head = body_lines(head);
-        let mut tail = between(observation, "<output_tail>", "</output_tail>").map(body_lines).unwrap_or_default();
+        let mut tail = match observation.rfind("<output_tail>") {
+            Some(at) => {
+                let rest = &observation[at + "<output_tail>".len()..];
+                body_lines(rest.rfind("</output_tail>").map_or(rest, |e| &rest[..e]))
+            }
+            None => Vec::new(),
+        };
         // The cut falls inside lines: the head's last and the tail's first are parts.
         head.pop();
         if !tail.is_empty() {
@@ -66,7 +77,13 @@ pub fn output(observation: &str) -> Output<'_> {
         }
         return Output { head, tail, clipped: true };
     }
-    let body = between(observation, "<output>", "</output>").unwrap_or(observation);
+    let body = match start.find("<output>") {
+        Some(at) => {
+            let rest = &observation[at + "<output>".len()..];
+            rest.rfind("</output>").map_or(rest, |e| &rest[..e])
+        }
+        None => observation,
+    };
     let mut clipped = false;
     let body = match body.find("<response clipped>") {
         Some(at) => {
