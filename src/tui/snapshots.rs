@@ -114,7 +114,7 @@ fn search_in_a_run() {
 }
 
 /// A `sed -i` edit of a shell-only run: its command, how sure its diff is (verified by the
-/// `git diff` the agent printed at step 8), the diff painted like a tool edit's.
+/// submitted patch), the diff painted like a tool edit's.
 #[test]
 fn reconstructed_shell_edit() {
     both("shell_edit", |h| {

@@ -166,6 +166,30 @@ mod tests {
         assert_eq!(sparkline(&[], 10), "");
     }
 
+    /// A reconstructed shell edit that changed nothing edited nothing: the file is not counted,
+    /// and the last edits say how sure each reconstructed diff is.
+    #[test]
+    fn shell_edits_that_changed_nothing_edit_no_file() {
+        use crate::model::{Certainty, EditKind};
+        let mut data = crate::tui::app::tests::run_data(1, 10);
+        for e in &mut data.edits {
+            e.kind = EditKind::ShellWrite;
+            e.status = crate::model::EditStatus::Applied;
+        }
+        data.edits[0].certainty = Some(Certainty::Unchanged);
+        data.edits[1].certainty = Some(Certainty::Verified);
+        data.edits[1].path = "/r/b.py".into();
+        let mut run = RunView::new(data);
+        run.cursor = 9;
+        let (_, lines) = lines(&run, 60, &Theme::default());
+        let text: Vec<String> = lines.iter().map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect()).collect();
+        assert!(text.iter().any(|l| l == "files edited so far · 1"), "{text:#?}");
+        assert!(text.iter().any(|l| l.contains("/r/b.py") && l.contains("1 ok")), "{text:#?}");
+        assert!(!text.iter().any(|l| l.contains("/r/a.py") && l.contains("ok")), "{text:#?}");
+        assert!(text.iter().any(|l| l.contains("changed nothing") && l.contains("/r/a.py")), "{text:#?}");
+        assert!(text.iter().any(|l| l.contains("verified") && l.contains("/r/b.py")), "{text:#?}");
+    }
+
     #[test]
     fn numbers_are_grouped() {
         assert_eq!(group(1234567), "1,234,567");
