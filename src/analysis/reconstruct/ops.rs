@@ -209,7 +209,8 @@ impl Replay {
             diff
         };
         // A text diff is nicer than the identity diff for whole rewrites.
-        let unchanged = !append && text_diff.is_none() && before.is_whole() && before.text().as_deref() == Some(text.as_str());
+        let unchanged =
+            !append && text_diff.is_none() && before.is_whole() && before.text().as_deref() == Some(text.as_str());
         let text_diff = if unchanged { None } else { text_diff };
         if unchanged {
             after = before.clone();
