@@ -352,10 +352,10 @@ impl Lexer<'_> {
                         if depth == 0 {
                             break;
                         }
-                    } else if c == b'\'' {
-                        if let Some(e) = self.text[self.i..].find('\'') {
-                            self.i += e + 1;
-                        }
+                    } else if c == b'\''
+                        && let Some(e) = self.text[self.i..].find('\'')
+                    {
+                        self.i += e + 1;
                     }
                 }
                 text.push_str(&self.text[start..self.i]);

@@ -51,6 +51,11 @@ impl Seg {
         }
     }
 
+    /// A gap known to stand for no line.
+    pub fn is_empty(&self) -> bool {
+        self.len() == Some(0)
+    }
+
     pub fn text(&self) -> Option<&Rc<str>> {
         match self {
             Seg::Line(l) => l.text.as_ref(),
@@ -118,6 +123,11 @@ impl Known {
     /// Lines in the file, when every gap's length is known.
     pub fn len(&self) -> Option<usize> {
         self.segs.iter().try_fold(0usize, |n, s| Some(n + s.len()?))
+    }
+
+    /// Nothing known of the file, not even that it has lines.
+    pub fn is_empty(&self) -> bool {
+        self.segs.is_empty()
     }
 
     /// Whether every line's text is known.

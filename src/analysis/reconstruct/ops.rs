@@ -81,8 +81,7 @@ impl Replay {
 
     /// One command: its effect on files; returns what it prints, when known.
     fn simple(&mut self, c: &Simple, input: Content, cwd: &mut Option<String>, step: &Step<'_>) -> Content {
-        let Some(name) = c.name() else { return None };
-        let name = name.to_string();
+        let name = c.name()?.to_string();
         let args = c.args();
         let dynamic = args.iter().any(|a| a.dynamic);
         let output: Content = match name.as_str() {
@@ -259,11 +258,9 @@ impl Replay {
                             }
                             'E' | 'r' => extended = true,
                             'n' => quiet = true,
-                            's' | 'u' | 'z' => {
-                                if ch == 'z' {
-                                    return None;
-                                }
-                            }
+                            // Lines split at NUL: not simulated.
+                            'z' => return None,
+                            's' | 'u' => {}
                             'e' => {
                                 // `-e` ends the cluster: the script follows.
                                 if k + 1 == body.len()

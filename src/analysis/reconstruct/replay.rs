@@ -294,10 +294,10 @@ impl Replay {
                     let around =
                         self.files[f].known.texts_at(first.saturating_sub(SHIFT).max(1), first + block.len() + SHIFT);
                     let lead = first - first.saturating_sub(SHIFT).max(1);
-                    if let Some(seen) = self.files[f].known.show(first, &block) {
-                        if !shifted(&block, &around, lead) {
-                            self.check(f, first, &seen, by);
-                        }
+                    if let Some(seen) = self.files[f].known.show(first, &block)
+                        && !shifted(&block, &around, lead)
+                    {
+                        self.check(f, first, &seen, by);
                     }
                     start = end_i;
                 }
@@ -406,9 +406,7 @@ impl Replay {
 
     /// Files edited so far that the repository tracks (not ones the run created).
     pub fn tracked_edited(&self) -> Vec<usize> {
-        (0..self.files.len())
-            .filter(|&f| self.files[f].base.as_ref().is_some_and(|b| b.segs.is_empty() == false))
-            .collect()
+        (0..self.files.len()).filter(|&f| self.files[f].base.as_ref().is_some_and(|b| !b.segs.is_empty())).collect()
     }
 
     /// The submitted patch, last: its new side checks the edits; each hunk is traced to the

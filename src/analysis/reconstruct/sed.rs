@@ -621,7 +621,7 @@ impl Exec<'_> {
         for t in std::mem::take(&mut cy.before) {
             self.push_text(t);
         }
-        let print = !cy.deleted && (!self.script.quiet || false) && (!cy.quit || cy.quit_print);
+        let print = !cy.deleted && !self.script.quiet && (!cy.quit || cy.quit_print);
         if print {
             if cy.changed {
                 self.push_text(cy.text.clone());

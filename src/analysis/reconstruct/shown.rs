@@ -231,8 +231,11 @@ fn number_arg(s: &str) -> Option<usize> {
     s.parse().ok()
 }
 
+/// A command's operands, and its options with their values.
+type Operands<'a> = (Vec<&'a str>, Vec<(&'a str, Option<&'a str>)>);
+
 /// Operands of a command after options; `valued`: options that take a value.
-fn operands<'a>(cmd: &'a Simple, valued: &[&str]) -> Option<(Vec<&'a str>, Vec<(&'a str, Option<&'a str>)>)> {
+fn operands<'a>(cmd: &'a Simple, valued: &[&str]) -> Option<Operands<'a>> {
     let mut files = Vec::new();
     let mut opts = Vec::new();
     let args = cmd.args();
@@ -276,8 +279,11 @@ fn count_of(opts: &[(&str, Option<&str>)], default: usize) -> Option<(usize, boo
     Some(n)
 }
 
+/// Print ranges (first, last; `None`: to the end), and the files.
+type Ranges<'a> = (Vec<(usize, Option<usize>)>, Vec<&'a str>);
+
 /// `sed -n` print ranges: `5p`, `5,9p`, `5,$p`, several joined by `;` or `-e`.
-fn sed_ranges(cmd: &Simple) -> Option<(Vec<(usize, Option<usize>)>, Vec<&str>)> {
+fn sed_ranges(cmd: &Simple) -> Option<Ranges<'_>> {
     let mut scripts = Vec::new();
     let mut files = Vec::new();
     let mut quiet = false;
