@@ -315,3 +315,17 @@ fn shell_edits_of_a_foreign_trajectory_are_reconstructed() {
     let diff = edit.diff.as_deref().unwrap_or_default();
     assert!(diff.contains("-    regex = r'^x$'") && diff.contains("+    regex = r'\\Ax\\Z'"), "{diff}");
 }
+
+/// Terminus types keystrokes: its observation is the terminal screen (prompts, echoed commands),
+/// which shows no file. The `printf` write is drawn, and the `cat` after it checks nothing.
+#[test]
+fn a_terminal_screen_is_no_view_of_a_file() {
+    let (store, report) = ingest(&[fixtures().join("layouts/harbor/terminal-bench-2.0")]);
+    assert_eq!(failures(&report), Vec::<String>::new());
+    let runs = store.list_runs(RunFilter::default()).unwrap_or_else(|e| panic!("{e}"));
+    let hello = runs.iter().find(|r| r.instance_id == "hello-world").unwrap_or_else(|| panic!("{runs:?}"));
+    let detail = store.run_detail(hello.id, None).unwrap_or_else(|e| panic!("{e}"));
+    let edit = detail.edit_list.iter().find(|e| e.path == "/app/hello.txt").unwrap_or_else(|| panic!("no edit"));
+    assert_eq!(edit.certainty, Some(trajan::model::Certainty::Simulated), "{edit:?}");
+    assert!(edit.diff.as_deref().is_some_and(|d| d.ends_with("+Hello, world!\n")), "{edit:?}");
+}

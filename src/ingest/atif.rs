@@ -181,7 +181,10 @@ fn agent_step(s: &atif::Step, e: &Map<String, Value>) -> (Step, Exec) {
             ..StepFlags::default()
         };
         if is_shell(step.tool.as_deref()) {
-            how = Exec::Shell(crate::model::EditStatus::Unknown);
+            // Terminus types keystrokes into tmux: what comes back is the screen.
+            let typed = s.tool_calls.iter().flatten().any(|c| c.arguments.get("keystrokes").is_some());
+            let status = crate::model::EditStatus::Unknown;
+            how = if typed { Exec::Terminal(status) } else { Exec::Shell(status) };
         }
     }
     (step, how)

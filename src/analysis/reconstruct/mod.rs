@@ -3,8 +3,9 @@
 //!
 //! **What it reads.** A run's steps in order ([`Run::steps`]): each step's action, its
 //! observation and working directory, and how the adapter ran it ([`Exec`]: a shell command
-//! with the verdict its exit status gives, Python code, or an editor tool whose edits the
-//! adapter already made in [`Run::edits`]); and the submitted patch ([`Run::submission`]).
+//! with the verdict its exit status gives, keystrokes typed into a terminal whose observation is
+//! the screen, Python code, or an editor tool whose edits the adapter already made in
+//! [`Run::edits`]); and the submitted patch ([`Run::submission`]).
 //!
 //! **How.** Each file the run touches is a sparse map of its known lines ([`known::Known`]):
 //! the submitted patch's old side seeds it (the repository's own text), and every view fills
@@ -72,7 +73,7 @@ pub fn reconstruct(run: &mut Run, exec: &[Exec]) {
         match e.step {
             None => finals.push(e),
             Some(s) => {
-                let shell_step = matches!(exec.get(s), Some(Exec::Shell(_) | Exec::Python(_)));
+                let shell_step = matches!(exec.get(s), Some(Exec::Shell(_) | Exec::Python(_) | Exec::Terminal(_)));
                 if e.kind == EditKind::ShellWrite && shell_step {
                     continue;
                 }
@@ -95,9 +96,11 @@ pub fn reconstruct(run: &mut Run, exec: &[Exec]) {
             status: crate::model::EditStatus::Unknown,
             cwd: cwd.clone(),
             observation: &step.observation,
+            screen: false,
         };
         match exec.get(i).copied().unwrap_or(Exec::Tool) {
             Exec::Shell(status) => r.shell_step(&step.action, ops::Step { status, ..ctx }),
+            Exec::Terminal(status) => r.shell_step(&step.action, ops::Step { status, screen: true, ..ctx }),
             Exec::Python(status) => r.python_code(&step.action, &step.action, &cwd, &ops::Step { status, ..ctx }),
             Exec::Tool => {
                 for s in shown::tool_views(&step.observation, cwd.as_deref(), edited.as_deref()) {

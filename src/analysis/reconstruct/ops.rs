@@ -26,6 +26,9 @@ pub(super) struct Step<'a> {
     pub status: EditStatus,
     pub cwd: Option<String>,
     pub observation: &'a str,
+    /// The observation is a terminal screen, not the output of the step's one printing
+    /// pipeline: it shows no file.
+    pub screen: bool,
 }
 
 impl Replay {
@@ -40,7 +43,7 @@ impl Replay {
             .map(|(i, _)| i)
             .collect();
         let viewer = match printing.as_slice() {
-            [one] => Some(*one),
+            [one] if !step.screen => Some(*one),
             _ => None,
         };
         for (i, p) in pipelines.iter().enumerate() {

@@ -18,6 +18,10 @@ pub enum Exec {
     Shell(EditStatus),
     /// Python code run as is (OpenHands `run_ipython`).
     Python(EditStatus),
+    /// Keystrokes typed into a terminal (Terminus): its edits as a shell command's, but the
+    /// observation is the screen (prompts, echoed commands, several outputs), never read as a
+    /// view of a file.
+    Terminal(EditStatus),
     /// An editor tool, or nothing run: its edits are the adapter's, its output may show lines.
     Tool,
 }
