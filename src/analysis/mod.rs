@@ -8,3 +8,4 @@ pub mod markers;
 pub mod reconstruct;
 pub mod shell;
 pub mod snippet;
+pub mod symbols;

@@ -7,11 +7,18 @@ use crate::label::ASSIGN_THRESHOLD;
 use crate::label::Rule;
 use crate::store::read::{EditRow, RunSummary, StepRow, TaskRow};
 
-fn step(index: i64, action: &str, observation: &str) -> StepRow {
+pub(super) fn step(index: i64, action: &str, observation: &str) -> StepRow {
     StepRow::sample(index, action, observation)
 }
 
-fn edit(step: Option<i64>, path: &str, kind: &str, status: &str, codes: &[&str], diff: Option<&str>) -> EditRow {
+pub(super) fn edit(
+    step: Option<i64>,
+    path: &str,
+    kind: &str,
+    status: &str,
+    codes: &[&str],
+    diff: Option<&str>,
+) -> EditRow {
     EditRow {
         step,
         path: path.into(),
@@ -29,7 +36,12 @@ fn edit(step: Option<i64>, path: &str, kind: &str, status: &str, codes: &[&str],
     }
 }
 
-fn run(steps: Vec<StepRow>, edits: Vec<EditRow>, resolved: Option<bool>, submission: Option<&str>) -> RunDetail {
+pub(super) fn run(
+    steps: Vec<StepRow>,
+    edits: Vec<EditRow>,
+    resolved: Option<bool>,
+    submission: Option<&str>,
+) -> RunDetail {
     RunDetail {
         summary: RunSummary {
             id: 1,
@@ -59,7 +71,7 @@ fn run(steps: Vec<StepRow>, edits: Vec<EditRow>, resolved: Option<bool>, submiss
     }
 }
 
-fn fired(s: &Signals, rule: Rule) -> Option<f64> {
+pub(super) fn fired(s: &Signals, rule: Rule) -> Option<f64> {
     rules::evaluate(s, &[rule]).first().map(|f| f.confidence)
 }
 
@@ -170,7 +182,11 @@ fn a_rename_left_in_files_the_agent_never_changed_is_stale_and_only_those() {
     assert_eq!(s.stale.len(), 1);
     let st = &s.stale[0];
     assert_eq!((st.identifier.as_str(), st.renamed_to.as_deref()), ("old_name", Some("new_name")));
-    assert_eq!(st.seen_in, vec![Sighting { path: "src/models.py".into(), step: 0 }], "views.py was changed");
+    assert_eq!(
+        st.seen_in,
+        vec![Sighting { path: "src/models.py".into(), step: 0, how: "import".into() }],
+        "views.py was changed"
+    );
     assert_eq!(fired(&s, Rule::StaleIdentifier), Some(0.75));
 }
 
@@ -292,7 +308,8 @@ fn a_shell_edit_that_changed_nothing_is_no_edit_and_lost_when_last() {
         step(2, "sed -i 's/x = 1/x = 2/' src/pkg/core.py", ""),
     ];
     let patch = "diff --git a/src/pkg/other.py b/src/pkg/other.py\n";
-    let s = compute(&run(steps.clone(), vec![noop(1)], Some(false), Some(patch)));
+    // The run up to step 1 (the actions read would find step 2's write).
+    let s = compute(&run(steps[..2].to_vec(), vec![noop(1)], Some(false), Some(patch)));
     let core = s.files.iter().find(|f| f.path == "src/pkg/core.py").expect("met");
     assert!(core.edited.is_empty(), "{core:?}");
     assert_eq!(s.first_edit_step, None);
@@ -304,3 +321,5 @@ fn a_shell_edit_that_changed_nothing_is_no_edit_and_lost_when_last() {
     assert_eq!(s.lost_edits.len(), 1);
     assert_eq!(s.lost_edits[0].why, LostWhy::NotInPatch { shell: true });
 }
+
+mod defects;
