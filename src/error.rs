@@ -141,4 +141,16 @@ pub enum StoreError {
     AmbiguousRun { query: String, count: usize, ids: String },
     #[error("cannot encode for storage: {0}")]
     Encode(String),
+    /// A batch of sources lost to an error that rolled its whole transaction back.
+    #[error("the batch of files written with this one was rolled back: {0}")]
+    BatchRolledBack(String),
+    /// Stored data that cannot be decoded (a damaged compressed text).
+    #[error("the database is damaged: {0}")]
+    Corrupt(String),
+    /// The search index lacks runs written since it was last brought up to date, and this
+    /// database cannot be written to bring it up to date.
+    #[error(
+        "{runs} runs are not in the search index yet, and it cannot be brought up to date here ({reason}); run `trajan search` once with write access to the database"
+    )]
+    SearchIndexIncomplete { runs: i64, reason: String },
 }

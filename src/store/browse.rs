@@ -154,6 +154,7 @@ impl Store {
     /// Steps of one run whose thought, action or observation contain the phrase.
     pub fn search_run(&self, run_id: i64, phrase: &str) -> Result<Vec<i64>, StoreError> {
         let Some(fts_query) = super::read::fts_phrase(phrase) else { return Ok(Vec::new()) };
+        self.ensure_search_index()?;
         let mut stmt = self.conn.prepare_cached(
             "SELECT s.idx FROM steps_fts JOIN steps s ON s.id = steps_fts.rowid
              WHERE steps_fts MATCH ?1 AND s.run_id = ?2 ORDER BY s.idx",

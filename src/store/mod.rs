@@ -2,8 +2,10 @@
 //!
 //! One [`Store`] per database file, opened to write ([`Store::open`]) or to read
 //! ([`Store::open_read_only`]); what a file must hold to be opened is in `open.rs`. Writes go
-//! through [`Store::write_source`], one transaction per source; reads are in `read.rs`. See
-//! docs/ARCHITECTURE.md for the schema.
+//! through [`Store::write_source`], one transaction per source (or a savepoint of a batch,
+//! [`Store::begin_batch`]); step texts are compressed (`texts.rs`); the search index is built
+//! after the write (`search_index.rs`); reads are in `read.rs`. See docs/ARCHITECTURE.md for
+//! the schema.
 
 pub mod browse;
 pub mod labels;
@@ -11,6 +13,8 @@ mod link;
 mod open;
 pub mod read;
 mod schema;
+mod search_index;
+mod texts;
 mod write;
 
 use crate::error::StoreError;
@@ -20,6 +24,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 pub use open::APPLICATION_ID;
+pub use search_index::IndexStats;
 pub use write::{SourceRecord, SourceWrite, WriteStats};
 
 pub struct Store {
@@ -31,6 +36,10 @@ pub struct Store {
     read_only: Option<PathBuf>,
     /// For a read-only store, the read-write one [`Store::writer`] opened on first use.
     writer: OnceCell<Box<Store>>,
+    /// Compresses step texts (made on the first write, then reused).
+    packer: Option<texts::Packer>,
+    /// A batch of sources is open ([`Store::begin_batch`]).
+    batch: bool,
 }
 
 impl Store {
@@ -66,7 +75,7 @@ impl Store {
     }
 
     fn new(conn: Connection, read_only: Option<PathBuf>) -> Store {
-        Store { conn, blob_ids: HashMap::new(), read_only, writer: OnceCell::new() }
+        Store { conn, blob_ids: HashMap::new(), read_only, writer: OnceCell::new(), packer: None, batch: false }
     }
 
     /// Whether this store was opened with [`Store::open_read_only`].
@@ -104,3 +113,5 @@ impl Store {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_texts;
