@@ -5,6 +5,8 @@
 //! v2 ("mini-swe-agent-1.1"): the model's native messages with an added `extra` (`actions`,
 //! `returncode`, `timestamp`, `cost`); tool-call models answer with `role: "tool"` messages; the
 //! run ends with a `role: "exit"` message whose `extra` holds `exit_status` and `submission`.
+//! Before `trajectory_format` existed (before July 2025) runs were saved as a bare JSON list of
+//! those messages, with no `info`: see [`bare_list_end`].
 
 #[cfg(test)]
 mod tests;
@@ -27,13 +29,19 @@ const FORMAT_ERROR_MARKERS: &[&str] = &["EXACTLY ONE action", "Format error", "T
 
 pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
     let root = parse_value(path, text)?;
-    if !root.is_object() {
-        return Err(IngestError::shape(path, "mini-swe-agent: the document is not a JSON object"));
-    }
-    let messages = match root.get("messages") {
-        Some(Value::Array(m)) => m.as_slice(),
-        Some(_) => return Err(IngestError::shape(path, "mini-swe-agent: `messages` is not a list")),
-        None => return Err(IngestError::shape(path, "mini-swe-agent: no `messages` list")),
+    let (messages, bare) = match &root {
+        Value::Array(m) => (m.as_slice(), true),
+        Value::Object(_) => match root.get("messages") {
+            Some(Value::Array(m)) => (m.as_slice(), false),
+            Some(_) => return Err(IngestError::shape(path, "mini-swe-agent: `messages` is not a list")),
+            None => return Err(IngestError::shape(path, "mini-swe-agent: no `messages` list")),
+        },
+        _ => {
+            return Err(IngestError::shape(
+                path,
+                "mini-swe-agent: the document is not a JSON object or list of messages",
+            ));
+        }
     };
     let info = root.get("info").filter(|i| i.is_object()).unwrap_or(&Value::Null);
     let mut parsed = Parsed::default();
@@ -79,10 +87,19 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
         }
     }
 
+    if bare && turns.is_empty() {
+        return Err(IngestError::shape(path, "mini-swe-agent: a list of messages with no assistant message"));
+    }
     let exit_extra = exit.and_then(|m| m.get("extra")).unwrap_or(&Value::Null);
-    let submission = nonempty_str(info, "submission").or_else(|| nonempty_str(exit_extra, "submission"));
+    let bare_end = if bare { bare_list_end(&turns) } else { None };
+    let submission = nonempty_str(info, "submission")
+        .or_else(|| nonempty_str(exit_extra, "submission"))
+        .or_else(|| bare_end.clone().flatten());
     let stats = info.get("model_stats").unwrap_or(&Value::Null);
-    let instance_id = nonempty_str(&root, "instance_id").unwrap_or_else(|| instance_from_file_name(path));
+    let instance_id = match bare {
+        true => bare_instance_id(path),
+        false => nonempty_str(&root, "instance_id").unwrap_or_else(|| instance_from_file_name(path)),
+    };
     let model = at(info, &["config", "model", "model_name"])
         .and_then(Value::as_str)
         .map(str::to_string)
@@ -93,7 +110,9 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
         format_version: str_field(&root, "trajectory_format"),
         agent: Some("mini-swe-agent".to_string()),
         model,
-        exit_status: nonempty_str(info, "exit_status").or_else(|| nonempty_str(exit_extra, "exit_status")),
+        exit_status: nonempty_str(info, "exit_status")
+            .or_else(|| nonempty_str(exit_extra, "exit_status"))
+            .or_else(|| bare_end.as_ref().map(|_| "Submitted".to_string())),
         submission: submission.clone(),
         cost: f64_field(stats, "instance_cost").or_else(|| sum_f64(turns.iter().map(|t| t.cost))),
         api_calls: i64_field(stats, "api_calls"),
@@ -121,6 +140,37 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
     parsed.tasks.push(Task { instance_id, instruction: task.filter(|t| !t.trim().is_empty()), ..Task::default() });
     parsed.runs.push(run);
     Ok(parsed)
+}
+
+/// How a bare message list ended, when it says: mini-swe-agent ended a run when the output of a
+/// command began with its final-output marker (`echo MINI_SWE_AGENT_FINAL_OUTPUT && git diff`;
+/// `COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT` later), raising `Submitted` with the rest of the output
+/// as the submission, and added that text as the last message. `Some(submission)` when the last
+/// turn ran such a command and got its answer (`Some(None)`: an empty submission); `None` when
+/// the list ends otherwise (the exit status is then unknown: the file does not say).
+fn bare_list_end(turns: &[Turn<'_>]) -> Option<Option<String>> {
+    let last = turns.last()?;
+    let command = last.actions.first()?;
+    let marker = command.trim_start().strip_prefix("echo ")?.split_whitespace().next()?;
+    if !marker.ends_with("_FINAL_OUTPUT") {
+        return None;
+    }
+    let reply = last.replies.last()?;
+    Some(Some(content_text(reply.get("content"))).filter(|s| !s.trim().is_empty()))
+}
+
+/// The instance of a bare message list: its file name (`<instance>.traj.json`, as batch runs
+/// named them); the single-run `traj.json`, a name that names no instance, takes its folder's.
+fn bare_instance_id(path: &Path) -> String {
+    let stem = instance_from_file_name(path);
+    if stem != "traj" {
+        return stem;
+    }
+    path.parent()
+        .and_then(Path::file_name)
+        .map(|n| n.to_string_lossy().into_owned())
+        .filter(|n| !n.is_empty())
+        .unwrap_or(stem)
 }
 
 /// How many messages of a list cut mid-write to keep (see `ingest::truncated`): all of them,

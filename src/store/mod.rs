@@ -8,6 +8,8 @@
 //! the schema.
 
 pub mod browse;
+pub mod export;
+mod grade;
 pub mod labels;
 mod link;
 mod open;
@@ -23,6 +25,8 @@ use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+pub use grade::ungraded;
+pub use link::{Unjoined, is_layout_word};
 pub use open::APPLICATION_ID;
 pub use search_index::IndexStats;
 pub use write::{SourceRecord, SourceWrite, WriteStats};

@@ -245,7 +245,14 @@ CREATE TABLE classify_errors (
 );
 CREATE INDEX classify_errors_run ON classify_errors(run_id);
 "#,
-    // 3: step texts compressed in chunks (store::texts), and the search index built after the
+    // 3: verdicts computed from a test log. An outcome read from a harness folder without a
+    //    report keeps its tests as the harness's log parser read them (`logged`, JSON
+    //    `[{name, status, message}]`); `store::link` grades them against the task's lists and
+    //    writes `resolved` and the `tests` rows, whenever the task is known.
+    r#"
+ALTER TABLE outcomes ADD COLUMN logged TEXT;
+"#,
+    // 4: step texts compressed in chunks (store::texts), and the search index built after the
     //    write: a run's steps enter `steps_fts` in a later pass (store::search_index); until then
     //    the run is listed in `search_pending`, written in the same transaction as the run, so a
     //    search never silently misses a run. Rows written before keep their plain texts.

@@ -66,6 +66,29 @@ fn compressed_texts_read_back_exactly_as_written() {
 }
 
 #[test]
+fn the_steps_table_export_reads_compressed_and_plain_texts() {
+    let dir = ok(tempfile::tempdir());
+    let path = dir.path().join("old.db");
+    old_database(&path);
+    let mut s = ok(Store::open(&path));
+    let steps = varied_steps();
+    ok(s.write_source(&record("/t/a.traj", &[1; 32]), &run("a-1", steps.clone())));
+    let mut rows = Vec::new();
+    ok(s.each_step(|r| {
+        rows.push((r.instance_id, r.step, r.thought, r.action, r.observation));
+        true
+    }));
+    let mut want =
+        vec![("old-1".to_string(), 0, "an ancient thought".into(), "grep -rn legacy".into(), "old observation".into())];
+    want.extend(
+        steps.iter().enumerate().map(|(i, st)| {
+            ("a-1".to_string(), i as i64, st.thought.clone(), st.action.clone(), st.observation.clone())
+        }),
+    );
+    assert_eq!(rows, want);
+}
+
+#[test]
 fn search_reads_compressed_texts_in_pieces_and_finds_what_the_plain_texts_held() {
     let mut s = ok(Store::open_in_memory());
     ok(s.write_source(&record("/t/a.traj", &[1; 32]), &run("a-1", varied_steps())));
@@ -166,14 +189,14 @@ fn a_failed_source_in_a_batch_leaves_nothing_and_its_neighbours_are_kept() {
     assert_eq!(ok(s.search("charlie", None, 10)).len(), 1);
 }
 
-/// A database as trajan wrote it before compressed texts: two migrations, texts in
+/// A database as trajan wrote it before compressed texts: three migrations, texts in
 /// `step_texts`' columns, every step in the index at write time.
 fn old_database(path: &std::path::Path) {
     let conn = ok(rusqlite::Connection::open(path));
-    for sql in schema::MIGRATIONS.iter().take(2) {
+    for sql in schema::MIGRATIONS.iter().take(3) {
         ok(conn.execute_batch(sql));
     }
-    ok(conn.pragma_update(None, "user_version", 2));
+    ok(conn.pragma_update(None, "user_version", 3));
     ok(conn.pragma_update(None, "application_id", APPLICATION_ID));
     ok(conn.execute_batch(
         "INSERT INTO sources (id, path, kind, format, size, hash, ingested_at)

@@ -172,7 +172,7 @@ impl<'a> Writer<'a> {
                 (bytes, UnitResult::Unchanged { path, warnings })
             }
             Work::Parsed { size, hash, outcome } => match outcome {
-                Outcome::Skipped => (size, UnitResult::Skipped { path }),
+                Outcome::Skipped(skip) => (size, UnitResult::Skipped { path, skip }),
                 Outcome::Parsed { format, parsed } => {
                     if let Err(source) = self.store.begin_batch() {
                         return (size, UnitResult::Failed(IngestError::Store { path, source }));

@@ -5,6 +5,7 @@
 //! previous step's prompt, so the quadratic part of the file is never built as values.
 
 mod actions;
+mod args;
 mod window;
 
 use crate::analysis::{edits, markers};
@@ -120,6 +121,14 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
     if let Some(r) = replay {
         for run in &mut parsed.runs {
             run.metadata = Some(r.to_string());
+        }
+    }
+    // 0.x names no model in the file: its run folder's `args.yaml` does.
+    if parsed.runs.iter().any(|r| r.model.is_none())
+        && let Some(model) = args::model_beside(path)
+    {
+        for run in parsed.runs.iter_mut().filter(|r| r.model.is_none()) {
+            run.model = Some(model.clone());
         }
     }
     Ok(parsed)
