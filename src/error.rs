@@ -158,10 +158,4 @@ pub enum StoreError {
     /// Stored data that cannot be decoded (a damaged compressed text).
     #[error("the database is damaged: {0}")]
     Corrupt(String),
-    /// The search index lacks runs written since it was last brought up to date, and this
-    /// database cannot be written to bring it up to date.
-    #[error(
-        "{runs} runs are not in the search index yet, and it cannot be brought up to date here ({reason}); run `trajan search` once with write access to the database"
-    )]
-    SearchIndexIncomplete { runs: i64, reason: String },
 }

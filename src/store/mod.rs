@@ -44,6 +44,10 @@ pub struct Store {
     packer: Option<texts::Packer>,
     /// A batch of sources is open ([`Store::begin_batch`]).
     batch: bool,
+    /// Searches read `temp.pending_fts` too ([`Store::ensure_search_index`]).
+    pending_index: std::cell::Cell<bool>,
+    /// The `data_version` at which `temp.pending_fts` was built.
+    pending_version: std::cell::Cell<Option<i64>>,
 }
 
 impl Store {
@@ -79,7 +83,16 @@ impl Store {
     }
 
     fn new(conn: Connection, read_only: Option<PathBuf>) -> Store {
-        Store { conn, blob_ids: HashMap::new(), read_only, writer: OnceCell::new(), packer: None, batch: false }
+        Store {
+            conn,
+            blob_ids: HashMap::new(),
+            read_only,
+            writer: OnceCell::new(),
+            packer: None,
+            batch: false,
+            pending_index: std::cell::Cell::new(false),
+            pending_version: std::cell::Cell::new(None),
+        }
     }
 
     /// Whether this store was opened with [`Store::open_read_only`].

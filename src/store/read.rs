@@ -411,12 +411,13 @@ impl Store {
     pub fn search(&self, phrase: &str, run: Option<i64>, limit: usize) -> Result<Vec<SearchHit>, StoreError> {
         let Some(fts_query) = fts_phrase(phrase) else { return Ok(Vec::new()) };
         self.ensure_search_index()?;
-        let mut stmt = self.conn.prepare(
+        let mut stmt = self.conn.prepare(&format!(
             "SELECT s.id, s.run_id, r.instance_id, s.idx
-             FROM steps_fts JOIN steps s ON s.id = steps_fts.rowid JOIN runs r ON r.id = s.run_id
-             WHERE steps_fts MATCH ?1 AND (?2 IS NULL OR s.run_id = ?2)
+             FROM {} JOIN steps s ON s.id = m.step_id JOIN runs r ON r.id = s.run_id
+             WHERE ?2 IS NULL OR s.run_id = ?2
              ORDER BY s.run_id, s.idx LIMIT ?3",
-        )?;
+            self.matched_steps()
+        ))?;
         let rows: Vec<(i64, i64, String, i64)> = stmt
             .query_map(params![fts_query, run, limit as i64], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
             .collect::<Result<_, _>>()?;

@@ -76,15 +76,75 @@ impl Store {
 
     /// An up-to-date search index before a search reads it: runs waiting for it are indexed
     /// here (through [`Store::writer`] when this store was opened read-only). When this database
-    /// cannot be written, an error names how many runs the index lacks: a search never answers
-    /// from an incomplete index.
+    /// cannot be written, the waiting runs are indexed into a temporary index of this connection
+    /// instead (`temp.pending_fts`, the same tokenizer; rebuilt when the list of waiting runs
+    /// changes), which searches read beside `steps_fts` ([`Store::matched_steps`]): a search
+    /// never answers from an incomplete index.
     pub fn ensure_search_index(&self) -> Result<(), StoreError> {
         let runs = self.search_pending()?;
         if runs == 0 {
+            self.pending_index.set(false);
             return Ok(());
         }
-        let writer = self.writer().map_err(|e| StoreError::SearchIndexIncomplete { runs, reason: e.to_string() })?;
-        writer.build_search_index(&mut |_, _| {})?;
+        match self.writer() {
+            Ok(writer) => {
+                writer.build_search_index(&mut |_, _| {})?;
+                self.pending_index.set(false);
+                Ok(())
+            }
+            Err(_) => {
+                self.index_pending_here()?;
+                self.pending_index.set(true);
+                Ok(())
+            }
+        }
+    }
+
+    /// The steps whose texts match the FTS5 query bound as `?1`, as a table `m(step_id)` for a
+    /// search's FROM clause: the search index, and the temporary index of runs waiting for it
+    /// when [`Store::ensure_search_index`] built one.
+    pub(super) fn matched_steps(&self) -> &'static str {
+        if self.pending_index.get() {
+            "(SELECT rowid AS step_id FROM main.steps_fts WHERE steps_fts MATCH ?1
+              UNION SELECT rowid FROM temp.pending_fts WHERE pending_fts MATCH ?1) m"
+        } else {
+            "(SELECT rowid AS step_id FROM main.steps_fts WHERE steps_fts MATCH ?1) m"
+        }
+    }
+
+    /// Index the runs waiting for the search index into this connection's temporary index,
+    /// unless it was built since the database last changed (`PRAGMA data_version`: another
+    /// connection's commit, such as a re-ingest, changes it). Only the temporary database is
+    /// written: this works on a store opened read-only.
+    fn index_pending_here(&self) -> Result<(), StoreError> {
+        let conn = &self.conn;
+        let version: i64 = conn.query_row("PRAGMA data_version", [], |r| r.get(0))?;
+        if self.pending_index.get() && self.pending_version.get() == Some(version) {
+            return Ok(());
+        }
+        conn.execute_batch(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.pending_fts USING fts5(
+                 thought, action, observation, content = '', tokenize = 'unicode61');",
+        )?;
+        conn.execute_batch("BEGIN")?;
+        let built = (|| -> Result<(), StoreError> {
+            conn.execute_batch("INSERT INTO temp.pending_fts (pending_fts) VALUES ('delete-all')")?;
+            let ids: Vec<i64> = conn
+                .prepare("SELECT run_id FROM main.search_pending ORDER BY run_id")?
+                .query_map([], |r| r.get(0))?
+                .collect::<Result<_, _>>()?;
+            let mut stats = IndexStats::default();
+            for run_id in ids {
+                index_run(conn, run_id, "temp.pending_fts", &mut stats)?;
+            }
+            conn.execute_batch("COMMIT")?;
+            Ok(())
+        })();
+        if built.is_err() {
+            let _ = conn.execute_batch("ROLLBACK");
+        }
+        built?;
+        self.pending_version.set(Some(version));
         Ok(())
     }
 }
@@ -99,7 +159,7 @@ fn index_batch(conn: &Connection, batch_bytes: usize, stats: &mut IndexStats) ->
     let ids: Vec<i64> = runs.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
     let mut bytes = 0usize;
     for (n, run_id) in ids.iter().enumerate() {
-        bytes += index_run(conn, *run_id, stats)?;
+        bytes += index_run(conn, *run_id, "main.steps_fts", stats)?;
         conn.prepare_cached("DELETE FROM search_pending WHERE run_id = ?1")?.execute([run_id])?;
         stats.runs += 1;
         if bytes >= batch_bytes {
@@ -113,14 +173,16 @@ fn more_pending(conn: &Connection) -> Result<bool, StoreError> {
     Ok(conn.query_row("SELECT EXISTS (SELECT 1 FROM search_pending)", [], |r| r.get(0))?)
 }
 
-/// Add one run's steps to the index; the bytes of text read.
-fn index_run(conn: &Connection, run_id: i64, stats: &mut IndexStats) -> Result<usize, StoreError> {
+/// Add one run's steps to `index` (`main.steps_fts`, or a temporary index of the same columns);
+/// the bytes of text read.
+fn index_run(conn: &Connection, run_id: i64, index: &str, stats: &mut IndexStats) -> Result<usize, StoreError> {
     let mut steps = conn.prepare_cached(
         "SELECT s.id, t.thought, t.action, t.observation, t.chunk_id, t.chunk_at
-         FROM steps s JOIN step_texts t ON t.step_id = s.id WHERE s.run_id = ?1 ORDER BY s.id",
+         FROM main.steps s JOIN main.step_texts t ON t.step_id = s.id WHERE s.run_id = ?1 ORDER BY s.id",
     )?;
-    let mut insert =
-        conn.prepare_cached("INSERT INTO steps_fts (rowid, thought, action, observation) VALUES (?1, ?2, ?3, ?4)")?;
+    let mut insert = conn.prepare_cached(&format!(
+        "INSERT INTO {index} (rowid, thought, action, observation) VALUES (?1, ?2, ?3, ?4)"
+    ))?;
     let mut rows = steps.query([run_id])?;
     let mut chunks = texts::ChunkCache::default();
     let mut bytes = 0;

@@ -118,6 +118,42 @@ fn a_written_run_waits_for_the_index_and_a_search_brings_it_in() {
 }
 
 #[test]
+fn a_reader_that_cannot_write_searches_waiting_runs_through_its_own_index() {
+    let dir = ok(tempfile::tempdir());
+    let (here, moved) = (dir.path().join("here"), dir.path().join("moved"));
+    ok(std::fs::create_dir(&here));
+    let path = here.join("t.db");
+    let mut w = ok(Store::open(&path));
+    ok(w.write_source(&record("/t/a.traj", &[1; 32]), &run("a-1", varied_steps())));
+    ok(w.build_search_index(&mut |_, _| {}));
+    ok(w.write_source(&record("/t/b.traj", &[2; 32]), &run("b-1", vec![step("look", "ls", "needle at the very top")])));
+    let found = |s: &Store| {
+        ok(s.search("needle at the very", None, 10)).into_iter().map(|h| (h.instance_id, h.step)).collect::<Vec<_>>()
+    };
+    let r = ok(Store::open_read_only(&path));
+    // The folder moves away (even root cannot open a writer on it now); open connections stay.
+    ok(std::fs::rename(&here, &moved));
+    assert!(r.writer().is_err());
+    assert_eq!(found(&r), vec![("a-1".to_string(), 41), ("b-1".to_string(), 0)]);
+    let b = ok(r.resolve_run("b-1"));
+    assert_eq!(ok(r.search_run(b, "needle")), vec![0]);
+    assert_eq!(ok(r.search_pending()), 1, "the database is left as it was");
+    // Another connection replaces b-1 (same run id, the phrase now at step 1), indexing nothing:
+    // the reader's own index follows.
+    let steps = vec![step("x", "y", "nothing here"), step("look", "ls", "a needle at the very end")];
+    ok(w.write_source(&record("/t/b.traj", &[3; 32]), &run("b-1", steps)));
+    let want = vec![("a-1".to_string(), 41), ("b-1".to_string(), 1)];
+    assert_eq!(found(&r), want);
+    assert_eq!(ok(r.search_run(b, "needle")), vec![1]);
+    // A reader that can write brings the index up to date for good, with the same answers.
+    ok(std::fs::rename(&moved, &here));
+    let r2 = ok(Store::open_read_only(&path));
+    assert_eq!(found(&r2), want);
+    assert_eq!(ok(r2.search_pending()), 0);
+    assert_eq!(found(&r), want, "the first reader, its own index dropped");
+}
+
+#[test]
 fn an_index_pass_that_stops_or_fails_midway_leaves_its_runs_listed() {
     let mut s = ok(Store::open_in_memory());
     for (i, word) in ["apple", "banana", "cherry"].iter().enumerate() {
