@@ -11,6 +11,7 @@
 #[cfg(test)]
 mod tests;
 
+use crate::analysis::reconstruct::{Exec, reconstruct};
 use crate::analysis::{edits, markers};
 use crate::error::IngestError;
 use crate::ingest::instance_from_file_name;
@@ -124,8 +125,10 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
     };
 
     let last = turns.len().saturating_sub(1);
+    let mut exec = Vec::with_capacity(turns.len());
     for (idx, turn) in turns.into_iter().enumerate() {
-        let mut step = turn.into_step(idx, submission.as_deref(), &mut run);
+        let (mut step, how) = turn.into_step(submission.as_deref());
+        exec.push(how);
         if idx == last && step.observation.is_empty() {
             // v2: the submitting command is answered by the exit message, not by a user message.
             if let Some(m) = exit {
@@ -137,6 +140,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
     if let Some(patch) = &submission {
         run.edits.extend(edits::final_patch_edits(patch));
     }
+    reconstruct(&mut run, &exec);
     parsed.tasks.push(Task { instance_id, instruction: task.filter(|t| !t.trim().is_empty()), ..Task::default() });
     parsed.runs.push(run);
     Ok(parsed)
@@ -242,7 +246,9 @@ impl<'a> Turn<'a> {
         }
     }
 
-    fn into_step(self, idx: usize, submission: Option<&str>, run: &mut Run) -> Step {
+    /// The step, and how its action ran: the shell, whose writes are applied when every
+    /// command it ran returned 0.
+    fn into_step(self, submission: Option<&str>) -> (Step, Exec) {
         let observation = self.replies.iter().map(|r| content_text(r.get("content"))).collect::<Vec<_>>().join("\n");
         let returncodes: Vec<i64> = self.replies.iter().filter_map(|r| returncode_of(r)).collect();
         let format_reply = self.replies.iter().any(|r| is_format_error_reply(r));
@@ -270,7 +276,7 @@ impl<'a> Turn<'a> {
                     && !observation.is_empty()
                     && markers::looks_like_error(&observation))
         };
-        let mut flags = StepFlags {
+        let flags = StepFlags {
             error: error || exception || timed_out,
             output_clipped: markers::output_clipped(&observation),
             test_run: markers::runs_tests(&action),
@@ -283,10 +289,8 @@ impl<'a> Turn<'a> {
         } else {
             EditStatus::Unknown
         };
-        let writes = edits::shell_write_edits(idx, &action, status);
-        flags.edit |= !writes.is_empty();
-        run.edits.extend(writes);
-        Step {
+        let how = if action.trim().is_empty() { Exec::Tool } else { Exec::Shell(status) };
+        let step = Step {
             thought,
             action,
             observation,
@@ -298,7 +302,8 @@ impl<'a> Turn<'a> {
             timestamp: self.timestamp,
             flags,
             ..Step::default()
-        }
+        };
+        (step, how)
     }
 }
 

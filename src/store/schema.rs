@@ -252,7 +252,19 @@ CREATE INDEX classify_errors_run ON classify_errors(run_id);
     r#"
 ALTER TABLE outcomes ADD COLUMN logged TEXT;
 "#,
-    // 4: step texts compressed in chunks (store::texts), and the search index built after the
+    // 4: reconstructed edits (analysis::reconstruct): how sure the diff of a shell edit is,
+    //    the command that made it, what checked it, what undid it; the final patch's hunks
+    //    traced to the steps that made them.
+    r#"
+ALTER TABLE edits ADD COLUMN certainty TEXT;      -- verified | contradicted | simulated | attributed | unchanged | unknown
+ALTER TABLE edits ADD COLUMN command TEXT;        -- the shell command that made it
+ALTER TABLE edits ADD COLUMN checked_at INTEGER;  -- the step whose view checked it; -1: the submitted patch
+ALTER TABLE edits ADD COLUMN shown TEXT;          -- contradicted: what the view showed, as a diff
+ALTER TABLE edits ADD COLUMN undone_at INTEGER;   -- the step whose git checkout/restore/stash undid it
+ALTER TABLE edits ADD COLUMN hunks TEXT;          -- final patch: JSON [{hunk, steps, explained}]
+ALTER TABLE edits ADD COLUMN partial INTEGER;     -- 1: lines never shown may have changed too
+"#,
+    // 5: step texts compressed in chunks (store::texts), and the search index built after the
     //    write: a run's steps enter `steps_fts` in a later pass (store::search_index); until then
     //    the run is listed in `search_pending`, written in the same transaction as the run, so a
     //    search never silently misses a run. Rows written before keep their plain texts.

@@ -225,14 +225,14 @@ fn a_failed_source_in_a_batch_leaves_nothing_and_its_neighbours_are_kept() {
     assert_eq!(ok(s.search("charlie", None, 10)).len(), 1);
 }
 
-/// A database as trajan wrote it before compressed texts: three migrations, texts in
+/// A database as trajan wrote it before compressed texts: four migrations, texts in
 /// `step_texts`' columns, every step in the index at write time.
 fn old_database(path: &std::path::Path) {
     let conn = ok(rusqlite::Connection::open(path));
-    for sql in schema::MIGRATIONS.iter().take(3) {
+    for sql in schema::MIGRATIONS.iter().take(4) {
         ok(conn.execute_batch(sql));
     }
-    ok(conn.pragma_update(None, "user_version", 3));
+    ok(conn.pragma_update(None, "user_version", 4));
     ok(conn.pragma_update(None, "application_id", APPLICATION_ID));
     ok(conn.execute_batch(
         "INSERT INTO sources (id, path, kind, format, size, hash, ingested_at)

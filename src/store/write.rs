@@ -3,7 +3,7 @@
 
 use super::{Store, texts};
 use crate::error::StoreError;
-use crate::model::{Message, Parsed, QueryMessage, Run, Step, TestOutcome};
+use crate::model::{CheckedBy, Message, Parsed, QueryMessage, Run, Step, TestOutcome};
 use rusqlite::{Connection, OptionalExtension, params};
 use std::collections::BTreeSet;
 use std::collections::HashMap;
@@ -393,10 +393,14 @@ fn insert_run(tx: &Connection, run: &Run, w: RunWrite<'_>) -> Result<i64, StoreE
         tx.prepare_cached("INSERT INTO search_pending (run_id) VALUES (?1)")?.execute([run_id])?;
     }
     let mut edit_stmt = tx.prepare_cached(
-        "INSERT INTO edits (run_id, step_idx, path, kind, status, old_text, new_text, diff, lint_codes)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        "INSERT INTO edits (run_id, step_idx, path, kind, status, old_text, new_text, diff, lint_codes,
+                            certainty, command, checked_at, shown, undone_at, hunks, partial)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
     )?;
     for e in &run.edits {
+        let t = &e.trace;
+        let checked_at = t.checked_by.map(CheckedBy::to_column);
+        let hunks = (!t.hunks.is_empty()).then(|| serde_json::to_string(&t.hunks).unwrap_or_default());
         edit_stmt.execute(params![
             run_id,
             e.step.map(|s| s as i64),
@@ -407,6 +411,13 @@ fn insert_run(tx: &Connection, run: &Run, w: RunWrite<'_>) -> Result<i64, StoreE
             e.new_text,
             e.diff,
             (!e.lint_codes.is_empty()).then(|| e.lint_codes.join(",")),
+            t.certainty.map(|c| c.name()),
+            t.command,
+            checked_at,
+            t.shown,
+            t.undone_at.map(|s| s as i64),
+            hunks,
+            t.partial.then_some(1),
         ])?;
     }
     Ok(run_id)

@@ -6,8 +6,8 @@
 
 mod actions;
 mod args;
-mod window;
 
+use crate::analysis::reconstruct::{Exec, reconstruct};
 use crate::analysis::{edits, markers};
 use crate::error::IngestError;
 use crate::ingest::instance_from_file_name;
@@ -185,7 +185,7 @@ fn build_run(
         .collect();
 
     let mut prompts = PromptDedup::default();
-    let mut views = window::Views::default();
+    let mut exec = Vec::with_capacity(steps_in.len());
     let states = states_after(&steps_in);
     let count = steps_in.len();
     for (idx, s) in steps_in.into_iter().enumerate() {
@@ -196,7 +196,11 @@ fn build_run(
             0 => open_file.clone(),
             _ => states[idx - 1].0.clone().or_else(|| open_file.clone()),
         };
-        let parsed_action = actions::parse_action(&action, open_before.as_deref(), working_dir.as_deref(), &views);
+        let parsed_action = actions::parse_action(&action, open_before.as_deref(), working_dir.as_deref());
+        exec.push(match parsed_action.tool.as_deref() {
+            Some("bash") => Exec::Shell(actions::shell_status(&s.observation)),
+            _ => Exec::Tool,
+        });
         let mut flags = StepFlags {
             output_clipped: markers::output_clipped(&s.observation),
             test_run: markers::runs_tests(&action),
@@ -220,12 +224,12 @@ fn build_run(
                 proposed.new_text,
                 lint,
             );
-            if let Some(start) = proposed.start_line {
-                edit.diff = edit.diff.map(|d| edits::diff_at_line(&d, start));
+            if let (Some((start, _)), Some(d)) = (proposed.lines, edit.diff.as_deref()) {
+                edit.diff = Some(edits::diff_at_line(d, start));
             }
+            edit.trace.lines = proposed.lines;
             run.edits.push(edit);
         }
-        views.observe(&s.observation, working_dir.as_deref());
         let query = s.query.as_deref().or(s.messages.as_deref()).map(|q| prompts.delta(q));
         let response = (!s.response.is_empty() && s.response != s.thought).then_some(s.response);
         run.steps.push(Step {
@@ -246,6 +250,7 @@ fn build_run(
     if let Some(sub) = &submission {
         run.edits.extend(edits::final_patch_edits(sub));
     }
+    reconstruct(&mut run, &exec);
     Ok(run)
 }
 

@@ -7,11 +7,18 @@ use crate::label::ASSIGN_THRESHOLD;
 use crate::label::Rule;
 use crate::store::read::{EditRow, RunSummary, StepRow, TaskRow};
 
-fn step(index: i64, action: &str, observation: &str) -> StepRow {
+pub(super) fn step(index: i64, action: &str, observation: &str) -> StepRow {
     StepRow::sample(index, action, observation)
 }
 
-fn edit(step: Option<i64>, path: &str, kind: &str, status: &str, codes: &[&str], diff: Option<&str>) -> EditRow {
+pub(super) fn edit(
+    step: Option<i64>,
+    path: &str,
+    kind: &str,
+    status: &str,
+    codes: &[&str],
+    diff: Option<&str>,
+) -> EditRow {
     EditRow {
         step,
         path: path.into(),
@@ -19,10 +26,22 @@ fn edit(step: Option<i64>, path: &str, kind: &str, status: &str, codes: &[&str],
         status: status.parse().unwrap_or_else(|_| panic!("edit status {status}")),
         lint_codes: codes.iter().map(|c| c.to_string()).collect(),
         diff: diff.map(str::to_string),
+        certainty: None,
+        command: None,
+        checked_by: None,
+        shown: None,
+        undone_at: None,
+        hunks: Vec::new(),
+        partial: false,
     }
 }
 
-fn run(steps: Vec<StepRow>, edits: Vec<EditRow>, resolved: Option<bool>, submission: Option<&str>) -> RunDetail {
+pub(super) fn run(
+    steps: Vec<StepRow>,
+    edits: Vec<EditRow>,
+    resolved: Option<bool>,
+    submission: Option<&str>,
+) -> RunDetail {
     RunDetail {
         summary: RunSummary {
             id: 1,
@@ -52,7 +71,7 @@ fn run(steps: Vec<StepRow>, edits: Vec<EditRow>, resolved: Option<bool>, submiss
     }
 }
 
-fn fired(s: &Signals, rule: Rule) -> Option<f64> {
+pub(super) fn fired(s: &Signals, rule: Rule) -> Option<f64> {
     rules::evaluate(s, &[rule]).first().map(|f| f.confidence)
 }
 
@@ -163,7 +182,11 @@ fn a_rename_left_in_files_the_agent_never_changed_is_stale_and_only_those() {
     assert_eq!(s.stale.len(), 1);
     let st = &s.stale[0];
     assert_eq!((st.identifier.as_str(), st.renamed_to.as_deref()), ("old_name", Some("new_name")));
-    assert_eq!(st.seen_in, vec![Sighting { path: "src/models.py".into(), step: 0 }], "views.py was changed");
+    assert_eq!(
+        st.seen_in,
+        vec![Sighting { path: "src/models.py".into(), step: 0, how: "import".into() }],
+        "views.py was changed"
+    );
     assert_eq!(fired(&s, Rule::StaleIdentifier), Some(0.75));
 }
 
@@ -269,3 +292,34 @@ fn a_bare_file_name_from_the_task_is_weighed_not_assigned() {
     assert_eq!(s.expected[0].path.as_deref(), Some("django/forms/models.py"));
     assert_eq!(fired(&s, Rule::ExpectedFileNotEdited), Some(0.4));
 }
+
+/// A reconstructed `sed -i` that matched no line edited nothing: not a file edit, and when it
+/// is the last attempt at the file, a lost edit; a later edit that changed the file repairs it.
+#[test]
+fn a_shell_edit_that_changed_nothing_is_no_edit_and_lost_when_last() {
+    let noop = |step: i64| {
+        let mut e = edit(Some(step), "src/pkg/core.py", "shell_write", "applied", &[], None);
+        e.certainty = Some(crate::model::Certainty::Unchanged);
+        e
+    };
+    let steps = vec![
+        step(0, "sed -n '10,20p' src/pkg/core.py", "x = 1\n"),
+        step(1, "sed -i '12s/y = 2/y = 3/' src/pkg/core.py", ""),
+        step(2, "sed -i 's/x = 1/x = 2/' src/pkg/core.py", ""),
+    ];
+    let patch = "diff --git a/src/pkg/other.py b/src/pkg/other.py\n";
+    // The run up to step 1 (the actions read would find step 2's write).
+    let s = compute(&run(steps[..2].to_vec(), vec![noop(1)], Some(false), Some(patch)));
+    let core = s.files.iter().find(|f| f.path == "src/pkg/core.py").expect("met");
+    assert!(core.edited.is_empty(), "{core:?}");
+    assert_eq!(s.first_edit_step, None);
+    assert_eq!(s.lost_edits.len(), 1);
+    assert_eq!((s.lost_edits[0].step, &s.lost_edits[0].why), (1, &LostWhy::ChangedNothing));
+    // Fixed at step 2 (and then missing from the patch: that, not the no-op, is the loss).
+    let fixed = edit(Some(2), "src/pkg/core.py", "shell_write", "applied", &[], Some("-x = 1\n+x = 2\n"));
+    let s = compute(&run(steps, vec![noop(1), fixed], Some(false), Some(patch)));
+    assert_eq!(s.lost_edits.len(), 1);
+    assert_eq!(s.lost_edits[0].why, LostWhy::NotInPatch { shell: true });
+}
+
+mod defects;
