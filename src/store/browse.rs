@@ -81,7 +81,7 @@ pub struct EditText {
     pub partial: bool,
 }
 
-use super::Store;
+use super::{Store, texts};
 
 /// The columns of an [`EditLine`], in the order [`edit_line`] reads them.
 const EDIT_LINE: &str = "id, step_idx, path, kind, status, lint_codes, certainty, undone_at";
@@ -154,27 +154,40 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// The edits of a run (or of one step) with their texts and diffs.
+    /// The edits of a run (or of one step) with their texts and diffs (decompressed here, for
+    /// these edits only).
     pub(super) fn edit_texts(&self, run_id: i64, step: Option<i64>) -> Result<Vec<EditText>, StoreError> {
-        let sql = format!(
-            "SELECT {EDIT_LINE}, old_text, new_text, diff, command, checked_at, shown, hunks, partial FROM edits {EDITS_OF}"
-        );
+        let sql =
+            format!("SELECT {EDIT_LINE}, command, checked_at, partial, {} FROM edits {EDITS_OF}", texts::EDIT_TEXTS);
         let mut stmt = self.conn.prepare_cached(&sql)?;
-        let rows = stmt.query_map(params![run_id, step], |r| {
-            let hunks: Option<String> = r.get(14)?;
-            Ok(EditText {
-                line: edit_line(r)?,
-                old_text: r.get(8)?,
-                new_text: r.get(9)?,
-                diff: r.get(10)?,
-                command: r.get(11)?,
-                checked_by: r.get::<_, Option<i64>>(12)?.map(crate::model::CheckedBy::from_column),
-                shown: r.get(13)?,
-                hunks: hunks.and_then(|h| serde_json::from_str(&h).ok()).unwrap_or_default(),
-                partial: r.get::<_, Option<i64>>(15)?.is_some_and(|p| p != 0),
+        let rows = stmt
+            .query_map(params![run_id, step], |r| {
+                let edit = EditText {
+                    line: edit_line(r)?,
+                    old_text: None,
+                    new_text: None,
+                    diff: None,
+                    command: r.get(8)?,
+                    checked_by: r.get::<_, Option<i64>>(9)?.map(crate::model::CheckedBy::from_column),
+                    shown: None,
+                    hunks: Vec::new(),
+                    partial: r.get::<_, Option<i64>>(10)?.is_some_and(|p| p != 0),
+                };
+                Ok((edit, texts::EditPlace::from_row(r, 11)?))
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut chunks = texts::ChunkCache::default();
+        rows.into_iter()
+            .map(|(mut edit, place)| {
+                let t = chunks.edit(&self.conn, place)?;
+                edit.old_text = t.old_text;
+                edit.new_text = t.new_text;
+                edit.diff = t.diff;
+                edit.shown = t.shown;
+                edit.hunks = t.hunks.and_then(|h| serde_json::from_str(&h).ok()).unwrap_or_default();
+                Ok(edit)
             })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+            .collect()
     }
 
     /// One step in full, with its edits' texts and diffs.

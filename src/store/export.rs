@@ -84,36 +84,33 @@ impl Store {
         let history = stmt
             .query_map([run_id], |r| Ok(Message { role: r.get(0)?, content: r.get(1)?, extra: r.get(2)? }))?
             .collect::<Result<_, _>>()?;
-        let mut stmt = self.conn.prepare(
-            "SELECT step_idx, path, kind, status, old_text, new_text, diff, lint_codes,
-                    certainty, command, checked_at, shown, undone_at, hunks, partial FROM edits
-             WHERE run_id = ?1 ORDER BY id",
-        )?;
-        let edits = stmt
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT step_idx, path, kind, status, lint_codes, certainty, command, checked_at, undone_at, partial, {}
+             FROM edits WHERE run_id = ?1 ORDER BY id",
+            texts::EDIT_TEXTS
+        ))?;
+        let rows = stmt
             .query_map([run_id], |r| {
                 let kind: String = r.get(2)?;
                 let status: String = r.get(3)?;
-                let codes: Option<String> = r.get(7)?;
-                let certainty: Option<String> = r.get(8)?;
-                let hunks: Option<String> = r.get(13)?;
+                let codes: Option<String> = r.get(4)?;
+                let certainty: Option<String> = r.get(5)?;
                 let trace = crate::model::EditTrace {
                     certainty: certainty.and_then(|c| c.parse().ok()),
-                    command: r.get(9)?,
-                    checked_by: r.get::<_, Option<i64>>(10)?.map(crate::model::CheckedBy::from_column),
-                    shown: r.get(11)?,
-                    undone_at: r.get::<_, Option<i64>>(12)?.and_then(|s| usize::try_from(s).ok()),
-                    hunks: hunks.and_then(|h| serde_json::from_str(&h).ok()).unwrap_or_default(),
-                    partial: r.get::<_, Option<i64>>(14)?.is_some_and(|p| p != 0),
+                    command: r.get(6)?,
+                    checked_by: r.get::<_, Option<i64>>(7)?.map(crate::model::CheckedBy::from_column),
+                    undone_at: r.get::<_, Option<i64>>(8)?.and_then(|s| usize::try_from(s).ok()),
+                    partial: r.get::<_, Option<i64>>(9)?.is_some_and(|p| p != 0),
                     ..crate::model::EditTrace::default()
                 };
-                Ok(Edit {
+                let edit = Edit {
                     step: r.get::<_, Option<i64>>(0)?.and_then(|s| usize::try_from(s).ok()),
                     path: r.get(1)?,
                     kind: kind.parse().unwrap_or(EditKind::FinalPatch),
                     status: status.parse().unwrap_or(EditStatus::Unknown),
-                    old_text: r.get(4)?,
-                    new_text: r.get(5)?,
-                    diff: r.get(6)?,
+                    old_text: None,
+                    new_text: None,
+                    diff: None,
                     lint_codes: codes
                         .unwrap_or_default()
                         .split(',')
@@ -121,9 +118,23 @@ impl Store {
                         .map(str::to_string)
                         .collect(),
                     trace,
-                })
+                };
+                Ok((edit, texts::EditPlace::from_row(r, 10)?))
             })?
-            .collect::<Result<_, _>>()?;
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut chunks = texts::ChunkCache::default();
+        let edits = rows
+            .into_iter()
+            .map(|(mut edit, place)| {
+                let t = chunks.edit(&self.conn, place)?;
+                edit.old_text = t.old_text;
+                edit.new_text = t.new_text;
+                edit.diff = t.diff;
+                edit.trace.shown = t.shown;
+                edit.trace.hunks = t.hunks.and_then(|h| serde_json::from_str(&h).ok()).unwrap_or_default();
+                Ok(edit)
+            })
+            .collect::<Result<_, StoreError>>()?;
         Ok(RunRest { history, metadata, best_attempt, edits })
     }
 
@@ -202,22 +213,32 @@ impl Store {
 
     /// Every edit, in run and edit order.
     pub fn edit_table(&self) -> Result<Vec<EditTableRow>, StoreError> {
-        let mut stmt = self.conn.prepare(
-            "SELECT e.run_id, r.instance_id, e.step_idx, e.path, e.kind, e.status, e.lint_codes, e.diff
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT e.run_id, r.instance_id, e.step_idx, e.path, e.kind, e.status, e.lint_codes, {}
              FROM edits e JOIN runs r ON r.id = e.run_id ORDER BY e.run_id, e.id",
-        )?;
-        let rows = stmt.query_map(params![], |r| {
-            Ok(EditTableRow {
-                run_id: r.get(0)?,
-                instance_id: r.get(1)?,
-                step: r.get(2)?,
-                path: r.get(3)?,
-                kind: r.get(4)?,
-                status: r.get(5)?,
-                lint_codes: r.get::<_, Option<String>>(6)?.unwrap_or_default(),
-                diff: r.get(7)?,
+            texts::EDIT_TEXTS.split(", ").map(|c| format!("e.{c}")).collect::<Vec<_>>().join(", ")
+        ))?;
+        let rows = stmt
+            .query_map(params![], |r| {
+                let row = EditTableRow {
+                    run_id: r.get(0)?,
+                    instance_id: r.get(1)?,
+                    step: r.get(2)?,
+                    path: r.get(3)?,
+                    kind: r.get(4)?,
+                    status: r.get(5)?,
+                    lint_codes: r.get::<_, Option<String>>(6)?.unwrap_or_default(),
+                    diff: None,
+                };
+                Ok((row, texts::EditPlace::from_row(r, 7)?))
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut chunks = texts::ChunkCache::default();
+        rows.into_iter()
+            .map(|(mut row, place)| {
+                row.diff = chunks.edit(&self.conn, place)?.diff;
+                Ok(row)
             })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+            .collect()
     }
 }

@@ -132,4 +132,6 @@ impl Store {
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_edit_texts;
+#[cfg(test)]
 mod tests_texts;

@@ -264,7 +264,7 @@ ALTER TABLE edits ADD COLUMN undone_at INTEGER;   -- the step whose git checkout
 ALTER TABLE edits ADD COLUMN hunks TEXT;          -- final patch: JSON [{hunk, steps, explained}]
 ALTER TABLE edits ADD COLUMN partial INTEGER;     -- 1: lines never shown may have changed too
 "#,
-    // 5: step texts compressed in chunks (store::texts), and the search index built after the
+    // 5: step and edit texts compressed in chunks (store::texts), and the search index built after the
     //    write: a run's steps enter `steps_fts` in a later pass (store::search_index); until then
     //    the run is listed in `search_pending`, written in the same transaction as the run, so a
     //    search never silently misses a run. Rows written before keep their plain texts.
@@ -279,6 +279,9 @@ CREATE INDEX text_chunks_run ON text_chunks(run_id);
 -- byte `chunk_at` of the decompressed chunk.
 ALTER TABLE step_texts ADD COLUMN chunk_id INTEGER;
 ALTER TABLE step_texts ADD COLUMN chunk_at INTEGER;
+-- The same for an edit's old_text, new_text, diff, shown and hunks (NULL in the row when chunked).
+ALTER TABLE edits ADD COLUMN chunk_id INTEGER;
+ALTER TABLE edits ADD COLUMN chunk_at INTEGER;
 
 CREATE TABLE search_pending (
     run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE

@@ -8,8 +8,13 @@
 //! [`ABSENT`] for a missing response or args), then the five texts in that order. Search reads
 //! thought, action and observation in that order, so it streams through a record once.
 //!
-//! Rows written before chunks existed keep their texts in `step_texts`' own columns
-//! (`chunk_id` NULL); both kinds are read.
+//! The edits' bulky texts (old and new text, diff, the diff a view showed, the final patch's hunks
+//! as JSON) are records of the same kind, in chunks of their own (a run's edits after its steps):
+//! the `sed -i` edits the reconstruction finds carry a file's text before and after, near
+//! copies of each other, which compress several times over in one chunk.
+//!
+//! Rows written before chunks existed keep their texts in `step_texts`' (or `edits`') own
+//! columns (`chunk_id` NULL); both kinds are read.
 
 use crate::error::StoreError;
 use crate::model::Step;
@@ -43,15 +48,18 @@ pub struct Chunk {
     pub records: Vec<(usize, u32)>,
 }
 
-/// Whether a step's texts fit a record (each shorter than 4 GiB); a step that does not is
+/// The five texts of a record, each possibly absent.
+pub type Fields<'a> = [Option<&'a str>; 5];
+
+/// A step's texts as a record's fields: thought, action, observation, response, args.
+pub fn step_fields(s: &Step) -> Fields<'_> {
+    [Some(&s.thought), Some(&s.action), Some(&s.observation), s.response.as_deref(), s.args.as_deref()]
+}
+
+/// Whether texts fit a record (each shorter than 4 GiB); a step or edit whose texts do not is
 /// stored plainly.
-pub fn fits(s: &Step) -> bool {
-    let short = |t: &str| (t.len() as u64) < u64::from(ABSENT);
-    short(&s.thought)
-        && short(&s.action)
-        && short(&s.observation)
-        && s.response.as_deref().is_none_or(short)
-        && s.args.as_deref().is_none_or(short)
+pub fn fits(fields: &Fields<'_>) -> bool {
+    fields.iter().flatten().all(|t| (t.len() as u64) < u64::from(ABSENT))
 }
 
 /// Gathers step records and compresses them a chunk at a time.
@@ -67,17 +75,12 @@ impl Packer {
         Ok(Packer { compressor, raw: Vec::new(), records: Vec::new() })
     }
 
-    /// Add step `index`'s texts ([`fits`] must hold); the chunk when it is full. A step larger
-    /// than a chunk gets a chunk of its own, so reading a small step never decompresses a huge
-    /// neighbour: a chunk is at most `2 × CHUNK`, or one step.
-    pub fn push(&mut self, index: usize, s: &Step) -> Result<Vec<Chunk>, StoreError> {
-        let size = s.thought.len()
-            + s.action.len()
-            + s.observation.len()
-            + s.response.as_ref().map_or(0, String::len)
-            + s.args.as_ref().map_or(0, String::len);
+    /// Add the texts of record `index` (a step's or an edit's; [`fits`] must hold); the chunk
+    /// when it is full. A record larger than a chunk gets a chunk of its own, so reading a small
+    /// step never decompresses a huge neighbour: a chunk is at most `2 × CHUNK`, or one record.
+    pub fn push(&mut self, index: usize, texts: Fields<'_>) -> Result<Vec<Chunk>, StoreError> {
+        let size: usize = texts.iter().flatten().map(|t| t.len()).sum();
         let mut done = Vec::new();
-        let texts = [Some(&s.thought), Some(&s.action), Some(&s.observation), s.response.as_ref(), s.args.as_ref()];
         if size >= CHUNK {
             done.extend(self.finish()?);
             // Compressed straight from the step's strings: a 500 MB observation is not copied
@@ -115,7 +118,7 @@ impl Packer {
 }
 
 /// One record: the five lengths, then the texts.
-fn write_record(out: &mut impl std::io::Write, texts: [Option<&String>; 5]) -> Result<(), StoreError> {
+fn write_record(out: &mut impl std::io::Write, texts: Fields<'_>) -> Result<(), StoreError> {
     for t in texts {
         let len = t.map_or(ABSENT, |t| t.len() as u32);
         out.write_all(&len.to_le_bytes()).map_err(encode)?;
@@ -141,8 +144,33 @@ pub struct ChunkCache {
 }
 
 impl ChunkCache {
-    /// The texts of the record at byte `at` of chunk `chunk_id`.
+    /// The texts of the step whose record is at byte `at` of chunk `chunk_id`.
     pub fn texts(&mut self, conn: &rusqlite::Connection, chunk_id: i64, at: i64) -> Result<Texts, StoreError> {
+        Record::from_decoded(self.rest(conn, chunk_id, at)?)?.read_all()
+    }
+
+    /// The five fields of the record at byte `at` of chunk `chunk_id` (an edit's texts).
+    pub fn fields(
+        &mut self,
+        conn: &rusqlite::Connection,
+        chunk_id: i64,
+        at: i64,
+    ) -> Result<[Option<String>; 5], StoreError> {
+        let mut r = Record::from_decoded(self.rest(conn, chunk_id, at)?)?;
+        Ok([r.read_text(0)?, r.read_text(1)?, r.read_text(2)?, r.read_text(3)?, r.read_text(4)?])
+    }
+
+    /// An edit's texts, read from its chunk if it has one.
+    pub fn edit(&mut self, conn: &rusqlite::Connection, place: EditPlace) -> Result<EditTexts, StoreError> {
+        let [old_text, new_text, diff, shown, hunks] = match place.chunk {
+            Some((chunk_id, at)) => self.fields(conn, chunk_id, at)?,
+            None => place.own,
+        };
+        Ok(EditTexts { old_text, new_text, diff, shown, hunks })
+    }
+
+    /// The decompressed chunk from byte `at` on.
+    fn rest(&mut self, conn: &rusqlite::Connection, chunk_id: i64, at: i64) -> Result<&[u8], StoreError> {
         if self.held.as_ref().is_none_or(|(id, _)| *id != chunk_id) {
             self.held = None;
             let body: Vec<u8> =
@@ -150,7 +178,39 @@ impl ChunkCache {
             self.held = Some((chunk_id, unpack(&body)?));
         }
         let raw = self.held.as_ref().map_or(&[][..], |(_, raw)| raw.as_slice());
-        record(raw, u64::try_from(at).map_err(corrupt)?)
+        let start = usize::try_from(at).map_err(corrupt)?;
+        raw.get(start..).ok_or_else(|| corrupt("the chunk ends before the record"))
+    }
+}
+
+/// The columns that hold an edit's bulky texts, in the order [`EditPlace::from_row`] reads them.
+pub const EDIT_TEXTS: &str = "old_text, new_text, diff, shown, hunks, chunk_id, chunk_at";
+
+/// An edit's bulky texts as its row holds them: in its own columns, or in a chunk.
+pub struct EditPlace {
+    own: [Option<String>; 5],
+    chunk: Option<(i64, i64)>,
+}
+
+/// An edit's bulky texts.
+#[derive(Debug, Default)]
+pub struct EditTexts {
+    pub old_text: Option<String>,
+    pub new_text: Option<String>,
+    pub diff: Option<String>,
+    pub shown: Option<String>,
+    pub hunks: Option<String>,
+}
+
+impl EditPlace {
+    /// The [`EDIT_TEXTS`] columns starting at column `first` of a row.
+    pub fn from_row(r: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<EditPlace> {
+        let own = [r.get(first)?, r.get(first + 1)?, r.get(first + 2)?, r.get(first + 3)?, r.get(first + 4)?];
+        let chunk = match (r.get::<_, Option<i64>>(first + 5)?, r.get::<_, Option<i64>>(first + 6)?) {
+            (Some(id), Some(at)) => Some((id, at)),
+            _ => None,
+        };
+        Ok(EditPlace { own, chunk })
     }
 }
 
@@ -164,6 +224,7 @@ pub fn unpack(body: &[u8]) -> Result<Vec<u8>, StoreError> {
 }
 
 /// The texts of the record at byte `at` of a decompressed chunk.
+#[cfg(test)]
 pub fn record(raw: &[u8], at: u64) -> Result<Texts, StoreError> {
     let start = usize::try_from(at).map_err(corrupt)?;
     let rest = raw.get(start..).ok_or_else(|| corrupt("the chunk ends before the record"))?;
@@ -204,9 +265,6 @@ impl<R: Read> Record<R> {
             b.copy_from_slice(&header[4 * i..4 * i + 4]);
             *len = u32::from_le_bytes(b);
         }
-        if lengths[..3].contains(&ABSENT) {
-            return Err(corrupt("a required text is marked absent"));
-        }
         Ok(Record { decoder, lengths, next: 0 })
     }
 
@@ -244,8 +302,11 @@ impl<R: Read> Record<R> {
         String::from_utf8(bytes).map(Some).map_err(corrupt)
     }
 
-    /// All five texts.
+    /// All five texts of a step's record (thought, action and observation are never absent).
     pub fn read_all(mut self) -> Result<Texts, StoreError> {
+        if self.lengths[..3].contains(&ABSENT) {
+            return Err(corrupt("a required text is marked absent"));
+        }
         Ok(Texts {
             thought: self.read_text(0)?.unwrap_or_default(),
             action: self.read_text(1)?.unwrap_or_default(),
@@ -275,7 +336,7 @@ mod tests {
         let mut p = Packer::new().unwrap_or_else(|e| panic!("{e}"));
         let mut chunks = Vec::new();
         for (i, s) in steps.iter().enumerate() {
-            chunks.extend(p.push(i, s).unwrap_or_else(|e| panic!("{e}")));
+            chunks.extend(p.push(i, step_fields(s)).unwrap_or_else(|e| panic!("{e}")));
         }
         chunks.extend(p.finish().unwrap_or_else(|e| panic!("{e}")));
         chunks

@@ -3,7 +3,7 @@
 
 use super::{Store, texts};
 use crate::error::StoreError;
-use crate::model::{CheckedBy, Message, Parsed, QueryMessage, Run, Step, TestOutcome};
+use crate::model::{CheckedBy, Edit, Message, Parsed, QueryMessage, Run, Step, TestOutcome};
 use rusqlite::{Connection, OptionalExtension, params};
 use std::collections::BTreeSet;
 use std::collections::HashMap;
@@ -360,7 +360,8 @@ fn insert_run(tx: &Connection, run: &Run, w: RunWrite<'_>) -> Result<i64, StoreE
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
     )?;
     let mut part_stmt = tx.prepare_cached("INSERT INTO query_parts (step_id, pos, blob_id) VALUES (?1, ?2, ?3)")?;
-    let mut texts = TextWriter::new(tx, run_id, packer);
+    let mut texts = ChunkWriter::new(tx, run_id, packer);
+    let mut step_ids = Vec::with_capacity(run.steps.len());
     for (idx, s) in run.steps.iter().enumerate() {
         let head: String = s.action.trim_start().lines().next().unwrap_or("").chars().take(200).collect();
         step_stmt.execute(params![
@@ -379,7 +380,10 @@ fn insert_run(tx: &Connection, run: &Run, w: RunWrite<'_>) -> Result<i64, StoreE
             s.query.as_ref().map(|q| q.keep as i64),
         ])?;
         let step_id = tx.last_insert_rowid();
-        texts.push(step_id, s)?;
+        step_ids.push(step_id);
+        if !texts.push(texts::step_fields(s))? {
+            insert_plain_texts(tx, step_id, s)?;
+        }
         if let Some(q) = &s.query {
             for (i, m) in q.append.iter().enumerate() {
                 let blob = blobs.prompt(m)?;
@@ -387,83 +391,102 @@ fn insert_run(tx: &Connection, run: &Run, w: RunWrite<'_>) -> Result<i64, StoreE
             }
         }
     }
-    texts.finish()?;
+    let mut stmt = tx.prepare_cached(
+        "INSERT INTO step_texts (step_id, action, thought, observation, chunk_id, chunk_at)
+         VALUES (?1, '', '', '', ?2, ?3)",
+    )?;
+    for (step_id, place) in step_ids.into_iter().zip(texts.finish()?) {
+        if let Some((chunk_id, at)) = place {
+            stmt.execute(params![step_id, chunk_id, at])?;
+        }
+    }
     // The search index takes the run in a later pass (store::search_index).
     if !run.steps.is_empty() {
         tx.prepare_cached("INSERT INTO search_pending (run_id) VALUES (?1)")?.execute([run_id])?;
     }
+    // The edits' bulky texts in chunks of their own (store::texts), after the steps'.
+    let mut chunks = ChunkWriter::new(tx, run_id, packer);
+    let hunks: Vec<Option<String>> = run
+        .edits
+        .iter()
+        .map(|e| (!e.trace.hunks.is_empty()).then(|| serde_json::to_string(&e.trace.hunks).unwrap_or_default()))
+        .collect();
+    let mut plain = Vec::with_capacity(run.edits.len());
+    for (e, hunks) in run.edits.iter().zip(&hunks) {
+        plain.push(!chunks.push(edit_fields(e, hunks.as_deref()))?);
+    }
+    let places = chunks.finish()?;
     let mut edit_stmt = tx.prepare_cached(
         "INSERT INTO edits (run_id, step_idx, path, kind, status, old_text, new_text, diff, lint_codes,
-                            certainty, command, checked_at, shown, undone_at, hunks, partial)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                            certainty, command, checked_at, shown, undone_at, hunks, partial, chunk_id, chunk_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
     )?;
-    for e in &run.edits {
+    for (((e, hunks), plain), place) in run.edits.iter().zip(hunks).zip(plain).zip(places) {
         let t = &e.trace;
         let checked_at = t.checked_by.map(CheckedBy::to_column);
-        let hunks = (!t.hunks.is_empty()).then(|| serde_json::to_string(&t.hunks).unwrap_or_default());
+        // Plain when the texts do not fit a record; otherwise only in the chunk.
+        let own = |text: &Option<String>| if plain { text.clone() } else { None };
         edit_stmt.execute(params![
             run_id,
             e.step.map(|s| s as i64),
             e.path,
             e.kind.name(),
             e.status.name(),
-            e.old_text,
-            e.new_text,
-            e.diff,
+            own(&e.old_text),
+            own(&e.new_text),
+            own(&e.diff),
             (!e.lint_codes.is_empty()).then(|| e.lint_codes.join(",")),
             t.certainty.map(|c| c.name()),
             t.command,
             checked_at,
-            t.shown,
+            own(&t.shown),
             t.undone_at.map(|s| s as i64),
-            hunks,
+            own(&hunks),
             t.partial.then_some(1),
+            place.map(|p| p.0),
+            place.map(|p| p.1),
         ])?;
     }
     Ok(run_id)
 }
 
-/// Writes step texts: compressed in chunks ([`texts::Packer`]); a step whose texts do not fit a
-/// record is stored plainly.
-struct TextWriter<'t> {
+/// Packs a run's step or edit texts into compressed chunks ([`texts::Packer`]), writes the
+/// chunks, and says where each record went; a record whose texts do not fit is left to be stored
+/// plainly (`None`).
+struct ChunkWriter<'t> {
     tx: &'t Connection,
     run_id: i64,
     packer: &'t mut texts::Packer,
-    /// The run's step ids so far, by step index.
-    ids: Vec<i64>,
+    /// Where each record pushed so far is: (chunk id, byte in the decompressed chunk).
+    places: Vec<Option<(i64, u32)>>,
 }
 
-impl<'t> TextWriter<'t> {
-    fn new(tx: &'t Connection, run_id: i64, packer: &'t mut texts::Packer) -> TextWriter<'t> {
+impl<'t> ChunkWriter<'t> {
+    fn new(tx: &'t Connection, run_id: i64, packer: &'t mut texts::Packer) -> ChunkWriter<'t> {
         packer.clear();
-        TextWriter { tx, run_id, packer, ids: Vec::new() }
+        ChunkWriter { tx, run_id, packer, places: Vec::new() }
     }
 
-    fn push(&mut self, step_id: i64, s: &Step) -> Result<(), StoreError> {
-        let index = self.ids.len();
-        self.ids.push(step_id);
-        if !texts::fits(s) {
-            // SQLite copies bound text and keeps the copy until the next bind: cleared at once,
-            // a huge text is not held twice more while the next insert runs.
-            let mut stmt = self.tx.prepare_cached(
-                "INSERT INTO step_texts (step_id, action, thought, observation, response, args)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            )?;
-            stmt.execute(params![step_id, s.action, s.thought, s.observation, s.response, s.args])?;
-            stmt.clear_bindings();
-            return Ok(());
+    /// Push the next record; false when it does not fit a record (store it plainly) or has no
+    /// text at all.
+    fn push(&mut self, fields: texts::Fields<'_>) -> Result<bool, StoreError> {
+        let index = self.places.len();
+        self.places.push(None);
+        if fields.iter().all(Option::is_none) || !texts::fits(&fields) {
+            return Ok(false);
         }
-        for chunk in self.packer.push(index, s)? {
+        for chunk in self.packer.push(index, fields)? {
             self.write(chunk)?;
         }
-        Ok(())
+        Ok(true)
     }
 
-    fn finish(mut self) -> Result<(), StoreError> {
-        match self.packer.finish()? {
-            Some(chunk) => self.write(chunk),
-            None => Ok(()),
+    /// Write the last chunk; where each record is, in push order.
+    fn finish(mut self) -> Result<Vec<Option<(i64, u32)>>, StoreError> {
+        if let Some(chunk) = self.packer.finish()? {
+            self.write(chunk)?;
         }
+        Ok(self.places)
     }
 
     fn write(&mut self, chunk: texts::Chunk) -> Result<(), StoreError> {
@@ -471,16 +494,31 @@ impl<'t> TextWriter<'t> {
         stmt.execute(params![self.run_id, chunk.body])?;
         stmt.clear_bindings();
         let chunk_id = self.tx.last_insert_rowid();
-        let mut stmt = self.tx.prepare_cached(
-            "INSERT INTO step_texts (step_id, action, thought, observation, chunk_id, chunk_at)
-             VALUES (?1, '', '', '', ?2, ?3)",
-        )?;
         for (index, at) in chunk.records {
-            let step_id = self.ids.get(index).copied().ok_or_else(|| StoreError::Encode("lost a step".into()))?;
-            stmt.execute(params![step_id, chunk_id, at])?;
+            let place = self.places.get_mut(index).ok_or_else(|| StoreError::Encode("lost a record".into()))?;
+            *place = Some((chunk_id, at));
         }
         Ok(())
     }
+}
+
+/// An edit's texts as a record's fields (the order `store::read_edit_fields` reads them in):
+/// old text, new text, diff, the diff a view showed, the final patch's hunks as JSON.
+fn edit_fields<'a>(e: &'a Edit, hunks: Option<&'a str>) -> texts::Fields<'a> {
+    [e.old_text.as_deref(), e.new_text.as_deref(), e.diff.as_deref(), e.trace.shown.as_deref(), hunks]
+}
+
+/// A step's texts written plainly (texts too long for a record).
+fn insert_plain_texts(tx: &Connection, step_id: i64, s: &Step) -> Result<(), StoreError> {
+    // SQLite copies bound text and keeps the copy until the next bind: cleared at once, a huge
+    // text is not held twice more while the next insert runs.
+    let mut stmt = tx.prepare_cached(
+        "INSERT INTO step_texts (step_id, action, thought, observation, response, args)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?;
+    stmt.execute(params![step_id, s.action, s.thought, s.observation, s.response, s.args])?;
+    stmt.clear_bindings();
+    Ok(())
 }
 
 /// Content-addressed message storage within one transaction.
