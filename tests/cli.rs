@@ -255,6 +255,30 @@ fn show_json_carries_reconstructed_shell_edits() {
 }
 
 #[test]
+fn ingest_builds_the_search_index_after_the_write_unless_told_not_to() {
+    let pending = |db: &Path| {
+        let store = trajan::store::Store::open_read_only(db).unwrap_or_else(|e| panic!("{e}"));
+        store.search_pending().unwrap_or_else(|e| panic!("{e}"))
+    };
+    let dir = tmp();
+    let db = dir.path().join("indexed.db");
+    let out = trajan(&db, &ingest_fixtures());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("search index: ") && stderr.contains("stored and searchable: "), "{stderr}");
+    assert_eq!(pending(&db), 0, "every run indexed by ingest");
+
+    let db = dir.path().join("deferred.db");
+    let out = trajan(&db, &[&ingest_fixtures()[..], &["--no-index".to_string()]].concat());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("search index: "), "{stderr}");
+    assert!(pending(&db) > 0, "left for the first search");
+    let hits = stdout_json(&trajan(&db, &["search", "pytest", "--json"]));
+    assert!(hits.as_array().is_some_and(|h| !h.is_empty()));
+    assert_eq!(pending(&db), 0, "the first search built it");
+}
+
+#[test]
 fn ingest_is_idempotent_and_a_changed_file_replaces_its_runs() {
     let dir = tmp();
     let db = dir.path().join("t.db");

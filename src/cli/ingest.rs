@@ -1,15 +1,18 @@
-//! `trajan ingest`: progress bar on a terminal, the problems by kind, the closing summary, and
-//! the exit status (see [`exit_status`]).
+//! `trajan ingest`: progress bar on a terminal, the problems by kind, the closing summary, the
+//! search index built after the write (its own phase, progress line and summary line; not with
+//! `--no-index`), and the exit status (see [`exit_status`]).
 
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 use trajan::ingest::pipeline::problems::{Problem, ProblemKind};
 use trajan::ingest::pipeline::{self, Options, Progress, Report, UnitResult};
 use trajan::model::Format;
 use trajan::sanitize::sanitize;
+use trajan::store::IndexStats;
 use trajan::store::Store;
 
 /// An indicatif bar (files, MB, MB/s) drawn on stderr only when it is a terminal.
@@ -54,12 +57,111 @@ impl Progress for Bar {
     }
 }
 
-pub fn run(store: &mut Store, paths: &[PathBuf], format: Option<Format>, verbose: bool) -> Result<i32> {
+/// How `trajan ingest` runs.
+pub struct Flags {
+    /// List every problem and skipped file.
+    pub verbose: bool,
+    /// Build the search index after the write (not with `--no-index`).
+    pub index: bool,
+}
+
+pub fn run(store: &mut Store, paths: &[PathBuf], format: Option<Format>, flags: Flags) -> Result<i32> {
     let bar = Bar::new();
     let opts = Options { forced: format, ..Options::default() };
     let report = pipeline::ingest(store, paths, &opts, &bar);
-    print_summary(&report, verbose);
-    Ok(exit_status(&report))
+    print_summary(&report, flags.verbose);
+    let mut status = exit_status(&report);
+    if flags.index
+        && let Some(indexed) = build_index(store)?
+    {
+        print_index_summary(&report, &indexed);
+        if let Some(signal) = indexed.stopped_by {
+            status = trajan::signals::exit_status(signal);
+        }
+    }
+    Ok(status)
+}
+
+/// What the index phase of `trajan ingest` did.
+struct Indexed {
+    stats: IndexStats,
+    elapsed: Duration,
+    /// Runs left for the first search.
+    left: i64,
+    /// The stop signal (Ctrl-C) that ended the phase early.
+    stopped_by: Option<i32>,
+}
+
+/// The search index, built after the write as a phase of its own with its own progress line
+/// (runs indexed). A stop signal ends it between batches: the batches done stay indexed, the
+/// rest waits for the first search (a database never holds a half-indexed run). `None` when no
+/// run waits for the index.
+fn build_index(store: &Store) -> Result<Option<Indexed>> {
+    let started = Instant::now();
+    let total = store.search_pending()?;
+    if total == 0 {
+        return Ok(None);
+    }
+    // Only while indexing: a stop signal is noticed between batches (a second one ends the
+    // process at once, which leaves the database as consistent).
+    trajan::signals::catch()?;
+    let bar = index_bar(total);
+    let stats = store
+        .build_search_index_until(&mut |done, _| bar.set_position(u64::try_from(done).unwrap_or(0)), &|| {
+            trajan::signals::caught().is_some()
+        });
+    bar.finish_and_clear();
+    let stats = stats?;
+    Ok(Some(Indexed {
+        stats,
+        elapsed: started.elapsed(),
+        left: store.search_pending()?,
+        stopped_by: trajan::signals::caught(),
+    }))
+}
+
+fn index_bar(runs: i64) -> ProgressBar {
+    let target = if std::io::stderr().is_terminal() {
+        ProgressDrawTarget::stderr_with_hz(10)
+    } else {
+        ProgressDrawTarget::hidden()
+    };
+    let bar = ProgressBar::with_draw_target(Some(u64::try_from(runs).unwrap_or(0)), target);
+    let style = ProgressStyle::with_template("{spinner} {elapsed} [{bar:20}] indexing for search: {pos}/{len} runs")
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> ");
+    bar.set_style(style);
+    bar
+}
+
+/// The index phase's line, and the whole ingest's "stored and searchable" rate.
+fn print_index_summary(report: &Report, indexed: &Indexed) {
+    let secs = indexed.elapsed.as_secs_f64();
+    let text_mb = indexed.stats.bytes as f64 / 1e6;
+    let mut line = format!(
+        "search index: {} runs, {} steps, {:.1} MB of text in {:.2} s ({:.1} MB/s)",
+        indexed.stats.runs,
+        indexed.stats.steps,
+        text_mb,
+        secs,
+        text_mb / secs.max(1e-9)
+    );
+    if indexed.left > 0 {
+        line.push_str(&format!(
+            "; interrupted, {} {} left for the first search",
+            indexed.left,
+            if indexed.left == 1 { "run" } else { "runs" }
+        ));
+    } else {
+        let all = report.elapsed.as_secs_f64() + secs;
+        line.push_str(&format!(
+            "; stored and searchable: {:.1} MB in {:.2} s ({:.1} MB/s)",
+            report.bytes as f64 / 1e6,
+            all,
+            report.bytes as f64 / 1e6 / all.max(1e-9)
+        ));
+    }
+    eprintln!("{line}");
 }
 
 /// 0: every file of a supported format was read whole (notes may be printed); 1: a file of a

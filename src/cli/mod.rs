@@ -75,6 +75,9 @@ enum Command {
         /// List every problem (not a few of each kind) and every skipped file with the reason.
         #[arg(long, short)]
         verbose: bool,
+        /// Do not build the search index after the write: the first search builds it.
+        #[arg(long)]
+        no_index: bool,
     },
     /// List runs.
     Runs {
@@ -224,9 +227,9 @@ pub fn run() -> Result<i32> {
                 tui::compare(&cli.db, store, ids, &ui)
             }
         }
-        Command::Ingest { paths, format, verbose } => {
+        Command::Ingest { paths, format, verbose, no_index } => {
             let mut store = open(&cli.db, Access::Create)?;
-            ingest::run(&mut store, &paths, format, verbose)
+            ingest::run(&mut store, &paths, format, ingest::Flags { verbose, index: !no_index })
         }
         Command::Runs { failed, json } => {
             let store = open(&cli.db, Access::Read)?;

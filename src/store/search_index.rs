@@ -36,14 +36,25 @@ impl Store {
     /// Add every run waiting for the search index to it; `progress(done, total)` counts runs.
     /// Each batch is its own transaction, committed before the next begins.
     pub fn build_search_index(&self, progress: &mut dyn FnMut(i64, i64)) -> Result<IndexStats, StoreError> {
-        self.build_search_index_in(BATCH_BYTES, progress)
+        self.build_search_index_until(progress, &|| false)
     }
 
-    /// [`Store::build_search_index`] with transactions of about `batch_bytes` of text.
+    /// [`Store::build_search_index`] that stops between batches once `stop()` is true: the
+    /// batches committed stay indexed, the runs not reached stay listed for a later pass.
+    pub fn build_search_index_until(
+        &self,
+        progress: &mut dyn FnMut(i64, i64),
+        stop: &dyn Fn() -> bool,
+    ) -> Result<IndexStats, StoreError> {
+        self.build_search_index_in(BATCH_BYTES, progress, stop)
+    }
+
+    /// [`Store::build_search_index_until`] with transactions of about `batch_bytes` of text.
     pub(super) fn build_search_index_in(
         &self,
         batch_bytes: usize,
         progress: &mut dyn FnMut(i64, i64),
+        stop: &dyn Fn() -> bool,
     ) -> Result<IndexStats, StoreError> {
         let total = self.search_pending()?;
         let mut stats = IndexStats::default();
@@ -54,6 +65,9 @@ impl Store {
             return Err(StoreError::Encode("the search index is built outside other writes".into()));
         }
         loop {
+            if stop() {
+                return Ok(stats);
+            }
             self.conn.execute_batch("BEGIN IMMEDIATE")?;
             let batch = index_batch(&self.conn, batch_bytes, &mut stats).and_then(|more| {
                 self.conn.execute_batch("COMMIT")?;

@@ -162,7 +162,7 @@ fn an_index_pass_that_stops_or_fails_midway_leaves_its_runs_listed() {
     }
     // A process that dies after its first batch (one run per batch here).
     let died = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let _ = s.build_search_index_in(1, &mut |_, _| panic!("killed"));
+        let _ = s.build_search_index_in(1, &mut |_, _| panic!("killed"), &|| false);
     }));
     assert!(died.is_err());
     assert_eq!(ok(s.search_pending()), 2, "the committed batch is indexed, the others still listed");
@@ -171,7 +171,7 @@ fn an_index_pass_that_stops_or_fails_midway_leaves_its_runs_listed() {
         "UPDATE text_chunks SET body = x'00' WHERE run_id = (SELECT id FROM runs WHERE instance_id = 'cherry')",
     ));
     let fts_rows = count(&s, "steps_fts");
-    assert!(s.build_search_index_in(1 << 20, &mut |_, _| {}).is_err());
+    assert!(s.build_search_index_in(1 << 20, &mut |_, _| {}, &|| false).is_err());
     assert_eq!((ok(s.search_pending()), count(&s, "steps_fts")), (2, fts_rows));
     // A search never answers from an index that lacks a run.
     assert!(s.search("banana", None, 10).is_err());
@@ -179,6 +179,23 @@ fn an_index_pass_that_stops_or_fails_midway_leaves_its_runs_listed() {
     for word in ["apple", "banana"] {
         assert_eq!(ok(s.search(word, None, 10)).len(), 1, "{word}");
     }
+}
+
+#[test]
+fn an_index_pass_asked_to_stop_ends_after_its_batch_and_the_next_pass_finishes() {
+    let mut s = ok(Store::open_in_memory());
+    for (i, word) in ["apple", "banana", "cherry"].iter().enumerate() {
+        let path = format!("/t/{word}.traj");
+        ok(s.write_source(&record(&path, &[i as u8; 32]), &run(word, vec![step("t", "a", word)])));
+    }
+    // Interrupted (Ctrl-C in `trajan ingest`) once the first batch (one run here) is committed.
+    let batches = std::cell::Cell::new(0);
+    let stats = ok(s.build_search_index_in(1, &mut |_, _| batches.set(batches.get() + 1), &|| batches.get() >= 1));
+    assert_eq!((stats.runs, ok(s.search_pending())), (1, 2), "one run indexed, two left listed");
+    assert_eq!(ok(s.integrity_check()), "ok");
+    let stats = ok(s.build_search_index_until(&mut |_, _| {}, &|| false));
+    assert_eq!((stats.runs, ok(s.search_pending())), (2, 0));
+    assert_eq!(ok(s.search("cherry", None, 10)).len(), 1);
 }
 
 #[test]
