@@ -169,6 +169,14 @@ pub enum Action {
         query: String,
         steps: Vec<Vec<i64>>,
     },
+    /// The search index is being built in the background: runs indexed of runs waiting.
+    Indexing {
+        done: i64,
+        total: i64,
+    },
+    /// The search index is up to date (or could not be built here: a search then indexes the
+    /// waiting runs for itself).
+    Indexed,
 }
 
 /// What the last frame laid out, fed back to the app so paging and scrolling know the sizes.

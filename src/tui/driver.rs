@@ -47,6 +47,7 @@ pub fn run(store: Store, ctx: ViewCtx, opts: Options) -> Result<(), TuiError> {
     // The first screen from a bounded query; the rest (every run, every run's labels, the run
     // to open) from the worker while the reviewer reads it.
     let first = first_page(&store, size.height)?;
+    let unindexed = store.search_pending().unwrap_or(0);
     drop(store);
     let complete = matches!(first, Action::RunsLoaded { complete: true, .. });
     dispatch(&mut worker, &mut app, first);
@@ -54,6 +55,12 @@ pub fn run(store: Store, ctx: ViewCtx, opts: Options) -> Result<(), TuiError> {
     send(&mut worker, &mut app, vec![review]);
     if !complete {
         send(&mut worker, &mut app, vec![Effect::LoadAllRuns]);
+    }
+    // Runs waiting for the search index (`trajan ingest --no-index`, `trajan PATH`): built in
+    // the background, after the run list; searches wait for it from now on.
+    if unindexed > 0 {
+        dispatch(&mut worker, &mut app, Action::Indexing { done: 0, total: unindexed });
+        send(&mut worker, &mut app, vec![Effect::BuildIndex]);
     }
     if let Some(id) = opts.open {
         dispatch(&mut worker, &mut app, Action::Open(id));

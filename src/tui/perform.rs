@@ -8,7 +8,14 @@ use crate::store::read::RunFilter;
 
 /// Perform `effect`; `None` when it gives no action.
 pub fn perform(store: &Store, effect: Effect) -> Option<Action> {
+    perform_with_progress(store, effect, &mut |_| {})
+}
+
+/// [`perform`], with the actions that report progress (building the search index) given to
+/// `progress` as they come.
+pub fn perform_with_progress(store: &Store, effect: Effect, progress: &mut dyn FnMut(Action)) -> Option<Action> {
     Some(match effect {
+        Effect::BuildIndex => build_index(store, progress),
         Effect::LoadRun(id) => match store.run_data(id) {
             Ok(data) => Action::RunLoaded(Box::new(data)),
             Err(e) => Action::Failed(format!("run {id}: {e}")),
@@ -55,6 +62,22 @@ pub fn perform(store: &Store, effect: Effect) -> Option<Action> {
             Err(e) => Action::Failed(format!("loading the run list: {e}")),
         },
     })
+}
+
+/// The runs waiting for the search index added to it, through a connection that may write.
+/// Where the database cannot be written, nothing is built: a search then indexes the waiting
+/// runs for itself (`Store::ensure_search_index`).
+fn build_index(store: &Store, progress: &mut dyn FnMut(Action)) -> Action {
+    match store.search_pending() {
+        Ok(0) => return Action::Indexed,
+        Ok(total) => progress(Action::Indexing { done: 0, total }),
+        Err(e) => return Action::Failed(format!("search index: {e}")),
+    }
+    let Ok(writer) = store.writer() else { return Action::Indexed };
+    match writer.build_search_index(&mut |done, total| progress(Action::Indexing { done, total })) {
+        Ok(_) => Action::Indexed,
+        Err(e) => Action::Failed(format!("search index: {e}")),
+    }
 }
 
 /// Perform effects in line, and those their actions ask for, until none is left: the headless

@@ -1,12 +1,13 @@
 //! Effects performed off the UI thread: two lanes, each a thread with a connection of its own
 //! (read-only; the first label saved opens one to write). The quick lane loads runs and steps,
 //! searches and saves labels; the slow lane reads every run's labels, the whole run list and the
-//! statistics. A key never waits for either: effects go in, actions come back, in order within a
+//! statistics, and builds the search index when runs wait for it (its progress comes back as
+//! it goes). A key never waits for either: effects go in, actions come back, in order within a
 //! lane, and the event loop draws them when they arrive.
 
 use super::action::Action;
 use super::app::Effect;
-use super::perform::perform;
+use super::perform::perform_with_progress;
 use crate::store::Store;
 use std::path::Path;
 use std::sync::mpsc::{self, Receiver, Sender};
@@ -15,7 +16,7 @@ use std::sync::mpsc::{self, Receiver, Sender};
 pub struct Worker {
     quick: Sender<Effect>,
     slow: Sender<Effect>,
-    results: Receiver<(bool, Option<Action>)>,
+    results: Receiver<Reply>,
     /// Effects sent and not yet answered.
     pending: usize,
     /// Of those, effects that change the screen (a run to open): keys wait for them.
@@ -31,10 +32,16 @@ fn opens(effect: &Effect) -> bool {
 /// Which lane an effect takes: reads of every run (seconds on a large database) go to the slow
 /// one, so a step still loads while the statistics are computed.
 fn slow(effect: &Effect) -> bool {
-    matches!(effect, Effect::LoadStats { .. } | Effect::LoadReview { .. } | Effect::LoadAllRuns)
+    matches!(effect, Effect::LoadStats { .. } | Effect::LoadReview { .. } | Effect::LoadAllRuns | Effect::BuildIndex)
 }
 
-fn lane(db: &Path, results: Sender<(bool, Option<Action>)>) -> Sender<Effect> {
+/// What a lane sends back: an effect's answer, or progress on the way to one.
+enum Reply {
+    Done { opening: bool, action: Option<Action> },
+    Progress(Action),
+}
+
+fn lane(db: &Path, results: Sender<Reply>) -> Sender<Effect> {
     let (tx, rx) = mpsc::channel::<Effect>();
     let db = db.to_path_buf();
     std::thread::spawn(move || {
@@ -43,7 +50,8 @@ fn lane(db: &Path, results: Sender<(bool, Option<Action>)>) -> Sender<Effect> {
             Err(e) => {
                 // Every effect is answered, so the loop does not wait for them.
                 for effect in rx {
-                    let _ = results.send((opens(&effect), Some(Action::Failed(format!("{}: {e}", db.display())))));
+                    let action = Some(Action::Failed(format!("{}: {e}", db.display())));
+                    let _ = results.send(Reply::Done { opening: opens(&effect), action });
                 }
                 return;
             }
@@ -52,9 +60,14 @@ fn lane(db: &Path, results: Sender<(bool, Option<Action>)>) -> Sender<Effect> {
             let opening = opens(&effect);
             // A panic here must not reach the panic hook, which would restore the terminal under
             // the running TUI: it becomes a message in the status line.
-            let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| perform(&store, effect)))
-                .unwrap_or_else(|_| Some(Action::Failed("internal error (reported as a bug)".into())));
-            if results.send((opening, done)).is_err() {
+            let mut progress = |a: Action| {
+                let _ = results.send(Reply::Progress(a));
+            };
+            let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                perform_with_progress(&store, effect, &mut progress)
+            }))
+            .unwrap_or_else(|_| Some(Action::Failed("internal error (reported as a bug)".into())));
+            if results.send(Reply::Done { opening, action: done }).is_err() {
                 return;
             }
         }
@@ -99,9 +112,8 @@ impl Worker {
     /// The actions that have arrived, without waiting.
     pub fn ready(&mut self) -> Vec<Action> {
         let mut out = Vec::new();
-        while let Ok((opening, done)) = self.results.try_recv() {
-            self.answered(opening);
-            out.extend(done);
+        while let Ok(reply) = self.results.try_recv() {
+            out.extend(self.take(reply));
         }
         out
     }
@@ -111,13 +123,21 @@ impl Worker {
         let mut out = Vec::new();
         while self.pending > 0 {
             match self.results.recv() {
-                Ok((opening, done)) => {
-                    self.answered(opening);
-                    out.extend(done);
-                }
+                Ok(reply) => out.extend(self.take(reply)),
                 Err(_) => break,
             }
         }
         out
+    }
+
+    /// The action a reply carries; an answer ends its effect, progress does not.
+    fn take(&mut self, reply: Reply) -> Option<Action> {
+        match reply {
+            Reply::Done { opening, action } => {
+                self.answered(opening);
+                action
+            }
+            Reply::Progress(action) => Some(action),
+        }
     }
 }

@@ -2,6 +2,7 @@
 //! data and the driver performs them, so every flow is a plain unit test.
 
 mod compare;
+mod index;
 mod list;
 mod review;
 mod run;
@@ -64,6 +65,9 @@ pub enum Effect {
         runs: Vec<i64>,
         query: String,
     },
+    /// Add the runs waiting for the search index to it (slow lane; progress as
+    /// [`Action::Indexing`], then [`Action::Indexed`]).
+    BuildIndex,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -145,6 +149,10 @@ pub struct App {
     pub picker: Option<Picker>,
     /// Where `Back` in the run view goes when not to the list (a run opened from a comparison).
     return_to: Option<Screen>,
+    /// The search index being built in the background: runs indexed of runs waiting.
+    pub indexing: Option<(i64, i64)>,
+    /// Searches asked while the index is built, sent once it is.
+    held_searches: Vec<Effect>,
 }
 
 /// The first visible row of a list of `len` rows shown `height` at a time, so that `cursor` is
@@ -189,11 +197,21 @@ impl App {
             marked: std::collections::BTreeSet::new(),
             picker: None,
             return_to: None,
+            indexing: None,
+            held_searches: Vec::new(),
         }
     }
 
+    /// Apply an action; the effects it asks for (searches held while the index is built).
     pub fn update(&mut self, action: Action) -> Vec<Effect> {
+        let effects = self.react(action);
+        self.hold_searches(effects)
+    }
+
+    fn react(&mut self, action: Action) -> Vec<Effect> {
         match action {
+            Action::Indexing { done, total } => self.indexing_progress(done, total),
+            Action::Indexed => self.indexed(),
             Action::Resize(w, h) => {
                 self.size = (w, h);
                 Vec::new()
