@@ -45,6 +45,8 @@ pub struct Store {
     packer: Option<texts::Packer>,
     /// A batch of sources is open ([`Store::begin_batch`]).
     batch: bool,
+    /// The source being written whose earlier parts are committed ([`Store::commit_part`]).
+    parted: Option<i64>,
     /// Searches read `temp.pending_fts` too ([`Store::ensure_search_index`]).
     pending_index: std::cell::Cell<bool>,
     /// The `data_version` at which `temp.pending_fts` was built.
@@ -91,6 +93,7 @@ impl Store {
             writer: OnceCell::new(),
             packer: None,
             batch: false,
+            parted: None,
             pending_index: std::cell::Cell::new(false),
             pending_version: std::cell::Cell::new(None),
         }

@@ -215,6 +215,37 @@ fn replacing_a_source_removes_its_old_steps_from_the_index_whether_indexed_or_no
 }
 
 #[test]
+fn a_source_written_in_parts_is_redone_after_a_crash_and_removed_when_it_fails() {
+    let dir = ok(tempfile::tempdir());
+    let path = dir.path().join("parts.db");
+    let mut s = ok(Store::open(&path));
+    // Killed after its first part: the part is kept, but under a hash no file has.
+    let mut w = ok(s.begin_source(&record("/t/big.jsonl", &[7; 32])));
+    ok(s.append(&mut w, &run("one", vec![step("t", "a", "first part")])));
+    ok(s.commit_part(&mut w));
+    ok(s.append(&mut w, &run("two", vec![step("t", "a", "second part")])));
+    drop(w);
+    drop(s);
+    let mut s = ok(Store::open(&path));
+    assert_eq!(ok(s.count_runs()), 1, "the committed part is there");
+    let hashes = ok(s.source_hashes());
+    assert_ne!(hashes.get("/t/big.jsonl").map(Vec::as_slice), Some(&[7u8; 32][..]), "so the next ingest redoes it");
+    // Failing after a part: nothing of the source is left.
+    let mut w = ok(s.begin_source(&record("/t/big.jsonl", &[7; 32])));
+    ok(s.append(&mut w, &run("one", vec![step("t", "a", "first part")])));
+    ok(s.commit_part(&mut w));
+    s.rollback_source();
+    assert_eq!((ok(s.count_runs()), count(&s, "sources")), (0, 0));
+    // Written whole: its hash is recorded.
+    let mut w = ok(s.begin_source(&record("/t/big.jsonl", &[7; 32])));
+    ok(s.append(&mut w, &run("one", vec![step("t", "a", "first part")])));
+    ok(s.commit_part(&mut w));
+    ok(s.commit_source(w));
+    assert_eq!(ok(s.source_hashes()).get("/t/big.jsonl").map(Vec::as_slice), Some(&[7u8; 32][..]));
+    assert_eq!(ok(s.integrity_check()), "ok");
+}
+
+#[test]
 fn a_failed_source_in_a_batch_leaves_nothing_and_its_neighbours_are_kept() {
     let mut s = ok(Store::open_in_memory());
     ok(s.conn.execute_batch(

@@ -72,7 +72,7 @@ impl Store {
         let conn = &self.conn;
         let existing: Option<i64> =
             conn.query_row("SELECT id FROM sources WHERE path = ?1", [src.path], |r| r.get(0)).optional()?;
-        let mut w = SourceWrite::default();
+        let mut w = SourceWrite { hash: src.hash.to_vec(), ..SourceWrite::default() };
         w.source_id = match existing {
             Some(id) => {
                 w.instances.extend(instances_of_source(conn, id)?);
@@ -183,7 +183,10 @@ impl Store {
                 super::link::relink_instance(&self.conn, id)?;
             }
             let warnings = (!w.warnings.is_empty()).then(|| serde_json::Value::from(w.warnings.clone()).to_string());
-            self.conn.execute("UPDATE sources SET warnings = ?2 WHERE id = ?1", params![w.source_id, warnings])?;
+            self.conn.execute(
+                "UPDATE sources SET warnings = ?2, hash = ?3 WHERE id = ?1",
+                params![w.source_id, warnings, w.hash],
+            )?;
             self.conn.execute_batch(if self.batch { "RELEASE source" } else { "COMMIT" })?;
             Ok(())
         };
@@ -191,8 +194,30 @@ impl Store {
             self.rollback_source();
             return Err(e);
         }
+        self.parted = None;
         self.blob_ids.extend(w.new_blobs);
         Ok(w.stats)
+    }
+
+    /// Commit what a source write (not in a batch) holds so far and go on in a new
+    /// transaction: a streamed file of a gigabyte is written in parts, each seen by other
+    /// readers once committed, instead of one transaction they see nothing of until it ends.
+    /// Until [`Store::commit_source`] the source's hash is a placeholder, so a write that never
+    /// ends (a killed process) is redone by the next ingest; one that fails is removed whole by
+    /// [`Store::rollback_source`] (a version of the file written before is gone by then: it was
+    /// replaced in the first part).
+    pub fn commit_part(&mut self, w: &mut SourceWrite) -> Result<(), StoreError> {
+        if self.batch {
+            return Ok(());
+        }
+        if self.parted.is_none() {
+            self.conn.execute("UPDATE sources SET hash = x'' WHERE id = ?1", [w.source_id])?;
+            self.parted = Some(w.source_id);
+        }
+        self.conn.execute_batch("COMMIT")?;
+        self.blob_ids.extend(w.new_blobs.drain(..));
+        self.conn.execute_batch("BEGIN IMMEDIATE")?;
+        Ok(())
     }
 
     /// Abandon an open source write: nothing of it is kept (inside a batch, the sources
@@ -205,6 +230,20 @@ impl Store {
             }
         }
         self.blob_ids.clear();
+        // Parts committed before ([`Store::commit_part`]): removed with their source. Should that
+        // fail, the placeholder hash has the next ingest write the file again.
+        if let Some(id) = self.parted.take() {
+            let remove = || -> Result<(), StoreError> {
+                self.conn.execute_batch("BEGIN IMMEDIATE")?;
+                delete_contents(&self.conn, id)?;
+                self.conn.execute("DELETE FROM sources WHERE id = ?1", [id])?;
+                self.conn.execute_batch("COMMIT")?;
+                Ok(())
+            };
+            if remove().is_err() && !self.conn.is_autocommit() {
+                let _ = self.conn.execute_batch("ROLLBACK");
+            }
+        }
     }
 
     /// Gather the sources written from here to [`Store::commit_batch`] into one transaction:
@@ -251,6 +290,9 @@ impl Store {
 #[derive(Debug, Default)]
 pub struct SourceWrite {
     source_id: i64,
+    /// The file's hash, recorded when the write ends ([`Store::commit_part`] leaves a
+    /// placeholder until then).
+    hash: Vec<u8>,
     instances: BTreeSet<String>,
     old_ids: HashMap<(i64, String, Option<i64>), i64>,
     /// The id the next new run gets.

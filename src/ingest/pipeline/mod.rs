@@ -29,6 +29,9 @@ const WINDOW: usize = 3;
 pub const STREAM_BYTES: u64 = 32 << 20;
 /// A streamed file is written in batches of about this much input.
 pub const BATCH_BYTES: u64 = 16 << 20;
+/// A streamed file is committed in parts of about this much input: other readers see its runs
+/// as they are written, and a commit costs little against 64 MB of writing.
+pub const PART_BYTES: u64 = 64 << 20;
 /// The largest JSON document held in memory: a file read whole (every file that is not streamed
 /// JSON lines), or one line of a streamed file. A larger file is an error naming its size and
 /// this limit, without being read; a larger line is skipped with a warning naming it.
@@ -44,6 +47,8 @@ pub struct Options {
     pub stream_bytes: u64,
     /// Input per batch of a streamed file.
     pub batch_bytes: u64,
+    /// Input of a streamed file per committed transaction (`Store::commit_part`).
+    pub part_bytes: u64,
     /// The largest file read whole, and the longest line of a streamed file ([`MAX_DOCUMENT`]).
     pub max_document: u64,
 }
@@ -55,6 +60,7 @@ impl Default for Options {
             workers: 0,
             stream_bytes: STREAM_BYTES,
             batch_bytes: BATCH_BYTES,
+            part_bytes: PART_BYTES,
             max_document: MAX_DOCUMENT,
         }
     }
@@ -197,7 +203,7 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &Options, progress: &d
         // The writer: units are written in discovery order; pieces of later units wait.
         let mut pending: BTreeMap<usize, VecDeque<Piece>> = BTreeMap::new();
         let mut expect = 0usize;
-        let mut writer = writer::Writer::new(store, progress);
+        let mut writer = writer::Writer::new(store, progress, opts.part_bytes);
         loop {
             let (i, piece) = match rx.try_recv() {
                 Ok(next) => next,

@@ -123,3 +123,39 @@ fn report_size(dir: &std::path::Path, i: usize) -> u64 {
     names.sort();
     names.get(i).and_then(|p| std::fs::metadata(p).ok()).map_or(0, |m| m.len())
 }
+
+/// Counts, at each piece written, the runs another connection to the database sees.
+struct Watcher {
+    db: PathBuf,
+    seen: std::sync::Mutex<Vec<i64>>,
+}
+
+impl Progress for Watcher {
+    fn start(&self, _: usize, _: u64) {}
+    fn advance(&self, _: u64, _: &std::path::Path) {
+        let runs = Store::open_read_only(&self.db).and_then(|s| s.count_runs()).unwrap_or(-1);
+        if let Ok(mut seen) = self.seen.lock() {
+            seen.push(runs);
+        }
+    }
+    fn finish(&self) {}
+}
+
+#[test]
+fn a_streamed_file_is_committed_in_parts_that_other_readers_see_as_they_come() {
+    let dir = ok(tempfile::tempdir());
+    let db = dir.path().join("t.db");
+    let mut store = ok(Store::open(&db));
+    // A part per batch, a batch per line (three runs).
+    let opts = Options { part_bytes: 1, ..streaming() };
+    let watcher = Watcher { db: db.clone(), seen: std::sync::Mutex::new(Vec::new()) };
+    let report = ingest(&mut store, &[corpus_openhands()], &opts, &watcher);
+    assert!(!report.has_problems(), "{:?}", report.results);
+    let seen = ok(watcher.seen.lock()).clone();
+    assert!(seen.iter().any(|&n| n > 0 && n < 3), "runs seen while the file was written: {seen:?}");
+    assert_eq!(ok(store.count_runs()), 3);
+    // The file's hash is recorded once it is written whole: ingesting it again changes nothing.
+    let again = ingest(&mut store, &[corpus_openhands()], &opts, &Silent);
+    assert_eq!(again.unchanged(), 1);
+    assert_eq!(ok(store.integrity_check()), "ok");
+}

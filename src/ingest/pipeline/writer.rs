@@ -2,8 +2,9 @@
 //! batches (`Store::begin_batch`): each unit a savepoint, rolled back alone when it fails, the
 //! batch committed when the writer would otherwise wait for the workers, or when it holds
 //! [`BATCH_UNITS`] units or [`BATCH_INPUT`] bytes. A unit's result is given out once its batch is
-//! committed (a failed commit fails every unit of the batch). A streamed unit is a transaction
-//! of its own, open across its batches, committed at its end.
+//! committed (a failed commit fails every unit of the batch). A streamed unit is written in
+//! transactions of its own, each committed once it holds about [`Writer::part_bytes`] of input
+//! (`Store::commit_part`), so other readers see a gigabyte file's runs as they are written.
 
 use super::worker::{Piece, Work};
 use super::{Progress, UnitResult};
@@ -27,6 +28,8 @@ struct Open {
     error: Option<IngestError>,
     warnings: Vec<String>,
     bytes: u64,
+    /// Input written since the last part was committed.
+    uncommitted: u64,
 }
 
 pub struct Writer<'a> {
@@ -40,11 +43,14 @@ pub struct Writer<'a> {
     done: Vec<(u64, UnitResult)>,
     /// Time spent in database work.
     pub busy: Duration,
+    /// Input of a streamed unit per committed part.
+    part_bytes: u64,
 }
 
 impl<'a> Writer<'a> {
-    pub fn new(store: &'a mut Store, progress: &'a dyn Progress) -> Writer<'a> {
+    pub fn new(store: &'a mut Store, progress: &'a dyn Progress, part_bytes: u64) -> Writer<'a> {
         Writer {
+            part_bytes,
             store,
             progress,
             open: None,
@@ -80,7 +86,7 @@ impl<'a> Writer<'a> {
                     Ok(w) => (Some(w), None),
                     Err(source) => (None, Some(IngestError::Store { path: unit.path.clone(), source })),
                 };
-                self.open = Some(Open { format, write, error, warnings: Vec::new(), bytes: 0 });
+                self.open = Some(Open { format, write, error, warnings: Vec::new(), bytes: 0, uncommitted: 0 });
                 false
             }
             Piece::Batch(batch, bytes) => {
@@ -130,7 +136,16 @@ impl<'a> Writer<'a> {
         let Some(open) = self.open.as_mut() else { return };
         open.bytes += bytes;
         let Some(write) = open.write.as_mut() else { return };
-        match self.store.append(write, &batch) {
+        open.uncommitted += bytes;
+        let part = open.uncommitted >= self.part_bytes;
+        let written = self.store.append(write, &batch).and_then(|()| match part {
+            true => self.store.commit_part(write),
+            false => Ok(()),
+        });
+        if part {
+            open.uncommitted = 0;
+        }
+        match written {
             Ok(()) => open.warnings.extend(batch.warnings),
             Err(source) => {
                 self.store.rollback_source();
