@@ -99,7 +99,7 @@ fn gz_and_zst_files_are_read_as_the_file_inside() {
     gz.write_all(&bytes).unwrap_or_else(|e| panic!("{e}"));
     let gz_path = dir.path().join("pylint-dev__pylint-4604.traj.gz");
     std::fs::write(&gz_path, gz.finish().unwrap_or_else(|e| panic!("{e}"))).unwrap_or_else(|e| panic!("{e}"));
-    let zst = ruzstd::encoding::compress_to_vec(&bytes[..], ruzstd::encoding::CompressionLevel::Fastest);
+    let zst = zstd::bulk::compress(&bytes, 1).unwrap_or_else(|e| panic!("{e}"));
     let zst_path = dir.path().join("pylint-dev__pylint-4604.traj.zst");
     std::fs::write(&zst_path, zst).unwrap_or_else(|e| panic!("{e}"));
     for path in [gz_path, zst_path] {

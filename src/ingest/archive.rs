@@ -161,10 +161,13 @@ pub fn extract(
     Ok(extracted)
 }
 
-fn zstd_reader<R: Read>(
-    r: R,
-) -> std::io::Result<ruzstd::decoding::StreamingDecoder<R, ruzstd::decoding::FrameDecoder>> {
-    ruzstd::decoding::StreamingDecoder::new(r).map_err(std::io::Error::other)
+/// libzstd's streaming decoder (the crate that compresses step texts), with the window the
+/// `zstd` tool accepts without `--long` (128 MiB): a frame asking for more is refused, not
+/// allocated.
+fn zstd_reader<R: Read>(r: R) -> std::io::Result<zstd::stream::read::Decoder<'static, std::io::BufReader<R>>> {
+    let mut decoder = zstd::stream::read::Decoder::new(r)?;
+    decoder.window_log_max(27)?;
+    Ok(decoder)
 }
 
 struct Unpack<'a> {
