@@ -33,6 +33,7 @@
 
 pub mod command;
 pub mod draw;
+pub mod invert;
 pub mod known;
 mod ops;
 pub mod patch;

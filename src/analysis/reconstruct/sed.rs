@@ -9,6 +9,7 @@
 //! runs on the lines the run showed. What a script would do that cannot be known (a command
 //! outside this list, text added to every line of a gap) is an error: the edit is then unknown.
 
+use super::invert::LineSubst;
 use super::known::{EditId, Known, Line, Seg};
 use super::pattern::{Dialect, Pattern, Replacement};
 use std::cell::Cell;
@@ -172,6 +173,20 @@ impl Script {
             ));
         }
         Ok(Script { cmds, quiet: false, lines: Vec::new(), ranges: Vec::new() })
+    }
+
+    /// The script as one substitution on one numbered line with a plain pattern and a plain
+    /// replacement (`12s/foo/foo_v2/`): what a later view of the line can invert.
+    pub fn line_subst(&self) -> Option<LineSubst> {
+        let [c] = self.cmds.as_slice() else { return None };
+        let (Some(Addr::Line(line)), None, false) = (&c.start, &c.end, c.negate) else { return None };
+        let Op::Subst { re: Some(re), with, nth, global, print: false } = &c.op else { return None };
+        if self.quiet {
+            return None;
+        }
+        let from = re.literal()?.to_string();
+        let to = with.literal()?;
+        Some(LineSubst { line: *line, re: re.clone(), with: with.clone(), nth: *nth, global: *global, from, to })
     }
 
     /// Run the script on `before` (the file as known), writing new lines as edit `edit`.
