@@ -322,3 +322,15 @@ fn substitutions_on_lines_never_shown_are_attributed_from_the_next_view_or_the_p
     assert_eq!(e.trace.checked_by, Some(CheckedBy::Submission));
     assert_eq!(changes(e), ["-new = handler()", "+new = handler_v2()"]);
 }
+
+#[test]
+fn a_write_of_the_text_the_file_held_is_no_change_and_keeps_no_text() {
+    let r = replay(&[("cat f.txt", "a\nb\n"), ("printf 'a\\nb\\n' > f.txt", ""), ("echo c > f.txt", "")], None);
+    let same = edit_at(&r, 1);
+    assert_eq!(same.trace.certainty, Some(Certainty::Unchanged));
+    // No text either: drawn from it alone, it would be every line added.
+    assert_eq!((&same.diff, &same.new_text), (&None, &None));
+    let changed = edit_at(&r, 2);
+    assert_eq!(changed.new_text.as_deref(), Some("c\n"));
+    assert_eq!(changes(changed), ["-a", "-b", "+c"]);
+}
