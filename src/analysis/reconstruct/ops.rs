@@ -327,9 +327,8 @@ impl Replay {
             };
             let partial = after.as_ref().is_some_and(|r| r.assumed && !before.is_whole());
             let after = after.map(|r| r.after);
-            let simulated = after.is_some();
             self.shell_edit_partial(step.index, &path, fi, &c.raw, step.status, before, after, None, partial);
-            if let Some(subst) = script.as_ref().filter(|_| simulated).and_then(Script::line_subst) {
+            if let Some(subst) = script.as_ref().filter(|_| !f.dynamic).and_then(Script::line_subst) {
                 self.await_view(subst);
             }
         }

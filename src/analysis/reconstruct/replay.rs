@@ -4,7 +4,7 @@
 
 use super::draw::draw;
 use super::invert::{Inverted, LineSubst};
-use super::known::{EditId, Known, Seen, Seg};
+use super::known::{EditId, Known, Line, Seen, Seg};
 use super::patch;
 use super::shown::{self, Shown};
 use crate::analysis::edits::{diff_at_line, unified_diff};
@@ -424,14 +424,26 @@ impl Replay {
         if self.files[f].waiting.is_empty() {
             return;
         }
+        // The last edit of a file made unknown (it could not be simulated): nothing changed
+        // the file after it, so a view numbers its line as it did.
+        let last = self.files[f].pending.last().copied().filter(|id| self.files[f].waiting.contains(id));
         for (n, text) in lines {
-            let known = &mut self.files[f].known;
-            let Some(i) = known.materialize(*n, false) else { continue };
-            let Seg::Line(line) = &known.segs[i] else { continue };
-            let (None, Some(id)) = (&line.text, line.origin) else { continue };
-            if !self.files[f].waiting.contains(&id) {
-                continue;
-            }
+            let file = &mut self.files[f];
+            let Some(i) = file.known.materialize(*n, false) else { continue };
+            let id = match &file.known.segs[i] {
+                Seg::Line(Line { text: None, origin: Some(id), .. }) if file.waiting.contains(id) => *id,
+                Seg::Gap { .. } | Seg::Line(Line { text: None, origin: None, .. })
+                    if last.is_some_and(|id| self.recs[id].inverse.as_ref().is_some_and(|s| s.line == *n)) =>
+                {
+                    let Some(id) = last else { continue };
+                    self.files[f].pending.pop();
+                    if self.files[f].pending.is_empty() {
+                        self.files[f].snapshot = None;
+                    }
+                    id
+                }
+                _ => continue,
+            };
             self.files[f].waiting.retain(|w| *w != id);
             let rec = &mut self.recs[id];
             let Some(subst) = rec.inverse.take() else { continue };

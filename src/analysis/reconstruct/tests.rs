@@ -334,3 +334,22 @@ fn a_write_of_the_text_the_file_held_is_no_change_and_keeps_no_text() {
     assert_eq!(changed.new_text.as_deref(), Some("c\n"));
     assert_eq!(changes(changed), ["-a", "-b", "+c"]);
 }
+
+#[test]
+fn a_substitution_past_lines_of_unknown_count_is_attributed_from_the_next_view() {
+    // After an append to a file whose end was never shown, line 7 cannot be placed: the edit
+    // is not simulated, and the next view of line 7 says what it did.
+    let r = replay(
+        &[
+            ("sed -n '1,3p' f.py", "one\ntwo\nthree\n"),
+            ("echo '# end' >> f.py", ""),
+            ("sed -i '7s/seven/seven_v2/' f.py", ""),
+            ("sed -n '6,8p' f.py", "six\nseven_v2\neight\n"),
+        ],
+        None,
+    );
+    let e = edit_at(&r, 2);
+    assert_eq!(e.trace.certainty, Some(Certainty::Attributed));
+    assert_eq!(changes(e), ["-seven", "+seven_v2"]);
+    assert_eq!(hunk_headers(e), ["@@ -7 +7 @@"]);
+}
