@@ -1,5 +1,5 @@
 //! The JSON the CLI prints about the real corpus, byte for byte: `runs`, `show` (each run, and
-//! its steps one by one), `search` and `signals`, compared with the digests in
+//! its steps one by one), `search`, `signals` and `compare` (the three marshmallow-1867 replays), compared with the digests in
 //! `tests/golden/json.digests`. A refactoring of the read side must leave them unchanged; a
 //! change meant to alter the output re-blesses them with `TRAJAN_BLESS=1 cargo test --test
 //! golden_json` (and the diff of that file shows which outputs changed).
@@ -54,6 +54,13 @@ fn outputs() -> BTreeMap<String, String> {
             record(args(&["show", &id, "--step", &step.to_string(), "--json"]));
         }
     }
+    // The three SWE-agent runs of one instance under three configurations, compared.
+    let replays = runs.iter().filter(|r| r["source"].as_str().is_some_and(|s| s.contains("/swe-agent-replays/")));
+    let mut compare = args(&["compare"]);
+    compare.extend(replays.map(|r| r["id"].to_string()));
+    assert_eq!(compare.len(), 4, "the corpus holds three replays of marshmallow-1867");
+    compare.push("--json".into());
+    record(compare);
     for query in ["error", "def ", "edit", "ZeroDivisionError", "constraints.py"] {
         record(args(&["search", query, "--json", "--limit", "200"]));
     }

@@ -573,6 +573,39 @@ fn keys_sent_together_are_read_in_order() {
     t.expect_clean_exit();
 }
 
+/// `trajan compare` on the three SWE-agent runs of marshmallow-1867 at 80x24: two runs in columns
+/// at the first divergence, the third reached sideways, the patches, a search over every run, a
+/// run opened at the row's step and back, then quit.
+#[test]
+fn compare_three_runs_at_80x24() {
+    let dir = tempdir();
+    let replays = fixtures().join("corpus/swe-agent-replays");
+    let db = ingest(dir.path(), &[replays]);
+    let t = Tmux::start("compare", dir, &db, &["compare", "1", "2", "3"], 80, 24);
+    let screen = t.wait_for("the comparison", |s| header(s).contains("compare 3 runs") && s.contains("runs 1–2 of 3"));
+    assert!(header(&screen).contains("divergence 1 of 1"), "opens at the first divergence:\n{screen}");
+    assert!(screen.contains("open setup.py") && screen.contains("open fields.py:1474"), "{screen}");
+    t.keys(&["l", "l"]);
+    t.wait_text("runs 2–3 of 3");
+    t.keys(&["Tab"]);
+    let screen = t.wait_text("patches · file 1 of 1");
+    assert!(screen.contains("(in every run)") && screen.contains("hunk 1 of 1"), "{screen}");
+    t.keys(&["Tab"]);
+    t.wait_text("steps aligned");
+    t.type_text("/rm reproduce");
+    t.keys(&["Enter"]);
+    let screen = t.wait_for("the search's rows", |s| header(s).contains("/rm reproduce (1 rows)"));
+    assert!(header(&screen).contains("row 13 of 14"), "the cursor is on the match:\n{screen}");
+    t.keys(&["Enter"]);
+    t.wait_for("run 3 at its step 9", |s| header(s).contains("run 3") && header(s).contains("step 9 of 0–10"));
+    t.keys(&["q"]);
+    t.wait_for("the comparison again", |s| header(s).contains("compare 3 runs"));
+    t.keys(&["q", "q"]);
+    t.wait_for("the run list", |s| header(s).starts_with(" trajan"));
+    t.keys(&["q"]);
+    t.expect_clean_exit();
+}
+
 /// Blind labelling in a classified run: the heuristic's label is hidden until the reviewer saves
 /// one; then the cited steps are marked in the list, `v` jumps to each with the reason in the
 /// status line, and the labels panel shows every label and whether it agrees.

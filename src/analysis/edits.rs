@@ -247,6 +247,37 @@ fn clean_patch_path(p: &str) -> Option<String> {
     Some(p.to_string())
 }
 
+/// One hunk of a file's unified diff.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DiffHunk {
+    /// Its `@@ -a,b +c,d @@` line.
+    pub header: String,
+    /// The hunk, header and lines.
+    pub text: String,
+    /// What it changes: its removed and added lines, in order, trailing blanks trimmed (line
+    /// numbers and context left out, so the same change made at another line is the same).
+    pub changes: Vec<String>,
+}
+
+/// The hunks of one file's section of a unified diff ([`FilePatch::diff`]).
+pub fn hunks(file_diff: &str) -> Vec<DiffHunk> {
+    let mut out: Vec<DiffHunk> = Vec::new();
+    for raw in file_diff.split_inclusive('\n') {
+        let line = raw.trim_end_matches(['\n', '\r']);
+        if line.starts_with("@@") {
+            out.push(DiffHunk { header: line.to_string(), text: String::new(), changes: Vec::new() });
+        }
+        let Some(hunk) = out.last_mut() else { continue };
+        hunk.text.push_str(line);
+        hunk.text.push('\n');
+        if (line.starts_with('+') && !line.starts_with("+++ ")) || (line.starts_with('-') && !line.starts_with("--- "))
+        {
+            hunk.changes.push(line.trim_end().to_string());
+        }
+    }
+    out
+}
+
 /// The final submission patch as per-file edits.
 pub fn final_patch_edits(patch: &str) -> Vec<Edit> {
     split_patch(patch)
@@ -340,6 +371,16 @@ mod tests {
         assert_eq!(files[1].path, "y/z.md");
         assert_eq!(files[1].new_text, "hello\n");
         assert!(files[1].diff.starts_with("diff --git a/y/z.md"));
+    }
+
+    #[test]
+    fn hunks_are_cut_at_their_headers_and_keep_their_changes() {
+        let diff = "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@\n keep\n-old \n+new\n@@ -10 +10 @@\n-a\n+b\n";
+        let h = hunks(diff);
+        assert_eq!(h.len(), 2);
+        assert_eq!(h[0].header, "@@ -1,2 +1,2 @@");
+        assert_eq!(h[0].changes, vec!["-old", "+new"]);
+        assert_eq!(h[1].text, "@@ -10 +10 @@\n-a\n+b\n");
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! No IO, no SQL: adapters and (later) classifiers call these.
 
 pub mod brief;
+pub mod compare;
 pub mod edits;
 pub mod markers;
 pub mod reconstruct;

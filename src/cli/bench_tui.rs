@@ -1,7 +1,8 @@
 //! `trajan bench tui`: time to first screen on a database of 100,000 runs, the time of every
 //! keypress (handled and drawn) in a 20,000-step run of 100 KB observations, and memory while
-//! scrolling it end to end. The app is driven headless (the real views into ratatui's
-//! TestBackend); when tmux is installed, the real binary's first screen is timed too.
+//! scrolling it end to end; the alignment of two 20,000-step runs and the keys of the comparison
+//! view. The app is driven headless (the real views into ratatui's TestBackend); when tmux is
+//! installed, the real binary's first screen is timed too.
 
 use super::synth;
 use anyhow::{Result, bail};
@@ -26,7 +27,13 @@ pub fn run(db: &Path, sizes: &Sizes) -> Result<i32> {
         build(db, sizes)?;
     }
     let mut out = String::new();
-    let store = Store::open(db)?;
+    let mut store = Store::open(db)?;
+    // Databases built before the comparison benchmark lack its second long run.
+    if store.resolve_run(OTHER_LONG_RUN).is_err() {
+        write_other_long_run(&mut store, sizes)?;
+    }
+    // The search index is built after a write: built here, so the keys below time searches only.
+    store.build_search_index(&mut |_, _| {})?;
     let total = store.count_runs()?;
     let _ = writeln!(out, "database          {} ({} runs, {:.0} MB)", db.display(), total, file_mb(db));
 
@@ -125,6 +132,7 @@ pub fn run(db: &Path, sizes: &Sizes) -> Result<i32> {
         rss_keys as f64 / 1024.0,
         rss_end as f64 / 1024.0
     );
+    let _ = writeln!(out, "{}", compare_long_runs(&mut ui, long)?);
     let _ = writeln!(out, "{}", keys_while_statistics_load(&mut ui, db)?);
     super::output::emit(&out)?;
     Ok(0)
@@ -159,6 +167,110 @@ fn keys_while_statistics_load(ui: &mut Headless, db: &Path) -> Result<String> {
         keys.len(),
         ms(median),
         ms(max)
+    ))
+}
+
+/// The instance of the second long run: the first one's steps, with other files viewed every 40th
+/// step, a search added every 97th and a step left out every 131st.
+const OTHER_LONG_RUN: &str = "synth__long-run-b";
+
+fn write_other_long_run(store: &mut Store, sizes: &Sizes) -> Result<()> {
+    // Observations do not take part in the alignment: small ones keep the database small.
+    let base = synth::long_run(sizes.steps, 200);
+    let mut run =
+        trajan::model::Run { instance_id: OTHER_LONG_RUN.into(), steps: Vec::new(), edits: Vec::new(), ..base.clone() };
+    let mut moved = std::collections::HashMap::new();
+    for (i, mut step) in base.steps.into_iter().enumerate() {
+        if i % 131 == 130 {
+            continue;
+        }
+        if i % 97 == 96 {
+            let search = trajan::model::Step {
+                action: format!("grep -rn needle_{i} /repo/src"),
+                observation: "no match".into(),
+                tool: Some("bash".into()),
+                ..trajan::model::Step::default()
+            };
+            run.steps.push(search);
+        }
+        if i % 40 == 39 && !step.flags.edit {
+            step.action = format!("cat /repo/src/other_{}.py", i % 17);
+        }
+        moved.insert(i, run.steps.len());
+        run.steps.push(step);
+    }
+    for mut edit in base.edits {
+        if let Some(to) = edit.step.and_then(|s| moved.get(&s)) {
+            edit.step = Some(*to);
+            run.edits.push(edit);
+        }
+    }
+    let hash = [1u8; 32];
+    let record =
+        SourceRecord { path: "/synthetic/long-run-b.traj", kind: "file", format: "swe-agent", size: 0, hash: &hash };
+    store.write_source(&record, &Parsed { runs: vec![run], ..Parsed::default() })?;
+    store.checkpoint()?;
+    Ok(())
+}
+
+/// The two long runs compared: reading them, aligning them (the comparison built), opening the
+/// comparison view, and the time of its keys.
+fn compare_long_runs(ui: &mut Headless, long: i64) -> Result<String> {
+    let other = ui.store.resolve_run(OTHER_LONG_RUN)?;
+    let t = Instant::now();
+    let runs = vec![ui.store.run_data(long)?, ui.store.run_data(other)?];
+    let read = t.elapsed();
+    let steps: Vec<usize> = runs.iter().map(|r| r.steps.len()).collect();
+    let t = Instant::now();
+    let compared = trajan::store::compare::Comparison::build(runs);
+    let align = t.elapsed();
+    let (rows, divergences) = (compared.rows.len(), compared.divergences.len());
+    drop(compared);
+    let t = Instant::now();
+    let effects = ui.app.update(trajan::tui::action::Action::Compare(vec![long, other]));
+    ui.apply(effects);
+    ui.draw();
+    let open = t.elapsed();
+    let mut times: Vec<(String, Duration)> = Vec::new();
+    let mut press = |ui: &mut Headless, keys: &str| -> Result<()> {
+        for k in keys.split_whitespace() {
+            let t = Instant::now();
+            ui.press(k).map_err(anyhow::Error::msg)?;
+            times.push((k.to_string(), t.elapsed()));
+        }
+        Ok(())
+    };
+    for _ in 0..200 {
+        press(ui, "j")?;
+    }
+    for _ in 0..30 {
+        press(ui, "n")?;
+    }
+    press(ui, "N N N G g l h")?;
+    for _ in 0..30 {
+        press(ui, "PageDown")?;
+    }
+    press(ui, "Tab j j } { d d Tab")?;
+    ui.press("/").map_err(anyhow::Error::msg)?;
+    ui.type_text("ValueError");
+    press(ui, "Enter n n n N Esc q")?;
+    let mut all: Vec<Duration> = times.iter().map(|(_, d)| *d).collect();
+    all.sort();
+    let pct = |p: f64| all.get(((all.len().saturating_sub(1)) as f64 * p) as usize).copied().unwrap_or_default();
+    let worst = times.iter().max_by_key(|(_, d)| *d).cloned().unwrap_or_default();
+    Ok(format!(
+        "compare           {} and {} steps: read {:.0} ms, aligned in {:.0} ms ({rows} rows, {divergences} divergences), view opened in {:.0} ms\n\
+         compare keys      {} keys: median {:.2} ms, p99 {:.2} ms, max {:.2} ms ({})",
+        steps[0],
+        steps.get(1).copied().unwrap_or(0),
+        ms(read),
+        ms(align),
+        ms(open),
+        all.len(),
+        ms(pct(0.5)),
+        ms(pct(0.99)),
+        ms(worst.1),
+        worst.0
     ))
 }
 

@@ -154,6 +154,17 @@ enum Command {
     Tui,
     /// Open the review TUI on one run (numeric id, or an instance id naming one run).
     Open { run: String },
+    /// Compare runs of one task side by side: steps aligned, divergences, patches per file
+    /// (opens the TUI; `--json` prints the comparison).
+    Compare {
+        /// Two or more runs (numeric ids, or instance ids naming one run each).
+        #[arg(required = true, num_args = 2..)]
+        runs: Vec<String>,
+        /// Print the alignment (rows of step indices, null for a gap), the divergences and the
+        /// per-file patch comparison as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// The bundled demo fixtures in a temporary database, opened in the TUI (listed when not on
     /// a terminal).
     Demo,
@@ -203,6 +214,16 @@ pub fn run() -> Result<i32> {
     match command {
         Command::Tui => tui::run(&cli.db, open(&cli.db, Access::Read)?, None, &ui),
         Command::Open { run } => tui::run(&cli.db, open(&cli.db, Access::Read)?, Some(&run), &ui),
+        Command::Compare { runs, json } => {
+            let store = open(&cli.db, Access::Read)?;
+            let ids = runs.iter().map(|r| store.resolve_run(r)).collect::<Result<Vec<_>, _>>()?;
+            if json {
+                output::print_json(&store.compare(&ids)?)?;
+                Ok(0)
+            } else {
+                tui::compare(&cli.db, store, ids, &ui)
+            }
+        }
         Command::Ingest { paths, format, verbose } => {
             let mut store = open(&cli.db, Access::Create)?;
             ingest::run(&mut store, &paths, format, verbose)

@@ -23,6 +23,19 @@ pub fn run(db: &Path, store: Store, open: Option<&str>, args: &UiArgs) -> Result
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
         bail!("the review TUI needs a terminal; use `trajan runs`, `show` or `search` in scripts");
     }
+    let open = open.map(|r| store.resolve_run(r)).transpose()?;
+    start(db, store, open, Vec::new(), args)
+}
+
+/// `trajan compare RUN RUN...` on a terminal: the TUI opens on the comparison.
+pub fn compare(db: &Path, store: Store, runs: Vec<i64>, args: &UiArgs) -> Result<i32> {
+    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+        bail!("the comparison view needs a terminal; `trajan compare --json` prints the comparison for scripts");
+    }
+    start(db, store, None, runs, args)
+}
+
+fn start(db: &Path, store: Store, open: Option<i64>, compare: Vec<i64>, args: &UiArgs) -> Result<i32> {
     let env = |k: &str| std::env::var(k).ok();
     let (cfg, keymap) = config::load_ui(env)?;
     let depth = match &args.color {
@@ -31,7 +44,6 @@ pub fn run(db: &Path, store: Store, open: Option<&str>, args: &UiArgs) -> Result
     };
     let theme_name = args.theme.clone().or(cfg.theme.clone()).unwrap_or_else(|| "dark".to_string());
     let theme = Theme::load(&theme_name, depth)?;
-    let open = open.map(|r| store.resolve_run(r)).transpose()?;
     let source = db.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| db.display().to_string());
     let ctx = ViewCtx::new(theme, keymap, source);
     let user = trajan::config::UserConfig::load(env)?;
@@ -42,7 +54,7 @@ pub fn run(db: &Path, store: Store, open: Option<&str>, args: &UiArgs) -> Result
         scope: super::settings::scope(args.include_unknown, &user),
         ..trajan::tui::app::Review::default()
     };
-    let opts = Options { db: db.to_path_buf(), open, mouse: args.mouse || cfg.mouse, review };
+    let opts = Options { db: db.to_path_buf(), open, compare, mouse: args.mouse || cfg.mouse, review };
     // A closed terminal or a `kill` restores the terminal instead of leaving it raw: the event
     // loop returns, or, should it not in time, the signal watcher restores it.
     signals::catch().context("cannot set up signal handling")?;

@@ -94,6 +94,13 @@ pub enum Command {
     NextQueue,
     /// The statistics screen.
     Stats,
+    /// Compare runs: the marked ones, or one picked among the other runs of the instance.
+    Compare,
+    /// Mark (or unmark) the run under the cursor for comparison.
+    Mark,
+    /// Next / previous divergence of the compared runs (search match while a search is on).
+    NextDivergence,
+    PrevDivergence,
 }
 
 impl Command {
@@ -153,6 +160,15 @@ pub enum Action {
     },
     /// Statistics and agreement for the statistics screen.
     StatsLoaded(Box<crate::review::summary::StatsReport>),
+    /// Compare these runs (`trajan compare RUN RUN...`).
+    Compare(Vec<i64>),
+    /// Runs compared, for the comparison screen.
+    CompareLoaded(Box<crate::store::compare::Comparison>),
+    /// A search over the compared runs: per run, its matching steps.
+    CompareSearchDone {
+        query: String,
+        steps: Vec<Vec<i64>>,
+    },
 }
 
 /// What the last frame laid out, fed back to the app so paging and scrolling know the sizes.

@@ -28,6 +28,8 @@ pub struct Options {
     pub db: PathBuf,
     /// Open this run first (`trajan open RUN`).
     pub open: Option<i64>,
+    /// Open on these runs compared (`trajan compare RUN RUN...`).
+    pub compare: Vec<i64>,
     pub mouse: bool,
     /// The reviewer, blind review, the taxonomy labels are made under.
     pub review: super::app::Review,
@@ -55,6 +57,9 @@ pub fn run(store: Store, ctx: ViewCtx, opts: Options) -> Result<(), TuiError> {
     }
     if let Some(id) = opts.open {
         dispatch(&mut worker, &mut app, Action::Open(id));
+    }
+    if !opts.compare.is_empty() {
+        dispatch(&mut worker, &mut app, Action::Compare(opts.compare));
     }
 
     // Draw only when something changed: an idle screen sends nothing over SSH.
@@ -177,6 +182,12 @@ fn translate_key(key: KeyEvent, app: &App, keymap: &Keymap) -> Option<Action> {
             _ => None,
         };
     }
-    let context = if app.help.is_some() { Context::Help } else { super::views::context(app.screen) };
+    let context = if app.help.is_some() {
+        Context::Help
+    } else if app.picker.is_some() {
+        Context::Pick
+    } else {
+        super::views::context(app.screen)
+    };
     keymap.lookup(context, key).map(Action::Command)
 }

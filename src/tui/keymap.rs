@@ -29,6 +29,10 @@ pub enum Context {
     Help,
     /// The statistics screen.
     Stats,
+    /// The comparison screen (runs side by side).
+    Compare,
+    /// The picker of a run to compare with (global bindings do not apply).
+    Pick,
 }
 
 impl Context {
@@ -42,7 +46,7 @@ impl Context {
     }
 
     fn uses_global(self) -> bool {
-        matches!(self, Context::List | Context::Run | Context::Stats)
+        matches!(self, Context::List | Context::Run | Context::Stats | Context::Compare)
     }
 }
 

@@ -4,6 +4,8 @@
 pub mod action;
 pub mod app;
 pub mod color;
+#[cfg(test)]
+mod compare_tests;
 pub mod config;
 pub mod diff;
 pub mod driver;

@@ -38,6 +38,16 @@ pub fn perform(store: &Store, effect: Effect) -> Option<Action> {
                 Err(e) => Action::Failed(format!("statistics: {e}")),
             }
         }
+        Effect::LoadCompare(ids) => match store.compare(&ids) {
+            Ok(data) => Action::CompareLoaded(Box::new(data)),
+            Err(e) => Action::Failed(format!("comparing runs: {e}")),
+        },
+        Effect::SearchCompared { runs, query } => {
+            match runs.iter().map(|&r| store.search_run(r, &query)).collect::<Result<Vec<_>, _>>() {
+                Ok(steps) => Action::CompareSearchDone { query, steps },
+                Err(e) => Action::Failed(format!("search: {e}")),
+            }
+        }
         // The terminal's business: the event loop writes it (a headless app has no clipboard).
         Effect::Copy(_) => return None,
         Effect::LoadAllRuns => match store.list_runs(RunFilter::default()) {

@@ -113,7 +113,10 @@ impl super::App {
             Command::PageUp => self.list.move_by(-page),
             Command::Top => self.list.move_to(0),
             Command::Bottom => self.list.move_to(usize::MAX),
+            Command::Mark => self.toggle_mark(),
+            Command::Compare => return self.compare_command(None),
             Command::Open | Command::NextStep => {
+                self.return_to = None;
                 if let Some(id) = self.list.selected().map(|r| r.id) {
                     return vec![Effect::LoadRun(id)];
                 }

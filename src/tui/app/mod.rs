@@ -1,6 +1,7 @@
 //! The review state and its one transition function. No IO here: `update` returns effects as
 //! data and the driver performs them, so every flow is a plain unit test.
 
+mod compare;
 mod list;
 mod review;
 mod run;
@@ -8,6 +9,7 @@ mod stats;
 #[cfg(test)]
 pub(crate) mod tests;
 
+pub use compare::{ComparePanel, CompareSearch, CompareView, MAX_COLUMNS, MIN_COLUMN, Picker, visible_columns};
 pub use list::ListState;
 pub use review::{CONFIDENCE_STEP, Draft, Review};
 pub use run::{BODY_CACHE, Panel, RunView, Search};
@@ -55,6 +57,13 @@ pub enum Effect {
         taxonomy: Box<crate::label::taxonomy::Taxonomy>,
         ask: crate::review::summary::Ask,
     },
+    /// These runs read and compared (steps aligned, patches side by side).
+    LoadCompare(Vec<i64>),
+    /// Search every compared run.
+    SearchCompared {
+        runs: Vec<i64>,
+        query: String,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,6 +71,7 @@ pub enum Screen {
     List,
     Run,
     Stats,
+    Compare,
 }
 
 /// A one-line text prompt at the bottom of the screen.
@@ -126,6 +136,15 @@ pub struct App {
     warned_drafts: bool,
     /// The screen to go back to from the statistics.
     stats_from: Screen,
+    /// The comparison screen, once loaded, and the screen it was opened from.
+    pub compare: Option<CompareView>,
+    compare_from: Screen,
+    /// Runs marked in the list for comparison.
+    pub marked: std::collections::BTreeSet<i64>,
+    /// The picker of a run to compare with, when open.
+    pub picker: Option<Picker>,
+    /// Where `Back` in the run view goes when not to the list (a run opened from a comparison).
+    return_to: Option<Screen>,
 }
 
 /// The first visible row of a list of `len` rows shown `height` at a time, so that `cursor` is
@@ -165,6 +184,11 @@ impl App {
             stats_from: Screen::List,
             drafts: std::collections::HashMap::new(),
             warned_drafts: false,
+            compare: None,
+            compare_from: Screen::List,
+            marked: std::collections::BTreeSet::new(),
+            picker: None,
+            return_to: None,
         }
     }
 
@@ -218,6 +242,15 @@ impl App {
                 vec![self.load_review(), Effect::LoadRun(run)]
             }
             Action::Open(id) => vec![Effect::LoadRun(id)],
+            Action::Compare(ids) => vec![Effect::LoadCompare(ids)],
+            Action::CompareLoaded(data) => {
+                self.compare_loaded(*data);
+                Vec::new()
+            }
+            Action::CompareSearchDone { query, steps } => {
+                self.compare_search_done(query, steps);
+                Vec::new()
+            }
             Action::RunLoaded(mut data) => {
                 let id = data.summary.id;
                 // Blind review: the classifiers' labels stay hidden until this reviewer has
@@ -320,6 +353,10 @@ impl App {
         if let Some(stats) = self.stats.as_mut().filter(|_| self.screen == Screen::Stats) {
             stats.scroll = stats.scroll.min(v.panel_lines.saturating_sub(v.panel_rows));
         }
+        if let Some(view) = self.compare.as_mut().filter(|_| self.screen == Screen::Compare) {
+            view.scroll = view.scroll.min(v.panel_lines.saturating_sub(v.panel_rows));
+            view.scroll_into_view(self.rows);
+        }
         if let Some(run) = self.run.as_mut().filter(|_| self.screen == Screen::Run) {
             run.scroll = run.scroll.min(v.panel_lines.saturating_sub(v.panel_rows));
             // Past the longest visible line nothing is left to see; keep a whole step.
@@ -369,6 +406,9 @@ impl App {
             }
             return Vec::new();
         }
+        if self.picker.is_some() {
+            return self.picker_command(cmd);
+        }
         match cmd {
             Command::Quit => {
                 self.quit_or_warn();
@@ -386,6 +426,7 @@ impl App {
                 Screen::List => self.list_command(cmd),
                 Screen::Run => self.run_command(cmd),
                 Screen::Stats => self.stats_command(cmd),
+                Screen::Compare => self.compare_screen_command(cmd),
             },
         }
     }
@@ -428,6 +469,7 @@ impl App {
                 self.list.scroll_into_view(self.rows);
                 Vec::new()
             }
+            PromptKind::Search if self.screen == Screen::Compare => self.compare_search(prompt.text.trim().to_string()),
             PromptKind::Search => {
                 let query = prompt.text.trim().to_string();
                 let Some(run) = self.run.as_mut() else { return Vec::new() };

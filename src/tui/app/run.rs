@@ -260,8 +260,15 @@ impl super::App {
         };
         match cmd {
             Command::Back => {
-                self.screen = Screen::List;
+                self.screen = match self.return_to.take() {
+                    Some(Screen::Compare) if self.compare.is_some() => Screen::Compare,
+                    _ => Screen::List,
+                };
                 return Vec::new();
+            }
+            Command::Compare => {
+                let id = run.run_id();
+                return self.compare_command(Some(id));
             }
             Command::Down | Command::NextStep => run.go(run.cursor + 1),
             Command::Up | Command::PrevStep => run.go(run.cursor.saturating_sub(1)),

@@ -110,6 +110,8 @@ pub fn draw(frame: &mut Frame, header: Rect, area: Rect, app: &App, ctx: &mut Vi
                 Some(s) if s.mine => format!("✓ {name}"),
                 _ => name,
             };
+            // Marked for comparison (`m`, then `c`).
+            let name = if app.marked.contains(&r.id) { format!("+ {name}") } else { name };
             let mut cells = vec![Cell::from(text::fit(&name, usize::from(instance_width)))];
             cells.extend(shown.iter().map(|c| Cell::from(text::fit(&(c.value)(r), usize::from(c.width)))));
             let style = if pos == list.cursor {

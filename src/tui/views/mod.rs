@@ -1,6 +1,7 @@
 //! Views: pure draw functions of the app state, one module per screen or panel. The only
 //! mutable things they touch are render caches (highlighted diffs, wrapped step bodies).
 
+mod compare;
 mod help;
 mod label_bar;
 mod labels;
@@ -64,9 +65,13 @@ pub fn draw(frame: &mut Frame, app: &App, ctx: &mut ViewCtx) -> Viewport {
     let mut viewport = match (app.screen, app.run.as_ref(), app.stats.as_ref()) {
         (Screen::Run, Some(run), _) => run::draw(frame, header, main, app, run, ctx),
         (Screen::Stats, _, Some(stats)) => stats::draw(frame, header, main, stats, &ctx.theme),
+        (Screen::Compare, _, _) if app.compare.is_some() => compare::draw(frame, header, main, app, ctx),
         _ => list::draw(frame, header, main, app, ctx),
     };
     status_line(frame, status, app, ctx);
+    if let Some(picker) = &app.picker {
+        compare::draw_picker(frame, main, picker, &ctx.theme);
+    }
     if let Some(scroll) = app.help {
         let context = context(app.screen);
         let modes: Vec<String> = app.review.taxonomy.mode_ids();
@@ -114,6 +119,7 @@ pub fn context(screen: Screen) -> Context {
         Screen::List => Context::List,
         Screen::Run => Context::Run,
         Screen::Stats => Context::Stats,
+        Screen::Compare => Context::Compare,
     }
 }
 
@@ -128,6 +134,15 @@ fn hints(keymap: &Keymap, context: Context) -> String {
             (C::Search, "search"),
             (C::NextPanel, "panel"),
             (C::DiffMode, "diff"),
+            (C::Help, "help"),
+            (C::Back, "back"),
+        ],
+        Context::Compare => &[
+            (C::NextDivergence, "divergence"),
+            (C::Search, "search"),
+            (C::NextStep, "run"),
+            (C::NextPanel, "patches"),
+            (C::Open, "open"),
             (C::Help, "help"),
             (C::Back, "back"),
         ],

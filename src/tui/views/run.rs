@@ -121,7 +121,7 @@ pub fn kind(step: &StepLine) -> &'static str {
 /// What tells the step from its neighbours, in at most `width` columns: for an edit the file
 /// (and line) it changed, for other steps the command word and its main argument. When that is
 /// too long, a file and line keep their end (`…aints.py:144`) and the command word goes first.
-fn summary(step: &StepLine, edits: &[EditLine], width: usize) -> String {
+pub(super) fn summary(step: &StepLine, edits: &[EditLine], width: usize) -> String {
     let text = summary_text(step, edits);
     if text.chars().count() <= width {
         return text;
