@@ -16,7 +16,10 @@
 //! and drawn ([`draw`]) from the lines they changed. A later view of a line checks the edit
 //! that wrote it; `git checkout`/`restore`/`stash`/`reset --hard` return a file to what it was
 //! before its first edit and mark those edits undone; a script that writes a file
-//! ([`script`]) leaves it unknown until a view or the submitted patch shows what changed.
+//! ([`script`]) leaves it unknown until a view or the submitted patch shows what changed, and
+//! a substitution on a line never shown waits for a view of that line ([`invert`]): attributed
+//! when exactly one line before gives the line shown, "changed nothing" when it is the line
+//! shown itself, unknown otherwise.
 //! Finally each hunk of the submitted patch is traced to the steps whose edits wrote it.
 //!
 //! **What it writes.** [`Run::edits`] again: the adapter's tool edits (their diffs renumbered
@@ -33,6 +36,7 @@
 
 pub mod command;
 pub mod draw;
+pub mod invert;
 pub mod known;
 mod ops;
 pub mod patch;
