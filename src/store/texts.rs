@@ -10,8 +10,8 @@
 //!
 //! The edits' bulky texts (old and new text, diff, the diff a view showed, the final patch's hunks
 //! as JSON) are records of the same kind, in chunks of their own (a run's edits after its steps):
-//! the `sed -i` edits the reconstruction finds carry a file's text before and after, near
-//! copies of each other, which compress several times over in one chunk.
+//! the diffs of the shell edits the reconstruction finds, and those their checking views showed,
+//! repeat each other's context and compress about 5x in one chunk.
 //!
 //! Rows written before chunks existed keep their texts in `step_texts`' (or `edits`') own
 //! columns (`chunk_id` NULL); both kinds are read.
