@@ -69,7 +69,7 @@ pub fn run(store: &mut Store, paths: &[PathBuf], format: Option<Format>, flags: 
     let bar = Bar::new();
     let opts = Options { forced: format, ..Options::default() };
     let report = pipeline::ingest(store, paths, &opts, &bar);
-    print_summary(&report, flags.verbose);
+    print_totals(&report, flags.verbose);
     let mut status = exit_status(&report);
     if flags.index
         && let Some(indexed) = build_index(store)?
@@ -79,6 +79,7 @@ pub fn run(store: &mut Store, paths: &[PathBuf], format: Option<Format>, flags: 
             status = trajan::signals::exit_status(signal);
         }
     }
+    print_skipped(&report);
     Ok(status)
 }
 
@@ -177,6 +178,12 @@ const EXAMPLES: usize = 3;
 /// The problems grouped by kind (a few of each, or all with `verbose`; with `verbose` the skipped
 /// files and why), then the summary last, where a terminal leaves it in view.
 pub fn print_summary(report: &Report, verbose: bool) {
+    print_totals(report, verbose);
+    print_skipped(report);
+}
+
+/// The problems, then the summary's totals line.
+fn print_totals(report: &Report, verbose: bool) {
     let problems = report.problems();
     let mut kinds: Vec<ProblemKind> = problems.iter().map(|p| p.kind).collect();
     kinds.sort();
@@ -231,6 +238,10 @@ pub fn print_summary(report: &Report, verbose: bool) {
         secs,
         mb / secs
     );
+}
+
+/// The summary's last line: the files skipped, by kind.
+fn print_skipped(report: &Report) {
     let skipped = report.skipped_by_kind();
     if !skipped.is_empty() {
         let parts: Vec<String> = skipped.iter().map(|(kind, n)| format!("{n} {}", kind.noun(*n))).collect();
