@@ -6,16 +6,17 @@
 //! `returncode`, `timestamp`, `cost`); tool-call models answer with `role: "tool"` messages; the
 //! run ends with a `role: "exit"` message whose `extra` holds `exit_status` and `submission`.
 
+mod doc;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use doc::MiniDoc;
+
 use crate::analysis::{edits, markers};
 use crate::error::IngestError;
-use crate::ingest::instance_from_file_name;
-use crate::ingest::json::{
-    at, content_text, f64_field, i64_field, maybe_nested_json, nonempty_str, parse_value, str_field,
-};
-use crate::model::{EditStatus, Format, Message, Parsed, Run, Step, StepFlags, Task};
+use crate::ingest::json::{at, content_text, f64_field, i64_field, maybe_nested_json, str_field};
+use crate::ingest::stream_doc::ReadError;
+use crate::model::{EditStatus, Parsed, Step, StepFlags};
 use serde_json::Value;
 use std::path::Path;
 
@@ -25,102 +26,13 @@ const FENCES: [&str; 2] = ["mswea_bash_command", "bash"];
 /// Replies that mean "your message had no (or several) actions".
 const FORMAT_ERROR_MARKERS: &[&str] = &["EXACTLY ONE action", "Format error", "Tool call error", "No tool calls found"];
 
+/// Parse a whole file: the document is read as [`doc::MiniDoc`] reads it from disk, its steps
+/// collected in memory.
 pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
-    let root = parse_value(path, text)?;
-    if !root.is_object() {
-        return Err(IngestError::shape(path, "mini-swe-agent: the document is not a JSON object"));
-    }
-    let messages = match root.get("messages") {
-        Some(Value::Array(m)) => m.as_slice(),
-        Some(_) => return Err(IngestError::shape(path, "mini-swe-agent: `messages` is not a list")),
-        None => return Err(IngestError::shape(path, "mini-swe-agent: no `messages` list")),
-    };
-    let info = root.get("info").filter(|i| i.is_object()).unwrap_or(&Value::Null);
-    let mut parsed = Parsed::default();
-
-    let mut task: Option<String> = None;
-    let mut turns: Vec<Turn> = Vec::new();
-    let mut exit: Option<&Value> = None;
-    let mut history = Vec::with_capacity(messages.len());
-    for (i, m) in messages.iter().enumerate() {
-        if !m.is_object() {
-            parsed.warnings.push(format!("{}: messages[{i}] is not an object; skipped", path.display()));
-            continue;
-        }
-        let role = str_field(m, "role").unwrap_or_default();
-        let content = content_text(m.get("content"));
-        // Messages that become steps are stored as steps; the history keeps the rest (system
-        // prompt, task, exit), so no text is stored twice.
-        let in_step = match role.as_str() {
-            "assistant" => {
-                turns.push(Turn::new(m));
-                true
-            }
-            "user" | "tool" => match turns.last_mut() {
-                Some(t) => {
-                    t.replies.push(m);
-                    true
-                }
-                None => {
-                    if role == "user" && task.is_none() {
-                        task = Some(content.clone());
-                    }
-                    false
-                }
-            },
-            "exit" => {
-                exit = Some(m);
-                false
-            }
-            _ => false,
-        };
-        if !in_step {
-            history.push(Message { role, content, extra: None });
-        }
-    }
-
-    let exit_extra = exit.and_then(|m| m.get("extra")).unwrap_or(&Value::Null);
-    let submission = nonempty_str(info, "submission").or_else(|| nonempty_str(exit_extra, "submission"));
-    let stats = info.get("model_stats").unwrap_or(&Value::Null);
-    let instance_id = nonempty_str(&root, "instance_id").unwrap_or_else(|| instance_from_file_name(path));
-    let model = at(info, &["config", "model", "model_name"])
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        .or_else(|| turns.iter().find_map(|t| t.model.clone()));
-    let mut run = Run {
-        instance_id: instance_id.clone(),
-        format: Some(Format::MiniSweAgent),
-        format_version: str_field(&root, "trajectory_format"),
-        agent: Some("mini-swe-agent".to_string()),
-        model,
-        exit_status: nonempty_str(info, "exit_status").or_else(|| nonempty_str(exit_extra, "exit_status")),
-        submission: submission.clone(),
-        cost: f64_field(stats, "instance_cost").or_else(|| sum_f64(turns.iter().map(|t| t.cost))),
-        api_calls: i64_field(stats, "api_calls"),
-        tokens_sent: sum_i64(turns.iter().map(|t| t.tokens_in)),
-        tokens_received: sum_i64(turns.iter().map(|t| t.tokens_out)),
-        position: 0,
-        history,
-        ..Run::default()
-    };
-
-    let last = turns.len().saturating_sub(1);
-    for (idx, turn) in turns.into_iter().enumerate() {
-        let mut step = turn.into_step(idx, submission.as_deref(), &mut run);
-        if idx == last && step.observation.is_empty() {
-            // v2: the submitting command is answered by the exit message, not by a user message.
-            if let Some(m) = exit {
-                step.observation = content_text(m.get("content"));
-            }
-        }
-        run.steps.push(step);
-    }
-    if let Some(patch) = &submission {
-        run.edits.extend(edits::final_patch_edits(patch));
-    }
-    parsed.tasks.push(Task { instance_id, instruction: task.filter(|t| !t.trim().is_empty()), ..Task::default() });
-    parsed.runs.push(run);
-    Ok(parsed)
+    doc::parse_text(path, text).map_err(|e| match e {
+        ReadError::Invalid(e) => e,
+        ReadError::Stopped | ReadError::Whole(_) => IngestError::shape(path, "mini-swe-agent: unexpected layout"),
+    })
 }
 
 /// How many messages of a list cut mid-write to keep (see `ingest::truncated`): all of them,
@@ -143,7 +55,7 @@ pub(crate) fn complete_messages(messages: &[&str]) -> usize {
 }
 
 /// An assistant message and the messages that answered it.
-struct Turn<'a> {
+struct Turn {
     content: String,
     /// The commands the message asked to run.
     actions: Vec<String>,
@@ -155,11 +67,20 @@ struct Turn<'a> {
     cost: Option<f64>,
     timestamp: Option<String>,
     model: Option<String>,
-    replies: Vec<&'a Value>,
+    replies: Vec<Value>,
 }
 
-impl<'a> Turn<'a> {
-    fn new(m: &'a Value) -> Turn<'a> {
+/// A step built from a turn, with the edits it made, and whether its error flag was decided by
+/// the submission (an observation that looks like an error is not one when it is the submitted
+/// patch).
+struct Built {
+    step: Step,
+    edits: Vec<crate::model::Edit>,
+    by_submission: bool,
+}
+
+impl Turn {
+    fn new(m: &Value) -> Turn {
         let content = content_text(m.get("content"));
         let extra = m.get("extra").unwrap_or(&Value::Null);
         let blocks = fenced_blocks(&content);
@@ -192,10 +113,10 @@ impl<'a> Turn<'a> {
         }
     }
 
-    fn into_step(self, idx: usize, submission: Option<&str>, run: &mut Run) -> Step {
+    fn into_step(self, idx: usize, submission: Option<&str>) -> Built {
         let observation = self.replies.iter().map(|r| content_text(r.get("content"))).collect::<Vec<_>>().join("\n");
-        let returncodes: Vec<i64> = self.replies.iter().filter_map(|r| returncode_of(r)).collect();
-        let format_reply = self.replies.iter().any(|r| is_format_error_reply(r));
+        let returncodes: Vec<i64> = self.replies.iter().filter_map(returncode_of).collect();
+        let format_reply = self.replies.iter().any(is_format_error_reply);
         let bad_count = if self.tool_style { self.actions.is_empty() } else { self.actions.len() != 1 };
         let format_error = format_reply && bad_count;
         // A message with no or several blocks was not executed: its "action" ran nothing.
@@ -210,15 +131,16 @@ impl<'a> Turn<'a> {
             .iter()
             .any(|r| at(r, &["extra", "exception_info"]).and_then(Value::as_str).is_some_and(|s| !s.is_empty()));
         let timed_out = observation.contains("timed out and has been killed");
+        let by_submission = returncodes.is_empty()
+            && !exception
+            && !timed_out
+            && !format_error
+            && !observation.is_empty()
+            && markers::looks_like_error(&observation);
         let error = if !returncodes.is_empty() {
             returncodes.iter().any(|c| *c != 0)
         } else {
-            exception
-                || timed_out
-                || (!format_error
-                    && !is_submission
-                    && !observation.is_empty()
-                    && markers::looks_like_error(&observation))
+            exception || timed_out || (by_submission && !is_submission)
         };
         let mut flags = StepFlags {
             error: error || exception || timed_out,
@@ -235,8 +157,7 @@ impl<'a> Turn<'a> {
         };
         let writes = edits::shell_write_edits(idx, &action, status);
         flags.edit |= !writes.is_empty();
-        run.edits.extend(writes);
-        Step {
+        let step = Step {
             thought,
             action,
             observation,
@@ -248,7 +169,8 @@ impl<'a> Turn<'a> {
             timestamp: self.timestamp,
             flags,
             ..Step::default()
-        }
+        };
+        Built { step, edits: writes, by_submission }
     }
 }
 
@@ -340,11 +262,18 @@ fn epoch_to_iso(secs: f64) -> Option<String> {
     at.format(format).ok()
 }
 
-fn sum_i64(values: impl Iterator<Item = Option<i64>>) -> Option<i64> {
-    // Token counts come from the file: saturate rather than overflow.
-    values.flatten().fold(None, |acc, v| Some(acc.unwrap_or(0i64).saturating_add(v)))
+/// A running sum of token counts from the file: saturating rather than overflowing; `None`
+/// until a count is seen.
+fn add_i64(sum: Option<i64>, value: Option<i64>) -> Option<i64> {
+    match value {
+        Some(v) => Some(sum.unwrap_or(0i64).saturating_add(v)),
+        None => sum,
+    }
 }
 
-fn sum_f64(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
-    values.flatten().fold(None, |acc, v| Some(acc.unwrap_or(0.0) + v))
+fn add_f64(sum: Option<f64>, value: Option<f64>) -> Option<f64> {
+    match value {
+        Some(v) => Some(sum.unwrap_or(0.0) + v),
+        None => sum,
+    }
 }

@@ -13,6 +13,7 @@ pub mod pipeline;
 pub mod predictions;
 pub mod source;
 pub mod stream;
+pub mod stream_doc;
 pub mod swe_agent;
 pub mod swebench_dataset;
 pub mod truncated;
