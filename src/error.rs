@@ -141,4 +141,7 @@ pub enum StoreError {
     AmbiguousRun { query: String, count: usize, ids: String },
     #[error("cannot encode for storage: {0}")]
     Encode(String),
+    /// A write given out of order (steps before their run, an end describing other runs).
+    #[error("inconsistent write: {0}")]
+    Inconsistent(String),
 }

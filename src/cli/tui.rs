@@ -1,10 +1,13 @@
-//! `trajan`, `trajan tui`, `trajan open RUN`: configuration, theme and keymap, then the TUI.
+//! `trajan`, `trajan tui`, `trajan open RUN`, `trajan PATH...`: configuration, theme and keymap,
+//! then the TUI.
 
 use anyhow::{Context as _, Result, bail};
 use std::io::IsTerminal;
 use std::path::Path;
+use std::sync::mpsc::Receiver;
 use trajan::signals;
 use trajan::store::Store;
+use trajan::tui::action::Action;
 use trajan::tui::config;
 use trajan::tui::driver::{self, Options};
 use trajan::tui::theme::{ColorDepth, Theme};
@@ -19,8 +22,23 @@ pub struct UiArgs {
     pub include_unknown: bool,
 }
 
-pub fn run(db: &Path, store: Store, open: Option<&str>, args: &UiArgs) -> Result<i32> {
-    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+/// What the TUI shows first.
+pub enum Start<'a> {
+    /// The run list.
+    List,
+    /// This run (numeric id or instance id).
+    Run(&'a str),
+    /// The run list while files are read beside it; their runs open as they come.
+    Reading(Receiver<Action>),
+}
+
+/// Whether the TUI can run here (standard input and output are a terminal).
+pub fn on_terminal() -> bool {
+    std::io::stdout().is_terminal() && std::io::stdin().is_terminal()
+}
+
+pub fn run(db: &Path, store: Store, start: Start<'_>, args: &UiArgs) -> Result<i32> {
+    if !on_terminal() {
         bail!("the review TUI needs a terminal; use `trajan runs`, `show` or `search` in scripts");
     }
     let env = |k: &str| std::env::var(k).ok();
@@ -31,7 +49,11 @@ pub fn run(db: &Path, store: Store, open: Option<&str>, args: &UiArgs) -> Result
     };
     let theme_name = args.theme.clone().or(cfg.theme.clone()).unwrap_or_else(|| "dark".to_string());
     let theme = Theme::load(&theme_name, depth)?;
-    let open = open.map(|r| store.resolve_run(r)).transpose()?;
+    let (open, feed) = match start {
+        Start::List => (None, None),
+        Start::Run(r) => (Some(store.resolve_run(r)?), None),
+        Start::Reading(feed) => (None, Some(feed)),
+    };
     let source = db.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| db.display().to_string());
     let ctx = ViewCtx::new(theme, keymap, source);
     let user = trajan::config::UserConfig::load(env)?;
@@ -42,7 +64,7 @@ pub fn run(db: &Path, store: Store, open: Option<&str>, args: &UiArgs) -> Result
         scope: super::settings::scope(args.include_unknown, &user),
         ..trajan::tui::app::Review::default()
     };
-    let opts = Options { db: db.to_path_buf(), open, mouse: args.mouse || cfg.mouse, review };
+    let opts = Options { db: db.to_path_buf(), open, mouse: args.mouse || cfg.mouse, review, feed };
     // A closed terminal or a `kill` restores the terminal instead of leaving it raw: the event
     // loop returns, or, should it not in time, the signal watcher restores it.
     signals::catch().context("cannot set up signal handling")?;

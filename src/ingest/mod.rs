@@ -8,6 +8,7 @@ pub mod harness;
 pub mod json;
 pub mod lenient;
 pub mod mini_swe_agent;
+pub mod open;
 pub mod openhands;
 pub mod pipeline;
 pub mod predictions;

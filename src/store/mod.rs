@@ -8,6 +8,7 @@
 pub mod browse;
 pub mod labels;
 mod link;
+mod live;
 mod open;
 pub mod read;
 mod schema;
@@ -19,6 +20,7 @@ use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+pub use live::{LiveWrite, UNFINISHED};
 pub use open::APPLICATION_ID;
 pub use write::{SourceRecord, SourceWrite, WriteStats};
 

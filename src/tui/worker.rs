@@ -2,7 +2,8 @@
 //! (read-only; the first label saved opens one to write). The quick lane loads runs and steps,
 //! searches and saves labels; the slow lane reads every run's labels, the whole run list and the
 //! statistics. A key never waits for either: effects go in, actions come back, in order within a
-//! lane, and the event loop draws them when they arrive.
+//! lane, and the event loop draws them when they arrive. The reading of files beside the TUI
+//! (`trajan PATH`) sends its news the same way ([`Worker::follow`]).
 
 use super::action::Action;
 use super::app::Effect;
@@ -20,6 +21,8 @@ pub struct Worker {
     pending: usize,
     /// Of those, effects that change the screen (a run to open): keys wait for them.
     opening: usize,
+    /// News from files being read beside the TUI (`trajan PATH`), until the reading ends.
+    feed: Option<Receiver<Action>>,
 }
 
 /// An effect whose answer changes what the next key means (it opens a run): keys typed ahead of
@@ -67,7 +70,12 @@ impl Worker {
         let (results_tx, results) = mpsc::channel();
         let quick = lane(db, results_tx.clone());
         let slow = lane(db, results_tx);
-        Worker { quick, slow, results, pending: 0, opening: 0 }
+        Worker { quick, slow, results, pending: 0, opening: 0, feed: None }
+    }
+
+    /// Also take the actions `feed` sends (the reading of files beside the TUI), until it closes.
+    pub fn follow(&mut self, feed: Receiver<Action>) {
+        self.feed = Some(feed);
     }
 
     /// Hand an effect to its lane.
@@ -91,9 +99,10 @@ impl Worker {
         self.opening = self.opening.saturating_sub(usize::from(opening));
     }
 
-    /// Effects still being performed (the loop polls often while there are).
+    /// Effects still being performed, or files still being read (the loop polls often while
+    /// there are).
     pub fn busy(&self) -> bool {
-        self.pending > 0
+        self.pending > 0 || self.feed.is_some()
     }
 
     /// The actions that have arrived, without waiting.
@@ -102,6 +111,18 @@ impl Worker {
         while let Ok((opening, done)) = self.results.try_recv() {
             self.answered(opening);
             out.extend(done);
+        }
+        if let Some(feed) = &self.feed {
+            loop {
+                match feed.try_recv() {
+                    Ok(action) => out.push(action),
+                    Err(mpsc::TryRecvError::Empty) => break,
+                    Err(mpsc::TryRecvError::Disconnected) => {
+                        self.feed = None;
+                        break;
+                    }
+                }
+            }
         }
         out
     }
@@ -116,6 +137,15 @@ impl Worker {
                     out.extend(done);
                 }
                 Err(_) => break,
+            }
+        }
+        // Nothing else to wait for: the next news of the reading (or its end).
+        if out.is_empty()
+            && let Some(feed) = &self.feed
+        {
+            match feed.recv() {
+                Ok(action) => out.push(action),
+                Err(_) => self.feed = None,
             }
         }
         out

@@ -94,6 +94,8 @@ pub struct RunView {
     /// The taxonomy's modes in key order (1–9) and the reviewer, for the labels panel.
     pub label_modes: Vec<String>,
     pub rater: String,
+    /// Steps stored since the run was loaded have been asked for (the run is being read).
+    pub growing: bool,
 }
 
 /// The steps the labels cite, in order, with "mode (rater): note" for the status line. A step
@@ -143,7 +145,23 @@ impl RunView {
             diff_mode: DiffMode::Unified,
             search: None,
             file: 0,
+            growing: false,
         }
+    }
+
+    /// The same run loaded again: where the reviewer was and how the panel looked, and the
+    /// step bodies already loaded (a reload does not change them).
+    pub fn keep_from(&mut self, prev: RunView) {
+        self.cursor = prev.cursor.min(self.data.steps.len().saturating_sub(1));
+        self.offset = prev.offset;
+        self.bodies = prev.bodies;
+        self.panel = prev.panel;
+        self.scroll = prev.scroll;
+        self.hscroll = prev.hscroll;
+        self.wrap = prev.wrap;
+        self.unfolded = prev.unfolded;
+        self.diff_mode = prev.diff_mode;
+        self.file = prev.file;
     }
 
     pub fn run_id(&self) -> i64 {

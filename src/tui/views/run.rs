@@ -188,7 +188,9 @@ fn draw_steps(frame: &mut Frame, area: Rect, run: &RunView, app: &App, theme: &T
         })
         .collect();
     let focus = app.prompt.is_none();
-    let title = format!(" steps {} ", run.data.steps.len());
+    // A run being read says so: more steps are coming.
+    let coming = app.reading.as_ref().is_some_and(|r| r.stored(run.run_id()).is_some());
+    let title = format!(" steps {}{} ", run.data.steps.len(), if coming { "…" } else { "" });
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(if focus { theme.border_focus } else { theme.border })
