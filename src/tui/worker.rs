@@ -151,3 +151,25 @@ impl Worker {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::action::Feed;
+
+    #[test]
+    fn news_of_a_reading_arrive_with_the_results_and_the_worker_is_busy_until_it_ends() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let mut worker = Worker::start(&dir.path().join("none.db"));
+        assert!(!worker.busy());
+        let (tx, rx) = mpsc::channel();
+        worker.follow(rx);
+        assert!(worker.busy(), "the loop polls while files are read");
+        let _ = tx.send(Action::Feed(Feed::Begun(3)));
+        let got = worker.wait();
+        assert!(matches!(got.as_slice(), [Action::Feed(Feed::Begun(3))]), "{got:?}");
+        drop(tx);
+        assert!(worker.ready().is_empty());
+        assert!(!worker.busy(), "the reading is over");
+    }
+}

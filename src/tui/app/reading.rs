@@ -121,3 +121,87 @@ impl App {
         vec![Effect::LoadSteps { run: id, from: have }]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{body, run_data, summary};
+    use super::*;
+    use crate::tui::action::{Action, Command};
+
+    fn progress(runs: &[(i64, usize)]) -> Action {
+        Action::Feed(Feed::Progress { label: "x.traj".into(), done: 50, total: 100, runs: runs.to_vec() })
+    }
+
+    fn lines(from: i64, to: i64) -> Vec<StepLine> {
+        run_data(0, to).steps.into_iter().skip(from as usize).collect()
+    }
+
+    #[test]
+    fn the_first_run_read_opens_its_steps_grow_and_it_is_loaded_again_at_the_end() {
+        let mut app = App::new((100, 30));
+        assert_eq!(app.update(Action::Feed(Feed::Begun(7))), vec![Effect::LoadRun(7)]);
+        // Only the first run begun opens (RetryAgent attempts begin one after another).
+        assert_eq!(app.update(Action::Feed(Feed::Begun(8))), Vec::new());
+        app.update(Action::RunLoaded(Box::new(run_data(7, 5))));
+        app.update(Action::StepLoaded(Box::new(body(7, 0))));
+        // More steps stored than shown: asked for, once at a time.
+        assert_eq!(app.update(progress(&[(7, 12)])), vec![Effect::LoadSteps { run: 7, from: 5 }]);
+        assert_eq!(app.update(progress(&[(7, 20)])), Vec::new());
+        assert_eq!(app.reading.as_ref().map(Reading::describe).as_deref(), Some("reading x.traj: 50% · 20 steps"));
+        let effects = app.update(Action::StepsLoaded { run: 7, from: 5, steps: lines(5, 12), edits: Vec::new() });
+        assert_eq!(effects, vec![Effect::LoadSteps { run: 7, from: 12 }]);
+        let view = app.run.as_ref().map(|r| (r.data.steps.len(), r.data.summary.steps));
+        assert_eq!(view, Some((12, 12)));
+        // Steps from a load that a reload overtook are not added twice.
+        app.update(Action::StepsLoaded { run: 7, from: 3, steps: lines(3, 9), edits: Vec::new() });
+        assert_eq!(app.run.as_ref().map(|r| r.data.steps.len()), Some(12));
+        // The reviewer reads on meanwhile.
+        app.update(Action::Command(Command::Bottom));
+        app.update(Action::Command(Command::Up));
+        assert_eq!(app.run.as_ref().map(|r| r.cursor), Some(10));
+        // The end: the run is loaded again whole, where the reviewer is; the list reloads.
+        let done = Feed::Done { runs: vec![7], message: "read x.traj".into(), error: false };
+        assert_eq!(app.update(Action::Feed(done)), vec![Effect::LoadAllRuns, Effect::RefreshRun(7)]);
+        assert!(app.reading.is_none() && app.status.as_ref().is_some_and(|s| s.text == "read x.traj"));
+        app.update(Action::StepLoaded(Box::new(body(7, 10))));
+        let effects = app.update(Action::RunLoaded(Box::new(run_data(7, 20))));
+        let view = app.run.as_ref().map(|r| (r.cursor, r.data.steps.len(), r.has_body(10)));
+        assert_eq!(view, Some((10, 20, true)), "the cursor and the loaded step stay");
+        assert!(!effects.iter().any(|e| matches!(e, Effect::LoadStep { .. })), "{effects:?}");
+    }
+
+    #[test]
+    fn several_runs_read_become_the_list_filter_and_one_unchanged_run_opens_at_the_end() {
+        let mut app = App::new((100, 30));
+        let runs: Vec<_> = [3, 4, 5, 9, 11].iter().map(|&i| summary(i, &format!("i{i}"), None, 2)).collect();
+        app.update(Action::RunsLoaded { runs, complete: true, total: None });
+        let done = Feed::Done { runs: vec![3, 4, 5, 9], message: "read 2 paths".into(), error: false };
+        assert_eq!(app.update(Action::Feed(done)), vec![Effect::LoadAllRuns]);
+        assert_eq!(app.list.filter_text, "id:3-5,9");
+        assert_eq!(app.list.visible.len(), 4);
+        assert_eq!(app.screen, Screen::List);
+        // A file stored before is not read: no run begins, the one run opens at the end.
+        let mut app = App::new((100, 30));
+        let done = Feed::Done { runs: vec![4], message: "unchanged".into(), error: false };
+        assert_eq!(app.update(Action::Feed(done)), vec![Effect::LoadAllRuns, Effect::LoadRun(4)]);
+    }
+
+    #[test]
+    fn a_reviewer_who_opened_another_run_stays_there() {
+        let mut app = App::new((100, 30));
+        app.update(Action::RunLoaded(Box::new(run_data(2, 5))));
+        assert_eq!(app.update(Action::Feed(Feed::Begun(7))), Vec::new());
+        assert_eq!(app.update(progress(&[(7, 40)])), Vec::new(), "another run's steps are not loaded");
+        let done = Feed::Done { runs: vec![7], message: "read".into(), error: false };
+        assert_eq!(app.update(Action::Feed(done)), vec![Effect::LoadAllRuns]);
+        assert_eq!(app.run.as_ref().map(|r| r.run_id()), Some(2));
+    }
+
+    #[test]
+    fn thousands_are_grouped() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(7412), "7,412");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+}
