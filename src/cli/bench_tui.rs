@@ -1,7 +1,8 @@
 //! `trajan bench tui`: time to first screen on a database of 100,000 runs, the time of every
 //! keypress (handled and drawn) in a 20,000-step run of 100 KB observations, and memory while
 //! scrolling it end to end. The app is driven headless (the real views into ratatui's
-//! TestBackend); when tmux is installed, the real binary's first screen is timed too.
+//! TestBackend); when tmux is installed, the real binary's first screen is timed too. Last, a
+//! never-seen file is opened (`bench_open`).
 
 use super::synth;
 use anyhow::{Result, bail};
@@ -21,7 +22,11 @@ pub struct Sizes {
     pub obs_bytes: usize,
 }
 
-pub fn run(db: &Path, sizes: &Sizes) -> Result<i32> {
+pub fn run(db: &Path, sizes: &Sizes, open_only: bool) -> Result<i32> {
+    if open_only {
+        super::output::emit(&super::bench_open::run()?)?;
+        return Ok(0);
+    }
     if !db.exists() {
         build(db, sizes)?;
     }
@@ -126,6 +131,7 @@ pub fn run(db: &Path, sizes: &Sizes) -> Result<i32> {
         rss_end as f64 / 1024.0
     );
     let _ = writeln!(out, "{}", keys_while_statistics_load(&mut ui, db)?);
+    out.push_str(&super::bench_open::run()?);
     super::output::emit(&out)?;
     Ok(0)
 }

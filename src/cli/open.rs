@@ -56,6 +56,7 @@ pub fn run(db: &Path, paths: &[PathBuf], ui: &UiArgs) -> Result<i32> {
     let reader = {
         let (paths, cancel, label) = (paths.to_vec(), Arc::clone(&cancel), label.clone());
         std::thread::spawn(move || {
+            yield_to_keys();
             let started = Instant::now();
             let tell = |e: Event| {
                 let _ = tx.send(Action::Feed(feed(e, &label)));
@@ -81,6 +82,20 @@ pub fn run(db: &Path, paths: &[PathBuf], ui: &UiArgs) -> Result<i32> {
     Ok(code)
 }
 
+/// The reading (this thread and the threads it starts, which inherit it) runs at a lower
+/// priority than the TUI, so keys are handled first when the cores are busy. Linux keeps the
+/// nice value per thread; elsewhere it is the whole process's, and left alone.
+pub(super) fn yield_to_keys() {
+    #[cfg(target_os = "linux")]
+    {
+        let _ = rustix::process::setpriority_process(None, READING_NICE);
+    }
+}
+
+/// The nice value of the reading threads (the TUI's stays 0).
+#[cfg(target_os = "linux")]
+const READING_NICE: i32 = 10;
+
 /// What the status line calls the paths: a file's or folder's name, or how many.
 fn label(paths: &[PathBuf]) -> String {
     match paths {
@@ -94,7 +109,7 @@ fn label(paths: &[PathBuf]) -> String {
 }
 
 /// An event of the reading as news for the TUI.
-fn feed(event: Event, label: &str) -> Feed {
+pub(super) fn feed(event: Event, label: &str) -> Feed {
     match event {
         Event::Begun(id) => Feed::Begun(id),
         Event::Grown { bytes, size, runs } => {
@@ -112,7 +127,7 @@ fn feed(event: Event, label: &str) -> Feed {
 }
 
 /// The end of the reading: its runs, and a line for the status bar.
-fn done(opened: &Opened, label: &str, took: Duration) -> Feed {
+pub(super) fn done(opened: &Opened, label: &str, took: Duration) -> Feed {
     let report = &opened.report;
     let problems = report.failures().count() + report.warnings().count();
     let later = match problems {

@@ -272,6 +272,38 @@ pub fn generate(dir: &Path, kind: Kind, total_bytes: u64) -> std::io::Result<Gen
     Ok(g)
 }
 
+/// One mini-swe-agent v1 trajectory file of `steps` turns, each about `step_bytes` long (its
+/// observation code lines), written a message at a time (a 200 MB file is never held): `info`
+/// first, as mini-swe-agent writes it. Each thought begins `Step N:`, for timing what a screen
+/// shows.
+pub fn long_mini_file(path: &Path, steps: usize, step_bytes: usize) -> std::io::Result<u64> {
+    let mut rng = Rng(0x5eed_0f_1e);
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
+    let info = json!({"exit_status": "Submitted", "submission": "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-a\n+b\n",
+        "model_stats": {"instance_cost": 1.5, "api_calls": steps}, "mini_version": "1.15.0",
+        "config": {"model": {"model_name": "synthetic/model-b"}}});
+    write!(f, "{{\"info\": {info}, \"messages\": [")?;
+    let task = format!("<pr_description>\nConsider the following PR description:\n{}\n</pr_description>", prose(&mut rng, 80));
+    write!(f, "{}, {}", json!({"role": "system", "content": "You are a helpful assistant."}), json!({"role": "user", "content": task}))?;
+    for i in 0..steps {
+        let command = match rng.below(3) {
+            0 => format!("cat src/{}.py", rng.pick(WORDS)),
+            1 => format!("sed -i 's/{}/{}/' src/{}.py", rng.pick(WORDS), rng.pick(WORDS), rng.pick(WORDS)),
+            _ => "python -m pytest tests -q".to_string(),
+        };
+        let words = 30 + rng.below(30) as usize;
+        let thought = format!("Step {i}: {}", prose(&mut rng, words));
+        let assistant = json!({"role": "assistant", "content": format!("THOUGHT: {thought}\n\n```bash\n{command}\n```"),
+            "extra": {"response": {"usage": {"prompt_tokens": 3000 + i, "completion_tokens": 150}}}});
+        let lines = step_bytes / 48;
+        let user = json!({"role": "user", "content": format!("<returncode>0</returncode>\n<output>\n{}</output>", code_lines(&mut rng, lines, 1))});
+        write!(f, ",\n{assistant},\n{user}")?;
+    }
+    write!(f, "\n], \"trajectory_format\": \"mini-swe-agent-1\", \"instance_id\": \"synth__open-1\"}}\n")?;
+    f.flush()?;
+    Ok(std::fs::metadata(path)?.len())
+}
+
 /// A small run for filling a database with many runs (the TUI benchmark's 100,000).
 pub fn small_run(seed: u64) -> trajan::model::Run {
     use trajan::model::{Format, Run, Step};

@@ -32,31 +32,33 @@ pub struct Document {
 pub fn read(path: &Path, sink: &mut dyn StepSink, progress: &AtomicU64) -> Result<Document, ReadError> {
     let io = |e| ReadError::Invalid(IngestError::Io { path: path.to_path_buf(), source: e });
     let file = std::fs::File::open(path).map_err(io)?;
-    let mut reader =
-        BufReader::with_capacity(1 << 20, Hashing { inner: file, hasher: blake3::Hasher::new(), size: 0, progress });
-    if reader.fill_buf().map_err(io)?.starts_with(b"\xef\xbb\xbf") {
-        reader.consume(3);
-    }
+    let (mut hasher, mut size) = (blake3::Hasher::new(), 0u64);
     let mut state = State::Undecided(Members::default());
     let mut halted = Halted::default();
-    let mut de = serde_json::Deserializer::from_reader(&mut reader);
-    let top = Top { path, state: &mut state, sink, halted: &mut halted };
-    if let Err(e) = de.deserialize_map(top).and_then(|()| de.end()) {
-        let own = match &mut state {
-            State::Swe(doc) => doc.halted.0.take(),
-            State::Mini(doc) => doc.halted.0.take(),
-            State::Undecided(_) => None,
-        };
-        if own.is_some() {
-            halted.0 = own;
+    {
+        let hashing = Hashing { inner: file, hasher: &mut hasher, size: &mut size, progress };
+        let mut reader = BufReader::with_capacity(1 << 20, hashing);
+        if reader.fill_buf().map_err(io)?.starts_with(b"\xef\xbb\xbf") {
+            reader.consume(3);
         }
-        return Err(halted.error(path, e));
+        // The reader by value: serde_json then reads a byte at a time from its buffer directly,
+        // twice as fast as through a reference.
+        let mut de = serde_json::Deserializer::from_reader(reader);
+        let top = Top { path, state: &mut state, sink, halted: &mut halted };
+        // The end is read too: every byte of the file has been hashed once it is reached.
+        if let Err(e) = de.deserialize_map(top).and_then(|()| de.end()) {
+            let own = match &mut state {
+                State::Swe(doc) => doc.halted.0.take(),
+                State::Mini(doc) => doc.halted.0.take(),
+                State::Undecided(_) => None,
+            };
+            if own.is_some() {
+                halted.0 = own;
+            }
+            return Err(halted.error(path, e));
+        }
     }
-    drop(de);
-    // Whitespace after the document is part of the file's hash.
-    std::io::copy(&mut reader, &mut std::io::sink()).map_err(io)?;
-    let hashing = reader.into_inner();
-    let (size, hash) = (hashing.size, *hashing.hasher.finalize().as_bytes());
+    let hash = *hasher.finalize().as_bytes();
     let (format, ending) = match state {
         State::Swe(doc) => (Format::SweAgent, doc.finish()),
         State::Mini(doc) => (Format::MiniSweAgent, doc.finish()),
@@ -68,8 +70,8 @@ pub fn read(path: &Path, sink: &mut dyn StepSink, progress: &AtomicU64) -> Resul
 /// Hashes and counts what passes through.
 struct Hashing<'a> {
     inner: std::fs::File,
-    hasher: blake3::Hasher,
-    size: u64,
+    hasher: &'a mut blake3::Hasher,
+    size: &'a mut u64,
     progress: &'a AtomicU64,
 }
 
@@ -77,8 +79,8 @@ impl Read for Hashing<'_> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.inner.read(buf)?;
         self.hasher.update(&buf[..n]);
-        self.size += n as u64;
-        self.progress.store(self.size, Ordering::Relaxed);
+        *self.size += n as u64;
+        self.progress.store(*self.size, Ordering::Relaxed);
         Ok(n)
     }
 }

@@ -259,17 +259,19 @@ impl App {
                 let mut view = RunView::new(*data);
                 // The same run again (reloaded after a label was saved, or once read whole): as
                 // the reviewer left it.
-                if let Some(prev) = previous.filter(|p| p.run_id() == id) {
-                    view.keep_from(prev);
+                match previous.filter(|p| p.run_id() == id) {
+                    Some(prev) => view.keep_from(prev),
+                    None => {
+                        if let Some(&pos) = self.places.get(&id) {
+                            view.go(pos);
+                        }
+                    }
                 }
                 view.hidden_labels = hidden;
                 view.draft = self.drafts.remove(&id).unwrap_or_else(|| saved_draft.clone());
                 view.saved_draft = saved_draft;
                 view.label_modes = self.review.taxonomy.mode_ids();
                 view.rater = self.review.rater.clone();
-                if let Some(&pos) = self.places.get(&id) {
-                    view.go(pos);
-                }
                 self.run = Some(view);
                 self.screen = Screen::Run;
                 let mut effects = self.load_current_step();

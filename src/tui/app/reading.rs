@@ -95,17 +95,23 @@ impl App {
         steps: Vec<StepLine>,
         edits: Vec<EditLine>,
     ) -> Vec<Effect> {
+        let mut effects = Vec::new();
         if let Some(view) = self.run.as_mut().filter(|v| v.run_id() == run) {
             view.growing = false;
             // A reload may have come first: only steps that follow the list are added.
-            if from == view.data.steps.len() {
+            if from == view.data.steps.len() && !steps.is_empty() {
                 view.data.summary.steps = (from + steps.len()) as i64;
                 view.data.steps.extend(steps);
                 let finals = view.data.edits.iter().position(|e| e.step.is_none()).unwrap_or(view.data.edits.len());
                 view.data.edits.splice(finals..finals, edits);
+                if view.follow_end {
+                    view.go(usize::MAX);
+                    effects = self.load_current_step();
+                }
             }
         }
-        self.grow()
+        effects.extend(self.grow());
+        effects
     }
 
     /// Ask for the open run's steps stored since it was loaded, one request at a time.
@@ -195,6 +201,28 @@ mod tests {
         let done = Feed::Done { runs: vec![7], message: "read".into(), error: false };
         assert_eq!(app.update(Action::Feed(done)), vec![Effect::LoadAllRuns]);
         assert_eq!(app.run.as_ref().map(|r| r.run_id()), Some(2));
+    }
+
+    #[test]
+    fn the_last_step_is_followed_as_steps_arrive_until_another_key() {
+        let mut app = App::new((100, 30));
+        app.update(Action::Feed(Feed::Begun(7)));
+        app.update(Action::RunLoaded(Box::new(run_data(7, 5))));
+        app.update(Action::Command(Command::Bottom));
+        app.update(progress(&[(7, 9)]));
+        let effects = app.update(Action::StepsLoaded { run: 7, from: 5, steps: lines(5, 9), edits: Vec::new() });
+        assert_eq!(app.run.as_ref().map(|r| r.cursor), Some(8), "on the new last step");
+        assert!(effects.contains(&Effect::LoadStep { run: 7, index: 8 }), "{effects:?}");
+        // Another key: the cursor stays where the reviewer put it.
+        app.update(Action::Command(Command::Up));
+        app.update(progress(&[(7, 12)]));
+        app.update(Action::StepsLoaded { run: 7, from: 9, steps: lines(9, 12), edits: Vec::new() });
+        assert_eq!(app.run.as_ref().map(|r| r.cursor), Some(7));
+        // `G` again, then the run loaded whole at the end: on its last step.
+        app.update(Action::Command(Command::Bottom));
+        app.update(Action::Feed(Feed::Done { runs: vec![7], message: "read".into(), error: false }));
+        app.update(Action::RunLoaded(Box::new(run_data(7, 15))));
+        assert_eq!(app.run.as_ref().map(|r| r.cursor), Some(14));
     }
 
     #[test]

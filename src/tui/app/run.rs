@@ -96,6 +96,8 @@ pub struct RunView {
     pub rater: String,
     /// Steps stored since the run was loaded have been asked for (the run is being read).
     pub growing: bool,
+    /// The last key was `G` (the last step): steps that arrive move the cursor on to the new last.
+    pub follow_end: bool,
 }
 
 /// The steps the labels cite, in order, with "mode (rater): note" for the status line. A step
@@ -146,6 +148,7 @@ impl RunView {
             search: None,
             file: 0,
             growing: false,
+            follow_end: false,
         }
     }
 
@@ -162,6 +165,10 @@ impl RunView {
         self.unfolded = prev.unfolded;
         self.diff_mode = prev.diff_mode;
         self.file = prev.file;
+        self.follow_end = prev.follow_end;
+        if self.follow_end {
+            self.cursor = self.data.steps.len().saturating_sub(1);
+        }
     }
 
     pub fn run_id(&self) -> i64 {
@@ -276,6 +283,8 @@ impl super::App {
             self.screen = Screen::List;
             return Vec::new();
         };
+        // `G` on a run being read keeps to its last step as more come, until another key.
+        run.follow_end = cmd == Command::Bottom;
         match cmd {
             Command::Back => {
                 self.screen = Screen::List;
