@@ -519,3 +519,44 @@ fn arguments_are_paths_when_they_name_a_file_or_folder_or_have_a_slash() {
     let out = trajan(dir.path(), &["--db".as_ref(), db.as_os_str(), "open".as_ref(), "nope/x.traj".as_ref()]);
     assert!(text(&out).contains("nope/x.traj: no such file or folder"), "{}", text(&out));
 }
+
+/// `after_first` for the test below: how often it was called, and whether a run had been told
+/// as begun (its first steps committed) every time it was.
+static AFTER_FIRST_CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+static BEGUN_TOLD: AtomicBool = AtomicBool::new(false);
+static CALLED_EARLY: AtomicBool = AtomicBool::new(false);
+
+fn after_first() {
+    use std::sync::atomic::Ordering::SeqCst;
+    AFTER_FIRST_CALLS.fetch_add(1, SeqCst);
+    if !BEGUN_TOLD.load(SeqCst) {
+        CALLED_EARLY.store(true, SeqCst);
+    }
+}
+
+#[test]
+fn the_reading_threads_step_aside_only_once_the_first_steps_are_committed() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let dir = must(tempfile::tempdir(), "tempdir");
+    let file = write(dir.path(), "gen__swe11-3.traj", &swe_agent_11(400));
+    let db = dir.path().join("t.db");
+    let mut store = must(Store::open(&db), "open");
+    let batches = Batches { every: Some(5), ..Batches::default() };
+    let opts = Options { batches, after_first: Some(after_first), ..Options::default() };
+    let opened = open::open(
+        &mut store,
+        std::slice::from_ref(&file),
+        &opts,
+        &|e| {
+            if matches!(e, Event::Begun(_)) {
+                BEGUN_TOLD.store(true, SeqCst);
+            }
+        },
+        &AtomicBool::new(false),
+    );
+    assert!(opened.report.results.iter().all(|r| matches!(r, UnitResult::Ingested { .. })));
+    assert!(!CALLED_EARLY.load(SeqCst), "called before the first steps were committed");
+    // The writer once; the reader once more if it had steps left to read by then.
+    let calls = AFTER_FIRST_CALLS.load(SeqCst);
+    assert!((1..=2).contains(&calls), "called {calls} times");
+}

@@ -32,7 +32,8 @@ pub fn run() -> Result<String> {
         synth::long_mini_file(&file, STEPS, STEP_BYTES)?;
     }
     let mb = std::fs::metadata(&file)?.len() as f64 / 1e6;
-    let mut out = format!("open a new file   {} ({mb:.0} MB, {STEPS} steps), never seen by the database\n", file.display());
+    let mut out =
+        format!("open a new file   {} ({mb:.0} MB, {STEPS} steps), never seen by the database\n", file.display());
     match in_tmux(&file)? {
         Some(t) => out.push_str(&format!(
             "  in tmux         first screen {:.0} ms; read whole in {:.2} s; peak memory {:.0} MiB (VmHWM of trajan)\n",
@@ -107,16 +108,16 @@ fn headless(file: &Path) -> Result<String> {
     let label = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let path = file.to_path_buf();
     let reader = std::thread::spawn(move || {
-        super::open::yield_to_keys();
         let t = Instant::now();
         let tell = |e| {
             let _ = tx.send(Action::Feed(feed(e, &label)));
         };
-        let opened = reading::open(&mut writer, &[path], &Options::default(), &tell, &AtomicBool::new(false));
+        let opts = Options { after_first: Some(super::open::yield_to_keys), ..Options::default() };
+        let opened = reading::open(&mut writer, &[path], &opts, &tell, &AtomicBool::new(false));
         let _ = tx.send(Action::Feed(done(&opened, &label, t.elapsed())));
     });
     // The first screen: the run open with its first steps drawn.
-    while !ui.app.run.as_ref().is_some_and(|r| r.body().is_some()) {
+    while ui.app.run.as_ref().is_none_or(|r| r.body().is_none()) {
         if started.elapsed() > Duration::from_secs(60) {
             bail!("the run did not open within 60 s");
         }

@@ -40,7 +40,7 @@ pub fn run(db: &Path, paths: &[PathBuf], ui: &UiArgs) -> Result<i32> {
     }
     let mut store = super::open(db, Access::Create)?;
     store.limit_cache(WRITER_CACHE_KIB)?;
-    let opts = Options::default();
+    let opts = Options { after_first: Some(yield_to_keys), ..Options::default() };
     if !tui::on_terminal() {
         let opened = reading::open(&mut store, paths, &opts, &|_| {}, &AtomicBool::new(false));
         super::ingest::print_summary(&opened.report);
@@ -56,7 +56,6 @@ pub fn run(db: &Path, paths: &[PathBuf], ui: &UiArgs) -> Result<i32> {
     let reader = {
         let (paths, cancel, label) = (paths.to_vec(), Arc::clone(&cancel), label.clone());
         std::thread::spawn(move || {
-            yield_to_keys();
             let started = Instant::now();
             let tell = |e: Event| {
                 let _ = tx.send(Action::Feed(feed(e, &label)));
@@ -82,7 +81,7 @@ pub fn run(db: &Path, paths: &[PathBuf], ui: &UiArgs) -> Result<i32> {
     Ok(code)
 }
 
-/// The reading (this thread and the threads it starts, which inherit it) runs at a lower
+/// Once the first screen is there, the threads reading and writing the file run at a lower
 /// priority than the TUI, so keys are handled first when the cores are busy. Linux keeps the
 /// nice value per thread; elsewhere it is the whole process's, and left alone.
 pub(super) fn yield_to_keys() {

@@ -38,8 +38,8 @@ pub struct Batches {
 impl Default for Batches {
     fn default() -> Batches {
         Batches {
-            first_steps: 64,
-            first_wait: Duration::from_millis(30),
+            first_steps: 48,
+            first_wait: Duration::from_millis(20),
             interval: Duration::from_millis(250),
             every: None,
         }
@@ -51,6 +51,10 @@ pub struct Options {
     /// How the pipeline reads what is not read a step at a time.
     pub pipeline: pipeline::Options,
     pub batches: Batches,
+    /// Called on each thread that reads or writes a file step by step, once its first steps
+    /// are committed (`trajan FILE` lowers their priority then: the first screen comes first,
+    /// the keys after it).
+    pub after_first: Option<fn()>,
 }
 
 /// What the reading has reached; for the screen.
@@ -94,7 +98,7 @@ pub fn open(
     };
     let mut whole_after: Option<String> = None;
     if let Some(path) = single.filter(|p| steps_readable(p, &opts.pipeline)) {
-        match live(store, &path, &opts.batches, on, cancel) {
+        match live(store, &path, opts, on, cancel) {
             Live::Done(result, bytes) => {
                 opened.report.results.push(result);
                 opened.report.bytes = bytes;
@@ -189,6 +193,9 @@ enum Piece {
 struct Channel<'a> {
     tx: SyncSender<Piece>,
     cancel: &'a AtomicBool,
+    /// The first steps are committed; `after_first` not yet called on this thread.
+    first: &'a AtomicBool,
+    after_first: Option<fn()>,
 }
 
 impl StepSink for Channel<'_> {
@@ -196,6 +203,11 @@ impl StepSink for Channel<'_> {
         !self.cancel.load(Ordering::Relaxed) && self.tx.send(Piece::Begin(run.clone())).is_ok()
     }
     fn step(&mut self, step: Step, edits: Vec<Edit>) -> bool {
+        if self.first.load(Ordering::Relaxed)
+            && let Some(f) = self.after_first.take()
+        {
+            f();
+        }
         !self.cancel.load(Ordering::Relaxed) && self.tx.send(Piece::Step(step, edits)).is_ok()
     }
 }
@@ -209,7 +221,7 @@ fn unfinished_note(path: &Path) -> String {
 }
 
 /// Read one file a step at a time, writing as it goes.
-fn live(store: &mut Store, path: &Path, batches: &Batches, on: &(dyn Fn(Event) + Sync), cancel: &AtomicBool) -> Live {
+fn live(store: &mut Store, path: &Path, opts: &Options, on: &(dyn Fn(Event) + Sync), cancel: &AtomicBool) -> Live {
     let key = source::key(path).into_owned();
     let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     match unchanged(store, path, &key, size) {
@@ -218,14 +230,27 @@ fn live(store: &mut Store, path: &Path, batches: &Batches, on: &(dyn Fn(Event) +
         Err(e) => return Live::Done(UnitResult::Failed(e), size),
     }
     let bytes = AtomicU64::new(0);
+    let first = AtomicBool::new(false);
     let (tx, rx) = mpsc::sync_channel::<Piece>(64);
     std::thread::scope(|scope| {
         scope.spawn(|| {
-            let mut sink = Channel { tx, cancel };
+            let mut sink = Channel { tx, cancel, first: &first, after_first: opts.after_first };
             let read = read::read(path, &mut sink, &bytes);
             let _ = sink.tx.send(Piece::End(read));
         });
-        let mut writer = Writer { store, key: &key, path, size, batches, on, bytes: &bytes, lw: None, announced: 0 };
+        let mut writer = Writer {
+            store,
+            key: &key,
+            path,
+            size,
+            batches: &opts.batches,
+            on,
+            bytes: &bytes,
+            lw: None,
+            announced: 0,
+            first: &first,
+            after_first: opts.after_first,
+        };
         let outcome = writer.run(&rx, cancel);
         // The reading thread stops at its next send once the writer is gone.
         drop(rx);
@@ -259,6 +284,9 @@ struct Writer<'a> {
     lw: Option<LiveWrite>,
     /// Runs told as begun.
     announced: usize,
+    first: &'a AtomicBool,
+    /// Not yet called on this thread.
+    after_first: Option<fn()>,
 }
 
 impl Writer<'_> {
@@ -344,6 +372,10 @@ impl Writer<'_> {
         self.store.live_commit(lw)?;
         let (ids, steps) = (lw.run_ids(), lw.steps());
         self.tell(ids, steps);
+        self.first.store(true, Ordering::Relaxed);
+        if let Some(f) = self.after_first.take() {
+            f();
+        }
         Ok(())
     }
 

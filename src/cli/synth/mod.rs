@@ -277,14 +277,20 @@ pub fn generate(dir: &Path, kind: Kind, total_bytes: u64) -> std::io::Result<Gen
 /// first, as mini-swe-agent writes it. Each thought begins `Step N:`, for timing what a screen
 /// shows.
 pub fn long_mini_file(path: &Path, steps: usize, step_bytes: usize) -> std::io::Result<u64> {
-    let mut rng = Rng(0x5eed_0f_1e);
+    let mut rng = Rng(0x5eed_0f1e);
     let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
     let info = json!({"exit_status": "Submitted", "submission": "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-a\n+b\n",
         "model_stats": {"instance_cost": 1.5, "api_calls": steps}, "mini_version": "1.15.0",
         "config": {"model": {"model_name": "synthetic/model-b"}}});
     write!(f, "{{\"info\": {info}, \"messages\": [")?;
-    let task = format!("<pr_description>\nConsider the following PR description:\n{}\n</pr_description>", prose(&mut rng, 80));
-    write!(f, "{}, {}", json!({"role": "system", "content": "You are a helpful assistant."}), json!({"role": "user", "content": task}))?;
+    let task =
+        format!("<pr_description>\nConsider the following PR description:\n{}\n</pr_description>", prose(&mut rng, 80));
+    write!(
+        f,
+        "{}, {}",
+        json!({"role": "system", "content": "You are a helpful assistant."}),
+        json!({"role": "user", "content": task})
+    )?;
     for i in 0..steps {
         let command = match rng.below(3) {
             0 => format!("cat src/{}.py", rng.pick(WORDS)),
