@@ -1,5 +1,6 @@
 //! Embeds `fixtures/` in the binary so `trajan demo` works wherever the binary is. The real
-//! corpus (`fixtures/corpus/`) is test data, not demo data, and stays out.
+//! corpus (`fixtures/corpus/`) and the results-folder layouts (`fixtures/layouts/`) are test
+//! data, not demo data, and stay out.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -28,7 +29,9 @@ fn collect(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
         let p = e.path();
         println!("cargo:rerun-if-changed={}", p.display());
         if p.is_dir() {
-            if p == root.join("corpus") {
+            // The real corpus and the layout fixtures (results folders as teams keep them) are
+            // test data, not demo data.
+            if p == root.join("corpus") || p == root.join("layouts") {
                 continue;
             }
             collect(root, &p, out);

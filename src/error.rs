@@ -69,6 +69,17 @@ fn describe(location: &Option<Location>, message: &str) -> String {
 }
 
 impl IngestError {
+    /// The file (or folder) the error is about.
+    pub fn path(&self) -> &std::path::Path {
+        match self {
+            IngestError::Io { path, .. }
+            | IngestError::Empty { path }
+            | IngestError::Parse { path, .. }
+            | IngestError::UnknownFormat { path, .. }
+            | IngestError::Store { path, .. } => path,
+        }
+    }
+
     pub fn parse(path: &std::path::Path, location: Option<Location>, message: impl Into<String>) -> Self {
         IngestError::Parse { path: path.to_path_buf(), location, message: message.into() }
     }

@@ -5,6 +5,7 @@
 
 pub mod agreement;
 pub mod analysis;
+pub mod atif;
 pub mod classify;
 pub mod config;
 pub mod error;

@@ -26,6 +26,18 @@ pub enum Format {
     SwebenchSummary,
     SwebenchDataset,
     UnittestText,
+    /// ATIF trajectories (Harbor RFC 0001), alone or in a Harbor trial folder with its verdict.
+    Atif,
+    /// OpenHands resolver `output.jsonl` (`issue`, `git_patch`, `history`, `success`).
+    #[serde(rename = "openhands-resolver")]
+    #[strum(serialize = "openhands-resolver")]
+    OpenHandsResolver,
+    /// multi-SWE-bench predictions (`org`, `repo`, `number`, `fix_patch`).
+    MultiSwebenchPreds,
+    /// multi-SWE-bench dataset files (tasks with `fix_patch` and `f2p_tests`/`p2p_tests`).
+    MultiSwebenchDataset,
+    /// The SWE-bench harness's per-instance `*.eval.log` of before mid-2024 (plain text).
+    SwebenchEvalLog,
 }
 
 impl Format {
@@ -402,6 +414,33 @@ pub struct TestOutcome {
     pub log: Option<String>,
     /// The evaluated patch, when the harness folder keeps it.
     pub patch: Option<String>,
+    /// An evaluation without a verdict whose test log was read (a harness folder with
+    /// `test_output.txt` and no `report.json`): each test as the SWE-bench harness's log parser
+    /// for the task's repository reads it. `store::link` grades them against the task's
+    /// FAIL_TO_PASS / PASS_TO_PASS lists as the harness does once the task is known, whichever
+    /// arrives first, and fills `resolved` and the tests from them.
+    pub logged: Option<Vec<LoggedTest>>,
+}
+
+/// A test's status as the SWE-bench harness's log parsers name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum TestStatus {
+    Passed,
+    Failed,
+    Skipped,
+    Error,
+    Xfail,
+}
+
+/// A test read from a test log, before it is graded against the task's lists.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct LoggedTest {
+    pub name: String,
+    pub status: TestStatus,
+    /// Failure message, when the log names one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
 }
 
 /// A submitted prediction (SWE-agent `all_preds.jsonl` / `preds.json`).
@@ -487,7 +526,12 @@ mod tests {
                 "swebench-harness",
                 "swebench-summary",
                 "swebench-dataset",
-                "unittest-text"
+                "unittest-text",
+                "atif",
+                "openhands-resolver",
+                "multi-swebench-preds",
+                "multi-swebench-dataset",
+                "swebench-eval-log"
             ]
         );
         assert!(Format::iter().all(|f| Format::from_name(f.name()) == Some(f)));
@@ -499,5 +543,6 @@ mod tests {
         assert_eq!(groups, ["FAIL_TO_PASS", "PASS_TO_PASS", "FAIL_TO_FAIL", "PASS_TO_FAIL"]);
         assert!(TestGroup::iter().all(|g| TestGroup::from_name(g.name()) == Some(g)));
         assert_eq!(serde_json::to_value(Format::OpenHands).ok(), Some(serde_json::json!("openhands")));
+        assert_eq!(serde_json::to_value(Format::OpenHandsResolver).ok(), Some(serde_json::json!("openhands-resolver")));
     }
 }

@@ -28,6 +28,7 @@ const LAYER_OF: &[(&str, &str)] = &[
     ("error", "core"),
     ("sanitize", "core"),
     ("analysis", "core"),
+    ("atif", "core"),
     ("agreement", "core"),
     ("label", "core"),
     ("taxonomy", "core"),

@@ -417,14 +417,16 @@ fn binary_garbage_without_nul_is_still_an_error_naming_a_byte() {
 }
 
 #[test]
-fn gzip_compressed_trajectory_is_binary_not_a_crash() {
-    // What a user would most often feed by mistake: a gzip file (`1f 8b 08 00 ...`).
+fn corrupt_gzip_is_an_error_naming_the_member_not_a_crash() {
+    // A gzip file is read as the file inside it (tests/archives.rs); one whose data is corrupt
+    // (`1f 8b 08 00` and garbage) is an error naming the archive and its member.
     let case = Case::new();
     let mut bytes = vec![0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03];
     bytes.extend(garbage(4096, 100));
     let bad = case.write("some__run-1.traj.gz", &bytes);
-    let message = assert_rejected(&case, &bad);
-    assert!(message.starts_with(&format!("{}: byte 3: ", bad.display())), "{message}");
+    let member = std::path::PathBuf::from(format!("{}!/some__run-1.traj", bad.display()));
+    let message = assert_rejected(&case, &member);
+    assert!(message.contains("corrupt deflate stream"), "{message}");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -661,28 +663,54 @@ fn names_differing_only_in_invalid_utf8_bytes_are_two_sources() {
 // ---------------------------------------------------------------------------------------------
 // JSON of no known format
 
+/// A JSON file of no known format beside the runs (a run's `metadata.json`, a `cost.json`) is not
+/// an input: skipped with its keys named, and no problem for the exit status.
+fn assert_skipped_as_json(case: &Case, file: &Path, reason: &str) {
+    for first_time in [true, false] {
+        let (report, store) = case.ingest();
+        assert_good(&report, case, first_time);
+        match result_for(&report, file) {
+            UnitResult::Skipped { skip, .. } => {
+                assert_eq!(skip.kind, trajan::ingest::skip::SkipKind::Json);
+                assert_eq!(skip.reason, reason);
+            }
+            other => panic!("expected {} to be skipped: {other:#?}", file.display()),
+        }
+        assert!(!report.has_problems(), "{:#?}", report.results);
+        assert_eq!(instances(&store), vec![GOOD_INSTANCE]);
+        assert_integrity(&store);
+    }
+}
+
 #[test]
-fn json_object_of_no_known_format_lists_its_keys() {
+fn json_object_of_no_known_format_is_skipped_naming_its_keys() {
     let case = Case::new();
-    let bad = case.write("mystery.json", br#"{"foo": 1, "bar": [1,2]}"#);
+    let file = case.write("mystery.json", br#"{"foo": 1, "bar": [1,2]}"#);
+    assert_skipped_as_json(&case, &file, "not a known format (a JSON object with keys [foo, bar])");
+}
+
+#[test]
+fn json_array_of_numbers_is_skipped_as_no_known_format() {
+    let case = Case::new();
+    let file = case.write("numbers.json", b"[1, 2, 3]\n");
+    assert_skipped_as_json(&case, &file, "not a known format (a JSON array whose items match no format)");
+}
+
+#[test]
+fn unknown_json_lines_are_skipped_naming_the_first_line_keys_not_a_parse_error() {
+    let case = Case::new();
+    let file = case.write("metrics.jsonl", b"{\"step\": 1, \"loss\": 0.5}\n{\"step\": 2, \"loss\": 0.4}\n");
+    assert_skipped_as_json(&case, &file, "not a known format (JSON lines, first line's keys: step, loss)");
+}
+
+#[test]
+fn a_trajectory_of_no_known_format_is_rejected_naming_its_keys() {
+    let case = Case::new();
+    let bad = case.write("mystery.traj", br#"{"foo": 1, "bar": [1,2]}"#);
     let message = assert_rejected(&case, &bad);
     assert_eq!(
         message,
         format!("{}: not a known trajectory or test-output format: a JSON object with keys [foo, bar]", bad.display())
-    );
-}
-
-#[test]
-fn json_array_of_numbers_is_of_no_known_format() {
-    let case = Case::new();
-    let bad = case.write("numbers.json", b"[1, 2, 3]\n");
-    let message = assert_rejected(&case, &bad);
-    assert_eq!(
-        message,
-        format!(
-            "{}: not a known trajectory or test-output format: a JSON array whose items match no format",
-            bad.display()
-        )
     );
 }
 
@@ -993,15 +1021,19 @@ fn all_bad_inputs_together_leave_the_good_run_intact() {
     let bad: Vec<PathBuf> = vec![
         case.write("a-empty.traj", b""),
         case.write("b-cut.traj", br#"{"trajectory": [{"action": "ls", "observation": "hel"#),
-        case.write("c-garbage.bin", &garbage(2048, 10)),
-        case.write("d-mystery.json", br#"{"foo": 1}"#),
+        case.write("c-garbage.traj", &garbage(2048, 10)),
+        case.write("d-mystery.traj", br#"{"foo": 1}"#),
         case.write("e-deep.json", format!("{}{}", "[".repeat(10_000), "]".repeat(10_000)).as_bytes()),
     ];
+    // Not inputs: skipped, beside the failures.
+    case.write("g-garbage.bin", &garbage(2048, 10));
+    case.write("h-mystery.json", br#"{"foo": 1}"#);
     let link = case.root.join("f-broken.traj");
     must(std::os::unix::fs::symlink("/nonexistent/y", &link), "symlink");
     let (report, store) = case.ingest();
-    assert_eq!(report.results.len(), bad.len() + 2, "{:#?}", report.results);
+    assert_eq!(report.results.len(), bad.len() + 4, "{:#?}", report.results);
     assert_good(&report, &case, true);
+    assert_eq!(report.skipped(), 2, "{:#?}", report.results);
     for p in bad.iter().chain([&link]) {
         let message = failure_for(&report, p);
         assert!(message.starts_with(&format!("{}: ", p.display())), "{message}");
@@ -1019,7 +1051,7 @@ fn all_bad_inputs_together_leave_the_good_run_intact() {
 #[test]
 fn cli_ingest_reports_the_bad_file_and_exits_1() {
     let case = Case::new();
-    let bad = case.write("mystery.json", br#"{"foo": 1, "bar": [1,2]}"#);
+    let bad = case.write("mystery.traj", br#"{"foo": 1, "bar": [1,2]}"#);
     let out = case.cli(&[OsStr::new("ingest"), case.root.as_os_str()]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "stderr: {stderr}");
@@ -1049,6 +1081,56 @@ fn cli_ingest_reports_the_bad_file_and_exits_1() {
     let out = case.cli(&[OsStr::new("runs"), OsStr::new("--json")]);
     let runs: serde_json::Value = must(serde_json::from_slice(&out.stdout), "runs --json output");
     assert_eq!(runs.as_array().map(Vec::len), Some(1));
+}
+
+#[test]
+fn cli_ingest_skips_what_is_not_an_input_and_exits_0() {
+    // What every results folder holds beside its runs: metadata, a README, an image.
+    let case = Case::new();
+    case.write("metadata.json", br#"{"agent_class": "CodeActAgent", "model_name": "m"}"#);
+    case.write("README.md", b"# Results\n");
+    case.write("plot.png", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR");
+    let out = case.cli(&[OsStr::new("ingest"), case.root.as_os_str()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "stderr: {stderr}");
+    assert!(!stderr.contains("error:") && !stderr.contains("warning:"), "{stderr}");
+    let last = stderr.lines().last().unwrap_or_default();
+    assert_eq!(
+        last,
+        "skipped, not inputs: 1 JSON of no known format (run metadata, configs), 1 text file (README, config, script), 1 binary file"
+    );
+    // --verbose says why each was skipped.
+    let out = case.cli(&[OsStr::new("ingest"), OsStr::new("--verbose"), case.root.as_os_str()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let line = format!(
+        "skipped: {}: byte 8: binary content (NUL byte): not a trajectory or a test log",
+        case.root.join("plot.png").display()
+    );
+    assert!(stderr.lines().any(|l| l == line), "{stderr}");
+}
+
+#[test]
+fn cli_problems_come_grouped_before_the_summary_with_a_few_examples_each() {
+    let case = Case::new();
+    for i in 0..5 {
+        case.write(&format!("empty-{i}.traj"), b"");
+    }
+    let text = "{\"instance_id\": \"oh__a-1\", \"history\": []}\n{broken\n";
+    case.write("output.jsonl", text.as_bytes());
+    let out = case.cli(&[OsStr::new("ingest"), case.root.as_os_str()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "stderr: {stderr}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines[0], "empty input files (5 files):", "{stderr}");
+    assert_eq!(lines.iter().filter(|l| l.starts_with("error: ") && l.ends_with(": empty file")).count(), 3, "{stderr}");
+    assert_eq!(lines[4], "  … 2 more (ingest --verbose lists them all)", "{stderr}");
+    assert_eq!(lines[5], "JSON-lines lines skipped (1 in 1 file):", "{stderr}");
+    assert!(lines[6].starts_with("warning: ") && lines[6].contains("output.jsonl: line 2, column "), "{stderr}");
+    assert!(lines[7].starts_with("ingested 2 "), "the summary comes last: {stderr}");
+    assert_eq!(lines.len(), 8, "{stderr}");
+    let out = case.cli(&[OsStr::new("ingest"), OsStr::new("-v"), case.root.as_os_str()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().filter(|l| l.ends_with(": empty file")).count(), 5, "{stderr}");
 }
 
 #[test]

@@ -100,13 +100,15 @@ fn file_names_with_escapes_are_clean_in_runs_and_ingest_messages() {
     let case = Case::new();
     // The instance id comes from the file name, so it carries the escape sequence.
     case.write("name\u{1b}]0;pwned\u{7}__x-1.traj", good_traj().as_bytes());
-    let bad = case.write("bad\u{1b}[2Jname.json", br#"{"foo": 1}"#);
-    let out = case.cli(&[OsStr::new("ingest"), case.root.as_os_str()]);
+    let bad = case.write("bad\u{1b}[2Jname.traj", br#"{"foo": 1}"#);
+    case.write("meta\u{1b}[2Jdata.json", br#"{"foo": 1}"#);
+    let out = case.cli(&[OsStr::new("ingest"), OsStr::new("--verbose"), case.root.as_os_str()]);
     assert_eq!(out.status.code(), Some(1));
     assert!(!out.stderr.contains(&0x1b), "ESC in ingest messages");
     assert_eq!(terminal_controls(&out.stderr), Vec::<String>::new());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("error: ") && stderr.contains("name.json: not a known"), "{stderr}");
+    assert!(stderr.contains("error: ") && stderr.contains("name.traj: not a known"), "{stderr}");
+    assert!(stderr.contains("skipped: ") && stderr.contains("data.json: not a known format"), "{stderr}");
     assert!(bad.exists());
     let out = case.cli(&[OsStr::new("runs")]);
     assert_clean("runs", &out);

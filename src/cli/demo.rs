@@ -54,7 +54,7 @@ fn demo(dir: &Path, ui: &super::tui::UiArgs) -> Result<i32> {
         return Ok(0);
     }
     if report.has_problems() {
-        super::ingest::print_summary(&report);
+        super::ingest::print_summary(&report, false);
     }
     // Labels for the runs not known to be resolved, so the TUI shows them (L, v).
     let taxonomy = super::settings::load_taxonomy(None)?;
@@ -67,11 +67,11 @@ fn demo(dir: &Path, ui: &super::tui::UiArgs) -> Result<i32> {
     if std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
         return super::tui::run(&db, store, super::tui::Start::List, ui);
     }
-    super::ingest::print_summary(&report);
+    super::ingest::print_summary(&report, false);
     let runs = store.list_runs(RunFilter::default())?;
     super::output::print_run_table(&runs)?;
     super::output::emit(
         "\nTry: trajan ingest PATH... then trajan runs / show RUN / search PHRASE / classify / labels (see README.md).\n",
     )?;
-    Ok(if report.has_problems() { 1 } else { 0 })
+    Ok(super::ingest::exit_status(&report))
 }

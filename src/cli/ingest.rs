@@ -1,10 +1,12 @@
-//! `trajan ingest`: progress bar on a terminal, closing summary, exit status 1 on problems.
+//! `trajan ingest`: progress bar on a terminal, the problems by kind, the closing summary, and
+//! the exit status (see [`exit_status`]).
 
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use trajan::ingest::pipeline::problems::{Problem, ProblemKind};
 use trajan::ingest::pipeline::{self, Options, Progress, Report, UnitResult};
 use trajan::model::Format;
 use trajan::sanitize::sanitize;
@@ -52,25 +54,74 @@ impl Progress for Bar {
     }
 }
 
-pub fn run(store: &mut Store, paths: &[PathBuf], format: Option<Format>) -> Result<i32> {
+pub fn run(store: &mut Store, paths: &[PathBuf], format: Option<Format>, verbose: bool) -> Result<i32> {
     let bar = Bar::new();
     let opts = Options { forced: format, ..Options::default() };
     let report = pipeline::ingest(store, paths, &opts, &bar);
-    print_summary(&report);
-    Ok(if report.has_problems() { 1 } else { 0 })
+    print_summary(&report, verbose);
+    Ok(exit_status(&report))
 }
 
-pub fn print_summary(report: &Report) {
+/// 0: every file of a supported format was read whole (notes may be printed); 1: a file of a
+/// supported format could not be read, or lost content (lines, records or a cut file's tail
+/// skipped, bytes or values replaced). Files that are no input are skipped and change nothing.
+pub fn exit_status(report: &Report) -> i32 {
+    if report.has_problems() { 1 } else { 0 }
+}
+
+/// Problems shown per kind unless `--verbose`.
+const EXAMPLES: usize = 3;
+
+/// The problems grouped by kind (a few of each, or all with `verbose`; with `verbose` the skipped
+/// files and why), then the summary last, where a terminal leaves it in view.
+pub fn print_summary(report: &Report, verbose: bool) {
+    let problems = report.problems();
+    let mut kinds: Vec<ProblemKind> = problems.iter().map(|p| p.kind).collect();
+    kinds.sort();
+    kinds.dedup();
+    for kind in kinds {
+        let group: Vec<&Problem> = problems.iter().filter(|p| p.kind == kind).collect();
+        let mut files: Vec<&Path> = group.iter().map(|p| p.path).collect();
+        files.sort();
+        files.dedup();
+        let count = if kind.is_failure() {
+            format!("{} {}", group.len(), if group.len() == 1 { "file" } else { "files" })
+        } else {
+            let n = files.len();
+            format!("{} in {n} {}", group.len(), if n == 1 { "file" } else { "files" })
+        };
+        eprintln!("{} ({count}):", kind.heading());
+        let label = match kind {
+            k if k.is_failure() => "error",
+            ProblemKind::Note => "note",
+            _ => "warning",
+        };
+        let shown = if verbose { group.len() } else { EXAMPLES };
+        for p in group.iter().take(shown) {
+            eprintln!("{label}: {}", sanitize(&p.message));
+        }
+        if group.len() > shown {
+            eprintln!("  … {} more (ingest --verbose lists them all)", group.len() - shown);
+        }
+    }
+    if verbose {
+        for r in &report.results {
+            if let UnitResult::Skipped { path, skip } = r {
+                eprintln!("skipped: {}: {}", sanitize(&path.display().to_string()), sanitize(&skip.reason));
+            }
+        }
+    }
     let t = report.totals();
     let secs = report.elapsed.as_secs_f64().max(1e-9);
     let mb = report.bytes as f64 / 1e6;
     eprintln!(
-        "ingested {} (runs {}, steps {}, test outcomes {}, predictions {}), unchanged {}, skipped {} (not trajectories or logs), failed {}: {:.1} MB in {:.2} s ({:.1} MB/s)",
+        "ingested {} (runs {}, steps {}, test outcomes {}, predictions {}, dataset tasks {}), unchanged {}, skipped {}, failed {}: {:.1} MB in {:.2} s ({:.1} MB/s)",
         report.ingested(),
         t.runs,
         t.steps,
         t.outcomes,
         t.predictions,
+        t.tasks,
         report.unchanged(),
         report.skipped(),
         report.failures().count(),
@@ -78,15 +129,9 @@ pub fn print_summary(report: &Report) {
         secs,
         mb / secs
     );
-    for r in &report.results {
-        match r {
-            UnitResult::Failed(e) => eprintln!("error: {}", sanitize(&e.to_string())),
-            UnitResult::Ingested { warnings, .. } | UnitResult::Unchanged { warnings, .. } => {
-                for w in warnings {
-                    eprintln!("warning: {}", sanitize(w));
-                }
-            }
-            UnitResult::Skipped { .. } => {}
-        }
+    let skipped = report.skipped_by_kind();
+    if !skipped.is_empty() {
+        let parts: Vec<String> = skipped.iter().map(|(kind, n)| format!("{n} {}", kind.noun(*n))).collect();
+        eprintln!("skipped, not inputs: {}", parts.join(", "));
     }
 }

@@ -12,6 +12,7 @@ mod bench_tui;
 mod chat_server;
 mod classify;
 mod demo;
+mod export;
 mod ingest;
 mod manual;
 mod memory;
@@ -53,7 +54,7 @@ pub struct Cli {
     /// Capture the mouse in the TUI (wheel scrolls; off by default so text can be selected).
     #[arg(long, global = true)]
     mouse: bool,
-    /// Colours of the TUI: truecolor, 256, none; default from COLORTERM, TERM and NO_COLOR.
+    /// Colours of the TUI: truecolor, 256, 16, none; default from COLORTERM, TERM and NO_COLOR.
     #[arg(long, global = true)]
     color: Option<String>,
     /// Who is labelling, in `label` and the TUI (default: `rater` under [labels] in
@@ -78,6 +79,9 @@ enum Command {
         /// Read every file as this format instead of detecting it.
         #[arg(long, value_parser = parse_format)]
         format: Option<Format>,
+        /// List every problem (not a few of each kind) and every skipped file with the reason.
+        #[arg(long, short)]
+        verbose: bool,
     },
     /// List runs.
     Runs {
@@ -140,8 +144,9 @@ enum Command {
     Agreement(review::AgreementArgs),
     /// Failure-mode distribution overall or by model, agent, benchmark or exit.
     Stats(review::StatsArgs),
-    /// Export labels or statistics as csv, json, jsonl or markdown.
-    Export(review::ExportArgs),
+    /// Export labels or statistics (csv, json, jsonl, markdown), the runs, steps, edits and labels
+    /// tables (csv, parquet), or one run as an ATIF trajectory.
+    Export(export::ExportArgs),
     /// Merge labels exported from another reviewer's database (JSON or JSON lines); conflicts
     /// are reported, never overwritten.
     ImportLabels {
@@ -240,9 +245,9 @@ pub fn run() -> Result<i32> {
             }
         },
         Command::Paths(_) => bail!("nothing to open"),
-        Command::Ingest { paths, format } => {
+        Command::Ingest { paths, format, verbose } => {
             let mut store = open(&cli.db, Access::Create)?;
-            ingest::run(&mut store, &paths, format)
+            ingest::run(&mut store, &paths, format, verbose)
         }
         Command::Runs { failed, json } => {
             let store = open(&cli.db, Access::Read)?;

@@ -43,11 +43,11 @@ pub fn run(db: &Path, paths: &[PathBuf], ui: &UiArgs) -> Result<i32> {
     let opts = Options { after_first: Some(yield_to_keys), ..Options::default() };
     if !tui::on_terminal() {
         let opened = reading::open(&mut store, paths, &opts, &|_| {}, &AtomicBool::new(false));
-        super::ingest::print_summary(&opened.report);
+        super::ingest::print_summary(&opened.report, false);
         let mut runs = store.list_runs(RunFilter::default())?;
         runs.retain(|r| opened.runs.binary_search(&r.id).is_ok());
         output::print_run_table(&runs)?;
-        return Ok(if opened.report.has_problems() { 1 } else { 0 });
+        return Ok(super::ingest::exit_status(&opened.report));
     }
     let screen = super::open(db, Access::Read)?;
     let label = label(paths);
@@ -75,7 +75,7 @@ pub fn run(db: &Path, paths: &[PathBuf], ui: &UiArgs) -> Result<i32> {
     let code = ran?;
     // What went wrong is said again where it stays: on the terminal once the TUI is gone.
     if let Some(opened) = opened.filter(|o| !o.cancelled && o.report.has_problems()) {
-        super::ingest::print_summary(&opened.report);
+        super::ingest::print_summary(&opened.report, false);
         return Ok(code.max(1));
     }
     Ok(code)

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use trajan::model::TestGroup;
 use trajan::review::export::escape_c1;
 use trajan::sanitize::sanitize;
-use trajan::store::read::{RunDetail, RunSummary, SearchHit, StepRow};
+use trajan::store::read::{RunDetail, RunSummary, SearchHit, StepRow, Verdict};
 
 /// Write to stdout. A closed pipe (`trajan runs | head`) is reported as an `io::Error` of kind
 /// `BrokenPipe`, which `main` treats as a normal end.
@@ -155,17 +155,24 @@ fn render_run(out: &mut String, d: &RunDetail, full: bool) {
     }
     if let Some(o) = &d.outcome {
         let failed: Vec<_> = o.tests.iter().filter(|t| !t.passed).collect();
-        let _ = writeln!(
-            out,
-            "\ntests ({}): resolved {}, {} tests, {} failing",
-            o.format,
-            resolved(o.resolved),
-            o.tests.len(),
-            failed.len()
-        );
+        let verdict = match o.verdict {
+            Verdict::Reported => format!("resolved {}", resolved(o.resolved)),
+            Verdict::Graded => format!(
+                "resolved {} (graded from the test log against the task's FAIL_TO_PASS / PASS_TO_PASS)",
+                resolved(o.resolved)
+            ),
+            Verdict::Ungraded => "evaluated, verdict unknown (the task's FAIL_TO_PASS / PASS_TO_PASS lists are \
+                                  not known: ingest the dataset file)"
+                .to_string(),
+        };
+        let _ = writeln!(out, "\ntests ({}): {verdict}, {} tests, {} failing", o.format, o.tests.len(), failed.len());
+        let _ = writeln!(out, "  from {}", cell(&o.source, 200));
         for t in failed.iter().take(20) {
             let _ = writeln!(out, "  FAIL {} {}", t.group.map_or("", TestGroup::name), cell(&t.name, 150));
         }
+    }
+    for u in &d.unjoined_evaluations {
+        let _ = writeln!(out, "\nevaluation found in {}, not joined: {}", cell(&u.source, 200), cell(&u.reason, 200));
     }
     for step in &d.step_list {
         render_step(out, step, d, full);

@@ -11,12 +11,11 @@ use trajan::label::ExitCategory;
 use trajan::label::HumanVerdict;
 use trajan::label::taxonomy::Taxonomy;
 use trajan::model::FailedScope;
-use trajan::review::export::{self, ExportedLabel, Format};
+use trajan::review::export::{self, Format};
 use trajan::review::import;
 use trajan::review::stats::{self, By, Pick};
 use trajan::sanitize::sanitize;
 use trajan::store::Store;
-use trajan::store::read::RunFilter;
 
 #[derive(clap::Args)]
 pub struct LabelArgs {
@@ -241,53 +240,28 @@ pub fn stats(store: &Store, args: &StatsArgs, include_unknown: bool) -> Result<i
     Ok(0)
 }
 
-#[derive(clap::Args)]
-pub struct ExportArgs {
-    /// labels or stats.
-    pub what: String,
-    /// csv, json, jsonl or markdown.
-    #[arg(long, default_value = "csv")]
-    pub format: String,
-    /// Write here instead of standard output: a file is replaced whole (never half-written, its
-    /// mode kept); a device or FIFO (/dev/stdout, a named pipe) is written into.
-    #[arg(short = 'o', long)]
-    pub output: Option<PathBuf>,
-    /// Labels: only the current label per run, source, rater and taxonomy (default: all).
-    #[arg(long)]
-    pub current: bool,
-    /// Stats: group by (all, model, agent, benchmark, exit).
-    #[arg(long, default_value = "all")]
-    pub by: String,
-    /// Stats: whose labels.
-    #[arg(long, default_value = "best")]
-    pub source: String,
-    #[arg(long)]
-    pub taxonomy: Option<String>,
-}
-
-pub fn export(store: &Store, args: &ExportArgs, include_unknown: bool) -> Result<i32> {
+pub fn export(store: &Store, args: &super::export::ExportArgs, include_unknown: bool) -> Result<i32> {
+    if args.what == "run" || args.format == "atif" {
+        return super::export::run_atif(store, args);
+    }
+    if args.format == "parquet" || matches!(args.what.as_str(), "runs" | "steps" | "edits") {
+        return super::export::tables(store, args);
+    }
     let config = UserConfig::load(|k| std::env::var(k).ok())?;
     let format = Format::parse(&args.format)
-        .with_context(|| format!("--format {:?}: csv, json, jsonl or markdown", args.format))?;
+        .with_context(|| format!("--format {:?}: csv, json, jsonl, markdown, atif or parquet", args.format))?;
+    if args.run.is_some() {
+        bail!("export {}: takes no run (only `export run RUN --format atif` does)", args.what);
+    }
     let text = match args.what.as_str() {
-        "labels" => {
-            let runs: std::collections::HashMap<i64, trajan::store::read::RunSummary> =
-                store.list_runs(RunFilter::default())?.into_iter().map(|r| (r.id, r)).collect();
-            // A label whose run is gone has no instance id, and names no run.
-            let rows: Vec<ExportedLabel> = store
-                .labels(None, args.current)?
-                .iter()
-                .map(|row| ExportedLabel::new(row, runs.get(&row.label.run_id).filter(|_| row.instance_id.is_some())))
-                .collect();
-            export::labels(&rows, format)?
-        }
+        "labels" => export::labels(&super::export::exported_labels(store, None, args.current)?, format)?,
         "stats" => {
             let taxonomy = settings::taxonomy(args.taxonomy.as_deref(), &config)?;
             let s = compute_stats(store, &taxonomy, &args.by, &args.source, settings::scope(include_unknown, &config))?;
             let modes: Vec<String> = taxonomy.mode_ids();
             export::stats(&s, &modes, format)?
         }
-        other => bail!("export {other:?}: labels or stats"),
+        other => bail!("export {other:?}: labels, stats, runs, steps, edits or run"),
     };
     match &args.output {
         // Every format is safe for a terminal as it is: the same text as the file.

@@ -27,6 +27,8 @@ pub enum Detected {
     NeedsValue,
     /// Text that is not an input of any kind (a README, a script): skipped, not an error.
     NotInput,
+    /// A SWE-agent demonstration (an object holding only `history`): a prompt example, not a run.
+    Demonstration,
 }
 
 /// Look at the shape of a document. For objects this scans the whole document once without
@@ -34,6 +36,9 @@ pub enum Detected {
 pub fn shape(text: &str) -> Shape {
     let t = text.trim_start_matches('\u{feff}').trim_start();
     if t.starts_with('[') {
+        if is_bracketed_log(t) {
+            return Shape::Text;
+        }
         return Shape::Array(first_item_keys(t).unwrap_or_default());
     }
     if !t.starts_with('{') {
@@ -52,12 +57,30 @@ pub fn shape(text: &str) -> Shape {
     }
 }
 
+/// A log whose lines start with bracketed tags or times (`[astropy__astropy__5.0]
+/// [astropy__astropy-12907] Task Metadata:`, `[2025-05-01 10:00:01] started`, `[INFO] ...`): text,
+/// though it starts with `[`. Its first line has a JSON syntax error before any string or
+/// object opens; a JSON array's first line is valid, cut (a pretty-printed `[`, a file cut
+/// mid-write) or broken only inside its strings and objects, and stays JSON.
+fn is_bracketed_log(t: &str) -> bool {
+    let line = t.lines().next().unwrap_or_default();
+    let Err(e) = serde_json::from_str::<IgnoredAny>(line) else { return false };
+    // Nesting too deep is JSON too (its parse reports the limit).
+    if e.classify() != serde_json::error::Category::Syntax || e.line() != 1 || e.to_string().contains("recursion") {
+        return false;
+    }
+    let upto = line.char_indices().nth(e.column()).map_or(line.len(), |(i, _)| i);
+    !line[..upto].contains(['"', '{'])
+}
+
 /// Decide the format from the shape alone where the keys are enough.
 pub fn detect(shape: &Shape, text: &str) -> Detected {
     let has = |keys: &[String], k: &str| keys.iter().any(|x| x == k);
     match shape {
         Shape::Object(keys) => {
-            if has(keys, "trajectory") || has(keys, "attempts") {
+            if is_atif(keys) {
+                Detected::Format(Format::Atif)
+            } else if has(keys, "trajectory") || has(keys, "attempts") {
                 Detected::Format(Format::SweAgent)
             } else if has(keys, "trajectory_format") || (has(keys, "messages") && has(keys, "info")) {
                 Detected::Format(Format::MiniSweAgent)
@@ -67,37 +90,87 @@ pub fn detect(shape: &Shape, text: &str) -> Detected {
                 Detected::Format(Format::SwebenchSummary)
             } else if has(keys, "tests_status") || has(keys, "patch_successfully_applied") {
                 Detected::Format(Format::SwebenchReport)
-            } else if has(keys, "history") && has(keys, "instance_id") {
-                Detected::Format(Format::OpenHands)
-            } else if is_dataset_instance(keys) {
-                Detected::Format(Format::SwebenchDataset)
+            } else if has(keys, "resolved") && crate::ingest::experiments::RESULTS_KEYS.iter().any(|k| has(keys, k)) {
+                // SWE-bench/experiments `results/results.json`: instance ids by verdict.
+                Detected::Format(Format::SwebenchSummary)
+            } else if let Some(f) = record_format(keys) {
+                Detected::Format(f)
+            } else if keys.len() == 1 && has(keys, "history") {
+                Detected::Demonstration
             } else {
                 Detected::NeedsValue
             }
         }
         Shape::Lines(keys) => {
-            if has(keys, "history") && has(keys, "instance_id") {
-                Detected::Format(Format::OpenHands)
+            if let Some(f) = record_format(keys) {
+                Detected::Format(f)
             } else if has(keys, "model_patch") {
                 Detected::Format(Format::SweAgentPreds)
             } else if has(keys, "trajectory_format") {
                 Detected::Format(Format::MiniSweAgent)
-            } else if is_dataset_instance(keys) {
-                Detected::Format(Format::SwebenchDataset)
             } else {
                 Detected::NeedsValue
             }
         }
-        Shape::Array(keys) if is_dataset_instance(keys) => Detected::Format(Format::SwebenchDataset),
-        Shape::Array(_) => Detected::NeedsValue,
+        Shape::Array(keys) => match record_format(keys) {
+            // A list of records: every record format's reader takes a list too.
+            Some(f) => Detected::Format(f),
+            // mini-swe-agent before `trajectory_format` existed: a bare list of messages.
+            None if is_message(keys) => Detected::Format(Format::MiniSweAgent),
+            None => Detected::NeedsValue,
+        },
         Shape::Text => {
             if is_unittest_output(text) {
                 Detected::Format(Format::UnittestText)
+            } else if is_eval_log(text) {
+                Detected::Format(Format::SwebenchEvalLog)
             } else {
                 Detected::NotInput
             }
         }
     }
+}
+
+/// The format of a record (a JSON-lines line, an object, a list's first item) told by its keys:
+/// OpenHands output (the resolver's, and the evaluation's of every year), multi-SWE-bench
+/// predictions and tasks, SWE-bench tasks.
+fn record_format(keys: &[String]) -> Option<Format> {
+    let has = |k: &str| keys.iter().any(|x| x == k);
+    if has("history") && has("issue") && has("git_patch") {
+        Some(Format::OpenHandsResolver)
+    } else if has("history") && (has("instance_id") || has("instance") || has("instruction")) {
+        // `instance_id` since mid-2024; OpenDevin's 2024 lines have `id`, `instance`, `instruction`.
+        Some(Format::OpenHands)
+    } else if is_multi_swebench_task(keys) {
+        Some(Format::MultiSwebenchDataset)
+    } else if has("fix_patch") && has("org") && has("repo") && has("number") {
+        Some(Format::MultiSwebenchPreds)
+    } else if is_dataset_instance(keys) {
+        Some(Format::SwebenchDataset)
+    } else {
+        None
+    }
+}
+
+/// A multi-SWE-bench task: the fix patch and what identifies the PR, with the test patch or
+/// the test lists the predictions file never has.
+fn is_multi_swebench_task(keys: &[String]) -> bool {
+    let has = |k: &str| keys.iter().any(|x| x == k);
+    has("fix_patch")
+        && (has("instance_id") || (has("org") && has("repo") && has("number")))
+        && ["test_patch", "f2p_tests", "p2p_tests", "fixed_tests", "resolved_issues"].iter().any(|k| has(k))
+}
+
+/// A chat message: `role` and `content`.
+fn is_message(keys: &[String]) -> bool {
+    keys.iter().any(|k| k == "role") && keys.iter().any(|k| k == "content")
+}
+
+/// The SWE-bench harness's `*.eval.log` of before mid-2024: `Task Metadata:` and the instance
+/// id at its start (lines may carry a `[testbed] [instance]` prefix).
+pub fn is_eval_log(text: &str) -> bool {
+    let head = text.get(..text.len().min(4096)).unwrap_or(text);
+    head.contains("Task Metadata:") && head.contains("- Instance ID:")
 }
 
 /// The format of a JSON object cut mid-write, from the top-level keys written before the cut
@@ -112,6 +185,11 @@ pub fn detect_cut(keys: &[String]) -> Option<Format> {
         }
         _ => None,
     }
+}
+
+/// An ATIF trajectory (Harbor RFC 0001): `schema_version`, `agent` and `steps`.
+fn is_atif(keys: &[String]) -> bool {
+    ["schema_version", "agent", "steps"].iter().all(|k| keys.iter().any(|x| x == k))
 }
 
 /// A SWE-bench dataset instance (a task with its gold patch): `instance_id` and `patch`, and
@@ -307,6 +385,60 @@ mod tests {
         assert_eq!(detect(&shape(t), t), Detected::Format(Format::UnittestText));
         let t = "# A readme\n";
         assert_eq!(detect(&shape(t), t), Detected::NotInput);
+    }
+
+    #[test]
+    fn formats_met_in_the_wild_are_told_by_their_keys() {
+        let lines = |a: &str, b: &str| format!("{a}\n{b}\n");
+        let f = |text: &str| detect(&shape(text), text);
+        // OpenDevin 2024: `id`, `instance`, `instruction`, `history` of pairs.
+        let t = lines(
+            r#"{"id": "P_1", "instance": {}, "instruction": "i", "history": [[{}, {}]]}"#,
+            r#"{"id": "P_2", "instance": {}, "instruction": "i", "history": []}"#,
+        );
+        assert_eq!(f(&t), Detected::Format(Format::OpenHands));
+        let t = lines(
+            r#"{"issue": {}, "instruction": "i", "git_patch": "", "history": [], "success": true}"#,
+            r#"{"issue": {}, "instruction": "i", "git_patch": "", "history": [], "success": false}"#,
+        );
+        assert_eq!(f(&t), Detected::Format(Format::OpenHandsResolver));
+        let t = lines(
+            r#"{"org": "o", "repo": "r", "number": "1", "fix_patch": "d"}"#,
+            r#"{"org": "o", "repo": "r", "number": "2", "fix_patch": "d"}"#,
+        );
+        assert_eq!(f(&t), Detected::Format(Format::MultiSwebenchPreds));
+        let t = lines(
+            r#"{"org": "o", "repo": "r", "number": 1, "fix_patch": "d", "test_patch": "t", "f2p_tests": {}}"#,
+            r#"{"org": "o", "repo": "r", "number": 2, "fix_patch": "d", "test_patch": "t", "f2p_tests": {}}"#,
+        );
+        assert_eq!(f(&t), Detected::Format(Format::MultiSwebenchDataset));
+        let t = r#"[{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]"#;
+        assert_eq!(f(t), Detected::Format(Format::MiniSweAgent));
+        let t = r#"{"history": [{"role": "system", "content": "s"}]}"#;
+        assert_eq!(f(t), Detected::Demonstration);
+        // Unknown JSON lines are told by their first line alone (the caller skips them).
+        let t = lines(r#"{"a": 1}"#, r#"{"a": 2}"#);
+        assert_eq!((shape(&t), f(&t)), (Shape::Lines(vec!["a".to_string()]), Detected::NeedsValue));
+    }
+
+    #[test]
+    fn an_eval_log_starting_with_a_bracket_is_text_not_json() {
+        let log = "[astropy__astropy__4.3] [astropy__astropy-12907] Task Metadata:\n\t- Instance ID: astropy__astropy-12907\n";
+        assert_eq!(shape(log), Shape::Text);
+        assert_eq!(detect(&shape(log), log), Detected::Format(Format::SwebenchEvalLog));
+        let old = "Task Metadata:\n\t- Instance ID: django__django-11099\n\t- Testbed: /tmp/x\n";
+        assert_eq!(detect(&shape(old), old), Detected::Format(Format::SwebenchEvalLog));
+        // JSON arrays stay arrays.
+        for json in ["[1, 2]", "[\"a\"] ", "[[1]]\n", "[\n  {\"a\": 1}\n]", "[true]"] {
+            assert!(matches!(shape(json), Shape::Array(_)), "{json}");
+        }
+        for other in ["[INFO] starting\n", "[2025-05-01 10:00:01] instance x started\n"] {
+            assert_eq!(detect(&shape(other), other), Detected::NotInput, "{other}");
+        }
+        // Broken or cut JSON stays JSON: its parse names where.
+        for json in ["[{\"a\": 1,, }]", "[\"a\" \"b\"]", "[{\"a\": ", "[\n"] {
+            assert!(matches!(shape(json), Shape::Array(_)), "{json}");
+        }
     }
 
     #[test]

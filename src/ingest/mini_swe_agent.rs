@@ -5,6 +5,11 @@
 //! v2 ("mini-swe-agent-1.1"): the model's native messages with an added `extra` (`actions`,
 //! `returncode`, `timestamp`, `cost`); tool-call models answer with `role: "tool"` messages; the
 //! run ends with a `role: "exit"` message whose `extra` holds `exit_status` and `submission`.
+//! Before `trajectory_format` existed (before July 2025) runs were saved as a bare JSON list of
+//! those messages, with no `info`: see [`bare_list_end`].
+//!
+//! The document is read a message at a time ([`doc`]), from memory or, for `trajan FILE`, from
+//! disk.
 
 mod doc;
 #[cfg(test)]
@@ -14,6 +19,7 @@ pub(crate) use doc::MiniDoc;
 
 use crate::analysis::{edits, markers};
 use crate::error::IngestError;
+use crate::ingest::instance_from_file_name;
 use crate::ingest::json::{at, content_text, f64_field, i64_field, maybe_nested_json, str_field};
 use crate::ingest::stream_doc::ReadError;
 use crate::model::{EditStatus, Parsed, Step, StepFlags};
@@ -33,6 +39,36 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
         ReadError::Invalid(e) => e,
         ReadError::Stopped | ReadError::Whole(_) => IngestError::shape(path, "mini-swe-agent: unexpected layout"),
     })
+}
+
+/// How a bare message list ended, when it says: mini-swe-agent ended a run when the output of a
+/// command began with its final-output marker (`echo MINI_SWE_AGENT_FINAL_OUTPUT && git diff`;
+/// `COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT` later), raising `Submitted` with the rest of the output
+/// as the submission, and added that text as the last message. `Some(submission)` when the last
+/// turn ran such a command and got its answer (`Some(None)`: an empty submission); `None` when
+/// the list ends otherwise (the exit status is then unknown: the file does not say).
+fn bare_list_end(last: &Turn) -> Option<Option<String>> {
+    let command = last.actions.first()?;
+    let marker = command.trim_start().strip_prefix("echo ")?.split_whitespace().next()?;
+    if !marker.ends_with("_FINAL_OUTPUT") {
+        return None;
+    }
+    let reply = last.replies.last()?;
+    Some(Some(content_text(reply.get("content"))).filter(|s| !s.trim().is_empty()))
+}
+
+/// The instance of a bare message list: its file name (`<instance>.traj.json`, as batch runs
+/// named them); the single-run `traj.json`, a name that names no instance, takes its folder's.
+fn bare_instance_id(path: &Path) -> String {
+    let stem = instance_from_file_name(path);
+    if stem != "traj" {
+        return stem;
+    }
+    path.parent()
+        .and_then(Path::file_name)
+        .map(|n| n.to_string_lossy().into_owned())
+        .filter(|n| !n.is_empty())
+        .unwrap_or(stem)
 }
 
 /// How many messages of a list cut mid-write to keep (see `ingest::truncated`): all of them,

@@ -3,7 +3,12 @@
 //! One module per input format; each exposes `parse(path, text) -> Result<Parsed, IngestError>`
 //! (folder formats take their member files). This module only decides which one to call.
 
+pub mod archive;
+pub mod atif;
 pub mod detect;
+pub mod eval_log;
+pub mod experiments;
+pub mod harbor;
 pub mod harness;
 pub mod json;
 pub mod lenient;
@@ -12,6 +17,7 @@ pub mod open;
 pub mod openhands;
 pub mod pipeline;
 pub mod predictions;
+pub mod skip;
 pub mod source;
 pub mod stream;
 pub mod stream_doc;
@@ -23,6 +29,7 @@ pub mod unittest;
 use crate::error::{IngestError, Location};
 use crate::model::{Format, Parsed};
 use detect::{Detected, Shape};
+use skip::{Skip, SkipKind};
 use source::{Loaded, UnitKind};
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -33,8 +40,9 @@ pub enum Outcome {
         format: Format,
         parsed: Parsed,
     },
-    /// Not an input of any kind (a README, a script): counted, not an error.
-    Skipped,
+    /// Not an input of any kind (a README, a run's metadata, an image): counted by kind, not an
+    /// error.
+    Skipped(Skip),
 }
 
 /// Parse a loaded unit. `forced` skips detection (`--format`).
@@ -65,6 +73,14 @@ pub fn parse_loaded(loaded: &Loaded, forced: Option<Format>) -> Result<Outcome, 
             parsed.warnings.extend(warnings);
             Ok(Outcome::Parsed { format: Format::OpenHandsEvents, parsed })
         }
+        UnitKind::HarborTrial => {
+            let mut warnings = Vec::new();
+            let files: Vec<(PathBuf, String)> =
+                loaded.files.iter().map(|(p, b)| (p.clone(), decode(p, b, &mut warnings).into_owned())).collect();
+            let mut parsed = harbor::parse_trial(&loaded.unit.path, &files)?;
+            parsed.warnings.extend(warnings);
+            Ok(Outcome::Parsed { format: Format::Atif, parsed })
+        }
         UnitKind::File => {
             let (path, bytes) =
                 loaded.files.first().ok_or_else(|| IngestError::Empty { path: loaded.unit.path.clone() })?;
@@ -81,11 +97,11 @@ pub fn parse_file(path: &Path, bytes: &[u8], forced: Option<Format>) -> Result<O
         return if looks_like_input(path) {
             Err(IngestError::Empty { path: path.to_path_buf() })
         } else {
-            Ok(Outcome::Skipped)
+            Ok(Outcome::Skipped(Skip::empty()))
         };
     }
     if let Some(nul) = bytes.iter().take(source::SNIFF_BYTES).position(|b| *b == 0) {
-        return Err(source::binary(path, nul));
+        return binary_outcome(source::binary(path, nul));
     }
     let mut warnings = Vec::new();
     let text = decode(path, bytes, &mut warnings);
@@ -99,14 +115,31 @@ pub fn parse_file(path: &Path, bytes: &[u8], forced: Option<Format>) -> Result<O
             parsed.warnings.splice(0..0, warnings);
             Outcome::Parsed { format, parsed }
         }
-        Outcome::Skipped => Outcome::Skipped,
+        skipped @ Outcome::Skipped(_) => skipped,
     })
+}
+
+/// Binary content (`error` says where): an error when the file's name says it is an input (a
+/// `.traj`, `.json`, a log), else skipped: an image or a compiled file beside the runs.
+pub fn binary_outcome(error: IngestError) -> Result<Outcome, IngestError> {
+    let path = match &error {
+        IngestError::Parse { path, .. } => path,
+        _ => return Err(error),
+    };
+    if looks_like_input(path) {
+        return Err(error);
+    }
+    let reason = match &error {
+        IngestError::Parse { location: Some(at), message, .. } => format!("{at}: {message}"),
+        other => other.to_string(),
+    };
+    Ok(Outcome::Skipped(Skip::new(SkipKind::Binary, reason)))
 }
 
 /// Detect the format (unless forced) and parse the text.
 fn detect_and_parse(path: &Path, bytes: &[u8], text: &str, forced: Option<Format>) -> Result<Outcome, IngestError> {
     let format = match forced {
-        Some(f) => f,
+        Some(f) => return parse_forced(f, path, text),
         None => {
             let shape = detect::shape(text);
             match detect::detect(&shape, text) {
@@ -114,22 +147,50 @@ fn detect_and_parse(path: &Path, bytes: &[u8], text: &str, forced: Option<Format
                 // Text that is not valid UTF-8 and not JSON is binary, not a README to skip.
                 Detected::NotInput => {
                     return match first_invalid_utf8(bytes) {
-                        Some(at) => Err(IngestError::parse(
+                        Some(at) => binary_outcome(IngestError::parse(
                             path,
                             Some(Location::Byte(at)),
                             "binary content (not UTF-8 text): not a trajectory or a test log",
                         )),
-                        None => Ok(Outcome::Skipped),
+                        None => Ok(Outcome::Skipped(Skip::text())),
                     };
                 }
+                Detected::Demonstration => return Ok(Outcome::Skipped(Skip::demonstration())),
+                // JSON lines are told by their first line's keys alone.
+                Detected::NeedsValue if matches!(shape, Shape::Lines(_)) => return unknown(path, &shape),
                 Detected::NeedsValue => {
                     let v = json::parse_value(path, text)?;
-                    detect::detect_value(&v).ok_or_else(|| unknown(path, &shape))?
+                    if experiments::is_breakdown(&v) {
+                        let why = "a SWE-bench/experiments breakdown of the results (results.json holds the verdicts)";
+                        return Ok(Outcome::Skipped(Skip::new(SkipKind::Json, why.to_string())));
+                    }
+                    match detect::detect_value(&v) {
+                        Some(f) => f,
+                        None => return unknown(path, &shape),
+                    }
                 }
             }
         }
     };
     Ok(Outcome::Parsed { format, parsed: parse_as(format, path, text)? })
+}
+
+/// A file read as the format `--format` named. What reads as nothing (no run, outcome,
+/// prediction or task) is an error saying so, never an empty success.
+fn parse_forced(format: Format, path: &Path, text: &str) -> Result<Outcome, IngestError> {
+    let parsed = parse_as(format, path, text)?;
+    if parsed.runs.is_empty() && parsed.outcomes.is_empty() && parsed.predictions.is_empty() && parsed.tasks.is_empty()
+    {
+        let found = match detect::detect(&detect::shape(text), text) {
+            Detected::Format(f) if f != format => format!(" (it reads as {})", f.name()),
+            _ => String::new(),
+        };
+        return Err(IngestError::shape(
+            path,
+            format!("read as {} (--format), the file gives no run, outcome, prediction or task{found}", format.name()),
+        ));
+    }
+    Ok(Outcome::Parsed { format, parsed })
 }
 
 /// A file whose parse failed (`error`): read again with Python's non-standard values (`NaN`,
@@ -223,34 +284,45 @@ fn parse_as(format: Format, path: &Path, text: &str) -> Result<Parsed, IngestErr
             harness::parse_dir(dir, &[(path.to_path_buf(), text.to_string())])
         }
         Format::UnittestText => unittest::parse(path, text),
+        Format::Atif => atif::parse(path, text),
+        Format::OpenHandsResolver => openhands::resolver::parse(path, text),
+        Format::MultiSwebenchPreds => predictions::parse(path, text),
+        Format::MultiSwebenchDataset => swebench_dataset::parse(path, text),
+        Format::SwebenchEvalLog => eval_log::parse(path, text),
     }
 }
 
-fn unknown(path: &Path, shape: &Shape) -> IngestError {
+/// JSON of no known format: skipped (run metadata, configs), or an error when the file's name
+/// says it is a trajectory (`.traj`): a trajectory trajan cannot read is not a file to pass over.
+fn unknown(path: &Path, shape: &Shape) -> Result<Outcome, IngestError> {
     let detail = match shape {
-        Shape::Object(keys) | Shape::Lines(keys) | Shape::Array(keys) if !keys.is_empty() => {
-            let mut shown: Vec<&str> = keys.iter().take(8).map(String::as_str).collect();
-            if keys.len() > 8 {
-                shown.push("...");
-            }
-            let what = if matches!(shape, Shape::Array(_)) {
-                "a JSON array whose first item has"
-            } else {
-                "a JSON object with"
-            };
-            format!("{what} keys [{}]", shown.join(", "))
+        Shape::Lines(keys) if !keys.is_empty() => format!("JSON lines, first line's keys: {}", skip::key_list(keys)),
+        Shape::Array(keys) if !keys.is_empty() => {
+            format!("a JSON array whose first item has keys [{}]", skip::key_list(keys))
         }
+        Shape::Object(keys) if !keys.is_empty() => format!("a JSON object with keys [{}]", skip::key_list(keys)),
         Shape::Object(_) | Shape::Lines(_) => "a JSON object with no keys".to_string(),
         Shape::Array(_) => "a JSON array whose items match no format".to_string(),
         Shape::Text => "plain text".to_string(),
     };
-    IngestError::UnknownFormat { path: path.to_path_buf(), detail }
+    if is_trajectory_name(path) {
+        return Err(IngestError::UnknownFormat { path: path.to_path_buf(), detail });
+    }
+    Ok(Outcome::Skipped(Skip::new(SkipKind::Json, format!("not a known format ({detail})"))))
+}
+
+/// A name only trajectories have: `.traj`, `.traj.json`.
+fn is_trajectory_name(path: &Path) -> bool {
+    let name = path.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    name.ends_with(".traj") || name.ends_with(".traj.json")
 }
 
 /// Whether a file's name says it is meant to be one of our inputs (JSON, JSON lines, `.traj`,
 /// `.pred`, logs, test output).
+/// A compressed copy (`x.traj.gz`) is named like its content.
 fn looks_like_input(path: &Path) -> bool {
     let name = path.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    let name = [".gz", ".zst", ".bz2", ".xz"].iter().find_map(|c| name.strip_suffix(c)).unwrap_or(&name);
     [".traj", ".json", ".jsonl", ".pred", ".log", "test_output.txt"].iter().any(|ext| name.ends_with(ext))
 }
 

@@ -93,7 +93,9 @@ pub fn open(
     let mut opened = Opened::default();
     let found = source::discover(paths);
     let single = match (paths, found.units.as_slice()) {
-        ([_], [unit]) if found.errors.is_empty() && unit.kind == UnitKind::File => Some(unit.path.clone()),
+        ([_], [unit]) if found.errors.is_empty() && unit.kind == UnitKind::File && unit.archive.is_none() => {
+            Some(unit.path.clone())
+        }
         _ => None,
     };
     let mut whole_after: Option<String> = None;

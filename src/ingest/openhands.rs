@@ -2,10 +2,14 @@
 //!
 //! An `output.jsonl` line (or a single instance in a `.json` file) holds `instance_id`,
 //! `instruction`, `history` (the event list), `test_result.git_patch`, `metrics`, `error`,
-//! `instance` and `metadata`. Event lists (a JSON array of events, or one file per event in
-//! `sessions/<sid>/events/<id>.json`) carry only the events: see `events`.
+//! `instance` and `metadata`. OpenDevin's lines of 2024 name the instance `id`, keep the model in
+//! `metadata.model_name` (only some lines carry `metadata`) and hold `history` as `[action,
+//! observation]` pairs. Event lists (a JSON array of events, or one file per event in
+//! `sessions/<sid>/events/<id>.json`) carry only the events: see `events`. The resolver's output
+//! is read by `resolver`.
 
 mod events;
+pub mod resolver;
 #[cfg(test)]
 mod tests;
 
@@ -25,6 +29,22 @@ const MASK: &str = "**********";
 const SECRET_KEYS: &[&str] = &["api_key", "aws_access_key_id", "aws_secret_access_key"];
 
 pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
+    parse_records(path, text, instance)
+}
+
+/// One line of an `output.jsonl` (for reading large files a line at a time).
+pub fn parse_line(path: &Path, line: usize, v: &Value) -> Result<Parsed, IngestError> {
+    let mut parsed = Parsed::default();
+    instance(path, v, line)?.into_parsed(&mut parsed);
+    Ok(parsed)
+}
+
+/// Reads one record (a line, an item of a list, a whole document) into an [`Instance`]; the
+/// number is its 1-based line or item, 0 for a whole document.
+type ReadRecord = fn(&Path, &Value, usize) -> Result<Instance, IngestError>;
+
+/// Records as JSON lines, a JSON list of them, or one object (an event list is read as events).
+fn parse_records(path: &Path, text: &str, read: ReadRecord) -> Result<Parsed, IngestError> {
     let mut parsed = Parsed::default();
     let jsonl = path.extension().is_some_and(|e| e == "jsonl") || crate::ingest::detect::is_jsonl(text);
     if !jsonl {
@@ -34,7 +54,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
                     return parse_events(path, items);
                 }
                 for (i, item) in items.iter().enumerate() {
-                    match instance(path, item, i + 1) {
+                    match read(path, item, i + 1) {
                         Ok(one) => one.into_parsed(&mut parsed),
                         Err(e) => parsed.warnings.push(e.to_string()),
                     }
@@ -45,7 +65,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
                 return Ok(parsed);
             }
             Ok(v @ Value::Object(_)) => {
-                instance(path, &v, 0)?.into_parsed(&mut parsed);
+                read(path, &v, 0)?.into_parsed(&mut parsed);
                 return Ok(parsed);
             }
             Ok(_) => return Err(IngestError::shape(path, "OpenHands: expected an instance object")),
@@ -54,17 +74,10 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
     }
     let mut warnings = Vec::new();
     for_each_jsonl_line(path, text, &mut warnings, |line, v| {
-        instance(path, &v, line)?.into_parsed(&mut parsed);
+        read(path, &v, line)?.into_parsed(&mut parsed);
         Ok(())
     })?;
     parsed.warnings.extend(warnings);
-    Ok(parsed)
-}
-
-/// One line of an `output.jsonl` (for reading large files a line at a time).
-pub fn parse_line(path: &Path, line: usize, v: &Value) -> Result<Parsed, IngestError> {
-    let mut parsed = Parsed::default();
-    instance(path, v, line)?.into_parsed(&mut parsed);
     Ok(parsed)
 }
 
@@ -75,7 +88,7 @@ pub fn parse_events(path: &Path, events: Vec<Value>) -> Result<Parsed, IngestErr
         return Err(IngestError::shape(path, "OpenHands events: the event list is empty"));
     }
     let instance_id = session_id(path).unwrap_or_else(|| instance_from_file_name(path));
-    let t = events::timeline(&events);
+    let t = events::timeline(&events::normalize(&events));
     let mut parsed = Parsed::default();
     parsed.warnings.extend(t.warnings.iter().map(|w| format!("{}: {w}", path.display())));
     parsed.tasks.push(Task {
@@ -130,17 +143,14 @@ fn instance(path: &Path, v: &Value, line: usize) -> Result<Instance, IngestError
     if !v.is_object() {
         return Err(shape_at(path, line, "an instance is not a JSON object"));
     }
-    let history = match v.get("history") {
-        Some(Value::Array(h)) => h.as_slice(),
-        None | Some(Value::Null) => &[],
-        Some(_) => return Err(shape_at(path, line, "`history` is not a list of events")),
-    };
+    let history = history_events(v).map_err(|m| shape_at(path, line, &m))?;
     let inst = v.get("instance").filter(|i| i.is_object()).unwrap_or(&Value::Null);
     let metadata = v.get("metadata").filter(|m| m.is_object());
     let instance_id = nonempty_str(v, "instance_id")
         .or_else(|| nonempty_str(inst, "instance_id"))
+        .or_else(|| id_text(v.get("id")))
         .unwrap_or_else(|| instance_from_file_name(path));
-    let t = events::timeline(history);
+    let t = events::timeline(&history);
     let prefix = match line {
         0 => format!("{}: ", path.display()),
         n => format!("{}: line {n}: ", path.display()),
@@ -153,8 +163,10 @@ fn instance(path: &Path, v: &Value, line: usize) -> Result<Instance, IngestError
         .and_then(Value::as_str)
         .filter(|p| !p.trim().is_empty())
         .map(str::to_string);
+    // A line without `metadata` names no model: it is left unknown, not borrowed from a
+    // neighbouring line (OpenDevin wrote `metadata` on only some lines of a file).
     let model = metadata
-        .and_then(|m| at(m, &["llm_config", "model"]))
+        .and_then(|m| at(m, &["llm_config", "model"]).or_else(|| m.get("model_name")))
         .and_then(Value::as_str)
         .map(str::to_string)
         .or(t.model.clone());
@@ -191,7 +203,12 @@ fn instance(path: &Path, v: &Value, line: usize) -> Result<Instance, IngestError
         fail_to_pass: string_list(inst.get("FAIL_TO_PASS")),
         pass_to_pass: string_list(inst.get("PASS_TO_PASS")),
     };
-    let outcome = at(v, &["test_result", "report", "resolved"]).and_then(Value::as_bool).map(|resolved| TestOutcome {
+    // The benchmark's grading: SWE-bench's report, or the `result` a 2024 benchmark script wrote
+    // by comparing the final answer with the expected one.
+    let verdict = at(v, &["test_result", "report", "resolved"])
+        .or_else(|| at(v, &["test_result", "result"]))
+        .and_then(Value::as_bool);
+    let outcome = verdict.map(|resolved| TestOutcome {
         instance_id,
         format: Some(Format::OpenHands),
         model,
@@ -201,7 +218,45 @@ fn instance(path: &Path, v: &Value, line: usize) -> Result<Instance, IngestError
     Ok(Instance { run, task, outcome, warnings })
 }
 
-fn agent_name(class: Option<&str>) -> String {
+/// The events of an instance's `history` (see [`events::normalize`]). A history that holds items
+/// but no event is an error saying what it holds: reading it as no step would lose the run
+/// without a word.
+fn history_events(v: &Value) -> Result<std::borrow::Cow<'_, [Value]>, String> {
+    let history = match v.get("history") {
+        Some(Value::Array(h)) => h.as_slice(),
+        None | Some(Value::Null) => &[],
+        Some(_) => return Err("`history` is not a list of events".to_string()),
+    };
+    let events = events::normalize(history);
+    if !history.is_empty() && !events.iter().any(events::is_event) {
+        let first = match &history[0] {
+            Value::Object(m) => {
+                format!("an object with keys [{}]", m.keys().take(8).cloned().collect::<Vec<_>>().join(", "))
+            }
+            Value::Array(_) => "a list that holds no event".to_string(),
+            other => format!("{other}").chars().take(40).collect(),
+        };
+        let items = match history.len() {
+            1 => "1 item".to_string(),
+            n => format!("{n} items"),
+        };
+        return Err(format!(
+            "`history` holds {items} and none is an OpenHands event (an object with `action` or `observation`); the first is {first}"
+        ));
+    }
+    Ok(events)
+}
+
+/// An id as text: a string, or a number.
+fn id_text(v: Option<&Value>) -> Option<String> {
+    match v? {
+        Value::String(s) if !s.trim().is_empty() => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+pub(super) fn agent_name(class: Option<&str>) -> String {
     match class {
         Some(c) => format!("openhands/{c}"),
         None => "openhands".to_string(),

@@ -1,8 +1,11 @@
-//! SWE-agent predictions: `all_preds.jsonl`, `preds.json` (dict or list), single `.pred` files.
+//! Predictions: SWE-agent's `all_preds.jsonl`, `preds.json` (dict or list), single `.pred` files,
+//! and multi-SWE-bench's `patch.jsonl`.
 //!
-//! Every record is `{model_name_or_path, instance_id, model_patch}`. In a `preds.json` dict the
-//! key is the instance id (the record may repeat it). A record of the wrong shape becomes a
-//! warning naming its line, key or index; the others are kept.
+//! A SWE-bench record is `{model_name_or_path, instance_id, model_patch}`; in a `preds.json` dict
+//! the key is the instance id (the record may repeat it). A multi-SWE-bench record is `{org, repo,
+//! number, fix_patch}`, its instance `org__repo-number` (as the benchmark's tasks and OpenHands
+//! name it). A record of the wrong shape becomes a warning naming its line, key or index; the
+//! others are kept.
 
 use crate::error::IngestError;
 use crate::ingest::json;
@@ -70,6 +73,9 @@ fn prediction(v: &Value, key: Option<&str>) -> Result<Prediction, String> {
     if !v.is_object() {
         return Err("a prediction must be a JSON object".to_string());
     }
+    if v.get("model_patch").is_none() && v.get("fix_patch").is_some() {
+        return multi_swebench_prediction(v);
+    }
     let instance_id = match v.get("instance_id") {
         Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
         None | Some(Value::Null) => match key {
@@ -88,6 +94,32 @@ fn prediction(v: &Value, key: Option<&str>) -> Result<Prediction, String> {
         }
     };
     Ok(Prediction { instance_id, model: json::nonempty_str(v, "model_name_or_path"), patch })
+}
+
+/// A multi-SWE-bench record: `{org, repo, number, fix_patch}`.
+fn multi_swebench_prediction(v: &Value) -> Result<Prediction, String> {
+    let instance_id =
+        pr_instance_id(v, "org").ok_or("missing org, repo or number (the instance is org__repo-number)")?;
+    let patch = match v.get("fix_patch") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()).filter(|s| !s.trim().is_empty()),
+        Some(_) => return Err(format!("{instance_id}: fix_patch must be a string or null")),
+    };
+    Ok(Prediction { instance_id, model: json::nonempty_str(v, "model_name_or_path"), patch })
+}
+
+/// `org__repo-number`, SWE-bench's name for a task taken from a GitHub pull request or issue, from
+/// a record's owner (`org` in multi-SWE-bench, `owner` in the OpenHands resolver), `repo` and
+/// `number` (an integer or a string holding one).
+pub fn pr_instance_id(v: &Value, owner_key: &str) -> Option<String> {
+    let org = json::nonempty_str(v, owner_key)?;
+    let repo = json::nonempty_str(v, "repo")?;
+    let number = match v.get("number")? {
+        Value::Number(n) => n.to_string(),
+        Value::String(s) if !s.trim().is_empty() => s.trim().to_string(),
+        _ => return None,
+    };
+    Some(format!("{org}__{repo}-{number}"))
 }
 
 #[cfg(test)]
@@ -176,6 +208,26 @@ mod tests {
         let single = r#"{"model_name_or_path": "m", "instance_id": "x__y-9", "model_patch": "d"}"#;
         let p = ok("x__y-9.pred", single);
         assert_eq!(summary(&p), vec![("x__y-9".to_string(), Some("m".to_string()), true)]);
+    }
+
+    /// MANIFEST: multi-SWE-bench predictions, 3 lines of `org`, `repo`, `number`, `fix_patch`.
+    #[test]
+    fn real_multi_swe_bench_patch_jsonl_names_instances_org_repo_number() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/corpus/openhands/multi_swe_bench_patch.jsonl");
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{e}"));
+        let p = ok(path, &text);
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+        let ids: Vec<&str> = p.predictions.iter().map(|p| p.instance_id.as_str()).collect();
+        assert_eq!(ids, ["ponylang__ponyc-4595", "ponylang__ponyc-4593", "ponylang__ponyc-4588"]);
+        assert!(p.predictions.iter().all(|p| p.model.is_none() && p.patch.is_some()));
+        assert!(
+            p.predictions[0].patch.as_deref().is_some_and(|d| d.starts_with("diff --git a/src/libponyc/ast/parser.c"))
+        );
+        // `number` as an integer, and a record that names no repository.
+        let text = "{\"org\": \"o\", \"repo\": \"r\", \"number\": 7, \"fix_patch\": \"\"}\n{\"org\": \"o\", \"number\": 8, \"fix_patch\": \"d\"}\n";
+        let p = ok("patch.jsonl", text);
+        assert_eq!(summary(&p), vec![("o__r-7".to_string(), None, false)]);
+        assert!(p.warnings[0].contains("line 2: missing org, repo or number"), "{:?}", p.warnings);
     }
 
     #[test]

@@ -1,8 +1,10 @@
 //! Finding the units to ingest under the paths a user names, and reading them.
 //!
 //! A unit is usually one file. Two layouts are one unit made of several files: a SWE-bench
-//! harness instance folder (`report.json`, `run_instance.log`, `test_output.txt`, `patch.diff`)
-//! and an OpenHands `events/` folder (one event per `<id>.json`).
+//! harness instance folder (`report.json`, `run_instance.log`, `test_output.txt`, `patch.diff`;
+//! a folder with only `patch.diff` and `test_output.txt` is one too) and an OpenHands `events/`
+//! folder (one event per `<id>.json`). A harness folder's `eval.sh` and its symlinks
+//! (`image_build_dir`, dangling once the folder is copied) belong to it and are not read.
 
 use crate::error::{self, IngestError, Location};
 use std::borrow::Cow;
@@ -15,6 +17,8 @@ pub enum UnitKind {
     File,
     HarnessDir,
     EventDir,
+    /// A Harbor trial folder: `result.json`, `agent/trajectory.json`, `verifier/` (`ingest::harbor`).
+    HarborTrial,
 }
 
 impl UnitKind {
@@ -30,6 +34,16 @@ pub struct Unit {
     pub kind: UnitKind,
     /// The files read for a folder unit, in order; empty for a file unit.
     pub members: Vec<PathBuf>,
+    /// For a unit found inside an archive: the unpacked archive. Its paths are then shown
+    /// paths (`ARCHIVE!/member`), read from the unpacked copy (`Unit::real`).
+    pub archive: Option<std::sync::Arc<super::archive::Extracted>>,
+}
+
+impl Unit {
+    /// Where one of this unit's paths is read from: itself, or its unpacked copy.
+    pub fn real(&self, path: &Path) -> PathBuf {
+        self.archive.as_ref().and_then(|a| a.real(path)).unwrap_or_else(|| path.to_path_buf())
+    }
 }
 
 /// A unit's bytes and content hash.
@@ -47,6 +61,8 @@ pub const HARNESS_FILES: [&str; 4] = ["report.json", "run_instance.log", "test_o
 pub struct Discovery {
     pub units: Vec<Unit>,
     pub errors: Vec<IngestError>,
+    /// While walking an unpacked archive: it, and how deep in archives it is.
+    inside: Option<(std::sync::Arc<super::archive::Extracted>, usize)>,
 }
 
 /// Walk the given files and folders (recursively). Errors (a missing path, an unreadable
@@ -58,6 +74,7 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
         match std::fs::metadata(&abs) {
             Err(source) => d.errors.push(IngestError::Io { path: abs, source }),
             Ok(m) if m.is_dir() => walk(&abs, &mut d),
+            Ok(_) if super::archive::kind(&abs).is_some() => expand(&abs, &abs, 0, &mut d),
             Ok(_) => d.units.push(unit_for_file(&abs)),
         }
     }
@@ -72,12 +89,18 @@ fn absolute(p: &Path) -> PathBuf {
 
 /// A file named on its own still belongs to its folder unit when it is part of one.
 fn unit_for_file(path: &Path) -> Unit {
+    let trial = path.parent().and_then(|p| trial_unit(p).or_else(|| p.parent().and_then(trial_unit)));
+    if let Some(u) = trial
+        && u.members.iter().any(|m| m == path)
+    {
+        return u;
+    }
     if let Some(u) = path.parent().and_then(folder_unit)
         && u.members.iter().any(|m| m == path)
     {
         return u;
     }
-    Unit { path: path.to_path_buf(), kind: UnitKind::File, members: Vec::new() }
+    Unit { path: path.to_path_buf(), kind: UnitKind::File, members: Vec::new(), archive: None }
 }
 
 fn walk(root: &Path, d: &mut Discovery) {
@@ -100,11 +123,22 @@ fn walk(root: &Path, d: &mut Discovery) {
                 it.skip_current_dir();
                 continue;
             }
+            // A Harbor trial is read whole from its own files; the rest under it is the
+            // agent's working material (`ingest::harbor`).
+            if let Some(u) = trial_unit(path) {
+                d.units.push(u);
+                it.skip_current_dir();
+                continue;
+            }
+            claimed.extend(super::harbor::job_files(path));
             // A folder unit's member files are read with it; everything else in it (other
             // files, subfolders) is walked as usual.
             if let Some(u) = folder_unit(path) {
                 claimed.extend(u.members.iter().cloned());
-                claimed.insert(path.join("eval.sh"));
+                if u.kind == UnitKind::HarnessDir {
+                    claimed.insert(path.join("eval.sh"));
+                    claimed.extend(symlinks_in(path));
+                }
                 d.units.push(u);
             }
             continue;
@@ -116,14 +150,61 @@ fn walk(root: &Path, d: &mut Discovery) {
         // and `load` checks what it points to. FIFOs, sockets and devices met in a walk are not
         // inputs: reading a FIFO would block.
         let links_to_dir = ft.is_symlink() && std::fs::metadata(path).is_ok_and(|m| m.is_dir());
-        if ft.is_file() || (ft.is_symlink() && !links_to_dir) {
-            d.units.push(Unit { path: path.to_path_buf(), kind: UnitKind::File, members: Vec::new() });
+        if ft.is_file() && super::archive::kind(path).is_some() {
+            match d.inside.clone() {
+                None => expand(path, path, 0, d),
+                Some((outer, depth)) if depth < super::archive::MAX_DEPTH => expand(path, &outer.shown(path), depth, d),
+                Some((outer, _)) => d.errors.push(IngestError::parse(
+                    &outer.shown(path),
+                    None,
+                    format!("an archive {} archives deep: not read", super::archive::MAX_DEPTH + 1),
+                )),
+            }
+        } else if ft.is_file() || (ft.is_symlink() && !links_to_dir) {
+            d.units.push(Unit { path: path.to_path_buf(), kind: UnitKind::File, members: Vec::new(), archive: None });
         }
+    }
+}
+
+/// An archive met in a walk (or named): unpacked, its folder walked, and each unit found there
+/// shown under the archive's name (`ingest::archive`). `shown` is the archive's own shown path
+/// (itself inside an archive at `depth` > 0).
+fn expand(path: &Path, shown: &Path, depth: usize, d: &mut Discovery) {
+    use super::archive;
+    let limits = archive::Limits { member: archive::MAX_MEMBER, total: archive::MAX_TOTAL };
+    let extracted = match archive::extract(path, shown, limits, &mut d.errors) {
+        Ok(x) => std::sync::Arc::new(x),
+        Err(e) => return d.errors.push(e),
+    };
+    let mut inner = Discovery { inside: Some((extracted.clone(), depth + 1)), ..Discovery::default() };
+    walk(extracted.dir(), &mut inner);
+    for e in inner.errors {
+        d.errors.push(match e {
+            IngestError::Io { path, source } => IngestError::Io { path: extracted.shown(&path), source },
+            other => other,
+        });
+    }
+    for mut u in inner.units {
+        // The units of an archive inside this one are already shown inside it.
+        if u.archive.is_some() {
+            d.units.push(u);
+            continue;
+        }
+        u.path = extracted.shown(&u.path);
+        u.members = u.members.iter().map(|m| extracted.shown(m)).collect();
+        u.archive = Some(extracted.clone());
+        d.units.push(u);
     }
 }
 
 fn is_hidden(p: &Path) -> bool {
     p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with('.'))
+}
+
+/// The Harbor trial a folder is (`ingest::harbor`).
+fn trial_unit(dir: &Path) -> Option<Unit> {
+    let members = super::harbor::trial_members(dir)?;
+    Some(Unit { path: dir.to_path_buf(), kind: UnitKind::HarborTrial, members, archive: None })
 }
 
 /// The folder unit a directory forms, if any.
@@ -137,10 +218,11 @@ fn folder_unit(dir: &Path) -> Option<Unit> {
         .collect();
     let has = |n: &str| names.iter().any(|x| x == n);
     let harness = has("run_instance.log")
-        || (has("report.json") && (has("test_output.txt") || has("patch.diff") || has("eval.sh")));
+        || (has("report.json") && (has("test_output.txt") || has("patch.diff") || has("eval.sh")))
+        || (has("patch.diff") && has("test_output.txt"));
     if harness {
         let members = HARNESS_FILES.iter().filter(|n| has(n)).map(|n| dir.join(n)).collect();
-        return Some(Unit { path: dir.to_path_buf(), kind: UnitKind::HarnessDir, members });
+        return Some(Unit { path: dir.to_path_buf(), kind: UnitKind::HarnessDir, members, archive: None });
     }
     let is_events = dir.file_name().is_some_and(|n| n == "events");
     let mut ids: Vec<(u64, String)> = names
@@ -153,9 +235,22 @@ fn folder_unit(dir: &Path) -> Option<Unit> {
             path: dir.to_path_buf(),
             kind: UnitKind::EventDir,
             members: ids.into_iter().map(|(_, n)| dir.join(n)).collect(),
+            archive: None,
         });
     }
     None
+}
+
+/// The symlinks directly in a folder that lead to no file (a harness folder's `image_build_dir`
+/// points into the harness's build cache and dangles in every copy).
+fn symlinks_in(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_symlink()))
+        .map(|e| e.path())
+        .filter(|p| !std::fs::metadata(p).is_ok_and(|m| m.is_file()))
+        .collect()
 }
 
 /// The key a unit is stored under (`sources.path`): its path as text, without loss.
@@ -209,10 +304,15 @@ pub fn binary(path: &Path, at: usize) -> IngestError {
 /// is binary content (a core dump, an image, a sparse file of zeros), an error at once. Anything
 /// but a regular file is left to [`load`], which says what it is (opening a FIFO would block).
 pub fn sniff(path: &Path) -> Result<(), IngestError> {
-    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+    sniff_as(path, path)
+}
+
+/// [`sniff`] the file at `real`, naming it `path` (a member of an archive).
+pub fn sniff_as(real: &Path, path: &Path) -> Result<(), IngestError> {
+    if !std::fs::metadata(real).is_ok_and(|m| m.is_file()) {
         return Ok(());
     }
-    let file = std::fs::File::open(path).map_err(|source| IngestError::Io { path: path.to_path_buf(), source })?;
+    let file = std::fs::File::open(real).map_err(|source| IngestError::Io { path: path.to_path_buf(), source })?;
     let mut head = Vec::with_capacity(SNIFF_BYTES);
     file.take(SNIFF_BYTES as u64)
         .read_to_end(&mut head)
@@ -248,9 +348,10 @@ pub fn load(unit: Unit, max_bytes: u64) -> Result<Loaded, IngestError> {
     let mut files = Vec::with_capacity(paths.len());
     let mut size = 0u64;
     for p in paths {
+        let real = unit.real(&p);
         // Only regular files are read: a FIFO (named, or behind a symlink) would block forever,
         // a device could be endless.
-        match std::fs::metadata(&p) {
+        match std::fs::metadata(&real) {
             Ok(m) if m.is_file() && m.len() > max_bytes => return Err(too_large(&p, m.len(), max_bytes)),
             Ok(m) if m.is_file() => {}
             Ok(_) => {
@@ -259,7 +360,7 @@ pub fn load(unit: Unit, max_bytes: u64) -> Result<Loaded, IngestError> {
             }
             Err(source) => return Err(IngestError::Io { path: p, source }),
         }
-        let bytes = std::fs::read(&p).map_err(|source| IngestError::Io { path: p.clone(), source })?;
+        let bytes = std::fs::read(&real).map_err(|source| IngestError::Io { path: p.clone(), source })?;
         if unit.kind != UnitKind::File {
             hasher.update(p.file_name().map(|n| n.as_encoded_bytes()).unwrap_or_default());
             hasher.update(&(bytes.len() as u64).to_le_bytes());
@@ -292,6 +393,26 @@ mod tests {
             d.units.iter().find(|u| u.kind == UnitKind::HarnessDir).unwrap_or_else(|| panic!("no harness unit"));
         assert_eq!(harness.members.len(), 4);
         assert!(d.units.iter().any(|u| u.path.ends_with("notes.json")));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn copied_harness_folders_without_report_and_their_dangling_symlink() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let inst = dir.path().join("logs/django__django-11099");
+        std::fs::create_dir_all(&inst).unwrap_or_else(|e| panic!("{e}"));
+        for f in ["patch.diff", "test_output.txt"] {
+            std::fs::write(inst.join(f), "x").unwrap_or_else(|e| panic!("{e}"));
+        }
+        std::os::unix::fs::symlink("/nonexistent/build_images/instances/x", inst.join("image_build_dir"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let d = discover(&[dir.path().to_path_buf()]);
+        assert!(d.errors.is_empty(), "{:?}", d.errors);
+        assert_eq!(d.units.len(), 1, "{:?}", d.units);
+        assert_eq!((d.units[0].kind, d.units[0].members.len()), (UnitKind::HarnessDir, 2));
+        // Outside a harness folder a dangling symlink is still named (load says it is missing).
+        std::os::unix::fs::symlink("/nonexistent/x.traj", dir.path().join("x.traj")).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(discover(&[dir.path().to_path_buf()]).units.len(), 2);
     }
 
     #[test]

@@ -1,14 +1,23 @@
-//! SWE-bench dataset files: task instances with their gold patches.
+//! Dataset files: task instances with their gold patches, of SWE-bench (and its variants),
+//! SWE-Bench Pro and multi-SWE-bench.
 //!
 //! A JSON array of instances, JSON lines (one instance per line), or a single instance object.
-//! An instance has at least `instance_id` and `patch` (the gold patch), and usually
+//! A SWE-bench instance has at least `instance_id` and `patch` (the gold patch), and usually
 //! `problem_statement`, `test_patch`, `repo`, `base_commit`, `FAIL_TO_PASS` and `PASS_TO_PASS`.
-//! The two test lists are JSON-encoded strings holding a list in the published dataset, and
-//! real lists in some re-packagings: both are read. Each instance becomes a [`Task`] (no run, no
-//! outcome); the store prefers a task with a gold patch when it shows a run of that instance.
+//! The two test lists are JSON-encoded strings holding a list in the published dataset, real
+//! lists in some re-packagings, and in SWE-Bench Pro (`fail_to_pass`, `pass_to_pass`, lower case
+//! in its CSV and JSON copies) Python list literals (`['test/a.js | A works']`): all are read.
 //!
-//! A record of the wrong shape becomes a warning naming its line (JSON lines) or item (array);
-//! the other records are kept.
+//! A multi-SWE-bench instance is a pull request: `org`, `repo`, `number`, `fix_patch` (the gold
+//! patch), `test_patch`, `resolved_issues` (`[{number, title, body}]`), and its tests as objects
+//! keyed by test name (`{"TestX": {"run": "NONE", "test": "FAIL", "fix": "PASS"}}`):
+//! `f2p_tests`, `s2p_tests` and `n2p_tests` must pass with the fix (FAIL_TO_PASS here) and
+//! `p2p_tests` must keep passing (PASS_TO_PASS). Its instance is `org__repo-number`, the name
+//! its predictions and OpenHands' runs use.
+//!
+//! Each instance becomes a [`Task`] (no run, no outcome); the store prefers a task with a gold
+//! patch when it shows a run of that instance. A record of the wrong shape becomes a warning
+//! naming its line (JSON lines) or item (array); the other records are kept.
 
 use crate::error::IngestError;
 use crate::ingest::json;
@@ -76,6 +85,9 @@ fn task(v: &Value) -> Result<(Task, Vec<String>), String> {
     if !v.is_object() {
         return Err("an instance must be a JSON object".to_string());
     }
+    if v.get("patch").is_none() && v.get("fix_patch").is_some() {
+        return multi_swebench_task(v);
+    }
     let instance_id = match v.get("instance_id") {
         Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
         None | Some(Value::Null) => return Err("missing instance_id".to_string()),
@@ -88,7 +100,7 @@ fn task(v: &Value) -> Result<(Task, Vec<String>), String> {
         Some(_) => return Err(format!("{instance_id}: patch must be a string or null")),
     };
     let mut notes = Vec::new();
-    let mut tests = |key: &str| match test_list(v.get(key)) {
+    let mut tests = |key: &str| match test_list(v.get(key).or_else(|| v.get(key.to_ascii_lowercase().as_str()))) {
         Ok(list) => list,
         Err(m) => {
             notes.push(format!("{instance_id}: {key} {m}; left empty"));
@@ -109,13 +121,80 @@ fn task(v: &Value) -> Result<(Task, Vec<String>), String> {
     ))
 }
 
-/// A test list: a JSON list of names, or a string holding one as JSON (the published dataset).
+/// A multi-SWE-bench instance (see the module's comment).
+fn multi_swebench_task(v: &Value) -> Result<(Task, Vec<String>), String> {
+    if !["test_patch", "f2p_tests", "p2p_tests", "fixed_tests", "resolved_issues"].iter().any(|k| v.get(*k).is_some()) {
+        return Err("has a fix_patch but no test_patch or test lists: a prediction, not a task".to_string());
+    }
+    let instance_id = crate::ingest::predictions::pr_instance_id(v, "org")
+        .or_else(|| json::nonempty_str(v, "instance_id"))
+        .ok_or("missing org, repo and number (the instance is org__repo-number) and instance_id")?;
+    let gold_patch = match v.get("fix_patch") {
+        Some(Value::String(s)) => Some(s.clone()).filter(|s| !s.trim().is_empty()),
+        None | Some(Value::Null) => None,
+        Some(_) => return Err(format!("{instance_id}: fix_patch must be a string or null")),
+    };
+    let mut notes = Vec::new();
+    let mut names = |keys: &[&str]| -> Vec<String> {
+        let mut out = Vec::new();
+        for key in keys {
+            match test_names(v.get(*key)) {
+                Ok(list) => out.extend(list),
+                Err(m) => notes.push(format!("{instance_id}: {key} {m}; left out")),
+            }
+        }
+        out
+    };
+    let fail_to_pass = names(&["f2p_tests", "s2p_tests", "n2p_tests"]);
+    let pass_to_pass = names(&["p2p_tests"]);
+    let issues: Vec<String> = v
+        .get("resolved_issues")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(title_and_body)
+        .filter(|t| !t.is_empty())
+        .collect();
+    let instruction = json::nonempty_str(v, "problem_statement")
+        .or_else(|| Some(issues.join("\n\n")).filter(|t| !t.is_empty()))
+        .or_else(|| Some(title_and_body(v)).filter(|t| !t.is_empty()));
+    Ok((Task { instance_id, instruction, gold_patch, fail_to_pass, pass_to_pass }, notes))
+}
+
+/// `title`, a blank line, `body` (either may be missing).
+fn title_and_body(v: &Value) -> String {
+    [json::nonempty_str(v, "title"), json::nonempty_str(v, "body")]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+/// Test names of a multi-SWE-bench test map (`{"name": {"run": ..., "test": ..., "fix": ...}}`,
+/// in the dataset's order), or a list of names.
+fn test_names(v: Option<&Value>) -> Result<Vec<String>, String> {
+    match v {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Object(map)) => Ok(map.keys().cloned().collect()),
+        Some(list @ Value::Array(_)) => test_list(Some(list)),
+        Some(_) => Err("is not a map or list of test names".to_string()),
+    }
+}
+
+/// A test list: a JSON list of names, or a string holding one as JSON (the published dataset) or
+/// as a Python list literal (SWE-Bench Pro).
 fn test_list(v: Option<&Value>) -> Result<Vec<String>, String> {
     let list = match v {
         None | Some(Value::Null) => return Ok(Vec::new()),
         Some(Value::String(s)) if s.trim().is_empty() => return Ok(Vec::new()),
-        Some(Value::String(s)) => serde_json::from_str::<Value>(s)
-            .map_err(|e| format!("is a string that is not a JSON list ({})", crate::error::json_message(&e)))?,
+        Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
+            Ok(list) => list,
+            Err(e) => {
+                return python_list(s).ok_or_else(|| {
+                    format!("is a string that is not a JSON list ({})", crate::error::json_message(&e))
+                });
+            }
+        },
         Some(other) => other.clone(),
     };
     let Value::Array(items) = list else {
@@ -128,6 +207,46 @@ fn test_list(v: Option<&Value>) -> Result<Vec<String>, String> {
             other => Err(format!("has a test name that is not a string ({other})")),
         })
         .collect()
+}
+
+/// A Python list of string literals, as `repr` writes it: `['a', "b's"]`, with backslash escapes.
+/// `None` for anything else.
+fn python_list(s: &str) -> Option<Vec<String>> {
+    let mut chars = s.trim().chars().peekable();
+    let mut out = Vec::new();
+    if chars.next()? != '[' {
+        return None;
+    }
+    loop {
+        while chars.next_if(|c| c.is_whitespace()).is_some() {}
+        match chars.next()? {
+            ']' if out.is_empty() => break,
+            quote @ ('\'' | '"') => {
+                let mut item = String::new();
+                loop {
+                    match chars.next()? {
+                        c if c == quote => break,
+                        '\\' => item.push(match chars.next()? {
+                            'n' => '\n',
+                            't' => '\t',
+                            'r' => '\r',
+                            other => other,
+                        }),
+                        c => item.push(c),
+                    }
+                }
+                out.push(item);
+            }
+            _ => return None,
+        }
+        while chars.next_if(|c| c.is_whitespace()).is_some() {}
+        match chars.next()? {
+            ',' => {}
+            ']' => break,
+            _ => return None,
+        }
+    }
+    chars.all(char::is_whitespace).then_some(out)
 }
 
 #[cfg(test)]
@@ -241,6 +360,68 @@ mod tests {
         assert_eq!(detect(&shape(oh), oh), Detected::Format(Format::OpenHands));
         let no_history = "{\"instance_id\": \"a\", \"patch\": \"g\", \"instance\": {}, \"test_result\": {}}";
         assert_eq!(detect(&shape(no_history), no_history), Detected::NeedsValue);
+    }
+
+    fn fixture(rel: &str) -> Parsed {
+        let path = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/formats")).join(rel);
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        parse(&path, &text).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn multi_swe_bench_tasks_have_their_gold_patch_and_test_maps() {
+        let p = fixture("multi-swe-bench/c/ponylang__ponyc_dataset.jsonl");
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+        assert_eq!(ids(&p), vec!["ponylang__ponyc-4595", "ponylang__ponyc-4593"]);
+        let t = &p.tasks[0];
+        assert!(t.gold_patch.as_deref().is_some_and(|g| g.starts_with("diff --git a/src/libponyc/ast/parser.c")));
+        // f2p, s2p and n2p must pass with the fix; p2p must keep passing.
+        assert_eq!(t.fail_to_pass, vec!["SugarTest.LetInParensIsSingle", "SugarTest.LetInParensIsNotATuple"]);
+        assert_eq!(t.pass_to_pass, vec!["SugarTest.LetSingle", "SugarTest.LetTuple"]);
+        assert_eq!(
+            t.instruction.as_deref(),
+            Some(
+                "Compiler crash on `let (a) = 1`\n\nThe compiler crashes when a single let binding is written in parentheses."
+            )
+        );
+        use crate::ingest::detect::{Detected, detect, shape};
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures/formats/multi-swe-bench/c/ponylang__ponyc_dataset.jsonl"
+        ))
+        .unwrap_or_default();
+        assert_eq!(detect(&shape(&text), &text), Detected::Format(crate::model::Format::MultiSwebenchDataset));
+    }
+
+    #[test]
+    fn swe_bench_pro_test_lists_are_python_literals_in_lower_case_keys() {
+        let p = fixture("swe-bench-pro/swe_bench_pro_test.jsonl");
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+        let t = &p.tasks[0];
+        assert!(t.instance_id.starts_with("instance_NodeBB__NodeBB-cfc237c2"));
+        assert!(t.gold_patch.as_deref().is_some_and(|g| g.contains("getIconBackgrounds")));
+        assert_eq!(t.fail_to_pass.len(), 2);
+        assert_eq!(
+            t.pass_to_pass,
+            vec![
+                "test/user.js | User should get admins and mods",
+                "test/user.js | User user info should be member of \"banned-users\" system group only after a ban",
+                "test/user.js | User profile methods should update a user's profile",
+            ]
+        );
+        assert!(p.tasks[1].pass_to_pass.is_empty());
+    }
+
+    #[test]
+    fn python_list_literals() {
+        assert_eq!(python_list("[]"), Some(vec![]));
+        assert_eq!(
+            python_list(r#"['a', "b's", 'c\'d', 'e\\f']"#),
+            Some(vec!["a".into(), "b's".into(), "c'd".into(), "e\\f".into()])
+        );
+        for bad in ["['a'", "['a' 'b']", "[1]", "['a',]", "x", "['a'] tail"] {
+            assert_eq!(python_list(bad), None, "{bad}");
+        }
     }
 
     #[test]

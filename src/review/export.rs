@@ -6,8 +6,11 @@
 //! characters as visible symbols and CSV text cells never start a spreadsheet formula; JSON
 //! escapes every control character. Files are written by `file`.
 
+pub mod atif;
 mod cells;
 mod file;
+pub mod parquet;
+pub mod tables;
 
 pub use cells::{clean, escape_c1};
 pub use file::{WhyNot, WriteError, write_file};

@@ -14,6 +14,8 @@ pub struct RunData {
     pub submission: Option<String>,
     /// The latest label of each source and rater (heuristic, LLM, reviewers).
     pub labels: Vec<crate::store::labels::LabelRow>,
+    /// Evaluations of the instance the run did not get, each with why.
+    pub unjoined: Vec<super::Unjoined>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -101,6 +103,7 @@ impl Store {
             outcome: outcome_id.map(|o| self.outcome(o)).transpose()?,
             task: self.task(&summary.instance_id)?,
             labels: self.labels(Some(id), true)?,
+            unjoined: super::link::unjoined(&self.conn, id)?,
             steps,
             submission,
             summary,

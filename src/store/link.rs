@@ -3,23 +3,44 @@
 //! Run after every write, for each instance the source touched, so that a log ingested before
 //! or after its trajectory joins either way. Precision first — a wrong verdict is worse than
 //! none — so a candidate is never joined when it contradicts the run:
-//! - it names another model (harness folder, prediction's model, or a summary whose file name
-//!   names the model it evaluated);
 //! - it carries a patch and the run submitted a different one;
+//! - it names another model (a harness folder or its `run_instance.log`, a prediction's model,
+//!   or a summary whose file name names the model it evaluated), unless its patch is the run's
+//!   submission: the same patch evaluated is the strongest evidence there is;
 //! - the run is a RetryAgent attempt that was not the one submitted.
 //!
-//! Among the rest, a matching model, the same folder, the same patch and per-test detail win.
-//! When several runs share the instance, a candidate must have something tying it to the run.
+//! A layout word (`logs`, `eval`, `results`, `run_evaluation`, `trajs`, ...) is never a model
+//! name. Among the rest, the same unit (a Harbor trial's run and verdict), the same patch, a
+//! matching model, the same submission folder (the
+//! folder a source sits in once instance folders and layout words are taken off its path:
+//! `<sub>/trajs/x.traj`, `<sub>/logs/x/` and `<sub>/results/results.json` are all in `<sub>`)
+//! and per-test detail win. When several runs share the instance, a candidate must have
+//! something tying it to the run. [`unjoined`] says why each evaluation a run did not get was
+//! left out, with the same rules.
 
 use crate::error::StoreError;
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 use std::path::Path;
+
+/// Folder names that say what a folder holds, not whose it is: never a model name, never a
+/// submission.
+const LAYOUT_WORDS: [&str; 9] =
+    ["logs", "eval", "evals", "results", "run_evaluation", "run evaluation", "trajs", "trajectories", "evaluation"];
+
+/// Whether a folder name is a layout word (`logs`, `run evaluation`, ...), in any case.
+pub fn is_layout_word(name: &str) -> bool {
+    let name = name.trim();
+    LAYOUT_WORDS.iter().any(|w| w.eq_ignore_ascii_case(name))
+}
 
 struct RunSide {
     id: i64,
-    /// The run's own model, else its prediction's (filled in between the two joins).
-    model: Option<String>,
-    dir: String,
+    /// The unit (source) it was read from: an evaluation read with the run (a Harbor trial's
+    /// verdict) is its own.
+    unit: i64,
+    /// The run's own model and its prediction's (filled in between the two joins).
+    models: Vec<String>,
+    home: String,
     submission: Option<String>,
     /// RetryAgent: `Some(false)` for an attempt that was not chosen.
     best_attempt: Option<bool>,
@@ -27,37 +48,149 @@ struct RunSide {
 
 struct Candidate {
     id: i64,
+    unit: i64,
     model: Option<String>,
     /// Harness run id or summary file name; names the model for summaries.
     label: Option<String>,
-    dir: String,
+    home: String,
     /// Per-test detail beats a bare resolved flag (summaries).
     detail: i64,
+    /// Whether it says resolved or not (a test log not graded yet does not).
+    verdict: bool,
     patch: Option<String>,
+    source: String,
+}
+
+/// How well a candidate fits a run, compared in this order: something ties it to the run (the
+/// same patch, model or submission folder), it has a verdict, the evidence (`score`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Fit {
+    tied: bool,
+    verdict: bool,
+    score: i64,
+}
+
+/// Why a candidate does not join a run.
+#[derive(Debug, Clone, PartialEq)]
+enum Reason {
+    PatchDiffers,
+    OtherModel(String),
+    /// A summary whose file name names another model.
+    OtherLabel(String),
+    NotSubmitted,
+    NothingTies(usize),
+}
+
+impl Reason {
+    fn text(&self) -> String {
+        match self {
+            Reason::PatchDiffers => "its patch differs from this run's submission".into(),
+            Reason::OtherModel(m) => format!("it evaluated another model ({m})"),
+            Reason::OtherLabel(l) => format!("its file name ({l}) names another model"),
+            Reason::NotSubmitted => "this run is a RetryAgent attempt that was not the one submitted".into(),
+            Reason::NothingTies(n) => format!(
+                "{n} runs share this instance and nothing (model, patch, submission folder) ties it to this one"
+            ),
+        }
+    }
 }
 
 pub fn relink_instance(tx: &Connection, instance_id: &str) -> Result<(), StoreError> {
-    let mut runs: Vec<RunSide> = tx
-        .prepare_cached(
-            "SELECT r.id, r.model, s.path, r.submission, r.best_attempt FROM runs r
-             JOIN sources s ON s.id = r.source_id WHERE r.instance_id = ?1",
-        )?
-        .query_map([instance_id], |r| {
-            Ok(RunSide {
-                id: r.get(0)?,
-                model: r.get(1)?,
-                dir: parent(&r.get::<_, String>(2)?),
-                submission: r.get(3)?,
-                best_attempt: r.get(4)?,
-            })
-        })?
-        .collect::<Result<_, _>>()?;
+    super::grade::regrade_instance(tx, instance_id)?;
+    let mut runs = runs_of(tx, instance_id)?;
     if runs.is_empty() {
         return Ok(());
     }
-    let outcomes: Vec<Candidate> = tx
+    let outcomes = outcomes_of(tx, instance_id)?;
+    let predictions = predictions_of(tx, instance_id)?;
+    let shared = runs.iter().filter(|r| r.best_attempt != Some(false)).count();
+    for run in &mut runs {
+        let prediction = best(run, &predictions, shared);
+        if let Some(model) = predictions.iter().find(|c| Some(c.id) == prediction).and_then(|c| c.model.clone()) {
+            run.models.push(model);
+        }
+        let outcome = best(run, &outcomes, shared);
+        tx.prepare_cached("UPDATE runs SET outcome_id = ?2, prediction_id = ?3 WHERE id = ?1")?
+            .execute(params![run.id, outcome, prediction])?;
+    }
+    Ok(())
+}
+
+/// An evaluation of a run's instance that was not joined to it, and why.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Unjoined {
+    /// The evaluation's source (file or folder).
+    pub source: String,
+    pub format: String,
+    pub reason: String,
+}
+
+/// The evaluations of the run's instance that the run did not get, each with the reason.
+pub fn unjoined(conn: &Connection, run_id: i64) -> Result<Vec<Unjoined>, StoreError> {
+    let Some((instance_id, joined, prediction)): Option<(String, Option<i64>, Option<i64>)> = conn
+        .query_row("SELECT instance_id, outcome_id, prediction_id FROM runs WHERE id = ?1", [run_id], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })
+        .optional()?
+    else {
+        return Ok(Vec::new());
+    };
+    let runs = runs_of(conn, &instance_id)?;
+    let shared = runs.iter().filter(|r| r.best_attempt != Some(false)).count();
+    let Some(mut run) = runs.into_iter().find(|r| r.id == run_id) else { return Ok(Vec::new()) };
+    if let Some(p) = prediction {
+        let model: Option<String> =
+            conn.query_row("SELECT model FROM predictions WHERE id = ?1", [p], |r| r.get(0)).optional()?.flatten();
+        run.models.extend(model);
+    }
+    let outcomes = outcomes_of(conn, &instance_id)?;
+    let chosen = outcomes.iter().find(|c| Some(c.id) == joined);
+    let mut out = Vec::new();
+    for c in outcomes.iter().filter(|c| Some(c.id) != joined) {
+        let reason = match (judge(&run, c, shared), chosen) {
+            (Err(reason), _) => reason.text(),
+            (Ok(fit), Some(j)) if !fit.verdict && j.verdict => {
+                format!(
+                    "it has no verdict yet (a test log is graded once its task's FAIL_TO_PASS / PASS_TO_PASS \
+                     lists are ingested); the verdict in {} is used",
+                    j.source
+                )
+            }
+            (Ok(_), Some(j)) => format!("the evaluation in {} fits this run better", j.source),
+            (Ok(_), None) => "not joined".into(),
+        };
+        let format: String = conn.query_row("SELECT format FROM outcomes WHERE id = ?1", [c.id], |r| r.get(0))?;
+        out.push(Unjoined { source: c.source.clone(), format, reason });
+    }
+    Ok(out)
+}
+
+fn runs_of(conn: &Connection, instance_id: &str) -> Result<Vec<RunSide>, StoreError> {
+    Ok(conn
         .prepare_cached(
-            "SELECT o.id, o.model, o.run_label, s.path, s.kind, o.test_count + (o.log IS NOT NULL), o.patch
+            "SELECT r.id, r.model, s.path, s.kind, r.submission, r.best_attempt, r.source_id FROM runs r
+             JOIN sources s ON s.id = r.source_id WHERE r.instance_id = ?1",
+        )?
+        .query_map([instance_id], |r| {
+            let path: String = r.get(2)?;
+            let kind: String = r.get(3)?;
+            Ok(RunSide {
+                id: r.get(0)?,
+                unit: r.get(6)?,
+                models: r.get::<_, Option<String>>(1)?.into_iter().collect(),
+                home: home(&path, &kind, instance_id),
+                submission: r.get(4)?,
+                best_attempt: r.get(5)?,
+            })
+        })?
+        .collect::<Result<_, _>>()?)
+}
+
+fn outcomes_of(conn: &Connection, instance_id: &str) -> Result<Vec<Candidate>, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT o.id, o.model, o.run_label, s.path, s.kind, o.test_count + (o.log IS NOT NULL), o.patch,
+                    o.resolved IS NOT NULL, o.source_id
              FROM outcomes o JOIN sources s ON s.id = o.source_id WHERE o.instance_id = ?1",
         )?
         .query_map([instance_id], |r| {
@@ -67,75 +200,108 @@ pub fn relink_instance(tx: &Connection, instance_id: &str) -> Result<(), StoreEr
                 id: r.get(0)?,
                 model: r.get(1)?,
                 label: r.get(2)?,
-                // A harness folder sits beside nothing; a report.json sits beside its trajectory.
-                dir: if kind == "file" { parent(&path) } else { path },
+                home: home(&path, &kind, instance_id),
                 detail: r.get(5)?,
                 patch: r.get(6)?,
+                verdict: r.get(7)?,
+                unit: r.get(8)?,
+                source: path,
             })
         })?
-        .collect::<Result<_, _>>()?;
-    let predictions: Vec<Candidate> = tx
+        .collect::<Result<_, _>>()?)
+}
+
+fn predictions_of(conn: &Connection, instance_id: &str) -> Result<Vec<Candidate>, StoreError> {
+    Ok(conn
         .prepare_cached(
-            "SELECT p.id, p.model, s.path, p.patch FROM predictions p JOIN sources s ON s.id = p.source_id
-             WHERE p.instance_id = ?1",
+            "SELECT p.id, p.model, s.path, s.kind, p.patch, p.source_id FROM predictions p
+             JOIN sources s ON s.id = p.source_id WHERE p.instance_id = ?1",
         )?
         .query_map([instance_id], |r| {
+            let path: String = r.get(2)?;
+            let kind: String = r.get(3)?;
             Ok(Candidate {
                 id: r.get(0)?,
                 model: r.get(1)?,
                 label: None,
-                dir: parent(&r.get::<_, String>(2)?),
+                home: home(&path, &kind, instance_id),
                 detail: 0,
-                patch: r.get(3)?,
+                verdict: false,
+                patch: r.get(4)?,
+                unit: r.get(5)?,
+                source: path,
             })
         })?
-        .collect::<Result<_, _>>()?;
-    // Attempts that were not submitted take no part; the chosen one stands alone.
-    let shared = runs.iter().filter(|r| r.best_attempt != Some(false)).count() > 1;
-    for run in &mut runs {
-        let prediction = best(run, &predictions, shared);
-        if run.model.is_none() {
-            run.model = predictions.iter().find(|c| Some(c.id) == prediction).and_then(|c| c.model.clone());
-        }
-        let outcome = best(run, &outcomes, shared);
-        tx.prepare_cached("UPDATE runs SET outcome_id = ?2, prediction_id = ?3 WHERE id = ?1")?
-            .execute(params![run.id, outcome, prediction])?;
-    }
-    Ok(())
+        .collect::<Result<_, _>>()?)
 }
 
 /// The best candidate for a run, or none.
-fn best(run: &RunSide, candidates: &[Candidate], shared: bool) -> Option<i64> {
+fn best(run: &RunSide, candidates: &[Candidate], shared: usize) -> Option<i64> {
+    candidates.iter().filter_map(|c| judge(run, c, shared).ok().map(|score| (score, c.id))).max().map(|(_, id)| id)
+}
+
+/// How well a candidate fits a run, or why it does not.
+fn judge(run: &RunSide, c: &Candidate, shared: usize) -> Result<Fit, Reason> {
     if run.best_attempt == Some(false) {
-        return None;
+        return Err(Reason::NotSubmitted);
     }
-    candidates
-        .iter()
-        .filter_map(|c| {
-            let model_match = match (&run.model, &c.model, &c.label) {
-                (Some(m), Some(cm), _) => Some(same_model(m, cm)),
-                (Some(m), None, Some(label)) => Some(label_names_model(label, m)),
-                _ => None,
-            };
-            let patch_match = match (&run.submission, &c.patch) {
-                (Some(a), Some(b)) => Some(same_patch(a, b)),
-                _ => None,
-            };
-            if model_match == Some(false) || patch_match == Some(false) {
-                return None;
-            }
-            let score = 8 * i64::from(model_match == Some(true))
-                + 4 * i64::from(c.dir == run.dir)
-                + 4 * i64::from(patch_match == Some(true))
-                + 2 * i64::from(c.detail > 0);
-            if shared && score < 4 {
-                // Nothing ties this candidate to this run rather than another one.
-                return None;
-            }
-            Some((score, c.id))
-        })
-        .max()
-        .map(|(_, id)| id)
+    let patch_match = match (&run.submission, &c.patch) {
+        (Some(a), Some(b)) => Some(same_patch(a, b)),
+        _ => None,
+    };
+    if patch_match == Some(false) {
+        return Err(Reason::PatchDiffers);
+    }
+    let model = c.model.as_deref().filter(|m| !is_layout_word(m));
+    let label = c.label.as_deref().filter(|l| !is_layout_word(l));
+    let model_match = match (run.models.is_empty(), model, label) {
+        (true, ..) => None,
+        (false, Some(cm), _) => Some(run.models.iter().any(|m| same_model(m, cm))),
+        (false, None, Some(label)) => Some(run.models.iter().any(|m| label_names_model(label, m))),
+        (false, None, None) => None,
+    };
+    if model_match == Some(false) && patch_match != Some(true) {
+        return Err(match model {
+            Some(m) => Reason::OtherModel(m.to_string()),
+            None => Reason::OtherLabel(label.unwrap_or_default().to_string()),
+        });
+    }
+    let score = 32 * i64::from(c.unit == run.unit)
+        + 16 * i64::from(patch_match == Some(true))
+        + 8 * i64::from(model_match == Some(true))
+        + 4 * i64::from(c.home == run.home)
+        + 2 * i64::from(c.detail > 0);
+    let tied = score >= 4;
+    if shared > 1 && !tied {
+        return Err(Reason::NothingTies(shared));
+    }
+    Ok(Fit { tied, verdict: c.verdict, score })
+}
+
+/// The submission folder a source belongs to: its folder (the folder itself for a folder
+/// unit), without the instance's own folder, layout words, and the `<run_id>/<model>` levels
+/// under `run_evaluation`: `<sub>/trajs/x/x.traj`, `<sub>/logs/x/`, `<sub>/x/eval/`,
+/// `<sub>/logs/run_evaluation/<run>/<model>/x/` and `<sub>/results/results.json` are all in
+/// `<sub>`.
+fn home(path: &str, kind: &str, instance_id: &str) -> String {
+    let folder = if kind == "file" { parent(path) } else { path.to_string() };
+    let mut parts: Vec<&str> = folder.split('/').collect();
+    while parts.len() > 1 {
+        let n = parts.len();
+        let last = parts[n - 1];
+        if last == instance_id || last.is_empty() || is_layout_word(last) {
+            parts.pop();
+        } else if n >= 4 && is_run_evaluation(parts[n - 3]) {
+            parts.truncate(n - 2);
+        } else {
+            break;
+        }
+    }
+    parts.join("/")
+}
+
+fn is_run_evaluation(name: &str) -> bool {
+    name.eq_ignore_ascii_case("run_evaluation") || name.eq_ignore_ascii_case("run evaluation")
 }
 
 /// Model names as agents and harness folders spell them: `org/model`, `org__model`, or just
@@ -160,9 +326,17 @@ fn label_names_model(label: &str, model: &str) -> bool {
     !needle.trim_matches('-').is_empty() && fold(label).contains(&needle)
 }
 
-/// Patches compared as git would apply them: line endings and surrounding blank lines aside.
+/// Patches compared as git would apply them: line endings, trailing whitespace on each line,
+/// and blank lines around the patch aside.
 fn same_patch(a: &str, b: &str) -> bool {
-    let norm = |s: &str| s.replace("\r\n", "\n").trim().to_string();
+    let norm = |s: &str| -> Vec<String> {
+        let mut v: Vec<String> = s.lines().map(|l| l.trim_end().to_string()).collect();
+        while v.last().is_some_and(String::is_empty) {
+            v.pop();
+        }
+        let first = v.iter().position(|l| !l.is_empty()).unwrap_or(v.len());
+        v.split_off(first)
+    };
     norm(a) == norm(b)
 }
 
@@ -192,8 +366,102 @@ mod tests {
     }
 
     #[test]
-    fn patches_compare_without_line_ending_noise() {
+    fn patches_compare_without_whitespace_noise() {
         assert!(same_patch("\ndiff --git a/x b/x\r\n+y\r\n", "diff --git a/x b/x\n+y\n"));
+        assert!(same_patch("diff --git a/x b/x\n \n+y  \n\n", "diff --git a/x b/x\n\n+y"));
         assert!(!same_patch("diff --git a/x b/x\n+y\n", "diff --git a/x b/x\n+z\n"));
+        assert!(!same_patch("diff --git a/x b/x\n+y\n", "diff --git a/x b/x\n +y\n"));
+    }
+
+    #[test]
+    fn layout_words_are_no_model_names() {
+        for w in ["logs", "eval", "results", "run_evaluation", "run evaluation", "trajs", "Evaluation"] {
+            assert!(is_layout_word(w), "{w}");
+        }
+        assert!(!is_layout_word("gpt-4o"));
+    }
+
+    fn run(models: &[&str], home: &str, submission: Option<&str>) -> RunSide {
+        RunSide {
+            id: 1,
+            unit: 1,
+            models: models.iter().map(|m| m.to_string()).collect(),
+            home: home.into(),
+            submission: submission.map(str::to_string),
+            best_attempt: None,
+        }
+    }
+
+    fn candidate(model: Option<&str>, home: &str, patch: Option<&str>, verdict: bool) -> Candidate {
+        Candidate {
+            id: 7,
+            unit: 2,
+            model: model.map(str::to_string),
+            label: None,
+            home: home.into(),
+            detail: 1,
+            verdict,
+            patch: patch.map(str::to_string),
+            source: format!("{home}/logs/x"),
+        }
+    }
+
+    #[test]
+    fn a_layout_word_is_no_model() {
+        let r = run(&["gpt-4o"], "/a", None);
+        assert!(judge(&r, &candidate(Some("logs"), "/b", None, true), 1).is_ok());
+        assert!(judge(&r, &candidate(Some("run evaluation"), "/b", None, true), 1).is_ok());
+        assert_eq!(
+            judge(&r, &candidate(Some("claude-3"), "/b", None, true), 1),
+            Err(Reason::OtherModel("claude-3".into()))
+        );
+    }
+
+    #[test]
+    fn the_same_patch_joins_whatever_the_model_and_another_patch_never() {
+        let r = run(&["gpt-4o"], "/a", Some("diff --git a/x b/x\n+y\n"));
+        let same = judge(&r, &candidate(Some("claude-3"), "/b", Some("diff --git a/x b/x\n+y"), true), 2);
+        assert!(same.as_ref().is_ok_and(|f| f.tied && f.score >= 16), "{same:?}");
+        let other = judge(&r, &candidate(Some("gpt-4o"), "/a", Some("diff --git a/x b/x\n+z\n"), true), 1);
+        assert_eq!(other, Err(Reason::PatchDiffers));
+    }
+
+    #[test]
+    fn the_submission_folder_ties_and_a_verdict_wins_among_tied_candidates() {
+        let r = run(&[], "/sub", Some("+y"));
+        // Several runs of the instance: only what is tied to this one.
+        assert_eq!(judge(&r, &candidate(None, "/other", None, true), 2), Err(Reason::NothingTies(2)));
+        let fit = |c: Candidate, shared| judge(&r, &c, shared).unwrap_or_else(|e| panic!("{e:?}"));
+        // A test log not graded yet, of this very patch, waits behind the summary's verdict.
+        let log = fit(candidate(None, "/sub", Some("+y"), false), 2);
+        let summary = fit(candidate(None, "/sub", None, true), 2);
+        assert!(summary > log, "{summary:?} {log:?}");
+        // A verdict from elsewhere does not beat an evaluation tied to the run.
+        let far = fit(candidate(None, "/other", None, true), 1);
+        assert!(log > far, "{log:?} {far:?}");
+        let mut attempt = run(&[], "/sub", None);
+        attempt.best_attempt = Some(false);
+        assert_eq!(judge(&attempt, &candidate(None, "/sub", None, true), 1), Err(Reason::NotSubmitted));
+    }
+
+    #[test]
+    fn sources_of_one_submission_share_a_home() {
+        let sub = "/e/evaluation/lite/20240402_sweagent_gpt4";
+        let i = "django__django-11099";
+        let homes = [
+            home(&format!("{sub}/trajs/{i}.traj"), "file", i),
+            home(&format!("{sub}/trajs/{i}/{i}.traj"), "file", i),
+            home(&format!("{sub}/logs/{i}"), "harness-dir", i),
+            home(&format!("{sub}/results/results.json"), "file", i),
+            home(&format!("{sub}/all_preds.jsonl"), "file", i),
+            home(&format!("{sub}/{i}/eval"), "harness-dir", i),
+            home(&format!("{sub}/logs/run_evaluation/run-1/gpt-4__x/{i}"), "harness-dir", i),
+            home(&format!("{sub}/run evaluation/{i}"), "harness-dir", i),
+        ];
+        for h in &homes {
+            assert_eq!(h, sub);
+        }
+        assert_ne!(home(&format!("/e/other/logs/{i}"), "harness-dir", i), sub);
+        assert_eq!(home("/x.traj", "file", i), "");
     }
 }

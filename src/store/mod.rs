@@ -6,6 +6,8 @@
 //! docs/ARCHITECTURE.md for the schema.
 
 pub mod browse;
+pub mod export;
+mod grade;
 pub mod labels;
 mod link;
 mod live;
@@ -20,6 +22,8 @@ use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+pub use grade::ungraded;
+pub use link::{Unjoined, is_layout_word};
 pub use live::{LiveWrite, UNFINISHED};
 pub use open::APPLICATION_ID;
 pub use write::{SourceRecord, SourceWrite, WriteStats};

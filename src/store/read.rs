@@ -142,7 +142,22 @@ pub struct OutcomeRow {
     pub source: String,
     pub resolved: Option<bool>,
     pub patch_applied: Option<bool>,
+    /// Where `resolved` comes from.
+    pub verdict: Verdict,
     pub tests: Vec<TestCase>,
+}
+
+/// Where an outcome's verdict comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// The evaluation says it (a report, a summary, the harness's log of a patch that did not
+    /// apply), or says it does not know.
+    Reported,
+    /// Computed from the test log against the task's FAIL_TO_PASS / PASS_TO_PASS lists.
+    Graded,
+    /// Evaluated (the test log was read), but the task's lists are not known: unknown.
+    Ungraded,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -161,6 +176,8 @@ pub struct RunDetail {
     pub api_calls: Option<i64>,
     pub submission: Option<String>,
     pub outcome: Option<OutcomeRow>,
+    /// Evaluations of the instance that this run did not get, and why (never silence).
+    pub unjoined_evaluations: Vec<super::Unjoined>,
     pub task: Option<TaskRow>,
     pub edit_list: Vec<EditRow>,
     pub step_list: Vec<StepRow>,
@@ -232,6 +249,7 @@ impl Store {
                     api_calls: r.get(2)?,
                     submission: r.get(3)?,
                     outcome: None,
+                    unjoined_evaluations: Vec::new(),
                     task: None,
                     edit_list: Vec::new(),
                     step_list: Vec::new(),
@@ -241,6 +259,7 @@ impl Store {
             },
         )?;
         detail.outcome = outcome_id.map(|o| self.outcome(o)).transpose()?;
+        detail.unjoined_evaluations = super::link::unjoined(&self.conn, id)?;
         detail.task = self.task(&summary.instance_id)?;
         detail.edit_list = self.edits(id, only_step)?;
         detail.step_list = self.steps(id, only_step)?;
@@ -293,13 +312,18 @@ impl Store {
     }
 
     pub(super) fn outcome(&self, id: i64) -> Result<OutcomeRow, StoreError> {
-        let (format, source, resolved, patch_applied): (String, String, Option<bool>, Option<bool>) =
+        let (format, source, resolved, patch_applied, logged): (String, String, Option<bool>, Option<bool>, bool) =
             self.conn.query_row(
-                "SELECT o.format, s.path, o.resolved, o.patch_applied FROM outcomes o
+                "SELECT o.format, s.path, o.resolved, o.patch_applied, o.logged IS NOT NULL FROM outcomes o
              JOIN sources s ON s.id = o.source_id WHERE o.id = ?1",
                 [id],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
             )?;
+        let verdict = match (logged, resolved) {
+            (false, _) => Verdict::Reported,
+            (true, Some(_)) => Verdict::Graded,
+            (true, None) => Verdict::Ungraded,
+        };
         let mut stmt = self
             .conn
             .prepare("SELECT name, grp, passed, message FROM tests WHERE outcome_id = ?1 ORDER BY grp, name")?;
@@ -314,7 +338,7 @@ impl Store {
                 })
             })?
             .collect::<Result<_, _>>()?;
-        Ok(OutcomeRow { format, source, resolved, patch_applied, tests })
+        Ok(OutcomeRow { format, source, resolved, patch_applied, verdict, tests })
     }
 
     pub(super) fn task(&self, instance_id: &str) -> Result<Option<TaskRow>, StoreError> {

@@ -245,4 +245,11 @@ CREATE TABLE classify_errors (
 );
 CREATE INDEX classify_errors_run ON classify_errors(run_id);
 "#,
+    // 3: verdicts computed from a test log. An outcome read from a harness folder without a
+    //    report keeps its tests as the harness's log parser read them (`logged`, JSON
+    //    `[{name, status, message}]`); `store::link` grades them against the task's lists and
+    //    writes `resolved` and the `tests` rows, whenever the task is known.
+    r#"
+ALTER TABLE outcomes ADD COLUMN logged TEXT;
+"#,
 ];

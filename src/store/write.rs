@@ -24,6 +24,9 @@ pub struct WriteStats {
     pub steps: usize,
     pub outcomes: usize,
     pub predictions: usize,
+    /// Tasks with a gold patch or test lists (dataset tasks; not the task statements every
+    /// trajectory carries).
+    pub tasks: usize,
     /// True when the source existed before and was replaced.
     pub replaced: bool,
 }
@@ -157,6 +160,11 @@ impl Store {
                 json_list(&t.fail_to_pass),
                 json_list(&t.pass_to_pass),
             ])?;
+            if t.gold_patch.is_some() || !t.fail_to_pass.is_empty() || !t.pass_to_pass.is_empty() {
+                w.stats.tasks += 1;
+            }
+            // A task's lists grade the test logs of its instance (`link`).
+            w.instances.insert(t.instance_id.clone());
         }
         w.warnings.extend(parsed.warnings.iter().cloned());
         Ok(())
@@ -211,7 +219,8 @@ pub(super) fn instances_of_source(tx: &Connection, source_id: i64) -> Result<Vec
     let mut stmt = tx.prepare(
         "SELECT instance_id FROM runs WHERE source_id = ?1
          UNION SELECT instance_id FROM outcomes WHERE source_id = ?1
-         UNION SELECT instance_id FROM predictions WHERE source_id = ?1",
+         UNION SELECT instance_id FROM predictions WHERE source_id = ?1
+         UNION SELECT instance_id FROM tasks WHERE source_id = ?1",
     )?;
     let rows = stmt.query_map([source_id], |r| r.get(0))?;
     Ok(rows.collect::<Result<_, _>>()?)
@@ -469,8 +478,8 @@ impl BlobWriter<'_> {
 fn insert_outcome(tx: &Connection, source_id: i64, o: &TestOutcome) -> Result<(), StoreError> {
     tx.prepare_cached(
         "INSERT INTO outcomes (source_id, instance_id, format, model, run_label, resolved,
-            patch_applied, patch_exists, test_count, log, patch)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            patch_applied, patch_exists, test_count, log, patch, logged)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
     )?
     .execute(params![
         source_id,
@@ -484,6 +493,7 @@ fn insert_outcome(tx: &Connection, source_id: i64, o: &TestOutcome) -> Result<()
         o.tests.len() as i64,
         o.log,
         o.patch,
+        o.logged.as_ref().and_then(|l| serde_json::to_string(l).ok()),
     ])?;
     let outcome_id = tx.last_insert_rowid();
     let mut stmt =

@@ -45,6 +45,7 @@ fn run(steps: Vec<StepRow>, edits: Vec<EditRow>, resolved: Option<bool>, submiss
         api_calls: None,
         submission: submission.map(str::to_string),
         outcome: None,
+        unjoined_evaluations: Vec::new(),
         task: None,
         edit_list: edits,
         step_list: steps,

@@ -404,7 +404,7 @@ mod tests {
         let bytes = std::fs::read(path).unwrap_or_default();
         match parse_file(path, &bytes, None) {
             Ok(Outcome::Parsed { parsed, .. }) => parsed,
-            Ok(Outcome::Skipped) => panic!("skipped"),
+            Ok(Outcome::Skipped(skip)) => panic!("skipped: {}", skip.reason),
             Err(e) => panic!("{e}"),
         }
     }

@@ -4,17 +4,28 @@
 //! - `report.json` is `{"<instance_id>": {resolved, tests_status, ...}}` as the harness writes
 //!   it, or the inner object alone (copies in the experiments archive); the instance id of a flat
 //!   report is its folder's name.
-//! - An instance folder `logs/run_evaluation/<run_id>/<model>/<instance_id>/` holds
-//!   `report.json`, `run_instance.log`, `test_output.txt`, `patch.diff`. Without `report.json`
-//!   the verdict comes from `run_instance.log` (patch apply failure) and the test names from
-//!   `test_output.txt` (`test_log`).
-//! - A run summary lists instance ids by verdict (`resolved_ids`, `unresolved_ids`, ...).
+//! - An instance folder holds `report.json`, `run_instance.log`, `test_output.txt`,
+//!   `patch.diff`, `eval.sh` (and `image_build_dir`, a symlink that dangles once copied). The
+//!   harness writes it at `logs/run_evaluation/<run_id>/<model>/<instance_id>/`; copies keep it
+//!   as `logs/<instance_id>/` (SWE-bench/experiments), `<instance_id>/eval/` (beside the
+//!   trajectory) or `run_evaluation/<instance_id>/`. The run id and model come from
+//!   `run_instance.log`, which names where the harness wrote the files (`run_log`), else from the
+//!   canonical levels; a layout word (`logs`, `eval`, `run evaluation`, ...) is never a model.
+//! - Without `report.json`, a patch that did not apply (`run_instance.log`) is unresolved, and
+//!   `test_output.txt` is read with the harness's own log parser for the instance's repository
+//!   (`log_parsers`): the tests are kept as read (`TestOutcome::logged`) and graded against the
+//!   task's lists when the task is known (`store::link`); otherwise the verdict is unknown.
+//! - A run summary lists instance ids by verdict (`resolved_ids`, `unresolved_ids`, ...);
+//!   SWE-bench/experiments' `results/results.json` is read by `ingest::experiments`.
 
-mod test_log;
+pub mod log_parsers;
+mod run_log;
+pub(crate) mod test_log;
 
 use crate::error::IngestError;
 use crate::ingest::{instance_from_file_name, json};
 use crate::model::{Format, Parsed, TestCase, TestGroup, TestOutcome};
+use crate::store::is_layout_word;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -62,15 +73,23 @@ fn report_outcomes(path: &Path, v: &Value, warnings: &mut Vec<String>) -> Result
         .collect()
 }
 
-/// `.../django__django-11163/report.json` -> `django__django-11163`; a flat report under another
-/// name is named by its file.
+/// `.../django__django-11163/report.json` (or `.../django__django-11163/eval/report.json`) ->
+/// `django__django-11163`; a flat report under another name is named by its file.
 fn flat_instance_id(path: &Path) -> Option<String> {
     let id = if path.file_name().is_some_and(|n| n == "report.json") {
-        path.parent()?.file_name()?.to_string_lossy().into_owned()
+        instance_folder(path.parent()?)?
     } else {
         instance_from_file_name(path)
     };
     (!id.is_empty()).then_some(id)
+}
+
+/// The name of the folder that names the instance: the folder itself, or its parent when the
+/// folder is a layout word (`<instance>/eval/`).
+fn instance_folder(dir: &Path) -> Option<String> {
+    let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned());
+    let own = name(dir)?;
+    if is_layout_word(&own) { dir.parent().and_then(name) } else { Some(own) }
 }
 
 fn report_outcome(
@@ -174,6 +193,9 @@ pub fn parse_summary(path: &Path, text: &str) -> Result<Parsed, IngestError> {
         ("error_ids", None, None),
     ];
     if lists.iter().all(|(key, ..)| v.get(*key).is_none()) {
+        if crate::ingest::experiments::is_results(&v) {
+            return crate::ingest::experiments::parse_results(path, &v);
+        }
         return Err(IngestError::shape(
             path,
             "run summary: none of resolved_ids, unresolved_ids, empty_patch_ids, error_ids",
@@ -251,8 +273,8 @@ pub fn parse_dir(path: &Path, files: &[(PathBuf, String)]) -> Result<Parsed, Ing
             "harness folder: none of report.json, run_instance.log, test_output.txt, patch.diff",
         ));
     }
-    let name_of = |p: Option<&Path>| p.and_then(Path::file_name).map(|n| n.to_string_lossy().into_owned());
-    let folder_id = name_of(Some(path)).unwrap_or_default();
+    let located = m.run_log.and_then(run_log::location);
+    let folder_id = located.as_ref().map(|l| l.instance.clone()).or_else(|| instance_folder(path)).unwrap_or_default();
 
     let mut outcome = match m.report {
         Some((report_path, text)) => {
@@ -277,16 +299,17 @@ pub fn parse_dir(path: &Path, files: &[(PathBuf, String)]) -> Result<Parsed, Ing
             if m.run_log.is_some_and(|log| log.contains("Patch Apply Failed")) {
                 o.patch_applied = Some(false);
                 o.resolved = Some(false);
-            }
-            if let Some(log) = m.test_output {
-                o.tests = test_log::parse_tests(log);
+            } else if let Some(log) = m.test_output {
+                read_test_output(&mut o, log);
             }
             o
         }
     };
     outcome.format = Some(Format::SwebenchHarness);
-    outcome.model = name_of(path.parent());
-    outcome.run_label = name_of(path.parent().and_then(Path::parent));
+    (outcome.model, outcome.run_label) = match located {
+        Some(l) => (Some(l.model), Some(l.run_id)),
+        None => folder_model(path),
+    };
     if let Some(patch) = m.patch {
         if outcome.patch_exists.is_none() {
             outcome.patch_exists = Some(!patch.trim().is_empty());
@@ -300,6 +323,44 @@ pub fn parse_dir(path: &Path, files: &[(PathBuf, String)]) -> Result<Parsed, Ing
     };
     parsed.outcomes.push(outcome);
     Ok(parsed)
+}
+
+/// A test output without a report, read as the harness reads it: unresolved when the harness
+/// says so whatever the task; the tests as its parser reads them, to grade once the task is
+/// known; else (no markers, no parser for the repository) the tests as `test_log` reads them
+/// and no verdict.
+fn read_test_output(o: &mut TestOutcome, log: &str) {
+    let messages = test_log::parse_tests(log);
+    match log_parsers::read(log, &o.instance_id) {
+        log_parsers::Reading::Unresolved(code) => {
+            o.resolved = Some(false);
+            if code.contains("Patch Apply Failed") {
+                o.patch_applied = Some(false);
+            }
+            o.tests = messages;
+        }
+        log_parsers::Reading::Tests(mut tests) => {
+            for t in &mut tests {
+                t.message = messages.iter().find(|c| c.name == t.name && !c.passed).and_then(|c| c.message.clone());
+            }
+            o.patch_applied = Some(true);
+            o.tests = tests.iter().map(crate::store::ungraded).collect();
+            o.logged = Some(tests);
+        }
+        log_parsers::Reading::NoMarkers | log_parsers::Reading::NoParser(_) => o.tests = messages,
+    }
+}
+
+/// The model and run id a folder's place names: `run_evaluation/<run_id>/<model>/<instance>`
+/// (or any `<run_id>/<model>/<instance>`), never a layout word, nothing for `<instance>/eval/`.
+fn folder_model(path: &Path) -> (Option<String>, Option<String>) {
+    let name = |p: Option<&Path>| p.and_then(Path::file_name).map(|n| n.to_string_lossy().into_owned());
+    if name(Some(path)).is_some_and(|n| is_layout_word(&n)) {
+        return (None, None);
+    }
+    let model = name(path.parent()).filter(|n| !is_layout_word(n));
+    let run = model.as_ref().and_then(|_| name(path.parent().and_then(Path::parent))).filter(|n| !is_layout_word(n));
+    (model, run)
 }
 
 /// The last `max` bytes of `text`, starting at a character boundary and, when the text is cut,

@@ -19,7 +19,7 @@ use crate::sanitize::sanitize;
 const START: &str = ">>>>> Start Test Output";
 const END: &str = ">>>>> End Test Output";
 
-pub(super) fn parse_tests(log: &str) -> Vec<TestCase> {
+pub(crate) fn parse_tests(log: &str) -> Vec<TestCase> {
     let clean = sanitize(log);
     let lines: Vec<&str> = clean.lines().collect();
     let region = test_region(&lines);

@@ -261,3 +261,63 @@ fn summary_lists_and_shapes() {
     assert!(err_text(parse_summary(p, r#"{"total_instances": 3}"#)).contains("none of resolved_ids"));
     assert!(err_text(parse_summary(p, "[]")).contains("expected a JSON object"));
 }
+
+/// A harness folder's files, named as the harness names them.
+fn members(dir: &Path, files: &[(&str, &str)]) -> Vec<(PathBuf, String)> {
+    files.iter().map(|(n, t)| (dir.join(n), t.to_string())).collect()
+}
+
+const PYTEST_LOG: &str = "+ : '>>>>> Start Test Output'\n+ pytest -rA t.py\nPASSED t.py::test_a\nFAILED t.py::test_b - boom\n+ : '>>>>> End Test Output'\n";
+
+#[test]
+fn layout_words_are_no_model_and_the_instance_folder_may_be_the_parent() {
+    let cases = [
+        ("/e/sub/logs/pytest-dev__pytest-1", None, None),
+        ("/e/sub/run_evaluation/pytest-dev__pytest-1", None, None),
+        ("/e/my results/run evaluation/pytest-dev__pytest-1", None, None),
+        ("/e/logs/run_evaluation/run-7/org__model/pytest-dev__pytest-1", Some("org__model"), Some("run-7")),
+    ];
+    for (dir, model, run) in cases {
+        let o = only(ok(parse_dir(Path::new(dir), &members(Path::new(dir), &[("patch.diff", "x")]))));
+        assert_eq!(o.instance_id, "pytest-dev__pytest-1", "{dir}");
+        assert_eq!((o.model.as_deref(), o.run_label.as_deref()), (model, run), "{dir}");
+    }
+    // `<instance>/eval/`: the instance is the parent folder, and `eval` names no model.
+    let dir = Path::new("/e/run/pytest-dev__pytest-1/eval");
+    let o = only(ok(parse_dir(dir, &members(dir, &[("patch.diff", "x"), ("test_output.txt", PYTEST_LOG)]))));
+    assert_eq!((o.instance_id.as_str(), o.model.as_deref()), ("pytest-dev__pytest-1", None));
+    let report = r#"{"resolved": true, "tests_status": {}}"#;
+    let o = only(ok(parse_dir(dir, &members(dir, &[("report.json", report)]))));
+    assert_eq!((o.instance_id.as_str(), o.resolved), ("pytest-dev__pytest-1", Some(true)), "a flat report in eval/");
+}
+
+#[test]
+fn run_instance_log_names_the_run_and_model_of_a_copied_folder() {
+    let dir = Path::new("/e/sub/logs/renamed");
+    let log = "x - INFO - Intermediate patch for a__b-1 written to logs/run_evaluation/r1/org__m/a__b-1/patch.diff, now applying to container...\n";
+    let o = only(ok(parse_dir(dir, &members(dir, &[("run_instance.log", log)]))));
+    assert_eq!(o.instance_id, "a__b-1");
+    assert_eq!((o.model.as_deref(), o.run_label.as_deref()), (Some("org__m"), Some("r1")));
+}
+
+#[test]
+fn a_test_output_without_report_is_kept_to_be_graded() {
+    let dir = Path::new("/e/sub/logs/pytest-dev__pytest-1");
+    let o = only(ok(parse_dir(dir, &members(dir, &[("patch.diff", "x"), ("test_output.txt", PYTEST_LOG)]))));
+    assert_eq!((o.resolved, o.patch_applied), (None, Some(true)), "graded later, against the task's lists");
+    let logged: Vec<(&str, crate::model::TestStatus)> =
+        o.logged.iter().flatten().map(|t| (t.name.as_str(), t.status)).collect();
+    assert_eq!(
+        logged,
+        [("t.py::test_a", crate::model::TestStatus::Passed), ("t.py::test_b", crate::model::TestStatus::Failed)]
+    );
+    assert_eq!(o.tests.iter().filter(|t| !t.passed).count(), 1);
+    // The harness says unresolved whatever the task.
+    let timed_out = format!("{PYTEST_LOG}\n\nTimeout error: 1800 seconds exceeded.\n>>>>> Tests Timed Out\n");
+    let o = only(ok(parse_dir(dir, &members(dir, &[("test_output.txt", timed_out.as_str())]))));
+    assert_eq!((o.resolved, o.logged.is_none()), (Some(false), true));
+    // A repository with no parser here: tests read, no verdict, nothing to grade.
+    let dir = Path::new("/e/sub/logs/nodejs__node-1");
+    let o = only(ok(parse_dir(dir, &members(dir, &[("test_output.txt", PYTEST_LOG)]))));
+    assert_eq!((o.resolved, o.logged.is_none(), o.tests.len()), (None, true, 2));
+}

@@ -7,8 +7,11 @@
 //! fields come at the end: `instance_id` and `trajectory_format` follow the messages. When `info`
 //! (with the submission) is not read before the messages, a step whose error flag depends on
 //! the submission is corrected then ([`Fixup`]).
+//!
+//! A bare list of messages (runs saved before `trajectory_format` existed) is read the same way,
+//! from memory only: `trajan FILE` hands such a file to the whole-file path.
 
-use super::{Built, Turn, add_f64, add_i64};
+use super::{Built, Turn, add_f64, add_i64, bare_instance_id, bare_list_end};
 use crate::analysis::edits;
 use crate::error::IngestError;
 use crate::ingest::instance_from_file_name;
@@ -41,6 +44,8 @@ struct Messages {
     /// Steps built without a submission whose error flag depends on it: step, hash of its
     /// trimmed observation, flags.
     open: Vec<(usize, [u8; 16], StepFlags)>,
+    /// How the last turn ended, for a bare list ([`bare_list_end`]).
+    end: Option<Option<String>>,
     warnings: Vec<String>,
 }
 
@@ -51,6 +56,8 @@ pub struct MiniDoc {
     instance_id: Option<Value>,
     format_version: Option<Value>,
     messages: Option<Messages>,
+    /// The document is a bare list of messages, not an object.
+    bare: bool,
     pub halted: Halted,
 }
 
@@ -63,6 +70,7 @@ impl MiniDoc {
             instance_id,
             format_version,
             messages: None,
+            bare: false,
             halted: Halted::default(),
         }
     }
@@ -83,16 +91,7 @@ impl MiniDoc {
                     let e = IngestError::shape(&self.path, "mini-swe-agent: `messages` appears twice");
                     return Err(self.halted.stop(Halt::Shape(e)));
                 }
-                let head = Run {
-                    instance_id: self.instance(),
-                    format: Some(Format::MiniSweAgent),
-                    agent: Some("mini-swe-agent".to_string()),
-                    ..Run::default()
-                };
-                let submission =
-                    self.info.as_ref().filter(|i| i.is_object()).and_then(|i| nonempty_str(i, "submission"));
-                let seed = MessagesSeed { doc: self, head, sink, submission };
-                map.next_value_seed(seed)?;
+                map.next_value_seed(self.messages_seed(sink))?;
             }
             _ => {
                 map.next_value::<IgnoredAny>()?;
@@ -101,8 +100,24 @@ impl MiniDoc {
         Ok(())
     }
 
-    /// The instance: the document's `instance_id`, else the file name's.
+    /// What reads the list of messages: the run begins with it.
+    fn messages_seed<'a>(&'a mut self, sink: &'a mut dyn StepSink) -> MessagesSeed<'a> {
+        let head = Run {
+            instance_id: self.instance(),
+            format: Some(Format::MiniSweAgent),
+            agent: Some("mini-swe-agent".to_string()),
+            ..Run::default()
+        };
+        let submission = self.info.as_ref().filter(|i| i.is_object()).and_then(|i| nonempty_str(i, "submission"));
+        MessagesSeed { doc: self, head, sink, submission }
+    }
+
+    /// The instance: the document's `instance_id`, else the file name's (a bare list's:
+    /// [`bare_instance_id`]).
     fn instance(&self) -> String {
+        if self.bare {
+            return bare_instance_id(&self.path);
+        }
         self.instance_id
             .as_ref()
             .and_then(Value::as_str)
@@ -115,9 +130,15 @@ impl MiniDoc {
     pub fn finish(self) -> Result<Ending, IngestError> {
         let instance_id = self.instance();
         let m = self.messages.ok_or_else(|| IngestError::shape(&self.path, "mini-swe-agent: no `messages` list"))?;
+        if self.bare && m.steps == 0 {
+            return Err(IngestError::shape(&self.path, "mini-swe-agent: a list of messages with no assistant message"));
+        }
         let info = self.info.filter(Value::is_object).unwrap_or(Value::Null);
         let exit_extra = m.exit.as_ref().and_then(|e| e.get("extra")).unwrap_or(&Value::Null);
-        let submission = nonempty_str(&info, "submission").or_else(|| nonempty_str(exit_extra, "submission"));
+        let bare_end = if self.bare { m.end } else { None };
+        let submission = nonempty_str(&info, "submission")
+            .or_else(|| nonempty_str(exit_extra, "submission"))
+            .or_else(|| bare_end.clone().flatten());
         let stats = info.get("model_stats").unwrap_or(&Value::Null);
         let model =
             at(&info, &["config", "model", "model_name"]).and_then(Value::as_str).map(str::to_string).or(m.model);
@@ -127,7 +148,9 @@ impl MiniDoc {
             format_version: self.format_version.as_ref().and_then(Value::as_str).map(str::to_string),
             agent: Some("mini-swe-agent".to_string()),
             model,
-            exit_status: nonempty_str(&info, "exit_status").or_else(|| nonempty_str(exit_extra, "exit_status")),
+            exit_status: nonempty_str(&info, "exit_status")
+                .or_else(|| nonempty_str(exit_extra, "exit_status"))
+                .or_else(|| bare_end.as_ref().map(|_| "Submitted".to_string())),
             submission: submission.clone(),
             cost: f64_field(stats, "instance_cost").or(m.cost),
             api_calls: i64_field(stats, "api_calls"),
@@ -159,7 +182,7 @@ impl MiniDoc {
     }
 }
 
-/// Parse a document held in memory.
+/// Parse a document held in memory: an object, or a bare list of messages.
 pub fn parse_text(path: &Path, text: &str) -> Result<Parsed, ReadError> {
     struct Top<'a> {
         doc: &'a mut MiniDoc,
@@ -180,12 +203,16 @@ pub fn parse_text(path: &Path, text: &str) -> Result<Parsed, ReadError> {
     let mut doc = MiniDoc::new(path, None, None, None);
     let mut sink = Collect::default();
     let mut de = serde_json::Deserializer::from_str(text);
-    let read = match text.trim_start().starts_with('{') {
-        true => de.deserialize_map(Top { doc: &mut doc, sink: &mut sink }).and_then(|()| de.end()),
-        false => {
+    let read = match text.trim_start().chars().next() {
+        Some('{') => de.deserialize_map(Top { doc: &mut doc, sink: &mut sink }).and_then(|()| de.end()),
+        Some('[') => {
+            doc.bare = true;
+            de.deserialize_seq(doc.messages_seed(&mut sink)).and_then(|()| de.end())
+        }
+        _ => {
             // Still JSON first: a syntax error is reported where it is.
             serde_json::from_str::<IgnoredAny>(text).map_err(|e| doc.halted.error(path, e))?;
-            let e = IngestError::shape(path, "mini-swe-agent: the document is not a JSON object");
+            let e = IngestError::shape(path, "mini-swe-agent: the document is not a JSON object or list of messages");
             return Err(ReadError::Invalid(e));
         }
     };
@@ -316,6 +343,9 @@ impl Messages {
         }
         let idx = self.steps;
         self.steps += 1;
+        if last {
+            self.end = bare_list_end(&turn);
+        }
         let Built { mut step, edits, by_submission } = turn.into_step(idx, self.submission.as_deref());
         if by_submission && self.submission.is_none() {
             self.open.push((idx, hash16(step.observation.trim()), step.flags));

@@ -234,3 +234,51 @@ fn corpus_django_16560_is_long_and_costly() {
     assert_eq!(run.steps.iter().filter(|s| s.flags.error).count(), 9);
     assert!(run.submission.is_some());
 }
+
+fn corpus0(name: &str) -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/corpus/mini-swe-agent-0")).join(name)
+}
+
+/// mini-swe-agent before `trajectory_format` (MANIFEST: github_issue and early-2025-07 22 messages
+/// and 10 assistant turns, local 6 and 2): a bare list, read into the same steps.
+#[test]
+fn corpus_bare_message_lists_before_trajectory_format() {
+    for (name, messages, turns) in
+        [("github_issue.traj.json", 22, 10), ("early-2025-07.traj.json", 22, 10), ("local.traj.json", 6, 2)]
+    {
+        let path = corpus0(name);
+        let p = parse_path(&path);
+        let run = only_run(&p);
+        assert!(p.warnings.is_empty(), "{name}: {:?}", p.warnings);
+        assert_eq!(run.steps.len(), turns, "{name}");
+        assert_eq!(run.history.len() + 2 * run.steps.len(), messages, "{name}");
+        assert_eq!(run.format, Some(Format::MiniSweAgent));
+        assert_eq!(run.format_version, None, "{name}: the file names no version");
+        assert_eq!(run.instance_id, name.trim_end_matches(".traj.json"));
+        assert_eq!(run.model, None, "{name}: a bare list names no model");
+        // The last command printed the final-output marker: mini-swe-agent's `Submitted`.
+        assert_eq!(run.exit_status.as_deref(), Some("Submitted"), "{name}");
+        assert!(run.steps.iter().all(|s| !s.action.is_empty()), "{name}");
+    }
+    let run = only_run(&parse_path(&corpus0("github_issue.traj.json"))).clone();
+    let submission = run.submission.as_deref().unwrap_or_default();
+    assert!(submission.starts_with("diff --git a/tests/missing_colon.py"), "{submission}");
+    assert!(run.edits.iter().any(|e| e.kind == EditKind::FinalPatch && e.path == "tests/missing_colon.py"));
+    assert_eq!(run.steps[9].action, "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached");
+    // `local`'s submission was empty: Submitted, nothing submitted.
+    let local = only_run(&parse_path(&corpus0("local.traj.json"))).clone();
+    assert_eq!((local.exit_status.as_deref(), local.submission), (Some("Submitted"), None));
+}
+
+#[test]
+fn a_bare_list_that_ends_otherwise_has_no_exit_status_and_traj_json_takes_its_folder() {
+    let text = r#"[{"role": "system", "content": "s"}, {"role": "user", "content": "task"},
+        {"role": "assistant", "content": "look\n```bash\nls\n```"}, {"role": "user", "content": "<returncode>0</returncode>\n<output>\na\n</output>"}]"#;
+    let p = parse(Path::new("/runs/psf__requests-1963/traj.json"), text).unwrap_or_else(|e| panic!("{e}"));
+    let run = only_run(&p);
+    assert_eq!(run.instance_id, "psf__requests-1963");
+    assert_eq!((run.exit_status.as_deref(), run.submission.as_deref()), (None, None));
+    assert_eq!(run.steps.len(), 1);
+    let none = parse(Path::new("x.traj.json"), r#"[{"role": "system", "content": "s"}]"#);
+    assert!(none.is_err_and(|e| e.to_string().contains("no assistant message")));
+}

@@ -4,7 +4,8 @@
 use crate::analysis::{edits, markers};
 use crate::ingest::json::{at, compact, content_text, f64_field, i64_field, nonempty_str, str_field};
 use crate::model::{Edit, EditKind, EditStatus, Message, Step, StepFlags};
-use serde_json::Value;
+use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 /// Actions that are not agent turns (prompt set-up, memory look-ups, state bookkeeping).
@@ -45,6 +46,96 @@ pub(super) fn event_id(v: Option<&Value>) -> Option<i64> {
         Value::String(s) => s.trim().parse().ok(),
         _ => None,
     }
+}
+
+/// A history as [`timeline`] reads it. Three shapes are met:
+/// - events (`id`, `source`, `action` or `observation`, `args` or `extras`): read as they are;
+/// - OpenDevin's 2024 `[action, observation]` pairs: flattened, each observation answering the
+///   action of its pair (an observation of kind `null` answers nothing);
+/// - events serialized without `id`, `source` or `args` (the resolver's early output): an
+///   action's arguments stand beside `action`, an observation's extras beside `observation`;
+///   each observation answers the action before it, and a first `message` is the user's task.
+///
+/// Ids the events lack are given as negative numbers, which no real event has.
+pub(super) fn normalize(history: &[Value]) -> Cow<'_, [Value]> {
+    let pairs = history.iter().any(Value::is_array);
+    if !pairs && !history.iter().any(is_flat) {
+        return Cow::Borrowed(history);
+    }
+    let mut events: Vec<Value> = Vec::with_capacity(history.len() * 2);
+    for item in history {
+        match item {
+            Value::Array(pair) => events.extend(pair.iter().cloned()),
+            other => events.push(other.clone()),
+        }
+    }
+    let mut latest_action: Option<i64> = None;
+    let mut first = true;
+    for (i, e) in events.iter_mut().enumerate() {
+        let flat = is_flat(e);
+        let Value::Object(map) = e else { continue };
+        let synthetic = Value::from(-(i as i64) - 1);
+        if let Some(action) = map.get("action").and_then(Value::as_str).map(str::to_string) {
+            if flat {
+                nest(map, "args", ACTION_FIELDS);
+            }
+            if !map.contains_key("source") {
+                let source = if first && action == "message" { "user" } else { "agent" };
+                map.insert("source".to_string(), Value::from(source));
+            }
+            if event_id(map.get("id")).is_none() {
+                map.insert("id".to_string(), synthetic);
+            }
+            latest_action = event_id(map.get("id"));
+            first = false;
+        } else if let Some(kind) = map.get("observation").and_then(Value::as_str).map(str::to_string) {
+            if flat {
+                nest(map, "extras", OBSERVATION_FIELDS);
+            }
+            if event_id(map.get("id")).is_none() {
+                map.insert("id".to_string(), synthetic);
+            }
+            if event_id(map.get("cause")).is_none()
+                && !NOT_ANSWERS.contains(&kind.as_str())
+                && let Some(cause) = latest_action.take()
+            {
+                map.insert("cause".to_string(), Value::from(cause));
+            }
+        }
+    }
+    Cow::Owned(events)
+}
+
+/// Event fields that stay at the top when an action's arguments are moved into `args`.
+const ACTION_FIELDS: &[&str] =
+    &["action", "id", "source", "timestamp", "message", "cause", "timeout", "llm_metrics", "tool_call_metadata"];
+/// Event fields that stay at the top when an observation's extras are moved into `extras`.
+const OBSERVATION_FIELDS: &[&str] =
+    &["observation", "id", "source", "timestamp", "message", "cause", "content", "llm_metrics", "tool_call_metadata"];
+
+/// An event serialized without `id` and without its `args` / `extras` object.
+fn is_flat(e: &Value) -> bool {
+    let Value::Object(map) = e else { return false };
+    !map.contains_key("id")
+        && ((map.contains_key("action") && !map.contains_key("args"))
+            || (map.contains_key("observation") && !map.contains_key("extras")))
+}
+
+/// Move every field of `map` not in `keep` into a new object under `key`.
+fn nest(map: &mut Map<String, Value>, key: &str, keep: &[&str]) {
+    let moved: Vec<String> = map.keys().filter(|k| !keep.contains(&k.as_str())).cloned().collect();
+    let mut inner = Map::new();
+    for k in moved {
+        if let Some(v) = map.remove(&k) {
+            inner.insert(k, v);
+        }
+    }
+    map.insert(key.to_string(), Value::Object(inner));
+}
+
+/// Whether a value is an event (an object with `action` or `observation`).
+pub(super) fn is_event(e: &Value) -> bool {
+    e.get("action").is_some_and(Value::is_string) || e.get("observation").is_some_and(Value::is_string)
 }
 
 pub(super) fn timeline(events: &[Value]) -> Timeline {
@@ -169,6 +260,8 @@ impl Timeline {
         self.last_response_id = response_id;
         let usage = response.get("usage").filter(|_| !repeated).unwrap_or(&Value::Null);
 
+        let full_args = edit_args(e, action, args);
+        let args = full_args.as_ref();
         let command = action_text(action, args);
         let observation = obs.map(|o| content_text(o.get("content"))).unwrap_or_default();
         let obs_kind = obs.and_then(|o| o.get("observation")).and_then(Value::as_str);
@@ -251,6 +344,46 @@ impl Timeline {
     }
 }
 
+/// An edit's arguments. Early `oh_aci` edits (OpenHands 0.2x, January 2025) kept only `path` and
+/// an empty `content` in `args`; the command and its texts are in the model's tool call
+/// (`tool_call_metadata.model_response.choices[].message.tool_calls[].function.arguments`, JSON in
+/// a string), which is read then: the edit is then what the agent asked for (`create` and its
+/// text), not an empty replacement.
+fn edit_args<'a>(e: &'a Value, action: &str, args: &'a Value) -> Cow<'a, Value> {
+    if action != "edit" || args.get("command").is_some() {
+        return Cow::Borrowed(args);
+    }
+    let meta = e.get("tool_call_metadata").unwrap_or(&Value::Null);
+    let call_id = meta.get("tool_call_id").and_then(Value::as_str);
+    let calls = at(meta, &["model_response", "choices"])
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|c| at(c, &["message", "tool_calls"]).and_then(Value::as_array))
+        .flatten();
+    let mut chosen = None;
+    for call in calls {
+        if call_id.is_none() || call.get("id").and_then(Value::as_str) == call_id {
+            chosen = Some(call);
+            break;
+        }
+        chosen.get_or_insert(call);
+    }
+    let called = chosen
+        .and_then(|c| at(c, &["function", "arguments"]))
+        .map(crate::ingest::json::maybe_nested_json)
+        .filter(|a| a.get("command").is_some());
+    match (called, args) {
+        (Some(Value::Object(called)), Value::Object(given)) => {
+            let mut merged = given.clone();
+            merged.extend(called);
+            Cow::Owned(Value::Object(merged))
+        }
+        (Some(called @ Value::Object(_)), _) => Cow::Owned(called),
+        _ => Cow::Borrowed(args),
+    }
+}
+
 /// The action as one line of text: the command for `run`, "<command> <path>" for file tools.
 fn action_text(action: &str, args: &Value) -> String {
     let s = |k: &str| str_field(args, k).unwrap_or_default();
@@ -301,8 +434,15 @@ fn step_edits(
             };
             let diff =
                 obs.and_then(|o| at(o, &["extras", "diff"])).and_then(Value::as_str).filter(|d| !d.trim().is_empty());
+            // `oh_aci` observations show a diff as their content and the tool's own words here.
+            let tool_output = obs
+                .and_then(|o| at(o, &["extras", "formatted_output_and_error"]))
+                .and_then(Value::as_str)
+                .map(edits::edit_status)
+                .unwrap_or(EditStatus::Unknown);
             let status = match (obs, edits::edit_status(observation)) {
                 (None, _) => EditStatus::Unknown,
+                (Some(_), EditStatus::Unknown) if tool_output != EditStatus::Unknown => tool_output,
                 (Some(_), EditStatus::Unknown) if diff.is_some() => EditStatus::Applied,
                 (Some(_), s) => s,
             };

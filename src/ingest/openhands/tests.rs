@@ -310,3 +310,115 @@ fn corpus_manifest_facts() {
     assert!(r4593.steps.iter().any(|s| s.flags.edit_rejected));
     assert_eq!(p.tasks.len(), 3);
 }
+
+fn corpus_file(rel: &str) -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/corpus")).join(rel)
+}
+
+fn parse_corpus(rel: &str, read: fn(&Path, &str) -> Result<Parsed, IngestError>) -> Parsed {
+    let path = corpus_file(rel);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    read(&path, &text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// OpenDevin's output of 2024-05 (MANIFEST: 6 lines, histories of 6, 6, 6, 6, 6, 5 [action,
+/// observation] pairs, the model in `metadata.model_name` on the first three lines only).
+#[test]
+fn corpus_2024_pairs_become_steps_and_the_model_is_only_where_the_line_names_it() {
+    let p = parse_corpus("openhands-2024/output.jsonl", parse);
+    assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+    let ids: Vec<&str> = p.runs.iter().map(|r| r.instance_id.as_str()).collect();
+    assert_eq!(ids, ["ProntoQA_1", "ProntoQA_2", "ProntoQA_3", "ProntoQA_4", "ProntoQA_5", "ProntoQA_6"]);
+    // Each pair's action is a step unless it is the user's (the task, a nudge to go on).
+    let steps: Vec<usize> = p.runs.iter().map(|r| r.steps.len()).collect();
+    assert_eq!(steps, [4, 4, 4, 4, 4, 3]);
+    let models: Vec<Option<&str>> = p.runs.iter().map(|r| r.model.as_deref()).collect();
+    let gpt = Some("gpt-4o-2024-05-13");
+    assert_eq!(models, [gpt, gpt, gpt, None, None, None]);
+    let run = &p.runs[0];
+    assert_eq!(run.agent.as_deref(), Some("openhands/CodeActAgent"));
+    assert_eq!(run.exit_status.as_deref(), Some("finished"));
+    let tools: Vec<&str> = run.steps.iter().map(|s| s.tool.as_deref().unwrap_or("")).collect();
+    assert_eq!(tools, ["run_ipython", "run_ipython", "message", "finish"]);
+    assert_eq!(run.steps[0].action, "%pip install scitools-pyke");
+    assert!(run.steps[0].observation.starts_with("[Package installed successfully]"));
+    assert_eq!(run.steps[1].observation, "'A'");
+    assert_eq!(run.steps[2].observation, "", "a `null` observation answers nothing");
+    assert_eq!(run.history.iter().filter(|m| m.role == "user").count(), 2);
+    // `test_result.result`: the benchmark script's grading of the final answer.
+    let verdicts: Vec<Option<bool>> = p.outcomes.iter().map(|o| o.resolved).collect();
+    assert_eq!(verdicts, [Some(false), Some(true), Some(true), Some(true), Some(true), Some(true)]);
+    assert!(p.tasks.iter().all(|t| t.instruction.as_deref().is_some_and(|i| i.contains("logic reasoning"))));
+}
+
+/// Forcing `--format openhands` on a file whose history holds no event reads nothing: an error
+/// that says what the history holds, not a run of no step.
+#[test]
+fn a_history_without_events_is_an_error_naming_what_it_holds() {
+    let swe_agent = r#"{"instance_id": "x", "history": [{"role": "system", "content": "s"}], "trajectory": []}"#;
+    let e = parse(Path::new("x.traj"), swe_agent).err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(e.contains("`history` holds 1 item and none is an OpenHands event"), "{e}");
+    assert!(e.contains("the first is an object with keys [content, role]"), "{e}");
+    let empty = r#"{"instance_id": "x", "history": []}"#;
+    assert_eq!(
+        parse_ok(Path::new("x.json"), empty).runs[0].steps.len(),
+        0,
+        "an empty history is a run that did nothing"
+    );
+}
+
+/// The resolver's mock output (MANIFEST: 2 lines, histories of 8 and 44 events, written without
+/// ids, sources or `args`).
+#[test]
+fn corpus_resolver_output_runs_and_its_own_verdict_kept_as_metadata() {
+    let p = parse_corpus("openhands-resolver/output.jsonl", resolver::parse);
+    assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+    let ids: Vec<&str> = p.runs.iter().map(|r| r.instance_id.as_str()).collect();
+    assert_eq!(ids, ["neubig__pr-viewer-5", "neubig__pr-viewer-1"]);
+    // 8 events: the task message, three actions with their observations, finish.
+    let steps: Vec<usize> = p.runs.iter().map(|r| r.steps.len()).collect();
+    assert_eq!(steps, [4, 22]);
+    assert!(p.outcomes.is_empty(), "`success` is the resolver's own judgement, not a test outcome");
+    let run = &p.runs[0];
+    assert_eq!(run.format, Some(Format::OpenHandsResolver));
+    assert_eq!(run.agent.as_deref(), Some("openhands-resolver"));
+    assert_eq!(run.exit_status.as_deref(), Some("finished"));
+    assert!((run.cost.unwrap_or(0.0) - 0.070713).abs() < 1e-9);
+    assert_eq!(run.api_calls, Some(4));
+    assert!(run.submission.as_deref().is_some_and(|s| s.starts_with("diff --git a/LICENSE b/LICENSE")));
+    assert_eq!(run.steps[0].action, "touch LICENSE");
+    assert_eq!(run.steps[0].observation, "\r\nroot@bcd3959393a1:/workspace # ");
+    assert!(!run.steps[0].flags.error, "exit_code 0 beside `observation`");
+    assert_eq!(run.steps[3].tool.as_deref(), Some("finish"));
+    assert_eq!(run.history.iter().filter(|m| m.role == "user").count(), 1, "the first message is the task");
+    let meta: Value = serde_json::from_str(run.metadata.as_deref().unwrap_or("{}")).unwrap_or_default();
+    assert_eq!(meta["resolver"]["success"], Value::Bool(true));
+    assert!(meta["resolver"]["result_explanation"].as_str().is_some_and(|t| t.contains("MIT License")));
+    assert_eq!(p.tasks[0].instruction.as_deref().map(|i| i.contains("MIT license")), Some(true));
+}
+
+/// The runtime's event list (MANIFEST: 4 events: message, edit, edit, finish): the task, one
+/// `oh_aci` edit that created the file (its command only in the model's tool call), and finish.
+#[test]
+fn corpus_event_list_basic_json() {
+    let path = corpus_file("openhands-events/basic.json");
+    let events: Vec<Value> = serde_json::from_str(&read(&path.to_string_lossy())).unwrap_or_default();
+    assert_eq!(events.len(), 4);
+    let p = parse_events(&path, events).unwrap_or_else(|e| panic!("{e}"));
+    let run = &p.runs[0];
+    assert_eq!(run.instance_id, "basic");
+    assert_eq!(run.model.as_deref(), Some("claude-3-5-sonnet-20241022"));
+    assert_eq!(run.exit_status.as_deref(), Some("finished"));
+    assert_eq!(run.steps.len(), 2);
+    assert_eq!(run.steps[0].action, "create /workspace/game_2048.py");
+    assert!(run.steps[0].observation.starts_with("--- /workspace/game_2048.py"));
+    assert_eq!(run.steps[1].tool.as_deref(), Some("finish"));
+    let edits = tool_edits(run);
+    assert_eq!(edits.len(), 1);
+    assert_eq!((edits[0].kind, edits[0].status), (EditKind::Create, EditStatus::Applied));
+    assert!(edits[0].new_text.as_deref().is_some_and(|t| t.starts_with("import random\nimport keyboard\n")));
+    assert_eq!(
+        p.tasks[0].instruction.as_deref().map(|t| t.starts_with("Please create a simple 2048 game")),
+        Some(true)
+    );
+}

@@ -5,11 +5,13 @@
 //! parsed files however large the input is. Large JSON-lines files are streamed: read and
 //! written in batches inside one transaction, never held whole.
 
+pub mod problems;
 #[cfg(test)]
 mod tests;
 mod worker;
 mod writer;
 
+use super::skip::{Skip, SkipKind};
 use super::source;
 use crate::error::IngestError;
 use crate::model::Format;
@@ -72,8 +74,10 @@ pub enum UnitResult {
         path: PathBuf,
         warnings: Vec<String>,
     },
+    /// Not an input (a README, a run's metadata, an image), and why.
     Skipped {
         path: PathBuf,
+        skip: Skip,
     },
     Failed(IngestError),
 }
@@ -113,9 +117,15 @@ impl Report {
             _ => &[],
         })
     }
-    /// Anything failed, or part of a file could not be read.
-    pub fn has_problems(&self) -> bool {
-        self.failures().next().is_some() || self.warnings().next().is_some()
+    /// How many files were skipped, by kind, in the order [`SkipKind`] lists them.
+    pub fn skipped_by_kind(&self) -> BTreeMap<SkipKind, usize> {
+        let mut counts = BTreeMap::new();
+        for r in &self.results {
+            if let UnitResult::Skipped { skip, .. } = r {
+                *counts.entry(skip.kind).or_insert(0) += 1;
+            }
+        }
+        counts
     }
     pub fn totals(&self) -> WriteStats {
         let mut t = WriteStats::default();
@@ -125,6 +135,7 @@ impl Report {
                 t.steps += stats.steps;
                 t.outcomes += stats.outcomes;
                 t.predictions += stats.predictions;
+                t.tasks += stats.tasks;
             }
         }
         t

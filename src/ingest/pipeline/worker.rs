@@ -25,7 +25,12 @@ pub enum Piece {
 
 pub enum Work {
     Unchanged(u64),
-    Parsed { size: u64, hash: [u8; 32], outcome: Outcome },
+    /// Read and parsed (`hash` is unused when the outcome is a skip).
+    Parsed {
+        size: u64,
+        hash: [u8; 32],
+        outcome: Outcome,
+    },
     Failed(u64, IngestError),
 }
 
@@ -91,10 +96,19 @@ fn one(shared: &Shared<'_>, i: usize, unit: &Unit, tx: &SyncSender<(usize, Piece
     if unit.kind == UnitKind::File {
         // The first bytes decide what is not worth reading at all (binary content), before a
         // large file is read whole or streamed.
-        if let Err(e) = source::sniff(&unit.path) {
-            return tx.send((i, Piece::Whole(Work::Failed(size, e)))).is_ok();
+        if let Err(e) = source::sniff_as(&unit.real(&unit.path), &unit.path) {
+            // Binary content: an error in a file named as an input, else a file to skip.
+            let work = match e {
+                IngestError::Parse { .. } => match crate::ingest::binary_outcome(e) {
+                    Ok(outcome) => Work::Parsed { size, hash: [0; 32], outcome },
+                    Err(e) => Work::Failed(size, e),
+                },
+                e => Work::Failed(size, e),
+            };
+            return tx.send((i, Piece::Whole(work))).is_ok();
         }
-        if size >= opts.stream_bytes {
+        // A member of an archive is read whole (up to the document limit), not streamed.
+        if size >= opts.stream_bytes && unit.archive.is_none() {
             match stream::sniff(&unit.path, opts.forced) {
                 Ok(Some(format)) => return streamed(shared, i, unit, format, tx),
                 Ok(None) => {}
@@ -134,7 +148,7 @@ fn is_unchanged(known: &HashMap<String, Vec<u8>>, path: &std::path::Path, hash: 
 
 pub fn unit_size(u: &Unit) -> u64 {
     let files: Vec<&PathBuf> = if u.members.is_empty() { vec![&u.path] } else { u.members.iter().collect() };
-    files.iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum()
+    files.iter().filter_map(|p| std::fs::metadata(u.real(p)).ok()).map(|m| m.len()).sum()
 }
 
 fn whole(unit: Unit, known: &HashMap<String, Vec<u8>>, opts: &Options) -> Work {

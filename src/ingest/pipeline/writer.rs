@@ -110,7 +110,7 @@ impl<'a> Writer<'a> {
                 (bytes, UnitResult::Unchanged { path, warnings })
             }
             Work::Parsed { size, hash, outcome } => match outcome {
-                Outcome::Skipped => (size, UnitResult::Skipped { path }),
+                Outcome::Skipped(skip) => (size, UnitResult::Skipped { path, skip }),
                 Outcome::Parsed { format, parsed } => {
                     let key = source::key(&unit.path);
                     let record =

@@ -22,8 +22,9 @@ pub type LineParser = fn(&Path, usize, &Value) -> Result<Parsed, IngestError>;
 pub fn line_parser(format: Format) -> Option<LineParser> {
     match format {
         Format::OpenHands => Some(openhands::parse_line),
-        Format::SweAgentPreds => Some(predictions::parse_line),
-        Format::SwebenchDataset => Some(swebench_dataset::parse_line),
+        Format::OpenHandsResolver => Some(openhands::resolver::parse_line),
+        Format::SweAgentPreds | Format::MultiSwebenchPreds => Some(predictions::parse_line),
+        Format::SwebenchDataset | Format::MultiSwebenchDataset => Some(swebench_dataset::parse_line),
         _ => None,
     }
 }

@@ -35,6 +35,7 @@ pub fn read(path: &Path, sink: &mut dyn StepSink, progress: &AtomicU64) -> Resul
     let (mut hasher, mut size) = (blake3::Hasher::new(), 0u64);
     let mut state = State::Undecided(Members::default());
     let mut halted = Halted::default();
+    let mut atif_keys = 0u8;
     {
         let hashing = Hashing { inner: file, hasher: &mut hasher, size: &mut size, progress };
         let mut reader = BufReader::with_capacity(1 << 20, hashing);
@@ -44,7 +45,7 @@ pub fn read(path: &Path, sink: &mut dyn StepSink, progress: &AtomicU64) -> Resul
         // The reader by value: serde_json then reads a byte at a time from its buffer directly,
         // twice as fast as through a reference.
         let mut de = serde_json::Deserializer::from_reader(reader);
-        let top = Top { path, state: &mut state, sink, halted: &mut halted };
+        let top = Top { path, state: &mut state, sink, halted: &mut halted, atif_keys: &mut atif_keys };
         // The end is read too: every byte of the file has been hashed once it is reached.
         if let Err(e) = de.deserialize_map(top).and_then(|()| de.end()) {
             let own = match &mut state {
@@ -57,6 +58,10 @@ pub fn read(path: &Path, sink: &mut dyn StepSink, progress: &AtomicU64) -> Resul
             }
             return Err(halted.error(path, e));
         }
+    }
+    // `detect` takes `schema_version`, `agent` and `steps` together for ATIF before anything else.
+    if atif_keys == (1 << ATIF_KEYS.len()) - 1 {
+        return Err(ReadError::Whole("an ATIF trajectory"));
     }
     let hash = *hasher.finalize().as_bytes();
     let (format, ending) = match state {
@@ -108,7 +113,12 @@ struct Top<'a> {
     state: &'a mut State,
     sink: &'a mut dyn StepSink,
     halted: &'a mut Halted,
+    /// Which of [`ATIF_KEYS`] the document has (a bit each).
+    atif_keys: &'a mut u8,
 }
+
+/// The members that make an object an ATIF trajectory, whatever else it holds (`detect::is_atif`).
+const ATIF_KEYS: [&str; 3] = ["schema_version", "agent", "steps"];
 
 impl<'de> Visitor<'de> for Top<'_> {
     type Value = ();
@@ -119,6 +129,9 @@ impl<'de> Visitor<'de> for Top<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         while let Some(key) = map.next_key::<String>()? {
             let key = key.as_str();
+            if let Some(i) = ATIF_KEYS.iter().position(|k| *k == key) {
+                *self.atif_keys |= 1 << i;
+            }
             match &mut *self.state {
                 State::Swe(doc) => doc.member::<Box<RawValue>, A>(key, &mut map, self.sink)?,
                 State::Mini(_) if matches!(key, "trajectory" | "attempts") => {

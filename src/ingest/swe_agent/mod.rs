@@ -5,6 +5,7 @@
 //! previous step's prompt, so the quadratic part of the file is never built as values.
 
 mod actions;
+mod args;
 mod doc;
 mod window;
 

@@ -7,7 +7,7 @@ mod review;
 mod run;
 mod stats;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub use list::ListState;
 pub use reading::{Reading, thousands};

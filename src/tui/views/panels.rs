@@ -28,11 +28,7 @@ pub fn tests_and_task(run: &RunView, width: u16, theme: &Theme) -> (String, Arc<
             if o.patch_applied == Some(false) {
                 out.push(Line::from(Span::styled("the patch did not apply", theme.error)));
             }
-            // The folder and file the verdict came from (the rest of the path is the same for a
-            // whole evaluation).
-            let parts: Vec<&str> = o.source.rsplit('/').take(2).collect();
-            let short = parts.into_iter().rev().collect::<Vec<_>>().join("/");
-            out.push(Line::from(Span::styled(text::fit_left(&short, w), theme.muted)));
+            out.push(Line::from(Span::styled(text::fit_left(&short_source(&o.source), w), theme.muted)));
             // Harness groups in their reading order, ungrouped tests last.
             let mut groups: Vec<Option<TestGroup>> = o.tests.iter().map(|t| t.group).collect();
             groups.sort_by_key(|g| (g.is_none(), *g));
@@ -63,6 +59,13 @@ pub fn tests_and_task(run: &RunView, width: u16, theme: &Theme) -> (String, Arc<
             }
         }
     }
+    // A run without a verdict never passes over in silence an evaluation of its instance that
+    // did not join (`show` lists them all, also beside a joined one).
+    for u in run.data.unjoined.iter().filter(|_| run.data.outcome.is_none()) {
+        let why = format!("evaluation found in {}, not joined: {}", short_source(&u.source), u.reason);
+        out.push(Line::default());
+        out.extend(text::wrap(&why, w).into_iter().map(|l| Line::from(Span::styled(l, theme.warning))));
+    }
     out.push(Line::default());
     out.push(Line::from(Span::styled("task", theme.header)));
     match run.data.task.as_ref().and_then(|t| t.instruction.as_deref()) {
@@ -70,6 +73,13 @@ pub fn tests_and_task(run: &RunView, width: u16, theme: &Theme) -> (String, Arc<
         None => out.push(Line::from(Span::styled("no task instruction in the ingested files", theme.muted))),
     }
     ("tests & task".into(), Arc::new(out))
+}
+
+/// The folder and file a verdict came from (the rest of the path is the same for a whole
+/// evaluation).
+fn short_source(path: &str) -> String {
+    let parts: Vec<&str> = path.rsplit('/').take(2).collect();
+    parts.into_iter().rev().collect::<Vec<_>>().join("/")
 }
 
 pub fn patch(run: &RunView, panel: Panel, width: u16, ctx: &mut ViewCtx) -> (String, Arc<Vec<Line<'static>>>) {
@@ -109,4 +119,24 @@ pub fn patch(run: &RunView, panel: Panel, width: u16, ctx: &mut ViewCtx) -> (Str
     let out = Arc::new(out);
     ctx.bodies.put(cache_key, out.clone());
     (title, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_evaluation_that_did_not_join_is_named_with_why() {
+        let mut data = crate::tui::app::tests::run_data(2, 3);
+        data.unjoined = vec![crate::store::Unjoined {
+            source: "/r/logs/x__y-1".into(),
+            format: "swebench-harness".into(),
+            reason: "its patch differs from this run's submission".into(),
+        }];
+        let run = RunView::new(data);
+        let (_, lines) = tests_and_task(&run, 200, &Theme::default());
+        let text: Vec<String> = lines.iter().map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect()).collect();
+        let want = "evaluation found in logs/x__y-1, not joined: its patch differs from this run's submission";
+        assert!(text.iter().any(|l| l == want), "{text:#?}");
+    }
 }

@@ -224,9 +224,16 @@ fn draw_panel(
         .border_style(ctx.theme.border)
         .title(Span::styled(format!(" {title} "), ctx.theme.title));
     if focused {
+        // Where the window is when the panel holds more than it shows (Space/b scroll it).
+        let lines_shown = if lines.len() > rows {
+            let first = scroll.min(lines.len() - rows) + 1;
+            format!(" lines {first}–{} of {} ·", first + rows - 1, lines.len())
+        } else {
+            String::new()
+        };
         let sideways = if hscroll > 0 { format!(" ⇤ {hscroll} columns ·") } else { String::new() };
         let next = run.panel.cycle(true).title();
-        let footer = format!("{sideways} Tab: {next} ");
+        let footer = format!("{lines_shown}{sideways} Tab: {next} ");
         block = block.title_bottom(Line::from(Span::styled(footer, ctx.theme.muted)).right_aligned());
     }
     frame.render_widget(Paragraph::new(visible).block(block), area);

@@ -1,0 +1,182 @@
+//! Harbor job folders (Terminal-Bench 2.0, Harbor-run SWE-bench): `<job>/<task>__<id>/` is one
+//! trial, read as one unit: `result.json` (the trial: task, agent, tokens, cost, the verifier's
+//! rewards, an exception), `agent/trajectory.json` (ATIF, `ingest::atif`), and the verifier's
+//! `reward.txt` / `reward.json` and `test-stdout.txt`. The trial becomes a run (when the agent
+//! wrote a trajectory) and an evaluation whose verdict is the reward: resolved when it is 1 (or
+//! more), failed below. The job's own `result.json`, `config.json` and `lock.json` are not inputs.
+//! Everything else under a trial (episode logs, recordings, subagent trajectories, artifacts) is
+//! the agent's working material, not read.
+
+use super::atif::{self, Context, task_of_trial};
+use super::json::{at, f64_field, i64_field, parse_value, str_field};
+use crate::error::IngestError;
+use crate::model::{Format, Parsed, TestOutcome};
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+
+/// A trial folder's files, in the order they are read (those present).
+const MEMBERS: [&str; 5] =
+    ["result.json", "agent/trajectory.json", "verifier/reward.txt", "verifier/reward.json", "verifier/test-stdout.txt"];
+
+/// The files of the trial a folder is (`result.json` beside an `agent/` folder), in order.
+pub fn trial_members(dir: &Path) -> Option<Vec<PathBuf>> {
+    if !dir.join("result.json").is_file() || !dir.join("agent").is_dir() {
+        return None;
+    }
+    Some(MEMBERS.iter().map(|m| dir.join(m)).filter(|p| p.is_file()).collect())
+}
+
+/// A job folder's own files (its `result.json`, `config.json`, `lock.json`), when `dir` holds
+/// trials: they summarize the trials and are not read.
+pub fn job_files(dir: &Path) -> Vec<PathBuf> {
+    let holds_trials = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries.flatten().any(|e| e.file_type().is_ok_and(|t| t.is_dir()) && trial_members(&e.path()).is_some())
+        })
+        .unwrap_or(false);
+    if !holds_trials {
+        return Vec::new();
+    }
+    ["result.json", "config.json", "lock.json"].iter().map(|n| dir.join(n)).collect()
+}
+
+/// Parse a trial from its member files (path, text).
+pub fn parse_trial(dir: &Path, files: &[(PathBuf, String)]) -> Result<Parsed, IngestError> {
+    let file = |name: &str| files.iter().find(|(p, _)| p.ends_with(name));
+    let Some((result_path, result_text)) = file("result.json") else {
+        return Err(IngestError::shape(dir, "Harbor trial: no result.json"));
+    };
+    let result = parse_value(result_path, result_text)?;
+    if !result.is_object() {
+        return Err(IngestError::shape(result_path, "Harbor trial: result.json is not a JSON object"));
+    }
+    let trial = str_field(&result, "trial_name")
+        .or_else(|| dir.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_default();
+    let task = str_field(&result, "task_name").filter(|t| !t.is_empty()).unwrap_or_else(|| task_of_trial(&trial));
+    let agent_result = result.get("agent_result").unwrap_or(&Value::Null);
+    let model = at(&result, &["agent_info", "model_info", "name"])
+        .or_else(|| at(&result, &["config", "agent", "model_name"]))
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let exception = result.get("exception_info").filter(|e| e.is_object());
+    let mut parsed = Parsed::default();
+    let (reward, rewards) = match reward_of(&result, &file, &mut parsed.warnings) {
+        Some((r, all)) => (Some(r), all),
+        None => (None, Value::Null),
+    };
+
+    let mut harbor = Map::new();
+    for (k, v) in [
+        ("trial_name", Value::String(trial.clone())),
+        ("task_name", Value::String(task.clone())),
+        ("source", result.get("source").cloned().unwrap_or(Value::Null)),
+        ("reward", reward.map_or(Value::Null, Value::from)),
+        ("rewards", rewards),
+        ("agent", result.get("agent_info").cloned().unwrap_or(Value::Null)),
+        ("exception", exception.cloned().map(without_traceback).unwrap_or(Value::Null)),
+        ("started_at", result.get("started_at").cloned().unwrap_or(Value::Null)),
+        ("finished_at", result.get("finished_at").cloned().unwrap_or(Value::Null)),
+    ] {
+        if !v.is_null() {
+            harbor.insert(k.into(), v);
+        }
+    }
+    let mut metadata = Map::new();
+    metadata.insert("harbor".into(), Value::Object(harbor));
+    let ctx = Context {
+        instance_id: Some(task.clone()),
+        model: model.clone(),
+        exit_status: exception.and_then(|e| str_field(e, "exception_type")),
+        cost: f64_field(agent_result, "cost_usd"),
+        tokens_sent: i64_field(agent_result, "n_input_tokens"),
+        tokens_received: i64_field(agent_result, "n_output_tokens"),
+        metadata,
+    };
+    let mut run_model = model;
+    match file("agent/trajectory.json") {
+        Some((path, text)) => {
+            let trajectory = atif::read(path, text)?;
+            let (run, task_row) = atif::run_of(path, &trajectory, &ctx, &mut parsed.warnings);
+            run_model = run.model.clone().or(run_model);
+            parsed.tasks.extend(task_row);
+            parsed.runs.push(run);
+        }
+        None => parsed.warnings.push(format!(
+            "{}: no agent/trajectory.json (the agent wrote no ATIF trajectory): only the verdict is read",
+            dir.display()
+        )),
+    }
+    let log = file("verifier/test-stdout.txt").map(|(_, t)| t.clone());
+    if reward.is_some() || log.is_some() {
+        parsed.outcomes.push(TestOutcome {
+            instance_id: task,
+            format: Some(Format::Atif),
+            model: run_model,
+            run_label: Some(trial),
+            resolved: reward.map(|r| r >= 1.0),
+            log,
+            ..TestOutcome::default()
+        });
+    }
+    Ok(parsed)
+}
+
+/// The trial's reward and all its rewards: `verifier_result.rewards` of result.json (its `reward`,
+/// or its only value), else `verifier/reward.json`, else `verifier/reward.txt`.
+fn reward_of<'a>(
+    result: &Value,
+    file: &impl Fn(&str) -> Option<&'a (PathBuf, String)>,
+    warnings: &mut Vec<String>,
+) -> Option<(f64, Value)> {
+    let pick = |rewards: &Value| -> Option<f64> {
+        let map = rewards.as_object()?;
+        map.get("reward").and_then(Value::as_f64).or_else(|| match map.values().collect::<Vec<_>>().as_slice() {
+            [only] => only.as_f64(),
+            _ => None,
+        })
+    };
+    if let Some(rewards) = at(result, &["verifier_result", "rewards"]).filter(|r| r.is_object())
+        && let Some(r) = pick(rewards)
+    {
+        return Some((r, rewards.clone()));
+    }
+    if let Some((path, text)) = file("verifier/reward.json") {
+        match serde_json::from_str::<Value>(text) {
+            Ok(v) => {
+                if let Some(r) = pick(&v) {
+                    return Some((r, v));
+                }
+            }
+            Err(e) => warnings.push(format!("{}: {}", path.display(), crate::error::json_message(&e))),
+        }
+    }
+    let (path, text) = file("verifier/reward.txt")?;
+    match text.trim().parse::<f64>() {
+        Ok(r) if r.is_finite() => Some((r, serde_json::json!({ "reward": r }))),
+        _ => {
+            warnings.push(format!("{}: not a number: {:?}", path.display(), text.trim()));
+            None
+        }
+    }
+}
+
+/// An exception without its traceback (long, and the run's own steps say more).
+fn without_traceback(mut e: Value) -> Value {
+    if let Some(o) = e.as_object_mut() {
+        o.remove("exception_traceback");
+    }
+    e
+}
+
+#[cfg(test)]
+mod tests {
+
+    #[test]
+    fn trial_names_give_their_task() {
+        use super::super::atif::task_of_trial;
+        assert_eq!(task_of_trial("hello-world__aBc12D3"), "hello-world");
+        assert_eq!(task_of_trial("django__django-11099__Xy7pQ2w"), "django__django-11099");
+        assert_eq!(task_of_trial("django__django-11099"), "django__django-11099");
+    }
+}

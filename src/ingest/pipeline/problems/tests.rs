@@ -1,0 +1,113 @@
+//! Each kind produced by the code that writes it, so a change of wording shows here.
+
+use super::*;
+use crate::ingest::{Outcome, parse_file};
+use std::path::PathBuf;
+
+/// The warnings of a file read through `parse_file`, and their kinds.
+fn warning_kinds(name: &str, bytes: &[u8]) -> Vec<(ProblemKind, String)> {
+    let path = PathBuf::from("/r").join(name);
+    match parse_file(&path, bytes, None) {
+        Ok(Outcome::Parsed { parsed, .. }) => {
+            parsed.warnings.into_iter().map(|w| (ProblemKind::of_warning(&path, &w), w)).collect()
+        }
+        Ok(Outcome::Skipped(skip)) => panic!("{name} skipped: {skip:?}"),
+        Err(e) => panic!("{name}: {e}"),
+    }
+}
+
+fn error_kind(name: &str, bytes: &[u8]) -> ProblemKind {
+    match parse_file(&PathBuf::from("/r").join(name), bytes, None) {
+        Err(e) => ProblemKind::of_error(&e),
+        Ok(_) => panic!("{name} was read"),
+    }
+}
+
+fn kinds(found: &[(ProblemKind, String)]) -> Vec<ProblemKind> {
+    found.iter().map(|(k, _)| *k).collect()
+}
+
+const TRAJ: &str = r#"{"trajectory": [{"action": "ls", "observation": "o", "thought": "t", "response": "t"}], "history": [], "info": {}}"#;
+
+#[test]
+fn lost_lines_records_and_tails_are_told_apart() {
+    let jsonl = "{\"instance_id\": \"a\", \"history\": []}\n{broken\n{\"instance_id\": \"b\", \"history\": 7}\n";
+    let found = warning_kinds("output.jsonl", jsonl.as_bytes());
+    assert_eq!(kinds(&found), vec![ProblemKind::LineSkipped, ProblemKind::LineSkipped], "{found:?}");
+
+    let cut = "{\"model_name_or_path\": \"m\", \"instance_id\": \"a\", \"model_patch\": \"p\"}\n{\"model_name_or_path\": \"m\", \"inst";
+    let found = warning_kinds("all_preds.jsonl", cut.as_bytes());
+    assert_eq!(kinds(&found), vec![ProblemKind::LineSkipped], "{found:?}");
+
+    let two = TRAJ.replace("}], \"history\"", "}, {\"action\": \"cat x\", \"observation\": \"long\"}], \"history\"");
+    let cut = &two[..two.find("long").unwrap_or(two.len())];
+    let found = warning_kinds("cut.traj", cut.as_bytes());
+    assert_eq!(kinds(&found), vec![ProblemKind::TruncatedKept], "{found:?}");
+
+    let list = r#"{"messages": [{"role": "system", "content": "s"}, 7, {"role": "assistant", "content": "```bash\nls\n```"}], "info": {}}"#;
+    let found = warning_kinds("m.traj.json", list.as_bytes());
+    assert_eq!(kinds(&found), vec![ProblemKind::PartSkipped], "{found:?}");
+
+    let dataset = "{\"instance_id\": \"a\", \"patch\": \"d\", \"FAIL_TO_PASS\": \"not json\"}\n{\"instance_id\": \"b\", \"patch\": \"d\"}\n";
+    let found = warning_kinds("d.jsonl", dataset.as_bytes());
+    assert_eq!(kinds(&found), vec![ProblemKind::PartSkipped], "{found:?}");
+
+    let preds = r#"[{"instance_id": "x__y-1", "model_patch": "d"}, {"instance_id": 7}]"#;
+    let found = warning_kinds("preds.json", preds.as_bytes());
+    assert_eq!(kinds(&found), vec![ProblemKind::PartSkipped], "{found:?}");
+}
+
+#[test]
+fn replaced_bytes_and_values_and_notes() {
+    let mut bytes = TRAJ.replace("\"o\"", "\"o@\"").into_bytes();
+    let at = bytes.iter().position(|b| *b == b'@').unwrap_or(0);
+    bytes[at] = 0xff;
+    let found = warning_kinds("utf8.traj", &bytes);
+    assert_eq!(kinds(&found), vec![ProblemKind::Replaced], "{found:?}");
+
+    let nan = TRAJ.replace("\"info\": {}", "\"info\": {\"model_stats\": {\"instance_cost\": NaN}}");
+    let found = warning_kinds("nan.traj", nan.as_bytes());
+    assert_eq!(kinds(&found), vec![ProblemKind::Replaced], "{found:?}");
+
+    let summary = r#"{"schema_version": 3, "resolved_ids": ["a"], "unresolved_ids": []}"#;
+    let found = warning_kinds("report.json", summary.as_bytes());
+    assert_eq!(kinds(&found), vec![ProblemKind::Note], "{found:?}");
+    assert!(!ProblemKind::Note.loses_content() && ProblemKind::Replaced.loses_content());
+}
+
+#[test]
+fn failures_by_kind() {
+    assert_eq!(error_kind("empty.traj", b""), ProblemKind::Empty);
+    assert_eq!(error_kind("bin.traj", b"{\"a\0"), ProblemKind::Binary);
+    assert_eq!(error_kind("x.traj", br#"{"foo": 1}"#), ProblemKind::UnknownFormat);
+    assert_eq!(error_kind("bad.traj", br#"{"trajectory": 7, "history": [], "info": {}}"#), ProblemKind::Malformed);
+    assert_eq!(error_kind("cut.traj", br#"{"trajectory": [{"action": "ls", "obs"#), ProblemKind::Truncated);
+    let missing = IngestError::Io { path: PathBuf::from("/r/x"), source: std::io::Error::other("gone") };
+    assert_eq!(ProblemKind::of_error(&missing), ProblemKind::Unreadable);
+    let big = crate::ingest::source::too_large(Path::new("/r/x.json"), 5 << 30, 2 << 30);
+    assert_eq!(ProblemKind::of_error(&big), ProblemKind::TooLarge);
+    assert!(ProblemKind::iter_failures().all(|k| k.is_failure() && k.loses_content()));
+}
+
+#[test]
+fn a_report_has_problems_only_when_content_was_lost() {
+    let note = UnitResult::Ingested {
+        path: PathBuf::from("/r/report.json"),
+        format: crate::model::Format::SwebenchSummary,
+        stats: Default::default(),
+        warnings: vec!["/r/report.json: schema_version 3 is not 2; read as version 2".to_string()],
+    };
+    let skipped = UnitResult::Skipped {
+        path: PathBuf::from("/r/metadata.json"),
+        skip: crate::ingest::skip::Skip::new(crate::ingest::skip::SkipKind::Json, "not a known format"),
+    };
+    let mut report = Report { results: vec![note, skipped], ..Report::default() };
+    assert!(!report.has_problems(), "a note and a skipped file change nothing");
+    report.results.push(UnitResult::Unchanged {
+        path: PathBuf::from("/r/o.jsonl"),
+        warnings: vec!["/r/o.jsonl: line 2, column 1: key must be a string".to_string()],
+    });
+    assert!(report.has_problems());
+    let problems = report.problems();
+    assert_eq!(problems.iter().map(|p| p.kind).collect::<Vec<_>>(), vec![ProblemKind::Note, ProblemKind::LineSkipped]);
+}

@@ -1,0 +1,143 @@
+//! `export runs|steps|edits|labels --format parquet -o DIR`: one file per table, read back with
+//! the parquet crate: the row counts of the database, typed columns, and the CSV export's names.
+
+use parquet::basic::Type as Physical;
+use parquet::file::reader::{FileReader, SerializedFileReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn trajan(db: &Path, home: &Path, args: &[&str]) -> Output {
+    let out = run(db, home, args);
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    out
+}
+
+fn run(db: &Path, home: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_trajan"))
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .env_remove("TRAJAN_DB")
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
+
+#[test]
+fn parquet_tables_read_back_with_their_rows_and_types() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let db = dir.path().join("t.db");
+    let demo = fixtures().join("demo").to_string_lossy().into_owned();
+    let harbor = fixtures().join("layouts/harbor").to_string_lossy().into_owned();
+    run(&db, dir.path(), &["ingest", &demo, &harbor]);
+    trajan(&db, dir.path(), &["classify"]);
+    let runs: serde_json::Value =
+        serde_json::from_slice(&trajan(&db, dir.path(), &["runs", "--json"]).stdout).unwrap_or_else(|e| panic!("{e}"));
+    let runs = runs.as_array().cloned().unwrap_or_default();
+    let steps: i64 = runs.iter().filter_map(|r| r["steps"].as_i64()).sum();
+    // Every edit of every run, the final patch's too.
+    let edits: i64 = runs
+        .iter()
+        .map(|r| {
+            let id = r["id"].to_string();
+            let show: serde_json::Value =
+                serde_json::from_slice(&trajan(&db, dir.path(), &["show", &id, "--json"]).stdout)
+                    .unwrap_or_else(|e| panic!("{e}"));
+            show["edit_list"].as_array().map_or(0, |l| l.len() as i64)
+        })
+        .sum();
+    let out = dir.path().join("parquet");
+    let out_s = out.to_string_lossy().into_owned();
+    for table in ["runs", "steps", "edits", "labels"] {
+        trajan(&db, dir.path(), &["export", table, "--format", "parquet", "-o", &out_s]);
+    }
+    let labels_csv = trajan(&db, dir.path(), &["export", "labels", "--format", "csv"]);
+    let label_rows = String::from_utf8_lossy(&labels_csv.stdout).lines().count() as i64 - 1;
+    assert!(label_rows > 0, "classify made labels");
+
+    let read = |table: &str| {
+        let file = std::fs::File::open(out.join(format!("{table}.parquet"))).unwrap_or_else(|e| panic!("{table}: {e}"));
+        SerializedFileReader::new(file).unwrap_or_else(|e| panic!("{table}: {e}"))
+    };
+    for (table, rows) in [("runs", runs.len() as i64), ("steps", steps), ("edits", edits), ("labels", label_rows)] {
+        let reader = read(table);
+        let meta = reader.metadata().file_metadata();
+        assert_eq!(meta.num_rows(), rows, "{table}");
+        // Every row is there, row by row.
+        let iter = reader.get_row_iter(None).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(iter.count() as i64, rows, "{table}");
+        // The CSV export's column names, in its order.
+        let names: Vec<String> = meta.schema_descr().columns().iter().map(|c| c.name().to_string()).collect();
+        if table != "labels" {
+            let csv = trajan(&db, dir.path(), &["export", table, "--format", "csv"]);
+            let header = String::from_utf8_lossy(&csv.stdout).lines().next().unwrap_or_default().to_string();
+            assert_eq!(header.split(',').map(str::to_string).collect::<Vec<_>>(), names, "{table}");
+        } else {
+            let header = String::from_utf8_lossy(&labels_csv.stdout).lines().next().unwrap_or_default().to_string();
+            assert_eq!(header.split(',').map(str::to_string).collect::<Vec<_>>(), names, "{table}");
+        }
+    }
+    // Typed columns.
+    let types = |table: &str| -> Vec<(String, Physical)> {
+        let reader = read(table);
+        reader
+            .metadata()
+            .file_metadata()
+            .schema_descr()
+            .columns()
+            .iter()
+            .map(|c| (c.name().to_string(), c.physical_type()))
+            .collect()
+    };
+    let runs_types = types("runs");
+    for (name, want) in [
+        ("run_id", Physical::INT64),
+        ("resolved", Physical::BOOLEAN),
+        ("cost", Physical::DOUBLE),
+        ("model", Physical::BYTE_ARRAY),
+    ] {
+        assert!(runs_types.contains(&(name.to_string(), want)), "{name}: {runs_types:?}");
+    }
+    let label_types = types("labels");
+    assert!(label_types.contains(&("unclassified".to_string(), Physical::BOOLEAN)), "{label_types:?}");
+    assert!(types("steps").contains(&("test_run".to_string(), Physical::BOOLEAN)));
+    // Values survive: the resolved flags of the runs, in order.
+    let reader = read("runs");
+    let resolved: Vec<Option<bool>> = reader
+        .get_row_iter(None)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .map(|row| {
+            let row = row.unwrap_or_else(|e| panic!("{e}"));
+            row.get_column_iter().find(|(n, _)| n.as_str() == "resolved").and_then(|(_, f)| match f {
+                parquet::record::Field::Bool(b) => Some(*b),
+                _ => None,
+            })
+        })
+        .collect();
+    let want: Vec<Option<bool>> = {
+        let mut by_id: Vec<(i64, Option<bool>)> =
+            runs.iter().map(|r| (r["id"].as_i64().unwrap_or_default(), r["resolved"].as_bool())).collect();
+        by_id.sort();
+        by_id.into_iter().map(|(_, r)| r).collect()
+    };
+    assert_eq!(resolved, want);
+}
+
+#[test]
+fn parquet_needs_a_folder_and_atif_a_run() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let db = dir.path().join("t.db");
+    let demo = fixtures().join("demo").to_string_lossy().into_owned();
+    run(&db, dir.path(), &["ingest", &demo]);
+    let out = run(&db, dir.path(), &["export", "runs", "--format", "parquet"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("-o DIR"), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = run(&db, dir.path(), &["export", "run", "--format", "atif"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("which run"));
+}
