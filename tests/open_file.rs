@@ -317,8 +317,20 @@ fn opening_a_corpus_file_gives_the_database_ingest_gives() {
         // Not a run: the whole-file path says so, as ingest does.
         "swe-agent-demonstrations/function_calling_simple.traj",
         "openhands/multi_swe_bench_output.jsonl",
+        // Bare lists of messages (mini-swe-agent before `trajectory_format`): read whole.
+        "mini-swe-agent-0/local.traj.json",
+        "mini-swe-agent-0/github_issue.traj.json",
     ] {
         compare_with_binary(&corpus(rel));
+    }
+    // A 0.x run's model from the `args.yaml` beside it (known at the end of the read), and an
+    // ATIF trajectory (read whole).
+    let layouts = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/layouts");
+    for rel in [
+        "swe-agent-0.x/trajectories/carlos/gpt4__SWE-bench_Lite__default__t-0.00__p-0.95__c-2.00__install-1/marshmallow-code__marshmallow-1343.traj",
+        "harbor/terminal-bench-2.0/2025-11-05__14-22-31/fix-git__Qw8rT2x/agent/trajectory.json",
+    ] {
+        compare_with_binary(&layouts.join(rel));
     }
     // Several batches, each committed: the same rows.
     for rel in ["swe-agent-0.x/pydicom__pydicom-1458.traj", "swe-agent-1.1/pytest-dev__pytest-6202.traj"] {
@@ -399,6 +411,34 @@ fn files_the_step_reader_gives_up_on_are_read_whole_as_ingest_reads_them() {
     let (opened, _) = open_in_batches(&db, &broken, 2);
     assert!(opened.report.failures().next().is_some() && opened.runs.is_empty());
     assert!(dump(&db).iter().all(|l| l.starts_with("-- ")), "the database holds nothing of the broken file");
+}
+
+#[test]
+fn archives_and_atif_objects_are_read_as_ingest_reads_them() {
+    let dir = must(tempfile::tempdir(), "tempdir");
+    // A trajectory compressed: its member is keyed `ARCHIVE!/member`, as ingest keys it.
+    let gz = dir.path().join("pydicom__pydicom-1458.traj.gz");
+    let raw = must(std::fs::read(corpus("swe-agent-0.x/pydicom__pydicom-1458.traj")), "read");
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    must(std::io::Write::write_all(&mut enc, &raw), "gzip");
+    must(std::fs::write(&gz, must(enc.finish(), "gzip")), "write");
+    compare_with_binary(&gz);
+    // A `trajectory` member first, but `schema_version`, `agent` and `steps` make it ATIF to
+    // ingest: the step reader gives it up at its end.
+    let atif: Doc = vec![
+        ("trajectory", json!([{"action": "ls", "observation": "a.py", "thought": "look"}])),
+        ("schema_version", json!("ATIF-v1.7")),
+        ("session_id", json!("s-1")),
+        ("agent", json!({"name": "terminus-2", "version": "2.0.0", "model_name": "m/x"})),
+        (
+            "steps",
+            json!([{"step_id": 1, "source": "user", "message": "fix it"}, {"step_id": 2, "source": "agent", "message": "done"}]),
+        ),
+    ];
+    let file = write(dir.path(), "gen__atif-1.json", &atif);
+    let out = compare_with_binary(&file);
+    assert!(out.contains("ingested 1"), "{out}");
+    compare_in_batches(&file, 1, true);
 }
 
 #[test]
