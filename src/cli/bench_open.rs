@@ -1,8 +1,10 @@
-//! `trajan bench tui`, opening a file never seen: `trajan FILE` on a 200 MB mini-swe-agent
-//! trajectory of 20,000 steps (generated once). The real binary in tmux (200x50): time to the
-//! first step on the pane, time until the whole file is read, peak memory (VmHWM). Then in this
-//! process, headless with the worker as the driver runs it: the first screen, and the time of
-//! every key pressed while the file is read (handled, drawn, and the news that arrived applied).
+//! `trajan bench tui`, opening a file never seen: `trajan FILE` on a 200 MB trajectory of 20,000
+//! steps, mini-swe-agent's and SWE-agent's (generated once). The real binary in tmux (200x50):
+//! time to the first step on the pane, to the next step after `l` pressed while the file is
+//! read, until the whole file is read, and peak memory (VmHWM). Then in this process, headless
+//! with the worker as the driver runs it: the first screen, and every key pressed while the
+//! file is read, from the key until its step's body is drawn (wall and CPU time of the UI
+//! thread), and the news of the reading applied between keys.
 
 use super::open::{done, feed};
 use super::synth;
@@ -19,36 +21,50 @@ use trajan::tui::keymap::Keymap;
 use trajan::tui::theme::{ColorDepth, Theme};
 use trajan::tui::views::ViewCtx;
 
-/// The file: 20,000 steps of about 10 KB.
+/// The files: 20,000 steps of about 10 KB.
 const STEPS: usize = 20_000;
 const STEP_BYTES: usize = 8_600;
-/// On the first screen: the first step's thought.
+/// On the first screen: the first step's thought; after `l`, the second's.
 const FIRST: &str = "Step 0: ";
+const NEXT: &str = "Step 1: ";
+
+type Generate = fn(&Path, usize, usize) -> std::io::Result<u64>;
 
 pub fn run() -> Result<String> {
-    let file = PathBuf::from("/tmp/trajan-bench-open.traj.json");
-    if !file.exists() {
-        eprintln!("writing {} (once) ...", file.display());
-        synth::long_mini_file(&file, STEPS, STEP_BYTES)?;
+    let files: [(&str, &str, Generate); 2] = [
+        ("mini-swe-agent", "/tmp/trajan-bench-open.traj.json", synth::long_mini_file),
+        ("SWE-agent", "/tmp/trajan-bench-open-swe.traj", synth::long_swe_file),
+    ];
+    let mut out = String::new();
+    for (name, file, generate) in files {
+        let file = PathBuf::from(file);
+        if !file.exists() {
+            eprintln!("writing {} (once) ...", file.display());
+            generate(&file, STEPS, STEP_BYTES)?;
+        }
+        let mb = std::fs::metadata(&file)?.len() as f64 / 1e6;
+        out.push_str(&format!(
+            "open a new file   {} ({name}, {mb:.0} MB, {STEPS} steps), never seen by the database\n",
+            file.display()
+        ));
+        match in_tmux(&file)? {
+            Some(t) => out.push_str(&format!(
+                "  in tmux         first screen {:.0} ms; next step (l) while it is read {:.0} ms; read whole in {:.2} s; peak memory {:.0} MiB (VmHWM of trajan)\n",
+                ms(t.first),
+                ms(t.next),
+                t.complete.as_secs_f64(),
+                t.peak_kb as f64 / 1024.0
+            )),
+            None => out.push_str("  in tmux         (tmux is not installed)\n"),
+        }
+        out.push_str(&headless(&file)?);
     }
-    let mb = std::fs::metadata(&file)?.len() as f64 / 1e6;
-    let mut out =
-        format!("open a new file   {} ({mb:.0} MB, {STEPS} steps), never seen by the database\n", file.display());
-    match in_tmux(&file)? {
-        Some(t) => out.push_str(&format!(
-            "  in tmux         first screen {:.0} ms; read whole in {:.2} s; peak memory {:.0} MiB (VmHWM of trajan)\n",
-            ms(t.first),
-            t.complete.as_secs_f64(),
-            t.peak_kb as f64 / 1024.0
-        )),
-        None => out.push_str("  in tmux         (tmux is not installed)\n"),
-    }
-    out.push_str(&headless(&file)?);
     Ok(out)
 }
 
 struct Timed {
     first: Duration,
+    next: Duration,
     complete: Duration,
     peak_kb: u64,
 }
@@ -82,6 +98,9 @@ fn in_tmux(file: &Path) -> Result<Option<Timed>> {
         bail!("trajan did not show {what} in tmux within 120 s")
     };
     let first = wait("its first step", Duration::from_millis(2), &|s| s.contains(FIRST))?;
+    let pressed = started.elapsed();
+    tmux(&["send-keys", "-t", "b", "-l", "l"])?;
+    let next = wait("its second step", Duration::from_millis(2), &|s| s.contains(NEXT))? - pressed;
     let complete = wait("the end of the reading", Duration::from_millis(20), &|s| s.contains("steps in "))?;
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
     let peak_kb = status
@@ -90,7 +109,7 @@ fn in_tmux(file: &Path) -> Result<Option<Timed>> {
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         .context("VmHWM of trajan")?;
     let _ = tmux(&["kill-server"]);
-    Ok(Some(Timed { first, complete, peak_kb }))
+    Ok(Some(Timed { first, next, complete, peak_kb }))
 }
 
 /// In this process: the reading on a thread, its news followed by a headless app with the worker.
@@ -126,19 +145,27 @@ fn headless(file: &Path) -> Result<String> {
     }
     ui.draw();
     let first = started.elapsed();
-    // Keys while the rest is read, 100 a second (faster than anyone reads).
-    let mut keys = Vec::new();
-    let mut cpu = Vec::new();
-    let mut news = Vec::new();
+    // Keys while the rest is read, 100 a second (faster than anyone reads): each timed from the
+    // key until its step's body is drawn (the worker loads it; the news that arrived meanwhile is
+    // applied too, as the driver applies it), then the news until the next key.
+    let shown = |ui: &Headless| ui.app.run.as_ref().is_some_and(|r| r.body().is_some());
+    let (mut keys, mut cpu, mut news, mut news_cpu) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     while ui.app.reading.is_some() || !reader.is_finished() {
         let (t, c) = (Instant::now(), thread_cpu());
         ui.press("j").map_err(anyhow::Error::msg)?;
+        while !shown(&ui) && t.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_micros(200));
+            ui.poll();
+        }
+        ui.draw();
         keys.push(t.elapsed());
         cpu.push(thread_cpu().saturating_sub(c));
-        let t = Instant::now();
-        ui.poll();
-        news.push(t.elapsed());
         std::thread::sleep(Duration::from_millis(10));
+        let (t, c) = (Instant::now(), thread_cpu());
+        ui.poll();
+        ui.draw();
+        news.push(t.elapsed());
+        news_cpu.push(thread_cpu().saturating_sub(c));
     }
     let read = started.elapsed();
     let _ = reader.join();
@@ -148,16 +175,17 @@ fn headless(file: &Path) -> Result<String> {
     for _ in 0..keys.len().min(500) {
         let t = Instant::now();
         ui.press("j").map_err(anyhow::Error::msg)?;
-        after.push(t.elapsed());
         ui.settle();
+        after.push(t.elapsed());
     }
     Ok(format!(
-        "  in process      first screen {:.0} ms; read whole in {:.2} s\n  keys (j) while it is read: {}; CPU time of the UI thread per key: {}; news applied between keys: max {:.2} ms\n  keys (j) once it is read:  {}\n",
+        "  in process      first screen {:.0} ms; read whole in {:.2} s\n  keys (j) while it is read, until the step is drawn: {}\n      CPU time of the UI thread per key: {}\n      news applied and drawn between keys: {}; CPU: {}\n  keys (j) once it is read:  {}\n",
         ms(first),
         read.as_secs_f64(),
         spread(&mut keys),
-        spread(&mut cpu).split_once(", ").map(|(_, s)| s.to_string()).unwrap_or_default(),
-        ms(news.iter().max().copied().unwrap_or_default()),
+        tail(&mut cpu),
+        tail(&mut news),
+        tail(&mut news_cpu),
         spread(&mut after),
     ))
 }
@@ -173,6 +201,11 @@ fn spread(times: &mut [Duration]) -> String {
         ms(at(0.99)),
         ms(times.last().copied().unwrap_or_default())
     )
+}
+
+/// `median, p99, max` of times.
+fn tail(times: &mut [Duration]) -> String {
+    spread(times).split_once(", ").map(|(_, s)| s.to_string()).unwrap_or_default()
 }
 
 /// CPU time this thread has used: a key's work, whatever the scheduler did meanwhile.
