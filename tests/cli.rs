@@ -76,14 +76,45 @@ const CLASSIFY: [&str; 12] = [
     "classify__wrong-logic",
 ];
 
+/// The single cases of fixtures/classify-cases (issue 15: a language's rename or re-signature, a
+/// defect of real runs), as named in its expected.toml.
+const CASES: [&str; 13] = [
+    "classify__build-copy",
+    "classify__lang-c-header",
+    "classify__lang-cpp-header",
+    "classify__lang-go-complete",
+    "classify__lang-go-rename",
+    "classify__lang-java-rename",
+    "classify__lang-python-resign",
+    "classify__lang-rust-rename",
+    "classify__lang-ts-optional",
+    "classify__lang-ts-resign",
+    "classify__located-regression",
+    "classify__script-stash",
+    "classify__skip-list",
+];
+
 /// fixtures/classify/expected.toml is the classifier's oracle: it must describe the data. Each
 /// story's run ingests cleanly, joins its outcome (and its dataset task where it has a gold
-/// patch), records the exit status the oracle names, and every evidence step exists.
+/// patch), records the exit status the oracle names, and every evidence step exists. Stories are
+/// whole runs (10 to 30 steps).
 #[test]
 fn classify_fixtures_agree_with_their_oracle() {
+    let (_dir, db) = oracle_describes_its_runs("classify", &CLASSIFY, 10);
+    story_edits_are_detected_as_intended(&db);
+}
+
+/// The same of fixtures/classify-cases, whose runs are as short as their case.
+#[test]
+fn classify_cases_agree_with_their_oracle() {
+    oracle_describes_its_runs("classify-cases", &CASES, 4);
+}
+
+/// Ingests fixtures/FOLDER and checks its expected.toml against the runs; the database is returned.
+fn oracle_describes_its_runs(folder: &str, runs: &[&str], least_steps: i64) -> (tempfile::TempDir, PathBuf) {
     let dir = tmp();
     let db = dir.path().join("t.db");
-    let root = fixtures().join("classify");
+    let root = fixtures().join(folder);
     let out = trajan(&db, &["ingest", &root.to_string_lossy()]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
@@ -92,7 +123,7 @@ fn classify_fixtures_agree_with_their_oracle() {
     let oracle: toml::Table = toml::from_str(&text).unwrap_or_else(|e| panic!("expected.toml: {e}"));
     let mut ids: Vec<&str> = oracle.keys().map(String::as_str).collect();
     ids.sort_unstable();
-    assert_eq!(ids, CLASSIFY);
+    assert_eq!(ids, runs);
     let modes =
         ["missed_edit_location", "required_temporary_errors", "context_flooding", "incomplete_peripheral_propagation"];
     for (id, entry) in &oracle {
@@ -104,7 +135,7 @@ fn classify_fixtures_agree_with_their_oracle() {
         let has_dataset = ["swe-bench.json", "swe-bench.jsonl"].iter().any(|f| root.join(&id[10..]).join(f).exists());
         assert_eq!(detail["task"]["gold_patch"].is_string(), has_dataset, "{id}: gold patch");
         let steps = detail["steps"].as_i64().unwrap_or_default();
-        assert!((10..=30).contains(&steps), "{id}: {steps} steps");
+        assert!((least_steps..=30).contains(&steps), "{id}: {steps} steps");
         let expected: Vec<&str> = entry
             .get("modes")
             .and_then(toml::Value::as_array)
@@ -125,9 +156,13 @@ fn classify_fixtures_agree_with_their_oracle() {
             }
         }
     }
+    (dir, db)
+}
+
+fn story_edits_are_detected_as_intended(db: &Path) {
     // The edits the stories hinge on are detected as the stories intend.
     let edits = |id: &str| -> Vec<(i64, String, String, Vec<String>)> {
-        let detail = stdout_json(&trajan(&db, &["show", id, "--json"]));
+        let detail = stdout_json(&trajan(db, &["show", id, "--json"]));
         detail["edit_list"]
             .as_array()
             .into_iter()

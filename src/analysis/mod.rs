@@ -7,3 +7,4 @@ pub mod edits;
 pub mod markers;
 pub mod shell;
 pub mod snippet;
+pub mod symbols;

@@ -9,7 +9,7 @@ use crate::label::{ASSIGN_THRESHOLD, Label, ModeVerdict, Provenance, Source};
 
 /// Names the heuristic in labels; bumped when a rule changes what it gives.
 pub const RATER: &str = "heuristic";
-pub const VERSION: &str = "trajan-heuristic/1";
+pub const VERSION: &str = "trajan-heuristic/2";
 
 /// Classify one run from its signals. `input_hash` identifies the signals (a label with the same
 /// hash and taxonomy is not made again).

@@ -3,7 +3,6 @@
 //! `rules` lists). Precision comes first: a rule fires only on evidence a reviewer would accept,
 //! and weaker evidence comes out below the assignment threshold, to be shown, not counted.
 
-use crate::classify::signals::paths::FileKind;
 use crate::classify::signals::{After, ExpectedFile, ExpectedWhy, LostWhy, Rejection, Role, Signals};
 use crate::label::ExitCategory;
 use crate::label::{Evidence, Rule};
@@ -13,6 +12,7 @@ impl Rule {
         match self {
             Rule::ExpectedFileNeverSeen => expected_files(s, false),
             Rule::ExpectedFileNotEdited => expected_files(s, true),
+            Rule::ExpectedFunctionNotEdited => expected_functions(s),
             Rule::GaveUpApplying => gave_up_applying(s),
             Rule::EditLost => edit_lost(s),
             Rule::GatedRejectionBypassed | Rule::GatedRejectionAbandoned | Rule::GatedRejectionRecovered => {
@@ -41,15 +41,31 @@ const UNDEFINED_NAME: &[&str] = &["F821", "F822", "F831"];
 /// At most this many evidence steps per finding.
 const MAX_EVIDENCE: usize = 8;
 
+/// Rules that say the agent did not find or reach the place of the fix (or, for flooding, that
+/// output displaced it).
+const LOCATION_RULES: &[Rule] = &[
+    Rule::ExpectedFileNeverSeen,
+    Rule::ExpectedFileNotEdited,
+    Rule::ExpectedFunctionNotEdited,
+    Rule::GaveUpApplying,
+    Rule::EditLost,
+    Rule::FloodThenRepeat,
+];
+/// What a location finding is worth when the harness says the location was found.
+const LOCATED_CAP: f64 = 0.3;
+
 /// Every rule that fires on a run. A resolved run gets none. A run that never attempted an edit
 /// (cut off before any: the rulings of failure-modes.md) gets no edit-based mode; flooding
-/// (which can be why no edit came), budget and forfeit rules still apply.
+/// (which can be why no edit came), budget and forfeit rules still apply. When every
+/// FAIL_TO_PASS test passes and only PASS_TO_PASS tests fail, the agent found and fixed the
+/// place: location findings (and flooding as their cause) are weighed, not assigned.
 pub fn evaluate(s: &Signals, rules: &[Rule]) -> Vec<Finding> {
     if s.resolved == Some(true) {
         return Vec::new();
     }
     // Flooding can be why no edit came; the other modes are about edits.
     let attempted = s.first_edit_step.is_some() || !s.rejections.is_empty();
+    let located = s.tests.as_ref().is_some_and(|t| t.located());
     rules
         .iter()
         .filter(|r| attempted || matches!(r, Rule::FloodThenRepeat | Rule::BudgetExhausted | Rule::Forfeited))
@@ -58,6 +74,12 @@ pub fn evaluate(s: &Signals, rules: &[Rule]) -> Vec<Finding> {
             f.evidence.sort_by_key(|e| e.step);
             f.evidence.dedup_by_key(|e| e.step);
             f.evidence.truncate(MAX_EVIDENCE);
+            if located && LOCATION_RULES.contains(&f.rule) && f.confidence > LOCATED_CAP {
+                f.confidence = LOCATED_CAP;
+                f.rationale.push_str(
+                    "; but every FAIL_TO_PASS test passes (only PASS_TO_PASS tests fail): the location was found",
+                );
+            }
             f
         })
         .collect()
@@ -72,11 +94,14 @@ fn last_step(s: &Signals) -> usize {
 }
 
 /// The steps that edited files other than the expected ones: what the agent did instead.
-fn edits_elsewhere(s: &Signals, missed: &[&ExpectedFile]) -> Vec<Evidence> {
+/// Scratch files are not attempts, and an expected file the agent did edit is not "instead".
+fn edits_elsewhere(s: &Signals) -> Vec<Evidence> {
     s.files
         .iter()
-        .filter(|f| !f.edited.is_empty() && !missed.iter().any(|m| m.path.as_deref() == Some(f.path.as_str())))
-        .filter(|f| !crate::classify::signals::paths::is_scratch(&f.path))
+        .filter(|f| !f.edited.is_empty() && !f.scratch)
+        // An edit of a build copy is a lost edit (`edit_lost` cites it), not a place chosen instead.
+        .filter(|f| !crate::classify::signals::paths::is_build_copy(&f.path))
+        .filter(|f| !s.expected.iter().any(|e| e.path.as_deref() == Some(f.path.as_str())))
         .flat_map(|f| f.edited.first().map(|&st| ev(st, format!("edited {} instead", f.path))))
         .take(3)
         .collect()
@@ -99,8 +124,9 @@ fn expected_files(s: &Signals, seen: bool) -> Option<Finding> {
         .iter()
         .filter(|e| !e.edited)
         .filter(|e| !core_changed || e.role != Some(Role::Periphery))
-        // A gold patch's docs, configs, tests and release notes are not places the fix had to be.
-        .filter(|e| !gold || FileKind::of(&e.named) == FileKind::Source)
+        // A gold patch's docs, configs, tests, release notes and plumbing are not places the fix
+        // had to be.
+        .filter(|e| e.required())
         .filter(|e| gold || e.rejected_at.is_empty())
         .filter(|e| e.first_seen.is_some() == seen)
         .collect();
@@ -121,13 +147,13 @@ fn expected_files(s: &Signals, seen: bool) -> Option<Finding> {
             (None, None) => {}
         }
     }
-    evidence.extend(edits_elsewhere(s, &missed));
+    evidence.extend(edits_elsewhere(s));
     evidence.push(ev(last_step(s), format!("ended without changing {}", names.join(", "))));
     // A bare file name (`models.py`) may be any file of that name, or the reporter's own:
     // weighed, not assigned. A path, or a file named by both the task and a failing test, is
     // firmer.
     let bare = missed.iter().all(|e| !e.named.trim_start_matches("./").contains('/'));
-    let confidence = match (gold, seen) {
+    let confidence: f64 = match (gold, seen) {
         (true, false) => 0.8,
         (true, true) => 0.7,
         (false, _) if missed.iter().any(|e| e.why.len() > 1) => 0.6,
@@ -143,11 +169,60 @@ fn expected_files(s: &Signals, seen: bool) -> Option<Finding> {
     };
     let what = if seen { "opened but never edited" } else { "never opened" };
     let ratio = s.miss_ratio.map(|r| format!(" (miss ratio {r:.2})")).unwrap_or_default();
+    let mut rationale = format!("{} named by {source}: {what}{ratio}", names.join(", "));
+    // The agent changed the module the task itself names: the gold patch fixed it elsewhere, but
+    // the agent's choice followed the task. Weighed, not assigned.
+    let confidence = if gold && !s.task_files_edited.is_empty() {
+        rationale.push_str(&format!("; but the agent edited {}, which the task names", s.task_files_edited.join(", ")));
+        confidence.min(0.4)
+    } else {
+        confidence
+    };
     Some(Finding {
         rule: if seen { Rule::ExpectedFileNotEdited } else { Rule::ExpectedFileNeverSeen },
         confidence,
         evidence,
-        rationale: format!("{} named by {source}: {what}{ratio}", names.join(", ")),
+        rationale,
+    })
+}
+
+/// The right file, the wrong function: a gold source file the agent changed, none of whose gold
+/// hunks' functions or classes the agent's changes reached (failure-modes.md: location is the
+/// file and, where the gold patch names it, the function).
+fn expected_functions(s: &Signals) -> Option<Finding> {
+    let mut evidence = Vec::new();
+    let mut what = Vec::new();
+    let mut never_seen = false;
+    for e in s.expected.iter().filter(|e| e.required() && e.in_patch && !e.functions.is_empty()) {
+        // Judged only when the agent's diff of the file is known and reaches none of them.
+        if e.functions.iter().any(|f| f.edited != Some(false)) {
+            continue;
+        }
+        let path = e.path.as_deref().unwrap_or(&e.named);
+        let names: Vec<&str> = e.functions.iter().map(|f| f.name.as_str()).collect();
+        for f in &e.functions {
+            match f.seen {
+                Some(st) => evidence.push(ev(st, format!("showed {} in {path}, never changed it", f.name))),
+                None => never_seen = true,
+            }
+        }
+        if let Some(file) = s.files.iter().find(|f| f.path == path) {
+            evidence.extend(file.edited.iter().take(3).map(|&st| ev(st, format!("changed {path} elsewhere"))));
+        }
+        what.push(format!("{path}: {}", names.join(", ")));
+    }
+    if what.is_empty() {
+        return None;
+    }
+    evidence.push(ev(last_step(s), "ended without changing the gold functions"));
+    Some(Finding {
+        rule: Rule::ExpectedFunctionNotEdited,
+        confidence: if never_seen { 0.65 } else { 0.6 },
+        evidence,
+        rationale: format!(
+            "the right file, the wrong place: the gold patch changes {}; the agent's changes there reach none of them",
+            what.join("; ")
+        ),
     })
 }
 
@@ -291,14 +366,15 @@ fn flood_then_repeat(s: &Signals) -> Option<Finding> {
         return None;
     }
     let mut evidence: Vec<Evidence> = floods.iter().take(3).map(|&st| ev(st, "large or clipped output")).collect();
-    // Asked again, after a flood, for what was shown before: the flood displaced it. Output that
-    // was itself clipped is asked again for the part not shown, which is no sign.
-    let first_flood = floods.first().copied().unwrap_or(usize::MAX);
+    // Asked again, with a flood between the first use and the repeat, for what was shown before:
+    // the flood displaced it. Output that was itself clipped is asked again for the part not
+    // shown, which is no sign.
     let displaced = |steps: &[usize]| -> Vec<usize> {
-        if steps.first().is_some_and(|f| c.clipped_steps.contains(f)) {
+        let Some(&first) = steps.first() else { return Vec::new() };
+        if c.clipped_steps.contains(&first) {
             return Vec::new();
         }
-        steps.iter().skip(1).copied().filter(|&st| st > first_flood).collect()
+        steps.iter().skip(1).copied().filter(|&st| floods.iter().any(|&f| f > first && f < st)).collect()
     };
     let mut signs = Vec::new();
     for r in &s.repeats {
@@ -349,21 +425,29 @@ fn stale_identifier(s: &Signals) -> Option<Finding> {
     let mut evidence = Vec::new();
     let mut what = Vec::new();
     for st in &s.stale {
+        let change = st.change.name();
         if let Some(f) = s.files.iter().find(|f| f.path == st.defined_in) {
             evidence
-                .extend(f.edited.first().map(|&e| ev(e, format!("changed `{}` in {}", st.identifier, st.defined_in))));
+                .extend(f.edited.first().map(|&e| ev(e, format!("{change} `{}` in {}", st.identifier, st.defined_in))));
         }
         for x in &st.seen_in {
-            evidence.push(ev(x.step, format!("`{}` still used in {} (left unchanged)", st.identifier, x.path)));
+            evidence
+                .push(ev(x.step, format!("`{}` still used in {} ({}; left unchanged)", st.identifier, x.path, x.how)));
         }
         let files: Vec<&str> = st.seen_in.iter().map(|x| x.path.as_str()).collect();
-        let renamed = st.renamed_to.as_ref().map(|n| format!(" (renamed to `{n}`)")).unwrap_or_default();
-        what.push(format!("`{}`{renamed} still in {}", st.identifier, files.join(", ")));
+        let how = match (&st.renamed_to, st.change) {
+            (Some(n), _) => format!(" (renamed to `{n}`)"),
+            (None, crate::classify::signals::ChangeKind::Resigned) => {
+                format!(" (re-signed to `{}`)", st.new_signature.as_deref().unwrap_or("?"))
+            }
+            _ => format!(" ({change})"),
+        };
+        what.push(format!("`{}`{how} still in {}", st.identifier, files.join(", ")));
     }
     let confirmed = s.failing_test_files.iter().any(|m| {
         s.stale.iter().any(|st| st.seen_in.iter().any(|x| x.path.ends_with(&m.path) || m.path.ends_with(&x.path)))
     });
-    let mut rationale = format!("identifiers the agent's diff removed or renamed: {}", what.join("; "));
+    let mut rationale = format!("definitions the agent's diff removed, renamed or re-signed: {}", what.join("; "));
     if confirmed {
         rationale.push_str("; failing tests name those files");
     }

@@ -426,9 +426,12 @@ mod tests {
 
     #[test]
     fn classify_fixture_datasets_parse_cleanly() {
-        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/classify");
+        let roots = [
+            concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/classify"),
+            concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/classify-cases"),
+        ];
         let mut seen = 0;
-        for entry in walkdir::WalkDir::new(root).into_iter().flatten() {
+        for entry in roots.iter().flat_map(|r| walkdir::WalkDir::new(r).into_iter().flatten()) {
             let name = entry.file_name().to_string_lossy();
             if !name.starts_with("swe-bench") {
                 continue;
@@ -439,6 +442,6 @@ mod tests {
             assert!(p.tasks.iter().all(|t| t.gold_patch.is_some() && !t.fail_to_pass.is_empty()));
             seen += 1;
         }
-        assert!(seen >= 4, "dataset files under fixtures/classify: {seen}");
+        assert!(seen >= 4, "dataset files under fixtures/classify and classify-cases: {seen}");
     }
 }

@@ -7,6 +7,7 @@
 pub enum Rule {
     ExpectedFileNeverSeen,
     ExpectedFileNotEdited,
+    ExpectedFunctionNotEdited,
     GaveUpApplying,
     EditLost,
     GatedRejectionBypassed,

@@ -72,7 +72,13 @@ pub fn system_prompt(taxonomy: &Taxonomy) -> String {
            is not a mode): \"unclassified\" is a normal, honest answer, and a false mode is worse than none.\n\
          - How the run ended (cost or step limit, format errors, timeout, no patch) is recorded separately; it is not a mode.\n\
          - Cite evidence by step number, as the trajectory numbers them (\"### step N\"), and say what each step shows.\n\
-         - Only modes listed above. Confidence is 0.0 to 1.0.\n\n\
+         - Only modes listed above. Confidence is 0.0 to 1.0.\n\
+         - The signals are measured from the run: a stale reference is a file the agent did not change that still \
+           calls, imports or declares what its diff renamed, removed or re-signed (how it is used is given); a gold \
+           location is a function or class the reference fix changed (the right file but the wrong function is a \
+           missed location); when every FAIL_TO_PASS test passes, the agent found the location; a loop is the same \
+           check failing the same way after each edit; scratch files (reproduction and check scripts) are not \
+           attempts at the fix.\n\n\
          Reply with one JSON object and nothing else:\n\
          {\"modes\": [{\"mode\": \"<mode id>\", \"confidence\": 0.8, \"evidence\": [{\"step\": 12, \"note\": \"what step 12 shows\"}], \
          \"rationale\": \"why this mode\"}], \"unclassified\": false, \"summary\": \"one line on why the run failed\"}\n\

@@ -1,7 +1,8 @@
 //! Signals of context use: how much of the run was tool output, floods of output, and the
 //! repetition that shows the objective slipped (the same action again, files re-opened).
 
-use super::views::{Shown, ViewKind, simple_commands};
+use super::commands::commands;
+use super::views::{Shown, ViewKind};
 use super::{ContextSignals, ExitCategory, FileTable, Reopen, Repeat, StepSize};
 use crate::store::read::StepRow;
 use std::collections::HashMap;
@@ -44,7 +45,7 @@ pub(super) fn context(steps: &[StepRow], exit: ExitCategory) -> ContextSignals {
 
 /// Commands with no bound on their output.
 fn unbounded(action: &str, obs: u64) -> bool {
-    let commands = simple_commands(action);
+    let commands: Vec<Vec<String>> = commands(action, None).into_iter().map(|c| c.words).collect();
     let limited =
         commands.iter().any(|c| matches!(c.first().map(String::as_str), Some("head" | "tail" | "wc" | "less")));
     if limited {
@@ -92,7 +93,7 @@ const LOOKS: &[&str] = &[
 ];
 
 fn only_looks(s: &StepRow) -> bool {
-    let commands = simple_commands(&s.action);
+    let commands: Vec<Vec<String>> = commands(&s.action, None).into_iter().map(|c| c.words).collect();
     !commands.is_empty()
         && crate::analysis::shell::shell_writes(&s.action).is_empty()
         && commands.iter().all(|c| {

@@ -1,8 +1,8 @@
 //! Signals from the edits: rejections and what followed them, reverted hunks, edits that
 //! silently changed nothing.
 
-use super::paths::{build_copy_target, is_build_copy, is_scratch};
-use super::views::simple_commands;
+use super::actions::{Reset, StepReading, Via};
+use super::paths::{Roots, build_copy_target, is_build_copy};
 use super::{After, FileActivity, LostEdit, LostWhy, Rejection, Revert};
 use crate::analysis::markers::runs_tests;
 use crate::model::{EditKind, EditStatus};
@@ -16,6 +16,9 @@ pub(super) struct EditEvent {
     pub status: EditStatus,
     pub codes: Vec<String>,
     pub diff: Option<String>,
+    /// Added to the file (`>>`, `tee -a`), not the whole file.
+    pub append: bool,
+    pub via: Via,
 }
 
 impl EditEvent {
@@ -27,7 +30,14 @@ impl EditEvent {
             status: e.status,
             codes: e.lint_codes.clone(),
             diff: e.diff.clone(),
+            append: false,
+            via: if e.kind == EditKind::ShellWrite { Via::Shell } else { Via::Tool },
         }
+    }
+
+    /// A reversed patch: it undoes, it is not an attempt.
+    pub fn undoes(&self) -> bool {
+        matches!(self.via, Via::Patch { reverse: true })
     }
 
     pub fn rejected(&self) -> bool {
@@ -99,72 +109,78 @@ pub(super) fn reverts(edits: &[EditEvent]) -> Vec<Revert> {
     out
 }
 
-/// A `git checkout`/`restore`/`stash`/`reset --hard` step and the files it resets (empty: all).
-struct GitReset {
-    step: usize,
-    files: Vec<String>,
-}
-
-fn git_resets(steps: &[StepRow], roots: &super::paths::Roots) -> (Vec<GitReset>, Vec<usize>) {
-    let mut resets = Vec::new();
-    let mut restores = Vec::new();
-    for s in steps {
-        for c in simple_commands(&s.action) {
-            if c.first().map(String::as_str) != Some("git") {
+/// The run's edits, repository-relative, in step order: the stored ones (a shell write placed in
+/// the folder its command ran in, `cd` followed), then the writes only the reading of the actions
+/// finds (scripts, patches, commands the adapter did not read). When the stored edits carry the
+/// reconstruction of shell edits, the second part finds nothing new.
+pub(super) fn events(rows: &[EditRow], steps: &[StepRow], readings: &[StepReading], roots: &Roots) -> Vec<EditEvent> {
+    let wd = |step: Option<i64>| {
+        step.and_then(|i| steps.iter().find(|s| s.index == i)).and_then(|s| s.working_dir.as_deref())
+    };
+    let reading = |step: usize| steps.iter().position(|s| s.index as usize == step).and_then(|i| readings.get(i));
+    let mut out: Vec<EditEvent> = Vec::new();
+    for e in rows {
+        let naive = roots.rel(&e.path, wd(e.step));
+        let mut ev = EditEvent::from_row(e, naive.clone());
+        if e.kind == EditKind::ShellWrite
+            && let Some(w) =
+                e.step.and_then(|s| reading(s as usize)).and_then(|r| r.writes.iter().find(|w| w.naive == naive))
+        {
+            ev.path = w.path.clone();
+            ev.append = w.append;
+        }
+        out.push(ev);
+    }
+    for (s, r) in steps.iter().zip(readings) {
+        let step = s.index as usize;
+        for w in &r.writes {
+            let known = out.iter().any(|e| e.step == Some(step) && (e.path == w.path || e.path == w.naive));
+            if known {
                 continue;
             }
-            let sub = c.get(1).map(String::as_str).unwrap_or("");
-            let rest: Vec<&String> = c.iter().skip(2).collect();
-            let files = || -> Vec<String> {
-                rest.iter()
-                    .filter(|a| !a.starts_with('-') && a.as_str() != "." && (a.contains('.') || a.contains('/')))
-                    .map(|a| roots.rel(a, s.working_dir.as_deref()))
-                    .collect()
-            };
-            let step = s.index as usize;
-            match sub {
-                "checkout" | "restore" if !rest.is_empty() && !rest.iter().any(|a| *a == "-b" || *a == "-B") => {
-                    let all = rest.iter().any(|a| *a == ".");
-                    let f = files();
-                    if all || !f.is_empty() {
-                        resets.push(GitReset { step, files: if all { Vec::new() } else { f } });
-                    }
-                }
-                "stash" => match rest.first().map(|a| a.as_str()) {
-                    None | Some("push") | Some("save") | Some("-u") => {
-                        resets.push(GitReset { step, files: Vec::new() })
-                    }
-                    Some("pop") | Some("apply") => restores.push(step),
-                    _ => {}
-                },
-                "reset" if rest.iter().any(|a| *a == "--hard") => resets.push(GitReset { step, files: Vec::new() }),
-                _ => {}
-            }
+            out.push(EditEvent {
+                step: Some(step),
+                path: w.path.clone(),
+                kind: EditKind::ShellWrite,
+                status: if r.failed { EditStatus::Unknown } else { EditStatus::Applied },
+                codes: Vec::new(),
+                diff: None,
+                append: w.append,
+                via: w.via,
+            });
         }
     }
-    (resets, restores)
+    out.sort_by_key(|e| e.step.unwrap_or(usize::MAX));
+    out
 }
 
-/// Edits that left nothing behind: to build or installed copies, undone by git and never
-/// re-applied, or applied but missing from the submitted patch. Scratch files and files the
-/// agent created are not the change, and an explicit undo (a reverting edit) was deliberate.
+/// Edits that left nothing behind: to build or installed copies, undone by git (or a reversed
+/// patch) and never re-applied, or applied but missing from the submitted patch (judged only
+/// when the submission is known: `submitted`). Scratch files and files the agent created are not
+/// the change, and an explicit undo (a reverting edit) was deliberate.
 pub(super) fn lost_edits(
     edits: &[EditEvent],
     files: &[FileActivity],
     reverts: &[Revert],
     steps: &[StepRow],
+    readings: &[StepReading],
     patch_files: &[String],
-    roots: &super::paths::Roots,
+    submitted: bool,
 ) -> Vec<LostEdit> {
-    let (resets, restores) = git_resets(steps, roots);
+    let resets: Vec<&Reset> = readings.iter().flat_map(|r| &r.resets).collect();
+    let restores: Vec<usize> =
+        steps.iter().zip(readings).filter(|(_, r)| r.restores).map(|(s, _)| s.index as usize).collect();
     let mut out = Vec::new();
     for f in files {
-        let Some(&last) = f.edited.last() else { continue };
+        // The last step that changed the file (a reversed patch undoes; it is not a change).
+        let last =
+            edits.iter().filter(|e| e.path == f.path && !e.rejected() && !e.undoes()).filter_map(|e| e.step).max();
+        let Some(last) = last else { continue };
         // Tests and docs the agent touched and put back are not the change.
         let kind = super::paths::FileKind::of(&f.path);
         if f.in_patch
             || f.created
-            || is_scratch(&f.path)
+            || f.scratch
             || matches!(kind, super::paths::FileKind::Test | super::paths::FileKind::Doc)
         {
             continue;
@@ -189,7 +205,8 @@ pub(super) fn lost_edits(
                 });
                 LostWhy::GitRevert { step: r.step, checked }
             }
-            _ => LostWhy::NotInPatch { shell },
+            _ if submitted => LostWhy::NotInPatch { shell },
+            _ => continue,
         };
         out.push(LostEdit { step: last, path: f.path.clone(), why });
     }

@@ -3,12 +3,19 @@
 //! ([`RunDetail`]) by pure functions; stored as JSON beside the run. docs/CLASSIFYING.md
 //! explains each one.
 
+mod actions;
+mod commands;
 mod context;
 mod edits;
+mod location;
+mod loops;
 pub mod paths;
 mod propagation;
 mod table;
 mod views;
+
+pub use crate::analysis::symbols::ChangeKind;
+pub use propagation::FileSymbols;
 
 pub use crate::label::ExitCategory;
 use paths::{FileKind, Roots};
@@ -19,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 
 /// Bumped when a signal's meaning changes: stored signals of another version are recomputed.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Signals {
@@ -31,6 +38,7 @@ pub struct Signals {
     pub tools: ToolSet,
     /// Files of the agent's final patch (repository paths).
     pub patch_files: Vec<String>,
+    /// First applied edit of a file that is not scratch: the first attempt at the change.
     pub first_edit_step: Option<usize>,
     /// Every file the run opened, searched into or edited.
     pub files: Vec<FileActivity>,
@@ -58,15 +66,68 @@ pub struct Signals {
     pub periphery: Option<Periphery>,
     /// Files named by failing tests' messages that the agent did not change.
     pub failing_test_files: Vec<TestMention>,
+    /// Files the task's text names that the agent edited.
+    pub task_files_edited: Vec<String>,
+    /// The harness's per-test results by group, when known.
+    pub tests: Option<TestResults>,
+    /// What the agent's diff did to definitions, per file in one of the seven languages.
+    pub symbols: Vec<FileSymbols>,
+    /// The same check failing the same way after each of several edits.
+    pub loops: Vec<TestLoop>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    pub passed: usize,
+    pub failed: usize,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TestResults {
+    pub fail_to_pass: Counts,
+    pub pass_to_pass: Counts,
+}
+
+impl TestResults {
+    /// Every FAIL_TO_PASS test passes: the agent found the place and fixed what the task asked;
+    /// what fails are regressions elsewhere.
+    pub fn located(&self) -> bool {
+        self.fail_to_pass.passed > 0 && self.fail_to_pass.failed == 0
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TestLoop {
+    /// The first run's command line, at most 120 characters.
+    pub command: String,
+    pub runs: Vec<usize>,
+    /// Steps that edited between the runs.
+    pub edits: Vec<usize>,
+    /// How each run failed (numbers folded).
+    pub failure: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FunctionLocation {
+    /// Scope path of a gold hunk (`QuerySet.filter`).
+    pub name: String,
+    /// First step that showed its definition.
+    pub seen: Option<usize>,
+    /// The agent's changes to the file reached it; `None` when the agent's diff of the file is
+    /// not known (shell writes with no text, a submission without hunks).
+    pub edited: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ToolSet {
     /// Edit kinds the run used (str_replace, windowed_edit, shell_write...).
     pub edit_kinds: Vec<String>,
-    /// Whether a linter gate could refuse edits (windowed `edit`, or a linter rejection seen).
-    /// Without a gate there can be no required temporary errors.
+    /// Whether a linter gate could refuse the run's edits: a linter rejection seen, or the
+    /// windowed `edit` (whose linter checks only Python) used on a Python file. Without a gate
+    /// there can be no required temporary errors.
     pub gated: bool,
+    /// File extensions the gate checks.
+    pub gated_extensions: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -86,6 +147,9 @@ pub struct FileActivity {
     pub in_patch: bool,
     /// The agent created it (first edit a create, or a whole-file write).
     pub created: bool,
+    /// The agent's own scratch (a reproduction or check script, a patch file, a file it created
+    /// at the repository root or outside it, or created and removed): not part of the change.
+    pub scratch: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -118,6 +182,22 @@ pub struct ExpectedFile {
     pub in_patch: bool,
     /// Steps whose edits of it were rejected or refused: the agent found it, but could not apply.
     pub rejected_at: Vec<usize>,
+    /// A gold change that only adds test names to a collection (a skip list): periphery at most.
+    pub plumbing: bool,
+    /// Gold source files: the functions and classes its hunks sit in.
+    pub functions: Vec<FunctionLocation>,
+}
+
+impl ExpectedFile {
+    /// A place the fix had to be: with a gold patch, a source file (or a core header) that is not
+    /// plumbing; without one, any named file.
+    pub fn required(&self) -> bool {
+        if !self.why.contains(&ExpectedWhy::Gold) {
+            return true;
+        }
+        let kind = FileKind::of(&self.named);
+        !self.plumbing && (kind == FileKind::Source || self.role == Some(Role::Core))
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -210,10 +290,15 @@ pub struct Reopen {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StaleIdentifier {
+    /// The name callers used before the change.
     pub identifier: String,
-    /// The file whose definition the agent's diff removed or renamed.
+    /// The file whose definition the agent's diff removed, renamed or re-signed.
     pub defined_in: String,
     pub renamed_to: Option<String>,
+    pub change: ChangeKind,
+    pub qualified: String,
+    pub old_signature: Option<String>,
+    pub new_signature: Option<String>,
     pub seen_in: Vec<Sighting>,
 }
 
@@ -221,6 +306,9 @@ pub struct StaleIdentifier {
 pub struct Sighting {
     pub path: String,
     pub step: usize,
+    /// How the file still uses it: `call`, `import`, `type`, `member`, `name`, `mention`,
+    /// `call with N arguments`, `declaration …`.
+    pub how: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -266,6 +354,7 @@ impl FileTable {
                     rejected: Vec::new(),
                     in_patch: false,
                     created: false,
+                    scratch: false,
                 });
                 self.index.insert(path.to_string(), self.files.len() - 1);
                 self.files.len() - 1
@@ -282,21 +371,27 @@ impl FileTable {
 /// Compute every signal of a run.
 pub fn compute(run: &RunDetail) -> Signals {
     let steps = &run.step_list;
+    let gold = run.task.as_ref().and_then(|t| t.gold_patch.as_deref()).filter(|g| !g.trim().is_empty());
     let dirs: HashMap<i64, &str> =
         steps.iter().filter_map(|s| s.working_dir.as_deref().map(|d| (s.index, d))).collect();
-    let working_dir = |step: Option<i64>| step.and_then(|i| dirs.get(&i).copied());
-    let gold = run.task.as_ref().and_then(|t| t.gold_patch.as_deref()).filter(|g| !g.trim().is_empty());
     let mut relative: Vec<String> = run.edit_list.iter().filter(|e| e.step.is_none()).map(|e| e.path.clone()).collect();
     relative.extend(gold.map(crate::analysis::edits::split_patch).unwrap_or_default().into_iter().map(|f| f.path));
+    let absolute: Vec<String> = run
+        .edit_list
+        .iter()
+        .map(|e| match e.step.and_then(|i| dirs.get(&i)) {
+            Some(d) if !e.path.starts_with('/') => format!("{}/{}", d.trim_end_matches('/'), e.path),
+            _ => e.path.clone(),
+        })
+        .collect();
     let roots = Roots::learn(
-        run.edit_list.iter().map(|e| e.path.as_str()),
+        absolute.iter().map(String::as_str),
         &relative,
         steps.first().and_then(|s| s.working_dir.as_deref()),
     );
-    let edits: Vec<edits::EditEvent> =
-        run.edit_list.iter().map(|e| edits::EditEvent::from_row(e, roots.rel(&e.path, working_dir(e.step)))).collect();
-    let patch_files: Vec<String> =
-        edits.iter().filter(|e| e.step.is_none()).map(|e| e.path.clone()).collect::<Vec<_>>();
+    let readings = actions::read(steps, &run.edit_list, &roots);
+    let edits = edits::events(&run.edit_list, steps, &readings, &roots);
+    let patch_files: Vec<String> = edits.iter().filter(|e| e.step.is_none()).map(|e| e.path.clone()).collect();
     let has_patch = run.submission.as_deref().is_some_and(|s| !s.trim().is_empty()) || !patch_files.is_empty();
 
     let shown = views::shown(steps, &roots);
@@ -318,22 +413,29 @@ pub fn compute(run: &RunDetail) -> Signals {
         match e.step {
             None => f.in_patch = true,
             Some(step) if e.rejected() => f.rejected.push(step),
+            Some(_) if e.undoes() => {}
             Some(step) => {
-                // A create, or a shell write to a file the run had neither opened nor met in
-                // search output (a scratch script written with `cat > f <<EOF`).
+                // A create, or a whole-file shell write to a file the run had neither opened nor
+                // met in search output (a scratch script written with `cat > f <<EOF`). Appending
+                // (`cat >>`) adds to a file that is there.
                 let unseen = f.first_seen.is_none_or(|s| s >= step) && f.first_searched.is_none_or(|s| s >= step);
                 let first = f.edited.is_empty() && f.rejected.is_empty();
-                if first && (e.creates() || (e.kind == crate::model::EditKind::ShellWrite && unseen)) {
+                let whole_write =
+                    e.kind == crate::model::EditKind::ShellWrite && !e.append && e.via == actions::Via::Shell;
+                if first && (e.creates() || (whole_write && unseen)) {
                     f.created = true;
                 }
                 f.edited.push(step);
             }
         }
     }
+    mark_scratch(&mut table, steps, &readings);
 
     let failing_test_files = propagation::failing_test_files(run, &patch_files);
     let periphery = gold.map(|g| propagation::periphery(g, &table, &patch_files)).filter(|p| !p.core.is_empty());
-    let expected = expected_files(run, gold, &table, &failing_test_files, periphery.as_ref());
+    let agent_diff = propagation::agent_diff(run, &edits);
+    let symbols = propagation::file_symbols(&agent_diff);
+    let expected = expected_files(run, gold, &table, &failing_test_files, periphery.as_ref(), &symbols, &shown);
     let miss_ratio = gold.map(|_| {
         let gold_files: Vec<&ExpectedFile> = expected.iter().filter(|e| e.why.contains(&ExpectedWhy::Gold)).collect();
         let missed = gold_files.iter().filter(|e| !e.in_patch).count();
@@ -347,30 +449,27 @@ pub fn compute(run: &RunDetail) -> Signals {
         }
     }
     let reverts = edits::reverts(&edits);
-    let lost_edits = if run.submission.is_some() || !patch_files.is_empty() {
-        edits::lost_edits(&edits, &table.files, &reverts, steps, &patch_files, &roots)
-    } else {
-        Vec::new()
-    };
+    let submitted = run.submission.is_some() || !patch_files.is_empty();
+    let lost_edits = edits::lost_edits(&edits, &table.files, &reverts, steps, &readings, &patch_files, submitted);
     let exit = ExitCategory::classify(run.summary.exit_status.as_deref(), has_patch);
     let context = context::context(steps, exit);
     let repeats = context::repeats(steps);
     let reopened = context::reopened(&shown, &table);
-    let stale = propagation::stale_identifiers(run, &shown, &edits, &patch_files);
-    let mut edit_kinds: Vec<String> = edits.iter().filter(|e| e.step.is_some()).map(|e| e.kind.to_string()).collect();
-    edit_kinds.sort();
-    edit_kinds.dedup();
-    let gated = edits.iter().any(|e| {
-        e.kind == crate::model::EditKind::WindowedEdit || e.status == crate::model::EditStatus::RejectedByLinter
-    });
+    let stale = propagation::stale_identifiers(&symbols, &shown, &edits, &patch_files);
+    let scratch = |p: &str| table.find(p).is_some_and(|f| f.scratch);
+    let loops = loops::loops(steps, &edits, &scratch);
+    let tools = tool_set(&edits);
+    let first_edit_step =
+        edits.iter().filter(|e| !e.rejected() && !e.undoes() && !scratch(&e.path)).filter_map(|e| e.step).min();
+    let task_files_edited = task_files_edited(run, &table, &patch_files);
     Signals {
         version: VERSION,
         steps: steps.len(),
         resolved: run.summary.resolved,
         exit_status: run.summary.exit_status.clone(),
         exit,
-        tools: ToolSet { edit_kinds, gated },
-        first_edit_step: edits.iter().filter(|e| !e.rejected()).filter_map(|e| e.step).min(),
+        tools,
+        first_edit_step,
         patch_files,
         files: table.files,
         expected,
@@ -385,7 +484,79 @@ pub fn compute(run: &RunDetail) -> Signals {
         stale,
         periphery,
         failing_test_files,
+        task_files_edited,
+        tests: test_results(run),
+        symbols,
+        loops,
     }
+}
+
+/// Scratch files: by name (reproduction and check scripts, patch files), outside the repository
+/// (a path left absolute while the run's others are relative), or created by the agent at the
+/// repository root or removed after it created them.
+fn mark_scratch(table: &mut FileTable, steps: &[crate::store::read::StepRow], readings: &[actions::StepReading]) {
+    let any_relative = table.files.iter().any(|f| !f.path.starts_with('/'));
+    for f in &mut table.files {
+        let removed_later = steps.iter().zip(readings).any(|(s, r)| {
+            f.edited.first().is_some_and(|&first| (s.index as usize) > first) && r.removed.contains(&f.path)
+        });
+        let root_level = !f.path.contains('/') && FileKind::of(&f.path) != FileKind::Config;
+        f.scratch = paths::is_scratch(&f.path)
+            || (any_relative && f.path.starts_with('/'))
+            || (f.created && (root_level || removed_later));
+    }
+}
+
+/// The edit kinds used, and which files a linter gate checks.
+fn tool_set(edits: &[edits::EditEvent]) -> ToolSet {
+    use crate::model::{EditKind, EditStatus};
+    let mut edit_kinds: Vec<String> = edits.iter().filter(|e| e.step.is_some()).map(|e| e.kind.to_string()).collect();
+    edit_kinds.sort();
+    edit_kinds.dedup();
+    let ext = |p: &str| p.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
+    let mut gated_extensions: Vec<String> =
+        edits.iter().filter(|e| e.status == EditStatus::RejectedByLinter).map(|e| ext(&e.path)).collect();
+    // SWE-agent's windowed `edit` lints Python files only.
+    if edits.iter().any(|e| e.kind == EditKind::WindowedEdit && ext(&e.path) == "py") {
+        gated_extensions.push("py".into());
+    }
+    gated_extensions.sort();
+    gated_extensions.dedup();
+    ToolSet { edit_kinds, gated: !gated_extensions.is_empty(), gated_extensions }
+}
+
+fn test_results(run: &RunDetail) -> Option<TestResults> {
+    use crate::model::TestGroup;
+    let outcome = run.outcome.as_ref()?;
+    let mut r = TestResults::default();
+    let mut any = false;
+    for t in &outcome.tests {
+        let c = match t.group {
+            Some(TestGroup::FailToPass) => &mut r.fail_to_pass,
+            Some(TestGroup::PassToPass) => &mut r.pass_to_pass,
+            _ => continue,
+        };
+        any = true;
+        if t.passed { c.passed += 1 } else { c.failed += 1 }
+    }
+    any.then_some(r)
+}
+
+/// Files the task's text names that the agent changed (in its patch, or edited).
+fn task_files_edited(run: &RunDetail, table: &FileTable, patch_files: &[String]) -> Vec<String> {
+    let Some(text) = run.task.as_ref().and_then(|t| t.instruction.as_deref()) else { return Vec::new() };
+    let named = paths::mentioned_files(text);
+    let changed = table
+        .files
+        .iter()
+        .filter(|f| (f.in_patch || !f.edited.is_empty()) && !f.scratch)
+        .map(|f| f.path.as_str())
+        .chain(patch_files.iter().map(String::as_str));
+    let mut out: Vec<String> =
+        changed.filter(|p| named.iter().any(|n| paths::names_file(p, n))).map(str::to_string).collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// The files the task needed: the gold patch's, else those the instruction and failing tests
@@ -396,10 +567,13 @@ fn expected_files(
     table: &FileTable,
     failing: &[TestMention],
     periphery: Option<&Periphery>,
+    agent: &[FileSymbols],
+    shown: &[views::Shown<'_>],
 ) -> Vec<ExpectedFile> {
     let mut named: Vec<(String, ExpectedWhy)> = Vec::new();
-    if let Some(g) = gold {
-        named.extend(crate::analysis::edits::split_patch(g).into_iter().map(|f| (f.path, ExpectedWhy::Gold)));
+    let gold_files = gold.map(crate::analysis::edits::split_patch).unwrap_or_default();
+    if gold.is_some() {
+        named.extend(gold_files.iter().map(|f| (f.path.clone(), ExpectedWhy::Gold)));
     } else {
         if let Some(text) = run.task.as_ref().and_then(|t| t.instruction.as_deref()) {
             named.extend(paths::mentioned_files(text).into_iter().map(|p| (p, ExpectedWhy::Instruction)));
@@ -419,9 +593,8 @@ fn expected_files(
         let path = if why == ExpectedWhy::Gold {
             name.clone()
         } else {
-            let met = table.files.iter().map(|f| f.path.as_str()).filter(|p| paths::names_file(p, &name));
-            match met.min_by_key(|p| p.len()) {
-                Some(p) => p.to_string(),
+            match paths::resolve_named(table.files.iter().map(|f| f.path.as_str()), &name) {
+                Some(p) => p,
                 None => continue,
             }
         };
@@ -434,7 +607,24 @@ fn expected_files(
                 p.periphery.iter().any(|f| f.path == name).then_some(Role::Periphery)
             }
         });
+        let gold_diff = gold_files.iter().find(|f| f.path == name).map(|f| f.diff.as_str());
+        let plumbing = gold_diff.is_some_and(location::is_plumbing);
+        let functions = match gold_diff {
+            Some(d) if FileKind::of(&name) == FileKind::Source && !plumbing => {
+                let sep = crate::analysis::symbols::Lang::of_path(&name).map_or(".", |l| l.separator());
+                let touched: Vec<Vec<String>> = agent
+                    .iter()
+                    .filter(|f| f.path == name)
+                    .flat_map(|f| f.touched.iter().map(|t| t.split(sep).map(str::to_string).collect()))
+                    .collect();
+                location::gold_functions(&name, d, &touched, shown)
+            }
+            _ => Vec::new(),
+        };
+        let role = if plumbing { Some(Role::Periphery) } else { role };
         out.push(ExpectedFile {
+            plumbing,
+            functions,
             named: name,
             first_seen: activity.and_then(|f| f.first_seen),
             first_searched: activity.and_then(|f| f.first_searched),

@@ -3,7 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-/// What a file is to a change: where definitions live, or the periphery that follows them.
+/// What a file is to a change: where definitions live, or the periphery that follows them
+/// (by ecosystem: call sites, tests, docs, headers, build and config files).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FileKind {
@@ -11,27 +12,75 @@ pub enum FileKind {
     Test,
     Doc,
     Config,
+    /// A C/C++ header: declarations that follow their definitions.
+    Header,
 }
+
+/// Build and config files by name, per ecosystem.
+const BUILD_FILES: &[&str] = &[
+    "setup.py",
+    "setup.cfg",
+    "pyproject.toml",
+    "tox.ini",
+    "requirements.txt",
+    "manifest.in",
+    "pom.xml",
+    "build.gradle",
+    "build.gradle.kts",
+    "settings.gradle",
+    "settings.gradle.kts",
+    "gradle.properties",
+    "package.json",
+    "tsconfig.json",
+    "go.mod",
+    "go.sum",
+    "cargo.toml",
+    "cargo.lock",
+    "build.rs",
+    "cmakelists.txt",
+    "makefile",
+    "gnumakefile",
+    "meson.build",
+    "configure.ac",
+    "build",
+    "build.bazel",
+    "workspace",
+];
 
 impl FileKind {
     pub fn of(path: &str) -> FileKind {
         let lower = path.to_ascii_lowercase();
         let name = lower.rsplit('/').next().unwrap_or(&lower);
         let ext = name.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
+        let original = path.rsplit('/').next().unwrap_or(path);
+        let stem = original.rsplit_once('.').map(|(s, _)| s).unwrap_or(original);
         let in_dir = |d: &str| lower.starts_with(&format!("{d}/")) || lower.contains(&format!("/{d}/"));
+        let java_test = ext == "java" && (stem.ends_with("Test") || stem.ends_with("Tests") || stem.ends_with("IT"));
         if in_dir("tests")
             || in_dir("test")
+            || in_dir("testing")
+            || in_dir("__tests__")
             || name.starts_with("test_")
             || name.ends_with("_test.py")
+            || name.ends_with("_test.go")
+            || ["_test.c", "_test.cc", "_test.cpp", "_unittest.cc", "_unittest.cpp"].iter().any(|t| name.ends_with(t))
+            || java_test
             || name.contains(".test.")
             || name.contains(".spec.")
             || name == "conftest.py"
         {
             FileKind::Test
+        } else if BUILD_FILES.contains(&name)
+            || matches!(
+                ext,
+                "yaml" | "yml" | "toml" | "cfg" | "ini" | "json" | "conf" | "gradle" | "cmake" | "mk" | "properties"
+            )
+        {
+            FileKind::Config
+        } else if matches!(ext, "h" | "hh" | "hpp" | "hxx" | "inl") {
+            FileKind::Header
         } else if matches!(ext, "md" | "rst" | "txt" | "adoc") || in_dir("docs") || in_dir("doc") {
             FileKind::Doc
-        } else if matches!(ext, "yaml" | "yml" | "toml" | "cfg" | "ini" | "json" | "conf") || name == "setup.py" {
-            FileKind::Config
         } else {
             FileKind::Source
         }
@@ -42,7 +91,8 @@ impl FileKind {
             FileKind::Source => "call site",
             FileKind::Test => "test",
             FileKind::Doc => "doc",
-            FileKind::Config => "config",
+            FileKind::Config => "build/config",
+            FileKind::Header => "header",
         }
     }
 }
@@ -106,6 +156,7 @@ impl Roots {
         for a in absolute.filter(|a| a.starts_with('/')) {
             for r in relative.iter().filter(|r| !r.is_empty()) {
                 if let Some(prefix) = a.strip_suffix(r.as_str()).filter(|p| p.ends_with('/') && p.len() > 1)
+                    && !is_build_copy(prefix)
                     && !roots.iter().any(|x| x == prefix)
                 {
                     roots.push(prefix.to_string());
@@ -143,16 +194,54 @@ pub fn names_file(path: &str, named: &str) -> bool {
     path == named || path.ends_with(&format!("/{named}"))
 }
 
-/// A copy of a source file that is not the repository's own: edits there change nothing.
-pub fn is_build_copy(path: &str) -> bool {
-    ["build/lib/", "site-packages/", "dist-packages/"]
+/// The repository file a text's name stands for among the files a run met: the shortest match
+/// that is not a build copy; failing that, the file a matching build copy stands for (the
+/// copy shows the real file exists).
+pub fn resolve_named<'a>(met: impl Iterator<Item = &'a str>, named: &str) -> Option<String> {
+    let matches: Vec<&str> = met.filter(|p| names_file(p, named)).collect();
+    if let Some(real) = matches.iter().filter(|p| !is_build_copy(p)).min_by_key(|p| p.len()) {
+        return Some(real.to_string());
+    }
+    matches
         .iter()
-        .any(|m| path.starts_with(m) || path.contains(&format!("/{m}")))
+        .filter_map(|p| build_copy_target(p))
+        .filter(|t| names_file(t, named))
+        .min_by_key(|t| t.len())
+        .map(str::to_string)
 }
 
-/// The repository file a build copy stands for (`build/lib/pkg/m.py` → `pkg/m.py`).
+/// Folders that hold copies of the repository's files (build outputs, installed packages,
+/// virtual environments): an edit there changes nothing the tests read.
+const COPY_DIRS: &[&str] = &[
+    "build/",
+    "site-packages/",
+    "dist-packages/",
+    "dist/",
+    ".tox/",
+    ".nox/",
+    "node_modules/",
+    "target/",
+    ".eggs/",
+    ".venv/",
+];
+
+/// A copy of a source file that is not the repository's own: edits there change nothing.
+/// `build/` counts at the repository root (or as `build/lib/`), the others anywhere.
+pub fn is_build_copy(path: &str) -> bool {
+    let p = path.trim_start_matches("./");
+    COPY_DIRS.iter().any(|m| {
+        let inner = p.contains(&format!("/{m}"));
+        p.starts_with(m) || (inner && (*m != "build/" || p.contains("/build/lib/")))
+    })
+}
+
+/// The repository file a Python build or installed copy stands for (`build/lib/pkg/m.py` →
+/// `pkg/m.py`, `.tox/py39/lib/python3.9/site-packages/pkg/m.py` → `pkg/m.py`).
 pub fn build_copy_target(path: &str) -> Option<&str> {
-    ["build/lib/", "site-packages/", "dist-packages/"].iter().find_map(|m| path.find(m).map(|p| &path[p + m.len()..]))
+    ["build/lib/", "site-packages/", "dist-packages/"]
+        .iter()
+        .filter_map(|m| path.rfind(m).map(|p| &path[p + m.len()..]))
+        .next()
 }
 
 /// A changelog or release note: it records a change, no code follows it.
@@ -166,11 +255,30 @@ pub fn is_changelog(path: &str) -> bool {
             .any(|d| lower.starts_with(d) || lower.contains(&format!("/{d}")))
 }
 
-/// A scratch file the agent wrote for itself (reproduction or check scripts), not part of the
-/// change.
+/// A scratch file the agent wrote for itself (reproduction, inspection or check scripts, patch
+/// files, backups), by its name: not part of the change.
 pub fn is_scratch(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
-    ["reproduce", "repro", "debug", "check_", "verify", "scratch", "temp", "tmp"].iter().any(|p| name.starts_with(p))
+    const PREFIXES: &[&str] = &[
+        "reproduce",
+        "repro",
+        "debug",
+        "check_",
+        "verify",
+        "scratch",
+        "temp",
+        "tmp",
+        "test_fix",
+        "test_issue",
+        "test_repro",
+        "test_my",
+        "inspect",
+        "explore",
+        "demo_",
+    ];
+    const SUFFIXES: &[&str] = &[".patch", ".diff", ".orig", ".rej", ".bak", ".swp", ".pyc", ".class", ".log"];
+    PREFIXES.iter().any(|p| name.starts_with(p))
+        || SUFFIXES.iter().any(|s| name.ends_with(s))
         || path.starts_with("tmp/")
 }
 
@@ -250,6 +358,30 @@ mod tests {
         assert_eq!(FileKind::of("docs/api.rst"), FileKind::Doc);
         assert_eq!(FileKind::of("setup.cfg"), FileKind::Config);
         assert_eq!(FileKind::of("lib/client.py"), FileKind::Source);
+        // Periphery by ecosystem.
+        for (p, k) in [
+            ("pom.xml", FileKind::Config),
+            ("core/build.gradle.kts", FileKind::Config),
+            ("package.json", FileKind::Config),
+            ("tsconfig.json", FileKind::Config),
+            ("go.mod", FileKind::Config),
+            ("Cargo.toml", FileKind::Config),
+            ("CMakeLists.txt", FileKind::Config),
+            ("src/Makefile", FileKind::Config),
+            ("pyproject.toml", FileKind::Config),
+            ("include/http.h", FileKind::Header),
+            ("include/widgets/widget.hpp", FileKind::Header),
+            ("core/src/test/java/io/x/ParserTest.java", FileKind::Test),
+            ("src/main/java/io/x/ParserTests.java", FileKind::Test),
+            ("pkg/store_test.go", FileKind::Test),
+            ("src/__tests__/cart.ts", FileKind::Test),
+            ("src/cart.spec.ts", FileKind::Test),
+            ("src/widget_unittest.cc", FileKind::Test),
+            ("src/main/java/io/x/Parser.java", FileKind::Source),
+            ("src/lexer.rs", FileKind::Source),
+        ] {
+            assert_eq!(FileKind::of(p), k, "{p}");
+        }
         assert!(names_file("src/requests/models.py", "../src/requests/models.py"));
         assert!(names_file("src/requests/models.py", "models.py"));
         assert!(!names_file("src/requests/models.py", "odels.py"));

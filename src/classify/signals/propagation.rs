@@ -1,127 +1,224 @@
-//! Signals of propagation: identifiers the agent's own diff removed or renamed that files it
-//! did not change still use, the gold patch's core against its periphery, and failing tests
-//! that name unchanged files.
+//! Signals of propagation: definitions the agent's diff renamed, removed or re-signed (read with
+//! tree-sitter in seven languages) that files it did not change still use, the gold patch's core
+//! against its periphery, and failing tests that name unchanged files.
 
 use super::edits::EditEvent;
 use super::paths::{FileKind, is_build_copy, is_changelog, mentioned_files, names_file, repo_relative};
 use super::views::{Shown, ViewKind};
 use super::{FileTable, Periphery, PeripheryFile, Sighting, StaleIdentifier, TestMention};
 use crate::analysis::edits::split_patch;
+use crate::analysis::symbols::{self, Change, ChangeKind, Lang, RefKind, Symbols};
 use crate::store::read::RunDetail;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 
 /// Identifiers shorter than this, or in [`COMMON`], are too common to call stale.
 const MIN_IDENT: usize = 4;
-const COMMON: &[&str] = &["main", "test", "self", "setup", "init", "run", "get", "set", "call", "args", "kwargs"];
+const COMMON: &[&str] = &[
+    "main", "test", "self", "setup", "init", "run", "get", "set", "call", "args", "kwargs", "new", "from", "into",
+    "default", "clone", "close", "open", "read", "write", "next", "size", "name", "value", "data", "string", "equals",
+    "hashCode", "toString", "String", "error", "Error",
+];
 /// At most this many sightings are kept per identifier.
 const MAX_SIGHTINGS: usize = 20;
+/// At most this many definition changes are kept per file.
+const MAX_CHANGES: usize = 40;
 
-/// A definition line's name: `def name(`, `async def name(`, `class Name`, `function name(`,
-/// `fn name(`, `func name(`.
-fn defined_name(line: &str) -> Option<&str> {
-    let t = line.trim_start();
-    let rest = ["def ", "async def ", "class ", "function ", "fn ", "pub fn ", "func "]
-        .iter()
-        .find_map(|k| t.strip_prefix(k))?;
-    let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len());
-    let name = &rest[..end];
-    (!name.is_empty()).then_some(name)
+/// What the agent's diff did to one file's definitions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FileSymbols {
+    pub path: String,
+    pub lang: Lang,
+    pub changes: Vec<Change>,
+    /// The definitions its changed lines sit in (qualified).
+    pub touched: Vec<String>,
 }
 
-/// Names a diff line provides without defining them: `from m import a, b as c`, `import m`,
-/// top-level `name = ...`.
-fn provided_names(line: &str) -> Vec<&str> {
-    let t = line.trim_start();
-    if let Some(rest) = t.strip_prefix("from ").and_then(|r| r.split_once(" import ").map(|(_, names)| names)) {
-        return rest
-            .split(',')
-            .filter_map(|n| n.split(" as ").last())
-            .map(|n| n.trim().trim_matches(|c| c == '(' || c == ')'))
-            .filter(|n| !n.is_empty())
-            .collect();
+/// The agent's diff: its submission, else its applied edits' diffs.
+pub(super) fn agent_diff(run: &RunDetail, edits: &[EditEvent]) -> String {
+    match run.submission.as_deref().filter(|s| !s.trim().is_empty()) {
+        Some(s) => s.to_string(),
+        None => edits
+            .iter()
+            .filter(|e| e.step.is_some() && !e.rejected())
+            .filter_map(|e| e.diff.clone())
+            .collect::<Vec<_>>()
+            .join("\n"),
     }
-    if let Some(rest) = t.strip_prefix("import ") {
-        return rest.split(',').filter_map(|n| n.split(" as ").last()).map(str::trim).collect();
-    }
-    // A top-level assignment (`name = ...`, not `==`).
-    if line == t
-        && let Some((name, rest)) = t.split_once('=')
-        && !rest.starts_with('=')
-    {
-        let name = name.trim();
-        if !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_') {
-            return vec![name];
-        }
-    }
-    Vec::new()
 }
 
-/// A definition the agent's diff removed without providing the name again.
-struct Removed {
-    name: String,
-    file: String,
-    renamed_to: Option<String>,
-    /// Defined indented (a method): only attribute uses (`.name`) can be stale.
-    method: bool,
-}
-
-/// Definitions a diff removed without defining, importing or assigning the name again, per
-/// file, each with the name that replaced it in the same file when there is exactly one (a
-/// rename).
-fn removed_definitions(diff: &str) -> Vec<Removed> {
-    let mut out = Vec::new();
-    for file in split_patch(diff) {
-        let mut removed: Vec<(String, bool)> = Vec::new();
-        let mut added = Vec::new();
-        let mut provided: Vec<String> = Vec::new();
-        for line in file.diff.lines() {
-            if line.starts_with("---") || line.starts_with("+++") {
-                continue;
-            }
-            if let Some(body) = line.strip_prefix('-')
-                && let Some(name) = defined_name(body)
-            {
-                removed.push((name.to_string(), body.starts_with([' ', '\t'])));
-            } else if let Some(body) = line.strip_prefix('+') {
-                match defined_name(body) {
-                    Some(name) => added.push(name.to_string()),
-                    None => provided.extend(provided_names(body).into_iter().map(str::to_string)),
+/// Per file of a diff in one of the seven languages: the definitions it changed.
+pub(super) fn file_symbols(diff: &str) -> Vec<FileSymbols> {
+    let mut out: Vec<FileSymbols> = Vec::new();
+    for f in split_patch(diff) {
+        let Some(lang) = Lang::of_path(&f.path) else { continue };
+        let path = repo_relative(&f.path, None);
+        let c = symbols::changes(lang, &f.diff);
+        let sep = lang.separator();
+        let touched = c.touched.iter().map(|p| p.join(sep));
+        match out.iter_mut().find(|x| x.path == path) {
+            // Edits of one file come one diff at a time: gather them.
+            Some(x) => {
+                for ch in c.changes {
+                    if !x.changes.iter().any(|y| y.qualified == ch.qualified && y.kind == ch.kind) {
+                        x.changes.push(ch);
+                    }
                 }
+                x.touched.extend(touched.filter(|t| !x.touched.contains(t)).collect::<Vec<_>>());
             }
-        }
-        let new_names: Vec<&String> = added.iter().filter(|a| !removed.iter().any(|(r, _)| r == *a)).collect();
-        for (name, method) in removed.iter().filter(|(r, _)| !added.contains(r) && !provided.contains(r)) {
-            let common = COMMON.contains(&name.as_str()) || name.starts_with("__");
-            if name.len() >= MIN_IDENT && !common {
-                let renamed_to = (new_names.len() == 1).then(|| new_names[0].clone());
-                out.push(Removed {
-                    name: name.clone(),
-                    file: repo_relative(&file.path, None),
-                    renamed_to,
-                    method: *method,
-                });
+            None => {
+                let mut changes = c.changes;
+                changes.truncate(MAX_CHANGES);
+                out.push(FileSymbols { path, lang, changes, touched: touched.collect() })
             }
         }
     }
     out
 }
 
-/// Whether `text` uses `ident`: a word-bounded occurrence on a line that does not define it
-/// (another class's own method of that name is not a use); for methods, only `.ident`.
-fn uses(text: &str, ident: &str, method: bool) -> bool {
-    text.lines().any(|line| {
-        if defined_name(line) == Some(ident) {
-            return false;
+fn interesting(c: &Change) -> bool {
+    let name = c.old_name();
+    c.kind != ChangeKind::Added
+        && name.len() >= MIN_IDENT
+        && !COMMON.contains(&name)
+        && !name.starts_with("__")
+        && !(c.kind == ChangeKind::Resigned && c.old_params.is_none())
+}
+
+/// How `text` (what a step showed of file `path`) still uses what `c` changed: `None` when it
+/// does not. `own`: the symbols of that text in its language (`None`: a doc, config or file in
+/// another language, read word by word).
+fn stale_use(c: &Change, own: Option<&Symbols>, text: &str) -> Option<String> {
+    let old = c.old_name();
+    let Some(s) = own else {
+        let plain = c.kind != ChangeKind::Resigned && contains_word(text, old);
+        return plain.then(|| "mention".to_string());
+    };
+    match c.kind {
+        ChangeKind::Removed | ChangeKind::Renamed => {
+            let defines_own = s.defines_top_level(old);
+            let used = s.uses(old).find(|r| {
+                if r.kind == RefKind::Mention {
+                    return false;
+                }
+                if c.def.member() { r.qualified || r.kind == RefKind::Import } else { r.qualified || !defines_own }
+            });
+            match used {
+                Some(r) => Some(r.kind.name().to_string()),
+                None => s.uses(old).any(|r| r.kind == RefKind::Mention).then(|| "mention".to_string()),
+            }
         }
-        if method {
-            contains_word(line, &format!(".{ident}")) || line.contains(&format!(".{ident}("))
-        } else {
-            contains_word(line, ident)
+        ChangeKind::Resigned => {
+            let (old_p, new_p) = (c.old_params.as_ref()?, c.new_params.as_ref()?);
+            let caller = s.uses(old).find(|r| {
+                r.kind == RefKind::Call
+                    && (!c.def.member() || r.qualified)
+                    && r.args.is_some_and(|n| old_p.accepts(n) && !new_p.accepts(n))
+            });
+            if let Some(r) = caller {
+                return Some(format!("call with {} arguments", r.args.unwrap_or(0)));
+            }
+            let declaration = s.definitions.iter().find(|d| {
+                d.name == old
+                    && d.prototype
+                    && d.params.as_ref().is_some_and(|p| p.list == old_p.list && p.list != new_p.list)
+            });
+            declaration.map(|d| format!("declaration {}", d.signature))
         }
-    })
+        ChangeKind::Added => None,
+    }
+}
+
+/// Definitions the agent's diff removed, renamed or re-signed that files it did not change
+/// still use, as far as the run showed those files (opened files and search output lines):
+/// uses of an old name, calls with the old number of arguments, prototypes with the old
+/// parameters.
+pub(super) fn stale_identifiers(
+    files: &[FileSymbols],
+    shown: &[Shown<'_>],
+    edits: &[EditEvent],
+    patch_files: &[String],
+) -> Vec<StaleIdentifier> {
+    let changed: Vec<String> = if patch_files.is_empty() {
+        edits.iter().filter(|e| e.step.is_some() && !e.rejected()).map(|e| e.path.clone()).collect()
+    } else {
+        patch_files.to_vec()
+    };
+    let unchanged = |p: &str| !changed.iter().any(|c| c == p) && !is_build_copy(p) && !p.starts_with('/');
+    let mut out: Vec<(StaleIdentifier, &Change)> = files
+        .iter()
+        .flat_map(|f| f.changes.iter().filter(|c| interesting(c)).map(move |c| (f, c)))
+        .map(|(f, c)| {
+            (
+                StaleIdentifier {
+                    identifier: c.old_name().to_string(),
+                    defined_in: f.path.clone(),
+                    renamed_to: c.renamed_from.as_ref().map(|_| c.name.clone()),
+                    change: c.kind,
+                    qualified: c.qualified.clone(),
+                    old_signature: c.old_signature.clone(),
+                    new_signature: c.new_signature.clone(),
+                    seen_in: Vec::new(),
+                },
+                c,
+            )
+        })
+        .collect();
+    if out.is_empty() {
+        return Vec::new();
+    }
+    let mut cache: HashMap<(usize, usize), Symbols> = HashMap::new();
+    for s in shown {
+        let opened: Vec<&str> = s.views.iter().filter(|v| v.kind == ViewKind::Open).map(|v| v.path.as_str()).collect();
+        // (path, text, whole view or one line)
+        let mut texts: Vec<(&str, &str, bool)> = Vec::new();
+        if let [only] = opened.as_slice() {
+            texts.push((only, s.observation, true));
+        }
+        texts.extend(s.hits.iter().map(|(p, t)| (p.as_str(), *t, false)));
+        for (i, (path, text, whole)) in texts.into_iter().enumerate() {
+            if !unchanged(path) || !out.iter().any(|(st, _)| path != st.defined_in && text.contains(&st.identifier)) {
+                continue;
+            }
+            let lang = Lang::of_path(path);
+            let own = lang.map(|l| {
+                cache.entry((s.step, i)).or_insert_with(|| {
+                    if whole { symbols::extract(l, &symbols::strip_view(text)) } else { symbols::extract_line(l, text) }
+                })
+            });
+            let own: Option<&Symbols> = own.map(|x| &*x);
+            for (st, c) in out.iter_mut() {
+                if path == st.defined_in || !text.contains(&st.identifier) {
+                    continue;
+                }
+                let Some(how) = stale_use(c, own, text) else { continue };
+                // One sighting per file: the first, told by its strongest use.
+                let full = st.seen_in.len() >= MAX_SIGHTINGS;
+                match st.seen_in.iter_mut().find(|x| x.path == path) {
+                    Some(x) if strength(&how) > strength(&x.how) => x.how = how,
+                    Some(_) => {}
+                    None if !full => st.seen_in.push(Sighting { path: path.to_string(), step: s.step, how }),
+                    None => {}
+                }
+            }
+        }
+    }
+    out.into_iter().map(|(st, _)| st).filter(|s| !s.seen_in.is_empty()).collect()
+}
+
+/// How sure a use is: a call or declaration beats an import, which beats a bare name or a word.
+fn strength(how: &str) -> u8 {
+    match how.split_whitespace().next().unwrap_or("") {
+        "call" | "declaration" => 5,
+        "import" => 4,
+        "type" | "member" => 3,
+        "name" => 2,
+        _ => 1,
+    }
 }
 
 /// Whether `ident` occurs in `text` with no identifier character on either side.
-fn contains_word(text: &str, ident: &str) -> bool {
+pub(super) fn contains_word(text: &str, ident: &str) -> bool {
     let is_ident = |c: char| c.is_alphanumeric() || c == '_';
     text.match_indices(ident).any(|(i, _)| {
         let before = text[..i].chars().next_back().is_none_or(|c| !is_ident(c));
@@ -130,78 +227,17 @@ fn contains_word(text: &str, ident: &str) -> bool {
     })
 }
 
-/// Identifiers the agent's diff (its submission, else its applied edits) removed or renamed
-/// that still occur in files it did not change, as far as the run showed those files (opened
-/// files and search output).
-pub(super) fn stale_identifiers(
-    run: &RunDetail,
-    shown: &[Shown<'_>],
-    edits: &[EditEvent],
-    patch_files: &[String],
-) -> Vec<StaleIdentifier> {
-    let diff = match run.submission.as_deref().filter(|s| !s.trim().is_empty()) {
-        Some(s) => s.to_string(),
-        None => edits
-            .iter()
-            .filter(|e| e.step.is_some() && !e.rejected())
-            .filter_map(|e| e.diff.clone())
-            .collect::<Vec<_>>()
-            .join("\n"),
-    };
-    let removed = removed_definitions(&diff);
-    if removed.is_empty() {
-        return Vec::new();
-    }
-    let changed: Vec<String> = if patch_files.is_empty() {
-        edits.iter().filter(|e| e.step.is_some() && !e.rejected()).map(|e| e.path.clone()).collect()
-    } else {
-        patch_files.to_vec()
-    };
-    let unchanged = |p: &str| !changed.iter().any(|c| c == p) && !is_build_copy(p);
-    let methods: Vec<bool> = removed.iter().map(|r| r.method).collect();
-    let mut out: Vec<StaleIdentifier> = removed
+/// Names whose definitions a gold file's diff changes (added, removed, renamed or re-signed),
+/// dunders aside.
+fn changed_names(path: &str, diff: &str) -> Vec<String> {
+    let Some(lang) = Lang::of_path(path) else { return Vec::new() };
+    let mut names: Vec<String> = symbols::changes(lang, diff)
+        .changes
         .into_iter()
-        .map(|r| StaleIdentifier {
-            identifier: r.name,
-            defined_in: r.file,
-            renamed_to: r.renamed_to,
-            seen_in: Vec::new(),
+        .flat_map(|c| {
+            let old = c.renamed_from.clone();
+            std::iter::once(c.name).chain(old)
         })
-        .collect();
-    for s in shown {
-        let step = s.step;
-        let mut texts: Vec<(&str, &str)> = Vec::new();
-        let opened: Vec<&str> = s.views.iter().filter(|v| v.kind == ViewKind::Open).map(|v| v.path.as_str()).collect();
-        if let [only] = opened.as_slice() {
-            texts.push((only, s.observation));
-        }
-        texts.extend(s.hits.iter().map(|(p, t)| (p.as_str(), *t)));
-        for (path, text) in texts {
-            if !unchanged(path) {
-                continue;
-            }
-            for (st, &method) in out.iter_mut().zip(&methods) {
-                let known = st.seen_in.iter().any(|x| x.path == path);
-                if !known
-                    && st.seen_in.len() < MAX_SIGHTINGS
-                    && path != st.defined_in
-                    && uses(text, &st.identifier, method)
-                {
-                    st.seen_in.push(Sighting { path: path.to_string(), step });
-                }
-            }
-        }
-    }
-    out.retain(|s| !s.seen_in.is_empty());
-    out
-}
-
-/// Names whose definitions a file's diff changes (added, removed or re-signed), dunders aside.
-fn changed_definitions(diff: &str) -> Vec<&str> {
-    let mut names: Vec<&str> = diff
-        .lines()
-        .filter(|l| (l.starts_with('+') || l.starts_with('-')) && !l.starts_with("+++") && !l.starts_with("---"))
-        .filter_map(|l| defined_name(&l[1..]))
         .filter(|n| !n.starts_with("__"))
         .collect();
     names.sort_unstable();
@@ -212,34 +248,40 @@ fn changed_definitions(diff: &str) -> Vec<&str> {
 /// Split the gold patch into core and periphery, and see which the agent edited. Core: source
 /// files that change a definition another gold file uses (the others follow it); failing such
 /// cross-references, source files that change any definition; failing that, the only source
-/// file. Periphery: the other files whose change names a redefined name (call sites, tests, docs,
-/// configs); changelogs and release notes are neither.
+/// file, or headers that change definitions (header-only C++). Periphery: the other files whose
+/// change names a redefined name (call sites, tests, docs, headers, build and config files);
+/// changelogs and release notes are neither.
 pub(super) fn periphery(gold: &str, table: &FileTable, patch_files: &[String]) -> Periphery {
     let files = split_patch(gold);
-    let sources: Vec<&crate::analysis::edits::FilePatch> =
-        files.iter().filter(|f| FileKind::of(&f.path) == FileKind::Source).collect();
+    let names: Vec<(String, Vec<String>)> =
+        files.iter().map(|f| (f.path.clone(), changed_names(&f.path, &f.diff))).collect();
+    let names_of = |p: &str| names.iter().find(|(x, _)| x == p).map(|(_, n)| n.as_slice()).unwrap_or(&[]);
+    let of_kind = |k: FileKind| files.iter().filter(move |f| FileKind::of(&f.path) == k);
     let used_elsewhere = |f: &crate::analysis::edits::FilePatch| {
-        changed_definitions(&f.diff)
+        names_of(&f.path)
             .iter()
             .any(|name| files.iter().any(|other| other.path != f.path && contains_word(&other.diff, name)))
     };
-    let mut core: Vec<String> = sources.iter().filter(|f| used_elsewhere(f)).map(|f| f.path.clone()).collect();
+    let mut core: Vec<String> =
+        of_kind(FileKind::Source).filter(|f| used_elsewhere(f)).map(|f| f.path.clone()).collect();
     if core.is_empty() {
-        core = sources.iter().filter(|f| !changed_definitions(&f.diff).is_empty()).map(|f| f.path.clone()).collect();
+        core = of_kind(FileKind::Source).filter(|f| !names_of(&f.path).is_empty()).map(|f| f.path.clone()).collect();
     }
-    if core.is_empty() && sources.len() == 1 {
-        core = sources.iter().map(|f| f.path.clone()).collect();
+    if core.is_empty() && of_kind(FileKind::Source).count() == 1 {
+        core = of_kind(FileKind::Source).map(|f| f.path.clone()).collect();
+    }
+    if core.is_empty() {
+        core = of_kind(FileKind::Header).filter(|f| !names_of(&f.path).is_empty()).map(|f| f.path.clone()).collect();
     }
     let edited = |p: &str| patch_files.iter().any(|x| x == p) || table.find(p).is_some_and(|f| !f.edited.is_empty());
     let core_edited = core.iter().filter(|p| edited(p)).cloned().collect();
     // The periphery follows the core: files whose gold change names what the core redefined.
     // Release notes and changelogs record a change; they do not follow it.
-    let names: Vec<&str> =
-        files.iter().filter(|f| core.contains(&f.path)).flat_map(|f| changed_definitions(&f.diff)).collect();
+    let redefined: Vec<&String> = core.iter().flat_map(|c| names_of(c)).collect();
     let periphery = files
         .iter()
         .filter(|f| !core.contains(&f.path) && !is_changelog(&f.path))
-        .filter(|f| names.iter().any(|n| contains_word(&f.diff, n)))
+        .filter(|f| redefined.iter().any(|n| contains_word(&f.diff, n)))
         .map(|f| PeripheryFile {
             path: f.path.clone(),
             kind: FileKind::of(&f.path),
@@ -270,25 +312,57 @@ pub(super) fn failing_test_files(run: &RunDetail, patch_files: &[String]) -> Vec
 mod tests {
     use super::*;
 
-    #[test]
-    fn renames_and_removals_not_re_signatures() {
-        let diff = "diff --git a/src/requests/utils.py b/src/requests/utils.py\n--- a/src/requests/utils.py\n+++ b/src/requests/utils.py\n@@ -1,3 +1,3 @@\n-def super_len(o):\n+def complex_len(o):\n-def keep(a):\n+def keep(a, b=None):\n-def run(x):\n";
-        let r = removed_definitions(diff);
-        assert_eq!(r.len(), 1);
-        let got = (r[0].name.as_str(), r[0].file.as_str(), r[0].renamed_to.as_deref(), r[0].method);
-        assert_eq!(got, ("super_len", "src/requests/utils.py", Some("complex_len"), false));
+    fn one(path: &str, hunks: &str) -> Vec<Change> {
+        let d = format!("diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n{hunks}");
+        file_symbols(&d).into_iter().flat_map(|f| f.changes).collect()
     }
 
     #[test]
-    fn names_imported_or_assigned_again_are_not_removed_and_methods_need_attribute_uses() {
-        let diff = "diff --git a/p/core.py b/p/core.py\n--- a/p/core.py\n+++ b/p/core.py\n@@ -1,4 +1,3 @@\n-def slugify(s):\n+from p.text import slugify\n-class Circle:\n-    def area_of(self):\n+    def area(self):\n-TIMEOUT_VALUE = 3\n-def helper_fn(x):\n+helper_fn = other\n";
-        let r = removed_definitions(diff);
-        let names: Vec<(&str, bool)> = r.iter().map(|x| (x.name.as_str(), x.method)).collect();
-        assert_eq!(names, [("Circle", false), ("area_of", true)]);
-        assert!(!uses("class Square:\n    def area_of(self):\n        return 1", "area_of", true));
-        assert!(uses("print(shape.area_of())", "area_of", true));
-        assert!(!uses("def slugify(s):\n    return s", "slugify", false));
-        assert!(uses("x = slugify(t)", "slugify", false));
+    fn renames_and_removals_not_re_signatures_with_the_same_arity() {
+        let c = one(
+            "src/requests/utils.py",
+            "@@ -1,3 +1,3 @@\n-def super_len(o):\n+def complex_len(o):\n-def keep(a):\n+def keep(a, b=None):\n-def run(x):\n",
+        );
+        let kept: Vec<(&str, ChangeKind)> =
+            c.iter().filter(|c| interesting(c)).map(|c| (c.old_name(), c.kind)).collect();
+        assert_eq!(kept, [("super_len", ChangeKind::Renamed), ("keep", ChangeKind::Resigned)], "`run` is too common");
+    }
+
+    #[test]
+    fn methods_need_receivers_other_classes_methods_are_not_uses() {
+        let c = one(
+            "p/core.py",
+            "@@ -10,3 +10,3 @@ class Circle:\n-    def area_of(self):\n+    def area(self):\n         return 1\n",
+        );
+        let c = &c[0];
+        let s = |t: &str| symbols::extract(Lang::Python, t);
+        let other = "class Square:\n    def area_of(self):\n        return 1\n";
+        assert_eq!(stale_use(c, Some(&s(other)), other), None);
+        let call = "print(shape.area_of())\n";
+        assert_eq!(stale_use(c, Some(&s(call)), call).as_deref(), Some("call"));
+        let bare = "area_of = 3\nprint(area_of)\n";
+        assert_eq!(stale_use(c, Some(&s(bare)), bare), None, "a bare name is not the method");
+    }
+
+    #[test]
+    fn a_re_signed_function_flags_callers_with_the_old_arity_and_old_prototypes() {
+        let c = one(
+            "src/hdr.c",
+            "@@ -5,3 +5,3 @@\n-int parse_header(const char *buf, size_t len) {\n+int parse_header(const char *buf, size_t len, int flags) {\n     return 0;\n",
+        );
+        let c = &c[0];
+        assert_eq!(c.kind, ChangeKind::Resigned);
+        let caller = "    n = parse_header(buf, len);";
+        let sym = symbols::extract_line(Lang::C, caller);
+        assert_eq!(stale_use(c, Some(&sym), caller).as_deref(), Some("call with 2 arguments"));
+        let updated = "    n = parse_header(buf, len, 0);";
+        assert_eq!(stale_use(c, Some(&symbols::extract_line(Lang::C, updated)), updated), None);
+        let header = "int parse_header(const char *data, size_t n);\n";
+        let hs = symbols::extract(Lang::Cpp, header);
+        assert_eq!(
+            stale_use(c, Some(&hs), header).as_deref(),
+            Some("declaration int parse_header(const char *data, size_t n)")
+        );
     }
 
     #[test]

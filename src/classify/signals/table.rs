@@ -1,7 +1,7 @@
 //! The signals as a short plain-text table: what `trajan signals` prints and what the LLM
 //! prompt shows. Empty signals are left out; lists are capped.
 
-use super::{After, LostWhy, Signals};
+use super::{After, ChangeKind, LostWhy, Signals};
 use std::fmt::Write as _;
 
 /// At most this many items of any list.
@@ -34,7 +34,11 @@ pub fn table(s: &Signals) -> String {
         s.exit_status.as_deref().unwrap_or("no status"),
         opt_step(s.first_edit_step)
     );
-    let gate = if s.tools.gated { "edits gated by a linter" } else { "no linter gate" };
+    let gate = if s.tools.gated {
+        format!("edits gated by a linter (.{} files)", s.tools.gated_extensions.join(", ."))
+    } else {
+        "no linter gate for the files edited".to_string()
+    };
     let _ = writeln!(
         o,
         "tools: edit kinds {}; {gate}",
@@ -61,9 +65,10 @@ pub fn table(s: &Signals) -> String {
                 .unwrap_or_default();
             let _ = writeln!(
                 o,
-                "  {} [{}{role}]: seen {}, searched {}, {}",
+                "  {} [{}{role}{}]: seen {}, searched {}, {}",
                 e.path.as_deref().unwrap_or(&e.named),
                 why.join("+"),
+                if e.plumbing { ", plumbing" } else { "" },
                 opt_step(e.first_seen),
                 opt_step(e.first_searched),
                 if e.in_patch {
@@ -74,7 +79,34 @@ pub fn table(s: &Signals) -> String {
                     "not edited"
                 }
             );
+            for f in e.functions.iter().take(MAX_ITEMS) {
+                let _ = writeln!(
+                    o,
+                    "    gold location {}: shown {}, {}",
+                    f.name,
+                    opt_step(f.seen),
+                    match f.edited {
+                        Some(true) => "changed by the agent",
+                        Some(false) => "not changed by the agent",
+                        None => "the agent's diff of the file is not known",
+                    }
+                );
+            }
         }
+    }
+    if let Some(t) = &s.tests {
+        let _ = writeln!(
+            o,
+            "harness tests: FAIL_TO_PASS {} passed, {} failed; PASS_TO_PASS {} passed, {} failed{}",
+            t.fail_to_pass.passed,
+            t.fail_to_pass.failed,
+            t.pass_to_pass.passed,
+            t.pass_to_pass.failed,
+            if t.located() && t.pass_to_pass.failed > 0 { " (the fix is in place; regressions elsewhere)" } else { "" }
+        );
+    }
+    if !s.task_files_edited.is_empty() {
+        let _ = writeln!(o, "files the task names, edited: {}", s.task_files_edited.join(", "));
     }
     let touched: Vec<_> = s.files.iter().filter(|f| !f.edited.is_empty() || !f.rejected.is_empty()).collect();
     if !touched.is_empty() {
@@ -82,13 +114,14 @@ pub fn table(s: &Signals) -> String {
         for f in touched.iter().take(MAX_ITEMS) {
             let _ = writeln!(
                 o,
-                "  {}: applied at {}; rejected at {}; opened at {}{}{}",
+                "  {}: applied at {}; rejected at {}; opened at {}{}{}{}",
                 f.path,
                 if f.edited.is_empty() { "-".into() } else { steps(&f.edited) },
                 if f.rejected.is_empty() { "-".into() } else { steps(&f.rejected) },
                 if f.opened.is_empty() { "-".into() } else { steps(&f.opened) },
                 if f.in_patch { "; in patch" } else { "" },
-                if f.created { "; created" } else { "" }
+                if f.created { "; created" } else { "" },
+                if f.scratch { "; scratch" } else { "" },
             );
         }
     }
@@ -150,15 +183,53 @@ pub fn table(s: &Signals) -> String {
     for r in s.reopened.iter().take(MAX_ITEMS) {
         let _ = writeln!(o, "re-opened without editing: {} at [{}]", r.path, steps(&r.steps));
     }
+    for f in s.symbols.iter().take(MAX_ITEMS) {
+        if f.changes.is_empty() && f.touched.is_empty() {
+            continue;
+        }
+        let _ = writeln!(o, "definitions changed in {} ({}):", f.path, f.lang.name());
+        for c in f.changes.iter().take(MAX_ITEMS) {
+            let sig = match (c.kind, &c.old_signature, &c.new_signature) {
+                (ChangeKind::Renamed, _, _) => format!("{} → {}", c.old_name(), c.name),
+                (ChangeKind::Resigned, Some(a), Some(b)) => format!("`{a}` → `{b}`"),
+                (_, _, Some(b)) => format!("`{b}`"),
+                (_, Some(a), None) => format!("`{a}`"),
+                _ => String::new(),
+            };
+            let _ = writeln!(o, "  {} {} {}: {sig}", c.kind.name(), c.def.name(), c.qualified);
+        }
+        if !f.touched.is_empty() {
+            let mut t: Vec<&str> = f.touched.iter().take(MAX_ITEMS).map(String::as_str).collect();
+            if f.touched.len() > MAX_ITEMS {
+                t.push("…");
+            }
+            let _ = writeln!(o, "  changed lines in: {}", t.join(", "));
+        }
+    }
     for st in s.stale.iter().take(MAX_ITEMS) {
-        let seen: Vec<String> = st.seen_in.iter().map(|x| format!("{} (step {})", x.path, x.step)).collect();
-        let renamed = st.renamed_to.as_ref().map(|n| format!(" → `{n}`")).unwrap_or_default();
+        let seen: Vec<String> =
+            st.seen_in.iter().take(MAX_ITEMS).map(|x| format!("{} (step {}, {})", x.path, x.step, x.how)).collect();
+        let change = match (&st.renamed_to, st.change) {
+            (Some(n), _) => format!("renamed to `{n}`"),
+            (None, ChangeKind::Resigned) => format!("re-signed to `{}`", st.new_signature.as_deref().unwrap_or("?")),
+            (None, k) => k.name().to_string(),
+        };
         let _ = writeln!(
             o,
-            "stale identifier: `{}`{renamed} from {}, still in {}",
+            "stale reference: `{}` ({change}) in {}, still used by {}",
             st.identifier,
             st.defined_in,
             seen.join(", ")
+        );
+    }
+    for l in s.loops.iter().take(MAX_ITEMS) {
+        let _ = writeln!(
+            o,
+            "loop: `{}` failed the same way at [{}] with edits at [{}] between: {}",
+            l.command,
+            steps(&l.runs),
+            steps(&l.edits),
+            l.failure
         );
     }
     if let Some(p) = &s.periphery {

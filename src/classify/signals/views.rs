@@ -2,6 +2,7 @@
 //! view`, `cat`, `head`, `sed -n`...), the open file's window moved (`goto`, `scroll_down`), or
 //! lines of files in search output (`grep -n` style `path:line:text`).
 
+use super::commands::{Command, commands, join};
 use super::paths::Roots;
 use crate::store::read::StepRow;
 
@@ -69,8 +70,9 @@ pub fn views(s: &StepRow, roots: &Roots) -> Vec<View> {
         }
         _ => {}
     }
-    for command in simple_commands(&s.action) {
-        out.extend(printed_files(&command).into_iter().map(|p| open(&p)));
+    for c in commands(&s.action, wd) {
+        let at = |p: &str| View { path: roots.rel(&join(c.dir.as_deref(), p), None), kind: ViewKind::Open };
+        out.extend(printed_files(&c.words).into_iter().map(|p| at(&p)));
     }
     out
 }
@@ -87,27 +89,24 @@ pub struct Shown<'a> {
 pub fn shown<'a>(steps: &'a [StepRow], roots: &Roots) -> Vec<Shown<'a>> {
     steps
         .iter()
-        .map(|s| Shown {
-            step: s.index as usize,
-            views: views(s, roots),
-            hits: if is_search(&s.action) {
-                search_hits(&s.observation, s.working_dir.as_deref(), roots)
-            } else {
-                Vec::new()
-            },
-            observation: &s.observation,
+        .map(|s| {
+            let search = commands(&s.action, s.working_dir.as_deref()).into_iter().find(is_search_command);
+            Shown {
+                step: s.index as usize,
+                views: views(s, roots),
+                hits: match search {
+                    Some(c) => search_hits(&s.observation, c.dir.as_deref(), roots),
+                    None => Vec::new(),
+                },
+                observation: &s.observation,
+            }
         })
         .collect()
 }
 
-/// Whether the step's action searches file contents (its output lines name files).
-pub fn is_search(action: &str) -> bool {
-    simple_commands(action).iter().any(|c| {
-        matches!(
-            c.first().map(String::as_str),
-            Some("grep" | "rg" | "ag" | "ack" | "search_dir" | "search_file" | "egrep")
-        ) || (c.first().map(String::as_str) == Some("git") && c.get(1).map(String::as_str) == Some("grep"))
-    })
+fn is_search_command(c: &Command) -> bool {
+    matches!(c.program(), "grep" | "rg" | "ag" | "ack" | "search_dir" | "search_file" | "egrep")
+        || (c.program() == "git" && c.words.get(1).map(String::as_str) == Some("grep"))
 }
 
 /// `path:line:text` (or `path:text`) lines of search output, as (repository path, text).
@@ -122,44 +121,10 @@ pub fn search_hits<'a>(observation: &'a str, working_dir: Option<&str>, roots: &
         if plausible {
             let text =
                 rest.split_once(':').filter(|(n, _)| n.chars().all(|c| c.is_ascii_digit())).map_or(rest, |(_, t)| t);
-            hits.push((roots.rel(path, working_dir), text));
+            hits.push((roots.rel(&join(working_dir, path), None), text));
         }
     }
     hits
-}
-
-/// The simple commands of a shell line: split at `&&`, `||`, `;`, `|` and newlines, each
-/// tokenized. Heredoc bodies are not commands.
-pub fn simple_commands(action: &str) -> Vec<Vec<String>> {
-    let mut out = Vec::new();
-    let mut in_heredoc: Option<String> = None;
-    for line in action.lines() {
-        if let Some(delim) = &in_heredoc {
-            if line.trim() == delim {
-                in_heredoc = None;
-            }
-            continue;
-        }
-        if let Some(p) = line.find("<<") {
-            let delim: String = line[p + 2..]
-                .trim_start_matches('-')
-                .trim()
-                .trim_matches(|c| c == '\'' || c == '"')
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect();
-            if !delim.is_empty() {
-                in_heredoc = Some(delim);
-            }
-        }
-        for part in line.split("&&").flat_map(|p| p.split("||")).flat_map(|p| p.split(';')).flat_map(|p| p.split('|')) {
-            let words = shlex::split(part).unwrap_or_else(|| part.split_whitespace().map(str::to_string).collect());
-            if !words.is_empty() {
-                out.push(words);
-            }
-        }
-    }
-    out
 }
 
 fn printed_files(words: &[String]) -> Vec<String> {
@@ -220,7 +185,7 @@ mod tests {
         assert_eq!(paths(&step("scroll_down", None, Some("/testbed/src/b.py"))), [("src/b.py".into(), Navigate)]);
         assert_eq!(
             paths(&step("cd src && head -n 40 c.py | nl && sed -n '1,20p' d.py", None, None)),
-            [("c.py".into(), Open), ("d.py".into(), Open)]
+            [("src/c.py".into(), Open), ("src/d.py".into(), Open)]
         );
         assert!(paths(&step("sed -i 's/a/b/' e.py", None, None)).is_empty());
         assert_eq!(paths(&step("cat -n src/pkg/util.py", None, None)), [("src/pkg/util.py".into(), Open)]);
@@ -232,8 +197,9 @@ mod tests {
 
     #[test]
     fn search_output_lines_name_files() {
-        assert!(is_search("grep -rn super_len src tests | head"));
-        assert!(!is_search("python x.py"));
+        let search = |a: &str| commands(a, None).iter().any(is_search_command);
+        assert!(search("grep -rn super_len src tests | head"));
+        assert!(!search("python x.py"));
         let out = "src/requests/models.py:48:from .utils import super_len\ntests/test_utils.py:super_len(x)\nBinary file matches\n";
         assert_eq!(
             search_hits(out, Some("/testbed"), &Roots::default()),

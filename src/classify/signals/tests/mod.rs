@@ -7,11 +7,18 @@ use crate::label::ASSIGN_THRESHOLD;
 use crate::label::Rule;
 use crate::store::read::{EditRow, RunSummary, StepRow, TaskRow};
 
-fn step(index: i64, action: &str, observation: &str) -> StepRow {
+pub(super) fn step(index: i64, action: &str, observation: &str) -> StepRow {
     StepRow::sample(index, action, observation)
 }
 
-fn edit(step: Option<i64>, path: &str, kind: &str, status: &str, codes: &[&str], diff: Option<&str>) -> EditRow {
+pub(super) fn edit(
+    step: Option<i64>,
+    path: &str,
+    kind: &str,
+    status: &str,
+    codes: &[&str],
+    diff: Option<&str>,
+) -> EditRow {
     EditRow {
         step,
         path: path.into(),
@@ -22,7 +29,12 @@ fn edit(step: Option<i64>, path: &str, kind: &str, status: &str, codes: &[&str],
     }
 }
 
-fn run(steps: Vec<StepRow>, edits: Vec<EditRow>, resolved: Option<bool>, submission: Option<&str>) -> RunDetail {
+pub(super) fn run(
+    steps: Vec<StepRow>,
+    edits: Vec<EditRow>,
+    resolved: Option<bool>,
+    submission: Option<&str>,
+) -> RunDetail {
     RunDetail {
         summary: RunSummary {
             id: 1,
@@ -52,7 +64,7 @@ fn run(steps: Vec<StepRow>, edits: Vec<EditRow>, resolved: Option<bool>, submiss
     }
 }
 
-fn fired(s: &Signals, rule: Rule) -> Option<f64> {
+pub(super) fn fired(s: &Signals, rule: Rule) -> Option<f64> {
     rules::evaluate(s, &[rule]).first().map(|f| f.confidence)
 }
 
@@ -163,7 +175,11 @@ fn a_rename_left_in_files_the_agent_never_changed_is_stale_and_only_those() {
     assert_eq!(s.stale.len(), 1);
     let st = &s.stale[0];
     assert_eq!((st.identifier.as_str(), st.renamed_to.as_deref()), ("old_name", Some("new_name")));
-    assert_eq!(st.seen_in, vec![Sighting { path: "src/models.py".into(), step: 0 }], "views.py was changed");
+    assert_eq!(
+        st.seen_in,
+        vec![Sighting { path: "src/models.py".into(), step: 0, how: "import".into() }],
+        "views.py was changed"
+    );
     assert_eq!(fired(&s, Rule::StaleIdentifier), Some(0.75));
 }
 
@@ -269,3 +285,5 @@ fn a_bare_file_name_from_the_task_is_weighed_not_assigned() {
     assert_eq!(s.expected[0].path.as_deref(), Some("django/forms/models.py"));
     assert_eq!(fired(&s, Rule::ExpectedFileNotEdited), Some(0.4));
 }
+
+mod defects;
