@@ -32,9 +32,11 @@ fn opens(effect: &Effect) -> bool {
 }
 
 /// Which lane an effect takes: reads of every run (seconds on a large database) go to the slow
-/// one, so a step still loads while the statistics are computed.
+/// one, so a step still loads while the statistics are computed. So does a run read again whole
+/// once a file being read ends (`trajan FILE`: 20,000 step lines; the reviewer already has them):
+/// the step a key asks for meanwhile is not held up behind it.
 fn slow(effect: &Effect) -> bool {
-    matches!(effect, Effect::LoadStats { .. } | Effect::LoadReview { .. } | Effect::LoadAllRuns)
+    matches!(effect, Effect::LoadStats { .. } | Effect::LoadReview { .. } | Effect::LoadAllRuns | Effect::RefreshRun(_))
 }
 
 fn lane(db: &Path, results: Sender<(bool, Option<Action>)>) -> Sender<Effect> {
@@ -156,6 +158,13 @@ impl Worker {
 mod tests {
     use super::*;
     use crate::tui::action::Feed;
+
+    #[test]
+    fn a_run_read_again_at_the_end_of_a_reading_does_not_hold_up_a_step() {
+        assert!(slow(&Effect::RefreshRun(1)));
+        assert!(!slow(&Effect::LoadStep { run: 1, index: 3 }) && !slow(&Effect::LoadRun(1)));
+        assert!(!opens(&Effect::RefreshRun(1)), "keys do not wait for it");
+    }
 
     #[test]
     fn news_of_a_reading_arrive_with_the_results_and_the_worker_is_busy_until_it_ends() {

@@ -75,7 +75,9 @@ impl App {
                 }
                 let open = self.run.as_ref().map(|r| r.run_id());
                 match (runs.as_slice(), open) {
-                    (_, Some(id)) if runs.contains(&id) => effects.push(Effect::RefreshRun(id)),
+                    // Before the whole list, in the same lane: the run comes back as soon as
+                    // it would have in the quick lane.
+                    (_, Some(id)) if runs.contains(&id) => effects.insert(0, Effect::RefreshRun(id)),
                     ([id], None) if self.screen == Screen::List && !self.opened_from_feed => {
                         self.opened_from_feed = true;
                         effects.push(Effect::LoadRun(*id));
@@ -167,7 +169,7 @@ mod tests {
         assert_eq!(app.run.as_ref().map(|r| r.cursor), Some(10));
         // The end: the run is loaded again whole, where the reviewer is; the list reloads.
         let done = Feed::Done { runs: vec![7], message: "read x.traj".into(), error: false };
-        assert_eq!(app.update(Action::Feed(done)), vec![Effect::LoadAllRuns, Effect::RefreshRun(7)]);
+        assert_eq!(app.update(Action::Feed(done)), vec![Effect::RefreshRun(7), Effect::LoadAllRuns]);
         assert!(app.reading.is_none() && app.status.as_ref().is_some_and(|s| s.text == "read x.traj"));
         app.update(Action::StepLoaded(Box::new(body(7, 10))));
         let effects = app.update(Action::RunLoaded(Box::new(run_data(7, 20))));
