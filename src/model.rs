@@ -351,6 +351,124 @@ pub struct Edit {
     pub diff: Option<String>,
     /// Lint codes named by a rejection (F821, E999, ...).
     pub lint_codes: Vec<String>,
+    /// How the edit was reconstructed and checked (shell edits), what undid it, and for the
+    /// final patch which steps made each hunk: filled by `analysis::reconstruct`.
+    pub trace: EditTrace,
+}
+
+/// How sure trajan is of a reconstructed edit's diff. Tool edits carry their own text and
+/// have none; shell edits (`sed -i`, `echo >`, `git apply`, scripts) get one from
+/// `analysis::reconstruct`.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    strum::EnumIter,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::Display,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum Certainty {
+    /// Simulated, and a later view of the file (or the submitted patch) showed the same lines.
+    Verified,
+    /// Simulated, but a later view showed other lines (`EditTrace::shown` holds both).
+    Contradicted,
+    /// Simulated on the lines the run had shown; nothing later showed them again.
+    Simulated,
+    /// Not simulated (a script wrote the file): the diff is what the next view or the
+    /// submitted patch shows changed.
+    Attributed,
+    /// Simulated: its address or pattern matched none of the known lines, so it changed nothing.
+    Unchanged,
+    /// Not enough was known of the file to say what it did.
+    Unknown,
+}
+
+impl Certainty {
+    pub fn name(self) -> &'static str {
+        self.into()
+    }
+
+    /// The name in words, for people: `changed nothing`.
+    pub fn words(self) -> &'static str {
+        match self {
+            Certainty::Unchanged => "changed nothing",
+            other => other.name(),
+        }
+    }
+}
+
+/// What checked a reconstructed edit: a later step's view of the file, or the submitted patch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckedBy {
+    Step(usize),
+    Submission,
+}
+
+impl CheckedBy {
+    /// As stored: the step, or -1 for the submitted patch.
+    pub fn to_column(self) -> i64 {
+        match self {
+            CheckedBy::Step(s) => s as i64,
+            CheckedBy::Submission => -1,
+        }
+    }
+
+    pub fn from_column(v: i64) -> CheckedBy {
+        usize::try_from(v).map_or(CheckedBy::Submission, CheckedBy::Step)
+    }
+}
+
+/// JSON: the step's index, or `"submission"`.
+impl Serialize for CheckedBy {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            CheckedBy::Step(s) => serializer.serialize_u64(*s as u64),
+            CheckedBy::Submission => serializer.serialize_str("submission"),
+        }
+    }
+}
+
+/// Which steps made one hunk of the submitted patch.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct HunkSource {
+    /// The hunk's `@@ -a,b +c,d @@` line.
+    pub hunk: String,
+    /// Steps whose edits made its lines, in order.
+    pub steps: Vec<usize>,
+    /// Every changed line of the hunk is explained by those steps; false: some (or all, when
+    /// `steps` is empty) were changed by something the run does not show (a script, an edit
+    /// whose text is missing).
+    pub explained: bool,
+}
+
+/// The reconstruction's account of an edit (empty for tool edits the adapter drew).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EditTrace {
+    /// How the diff was obtained; `None` for tool edits and the final patch.
+    pub certainty: Option<Certainty>,
+    /// The shell command that made the edit (one simple command of the step's action).
+    pub command: Option<String>,
+    /// What verified or contradicted it.
+    pub checked_by: Option<CheckedBy>,
+    /// Contradicted: what the later view showed, as a diff from the reconstructed lines to the
+    /// shown ones.
+    pub shown: Option<String>,
+    /// The step whose `git checkout`/`restore`/`stash`/`reset --hard` undid it.
+    pub undone_at: Option<usize>,
+    /// Final patch: which steps made each hunk.
+    pub hunks: Vec<HunkSource>,
+    /// The diff shows what the edit did to the lines the run had shown; a pattern may also
+    /// have matched lines it never showed (a global `s///` on a file seen in part).
+    pub partial: bool,
+    /// Read by the reconstruction, not stored: the lines (first, last; 1-based) a windowed edit
+    /// replaces, or (n + 1, n) for an insert after line n.
+    pub lines: Option<(usize, usize)>,
 }
 
 /// Test groups of the SWE-bench harness.

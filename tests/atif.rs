@@ -215,7 +215,9 @@ fn exported_runs_pass_the_rfc_checks_and_read_back_as_they_were() {
         let edits = |r: &trajan::store::export::RunRest| {
             r.edits
                 .iter()
-                .map(|e| (e.step, e.path.clone(), e.kind, e.status, e.diff.clone(), e.lint_codes.clone()))
+                .map(|e| {
+                    (e.step, e.path.clone(), e.kind, e.status, e.diff.clone(), e.lint_codes.clone(), e.trace.clone())
+                })
                 .collect::<Vec<_>>()
         };
         assert_eq!(edits(&ra), edits(&rb), "{what}");
@@ -279,4 +281,51 @@ fn the_labels_sidecar_keys_evidence_by_trajectory_and_step() {
     assert_eq!(t["steps"][3]["source"], "agent");
     assert_eq!(step["mode"], "context_flooding");
     assert_eq!(side["labels"][0]["rater"], "ann");
+}
+
+/// A foreign ATIF trajectory whose agent edits with the shell (Claude Code's `Bash`): the `sed -i`
+/// gets a diff drawn on the lines `grep -n` showed, checked by the `cat` that follows.
+#[test]
+fn shell_edits_of_a_foreign_trajectory_are_reconstructed() {
+    let step = |id: i64, command: &str, output: &str| {
+        serde_json::json!({"step_id": id, "source": "agent", "message": "",
+            "tool_calls": [{"tool_call_id": format!("t{id}"), "function_name": "Bash", "arguments": {"command": command}}],
+            "observation": {"results": [{"source_call_id": format!("t{id}"), "content": output}]}})
+    };
+    let doc = serde_json::json!({
+        "schema_version": "ATIF-v1.6",
+        "agent": {"name": "claude-code", "version": "2.0.31"},
+        "steps": [
+            {"step_id": 1, "source": "user", "message": "Anchor the regexes."},
+            step(2, "grep -n 'regex' /testbed/v.py", "12:    regex = r'^x$'\n22:    regex = r'^y$'\n"),
+            step(3, "sed -i 's/\\^x\\$/\\\\Ax\\\\Z/' /testbed/v.py", ""),
+            step(4, "sed -n '12p' /testbed/v.py", "    regex = r'\\Ax\\Z'\n"),
+        ]
+    });
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let file = dir.path().join("trajectory.json");
+    std::fs::write(&file, doc.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    let (store, report) = ingest(&[file]);
+    assert_eq!(failures(&report), Vec::<String>::new());
+    let runs = store.list_runs(RunFilter::default()).unwrap_or_else(|e| panic!("{e}"));
+    let detail = store.run_detail(runs[0].id, None).unwrap_or_else(|e| panic!("{e}"));
+    let edit = detail.edit_list.iter().find(|e| e.step == Some(1)).unwrap_or_else(|| panic!("{:?}", detail.edit_list));
+    assert_eq!(edit.kind, trajan::model::EditKind::ShellWrite);
+    assert_eq!(edit.certainty, Some(trajan::model::Certainty::Verified), "{edit:?}");
+    let diff = edit.diff.as_deref().unwrap_or_default();
+    assert!(diff.contains("-    regex = r'^x$'") && diff.contains("+    regex = r'\\Ax\\Z'"), "{diff}");
+}
+
+/// Terminus types keystrokes: its observation is the terminal screen (prompts, echoed commands),
+/// which shows no file. The `printf` write is drawn, and the `cat` after it checks nothing.
+#[test]
+fn a_terminal_screen_is_no_view_of_a_file() {
+    let (store, report) = ingest(&[fixtures().join("layouts/harbor/terminal-bench-2.0")]);
+    assert_eq!(failures(&report), Vec::<String>::new());
+    let runs = store.list_runs(RunFilter::default()).unwrap_or_else(|e| panic!("{e}"));
+    let hello = runs.iter().find(|r| r.instance_id == "hello-world").unwrap_or_else(|| panic!("{runs:?}"));
+    let detail = store.run_detail(hello.id, None).unwrap_or_else(|e| panic!("{e}"));
+    let edit = detail.edit_list.iter().find(|e| e.path == "/app/hello.txt").unwrap_or_else(|| panic!("no edit"));
+    assert_eq!(edit.certainty, Some(trajan::model::Certainty::Simulated), "{edit:?}");
+    assert!(edit.diff.as_deref().is_some_and(|d| d.ends_with("+Hello, world!\n")), "{edit:?}");
 }

@@ -231,6 +231,29 @@ fn fixture_outcomes_join_their_runs() {
     assert!(events["step_list"][0]["flags"].as_array().is_some_and(|f| f.iter().any(|x| x == "error")));
 }
 
+/// `show --json` carries a reconstructed shell edit as the TUI shows it: the command, the diff,
+/// how sure it is and what checked it; the submitted patch names the steps that made its hunks.
+#[test]
+fn show_json_carries_reconstructed_shell_edits() {
+    let dir = tmp();
+    let db = dir.path().join("t.db");
+    trajan(&db, &ingest_fixtures());
+    let step = stdout_json(&trajan(&db, &["show", "demo__mini-1", "--step", "3", "--json"]));
+    let edit = &step["edit_list"][0];
+    assert_eq!(edit["kind"], "shell_write");
+    assert_eq!(edit["command"], "sed -i 's/name.upper()/name/' demo/greet.py");
+    assert_eq!(edit["certainty"], "verified");
+    assert_eq!(edit["checked_by"], "submission");
+    assert!(edit["diff"].as_str().is_some_and(|d| d.contains("+    return \"Hello, \" + name\n")), "{edit}");
+    let run = stdout_json(&trajan(&db, &["show", "demo__mini-1", "--json"]));
+    let patch = run["edit_list"].as_array().into_iter().flatten().find(|e| e["kind"] == "final_patch").cloned();
+    let hunks = patch.map(|p| p["hunks"].clone()).unwrap_or_default();
+    assert!(
+        hunks.as_array().into_iter().flatten().any(|h| h["steps"] == serde_json::json!([3]) && h["explained"] == true),
+        "{hunks}"
+    );
+}
+
 #[test]
 fn ingest_is_idempotent_and_a_changed_file_replaces_its_runs() {
     let dir = tmp();

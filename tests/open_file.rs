@@ -278,6 +278,34 @@ fn mini_info_last(steps: usize) -> Doc {
     ]
 }
 
+/// A mini-swe-agent 1.1 run that edits a file with `sed -i` and shows it with `cat`, `info`
+/// (with the submission, which seeds the file's lines) after the messages: the shell edit can be
+/// drawn and checked only once the whole file is read.
+fn mini_shell_edits(steps: usize) -> Doc {
+    let patch =
+        "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1,3 +1,3 @@\n a = 1\n-b = old\n+b = new\n c = 3\n";
+    let ok = |out: &str| format!("<returncode>0</returncode>\n<output>\n{out}</output>");
+    let mut messages =
+        vec![json!({"role": "system", "content": "sys"}), json!({"role": "user", "content": "the task"})];
+    for i in 0..steps {
+        let (action, out) = match i {
+            _ if i == steps / 2 => ("sed -i 's/old/new/' x.py".to_string(), ok("")),
+            _ if i == steps / 2 + 2 => ("cat x.py".to_string(), ok("a = 1\nb = new\nc = 3\n")),
+            _ => (format!("ls dir{i}"), ok(&format!("f{i}.py\n"))),
+        };
+        messages.push(json!({"role": "assistant", "content": format!("THOUGHT: step {i}\n\n```bash\n{action}\n```")}));
+        messages.push(json!({"role": "user", "content": out}));
+    }
+    messages
+        .push(json!({"role": "exit", "content": patch, "extra": {"exit_status": "Submitted", "submission": patch}}));
+    vec![
+        ("trajectory_format", json!("mini-swe-agent-1.1")),
+        ("messages", Value::Array(messages)),
+        ("instance_id", json!("gen__mini-2")),
+        ("info", json!({"exit_status": "Submitted", "submission": patch})),
+    ]
+}
+
 /// A RetryAgent file as SWE-agent writes it: `attempts` first, then the best attempt repeated at
 /// the top level.
 fn retry_agent(attempts_first: bool) -> Doc {
@@ -379,6 +407,41 @@ fn what_a_step_needs_from_later_in_the_file_is_the_same_as_a_whole_read() {
     let begun: Vec<i64> =
         events.iter().filter_map(|e| if let Event::Begun(id) = e { Some(*id) } else { None }).collect();
     assert_eq!(begun, vec![1, 2]);
+}
+
+#[test]
+fn shell_edits_are_reconstructed_when_the_reading_ends() {
+    let dir = must(tempfile::tempdir(), "tempdir");
+    let file = write(dir.path(), "gen__mini-2.traj.json", &mini_shell_edits(20));
+    for every in [1, 4] {
+        compare_in_batches(&file, every, false);
+    }
+    compare_with_binary(&file);
+    // The sed drawn from the submitted patch's lines, verified by the later cat, the patch's
+    // hunk traced to it, and its step flagged as an edit.
+    let db = dir.path().join("opened.db");
+    open_in_batches(&db, &file, 3);
+    let conn = must(rusqlite::Connection::open(&db), "open");
+    let shell: Vec<String> = must(
+        must(
+            conn.prepare(
+                "SELECT step_idx || ' ' || certainty || ' ' || checked_at || ' ' || (instr(diff, '-b = old' || char(10) || '+b = new') > 0)
+                 FROM edits WHERE kind = 'shell_write'",
+            ),
+            "prepare",
+        )
+        .query_map([], |r| r.get(0))
+        .and_then(|rows| rows.collect()),
+        "shell edits",
+    );
+    assert_eq!(shell, ["10 verified 12 1"], "step, certainty, checked by, the diff");
+    let hunks: Option<String> =
+        must(conn.query_row("SELECT hunks FROM edits WHERE step_idx IS NULL", [], |r| r.get(0)), "hunks");
+    assert!(hunks.as_deref().is_some_and(|h| h.contains("10")), "the patch's hunk from step 10: {hunks:?}");
+    let store = must(Store::open_read_only(&db), "open");
+    let detail = must(store.run_detail(1, None), "steps");
+    let flagged: Vec<i64> = detail.step_list.iter().filter(|s| s.flags.edit).map(|s| s.index).collect();
+    assert_eq!(flagged, vec![10]);
 }
 
 #[test]

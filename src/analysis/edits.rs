@@ -3,7 +3,7 @@
 //! The verdict strings are the exact ones real trajectories print (SWE-agent's linter and
 //! `str_replace_editor`, OpenHands' editor), as collected in the failure-mode notes.
 
-use crate::model::{Edit, EditKind, EditStatus};
+use crate::model::{Edit, EditKind, EditStatus, EditTrace};
 use similar::TextDiff;
 
 /// Linter gate rejections (edit NOT applied). The message opens the observation (OpenHands
@@ -140,16 +140,17 @@ pub fn edit_from_texts(
         (None, Some(n)) if kind == EditKind::Create => unified_diff(path, "", n),
         _ => None,
     };
-    Edit { step, path: path.to_string(), kind, status, old_text, new_text, diff, lint_codes: lint }
-}
-
-/// The files a shell command writes (`sed -i`, `cat > f`, ...), as edits of step `step` with
-/// the given verdict (formats decide it from the command's exit code or output).
-pub fn shell_write_edits(step: usize, command: &str, status: EditStatus) -> Vec<Edit> {
-    crate::analysis::shell::shell_writes(command)
-        .into_iter()
-        .map(|w| edit_from_texts(Some(step), &w.path, EditKind::ShellWrite, status, None, w.content, Vec::new()))
-        .collect()
+    Edit {
+        step,
+        path: path.to_string(),
+        kind,
+        status,
+        old_text,
+        new_text,
+        diff,
+        lint_codes: lint,
+        trace: EditTrace::default(),
+    }
 }
 
 /// One file's part of a multi-file unified diff (`git diff` output).
@@ -259,6 +260,7 @@ pub fn final_patch_edits(patch: &str) -> Vec<Edit> {
             new_text: Some(f.new_text),
             diff: Some(f.diff),
             lint_codes: Vec::new(),
+            trace: EditTrace::default(),
         })
         .collect()
 }

@@ -5,6 +5,7 @@
 pub mod brief;
 pub mod edits;
 pub mod markers;
+pub mod reconstruct;
 pub mod shell;
 pub mod snippet;
 pub mod symbols;

@@ -3,7 +3,7 @@
 //! key present overrides what the standard fields say (`null` clears it); a key absent leaves it.
 //! A message of the history keeps its role (`role`) and its extra fields (`extra`, JSON).
 
-use crate::model::{Edit, EditKind, EditStatus};
+use crate::model::{CheckedBy, Edit, EditKind, EditStatus, EditTrace, HunkSource};
 use serde::{Deserialize, Serialize};
 
 /// The key under `extra`.
@@ -24,6 +24,23 @@ pub struct EditExt {
     pub diff: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lint_codes: Vec<String>,
+    /// A reconstructed shell edit: how sure its diff is, and the rest of its trace
+    /// (`model::EditTrace`); the final patch: the steps that made each hunk.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub certainty: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    /// The step whose view checked it, or -1: the submitted patch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checked_at: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shown: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undone_at: Option<usize>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hunks: Vec<HunkSource>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
 }
 
 impl EditExt {
@@ -37,6 +54,13 @@ impl EditExt {
             new_text: e.new_text.clone(),
             diff: e.diff.clone(),
             lint_codes: e.lint_codes.clone(),
+            certainty: e.trace.certainty.map(|c| c.name().to_string()),
+            command: e.trace.command.clone(),
+            checked_at: e.trace.checked_by.map(CheckedBy::to_column),
+            shown: e.trace.shown.clone(),
+            undone_at: e.trace.undone_at,
+            hunks: e.trace.hunks.clone(),
+            partial: e.trace.partial,
         }
     }
 
@@ -51,6 +75,16 @@ impl EditExt {
             new_text: self.new_text,
             diff: self.diff,
             lint_codes: self.lint_codes,
+            trace: EditTrace {
+                certainty: self.certainty.and_then(|c| c.parse().ok()),
+                command: self.command,
+                checked_by: self.checked_at.map(CheckedBy::from_column),
+                shown: self.shown,
+                undone_at: self.undone_at,
+                hunks: self.hunks,
+                partial: self.partial,
+                ..EditTrace::default()
+            },
         }
     }
 }

@@ -292,6 +292,12 @@ fn edit_lost(s: &Signals) -> Option<Finding> {
                 evidence.push(ev(l.step, format!("{how} to {} is not in the submitted patch", l.path)));
                 what.push(format!("{} edited but absent from the patch", l.path));
             }
+            // Reconstructed: the shell edit matched no line, and nothing changed the file after.
+            LostWhy::ChangedNothing => {
+                confidence = confidence.max(if strong { 0.55 } else { 0.4 });
+                evidence.push(ev(l.step, format!("shell edit to {} matched no line: it changed nothing", l.path)));
+                what.push(format!("the last edit to {} changed nothing", l.path));
+            }
         }
     }
     (!evidence.is_empty()).then(|| Finding {

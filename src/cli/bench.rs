@@ -46,6 +46,16 @@ pub enum BenchCommand {
         #[arg(long)]
         keep_db: Option<PathBuf>,
     },
+    /// Shell edits that get a diff, per format, and how sure they are (verified, contradicted,
+    /// simulated, attributed, changed nothing, unknown): on the trajectories named and on
+    /// synthetic shell-only runs graded against their true file states.
+    Edits {
+        /// Trajectory files or folders (e.g. fixtures/corpus).
+        paths: Vec<PathBuf>,
+        /// Synthetic runs to generate and grade (0: none).
+        #[arg(long, default_value_t = 200)]
+        synthetic: usize,
+    },
     /// Classify synthetic failed runs with the heuristic; report runs/s and memory.
     Classify {
         #[arg(long, default_value_t = 10_000)]
@@ -81,6 +91,7 @@ pub fn run(cmd: BenchCommand) -> Result<i32> {
         }
         BenchCommand::Ingest { dir, keep_db } => ingest(&dir, keep_db),
         BenchCommand::Classify { runs } => super::bench_classify::heuristic(runs),
+        BenchCommand::Edits { paths, synthetic } => super::bench_edits::run(&paths, synthetic),
         BenchCommand::Llm { runs, latency_ms, concurrency } => {
             super::bench_classify::llm(runs, latency_ms, concurrency)
         }

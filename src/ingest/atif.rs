@@ -13,7 +13,8 @@
 //! fields ATIF has no place for and those its own mapping would not give back, so it reads back
 //! as the run it was.
 
-use crate::analysis::{edits, markers};
+use crate::analysis::markers;
+use crate::analysis::reconstruct::{Exec, reconstruct};
 use crate::atif::map::{self, ext, set_f64, set_i64, set_text};
 use crate::atif::{self, Trajectory};
 use crate::error::IngestError;
@@ -83,6 +84,7 @@ pub fn run_of(path: &Path, t: &Trajectory, ctx: &Context, warnings: &mut Vec<Str
     let mut compactions = Vec::new();
     let mut copied = 0usize;
     let (mut step_cost, mut step_in, mut step_out) = (None::<f64>, None::<i64>, None::<i64>);
+    let mut exec = Vec::new();
     for (i, s) in t.steps.iter().enumerate() {
         let step_ext = ext(s.extra.as_ref());
         copied += usize::from(s.is_copied_context == Some(true));
@@ -106,7 +108,8 @@ pub fn run_of(path: &Path, t: &Trajectory, ctx: &Context, warnings: &mut Vec<Str
         step_cost = add(step_cost, m.cost_usd, |a, b| a + b);
         step_in = add(step_in, m.prompt_tokens, i64::saturating_add);
         step_out = add(step_out, m.completion_tokens, i64::saturating_add);
-        let step = agent_step(s, &step_ext, run.steps.len(), &mut run);
+        let (step, how) = agent_step(s, &step_ext);
+        exec.push(how);
         run.steps.push(step);
     }
     let fm = t.final_metrics.clone().unwrap_or_default();
@@ -144,7 +147,10 @@ pub fn run_of(path: &Path, t: &Trajectory, ctx: &Context, warnings: &mut Vec<Str
     meta.extend(ctx.metadata.clone());
     run.metadata = Some(Value::Object(meta).to_string());
 
-    apply_run_ext(&mut run, &root_ext, warnings, path);
+    // What shell commands did to files, unless trajan wrote the file and kept its edits.
+    if !apply_run_ext(&mut run, &root_ext, warnings, path) {
+        reconstruct(&mut run, &exec);
+    }
     let task = task.map(|instruction| Task { instance_id, instruction: Some(instruction), ..Task::default() });
     (run, task)
 }
@@ -162,8 +168,11 @@ fn compaction(s: &atif::Step) -> Option<&'static str> {
     (s.source == "system" && delegates && summarizes).then_some("summarization")
 }
 
-fn agent_step(s: &atif::Step, e: &Map<String, Value>, idx: usize, run: &mut Run) -> Step {
+/// The step, and how its action ran (a shell command's writes are reconstructed; their verdict
+/// is unknown: ATIF carries no exit status).
+fn agent_step(s: &atif::Step, e: &Map<String, Value>) -> (Step, Exec) {
     let mut step = map::agent_step(s);
+    let mut how = Exec::Tool;
     if e.get("flags").is_none() {
         step.flags = StepFlags {
             error: !step.observation.is_empty() && markers::looks_like_error(&step.observation),
@@ -172,12 +181,13 @@ fn agent_step(s: &atif::Step, e: &Map<String, Value>, idx: usize, run: &mut Run)
             ..StepFlags::default()
         };
         if is_shell(step.tool.as_deref()) {
-            let writes = edits::shell_write_edits(idx, &step.action, crate::model::EditStatus::Unknown);
-            step.flags.edit |= !writes.is_empty();
-            run.edits.extend(writes);
+            // Terminus types keystrokes into tmux: what comes back is the screen.
+            let typed = s.tool_calls.iter().flatten().any(|c| c.arguments.get("keystrokes").is_some());
+            let status = crate::model::EditStatus::Unknown;
+            how = if typed { Exec::Terminal(status) } else { Exec::Shell(status) };
         }
     }
-    step
+    (step, how)
 }
 
 /// Tools whose action text is a shell command.
@@ -196,9 +206,10 @@ fn nonempty(v: Option<&Value>) -> Option<String> {
     v.and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty()).map(str::to_string)
 }
 
-fn apply_run_ext(run: &mut Run, e: &Map<String, Value>, warnings: &mut Vec<String>, path: &Path) {
+/// Whether the edits were read from it.
+fn apply_run_ext(run: &mut Run, e: &Map<String, Value>, warnings: &mut Vec<String>, path: &Path) -> bool {
     if e.is_empty() {
-        return;
+        return false;
     }
     if let Some(f) = e.get("format").and_then(Value::as_str) {
         run.format = Format::from_name(f).or(run.format);
@@ -219,10 +230,14 @@ fn apply_run_ext(run: &mut Run, e: &Map<String, Value>, warnings: &mut Vec<Strin
     }
     if let Some(list) = e.get("edits") {
         match serde_json::from_value::<Vec<atif::ext::EditExt>>(list.clone()) {
-            Ok(list) => run.edits = list.into_iter().map(atif::ext::EditExt::into_edit).collect(),
+            Ok(list) => {
+                run.edits = list.into_iter().map(atif::ext::EditExt::into_edit).collect();
+                return true;
+            }
             Err(err) => warnings.push(format!("{}: extra.trajan.edits: {err}; edits derived instead", path.display())),
         }
     }
+    false
 }
 
 /// A sum over steps that report the value (counts from the file saturate rather than overflow).

@@ -17,7 +17,8 @@ mod tests;
 
 pub(crate) use doc::MiniDoc;
 
-use crate::analysis::{edits, markers};
+use crate::analysis::markers;
+use crate::analysis::reconstruct::Exec;
 use crate::error::IngestError;
 use crate::ingest::instance_from_file_name;
 use crate::ingest::json::{at, content_text, f64_field, i64_field, maybe_nested_json, str_field};
@@ -106,12 +107,12 @@ struct Turn {
     replies: Vec<Value>,
 }
 
-/// A step built from a turn, with the edits it made, and whether its error flag was decided by
+/// A step built from a turn, how its action ran, and whether its error flag was decided by
 /// the submission (an observation that looks like an error is not one when it is the submitted
 /// patch).
 struct Built {
     step: Step,
-    edits: Vec<crate::model::Edit>,
+    how: Exec,
     by_submission: bool,
 }
 
@@ -149,7 +150,9 @@ impl Turn {
         }
     }
 
-    fn into_step(self, idx: usize, submission: Option<&str>) -> Built {
+    /// The step, how its action ran (the shell, whose writes are applied when every command it
+    /// ran returned 0), and whether the submission decided its error flag.
+    fn into_step(self, submission: Option<&str>) -> Built {
         let observation = self.replies.iter().map(|r| content_text(r.get("content"))).collect::<Vec<_>>().join("\n");
         let returncodes: Vec<i64> = self.replies.iter().filter_map(returncode_of).collect();
         let format_reply = self.replies.iter().any(is_format_error_reply);
@@ -178,7 +181,7 @@ impl Turn {
         } else {
             exception || timed_out || (by_submission && !is_submission)
         };
-        let mut flags = StepFlags {
+        let flags = StepFlags {
             error: error || exception || timed_out,
             output_clipped: markers::output_clipped(&observation),
             test_run: markers::runs_tests(&action),
@@ -191,8 +194,7 @@ impl Turn {
         } else {
             EditStatus::Unknown
         };
-        let writes = edits::shell_write_edits(idx, &action, status);
-        flags.edit |= !writes.is_empty();
+        let how = if action.trim().is_empty() { Exec::Tool } else { Exec::Shell(status) };
         let step = Step {
             thought,
             action,
@@ -206,7 +208,7 @@ impl Turn {
             flags,
             ..Step::default()
         };
-        Built { step, edits: writes, by_submission }
+        Built { step, how, by_submission }
     }
 }
 

@@ -15,6 +15,7 @@ use super::pipeline::{self, Progress, Report, UnitResult};
 use super::source::{self, UnitKind};
 use super::stream_doc::read::{self, Document};
 use super::stream_doc::{ReadError, StepSink};
+use crate::analysis::reconstruct::{Exec, Reconstructor};
 use crate::error::IngestError;
 use crate::model::{Edit, Run, Step};
 use crate::store::{LiveWrite, SourceRecord, Store};
@@ -204,7 +205,7 @@ impl StepSink for Channel<'_> {
     fn begin(&mut self, run: &Run) -> bool {
         !self.cancel.load(Ordering::Relaxed) && self.tx.send(Piece::Begin(run.clone())).is_ok()
     }
-    fn step(&mut self, step: Step, edits: Vec<Edit>) -> bool {
+    fn step(&mut self, step: Step, edits: Vec<Edit>, _how: Exec) -> bool {
         if self.first.load(Ordering::Relaxed)
             && let Some(f) = self.after_first.take()
         {
@@ -249,6 +250,8 @@ fn live(store: &mut Store, path: &Path, opts: &Options, on: &(dyn Fn(Event) + Sy
             on,
             bytes: &bytes,
             lw: None,
+            dirs: Vec::new(),
+            cancel,
             announced: 0,
             first: &first,
             after_first: opts.after_first,
@@ -284,6 +287,10 @@ struct Writer<'a> {
     on: &'a (dyn Fn(Event) + Sync),
     bytes: &'a AtomicU64,
     lw: Option<LiveWrite>,
+    /// Each run's working directories, in the order its steps met them (the roots of its
+    /// reconstruction).
+    dirs: Vec<Vec<String>>,
+    cancel: &'a AtomicBool,
     /// Runs told as begun.
     announced: usize,
     first: &'a AtomicBool,
@@ -319,6 +326,11 @@ impl Writer<'_> {
                 Ok(Piece::Begin(run)) => self.begin(&run),
                 Ok(Piece::Step(step, edits)) => {
                     pending += 1;
+                    if let (Some(wd), Some(dirs)) = (&step.working_dir, self.dirs.last_mut())
+                        && !dirs.contains(wd)
+                    {
+                        dirs.push(wd.clone());
+                    }
                     first_at.get_or_insert_with(Instant::now);
                     match self.lw.as_mut() {
                         Some(lw) => self.store.live_steps(lw, std::slice::from_ref(&step), &edits),
@@ -357,6 +369,7 @@ impl Writer<'_> {
     }
 
     fn begin(&mut self, run: &Run) -> Result<(), crate::error::StoreError> {
+        self.dirs.push(Vec::new());
         if self.lw.is_none() {
             let format = run.format.map(|f| f.name()).unwrap_or("unknown");
             let note = unfinished_note(self.path);
@@ -390,7 +403,16 @@ impl Writer<'_> {
         (self.on)(Event::Grown { bytes: self.bytes.load(Ordering::Relaxed), size: self.size, runs });
     }
 
-    fn finish(&mut self, doc: Document) -> Live {
+    fn finish(&mut self, mut doc: Document) -> Live {
+        if self.lw.is_none() {
+            return Live::Whole("the document began no run".to_string());
+        }
+        let edited = match self.reconstruct(&mut doc) {
+            Ok(edited) => edited,
+            Err(ReadError::Stopped) => return self.abandon(Live::Cancelled),
+            Err(ReadError::Whole(why)) => return self.interrupt(why.to_string()),
+            Err(ReadError::Invalid(e)) => return self.interrupt(e.to_string()),
+        };
         let Some(lw) = self.lw.take() else {
             return Live::Whole("the document began no run".to_string());
         };
@@ -406,7 +428,7 @@ impl Writer<'_> {
         let warnings = doc.ending.parsed.warnings.clone();
         let fixups: Vec<(usize, usize, crate::model::StepFlags)> =
             doc.ending.fixups.iter().map(|f| (f.run, f.step, f.flags)).collect();
-        match self.store.live_finish(lw, &record, doc.ending.parsed, &fixups) {
+        match self.store.live_finish(lw, &record, doc.ending.parsed, &fixups, &edited) {
             Ok(stats) => {
                 self.tell(ids, steps);
                 let path = self.path.to_path_buf();
@@ -419,6 +441,37 @@ impl Writer<'_> {
                 Live::Done(UnitResult::Failed(e), doc.size)
             }
         }
+    }
+
+    /// Reconstruct the runs' edits ([`Reconstructor`]): the file read a second time, a step at
+    /// a time, now that each run's submission and working directories are known. `doc`'s runs
+    /// then hold all their edits; the steps that get the `edit` flag, per run.
+    fn reconstruct(&mut self, doc: &mut Document) -> Result<Vec<Vec<usize>>, ReadError> {
+        let runs = &doc.ending.parsed.runs;
+        let recs = runs
+            .iter()
+            .zip(&self.dirs)
+            .map(|(run, dirs)| Reconstructor::new(run.submission.as_deref(), dirs.iter().map(String::as_str)))
+            .collect();
+        let mut sink = Replaying { recs, at: None, cancel: self.cancel };
+        let again = read::read(self.path, &mut sink, &AtomicU64::new(0));
+        let changed = ReadError::Whole("the file changed while it was read");
+        let again = match again {
+            Err(ReadError::Stopped) if !self.cancel.load(Ordering::Relaxed) => return Err(changed),
+            again => again?,
+        };
+        if again.hash != doc.hash || sink.recs.len() != runs.len() {
+            return Err(changed);
+        }
+        let mut edited = Vec::new();
+        for (run, rec) in doc.ending.parsed.runs.iter_mut().zip(sink.recs) {
+            let mut finals = std::mem::take(&mut run.edits);
+            let done = rec.finish(&mut finals);
+            run.edits = done.edits;
+            run.edits.extend(finals);
+            edited.push(done.edit_steps);
+        }
+        Ok(edited)
     }
 
     /// The step reader stopped; the pipeline reads the file whole. A file new to the database
@@ -446,6 +499,29 @@ impl Writer<'_> {
             return Live::Done(UnitResult::Failed(e), 0);
         }
         outcome
+    }
+}
+
+/// The second reading's sink: each run's steps to its reconstruction.
+struct Replaying<'a> {
+    recs: Vec<Reconstructor>,
+    /// The run begun last.
+    at: Option<usize>,
+    cancel: &'a AtomicBool,
+}
+
+impl StepSink for Replaying<'_> {
+    fn begin(&mut self, _run: &Run) -> bool {
+        let next = self.at.map_or(0, |i| i + 1);
+        self.at = Some(next);
+        next < self.recs.len() && !self.cancel.load(Ordering::Relaxed)
+    }
+    fn step(&mut self, step: Step, edits: Vec<Edit>, how: Exec) -> bool {
+        match self.at.and_then(|i| self.recs.get_mut(i)) {
+            Some(rec) => rec.step(&step, how, edits),
+            None => return false,
+        }
+        !self.cancel.load(Ordering::Relaxed)
     }
 }
 

@@ -14,6 +14,7 @@ pub mod resolver;
 mod tests;
 
 use crate::analysis::edits;
+use crate::analysis::reconstruct::reconstruct;
 use crate::error::{IngestError, Location};
 use crate::ingest::instance_from_file_name;
 use crate::ingest::json::{at, f64_field, for_each_jsonl_line, i64_field, nonempty_str, string_list};
@@ -97,7 +98,7 @@ pub fn parse_events(path: &Path, events: Vec<Value>) -> Result<Parsed, IngestErr
         ..Task::default()
     });
     let exit_status = exit_status(None, &t);
-    parsed.runs.push(Run {
+    let mut run = Run {
         instance_id,
         format: Some(Format::OpenHandsEvents),
         format_version: t.version,
@@ -112,7 +113,9 @@ pub fn parse_events(path: &Path, events: Vec<Value>) -> Result<Parsed, IngestErr
         edits: t.edits,
         history: t.history,
         ..Run::default()
-    });
+    };
+    reconstruct(&mut run, &t.exec);
+    parsed.runs.push(run);
     Ok(parsed)
 }
 
@@ -194,6 +197,7 @@ fn instance(path: &Path, v: &Value, line: usize) -> Result<Instance, IngestError
     if let Some(patch) = &submission {
         run.edits.extend(edits::final_patch_edits(patch));
     }
+    reconstruct(&mut run, &t.exec);
     let task = Task {
         instance_id: instance_id.clone(),
         instruction: nonempty_str(v, "instruction")

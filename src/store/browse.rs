@@ -38,12 +38,21 @@ pub struct EditLine {
     pub kind: crate::model::EditKind,
     pub status: crate::model::EditStatus,
     pub lint_codes: Vec<String>,
+    /// Reconstructed (shell) edits: how sure their diff is.
+    pub certainty: Option<crate::model::Certainty>,
+    /// The step whose `git checkout`/`restore`/`stash` undid it.
+    pub undone_at: Option<i64>,
 }
 
 impl EditLine {
     /// Rejected by the linter or refused by the tool: not applied.
     pub fn is_rejected(&self) -> bool {
         self.status.is_rejection()
+    }
+
+    /// A reconstructed edit that changed nothing (its pattern or address matched no line).
+    pub fn changed_nothing(&self) -> bool {
+        self.certainty == Some(crate::model::Certainty::Unchanged)
     }
 }
 
@@ -61,12 +70,21 @@ pub struct EditText {
     pub old_text: Option<String>,
     pub new_text: Option<String>,
     pub diff: Option<String>,
+    /// The shell command that made it.
+    pub command: Option<String>,
+    pub checked_by: Option<crate::model::CheckedBy>,
+    /// Contradicted: what the later view showed, as a diff from the reconstructed lines.
+    pub shown: Option<String>,
+    /// Final patch: the steps that made each hunk.
+    pub hunks: Vec<crate::model::HunkSource>,
+    /// The diff shows the lines the run had shown; others may have changed too.
+    pub partial: bool,
 }
 
 use super::Store;
 
 /// The columns of an [`EditLine`], in the order [`edit_line`] reads them.
-const EDIT_LINE: &str = "id, step_idx, path, kind, status, lint_codes";
+const EDIT_LINE: &str = "id, step_idx, path, kind, status, lint_codes, certainty, undone_at";
 /// The edits of run `?1`, or of its step `?2` when not null, in step order (final patch last).
 const EDITS_OF: &str = "WHERE run_id = ?1 AND (?2 IS NULL OR step_idx = ?2) ORDER BY step_idx IS NULL, step_idx, id";
 
@@ -79,6 +97,8 @@ fn edit_line(r: &rusqlite::Row<'_>) -> rusqlite::Result<EditLine> {
         kind: r.get(3)?,
         status: r.get(4)?,
         lint_codes: codes.map(|c| c.split(',').map(str::to_string).collect()).unwrap_or_default(),
+        certainty: r.get(6)?,
+        undone_at: r.get(7)?,
     })
 }
 use crate::error::StoreError;
@@ -152,10 +172,23 @@ impl Store {
 
     /// The edits of a run (or of one step) with their texts and diffs.
     pub(super) fn edit_texts(&self, run_id: i64, step: Option<i64>) -> Result<Vec<EditText>, StoreError> {
-        let sql = format!("SELECT {EDIT_LINE}, old_text, new_text, diff FROM edits {EDITS_OF}");
+        let sql = format!(
+            "SELECT {EDIT_LINE}, old_text, new_text, diff, command, checked_at, shown, hunks, partial FROM edits {EDITS_OF}"
+        );
         let mut stmt = self.conn.prepare_cached(&sql)?;
         let rows = stmt.query_map(params![run_id, step], |r| {
-            Ok(EditText { line: edit_line(r)?, old_text: r.get(6)?, new_text: r.get(7)?, diff: r.get(8)? })
+            let hunks: Option<String> = r.get(14)?;
+            Ok(EditText {
+                line: edit_line(r)?,
+                old_text: r.get(8)?,
+                new_text: r.get(9)?,
+                diff: r.get(10)?,
+                command: r.get(11)?,
+                checked_by: r.get::<_, Option<i64>>(12)?.map(crate::model::CheckedBy::from_column),
+                shown: r.get(13)?,
+                hunks: hunks.and_then(|h| serde_json::from_str(&h).ok()).unwrap_or_default(),
+                partial: r.get::<_, Option<i64>>(15)?.is_some_and(|p| p != 0),
+            })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
@@ -192,4 +225,4 @@ macro_rules! from_name_column {
         }
     )*};
 }
-from_name_column!(crate::model::EditKind, crate::model::EditStatus);
+from_name_column!(crate::model::EditKind, crate::model::EditStatus, crate::model::Certainty);

@@ -84,7 +84,8 @@ impl Store {
             .query_map([run_id], |r| Ok(Message { role: r.get(0)?, content: r.get(1)?, extra: r.get(2)? }))?
             .collect::<Result<_, _>>()?;
         let mut stmt = self.conn.prepare(
-            "SELECT step_idx, path, kind, status, old_text, new_text, diff, lint_codes FROM edits
+            "SELECT step_idx, path, kind, status, old_text, new_text, diff, lint_codes,
+                    certainty, command, checked_at, shown, undone_at, hunks, partial FROM edits
              WHERE run_id = ?1 ORDER BY id",
         )?;
         let edits = stmt
@@ -92,6 +93,18 @@ impl Store {
                 let kind: String = r.get(2)?;
                 let status: String = r.get(3)?;
                 let codes: Option<String> = r.get(7)?;
+                let certainty: Option<String> = r.get(8)?;
+                let hunks: Option<String> = r.get(13)?;
+                let trace = crate::model::EditTrace {
+                    certainty: certainty.and_then(|c| c.parse().ok()),
+                    command: r.get(9)?,
+                    checked_by: r.get::<_, Option<i64>>(10)?.map(crate::model::CheckedBy::from_column),
+                    shown: r.get(11)?,
+                    undone_at: r.get::<_, Option<i64>>(12)?.and_then(|s| usize::try_from(s).ok()),
+                    hunks: hunks.and_then(|h| serde_json::from_str(&h).ok()).unwrap_or_default(),
+                    partial: r.get::<_, Option<i64>>(14)?.is_some_and(|p| p != 0),
+                    ..crate::model::EditTrace::default()
+                };
                 Ok(Edit {
                     step: r.get::<_, Option<i64>>(0)?.and_then(|s| usize::try_from(s).ok()),
                     path: r.get(1)?,
@@ -106,6 +119,7 @@ impl Store {
                         .filter(|c| !c.is_empty())
                         .map(str::to_string)
                         .collect(),
+                    trace,
                 })
             })?
             .collect::<Result<_, _>>()?;

@@ -143,16 +143,19 @@ impl Store {
     }
 
     /// End the write: each run's fields as the document gives them at its end (`ending.runs`,
-    /// in the order the runs began; their `edits` the final patch's), its history, the tasks,
-    /// steps whose flags changed (`fixups`: run, step, flags), the real size and hash.
+    /// in the order the runs began), its history, the tasks, steps whose flags changed
+    /// (`fixups`: run, step, flags), the real size and hash. A run's `edits` are all its edits,
+    /// reconstructed once the whole run was read: they replace those written with its steps;
+    /// `edited[run]` are the steps that get the `edit` flag.
     pub fn live_finish(
         &mut self,
         mut lw: LiveWrite,
         record: &SourceRecord<'_>,
         ending: Parsed,
         fixups: &[(usize, usize, StepFlags)],
+        edited: &[Vec<usize>],
     ) -> Result<WriteStats, StoreError> {
-        let finished = self.live_finish_inner(&mut lw, record, ending, fixups);
+        let finished = self.live_finish_inner(&mut lw, record, ending, fixups, edited);
         if let Err(e) = finished {
             self.rollback_source();
             lw.open = false;
@@ -167,6 +170,7 @@ impl Store {
         record: &SourceRecord<'_>,
         mut ending: Parsed,
         fixups: &[(usize, usize, StepFlags)],
+        edited: &[Vec<usize>],
     ) -> Result<(), StoreError> {
         self.live_tx(lw)?;
         if ending.runs.len() != lw.runs.len() {
@@ -175,6 +179,11 @@ impl Store {
                 lw.runs.len(),
                 ending.runs.len()
             )));
+        }
+        // The edits written with the steps go; all of them come again, in the order (and so
+        // with the ids) a whole write gives them.
+        for live in &lw.runs {
+            self.conn.execute("DELETE FROM edits WHERE run_id = ?1", [live.id])?;
         }
         for (i, run) in std::mem::take(&mut ending.runs).into_iter().enumerate() {
             let live = &mut lw.runs[i];
@@ -186,12 +195,7 @@ impl Store {
                 rekey(&self.conn, live.id, kept)?;
                 live.id = kept;
             }
-            let finals = RunCounts::of(0, &run.edits);
-            let counts = RunCounts {
-                steps: live.counts.steps,
-                edits: live.counts.edits + finals.edits,
-                rejected: live.counts.rejected + finals.rejected,
-            };
+            let counts = RunCounts { steps: live.counts.steps, ..RunCounts::of(0, &run.edits) };
             update_run_row(&self.conn, live.id, &run, counts)?;
             let mut blobs = BlobWriter { tx: &self.conn, committed: &self.blob_ids, new_blobs: &mut lw.w.new_blobs };
             insert_history(&self.conn, live.id, &run.history, &mut blobs)?;
@@ -204,6 +208,15 @@ impl Store {
                 "UPDATE steps SET flags = ?3 WHERE run_id = ?1 AND idx = ?2",
                 params![live.id, step as i64, flags.bits()],
             )?;
+        }
+        let edit = StepFlags { edit: true, ..StepFlags::default() }.bits();
+        for (live, steps) in lw.runs.iter().zip(edited) {
+            for &step in steps {
+                self.conn.execute(
+                    "UPDATE steps SET flags = flags | ?3 WHERE run_id = ?1 AND idx = ?2",
+                    params![live.id, step as i64, edit],
+                )?;
+            }
         }
         self.conn.execute(
             "UPDATE sources SET format = ?2, size = ?3, hash = ?4, warnings = NULL WHERE id = ?1",

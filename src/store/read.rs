@@ -3,7 +3,9 @@
 use super::Store;
 use crate::analysis::snippet::Finder;
 use crate::error::StoreError;
-use crate::model::{EditKind, EditStatus, FailedScope, Message, StepFlags, TestCase, TestGroup};
+use crate::model::{
+    Certainty, CheckedBy, EditKind, EditStatus, FailedScope, HunkSource, Message, StepFlags, TestCase, TestGroup,
+};
 use rusqlite::{OptionalExtension, Row, params};
 use serde::Serialize;
 
@@ -134,6 +136,34 @@ pub struct EditRow {
     pub status: EditStatus,
     pub lint_codes: Vec<String>,
     pub diff: Option<String>,
+    /// Reconstructed (shell) edits: how sure the diff is (`model::Certainty`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub certainty: Option<Certainty>,
+    /// The shell command that made it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    /// The step whose view verified or contradicted it, or `"submission"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checked_by: Option<CheckedBy>,
+    /// Contradicted: what the later view showed, as a diff from the reconstructed lines.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shown: Option<String>,
+    /// The step whose `git checkout`/`restore`/`stash` undid it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub undone_at: Option<i64>,
+    /// Final patch: which steps made each hunk.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hunks: Vec<HunkSource>,
+    /// The diff shows the lines the run had shown; a pattern may have matched others too.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
+}
+
+impl EditRow {
+    /// A reconstructed edit that changed nothing (its pattern or address matched no line).
+    pub fn changed_nothing(&self) -> bool {
+        self.certainty == Some(Certainty::Unchanged)
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -307,6 +337,13 @@ impl Store {
                 status: e.line.status,
                 lint_codes: e.line.lint_codes,
                 diff: e.diff,
+                certainty: e.line.certainty,
+                command: e.command,
+                checked_by: e.checked_by,
+                shown: e.shown,
+                undone_at: e.line.undone_at,
+                hunks: e.hunks,
+                partial: e.partial,
             })
             .collect())
     }

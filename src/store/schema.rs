@@ -252,4 +252,16 @@ CREATE INDEX classify_errors_run ON classify_errors(run_id);
     r#"
 ALTER TABLE outcomes ADD COLUMN logged TEXT;
 "#,
+    // 4: reconstructed edits (analysis::reconstruct): how sure the diff of a shell edit is,
+    //    the command that made it, what checked it, what undid it; the final patch's hunks
+    //    traced to the steps that made them.
+    r#"
+ALTER TABLE edits ADD COLUMN certainty TEXT;      -- verified | contradicted | simulated | attributed | unchanged | unknown
+ALTER TABLE edits ADD COLUMN command TEXT;        -- the shell command that made it
+ALTER TABLE edits ADD COLUMN checked_at INTEGER;  -- the step whose view checked it; -1: the submitted patch
+ALTER TABLE edits ADD COLUMN shown TEXT;          -- contradicted: what the view showed, as a diff
+ALTER TABLE edits ADD COLUMN undone_at INTEGER;   -- the step whose git checkout/restore/stash undid it
+ALTER TABLE edits ADD COLUMN hunks TEXT;          -- final patch: JSON [{hunk, steps, explained}]
+ALTER TABLE edits ADD COLUMN partial INTEGER;     -- 1: lines never shown may have changed too
+"#,
 ];

@@ -3,7 +3,7 @@
 
 use super::Store;
 use crate::error::StoreError;
-use crate::model::{Message, Parsed, QueryMessage, Run, TestOutcome};
+use crate::model::{CheckedBy, Message, Parsed, QueryMessage, Run, TestOutcome};
 use crate::sanitize::sanitize;
 use rusqlite::{Connection, OptionalExtension, params};
 use std::collections::BTreeSet;
@@ -409,10 +409,14 @@ pub(super) fn insert_steps(
 /// Edits of a run, in the order given.
 pub(super) fn insert_edits(tx: &Connection, run_id: i64, edits: &[crate::model::Edit]) -> Result<(), StoreError> {
     let mut edit_stmt = tx.prepare_cached(
-        "INSERT INTO edits (run_id, step_idx, path, kind, status, old_text, new_text, diff, lint_codes)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        "INSERT INTO edits (run_id, step_idx, path, kind, status, old_text, new_text, diff, lint_codes,
+                            certainty, command, checked_at, shown, undone_at, hunks, partial)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
     )?;
     for e in edits {
+        let t = &e.trace;
+        let checked_at = t.checked_by.map(CheckedBy::to_column);
+        let hunks = (!t.hunks.is_empty()).then(|| serde_json::to_string(&t.hunks).unwrap_or_default());
         edit_stmt.execute(params![
             run_id,
             e.step.map(|s| s as i64),
@@ -423,6 +427,13 @@ pub(super) fn insert_edits(tx: &Connection, run_id: i64, edits: &[crate::model::
             e.new_text,
             e.diff,
             (!e.lint_codes.is_empty()).then(|| e.lint_codes.join(",")),
+            t.certainty.map(|c| c.name()),
+            t.command,
+            checked_at,
+            t.shown,
+            t.undone_at.map(|s| s as i64),
+            hunks,
+            t.partial.then_some(1),
         ])?;
     }
     Ok(())

@@ -113,6 +113,17 @@ fn search_in_a_run() {
     });
 }
 
+/// A `sed -i` edit of a shell-only run: its command, how sure its diff is (verified by the
+/// submitted patch), the diff painted like a tool edit's.
+#[test]
+fn reconstructed_shell_edit() {
+    both("shell_edit", |h| {
+        h.press("/");
+        h.type_text("mini-1");
+        h.press("Enter Enter j j j");
+    });
+}
+
 #[test]
 fn help_overlay() {
     both("help", |h| h.press("Enter ?"));

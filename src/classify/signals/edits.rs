@@ -8,7 +8,8 @@ use crate::analysis::markers::runs_tests;
 use crate::model::{EditKind, EditStatus};
 use crate::store::read::{EditRow, StepRow};
 
-/// An edit with its path made repository-relative.
+/// An edit with its path made repository-relative. Shell edits come reconstructed
+/// (`analysis::reconstruct`): with a diff, and marked when they changed nothing.
 pub(super) struct EditEvent {
     pub step: Option<usize>,
     pub path: String,
@@ -16,6 +17,8 @@ pub(super) struct EditEvent {
     pub status: EditStatus,
     pub codes: Vec<String>,
     pub diff: Option<String>,
+    /// Its pattern or address matched no line: the file did not change.
+    pub changed_nothing: bool,
     /// Added to the file (`>>`, `tee -a`), not the whole file.
     pub append: bool,
     pub via: Via,
@@ -30,6 +33,7 @@ impl EditEvent {
             status: e.status,
             codes: e.lint_codes.clone(),
             diff: e.diff.clone(),
+            changed_nothing: e.changed_nothing(),
             append: false,
             via: if e.kind == EditKind::ShellWrite { Via::Shell } else { Via::Tool },
         }
@@ -42,6 +46,11 @@ impl EditEvent {
 
     pub fn rejected(&self) -> bool {
         self.status.is_rejection()
+    }
+
+    /// Applied and, as far as the run shows, changed the file.
+    pub fn changed(&self) -> bool {
+        self.step.is_some() && !self.rejected() && !self.changed_nothing
     }
 
     /// A create, or a shell write of the whole file (heredoc): the file may be new.
@@ -91,7 +100,7 @@ pub(super) fn rejections(edits: &[EditEvent]) -> Vec<Rejection> {
 
 /// Applied edits whose diff undoes an earlier applied edit of the same file.
 pub(super) fn reverts(edits: &[EditEvent]) -> Vec<Revert> {
-    let applied: Vec<&EditEvent> = edits.iter().filter(|e| e.step.is_some() && !e.rejected()).collect();
+    let applied: Vec<&EditEvent> = edits.iter().filter(|e| e.changed()).collect();
     let mut out = Vec::new();
     for (j, b) in applied.iter().enumerate() {
         let (b_removed, b_added) = b.hunk_lines();
@@ -145,6 +154,7 @@ pub(super) fn events(rows: &[EditRow], steps: &[StepRow], readings: &[StepReadin
                 status: if r.failed { EditStatus::Unknown } else { EditStatus::Applied },
                 codes: Vec::new(),
                 diff: None,
+                changed_nothing: false,
                 append: w.append,
                 via: w.via,
             });
@@ -155,9 +165,10 @@ pub(super) fn events(rows: &[EditRow], steps: &[StepRow], readings: &[StepReadin
 }
 
 /// Edits that left nothing behind: to build or installed copies, undone by git (or a reversed
-/// patch) and never re-applied, or applied but missing from the submitted patch (judged only
-/// when the submission is known: `submitted`). Scratch files and files the agent created are not
-/// the change, and an explicit undo (a reverting edit) was deliberate.
+/// patch) and never re-applied, applied but missing from the submitted patch (judged only when
+/// the submission is known: `submitted`), or (shell edits) whose pattern or address matched no
+/// line, with no later edit of the file that changed it. Scratch files and files the agent
+/// created are not the change, and an explicit undo (a reverting edit) was deliberate.
 pub(super) fn lost_edits(
     edits: &[EditEvent],
     files: &[FileActivity],
@@ -172,17 +183,23 @@ pub(super) fn lost_edits(
         steps.iter().zip(readings).filter(|(_, r)| r.restores).map(|(s, _)| s.index as usize).collect();
     let mut out = Vec::new();
     for f in files {
-        // The last step that changed the file (a reversed patch undoes; it is not a change).
-        let last =
-            edits.iter().filter(|e| e.path == f.path && !e.rejected() && !e.undoes()).filter_map(|e| e.step).max();
-        let Some(last) = last else { continue };
         // Tests and docs the agent touched and put back are not the change.
         let kind = super::paths::FileKind::of(&f.path);
-        if f.in_patch
-            || f.created
-            || f.scratch
-            || matches!(kind, super::paths::FileKind::Test | super::paths::FileKind::Doc)
+        let aside =
+            f.created || f.scratch || matches!(kind, super::paths::FileKind::Test | super::paths::FileKind::Doc);
+        // The last step that changed the file (a reversed patch undoes: it is not a change; nor
+        // is a shell edit that changed nothing).
+        let last = edits.iter().filter(|e| e.path == f.path && e.changed() && !e.undoes()).filter_map(|e| e.step).max();
+        // The last attempt at the file changed nothing, and nothing changed it after.
+        let noop = edits.iter().filter(|e| e.path == f.path && e.changed_nothing).filter_map(|e| e.step).max();
+        if let Some(step) = noop.filter(|s| last.is_none_or(|l| l < *s))
+            && !aside
         {
+            out.push(LostEdit { step, path: f.path.clone(), why: LostWhy::ChangedNothing });
+            continue;
+        }
+        let Some(last) = last else { continue };
+        if f.in_patch || aside {
             continue;
         }
         if is_build_copy(&f.path) {

@@ -26,7 +26,9 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 
 /// Bumped when a signal's meaning changes: stored signals of another version are recomputed.
-pub const VERSION: u32 = 2;
+/// 2: symbols and actions read; 3: shell edits reconstructed (diffs, edits that changed
+/// nothing, script writes).
+pub const VERSION: u32 = 3;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Signals {
@@ -140,7 +142,7 @@ pub struct FileActivity {
     pub first_seen: Option<usize>,
     /// First step whose search output named it.
     pub first_searched: Option<usize>,
-    /// Steps with an applied (or unverdicted shell) edit.
+    /// Steps with an applied (or unverdicted shell) edit; not shell edits that changed nothing.
     pub edited: Vec<usize>,
     /// Steps with a rejected or refused edit.
     pub rejected: Vec<usize>,
@@ -238,6 +240,9 @@ pub enum LostWhy {
     GitRevert { step: usize, checked: bool },
     /// Applied (or written through the shell: `shell`) but absent from the submitted patch.
     NotInPatch { shell: bool },
+    /// A shell edit whose pattern or address matched none of the lines the run showed, the
+    /// last attempt at the file (`analysis::reconstruct`).
+    ChangedNothing,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -413,7 +418,8 @@ pub fn compute(run: &RunDetail) -> Signals {
         match e.step {
             None => f.in_patch = true,
             Some(step) if e.rejected() => f.rejected.push(step),
-            Some(_) if e.undoes() => {}
+            // A shell edit that changed nothing edited nothing; a reversed patch undoes.
+            Some(_) if e.changed_nothing || e.undoes() => {}
             Some(step) => {
                 // A create, or a whole-file shell write to a file the run had neither opened nor
                 // met in search output (a scratch script written with `cat > f <<EOF`). Appending
@@ -460,7 +466,7 @@ pub fn compute(run: &RunDetail) -> Signals {
     let loops = loops::loops(steps, &edits, &scratch);
     let tools = tool_set(&edits);
     let first_edit_step =
-        edits.iter().filter(|e| !e.rejected() && !e.undoes() && !scratch(&e.path)).filter_map(|e| e.step).min();
+        edits.iter().filter(|e| e.changed() && !e.undoes() && !scratch(&e.path)).filter_map(|e| e.step).min();
     let task_files_edited = task_files_edited(run, &table, &patch_files);
     Signals {
         version: VERSION,

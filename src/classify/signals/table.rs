@@ -152,6 +152,7 @@ pub fn table(s: &Signals) -> String {
             }
             LostWhy::NotInPatch { shell: true } => "shell write not in the submitted patch".to_string(),
             LostWhy::NotInPatch { shell: false } => "not in the submitted patch".to_string(),
+            LostWhy::ChangedNothing => "shell edit that changed nothing".to_string(),
         };
         let _ = writeln!(o, "lost edit: step {} {}: {why}", l.step, l.path);
     }

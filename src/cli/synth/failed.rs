@@ -99,6 +99,7 @@ pub fn failed_run(seed: u64) -> FailedRun {
                     old_text: Some(old.clone()),
                     new_text: Some(new.clone()),
                     lint_codes: if rejected { codes } else { Vec::new() },
+                    trace: Default::default(),
                 });
                 steps[i].flags.edit = true;
                 steps[i].flags.edit_rejected = rejected;
@@ -115,6 +116,7 @@ pub fn failed_run(seed: u64) -> FailedRun {
                         new_text: None,
                         diff: None,
                         lint_codes: Vec::new(),
+                        trace: Default::default(),
                     });
                     steps[i + 1].flags.edit = true;
                 }
@@ -138,6 +140,7 @@ pub fn failed_run(seed: u64) -> FailedRun {
                     old_text: Some(old.clone()),
                     new_text: Some(new.clone()),
                     lint_codes: Vec::new(),
+                    trace: Default::default(),
                 });
                 steps[i].flags.edit = true;
                 steps[i].flags.edit_rejected = refused;

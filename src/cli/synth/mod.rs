@@ -2,6 +2,7 @@
 //! square of the step count, as real ones do) and mini-swe-agent v1 files, generated
 //! deterministically from a seed, written one file at a time so memory stays flat.
 
+pub mod edits;
 mod failed;
 
 pub use failed::failed_run;

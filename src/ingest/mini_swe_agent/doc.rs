@@ -346,7 +346,7 @@ impl Messages {
         if last {
             self.end = bare_list_end(&turn);
         }
-        let Built { mut step, edits, by_submission } = turn.into_step(idx, self.submission.as_deref());
+        let Built { mut step, how, by_submission } = turn.into_step(self.submission.as_deref());
         if by_submission && self.submission.is_none() {
             self.open.push((idx, hash16(step.observation.trim()), step.flags));
         }
@@ -356,6 +356,6 @@ impl Messages {
                 step.observation = content_text(m.get("content"));
             }
         }
-        sink.step(step, edits)
+        sink.step(step, Vec::new(), how)
     }
 }

@@ -235,6 +235,53 @@ fn corpus_django_16560_is_long_and_costly() {
     assert!(run.submission.is_some());
 }
 
+/// The corpus's longest failed run edits `constraints.py` with 50 shell commands (`sed -i`
+/// in every form, `sed 'Nr file'`, `cat f >> constraints.py`): each gets a diff drawn on what
+/// the run showed, most are checked by the agent's own later `sed -n` views, none is
+/// contradicted, and the submitted patch agrees with the edits hunk by hunk.
+#[test]
+fn corpus_django_16560_shell_edits_are_reconstructed_and_checked() {
+    use crate::model::{Certainty, CheckedBy};
+    let p = parse_path(&corpus("django__django-16560/django__django-16560.traj.json"));
+    let run = only_run(&p);
+    let shell: Vec<&Edit> = step_edits(run).into_iter().filter(|e| e.kind == EditKind::ShellWrite).collect();
+    assert_eq!(shell.len(), 57);
+    let constraints: Vec<&Edit> =
+        shell.iter().copied().filter(|e| e.path == "django/db/models/constraints.py").collect();
+    assert_eq!(constraints.len(), 50);
+    let count = |c: Certainty| constraints.iter().filter(|e| e.trace.certainty == Some(c)).count();
+    assert_eq!(count(Certainty::Contradicted), 0);
+    // A diff for every edit that changed something; the rest provably changed nothing.
+    assert!(constraints.iter().all(|e| e.diff.is_some() || e.trace.certainty == Some(Certainty::Unchanged)));
+    let by_views = constraints
+        .iter()
+        .filter(|e| {
+            e.trace.certainty == Some(Certainty::Verified) && matches!(e.trace.checked_by, Some(CheckedBy::Step(_)))
+        })
+        .count();
+    assert!(by_views >= 40, "{by_views} verified by the agent's later views");
+    // `25s/def __init__(self, \*args.../`: line 25 held the commented-out signature (step 90
+    // printed it), so the agent's first two attempts changed nothing.
+    let unchanged: Vec<usize> =
+        constraints.iter().filter(|e| e.trace.certainty == Some(Certainty::Unchanged)).filter_map(|e| e.step).collect();
+    assert!(unchanged.contains(&6) && unchanged.contains(&89) && unchanged.contains(&24), "{unchanged:?}");
+    let at = |step: usize| constraints.iter().find(|e| e.step == Some(step)).copied();
+    assert!(at(5).and_then(|e| e.diff.as_deref()).is_some_and(|d| d.contains("+    violation_error_code = None")));
+    assert_eq!(
+        at(5).map(|e| e.trace.command.as_deref()),
+        Some(Some("sed -i '21a\\    violation_error_code = None' django/db/models/constraints.py"))
+    );
+    // `sed -i '/DEBUG:/d'` removes both debug lines the agent had added, at their lines then.
+    let debug = at(130).and_then(|e| e.diff.clone()).unwrap_or_default();
+    assert_eq!(debug.matches("\n-").count(), 2, "{debug}");
+    // The submitted patch: every hunk traced to the steps that made it.
+    let patch = run.edits.iter().find(|e| e.kind == EditKind::FinalPatch).expect("final patch");
+    assert_eq!(patch.trace.hunks.len(), 11);
+    assert!(patch.trace.hunks.iter().all(|h| h.explained && !h.steps.is_empty()), "{:#?}", patch.trace.hunks);
+    assert!(patch.trace.hunks[0].steps.contains(&5) && patch.trace.hunks[0].steps.contains(&130));
+    assert!(run.steps[5].flags.edit && !run.steps[4].flags.edit);
+}
+
 fn corpus0(name: &str) -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/corpus/mini-swe-agent-0")).join(name)
 }

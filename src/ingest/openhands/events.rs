@@ -1,6 +1,7 @@
 //! OpenHands event lists to steps: each agent action is a step, answered by the observation
 //! whose `cause` names the action's `id`.
 
+use crate::analysis::reconstruct::Exec;
 use crate::analysis::{edits, markers};
 use crate::ingest::json::{at, compact, content_text, f64_field, i64_field, nonempty_str, str_field};
 use crate::model::{Edit, EditKind, EditStatus, Message, Step, StepFlags};
@@ -19,6 +20,8 @@ const NOT_ANSWERS: &[&str] = &["agent_state_changed", "recall", "null"];
 pub(super) struct Timeline {
     pub steps: Vec<Step>,
     pub edits: Vec<Edit>,
+    /// How each step's action ran (the reconstruction of shell edits reads it).
+    pub exec: Vec<Exec>,
     pub history: Vec<Message>,
     pub finished: bool,
     /// The last `agent_state_changed` state.
@@ -282,7 +285,13 @@ impl Timeline {
             test_run: shell_like && markers::runs_tests(&command),
             ..StepFlags::default()
         };
-        for edit in step_edits(idx, action, args, obs, &observation, exit_code) {
+        let status = if exit_code == Some(0) { EditStatus::Applied } else { EditStatus::Unknown };
+        self.exec.push(match action {
+            "run" => Exec::Shell(status),
+            "run_ipython" => Exec::Python(status),
+            _ => Exec::Tool,
+        });
+        for edit in step_edits(idx, action, args, obs, &observation) {
             flags.edit = true;
             flags.edit_rejected |= edit.status.is_rejection();
             self.edits.push(edit);
@@ -334,6 +343,7 @@ impl Timeline {
             (None, _) => {
                 self.steps.push(Step { observation: text, timestamp: str_field(e, "timestamp"), ..Step::default() });
                 self.answered.push(true);
+                self.exec.push(Exec::Tool);
             }
         }
         if let (Some(step), Some(done)) = (self.steps.last_mut(), self.answered.last_mut()) {
@@ -407,15 +417,9 @@ fn action_text(action: &str, args: &Value) -> String {
     text.trim().to_string()
 }
 
-/// The edits a step attempted: an `edit`/`write` tool call, or shell writes in a `run`.
-fn step_edits(
-    idx: usize,
-    action: &str,
-    args: &Value,
-    obs: Option<&Value>,
-    observation: &str,
-    exit_code: Option<i64>,
-) -> Vec<Edit> {
+/// The edits a step's `edit`/`write` tool call attempted. Shell writes in a `run` are
+/// reconstructed from the whole run (`analysis::reconstruct`).
+fn step_edits(idx: usize, action: &str, args: &Value, obs: Option<&Value>, observation: &str) -> Vec<Edit> {
     match action {
         "edit" | "write" => {
             let command = str_field(args, "command").unwrap_or_default();
@@ -427,7 +431,8 @@ fn step_edits(
                 (_, "insert") => EditKind::Insert,
                 _ => EditKind::StrReplace,
             };
-            let old = str_field(args, "old_str");
+            // An insert replaces nothing: drawn as added lines.
+            let old = if kind == EditKind::Insert { Some(String::new()) } else { str_field(args, "old_str") };
             let new = match kind {
                 EditKind::Create => str_field(args, "file_text").or_else(|| str_field(args, "content")),
                 _ => str_field(args, "new_str").or_else(|| nonempty_str(args, "content")),
@@ -449,15 +454,20 @@ fn step_edits(
             let lint = if status == EditStatus::RejectedByLinter { edits::lint_codes(observation) } else { Vec::new() };
             let path = str_field(args, "path").unwrap_or_default();
             let mut edit = edits::edit_from_texts(Some(idx), &path, kind, status, old, new, lint);
+            if kind == EditKind::Insert {
+                // Inserted after the line named: where the reconstruction places it, and where
+                // its diff is numbered.
+                let after =
+                    args.get("insert_line").and_then(|v| v.as_u64().or_else(|| v.as_str()?.trim().parse().ok()));
+                edit.trace.lines = after.map(|n| (n as usize + 1, n as usize));
+                if let (Some(n), Some(d)) = (after, edit.diff.as_deref()) {
+                    edit.diff = Some(edits::diff_at_line(d, n as usize + 1));
+                }
+            }
             if let Some(d) = diff {
                 edit.diff = Some(d.to_string());
             }
             vec![edit]
-        }
-        "run" => {
-            let command = str_field(args, "command").unwrap_or_default();
-            let status = if exit_code == Some(0) { EditStatus::Applied } else { EditStatus::Unknown };
-            edits::shell_write_edits(idx, &command, status)
         }
         _ => Vec::new(),
     }

@@ -10,6 +10,7 @@
 
 pub mod read;
 
+use crate::analysis::reconstruct::{Exec, reconstruct};
 use crate::error::IngestError;
 use crate::model::{Edit, Parsed, Run, Step, StepFlags};
 
@@ -18,8 +19,9 @@ pub trait StepSink {
     /// A run begins; its steps follow. `run` holds what is known before its steps (instance,
     /// position, attempt, format, agent); the rest comes in the [`Ending`]. False stops the read.
     fn begin(&mut self, run: &Run) -> bool;
-    /// The next step of the run begun last, with the edits it made. False stops the read.
-    fn step(&mut self, step: Step, edits: Vec<Edit>) -> bool;
+    /// The next step of the run begun last, with the edits the adapter made of it (tool edits)
+    /// and how its action ran (the reconstruction of shell edits reads it). False stops the read.
+    fn step(&mut self, step: Step, edits: Vec<Edit>, how: Exec) -> bool;
 }
 
 /// Why a read stopped before serde_json found anything wrong.
@@ -54,32 +56,34 @@ pub struct Fixup {
 }
 
 /// The sink of a whole-file parse: the steps kept in memory, then put together with the
-/// [`Ending`] into the runs the adapter returns.
+/// [`Ending`] into the runs the adapter returns, their shell edits reconstructed.
 #[derive(Default)]
 pub struct Collect {
-    runs: Vec<Run>,
+    runs: Vec<(Run, Vec<Exec>)>,
 }
 
 impl StepSink for Collect {
     fn begin(&mut self, _run: &Run) -> bool {
-        self.runs.push(Run::default());
+        self.runs.push((Run::default(), Vec::new()));
         true
     }
 
-    fn step(&mut self, step: Step, edits: Vec<Edit>) -> bool {
-        if let Some(run) = self.runs.last_mut() {
+    fn step(&mut self, step: Step, edits: Vec<Edit>, how: Exec) -> bool {
+        if let Some((run, exec)) = self.runs.last_mut() {
             run.steps.push(step);
             run.edits.extend(edits);
+            exec.push(how);
         }
         true
     }
 }
 
 impl Collect {
-    /// The runs of `ending` with the steps collected (and their edits before the final patch's).
+    /// The runs of `ending` with the steps collected (and their edits before the final patch's),
+    /// then reconstructed ([`reconstruct`]).
     pub fn finish(mut self, ending: Ending) -> Parsed {
         let mut parsed = ending.parsed;
-        for (run, collected) in parsed.runs.iter_mut().zip(self.runs.iter_mut()) {
+        for (run, (collected, _)) in parsed.runs.iter_mut().zip(self.runs.iter_mut()) {
             run.steps = std::mem::take(&mut collected.steps);
             let finals = std::mem::take(&mut run.edits);
             run.edits = std::mem::take(&mut collected.edits);
@@ -89,6 +93,9 @@ impl Collect {
             if let Some(step) = parsed.runs.get_mut(f.run).and_then(|r| r.steps.get_mut(f.step)) {
                 step.flags = f.flags;
             }
+        }
+        for (run, (_, exec)) in parsed.runs.iter_mut().zip(&self.runs) {
+            reconstruct(run, exec);
         }
         parsed
     }

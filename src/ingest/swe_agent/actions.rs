@@ -5,8 +5,7 @@
 //! 0.x windowed edits are `edit N:M` + replacement lines + `end_of_edit`.
 
 use super::resolve;
-use super::window::Views;
-use crate::analysis::{edits, markers, shell};
+use crate::analysis::{edits, markers};
 use crate::model::{EditKind, EditStatus};
 use serde_json::{Map, Value, json};
 
@@ -45,25 +44,25 @@ pub struct ProposedEdit {
     pub kind: EditKind,
     pub old_text: Option<String>,
     pub new_text: Option<String>,
-    via_shell: bool,
-    /// The file line (1-based) the edit's text starts at, when known: its diff is numbered
-    /// there rather than from line 1.
-    pub start_line: Option<usize>,
+    /// The lines (first, last) a windowed edit replaces, or (n + 1, n) for an insert after
+    /// line n: the reconstruction reads the replaced text there and numbers the diff.
+    pub lines: Option<(usize, usize)>,
 }
 
 impl ProposedEdit {
     /// The verdict, from the observation that answered the action.
     pub fn status_from(&self, observation: &str) -> EditStatus {
-        if self.via_shell {
-            // Shell writes print nothing on success; an error message means it may not have
-            // happened.
-            return if markers::looks_like_error(observation) { EditStatus::Unknown } else { EditStatus::Applied };
-        }
         edits::edit_status(observation)
     }
 }
 
-pub fn parse_action(action: &str, open_file: Option<&str>, working_dir: Option<&str>, views: &Views) -> ParsedAction {
+/// The verdict of a shell command's writes: they print nothing on success; an error message
+/// means they may not have happened.
+pub fn shell_status(observation: &str) -> EditStatus {
+    if markers::looks_like_error(observation) { EditStatus::Unknown } else { EditStatus::Applied }
+}
+
+pub fn parse_action(action: &str, open_file: Option<&str>, working_dir: Option<&str>) -> ParsedAction {
     let trimmed = action.trim();
     let first_line = trimmed.lines().next().unwrap_or("");
     let word = first_line.split_whitespace().next().unwrap_or("");
@@ -71,23 +70,13 @@ pub fn parse_action(action: &str, open_file: Option<&str>, working_dir: Option<&
         return ParsedAction { tool: None, args: None, edits: Vec::new() };
     }
     if !TOOLS.contains(&word) {
-        let edits = shell::shell_writes(trimmed)
-            .into_iter()
-            .map(|w| ProposedEdit {
-                path: resolve(&w.path, working_dir),
-                kind: EditKind::ShellWrite,
-                old_text: None,
-                new_text: w.content,
-                via_shell: true,
-                start_line: None,
-            })
-            .collect();
-        return ParsedAction { tool: Some("bash".to_string()), args: None, edits };
+        // A shell command: its writes are reconstructed from the whole run (`analysis::reconstruct`).
+        return ParsedAction { tool: Some("bash".to_string()), args: None, edits: Vec::new() };
     }
     let mut parsed = ParsedAction { tool: Some(word.to_string()), args: None, edits: Vec::new() };
     match word {
-        "str_replace_editor" => str_replace_editor(trimmed, working_dir, views, &mut parsed),
-        "edit" => windowed_edit(trimmed, open_file, views, &mut parsed),
+        "str_replace_editor" => str_replace_editor(trimmed, working_dir, &mut parsed),
+        "edit" => windowed_edit(trimmed, open_file, &mut parsed),
         "create" => {
             if let Some(p) = shlex::split(first_line).and_then(|t| t.get(1).cloned()) {
                 let path = resolve(&p, working_dir);
@@ -97,8 +86,7 @@ pub fn parse_action(action: &str, open_file: Option<&str>, working_dir: Option<&
                     kind: EditKind::Create,
                     old_text: None,
                     new_text: Some(String::new()),
-                    via_shell: false,
-                    start_line: None,
+                    lines: None,
                 });
             }
         }
@@ -112,8 +100,7 @@ pub fn parse_action(action: &str, open_file: Option<&str>, working_dir: Option<&
                     kind: EditKind::Insert,
                     old_text: Some(String::new()),
                     new_text: Some(with_newline(text)),
-                    via_shell: false,
-                    start_line: None,
+                    lines: line.and_then(|l| usize::try_from(l).ok()).map(|l| (l + 1, l)),
                 });
             }
         }
@@ -127,7 +114,7 @@ pub fn parse_action(action: &str, open_file: Option<&str>, working_dir: Option<&
 }
 
 /// `str_replace_editor COMMAND PATH [--flag value]...`
-fn str_replace_editor(action: &str, working_dir: Option<&str>, views: &Views, parsed: &mut ParsedAction) {
+fn str_replace_editor(action: &str, working_dir: Option<&str>, parsed: &mut ParsedAction) {
     let Some(tokens) = shlex::split(action) else { return };
     let (Some(command), Some(path)) = (tokens.get(1), tokens.get(2)) else { return };
     let mut args = Map::new();
@@ -159,18 +146,19 @@ fn str_replace_editor(action: &str, working_dir: Option<&str>, views: &Views, pa
         _ => None,
     };
     if let Some((kind, old_text, new_text)) = edit {
-        // Where in the file: after the line an insert names, or where the replaced text was seen.
-        let start_line = match kind {
-            EditKind::Insert => args.get("insert_line").and_then(Value::as_u64).map(|n| n as usize + 1),
-            _ => old_text.as_deref().and_then(|old| views.locate(&path, old)),
+        // An insert goes after the line it names; a replacement is placed where its text was
+        // seen, by the reconstruction.
+        let lines = match kind {
+            EditKind::Insert => args.get("insert_line").and_then(Value::as_u64).map(|n| (n as usize + 1, n as usize)),
+            _ => None,
         };
-        parsed.edits.push(ProposedEdit { path, kind, old_text, new_text, via_shell: false, start_line });
+        parsed.edits.push(ProposedEdit { path, kind, old_text, new_text, lines });
     }
     parsed.args = Some(Value::Object(args));
 }
 
 /// `edit N:M` + lines + `end_of_edit` (0.x), or `edit 'search' 'replace' [replace_all]` (1.0).
-fn windowed_edit(action: &str, open_file: Option<&str>, views: &Views, parsed: &mut ParsedAction) {
+fn windowed_edit(action: &str, open_file: Option<&str>, parsed: &mut ParsedAction) {
     let Some(path) = open_file else { return };
     let first_line = action.lines().next().unwrap_or("");
     let range = first_line
@@ -192,10 +180,9 @@ fn windowed_edit(action: &str, open_file: Option<&str>, views: &Views, parsed: &
         parsed.edits.push(ProposedEdit {
             path: path.to_string(),
             kind: EditKind::WindowedEdit,
-            old_text: views.lines(path, start, end),
+            old_text: None,
             new_text: Some(new_text),
-            via_shell: false,
-            start_line: Some(start),
+            lines: Some((start, end)),
         });
         return;
     }
@@ -211,8 +198,7 @@ fn windowed_edit(action: &str, open_file: Option<&str>, views: &Views, parsed: &
             kind: EditKind::WindowedEdit,
             old_text: Some(with_newline(search.clone())),
             new_text: Some(with_newline(replace.clone())),
-            via_shell: false,
-            start_line: views.locate(path, search),
+            lines: None,
         });
     }
 }
@@ -231,7 +217,7 @@ mod tests {
     #[test]
     fn str_replace_editor_arguments_are_recovered() {
         let a = "str_replace_editor str_replace /repo/a.py   --old_str 'x = 1\nif it'\"'\"'s' --new_str 'x = 2'";
-        let p = parse_action(a, None, None, &Views::default());
+        let p = parse_action(a, None, None);
         assert_eq!(p.tool.as_deref(), Some("str_replace_editor"));
         assert_eq!(p.edits.len(), 1);
         assert_eq!(p.edits[0].path, "/repo/a.py");
@@ -243,35 +229,34 @@ mod tests {
 
     #[test]
     fn view_is_not_an_edit_and_keeps_its_range() {
-        let p = parse_action("str_replace_editor view /t/x.py  --view_range 430 450", None, None, &Views::default());
+        let p = parse_action("str_replace_editor view /t/x.py  --view_range 430 450", None, None);
         assert!(p.edits.is_empty());
         assert_eq!(p.args.unwrap_or_default()["view_range"], json!([430, 450]));
     }
 
     #[test]
-    fn windowed_edit_uses_the_open_file_and_the_viewed_lines() {
-        let mut views = Views::default();
-        views.observe("[File: /r/a.py (3 lines total)]\n1:one\n2:two\n3:three\n", Some("/r"));
-        let p = parse_action("edit 2:2\n2b\nend_of_edit", Some("/r/a.py"), Some("/r"), &views);
+    fn windowed_edit_uses_the_open_file_and_names_its_lines() {
+        let p = parse_action("edit 2:2\n2b\nend_of_edit", Some("/r/a.py"), Some("/r"));
         assert_eq!(p.tool.as_deref(), Some("edit"));
         assert_eq!(p.edits[0].path, "/r/a.py");
-        assert_eq!(p.edits[0].old_text.as_deref(), Some("two\n"));
+        assert_eq!(p.edits[0].lines, Some((2, 2)));
+        assert_eq!(p.edits[0].old_text, None, "read from the known lines by the reconstruction");
         assert_eq!(p.edits[0].new_text.as_deref(), Some("2b\n"));
     }
 
     #[test]
     fn search_replace_edit_of_1_0() {
-        let p = parse_action("edit 'def f()' 'def f():' False", Some("/r/t.py"), None, &Views::default());
+        let p = parse_action("edit 'def f()' 'def f():' False", Some("/r/t.py"), None);
         assert_eq!(p.edits[0].old_text.as_deref(), Some("def f()\n"));
         assert_eq!(p.edits[0].new_text.as_deref(), Some("def f():\n"));
     }
 
     #[test]
-    fn shell_writes_are_edits_with_resolved_paths() {
-        let p = parse_action("sed -i 's/a/b/' src/m.py", None, Some("/repo"), &Views::default());
+    fn shell_commands_are_bash_steps_whose_writes_the_reconstruction_finds() {
+        let p = parse_action("sed -i 's/a/b/' src/m.py", None, Some("/repo"));
         assert_eq!(p.tool.as_deref(), Some("bash"));
-        assert_eq!(p.edits[0].path, "/repo/src/m.py");
-        assert_eq!(p.edits[0].status_from(""), EditStatus::Applied);
-        assert_eq!(p.edits[0].status_from("sed: can't read src/m.py: No such file or directory"), EditStatus::Unknown);
+        assert!(p.edits.is_empty());
+        assert_eq!(shell_status(""), EditStatus::Applied);
+        assert_eq!(shell_status("sed: can't read src/m.py: No such file or directory"), EditStatus::Unknown);
     }
 }

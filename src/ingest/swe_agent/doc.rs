@@ -221,14 +221,14 @@ impl<'de, Q: Deserialize<'de> + Deref<Target = RawValue>> Visitor<'de> for Traje
         while let Some(s) = seq.next_element::<StepIn<Q>>()? {
             self.steps.observe(&s);
             let Some(before) = pending.replace(s) else { continue };
-            let (step, edits) = self.steps.build(before, pending.as_ref());
-            if !self.sink.step(step, edits) {
+            let (step, edits, how) = self.steps.build(before, pending.as_ref());
+            if !self.sink.step(step, edits, how) {
                 return Err(self.halted.stop(Halt::Sink));
             }
         }
         if let Some(last) = pending {
-            let (step, edits) = self.steps.build(last, None);
-            if !self.sink.step(step, edits) {
+            let (step, edits, how) = self.steps.build(last, None);
+            if !self.sink.step(step, edits, how) {
                 return Err(self.halted.stop(Halt::Sink));
             }
         }

@@ -7,10 +7,10 @@
 mod actions;
 mod args;
 mod doc;
-mod window;
 
 pub(crate) use doc::SweDoc;
 
+use crate::analysis::reconstruct::Exec;
 use crate::analysis::{edits, markers};
 use crate::error::IngestError;
 use crate::ingest::json::{content_text, f64_field, i64_field, str_field};
@@ -146,7 +146,6 @@ fn run_fields(
 #[derive(Default)]
 struct RunSteps {
     prompts: PromptDedup,
-    views: window::Views,
     /// Steps built so far.
     count: usize,
     /// Open file and working directory after the step built last.
@@ -187,7 +186,7 @@ impl RunSteps {
         &mut self,
         s: StepIn<Q>,
         next: Option<&StepIn<Q>>,
-    ) -> (Step, Vec<crate::model::Edit>) {
+    ) -> (Step, Vec<crate::model::Edit>, Exec) {
         let idx = self.count;
         self.count += 1;
         let own = read_state(s.state.as_ref());
@@ -201,7 +200,11 @@ impl RunSteps {
             None => open_file.clone(),
             Some((before, _)) => before.or_else(|| open_file.clone()),
         };
-        let parsed_action = actions::parse_action(&action, open_before.as_deref(), working_dir.as_deref(), &self.views);
+        let parsed_action = actions::parse_action(&action, open_before.as_deref(), working_dir.as_deref());
+        let how = match parsed_action.tool.as_deref() {
+            Some("bash") => Exec::Shell(actions::shell_status(&s.observation)),
+            _ => Exec::Tool,
+        };
         let mut flags = StepFlags {
             output_clipped: markers::output_clipped(&s.observation),
             test_run: markers::runs_tests(&action),
@@ -226,12 +229,12 @@ impl RunSteps {
                 proposed.new_text,
                 lint,
             );
-            if let Some(start) = proposed.start_line {
-                edit.diff = edit.diff.map(|d| edits::diff_at_line(&d, start));
+            if let (Some((start, _)), Some(d)) = (proposed.lines, edit.diff.as_deref()) {
+                edit.diff = Some(edits::diff_at_line(d, start));
             }
+            edit.trace.lines = proposed.lines;
             made.push(edit);
         }
-        self.views.observe(&s.observation, working_dir.as_deref());
         let query = s.query.as_deref().or(s.messages.as_deref()).map(|q| self.prompts.delta(q));
         let response = (!s.response.is_empty() && s.response != s.thought).then_some(s.response);
         self.after = Some((open_file.clone(), working_dir.clone()));
@@ -249,7 +252,7 @@ impl RunSteps {
             query,
             ..Step::default()
         };
-        (step, made)
+        (step, made, how)
     }
 }
 

@@ -47,6 +47,8 @@ pub fn run_data(id: i64, n: i64) -> RunData {
             kind: crate::model::EditKind::StrReplace,
             status: if s == 5 { crate::model::EditStatus::RefusedByTool } else { crate::model::EditStatus::Applied },
             lint_codes: Vec::new(),
+            certainty: None,
+            undone_at: None,
         })
         .collect();
     RunData {

@@ -32,10 +32,10 @@ pub fn lines(run: &RunView, width: u16, theme: &Theme) -> (String, Arc<Vec<Line<
         out.push(Line::from(Span::styled(t.to_string(), theme.header)));
     };
 
-    // Files edited so far.
+    // Files edited so far (a shell edit that changed nothing edited nothing).
     let edits: Vec<_> = run.data.edits.iter().filter(|e| e.step.is_some_and(|s| s <= here)).collect();
     let mut files: BTreeMap<&str, FileCounts> = BTreeMap::new();
-    for e in &edits {
+    for e in edits.iter().filter(|e| !e.changed_nothing()) {
         let c = files.entry(e.path.as_str()).or_default();
         if e.is_rejected() {
             c.rejected += 1;
@@ -86,9 +86,18 @@ pub fn lines(run: &RunView, width: u16, theme: &Theme) -> (String, Arc<Vec<Line<
     // Last edits.
     heading(&mut out, "last edits");
     for e in edits.iter().rev().take(LAST_EDITS) {
-        let head = format!("  {:>4} {:<18} ", e.step.unwrap_or(0), e.status.words());
+        // A reconstructed edit says how sure its diff is; a tool edit, its verdict.
+        let (what, doubtful) = match (e.undone_at, e.certainty) {
+            (Some(_), _) => ("undone".to_string(), true),
+            (None, Some(c)) => {
+                use crate::model::Certainty::*;
+                (c.words().to_string(), matches!(c, Contradicted | Unchanged | Unknown))
+            }
+            (None, None) => (e.status.words(), e.status != crate::model::EditStatus::Applied),
+        };
+        let head = format!("  {:>4} {:<18} ", e.step.unwrap_or(0), what);
         let path = text::fit_left(&e.path, w.saturating_sub(head.chars().count()));
-        let style = if e.status == crate::model::EditStatus::Applied { theme.text } else { theme.warning };
+        let style = if doubtful { theme.warning } else { theme.text };
         out.push(Line::from(Span::styled(format!("{head}{path}"), style)));
     }
     if edits.is_empty() {
@@ -155,6 +164,30 @@ mod tests {
         assert_eq!(sparkline(&[0, 50, 100], 10), "▁▅█");
         assert_eq!(sparkline(&[1, 1, 1, 100], 2), "▁█");
         assert_eq!(sparkline(&[], 10), "");
+    }
+
+    /// A reconstructed shell edit that changed nothing edited nothing: the file is not counted,
+    /// and the last edits say how sure each reconstructed diff is.
+    #[test]
+    fn shell_edits_that_changed_nothing_edit_no_file() {
+        use crate::model::{Certainty, EditKind};
+        let mut data = crate::tui::app::tests::run_data(1, 10);
+        for e in &mut data.edits {
+            e.kind = EditKind::ShellWrite;
+            e.status = crate::model::EditStatus::Applied;
+        }
+        data.edits[0].certainty = Some(Certainty::Unchanged);
+        data.edits[1].certainty = Some(Certainty::Verified);
+        data.edits[1].path = "/r/b.py".into();
+        let mut run = RunView::new(data);
+        run.cursor = 9;
+        let (_, lines) = lines(&run, 60, &Theme::default());
+        let text: Vec<String> = lines.iter().map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect()).collect();
+        assert!(text.iter().any(|l| l == "files edited so far · 1"), "{text:#?}");
+        assert!(text.iter().any(|l| l.contains("/r/b.py") && l.contains("1 ok")), "{text:#?}");
+        assert!(!text.iter().any(|l| l.contains("/r/a.py") && l.contains("ok")), "{text:#?}");
+        assert!(text.iter().any(|l| l.contains("changed nothing") && l.contains("/r/a.py")), "{text:#?}");
+        assert!(text.iter().any(|l| l.contains("verified") && l.contains("/r/b.py")), "{text:#?}");
     }
 
     #[test]

@@ -177,6 +177,25 @@ fn edit(out: &mut Vec<Line<'static>>, e: &EditText, mode: DiffMode, width: u16, 
         Span::styled(" → ", theme.muted),
         Span::styled(verdict, status_style),
     ]));
+    let w = usize::from(width.max(1));
+    // A reconstructed edit: the command that made it, and how sure its diff is.
+    if let Some(command) = &e.command {
+        let first = command.lines().next().unwrap_or("");
+        out.push(Line::from(vec![
+            Span::styled("$ ", theme.muted),
+            Span::styled(text::fit(first, w.saturating_sub(2)), theme.text),
+        ]));
+    }
+    if let Some(c) = e.line.certainty {
+        out.push(Line::from(Span::styled(text::fit(&certainty_note(e, c), w), certainty_style(c, theme))));
+    }
+    if e.partial {
+        let note = "  the lines shown; lines the run never showed may have matched too";
+        out.push(Line::from(Span::styled(text::fit(note, w), theme.muted)));
+    }
+    if let Some(step) = e.line.undone_at {
+        out.push(Line::from(Span::styled(text::fit(&format!("  undone at step {step} (git)"), w), theme.warning)));
+    }
     // The stored diff first: it is the one the ingest drew (or the tool's own, for OpenHands).
     let source = match (&e.old_text, &e.new_text, &e.diff) {
         (_, _, Some(diff)) => Some(DiffSource::Unified(diff)),
@@ -184,14 +203,81 @@ fn edit(out: &mut Vec<Line<'static>>, e: &EditText, mode: DiffMode, width: u16, 
         (None, Some(new), None) => Some(DiffSource::Texts { old: "", new }),
         _ => None,
     };
+    // Diffs name files repository-relative (`a/x`), edits absolutely (`/repo/x`).
+    let path = e.line.path.trim_start_matches('/');
     match source {
         Some(src) => {
-            // Diffs name files repository-relative (`a/x`), edits absolutely (`/repo/x`).
-            let path = e.line.path.trim_start_matches('/');
             let rendered = ctx.diff.render(e.line.id as u64, path, src, mode, width, theme);
             // Cut (and scrolled sideways) when drawn.
             out.extend(rendered.iter().cloned());
         }
-        None => out.push(Line::from(Span::styled("  (the trajectory does not carry this edit's text)", theme.muted))),
+        None => {
+            let why = match e.line.certainty {
+                Some(crate::model::Certainty::Unchanged) => "  (its pattern or address matched no line the run showed)",
+                Some(_) => "  (too little of the file was shown to draw it)",
+                None => "  (the trajectory does not carry this edit's text)",
+            };
+            out.push(Line::from(Span::styled(why, theme.muted)));
+        }
+    }
+    // Contradicted: what the later view showed, against the reconstructed lines.
+    if let Some(shown) = &e.shown {
+        out.push(Line::from(Span::styled(
+            text::fit("  what it showed instead (- reconstructed, + shown):", w),
+            theme.warning,
+        )));
+        let rendered = ctx.diff.render(shown_key(e.line.id), path, DiffSource::Unified(shown), mode, width, theme);
+        out.extend(rendered.iter().cloned());
+    }
+    // The submitted patch: which steps made each hunk.
+    for h in &e.hunks {
+        let steps: Vec<String> = h.steps.iter().map(usize::to_string).collect();
+        let (note, style) = match (h.steps.is_empty(), h.explained) {
+            (true, _) => {
+                ("no step explains it (a script, or an edit whose text is missing)".to_string(), theme.warning)
+            }
+            (false, true) => (format!("made by step {}", steps.join(", ")), theme.muted),
+            (false, false) => {
+                (format!("partly made by step {}; the rest by no step shown", steps.join(", ")), theme.warning)
+            }
+        };
+        let head = h.hunk.split(" @@").next().map(|x| format!("{x} @@")).unwrap_or_default();
+        out.push(Line::from(Span::styled(text::fit(&format!("  {head} ← {note}"), w), style)));
+    }
+}
+
+/// A diff cache key for an edit's "what it showed" diff, apart from its own.
+fn shown_key(id: i64) -> u64 {
+    (id as u64) | (1 << 62)
+}
+
+/// How sure a reconstructed edit's diff is, in words.
+fn certainty_note(e: &EditText, c: crate::model::Certainty) -> String {
+    use crate::model::{Certainty, CheckedBy};
+    let by = |b: Option<CheckedBy>| match b {
+        Some(CheckedBy::Step(s)) => format!("step {s}'s view"),
+        Some(CheckedBy::Submission) => "the submitted patch".to_string(),
+        None => "a later view".to_string(),
+    };
+    match c {
+        Certainty::Verified => format!("  verified: {} showed these lines", by(e.checked_by)),
+        Certainty::Contradicted => format!("  contradicted: {} showed other lines", by(e.checked_by)),
+        Certainty::Simulated => "  simulated on the lines the run showed; nothing later showed them".to_string(),
+        Certainty::Attributed => match e.checked_by {
+            Some(b) => format!("  attributed: what {} showed changed (not simulated)", by(Some(b))),
+            None => "  attributed (not simulated)".to_string(),
+        },
+        Certainty::Unchanged => "  changed nothing: its pattern or address matched none of the lines shown".to_string(),
+        Certainty::Unknown => "  unknown: the run did not show enough of the file".to_string(),
+    }
+}
+
+fn certainty_style(c: crate::model::Certainty, theme: &Theme) -> ratatui::style::Style {
+    use crate::model::Certainty;
+    match c {
+        Certainty::Verified => theme.ok,
+        Certainty::Contradicted => theme.error,
+        Certainty::Unchanged | Certainty::Unknown => theme.warning,
+        Certainty::Simulated | Certainty::Attributed => theme.muted,
     }
 }

@@ -26,6 +26,13 @@ pub(super) fn edit(
         status: status.parse().unwrap_or_else(|_| panic!("edit status {status}")),
         lint_codes: codes.iter().map(|c| c.to_string()).collect(),
         diff: diff.map(str::to_string),
+        certainty: None,
+        command: None,
+        checked_by: None,
+        shown: None,
+        undone_at: None,
+        hunks: Vec::new(),
+        partial: false,
     }
 }
 
@@ -284,6 +291,35 @@ fn a_bare_file_name_from_the_task_is_weighed_not_assigned() {
     let s = compute(&r);
     assert_eq!(s.expected[0].path.as_deref(), Some("django/forms/models.py"));
     assert_eq!(fired(&s, Rule::ExpectedFileNotEdited), Some(0.4));
+}
+
+/// A reconstructed `sed -i` that matched no line edited nothing: not a file edit, and when it
+/// is the last attempt at the file, a lost edit; a later edit that changed the file repairs it.
+#[test]
+fn a_shell_edit_that_changed_nothing_is_no_edit_and_lost_when_last() {
+    let noop = |step: i64| {
+        let mut e = edit(Some(step), "src/pkg/core.py", "shell_write", "applied", &[], None);
+        e.certainty = Some(crate::model::Certainty::Unchanged);
+        e
+    };
+    let steps = vec![
+        step(0, "sed -n '10,20p' src/pkg/core.py", "x = 1\n"),
+        step(1, "sed -i '12s/y = 2/y = 3/' src/pkg/core.py", ""),
+        step(2, "sed -i 's/x = 1/x = 2/' src/pkg/core.py", ""),
+    ];
+    let patch = "diff --git a/src/pkg/other.py b/src/pkg/other.py\n";
+    // The run up to step 1 (the actions read would find step 2's write).
+    let s = compute(&run(steps[..2].to_vec(), vec![noop(1)], Some(false), Some(patch)));
+    let core = s.files.iter().find(|f| f.path == "src/pkg/core.py").expect("met");
+    assert!(core.edited.is_empty(), "{core:?}");
+    assert_eq!(s.first_edit_step, None);
+    assert_eq!(s.lost_edits.len(), 1);
+    assert_eq!((s.lost_edits[0].step, &s.lost_edits[0].why), (1, &LostWhy::ChangedNothing));
+    // Fixed at step 2 (and then missing from the patch: that, not the no-op, is the loss).
+    let fixed = edit(Some(2), "src/pkg/core.py", "shell_write", "applied", &[], Some("-x = 1\n+x = 2\n"));
+    let s = compute(&run(steps, vec![noop(1), fixed], Some(false), Some(patch)));
+    assert_eq!(s.lost_edits.len(), 1);
+    assert_eq!(s.lost_edits[0].why, LostWhy::NotInPatch { shell: true });
 }
 
 mod defects;
