@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Mutex;
 use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 use trajan::ingest::open::{self, Batches, Event, Options};
 use trajan::ingest::pipeline::UnitResult;
 use trajan::store::Store;
@@ -442,6 +443,16 @@ fn shell_edits_are_reconstructed_when_the_reading_ends() {
     let detail = must(store.run_detail(1, None), "steps");
     let flagged: Vec<i64> = detail.step_list.iter().filter(|s| s.flags.edit).map(|s| s.index).collect();
     assert_eq!(flagged, vec![10]);
+    // The second reading says how far it is, with every step of the run stored.
+    let mut store = must(Store::open(&dir.path().join("told.db")), "open");
+    let events = Mutex::new(Vec::new());
+    let opts = Options { batches: Batches { interval: Duration::ZERO, ..Batches::default() }, ..Options::default() };
+    let push = |e| events.lock().unwrap_or_else(|p| p.into_inner()).push(e);
+    open::open(&mut store, std::slice::from_ref(&file), &opts, &push, &AtomicBool::new(false));
+    let events = events.into_inner().unwrap_or_else(|p| p.into_inner());
+    let told: Vec<_> = events.iter().filter(|e| matches!(e, Event::Edits { .. })).collect();
+    assert!(!told.is_empty(), "{events:?}");
+    assert!(told.iter().all(|e| matches!(e, Event::Edits { runs, .. } if runs == &[(1, 20)])), "{told:?}");
 }
 
 #[test]

@@ -114,6 +114,9 @@ pub(super) fn feed(event: Event, label: &str) -> Feed {
         Event::Grown { bytes, size, runs } => {
             Feed::Progress { label: label.to_string(), done: bytes, total: size, runs }
         }
+        Event::Edits { bytes, size, runs } => {
+            Feed::Progress { label: format!("{label}, shell edits"), done: bytes, total: size, runs }
+        }
         Event::Units { done, units, bytes, size } => {
             let label = if units == 1 { label.to_string() } else { format!("{label}, {done} of {units} files") };
             Feed::Progress { label, done: bytes, total: size, runs: Vec::new() }
@@ -146,4 +149,16 @@ pub(super) fn done(opened: &Opened, label: &str, took: Duration) -> Feed {
         (format!("read {label}: {runs}, {steps} steps in {:.1} s{warned}", took.as_secs_f64()), problems > 0)
     };
     Feed::Done { runs: opened.runs.clone(), message, error }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_second_reading_is_told_as_the_shell_edits_with_the_runs_still_read() {
+        let told = feed(Event::Edits { bytes: 5, size: 10, runs: vec![(1, 3)] }, "x.traj");
+        let want = Feed::Progress { label: "x.traj, shell edits".into(), done: 5, total: 10, runs: vec![(1, 3)] };
+        assert_eq!(told, want);
+    }
 }

@@ -69,6 +69,9 @@ pub enum Event {
     Units { done: usize, units: usize, bytes: u64, size: u64 },
     /// The step-by-step read stopped (why); the file is read whole.
     Whole(String),
+    /// The file read to its end, read again for its shell edits: bytes of its size, and the
+    /// runs' steps (all stored).
+    Edits { bytes: u64, size: u64, runs: Vec<(i64, usize)> },
 }
 
 /// What was ingested, and the runs of the named paths.
@@ -447,20 +450,37 @@ impl Writer<'_> {
     /// a time, now that each run's submission and working directories are known. `doc`'s runs
     /// then hold all their edits; the steps that get the `edit` flag, per run.
     fn reconstruct(&mut self, doc: &mut Document) -> Result<Vec<Vec<usize>>, ReadError> {
-        let runs = &doc.ending.parsed.runs;
-        let recs = runs
+        let recs = doc
+            .ending
+            .parsed
+            .runs
             .iter()
             .zip(&self.dirs)
             .map(|(run, dirs)| Reconstructor::new(run.submission.as_deref(), dirs.iter().map(String::as_str)))
             .collect();
-        let mut sink = Replaying { recs, at: None, cancel: self.cancel };
-        let again = read::read(self.path, &mut sink, &AtomicU64::new(0));
+        let runs = match &self.lw {
+            Some(lw) => lw.run_ids().into_iter().zip(lw.steps()).collect(),
+            None => Vec::new(),
+        };
+        let bytes = AtomicU64::new(0);
+        let mut sink = Replaying {
+            recs,
+            at: None,
+            cancel: self.cancel,
+            on: self.on,
+            bytes: &bytes,
+            size: self.size,
+            runs,
+            told: Instant::now(),
+            interval: self.batches.interval,
+        };
+        let again = read::read(self.path, &mut sink, &bytes);
         let changed = ReadError::Whole("the file changed while it was read");
         let again = match again {
             Err(ReadError::Stopped) if !self.cancel.load(Ordering::Relaxed) => return Err(changed),
             again => again?,
         };
-        if again.hash != doc.hash || sink.recs.len() != runs.len() {
+        if again.hash != doc.hash || sink.recs.len() != doc.ending.parsed.runs.len() {
             return Err(changed);
         }
         let mut edited = Vec::new();
@@ -502,12 +522,19 @@ impl Writer<'_> {
     }
 }
 
-/// The second reading's sink: each run's steps to its reconstruction.
+/// The second reading's sink: each run's steps to its reconstruction; how far it is, told
+/// as [`Event::Edits`] as often as batches are committed.
 struct Replaying<'a> {
     recs: Vec<Reconstructor>,
     /// The run begun last.
     at: Option<usize>,
     cancel: &'a AtomicBool,
+    on: &'a (dyn Fn(Event) + Sync),
+    bytes: &'a AtomicU64,
+    size: u64,
+    runs: Vec<(i64, usize)>,
+    told: Instant,
+    interval: Duration,
 }
 
 impl StepSink for Replaying<'_> {
@@ -520,6 +547,11 @@ impl StepSink for Replaying<'_> {
         match self.at.and_then(|i| self.recs.get_mut(i)) {
             Some(rec) => rec.step(&step, how, edits),
             None => return false,
+        }
+        if self.told.elapsed() >= self.interval {
+            self.told = Instant::now();
+            let bytes = self.bytes.load(Ordering::Relaxed);
+            (self.on)(Event::Edits { bytes, size: self.size, runs: self.runs.clone() });
         }
         !self.cancel.load(Ordering::Relaxed)
     }

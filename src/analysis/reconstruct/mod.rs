@@ -27,6 +27,11 @@
 //! `undone_at` in [`crate::model::EditTrace`]; the final patch's edits with their
 //! [`crate::model::HunkSource`]s. Steps with shell edits get the `edit` flag.
 //!
+//! **A step at a time.** [`Reconstructor`] is the same pass for a reader that does not hold the
+//! whole run (`trajan FILE` reads the file again once its end is known): built from the
+//! submission and the working directories, fed each step, finished with the final patch's edits.
+//! [`reconstruct`] is a loop over it.
+//!
 //! **For other users** (the classifier: lost, reverted and scripted edits): read the stored
 //! edits (`store::read::EditRow` carries the trace), or call [`reconstruct`] on a [`Run`];
 //! [`replay`]'s `Replay` is the state machine, [`ops`] the shell commands it knows.
