@@ -292,6 +292,9 @@ fn mini_shell_edits(steps: usize) -> Doc {
         let (action, out) = match i {
             _ if i == steps / 2 => ("sed -i 's/old/new/' x.py".to_string(), ok("")),
             _ if i == steps / 2 + 2 => ("cat x.py".to_string(), ok("a = 1\nb = new\nc = 3\n")),
+            // Contradicted by the next view: what it showed is kept with the edit.
+            _ if i == steps / 2 + 4 => ("sed -i 's/c = 3/c = 4/' x.py".to_string(), ok("")),
+            _ if i == steps / 2 + 5 => ("cat x.py".to_string(), ok("a = 1\nb = new\nc = 3\n")),
             _ => (format!("ls dir{i}"), ok(&format!("f{i}.py\n"))),
         };
         messages.push(json!({"role": "assistant", "content": format!("THOUGHT: step {i}\n\n```bash\n{action}\n```")}));
@@ -435,14 +438,17 @@ fn shell_edits_are_reconstructed_when_the_reading_ends() {
         .and_then(|rows| rows.collect()),
         "shell edits",
     );
-    assert_eq!(shell, ["10 verified 12 1"], "step, certainty, checked by, the diff");
+    assert_eq!(shell, ["10 verified 12 1", "14 contradicted 15 0"], "step, certainty, checked by, the diff");
+    let shown: Option<String> =
+        must(conn.query_row("SELECT shown FROM edits WHERE step_idx = 14", [], |r| r.get(0)), "shown");
+    assert!(shown.as_deref().is_some_and(|s| s.contains("-c = 4\n+c = 3")), "what the view showed: {shown:?}");
     let hunks: Option<String> =
         must(conn.query_row("SELECT hunks FROM edits WHERE step_idx IS NULL", [], |r| r.get(0)), "hunks");
     assert!(hunks.as_deref().is_some_and(|h| h.contains("10")), "the patch's hunk from step 10: {hunks:?}");
     let store = must(Store::open_read_only(&db), "open");
     let detail = must(store.run_detail(1, None), "steps");
     let flagged: Vec<i64> = detail.step_list.iter().filter(|s| s.flags.edit).map(|s| s.index).collect();
-    assert_eq!(flagged, vec![10]);
+    assert_eq!(flagged, vec![10, 14]);
     // The second reading says how far it is, with every step of the run stored.
     let mut store = must(Store::open(&dir.path().join("told.db")), "open");
     let events = Mutex::new(Vec::new());

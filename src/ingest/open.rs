@@ -15,8 +15,8 @@ use super::pipeline::{self, Progress, Report, UnitResult};
 use super::source::{self, UnitKind};
 use super::stream_doc::read::{self, Document};
 use super::stream_doc::{ReadError, StepSink};
-use crate::analysis::reconstruct::{Exec, Reconstructor};
-use crate::error::IngestError;
+use crate::analysis::reconstruct::{Exec, Reconstructed, Reconstructor, Spill};
+use crate::error::{IngestError, StoreError};
 use crate::model::{Edit, Run, Step};
 use crate::store::{LiveWrite, SourceRecord, Store};
 use std::path::{Path, PathBuf};
@@ -410,8 +410,8 @@ impl Writer<'_> {
         if self.lw.is_none() {
             return Live::Whole("the document began no run".to_string());
         }
-        let edited = match self.reconstruct(&mut doc) {
-            Ok(edited) => edited,
+        let mut done = match self.reconstruct(&mut doc) {
+            Ok(done) => done,
             Err(ReadError::Stopped) => return self.abandon(Live::Cancelled),
             Err(ReadError::Whole(why)) => return self.interrupt(why.to_string()),
             Err(ReadError::Invalid(e)) => return self.interrupt(e.to_string()),
@@ -429,9 +429,14 @@ impl Writer<'_> {
             hash: &doc.hash,
         };
         let warnings = doc.ending.parsed.warnings.clone();
+        let edited: Vec<Vec<usize>> = done.iter_mut().map(|d| std::mem::take(&mut d.edit_steps)).collect();
+        let mut fill = |run: usize, k: usize, edit: &mut Edit| match done.get_mut(run) {
+            Some(d) => d.fill(k, edit).map_err(|e| StoreError::Inconsistent(format!("the edits kept aside: {e}"))),
+            None => Ok(()),
+        };
         let fixups: Vec<(usize, usize, crate::model::StepFlags)> =
             doc.ending.fixups.iter().map(|f| (f.run, f.step, f.flags)).collect();
-        match self.store.live_finish(lw, &record, doc.ending.parsed, &fixups, &edited) {
+        match self.store.live_finish(lw, &record, doc.ending.parsed, &fixups, &edited, &mut fill) {
             Ok(stats) => {
                 self.tell(ids, steps);
                 let path = self.path.to_path_buf();
@@ -447,16 +452,23 @@ impl Writer<'_> {
     }
 
     /// Reconstruct the runs' edits ([`Reconstructor`]): the file read a second time, a step at
-    /// a time, now that each run's submission and working directories are known. `doc`'s runs
-    /// then hold all their edits; the steps that get the `edit` flag, per run.
-    fn reconstruct(&mut self, doc: &mut Document) -> Result<Vec<Vec<usize>>, ReadError> {
+    /// a time, now that each run's submission and working directories are known, the edits'
+    /// long texts kept in a temporary file until they are written. `doc`'s runs then hold all
+    /// their edits (those texts left out); per run, what puts them back and the edited steps.
+    fn reconstruct(&mut self, doc: &mut Document) -> Result<Vec<Reconstructed>, ReadError> {
         let recs = doc
             .ending
             .parsed
             .runs
             .iter()
             .zip(&self.dirs)
-            .map(|(run, dirs)| Reconstructor::new(run.submission.as_deref(), dirs.iter().map(String::as_str)))
+            .map(|(run, dirs)| {
+                let rec = Reconstructor::new(run.submission.as_deref(), dirs.iter().map(String::as_str));
+                match TempSpill::new() {
+                    Ok(spill) => rec.spill_to(Box::new(spill)),
+                    Err(_) => rec,
+                }
+            })
             .collect();
         let runs = match &self.lw {
             Some(lw) => lw.run_ids().into_iter().zip(lw.steps()).collect(),
@@ -483,15 +495,15 @@ impl Writer<'_> {
         if again.hash != doc.hash || sink.recs.len() != doc.ending.parsed.runs.len() {
             return Err(changed);
         }
-        let mut edited = Vec::new();
+        let mut done = Vec::new();
         for (run, rec) in doc.ending.parsed.runs.iter_mut().zip(sink.recs) {
             let mut finals = std::mem::take(&mut run.edits);
-            let done = rec.finish(&mut finals);
-            run.edits = done.edits;
+            let mut d = rec.finish(&mut finals);
+            run.edits = std::mem::take(&mut d.edits);
             run.edits.extend(finals);
-            edited.push(done.edit_steps);
+            done.push(d);
         }
-        Ok(edited)
+        Ok(done)
     }
 
     /// The step reader stopped; the pipeline reads the file whole. A file new to the database
@@ -554,6 +566,42 @@ impl StepSink for Replaying<'_> {
             (self.on)(Event::Edits { bytes, size: self.size, runs: self.runs.clone() });
         }
         !self.cancel.load(Ordering::Relaxed)
+    }
+}
+
+/// The edits' long texts while a file is read a second time: a temporary file (gone when
+/// closed), each text at an offset.
+struct TempSpill {
+    file: std::fs::File,
+    end: u64,
+    /// Offset and length of each text, by key.
+    at: Vec<(u64, usize)>,
+}
+
+impl TempSpill {
+    fn new() -> std::io::Result<TempSpill> {
+        Ok(TempSpill { file: tempfile::tempfile()?, end: 0, at: Vec::new() })
+    }
+}
+
+impl Spill for TempSpill {
+    fn put(&mut self, text: &str) -> std::io::Result<u64> {
+        use std::io::{Seek, SeekFrom, Write};
+        self.file.seek(SeekFrom::Start(self.end))?;
+        self.file.write_all(text.as_bytes())?;
+        self.at.push((self.end, text.len()));
+        self.end += text.len() as u64;
+        Ok(self.at.len() as u64 - 1)
+    }
+
+    fn get(&mut self, key: u64) -> std::io::Result<String> {
+        use std::io::{Read, Seek, SeekFrom};
+        let missing = || std::io::Error::other("no text kept under this key");
+        let &(offset, len) = usize::try_from(key).ok().and_then(|k| self.at.get(k)).ok_or_else(missing)?;
+        self.file.seek(SeekFrom::Start(offset))?;
+        let mut bytes = vec![0; len];
+        self.file.read_exact(&mut bytes)?;
+        String::from_utf8(bytes).map_err(std::io::Error::other)
     }
 }
 

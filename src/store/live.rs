@@ -146,7 +146,9 @@ impl Store {
     /// in the order the runs began), its history, the tasks, steps whose flags changed
     /// (`fixups`: run, step, flags), the real size and hash. A run's `edits` are all its edits,
     /// reconstructed once the whole run was read: they replace those written with its steps;
-    /// `edited[run]` are the steps that get the `edit` flag.
+    /// `edited[run]` are the steps that get the `edit` flag. `fill(run, k, edit)` completes the
+    /// `k`th edit of a run just before it is written (its texts may be kept elsewhere until
+    /// then), and the texts go once it is.
     pub fn live_finish(
         &mut self,
         mut lw: LiveWrite,
@@ -154,8 +156,9 @@ impl Store {
         ending: Parsed,
         fixups: &[(usize, usize, StepFlags)],
         edited: &[Vec<usize>],
+        fill: &mut dyn FnMut(usize, usize, &mut Edit) -> Result<(), StoreError>,
     ) -> Result<WriteStats, StoreError> {
-        let finished = self.live_finish_inner(&mut lw, record, ending, fixups, edited);
+        let finished = self.live_finish_inner(&mut lw, record, ending, fixups, edited, fill);
         if let Err(e) = finished {
             self.rollback_source();
             lw.open = false;
@@ -171,6 +174,7 @@ impl Store {
         mut ending: Parsed,
         fixups: &[(usize, usize, StepFlags)],
         edited: &[Vec<usize>],
+        fill: &mut dyn FnMut(usize, usize, &mut Edit) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
         self.live_tx(lw)?;
         if ending.runs.len() != lw.runs.len() {
@@ -185,7 +189,7 @@ impl Store {
         for live in &lw.runs {
             self.conn.execute("DELETE FROM edits WHERE run_id = ?1", [live.id])?;
         }
-        for (i, run) in std::mem::take(&mut ending.runs).into_iter().enumerate() {
+        for (i, mut run) in std::mem::take(&mut ending.runs).into_iter().enumerate() {
             let live = &mut lw.runs[i];
             // A run keeps the id it had before a replace (the instance may only be known now).
             let key = (run.position, run.instance_id.clone(), run.attempt);
@@ -199,7 +203,11 @@ impl Store {
             update_run_row(&self.conn, live.id, &run, counts)?;
             let mut blobs = BlobWriter { tx: &self.conn, committed: &self.blob_ids, new_blobs: &mut lw.w.new_blobs };
             insert_history(&self.conn, live.id, &run.history, &mut blobs)?;
-            insert_edits(&self.conn, live.id, &run.edits)?;
+            for (k, e) in run.edits.iter_mut().enumerate() {
+                fill(i, k, e)?;
+                insert_edits(&self.conn, live.id, std::slice::from_ref(e))?;
+                (e.diff, e.old_text, e.new_text, e.trace.shown) = (None, None, None, None);
+            }
             lw.w.instances.insert(run.instance_id);
         }
         for &(run, step, flags) in fixups {

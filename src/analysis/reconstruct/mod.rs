@@ -51,6 +51,7 @@ pub use replay::Exec;
 
 use crate::model::{CheckedBy, Edit, EditKind, Run, Step};
 use replay::Replay;
+use std::collections::HashMap;
 
 /// Reconstruct a run's edits in place. `exec[i]` says how step `i` ran (missing: a tool).
 pub fn reconstruct(run: &mut Run, exec: &[Exec]) {
@@ -85,19 +86,59 @@ pub fn reconstruct(run: &mut Run, exec: &[Exec]) {
 /// that does not hold the whole run: built from what must be known first (the submitted patch,
 /// which seeds the known lines, and every working directory of the run, the roots relative
 /// paths are read against), fed the steps in order, finished with the final patch's edits. It
-/// keeps the files' known lines and the edits, never the steps' texts.
+/// keeps the files' known lines and the edits, never the steps' texts; with a [`Spill`], not
+/// the edits' long texts either.
 pub struct Reconstructor {
     r: Replay,
     submission: Option<String>,
     /// Steps fed so far: the next one's index.
     next: usize,
+    spill: Option<Box<dyn Spill>>,
+    /// Edits whose diff has been handed to the spill (or had none) so far.
+    settled: usize,
+    /// Spilled texts by edit: the diff, what a contradicting view showed.
+    diffs: HashMap<usize, u64>,
+    shown: HashMap<usize, u64>,
+}
+
+/// Where a [`Reconstructor`] keeps its edits' long texts (diffs, what contradicting views
+/// showed) while the run is read, so that its memory does not grow with them; they come back
+/// one edit at a time ([`Reconstructed::fill`]). `trajan FILE`: a temporary file.
+pub trait Spill {
+    /// Keep `text`; its key.
+    fn put(&mut self, text: &str) -> std::io::Result<u64>;
+    /// The text kept under `key`.
+    fn get(&mut self, key: u64) -> std::io::Result<String>;
 }
 
 /// What a reconstruction gives: the run's edits (tool and shell, in order; the final patch's
-/// not among them) and the steps that get the `edit` flag.
+/// not among them) and the steps that get the `edit` flag. Spilled texts are not in `edits`
+/// until [`Reconstructed::fill`] puts them back.
 pub struct Reconstructed {
     pub edits: Vec<Edit>,
     pub edit_steps: Vec<usize>,
+    spill: Option<Box<dyn Spill>>,
+    diffs: HashMap<usize, u64>,
+    shown: HashMap<usize, u64>,
+}
+
+impl Reconstructed {
+    /// Put back the spilled texts of `edit`, the `k`th of [`Reconstructed::edits`] (or a copy).
+    pub fn fill(&mut self, k: usize, edit: &mut Edit) -> std::io::Result<()> {
+        let Some(spill) = self.spill.as_mut() else { return Ok(()) };
+        // A diff drawn again after it was spilled (a script's, from a later view) is the one.
+        if let Some(&key) = self.diffs.get(&k)
+            && edit.diff.is_none()
+        {
+            edit.diff = Some(spill.get(key)?);
+        }
+        if let Some(&key) = self.shown.get(&k)
+            && edit.trace.shown.is_some()
+        {
+            edit.trace.shown = Some(spill.get(key)?);
+        }
+        Ok(())
+    }
 }
 
 impl Reconstructor {
@@ -119,7 +160,21 @@ impl Reconstructor {
                 patch::seed(&mut r.files[i].known, &f);
             }
         }
-        Reconstructor { r, submission: submission.map(str::to_string), next: 0 }
+        Reconstructor {
+            r,
+            submission: submission.map(str::to_string),
+            next: 0,
+            spill: None,
+            settled: 0,
+            diffs: HashMap::new(),
+            shown: HashMap::new(),
+        }
+    }
+
+    /// Keep the edits' long texts in `spill` as the steps are fed.
+    pub fn spill_to(mut self, spill: Box<dyn Spill>) -> Reconstructor {
+        self.spill = Some(spill);
+        self
     }
 
     /// The next step, how it ran, and the edits the adapter made for it (its tool edits; a
@@ -156,6 +211,34 @@ impl Reconstructor {
                 }
             }
         }
+        self.settle();
+    }
+
+    /// Hand the spill the diffs of the edits made since, and what views that contradicted an
+    /// edit showed. Neither is read again before the end: a diff is only ever drawn anew (a
+    /// script's, once a view shows what it did), and a contradiction is kept once.
+    fn settle(&mut self) {
+        let Some(spill) = self.spill.as_mut() else { return };
+        for (id, rec) in self.r.recs.iter_mut().enumerate().skip(self.settled) {
+            if let Some(d) = rec.edit.diff.take() {
+                match spill.put(&d) {
+                    Ok(key) => {
+                        self.diffs.insert(id, key);
+                    }
+                    Err(_) => rec.edit.diff = Some(d),
+                }
+            }
+        }
+        self.settled = self.r.recs.len();
+        for (id, rec) in self.r.recs.iter_mut().enumerate() {
+            if let Some((_, both)) = rec.contradicted.as_mut()
+                && !both.is_empty()
+                && let Ok(key) = spill.put(both)
+            {
+                self.shown.insert(id, key);
+                *both = String::new();
+            }
+        }
     }
 
     /// The edits, once every step was fed; `finals` (the final patch's edits) get the steps
@@ -168,7 +251,7 @@ impl Reconstructor {
         let mut edit_steps: Vec<usize> =
             edits.iter().filter(|e| e.kind == EditKind::ShellWrite).filter_map(|e| e.step).collect();
         edit_steps.dedup();
-        Reconstructed { edits, edit_steps }
+        Reconstructed { edits, edit_steps, spill: self.spill, diffs: self.diffs, shown: self.shown }
     }
 }
 
