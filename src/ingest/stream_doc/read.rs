@@ -104,8 +104,9 @@ struct Members {
 
 enum State {
     Undecided(Members),
-    Swe(SweDoc),
-    Mini(MiniDoc),
+    // Boxed: a document's state is large beside the members (one per read).
+    Swe(Box<SweDoc>),
+    Mini(Box<MiniDoc>),
 }
 
 struct Top<'a> {
@@ -140,14 +141,14 @@ impl<'de> Visitor<'de> for Top<'_> {
                 State::Mini(doc) => doc.member(key, &mut map, self.sink)?,
                 State::Undecided(m) => match key {
                     "trajectory" | "attempts" => {
-                        *self.state = State::Swe(SweDoc::new(self.path, m.info.take(), m.replay.take()));
+                        *self.state = State::Swe(Box::new(SweDoc::new(self.path, m.info.take(), m.replay.take())));
                         if let State::Swe(doc) = &mut *self.state {
                             doc.member::<Box<RawValue>, A>(key, &mut map, self.sink)?;
                         }
                     }
                     "messages" if m.has_info || m.has_format => {
                         let doc = MiniDoc::new(self.path, m.info.take(), m.instance_id.take(), m.format_version.take());
-                        *self.state = State::Mini(doc);
+                        *self.state = State::Mini(Box::new(doc));
                         if let State::Mini(doc) = &mut *self.state {
                             doc.member(key, &mut map, self.sink)?;
                         }
