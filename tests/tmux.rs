@@ -725,9 +725,14 @@ fn a_file_opened_shows_its_first_steps_while_the_rest_is_read() {
     // The list grows.
     let screen = t.wait_for("more steps listed", |s| listed_steps(s).is_some_and(|(n, _)| n > first));
     assert!(screen.contains("thought of step 1."), "the reviewer stays on their step:\n{screen}");
-    // The end: every step, the title says no more are coming, the status line says so.
-    let screen =
-        t.wait_for("the end of the reading", |s| s.contains("read gen__long-1.traj.json: 1 run, 60,000 steps"));
+    // The end: every step, the title says no more are coming, the status line says so. Before
+    // it, the file is read again for its shell edits (the status line says so; a short pass may
+    // go unseen): each phase has its own deadline.
+    let end = "read gen__long-1.traj.json: 1 run, 60,000 steps";
+    t.wait_for("the second reading, for the shell edits", |s| {
+        s.contains("reading gen__long-1.traj.json, shell edits: ") || s.contains(end)
+    });
+    let screen = t.wait_for("the end of the reading", |s| s.contains(end));
     assert_eq!(listed_steps(&screen), Some((STEPS, false)), "{screen}");
     t.keys(&["G"]);
     t.wait_text(&format!("thought of step {}.", STEPS - 1));
