@@ -121,10 +121,7 @@ impl Store {
     /// Add parsed content to an open source write. On error the caller rolls back.
     pub fn append(&mut self, w: &mut SourceWrite, parsed: &Parsed) -> Result<(), StoreError> {
         let conn = &self.conn;
-        if self.packer.is_none() {
-            self.packer = Some(texts::Packer::new()?);
-        }
-        let Some(packer) = self.packer.as_mut() else { return Err(StoreError::Encode("no compressor".into())) };
+        let packer = texts::Packer::ready(&mut self.packer)?;
         for run in &parsed.runs {
             let id = match w.old_ids.get(&(run.position, run.instance_id.clone(), run.attempt)) {
                 Some(&kept) => kept,
@@ -289,24 +286,24 @@ impl Store {
 /// An open write of one source (see [`Store::begin_source`]).
 #[derive(Debug, Default)]
 pub struct SourceWrite {
-    source_id: i64,
+    pub(super) source_id: i64,
     /// The file's hash, recorded when the write ends ([`Store::commit_part`] leaves a
     /// placeholder until then).
     hash: Vec<u8>,
-    instances: BTreeSet<String>,
-    old_ids: HashMap<(i64, String, Option<i64>), i64>,
+    pub(super) instances: BTreeSet<String>,
+    pub(super) old_ids: HashMap<(i64, String, Option<i64>), i64>,
     /// The id the next new run gets.
-    next_run_id: i64,
-    new_blobs: Vec<([u8; 16], i64)>,
+    pub(super) next_run_id: i64,
+    pub(super) new_blobs: Vec<([u8; 16], i64)>,
     warnings: Vec<String>,
-    stats: WriteStats,
+    pub(super) stats: WriteStats,
 }
 
 fn json_list(items: &[String]) -> Option<String> {
     (!items.is_empty()).then(|| serde_json::Value::from(items.to_vec()).to_string())
 }
 
-fn instances_of_source(tx: &Connection, source_id: i64) -> Result<Vec<String>, StoreError> {
+pub(super) fn instances_of_source(tx: &Connection, source_id: i64) -> Result<Vec<String>, StoreError> {
     let mut stmt = tx.prepare(
         "SELECT instance_id FROM runs WHERE source_id = ?1
          UNION SELECT instance_id FROM outcomes WHERE source_id = ?1
@@ -318,7 +315,7 @@ fn instances_of_source(tx: &Connection, source_id: i64) -> Result<Vec<String>, S
 }
 
 /// Remove everything a source contributed, the full-text entries and any blobs no longer used.
-fn delete_contents(tx: &Connection, source_id: i64) -> Result<(), StoreError> {
+pub(super) fn delete_contents(tx: &Connection, source_id: i64) -> Result<(), StoreError> {
     // A run still waiting for the index has nothing in it: deleting its rowids is a no-op.
     tx.execute(
         "DELETE FROM steps_fts WHERE rowid IN
@@ -347,7 +344,7 @@ fn delete_contents(tx: &Connection, source_id: i64) -> Result<(), StoreError> {
     Ok(())
 }
 
-type BlobCache = HashMap<[u8; 16], i64>;
+pub(super) type BlobCache = HashMap<[u8; 16], i64>;
 
 struct RunWrite<'a> {
     source_id: i64,
@@ -359,8 +356,41 @@ struct RunWrite<'a> {
 
 fn insert_run(tx: &Connection, run: &Run, w: RunWrite<'_>) -> Result<i64, StoreError> {
     let RunWrite { source_id, id, committed, new_blobs, packer } = w;
-    let edit_count = run.edits.iter().filter(|e| e.step.is_some()).count();
-    let rejected_count = run.edits.iter().filter(|e| e.status.is_rejection()).count();
+    let run_id = insert_run_row(tx, source_id, id, run, RunCounts::of(run.steps.len(), &run.edits))?;
+    let mut blobs = BlobWriter { tx, committed, new_blobs };
+    insert_history(tx, run_id, &run.history, &mut blobs)?;
+    insert_steps(tx, run_id, 0, &run.steps, &mut blobs, packer)?;
+    insert_edits(tx, run_id, &run.edits, packer)?;
+    Ok(run_id)
+}
+
+/// The counts a run row keeps of its steps and edits.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct RunCounts {
+    pub steps: usize,
+    /// Edits made by steps (not the final patch's).
+    pub edits: usize,
+    pub rejected: usize,
+}
+
+impl RunCounts {
+    pub(super) fn of(steps: usize, edits: &[crate::model::Edit]) -> RunCounts {
+        RunCounts {
+            steps,
+            edits: edits.iter().filter(|e| e.step.is_some()).count(),
+            rejected: edits.iter().filter(|e| e.status.is_rejection()).count(),
+        }
+    }
+}
+
+/// The run's own row (no steps, history or edits).
+pub(super) fn insert_run_row(
+    tx: &Connection,
+    source_id: i64,
+    id: i64,
+    run: &Run,
+    counts: RunCounts,
+) -> Result<i64, StoreError> {
     tx.prepare_cached(
         "INSERT INTO runs (id, source_id, position, instance_id, format, format_version, agent, model,
             exit_status, submission, cost, tokens_sent, tokens_received, api_calls, attempt,
@@ -383,19 +413,40 @@ fn insert_run(tx: &Connection, run: &Run, w: RunWrite<'_>) -> Result<i64, StoreE
         run.api_calls,
         run.attempt,
         run.best_attempt,
-        run.steps.len() as i64,
-        edit_count as i64,
-        rejected_count as i64,
+        counts.steps as i64,
+        counts.edits as i64,
+        counts.rejected as i64,
         run.metadata,
         id,
     ])?;
-    let run_id = tx.last_insert_rowid();
-    let mut blobs = BlobWriter { tx, committed, new_blobs };
-    for (pos, m) in run.history.iter().enumerate() {
+    Ok(tx.last_insert_rowid())
+}
+
+/// The messages of a run's history that are not steps.
+pub(super) fn insert_history(
+    tx: &Connection,
+    run_id: i64,
+    history: &[Message],
+    blobs: &mut BlobWriter<'_>,
+) -> Result<(), StoreError> {
+    for (pos, m) in history.iter().enumerate() {
         let blob = blobs.message(m)?;
         tx.prepare_cached("INSERT INTO history (run_id, pos, blob_id) VALUES (?1, ?2, ?3)")?
             .execute(params![run_id, pos as i64, blob])?;
     }
+    Ok(())
+}
+
+/// Steps of a run, the first of them numbered `first`: their rows, texts (compressed in chunks
+/// of these steps) and prompt parts; the run is listed as waiting for the search index.
+pub(super) fn insert_steps(
+    tx: &Connection,
+    run_id: i64,
+    first: usize,
+    steps: &[Step],
+    blobs: &mut BlobWriter<'_>,
+    packer: &mut texts::Packer,
+) -> Result<(), StoreError> {
     let mut step_stmt = tx.prepare_cached(
         "INSERT INTO steps (run_id, idx, tool, flags, obs_chars, action_head, execution_time, tokens_in,
             tokens_out, timestamp, open_file, working_dir, query_keep)
@@ -403,8 +454,9 @@ fn insert_run(tx: &Connection, run: &Run, w: RunWrite<'_>) -> Result<i64, StoreE
     )?;
     let mut part_stmt = tx.prepare_cached("INSERT INTO query_parts (step_id, pos, blob_id) VALUES (?1, ?2, ?3)")?;
     let mut texts = ChunkWriter::new(tx, run_id, packer);
-    let mut step_ids = Vec::with_capacity(run.steps.len());
-    for (idx, s) in run.steps.iter().enumerate() {
+    let mut step_ids = Vec::with_capacity(steps.len());
+    for (i, s) in steps.iter().enumerate() {
+        let idx = first + i;
         let head: String = s.action.trim_start().lines().next().unwrap_or("").chars().take(200).collect();
         step_stmt.execute(params![
             run_id,
@@ -443,18 +495,27 @@ fn insert_run(tx: &Connection, run: &Run, w: RunWrite<'_>) -> Result<i64, StoreE
         }
     }
     // The search index takes the run in a later pass (store::search_index).
-    if !run.steps.is_empty() {
-        tx.prepare_cached("INSERT INTO search_pending (run_id) VALUES (?1)")?.execute([run_id])?;
+    if !steps.is_empty() {
+        tx.prepare_cached("INSERT OR IGNORE INTO search_pending (run_id) VALUES (?1)")?.execute([run_id])?;
     }
-    // The edits' bulky texts in chunks of their own (store::texts), after the steps'.
+    Ok(())
+}
+
+/// Edits of a run, in the order given; their bulky texts in chunks of their own
+/// (store::texts), after the steps'.
+pub(super) fn insert_edits(
+    tx: &Connection,
+    run_id: i64,
+    edits: &[Edit],
+    packer: &mut texts::Packer,
+) -> Result<(), StoreError> {
     let mut chunks = ChunkWriter::new(tx, run_id, packer);
-    let hunks: Vec<Option<String>> = run
-        .edits
+    let hunks: Vec<Option<String>> = edits
         .iter()
         .map(|e| (!e.trace.hunks.is_empty()).then(|| serde_json::to_string(&e.trace.hunks).unwrap_or_default()))
         .collect();
-    let mut plain = Vec::with_capacity(run.edits.len());
-    for (e, hunks) in run.edits.iter().zip(&hunks) {
+    let mut plain = Vec::with_capacity(edits.len());
+    for (e, hunks) in edits.iter().zip(&hunks) {
         plain.push(!chunks.push(edit_fields(e, hunks.as_deref()))?);
     }
     let places = chunks.finish()?;
@@ -463,7 +524,7 @@ fn insert_run(tx: &Connection, run: &Run, w: RunWrite<'_>) -> Result<i64, StoreE
                             certainty, command, checked_at, shown, undone_at, hunks, partial, chunk_id, chunk_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
     )?;
-    for (((e, hunks), plain), place) in run.edits.iter().zip(hunks).zip(plain).zip(places) {
+    for (((e, hunks), plain), place) in edits.iter().zip(hunks).zip(plain).zip(places) {
         let t = &e.trace;
         let checked_at = t.checked_by.map(CheckedBy::to_column);
         // Plain when the texts do not fit a record; otherwise only in the chunk.
@@ -489,7 +550,7 @@ fn insert_run(tx: &Connection, run: &Run, w: RunWrite<'_>) -> Result<i64, StoreE
             place.map(|p| p.1),
         ])?;
     }
-    Ok(run_id)
+    Ok(())
 }
 
 /// Packs a run's step or edit texts into compressed chunks ([`texts::Packer`]), writes the
@@ -564,10 +625,10 @@ fn insert_plain_texts(tx: &Connection, step_id: i64, s: &Step) -> Result<(), Sto
 }
 
 /// Content-addressed message storage within one transaction.
-struct BlobWriter<'t> {
-    tx: &'t Connection,
-    committed: &'t BlobCache,
-    new_blobs: &'t mut Vec<([u8; 16], i64)>,
+pub(super) struct BlobWriter<'t> {
+    pub tx: &'t Connection,
+    pub committed: &'t BlobCache,
+    pub new_blobs: &'t mut Vec<([u8; 16], i64)>,
 }
 
 impl BlobWriter<'_> {
