@@ -47,11 +47,14 @@ fn dump(db: &Path) -> Vec<String> {
         "SELECT path, kind, format, size, hex(hash), warnings FROM sources ORDER BY path",
         "SELECT * FROM runs ORDER BY id",
         "SELECT * FROM steps ORDER BY id",
-        "SELECT * FROM step_texts ORDER BY step_id",
+        // Texts compressed in chunks are compared as read back below, not by where their
+        // chunk is (a file read step by step cuts its chunks where its commits fall).
+        "SELECT step_id, action, thought, observation, response, args, chunk_id IS NULL FROM step_texts ORDER BY step_id",
         "SELECT q.step_id, q.pos, hex(b.hash) FROM query_parts q JOIN blobs b ON b.id = q.blob_id ORDER BY 1, 2",
         "SELECT h.run_id, h.pos, hex(b.hash) FROM history h JOIN blobs b ON b.id = h.blob_id ORDER BY 1, 2",
         "SELECT hex(hash), role, content, extra FROM blobs ORDER BY 1",
-        "SELECT * FROM edits ORDER BY id",
+        "SELECT id, run_id, step_idx, path, kind, status, lint_codes, certainty, command, checked_at, undone_at,
+                partial FROM edits ORDER BY id",
         "SELECT * FROM tasks ORDER BY id",
         "SELECT * FROM outcomes ORDER BY id",
         "SELECT * FROM tests ORDER BY outcome_id, name",
@@ -61,6 +64,26 @@ fn dump(db: &Path) -> Vec<String> {
     for q in queries {
         out.push(format!("-- {q}"));
         out.extend(rows(&conn, q));
+    }
+    out.push("-- texts as read back".into());
+    let store = must(Store::open_read_only(db), "open");
+    let ids: Vec<i64> = rows(&conn, "SELECT id FROM runs ORDER BY id")
+        .iter()
+        .filter_map(|r| r.strip_prefix("Ok(Integer(")?.strip_suffix("))")?.parse().ok())
+        .collect();
+    for id in ids {
+        for s in must(store.run_detail(id, None), "run").step_list {
+            out.push(format!(
+                "{id} {} {:?} {:?} {:?} {:?} {:?}",
+                s.index, s.thought, s.action, s.observation, s.response, s.args
+            ));
+        }
+        for e in must(store.run_rest(id), "edits").edits {
+            out.push(format!(
+                "{id} {:?} {:?} {:?} {:?} {:?} {:?}",
+                e.step, e.old_text, e.new_text, e.diff, e.trace.shown, e.trace.hunks
+            ));
+        }
     }
     must(conn.execute_batch("CREATE VIRTUAL TABLE temp.terms USING fts5vocab(main, 'steps_fts', 'instance')"), "vocab");
     out.push("-- full-text terms".into());
@@ -98,7 +121,10 @@ fn compare_with_binary(file: &Path) -> String {
     let dir = must(tempfile::tempdir(), "tempdir");
     let (a, b) = (dir.path().join("opened.db"), dir.path().join("ingested.db"));
     let opened = trajan(dir.path(), &["--db".as_ref(), a.as_os_str(), file.as_os_str()]);
-    let ingested = trajan(dir.path(), &["--db".as_ref(), b.as_os_str(), "ingest".as_ref(), file.as_os_str()]);
+    let ingested = trajan(
+        dir.path(),
+        &["--db".as_ref(), b.as_os_str(), "ingest".as_ref(), "--no-index".as_ref(), file.as_os_str()],
+    );
     assert_eq!(opened.status.code(), ingested.status.code(), "{}\n{}", text(&opened), text(&ingested));
     assert_same(&dump(&a), &dump(&b), &file.display().to_string());
     text(&opened)
@@ -125,7 +151,10 @@ fn compare_in_batches(file: &Path, every: usize, whole: bool) -> Vec<Event> {
     let dir = must(tempfile::tempdir(), "tempdir");
     let (a, b) = (dir.path().join("opened.db"), dir.path().join("ingested.db"));
     let (opened, events) = open_in_batches(&a, file, every);
-    let ingested = trajan(dir.path(), &["--db".as_ref(), b.as_os_str(), "ingest".as_ref(), file.as_os_str()]);
+    let ingested = trajan(
+        dir.path(),
+        &["--db".as_ref(), b.as_os_str(), "ingest".as_ref(), "--no-index".as_ref(), file.as_os_str()],
+    );
     assert!(!opened.cancelled);
     assert_eq!(
         opened.report.has_problems(),
@@ -425,27 +454,24 @@ fn shell_edits_are_reconstructed_when_the_reading_ends() {
     // hunk traced to it, and its step flagged as an edit.
     let db = dir.path().join("opened.db");
     open_in_batches(&db, &file, 3);
-    let conn = must(rusqlite::Connection::open(&db), "open");
-    let shell: Vec<String> = must(
-        must(
-            conn.prepare(
-                "SELECT step_idx || ' ' || certainty || ' ' || checked_at || ' ' || (instr(diff, '-b = old' || char(10) || '+b = new') > 0)
-                 FROM edits WHERE kind = 'shell_write'",
-            ),
-            "prepare",
-        )
-        .query_map([], |r| r.get(0))
-        .and_then(|rows| rows.collect()),
-        "shell edits",
-    );
-    assert_eq!(shell, ["10 verified 12 1", "14 contradicted 15 0"], "step, certainty, checked by, the diff");
-    let shown: Option<String> =
-        must(conn.query_row("SELECT shown FROM edits WHERE step_idx = 14", [], |r| r.get(0)), "shown");
-    assert!(shown.as_deref().is_some_and(|s| s.contains("-c = 4\n+c = 3")), "what the view showed: {shown:?}");
-    let hunks: Option<String> =
-        must(conn.query_row("SELECT hunks FROM edits WHERE step_idx IS NULL", [], |r| r.get(0)), "hunks");
-    assert!(hunks.as_deref().is_some_and(|h| h.contains("10")), "the patch's hunk from step 10: {hunks:?}");
+    // The edits' texts are compressed: read back through the store.
     let store = must(Store::open_read_only(&db), "open");
+    let edits = must(store.run_rest(1), "edits").edits;
+    let shell: Vec<String> = edits
+        .iter()
+        .filter(|e| e.kind == trajan::model::EditKind::ShellWrite)
+        .map(|e| {
+            let certainty = e.trace.certainty.map_or("", |c| c.into());
+            let checked = e.trace.checked_by.map_or(String::new(), |c| c.to_column().to_string());
+            let drawn = e.diff.as_deref().is_some_and(|d| d.contains("-b = old\n+b = new"));
+            format!("{} {certainty} {checked} {}", e.step.unwrap_or_default(), u8::from(drawn))
+        })
+        .collect();
+    assert_eq!(shell, ["10 verified 12 1", "14 contradicted 15 0"], "step, certainty, checked by, the diff");
+    let shown = edits.iter().find(|e| e.step == Some(14)).and_then(|e| e.trace.shown.clone());
+    assert!(shown.as_deref().is_some_and(|s| s.contains("-c = 4\n+c = 3")), "what the view showed: {shown:?}");
+    let hunks = edits.iter().find(|e| e.step.is_none()).map(|e| format!("{:?}", e.trace.hunks));
+    assert!(hunks.as_deref().is_some_and(|h| h.contains("10")), "the patch's hunk from step 10: {hunks:?}");
     let detail = must(store.run_detail(1, None), "steps");
     let flagged: Vec<i64> = detail.step_list.iter().filter(|s| s.flags.edit).map(|s| s.index).collect();
     assert_eq!(flagged, vec![10, 14]);
@@ -588,10 +614,16 @@ fn a_cancelled_read_leaves_nothing_and_a_read_stopped_by_a_crash_is_read_again()
         must(store.live_commit(&mut lw), "commit");
         // Dropped without an end, as a killed process leaves it.
     }
-    let out = trajan(dir.path(), &["--db".as_ref(), db.as_os_str(), "ingest".as_ref(), file.as_os_str()]);
+    let out = trajan(
+        dir.path(),
+        &["--db".as_ref(), db.as_os_str(), "ingest".as_ref(), "--no-index".as_ref(), file.as_os_str()],
+    );
     assert!(text(&out).contains("ingested 1 (runs 1, steps 30"), "{}", text(&out));
     let fresh = dir.path().join("fresh.db");
-    let out = trajan(dir.path(), &["--db".as_ref(), fresh.as_os_str(), "ingest".as_ref(), file.as_os_str()]);
+    let out = trajan(
+        dir.path(),
+        &["--db".as_ref(), fresh.as_os_str(), "ingest".as_ref(), "--no-index".as_ref(), file.as_os_str()],
+    );
     assert_eq!(out.status.code(), Some(0));
     assert_same(&dump(&db), &dump(&fresh), "after an unfinished read");
 }

@@ -180,10 +180,11 @@ impl Store {
                 super::link::relink_instance(&self.conn, id)?;
             }
             let warnings = (!w.warnings.is_empty()).then(|| serde_json::Value::from(w.warnings.clone()).to_string());
-            self.conn.execute(
-                "UPDATE sources SET warnings = ?2, hash = ?3 WHERE id = ?1",
-                params![w.source_id, warnings, w.hash],
-            )?;
+            self.conn.execute("UPDATE sources SET warnings = ?2 WHERE id = ?1", params![w.source_id, warnings])?;
+            if self.parted == Some(w.source_id) {
+                // Written in parts: the placeholder hash gives way to the file's.
+                self.conn.execute("UPDATE sources SET hash = ?2 WHERE id = ?1", params![w.source_id, w.hash])?;
+            }
             self.conn.execute_batch(if self.batch { "RELEASE source" } else { "COMMIT" })?;
             Ok(())
         };

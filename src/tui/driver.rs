@@ -45,6 +45,9 @@ pub fn run(store: Store, ctx: ViewCtx, opts: Options) -> Result<(), TuiError> {
     app.review = opts.review;
     let mut ctx = ctx;
     let mut worker = Worker::start(&opts.db);
+    // Files read beside the TUI (`trajan PATH`) keep the index for the first search: building it
+    // would contend with their writer.
+    let reading = opts.feed.is_some();
     if let Some(feed) = opts.feed {
         worker.follow(feed);
     }
@@ -52,7 +55,7 @@ pub fn run(store: Store, ctx: ViewCtx, opts: Options) -> Result<(), TuiError> {
     // The first screen from a bounded query; the rest (every run, every run's labels, the run
     // to open) from the worker while the reviewer reads it.
     let first = first_page(&store, size.height)?;
-    let unindexed = store.search_pending().unwrap_or(0);
+    let unindexed = if reading { 0 } else { store.search_pending().unwrap_or(0) };
     drop(store);
     let complete = matches!(first, Action::RunsLoaded { complete: true, .. });
     dispatch(&mut worker, &mut app, first);
@@ -61,8 +64,8 @@ pub fn run(store: Store, ctx: ViewCtx, opts: Options) -> Result<(), TuiError> {
     if !complete {
         send(&mut worker, &mut app, vec![Effect::LoadAllRuns]);
     }
-    // Runs waiting for the search index (`trajan ingest --no-index`, `trajan PATH`): built in
-    // the background, after the run list; searches wait for it from now on.
+    // Runs waiting for the search index (`trajan ingest --no-index`, an earlier `trajan PATH`):
+    // built in the background, after the run list; searches wait for it from now on.
     if unindexed > 0 {
         dispatch(&mut worker, &mut app, Action::Indexing { done: 0, total: unindexed });
         send(&mut worker, &mut app, vec![Effect::BuildIndex]);
