@@ -316,7 +316,7 @@ fn rekey(conn: &rusqlite::Connection, from: i64, to: i64) -> Result<(), StoreErr
     // The steps refer to the run: checked at commit, once all are moved.
     conn.execute_batch("PRAGMA defer_foreign_keys = ON")?;
     conn.execute("UPDATE runs SET id = ?2 WHERE id = ?1", params![from, to])?;
-    for table in ["steps", "history", "edits"] {
+    for table in ["steps", "history", "edits", "text_chunks", "search_pending"] {
         conn.execute(&format!("UPDATE {table} SET run_id = ?2 WHERE run_id = ?1"), params![from, to])?;
     }
     Ok(())
