@@ -10,17 +10,20 @@
 //! file, or (no file) run the same command word. Rows of the alignment pair same or similar
 //! steps; a step with no counterpart leaves a gap in the other runs' columns.
 //!
-//! **The alignment** ([`align`]): a Myers diff (the `similar` crate) over the signatures finds
-//! the steps that are the same, in order; between two such anchors the remaining steps are
-//! paired by a weighted longest common subsequence over the similarity (Needleman-Wunsch with
-//! free gaps), bounded in size. More than two runs are aligned progressively: each further run
-//! against the rows so far, a row standing for its first run's step.
+//! **The alignment** ([`align`]): a Myers diff (the `similar` crate, its heuristic mode, whose
+//! work is bounded by the input's size, never by a clock) over the signatures finds the steps
+//! that are the same, in order; between two such anchors the remaining steps are paired by a
+//! weighted longest common subsequence over the similarity (Needleman-Wunsch with free gaps),
+//! within a band around the diagonal when the block is large. The same runs give the same rows
+//! on any machine. More than two runs are aligned progressively: each further run against the
+//! rows so far, in an order of the runs' own (longest first), so the rows do not depend on the
+//! order the runs were given in.
 //!
 //! **Divergences** ([`divergences`]): a stretch of rows where the runs do not all take the same
 //! step, and one of them looks at or changes something (a view, a search, an edit, a test run).
 //! Its first row is the divergence point.
 
-mod align;
+pub(crate) mod align;
 pub mod patches;
 
 pub use align::{align, pair};
@@ -67,7 +70,7 @@ impl Kind {
 }
 
 /// A step reduced to what it did: equal signatures are the same step.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct Signature {
     pub kind: Kind,
     /// The file looked at or changed (base name).

@@ -159,3 +159,63 @@ fn long_runs_keep_every_step_in_order() {
     }
     assert!(rows.len() < 3300, "mostly aligned: {} rows", rows.len());
 }
+
+#[test]
+fn runs_in_any_order_give_the_same_rows() {
+    let a = run(&["open a.py", "edit a.py", "submit"]);
+    let b = run(&["pip install -e .", "open a.py", "grep -rn x src", "edit a.py", "submit"]);
+    let c = run(&["open a.py", "pytest t.py", "grep -rn y src", "edit b.py", "submit"]);
+    let d = run(&["ls", "open a.py", "python r.py", "edit a.py", "pytest t.py", "submit"]);
+    let runs = [a, b, c, d];
+    let rows = align(&runs);
+    // Every permutation of the four runs: the same rows, their cells permuted alike.
+    let mut perms: Vec<Vec<usize>> = vec![vec![]];
+    for _ in 0..runs.len() {
+        perms = perms
+            .into_iter()
+            .flat_map(|p| {
+                let rest: Vec<usize> = (0..runs.len()).filter(|k| !p.contains(k)).collect();
+                rest.into_iter().map(move |k| [p.clone(), vec![k]].concat())
+            })
+            .collect();
+    }
+    for perm in perms {
+        let given: Vec<Vec<Signature>> = perm.iter().map(|&k| runs[k].clone()).collect();
+        let back: Vec<Row> =
+            align(&given).into_iter().map(|row| (0..runs.len()).map(|k| row[perm.iter().position(|&p| p == k).unwrap_or(0)]).collect()).collect();
+        assert_eq!(shown(&back), shown(&rows), "runs given as {perm:?}");
+    }
+}
+
+#[test]
+fn a_block_over_the_cell_budget_is_paired_within_a_band() {
+    // Every step similar (one command word), none the same: one unanchored block of n × n cells,
+    // more than the budget.
+    let n = 1100;
+    assert!(n * n > align::MAX_CELLS);
+    let a: Vec<Signature> = (0..n).map(|i| step(&format!("grep -rn foo{i} src"))).collect();
+    let b: Vec<Signature> = (0..n).map(|i| step(&format!("grep -rn bar{i} src"))).collect();
+    let rows = align(&[a, b]);
+    assert_eq!(rows.len(), n, "paired row for row, not left as gaps");
+    assert!(rows.iter().enumerate().all(|(i, r)| r == &vec![Some(i), Some(i)]));
+}
+
+/// Two runs of `n` steps that share only every 97th step (an edit of its own file), in between
+/// steps of their own.
+fn almost_disjoint(n: usize) -> [Vec<Signature>; 2] {
+    let head = |i: usize, side: &str| {
+        if i % 97 == 0 { format!("edit f{i}.py") } else { format!("python {side}{}.py", (i * 7919) % 1013) }
+    };
+    [(0..n).map(|i| step(&head(i, "a"))).collect(), (0..n).map(|i| step(&head(i, "b"))).collect()]
+}
+
+#[test]
+fn runs_that_differ_almost_everywhere_pair_every_shared_step() {
+    // Long runs that share one step in 97: every shared step is on one row, and aligning again
+    // gives the same rows (no time limit decides how far the diff searches).
+    let runs = almost_disjoint(20_000);
+    let rows = align(&runs);
+    let shared = rows.iter().filter(|r| r[0].is_some() && r[0] == r[1] && r[0].is_some_and(|i| i % 97 == 0)).count();
+    assert_eq!(shared, 20_000usize.div_ceil(97));
+    assert_eq!(rows, align(&runs));
+}
