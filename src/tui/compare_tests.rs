@@ -149,18 +149,37 @@ fn a_run_alone_in_its_instance_has_nothing_to_compare_with() {
 /// columns at 200x50.
 #[test]
 fn four_runs_in_four_columns_at_200x50() {
+    let (_dir, mut ui) = corpus_ui(&["swe-agent-replays", "swe-agent-1.0/marshmallow-code__marshmallow-1867.traj"]);
+    ok(ui.press("m j m j m j m c"));
+    let view = ui.app.compare.as_ref().unwrap_or_else(|| panic!("no comparison: {}", ui.screen()));
+    assert_eq!(view.data.runs.len(), 4);
+    insta::assert_snapshot!("compare_four_200x50", ui.screen());
+}
+
+/// A headless UI at 200x50 on these paths of the corpus, ingested in this order.
+fn corpus_ui(paths: &[&str]) -> (tempfile::TempDir, Headless) {
     let dir = ok(tempfile::tempdir());
     let mut store = ok(Store::open(&dir.path().join("compare.db")));
     let corpus = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/corpus"));
-    let paths =
-        [corpus.join("swe-agent-replays"), corpus.join("swe-agent-1.0/marshmallow-code__marshmallow-1867.traj")];
+    let paths: Vec<std::path::PathBuf> = paths.iter().map(|p| corpus.join(p)).collect();
     let report = pipeline::ingest(&mut store, &paths, &Options::default(), &Silent);
     assert!(!report.has_problems(), "{:?}", report.results);
     let ctx = ViewCtx::new(Theme::default(), Keymap::default_map(), "compare.db".into());
     let mut ui = ok(Headless::open(store, ctx, 200, 50));
     ui.load_all_runs();
-    ok(ui.press("m j m j m j m c"));
+    (dir, ui)
+}
+
+#[test]
+fn runs_of_different_instances_are_compared_with_a_warning() {
+    // A marshmallow replay (run 1) and the SWE-agent test repository's run (run 4).
+    let (_dir, mut ui) = corpus_ui(&["swe-agent-replays", "swe-agent-1.0/6e44b9__sweagenttestrepo-1c2844.traj"]);
+    let effects = ui.app.update(super::action::Action::Compare(vec![1, 4]));
+    ui.apply(effects);
+    ui.draw();
     let view = ui.app.compare.as_ref().unwrap_or_else(|| panic!("no comparison: {}", ui.screen()));
-    assert_eq!(view.data.runs.len(), 4);
-    insta::assert_snapshot!("compare_four_200x50", ui.screen());
+    assert!(!view.data.gold_patch);
+    let header = ui.screen().lines().next().unwrap_or_default().to_string();
+    assert!(header.contains("2 different instances"), "{header}");
+    assert!(header.contains("the gold patch is left out"), "{header}");
 }

@@ -3,8 +3,11 @@
 //!
 //! **The same step.** Each step is reduced to a [`Signature`]: its kind (viewed a file,
 //! searched, edited, ran tests, ran another command, submitted), the file it looked at or
-//! changed (base name: `/testbed/src/a.py` and `src/a.py` are one file; the tool that did it,
-//! `open`, `cat` or an editor, does not matter), or, naming no file, the command word and target
+//! changed (its path in the repository, [`crate::analysis::paths::repo_relative`]:
+//! `/testbed/src/a.py` and `src/a.py` are one file, `src/utils.py` and `lib/utils.py` two; a
+//! bare name, `utils.py`, is the one file of that name with a folder the runs name, when there
+//! is exactly one: [`unify_files`]; the tool that did it, `open`, `cat` or an editor, does not
+//! matter), or, naming no file, the command word and target
 //! of its action as [`crate::analysis::brief`] reads them. Two steps are *the same*
 //! when their signatures are equal, and *similar* when they are of one kind and name the same
 //! file, or (no file) run the same command word. Rows of the alignment pair same or similar
@@ -30,6 +33,7 @@ pub use align::{align, pair};
 pub use patches::{FilePresence, HunkPresence, compare_patches};
 
 use crate::analysis::brief::brief;
+use crate::analysis::paths::repo_relative;
 use crate::model::StepFlags;
 use serde::Serialize;
 
@@ -73,7 +77,7 @@ impl Kind {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct Signature {
     pub kind: Kind,
-    /// The file looked at or changed (base name).
+    /// The file looked at or changed: its path in the repository (or a bare name).
     pub file: Option<String>,
     /// The command word (`grep`, `python`), when the step names no file.
     pub command: String,
@@ -101,9 +105,38 @@ const EDIT: &[&str] = &["edit", "create", "str_replace", "insert", "undo_edit", 
 const TEST: &[&str] = &["pytest", "tox", "nosetests", "unittest", "test", "runtests.py"];
 const SUBMIT: &[&str] = &["submit", "finish", "exit", "task_complete"];
 
-/// The base name of a path (`/testbed/src/a.py` → `a.py`).
-fn base(path: &str) -> String {
-    path.trim_end_matches('/').rsplit('/').next().unwrap_or(path).to_string()
+/// The repository path of a file a step names (`/testbed/src/a.py` → `src/a.py`).
+fn file_path(path: &str) -> String {
+    repo_relative(path, None)
+}
+
+/// Bare file names (`utils.py`, no folder) made the path of the one file of that name the
+/// runs name with a folder (`src/utils.py`), so that a run that opened `utils.py` from the
+/// repository's folder and one that opened `/testbed/src/utils.py` took the same step. A bare
+/// name stays bare when no such path is named, or more than one (`src/utils.py` and
+/// `lib/utils.py`: which one it was, the runs do not tell).
+pub fn unify_files(runs: &mut [Vec<Signature>]) {
+    use std::collections::HashMap;
+    let mut by_name: HashMap<String, Option<String>> = HashMap::new();
+    for file in runs.iter().flatten().filter_map(|s| s.file.as_ref()) {
+        if let Some((_, name)) = file.rsplit_once('/') {
+            by_name
+                .entry(name.to_string())
+                .and_modify(|one| {
+                    if one.as_deref() != Some(file.as_str()) {
+                        *one = None;
+                    }
+                })
+                .or_insert_with(|| Some(file.clone()));
+        }
+    }
+    for sig in runs.iter_mut().flatten() {
+        if let Some(file) = sig.file.as_mut().filter(|f| !f.contains('/'))
+            && let Some(Some(path)) = by_name.get(file.as_str())
+        {
+            *file = path.clone();
+        }
+    }
 }
 
 /// The signature of one step.
@@ -126,8 +159,8 @@ pub fn signature(step: &StepFacts<'_>) -> Signature {
         Kind::Run
     };
     let file = match kind {
-        Kind::Edit => step.edited.map(base).or_else(|| b.target.clone()),
-        Kind::View | Kind::Test => b.target.clone(),
+        Kind::Edit => step.edited.or(b.path.as_deref()).map(file_path),
+        Kind::View | Kind::Test => b.path.as_deref().map(file_path),
         _ => None,
     };
     let target = match kind {

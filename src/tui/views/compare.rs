@@ -61,7 +61,10 @@ fn draw_header(frame: &mut Frame, area: Rect, view: &CompareView, theme: &Theme)
         spans.push(Span::styled(format!(" · /{} ({} rows)", text::fit(&s.query, 20), s.rows.len()), theme.muted));
     }
     spans.push(Span::styled(" · ", theme.text));
-    spans.push(Span::styled(text::fit(instance, 48), theme.accent));
+    match d.instances_warning() {
+        Some(warning) => spans.push(Span::styled(text::fit(&warning, usize::from(area.width)), theme.warning)),
+        None => spans.push(Span::styled(text::fit(instance, 48), theme.accent)),
+    }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
