@@ -4,7 +4,7 @@
 
 use super::Store;
 use super::browse::{EditLine, RunData, StepLine};
-use super::read::RunSummary;
+use super::read::{RunSummary, SUMMARY_SELECT, summary};
 use crate::analysis::compare::{self, Divergence, FilePresence, Kind, Row, Signature, StepFacts};
 use crate::analysis::paths::repo_relative;
 use crate::error::StoreError;
@@ -85,6 +85,15 @@ pub fn instances_warning<'a>(instance_ids: impl Iterator<Item = &'a str>) -> Opt
 }
 
 impl Store {
+    /// The instance of run `base` and its other runs, by id: what the picker offers.
+    pub fn runs_to_compare_with(&self, base: i64) -> Result<(String, Vec<RunSummary>), StoreError> {
+        let instance = self.run_summary(base)?.instance_id;
+        let sql = format!("{SUMMARY_SELECT} WHERE r.instance_id = ?1 AND r.id != ?2 ORDER BY r.id");
+        let mut stmt = self.conn.prepare(&sql)?;
+        let runs = stmt.query_map(rusqlite::params![instance, base], summary)?.collect::<Result<Vec<_>, _>>()?;
+        Ok((instance, runs))
+    }
+
     /// The warning when the runs `ids` are not all of one task ([`instances_warning`]).
     pub fn compare_warning(&self, ids: &[i64]) -> Result<Option<String>, StoreError> {
         let summaries = ids.iter().map(|&id| self.run_summary(id)).collect::<Result<Vec<_>, _>>()?;

@@ -183,3 +183,19 @@ fn runs_of_different_instances_are_compared_with_a_warning() {
     assert!(header.contains("2 different instances"), "{header}");
     assert!(header.contains("the gold patch is left out"), "{header}");
 }
+
+#[test]
+fn the_picker_offers_runs_the_list_has_not_loaded_yet() {
+    // The first screen of a large database holds only some runs; the rest load in the
+    // background. The picker asks the store.
+    let mut h = Harness::new(80, 24);
+    h.ui.app.list.runs.truncate(1);
+    h.ui.app.list.visible = vec![0];
+    h.ui.app.list.complete = false;
+    h.ui.app.list.cursor = 0;
+    h.press("c");
+    let picker = h.ui.app.picker.as_ref().unwrap_or_else(|| panic!("no picker: {}", h.screen()));
+    let ids: Vec<i64> = picker.runs.iter().map(|r| r.id).collect();
+    assert_eq!(ids.len(), 2, "{ids:?}");
+    assert!(!ids.contains(&picker.base));
+}
