@@ -199,3 +199,28 @@ fn the_picker_offers_runs_the_list_has_not_loaded_yet() {
     assert_eq!(ids.len(), 2, "{ids:?}");
     assert!(!ids.contains(&picker.base));
 }
+
+#[test]
+fn question_mark_in_the_picker_shows_the_pickers_keys() {
+    let mut h = Harness::new(80, 24);
+    h.press("c");
+    assert!(h.ui.app.picker.is_some());
+    // The picker's hint line is read from the keymap.
+    assert!(h.screen().contains("Enter compare  ? help  q close"), "{}", h.screen());
+    h.press("?");
+    let screen = h.screen();
+    assert!(screen.contains("keys · pick"), "{screen}");
+    assert!(screen.contains("compare with this run"), "{screen}");
+    // Any key closes the help, back to the picker.
+    h.press("Esc");
+    assert!(h.ui.app.help.is_none());
+    assert!(h.ui.app.picker.is_some());
+    // A rebound key shows as rebound.
+    let keymap = ok(Keymap::with_overrides(
+        "[pick]\nopen = { keys = [\"o\"], help = \"compare\" }\n",
+        std::path::Path::new("k.toml"),
+    ));
+    h.ui.ctx.keymap = keymap;
+    h.ui.draw();
+    assert!(h.screen().contains("o compare  ? help  q close"), "{}", h.screen());
+}

@@ -202,6 +202,8 @@ impl App {
                 self.picker = None;
                 self.quit_or_warn();
             }
+            // The picker's keys; closing the help comes back to the picker.
+            Command::Help => self.help = Some(0),
             _ => self.picker = None,
         }
         Vec::new()
