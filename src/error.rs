@@ -152,4 +152,10 @@ pub enum StoreError {
     AmbiguousRun { query: String, count: usize, ids: String },
     #[error("cannot encode for storage: {0}")]
     Encode(String),
+    /// A batch of sources lost to an error that rolled its whole transaction back.
+    #[error("the batch of files written with this one was rolled back: {0}")]
+    BatchRolledBack(String),
+    /// Stored data that cannot be decoded (a damaged compressed text).
+    #[error("the database is damaged: {0}")]
+    Corrupt(String),
 }

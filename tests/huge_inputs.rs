@@ -80,6 +80,19 @@ fn child_ingest() {
     println!("CHILD_REPORT {}", json!({"peak_kb": peak_kb(), "results": results}));
 }
 
+/// The helper: build the search index of `DB` (the pass the first search after an ingest runs);
+/// report the text indexed and the peak memory.
+#[test]
+#[ignore = "run by the tests of this file in a fresh process"]
+fn child_index() {
+    if std::env::var_os(CHILD).is_none() {
+        return;
+    }
+    let store = must(trajan::store::Store::open(Path::new(&var("DB"))), "open store");
+    let stats = must(store.build_search_index(&mut |_, _| {}), "index");
+    println!("CHILD_REPORT {}", json!({"peak_kb": peak_kb(), "bytes": stats.bytes}));
+}
+
 /// The helper: search `DB` for `PHRASE`; report the hits and the peak memory.
 #[test]
 #[ignore = "run by the tests of this file in a fresh process"]
@@ -251,6 +264,10 @@ fn searching_a_sixty_four_megabyte_observation_holds_a_window_of_it() {
     let ingest =
         in_child("child_ingest", &[("DIR", case.root.display().to_string()), ("DB", case.db.display().to_string())]);
     assert_eq!(result(&ingest, &path)["warnings"], json!([]), "{ingest}");
+    // The search index is built after the write, by the first search: here in a process of its
+    // own, so the searches below are measured alone.
+    let index = in_child("child_index", &[("DB", case.db.display().to_string())]);
+    assert!(index["bytes"].as_u64().is_some_and(|b| b > 64 << 20), "{index}");
     let vars = |phrase: &str| [("DB", case.db.display().to_string()), ("PHRASE", phrase.to_string())];
 
     let found = in_child("child_search", &vars("zqxendmarker"));

@@ -2,6 +2,7 @@
 //! and the tables `export runs|steps|edits` write, a row at a time.
 
 use super::Store;
+use super::texts::{self, Texts};
 use crate::error::StoreError;
 use crate::model::{Edit, EditKind, EditStatus, Message, StepFlags};
 use rusqlite::params;
@@ -165,12 +166,18 @@ impl Store {
     pub fn each_step(&self, mut each: impl FnMut(StepTableRow) -> bool) -> Result<(), StoreError> {
         let mut stmt = self.conn.prepare(
             "SELECT s.run_id, r.instance_id, s.idx, s.tool, s.flags, s.obs_chars, s.tokens_in, s.tokens_out,
-                    s.execution_time, s.timestamp, t.thought, t.action, t.observation
+                    s.execution_time, s.timestamp, t.thought, t.action, t.observation, t.chunk_id, t.chunk_at
              FROM steps s JOIN runs r ON r.id = s.run_id JOIN step_texts t ON t.step_id = s.id
              ORDER BY s.run_id, s.idx",
         )?;
         let mut rows = stmt.query([])?;
+        // Consecutive steps share a chunk: each chunk is decompressed once.
+        let mut chunks = texts::ChunkCache::default();
         while let Some(r) = rows.next()? {
+            let texts = match r.get::<_, Option<i64>>(13)? {
+                None => Texts { thought: r.get(10)?, action: r.get(11)?, observation: r.get(12)?, ..Texts::default() },
+                Some(id) => chunks.texts(&self.conn, id, r.get(14)?)?,
+            };
             let row = StepTableRow {
                 run_id: r.get(0)?,
                 instance_id: r.get(1)?,
@@ -182,9 +189,9 @@ impl Store {
                 tokens_out: r.get(7)?,
                 execution_time: r.get(8)?,
                 timestamp: r.get(9)?,
-                thought: r.get(10)?,
-                action: r.get(11)?,
-                observation: r.get(12)?,
+                thought: texts.thought,
+                action: texts.action,
+                observation: texts.observation,
             };
             if !each(row) {
                 break;

@@ -2,8 +2,10 @@
 //!
 //! One [`Store`] per database file, opened to write ([`Store::open`]) or to read
 //! ([`Store::open_read_only`]); what a file must hold to be opened is in `open.rs`. Writes go
-//! through [`Store::write_source`], one transaction per source; reads are in `read.rs`. See
-//! docs/ARCHITECTURE.md for the schema.
+//! through [`Store::write_source`], one transaction per source (or a savepoint of a batch,
+//! [`Store::begin_batch`]); step texts are compressed (`texts.rs`); the search index is built
+//! after the write (`search_index.rs`); reads are in `read.rs`. See docs/ARCHITECTURE.md for
+//! the schema.
 
 pub mod browse;
 pub mod compare;
@@ -14,6 +16,8 @@ mod link;
 mod open;
 pub mod read;
 mod schema;
+mod search_index;
+mod texts;
 mod write;
 
 use crate::error::StoreError;
@@ -25,6 +29,7 @@ use std::path::{Path, PathBuf};
 pub use grade::ungraded;
 pub use link::{Unjoined, is_layout_word};
 pub use open::APPLICATION_ID;
+pub use search_index::IndexStats;
 pub use write::{SourceRecord, SourceWrite, WriteStats};
 
 pub struct Store {
@@ -36,6 +41,14 @@ pub struct Store {
     read_only: Option<PathBuf>,
     /// For a read-only store, the read-write one [`Store::writer`] opened on first use.
     writer: OnceCell<Box<Store>>,
+    /// Compresses step texts (made on the first write, then reused).
+    packer: Option<texts::Packer>,
+    /// A batch of sources is open ([`Store::begin_batch`]).
+    batch: bool,
+    /// Searches read `temp.pending_fts` too ([`Store::ensure_search_index`]).
+    pending_index: std::cell::Cell<bool>,
+    /// The `data_version` at which `temp.pending_fts` was built.
+    pending_version: std::cell::Cell<Option<i64>>,
 }
 
 impl Store {
@@ -71,7 +84,16 @@ impl Store {
     }
 
     fn new(conn: Connection, read_only: Option<PathBuf>) -> Store {
-        Store { conn, blob_ids: HashMap::new(), read_only, writer: OnceCell::new() }
+        Store {
+            conn,
+            blob_ids: HashMap::new(),
+            read_only,
+            writer: OnceCell::new(),
+            packer: None,
+            batch: false,
+            pending_index: std::cell::Cell::new(false),
+            pending_version: std::cell::Cell::new(None),
+        }
     }
 
     /// Whether this store was opened with [`Store::open_read_only`].
@@ -109,3 +131,5 @@ impl Store {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_texts;

@@ -1,6 +1,7 @@
 //! Queries for the CLI and (later) the TUI. Every list query is bounded or paged by its caller.
 
 use super::Store;
+use super::texts::{self, Texts};
 use crate::analysis::snippet::Finder;
 use crate::error::StoreError;
 use crate::model::{
@@ -19,6 +20,42 @@ pub(super) fn fts_phrase(phrase: &str) -> Option<String> {
 
 /// Bytes of context a search snippet shows on each side of the match.
 const SNIPPET_RADIUS: usize = 60;
+
+/// The texts search reads, in the order it reads them (the order of a compressed record).
+const SEARCHED: [&str; 3] = ["thought", "action", "observation"];
+
+/// The snippet of `words` in a text of `len` bytes read from `text` in pieces of at most 1 MiB.
+fn snippet_of(mut text: impl std::io::Read, len: u64, words: &[&str]) -> Result<Option<String>, StoreError> {
+    const PIECE: usize = 1 << 20;
+    let mut finder = Finder::new(words, SNIPPET_RADIUS);
+    let piece_len = usize::try_from(len).map_or(PIECE, |l| l.min(PIECE));
+    let mut bytes: Vec<u8> = Vec::with_capacity(piece_len + 4);
+    let mut piece = vec![0u8; piece_len.max(1)];
+    loop {
+        let n = text.read(&mut piece).map_err(|e| StoreError::Corrupt(format!("a step text cannot be read: {e}")))?;
+        if n == 0 {
+            break;
+        }
+        bytes.extend_from_slice(&piece[..n]);
+        // A piece may end inside a character: its first bytes wait for the next piece.
+        let whole = match std::str::from_utf8(&bytes) {
+            Ok(_) => bytes.len(),
+            Err(e) if e.error_len().is_none() => e.valid_up_to(),
+            Err(_) => bytes.len(),
+        };
+        let found = finder.feed(&String::from_utf8_lossy(&bytes[..whole]));
+        if found.is_some() {
+            return Ok(found);
+        }
+        bytes.drain(..whole);
+    }
+    if !bytes.is_empty()
+        && let Some(found) = finder.feed(&String::from_utf8_lossy(&bytes))
+    {
+        return Ok(Some(found));
+    }
+    Ok(finder.finish())
+}
 
 /// The name of a text column of `step_texts` for blob I/O (only these three are searched).
 fn field_name(field: &str) -> &'static std::ffi::CStr {
@@ -299,20 +336,33 @@ impl Store {
     pub(super) fn steps(&self, run_id: i64, only: Option<i64>) -> Result<Vec<StepRow>, StoreError> {
         let mut stmt = self.conn.prepare(
             "SELECT s.idx, s.tool, t.thought, t.action, t.observation, t.response, t.args, s.execution_time,
-                    s.tokens_in, s.tokens_out, s.timestamp, s.open_file, s.working_dir, s.flags, s.obs_chars
+                    s.tokens_in, s.tokens_out, s.timestamp, s.open_file, s.working_dir, s.flags, s.obs_chars,
+                    t.chunk_id, t.chunk_at
              FROM steps s JOIN step_texts t ON t.step_id = s.id
              WHERE s.run_id = ?1 AND (?2 IS NULL OR s.idx = ?2) ORDER BY s.idx",
         )?;
-        let rows = stmt.query_map(params![run_id, only], |r| {
-            let args: Option<String> = r.get(6)?;
-            Ok(StepRow {
+        let mut rows = stmt.query(params![run_id, only])?;
+        let mut chunks = texts::ChunkCache::default();
+        let mut steps = Vec::new();
+        while let Some(r) = rows.next()? {
+            let texts = match r.get::<_, Option<i64>>(15)? {
+                None => Texts {
+                    thought: r.get(2)?,
+                    action: r.get(3)?,
+                    observation: r.get(4)?,
+                    response: r.get(5)?,
+                    args: r.get(6)?,
+                },
+                Some(id) => chunks.texts(&self.conn, id, r.get(16)?)?,
+            };
+            steps.push(StepRow {
                 index: r.get(0)?,
                 tool: r.get(1)?,
-                thought: r.get(2)?,
-                action: r.get(3)?,
-                observation: r.get(4)?,
-                response: r.get(5)?,
-                args: args.and_then(|a| serde_json::from_str(&a).ok()),
+                thought: texts.thought,
+                action: texts.action,
+                observation: texts.observation,
+                response: texts.response,
+                args: texts.args.and_then(|a| serde_json::from_str(&a).ok()),
                 execution_time: r.get(7)?,
                 tokens_in: r.get(8)?,
                 tokens_out: r.get(9)?,
@@ -321,9 +371,9 @@ impl Store {
                 working_dir: r.get(12)?,
                 flags: StepFlags::from_bits(r.get(13)?),
                 observation_chars: r.get(14)?,
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+            });
+        }
+        Ok(steps)
     }
 
     fn edits(&self, run_id: i64, only: Option<i64>) -> Result<Vec<EditRow>, StoreError> {
@@ -390,17 +440,21 @@ impl Store {
             .optional()?)
     }
 
-    /// Full-text search for a phrase over thoughts, actions and observations. The texts are
-    /// read a piece at a time (SQLite's incremental blob I/O) until the phrase is found, so a
-    /// 500 MB observation is never loaded whole: memory stays at a few megabytes.
+    /// Full-text search for a phrase over thoughts, actions and observations. The index is
+    /// brought up to date first ([`Store::ensure_search_index`]). The texts are read a piece at
+    /// a time (SQLite's incremental blob I/O, through the decompressor for compressed texts)
+    /// until the phrase is found, so a 500 MB observation is never loaded whole: memory stays at
+    /// a few megabytes.
     pub fn search(&self, phrase: &str, run: Option<i64>, limit: usize) -> Result<Vec<SearchHit>, StoreError> {
         let Some(fts_query) = fts_phrase(phrase) else { return Ok(Vec::new()) };
-        let mut stmt = self.conn.prepare(
+        self.ensure_search_index()?;
+        let mut stmt = self.conn.prepare(&format!(
             "SELECT s.id, s.run_id, r.instance_id, s.idx
-             FROM steps_fts JOIN steps s ON s.id = steps_fts.rowid JOIN runs r ON r.id = s.run_id
-             WHERE steps_fts MATCH ?1 AND (?2 IS NULL OR s.run_id = ?2)
+             FROM {} JOIN steps s ON s.id = m.step_id JOIN runs r ON r.id = s.run_id
+             WHERE ?2 IS NULL OR s.run_id = ?2
              ORDER BY s.run_id, s.idx LIMIT ?3",
-        )?;
+            self.matched_steps()
+        ))?;
         let rows: Vec<(i64, i64, String, i64)> = stmt
             .query_map(params![fts_query, run, limit as i64], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
             .collect::<Result<_, _>>()?;
@@ -408,54 +462,40 @@ impl Store {
             phrase.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).collect();
         let mut hits = Vec::with_capacity(rows.len());
         for (step_id, run_id, instance_id, step) in rows {
-            let mut found = None;
-            for field in ["thought", "action", "observation"] {
-                if let Some(snippet) = self.text_snippet(step_id, field, &words)? {
-                    found = Some((field, snippet));
-                    break;
-                }
-            }
-            let (field, snippet) = found.unwrap_or(("observation", String::new()));
+            let (field, snippet) = self.step_snippet(step_id, &words)?.unwrap_or(("observation", String::new()));
             hits.push(SearchHit { run_id, instance_id, step, field, snippet });
         }
         Ok(hits)
     }
 
-    /// The snippet of `words` in one text of a step, read from the database in pieces.
-    fn text_snippet(&self, step_id: i64, field: &str, words: &[&str]) -> Result<Option<String>, StoreError> {
-        const PIECE: usize = 1 << 20;
-        let blob = self.conn.blob_open(rusqlite::MAIN_DB, c"step_texts".as_ref(), field_name(field), step_id, true)?;
-        let mut finder = Finder::new(words, SNIPPET_RADIUS);
-        let mut bytes: Vec<u8> = Vec::with_capacity(PIECE + 4);
-        let mut at = 0;
-        while at < blob.len() {
-            let held = bytes.len();
-            bytes.resize(held + PIECE.min(blob.len() - at), 0);
-            let n = blob.read_at(&mut bytes[held..], at)?;
-            bytes.truncate(held + n);
-            at += n;
-            if n == 0 {
-                break;
+    /// The first of a step's thought, action and observation holding `words`, with its snippet.
+    fn step_snippet(&self, step_id: i64, words: &[&str]) -> Result<Option<(&'static str, String)>, StoreError> {
+        let (chunk_id, at): (Option<i64>, Option<i64>) =
+            self.conn.query_row("SELECT chunk_id, chunk_at FROM step_texts WHERE step_id = ?1", [step_id], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })?;
+        let Some(chunk_id) = chunk_id else {
+            for field in SEARCHED {
+                let blob = self.conn.blob_open(rusqlite::MAIN_DB, c"step_texts", field_name(field), step_id, true)?;
+                let len = blob.len() as u64;
+                if let Some(snippet) = snippet_of(blob, len, words)? {
+                    return Ok(Some((field, snippet)));
+                }
             }
-            // A piece may end inside a character: its first bytes wait for the next piece.
-            let whole = match std::str::from_utf8(&bytes) {
-                Ok(_) => bytes.len(),
-                Err(e) if e.error_len().is_none() => e.valid_up_to(),
-                Err(_) => bytes.len(),
-            };
-            let found = finder.feed(&String::from_utf8_lossy(&bytes[..whole]));
-            if found.is_some() {
-                return Ok(found);
+            return Ok(None);
+        };
+        let blob = self.conn.blob_open(rusqlite::MAIN_DB, c"text_chunks", c"body", chunk_id, true)?;
+        let at = u64::try_from(at.unwrap_or(0)).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let mut record = texts::open_record(blob, at)?;
+        for (i, field) in SEARCHED.into_iter().enumerate() {
+            let len = record.len(i).unwrap_or(0);
+            if let Some(snippet) = snippet_of(record.reader(i)?, len, words)? {
+                return Ok(Some((field, snippet)));
             }
-            bytes.drain(..whole);
         }
-        if !bytes.is_empty()
-            && let Some(found) = finder.feed(&String::from_utf8_lossy(&bytes))
-        {
-            return Ok(Some(found));
-        }
-        Ok(finder.finish())
+        Ok(None)
     }
+
     /// The prompt the model saw at a step, rebuilt from the stored deltas (empty when the
     /// format does not store prompts). Each step keeps a prefix of the previous stored prompt
     /// and appends its own messages.

@@ -264,4 +264,27 @@ ALTER TABLE edits ADD COLUMN undone_at INTEGER;   -- the step whose git checkout
 ALTER TABLE edits ADD COLUMN hunks TEXT;          -- final patch: JSON [{hunk, steps, explained}]
 ALTER TABLE edits ADD COLUMN partial INTEGER;     -- 1: lines never shown may have changed too
 "#,
+    // 5: step texts compressed in chunks (store::texts), and the search index built after the
+    //    write: a run's steps enter `steps_fts` in a later pass (store::search_index); until then
+    //    the run is listed in `search_pending`, written in the same transaction as the run, so a
+    //    search never silently misses a run. Rows written before keep their plain texts.
+    r#"
+CREATE TABLE text_chunks (
+    id     INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    body   BLOB NOT NULL                    -- zstd frame: records of consecutive steps
+);
+CREATE INDEX text_chunks_run ON text_chunks(run_id);
+-- NULL: the texts are in this row's own columns. Otherwise they are '' and the record starts at
+-- byte `chunk_at` of the decompressed chunk.
+ALTER TABLE step_texts ADD COLUMN chunk_id INTEGER;
+ALTER TABLE step_texts ADD COLUMN chunk_at INTEGER;
+
+CREATE TABLE search_pending (
+    run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE
+);
+-- The index is built in large batches: a larger in-memory buffer makes fewer, larger segments
+-- to merge.
+INSERT INTO steps_fts (steps_fts, rank) VALUES ('hashsize', 16777216);
+"#,
 ];

@@ -198,13 +198,27 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &Options, progress: &d
         let mut pending: BTreeMap<usize, VecDeque<Piece>> = BTreeMap::new();
         let mut expect = 0usize;
         let mut writer = writer::Writer::new(store, progress);
-        for (i, piece) in rx {
+        loop {
+            let (i, piece) = match rx.try_recv() {
+                Ok(next) => next,
+                Err(mpsc::TryRecvError::Disconnected) => break,
+                Err(mpsc::TryRecvError::Empty) => {
+                    // Nothing to write until a worker sends more: commit what is written.
+                    writer.commit();
+                    for (bytes, result) in writer.results() {
+                        report.bytes += bytes;
+                        report.results.push(result);
+                    }
+                    match rx.recv() {
+                        Ok(next) => next,
+                        Err(_) => break,
+                    }
+                }
+            };
             pending.entry(i).or_default().push_back(piece);
             while let Some(piece) = pending.get_mut(&expect).and_then(VecDeque::pop_front) {
                 let Some(unit) = units.get(expect) else { break };
-                if let Some((bytes, result)) = writer.handle(unit, piece) {
-                    report.bytes += bytes;
-                    report.results.push(result);
+                if writer.handle(unit, piece) {
                     pending.remove(&expect);
                     expect += 1;
                     let (lock, cv) = &shared.written;
@@ -212,6 +226,11 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &Options, progress: &d
                     cv.notify_all();
                 }
             }
+        }
+        writer.commit();
+        for (bytes, result) in writer.results() {
+            report.bytes += bytes;
+            report.results.push(result);
         }
         report.write_time = writer.busy;
     });

@@ -86,3 +86,40 @@ fn a_streamed_file_of_bad_lines_fails_and_leaves_nothing() {
     assert!(runs(&store).is_empty());
     assert_eq!(ok(store.count_runs()), 0);
 }
+
+#[test]
+fn units_written_in_batches_are_each_reported_in_order_once_committed() {
+    let corpus = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/corpus/mini-swe-agent-1"));
+    let dir = ok(tempfile::tempdir());
+    // Names sort in discovery order: good files around a broken one.
+    for (i, name) in ["django__django-16560", "astropy__astropy-13033", "django__django-11163"].iter().enumerate() {
+        let from = corpus.join(name).join(format!("{name}.traj.json"));
+        ok(std::fs::copy(from, dir.path().join(format!("{}-{name}.traj.json", 2 * i))));
+    }
+    ok(std::fs::write(dir.path().join("1-broken.traj.json"), "{\"messages\": [1, 2"));
+    let mut store = ok(Store::open_in_memory());
+    let report = ingest(&mut store, &[dir.path().to_path_buf()], &Options::default(), &Silent);
+    let kinds: Vec<(&str, String)> = report
+        .results
+        .iter()
+        .map(|r| match r {
+            UnitResult::Ingested { path, .. } => ("ingested", path.display().to_string()),
+            UnitResult::Failed(e) => ("failed", e.to_string()),
+            other => ("other", format!("{other:?}")),
+        })
+        .collect();
+    let order: Vec<&str> = kinds.iter().map(|k| k.0).collect();
+    assert_eq!(order, vec!["ingested", "failed", "ingested", "ingested"], "{kinds:?}");
+    assert!(kinds[0].1.ends_with("0-django__django-16560.traj.json"), "{kinds:?}");
+    assert!(kinds[3].1.ends_with("4-django__django-11163.traj.json"), "{kinds:?}");
+    assert_eq!(report.bytes, (0..4).map(|i| report_size(dir.path(), i)).sum::<u64>());
+    assert!(!store.in_batch(), "the last batch is committed");
+    assert_eq!(ok(store.count_runs()), 3);
+    assert_eq!(ok(store.integrity_check()), "ok");
+}
+
+fn report_size(dir: &std::path::Path, i: usize) -> u64 {
+    let mut names: Vec<PathBuf> = ok(std::fs::read_dir(dir)).filter_map(|e| e.ok().map(|e| e.path())).collect();
+    names.sort();
+    names.get(i).and_then(|p| std::fs::metadata(p).ok()).map_or(0, |m| m.len())
+}

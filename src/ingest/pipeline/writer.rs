@@ -1,5 +1,9 @@
-//! The writer: the one thread that talks to the database. Each unit is one transaction; a
-//! streamed unit's transaction stays open across its batches and commits at its end.
+//! The writer: the one thread that talks to the database. Units read whole are written in
+//! batches (`Store::begin_batch`): each unit a savepoint, rolled back alone when it fails, the
+//! batch committed when the writer would otherwise wait for the workers, or when it holds
+//! [`BATCH_UNITS`] units or [`BATCH_INPUT`] bytes. A unit's result is given out once its batch is
+//! committed (a failed commit fails every unit of the batch). A streamed unit is a transaction
+//! of its own, open across its batches, committed at its end.
 
 use super::worker::{Piece, Work};
 use super::{Progress, UnitResult};
@@ -9,6 +13,11 @@ use crate::ingest::source::{self, Unit};
 use crate::model::{Format, Parsed};
 use crate::store::{SourceRecord, SourceWrite, Store};
 use std::time::{Duration, Instant};
+
+/// Units gathered in one batch at most.
+const BATCH_UNITS: usize = 64;
+/// Input bytes gathered in one batch at most.
+const BATCH_INPUT: u64 = 64 << 20;
 
 /// A streamed unit being written.
 struct Open {
@@ -24,25 +33,46 @@ pub struct Writer<'a> {
     store: &'a mut Store,
     progress: &'a dyn Progress,
     open: Option<Open>,
+    /// Finished units whose batch is not committed yet, with their input bytes.
+    batched: Vec<(u64, UnitResult)>,
+    batched_bytes: u64,
+    /// Finished units whose results may be given out.
+    done: Vec<(u64, UnitResult)>,
     /// Time spent in database work.
     pub busy: Duration,
 }
 
 impl<'a> Writer<'a> {
     pub fn new(store: &'a mut Store, progress: &'a dyn Progress) -> Writer<'a> {
-        Writer { store, progress, open: None, busy: Duration::ZERO }
+        Writer {
+            store,
+            progress,
+            open: None,
+            batched: Vec::new(),
+            batched_bytes: 0,
+            done: Vec::new(),
+            busy: Duration::ZERO,
+        }
     }
 
-    /// Handle a piece of `unit`; the unit's result once it is finished.
-    pub fn handle(&mut self, unit: &Unit, piece: Piece) -> Option<(u64, UnitResult)> {
+    /// Handle a piece of `unit`; true once the unit is finished (its result comes from
+    /// [`Writer::results`] once it is committed).
+    pub fn handle(&mut self, unit: &Unit, piece: Piece) -> bool {
         let started = Instant::now();
-        let done = match piece {
+        let finished = match piece {
             Piece::Whole(work) => {
                 let (bytes, result) = self.whole(unit, work);
                 self.progress.advance(bytes, &unit.path);
-                Some((bytes, result))
+                self.batched_bytes += bytes;
+                self.batched.push((bytes, result));
+                if self.batched.len() >= BATCH_UNITS || self.batched_bytes >= BATCH_INPUT {
+                    self.commit();
+                }
+                true
             }
             Piece::Begin { format, size, hash } => {
+                // A streamed unit is a transaction of its own.
+                self.commit();
                 let key = source::key(&unit.path);
                 let record =
                     SourceRecord { path: &key, kind: unit.kind.name(), format: format.name(), size, hash: &hash };
@@ -51,17 +81,49 @@ impl<'a> Writer<'a> {
                     Err(source) => (None, Some(IngestError::Store { path: unit.path.clone(), source })),
                 };
                 self.open = Some(Open { format, write, error, warnings: Vec::new(), bytes: 0 });
-                None
+                false
             }
             Piece::Batch(batch, bytes) => {
                 self.batch(unit, batch, bytes);
                 self.progress.advance(bytes, &unit.path);
-                None
+                false
             }
-            Piece::End(error) => Some(self.end(unit, error)),
+            Piece::End(error) => {
+                let result = self.end(unit, error);
+                self.done.push(result);
+                true
+            }
         };
         self.busy += started.elapsed();
-        done
+        finished
+    }
+
+    /// Commit the open batch: done before the writer waits for the workers, so no lock is held
+    /// while nothing is written.
+    pub fn commit(&mut self) {
+        let started = Instant::now();
+        let committed = self.store.commit_batch();
+        self.busy += started.elapsed();
+        let units = std::mem::take(&mut self.batched);
+        self.batched_bytes = 0;
+        match committed {
+            Ok(()) => self.done.extend(units),
+            Err(e) => {
+                let message = e.to_string();
+                self.done.extend(units.into_iter().map(|(bytes, result)| match result {
+                    UnitResult::Ingested { path, .. } => {
+                        let source = crate::error::StoreError::BatchRolledBack(message.clone());
+                        (bytes, UnitResult::Failed(IngestError::Store { path, source }))
+                    }
+                    other => (bytes, other),
+                }));
+            }
+        }
+    }
+
+    /// The results of the units finished and committed since the last call, in order.
+    pub fn results(&mut self) -> Vec<(u64, UnitResult)> {
+        std::mem::take(&mut self.done)
     }
 
     fn batch(&mut self, unit: &Unit, batch: Parsed, bytes: u64) {
@@ -112,6 +174,9 @@ impl<'a> Writer<'a> {
             Work::Parsed { size, hash, outcome } => match outcome {
                 Outcome::Skipped(skip) => (size, UnitResult::Skipped { path, skip }),
                 Outcome::Parsed { format, parsed } => {
+                    if let Err(source) = self.store.begin_batch() {
+                        return (size, UnitResult::Failed(IngestError::Store { path, source }));
+                    }
                     let key = source::key(&unit.path);
                     let record =
                         SourceRecord { path: &key, kind: unit.kind.name(), format: format.name(), size, hash: &hash };

@@ -1,0 +1,208 @@
+//! The full-text index (`steps_fts`) as data derived from the steps, built after they are
+//! written. Writing a run lists it in `search_pending` in the same transaction; this pass reads
+//! the texts of the listed runs, adds them to the index and takes them off the list, a batch of
+//! runs per transaction. A process that dies midway leaves the runs of its unfinished batch
+//! listed, and the next pass indexes them: the index never misses a run silently. Searches bring
+//! the index up to date before they read it ([`Store::ensure_search_index`]).
+//!
+//! Building the index apart from the write lets ingest run at the speed of the write (the index
+//! is most of the writer's time on text-heavy formats) and builds the index in large batches,
+//! whose segments merge less often than one per file.
+
+use super::Store;
+use super::texts::{self, Texts};
+use crate::error::StoreError;
+use crate::sanitize::sanitize;
+use rusqlite::{Connection, params};
+
+/// Text indexed per transaction: a writer waiting for the lock waits at most about this long.
+const BATCH_BYTES: usize = 32 << 20;
+
+/// What a pass of [`Store::build_search_index`] did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct IndexStats {
+    pub runs: i64,
+    pub steps: i64,
+    /// Bytes of text indexed.
+    pub bytes: u64,
+}
+
+impl Store {
+    /// How many runs wait for the search index.
+    pub fn search_pending(&self) -> Result<i64, StoreError> {
+        Ok(self.conn.query_row("SELECT COUNT(*) FROM search_pending", [], |r| r.get(0))?)
+    }
+
+    /// Add every run waiting for the search index to it; `progress(done, total)` counts runs.
+    /// Each batch is its own transaction, committed before the next begins.
+    pub fn build_search_index(&self, progress: &mut dyn FnMut(i64, i64)) -> Result<IndexStats, StoreError> {
+        self.build_search_index_in(BATCH_BYTES, progress)
+    }
+
+    /// [`Store::build_search_index`] with transactions of about `batch_bytes` of text.
+    pub(super) fn build_search_index_in(
+        &self,
+        batch_bytes: usize,
+        progress: &mut dyn FnMut(i64, i64),
+    ) -> Result<IndexStats, StoreError> {
+        let total = self.search_pending()?;
+        let mut stats = IndexStats::default();
+        if total == 0 {
+            return Ok(stats);
+        }
+        if !self.conn.is_autocommit() {
+            return Err(StoreError::Encode("the search index is built outside other writes".into()));
+        }
+        loop {
+            self.conn.execute_batch("BEGIN IMMEDIATE")?;
+            let batch = index_batch(&self.conn, batch_bytes, &mut stats).and_then(|more| {
+                self.conn.execute_batch("COMMIT")?;
+                Ok(more)
+            });
+            match batch {
+                Ok(more) => {
+                    progress(stats.runs.min(total), total);
+                    if !more {
+                        return Ok(stats);
+                    }
+                }
+                Err(e) => {
+                    let _ = self.conn.execute_batch("ROLLBACK");
+                    return Err(e);
+                }
+            }
+        }
+    }
+
+    /// An up-to-date search index before a search reads it: runs waiting for it are indexed
+    /// here (through [`Store::writer`] when this store was opened read-only). When this database
+    /// cannot be written, the waiting runs are indexed into a temporary index of this connection
+    /// instead (`temp.pending_fts`, the same tokenizer; rebuilt when the list of waiting runs
+    /// changes), which searches read beside `steps_fts` ([`Store::matched_steps`]): a search
+    /// never answers from an incomplete index.
+    pub fn ensure_search_index(&self) -> Result<(), StoreError> {
+        let runs = self.search_pending()?;
+        if runs == 0 {
+            self.pending_index.set(false);
+            return Ok(());
+        }
+        match self.writer() {
+            Ok(writer) => {
+                writer.build_search_index(&mut |_, _| {})?;
+                self.pending_index.set(false);
+                Ok(())
+            }
+            Err(_) => {
+                self.index_pending_here()?;
+                self.pending_index.set(true);
+                Ok(())
+            }
+        }
+    }
+
+    /// The steps whose texts match the FTS5 query bound as `?1`, as a table `m(step_id)` for a
+    /// search's FROM clause: the search index, and the temporary index of runs waiting for it
+    /// when [`Store::ensure_search_index`] built one.
+    pub(super) fn matched_steps(&self) -> &'static str {
+        if self.pending_index.get() {
+            "(SELECT rowid AS step_id FROM main.steps_fts WHERE steps_fts MATCH ?1
+              UNION SELECT rowid FROM temp.pending_fts WHERE pending_fts MATCH ?1) m"
+        } else {
+            "(SELECT rowid AS step_id FROM main.steps_fts WHERE steps_fts MATCH ?1) m"
+        }
+    }
+
+    /// Index the runs waiting for the search index into this connection's temporary index,
+    /// unless it was built since the database last changed (`PRAGMA data_version`: another
+    /// connection's commit, such as a re-ingest, changes it). Only the temporary database is
+    /// written: this works on a store opened read-only.
+    fn index_pending_here(&self) -> Result<(), StoreError> {
+        let conn = &self.conn;
+        let version: i64 = conn.query_row("PRAGMA data_version", [], |r| r.get(0))?;
+        if self.pending_index.get() && self.pending_version.get() == Some(version) {
+            return Ok(());
+        }
+        conn.execute_batch(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.pending_fts USING fts5(
+                 thought, action, observation, content = '', tokenize = 'unicode61');",
+        )?;
+        conn.execute_batch("BEGIN")?;
+        let built = (|| -> Result<(), StoreError> {
+            conn.execute_batch("INSERT INTO temp.pending_fts (pending_fts) VALUES ('delete-all')")?;
+            let ids: Vec<i64> = conn
+                .prepare("SELECT run_id FROM main.search_pending ORDER BY run_id")?
+                .query_map([], |r| r.get(0))?
+                .collect::<Result<_, _>>()?;
+            let mut stats = IndexStats::default();
+            for run_id in ids {
+                index_run(conn, run_id, "temp.pending_fts", &mut stats)?;
+            }
+            conn.execute_batch("COMMIT")?;
+            Ok(())
+        })();
+        if built.is_err() {
+            let _ = conn.execute_batch("ROLLBACK");
+        }
+        built?;
+        self.pending_version.set(Some(version));
+        Ok(())
+    }
+}
+
+/// Index pending runs, in the order of their steps' ids (the index appends fastest in rowid
+/// order), until about `batch_bytes` of text; whether runs remain.
+fn index_batch(conn: &Connection, batch_bytes: usize, stats: &mut IndexStats) -> Result<bool, StoreError> {
+    let mut runs = conn.prepare_cached(
+        "SELECT p.run_id FROM search_pending p
+         ORDER BY (SELECT min(s.id) FROM steps s WHERE s.run_id = p.run_id), p.run_id LIMIT 256",
+    )?;
+    let ids: Vec<i64> = runs.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
+    let mut bytes = 0usize;
+    for (n, run_id) in ids.iter().enumerate() {
+        bytes += index_run(conn, *run_id, "main.steps_fts", stats)?;
+        conn.prepare_cached("DELETE FROM search_pending WHERE run_id = ?1")?.execute([run_id])?;
+        stats.runs += 1;
+        if bytes >= batch_bytes {
+            return Ok(n + 1 < ids.len() || more_pending(conn)?);
+        }
+    }
+    more_pending(conn)
+}
+
+fn more_pending(conn: &Connection) -> Result<bool, StoreError> {
+    Ok(conn.query_row("SELECT EXISTS (SELECT 1 FROM search_pending)", [], |r| r.get(0))?)
+}
+
+/// Add one run's steps to `index` (`main.steps_fts`, or a temporary index of the same columns);
+/// the bytes of text read.
+fn index_run(conn: &Connection, run_id: i64, index: &str, stats: &mut IndexStats) -> Result<usize, StoreError> {
+    let mut steps = conn.prepare_cached(
+        "SELECT s.id, t.thought, t.action, t.observation, t.chunk_id, t.chunk_at
+         FROM main.steps s JOIN main.step_texts t ON t.step_id = s.id WHERE s.run_id = ?1 ORDER BY s.id",
+    )?;
+    let mut insert = conn.prepare_cached(&format!(
+        "INSERT INTO {index} (rowid, thought, action, observation) VALUES (?1, ?2, ?3, ?4)"
+    ))?;
+    let mut rows = steps.query([run_id])?;
+    let mut chunks = texts::ChunkCache::default();
+    let mut bytes = 0;
+    while let Some(r) = rows.next()? {
+        let step_id: i64 = r.get(0)?;
+        let t = match r.get::<_, Option<i64>>(4)? {
+            None => Texts { thought: r.get(1)?, action: r.get(2)?, observation: r.get(3)?, ..Texts::default() },
+            Some(id) => chunks.texts(conn, id, r.get(5)?)?,
+        };
+        bytes += t.thought.len() + t.action.len() + t.observation.len();
+        // What the reviewer sees: escape sequences removed, so a word after a colour code is found.
+        insert.execute(params![
+            step_id,
+            sanitize(&t.thought).as_ref(),
+            sanitize(&t.action).as_ref(),
+            sanitize(&t.observation).as_ref()
+        ])?;
+        insert.clear_bindings();
+        stats.steps += 1;
+    }
+    stats.bytes += bytes as u64;
+    Ok(bytes)
+}

@@ -1,0 +1,339 @@
+//! Step texts compressed in chunks: the texts of consecutive steps of one run, back to back, as
+//! one zstd frame (`text_chunks.body`); a step's row in `step_texts` names its chunk and where
+//! its record starts. A step's texts alone compress poorly (a few kilobytes, no history); a chunk
+//! of about [`CHUNK`] bytes compresses about 1.4 times better, and reading one step decompresses
+//! at most its chunk up to the end of its record.
+//!
+//! A record: five little-endian `u32` lengths (thought, action, observation, response, args;
+//! [`ABSENT`] for a missing response or args), then the five texts in that order. Search reads
+//! thought, action and observation in that order, so it streams through a record once.
+//!
+//! Rows written before chunks existed keep their texts in `step_texts`' own columns
+//! (`chunk_id` NULL); both kinds are read.
+
+use crate::error::StoreError;
+use crate::model::Step;
+use std::io::Read;
+
+/// Raw bytes of texts gathered before a chunk is compressed.
+pub const CHUNK: usize = 128 << 10;
+/// zstd level: 1 compresses these texts about as small as 3, at a lower cost on the writer.
+const LEVEL: i32 = 1;
+/// The length of a text that is not there (a step without response or args).
+const ABSENT: u32 = u32::MAX;
+const HEADER: usize = 5 * 4;
+/// The largest decompression window accepted (zstd's default limit, 128 MiB): a chunk of one
+/// 500 MB observation streams through a window no larger than this.
+const WINDOW_LOG_MAX: u32 = 27;
+
+/// The texts of one step, as stored.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Texts {
+    pub thought: String,
+    pub action: String,
+    pub observation: String,
+    pub response: Option<String>,
+    pub args: Option<String>,
+}
+
+/// A chunk ready to be written: its compressed body and, for each of its steps (by index in the
+/// run), where the step's record starts in the decompressed body.
+pub struct Chunk {
+    pub body: Vec<u8>,
+    pub records: Vec<(usize, u32)>,
+}
+
+/// Whether a step's texts fit a record (each shorter than 4 GiB); a step that does not is
+/// stored plainly.
+pub fn fits(s: &Step) -> bool {
+    let short = |t: &str| (t.len() as u64) < u64::from(ABSENT);
+    short(&s.thought)
+        && short(&s.action)
+        && short(&s.observation)
+        && s.response.as_deref().is_none_or(short)
+        && s.args.as_deref().is_none_or(short)
+}
+
+/// Gathers step records and compresses them a chunk at a time.
+pub struct Packer {
+    compressor: zstd::bulk::Compressor<'static>,
+    raw: Vec<u8>,
+    records: Vec<(usize, u32)>,
+}
+
+impl Packer {
+    pub fn new() -> Result<Packer, StoreError> {
+        let compressor = zstd::bulk::Compressor::new(LEVEL).map_err(encode)?;
+        Ok(Packer { compressor, raw: Vec::new(), records: Vec::new() })
+    }
+
+    /// Add step `index`'s texts ([`fits`] must hold); the chunk when it is full. A step larger
+    /// than a chunk gets a chunk of its own, so reading a small step never decompresses a huge
+    /// neighbour: a chunk is at most `2 × CHUNK`, or one step.
+    pub fn push(&mut self, index: usize, s: &Step) -> Result<Vec<Chunk>, StoreError> {
+        let size = s.thought.len()
+            + s.action.len()
+            + s.observation.len()
+            + s.response.as_ref().map_or(0, String::len)
+            + s.args.as_ref().map_or(0, String::len);
+        let mut done = Vec::new();
+        let texts = [Some(&s.thought), Some(&s.action), Some(&s.observation), s.response.as_ref(), s.args.as_ref()];
+        if size >= CHUNK {
+            done.extend(self.finish()?);
+            // Compressed straight from the step's strings: a 500 MB observation is not copied
+            // whole once more before it is compressed.
+            let mut encoder = zstd::stream::write::Encoder::new(Vec::new(), LEVEL).map_err(encode)?;
+            write_record(&mut encoder, texts)?;
+            let body = encoder.finish().map_err(encode)?;
+            done.push(Chunk { body, records: vec![(index, 0)] });
+            return Ok(done);
+        }
+        let at = u32::try_from(self.raw.len()).map_err(encode)?;
+        self.records.push((index, at));
+        write_record(&mut self.raw, texts)?;
+        if self.raw.len() >= CHUNK {
+            done.extend(self.finish()?);
+        }
+        Ok(done)
+    }
+
+    /// Drop what was gathered (a write that failed midway).
+    pub fn clear(&mut self) {
+        self.raw.clear();
+        self.records.clear();
+    }
+
+    /// The chunk of what was pushed since the last one, if anything was.
+    pub fn finish(&mut self) -> Result<Option<Chunk>, StoreError> {
+        if self.records.is_empty() {
+            return Ok(None);
+        }
+        let body = self.compressor.compress(&self.raw).map_err(encode)?;
+        self.raw.clear();
+        Ok(Some(Chunk { body, records: std::mem::take(&mut self.records) }))
+    }
+}
+
+/// One record: the five lengths, then the texts.
+fn write_record(out: &mut impl std::io::Write, texts: [Option<&String>; 5]) -> Result<(), StoreError> {
+    for t in texts {
+        let len = t.map_or(ABSENT, |t| t.len() as u32);
+        out.write_all(&len.to_le_bytes()).map_err(encode)?;
+    }
+    for t in texts.into_iter().flatten() {
+        out.write_all(t.as_bytes()).map_err(encode)?;
+    }
+    Ok(())
+}
+
+fn encode(e: impl std::fmt::Display) -> StoreError {
+    StoreError::Encode(format!("compressing step texts: {e}"))
+}
+
+fn corrupt(e: impl std::fmt::Display) -> StoreError {
+    StoreError::Corrupt(format!("a compressed step text cannot be read: {e}"))
+}
+
+/// The last chunk read, decompressed: consecutive steps share a chunk, read once.
+#[derive(Default)]
+pub struct ChunkCache {
+    held: Option<(i64, Vec<u8>)>,
+}
+
+impl ChunkCache {
+    /// The texts of the record at byte `at` of chunk `chunk_id`.
+    pub fn texts(&mut self, conn: &rusqlite::Connection, chunk_id: i64, at: i64) -> Result<Texts, StoreError> {
+        if self.held.as_ref().is_none_or(|(id, _)| *id != chunk_id) {
+            self.held = None;
+            let body: Vec<u8> =
+                conn.query_row("SELECT body FROM text_chunks WHERE id = ?1", [chunk_id], |r| r.get(0))?;
+            self.held = Some((chunk_id, unpack(&body)?));
+        }
+        let raw = self.held.as_ref().map_or(&[][..], |(_, raw)| raw.as_slice());
+        record(raw, u64::try_from(at).map_err(corrupt)?)
+    }
+}
+
+/// A chunk's body decompressed (at most `2 × CHUNK` bytes, or one step's texts).
+pub fn unpack(body: &[u8]) -> Result<Vec<u8>, StoreError> {
+    let mut decoder = zstd::stream::read::Decoder::new(body).map_err(corrupt)?;
+    decoder.window_log_max(WINDOW_LOG_MAX).map_err(corrupt)?;
+    let mut raw = Vec::new();
+    decoder.read_to_end(&mut raw).map_err(corrupt)?;
+    Ok(raw)
+}
+
+/// The texts of the record at byte `at` of a decompressed chunk.
+pub fn record(raw: &[u8], at: u64) -> Result<Texts, StoreError> {
+    let start = usize::try_from(at).map_err(corrupt)?;
+    let rest = raw.get(start..).ok_or_else(|| corrupt("the chunk ends before the record"))?;
+    Record::from_decoded(rest)?.read_all()
+}
+
+/// A record being read from a chunk's compressed body, streamed: nothing before the record is
+/// kept, and each text is read whole ([`Record::read_text`]) or in pieces ([`Record::reader`]).
+pub struct Record<R: Read> {
+    decoder: R,
+    lengths: [u32; 5],
+    /// The next text to read (0 to 4).
+    next: usize,
+}
+
+/// The record at byte `at` of the decompressed chunk read from the compressed `body`.
+pub fn open_record<B: Read>(
+    body: B,
+    at: u64,
+) -> Result<Record<zstd::stream::read::Decoder<'static, std::io::BufReader<B>>>, StoreError> {
+    let mut decoder = zstd::stream::read::Decoder::new(body).map_err(corrupt)?;
+    decoder.window_log_max(WINDOW_LOG_MAX).map_err(corrupt)?;
+    let skipped = std::io::copy(&mut (&mut decoder).take(at), &mut std::io::sink()).map_err(corrupt)?;
+    if skipped != at {
+        return Err(corrupt("the chunk ends before the record"));
+    }
+    Record::from_decoded(decoder)
+}
+
+impl<R: Read> Record<R> {
+    /// The record at the start of `decoder`'s bytes (decompressed).
+    fn from_decoded(mut decoder: R) -> Result<Record<R>, StoreError> {
+        let mut header = [0u8; HEADER];
+        decoder.read_exact(&mut header).map_err(corrupt)?;
+        let mut lengths = [0u32; 5];
+        for (i, len) in lengths.iter_mut().enumerate() {
+            let mut b = [0u8; 4];
+            b.copy_from_slice(&header[4 * i..4 * i + 4]);
+            *len = u32::from_le_bytes(b);
+        }
+        if lengths[..3].contains(&ABSENT) {
+            return Err(corrupt("a required text is marked absent"));
+        }
+        Ok(Record { decoder, lengths, next: 0 })
+    }
+
+    /// The length of text `i` (0 thought, 1 action, 2 observation, 3 response, 4 args).
+    pub fn len(&self, i: usize) -> Option<u64> {
+        self.lengths.get(i).filter(|&&l| l != ABSENT).map(|&l| u64::from(l))
+    }
+
+    /// Skip to text `i` (not before the next one) and read its bytes as a stream.
+    pub fn reader(&mut self, i: usize) -> Result<impl Read + '_, StoreError> {
+        while self.next < i {
+            let len = self.len(self.next).unwrap_or(0);
+            let skipped = std::io::copy(&mut (&mut self.decoder).take(len), &mut std::io::sink()).map_err(corrupt)?;
+            if skipped != len {
+                return Err(corrupt("the chunk ends inside a record"));
+            }
+            self.next += 1;
+        }
+        let len = self.len(i).unwrap_or(0);
+        self.next = i + 1;
+        Ok((&mut self.decoder).take(len))
+    }
+
+    /// Text `i` whole; `None` for a missing response or args.
+    pub fn read_text(&mut self, i: usize) -> Result<Option<String>, StoreError> {
+        let Some(len) = self.len(i) else {
+            self.reader(i)?;
+            return Ok(None);
+        };
+        let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+        self.reader(i)?.read_to_end(&mut bytes).map_err(corrupt)?;
+        if bytes.len() as u64 != len {
+            return Err(corrupt("the chunk ends inside a text"));
+        }
+        String::from_utf8(bytes).map(Some).map_err(corrupt)
+    }
+
+    /// All five texts.
+    pub fn read_all(mut self) -> Result<Texts, StoreError> {
+        Ok(Texts {
+            thought: self.read_text(0)?.unwrap_or_default(),
+            action: self.read_text(1)?.unwrap_or_default(),
+            observation: self.read_text(2)?.unwrap_or_default(),
+            response: self.read_text(3)?,
+            args: self.read_text(4)?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(i: usize, observation: &str) -> Step {
+        Step {
+            thought: format!("thought {i}"),
+            action: format!("action {i}"),
+            observation: observation.to_string(),
+            response: i.is_multiple_of(2).then(|| format!("response {i} ✓")),
+            args: i.is_multiple_of(3).then(|| "{\"command\":\"ls\"}".to_string()),
+            ..Step::default()
+        }
+    }
+
+    fn pack(steps: &[Step]) -> Vec<Chunk> {
+        let mut p = Packer::new().unwrap_or_else(|e| panic!("{e}"));
+        let mut chunks = Vec::new();
+        for (i, s) in steps.iter().enumerate() {
+            chunks.extend(p.push(i, s).unwrap_or_else(|e| panic!("{e}")));
+        }
+        chunks.extend(p.finish().unwrap_or_else(|e| panic!("{e}")));
+        chunks
+    }
+
+    #[test]
+    fn every_step_reads_back_from_its_chunk_as_written() {
+        // Observations of 50 KB: several steps per chunk, records starting mid-chunk.
+        let steps: Vec<Step> = (0..12).map(|i| step(i, &format!("line {i}\n").repeat(6_000))).collect();
+        let chunks = pack(&steps);
+        assert!(chunks.len() > 1 && chunks.len() < steps.len(), "{} chunks", chunks.len());
+        let mut seen = 0;
+        for c in &chunks {
+            for &(i, at) in &c.records {
+                let texts = open_record(c.body.as_slice(), u64::from(at)).and_then(Record::read_all);
+                let whole = unpack(&c.body).and_then(|raw| record(&raw, u64::from(at)));
+                let s = &steps[i];
+                let want = Texts {
+                    thought: s.thought.clone(),
+                    action: s.action.clone(),
+                    observation: s.observation.clone(),
+                    response: s.response.clone(),
+                    args: s.args.clone(),
+                };
+                assert_eq!(texts.unwrap_or_else(|e| panic!("{e}")), want, "step {i}");
+                assert_eq!(whole.unwrap_or_else(|e| panic!("{e}")), want, "step {i}");
+                seen += 1;
+            }
+        }
+        assert_eq!(seen, steps.len());
+    }
+
+    #[test]
+    fn a_step_larger_than_a_chunk_has_a_chunk_of_its_own() {
+        let big = "x".repeat(3 * CHUNK);
+        let steps = [step(0, "small"), step(1, &big), step(2, "small")];
+        let chunks = pack(&steps);
+        let held: Vec<Vec<usize>> = chunks.iter().map(|c| c.records.iter().map(|r| r.0).collect()).collect();
+        assert_eq!(held, vec![vec![0], vec![1], vec![2]]);
+    }
+
+    #[test]
+    fn a_text_is_read_in_pieces_after_the_ones_before_it() {
+        let chunks = pack(&[step(0, "the observation")]);
+        let mut r = open_record(chunks[0].body.as_slice(), 0).unwrap_or_else(|e| panic!("{e}"));
+        let mut obs = String::new();
+        r.reader(2).and_then(|mut t| t.read_to_string(&mut obs).map_err(corrupt)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(obs, "the observation");
+        assert_eq!(r.read_text(3).unwrap_or_else(|e| panic!("{e}")), Some("response 0 ✓".into()));
+    }
+
+    #[test]
+    fn a_damaged_chunk_is_an_error_not_a_panic() {
+        let chunks = pack(&[step(0, "x")]);
+        let mut body = chunks[0].body.clone();
+        body.truncate(body.len() / 2);
+        assert!(open_record(body.as_slice(), 0).and_then(Record::read_all).is_err());
+        assert!(open_record(&b"not zstd"[..], 0).is_err());
+        assert!(open_record(chunks[0].body.as_slice(), 1 << 20).is_err(), "a record past the end");
+    }
+}
