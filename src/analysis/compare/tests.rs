@@ -206,7 +206,7 @@ fn a_block_over_the_cell_budget_is_paired_within_a_band() {
 /// steps of their own.
 fn almost_disjoint(n: usize) -> [Vec<Signature>; 2] {
     let head = |i: usize, side: &str| {
-        if i % 97 == 0 { format!("edit f{i}.py") } else { format!("python {side}{}.py", (i * 7919) % 1013) }
+        if i.is_multiple_of(97) { format!("edit f{i}.py") } else { format!("python {side}{}.py", (i * 7919) % 1013) }
     };
     [(0..n).map(|i| step(&head(i, "a"))).collect(), (0..n).map(|i| step(&head(i, "b"))).collect()]
 }
