@@ -11,7 +11,7 @@ use super::script::python_writes;
 use super::sed::Script;
 use super::shown::{self, resolve};
 use crate::analysis::edits::unified_diff;
-use crate::model::{CheckedBy, EditStatus};
+use crate::model::{Certainty, CheckedBy, EditStatus};
 
 /// Commands that run Python.
 fn is_python(name: &str) -> bool {
@@ -218,8 +218,9 @@ impl Replay {
             after = before.clone();
         }
         self.shell_edit(step.index, &path, f, &c.raw, step.status, before, Some(after), text_diff);
-        // The text written, as a tool's `create` carries it.
-        if let Some(r) = self.recs.last_mut() {
+        // The text written, as a tool's `create` carries it; none for a write that changed
+        // nothing (a text alone would be drawn as every line added).
+        if let Some(r) = self.recs.last_mut().filter(|r| r.certainty != Some(Certainty::Unchanged)) {
             r.edit.new_text = Some(text);
         }
     }
@@ -327,6 +328,9 @@ impl Replay {
             let partial = after.as_ref().is_some_and(|r| r.assumed && !before.is_whole());
             let after = after.map(|r| r.after);
             self.shell_edit_partial(step.index, &path, fi, &c.raw, step.status, before, after, None, partial);
+            if let Some(subst) = script.as_ref().filter(|_| !f.dynamic).and_then(Script::line_subst) {
+                self.await_view(subst);
+            }
         }
         None
     }

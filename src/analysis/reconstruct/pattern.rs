@@ -99,6 +99,11 @@ impl Pattern {
         Regex::with_options(&source, options, &syntax(dialect)).ok().map(|re| Pattern { re, literal })
     }
 
+    /// The text it matches, when it is plain text (no operator, case kept).
+    pub fn literal(&self) -> Option<&str> {
+        self.literal.as_deref()
+    }
+
     pub fn is_match(&self, text: &str) -> bool {
         if self.literal.as_deref().is_some_and(|l| !text.contains(l)) {
             return false;
@@ -165,6 +170,18 @@ impl Replacement {
             Some(Piece::Text(t)) => t.push(c),
             _ => self.0.push(Piece::Text(c.to_string())),
         }
+    }
+
+    /// The text it puts in, when it is plain text (no group, no case conversion).
+    pub fn literal(&self) -> Option<String> {
+        let mut out = String::new();
+        for p in &self.0 {
+            match p {
+                Piece::Text(t) => out.push_str(t),
+                _ => return None,
+            }
+        }
+        Some(out)
     }
 
     /// As `sed` reads it (the delimiter already unescaped).

@@ -3,7 +3,8 @@
 //! a file unknown until a view (or the submitted patch) says what they did.
 
 use super::draw::draw;
-use super::known::{EditId, Known, Seen};
+use super::invert::{Inverted, LineSubst};
+use super::known::{EditId, Known, Line, Seen, Seg};
 use super::patch;
 use super::shown::{self, Shown};
 use crate::analysis::edits::{diff_at_line, unified_diff};
@@ -35,6 +36,8 @@ pub(super) struct Rec {
     pub certainty: Option<Certainty>,
     pub confirmed: Option<CheckedBy>,
     pub contradicted: Option<(CheckedBy, String)>,
+    /// A substitution on a line never shown, waiting for a view of the line to say what it did.
+    pub inverse: Option<Rc<LineSubst>>,
 }
 
 pub(super) struct FileState {
@@ -46,6 +49,8 @@ pub(super) struct FileState {
     /// for a view to say what they did.
     pub snapshot: Option<Known>,
     pub pending: Vec<EditId>,
+    /// Edits that wrote lines never shown, which a view of those lines can invert.
+    pub waiting: Vec<EditId>,
 }
 
 pub(super) struct Replay {
@@ -91,6 +96,7 @@ impl Replay {
                 base: None,
                 snapshot: None,
                 pending: Vec::new(),
+                waiting: Vec::new(),
             });
             self.files.len() - 1
         });
@@ -204,7 +210,20 @@ impl Replay {
             certainty: Some(certainty),
             confirmed: None,
             contradicted: None,
+            inverse: None,
         });
+    }
+
+    /// The last edit, when it wrote a line never shown (its certainty unknown), waits for a
+    /// view of that line to invert `subst`.
+    pub fn await_view(&mut self, subst: LineSubst) {
+        let Some(id) = self.recs.len().checked_sub(1) else { return };
+        let rec = &mut self.recs[id];
+        if rec.certainty != Some(Certainty::Unknown) || rec.tool {
+            return;
+        }
+        rec.inverse = Some(Rc::new(subst));
+        self.files[rec.file].waiting.push(id);
     }
 
     /// A tool edit from the adapter, applied to the file's known lines.
@@ -221,7 +240,15 @@ impl Replay {
                 fill_window(&mut edit, &mut probe, a, b);
             }
         }
-        self.recs.push(Rec { edit, file: f, tool: true, certainty: None, confirmed: None, contradicted: None });
+        self.recs.push(Rec {
+            edit,
+            file: f,
+            tool: true,
+            certainty: None,
+            confirmed: None,
+            contradicted: None,
+            inverse: None,
+        });
     }
 
     fn apply_tool(&mut self, edit: &mut Edit, f: usize, id: EditId) {
@@ -286,6 +313,7 @@ impl Replay {
             Shown::Lines { path, lines, end } => {
                 let f = self.file(&path);
                 self.attribute_from_view(f, &lines, by);
+                self.invert_from_view(f, &lines, by);
                 // Consecutive lines form blocks.
                 let mut start = 0;
                 while start < lines.len() {
@@ -390,6 +418,48 @@ impl Replay {
         }
     }
 
+    /// A view of lines written by substitutions the run never showed the lines of: each one
+    /// whose line the view shows, and whose effect that line determines, is attributed.
+    fn invert_from_view(&mut self, f: usize, lines: &[(usize, Rc<str>)], by: CheckedBy) {
+        if self.files[f].waiting.is_empty() {
+            return;
+        }
+        // The last edit of a file made unknown (it could not be simulated): nothing changed
+        // the file after it, so a view numbers its line as it did.
+        let last = self.files[f].pending.last().copied().filter(|id| self.files[f].waiting.contains(id));
+        for (n, text) in lines {
+            let file = &mut self.files[f];
+            let Some(i) = file.known.materialize(*n, false) else { continue };
+            let id = match &file.known.segs[i] {
+                Seg::Line(Line { text: None, origin: Some(id), .. }) if file.waiting.contains(id) => *id,
+                Seg::Gap { .. } | Seg::Line(Line { text: None, origin: None, .. })
+                    if last.is_some_and(|id| self.recs[id].inverse.as_ref().is_some_and(|s| s.line == *n)) =>
+                {
+                    let Some(id) = last else { continue };
+                    self.files[f].pending.pop();
+                    if self.files[f].pending.is_empty() {
+                        self.files[f].snapshot = None;
+                    }
+                    id
+                }
+                _ => continue,
+            };
+            self.files[f].waiting.retain(|w| *w != id);
+            let rec = &mut self.recs[id];
+            let Some(subst) = rec.inverse.take() else { continue };
+            match subst.invert(text) {
+                Some(Inverted::Was(old)) => {
+                    let diff = unified_diff(&rec.edit.path, &format!("{old}\n"), &format!("{text}\n"));
+                    rec.edit.diff = diff.map(|d| diff_at_line(&d, subst.line));
+                    rec.certainty = Some(Certainty::Attributed);
+                    rec.confirmed = Some(by);
+                }
+                Some(Inverted::Unchanged) => rec.certainty = Some(Certainty::Unchanged),
+                None => {}
+            }
+        }
+    }
+
     /// `git checkout`/`restore`/`stash`: file `f` back to what it was before its first edit;
     /// its edits so far are undone at `step`. Returns the edits undone.
     pub fn reset(&mut self, f: usize, step: usize) -> Vec<EditId> {
@@ -397,6 +467,7 @@ impl Replay {
         let file = &mut self.files[f];
         file.known = base;
         file.pending.clear();
+        file.waiting.clear();
         file.snapshot = None;
         let mut undone = Vec::new();
         for (id, r) in self.recs.iter_mut().enumerate() {

@@ -287,3 +287,69 @@ fn tool_edits_keep_the_known_lines_in_step_with_shell_edits() {
     assert_eq!(changes(edit_at(&run, 2)), ["-five", "+5"]);
     assert!(run.steps[2].flags.edit);
 }
+
+#[test]
+fn substitutions_on_lines_never_shown_are_attributed_from_the_next_view_or_the_patch() {
+    // Line 40 was never shown: the edit is unknown until a view of it says what it did.
+    let r = replay(
+        &[
+            ("sed -n '1,3p' f.py", "one\ntwo\nthree\n"),
+            ("sed -i '40s/handler/handler_v2/' f.py", ""),
+            ("sed -i '41s/handler/handler_v2/' f.py", ""),
+            ("sed -i '42s/foo/bar/' f.py", ""),
+            ("sed -n '40,42p' f.py", "x = handler_v2(y)\nx = other(y)\nx = bar\n"),
+        ],
+        None,
+    );
+    let e = edit_at(&r, 1);
+    assert_eq!(e.trace.certainty, Some(Certainty::Attributed));
+    assert_eq!(e.trace.checked_by, Some(CheckedBy::Step(4)));
+    assert_eq!(changes(e), ["-x = handler(y)", "+x = handler_v2(y)"]);
+    assert_eq!(hunk_headers(e), ["@@ -40 +40 @@"]);
+    // The line shown holds neither the pattern nor the replacement: it matched nothing.
+    assert_eq!(certainty(&r, 2), Some(Certainty::Unchanged));
+    // `bar` may have been there before: not determined.
+    assert_eq!(certainty(&r, 3), Some(Certainty::Unknown));
+    assert_eq!(edit_at(&r, 3).diff, None);
+    // No view: the submitted patch's new side shows the line.
+    let patch = "diff --git a/f.py b/f.py\n--- a/f.py\n+++ b/f.py\n@@ -60,0 +61 @@\n+new = handler_v2()\n";
+    let r = replay(
+        &[("sed -n '1,3p' f.py", "one\ntwo\nthree\n"), ("sed -i '61s/handler/handler_v2/' f.py", "")],
+        Some(patch),
+    );
+    let e = edit_at(&r, 1);
+    assert_eq!(e.trace.certainty, Some(Certainty::Attributed));
+    assert_eq!(e.trace.checked_by, Some(CheckedBy::Submission));
+    assert_eq!(changes(e), ["-new = handler()", "+new = handler_v2()"]);
+}
+
+#[test]
+fn a_write_of_the_text_the_file_held_is_no_change_and_keeps_no_text() {
+    let r = replay(&[("cat f.txt", "a\nb\n"), ("printf 'a\\nb\\n' > f.txt", ""), ("echo c > f.txt", "")], None);
+    let same = edit_at(&r, 1);
+    assert_eq!(same.trace.certainty, Some(Certainty::Unchanged));
+    // No text either: drawn from it alone, it would be every line added.
+    assert_eq!((&same.diff, &same.new_text), (&None, &None));
+    let changed = edit_at(&r, 2);
+    assert_eq!(changed.new_text.as_deref(), Some("c\n"));
+    assert_eq!(changes(changed), ["-a", "-b", "+c"]);
+}
+
+#[test]
+fn a_substitution_past_lines_of_unknown_count_is_attributed_from_the_next_view() {
+    // After an append to a file whose end was never shown, line 7 cannot be placed: the edit
+    // is not simulated, and the next view of line 7 says what it did.
+    let r = replay(
+        &[
+            ("sed -n '1,3p' f.py", "one\ntwo\nthree\n"),
+            ("echo '# end' >> f.py", ""),
+            ("sed -i '7s/seven/seven_v2/' f.py", ""),
+            ("sed -n '6,8p' f.py", "six\nseven_v2\neight\n"),
+        ],
+        None,
+    );
+    let e = edit_at(&r, 2);
+    assert_eq!(e.trace.certainty, Some(Certainty::Attributed));
+    assert_eq!(changes(e), ["-seven", "+seven_v2"]);
+    assert_eq!(hunk_headers(e), ["@@ -7 +7 @@"]);
+}

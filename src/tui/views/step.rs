@@ -213,7 +213,9 @@ fn edit(out: &mut Vec<Line<'static>>, e: &EditText, mode: DiffMode, width: u16, 
         }
         None => {
             let why = match e.line.certainty {
-                Some(crate::model::Certainty::Unchanged) => "  (its pattern or address matched no line the run showed)",
+                Some(crate::model::Certainty::Unchanged) => {
+                    "  (changed nothing: no line the run showed matched, or it wrote what the file held)"
+                }
                 Some(_) => "  (too little of the file was shown to draw it)",
                 None => "  (the trajectory does not carry this edit's text)",
             };
