@@ -40,16 +40,19 @@ fn text(out: &Output) -> String {
 /// Every row of every table that ingest writes, as text, in a stable order: ids as they are
 /// (runs, steps and edits get the same ids either way), blob ids replaced by the blobs' hashes
 /// (blobs are written in another order when the history comes after the steps), the ingest time
-/// left out; and every term of the full-text index with its row, column and offset.
+/// left out; the step texts as the store reads them (how they are packed in compressed chunks
+/// depends on the batches they were written in); and, once the search index is built, every
+/// term of it with its row, column and offset.
 fn dump(db: &Path) -> Vec<String> {
+    let store = must(trajan::store::Store::open(db), "open the store");
+    must(store.build_search_index(&mut |_, _| {}), "build the search index");
     let conn = must(rusqlite::Connection::open(db), "open the database");
     let queries = [
         "SELECT path, kind, format, size, hex(hash), warnings FROM sources ORDER BY path",
         "SELECT * FROM runs ORDER BY id",
         "SELECT * FROM steps ORDER BY id",
-        // Texts compressed in chunks are compared as read back below, not by where their
-        // chunk is (a file read step by step cuts its chunks where its commits fall).
-        "SELECT step_id, action, thought, observation, response, args, chunk_id IS NULL FROM step_texts ORDER BY step_id",
+        "SELECT step_id, chunk_id IS NULL, action, thought, observation, response, args FROM step_texts
+         ORDER BY step_id",
         "SELECT q.step_id, q.pos, hex(b.hash) FROM query_parts q JOIN blobs b ON b.id = q.blob_id ORDER BY 1, 2",
         "SELECT h.run_id, h.pos, hex(b.hash) FROM history h JOIN blobs b ON b.id = h.blob_id ORDER BY 1, 2",
         "SELECT hex(hash), role, content, extra FROM blobs ORDER BY 1",
@@ -65,19 +68,13 @@ fn dump(db: &Path) -> Vec<String> {
         out.push(format!("-- {q}"));
         out.extend(rows(&conn, q));
     }
-    out.push("-- texts as read back".into());
-    let store = must(Store::open_read_only(db), "open");
-    let ids: Vec<i64> = rows(&conn, "SELECT id FROM runs ORDER BY id")
-        .iter()
-        .filter_map(|r| r.strip_prefix("Ok(Integer(")?.strip_suffix("))")?.parse().ok())
-        .collect();
+    let mut ids = must(conn.prepare("SELECT id FROM runs ORDER BY id"), "run ids");
+    let ids: Vec<i64> = must(ids.query_map([], |r| r.get(0)), "run ids").map(|r| must(r, "run id")).collect();
+    out.push("-- runs as the store reads them".into());
     for id in ids {
-        for s in must(store.run_detail(id, None), "run").step_list {
-            out.push(format!(
-                "{id} {} {:?} {:?} {:?} {:?} {:?}",
-                s.index, s.thought, s.action, s.observation, s.response, s.args
-            ));
-        }
+        let detail = must(store.run_detail(id, None), "read a run");
+        out.push(must(serde_json::to_string(&detail), "run as JSON"));
+        // The edits' texts, compressed in chunks as the steps' are.
         for e in must(store.run_rest(id), "edits").edits {
             out.push(format!(
                 "{id} {:?} {:?} {:?} {:?} {:?} {:?}",

@@ -60,6 +60,10 @@ pub fn perform_with_progress(store: &Store, effect: Effect, progress: &mut dyn F
             Ok(data) => Action::CompareLoaded(Box::new(data)),
             Err(e) => Action::Failed(format!("comparing runs: {e}")),
         },
+        Effect::LoadPicker(base) => match store.runs_to_compare_with(base) {
+            Ok((instance, runs)) => Action::PickerLoaded { base, instance, runs },
+            Err(e) => Action::Failed(format!("runs to compare with: {e}")),
+        },
         Effect::SearchCompared { runs, query } => {
             match runs.iter().map(|&r| store.search_run(r, &query)).collect::<Result<Vec<_>, _>>() {
                 Ok(steps) => Action::CompareSearchDone { query, steps },
