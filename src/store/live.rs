@@ -11,7 +11,7 @@
 
 use super::write::{
     BlobWriter, RunCounts, SourceRecord, SourceWrite, WriteStats, delete_contents, insert_edits, insert_history,
-    insert_run_row, insert_steps,
+    insert_run_row, insert_steps, with_run_fields,
 };
 use super::{Store, texts};
 use crate::error::StoreError;
@@ -325,33 +325,16 @@ fn rekey(conn: &rusqlite::Connection, from: i64, to: i64) -> Result<(), StoreErr
 
 /// A run's row once its document has been read to the end.
 fn update_run_row(conn: &rusqlite::Connection, id: i64, run: &Run, counts: RunCounts) -> Result<(), StoreError> {
-    conn.prepare_cached(
-        "UPDATE runs SET position = ?2, instance_id = ?3, format = ?4, format_version = ?5, agent = ?6,
-            model = ?7, exit_status = ?8, submission = ?9, cost = ?10, tokens_sent = ?11,
-            tokens_received = ?12, api_calls = ?13, attempt = ?14, best_attempt = ?15, step_count = ?16,
-            edit_count = ?17, rejected_count = ?18, metadata = ?19
-         WHERE id = ?1",
-    )?
-    .execute(params![
-        id,
-        run.position,
-        run.instance_id,
-        run.format.map(|f| f.name()).unwrap_or("unknown"),
-        run.format_version,
-        run.agent,
-        run.model,
-        run.exit_status,
-        run.submission,
-        run.cost,
-        run.tokens_sent,
-        run.tokens_received,
-        run.api_calls,
-        run.attempt,
-        run.best_attempt,
-        counts.steps as i64,
-        counts.edits as i64,
-        counts.rejected as i64,
-        run.metadata,
-    ])?;
+    with_run_fields(run, counts, |fields| {
+        let values = std::iter::once(&id as &dyn rusqlite::ToSql).chain(fields.iter().copied());
+        conn.prepare_cached(
+            "UPDATE runs SET position = ?2, instance_id = ?3, format = ?4, format_version = ?5, agent = ?6,
+                model = ?7, exit_status = ?8, submission = ?9, cost = ?10, tokens_sent = ?11,
+                tokens_received = ?12, api_calls = ?13, attempt = ?14, best_attempt = ?15, step_count = ?16,
+                edit_count = ?17, rejected_count = ?18, metadata = ?19
+             WHERE id = ?1",
+        )?
+        .execute(rusqlite::params_from_iter(values))
+    })?;
     Ok(())
 }

@@ -4,7 +4,7 @@
 use super::{Store, texts};
 use crate::error::StoreError;
 use crate::model::{CheckedBy, Edit, Message, Parsed, QueryMessage, Run, Step, TestOutcome};
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension, ToSql, params};
 use std::collections::BTreeSet;
 use std::collections::HashMap;
 
@@ -392,35 +392,47 @@ pub(super) fn insert_run_row(
     run: &Run,
     counts: RunCounts,
 ) -> Result<i64, StoreError> {
-    tx.prepare_cached(
-        "INSERT INTO runs (id, source_id, position, instance_id, format, format_version, agent, model,
-            exit_status, submission, cost, tokens_sent, tokens_received, api_calls, attempt,
-            best_attempt, step_count, edit_count, rejected_count, metadata)
-         VALUES (?20, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
-    )?
-    .execute(params![
-        source_id,
-        run.position,
-        run.instance_id,
-        run.format.map(|f| f.name()).unwrap_or("unknown"),
-        run.format_version,
-        run.agent,
-        run.model,
-        run.exit_status,
-        run.submission,
-        run.cost,
-        run.tokens_sent,
-        run.tokens_received,
-        run.api_calls,
-        run.attempt,
-        run.best_attempt,
-        counts.steps as i64,
-        counts.edits as i64,
-        counts.rejected as i64,
-        run.metadata,
-        id,
-    ])?;
+    with_run_fields(run, counts, |fields| {
+        let keys: [&dyn ToSql; 2] = [&id, &source_id];
+        let values = keys.into_iter().chain(fields.iter().copied());
+        tx.prepare_cached(
+            "INSERT INTO runs (id, source_id, position, instance_id, format, format_version, agent, model,
+                exit_status, submission, cost, tokens_sent, tokens_received, api_calls, attempt,
+                best_attempt, step_count, edit_count, rejected_count, metadata)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
+        )?
+        .execute(rusqlite::params_from_iter(values))
+    })?;
     Ok(tx.last_insert_rowid())
+}
+
+/// A run row's fields after its keys, in the order `position, instance_id, format,
+/// format_version, agent, model, exit_status, submission, cost, tokens_sent, tokens_received,
+/// api_calls, attempt, best_attempt, step_count, edit_count, rejected_count, metadata` (the
+/// row's insert and its update when a read ends both bind them).
+pub(super) fn with_run_fields<T>(run: &Run, counts: RunCounts, f: impl FnOnce(&[&dyn ToSql]) -> T) -> T {
+    let format = run.format.map(|f| f.name()).unwrap_or("unknown");
+    let (steps, edits, rejected) = (counts.steps as i64, counts.edits as i64, counts.rejected as i64);
+    f(&[
+        &run.position,
+        &run.instance_id,
+        &format,
+        &run.format_version,
+        &run.agent,
+        &run.model,
+        &run.exit_status,
+        &run.submission,
+        &run.cost,
+        &run.tokens_sent,
+        &run.tokens_received,
+        &run.api_calls,
+        &run.attempt,
+        &run.best_attempt,
+        &steps,
+        &edits,
+        &rejected,
+        &run.metadata,
+    ])
 }
 
 /// The messages of a run's history that are not steps.
