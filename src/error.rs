@@ -158,4 +158,7 @@ pub enum StoreError {
     /// Stored data that cannot be decoded (a damaged compressed text).
     #[error("the database is damaged: {0}")]
     Corrupt(String),
+    /// A write given out of order (steps before their run, an end describing other runs).
+    #[error("inconsistent write: {0}")]
+    Inconsistent(String),
 }

@@ -241,19 +241,32 @@ impl Tmux {
 
     /// Wait until `done` holds on the screen (see [`Tmux::poll`]).
     fn wait_for(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
-        self.poll(what, Capture::Text, done, false)
+        self.poll(what, Capture::Text, done, false, DEADLINE)
+    }
+
+    /// Wait as [`Tmux::wait_for`] does, for something whose time depends on the machine's load
+    /// (reading a whole generated file while other processes run): up to `deadline`.
+    fn wait_long(&self, what: &str, deadline: Duration, done: impl Fn(&str) -> bool) -> String {
+        self.poll(what, Capture::Text, done, false, deadline)
     }
 
     /// Wait until `done` holds on the screen captured with its escape sequences.
     fn wait_for_escaped(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
-        self.poll(what, Capture::WithEscapes, done, false)
+        self.poll(what, Capture::WithEscapes, done, false, DEADLINE)
     }
 
     /// Capture the screen every [`POLL`] until `done` holds on a settled screen: two captures
     /// in a row that are equal, so a frame tmux has only partly received is never judged. Fails
-    /// with the last screen after [`DEADLINE`], or as soon as trajan has exited unless that is
+    /// with the last screen after `deadline`, or as soon as trajan has exited unless that is
     /// what is awaited.
-    fn poll(&self, what: &str, capture: Capture, done: impl Fn(&str) -> bool, waiting_for_exit: bool) -> String {
+    fn poll(
+        &self,
+        what: &str,
+        capture: Capture,
+        done: impl Fn(&str) -> bool,
+        waiting_for_exit: bool,
+        deadline: Duration,
+    ) -> String {
         let start = Instant::now();
         let mut last: Option<String> = None;
         loop {
@@ -269,8 +282,8 @@ impl Tmux {
                     panic!("trajan exited while waiting for {what}; the screen:\n{screen}");
                 }
             }
-            if start.elapsed() > DEADLINE {
-                panic!("timed out after {DEADLINE:?} waiting for {what}; the last screen:\n{screen}");
+            if start.elapsed() > deadline {
+                panic!("timed out after {deadline:?} waiting for {what}; the last screen:\n{screen}");
             }
             last = Some(screen);
             std::thread::sleep(POLL);
@@ -295,7 +308,7 @@ impl Tmux {
     /// Wait for trajan to exit, then check its exit status is `expected` and it left the
     /// terminal as it found it.
     fn expect_exit_restored(&self, expected: i32) {
-        let screen = self.poll("trajan to exit", Capture::Text, |s| s.contains(TTY_MARKER), true);
+        let screen = self.poll("trajan to exit", Capture::Text, |s| s.contains(TTY_MARKER), true, DEADLINE);
         let status = screen
             .lines()
             .find_map(|l| l.split_once(EXIT_MARKER))
@@ -707,4 +720,90 @@ fn the_demo_removes_its_folder_when_its_terminal_closes() {
         );
         std::thread::sleep(POLL);
     }
+}
+
+/// A mini-swe-agent trajectory of `steps` turns (`info` first, as mini-swe-agent writes it),
+/// each thought naming its step (`thought of step N.`), written to `dir`.
+fn long_mini_trajectory(dir: &Path, steps: usize) -> PathBuf {
+    let mut text = String::from(
+        "{\"info\": {\"exit_status\": \"Submitted\", \"submission\": \"\"}, \"messages\": [\n\
+         {\"role\": \"system\", \"content\": \"sys\"}, {\"role\": \"user\", \"content\": \"the task\"}",
+    );
+    let output = "x".repeat(400);
+    for i in 0..steps {
+        text.push_str(&format!(
+            ",\n{{\"role\": \"assistant\", \"content\": \"THOUGHT: thought of step {i}.\\n\\n```bash\\necho {i}\\n```\"}},\n\
+             {{\"role\": \"user\", \"content\": \"<returncode>0</returncode>\\n<output>\\n{output} {i}\\n</output>\"}}"
+        ));
+    }
+    text.push_str("\n], \"trajectory_format\": \"mini-swe-agent-1\", \"instance_id\": \"gen__long-1\"}\n");
+    let path = dir.join("gen__long-1.traj.json");
+    std::fs::write(&path, text).unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
+    path
+}
+
+/// The number N of the step list's title ` steps N ` (or ` steps N… ` while the run is read).
+fn listed_steps(screen: &str) -> Option<(usize, bool)> {
+    let title = screen.lines().nth(1)?.split(" steps ").nth(1)?;
+    let number: String = title.chars().take_while(char::is_ascii_digit).collect();
+    Some((number.parse().ok()?, title[number.len()..].starts_with('…')))
+}
+
+/// `trajan FILE`: the run's first steps are on the screen while the file is still read, keys
+/// work meanwhile, the step list grows, and at the end the run is complete.
+#[test]
+fn a_file_opened_shows_its_first_steps_while_the_rest_is_read() {
+    let dir = tempdir();
+    const STEPS: usize = 60_000;
+    let file = long_mini_trajectory(dir.path(), STEPS);
+    let db = dir.path().join("t.db");
+    let file_arg = file.to_string_lossy().into_owned();
+    let t = Tmux::start("open-file", dir, &db, &[&file_arg], 120, 30);
+    let screen = t.wait_for("the first step while the file is read", |s| {
+        s.contains("thought of step 0.") && s.contains("reading gen__long-1.traj.json: ")
+    });
+    let (first, coming) = listed_steps(&screen).unwrap_or_else(|| panic!("no step list:\n{screen}"));
+    assert!(coming && first < STEPS, "the first screen comes before the last step is stored:\n{screen}");
+    // Keys work while the rest is read.
+    t.keys(&["j"]);
+    let screen = t.wait_text("thought of step 1.");
+    assert!(screen.contains("reading gen__long-1"), "still reading after the key:\n{screen}");
+    // The list grows.
+    let screen = t.wait_for("more steps listed", |s| listed_steps(s).is_some_and(|(n, _)| n > first));
+    assert!(screen.contains("thought of step 1."), "the reviewer stays on their step:\n{screen}");
+    // The end: every step, the title says no more are coming, the status line says so. Before
+    // it the file is read again for its shell edits; the reading threads step aside for the
+    // keys (nice 10), so under other processes' load the whole takes its time.
+    let end = "read gen__long-1.traj.json: 1 run, 60,000 steps";
+    let screen = t.wait_long("the end of the reading", Duration::from_secs(90), |s| s.contains(end));
+    assert_eq!(listed_steps(&screen), Some((STEPS, false)), "{screen}");
+    t.keys(&["G"]);
+    t.wait_text(&format!("thought of step {}.", STEPS - 1));
+    // Back to the list, then quit.
+    t.keys(&["q", "q"]);
+    t.expect_clean_exit();
+}
+
+/// Quitting while the file is read: trajan exits at once and the database keeps nothing of the
+/// file (the next open reads it again).
+#[test]
+fn quitting_while_a_file_is_read_keeps_nothing_of_it() {
+    let dir = tempdir();
+    let file = long_mini_trajectory(dir.path(), 60_000);
+    let db = dir.path().join("t.db");
+    let file_arg = file.to_string_lossy().into_owned();
+    let t = Tmux::start("open-quit", dir, &db, &[&file_arg], 120, 30);
+    t.wait_for("the first step while the file is read", |s| {
+        s.contains("thought of step 0.") && s.contains("reading gen__long-1")
+    });
+    // Back to the list, then quit.
+    t.keys(&["q", "q"]);
+    t.expect_clean_exit();
+    let out = Command::new(env!("CARGO_BIN_EXE_trajan"))
+        .arg("--db")
+        .arg(&db)
+        .args(["runs", "--json"])
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run trajan: {e}"));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "[]", "{}", String::from_utf8_lossy(&out.stderr));
 }

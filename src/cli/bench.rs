@@ -22,7 +22,8 @@ pub enum BenchCommand {
         kind: String,
     },
     /// Time the TUI: first screen on 100,000 runs, keypresses in a 20,000-step run of 100 KB
-    /// observations, memory while scrolling. Builds DB on first use (takes a few minutes).
+    /// observations, memory while scrolling; then a never-seen 200 MB file opened (`trajan
+    /// FILE`). Builds DB and the file on first use (takes a few minutes).
     Tui {
         /// The benchmark database; built when missing, reused after.
         #[arg(long, default_value = "/tmp/trajan-bench-tui.db")]
@@ -33,6 +34,10 @@ pub enum BenchCommand {
         steps: usize,
         #[arg(long, default_value_t = 100_000)]
         obs_bytes: usize,
+        /// Only open a never-seen 200 MB file (`trajan FILE`): first screen, keys while it is
+        /// read, peak memory.
+        #[arg(long)]
+        open_only: bool,
     },
     /// Ingest DIR into a fresh database and report throughput, database size and peak memory;
     /// then ingest it again to time the unchanged path.
@@ -91,8 +96,8 @@ pub fn run(cmd: BenchCommand) -> Result<i32> {
         BenchCommand::Llm { runs, latency_ms, concurrency } => {
             super::bench_classify::llm(runs, latency_ms, concurrency)
         }
-        BenchCommand::Tui { db, runs, steps, obs_bytes } => {
-            super::bench_tui::run(&db, &super::bench_tui::Sizes { runs, steps, obs_bytes })
+        BenchCommand::Tui { db, runs, steps, obs_bytes, open_only } => {
+            super::bench_tui::run(&db, &super::bench_tui::Sizes { runs, steps, obs_bytes }, open_only)
         }
     }
 }

@@ -2,7 +2,8 @@
 //! keypress (handled and drawn) in a 20,000-step run of 100 KB observations, and memory while
 //! scrolling it end to end; the alignment of two 20,000-step runs and the keys of the comparison
 //! view. The app is driven headless (the real views into ratatui's TestBackend); when tmux is
-//! installed, the real binary's first screen is timed too.
+//! installed, the real binary's first screen is timed too. Last, a never-seen file is opened
+//! (`bench_open`).
 
 use super::synth;
 use anyhow::{Result, bail};
@@ -22,7 +23,11 @@ pub struct Sizes {
     pub obs_bytes: usize,
 }
 
-pub fn run(db: &Path, sizes: &Sizes) -> Result<i32> {
+pub fn run(db: &Path, sizes: &Sizes, open_only: bool) -> Result<i32> {
+    if open_only {
+        super::output::emit(&super::bench_open::run()?)?;
+        return Ok(0);
+    }
     if !db.exists() {
         build(db, sizes)?;
     }
@@ -134,6 +139,7 @@ pub fn run(db: &Path, sizes: &Sizes) -> Result<i32> {
     );
     let _ = writeln!(out, "{}", compare_long_runs(&mut ui, long)?);
     let _ = writeln!(out, "{}", keys_while_statistics_load(&mut ui, db)?);
+    out.push_str(&super::bench_open::run()?);
     super::output::emit(&out)?;
     Ok(0)
 }

@@ -4,6 +4,7 @@
 mod bench;
 mod bench_classify;
 mod bench_edits;
+mod bench_open;
 mod bench_tui;
 /// The scripted chat-completions server of the tests, for `bench llm` (test support: not part of
 /// the library).
@@ -16,6 +17,7 @@ mod export;
 mod ingest;
 mod manual;
 mod memory;
+mod open;
 mod output;
 mod review;
 mod settings;
@@ -24,6 +26,7 @@ mod tui;
 
 use anyhow::{Result, bail};
 use clap::{Parser, Subcommand};
+use std::ffi::OsString;
 use std::path::PathBuf;
 use trajan::config::UserConfig;
 use trajan::error::StoreError;
@@ -35,7 +38,12 @@ use trajan::store::read::RunFilter;
 #[command(
     name = "trajan",
     version,
-    about = "Review coding-agent trajectories: ingest, browse, search, classify failures."
+    about = "Review coding-agent trajectories: ingest, browse, search, classify failures.",
+    long_about = "Review coding-agent trajectories: ingest, browse, search, classify failures.\n\n\
+        `trajan PATH...` (files or folders) ingests them into the database and opens the review TUI \
+        on them while they are read (the same as `trajan open PATH...`); `trajan` alone opens the TUI \
+        on the database.",
+    override_usage = "trajan [OPTIONS] [COMMAND]\n       trajan [OPTIONS] PATH..."
 )]
 pub struct Cli {
     /// Database file.
@@ -152,8 +160,14 @@ enum Command {
     },
     /// Open the review TUI (also what `trajan` alone does).
     Tui,
-    /// Open the review TUI on one run (numeric id, or an instance id naming one run).
-    Open { run: String },
+    /// Open the review TUI on one run (numeric id, or an instance id naming one run), or on files
+    /// and folders: they are ingested (as `ingest` does; an unchanged file is not read again)
+    /// and shown while they are read. An argument is a path when it has a `/` in it or names an
+    /// existing file or folder (`./12` is the file, `12` the run).
+    Open {
+        #[arg(required = true, value_name = "RUN|PATH")]
+        targets: Vec<String>,
+    },
     /// Compare runs of one task side by side: steps aligned, divergences, patches per file
     /// (opens the TUI; `--json` prints the comparison).
     Compare {
@@ -185,6 +199,9 @@ enum Command {
     },
     /// Print the manual page (roff), e.g. `trajan man > ~/.local/share/man/man1/trajan.1`.
     Man,
+    /// `trajan PATH...`: what `trajan open PATH...` does.
+    #[command(external_subcommand)]
+    Paths(Vec<OsString>),
 }
 
 fn parse_format(s: &str) -> Result<Format, String> {
@@ -197,6 +214,20 @@ fn parse_format(s: &str) -> Result<Format, String> {
 /// Run the CLI; the returned code is the process exit status.
 pub fn run() -> Result<i32> {
     let mut cli = Cli::parse();
+    if let Some(Command::Paths(words)) = &cli.command {
+        // `trajan PATH...`: read again as `trajan open PATH...`, so options after the paths are
+        // read as options. A word that is no file or folder is a mistyped command.
+        let Some(first) = words.first().map(|w| w.to_string_lossy().into_owned()) else { bail!("nothing to open") };
+        if !open::is_path(&first) {
+            bail!("unrecognized subcommand {first:?}, and no file or folder has that name (see trajan --help)");
+        }
+        let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+        let at = argv.len().saturating_sub(words.len());
+        let mut again = argv[..at].to_vec();
+        again.push("open".into());
+        again.extend(words.iter().cloned());
+        cli = Cli::parse_from(again);
+    }
     // An empty TRAJAN_DB means unset, as for other variables.
     if cli.db.as_os_str().is_empty() {
         cli.db = PathBuf::from("trajan.db");
@@ -209,11 +240,23 @@ pub fn run() -> Result<i32> {
         include_unknown: cli.include_unknown,
     };
     let Some(command) = cli.command else {
-        return tui::run(&cli.db, open(&cli.db, Access::Read)?, None, &ui);
+        return tui::run(&cli.db, open(&cli.db, Access::Read)?, tui::Start::List, &ui);
     };
     match command {
-        Command::Tui => tui::run(&cli.db, open(&cli.db, Access::Read)?, None, &ui),
-        Command::Open { run } => tui::run(&cli.db, open(&cli.db, Access::Read)?, Some(&run), &ui),
+        Command::Tui => tui::run(&cli.db, open(&cli.db, Access::Read)?, tui::Start::List, &ui),
+        Command::Open { targets } => match targets.as_slice() {
+            [one] if !open::is_path(one) => tui::run(&cli.db, open(&cli.db, Access::Read)?, tui::Start::Run(one), &ui),
+            _ => {
+                if let Some(run) = targets.iter().find(|t| !open::is_path(t)) {
+                    bail!(
+                        "{run:?} is no file or folder: `open` takes one run (id or instance id), or files and folders"
+                    );
+                }
+                let paths: Vec<PathBuf> = targets.iter().map(PathBuf::from).collect();
+                open::run(&cli.db, &paths, &ui)
+            }
+        },
+        Command::Paths(_) => bail!("nothing to open"),
         Command::Compare { runs, json } => {
             let store = open(&cli.db, Access::Read)?;
             let ids = runs.iter().map(|r| store.resolve_run(r)).collect::<Result<Vec<_>, _>>()?;

@@ -1,10 +1,13 @@
-//! `trajan`, `trajan tui`, `trajan open RUN`: configuration, theme and keymap, then the TUI.
+//! `trajan`, `trajan tui`, `trajan open RUN`, `trajan PATH...`: configuration, theme and keymap,
+//! then the TUI.
 
 use anyhow::{Context as _, Result, bail};
 use std::io::IsTerminal;
 use std::path::Path;
+use std::sync::mpsc::Receiver;
 use trajan::signals;
 use trajan::store::Store;
+use trajan::tui::action::Action;
 use trajan::tui::config;
 use trajan::tui::driver::{self, Options};
 use trajan::tui::theme::{ColorDepth, Theme};
@@ -19,23 +22,50 @@ pub struct UiArgs {
     pub include_unknown: bool,
 }
 
-pub fn run(db: &Path, store: Store, open: Option<&str>, args: &UiArgs) -> Result<i32> {
-    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+/// What the TUI shows first.
+pub enum Start<'a> {
+    /// The run list.
+    List,
+    /// This run (numeric id or instance id).
+    Run(&'a str),
+    /// The run list while files are read beside it; their runs open as they come.
+    Reading(Receiver<Action>),
+}
+
+/// Whether the TUI can run here (standard input and output are a terminal).
+pub fn on_terminal() -> bool {
+    std::io::stdout().is_terminal() && std::io::stdin().is_terminal()
+}
+
+pub fn run(db: &Path, store: Store, start: Start<'_>, args: &UiArgs) -> Result<i32> {
+    if !on_terminal() {
         bail!("the review TUI needs a terminal; use `trajan runs`, `show` or `search` in scripts");
     }
-    let open = open.map(|r| store.resolve_run(r)).transpose()?;
-    start(db, store, open, Vec::new(), args)
+    let (open, feed) = match start {
+        Start::List => (None, None),
+        Start::Run(r) => (Some(store.resolve_run(r)?), None),
+        Start::Reading(feed) => (None, Some(feed)),
+    };
+    launch(db, store, First { open, compare: Vec::new(), feed }, args)
 }
 
 /// `trajan compare RUN RUN...` on a terminal: the TUI opens on the comparison.
 pub fn compare(db: &Path, store: Store, runs: Vec<i64>, args: &UiArgs) -> Result<i32> {
-    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+    if !on_terminal() {
         bail!("the comparison view needs a terminal; `trajan compare --json` prints the comparison for scripts");
     }
-    start(db, store, None, runs, args)
+    launch(db, store, First { open: None, compare: runs, feed: None }, args)
 }
 
-fn start(db: &Path, store: Store, open: Option<i64>, compare: Vec<i64>, args: &UiArgs) -> Result<i32> {
+/// What the TUI opens on: a run, a comparison, or the list while files are read.
+struct First {
+    open: Option<i64>,
+    compare: Vec<i64>,
+    feed: Option<Receiver<Action>>,
+}
+
+fn launch(db: &Path, store: Store, first: First, args: &UiArgs) -> Result<i32> {
+    let First { open, compare, feed } = first;
     let env = |k: &str| std::env::var(k).ok();
     let (cfg, keymap) = config::load_ui(env)?;
     let depth = match &args.color {
@@ -54,7 +84,7 @@ fn start(db: &Path, store: Store, open: Option<i64>, compare: Vec<i64>, args: &U
         scope: super::settings::scope(args.include_unknown, &user),
         ..trajan::tui::app::Review::default()
     };
-    let opts = Options { db: db.to_path_buf(), open, compare, mouse: args.mouse || cfg.mouse, review };
+    let opts = Options { db: db.to_path_buf(), open, compare, mouse: args.mouse || cfg.mouse, review, feed };
     // A closed terminal or a `kill` restores the terminal instead of leaving it raw: the event
     // loop returns, or, should it not in time, the signal watcher restores it.
     signals::catch().context("cannot set up signal handling")?;

@@ -7,18 +7,23 @@
 //! run ends with a `role: "exit"` message whose `extra` holds `exit_status` and `submission`.
 //! Before `trajectory_format` existed (before July 2025) runs were saved as a bare JSON list of
 //! those messages, with no `info`: see [`bare_list_end`].
+//!
+//! The document is read a message at a time ([`doc`]), from memory or, for `trajan FILE`, from
+//! disk.
 
+mod doc;
 #[cfg(test)]
 mod tests;
 
-use crate::analysis::reconstruct::{Exec, reconstruct};
-use crate::analysis::{edits, markers};
+pub(crate) use doc::MiniDoc;
+
+use crate::analysis::markers;
+use crate::analysis::reconstruct::Exec;
 use crate::error::IngestError;
 use crate::ingest::instance_from_file_name;
-use crate::ingest::json::{
-    at, content_text, f64_field, i64_field, maybe_nested_json, nonempty_str, parse_value, str_field,
-};
-use crate::model::{EditStatus, Format, Message, Parsed, Run, Step, StepFlags, Task};
+use crate::ingest::json::{at, content_text, f64_field, i64_field, maybe_nested_json, str_field};
+use crate::ingest::stream_doc::ReadError;
+use crate::model::{EditStatus, Parsed, Step, StepFlags};
 use serde_json::Value;
 use std::path::Path;
 
@@ -28,122 +33,13 @@ const FENCES: [&str; 2] = ["mswea_bash_command", "bash"];
 /// Replies that mean "your message had no (or several) actions".
 const FORMAT_ERROR_MARKERS: &[&str] = &["EXACTLY ONE action", "Format error", "Tool call error", "No tool calls found"];
 
+/// Parse a whole file: the document is read as [`doc::MiniDoc`] reads it from disk, its steps
+/// collected in memory.
 pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
-    let root = parse_value(path, text)?;
-    let (messages, bare) = match &root {
-        Value::Array(m) => (m.as_slice(), true),
-        Value::Object(_) => match root.get("messages") {
-            Some(Value::Array(m)) => (m.as_slice(), false),
-            Some(_) => return Err(IngestError::shape(path, "mini-swe-agent: `messages` is not a list")),
-            None => return Err(IngestError::shape(path, "mini-swe-agent: no `messages` list")),
-        },
-        _ => {
-            return Err(IngestError::shape(
-                path,
-                "mini-swe-agent: the document is not a JSON object or list of messages",
-            ));
-        }
-    };
-    let info = root.get("info").filter(|i| i.is_object()).unwrap_or(&Value::Null);
-    let mut parsed = Parsed::default();
-
-    let mut task: Option<String> = None;
-    let mut turns: Vec<Turn> = Vec::new();
-    let mut exit: Option<&Value> = None;
-    let mut history = Vec::with_capacity(messages.len());
-    for (i, m) in messages.iter().enumerate() {
-        if !m.is_object() {
-            parsed.warnings.push(format!("{}: messages[{i}] is not an object; skipped", path.display()));
-            continue;
-        }
-        let role = str_field(m, "role").unwrap_or_default();
-        let content = content_text(m.get("content"));
-        // Messages that become steps are stored as steps; the history keeps the rest (system
-        // prompt, task, exit), so no text is stored twice.
-        let in_step = match role.as_str() {
-            "assistant" => {
-                turns.push(Turn::new(m));
-                true
-            }
-            "user" | "tool" => match turns.last_mut() {
-                Some(t) => {
-                    t.replies.push(m);
-                    true
-                }
-                None => {
-                    if role == "user" && task.is_none() {
-                        task = Some(content.clone());
-                    }
-                    false
-                }
-            },
-            "exit" => {
-                exit = Some(m);
-                false
-            }
-            _ => false,
-        };
-        if !in_step {
-            history.push(Message { role, content, extra: None });
-        }
-    }
-
-    if bare && turns.is_empty() {
-        return Err(IngestError::shape(path, "mini-swe-agent: a list of messages with no assistant message"));
-    }
-    let exit_extra = exit.and_then(|m| m.get("extra")).unwrap_or(&Value::Null);
-    let bare_end = if bare { bare_list_end(&turns) } else { None };
-    let submission = nonempty_str(info, "submission")
-        .or_else(|| nonempty_str(exit_extra, "submission"))
-        .or_else(|| bare_end.clone().flatten());
-    let stats = info.get("model_stats").unwrap_or(&Value::Null);
-    let instance_id = match bare {
-        true => bare_instance_id(path),
-        false => nonempty_str(&root, "instance_id").unwrap_or_else(|| instance_from_file_name(path)),
-    };
-    let model = at(info, &["config", "model", "model_name"])
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        .or_else(|| turns.iter().find_map(|t| t.model.clone()));
-    let mut run = Run {
-        instance_id: instance_id.clone(),
-        format: Some(Format::MiniSweAgent),
-        format_version: str_field(&root, "trajectory_format"),
-        agent: Some("mini-swe-agent".to_string()),
-        model,
-        exit_status: nonempty_str(info, "exit_status")
-            .or_else(|| nonempty_str(exit_extra, "exit_status"))
-            .or_else(|| bare_end.as_ref().map(|_| "Submitted".to_string())),
-        submission: submission.clone(),
-        cost: f64_field(stats, "instance_cost").or_else(|| sum_f64(turns.iter().map(|t| t.cost))),
-        api_calls: i64_field(stats, "api_calls"),
-        tokens_sent: sum_i64(turns.iter().map(|t| t.tokens_in)),
-        tokens_received: sum_i64(turns.iter().map(|t| t.tokens_out)),
-        position: 0,
-        history,
-        ..Run::default()
-    };
-
-    let last = turns.len().saturating_sub(1);
-    let mut exec = Vec::with_capacity(turns.len());
-    for (idx, turn) in turns.into_iter().enumerate() {
-        let (mut step, how) = turn.into_step(submission.as_deref());
-        exec.push(how);
-        if idx == last && step.observation.is_empty() {
-            // v2: the submitting command is answered by the exit message, not by a user message.
-            if let Some(m) = exit {
-                step.observation = content_text(m.get("content"));
-            }
-        }
-        run.steps.push(step);
-    }
-    if let Some(patch) = &submission {
-        run.edits.extend(edits::final_patch_edits(patch));
-    }
-    reconstruct(&mut run, &exec);
-    parsed.tasks.push(Task { instance_id, instruction: task.filter(|t| !t.trim().is_empty()), ..Task::default() });
-    parsed.runs.push(run);
-    Ok(parsed)
+    doc::parse_text(path, text).map_err(|e| match e {
+        ReadError::Invalid(e) => e,
+        ReadError::Stopped | ReadError::Whole(_) => IngestError::shape(path, "mini-swe-agent: unexpected layout"),
+    })
 }
 
 /// How a bare message list ended, when it says: mini-swe-agent ended a run when the output of a
@@ -152,8 +48,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
 /// as the submission, and added that text as the last message. `Some(submission)` when the last
 /// turn ran such a command and got its answer (`Some(None)`: an empty submission); `None` when
 /// the list ends otherwise (the exit status is then unknown: the file does not say).
-fn bare_list_end(turns: &[Turn<'_>]) -> Option<Option<String>> {
-    let last = turns.last()?;
+fn bare_list_end(last: &Turn) -> Option<Option<String>> {
     let command = last.actions.first()?;
     let marker = command.trim_start().strip_prefix("echo ")?.split_whitespace().next()?;
     if !marker.ends_with("_FINAL_OUTPUT") {
@@ -197,7 +92,7 @@ pub(crate) fn complete_messages(messages: &[&str]) -> usize {
 }
 
 /// An assistant message and the messages that answered it.
-struct Turn<'a> {
+struct Turn {
     content: String,
     /// The commands the message asked to run.
     actions: Vec<String>,
@@ -209,11 +104,20 @@ struct Turn<'a> {
     cost: Option<f64>,
     timestamp: Option<String>,
     model: Option<String>,
-    replies: Vec<&'a Value>,
+    replies: Vec<Value>,
 }
 
-impl<'a> Turn<'a> {
-    fn new(m: &'a Value) -> Turn<'a> {
+/// A step built from a turn, how its action ran, and whether its error flag was decided by
+/// the submission (an observation that looks like an error is not one when it is the submitted
+/// patch).
+struct Built {
+    step: Step,
+    how: Exec,
+    by_submission: bool,
+}
+
+impl Turn {
+    fn new(m: &Value) -> Turn {
         let content = content_text(m.get("content"));
         let extra = m.get("extra").unwrap_or(&Value::Null);
         let blocks = fenced_blocks(&content);
@@ -246,12 +150,12 @@ impl<'a> Turn<'a> {
         }
     }
 
-    /// The step, and how its action ran: the shell, whose writes are applied when every
-    /// command it ran returned 0.
-    fn into_step(self, submission: Option<&str>) -> (Step, Exec) {
+    /// The step, how its action ran (the shell, whose writes are applied when every command it
+    /// ran returned 0), and whether the submission decided its error flag.
+    fn into_step(self, submission: Option<&str>) -> Built {
         let observation = self.replies.iter().map(|r| content_text(r.get("content"))).collect::<Vec<_>>().join("\n");
-        let returncodes: Vec<i64> = self.replies.iter().filter_map(|r| returncode_of(r)).collect();
-        let format_reply = self.replies.iter().any(|r| is_format_error_reply(r));
+        let returncodes: Vec<i64> = self.replies.iter().filter_map(returncode_of).collect();
+        let format_reply = self.replies.iter().any(is_format_error_reply);
         let bad_count = if self.tool_style { self.actions.is_empty() } else { self.actions.len() != 1 };
         let format_error = format_reply && bad_count;
         // A message with no or several blocks was not executed: its "action" ran nothing.
@@ -266,15 +170,16 @@ impl<'a> Turn<'a> {
             .iter()
             .any(|r| at(r, &["extra", "exception_info"]).and_then(Value::as_str).is_some_and(|s| !s.is_empty()));
         let timed_out = observation.contains("timed out and has been killed");
+        let by_submission = returncodes.is_empty()
+            && !exception
+            && !timed_out
+            && !format_error
+            && !observation.is_empty()
+            && markers::looks_like_error(&observation);
         let error = if !returncodes.is_empty() {
             returncodes.iter().any(|c| *c != 0)
         } else {
-            exception
-                || timed_out
-                || (!format_error
-                    && !is_submission
-                    && !observation.is_empty()
-                    && markers::looks_like_error(&observation))
+            exception || timed_out || (by_submission && !is_submission)
         };
         let flags = StepFlags {
             error: error || exception || timed_out,
@@ -303,7 +208,7 @@ impl<'a> Turn<'a> {
             flags,
             ..Step::default()
         };
-        (step, how)
+        Built { step, how, by_submission }
     }
 }
 
@@ -395,11 +300,18 @@ fn epoch_to_iso(secs: f64) -> Option<String> {
     at.format(format).ok()
 }
 
-fn sum_i64(values: impl Iterator<Item = Option<i64>>) -> Option<i64> {
-    // Token counts come from the file: saturate rather than overflow.
-    values.flatten().fold(None, |acc, v| Some(acc.unwrap_or(0i64).saturating_add(v)))
+/// A running sum of token counts from the file: saturating rather than overflowing; `None`
+/// until a count is seen.
+fn add_i64(sum: Option<i64>, value: Option<i64>) -> Option<i64> {
+    match value {
+        Some(v) => Some(sum.unwrap_or(0i64).saturating_add(v)),
+        None => sum,
+    }
 }
 
-fn sum_f64(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
-    values.flatten().fold(None, |acc, v| Some(acc.unwrap_or(0.0) + v))
+fn add_f64(sum: Option<f64>, value: Option<f64>) -> Option<f64> {
+    match value {
+        Some(v) => Some(sum.unwrap_or(0.0) + v),
+        None => sum,
+    }
 }

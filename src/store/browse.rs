@@ -117,12 +117,27 @@ impl Store {
             self.conn.query_row("SELECT submission, outcome_id FROM runs WHERE id = ?1", [id], |r| {
                 Ok((r.get(0)?, r.get(1)?))
             })?;
+        let steps = self.step_lines(id, 0)?;
+        Ok(RunData {
+            edits: self.edit_lines(id, None)?,
+            outcome: outcome_id.map(|o| self.outcome(o)).transpose()?,
+            task: self.task(&summary.instance_id)?,
+            labels: self.labels(Some(id), true)?,
+            unjoined: super::link::unjoined(&self.conn, id)?,
+            steps,
+            submission,
+            summary,
+        })
+    }
+
+    /// One line per step of a run, from step `from` on (a run being read grows).
+    pub fn step_lines(&self, run_id: i64, from: usize) -> Result<Vec<StepLine>, StoreError> {
         let mut stmt = self.conn.prepare_cached(
             "SELECT idx, tool, flags, obs_chars, action_head, open_file, working_dir
-             FROM steps WHERE run_id = ?1 ORDER BY idx",
+             FROM steps WHERE run_id = ?1 AND idx >= ?2 ORDER BY idx",
         )?;
         let steps = stmt
-            .query_map([id], |r| {
+            .query_map(params![run_id, from as i64], |r| {
                 Ok(StepLine {
                     index: r.get(0)?,
                     tool: r.get(1)?,
@@ -134,16 +149,17 @@ impl Store {
                 })
             })?
             .collect::<Result<_, _>>()?;
-        Ok(RunData {
-            edits: self.edit_lines(id, None)?,
-            outcome: outcome_id.map(|o| self.outcome(o)).transpose()?,
-            task: self.task(&summary.instance_id)?,
-            labels: self.labels(Some(id), true)?,
-            unjoined: super::link::unjoined(&self.conn, id)?,
-            steps,
-            submission,
-            summary,
-        })
+        Ok(steps)
+    }
+
+    /// The edits steps `from` to `until` (excluded) made, without their texts, in step order.
+    pub fn step_edit_lines(&self, run_id: i64, from: usize, until: usize) -> Result<Vec<EditLine>, StoreError> {
+        let sql = format!(
+            "SELECT {EDIT_LINE} FROM edits WHERE run_id = ?1 AND step_idx >= ?2 AND step_idx < ?3 ORDER BY step_idx, id"
+        );
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let rows = stmt.query_map(params![run_id, from as i64, until as i64], edit_line)?;
+        Ok(rows.collect::<Result<_, _>>()?)
     }
 
     /// The edits of a run (or of one step), without their texts.

@@ -13,6 +13,7 @@ pub mod export;
 mod grade;
 pub mod labels;
 mod link;
+mod live;
 mod open;
 pub mod read;
 mod schema;
@@ -28,6 +29,7 @@ use std::path::{Path, PathBuf};
 
 pub use grade::ungraded;
 pub use link::{Unjoined, is_layout_word};
+pub use live::{LiveWrite, UNFINISHED};
 pub use open::APPLICATION_ID;
 pub use search_index::IndexStats;
 pub use write::{SourceRecord, SourceWrite, WriteStats};

@@ -62,6 +62,14 @@ pub struct Packer {
 }
 
 impl Packer {
+    /// The packer in `slot`, made on first use (a store makes its compressor once).
+    pub fn ready(slot: &mut Option<Packer>) -> Result<&mut Packer, StoreError> {
+        if slot.is_none() {
+            *slot = Some(Packer::new()?);
+        }
+        slot.as_mut().ok_or_else(|| StoreError::Encode("no compressor".into()))
+    }
+
     pub fn new() -> Result<Packer, StoreError> {
         let compressor = zstd::bulk::Compressor::new(LEVEL).map_err(encode)?;
         Ok(Packer { compressor, raw: Vec::new(), records: Vec::new() })

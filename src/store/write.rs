@@ -121,10 +121,7 @@ impl Store {
     /// Add parsed content to an open source write. On error the caller rolls back.
     pub fn append(&mut self, w: &mut SourceWrite, parsed: &Parsed) -> Result<(), StoreError> {
         let conn = &self.conn;
-        if self.packer.is_none() {
-            self.packer = Some(texts::Packer::new()?);
-        }
-        let Some(packer) = self.packer.as_mut() else { return Err(StoreError::Encode("no compressor".into())) };
+        let packer = texts::Packer::ready(&mut self.packer)?;
         for run in &parsed.runs {
             let id = match w.old_ids.get(&(run.position, run.instance_id.clone(), run.attempt)) {
                 Some(&kept) => kept,
@@ -250,21 +247,21 @@ impl Store {
 /// An open write of one source (see [`Store::begin_source`]).
 #[derive(Debug, Default)]
 pub struct SourceWrite {
-    source_id: i64,
-    instances: BTreeSet<String>,
-    old_ids: HashMap<(i64, String, Option<i64>), i64>,
+    pub(super) source_id: i64,
+    pub(super) instances: BTreeSet<String>,
+    pub(super) old_ids: HashMap<(i64, String, Option<i64>), i64>,
     /// The id the next new run gets.
-    next_run_id: i64,
-    new_blobs: Vec<([u8; 16], i64)>,
+    pub(super) next_run_id: i64,
+    pub(super) new_blobs: Vec<([u8; 16], i64)>,
     warnings: Vec<String>,
-    stats: WriteStats,
+    pub(super) stats: WriteStats,
 }
 
 fn json_list(items: &[String]) -> Option<String> {
     (!items.is_empty()).then(|| serde_json::Value::from(items.to_vec()).to_string())
 }
 
-fn instances_of_source(tx: &Connection, source_id: i64) -> Result<Vec<String>, StoreError> {
+pub(super) fn instances_of_source(tx: &Connection, source_id: i64) -> Result<Vec<String>, StoreError> {
     let mut stmt = tx.prepare(
         "SELECT instance_id FROM runs WHERE source_id = ?1
          UNION SELECT instance_id FROM outcomes WHERE source_id = ?1
@@ -276,7 +273,7 @@ fn instances_of_source(tx: &Connection, source_id: i64) -> Result<Vec<String>, S
 }
 
 /// Remove everything a source contributed, the full-text entries and any blobs no longer used.
-fn delete_contents(tx: &Connection, source_id: i64) -> Result<(), StoreError> {
+pub(super) fn delete_contents(tx: &Connection, source_id: i64) -> Result<(), StoreError> {
     // A run still waiting for the index has nothing in it: deleting its rowids is a no-op.
     tx.execute(
         "DELETE FROM steps_fts WHERE rowid IN
@@ -305,7 +302,7 @@ fn delete_contents(tx: &Connection, source_id: i64) -> Result<(), StoreError> {
     Ok(())
 }
 
-type BlobCache = HashMap<[u8; 16], i64>;
+pub(super) type BlobCache = HashMap<[u8; 16], i64>;
 
 struct RunWrite<'a> {
     source_id: i64,
@@ -317,8 +314,41 @@ struct RunWrite<'a> {
 
 fn insert_run(tx: &Connection, run: &Run, w: RunWrite<'_>) -> Result<i64, StoreError> {
     let RunWrite { source_id, id, committed, new_blobs, packer } = w;
-    let edit_count = run.edits.iter().filter(|e| e.step.is_some()).count();
-    let rejected_count = run.edits.iter().filter(|e| e.status.is_rejection()).count();
+    let run_id = insert_run_row(tx, source_id, id, run, RunCounts::of(run.steps.len(), &run.edits))?;
+    let mut blobs = BlobWriter { tx, committed, new_blobs };
+    insert_history(tx, run_id, &run.history, &mut blobs)?;
+    insert_steps(tx, run_id, 0, &run.steps, &mut blobs, packer)?;
+    insert_edits(tx, run_id, &run.edits)?;
+    Ok(run_id)
+}
+
+/// The counts a run row keeps of its steps and edits.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct RunCounts {
+    pub steps: usize,
+    /// Edits made by steps (not the final patch's).
+    pub edits: usize,
+    pub rejected: usize,
+}
+
+impl RunCounts {
+    pub(super) fn of(steps: usize, edits: &[crate::model::Edit]) -> RunCounts {
+        RunCounts {
+            steps,
+            edits: edits.iter().filter(|e| e.step.is_some()).count(),
+            rejected: edits.iter().filter(|e| e.status.is_rejection()).count(),
+        }
+    }
+}
+
+/// The run's own row (no steps, history or edits).
+pub(super) fn insert_run_row(
+    tx: &Connection,
+    source_id: i64,
+    id: i64,
+    run: &Run,
+    counts: RunCounts,
+) -> Result<i64, StoreError> {
     tx.prepare_cached(
         "INSERT INTO runs (id, source_id, position, instance_id, format, format_version, agent, model,
             exit_status, submission, cost, tokens_sent, tokens_received, api_calls, attempt,
@@ -341,19 +371,40 @@ fn insert_run(tx: &Connection, run: &Run, w: RunWrite<'_>) -> Result<i64, StoreE
         run.api_calls,
         run.attempt,
         run.best_attempt,
-        run.steps.len() as i64,
-        edit_count as i64,
-        rejected_count as i64,
+        counts.steps as i64,
+        counts.edits as i64,
+        counts.rejected as i64,
         run.metadata,
         id,
     ])?;
-    let run_id = tx.last_insert_rowid();
-    let mut blobs = BlobWriter { tx, committed, new_blobs };
-    for (pos, m) in run.history.iter().enumerate() {
+    Ok(tx.last_insert_rowid())
+}
+
+/// The messages of a run's history that are not steps.
+pub(super) fn insert_history(
+    tx: &Connection,
+    run_id: i64,
+    history: &[Message],
+    blobs: &mut BlobWriter<'_>,
+) -> Result<(), StoreError> {
+    for (pos, m) in history.iter().enumerate() {
         let blob = blobs.message(m)?;
         tx.prepare_cached("INSERT INTO history (run_id, pos, blob_id) VALUES (?1, ?2, ?3)")?
             .execute(params![run_id, pos as i64, blob])?;
     }
+    Ok(())
+}
+
+/// Steps of a run, the first of them numbered `first`: their rows, texts (compressed in chunks
+/// of these steps) and prompt parts; the run is listed as waiting for the search index.
+pub(super) fn insert_steps(
+    tx: &Connection,
+    run_id: i64,
+    first: usize,
+    steps: &[Step],
+    blobs: &mut BlobWriter<'_>,
+    packer: &mut texts::Packer,
+) -> Result<(), StoreError> {
     let mut step_stmt = tx.prepare_cached(
         "INSERT INTO steps (run_id, idx, tool, flags, obs_chars, action_head, execution_time, tokens_in,
             tokens_out, timestamp, open_file, working_dir, query_keep)
@@ -361,7 +412,8 @@ fn insert_run(tx: &Connection, run: &Run, w: RunWrite<'_>) -> Result<i64, StoreE
     )?;
     let mut part_stmt = tx.prepare_cached("INSERT INTO query_parts (step_id, pos, blob_id) VALUES (?1, ?2, ?3)")?;
     let mut texts = TextWriter::new(tx, run_id, packer);
-    for (idx, s) in run.steps.iter().enumerate() {
+    for (i, s) in steps.iter().enumerate() {
+        let idx = first + i;
         let head: String = s.action.trim_start().lines().next().unwrap_or("").chars().take(200).collect();
         step_stmt.execute(params![
             run_id,
@@ -389,15 +441,20 @@ fn insert_run(tx: &Connection, run: &Run, w: RunWrite<'_>) -> Result<i64, StoreE
     }
     texts.finish()?;
     // The search index takes the run in a later pass (store::search_index).
-    if !run.steps.is_empty() {
-        tx.prepare_cached("INSERT INTO search_pending (run_id) VALUES (?1)")?.execute([run_id])?;
+    if !steps.is_empty() {
+        tx.prepare_cached("INSERT OR IGNORE INTO search_pending (run_id) VALUES (?1)")?.execute([run_id])?;
     }
+    Ok(())
+}
+
+/// Edits of a run, in the order given.
+pub(super) fn insert_edits(tx: &Connection, run_id: i64, edits: &[crate::model::Edit]) -> Result<(), StoreError> {
     let mut edit_stmt = tx.prepare_cached(
         "INSERT INTO edits (run_id, step_idx, path, kind, status, old_text, new_text, diff, lint_codes,
                             certainty, command, checked_at, shown, undone_at, hunks, partial)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
     )?;
-    for e in &run.edits {
+    for e in edits {
         let t = &e.trace;
         let checked_at = t.checked_by.map(CheckedBy::to_column);
         let hunks = (!t.hunks.is_empty()).then(|| serde_json::to_string(&t.hunks).unwrap_or_default());
@@ -420,7 +477,7 @@ fn insert_run(tx: &Connection, run: &Run, w: RunWrite<'_>) -> Result<i64, StoreE
             t.partial.then_some(1),
         ])?;
     }
-    Ok(run_id)
+    Ok(())
 }
 
 /// Writes step texts: compressed in chunks ([`texts::Packer`]); a step whose texts do not fit a
@@ -484,10 +541,10 @@ impl<'t> TextWriter<'t> {
 }
 
 /// Content-addressed message storage within one transaction.
-struct BlobWriter<'t> {
-    tx: &'t Connection,
-    committed: &'t BlobCache,
-    new_blobs: &'t mut Vec<([u8; 16], i64)>,
+pub(super) struct BlobWriter<'t> {
+    pub tx: &'t Connection,
+    pub committed: &'t BlobCache,
+    pub new_blobs: &'t mut Vec<([u8; 16], i64)>,
 }
 
 impl BlobWriter<'_> {

@@ -169,6 +169,29 @@ pub enum Action {
         query: String,
         steps: Vec<Vec<i64>>,
     },
+    /// Steps of a run from `from` on, and the edits they made: a run being read grows.
+    StepsLoaded {
+        run: i64,
+        from: usize,
+        steps: Vec<crate::store::browse::StepLine>,
+        edits: Vec<crate::store::browse::EditLine>,
+    },
+    /// How the reading of the files `trajan PATH` names goes (it runs beside the TUI).
+    Feed(Feed),
+}
+
+/// News from the reading of the files `trajan PATH` names.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Feed {
+    /// A run's first steps are stored: the first one begun is opened, unless the reviewer has
+    /// opened a run already.
+    Begun(i64),
+    /// How far the reading is: what is read (`label`), `done` of `total` bytes, and the steps
+    /// stored so far of each run being read.
+    Progress { label: String, done: u64, total: u64, runs: Vec<(i64, usize)> },
+    /// The reading is over: the runs of the named paths (one is opened, several are the run
+    /// list's filter) and what to say about it (an error when `error`).
+    Done { runs: Vec<i64>, message: String, error: bool },
 }
 
 /// What the last frame laid out, fed back to the app so paging and scrolling know the sizes.

@@ -33,6 +33,8 @@ pub struct Options {
     pub mouse: bool,
     /// The reviewer, blind review, the taxonomy labels are made under.
     pub review: super::app::Review,
+    /// News from files being read beside the TUI (`trajan PATH`): [`Action::Feed`] and the like.
+    pub feed: Option<std::sync::mpsc::Receiver<Action>>,
 }
 
 /// Run the TUI until the reviewer quits. The terminal is restored however this returns.
@@ -43,6 +45,9 @@ pub fn run(store: Store, ctx: ViewCtx, opts: Options) -> Result<(), TuiError> {
     app.review = opts.review;
     let mut ctx = ctx;
     let mut worker = Worker::start(&opts.db);
+    if let Some(feed) = opts.feed {
+        worker.follow(feed);
+    }
 
     // The first screen from a bounded query; the rest (every run, every run's labels, the run
     // to open) from the worker while the reviewer reads it.

@@ -11,6 +11,8 @@
 //! - **`field:value`** keeps runs whose field contains the value (case-insensitive substring):
 //!   `agent:`, `model:`, `exit:` (exit status), `format:`, `instance:`. A run without that field
 //!   (no agent, no model, no exit status) never matches.
+//! - **`id:`** keeps the runs with these ids: `id:12`, `id:3-9`, `id:3,5,9-12` (`trajan PATH...`
+//!   opens the list so, on the runs of the files it read).
 //! - **`resolved:yes`**, **`resolved:no`**, **`resolved:unknown`** (also `true`/`false`/`none`,
 //!   `y`/`n`).
 //! - **Comparisons** `steps>100`, `steps<=5`, `edits>=3`, `rejected>0`, `cost>1.5` with the operators
@@ -72,6 +74,8 @@ enum Test {
     Source(String),
     Disputed,
     Unlabelled,
+    /// The run id is in one of these ranges (inclusive).
+    Ids(Vec<(i64, i64)>),
 }
 
 /// A current label as the filter reads it: (source, rater, assigned modes).
@@ -177,6 +181,14 @@ fn field_test(raw: &str, name: &str, op: &str, value: &str) -> Result<Test, Filt
         "cost" => Some(NumField::Cost),
         _ => None,
     };
+    if field == "id" {
+        if op != ":" {
+            return err("use id:N, id:N-M or a list such as id:3,5,9-12".into());
+        }
+        return ids(value)
+            .map(Test::Ids)
+            .ok_or_else(|| FilterError(format!("\"{raw}\": expected run ids such as id:3,5,9-12")));
+    }
     if let "label" | "mode" | "rater" | "source" = field.as_str() {
         if op != ":" || value.is_empty() {
             return err(format!("use {field}:value"));
@@ -226,6 +238,38 @@ fn field_test(raw: &str, name: &str, op: &str, value: &str) -> Result<Test, Filt
         Ok(n) if n.is_finite() => Ok(Test::Compare(num, op, n)),
         _ => err("not a number".into()),
     }
+}
+
+/// `3,5,9-12` as ranges; `None` when anything else is in it.
+fn ids(value: &str) -> Option<Vec<(i64, i64)>> {
+    value
+        .split(',')
+        .map(|part| match part.split_once('-') {
+            Some((a, b)) => Some((a.trim().parse().ok()?, b.trim().parse().ok()?)),
+            None => part.trim().parse().ok().map(|n| (n, n)),
+        })
+        .collect::<Option<Vec<_>>>()
+        .filter(|r| !r.is_empty())
+}
+
+/// The query that keeps exactly these runs: `id:3-5,9` (ranges where ids follow each other).
+pub fn ids_query(ids: &[i64]) -> String {
+    let mut sorted = ids.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < sorted.len() {
+        let start = sorted[i];
+        let mut end = start;
+        while i + 1 < sorted.len() && sorted[i + 1] == end + 1 {
+            i += 1;
+            end = sorted[i];
+        }
+        parts.push(if start == end { start.to_string() } else { format!("{start}-{end}") });
+        i += 1;
+    }
+    format!("id:{}", parts.join(","))
 }
 
 /// Splits on whitespace outside double quotes; the quotes stay in the tokens.
@@ -289,6 +333,7 @@ impl Term {
                 }
             }
             Test::Resolved(want) => run.resolved == *want,
+            Test::Ids(ranges) => ranges.iter().any(|(a, b)| (*a..=*b).contains(&run.id)),
             Test::Compare(field, op, n) => {
                 let value = match field {
                     NumField::Steps => Some(run.steps as f64),

@@ -46,6 +46,14 @@ impl Headless {
         self.worker = Some(Worker::start(db));
     }
 
+    /// Also take the news `feed` sends (files read beside the TUI), as the driver does with
+    /// `trajan PATH`. Needs the worker ([`Headless::start_worker`]).
+    pub fn follow(&mut self, feed: std::sync::mpsc::Receiver<Action>) {
+        if let Some(worker) = self.worker.as_mut() {
+            worker.follow(feed);
+        }
+    }
+
     /// Apply the worker's results that have arrived (and send the effects they ask for), without
     /// waiting, as the event loop does between keys.
     pub fn poll(&mut self) {

@@ -9,10 +9,21 @@ use crate::store::read::RunFilter;
 /// Perform `effect`; `None` when it gives no action.
 pub fn perform(store: &Store, effect: Effect) -> Option<Action> {
     Some(match effect {
-        Effect::LoadRun(id) => match store.run_data(id) {
+        Effect::LoadRun(id) | Effect::RefreshRun(id) => match store.run_data(id) {
             Ok(data) => Action::RunLoaded(Box::new(data)),
             Err(e) => Action::Failed(format!("run {id}: {e}")),
         },
+        Effect::LoadSteps { run, from } => {
+            // The edits of the steps read, not of steps stored since.
+            let read = store.step_lines(run, from).and_then(|steps| {
+                let edits = store.step_edit_lines(run, from, from + steps.len())?;
+                Ok((steps, edits))
+            });
+            match read {
+                Ok((steps, edits)) => Action::StepsLoaded { run, from, steps, edits },
+                Err(e) => Action::Failed(format!("run {run}: {e}")),
+            }
+        }
         Effect::LoadStep { run, index } => match store.step_body(run, index) {
             Ok(body) => Action::StepLoaded(Box::new(body)),
             Err(e) => Action::Failed(format!("step {index}: {e}")),

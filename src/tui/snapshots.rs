@@ -202,3 +202,17 @@ fn statistics_from_the_run_view() {
     // `%` works in a run too, and q comes back to it.
     both_classified("stats_from_run", |h| h.press("] % q"));
 }
+
+#[test]
+fn run_view_while_its_file_is_read() {
+    use crate::tui::action::{Action, Feed};
+    both("reading", |h| {
+        h.press("Enter");
+        let (id, n) = h.ui.app.run.as_ref().map(|r| (r.run_id(), r.data.steps.len())).unwrap_or_default();
+        let label = "demo.traj.json".to_string();
+        let effects =
+            h.ui.app.update(Action::Feed(Feed::Progress { label, done: 37, total: 100, runs: vec![(id, n)] }));
+        h.ui.apply(effects);
+        h.ui.draw();
+    });
+}

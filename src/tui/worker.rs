@@ -2,7 +2,8 @@
 //! (read-only; the first label saved opens one to write). The quick lane loads runs and steps,
 //! searches and saves labels; the slow lane reads every run's labels, the whole run list and the
 //! statistics. A key never waits for either: effects go in, actions come back, in order within a
-//! lane, and the event loop draws them when they arrive.
+//! lane, and the event loop draws them when they arrive. The reading of files beside the TUI
+//! (`trajan PATH`) sends its news the same way ([`Worker::follow`]).
 
 use super::action::Action;
 use super::app::Effect;
@@ -20,6 +21,8 @@ pub struct Worker {
     pending: usize,
     /// Of those, effects that change the screen (a run to open): keys wait for them.
     opening: usize,
+    /// News from files being read beside the TUI (`trajan PATH`), until the reading ends.
+    feed: Option<Receiver<Action>>,
 }
 
 /// An effect whose answer changes what the next key means (it opens a run): keys typed ahead of
@@ -29,9 +32,11 @@ fn opens(effect: &Effect) -> bool {
 }
 
 /// Which lane an effect takes: reads of every run (seconds on a large database) go to the slow
-/// one, so a step still loads while the statistics are computed.
+/// one, so a step still loads while the statistics are computed. So does a run read again whole
+/// once a file being read ends (`trajan FILE`: 20,000 step lines; the reviewer already has them):
+/// the step a key asks for meanwhile is not held up behind it.
 fn slow(effect: &Effect) -> bool {
-    matches!(effect, Effect::LoadStats { .. } | Effect::LoadReview { .. } | Effect::LoadAllRuns)
+    matches!(effect, Effect::LoadStats { .. } | Effect::LoadReview { .. } | Effect::LoadAllRuns | Effect::RefreshRun(_))
 }
 
 fn lane(db: &Path, results: Sender<(bool, Option<Action>)>) -> Sender<Effect> {
@@ -67,7 +72,12 @@ impl Worker {
         let (results_tx, results) = mpsc::channel();
         let quick = lane(db, results_tx.clone());
         let slow = lane(db, results_tx);
-        Worker { quick, slow, results, pending: 0, opening: 0 }
+        Worker { quick, slow, results, pending: 0, opening: 0, feed: None }
+    }
+
+    /// Also take the actions `feed` sends (the reading of files beside the TUI), until it closes.
+    pub fn follow(&mut self, feed: Receiver<Action>) {
+        self.feed = Some(feed);
     }
 
     /// Hand an effect to its lane.
@@ -91,9 +101,10 @@ impl Worker {
         self.opening = self.opening.saturating_sub(usize::from(opening));
     }
 
-    /// Effects still being performed (the loop polls often while there are).
+    /// Effects still being performed, or files still being read (the loop polls often while
+    /// there are).
     pub fn busy(&self) -> bool {
-        self.pending > 0
+        self.pending > 0 || self.feed.is_some()
     }
 
     /// The actions that have arrived, without waiting.
@@ -102,6 +113,18 @@ impl Worker {
         while let Ok((opening, done)) = self.results.try_recv() {
             self.answered(opening);
             out.extend(done);
+        }
+        if let Some(feed) = &self.feed {
+            loop {
+                match feed.try_recv() {
+                    Ok(action) => out.push(action),
+                    Err(mpsc::TryRecvError::Empty) => break,
+                    Err(mpsc::TryRecvError::Disconnected) => {
+                        self.feed = None;
+                        break;
+                    }
+                }
+            }
         }
         out
     }
@@ -118,6 +141,44 @@ impl Worker {
                 Err(_) => break,
             }
         }
+        // Nothing else to wait for: the next news of the reading (or its end).
+        if out.is_empty()
+            && let Some(feed) = &self.feed
+        {
+            match feed.recv() {
+                Ok(action) => out.push(action),
+                Err(_) => self.feed = None,
+            }
+        }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::action::Feed;
+
+    #[test]
+    fn a_run_read_again_at_the_end_of_a_reading_does_not_hold_up_a_step() {
+        assert!(slow(&Effect::RefreshRun(1)));
+        assert!(!slow(&Effect::LoadStep { run: 1, index: 3 }) && !slow(&Effect::LoadRun(1)));
+        assert!(!opens(&Effect::RefreshRun(1)), "keys do not wait for it");
+    }
+
+    #[test]
+    fn news_of_a_reading_arrive_with_the_results_and_the_worker_is_busy_until_it_ends() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let mut worker = Worker::start(&dir.path().join("none.db"));
+        assert!(!worker.busy());
+        let (tx, rx) = mpsc::channel();
+        worker.follow(rx);
+        assert!(worker.busy(), "the loop polls while files are read");
+        let _ = tx.send(Action::Feed(Feed::Begun(3)));
+        let got = worker.wait();
+        assert!(matches!(got.as_slice(), [Action::Feed(Feed::Begun(3))]), "{got:?}");
+        drop(tx);
+        assert!(worker.ready().is_empty());
+        assert!(!worker.busy(), "the reading is over");
     }
 }

@@ -30,6 +30,11 @@
 //! `undone_at` in [`crate::model::EditTrace`]; the final patch's edits with their
 //! [`crate::model::HunkSource`]s. Steps with shell edits get the `edit` flag.
 //!
+//! **A step at a time.** [`Reconstructor`] is the same pass for a reader that does not hold the
+//! whole run (`trajan FILE` reads the file again once its end is known): built from the
+//! submission and the working directories, fed each step, finished with the final patch's edits.
+//! [`reconstruct`] is a loop over it.
+//!
 //! **For other users** (the classifier: lost, reverted and scripted edits): read the stored
 //! edits (`store::read::EditRow` carries the trace), or call [`reconstruct`] on a [`Run`];
 //! [`replay`]'s `Replay` is the state machine, [`ops`] the shell commands it knows.
@@ -48,39 +53,20 @@ pub mod shown;
 
 pub use replay::Exec;
 
-use crate::model::{CheckedBy, Edit, EditKind, Run};
+use crate::model::{CheckedBy, Edit, EditKind, Run, Step};
 use replay::Replay;
+use std::collections::HashMap;
 
 /// Reconstruct a run's edits in place. `exec[i]` says how step `i` ran (missing: a tool).
 pub fn reconstruct(run: &mut Run, exec: &[Exec]) {
-    let mut roots: Vec<String> = vec!["/testbed".to_string()];
-    for s in &run.steps {
-        if let Some(wd) = &s.working_dir
-            && !roots.contains(wd)
-        {
-            roots.push(wd.clone());
-        }
-    }
-    let mut r = Replay::new(roots);
-    if let Some(sub) = run.submission.as_deref() {
-        for f in patch::parse(sub) {
-            if f.deleted {
-                continue;
-            }
-            let i = r.file(&f.path);
-            patch::seed(&mut r.files[i].known, &f);
-        }
-    }
+    let dirs = run.steps.iter().filter_map(|s| s.working_dir.as_deref());
+    let mut rec = Reconstructor::new(run.submission.as_deref(), dirs);
     let mut tool: Vec<Vec<Edit>> = vec![Vec::new(); run.steps.len()];
     let mut finals = Vec::new();
     for e in std::mem::take(&mut run.edits) {
         match e.step {
             None => finals.push(e),
             Some(s) => {
-                let shell_step = matches!(exec.get(s), Some(Exec::Shell(_) | Exec::Python(_) | Exec::Terminal(_)));
-                if e.kind == EditKind::ShellWrite && shell_step {
-                    continue;
-                }
                 if let Some(list) = tool.get_mut(s) {
                     list.push(e);
                 }
@@ -88,9 +74,126 @@ pub fn reconstruct(run: &mut Run, exec: &[Exec]) {
         }
     }
     for (i, step) in run.steps.iter().enumerate() {
+        rec.step(step, exec.get(i).copied().unwrap_or(Exec::Tool), std::mem::take(&mut tool[i]));
+    }
+    let done = rec.finish(&mut finals);
+    for s in done.edit_steps {
+        if let Some(step) = run.steps.get_mut(s) {
+            step.flags.edit = true;
+        }
+    }
+    run.edits = done.edits;
+    run.edits.extend(finals);
+}
+
+/// The reconstruction driven a step at a time (what [`reconstruct`] loops over), for a reader
+/// that does not hold the whole run: built from what must be known first (the submitted patch,
+/// which seeds the known lines, and every working directory of the run, the roots relative
+/// paths are read against), fed the steps in order, finished with the final patch's edits. It
+/// keeps the files' known lines and the edits, never the steps' texts; with a [`Spill`], not
+/// the edits' long texts either.
+pub struct Reconstructor {
+    r: Replay,
+    submission: Option<String>,
+    /// Steps fed so far: the next one's index.
+    next: usize,
+    spill: Option<Box<dyn Spill>>,
+    /// Edits whose diff has been handed to the spill (or had none) so far.
+    settled: usize,
+    /// Spilled texts by edit: the diff, what a contradicting view showed.
+    diffs: HashMap<usize, u64>,
+    shown: HashMap<usize, u64>,
+}
+
+/// Where a [`Reconstructor`] keeps its edits' long texts (diffs, what contradicting views
+/// showed) while the run is read, so that its memory does not grow with them; they come back
+/// one edit at a time ([`Reconstructed::fill`]). `trajan FILE`: a temporary file.
+pub trait Spill {
+    /// Keep `text`; its key.
+    fn put(&mut self, text: &str) -> std::io::Result<u64>;
+    /// The text kept under `key`.
+    fn get(&mut self, key: u64) -> std::io::Result<String>;
+}
+
+/// What a reconstruction gives: the run's edits (tool and shell, in order; the final patch's
+/// not among them) and the steps that get the `edit` flag. Spilled texts are not in `edits`
+/// until [`Reconstructed::fill`] puts them back.
+pub struct Reconstructed {
+    pub edits: Vec<Edit>,
+    pub edit_steps: Vec<usize>,
+    spill: Option<Box<dyn Spill>>,
+    diffs: HashMap<usize, u64>,
+    shown: HashMap<usize, u64>,
+}
+
+impl Reconstructed {
+    /// Put back the spilled texts of `edit`, the `k`th of [`Reconstructed::edits`] (or a copy).
+    pub fn fill(&mut self, k: usize, edit: &mut Edit) -> std::io::Result<()> {
+        let Some(spill) = self.spill.as_mut() else { return Ok(()) };
+        // A diff drawn again after it was spilled (a script's, from a later view) is the one.
+        if let Some(&key) = self.diffs.get(&k)
+            && edit.diff.is_none()
+        {
+            edit.diff = Some(spill.get(key)?);
+        }
+        if let Some(&key) = self.shown.get(&k)
+            && edit.trace.shown.is_some()
+        {
+            edit.trace.shown = Some(spill.get(key)?);
+        }
+        Ok(())
+    }
+}
+
+impl Reconstructor {
+    /// `working_dirs`: the steps' working directories, in step order (repeats are fine).
+    pub fn new<'a>(submission: Option<&str>, working_dirs: impl IntoIterator<Item = &'a str>) -> Reconstructor {
+        let mut roots: Vec<String> = vec!["/testbed".to_string()];
+        for wd in working_dirs {
+            if !roots.iter().any(|r| r == wd) {
+                roots.push(wd.to_string());
+            }
+        }
+        let mut r = Replay::new(roots);
+        if let Some(sub) = submission {
+            for f in patch::parse(sub) {
+                if f.deleted {
+                    continue;
+                }
+                let i = r.file(&f.path);
+                patch::seed(&mut r.files[i].known, &f);
+            }
+        }
+        Reconstructor {
+            r,
+            submission: submission.map(str::to_string),
+            next: 0,
+            spill: None,
+            settled: 0,
+            diffs: HashMap::new(),
+            shown: HashMap::new(),
+        }
+    }
+
+    /// Keep the edits' long texts in `spill` as the steps are fed.
+    pub fn spill_to(mut self, spill: Box<dyn Spill>) -> Reconstructor {
+        self.spill = Some(spill);
+        self
+    }
+
+    /// The next step, how it ran, and the edits the adapter made for it (its tool edits; a
+    /// shell step's own `shell_write` edits are dropped: the reconstruction makes them).
+    pub fn step(&mut self, step: &Step, how: Exec, edits: Vec<Edit>) {
+        let i = self.next;
+        self.next += 1;
+        let r = &mut self.r;
         let cwd = step.working_dir.clone();
+        let shell_step = matches!(how, Exec::Shell(_) | Exec::Python(_) | Exec::Terminal(_));
         let mut edited = None;
-        for e in std::mem::take(&mut tool[i]) {
+        for e in edits {
+            if e.kind == EditKind::ShellWrite && shell_step {
+                continue;
+            }
             let path = shown::resolve(&e.path, cwd.as_deref());
             edited = Some(path.clone());
             r.tool_edit(e, &path);
@@ -102,7 +205,7 @@ pub fn reconstruct(run: &mut Run, exec: &[Exec]) {
             observation: &step.observation,
             screen: false,
         };
-        match exec.get(i).copied().unwrap_or(Exec::Tool) {
+        match how {
             Exec::Shell(status) => r.shell_step(&step.action, ops::Step { status, ..ctx }),
             Exec::Terminal(status) => r.shell_step(&step.action, ops::Step { status, screen: true, ..ctx }),
             Exec::Python(status) => r.python_code(&step.action, &step.action, &cwd, &ops::Step { status, ..ctx }),
@@ -112,20 +215,48 @@ pub fn reconstruct(run: &mut Run, exec: &[Exec]) {
                 }
             }
         }
+        self.settle();
     }
-    if let Some(sub) = run.submission.clone() {
-        r.submission(&sub, &mut finals);
-    }
-    let edits = r.finish();
-    for e in &edits {
-        if e.kind == EditKind::ShellWrite
-            && let Some(step) = e.step.and_then(|s| run.steps.get_mut(s))
-        {
-            step.flags.edit = true;
+
+    /// Hand the spill the diffs of the edits made since, and what views that contradicted an
+    /// edit showed. Neither is read again before the end: a diff is only ever drawn anew (a
+    /// script's, once a view shows what it did), and a contradiction is kept once.
+    fn settle(&mut self) {
+        let Some(spill) = self.spill.as_mut() else { return };
+        for (id, rec) in self.r.recs.iter_mut().enumerate().skip(self.settled) {
+            if let Some(d) = rec.edit.diff.take() {
+                match spill.put(&d) {
+                    Ok(key) => {
+                        self.diffs.insert(id, key);
+                    }
+                    Err(_) => rec.edit.diff = Some(d),
+                }
+            }
+        }
+        self.settled = self.r.recs.len();
+        for (id, rec) in self.r.recs.iter_mut().enumerate() {
+            if let Some((_, both)) = rec.contradicted.as_mut()
+                && !both.is_empty()
+                && let Ok(key) = spill.put(both)
+            {
+                self.shown.insert(id, key);
+                *both = String::new();
+            }
         }
     }
-    run.edits = edits;
-    run.edits.extend(finals);
+
+    /// The edits, once every step was fed; `finals` (the final patch's edits) get the steps
+    /// their hunks came from.
+    pub fn finish(mut self, finals: &mut [Edit]) -> Reconstructed {
+        if let Some(sub) = self.submission.take() {
+            self.r.submission(&sub, finals);
+        }
+        let edits = self.r.finish();
+        let mut edit_steps: Vec<usize> =
+            edits.iter().filter(|e| e.kind == EditKind::ShellWrite).filter_map(|e| e.step).collect();
+        edit_steps.dedup();
+        Reconstructed { edits, edit_steps, spill: self.spill, diffs: self.diffs, shown: self.shown }
+    }
 }
 
 #[cfg(test)]

@@ -273,6 +273,96 @@ pub fn generate(dir: &Path, kind: Kind, total_bytes: u64) -> std::io::Result<Gen
     Ok(g)
 }
 
+/// One mini-swe-agent v1 trajectory file of `steps` turns, each about `step_bytes` long (its
+/// observation code lines), written a message at a time (a 200 MB file is never held): `info`
+/// first, as mini-swe-agent writes it. Each thought begins `Step N:`, for timing what a screen
+/// shows.
+pub fn long_mini_file(path: &Path, steps: usize, step_bytes: usize) -> std::io::Result<u64> {
+    let mut rng = Rng(0x5eed_0f1e);
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
+    let info = json!({"exit_status": "Submitted", "submission": "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-a\n+b\n",
+        "model_stats": {"instance_cost": 1.5, "api_calls": steps}, "mini_version": "1.15.0",
+        "config": {"model": {"model_name": "synthetic/model-b"}}});
+    write!(f, "{{\"info\": {info}, \"messages\": [")?;
+    let task =
+        format!("<pr_description>\nConsider the following PR description:\n{}\n</pr_description>", prose(&mut rng, 80));
+    write!(
+        f,
+        "{}, {}",
+        json!({"role": "system", "content": "You are a helpful assistant."}),
+        json!({"role": "user", "content": task})
+    )?;
+    for i in 0..steps {
+        let command = match rng.below(3) {
+            0 => format!("cat src/{}.py", rng.pick(WORDS)),
+            1 => format!("sed -i 's/{}/{}/' src/{}.py", rng.pick(WORDS), rng.pick(WORDS), rng.pick(WORDS)),
+            _ => "python -m pytest tests -q".to_string(),
+        };
+        let words = 30 + rng.below(30) as usize;
+        let thought = format!("Step {i}: {}", prose(&mut rng, words));
+        let assistant = json!({"role": "assistant", "content": format!("THOUGHT: {thought}\n\n```bash\n{command}\n```"),
+            "extra": {"response": {"usage": {"prompt_tokens": 3000 + i, "completion_tokens": 150}}}});
+        let lines = step_bytes / 48;
+        let user = json!({"role": "user", "content": format!("<returncode>0</returncode>\n<output>\n{}</output>", code_lines(&mut rng, lines, 1))});
+        write!(f, ",\n{assistant},\n{user}")?;
+    }
+    write!(f, "\n], \"trajectory_format\": \"mini-swe-agent-1\", \"instance_id\": \"synth__open-1\"}}\n")?;
+    f.flush()?;
+    Ok(std::fs::metadata(path)?.len())
+}
+
+/// One SWE-agent 1.1 trajectory file of `steps` steps, each about `step_bytes` long over its
+/// `trajectory` entry and its two `history` messages, written a step at a time: `trajectory`
+/// first, then `history`, `info` and `replay_config`, in the order SWE-agent writes them (no
+/// per-step `query`, as in the side-by-side benchmark's files). Each thought begins `Step N:`.
+pub fn long_swe_file(path: &Path, steps: usize, step_bytes: usize) -> std::io::Result<u64> {
+    let mut rng = Rng(0x5eed_0f1f);
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
+    let mut turns = Vec::with_capacity(steps);
+    write!(f, "{{\"environment\": \"main\", \"trajectory\": [")?;
+    let lines = step_bytes / 2 / 48;
+    for i in 0..steps {
+        let action = match rng.below(3) {
+            0 => format!("cat src/{}.py", rng.pick(WORDS)),
+            1 => format!("grep -rn {} src", rng.pick(WORDS)),
+            _ => "python -m pytest tests -q".to_string(),
+        };
+        let words = 30 + rng.below(30) as usize;
+        let thought = format!("Step {i}: {}", prose(&mut rng, words));
+        let observation = code_lines(&mut rng, lines, 1);
+        let step = json!({"action": action, "observation": observation, "response": thought, "thought": thought,
+            "execution_time": 0.5, "state": {"working_dir": "/testbed", "open_file": "n/a"}, "extra_info": {}});
+        write!(f, "{}\n{step}", if i == 0 { "" } else { "," })?;
+        // The history holds the same turn again: kept short here, written after.
+        turns.push((thought, action, rng.below(u64::MAX)));
+    }
+    let task = format!("<pr_description>\n{}\n</pr_description>", prose(&mut rng, 80));
+    write!(
+        f,
+        "\n], \"history\": [{}, {}",
+        json!({"role": "system", "content": "You are a helpful assistant.", "agent": "main", "message_type": "system_prompt"}),
+        json!({"role": "user", "content": task, "agent": "main", "message_type": "observation"})
+    )?;
+    for (thought, action, seed) in turns {
+        let mut r = Rng(seed | 1);
+        let observation = code_lines(&mut r, lines, 1);
+        let assistant = json!({"role": "assistant", "content": thought, "thought": thought, "action": action,
+            "agent": "main", "message_type": "action"});
+        let user = json!({"role": "user", "content": format!("OBSERVATION:\n{observation}"), "agent": "main",
+            "message_type": "observation"});
+        write!(f, ",\n{assistant},\n{user}")?;
+    }
+    let info = json!({"swe_agent_version": "1.1.0", "exit_status": "submitted",
+        "submission": "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-a\n+b\n",
+        "model_stats": {"instance_cost": 1.5, "tokens_sent": 900_000, "tokens_received": 20_000, "api_calls": steps}});
+    let replay =
+        json!({"agent": {"model": {"name": "synthetic/model-a"}}, "problem_statement": {"id": "synth__open-2"}})
+            .to_string();
+    write!(f, "\n], \"info\": {info}, \"replay_config\": {}}}\n", Value::String(replay))?;
+    f.flush()?;
+    Ok(std::fs::metadata(path)?.len())
+}
+
 /// A small run for filling a database with many runs (the TUI benchmark's 100,000).
 pub fn small_run(seed: u64) -> trajan::model::Run {
     use trajan::model::{Format, Run, Step};

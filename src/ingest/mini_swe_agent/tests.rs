@@ -1,5 +1,5 @@
 use super::*;
-use crate::model::{Edit, EditKind};
+use crate::model::{Edit, EditKind, Format, Run};
 use std::path::PathBuf;
 
 const V1_FIXTURE: &str =

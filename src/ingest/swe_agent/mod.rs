@@ -6,12 +6,15 @@
 
 mod actions;
 mod args;
+mod doc;
 
-use crate::analysis::reconstruct::{Exec, reconstruct};
+pub(crate) use doc::SweDoc;
+
+use crate::analysis::reconstruct::Exec;
 use crate::analysis::{edits, markers};
 use crate::error::IngestError;
-use crate::ingest::instance_from_file_name;
 use crate::ingest::json::{content_text, f64_field, i64_field, str_field};
+use crate::ingest::stream_doc::ReadError;
 use crate::model::{EditStatus, Format, Message, Parsed, QueryDelta, QueryMessage, Run, Step, StepFlags, Task};
 use serde::Deserialize;
 use serde_json::Value;
@@ -20,35 +23,12 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
+/// One step as the file writes it. `Q` is how a prompt message is held: a slice of the file's
+/// text (`&RawValue`) when the whole file is in memory, a copy (`Box<RawValue>`) when it is read
+/// from disk a step at a time.
 #[derive(Deserialize)]
-struct TrajFile<'a> {
-    #[serde(default, borrow)]
-    trajectory: Option<Vec<StepIn<'a>>>,
-    #[serde(default)]
-    history: Option<Vec<Value>>,
-    #[serde(default)]
-    info: Option<Value>,
-    #[serde(default)]
-    replay_config: Option<Value>,
-    #[serde(default, borrow)]
-    attempts: Option<Vec<Attempt<'a>>>,
-}
-
-#[derive(Deserialize)]
-struct Attempt<'a> {
-    #[serde(default, borrow)]
-    trajectory: Option<Vec<StepIn<'a>>>,
-    #[serde(default)]
-    history: Option<Vec<Value>>,
-    #[serde(default)]
-    info: Option<Value>,
-    /// Some RetryAgent versions keep each attempt's own configuration.
-    #[serde(default)]
-    replay_config: Option<Value>,
-}
-
-#[derive(Deserialize)]
-struct StepIn<'a> {
+#[serde(bound(deserialize = "Q: Deserialize<'de>"))]
+struct StepIn<Q> {
     #[serde(default, deserialize_with = "lenient_string")]
     action: String,
     #[serde(default, deserialize_with = "lenient_string")]
@@ -61,10 +41,10 @@ struct StepIn<'a> {
     execution_time: Option<f64>,
     #[serde(default)]
     state: Option<Value>,
-    #[serde(default, borrow)]
-    query: Option<Vec<&'a RawValue>>,
-    #[serde(default, borrow)]
-    messages: Option<Vec<&'a RawValue>>,
+    #[serde(default)]
+    query: Option<Vec<Q>>,
+    #[serde(default)]
+    messages: Option<Vec<Q>>,
 }
 
 /// A number that forks sometimes write as a string, or leave null.
@@ -85,53 +65,19 @@ fn lenient_string<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::E
     })
 }
 
+/// Parse a whole file: the document is read as [`doc::SweDoc`] reads it from disk, its steps
+/// collected in memory.
 pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
-    let file: TrajFile = serde_json::from_str(text).map_err(|e| IngestError::json(path, &e))?;
-    let instance_id = instance_from_file_name(path);
-    let replay = file.replay_config.as_ref().map(crate::ingest::json::maybe_nested_json);
-    let model = model_name(replay.as_ref(), None);
-    let top_info = file.info.unwrap_or(Value::Null);
-    let mut parsed = Parsed::default();
-
-    let attempts = file.attempts.unwrap_or_default();
-    if attempts.is_empty() {
-        let steps = file
-            .trajectory
-            .ok_or_else(|| IngestError::shape(path, "SWE-agent file has neither a `trajectory` nor any `attempts`"))?;
-        let history = file.history.unwrap_or_default();
-        let run = build_run(&instance_id, steps, &history, &top_info, model.clone(), None)?;
-        parsed.tasks.extend(task_of(&instance_id, &history, replay.as_ref()));
-        parsed.runs.push(run);
-    } else {
-        let best = i64_field(&top_info, "best_attempt_idx");
-        for (i, a) in attempts.into_iter().enumerate() {
-            let history = a.history.unwrap_or_default();
-            let info = a.info.unwrap_or(Value::Null);
-            let steps = a.trajectory.unwrap_or_default();
-            let own = a.replay_config.as_ref().map(crate::ingest::json::maybe_nested_json);
-            let model = model_name(own.as_ref(), None).or_else(|| model_name(replay.as_ref(), Some(i)));
-            let mut run = build_run(&instance_id, steps, &history, &info, model, Some(i))?;
-            run.best_attempt = best.map(|b| b == i as i64);
-            if i == 0 {
-                parsed.tasks.extend(task_of(&instance_id, &history, replay.as_ref()));
-            }
-            parsed.runs.push(run);
-        }
+    match doc::parse_text(path, text, false) {
+        // A top-level `trajectory` before a RetryAgent's `attempts`: read again without it (the
+        // attempts are the runs).
+        Err(ReadError::Whole(_)) => doc::parse_text(path, text, true),
+        other => other,
     }
-    if let Some(r) = replay {
-        for run in &mut parsed.runs {
-            run.metadata = Some(r.to_string());
-        }
-    }
-    // 0.x names no model in the file: its run folder's `args.yaml` does.
-    if parsed.runs.iter().any(|r| r.model.is_none())
-        && let Some(model) = args::model_beside(path)
-    {
-        for run in parsed.runs.iter_mut().filter(|r| r.model.is_none()) {
-            run.model = Some(model.clone());
-        }
-    }
-    Ok(parsed)
+    .map_err(|e| match e {
+        ReadError::Invalid(e) => e,
+        ReadError::Stopped | ReadError::Whole(_) => IngestError::shape(path, "SWE-agent: unexpected layout"),
+    })
 }
 
 /// The model of a replay config: `agent.model.name`, or for a RetryAgent config
@@ -148,22 +94,33 @@ fn model_name(replay: Option<&Value>, attempt: Option<usize>) -> Option<String> 
     direct.or(from_configs).map(str::to_string)
 }
 
-fn build_run(
+/// What a run is known by before its steps are read.
+fn run_head(instance_id: &str, attempt: Option<usize>) -> Run {
+    Run {
+        instance_id: instance_id.to_string(),
+        format: Some(Format::SweAgent),
+        agent: Some("swe-agent".to_string()),
+        attempt: attempt.map(|a| a as i64),
+        position: attempt.unwrap_or(0) as i64,
+        ..Run::default()
+    }
+}
+
+/// A run's fields once its steps, history and info are read (its steps went to the sink); the
+/// final patch's edits in `edits`.
+fn run_fields(
     instance_id: &str,
-    steps_in: Vec<StepIn<'_>>,
-    history: &[Value],
+    steps: &RunSteps,
+    history: &History,
     info: &Value,
     model: Option<String>,
     attempt: Option<usize>,
-) -> Result<Run, IngestError> {
+) -> Run {
     let stats = info.get("model_stats").cloned().unwrap_or(Value::Null);
-    let version = str_field(info, "swe_agent_version").unwrap_or_else(|| guess_version(&steps_in));
+    let version = str_field(info, "swe_agent_version").unwrap_or_else(|| steps.version());
     let submission = str_field(info, "submission").filter(|s| !s.trim().is_empty());
     let mut run = Run {
-        instance_id: instance_id.to_string(),
-        format: Some(Format::SweAgent),
         format_version: Some(version),
-        agent: Some("swe-agent".to_string()),
         model,
         // An interrupted run leaves an empty exit status: unknown, not "".
         exit_status: str_field(info, "exit_status").filter(|s| !s.trim().is_empty()),
@@ -172,43 +129,91 @@ fn build_run(
         tokens_sent: i64_field(&stats, "tokens_sent"),
         tokens_received: i64_field(&stats, "tokens_received"),
         api_calls: i64_field(&stats, "api_calls"),
-        attempt: attempt.map(|a| a as i64),
-        position: attempt.unwrap_or(0) as i64,
-        ..Run::default()
+        // The conversation up to the first model turn (system prompt, demonstrations, the task);
+        // later messages repeat the steps' text, and 1.x prompts keep them all anyway.
+        history: history.prefix.clone(),
+        ..run_head(instance_id, attempt)
     };
-    // The conversation up to the first model turn (system prompt, demonstrations, the task);
-    // later messages repeat the steps' text, and 1.x prompts keep them all anyway.
-    run.history = history
-        .iter()
-        .take_while(|m| m.get("role").and_then(Value::as_str) != Some("assistant"))
-        .map(history_message)
-        .collect();
+    if let Some(sub) = &submission {
+        run.edits.extend(edits::final_patch_edits(sub));
+    }
+    run
+}
 
-    let mut prompts = PromptDedup::default();
-    let mut exec = Vec::with_capacity(steps_in.len());
-    let states = states_after(&steps_in);
-    let count = steps_in.len();
-    for (idx, s) in steps_in.into_iter().enumerate() {
-        let (open_file, working_dir) = states[idx].clone();
+/// A run's steps, built one at a time as they are read. A step is built once the next one is
+/// read (or the list ends): 0.x records the state before the action, so a step's state is the
+/// next step's, and an empty action is a format error unless it is the last step.
+#[derive(Default)]
+struct RunSteps {
+    prompts: PromptDedup,
+    /// Steps built so far.
+    count: usize,
+    /// Open file and working directory after the step built last.
+    after: Option<(Option<String>, Option<String>)>,
+    /// States are recorded before the action (0.x, a JSON string): decided by the first step
+    /// that has a state.
+    recorded_before: Option<bool>,
+    /// Any step carries `query` (1.1), `messages` or `execution_time` (1.0).
+    has_query: bool,
+    has_messages_or_time: bool,
+}
+
+impl RunSteps {
+    /// Note what the step tells of the version and of how states are recorded.
+    fn observe<Q>(&mut self, s: &StepIn<Q>) {
+        self.has_query |= s.query.is_some();
+        self.has_messages_or_time |= s.messages.is_some() || s.execution_time.is_some();
+        if self.recorded_before.is_none() && s.state.is_some() {
+            self.recorded_before = Some(matches!(s.state, Some(Value::String(_))));
+        }
+    }
+
+    /// The version when `info` does not name it.
+    fn version(&self) -> String {
+        if self.has_query {
+            "1.1".to_string()
+        } else if self.has_messages_or_time {
+            "1.0".to_string()
+        } else if self.recorded_before == Some(true) {
+            "0.x".to_string()
+        } else {
+            "unknown".to_string()
+        }
+    }
+
+    /// Build step `s`, the one after it being `next` (`None`: `s` is the last).
+    fn build<Q: std::ops::Deref<Target = RawValue>>(
+        &mut self,
+        s: StepIn<Q>,
+        next: Option<&StepIn<Q>>,
+    ) -> (Step, Vec<crate::model::Edit>, Exec) {
+        let idx = self.count;
+        self.count += 1;
+        let own = read_state(s.state.as_ref());
+        let (open_file, working_dir) = match (self.recorded_before, next) {
+            (Some(true), Some(n)) => read_state(n.state.as_ref()),
+            _ => own,
+        };
         let action = s.action.trim_end_matches('\n').to_string();
         // The file an edit applies to is the one open before the action ran.
-        let open_before = match idx {
-            0 => open_file.clone(),
-            _ => states[idx - 1].0.clone().or_else(|| open_file.clone()),
+        let open_before = match self.after.take() {
+            None => open_file.clone(),
+            Some((before, _)) => before.or_else(|| open_file.clone()),
         };
         let parsed_action = actions::parse_action(&action, open_before.as_deref(), working_dir.as_deref());
-        exec.push(match parsed_action.tool.as_deref() {
+        let how = match parsed_action.tool.as_deref() {
             Some("bash") => Exec::Shell(actions::shell_status(&s.observation)),
             _ => Exec::Tool,
-        });
+        };
         let mut flags = StepFlags {
             output_clipped: markers::output_clipped(&s.observation),
             test_run: markers::runs_tests(&action),
             ..StepFlags::default()
         };
         let is_exit = s.observation.starts_with("Exited") || s.response.starts_with("Exit due to");
-        flags.format_error = action.trim().is_empty() && !is_exit && idx + 1 < count;
+        flags.format_error = action.trim().is_empty() && !is_exit && next.is_some();
         flags.error = !action.trim().is_empty() && markers::looks_like_error(&s.observation);
+        let mut made = Vec::new();
         for proposed in parsed_action.edits {
             let status = proposed.status_from(&s.observation);
             flags.edit = true;
@@ -228,11 +233,12 @@ fn build_run(
                 edit.diff = Some(edits::diff_at_line(d, start));
             }
             edit.trace.lines = proposed.lines;
-            run.edits.push(edit);
+            made.push(edit);
         }
-        let query = s.query.as_deref().or(s.messages.as_deref()).map(|q| prompts.delta(q));
+        let query = s.query.as_deref().or(s.messages.as_deref()).map(|q| self.prompts.delta(q));
         let response = (!s.response.is_empty() && s.response != s.thought).then_some(s.response);
-        run.steps.push(Step {
+        self.after = Some((open_file.clone(), working_dir.clone()));
+        let step = Step {
             thought: s.thought,
             action,
             observation: s.observation,
@@ -240,43 +246,14 @@ fn build_run(
             tool: parsed_action.tool,
             args: parsed_action.args.map(|a| a.to_string()),
             execution_time: s.execution_time,
-            open_file: open_file.clone(),
-            working_dir: working_dir.clone(),
+            open_file,
+            working_dir,
             flags,
             query,
             ..Step::default()
-        });
+        };
+        (step, made, how)
     }
-    if let Some(sub) = &submission {
-        run.edits.extend(edits::final_patch_edits(sub));
-    }
-    reconstruct(&mut run, &exec);
-    Ok(run)
-}
-
-fn guess_version(steps: &[StepIn<'_>]) -> String {
-    let first = steps.iter().find(|s| s.state.is_some());
-    if steps.iter().any(|s| s.query.is_some()) {
-        "1.1".to_string()
-    } else if steps.iter().any(|s| s.messages.is_some() || s.execution_time.is_some()) {
-        "1.0".to_string()
-    } else if first.is_some_and(|s| matches!(s.state, Some(Value::String(_)))) {
-        "0.x".to_string()
-    } else {
-        "unknown".to_string()
-    }
-}
-
-/// Open file and working directory after each step's action. 0.x records the state the
-/// action was chosen in (a JSON string), 1.x the state after it ran (a dict): 0.x states are
-/// shifted by one so both mean "after".
-fn states_after(steps: &[StepIn<'_>]) -> Vec<(Option<String>, Option<String>)> {
-    let states: Vec<_> = steps.iter().map(|s| read_state(s.state.as_ref())).collect();
-    let recorded_before = steps.iter().any(|s| matches!(s.state, Some(Value::String(_))));
-    if !recorded_before {
-        return states;
-    }
-    (0..states.len()).map(|i| states.get(i + 1).unwrap_or(&states[i]).clone()).collect()
 }
 
 /// `state` is a JSON string in 0.x and a dict in 1.x; "n/a" means no open file.
@@ -292,20 +269,42 @@ fn history_message(m: &Value) -> Message {
 }
 
 /// The task: the problem statement from `replay_config` when present, else the issue text cut
-/// out of the first non-demonstration user message.
-fn task_of(instance_id: &str, history: &[Value], replay: Option<&Value>) -> Option<Task> {
+/// out of the first non-demonstration user message of the history.
+fn task_of(instance_id: &str, history: &History, replay: Option<&Value>) -> Option<Task> {
     let from_replay = replay
         .and_then(|r| crate::ingest::json::at(r, &["problem_statement", "text"]))
         .and_then(Value::as_str)
         .map(str::to_string);
-    let instruction = from_replay.or_else(|| {
-        history
-            .iter()
-            .filter(|m| m.get("role").and_then(Value::as_str) == Some("user"))
-            .find(|m| m.get("is_demo").and_then(Value::as_bool) != Some(true))
-            .map(|m| extract_issue(&content_text(m.get("content"))))
-    })?;
+    let instruction =
+        from_replay.or_else(|| history.first_user.as_ref().map(|m| extract_issue(&content_text(m.get("content")))))?;
     Some(Task { instance_id: instance_id.to_string(), instruction: Some(instruction), ..Task::default() })
+}
+
+/// What a run keeps of its `history` (read a message at a time): the messages before the first
+/// model turn, and the first user message that is not a demonstration (the task).
+#[derive(Default)]
+struct History {
+    prefix: Vec<Message>,
+    /// An assistant message has been read: the prefix is complete.
+    prefix_done: bool,
+    first_user: Option<Value>,
+}
+
+impl History {
+    fn push(&mut self, m: Value) {
+        let role = m.get("role").and_then(Value::as_str);
+        if !self.prefix_done {
+            if role == Some("assistant") {
+                self.prefix_done = true;
+            } else {
+                self.prefix.push(history_message(&m));
+            }
+        }
+        if self.first_user.is_none() && role == Some("user") && m.get("is_demo").and_then(Value::as_bool) != Some(true)
+        {
+            self.first_user = Some(m);
+        }
+    }
 }
 
 fn extract_issue(prompt: &str) -> String {
@@ -330,7 +329,7 @@ struct PromptDedup {
 }
 
 impl PromptDedup {
-    fn delta(&mut self, messages: &[&RawValue]) -> QueryDelta {
+    fn delta<Q: std::ops::Deref<Target = RawValue>>(&mut self, messages: &[Q]) -> QueryDelta {
         let hashes: Vec<[u8; 16]> = messages.iter().map(|m| hash16(m.get())).collect();
         let keep = hashes.iter().zip(&self.previous).take_while(|(a, b)| a == b).count();
         let append = messages[keep..]

@@ -3,6 +3,7 @@
 
 mod compare;
 mod list;
+mod reading;
 mod review;
 mod run;
 mod stats;
@@ -11,6 +12,7 @@ pub(crate) mod tests;
 
 pub use compare::{ComparePanel, CompareSearch, CompareView, MAX_COLUMNS, MIN_COLUMN, Picker, visible_columns};
 pub use list::ListState;
+pub use reading::{Reading, thousands};
 pub use review::{CONFIDENCE_STEP, Draft, Review};
 pub use run::{BODY_CACHE, Panel, RunView, Search};
 pub use stats::StatsView;
@@ -29,6 +31,13 @@ pub const HSCROLL_STEP: usize = 8;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     LoadRun(i64),
+    /// Load a run again (it was being read and is complete now): keys do not wait for it.
+    RefreshRun(i64),
+    /// Steps of a run being read, from `from` on.
+    LoadSteps {
+        run: i64,
+        from: usize,
+    },
     LoadStep {
         run: i64,
         index: i64,
@@ -145,6 +154,10 @@ pub struct App {
     pub picker: Option<Picker>,
     /// Where `Back` in the run view goes when not to the list (a run opened from a comparison).
     return_to: Option<Screen>,
+    /// Files being read beside the TUI (`trajan PATH`): how far.
+    pub reading: Option<Reading>,
+    /// A run was opened for the reading (the first one begun): no other is opened for it.
+    opened_from_feed: bool,
 }
 
 /// The first visible row of a list of `len` rows shown `height` at a time, so that `cursor` is
@@ -189,6 +202,8 @@ impl App {
             marked: std::collections::BTreeSet::new(),
             picker: None,
             return_to: None,
+            reading: None,
+            opened_from_feed: false,
         }
     }
 
@@ -273,27 +288,34 @@ impl App {
                         self.drafts.insert(prev.run_id(), prev.draft.clone());
                     }
                 }
-                // The same run again (reloaded after a label was saved): the same panel.
-                let panel = previous.as_ref().filter(|p| p.run_id() == id).map(|p| p.panel);
-                let carried = previous.and_then(|r| r.search).map(|s| s.query);
+                let carried = previous.as_ref().and_then(|r| r.search.as_ref()).map(|s| s.query.clone());
                 let mut view = RunView::new(*data);
-                view.panel = panel.unwrap_or(view.panel);
+                // The same run again (reloaded after a label was saved, or once read whole): as
+                // the reviewer left it.
+                match previous.filter(|p| p.run_id() == id) {
+                    Some(prev) => view.keep_from(prev),
+                    None => {
+                        if let Some(&pos) = self.places.get(&id) {
+                            view.go(pos);
+                        }
+                    }
+                }
                 view.hidden_labels = hidden;
                 view.draft = self.drafts.remove(&id).unwrap_or_else(|| saved_draft.clone());
                 view.saved_draft = saved_draft;
                 view.label_modes = self.review.taxonomy.mode_ids();
                 view.rater = self.review.rater.clone();
-                if let Some(&pos) = self.places.get(&id) {
-                    view.go(pos);
-                }
                 self.run = Some(view);
                 self.screen = Screen::Run;
                 let mut effects = self.load_current_step();
                 if let Some(query) = carried {
                     effects.push(Effect::Search { run: id, query });
                 }
+                effects.extend(self.grow());
                 effects
             }
+            Action::StepsLoaded { run, from, steps, edits } => self.steps_loaded(run, from, steps, edits),
+            Action::Feed(feed) => self.feed(feed),
             Action::StepLoaded(body) => {
                 if let Some(run) = self.run.as_mut().filter(|r| r.run_id() == body.run_id) {
                     run.store_body(*body);

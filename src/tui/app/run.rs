@@ -94,6 +94,10 @@ pub struct RunView {
     /// The taxonomy's modes in key order (1–9) and the reviewer, for the labels panel.
     pub label_modes: Vec<String>,
     pub rater: String,
+    /// Steps stored since the run was loaded have been asked for (the run is being read).
+    pub growing: bool,
+    /// The last key was `G` (the last step): steps that arrive move the cursor on to the new last.
+    pub follow_end: bool,
 }
 
 /// The steps the labels cite, in order, with "mode (rater): note" for the status line. A step
@@ -143,6 +147,27 @@ impl RunView {
             diff_mode: DiffMode::Unified,
             search: None,
             file: 0,
+            growing: false,
+            follow_end: false,
+        }
+    }
+
+    /// The same run loaded again: where the reviewer was and how the panel looked, and the
+    /// step bodies already loaded (a reload does not change them).
+    pub fn keep_from(&mut self, prev: RunView) {
+        self.cursor = prev.cursor.min(self.data.steps.len().saturating_sub(1));
+        self.offset = prev.offset;
+        self.bodies = prev.bodies;
+        self.panel = prev.panel;
+        self.scroll = prev.scroll;
+        self.hscroll = prev.hscroll;
+        self.wrap = prev.wrap;
+        self.unfolded = prev.unfolded;
+        self.diff_mode = prev.diff_mode;
+        self.file = prev.file;
+        self.follow_end = prev.follow_end;
+        if self.follow_end {
+            self.cursor = self.data.steps.len().saturating_sub(1);
         }
     }
 
@@ -258,6 +283,8 @@ impl super::App {
             self.screen = Screen::List;
             return Vec::new();
         };
+        // `G` on a run being read keeps to its last step as more come, until another key.
+        run.follow_end = cmd == Command::Bottom;
         match cmd {
             Command::Back => {
                 self.screen = match self.return_to.take() {

@@ -316,3 +316,21 @@ fn filter_speed_100k() {
         }
     }
 }
+
+#[test]
+fn id_terms_keep_the_runs_named_and_the_query_for_a_set_of_runs_is_short() {
+    let runs = sample();
+    let ids = |query: &str| {
+        let mut ids: Vec<i64> =
+            kept(&runs, query).iter().filter_map(|i| runs.iter().find(|r| &r.instance_id == i)).map(|r| r.id).collect();
+        ids.sort_unstable();
+        ids
+    };
+    assert_eq!(ids("id:2"), vec![2]);
+    assert_eq!(ids("id:1,4-5"), vec![1, 4, 5]);
+    assert_eq!(ids("-id:1-4"), vec![5]);
+    assert_eq!(ids_query(&[9, 3, 4, 5, 12, 4]), "id:3-5,9,12");
+    assert_eq!(ids(&ids_query(&[5, 1, 2])), vec![1, 2, 5]);
+    assert!(error("id:x").contains("expected run ids"), "{}", error("id:x"));
+    assert!(error("id>3").contains("use id:N"), "{}", error("id>3"));
+}

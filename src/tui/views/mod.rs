@@ -107,6 +107,14 @@ fn status_line(frame: &mut Frame, area: Rect, app: &App, ctx: &ViewCtx) {
         ])
     } else if let Some(s) = &app.status {
         Line::from(Span::styled(text::fit(&s.text, width), if s.error { theme.status_error } else { theme.status }))
+    } else if let Some(r) = &app.reading {
+        // How far the reading is, then the hints (keys work while it goes on).
+        let progress = text::fit(&r.describe(), width);
+        let rest = width.saturating_sub(unicode_width::UnicodeWidthStr::width(progress.as_str()) + 2);
+        Line::from(vec![
+            Span::styled(progress, theme.accent),
+            Span::styled(format!("  {}", text::fit(&hints(&ctx.keymap, context(app.screen)), rest)), theme.muted),
+        ])
     } else {
         Line::from(Span::styled(text::fit(&hints(&ctx.keymap, context(app.screen)), width), theme.muted))
     };

@@ -17,7 +17,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 const WIDE: u16 = 150;
 
 pub fn draw(frame: &mut Frame, header: Rect, area: Rect, app: &App, run: &RunView, ctx: &mut ViewCtx) -> Viewport {
-    draw_header(frame, header, run, &ctx.theme);
+    draw_header(frame, header, app, run, &ctx.theme);
     let list_width = (area.width * 3 / 10).clamp(26, 48);
     let wide = area.width >= WIDE && run.panel != Panel::State;
     let constraints = if wide {
@@ -47,15 +47,18 @@ pub fn draw(frame: &mut Frame, header: Rect, area: Rect, app: &App, run: &RunVie
     Viewport { rows, panel_lines, panel_rows, panel_overflow, help_max: None }
 }
 
-fn draw_header(frame: &mut Frame, area: Rect, run: &RunView, theme: &Theme) {
+fn draw_header(frame: &mut Frame, area: Rect, app: &App, run: &RunView, theme: &Theme) {
     let s = &run.data.summary;
     let resolved = match s.resolved {
         Some(true) => ("resolved", theme.ok),
         Some(false) => ("unresolved", theme.error),
         None => ("outcome unknown", theme.muted),
     };
-    // Steps are numbered from 0 everywhere (CLI, JSON, evidence): the header names the range.
+    // Steps are numbered from 0 everywhere (CLI, JSON, evidence): the header names the range,
+    // and says when it is still growing (the run is being read).
+    let reading = app.reading.as_ref().is_some_and(|r| r.stored(run.run_id()).is_some());
     let step = match (run.step_index(), run.data.steps.last()) {
+        (Some(i), Some(last)) if reading => format!("step {i} of 0–{} (reading…)", last.index),
         (Some(i), Some(last)) => format!("step {i} of 0–{}", last.index),
         _ => "no steps".to_string(),
     };
@@ -188,7 +191,9 @@ fn draw_steps(frame: &mut Frame, area: Rect, run: &RunView, app: &App, theme: &T
         })
         .collect();
     let focus = app.prompt.is_none();
-    let title = format!(" steps {} ", run.data.steps.len());
+    // A run being read says so: more steps are coming.
+    let coming = app.reading.as_ref().is_some_and(|r| r.stored(run.run_id()).is_some());
+    let title = format!(" steps {}{} ", run.data.steps.len(), if coming { "…" } else { "" });
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(if focus { theme.border_focus } else { theme.border })

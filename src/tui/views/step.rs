@@ -157,8 +157,12 @@ fn section(
 
 fn edit(out: &mut Vec<Line<'static>>, e: &EditText, mode: DiffMode, width: u16, ctx: &mut ViewCtx, theme: &Theme) {
     out.push(Line::default());
+    // A shell command that ran but provably changed nothing: say so rather than "applied".
+    let unchanged = e.line.changed_nothing();
     let status_style = if e.line.is_rejected() {
         theme.error
+    } else if unchanged {
+        theme.warning
     } else if e.line.status == crate::model::EditStatus::Applied {
         theme.ok
     } else {
@@ -167,7 +171,8 @@ fn edit(out: &mut Vec<Line<'static>>, e: &EditText, mode: DiffMode, width: u16, 
     let lint =
         if e.line.lint_codes.is_empty() { String::new() } else { format!(" ({})", e.line.lint_codes.join(", ")) };
     let kind = format!("{} ", e.line.kind);
-    let verdict = format!("{}{}", e.line.status.words(), text::fit(&lint, 40));
+    let status = if unchanged { "ran, changed nothing".to_string() } else { e.line.status.words() };
+    let verdict = format!("{status}{}", text::fit(&lint, 40));
     // The verdict matters more than the full path: the path gets what is left.
     let path_width = usize::from(width).saturating_sub(kind.chars().count() + 3 + verdict.chars().count()).max(8);
     out.push(Line::from(vec![
@@ -211,11 +216,10 @@ fn edit(out: &mut Vec<Line<'static>>, e: &EditText, mode: DiffMode, width: u16, 
             // Cut (and scrolled sideways) when drawn.
             out.extend(rendered.iter().cloned());
         }
+        // Changed nothing: the certainty line above says why; there is no diff to draw.
+        None if unchanged => {}
         None => {
             let why = match e.line.certainty {
-                Some(crate::model::Certainty::Unchanged) => {
-                    "  (changed nothing: no line the run showed matched, or it wrote what the file held)"
-                }
                 Some(_) => "  (too little of the file was shown to draw it)",
                 None => "  (the trajectory does not carry this edit's text)",
             };
@@ -269,7 +273,10 @@ fn certainty_note(e: &EditText, c: crate::model::Certainty) -> String {
             Some(b) => format!("  attributed: what {} showed changed (not simulated)", by(Some(b))),
             None => "  attributed (not simulated)".to_string(),
         },
-        Certainty::Unchanged => "  changed nothing: its pattern or address matched none of the lines shown".to_string(),
+        Certainty::Unchanged => {
+            "  changed nothing: its pattern or address matched no line shown, or it wrote what the file held"
+                .to_string()
+        }
         Certainty::Unknown => "  unknown: the run did not show enough of the file".to_string(),
     }
 }
@@ -281,5 +288,55 @@ fn certainty_style(c: crate::model::Certainty, theme: &Theme) -> ratatui::style:
         Certainty::Contradicted => theme.error,
         Certainty::Unchanged | Certainty::Unknown => theme.warning,
         Certainty::Simulated | Certainty::Attributed => theme.muted,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Certainty, EditKind, EditStatus};
+    use crate::store::browse::EditLine;
+    use crate::tui::keymap::Keymap;
+
+    fn shell_edit(certainty: Certainty, diff: Option<&str>) -> EditText {
+        EditText {
+            line: EditLine {
+                id: 1,
+                step: Some(6),
+                path: "/testbed/django/db/models/constraints.py".into(),
+                kind: EditKind::ShellWrite,
+                status: EditStatus::Applied,
+                lint_codes: Vec::new(),
+                certainty: Some(certainty),
+                undone_at: None,
+            },
+            old_text: None,
+            new_text: None,
+            diff: diff.map(str::to_string),
+            command: Some("sed -i '25s/a/b/' django/db/models/constraints.py".into()),
+            checked_by: None,
+            shown: None,
+            hunks: Vec::new(),
+            partial: false,
+        }
+    }
+
+    fn drawn(e: &EditText) -> Vec<String> {
+        let mut ctx = ViewCtx::new(Theme::default(), Keymap::default_map(), "t.db".into());
+        let theme = Theme::default();
+        let mut out = Vec::new();
+        edit(&mut out, e, DiffMode::default(), 100, &mut ctx, &theme);
+        out.iter().map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect()).collect()
+    }
+
+    /// A shell command that ran but changed nothing is not "applied", and says why once.
+    #[test]
+    fn a_shell_edit_that_changed_nothing_says_so_instead_of_applied() {
+        let text = drawn(&shell_edit(Certainty::Unchanged, None));
+        assert!(text[1].ends_with("→ ran, changed nothing"), "{text:#?}");
+        assert_eq!(text.iter().filter(|l| l.contains("changed nothing")).count(), 2, "{text:#?}");
+        assert!(!text.iter().any(|l| l.contains("applied")), "{text:#?}");
+        let text = drawn(&shell_edit(Certainty::Verified, Some("@@ -25 +25 @@\n-a\n+b\n")));
+        assert!(text[1].ends_with("→ applied"), "{text:#?}");
     }
 }

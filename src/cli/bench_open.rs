@@ -1,0 +1,226 @@
+//! `trajan bench tui`, opening a file never seen: `trajan FILE` on a 200 MB trajectory of 20,000
+//! steps, mini-swe-agent's and SWE-agent's (generated once). The real binary in tmux (200x50):
+//! time to the first step on the pane, to the next step after `l` pressed while the file is
+//! read, until the whole file is read, and peak memory (VmHWM). Then in this process, headless
+//! with the worker as the driver runs it: the first screen, and every key pressed while the
+//! file is read, from the key until its step's body is drawn (wall and CPU time of the UI
+//! thread), and the news of the reading applied between keys.
+
+use super::open::{done, feed};
+use super::synth;
+use anyhow::{Context, Result, bail};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+use trajan::ingest::open::{self as reading, Options};
+use trajan::store::Store;
+use trajan::tui::action::Action;
+use trajan::tui::headless::Headless;
+use trajan::tui::keymap::Keymap;
+use trajan::tui::theme::{ColorDepth, Theme};
+use trajan::tui::views::ViewCtx;
+
+/// The files: 20,000 steps of about 10 KB.
+const STEPS: usize = 20_000;
+const STEP_BYTES: usize = 8_600;
+/// On the first screen: the first step's thought; after `l`, the second's.
+const FIRST: &str = "Step 0: ";
+const NEXT: &str = "Step 1: ";
+
+type Generate = fn(&Path, usize, usize) -> std::io::Result<u64>;
+
+pub fn run() -> Result<String> {
+    let files: [(&str, &str, Generate); 2] = [
+        ("mini-swe-agent", "/tmp/trajan-bench-open.traj.json", synth::long_mini_file),
+        ("SWE-agent", "/tmp/trajan-bench-open-swe.traj", synth::long_swe_file),
+    ];
+    let mut out = String::new();
+    for (name, file, generate) in files {
+        let file = PathBuf::from(file);
+        if !file.exists() {
+            eprintln!("writing {} (once) ...", file.display());
+            generate(&file, STEPS, STEP_BYTES)?;
+        }
+        let mb = std::fs::metadata(&file)?.len() as f64 / 1e6;
+        out.push_str(&format!(
+            "open a new file   {} ({name}, {mb:.0} MB, {STEPS} steps), never seen by the database\n",
+            file.display()
+        ));
+        match in_tmux(&file)? {
+            Some(t) => out.push_str(&format!(
+                "  in tmux         first screen {:.0} ms; next step (l) while it is read {:.0} ms; read whole in {:.2} s; peak memory {:.0} MiB (VmHWM of trajan)\n",
+                ms(t.first),
+                ms(t.next),
+                t.complete.as_secs_f64(),
+                t.peak_kb as f64 / 1024.0
+            )),
+            None => out.push_str("  in tmux         (tmux is not installed)\n"),
+        }
+        out.push_str(&headless(&file)?);
+    }
+    Ok(out)
+}
+
+struct Timed {
+    first: Duration,
+    next: Duration,
+    complete: Duration,
+    peak_kb: u64,
+}
+
+/// `trajan --db NEW FILE` in a detached 200x50 tmux pane.
+fn in_tmux(file: &Path) -> Result<Option<Timed>> {
+    let has_tmux = std::process::Command::new("tmux").arg("-V").output().is_ok_and(|o| o.status.success());
+    if !has_tmux {
+        return Ok(None);
+    }
+    let dir = tempfile::tempdir()?;
+    let db = dir.path().join("open.db");
+    let exe = std::env::current_exe()?;
+    let socket = format!("trajan-bench-open-{}", std::process::id());
+    let tmux = |args: &[&str]| std::process::Command::new("tmux").arg("-L").arg(&socket).args(args).output();
+    // A server already up, so its start is not timed.
+    tmux(&["-f", "/dev/null", "new", "-d", "-s", "keep", "exec sleep 600"])?;
+    let cmd = format!("exec env TERM=xterm-256color {} --db {} {}", exe.display(), db.display(), file.display());
+    let started = Instant::now();
+    tmux(&["new", "-d", "-x", "200", "-y", "50", "-s", "b", &cmd])?;
+    let pid = String::from_utf8_lossy(&tmux(&["display", "-p", "-t", "b", "#{pane_pid}"])?.stdout).trim().to_string();
+    let screen = || tmux(&["capture-pane", "-p", "-t", "b"]).map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
+    let wait = |what: &str, poll: Duration, done: &dyn Fn(&str) -> bool| -> Result<Duration> {
+        while started.elapsed() < Duration::from_secs(120) {
+            if done(&screen()?) {
+                return Ok(started.elapsed());
+            }
+            std::thread::sleep(poll);
+        }
+        let _ = tmux(&["kill-server"]);
+        bail!("trajan did not show {what} in tmux within 120 s")
+    };
+    let first = wait("its first step", Duration::from_millis(2), &|s| s.contains(FIRST))?;
+    let pressed = started.elapsed();
+    tmux(&["send-keys", "-t", "b", "-l", "l"])?;
+    let next = wait("its second step", Duration::from_millis(2), &|s| s.contains(NEXT))? - pressed;
+    let complete = wait("the end of the reading", Duration::from_millis(20), &|s| s.contains("steps in "))?;
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let peak_kb = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .context("VmHWM of trajan")?;
+    let _ = tmux(&["kill-server"]);
+    Ok(Some(Timed { first, next, complete, peak_kb }))
+}
+
+/// In this process: the reading on a thread, its news followed by a headless app with the worker.
+fn headless(file: &Path) -> Result<String> {
+    let dir = tempfile::tempdir()?;
+    let db = dir.path().join("open.db");
+    let started = Instant::now();
+    let mut writer = Store::open(&db)?;
+    writer.limit_cache(16 * 1024)?;
+    let ctx = ViewCtx::new(Theme::load("dark", ColorDepth::TrueColor)?, Keymap::default_map(), "bench".into());
+    let mut ui = Headless::open(Store::open_read_only(&db)?, ctx, 200, 50).map_err(anyhow::Error::msg)?;
+    ui.start_worker(&db);
+    let (tx, rx) = mpsc::channel::<Action>();
+    ui.follow(rx);
+    let label = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let path = file.to_path_buf();
+    let reader = std::thread::spawn(move || {
+        let t = Instant::now();
+        let tell = |e| {
+            let _ = tx.send(Action::Feed(feed(e, &label)));
+        };
+        let opts = Options { after_first: Some(super::open::yield_to_keys), ..Options::default() };
+        let opened = reading::open(&mut writer, &[path], &opts, &tell, &AtomicBool::new(false));
+        let _ = tx.send(Action::Feed(done(&opened, &label, t.elapsed())));
+    });
+    // The first screen: the run open with its first steps drawn.
+    while ui.app.run.as_ref().is_none_or(|r| r.body().is_none()) {
+        if started.elapsed() > Duration::from_secs(60) {
+            bail!("the run did not open within 60 s");
+        }
+        ui.poll();
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    ui.draw();
+    let first = started.elapsed();
+    // Keys while the rest is read, 100 a second (faster than anyone reads): each timed from the
+    // key until its step's body is drawn (the worker loads it; the news that arrived meanwhile is
+    // applied too, as the driver applies it), then the news until the next key.
+    let shown = |ui: &Headless| ui.app.run.as_ref().is_some_and(|r| r.body().is_some());
+    let (mut keys, mut cpu, mut news, mut news_cpu) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    while ui.app.reading.is_some() || !reader.is_finished() {
+        let (t, c) = (Instant::now(), thread_cpu());
+        ui.press("j").map_err(anyhow::Error::msg)?;
+        while !shown(&ui) && t.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_micros(200));
+            ui.poll();
+        }
+        ui.draw();
+        keys.push(t.elapsed());
+        cpu.push(thread_cpu().saturating_sub(c));
+        std::thread::sleep(Duration::from_millis(10));
+        let (t, c) = (Instant::now(), thread_cpu());
+        ui.poll();
+        ui.draw();
+        news.push(t.elapsed());
+        news_cpu.push(thread_cpu().saturating_sub(c));
+    }
+    let read = started.elapsed();
+    let _ = reader.join();
+    ui.settle();
+    // The same keys once the file is read, for comparison.
+    let mut after = Vec::new();
+    for _ in 0..keys.len().min(500) {
+        let t = Instant::now();
+        ui.press("j").map_err(anyhow::Error::msg)?;
+        ui.settle();
+        after.push(t.elapsed());
+    }
+    Ok(format!(
+        "  in process      first screen {:.0} ms; read whole in {:.2} s\n  keys (j) while it is read, until the step is drawn: {}\n      CPU time of the UI thread per key: {}\n      news applied and drawn between keys: {}; CPU: {}\n  keys (j) once it is read:  {}\n",
+        ms(first),
+        read.as_secs_f64(),
+        spread(&mut keys),
+        tail(&mut cpu),
+        tail(&mut news),
+        tail(&mut news_cpu),
+        spread(&mut after),
+    ))
+}
+
+/// `N: median, p99, max` of key times.
+fn spread(times: &mut [Duration]) -> String {
+    times.sort();
+    let at = |p: f64| times.get(((times.len().max(1) - 1) as f64 * p) as usize).copied().unwrap_or_default();
+    format!(
+        "{} keys, median {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        times.len(),
+        ms(at(0.5)),
+        ms(at(0.99)),
+        ms(times.last().copied().unwrap_or_default())
+    )
+}
+
+/// `median, p99, max` of times.
+fn tail(times: &mut [Duration]) -> String {
+    spread(times).split_once(", ").map(|(_, s)| s.to_string()).unwrap_or_default()
+}
+
+/// CPU time this thread has used: a key's work, whatever the scheduler did meanwhile.
+fn thread_cpu() -> Duration {
+    #[cfg(unix)]
+    {
+        let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+        Duration::new(t.tv_sec.max(0) as u64, t.tv_nsec.clamp(0, 999_999_999) as u32)
+    }
+    #[cfg(not(unix))]
+    {
+        Duration::ZERO
+    }
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}

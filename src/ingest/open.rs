@@ -1,0 +1,630 @@
+//! `trajan PATH...`: ingest the named files and folders while the reviewer already reads them.
+//!
+//! One file holding a SWE-agent or mini-swe-agent document is read a step at a time on a thread
+//! of its own ([`stream_doc::read`]) and written as it is read, in batches each committed
+//! ([`Store::live_begin`]): its first steps are in the database a few milliseconds after the
+//! read starts, and the rest follow while the reviewer reads them. Anything else (several
+//! paths, a folder, another format) goes through the ingest pipeline, as `trajan ingest` would;
+//! so does a document the step reader does not take or stops on (bad JSON, Python's `NaN`, a
+//! file cut mid-write), after what it had written is removed (or, for a file stored before,
+//! replaced by the pipeline's write, which keeps the runs' ids). Either way the database ends as
+//! `trajan ingest` leaves it.
+//! A file stored before with the same size and hash is not read again.
+
+use super::pipeline::{self, Progress, Report, UnitResult};
+use super::source::{self, UnitKind};
+use super::stream_doc::read::{self, Document};
+use super::stream_doc::{ReadError, StepSink};
+use crate::analysis::reconstruct::{Exec, Reconstructed, Reconstructor, Spill};
+use crate::error::{IngestError, StoreError};
+use crate::model::{Edit, Run, Step};
+use crate::store::{LiveWrite, SourceRecord, Store};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
+use std::time::{Duration, Instant};
+
+/// When a file read a step at a time commits what it has written.
+#[derive(Debug, Clone, Copy)]
+pub struct Batches {
+    /// The first commit: once this many steps are written, or `first_wait` after the first.
+    pub first_steps: usize,
+    pub first_wait: Duration,
+    /// Later commits: this long after the one before.
+    pub interval: Duration,
+    /// Also commit every this many steps (tests: several batches from a small file).
+    pub every: Option<usize>,
+}
+
+impl Default for Batches {
+    fn default() -> Batches {
+        Batches {
+            first_steps: 48,
+            first_wait: Duration::from_millis(20),
+            interval: Duration::from_millis(250),
+            every: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// How the pipeline reads what is not read a step at a time.
+    pub pipeline: pipeline::Options,
+    pub batches: Batches,
+    /// Called on each thread that reads or writes a file step by step, once its first steps
+    /// are committed (`trajan FILE` lowers their priority then: the first screen comes first,
+    /// the keys after it).
+    pub after_first: Option<fn()>,
+}
+
+/// What the reading has reached; for the screen.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// A run's first steps are committed: it can be opened.
+    Begun(i64),
+    /// A file read a step at a time: bytes read of its size, steps committed of each run begun.
+    Grown { bytes: u64, size: u64, runs: Vec<(i64, usize)> },
+    /// The pipeline: units done of all, bytes of the total.
+    Units { done: usize, units: usize, bytes: u64, size: u64 },
+    /// The step-by-step read stopped (why); the file is read whole.
+    Whole(String),
+    /// The file read to its end, read again for its shell edits: bytes of its size, and the
+    /// runs' steps (all stored).
+    Edits { bytes: u64, size: u64, runs: Vec<(i64, usize)> },
+}
+
+/// What was ingested, and the runs of the named paths.
+#[derive(Debug, Default)]
+pub struct Opened {
+    pub report: Report,
+    /// The runs of the sources the paths name (ingested now or before), in id order.
+    pub runs: Vec<i64>,
+    /// The reading was cancelled: what it had written of an unfinished file is removed.
+    pub cancelled: bool,
+}
+
+/// Ingest `paths` into `store`, telling `on` how far it has got; `cancel` stops a file read a
+/// step at a time (the pipeline finishes the unit it is on).
+pub fn open(
+    store: &mut Store,
+    paths: &[PathBuf],
+    opts: &Options,
+    on: &(dyn Fn(Event) + Sync),
+    cancel: &AtomicBool,
+) -> Opened {
+    let started = Instant::now();
+    let mut opened = Opened::default();
+    let found = source::discover(paths);
+    let single = match (paths, found.units.as_slice()) {
+        ([_], [unit]) if found.errors.is_empty() && unit.kind == UnitKind::File && unit.archive.is_none() => {
+            Some(unit.path.clone())
+        }
+        _ => None,
+    };
+    let mut whole_after: Option<String> = None;
+    if let Some(path) = single.filter(|p| steps_readable(p, &opts.pipeline)) {
+        match live(store, &path, opts, on, cancel) {
+            Live::Done(result, bytes) => {
+                opened.report.results.push(result);
+                opened.report.bytes = bytes;
+            }
+            Live::Cancelled => {
+                opened.cancelled = true;
+                opened.report.elapsed = started.elapsed();
+                return opened;
+            }
+            Live::Whole(why) => {
+                on(Event::Whole(why));
+                whole_after = Some(source::key(&path).into_owned());
+            }
+        }
+    }
+    if opened.report.results.is_empty() {
+        let progress = Units {
+            on,
+            units: AtomicUsize::new(0),
+            done: AtomicUsize::new(0),
+            size: AtomicU64::new(0),
+            bytes: AtomicU64::new(0),
+        };
+        opened.report = pipeline::ingest(store, paths, &opts.pipeline, &progress);
+        // What the step reader wrote of a file the pipeline could not ingest goes.
+        if let Some(key) = whole_after {
+            let kept = opened.report.results.iter().any(|r| matches!(r, UnitResult::Ingested { .. }));
+            if !kept && let Err(e) = store.remove_source(&key) {
+                let path = PathBuf::from(&key);
+                opened.report.results.push(UnitResult::Failed(IngestError::Store { path, source: e }));
+            }
+        }
+    }
+    let keys: Vec<String> = opened
+        .report
+        .results
+        .iter()
+        .filter_map(|r| match r {
+            UnitResult::Ingested { path, .. } | UnitResult::Unchanged { path, .. } => {
+                Some(source::key(path).into_owned())
+            }
+            _ => None,
+        })
+        .collect();
+    match store.runs_of_sources(&keys) {
+        Ok(runs) => opened.runs = runs,
+        Err(e) => {
+            let path = paths.first().cloned().unwrap_or_default();
+            opened.report.results.push(UnitResult::Failed(IngestError::Store { path, source: e }));
+        }
+    }
+    opened.report.elapsed = started.elapsed();
+    opened
+}
+
+/// Whether a file may be read a step at a time: a JSON object that is not JSON lines, under the
+/// size a whole read would take (a larger one is the pipeline's to refuse).
+fn steps_readable(path: &Path, opts: &pipeline::Options) -> bool {
+    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(u64::MAX);
+    size <= opts.max_document
+        && source::sniff(path).is_ok()
+        && matches!(super::stream::sniff(path, None), Ok(None))
+        && first_byte(path) == Some(b'{')
+}
+
+/// The first byte that is not whitespace or a byte-order mark.
+fn first_byte(path: &Path) -> Option<u8> {
+    use std::io::Read;
+    let mut head = [0u8; 4096];
+    let n = std::fs::File::open(path).and_then(|mut f| f.read(&mut head)).ok()?;
+    let head = &head[..n];
+    let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
+    head.iter().copied().find(|b| !b.is_ascii_whitespace())
+}
+
+enum Live {
+    /// Ingested, or unchanged; the bytes read.
+    Done(UnitResult, u64),
+    /// For the pipeline (why).
+    Whole(String),
+    Cancelled,
+}
+
+/// What the reading thread hands the writer.
+enum Piece {
+    Begin(Run),
+    Step(Step, Vec<Edit>),
+    End(Result<Document, ReadError>),
+}
+
+/// The reading thread's sink: each run and step to the writer.
+struct Channel<'a> {
+    tx: SyncSender<Piece>,
+    cancel: &'a AtomicBool,
+    /// The first steps are committed; `after_first` not yet called on this thread.
+    first: &'a AtomicBool,
+    after_first: Option<fn()>,
+}
+
+impl StepSink for Channel<'_> {
+    fn begin(&mut self, run: &Run) -> bool {
+        !self.cancel.load(Ordering::Relaxed) && self.tx.send(Piece::Begin(run.clone())).is_ok()
+    }
+    fn step(&mut self, step: Step, edits: Vec<Edit>, _how: Exec) -> bool {
+        if self.first.load(Ordering::Relaxed)
+            && let Some(f) = self.after_first.take()
+        {
+            f();
+        }
+        !self.cancel.load(Ordering::Relaxed) && self.tx.send(Piece::Step(step, edits)).is_ok()
+    }
+}
+
+/// The warning a file carries while it is being read (and after, if the read never ended).
+fn unfinished_note(path: &Path) -> String {
+    format!(
+        "{}: the read of this file did not finish (trajan was stopped while opening it); it is read again the next time it is ingested or opened",
+        path.display()
+    )
+}
+
+/// Read one file a step at a time, writing as it goes.
+fn live(store: &mut Store, path: &Path, opts: &Options, on: &(dyn Fn(Event) + Sync), cancel: &AtomicBool) -> Live {
+    let key = source::key(path).into_owned();
+    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    match unchanged(store, path, &key, size) {
+        Ok(Some(result)) => return Live::Done(result, size),
+        Ok(None) => {}
+        Err(e) => return Live::Done(UnitResult::Failed(e), size),
+    }
+    let bytes = AtomicU64::new(0);
+    let first = AtomicBool::new(false);
+    let (tx, rx) = mpsc::sync_channel::<Piece>(64);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let mut sink = Channel { tx, cancel, first: &first, after_first: opts.after_first };
+            let read = read::read(path, &mut sink, &bytes);
+            let _ = sink.tx.send(Piece::End(read));
+        });
+        let mut writer = Writer {
+            store,
+            key: &key,
+            path,
+            size,
+            batches: &opts.batches,
+            on,
+            bytes: &bytes,
+            lw: None,
+            dirs: Vec::new(),
+            cancel,
+            announced: 0,
+            first: &first,
+            after_first: opts.after_first,
+        };
+        let outcome = writer.run(&rx, cancel);
+        // The reading thread stops at its next send once the writer is gone.
+        drop(rx);
+        outcome
+    })
+}
+
+/// The stored version of the file, when it has the same size and hash.
+fn unchanged(store: &Store, path: &Path, key: &str, size: u64) -> Result<Option<UnitResult>, IngestError> {
+    let stored =
+        store.source_fingerprint(key).map_err(|e| IngestError::Store { path: path.to_path_buf(), source: e })?;
+    let Some((stored_size, stored_hash)) = stored.filter(|(s, _)| *s == size) else { return Ok(None) };
+    let (_, hash) = super::stream::hash_file(path)?;
+    if stored_hash != hash {
+        return Ok(None);
+    }
+    let warnings = store.source_warnings(key).unwrap_or_default();
+    let _ = stored_size;
+    Ok(Some(UnitResult::Unchanged { path: path.to_path_buf(), warnings }))
+}
+
+/// The writing side of [`live`].
+struct Writer<'a> {
+    store: &'a mut Store,
+    key: &'a str,
+    path: &'a Path,
+    size: u64,
+    batches: &'a Batches,
+    on: &'a (dyn Fn(Event) + Sync),
+    bytes: &'a AtomicU64,
+    lw: Option<LiveWrite>,
+    /// Each run's working directories, in the order its steps met them (the roots of its
+    /// reconstruction).
+    dirs: Vec<Vec<String>>,
+    cancel: &'a AtomicBool,
+    /// Runs told as begun.
+    announced: usize,
+    first: &'a AtomicBool,
+    /// Not yet called on this thread.
+    after_first: Option<fn()>,
+}
+
+impl Writer<'_> {
+    fn run(&mut self, rx: &Receiver<Piece>, cancel: &AtomicBool) -> Live {
+        let mut pending = 0usize;
+        let mut committed_once = false;
+        let mut first_at: Option<Instant> = None;
+        let mut last_commit = Instant::now();
+        loop {
+            let due = match (pending, committed_once, first_at) {
+                (0, _, _) => None,
+                (_, false, Some(at)) => Some(at + self.batches.first_wait),
+                _ => Some(last_commit + self.batches.interval),
+            };
+            let piece = match due {
+                None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+                Some(at) => rx.recv_timeout(at.saturating_duration_since(Instant::now())),
+            };
+            if cancel.load(Ordering::Relaxed) {
+                return self.abandon(Live::Cancelled);
+            }
+            let written = match piece {
+                Err(RecvTimeoutError::Timeout) => Ok(()),
+                Err(RecvTimeoutError::Disconnected) => {
+                    let e = IngestError::parse(self.path, None, "the reading stopped without an end");
+                    return self.abandon(Live::Done(UnitResult::Failed(e), 0));
+                }
+                Ok(Piece::Begin(run)) => self.begin(&run),
+                Ok(Piece::Step(step, edits)) => {
+                    pending += 1;
+                    if let (Some(wd), Some(dirs)) = (&step.working_dir, self.dirs.last_mut())
+                        && !dirs.contains(wd)
+                    {
+                        dirs.push(wd.clone());
+                    }
+                    first_at.get_or_insert_with(Instant::now);
+                    match self.lw.as_mut() {
+                        Some(lw) => self.store.live_steps(lw, std::slice::from_ref(&step), &edits),
+                        None => Err(crate::error::StoreError::Inconsistent("a step before its run".into())),
+                    }
+                }
+                Ok(Piece::End(Ok(doc))) => return self.finish(doc),
+                Ok(Piece::End(Err(ReadError::Stopped))) => return self.abandon(Live::Cancelled),
+                Ok(Piece::End(Err(ReadError::Whole(why)))) => return self.interrupt(why.to_string()),
+                Ok(Piece::End(Err(ReadError::Invalid(e)))) => return self.interrupt(e.to_string()),
+            };
+            if let Err(source) = written {
+                let e = IngestError::Store { path: self.path.to_path_buf(), source };
+                return self.abandon(Live::Done(UnitResult::Failed(e), 0));
+            }
+            let now = Instant::now();
+            let commit = pending > 0
+                && match committed_once {
+                    false => {
+                        pending >= self.batches.first_steps
+                            || first_at.is_some_and(|at| now >= at + self.batches.first_wait)
+                    }
+                    true => now >= last_commit + self.batches.interval,
+                }
+                || self.batches.every.is_some_and(|n| pending >= n);
+            if commit {
+                if let Err(source) = self.commit() {
+                    let e = IngestError::Store { path: self.path.to_path_buf(), source };
+                    return self.abandon(Live::Done(UnitResult::Failed(e), 0));
+                }
+                pending = 0;
+                committed_once = true;
+                last_commit = now;
+            }
+        }
+    }
+
+    fn begin(&mut self, run: &Run) -> Result<(), crate::error::StoreError> {
+        self.dirs.push(Vec::new());
+        if self.lw.is_none() {
+            let format = run.format.map(|f| f.name()).unwrap_or("unknown");
+            let note = unfinished_note(self.path);
+            self.lw = Some(self.store.live_begin(self.key, UnitKind::File.name(), format, &note)?);
+        }
+        match self.lw.as_mut() {
+            Some(lw) => self.store.live_run(lw, run).map(|_| ()),
+            None => Ok(()),
+        }
+    }
+
+    /// Commit, then tell the runs begun since and how far each has got.
+    fn commit(&mut self) -> Result<(), crate::error::StoreError> {
+        let Some(lw) = self.lw.as_mut() else { return Ok(()) };
+        self.store.live_commit(lw)?;
+        let (ids, steps) = (lw.run_ids(), lw.steps());
+        self.tell(ids, steps);
+        self.first.store(true, Ordering::Relaxed);
+        if let Some(f) = self.after_first.take() {
+            f();
+        }
+        Ok(())
+    }
+
+    fn tell(&mut self, ids: Vec<i64>, steps: Vec<usize>) {
+        for &id in ids.iter().skip(self.announced) {
+            (self.on)(Event::Begun(id));
+        }
+        self.announced = ids.len();
+        let runs = ids.into_iter().zip(steps).collect();
+        (self.on)(Event::Grown { bytes: self.bytes.load(Ordering::Relaxed), size: self.size, runs });
+    }
+
+    fn finish(&mut self, mut doc: Document) -> Live {
+        if self.lw.is_none() {
+            return Live::Whole("the document began no run".to_string());
+        }
+        let mut done = match self.reconstruct(&mut doc) {
+            Ok(done) => done,
+            Err(ReadError::Stopped) => return self.abandon(Live::Cancelled),
+            Err(ReadError::Whole(why)) => return self.interrupt(why.to_string()),
+            Err(ReadError::Invalid(e)) => return self.interrupt(e.to_string()),
+        };
+        let Some(lw) = self.lw.take() else {
+            return Live::Whole("the document began no run".to_string());
+        };
+        let (ids, steps) = (lw.run_ids(), lw.steps());
+        let format = doc.format;
+        let record = SourceRecord {
+            path: self.key,
+            kind: UnitKind::File.name(),
+            format: format.name(),
+            size: doc.size,
+            hash: &doc.hash,
+        };
+        let warnings = doc.ending.parsed.warnings.clone();
+        let edited: Vec<Vec<usize>> = done.iter_mut().map(|d| std::mem::take(&mut d.edit_steps)).collect();
+        let mut fill = |run: usize, k: usize, edit: &mut Edit| match done.get_mut(run) {
+            Some(d) => d.fill(k, edit).map_err(|e| StoreError::Inconsistent(format!("the edits kept aside: {e}"))),
+            None => Ok(()),
+        };
+        let fixups: Vec<(usize, usize, crate::model::StepFlags)> =
+            doc.ending.fixups.iter().map(|f| (f.run, f.step, f.flags)).collect();
+        match self.store.live_finish(lw, &record, doc.ending.parsed, &fixups, &edited, &mut fill) {
+            Ok(stats) => {
+                self.tell(ids, steps);
+                let path = self.path.to_path_buf();
+                Live::Done(UnitResult::Ingested { path, format, stats, warnings }, doc.size)
+            }
+            Err(source) => {
+                // The failed end rolled back; what was committed goes.
+                let _ = self.store.remove_source(self.key);
+                let e = IngestError::Store { path: self.path.to_path_buf(), source };
+                Live::Done(UnitResult::Failed(e), doc.size)
+            }
+        }
+    }
+
+    /// Reconstruct the runs' edits ([`Reconstructor`]): the file read a second time, a step at
+    /// a time, now that each run's submission and working directories are known, the edits'
+    /// long texts kept in a temporary file until they are written. `doc`'s runs then hold all
+    /// their edits (those texts left out); per run, what puts them back and the edited steps.
+    fn reconstruct(&mut self, doc: &mut Document) -> Result<Vec<Reconstructed>, ReadError> {
+        let recs = doc
+            .ending
+            .parsed
+            .runs
+            .iter()
+            .zip(&self.dirs)
+            .map(|(run, dirs)| {
+                let rec = Reconstructor::new(run.submission.as_deref(), dirs.iter().map(String::as_str));
+                match TempSpill::new() {
+                    Ok(spill) => rec.spill_to(Box::new(spill)),
+                    Err(_) => rec,
+                }
+            })
+            .collect();
+        let runs = match &self.lw {
+            Some(lw) => lw.run_ids().into_iter().zip(lw.steps()).collect(),
+            None => Vec::new(),
+        };
+        let bytes = AtomicU64::new(0);
+        let mut sink = Replaying {
+            recs,
+            at: None,
+            cancel: self.cancel,
+            on: self.on,
+            bytes: &bytes,
+            size: self.size,
+            runs,
+            told: Instant::now(),
+            interval: self.batches.interval,
+        };
+        let again = read::read(self.path, &mut sink, &bytes);
+        let changed = ReadError::Whole("the file changed while it was read");
+        let again = match again {
+            Err(ReadError::Stopped) if !self.cancel.load(Ordering::Relaxed) => return Err(changed),
+            again => again?,
+        };
+        if again.hash != doc.hash || sink.recs.len() != doc.ending.parsed.runs.len() {
+            return Err(changed);
+        }
+        let mut done = Vec::new();
+        for (run, rec) in doc.ending.parsed.runs.iter_mut().zip(sink.recs) {
+            let mut finals = std::mem::take(&mut run.edits);
+            let mut d = rec.finish(&mut finals);
+            run.edits = std::mem::take(&mut d.edits);
+            run.edits.extend(finals);
+            done.push(d);
+        }
+        Ok(done)
+    }
+
+    /// The step reader stopped; the pipeline reads the file whole. A file new to the database
+    /// goes (its runs then get the ids a first ingest gives them); one that replaces an earlier
+    /// version stays, unfinished, until the pipeline's write replaces it (its runs keep their ids).
+    fn interrupt(&mut self, why: String) -> Live {
+        match self.lw.take() {
+            Some(lw) if lw.replaces() => self.store.live_interrupt(lw),
+            Some(lw) => {
+                if let Err(source) = self.store.live_abandon(lw) {
+                    let e = IngestError::Store { path: self.path.to_path_buf(), source };
+                    return Live::Done(UnitResult::Failed(e), 0);
+                }
+            }
+            None => {}
+        }
+        Live::Whole(why)
+    }
+
+    fn abandon(&mut self, outcome: Live) -> Live {
+        if let Some(lw) = self.lw.take()
+            && let Err(source) = self.store.live_abandon(lw)
+        {
+            let e = IngestError::Store { path: self.path.to_path_buf(), source };
+            return Live::Done(UnitResult::Failed(e), 0);
+        }
+        outcome
+    }
+}
+
+/// The second reading's sink: each run's steps to its reconstruction; how far it is, told
+/// as [`Event::Edits`] as often as batches are committed.
+struct Replaying<'a> {
+    recs: Vec<Reconstructor>,
+    /// The run begun last.
+    at: Option<usize>,
+    cancel: &'a AtomicBool,
+    on: &'a (dyn Fn(Event) + Sync),
+    bytes: &'a AtomicU64,
+    size: u64,
+    runs: Vec<(i64, usize)>,
+    told: Instant,
+    interval: Duration,
+}
+
+impl StepSink for Replaying<'_> {
+    fn begin(&mut self, _run: &Run) -> bool {
+        let next = self.at.map_or(0, |i| i + 1);
+        self.at = Some(next);
+        next < self.recs.len() && !self.cancel.load(Ordering::Relaxed)
+    }
+    fn step(&mut self, step: Step, edits: Vec<Edit>, how: Exec) -> bool {
+        match self.at.and_then(|i| self.recs.get_mut(i)) {
+            Some(rec) => rec.step(&step, how, edits),
+            None => return false,
+        }
+        if self.told.elapsed() >= self.interval {
+            self.told = Instant::now();
+            let bytes = self.bytes.load(Ordering::Relaxed);
+            (self.on)(Event::Edits { bytes, size: self.size, runs: self.runs.clone() });
+        }
+        !self.cancel.load(Ordering::Relaxed)
+    }
+}
+
+/// The edits' long texts while a file is read a second time: a temporary file (gone when
+/// closed), each text at an offset.
+struct TempSpill {
+    file: std::fs::File,
+    end: u64,
+    /// Offset and length of each text, by key.
+    at: Vec<(u64, usize)>,
+}
+
+impl TempSpill {
+    fn new() -> std::io::Result<TempSpill> {
+        Ok(TempSpill { file: tempfile::tempfile()?, end: 0, at: Vec::new() })
+    }
+}
+
+impl Spill for TempSpill {
+    fn put(&mut self, text: &str) -> std::io::Result<u64> {
+        use std::io::{Seek, SeekFrom, Write};
+        self.file.seek(SeekFrom::Start(self.end))?;
+        self.file.write_all(text.as_bytes())?;
+        self.at.push((self.end, text.len()));
+        self.end += text.len() as u64;
+        Ok(self.at.len() as u64 - 1)
+    }
+
+    fn get(&mut self, key: u64) -> std::io::Result<String> {
+        use std::io::{Read, Seek, SeekFrom};
+        let missing = || std::io::Error::other("no text kept under this key");
+        let &(offset, len) = usize::try_from(key).ok().and_then(|k| self.at.get(k)).ok_or_else(missing)?;
+        self.file.seek(SeekFrom::Start(offset))?;
+        let mut bytes = vec![0; len];
+        self.file.read_exact(&mut bytes)?;
+        String::from_utf8(bytes).map_err(std::io::Error::other)
+    }
+}
+
+/// The pipeline's progress, told as [`Event::Units`].
+struct Units<'a> {
+    on: &'a (dyn Fn(Event) + Sync),
+    units: AtomicUsize,
+    done: AtomicUsize,
+    size: AtomicU64,
+    bytes: AtomicU64,
+}
+
+impl Progress for Units<'_> {
+    fn start(&self, units: usize, bytes: u64) {
+        self.units.store(units, Ordering::Relaxed);
+        self.size.store(bytes, Ordering::Relaxed);
+        (self.on)(Event::Units { done: 0, units, bytes: 0, size: bytes });
+    }
+    fn advance(&self, bytes: u64, _path: &Path) {
+        let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+        let total = self.bytes.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        let units = self.units.load(Ordering::Relaxed);
+        (self.on)(Event::Units { done, units, bytes: total, size: self.size.load(Ordering::Relaxed) });
+    }
+    fn finish(&self) {}
+}

@@ -1,0 +1,356 @@
+//! A source written while it is read (`trajan PATH`): its steps committed in batches, so a
+//! reader (the TUI) sees them as they come, and its runs' fields, history and final patch
+//! written at the end, with the same rows as [`Store::write_source`] writes.
+//!
+//! Until it ends, the source's hash is [`UNFINISHED`] and its warnings say the read has not
+//! finished: a write stopped by a crash is never taken for an unchanged file, and the next
+//! ingest of that file replaces it. A write that fails or is cancelled is removed
+//! ([`Store::live_abandon`]): the database never keeps part of a file. A source seen before is
+//! replaced in the first batch's transaction (readers see the old version or the new one's first
+//! steps), so a failed replacement leaves neither.
+
+use super::write::{
+    BlobWriter, RunCounts, SourceRecord, SourceWrite, WriteStats, delete_contents, insert_edits, insert_history,
+    insert_run_row, insert_steps,
+};
+use super::{Store, texts};
+use crate::error::StoreError;
+use crate::model::{Edit, Parsed, Run, Step, StepFlags};
+use rusqlite::{OptionalExtension, params};
+
+/// The hash of a source still being written: no file's.
+pub const UNFINISHED: [u8; 32] = [0; 32];
+
+/// A source being written (see the module).
+#[derive(Debug)]
+pub struct LiveWrite {
+    w: SourceWrite,
+    runs: Vec<LiveRun>,
+    /// A transaction is open.
+    open: bool,
+}
+
+#[derive(Debug)]
+struct LiveRun {
+    id: i64,
+    counts: RunCounts,
+    /// Steps whose counts the run row does not show yet.
+    changed: bool,
+}
+
+impl LiveWrite {
+    /// The ids of the runs begun, in order.
+    pub fn run_ids(&self) -> Vec<i64> {
+        self.runs.iter().map(|r| r.id).collect()
+    }
+
+    /// The source had been stored before (this write replaces it).
+    pub fn replaces(&self) -> bool {
+        self.w.stats.replaced
+    }
+
+    /// Steps written (committed or not) of each run begun.
+    pub fn steps(&self) -> Vec<usize> {
+        self.runs.iter().map(|r| r.counts.steps).collect()
+    }
+}
+
+impl Store {
+    /// The size and hash a source was stored with, if it was.
+    pub fn source_fingerprint(&self, path: &str) -> Result<Option<(u64, Vec<u8>)>, StoreError> {
+        let row: Option<(i64, Vec<u8>)> = self
+            .conn
+            .query_row("SELECT size, hash FROM sources WHERE path = ?1", [path], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?;
+        Ok(row.map(|(size, hash)| (size.max(0) as u64, hash)))
+    }
+
+    /// Begin writing a source read a step at a time; `note` is the warning it carries until it
+    /// ends. The transaction stays open until [`Store::live_commit`].
+    pub fn live_begin(&mut self, path: &str, kind: &str, format: &str, note: &str) -> Result<LiveWrite, StoreError> {
+        let record = SourceRecord { path, kind, format, size: 0, hash: &UNFINISHED };
+        let w = self.begin_source(&record)?;
+        let warnings = serde_json::Value::from(vec![note.to_string()]).to_string();
+        if let Err(e) =
+            self.conn.execute("UPDATE sources SET warnings = ?2 WHERE id = ?1", params![w.source_id, warnings])
+        {
+            self.rollback_source();
+            return Err(e.into());
+        }
+        Ok(LiveWrite { w, runs: Vec::new(), open: true })
+    }
+
+    fn live_tx(&mut self, lw: &mut LiveWrite) -> Result<(), StoreError> {
+        if !lw.open {
+            self.conn.execute_batch("BEGIN IMMEDIATE")?;
+            lw.open = true;
+        }
+        Ok(())
+    }
+
+    /// A run begins: its row, with what is known before its steps. Its id.
+    pub fn live_run(&mut self, lw: &mut LiveWrite, run: &Run) -> Result<i64, StoreError> {
+        self.live_tx(lw)?;
+        let w = &mut lw.w;
+        let id = match w.old_ids.get(&(run.position, run.instance_id.clone(), run.attempt)) {
+            Some(&kept) => kept,
+            None => {
+                w.next_run_id += 1;
+                w.next_run_id - 1
+            }
+        };
+        insert_run_row(&self.conn, w.source_id, id, run, RunCounts::default())?;
+        w.instances.insert(run.instance_id.clone());
+        w.stats.runs += 1;
+        lw.runs.push(LiveRun { id, counts: RunCounts::default(), changed: false });
+        Ok(id)
+    }
+
+    /// The next steps of the run begun last, with the edits they made.
+    pub fn live_steps(&mut self, lw: &mut LiveWrite, steps: &[Step], edits: &[Edit]) -> Result<(), StoreError> {
+        self.live_tx(lw)?;
+        let Some(run) = lw.runs.last_mut() else {
+            return Err(StoreError::Inconsistent("steps written before their run".into()));
+        };
+        let mut blobs = BlobWriter { tx: &self.conn, committed: &self.blob_ids, new_blobs: &mut lw.w.new_blobs };
+        let packer = texts::Packer::ready(&mut self.packer)?;
+        insert_steps(&self.conn, run.id, run.counts.steps, steps, &mut blobs, packer)?;
+        insert_edits(&self.conn, run.id, edits)?;
+        let added = RunCounts::of(steps.len(), edits);
+        run.counts.steps += added.steps;
+        run.counts.edits += added.edits;
+        run.counts.rejected += added.rejected;
+        run.changed = true;
+        lw.w.stats.steps += steps.len();
+        Ok(())
+    }
+
+    /// Commit what was written: readers see it from now on, each run's row with its counts.
+    pub fn live_commit(&mut self, lw: &mut LiveWrite) -> Result<(), StoreError> {
+        if !lw.open {
+            return Ok(());
+        }
+        for run in lw.runs.iter_mut().filter(|r| r.changed) {
+            self.conn.execute(
+                "UPDATE runs SET step_count = ?2, edit_count = ?3, rejected_count = ?4 WHERE id = ?1",
+                params![run.id, run.counts.steps as i64, run.counts.edits as i64, run.counts.rejected as i64],
+            )?;
+            run.changed = false;
+        }
+        self.conn.execute_batch("COMMIT")?;
+        lw.open = false;
+        self.blob_ids.extend(lw.w.new_blobs.drain(..));
+        Ok(())
+    }
+
+    /// End the write: each run's fields as the document gives them at its end (`ending.runs`,
+    /// in the order the runs began), its history, the tasks, steps whose flags changed
+    /// (`fixups`: run, step, flags), the real size and hash. A run's `edits` are all its edits,
+    /// reconstructed once the whole run was read: they replace those written with its steps;
+    /// `edited[run]` are the steps that get the `edit` flag. `fill(run, k, edit)` completes the
+    /// `k`th edit of a run just before it is written (its texts may be kept elsewhere until
+    /// then), and the texts go once it is.
+    pub fn live_finish(
+        &mut self,
+        mut lw: LiveWrite,
+        record: &SourceRecord<'_>,
+        ending: Parsed,
+        fixups: &[(usize, usize, StepFlags)],
+        edited: &[Vec<usize>],
+        fill: &mut dyn FnMut(usize, usize, &mut Edit) -> Result<(), StoreError>,
+    ) -> Result<WriteStats, StoreError> {
+        let finished = self.live_finish_inner(&mut lw, record, ending, fixups, edited, fill);
+        if let Err(e) = finished {
+            self.rollback_source();
+            lw.open = false;
+            return Err(e);
+        }
+        self.commit_source(lw.w)
+    }
+
+    fn live_finish_inner(
+        &mut self,
+        lw: &mut LiveWrite,
+        record: &SourceRecord<'_>,
+        mut ending: Parsed,
+        fixups: &[(usize, usize, StepFlags)],
+        edited: &[Vec<usize>],
+        fill: &mut dyn FnMut(usize, usize, &mut Edit) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        self.live_tx(lw)?;
+        if ending.runs.len() != lw.runs.len() {
+            return Err(StoreError::Inconsistent(format!(
+                "{} runs began but the document's end describes {}",
+                lw.runs.len(),
+                ending.runs.len()
+            )));
+        }
+        // The edits written with the steps go; all of them come again, in the order (and so
+        // with the ids) a whole write gives them.
+        for live in &lw.runs {
+            self.conn.execute("DELETE FROM edits WHERE run_id = ?1", [live.id])?;
+        }
+        for (i, mut run) in std::mem::take(&mut ending.runs).into_iter().enumerate() {
+            let live = &mut lw.runs[i];
+            // A run keeps the id it had before a replace (the instance may only be known now).
+            let key = (run.position, run.instance_id.clone(), run.attempt);
+            if let Some(&kept) = lw.w.old_ids.get(&key)
+                && kept != live.id
+            {
+                rekey(&self.conn, live.id, kept)?;
+                live.id = kept;
+            }
+            let counts = RunCounts { steps: live.counts.steps, ..RunCounts::of(0, &run.edits) };
+            update_run_row(&self.conn, live.id, &run, counts)?;
+            let mut blobs = BlobWriter { tx: &self.conn, committed: &self.blob_ids, new_blobs: &mut lw.w.new_blobs };
+            insert_history(&self.conn, live.id, &run.history, &mut blobs)?;
+            for (k, e) in run.edits.iter_mut().enumerate() {
+                fill(i, k, e)?;
+                insert_edits(&self.conn, live.id, std::slice::from_ref(e))?;
+                (e.diff, e.old_text, e.new_text, e.trace.shown) = (None, None, None, None);
+            }
+            lw.w.instances.insert(run.instance_id);
+        }
+        for &(run, step, flags) in fixups {
+            let Some(live) = lw.runs.get(run) else { continue };
+            self.conn.execute(
+                "UPDATE steps SET flags = ?3 WHERE run_id = ?1 AND idx = ?2",
+                params![live.id, step as i64, flags.bits()],
+            )?;
+        }
+        let edit = StepFlags { edit: true, ..StepFlags::default() }.bits();
+        for (live, steps) in lw.runs.iter().zip(edited) {
+            for &step in steps {
+                self.conn.execute(
+                    "UPDATE steps SET flags = flags | ?3 WHERE run_id = ?1 AND idx = ?2",
+                    params![live.id, step as i64, edit],
+                )?;
+            }
+        }
+        self.conn.execute(
+            "UPDATE sources SET format = ?2, size = ?3, hash = ?4, warnings = NULL WHERE id = ?1",
+            params![lw.w.source_id, record.format, record.size as i64, &record.hash[..]],
+        )?;
+        // Outcomes, predictions and tasks as a whole write adds them; the warnings with them.
+        self.append(&mut lw.w, &ending)?;
+        Ok(())
+    }
+
+    /// Stop a write without ending it: what was committed stays, marked unfinished (a whole
+    /// write of the file replaces it, keeping its runs' ids); what was not is rolled back.
+    pub fn live_interrupt(&mut self, lw: LiveWrite) {
+        if lw.open {
+            self.rollback_source();
+        }
+    }
+
+    /// The runs of these sources (by path), in id order.
+    pub fn runs_of_sources(&self, paths: &[String]) -> Result<Vec<i64>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT r.id FROM runs r JOIN sources s ON s.id = r.source_id WHERE s.path = ?1 ORDER BY r.id",
+        )?;
+        let mut ids = Vec::new();
+        for path in paths {
+            let rows = stmt.query_map([path], |r| r.get::<_, i64>(0))?;
+            for id in rows {
+                ids.push(id?);
+            }
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        Ok(ids)
+    }
+
+    /// Hold at most about `kib` KiB of database pages in memory on this connection (a writer
+    /// that must stay small while a large file goes through it).
+    pub fn limit_cache(&self, kib: i64) -> Result<(), StoreError> {
+        self.conn.pragma_update(None, "cache_size", -kib.max(64))?;
+        Ok(())
+    }
+
+    /// Give up a write: everything of the source is removed (see the module).
+    pub fn live_abandon(&mut self, lw: LiveWrite) -> Result<(), StoreError> {
+        if lw.open {
+            self.rollback_source();
+        }
+        let path: Option<String> =
+            self.conn.query_row("SELECT path FROM sources WHERE id = ?1", [lw.w.source_id], |r| r.get(0)).optional()?;
+        match path {
+            Some(p) => self.remove_source(&p).map(|_| ()),
+            None => Ok(()),
+        }
+    }
+
+    /// Remove a source and everything it contributed; the instances it touched are joined
+    /// again. False when there is no such source.
+    pub fn remove_source(&mut self, path: &str) -> Result<bool, StoreError> {
+        self.conn.execute_batch("BEGIN IMMEDIATE")?;
+        let removed = (|| -> Result<bool, StoreError> {
+            let id: Option<i64> =
+                self.conn.query_row("SELECT id FROM sources WHERE path = ?1", [path], |r| r.get(0)).optional()?;
+            let Some(id) = id else { return Ok(false) };
+            let instances = super::write::instances_of_source(&self.conn, id)?;
+            delete_contents(&self.conn, id)?;
+            self.conn.execute("DELETE FROM sources WHERE id = ?1", [id])?;
+            for instance in &instances {
+                super::link::relink_instance(&self.conn, instance)?;
+            }
+            Ok(true)
+        })();
+        self.blob_ids.clear();
+        match removed {
+            Ok(found) => {
+                self.conn.execute_batch("COMMIT")?;
+                Ok(found)
+            }
+            Err(e) => {
+                self.rollback_source();
+                Err(e)
+            }
+        }
+    }
+}
+
+/// Give run `from` the id `to` (free), with its steps and edits.
+fn rekey(conn: &rusqlite::Connection, from: i64, to: i64) -> Result<(), StoreError> {
+    // The steps refer to the run: checked at commit, once all are moved.
+    conn.execute_batch("PRAGMA defer_foreign_keys = ON")?;
+    conn.execute("UPDATE runs SET id = ?2 WHERE id = ?1", params![from, to])?;
+    for table in ["steps", "history", "edits", "text_chunks", "search_pending"] {
+        conn.execute(&format!("UPDATE {table} SET run_id = ?2 WHERE run_id = ?1"), params![from, to])?;
+    }
+    Ok(())
+}
+
+/// A run's row once its document has been read to the end.
+fn update_run_row(conn: &rusqlite::Connection, id: i64, run: &Run, counts: RunCounts) -> Result<(), StoreError> {
+    conn.prepare_cached(
+        "UPDATE runs SET position = ?2, instance_id = ?3, format = ?4, format_version = ?5, agent = ?6,
+            model = ?7, exit_status = ?8, submission = ?9, cost = ?10, tokens_sent = ?11,
+            tokens_received = ?12, api_calls = ?13, attempt = ?14, best_attempt = ?15, step_count = ?16,
+            edit_count = ?17, rejected_count = ?18, metadata = ?19
+         WHERE id = ?1",
+    )?
+    .execute(params![
+        id,
+        run.position,
+        run.instance_id,
+        run.format.map(|f| f.name()).unwrap_or("unknown"),
+        run.format_version,
+        run.agent,
+        run.model,
+        run.exit_status,
+        run.submission,
+        run.cost,
+        run.tokens_sent,
+        run.tokens_received,
+        run.api_calls,
+        run.attempt,
+        run.best_attempt,
+        counts.steps as i64,
+        counts.edits as i64,
+        counts.rejected as i64,
+        run.metadata,
+    ])?;
+    Ok(())
+}

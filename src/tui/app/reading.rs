@@ -1,0 +1,237 @@
+//! Files being read while the reviewer reads them (`trajan PATH`): the first run begun opens,
+//! the open run's step list grows as its steps are stored, the status line says how far the
+//! reading is; at the end the run is loaded again whole (or the list shows the runs read).
+
+use super::{App, Effect, Screen, Status};
+use crate::store::browse::{EditLine, StepLine};
+use crate::tui::action::Feed;
+
+/// How far the reading is, for the status line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reading {
+    /// What is read (a file name, or "N files").
+    pub label: String,
+    pub done: u64,
+    pub total: u64,
+    /// Steps stored so far, of every run being read.
+    pub steps: usize,
+    /// Steps stored of each run being read.
+    pub runs: Vec<(i64, usize)>,
+}
+
+impl Reading {
+    /// `XL.traj.json: 37% · 7,412 steps`
+    pub fn describe(&self) -> String {
+        let pct = (self.done.min(self.total) * 100).checked_div(self.total).unwrap_or(0);
+        let steps = if self.runs.is_empty() { String::new() } else { format!(" · {} steps", thousands(self.steps)) };
+        format!("reading {}: {pct}%{steps}", self.label)
+    }
+
+    /// Steps stored of run `id`, if it is being read.
+    pub fn stored(&self, id: i64) -> Option<usize> {
+        self.runs.iter().find(|(r, _)| *r == id).map(|(_, n)| *n)
+    }
+}
+
+/// `7412` as `7,412`.
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+impl App {
+    pub(super) fn feed(&mut self, feed: Feed) -> Vec<Effect> {
+        match feed {
+            Feed::Begun(id) => {
+                // The first run read opens, unless the reviewer has opened one or is typing.
+                if self.opened_from_feed || self.run.is_some() || self.screen != Screen::List || self.prompt.is_some() {
+                    return Vec::new();
+                }
+                self.opened_from_feed = true;
+                vec![Effect::LoadRun(id)]
+            }
+            Feed::Progress { label, done, total, runs } => {
+                let steps = runs.iter().map(|(_, n)| n).sum();
+                self.reading = Some(Reading { label, done, total, steps, runs });
+                self.grow()
+            }
+            Feed::Done { runs, message, error } => {
+                self.reading = None;
+                self.status = Some(Status { text: message, error });
+                let mut effects = vec![Effect::LoadAllRuns];
+                if runs.len() > 1 {
+                    // Several runs: the list shows them (the filter says so and can be edited).
+                    let query = crate::tui::filter::ids_query(&runs);
+                    if let Err(e) = self.list.set_filter(&query) {
+                        self.set_error(e);
+                    }
+                }
+                let open = self.run.as_ref().map(|r| r.run_id());
+                match (runs.as_slice(), open) {
+                    // Before the whole list, in the same lane: the run comes back as soon as
+                    // it would have in the quick lane.
+                    (_, Some(id)) if runs.contains(&id) => effects.insert(0, Effect::RefreshRun(id)),
+                    ([id], None) if self.screen == Screen::List && !self.opened_from_feed => {
+                        self.opened_from_feed = true;
+                        effects.push(Effect::LoadRun(*id));
+                    }
+                    _ => {}
+                }
+                effects
+            }
+        }
+    }
+
+    /// Steps arrived for run `run` from `from` on; more are asked for if more are stored.
+    pub(super) fn steps_loaded(
+        &mut self,
+        run: i64,
+        from: usize,
+        steps: Vec<StepLine>,
+        edits: Vec<EditLine>,
+    ) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        if let Some(view) = self.run.as_mut().filter(|v| v.run_id() == run) {
+            view.growing = false;
+            // A reload may have come first: only steps that follow the list are added.
+            if from == view.data.steps.len() && !steps.is_empty() {
+                view.data.summary.steps = (from + steps.len()) as i64;
+                view.data.steps.extend(steps);
+                let finals = view.data.edits.iter().position(|e| e.step.is_none()).unwrap_or(view.data.edits.len());
+                view.data.edits.splice(finals..finals, edits);
+                if view.follow_end {
+                    view.go(usize::MAX);
+                    effects = self.load_current_step();
+                }
+            }
+        }
+        effects.extend(self.grow());
+        effects
+    }
+
+    /// Ask for the open run's steps stored since it was loaded, one request at a time.
+    pub(super) fn grow(&mut self) -> Vec<Effect> {
+        let Some(view) = self.run.as_mut() else { return Vec::new() };
+        let id = view.run_id();
+        let stored = self.reading.as_ref().and_then(|r| r.stored(id)).unwrap_or(0);
+        let have = view.data.steps.len();
+        if view.growing || stored <= have {
+            return Vec::new();
+        }
+        view.growing = true;
+        vec![Effect::LoadSteps { run: id, from: have }]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{body, run_data, summary};
+    use super::*;
+    use crate::tui::action::{Action, Command};
+
+    fn progress(runs: &[(i64, usize)]) -> Action {
+        Action::Feed(Feed::Progress { label: "x.traj".into(), done: 50, total: 100, runs: runs.to_vec() })
+    }
+
+    fn lines(from: i64, to: i64) -> Vec<StepLine> {
+        run_data(0, to).steps.into_iter().skip(from as usize).collect()
+    }
+
+    #[test]
+    fn the_first_run_read_opens_its_steps_grow_and_it_is_loaded_again_at_the_end() {
+        let mut app = App::new((100, 30));
+        assert_eq!(app.update(Action::Feed(Feed::Begun(7))), vec![Effect::LoadRun(7)]);
+        // Only the first run begun opens (RetryAgent attempts begin one after another).
+        assert_eq!(app.update(Action::Feed(Feed::Begun(8))), Vec::new());
+        app.update(Action::RunLoaded(Box::new(run_data(7, 5))));
+        app.update(Action::StepLoaded(Box::new(body(7, 0))));
+        // More steps stored than shown: asked for, once at a time.
+        assert_eq!(app.update(progress(&[(7, 12)])), vec![Effect::LoadSteps { run: 7, from: 5 }]);
+        assert_eq!(app.update(progress(&[(7, 20)])), Vec::new());
+        assert_eq!(app.reading.as_ref().map(Reading::describe).as_deref(), Some("reading x.traj: 50% · 20 steps"));
+        let effects = app.update(Action::StepsLoaded { run: 7, from: 5, steps: lines(5, 12), edits: Vec::new() });
+        assert_eq!(effects, vec![Effect::LoadSteps { run: 7, from: 12 }]);
+        let view = app.run.as_ref().map(|r| (r.data.steps.len(), r.data.summary.steps));
+        assert_eq!(view, Some((12, 12)));
+        // Steps from a load that a reload overtook are not added twice.
+        app.update(Action::StepsLoaded { run: 7, from: 3, steps: lines(3, 9), edits: Vec::new() });
+        assert_eq!(app.run.as_ref().map(|r| r.data.steps.len()), Some(12));
+        // The reviewer reads on meanwhile.
+        app.update(Action::Command(Command::Bottom));
+        app.update(Action::Command(Command::Up));
+        assert_eq!(app.run.as_ref().map(|r| r.cursor), Some(10));
+        // The end: the run is loaded again whole, where the reviewer is; the list reloads.
+        let done = Feed::Done { runs: vec![7], message: "read x.traj".into(), error: false };
+        assert_eq!(app.update(Action::Feed(done)), vec![Effect::RefreshRun(7), Effect::LoadAllRuns]);
+        assert!(app.reading.is_none() && app.status.as_ref().is_some_and(|s| s.text == "read x.traj"));
+        app.update(Action::StepLoaded(Box::new(body(7, 10))));
+        let effects = app.update(Action::RunLoaded(Box::new(run_data(7, 20))));
+        let view = app.run.as_ref().map(|r| (r.cursor, r.data.steps.len(), r.has_body(10)));
+        assert_eq!(view, Some((10, 20, true)), "the cursor and the loaded step stay");
+        assert!(!effects.iter().any(|e| matches!(e, Effect::LoadStep { .. })), "{effects:?}");
+    }
+
+    #[test]
+    fn several_runs_read_become_the_list_filter_and_one_unchanged_run_opens_at_the_end() {
+        let mut app = App::new((100, 30));
+        let runs: Vec<_> = [3, 4, 5, 9, 11].iter().map(|&i| summary(i, &format!("i{i}"), None, 2)).collect();
+        app.update(Action::RunsLoaded { runs, complete: true, total: None });
+        let done = Feed::Done { runs: vec![3, 4, 5, 9], message: "read 2 paths".into(), error: false };
+        assert_eq!(app.update(Action::Feed(done)), vec![Effect::LoadAllRuns]);
+        assert_eq!(app.list.filter_text, "id:3-5,9");
+        assert_eq!(app.list.visible.len(), 4);
+        assert_eq!(app.screen, Screen::List);
+        // A file stored before is not read: no run begins, the one run opens at the end.
+        let mut app = App::new((100, 30));
+        let done = Feed::Done { runs: vec![4], message: "unchanged".into(), error: false };
+        assert_eq!(app.update(Action::Feed(done)), vec![Effect::LoadAllRuns, Effect::LoadRun(4)]);
+    }
+
+    #[test]
+    fn a_reviewer_who_opened_another_run_stays_there() {
+        let mut app = App::new((100, 30));
+        app.update(Action::RunLoaded(Box::new(run_data(2, 5))));
+        assert_eq!(app.update(Action::Feed(Feed::Begun(7))), Vec::new());
+        assert_eq!(app.update(progress(&[(7, 40)])), Vec::new(), "another run's steps are not loaded");
+        let done = Feed::Done { runs: vec![7], message: "read".into(), error: false };
+        assert_eq!(app.update(Action::Feed(done)), vec![Effect::LoadAllRuns]);
+        assert_eq!(app.run.as_ref().map(|r| r.run_id()), Some(2));
+    }
+
+    #[test]
+    fn the_last_step_is_followed_as_steps_arrive_until_another_key() {
+        let mut app = App::new((100, 30));
+        app.update(Action::Feed(Feed::Begun(7)));
+        app.update(Action::RunLoaded(Box::new(run_data(7, 5))));
+        app.update(Action::Command(Command::Bottom));
+        app.update(progress(&[(7, 9)]));
+        let effects = app.update(Action::StepsLoaded { run: 7, from: 5, steps: lines(5, 9), edits: Vec::new() });
+        assert_eq!(app.run.as_ref().map(|r| r.cursor), Some(8), "on the new last step");
+        assert!(effects.contains(&Effect::LoadStep { run: 7, index: 8 }), "{effects:?}");
+        // Another key: the cursor stays where the reviewer put it.
+        app.update(Action::Command(Command::Up));
+        app.update(progress(&[(7, 12)]));
+        app.update(Action::StepsLoaded { run: 7, from: 9, steps: lines(9, 12), edits: Vec::new() });
+        assert_eq!(app.run.as_ref().map(|r| r.cursor), Some(7));
+        // `G` again, then the run loaded whole at the end: on its last step.
+        app.update(Action::Command(Command::Bottom));
+        app.update(Action::Feed(Feed::Done { runs: vec![7], message: "read".into(), error: false }));
+        app.update(Action::RunLoaded(Box::new(run_data(7, 15))));
+        assert_eq!(app.run.as_ref().map(|r| r.cursor), Some(14));
+    }
+
+    #[test]
+    fn thousands_are_grouped() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(7412), "7,412");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+}
