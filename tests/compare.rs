@@ -57,8 +57,8 @@ fn three_configurations_of_one_instance_align_step_for_step() {
     }
     assert_eq!(c["divergences"], json!([{"row": 0, "end": 3}]));
     assert_eq!(c["gold_patch"], json!(false));
-    assert_eq!(c["runs"][0]["files_viewed"], json!(["setup.py", "fields.py"]));
-    assert_eq!(c["runs"][1]["files_edited"], json!(["reproduce.py", "fields.py"]));
+    assert_eq!(c["runs"][0]["files_viewed"], json!(["setup.py", "src/marshmallow/fields.py"]));
+    assert_eq!(c["runs"][1]["files_edited"], json!(["reproduce.py", "src/marshmallow/fields.py"]));
     // One file, one hunk, the same in all three submissions.
     let patches = c["patches"].as_array().cloned().unwrap_or_default();
     assert_eq!(patches.len(), 1);
@@ -111,4 +111,22 @@ fn compare_needs_two_runs_known_and_a_terminal_for_the_view() {
     let piped = trajan(&db, &["compare", "1", "2"]);
     assert!(!piped.status.success());
     assert!(String::from_utf8_lossy(&piped.stderr).contains("--json"), "{}", String::from_utf8_lossy(&piped.stderr));
+}
+
+#[test]
+fn runs_of_different_instances_are_compared_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let db = dir.path().join("t.db");
+    let other = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/corpus/swe-agent-1.0/6e44b9__sweagenttestrepo-1c2844.traj");
+    ingest(&db, &[&replays()]);
+    ingest(&db, &[&other]);
+    let out = trajan(&db, &["compare", "1", "4", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("warning: runs of 2 different instances"), "{err}");
+    assert!(err.contains("the gold patch is left out"), "{err}");
+    // Runs of one instance: no warning.
+    let out = trajan(&db, &["compare", "1", "2", "--json"]);
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }

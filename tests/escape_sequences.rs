@@ -254,3 +254,74 @@ fn hidden_text_is_shown_by_show_and_found_by_search() {
         assert_eq!(hits.as_array().map(Vec::len), Some(1), "{phrase}: {hits}");
     }
 }
+
+/// A run of `instance` whose actions, file names, model and submission carry escape
+/// sequences: what the comparison view shows of a run.
+fn hostile_run(model: &str, extra: &str) -> String {
+    let file = "/testbed/src/ev\u{1b}]52;c;ZXZpbA==\u{7}il.py";
+    let patch = format!(
+        "diff --git a/src/a.py b/src/a.py\n--- a/src/a.py\n+++ b/src/a.py\n@@ -1 +1 @@\n-{HOSTILE}\n+x{extra}\n"
+    );
+    serde_json::json!({
+        "trajectory": [
+            {"action": format!("open {file}"), "observation": HOSTILE, "thought": "t", "response": "t"},
+            {"action": format!("grep -rn '{HOSTILE}' src"), "observation": HOSTILE, "thought": "t", "response": "t"},
+            {"action": format!("echo {extra}{HOSTILE}"), "observation": HOSTILE, "thought": "t", "response": "t"},
+            {"action": "submit", "observation": "", "thought": "t", "response": "t"}
+        ],
+        "history": [],
+        "info": {"exit_status": "submitted", "submission": patch},
+        "replay_config": serde_json::json!({"agent": {"model": {"name": model}}}).to_string()
+    })
+    .to_string()
+}
+
+#[test]
+fn the_comparison_view_and_its_warning_are_clean() {
+    let case = Case::new();
+    // Two instances (one with an OSC title in its id): the comparison warns of them.
+    let instances = ["esc\u{1b}]0;title\u{7}__x-1", "esc__x-2"];
+    case.write(&format!("{}.traj", instances[0]), hostile_run("model\u{1b}[2J\u{9b}31m", "\u{1b}[1;1H").as_bytes());
+    case.write(&format!("{}.traj", instances[1]), hostile_run("m2\u{1b}]52;c;ZXZpbA==\u{7}", "\u{8}\u{0}").as_bytes());
+    let run = |args: &[&str]| case.cli(&args.iter().map(OsStr::new).collect::<Vec<_>>());
+    let out = run(&["ingest", case.root.to_str().unwrap_or_default()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+
+    // The CLI: the warning on standard error is sanitized, the JSON escaped.
+    let out = run(&["compare", "1", "2", "--json"]);
+    assert_clean("compare --json", &out);
+    assert_eq!(terminal_controls(&out.stderr), Vec::<String>::new(), "compare's warning");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("⟦OSC 0;title⟧"), "{}", String::from_utf8_lossy(&out.stderr));
+
+    // The view: every panel of it, at two sizes.
+    for (w, h) in [(80, 24), (200, 50)] {
+        let store = must(trajan::store::Store::open(&case.db), "open the store");
+        let ctx = trajan::tui::views::ViewCtx::new(
+            trajan::tui::theme::Theme::default(),
+            trajan::tui::keymap::Keymap::default_map(),
+            "esc.db".into(),
+        );
+        let mut ui = must(trajan::tui::headless::Headless::open(store, ctx, w, h), "headless UI");
+        ui.load_all_runs();
+        let effects = ui.app.update(trajan::tui::action::Action::Compare(vec![1, 2]));
+        ui.apply(effects);
+        ui.draw();
+        assert!(ui.app.compare.is_some(), "{}", ui.screen());
+        if w == 200 {
+            // The payloads are on the screen, inert.
+            let screen = ui.screen();
+            assert!(screen.contains("different instances") && screen.contains("⟦OSC 0;title⟧"), "{screen}");
+        }
+        for keys in ["", "j", "j", "l", "Tab", "j", "Tab", "?"] {
+            if !keys.is_empty() {
+                must(ui.press(keys), keys);
+            }
+            let screen = ui.screen();
+            assert_eq!(
+                terminal_controls(screen.as_bytes()),
+                Vec::<String>::new(),
+                "after {keys:?} at {w}x{h}:\n{screen}"
+            );
+        }
+    }
+}

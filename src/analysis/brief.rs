@@ -12,6 +12,9 @@ pub struct Brief {
     pub target: Option<String>,
     /// The line the action addresses in `target`, when it names one.
     pub line: Option<u64>,
+    /// The target as written (a file's whole path, `/testbed/src/a.py`, where `target` is its
+    /// base name): the comparison tells files apart by their folder.
+    pub path: Option<String>,
 }
 
 impl Brief {
@@ -68,7 +71,7 @@ pub fn brief(head: &str) -> Brief {
             Some((sub, rest)) => with_target(sub, rest),
             None => Brief { command, ..Brief::default() },
         },
-        "git" => Brief { command, target: args.iter().find(|a| !a.starts_with('-')).cloned(), line: None },
+        "git" => Brief { command, target: args.iter().find(|a| !a.starts_with('-')).cloned(), ..Brief::default() },
         "sed" | "perl" => script_and_file(command, args),
         _ => with_target(&command, args),
     }
@@ -81,7 +84,7 @@ fn python(args: &[String]) -> Brief {
             Some(module) => with_target(module, args.get(2..).unwrap_or_default()),
             None => Brief { command: "python".into(), ..Brief::default() },
         },
-        Some("-c") => Brief { command: "python".into(), target: Some("-c".into()), line: None },
+        Some("-c") => Brief { command: "python".into(), target: Some("-c".into()), ..Brief::default() },
         _ => with_target("python", args),
     }
 }
@@ -100,6 +103,7 @@ fn with_target(command: &str, args: &[String]) -> Brief {
         return brief;
     }
     brief.target = Some(if first.contains('/') { base_name(first) } else { first.to_string() });
+    brief.path = Some(first.to_string());
     if file_command {
         brief.line = positional.get(1).and_then(|s| leading_number(s.trim_start_matches('[')));
     }
@@ -126,7 +130,12 @@ fn script_and_file(command: String, args: &[String]) -> Brief {
             files.push(a);
         }
     }
-    Brief { command, target: files.last().map(|f| base_name(f)), line: script.and_then(|s| leading_number(s)) }
+    Brief {
+        command,
+        target: files.last().map(|f| base_name(f)),
+        line: script.and_then(|s| leading_number(s)),
+        path: files.last().map(|f| f.to_string()),
+    }
 }
 
 /// The number a text starts with (`144d` → 144, `70,85p` → 70, `5:6` → 5).

@@ -6,6 +6,7 @@ pub mod brief;
 pub mod compare;
 pub mod edits;
 pub mod markers;
+pub mod paths;
 pub mod reconstruct;
 pub mod shell;
 pub mod snippet;

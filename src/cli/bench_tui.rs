@@ -138,6 +138,7 @@ pub fn run(db: &Path, sizes: &Sizes, open_only: bool) -> Result<i32> {
         rss_end as f64 / 1024.0
     );
     let _ = writeln!(out, "{}", compare_long_runs(&mut ui, long)?);
+    let _ = writeln!(out, "{}", align_hard_pairs());
     let _ = writeln!(out, "{}", keys_while_statistics_load(&mut ui, db)?);
     out.push_str(&super::bench_open::run()?);
     super::output::emit(&out)?;
@@ -278,6 +279,41 @@ fn compare_long_runs(ui: &mut Headless, long: i64) -> Result<String> {
         ms(worst.1),
         worst.0
     ))
+}
+
+/// Two 20,000-step runs that share almost nothing (one step in 97), and two whose every step
+/// is similar but none the same (one block for the band): the alignment's hard cases.
+fn align_hard_pairs() -> String {
+    use trajan::analysis::compare::{Kind, Signature, align};
+    const N: usize = 20_000;
+    let sig = |kind: Kind, file: Option<String>, command: &str, target: Option<String>| Signature {
+        kind,
+        file,
+        command: command.to_string(),
+        target,
+    };
+    let disjoint = |side: &str| -> Vec<Signature> {
+        (0..N)
+            .map(|i| match i % 97 {
+                0 => sig(Kind::Edit, Some(format!("src/f{i}.py")), "", None),
+                _ => sig(Kind::Run, None, "python", Some(format!("{side}{}.py", (i * 7919) % 1013))),
+            })
+            .collect()
+    };
+    let similar = |side: &str| -> Vec<Signature> {
+        (0..N).map(|i| sig(Kind::Search, None, "grep", Some(format!("{side}{i}")))).collect()
+    };
+    let time = |runs: [Vec<Signature>; 2]| {
+        let t = Instant::now();
+        let rows = align(&runs).len();
+        (ms(t.elapsed()), rows)
+    };
+    let (d_ms, d_rows) = time([disjoint("a"), disjoint("b")]);
+    let (s_ms, s_rows) = time([similar("foo"), similar("bar")]);
+    format!(
+        "compare hard      {N} and {N} steps sharing 1 in 97: aligned in {d_ms:.0} ms ({d_rows} rows); \
+         all similar, none the same: {s_ms:.0} ms ({s_rows} rows)"
+    )
 }
 
 fn ms(d: Duration) -> f64 {

@@ -260,6 +260,9 @@ pub fn run() -> Result<i32> {
         Command::Compare { runs, json } => {
             let store = open(&cli.db, Access::Read)?;
             let ids = runs.iter().map(|r| store.resolve_run(r)).collect::<Result<Vec<_>, _>>()?;
+            if let Some(warning) = store.compare_warning(&ids)? {
+                eprintln!("warning: {}", trajan::sanitize::sanitize(&warning));
+            }
             if json {
                 output::print_json(&store.compare(&ids)?)?;
                 Ok(0)

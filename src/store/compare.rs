@@ -4,8 +4,9 @@
 
 use super::Store;
 use super::browse::{EditLine, RunData, StepLine};
-use super::read::RunSummary;
+use super::read::{RunSummary, SUMMARY_SELECT, summary};
 use crate::analysis::compare::{self, Divergence, FilePresence, Kind, Row, Signature, StepFacts};
+use crate::analysis::paths::repo_relative;
 use crate::error::StoreError;
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
@@ -34,6 +35,11 @@ pub struct Comparison {
 }
 
 impl Comparison {
+    /// The warning when the runs are not all of one task ([`instances_warning`]).
+    pub fn instances_warning(&self) -> Option<String> {
+        instances_warning(self.runs.iter().map(|r| r.summary.instance_id.as_str()))
+    }
+
     /// The divergence whose stretch holds `row`.
     pub fn divergence_of(&self, row: usize) -> Option<&Divergence> {
         let at = self.divergences.partition_point(|d| d.end <= row);
@@ -46,9 +52,9 @@ impl Comparison {
 pub struct ComparedRun {
     #[serde(flatten)]
     pub summary: RunSummary,
-    /// Files it looked at (base names), in order first seen.
+    /// Files it looked at (paths in the repository), in order first seen.
     pub files_viewed: Vec<String>,
-    /// Files its applied edits changed (base names), in order first changed.
+    /// Files its applied edits changed (paths in the repository), in order first changed.
     pub files_edited: Vec<String>,
     /// Steps that ran tests.
     pub tests_run: usize,
@@ -64,7 +70,36 @@ pub struct ComparedRun {
     pub signatures: Vec<Signature>,
 }
 
+/// When runs of more than one instance are compared: which, and that the gold patch is left
+/// out (whose task's would it be?). Raw instance ids: sanitize before a terminal.
+pub fn instances_warning<'a>(instance_ids: impl Iterator<Item = &'a str>) -> Option<String> {
+    let mut distinct: Vec<&str> = Vec::new();
+    for id in instance_ids {
+        if !distinct.contains(&id) {
+            distinct.push(id);
+        }
+    }
+    (distinct.len() > 1).then(|| {
+        format!("runs of {} different instances, the gold patch is left out: {}", distinct.len(), distinct.join(", "))
+    })
+}
+
 impl Store {
+    /// The instance of run `base` and its other runs, by id: what the picker offers.
+    pub fn runs_to_compare_with(&self, base: i64) -> Result<(String, Vec<RunSummary>), StoreError> {
+        let instance = self.run_summary(base)?.instance_id;
+        let sql = format!("{SUMMARY_SELECT} WHERE r.instance_id = ?1 AND r.id != ?2 ORDER BY r.id");
+        let mut stmt = self.conn.prepare(&sql)?;
+        let runs = stmt.query_map(rusqlite::params![instance, base], summary)?.collect::<Result<Vec<_>, _>>()?;
+        Ok((instance, runs))
+    }
+
+    /// The warning when the runs `ids` are not all of one task ([`instances_warning`]).
+    pub fn compare_warning(&self, ids: &[i64]) -> Result<Option<String>, StoreError> {
+        let summaries = ids.iter().map(|&id| self.run_summary(id)).collect::<Result<Vec<_>, _>>()?;
+        Ok(instances_warning(summaries.iter().map(|s| s.instance_id.as_str())))
+    }
+
     /// The runs `ids`, in this order, compared.
     pub fn compare(&self, ids: &[i64]) -> Result<Comparison, StoreError> {
         let runs = ids.iter().map(|&id| self.run_data(id)).collect::<Result<Vec<_>, _>>()?;
@@ -75,7 +110,8 @@ impl Store {
 impl Comparison {
     /// Compare runs already read.
     pub fn build(runs: Vec<RunData>) -> Comparison {
-        let signatures: Vec<Vec<Signature>> = runs.iter().map(signatures).collect();
+        let mut signatures: Vec<Vec<Signature>> = runs.iter().map(signatures).collect();
+        compare::unify_files(&mut signatures);
         let positions = compare::align(&signatures);
         let divergences = compare::divergences(&positions, &signatures);
         let agreed = positions.iter().map(|row| compare::agreed(row, &signatures)).collect();
@@ -132,7 +168,7 @@ fn compared(run: RunData, signatures: Vec<Signature>) -> ComparedRun {
     }
     let mut edited: Vec<String> = Vec::new();
     for e in run.edits.iter().filter(|e| e.step.is_some() && !e.is_rejected()) {
-        let name = e.path.trim_end_matches('/').rsplit('/').next().unwrap_or(&e.path).to_string();
+        let name = repo_relative(&e.path, None);
         if !edited.contains(&name) {
             edited.push(name);
         }

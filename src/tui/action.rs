@@ -164,6 +164,12 @@ pub enum Action {
     Compare(Vec<i64>),
     /// Runs compared, for the comparison screen.
     CompareLoaded(Box<crate::store::compare::Comparison>),
+    /// The other runs of `base`'s instance, for the picker.
+    PickerLoaded {
+        base: i64,
+        instance: String,
+        runs: Vec<crate::store::read::RunSummary>,
+    },
     /// A search over the compared runs: per run, its matching steps.
     CompareSearchDone {
         query: String,

@@ -149,18 +149,78 @@ fn a_run_alone_in_its_instance_has_nothing_to_compare_with() {
 /// columns at 200x50.
 #[test]
 fn four_runs_in_four_columns_at_200x50() {
+    let (_dir, mut ui) = corpus_ui(&["swe-agent-replays", "swe-agent-1.0/marshmallow-code__marshmallow-1867.traj"]);
+    ok(ui.press("m j m j m j m c"));
+    let view = ui.app.compare.as_ref().unwrap_or_else(|| panic!("no comparison: {}", ui.screen()));
+    assert_eq!(view.data.runs.len(), 4);
+    insta::assert_snapshot!("compare_four_200x50", ui.screen());
+}
+
+/// A headless UI at 200x50 on these paths of the corpus, ingested in this order.
+fn corpus_ui(paths: &[&str]) -> (tempfile::TempDir, Headless) {
     let dir = ok(tempfile::tempdir());
     let mut store = ok(Store::open(&dir.path().join("compare.db")));
     let corpus = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/corpus"));
-    let paths =
-        [corpus.join("swe-agent-replays"), corpus.join("swe-agent-1.0/marshmallow-code__marshmallow-1867.traj")];
+    let paths: Vec<std::path::PathBuf> = paths.iter().map(|p| corpus.join(p)).collect();
     let report = pipeline::ingest(&mut store, &paths, &Options::default(), &Silent);
     assert!(!report.has_problems(), "{:?}", report.results);
     let ctx = ViewCtx::new(Theme::default(), Keymap::default_map(), "compare.db".into());
     let mut ui = ok(Headless::open(store, ctx, 200, 50));
     ui.load_all_runs();
-    ok(ui.press("m j m j m j m c"));
+    (dir, ui)
+}
+
+#[test]
+fn runs_of_different_instances_are_compared_with_a_warning() {
+    // A marshmallow replay (run 1) and the SWE-agent test repository's run (run 4).
+    let (_dir, mut ui) = corpus_ui(&["swe-agent-replays", "swe-agent-1.0/6e44b9__sweagenttestrepo-1c2844.traj"]);
+    let effects = ui.app.update(super::action::Action::Compare(vec![1, 4]));
+    ui.apply(effects);
+    ui.draw();
     let view = ui.app.compare.as_ref().unwrap_or_else(|| panic!("no comparison: {}", ui.screen()));
-    assert_eq!(view.data.runs.len(), 4);
-    insta::assert_snapshot!("compare_four_200x50", ui.screen());
+    assert!(!view.data.gold_patch);
+    let header = ui.screen().lines().next().unwrap_or_default().to_string();
+    assert!(header.contains("2 different instances"), "{header}");
+    assert!(header.contains("the gold patch is left out"), "{header}");
+}
+
+#[test]
+fn the_picker_offers_runs_the_list_has_not_loaded_yet() {
+    // The first screen of a large database holds only some runs; the rest load in the
+    // background. The picker asks the store.
+    let mut h = Harness::new(80, 24);
+    h.ui.app.list.runs.truncate(1);
+    h.ui.app.list.visible = vec![0];
+    h.ui.app.list.complete = false;
+    h.ui.app.list.cursor = 0;
+    h.press("c");
+    let picker = h.ui.app.picker.as_ref().unwrap_or_else(|| panic!("no picker: {}", h.screen()));
+    let ids: Vec<i64> = picker.runs.iter().map(|r| r.id).collect();
+    assert_eq!(ids.len(), 2, "{ids:?}");
+    assert!(!ids.contains(&picker.base));
+}
+
+#[test]
+fn question_mark_in_the_picker_shows_the_pickers_keys() {
+    let mut h = Harness::new(80, 24);
+    h.press("c");
+    assert!(h.ui.app.picker.is_some());
+    // The picker's hint line is read from the keymap.
+    assert!(h.screen().contains("Enter compare  ? help  q close"), "{}", h.screen());
+    h.press("?");
+    let screen = h.screen();
+    assert!(screen.contains("keys · pick"), "{screen}");
+    assert!(screen.contains("compare with this run"), "{screen}");
+    // Any key closes the help, back to the picker.
+    h.press("Esc");
+    assert!(h.ui.app.help.is_none());
+    assert!(h.ui.app.picker.is_some());
+    // A rebound key shows as rebound.
+    let keymap = ok(Keymap::with_overrides(
+        "[pick]\nopen = { keys = [\"o\"], help = \"compare\" }\n",
+        std::path::Path::new("k.toml"),
+    ));
+    h.ui.ctx.keymap = keymap;
+    h.ui.draw();
+    assert!(h.screen().contains("o compare  ? help  q close"), "{}", h.screen());
 }

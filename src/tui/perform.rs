@@ -53,6 +53,10 @@ pub fn perform(store: &Store, effect: Effect) -> Option<Action> {
             Ok(data) => Action::CompareLoaded(Box::new(data)),
             Err(e) => Action::Failed(format!("comparing runs: {e}")),
         },
+        Effect::LoadPicker(base) => match store.runs_to_compare_with(base) {
+            Ok((instance, runs)) => Action::PickerLoaded { base, instance, runs },
+            Err(e) => Action::Failed(format!("runs to compare with: {e}")),
+        },
         Effect::SearchCompared { runs, query } => {
             match runs.iter().map(|&r| store.search_run(r, &query)).collect::<Result<Vec<_>, _>>() {
                 Ok(steps) => Action::CompareSearchDone { query, steps },

@@ -28,7 +28,7 @@ pub struct Worker {
 /// An effect whose answer changes what the next key means (it opens a run): keys typed ahead of
 /// it are read once it has been applied, in order.
 fn opens(effect: &Effect) -> bool {
-    matches!(effect, Effect::LoadRun(_) | Effect::LoadCompare(_))
+    matches!(effect, Effect::LoadRun(_) | Effect::LoadCompare(_) | Effect::LoadPicker(_))
 }
 
 /// Which lane an effect takes: reads of every run (seconds on a large database) go to the slow

@@ -1,23 +1,24 @@
-//! The alignment: Myers anchors on equal signatures, a weighted LCS between anchors, progressive
-//! for more than two runs.
+//! The alignment: Myers anchors on equal signatures, a weighted LCS between anchors (within a
+//! band around the diagonal when the block is large), progressive for more than two runs.
+//!
+//! Deterministic: no step of it reads the clock. The Myers diff is `similar`'s default,
+//! heuristic one, whose work is bounded by the input's size (a Git-style cost limit on the
+//! middle-snake search: on runs that differ almost everywhere it settles for a good split
+//! rather than the shortest edit script); the LCS between anchors is bounded by [`MAX_CELLS`].
+//! The same runs give the same rows on any machine.
 
 use super::{Row, SIMILAR, Signature, similarity};
-use similar::{Algorithm, DiffTag, capture_diff_slices_deadline};
-use std::time::{Duration, Instant};
+use similar::{Algorithm, DiffTag, capture_diff_slices};
 
-/// The largest block of unanchored steps (rows × columns) paired by the weighted LCS; a larger
-/// one (two runs that share almost nothing for thousands of steps) is left as gaps.
+/// The most cells (rows × columns) the weighted LCS fills for one block of unanchored steps: a
+/// larger block (two runs that share almost nothing for thousands of steps) is paired within a
+/// band around its diagonal, as wide as this budget allows.
 pub const MAX_CELLS: usize = 1 << 20;
-
-/// How long the Myers diff of one pair may search for the shortest edit script before it
-/// settles for a good one (similar's deadline): two runs that differ everywhere stay fast.
-const DIFF_BUDGET: Duration = Duration::from_millis(300);
 
 /// Two sequences of signatures paired in order: `(Some(i), Some(j))` puts `a[i]` and `b[j]` on
 /// one row; `(Some(i), None)` and `(None, Some(j))` are steps with no counterpart.
 pub fn pair(a: &[&Signature], b: &[&Signature]) -> Vec<(Option<usize>, Option<usize>)> {
-    let deadline = Instant::now().checked_add(DIFF_BUDGET);
-    let ops = capture_diff_slices_deadline(Algorithm::Myers, a, b, deadline);
+    let ops = capture_diff_slices(Algorithm::Myers, a, b);
     let mut out = Vec::with_capacity(a.len().max(b.len()));
     for op in ops {
         let (tag, old, new) = op.as_tag_tuple();
@@ -31,8 +32,33 @@ pub fn pair(a: &[&Signature], b: &[&Signature]) -> Vec<(Option<usize>, Option<us
     out
 }
 
+/// The cells of the LCS table that are filled: per row `i` (steps of `a` taken), the columns
+/// `lo(i)..=hi(i)` (steps of `b` taken). The whole table when it fits [`MAX_CELLS`]; else a band
+/// of `half` columns either side of the diagonal from `(0, 0)` to `(n, m)`. Each row's band
+/// reaches the next row's start, so `(n, m)` is reachable from `(0, 0)`.
+struct Band {
+    n: usize,
+    m: usize,
+    half: usize,
+}
+
+impl Band {
+    fn new(n: usize, m: usize) -> Band {
+        let half = if n.saturating_mul(m) <= MAX_CELLS { m } else { (MAX_CELLS / (2 * (n + 1))).max(1) };
+        Band { n, m, half }
+    }
+
+    fn lo(&self, i: usize) -> usize {
+        (i * self.m / self.n).saturating_sub(self.half)
+    }
+
+    fn hi(&self, i: usize) -> usize {
+        ((i + 1) * self.m / self.n).saturating_add(self.half).min(self.m)
+    }
+}
+
 /// Steps between two anchors, paired when similar: the most similarity in order (a weighted
-/// longest common subsequence, Needleman-Wunsch with free gaps).
+/// longest common subsequence, Needleman-Wunsch with free gaps), within a [`Band`].
 fn similar_pairs(
     a: &[&Signature],
     b: &[&Signature],
@@ -41,35 +67,48 @@ fn similar_pairs(
     out: &mut Vec<(Option<usize>, Option<usize>)>,
 ) {
     let (n, m) = (old.len(), new.len());
-    if n.saturating_mul(m) > MAX_CELLS {
+    if n == 0 || m == 0 {
         out.extend(old.map(|i| (Some(i), None)));
         out.extend(new.map(|j| (None, Some(j))));
         return;
     }
-    let w = m + 1;
-    let mut score = vec![0f32; (n + 1) * w];
+    let band = Band::new(n, m);
+    // Row i's cells start at starts[i] in `score`; column j of row i is score[starts[i] + j - lo(i)].
+    let mut starts = Vec::with_capacity(n + 2);
+    let mut total = 0;
+    for i in 0..=n {
+        starts.push(total);
+        total += band.hi(i) - band.lo(i) + 1;
+    }
+    let mut score = vec![0f32; total];
+    let get = |score: &[f32], i: usize, j: usize| -> f32 {
+        if j < band.lo(i) || j > band.hi(i) { f32::NEG_INFINITY } else { score[starts[i] + j - band.lo(i)] }
+    };
     let sim = |i: usize, j: usize| {
         let s = similarity(a[old.start + i], b[new.start + j]);
         (s >= SIMILAR).then_some(s as f32)
     };
     for i in 1..=n {
-        for j in 1..=m {
-            let mut best = score[(i - 1) * w + j].max(score[i * w + j - 1]);
-            if let Some(s) = sim(i - 1, j - 1) {
-                best = best.max(score[(i - 1) * w + j - 1] + s);
+        for j in band.lo(i)..=band.hi(i) {
+            let mut best = get(&score, i - 1, j);
+            if j > 0 {
+                best = best.max(get(&score, i, j - 1));
+                if let Some(s) = sim(i - 1, j - 1) {
+                    best = best.max(get(&score, i - 1, j - 1) + s);
+                }
             }
-            score[i * w + j] = best;
+            score[starts[i] + j - band.lo(i)] = best;
         }
     }
     let mut back = Vec::with_capacity(n + m);
     let (mut i, mut j) = (n, m);
     while i > 0 || j > 0 {
-        let here = score[i * w + j];
-        if i > 0 && j > 0 && sim(i - 1, j - 1).is_some_and(|s| here == score[(i - 1) * w + j - 1] + s) {
+        let here = get(&score, i, j);
+        if i > 0 && j > 0 && sim(i - 1, j - 1).is_some_and(|s| here == get(&score, i - 1, j - 1) + s) {
             back.push((Some(old.start + i - 1), Some(new.start + j - 1)));
             i -= 1;
             j -= 1;
-        } else if j > 0 && (i == 0 || here == score[i * w + j - 1]) {
+        } else if j > 0 && (i == 0 || here == get(&score, i, j - 1)) {
             // Read backwards: a run's own steps come first, then the other's.
             back.push((None, Some(new.start + j - 1)));
             j -= 1;
@@ -84,7 +123,37 @@ fn similar_pairs(
 /// Rows for every run's steps (`runs[k][i]` the signature of run `k`'s `i`-th step). Each row
 /// holds the position of one step per run, or a gap; every step is on exactly one row, and each
 /// run's steps are in order down the rows.
+///
+/// More than two runs are aligned progressively: each further run against the rows so far, a row
+/// standing for the step of the first run (in the order below) that has one on it. That order is
+/// the runs' own, not the order they were given in (longest first, then by their signatures), so
+/// the rows do not depend on it: runs given in another order give the same rows, their cells
+/// permuted the same way. (Only runs whose signatures are all equal keep their given order among
+/// themselves; they are the same sequence, so their columns read alike.) Two runs pair the same
+/// steps either way and keep the given order, which only decides whose unpaired steps between
+/// two rows are listed first (the first run's).
 pub fn align(runs: &[Vec<Signature>]) -> Vec<Row> {
+    let mut order: Vec<usize> = (0..runs.len()).collect();
+    if runs.len() < 3 {
+        let given: Vec<&[Signature]> = runs.iter().map(Vec::as_slice).collect();
+        return align_in_order(&given);
+    }
+    order.sort_by(|&x, &y| runs[y].len().cmp(&runs[x].len()).then_with(|| runs[x].cmp(&runs[y])));
+    let sorted: Vec<&[Signature]> = order.iter().map(|&k| runs[k].as_slice()).collect();
+    align_in_order(&sorted)
+        .into_iter()
+        .map(|row| {
+            let mut out = vec![None; runs.len()];
+            for (cell, &k) in row.into_iter().zip(&order) {
+                out[k] = cell;
+            }
+            out
+        })
+        .collect()
+}
+
+/// The progressive alignment of runs in the order given.
+fn align_in_order(runs: &[&[Signature]]) -> Vec<Row> {
     let Some(first) = runs.first() else { return Vec::new() };
     let width = runs.len();
     let mut rows: Vec<Row> = (0..first.len())

@@ -3,30 +3,37 @@
 //!
 //! **The same step.** Each step is reduced to a [`Signature`]: its kind (viewed a file,
 //! searched, edited, ran tests, ran another command, submitted), the file it looked at or
-//! changed (base name: `/testbed/src/a.py` and `src/a.py` are one file; the tool that did it,
-//! `open`, `cat` or an editor, does not matter), or, naming no file, the command word and target
+//! changed (its path in the repository, [`crate::analysis::paths::repo_relative`]:
+//! `/testbed/src/a.py` and `src/a.py` are one file, `src/utils.py` and `lib/utils.py` two; a
+//! bare name, `utils.py`, is the one file of that name with a folder the runs name, when there
+//! is exactly one: [`unify_files`]; the tool that did it, `open`, `cat` or an editor, does not
+//! matter), or, naming no file, the command word and target
 //! of its action as [`crate::analysis::brief`] reads them. Two steps are *the same*
 //! when their signatures are equal, and *similar* when they are of one kind and name the same
 //! file, or (no file) run the same command word. Rows of the alignment pair same or similar
 //! steps; a step with no counterpart leaves a gap in the other runs' columns.
 //!
-//! **The alignment** ([`align`]): a Myers diff (the `similar` crate) over the signatures finds
-//! the steps that are the same, in order; between two such anchors the remaining steps are
-//! paired by a weighted longest common subsequence over the similarity (Needleman-Wunsch with
-//! free gaps), bounded in size. More than two runs are aligned progressively: each further run
-//! against the rows so far, a row standing for its first run's step.
+//! **The alignment** ([`align`]): a Myers diff (the `similar` crate, its heuristic mode, whose
+//! work is bounded by the input's size, never by a clock) over the signatures finds the steps
+//! that are the same, in order; between two such anchors the remaining steps are paired by a
+//! weighted longest common subsequence over the similarity (Needleman-Wunsch with free gaps),
+//! within a band around the diagonal when the block is large. The same runs give the same rows
+//! on any machine. More than two runs are aligned progressively: each further run against the
+//! rows so far, in an order of the runs' own (longest first), so the rows do not depend on the
+//! order the runs were given in.
 //!
 //! **Divergences** ([`divergences`]): a stretch of rows where the runs do not all take the same
 //! step, and one of them looks at or changes something (a view, a search, an edit, a test run).
 //! Its first row is the divergence point.
 
-mod align;
+pub(crate) mod align;
 pub mod patches;
 
 pub use align::{align, pair};
 pub use patches::{FilePresence, HunkPresence, compare_patches};
 
 use crate::analysis::brief::brief;
+use crate::analysis::paths::repo_relative;
 use crate::model::StepFlags;
 use serde::Serialize;
 
@@ -67,10 +74,10 @@ impl Kind {
 }
 
 /// A step reduced to what it did: equal signatures are the same step.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct Signature {
     pub kind: Kind,
-    /// The file looked at or changed (base name).
+    /// The file looked at or changed: its path in the repository (or a bare name).
     pub file: Option<String>,
     /// The command word (`grep`, `python`), when the step names no file.
     pub command: String,
@@ -98,9 +105,38 @@ const EDIT: &[&str] = &["edit", "create", "str_replace", "insert", "undo_edit", 
 const TEST: &[&str] = &["pytest", "tox", "nosetests", "unittest", "test", "runtests.py"];
 const SUBMIT: &[&str] = &["submit", "finish", "exit", "task_complete"];
 
-/// The base name of a path (`/testbed/src/a.py` → `a.py`).
-fn base(path: &str) -> String {
-    path.trim_end_matches('/').rsplit('/').next().unwrap_or(path).to_string()
+/// The repository path of a file a step names (`/testbed/src/a.py` → `src/a.py`).
+fn file_path(path: &str) -> String {
+    repo_relative(path, None)
+}
+
+/// Bare file names (`utils.py`, no folder) made the path of the one file of that name the
+/// runs name with a folder (`src/utils.py`), so that a run that opened `utils.py` from the
+/// repository's folder and one that opened `/testbed/src/utils.py` took the same step. A bare
+/// name stays bare when no such path is named, or more than one (`src/utils.py` and
+/// `lib/utils.py`: which one it was, the runs do not tell).
+pub fn unify_files(runs: &mut [Vec<Signature>]) {
+    use std::collections::HashMap;
+    let mut by_name: HashMap<String, Option<String>> = HashMap::new();
+    for file in runs.iter().flatten().filter_map(|s| s.file.as_ref()) {
+        if let Some((_, name)) = file.rsplit_once('/') {
+            by_name
+                .entry(name.to_string())
+                .and_modify(|one| {
+                    if one.as_deref() != Some(file.as_str()) {
+                        *one = None;
+                    }
+                })
+                .or_insert_with(|| Some(file.clone()));
+        }
+    }
+    for sig in runs.iter_mut().flatten() {
+        if let Some(file) = sig.file.as_mut().filter(|f| !f.contains('/'))
+            && let Some(Some(path)) = by_name.get(file.as_str())
+        {
+            *file = path.clone();
+        }
+    }
 }
 
 /// The signature of one step.
@@ -123,8 +159,8 @@ pub fn signature(step: &StepFacts<'_>) -> Signature {
         Kind::Run
     };
     let file = match kind {
-        Kind::Edit => step.edited.map(base).or_else(|| b.target.clone()),
-        Kind::View | Kind::Test => b.target.clone(),
+        Kind::Edit => step.edited.or(b.path.as_deref()).map(file_path),
+        Kind::View | Kind::Test => b.path.as_deref().map(file_path),
         _ => None,
     };
     let target = match kind {

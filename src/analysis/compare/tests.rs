@@ -24,14 +24,14 @@ fn shown(rows: &[Row]) -> Vec<String> {
 #[test]
 fn signatures_name_the_kind_the_file_and_the_command() {
     let open = step("open src/marshmallow/fields.py 1474");
-    assert_eq!((open.kind, open.file.as_deref()), (Kind::View, Some("fields.py")));
+    assert_eq!((open.kind, open.file.as_deref()), (Kind::View, Some("src/marshmallow/fields.py")));
     // Another line of the same file, another path to it, another tool: the same step.
     assert_eq!(step("open /testbed/src/marshmallow/fields.py 10"), open);
     assert_eq!(step("cat /testbed/src/marshmallow/fields.py"), open);
     assert_eq!(step("str_replace_editor view /testbed/src/marshmallow/fields.py"), open);
     assert_eq!(step("edit /r/a.py"), step("str_replace_editor str_replace /r/a.py --old_str x"));
     assert_eq!(step("cd /testbed && grep -rn TimeDelta src").kind, Kind::Search);
-    assert_eq!(step("edit /r/src/a.py").file.as_deref(), Some("a.py"));
+    assert_eq!(step("edit /testbed/src/a.py").file.as_deref(), Some("src/a.py"));
     assert_eq!(step("python -m pytest tests/test_fields.py").kind, Kind::Test);
     assert_eq!(step("submit").kind, Kind::Submit);
     let r = step("python reproduce.py");
@@ -158,4 +158,86 @@ fn long_runs_keep_every_step_in_order() {
         assert_eq!(col, (0..r.len()).collect::<Vec<_>>());
     }
     assert!(rows.len() < 3300, "mostly aligned: {} rows", rows.len());
+}
+
+#[test]
+fn runs_in_any_order_give_the_same_rows() {
+    let a = run(&["open a.py", "edit a.py", "submit"]);
+    let b = run(&["pip install -e .", "open a.py", "grep -rn x src", "edit a.py", "submit"]);
+    let c = run(&["open a.py", "pytest t.py", "grep -rn y src", "edit b.py", "submit"]);
+    let d = run(&["ls", "open a.py", "python r.py", "edit a.py", "pytest t.py", "submit"]);
+    let runs = [a, b, c, d];
+    let rows = align(&runs);
+    // Every permutation of the four runs: the same rows, their cells permuted alike.
+    let mut perms: Vec<Vec<usize>> = vec![vec![]];
+    for _ in 0..runs.len() {
+        perms = perms
+            .into_iter()
+            .flat_map(|p| {
+                let rest: Vec<usize> = (0..runs.len()).filter(|k| !p.contains(k)).collect();
+                rest.into_iter().map(move |k| [p.clone(), vec![k]].concat())
+            })
+            .collect();
+    }
+    for perm in perms {
+        let given: Vec<Vec<Signature>> = perm.iter().map(|&k| runs[k].clone()).collect();
+        let back: Vec<Row> = align(&given)
+            .into_iter()
+            .map(|row| (0..runs.len()).map(|k| row[perm.iter().position(|&p| p == k).unwrap_or(0)]).collect())
+            .collect();
+        assert_eq!(shown(&back), shown(&rows), "runs given as {perm:?}");
+    }
+}
+
+#[test]
+fn a_block_over_the_cell_budget_is_paired_within_a_band() {
+    // Every step similar (one command word), none the same: one unanchored block of n × n cells,
+    // more than the budget.
+    let n = 1100;
+    assert!(n * n > align::MAX_CELLS);
+    let a: Vec<Signature> = (0..n).map(|i| step(&format!("grep -rn foo{i} src"))).collect();
+    let b: Vec<Signature> = (0..n).map(|i| step(&format!("grep -rn bar{i} src"))).collect();
+    let rows = align(&[a, b]);
+    assert_eq!(rows.len(), n, "paired row for row, not left as gaps");
+    assert!(rows.iter().enumerate().all(|(i, r)| r == &vec![Some(i), Some(i)]));
+}
+
+/// Two runs of `n` steps that share only every 97th step (an edit of its own file), in between
+/// steps of their own.
+fn almost_disjoint(n: usize) -> [Vec<Signature>; 2] {
+    let head = |i: usize, side: &str| {
+        if i.is_multiple_of(97) { format!("edit f{i}.py") } else { format!("python {side}{}.py", (i * 7919) % 1013) }
+    };
+    [(0..n).map(|i| step(&head(i, "a"))).collect(), (0..n).map(|i| step(&head(i, "b"))).collect()]
+}
+
+#[test]
+fn runs_that_differ_almost_everywhere_pair_every_shared_step() {
+    // Long runs that share one step in 97: every shared step is on one row, and aligning again
+    // gives the same rows (no time limit decides how far the diff searches).
+    let runs = almost_disjoint(20_000);
+    let rows = align(&runs);
+    let shared = rows.iter().filter(|r| r[0].is_some() && r[0] == r[1] && r[0].is_some_and(|i| i % 97 == 0)).count();
+    assert_eq!(shared, 20_000usize.div_ceil(97));
+    assert_eq!(rows, align(&runs));
+}
+
+#[test]
+fn files_are_told_apart_by_their_folder() {
+    // Two utils.py in different folders are two files; one path by two roots is one.
+    assert_ne!(step("open /testbed/src/utils.py"), step("open /testbed/lib/utils.py"));
+    assert_eq!(step("open /testbed/src/utils.py"), step("open ./src/utils.py"));
+    assert!(similarity(&step("open src/utils.py"), &step("open lib/utils.py")) < SIMILAR);
+    let mut runs = [run(&["open src/utils.py", "edit src/utils.py"]), run(&["open lib/utils.py", "edit lib/utils.py"])];
+    unify_files(&mut runs);
+    let rows = align(&runs);
+    assert_eq!(divergences(&rows, &runs), vec![Divergence { row: 0, end: rows.len() }]);
+    // A bare name is the one file of that name the runs name with a folder.
+    let mut runs = [run(&["open utils.py", "submit"]), run(&["open /testbed/src/utils.py", "submit"])];
+    unify_files(&mut runs);
+    assert_eq!(runs[0][0], runs[1][0]);
+    // ... and stays bare when two files have it.
+    let mut runs = [run(&["open utils.py"]), run(&["open src/utils.py"]), run(&["open lib/utils.py"])];
+    unify_files(&mut runs);
+    assert_eq!(runs[0][0].file.as_deref(), Some("utils.py"));
 }

@@ -156,21 +156,18 @@ impl App {
         {
             return vec![Effect::LoadCompare(vec![*one, base])];
         }
-        let Some(instance) =
-            self.list.runs.iter().find(|r| r.id == base).map(|r| r.instance_id.clone()).or_else(|| {
-                self.run.as_ref().filter(|r| r.run_id() == base).map(|r| r.data.summary.instance_id.clone())
-            })
-        else {
-            return Vec::new();
-        };
-        let runs: Vec<RunSummary> =
-            self.list.runs.iter().filter(|r| r.instance_id == instance && r.id != base).cloned().collect();
+        // The store, not the list in memory, which may not hold every run yet (the full list
+        // loads in the background).
+        vec![Effect::LoadPicker(base)]
+    }
+
+    /// The other runs of `base`'s instance read: the picker, or why there is none.
+    pub(super) fn picker_loaded(&mut self, base: i64, instance: String, runs: Vec<RunSummary>) {
         if runs.is_empty() {
             self.set_error(format!("no other run of {instance} in the database to compare with"));
-            return Vec::new();
+            return;
         }
         self.picker = Some(Picker { base, instance, runs, cursor: 0 });
-        Vec::new()
     }
 
     fn marked_in_list_order(&self) -> Vec<i64> {
@@ -205,6 +202,8 @@ impl App {
                 self.picker = None;
                 self.quit_or_warn();
             }
+            // The picker's keys; closing the help comes back to the picker.
+            Command::Help => self.help = Some(0),
             _ => self.picker = None,
         }
         Vec::new()

@@ -68,6 +68,8 @@ pub enum Effect {
     },
     /// These runs read and compared (steps aligned, patches side by side).
     LoadCompare(Vec<i64>),
+    /// The other runs of this run's instance, read from the store, for the picker.
+    LoadPicker(i64),
     /// Search every compared run.
     SearchCompared {
         runs: Vec<i64>,
@@ -260,6 +262,10 @@ impl App {
             Action::Compare(ids) => vec![Effect::LoadCompare(ids)],
             Action::CompareLoaded(data) => {
                 self.compare_loaded(*data);
+                Vec::new()
+            }
+            Action::PickerLoaded { base, instance, runs } => {
+                self.picker_loaded(base, instance, runs);
                 Vec::new()
             }
             Action::CompareSearchDone { query, steps } => {

@@ -6,6 +6,7 @@ use crate::store::compare::{ComparedRun, Comparison};
 use crate::tui::action::Viewport;
 use crate::tui::app::{App, ComparePanel, CompareView, Picker, visible_columns};
 use crate::tui::diff::DiffSource;
+use crate::tui::keymap::Context;
 use crate::tui::text;
 use crate::tui::theme::Theme;
 use ratatui::Frame;
@@ -61,7 +62,10 @@ fn draw_header(frame: &mut Frame, area: Rect, view: &CompareView, theme: &Theme)
         spans.push(Span::styled(format!(" · /{} ({} rows)", text::fit(&s.query, 20), s.rows.len()), theme.muted));
     }
     spans.push(Span::styled(" · ", theme.text));
-    spans.push(Span::styled(text::fit(instance, 48), theme.accent));
+    match d.instances_warning() {
+        Some(warning) => spans.push(Span::styled(text::fit(&warning, usize::from(area.width)), theme.warning)),
+        None => spans.push(Span::styled(text::fit(instance, 48), theme.accent)),
+    }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
@@ -273,7 +277,8 @@ fn draw_patches(frame: &mut Frame, area: Rect, view: &CompareView, ctx: &mut Vie
 }
 
 /// The other runs of an instance, to pick one to compare with.
-pub fn draw_picker(frame: &mut Frame, area: Rect, picker: &Picker, theme: &Theme) {
+pub fn draw_picker(frame: &mut Frame, area: Rect, picker: &Picker, ctx: &ViewCtx) {
+    let theme = &ctx.theme;
     let width = area.width.saturating_sub(8).min(90);
     let height = (picker.runs.len() as u16 + 2).min(area.height.saturating_sub(2)).max(3);
     let popup = Rect { x: area.x + (area.width - width) / 2, y: area.y + 1, width, height };
@@ -299,11 +304,12 @@ pub fn draw_picker(frame: &mut Frame, area: Rect, picker: &Picker, theme: &Theme
         })
         .collect();
     let title = format!(" compare run {} with · {} ", picker.base, text::fit(&picker.instance, 40));
+    let hints = text::fit(&super::hints(&ctx.keymap, Context::Pick), w.saturating_sub(2));
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme.border_focus)
         .title(Span::styled(title, theme.title))
-        .title_bottom(Line::from(Span::styled(" Enter: compare · Esc: close ", theme.muted)).right_aligned());
+        .title_bottom(Line::from(Span::styled(format!(" {hints} "), theme.muted)).right_aligned());
     frame.render_widget(Clear, popup);
     frame.render_widget(Paragraph::new(lines).block(block).style(Style::default()), popup);
 }

@@ -70,10 +70,10 @@ pub fn draw(frame: &mut Frame, app: &App, ctx: &mut ViewCtx) -> Viewport {
     };
     status_line(frame, status, app, ctx);
     if let Some(picker) = &app.picker {
-        compare::draw_picker(frame, main, picker, &ctx.theme);
+        compare::draw_picker(frame, main, picker, ctx);
     }
     if let Some(scroll) = app.help {
-        let context = context(app.screen);
+        let context = if app.picker.is_some() { Context::Pick } else { context(app.screen) };
         let modes: Vec<String> = app.review.taxonomy.mode_ids();
         viewport.help_max = Some(help::draw(frame, area, scroll, context, &modes, ctx));
     }
@@ -132,7 +132,7 @@ pub fn context(screen: Screen) -> Context {
 }
 
 /// The few bindings worth showing at the bottom, read from the keymap (so rebinding shows).
-fn hints(keymap: &Keymap, context: Context) -> String {
+pub(super) fn hints(keymap: &Keymap, context: Context) -> String {
     use crate::tui::action::Command as C;
     let wanted: &[(C, &str)] = match context {
         Context::Run => &[
@@ -154,6 +154,7 @@ fn hints(keymap: &Keymap, context: Context) -> String {
             (C::Help, "help"),
             (C::Back, "back"),
         ],
+        Context::Pick => &[(C::Open, "compare"), (C::Help, "help"), (C::Back, "close")],
         Context::Stats => {
             &[(C::Down, "mode"), (C::NextPanel, "rater"), (C::SortNext, "group"), (C::Help, "help"), (C::Back, "back")]
         }
