@@ -4,15 +4,48 @@
 //! substitution gives it. Every such line is tried (each place the replacement stands put back
 //! to the pattern's text, all of them, or none: the substitution matched nothing); the effect
 //! is known only when exactly one of them gives the line shown.
+//!
+//! The same holds for a substitution on every line (`sed -i 's/old/new/g'`, `perl -pi -e
+//! 's/old/new/g'`) for each line it may have changed unseen, and through a chain: a line
+//! rewritten by several substitutions before a view shows it is inverted one step at a time,
+//! latest first, as long as each step is determined ([`super::replay`] walks the chain).
 
+use super::known::{EditId, Known, Line, Seg};
 use super::pattern::{Pattern, Replacement};
 use std::rc::Rc;
 
-/// One substitution on one numbered line, pattern and replacement plain text.
+/// The edit that wrote line `n` of `known` when the line's text was never shown (read without
+/// splitting gaps; `None` for a line in a gap, a line shown, or one whose place is unknown).
+pub fn unseen_origin(known: &Known, n: usize) -> Option<EditId> {
+    let mut at = 1usize;
+    for seg in &known.segs {
+        match seg {
+            Seg::Line(Line { text, origin, .. }) => {
+                if at == n {
+                    return if text.is_none() { *origin } else { None };
+                }
+                at += 1;
+            }
+            Seg::Gap { len: Some(len), .. } => {
+                if n < at + len {
+                    return None;
+                }
+                at += len;
+            }
+            Seg::Gap { len: None, .. } => return None,
+        }
+    }
+    None
+}
+
+/// One substitution on one numbered line, or on every line, pattern and replacement plain text.
 #[derive(Debug)]
 pub struct LineSubst {
-    /// The line it addressed, numbered as the file was when it ran.
-    pub line: usize,
+    /// The line it addressed, numbered as the file was when it ran; `None`: every line.
+    pub line: Option<usize>,
+    /// The edit that wrote the addressed line before (a substitution on it, also waiting for
+    /// a view), when the line was never shown: the next step of the chain.
+    pub prev: Option<EditId>,
     pub(super) re: Rc<Pattern>,
     pub(super) with: Replacement,
     pub(super) nth: usize,
@@ -71,7 +104,7 @@ mod tests {
     #[test]
     fn a_line_shown_after_a_substitution_says_what_it_was() {
         let s = subst("12s/handler/handler_v3/");
-        assert_eq!(s.line, 12);
+        assert_eq!(s.line, Some(12));
         assert_eq!(s.invert("    x = handler_v3(y)"), Some(Inverted::Was("    x = handler(y)".into())));
         // Without the pattern's text and without the replacement: it matched nothing.
         assert_eq!(s.invert("    x = other(y)"), Some(Inverted::Unchanged));
@@ -90,8 +123,18 @@ mod tests {
     }
 
     #[test]
-    fn only_one_plain_substitution_on_one_line_is_inverted() {
-        for script in ["s/a/b/", "3s/a.*/b/", "3s/a/&b/", "3,5s/a/b/", "3s/a/b/;4d", "/x/s/a/b/", "3!s/a/b/"] {
+    fn a_substitution_on_every_line_inverts_each_line_shown() {
+        let g = subst("s/token/token_g7/g");
+        assert_eq!(g.line, None);
+        assert_eq!(g.invert("a(token_g7, token_g7)"), Some(Inverted::Was("a(token, token)".into())));
+        assert_eq!(g.invert("nothing here"), Some(Inverted::Unchanged));
+        let perl = Script::perl("s/token/token_g7/g").ok().and_then(|s| s.line_subst());
+        assert_eq!(perl.and_then(|p| p.invert("x = token_g7")), Some(Inverted::Was("x = token".into())));
+    }
+
+    #[test]
+    fn only_one_plain_substitution_on_one_line_or_every_line_is_inverted() {
+        for script in ["3s/a.*/b/", "3s/a/&b/", "3,5s/a/b/", "3s/a/b/;4d", "/x/s/a/b/", "3!s/a/b/", "s/a/b/;s/c/d/"] {
             let s = Script::sed(script, false, false).ok();
             assert!(s.as_ref().and_then(|s| s.line_subst()).is_none(), "{script}");
         }

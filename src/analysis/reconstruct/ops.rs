@@ -327,8 +327,9 @@ impl Replay {
             };
             let partial = after.as_ref().is_some_and(|r| r.assumed && !before.is_whole());
             let after = after.map(|r| r.after);
+            let subst = script.as_ref().filter(|_| !f.dynamic).and_then(|s| waiting_subst(s, &before));
             self.shell_edit_partial(step.index, &path, fi, &c.raw, step.status, before, after, None, partial);
-            if let Some(subst) = script.as_ref().filter(|_| !f.dynamic).and_then(Script::line_subst) {
+            if let Some(subst) = subst {
                 self.await_view(subst);
             }
         }
@@ -390,7 +391,11 @@ impl Replay {
             };
             let partial = after.as_ref().is_some_and(|r| r.assumed && !before.is_whole());
             let after = after.map(|r| r.after);
+            let subst = script.as_ref().filter(|_| !f.dynamic).and_then(|s| waiting_subst(s, &before));
             self.shell_edit_partial(step.index, &path, fi, &c.raw, step.status, before, after, None, partial);
+            if let Some(subst) = subst {
+                self.await_view(subst);
+            }
         }
     }
 
@@ -617,6 +622,15 @@ impl Replay {
 }
 
 /// `echo [-n] [-e] ARGS`.
+/// The plain substitution a script is (see [`Script::line_subst`]), linked to the substitution
+/// that wrote its line before when that line was never shown (`before`: the file as the
+/// script found it, its addressed lines split out).
+fn waiting_subst(script: &Script, before: &Known) -> Option<super::invert::LineSubst> {
+    let mut subst = script.line_subst()?;
+    subst.prev = subst.line.and_then(|n| super::invert::unseen_origin(before, n));
+    Some(subst)
+}
+
 fn echo(args: &[Word]) -> String {
     let mut newline = true;
     let mut escapes = false;

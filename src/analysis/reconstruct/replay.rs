@@ -36,8 +36,11 @@ pub(super) struct Rec {
     pub certainty: Option<Certainty>,
     pub confirmed: Option<CheckedBy>,
     pub contradicted: Option<(CheckedBy, String)>,
-    /// A substitution on a line never shown, waiting for a view of the line to say what it did.
+    /// A plain substitution (on one line or every line): a view of a line never shown that it
+    /// may have rewritten inverts it, and through it the edits before.
     pub inverse: Option<Rc<LineSubst>>,
+    /// It could not be simulated: the file's lines were forgotten after it.
+    pub blind: bool,
 }
 
 pub(super) struct FileState {
@@ -177,6 +180,7 @@ impl Replay {
             lint_codes: Vec::new(),
             trace: EditTrace { command: Some(command.to_string()), partial, ..EditTrace::default() },
         };
+        let mut blind = false;
         let certainty = match after {
             Some(after) => {
                 let drawn = draw(path, &before, &after);
@@ -200,6 +204,7 @@ impl Replay {
                 }
                 file.pending.push(id);
                 file.known = Known::default();
+                blind = true;
                 Certainty::Unknown
             }
         };
@@ -211,19 +216,23 @@ impl Replay {
             confirmed: None,
             contradicted: None,
             inverse: None,
+            blind,
         });
     }
 
-    /// The last edit, when it wrote a line never shown (its certainty unknown), waits for a
-    /// view of that line to invert `subst`.
+    /// The last edit was the plain substitution `subst`: a view of a line never shown that it
+    /// may have rewritten inverts it; when it wrote lines never shown (its certainty unknown),
+    /// it waits for such a view to say what it did.
     pub fn await_view(&mut self, subst: LineSubst) {
         let Some(id) = self.recs.len().checked_sub(1) else { return };
         let rec = &mut self.recs[id];
-        if rec.certainty != Some(Certainty::Unknown) || rec.tool {
+        if rec.tool {
             return;
         }
         rec.inverse = Some(Rc::new(subst));
-        self.files[rec.file].waiting.push(id);
+        if rec.certainty == Some(Certainty::Unknown) {
+            self.files[rec.file].waiting.push(id);
+        }
     }
 
     /// A tool edit from the adapter, applied to the file's known lines.
@@ -248,6 +257,7 @@ impl Replay {
             confirmed: None,
             contradicted: None,
             inverse: None,
+            blind: false,
         });
     }
 
@@ -421,42 +431,127 @@ impl Replay {
     /// A view of lines written by substitutions the run never showed the lines of: each one
     /// whose line the view shows, and whose effect that line determines, is attributed.
     fn invert_from_view(&mut self, f: usize, lines: &[(usize, Rc<str>)], by: CheckedBy) {
-        if self.files[f].waiting.is_empty() {
-            return;
-        }
+        let Some(&oldest) = self.files[f].waiting.iter().min() else { return };
         // The last edit of a file made unknown (it could not be simulated): nothing changed
         // the file after it, so a view numbers its line as it did.
         let last = self.files[f].pending.last().copied().filter(|id| self.files[f].waiting.contains(id));
         for (n, text) in lines {
+            if self.files[f].waiting.is_empty() {
+                return;
+            }
             let file = &mut self.files[f];
             let Some(i) = file.known.materialize(*n, false) else { continue };
-            let id = match &file.known.segs[i] {
-                Seg::Line(Line { text: None, origin: Some(id), .. }) if file.waiting.contains(id) => *id,
+            match &file.known.segs[i] {
                 Seg::Gap { .. } | Seg::Line(Line { text: None, origin: None, .. })
-                    if last.is_some_and(|id| self.recs[id].inverse.as_ref().is_some_and(|s| s.line == *n)) =>
+                    if last.is_some_and(|id| self.recs[id].inverse.as_ref().is_some_and(|s| s.line == Some(*n))) =>
                 {
                     let Some(id) = last else { continue };
                     self.files[f].pending.pop();
                     if self.files[f].pending.is_empty() {
                         self.files[f].snapshot = None;
                     }
-                    id
+                    if let Some(subst) = self.recs[id].inverse.clone() {
+                        self.unwound(f, id, &subst, subst.invert(text), *n, text, by);
+                    }
                 }
-                _ => continue,
-            };
-            self.files[f].waiting.retain(|w| *w != id);
-            let rec = &mut self.recs[id];
-            let Some(subst) = rec.inverse.take() else { continue };
-            match subst.invert(text) {
-                Some(Inverted::Was(old)) => {
-                    let diff = unified_diff(&rec.edit.path, &format!("{old}\n"), &format!("{text}\n"));
-                    rec.edit.diff = diff.map(|d| diff_at_line(&d, subst.line));
-                    rec.certainty = Some(Certainty::Attributed);
-                    rec.confirmed = Some(by);
+                Seg::Line(Line { text: None, origin, .. }) => {
+                    let origin = *origin;
+                    self.unwind(f, *n, text, origin, oldest, by);
                 }
-                Some(Inverted::Unchanged) => rec.certainty = Some(Certainty::Unchanged),
-                None => {}
+                _ => {}
             }
+        }
+    }
+
+    /// Line `n`, never shown before and shown now as `shown`, read back through the
+    /// substitutions that may have rewritten it, latest first: `expect`, the one that wrote it
+    /// last (then the one before it on that line...), and every substitution on every line.
+    /// Each one waiting for a view is attributed (or found to have changed nothing) when its
+    /// inverse is determined; the walk stops at the first that is not, and at any edit that
+    /// may have rewritten a line never shown in another way (a pattern assumed not to match
+    /// one, an edit that could not be simulated, a tool edit). A substitution on every line is
+    /// attributed only when no edit since it can have renumbered the file (every edit after
+    /// it a substitution), so the view numbers the line as it did.
+    fn unwind(&mut self, f: usize, n: usize, shown: &str, mut expect: Option<EditId>, oldest: EditId, by: CheckedBy) {
+        let mut text = shown.to_string();
+        let mut numbered = true;
+        // A substitution on every line wrote the line last: which edit wrote it before is not
+        // recorded, so a substitution on one line before it may have been on this one.
+        let mut untraced = false;
+        for id in (oldest..self.recs.len()).rev() {
+            let r = &self.recs[id];
+            if r.file != f {
+                continue;
+            }
+            if r.blind {
+                return;
+            }
+            let on_line = expect == Some(id);
+            match r.inverse.clone() {
+                Some(subst) if on_line || subst.line.is_none() => {
+                    let inverted = subst.invert(&text);
+                    let every = subst.line.is_none();
+                    if on_line {
+                        expect = subst.prev;
+                        untraced |= every;
+                    }
+                    let next = match &inverted {
+                        Some(Inverted::Was(old)) => old.clone(),
+                        Some(Inverted::Unchanged) => text.clone(),
+                        None => return,
+                    };
+                    let is_waiting = self.files[f].waiting.contains(&id);
+                    let determined =
+                        if every { numbered && matches!(inverted, Some(Inverted::Was(_))) } else { on_line };
+                    if is_waiting && determined {
+                        self.unwound(f, id, &subst, inverted, n, &text, by);
+                    }
+                    text = next;
+                }
+                // A substitution on another line (unless the line's history is lost).
+                Some(_) => {
+                    if untraced {
+                        return;
+                    }
+                }
+                // Another edit: it wrote this line (not a plain substitution: the walk ends),
+                // or the lines it addressed are others (as the line substitutions before this
+                // walk assumed); it may have renumbered the file.
+                None => {
+                    if on_line {
+                        return;
+                    }
+                    numbered = false;
+                }
+            }
+        }
+    }
+
+    /// What a view says substitution `id` did to the line it shows (`n`, now `text`).
+    #[allow(clippy::too_many_arguments)]
+    fn unwound(
+        &mut self,
+        f: usize,
+        id: EditId,
+        subst: &LineSubst,
+        inverted: Option<Inverted>,
+        n: usize,
+        text: &str,
+        by: CheckedBy,
+    ) {
+        self.files[f].waiting.retain(|w| *w != id);
+        let rec = &mut self.recs[id];
+        match inverted {
+            Some(Inverted::Was(old)) => {
+                let diff = unified_diff(&rec.edit.path, &format!("{old}\n"), &format!("{text}\n"));
+                rec.edit.diff = diff.map(|d| diff_at_line(&d, subst.line.unwrap_or(n)));
+                // A substitution on every line may have rewritten other lines never shown.
+                rec.edit.trace.partial |= subst.line.is_none();
+                rec.certainty = Some(Certainty::Attributed);
+                rec.confirmed = Some(by);
+            }
+            Some(Inverted::Unchanged) => rec.certainty = Some(Certainty::Unchanged),
+            None => {}
         }
     }
 

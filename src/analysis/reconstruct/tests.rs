@@ -353,3 +353,102 @@ fn a_substitution_past_lines_of_unknown_count_is_attributed_from_the_next_view()
     assert_eq!(changes(e), ["-seven", "+seven_v2"]);
     assert_eq!(hunk_headers(e), ["@@ -7 +7 @@"]);
 }
+
+#[test]
+fn a_global_substitution_is_attributed_from_a_later_view_of_a_line_never_shown() {
+    // Lines 1-3 shown, the rest never: `s///g` changes none of the lines shown, so what it did
+    // is unknown until a view of a line holding the replacement.
+    let r = replay(
+        &[
+            ("sed -n '1,3p' f.py", "one\ntwo\nthree\n"),
+            ("sed -i 's/handler/handler_g1/g' f.py", ""),
+            ("perl -pi -e 's/config/config_g2/g' f.py", ""),
+            ("sed -n '20,21p' f.py", "x = handler_g1(config_g2)\ny = 2\n"),
+        ],
+        None,
+    );
+    for (step, old, new) in [
+        (1, "-x = handler(config)", "+x = handler_g1(config)"),
+        (2, "-x = handler_g1(config)", "+x = handler_g1(config_g2)"),
+    ] {
+        let e = edit_at(&r, step);
+        assert_eq!(e.trace.certainty, Some(Certainty::Attributed), "step {step}");
+        assert_eq!(e.trace.checked_by, Some(CheckedBy::Step(3)));
+        assert_eq!(changes(e), [old, new]);
+        assert_eq!(hunk_headers(e), ["@@ -20 +20 @@"]);
+        // Other lines never shown may hold the pattern too.
+        assert!(e.trace.partial);
+    }
+}
+
+#[test]
+fn a_global_substitution_stays_unknown_when_the_file_may_have_been_renumbered_or_the_line_is_ambiguous() {
+    // A line deleted after it: the view's line 20 may not be the line 20 it saw.
+    let r = replay(
+        &[
+            ("sed -n '1,3p' f.py", "one\ntwo\nthree\n"),
+            ("sed -i 's/handler/handler_g1/g' f.py", ""),
+            ("sed -i '2d' f.py", ""),
+            ("sed -n '20p' f.py", "x = handler_g1()\n"),
+        ],
+        None,
+    );
+    assert_eq!(certainty(&r, 1), Some(Certainty::Unknown));
+    // `bar` may have been there before.
+    let r = replay(
+        &[
+            ("sed -n '1,3p' f.py", "one\ntwo\nthree\n"),
+            ("sed -i 's/foo/bar/g' f.py", ""),
+            ("sed -n '9p' f.py", "bar\n"),
+        ],
+        None,
+    );
+    assert_eq!(certainty(&r, 1), Some(Certainty::Unknown));
+    // A line without the replacement says nothing of the others: still unknown, not "changed
+    // nothing".
+    let r = replay(
+        &[
+            ("sed -n '1,3p' f.py", "one\ntwo\nthree\n"),
+            ("sed -i 's/handler/handler_g1/g' f.py", ""),
+            ("sed -n '9p' f.py", "other\n"),
+        ],
+        None,
+    );
+    assert_eq!(certainty(&r, 1), Some(Certainty::Unknown));
+}
+
+#[test]
+fn substitutions_chained_on_a_line_never_shown_are_inverted_one_by_one() {
+    let r = replay(
+        &[
+            ("sed -n '1,3p' f.py", "one\ntwo\nthree\n"),
+            ("sed -i '40s/handler/handler_v1/' f.py", ""),
+            ("sed -i '2a\\inserted' f.py", ""),
+            ("sed -i '41s/config/config_v3/' f.py", ""),
+            ("sed -i '41s/missing/found/' f.py", ""),
+            ("sed -n '41p' f.py", "x = handler_v1(config_v3)\n"),
+        ],
+        None,
+    );
+    let first = edit_at(&r, 1);
+    assert_eq!(first.trace.certainty, Some(Certainty::Attributed));
+    assert_eq!(changes(first), ["-x = handler(config)", "+x = handler_v1(config)"]);
+    assert_eq!(hunk_headers(first), ["@@ -40 +40 @@"]);
+    let second = edit_at(&r, 3);
+    assert_eq!(second.trace.certainty, Some(Certainty::Attributed));
+    assert_eq!(changes(second), ["-x = handler_v1(config)", "+x = handler_v1(config_v3)"]);
+    assert_eq!(hunk_headers(second), ["@@ -41 +41 @@"]);
+    assert_eq!(certainty(&r, 4), Some(Certainty::Unchanged));
+    // A step that is not determined ends the chain: the ones before it stay unknown.
+    let r = replay(
+        &[
+            ("sed -n '1,3p' f.py", "one\ntwo\nthree\n"),
+            ("sed -i '40s/handler/handler_v1/' f.py", ""),
+            ("sed -i '40s/foo/bar/' f.py", ""),
+            ("sed -n '40p' f.py", "x = handler_v1(bar)\n"),
+        ],
+        None,
+    );
+    assert_eq!(certainty(&r, 2), Some(Certainty::Unknown));
+    assert_eq!(certainty(&r, 1), Some(Certainty::Unknown));
+}

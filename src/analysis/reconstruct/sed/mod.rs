@@ -91,18 +91,23 @@ mod parse;
 mod run;
 
 impl Script {
-    /// The script as one substitution on one numbered line with a plain pattern and a plain
-    /// replacement (`12s/foo/foo_v2/`): what a later view of the line can invert.
+    /// The script as one substitution on one numbered line (`12s/foo/foo_v2/`) or on every
+    /// line (`s/foo/foo_v2/g`) with a plain pattern and a plain replacement: what a later view
+    /// of a line can invert.
     pub fn line_subst(&self) -> Option<LineSubst> {
         let [c] = self.cmds.as_slice() else { return None };
-        let (Some(Addr::Line(line)), None, false) = (&c.start, &c.end, c.negate) else { return None };
+        let line = match (&c.start, &c.end, c.negate) {
+            (Some(Addr::Line(line)), None, false) => Some(*line),
+            (None, None, false) => None,
+            _ => return None,
+        };
         let Op::Subst { re: Some(re), with, nth, global, print: false } = &c.op else { return None };
         if self.quiet {
             return None;
         }
         let from = re.literal()?.to_string();
         let to = with.literal()?;
-        Some(LineSubst { line: *line, re: re.clone(), with: with.clone(), nth: *nth, global: *global, from, to })
+        Some(LineSubst { line, prev: None, re: re.clone(), with: with.clone(), nth: *nth, global: *global, from, to })
     }
 }
 
