@@ -19,7 +19,10 @@
 //! ([`script`]) leaves it unknown until a view or the submitted patch shows what changed, and
 //! a substitution on a line never shown waits for a view of that line ([`invert`]): attributed
 //! when exactly one line before gives the line shown, "changed nothing" when it is the line
-//! shown itself, unknown otherwise.
+//! shown itself, unknown otherwise; a view walks back through the line's chain of plain
+//! substitutions and through global ones (`s/a/b/g`, `perl -pi`), attributing each step whose
+//! earlier text is determined (a global one only when nothing between could have renumbered the
+//! file, marked partial: the lines shown).
 //! Finally each hunk of the submitted patch is traced to the steps whose edits wrote it.
 //!
 //! **What it writes.** [`Run::edits`] again: the adapter's tool edits (their diffs renumbered
