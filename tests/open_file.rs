@@ -472,6 +472,15 @@ fn shell_edits_are_reconstructed_when_the_reading_ends() {
     let detail = must(store.run_detail(1, None), "steps");
     let flagged: Vec<i64> = detail.step_list.iter().filter(|s| s.flags.edit).map(|s| s.index).collect();
     assert_eq!(flagged, vec![10, 14]);
+    // The edits written at the end share compressed chunks, not one frame each.
+    let conn = must(rusqlite::Connection::open(&db), "open");
+    let (edits, chunks): (i64, i64) = must(
+        conn.query_row("SELECT COUNT(*), COUNT(DISTINCT chunk_id) FROM edits WHERE chunk_id IS NOT NULL", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        }),
+        "chunks",
+    );
+    assert!(edits >= 3 && chunks == 1, "{edits} edits in {chunks} chunks");
     // The second reading says how far it is, with every step of the run stored.
     let mut store = must(Store::open(&dir.path().join("told.db")), "open");
     let events = Mutex::new(Vec::new());

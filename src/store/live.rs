@@ -204,11 +204,22 @@ impl Store {
             update_run_row(&self.conn, live.id, &run, counts)?;
             let mut blobs = BlobWriter { tx: &self.conn, committed: &self.blob_ids, new_blobs: &mut lw.w.new_blobs };
             insert_history(&self.conn, live.id, &run.history, &mut blobs)?;
-            for (k, e) in run.edits.iter_mut().enumerate() {
-                fill(i, k, e)?;
+            // In batches of about EDIT_BATCH_BYTES of text: their texts compress together (one
+            // edit per frame barely compresses), and memory stays bounded by a batch.
+            let mut start = 0;
+            while start < run.edits.len() {
+                let (mut end, mut bytes) = (start, 0);
+                while end < run.edits.len() && (end == start || bytes < EDIT_BATCH_BYTES) {
+                    fill(i, end, &mut run.edits[end])?;
+                    bytes += text_bytes(&run.edits[end]);
+                    end += 1;
+                }
                 let packer = texts::Packer::ready(&mut self.packer)?;
-                insert_edits(&self.conn, live.id, std::slice::from_ref(e), packer)?;
-                (e.diff, e.old_text, e.new_text, e.trace.shown) = (None, None, None, None);
+                insert_edits(&self.conn, live.id, &run.edits[start..end], packer)?;
+                for e in &mut run.edits[start..end] {
+                    (e.diff, e.old_text, e.new_text, e.trace.shown) = (None, None, None, None);
+                }
+                start = end;
             }
             lw.w.instances.insert(run.instance_id);
         }
@@ -310,6 +321,14 @@ impl Store {
             }
         }
     }
+}
+
+/// Text of reconstructed edits written together at the end of a read (see `live_finish`).
+const EDIT_BATCH_BYTES: usize = 4 << 20;
+
+/// The long texts an edit holds in memory.
+fn text_bytes(e: &Edit) -> usize {
+    [&e.diff, &e.old_text, &e.new_text, &e.trace.shown].iter().map(|t| t.as_ref().map_or(0, String::len)).sum()
 }
 
 /// Give run `from` the id `to` (free), with its steps and edits.
