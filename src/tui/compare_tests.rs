@@ -25,15 +25,10 @@ impl Harness {
 
     /// The replays, or one of their folders.
     fn of(folder: &str, width: u16, height: u16) -> Harness {
-        let dir = ok(tempfile::tempdir());
-        let mut store = ok(Store::open(&dir.path().join("compare.db")));
         let replays =
             std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/corpus/swe-agent-replays"))
                 .join(folder);
-        let report = pipeline::ingest(&mut store, &[replays], &Options::default(), &Silent);
-        assert!(!report.has_problems(), "{:?}", report.results);
-        let ctx = ViewCtx::new(Theme::default(), Keymap::default_map(), "compare.db".into());
-        let mut ui = ok(Headless::open(store, ctx, width, height));
+        let (dir, mut ui) = super::headless::over_ingested(&replays, "compare.db", width, height);
         ui.load_all_runs();
         Harness { _dir: dir, ui }
     }

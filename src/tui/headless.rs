@@ -130,3 +130,22 @@ impl Headless {
         self.terminal.backend().to_string()
     }
 }
+
+/// A headless app, in the default colourless theme and keymap, over a fresh database in a
+/// temporary folder (named `db`, as the header shows it) holding `folder` ingested (the snapshot tests' start). The folder lives as
+/// long as the returned guard.
+#[cfg(test)]
+pub fn over_ingested(folder: &std::path::Path, db: &str, width: u16, height: u16) -> (tempfile::TempDir, Headless) {
+    use crate::ingest::pipeline::{self, Options, Silent};
+    fn ok<T, E: std::fmt::Display>(r: Result<T, E>) -> T {
+        r.unwrap_or_else(|e| panic!("{e}"))
+    }
+    let dir = ok(tempfile::tempdir());
+    let mut store = ok(Store::open(&dir.path().join(db)));
+    let report = pipeline::ingest(&mut store, &[folder.to_path_buf()], &Options::default(), &Silent);
+    assert!(!report.has_problems(), "{:?}", report.results);
+    // Snapshots hold characters: the structure must not depend on colour.
+    let ctx = ViewCtx::new(super::theme::Theme::default(), super::keymap::Keymap::default_map(), db.into());
+    let ui = ok(Headless::open(store, ctx, width, height));
+    (dir, ui)
+}

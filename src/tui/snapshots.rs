@@ -3,11 +3,6 @@
 //! fixtures; the effects are performed against it exactly as the driver does.
 
 use super::headless::Headless;
-use super::keymap::Keymap;
-use super::theme::Theme;
-use super::views::ViewCtx;
-use crate::ingest::pipeline::{self, Options, Silent};
-use crate::store::Store;
 
 struct Harness {
     _dir: tempfile::TempDir,
@@ -20,18 +15,11 @@ fn ok<T, E: std::fmt::Display>(r: Result<T, E>) -> T {
 
 impl Harness {
     fn new(width: u16, height: u16) -> Harness {
-        let dir = ok(tempfile::tempdir());
-        let mut store = ok(Store::open(&dir.path().join("review.db")));
         // The demo fixtures alone: the classifier's stories (fixtures/classify, checked in
         // tests/cli.rs) would sort before them and move every scenario's keyed navigation onto
         // other runs.
         let demo = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/demo"));
-        let report = pipeline::ingest(&mut store, &[demo], &Options::default(), &Silent);
-        assert!(!report.has_problems(), "{:?}", report.results);
-        // A colourless theme: snapshots hold characters, and the structure must not depend on
-        // colour.
-        let ctx = ViewCtx::new(Theme::default(), Keymap::default_map(), "review.db".into());
-        let ui = ok(Headless::open(store, ctx, width, height));
+        let (dir, ui) = super::headless::over_ingested(&demo, "review.db", width, height);
         Harness { _dir: dir, ui }
     }
 

@@ -310,16 +310,32 @@ impl Replay {
             return run.after.text();
         }
         let script = if dynamic_script { None } else { Script::sed(&source, extended, quiet).ok() };
+        self.in_place(script.as_ref(), &files, cwd, c, step);
+        None
+    }
+
+    /// A script run in place (`sed -i`, `perl -pi`) on each file named: simulated on the file's
+    /// known lines when the script and the name are literal, and recorded as the step's edit of
+    /// the file; a plain substitution on lines never shown waits for a view of them.
+    fn in_place(
+        &mut self,
+        script: Option<&Script>,
+        files: &[&Word],
+        cwd: &Option<String>,
+        c: &Simple,
+        step: &Step<'_>,
+    ) {
         for f in files {
             let path = resolve(&f.text, cwd.as_deref());
             let fi = self.file(&path);
             // Taken out while the script runs (splitting gaps for its addresses changes no
             // line); the edit puts back what it made.
             let mut before = std::mem::take(&mut self.files[fi].known);
-            let after = match (&script, f.dynamic) {
-                (Some(s), false) => {
+            let after = match script {
+                Some(s) if !f.dynamic => {
                     let id = self.next_id();
                     let this: &Replay = self;
+                    // sed's `r FILE` reads another file's known text.
                     let read = |name: &str| this.known_text(&resolve(name, cwd.as_deref()));
                     s.run(&mut before, id, &read).ok()
                 }
@@ -327,13 +343,12 @@ impl Replay {
             };
             let partial = after.as_ref().is_some_and(|r| r.assumed && !before.is_whole());
             let after = after.map(|r| r.after);
-            let subst = script.as_ref().filter(|_| !f.dynamic).and_then(|s| waiting_subst(s, &before));
+            let subst = script.filter(|_| !f.dynamic).and_then(|s| waiting_subst(s, &before));
             self.shell_edit_partial(step.index, &path, fi, &c.raw, step.status, before, after, None, partial);
             if let Some(subst) = subst {
                 self.await_view(subst);
             }
         }
-        None
     }
 
     /// `perl -pi -e 's/a/b/g' FILES` (`-i.bak`, `-pi`, `-i -pe`).
@@ -381,22 +396,7 @@ impl Replay {
             Some(w) if print && !other && !w.dynamic => Script::perl(&w.text).ok(),
             _ => None,
         };
-        for f in files {
-            let path = resolve(&f.text, cwd.as_deref());
-            let fi = self.file(&path);
-            let mut before = std::mem::take(&mut self.files[fi].known);
-            let after = match &script {
-                Some(s) if !f.dynamic => s.run(&mut before, self.next_id(), &|_| None).ok(),
-                _ => None,
-            };
-            let partial = after.as_ref().is_some_and(|r| r.assumed && !before.is_whole());
-            let after = after.map(|r| r.after);
-            let subst = script.as_ref().filter(|_| !f.dynamic).and_then(|s| waiting_subst(s, &before));
-            self.shell_edit_partial(step.index, &path, fi, &c.raw, step.status, before, after, None, partial);
-            if let Some(subst) = subst {
-                self.await_view(subst);
-            }
-        }
+        self.in_place(script.as_ref(), &files, cwd, c, step);
     }
 
     /// `cp SRC DST`, `mv SRC DST`: the destination takes what is known of the source. An edit
