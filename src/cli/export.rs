@@ -118,7 +118,7 @@ pub fn tables(store: &Store, args: &ExportArgs) -> Result<i32> {
                 "edits" => tables::csv(tables::EDIT_COLUMNS, store.edit_table()?.into_iter().map(tables::edit_values))?,
                 "steps" => {
                     let mut rows = Vec::new();
-                    store.each_step(|r| {
+                    store.each_step(&mut |r| {
                         rows.push(tables::step_values(r));
                         true
                     })?;
@@ -145,7 +145,7 @@ fn steps_parquet(store: &Store, dir: &std::path::Path) -> Result<u64> {
     let (tx, rx) = std::sync::mpsc::sync_channel(1024);
     std::thread::scope(|scope| {
         let writer = scope.spawn(move || parquet::write(dir, "steps", tables::STEP_COLUMNS, rx.into_iter()));
-        let read = store.each_step(|r| tx.send(tables::step_values(r)).is_ok());
+        let read = store.each_step(&mut |r| tx.send(tables::step_values(r)).is_ok());
         drop(tx);
         let written = writer.join().map_err(|_| anyhow::anyhow!("the Parquet writer stopped"))?;
         read.context("reading the steps")?;

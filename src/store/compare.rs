@@ -2,12 +2,10 @@
 //! divergences and the patches come from [`crate::analysis::compare`]; what each run did in
 //! sum (files viewed and edited, tests run, labels) from what the run view reads.
 
-use super::Store;
 use super::browse::{EditLine, RunData, StepLine};
-use super::read::{RunSummary, SUMMARY_SELECT, summary};
+use super::read::RunSummary;
 use crate::analysis::compare::{self, Divergence, FilePresence, Kind, Row, Signature, StepFacts};
 use crate::analysis::paths::repo_relative;
-use crate::error::StoreError;
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
 
@@ -82,29 +80,6 @@ pub fn instances_warning<'a>(instance_ids: impl Iterator<Item = &'a str>) -> Opt
     (distinct.len() > 1).then(|| {
         format!("runs of {} different instances, the gold patch is left out: {}", distinct.len(), distinct.join(", "))
     })
-}
-
-impl Store {
-    /// The instance of run `base` and its other runs, by id: what the picker offers.
-    pub fn runs_to_compare_with(&self, base: i64) -> Result<(String, Vec<RunSummary>), StoreError> {
-        let instance = self.run_summary(base)?.instance_id;
-        let sql = format!("{SUMMARY_SELECT} WHERE r.instance_id = ?1 AND r.id != ?2 ORDER BY r.id");
-        let mut stmt = self.conn.prepare(&sql)?;
-        let runs = stmt.query_map(rusqlite::params![instance, base], summary)?.collect::<Result<Vec<_>, _>>()?;
-        Ok((instance, runs))
-    }
-
-    /// The warning when the runs `ids` are not all of one task ([`instances_warning`]).
-    pub fn compare_warning(&self, ids: &[i64]) -> Result<Option<String>, StoreError> {
-        let summaries = ids.iter().map(|&id| self.run_summary(id)).collect::<Result<Vec<_>, _>>()?;
-        Ok(instances_warning(summaries.iter().map(|s| s.instance_id.as_str())))
-    }
-
-    /// The runs `ids`, in this order, compared.
-    pub fn compare(&self, ids: &[i64]) -> Result<Comparison, StoreError> {
-        let runs = ids.iter().map(|&id| self.run_data(id)).collect::<Result<Vec<_>, _>>()?;
-        Ok(Comparison::build(runs))
-    }
 }
 
 impl Comparison {

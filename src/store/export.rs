@@ -1,11 +1,11 @@
 //! Reads for the exports: a run whole (`export run`: history, metadata, edits with their texts)
 //! and the tables `export runs|steps|edits` write, a row at a time.
 
-use super::Store;
-use super::texts::{self, Texts};
 use crate::error::StoreError;
-use crate::model::{Edit, EditKind, EditStatus, Message, StepFlags};
-use rusqlite::params;
+use crate::model::{Edit, EditTrace, Message, StepFlags};
+use crate::store::browse::EditText;
+use crate::store::cells::Cells;
+use crate::store::texts::{self, Texts};
 
 /// What `run_detail` leaves out of a run and an export needs.
 #[derive(Debug, Clone, Default)]
@@ -71,174 +71,109 @@ pub struct EditTableRow {
     pub diff: Option<String>,
 }
 
-impl Store {
-    pub fn run_rest(&self, run_id: i64) -> Result<RunRest, StoreError> {
-        let (metadata, best_attempt) =
-            self.conn.query_row("SELECT metadata, best_attempt FROM runs WHERE id = ?1", [run_id], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })?;
-        let mut stmt = self.conn.prepare(
-            "SELECT b.role, b.content, b.extra FROM history h JOIN blobs b ON b.id = h.blob_id
-             WHERE h.run_id = ?1 ORDER BY h.pos",
-        )?;
-        let history = stmt
-            .query_map([run_id], |r| Ok(Message { role: r.get(0)?, content: r.get(1)?, extra: r.get(2)? }))?
-            .collect::<Result<_, _>>()?;
-        let mut stmt = self.conn.prepare(&format!(
-            "SELECT step_idx, path, kind, status, lint_codes, certainty, command, checked_at, undone_at, partial, {}
-             FROM edits WHERE run_id = ?1 ORDER BY id",
-            texts::EDIT_TEXTS
-        ))?;
-        let rows = stmt
-            .query_map([run_id], |r| {
-                let kind: String = r.get(2)?;
-                let status: String = r.get(3)?;
-                let codes: Option<String> = r.get(4)?;
-                let certainty: Option<String> = r.get(5)?;
-                let trace = crate::model::EditTrace {
-                    certainty: certainty.and_then(|c| c.parse().ok()),
-                    command: r.get(6)?,
-                    checked_by: r.get::<_, Option<i64>>(7)?.map(crate::model::CheckedBy::from_column),
-                    undone_at: r.get::<_, Option<i64>>(8)?.and_then(|s| usize::try_from(s).ok()),
-                    partial: r.get::<_, Option<i64>>(9)?.is_some_and(|p| p != 0),
-                    ..crate::model::EditTrace::default()
-                };
-                let edit = Edit {
-                    step: r.get::<_, Option<i64>>(0)?.and_then(|s| usize::try_from(s).ok()),
-                    path: r.get(1)?,
-                    kind: kind.parse().unwrap_or(EditKind::FinalPatch),
-                    status: status.parse().unwrap_or(EditStatus::Unknown),
-                    old_text: None,
-                    new_text: None,
-                    diff: None,
-                    lint_codes: codes
-                        .unwrap_or_default()
-                        .split(',')
-                        .filter(|c| !c.is_empty())
-                        .map(str::to_string)
-                        .collect(),
-                    trace,
-                };
-                Ok((edit, texts::EditPlace::from_row(r, 10)?))
-            })?
-            .collect::<Result<Vec<_>, _>>()?;
-        let mut chunks = texts::ChunkCache::default();
-        let edits = rows
-            .into_iter()
-            .map(|(mut edit, place)| {
-                let t = chunks.edit(&self.conn, place)?;
-                edit.old_text = t.old_text;
-                edit.new_text = t.new_text;
-                edit.diff = t.diff;
-                edit.trace.shown = t.shown;
-                edit.trace.hunks = t.hunks.and_then(|h| serde_json::from_str(&h).ok()).unwrap_or_default();
-                Ok(edit)
-            })
-            .collect::<Result<_, StoreError>>()?;
-        Ok(RunRest { history, metadata, best_attempt, edits })
+/// A stored edit (read as the run view reads it) as the model's edit, for `export run`.
+pub fn edit_of(e: EditText) -> Edit {
+    let line = e.line;
+    Edit {
+        step: line.step.and_then(|s| usize::try_from(s).ok()),
+        path: line.path,
+        kind: line.kind,
+        status: line.status,
+        old_text: e.old_text,
+        new_text: e.new_text,
+        diff: e.diff,
+        lint_codes: line.lint_codes.into_iter().filter(|c| !c.is_empty()).collect(),
+        trace: EditTrace {
+            certainty: line.certainty,
+            command: e.command,
+            checked_by: e.checked_by,
+            undone_at: line.undone_at.and_then(|s| usize::try_from(s).ok()),
+            partial: e.partial,
+            shown: e.shown,
+            hunks: e.hunks,
+            ..EditTrace::default()
+        },
     }
+}
 
-    /// Every run, in id order.
-    pub fn run_table(&self) -> Result<Vec<RunRow>, StoreError> {
-        let mut stmt = self.conn.prepare(
-            "SELECT r.id, r.instance_id, r.format, r.format_version, r.agent, COALESCE(r.model, p.model),
-                    r.exit_status, o.resolved, r.step_count, r.edit_count, r.rejected_count, r.cost,
-                    r.tokens_sent, r.tokens_received, r.api_calls, r.attempt, s.path
-             FROM runs r JOIN sources s ON s.id = r.source_id
-             LEFT JOIN outcomes o ON o.id = r.outcome_id LEFT JOIN predictions p ON p.id = r.prediction_id
-             ORDER BY r.id",
-        )?;
-        let rows = stmt.query_map([], |r| {
-            Ok(RunRow {
-                run_id: r.get(0)?,
-                instance_id: r.get(1)?,
-                format: r.get(2)?,
-                format_version: r.get(3)?,
-                agent: r.get(4)?,
-                model: r.get(5)?,
-                exit_status: r.get(6)?,
-                resolved: r.get(7)?,
-                steps: r.get(8)?,
-                edits: r.get(9)?,
-                rejected_edits: r.get(10)?,
-                cost: r.get(11)?,
-                tokens_sent: r.get(12)?,
-                tokens_received: r.get(13)?,
-                api_calls: r.get(14)?,
-                attempt: r.get(15)?,
-                source: r.get(16)?,
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+/// The columns of a [`RunRow`], in the order [`RunRow::from_row`] reads them (runs `r`, their
+/// sources `s`, outcomes `o` and predictions `p`).
+pub const RUN_ROW: &str = "r.id, r.instance_id, r.format, r.format_version, r.agent, COALESCE(r.model, p.model),
+    r.exit_status, o.resolved, r.step_count, r.edit_count, r.rejected_count, r.cost,
+    r.tokens_sent, r.tokens_received, r.api_calls, r.attempt, s.path";
+
+impl RunRow {
+    pub fn from_row(r: &dyn Cells) -> Result<RunRow, StoreError> {
+        Ok(RunRow {
+            run_id: r.int(0)?,
+            instance_id: r.text(1)?,
+            format: r.text(2)?,
+            format_version: r.opt_text(3)?,
+            agent: r.opt_text(4)?,
+            model: r.opt_text(5)?,
+            exit_status: r.opt_text(6)?,
+            resolved: r.opt_flag(7)?,
+            steps: r.int(8)?,
+            edits: r.int(9)?,
+            rejected_edits: r.int(10)?,
+            cost: r.opt_real(11)?,
+            tokens_sent: r.opt_int(12)?,
+            tokens_received: r.opt_int(13)?,
+            api_calls: r.opt_int(14)?,
+            attempt: r.opt_int(15)?,
+            source: r.text(16)?,
+        })
     }
+}
 
-    /// Every step of every run, in run and step order, handed to `each` one at a time (the texts
-    /// of a large database are never all in memory); `each` returns false to stop.
-    pub fn each_step(&self, mut each: impl FnMut(StepTableRow) -> bool) -> Result<(), StoreError> {
-        let mut stmt = self.conn.prepare(
-            "SELECT s.run_id, r.instance_id, s.idx, s.tool, s.flags, s.obs_chars, s.tokens_in, s.tokens_out,
-                    s.execution_time, s.timestamp, t.thought, t.action, t.observation, t.chunk_id, t.chunk_at
-             FROM steps s JOIN runs r ON r.id = s.run_id JOIN step_texts t ON t.step_id = s.id
-             ORDER BY s.run_id, s.idx",
-        )?;
-        let mut rows = stmt.query([])?;
-        // Consecutive steps share a chunk: each chunk is decompressed once.
-        let mut chunks = texts::ChunkCache::default();
-        while let Some(r) = rows.next()? {
-            let texts = match r.get::<_, Option<i64>>(13)? {
-                None => Texts { thought: r.get(10)?, action: r.get(11)?, observation: r.get(12)?, ..Texts::default() },
-                Some(id) => chunks.texts(&self.conn, id, r.get(14)?)?,
-            };
-            let row = StepTableRow {
-                run_id: r.get(0)?,
-                instance_id: r.get(1)?,
-                step: r.get(2)?,
-                tool: r.get(3)?,
-                flags: StepFlags::from_bits(r.get(4)?),
-                observation_chars: r.get(5)?,
-                tokens_in: r.get(6)?,
-                tokens_out: r.get(7)?,
-                execution_time: r.get(8)?,
-                timestamp: r.get(9)?,
-                thought: texts.thought,
-                action: texts.action,
-                observation: texts.observation,
-            };
-            if !each(row) {
-                break;
-            }
-        }
-        Ok(())
+/// The columns of a [`StepTableRow`] (steps `s`, runs `r`, step texts `t`), texts last.
+pub const STEP_TABLE_ROW: &str = "s.run_id, r.instance_id, s.idx, s.tool, s.flags, s.obs_chars, s.tokens_in,
+    s.tokens_out, s.execution_time, s.timestamp, t.thought, t.action, t.observation, t.response, t.args,
+    t.chunk_id, t.chunk_at";
+
+impl StepTableRow {
+    /// A row of the [`STEP_TABLE_ROW`] columns, its texts read through `cache`.
+    pub fn from_row(
+        r: &dyn Cells,
+        cache: &mut texts::ChunkCache,
+        chunks: &dyn texts::Chunks,
+    ) -> Result<StepTableRow, StoreError> {
+        let Texts { thought, action, observation, .. } = texts::of_row(r, 10, cache, chunks)?;
+        Ok(StepTableRow {
+            run_id: r.int(0)?,
+            instance_id: r.text(1)?,
+            step: r.int(2)?,
+            tool: r.opt_text(3)?,
+            flags: StepFlags::from_bits(r.int(4)?),
+            observation_chars: r.int(5)?,
+            tokens_in: r.opt_int(6)?,
+            tokens_out: r.opt_int(7)?,
+            execution_time: r.opt_real(8)?,
+            timestamp: r.opt_text(9)?,
+            thought,
+            action,
+            observation,
+        })
     }
+}
 
-    /// Every edit, in run and edit order.
-    pub fn edit_table(&self) -> Result<Vec<EditTableRow>, StoreError> {
-        let mut stmt = self.conn.prepare(&format!(
-            "SELECT e.run_id, r.instance_id, e.step_idx, e.path, e.kind, e.status, e.lint_codes, {}
-             FROM edits e JOIN runs r ON r.id = e.run_id ORDER BY e.run_id, e.id",
-            texts::EDIT_TEXTS.split(", ").map(|c| format!("e.{c}")).collect::<Vec<_>>().join(", ")
-        ))?;
-        let rows = stmt
-            .query_map(params![], |r| {
-                let row = EditTableRow {
-                    run_id: r.get(0)?,
-                    instance_id: r.get(1)?,
-                    step: r.get(2)?,
-                    path: r.get(3)?,
-                    kind: r.get(4)?,
-                    status: r.get(5)?,
-                    lint_codes: r.get::<_, Option<String>>(6)?.unwrap_or_default(),
-                    diff: None,
-                };
-                Ok((row, texts::EditPlace::from_row(r, 7)?))
-            })?
-            .collect::<Result<Vec<_>, _>>()?;
-        let mut chunks = texts::ChunkCache::default();
-        rows.into_iter()
-            .map(|(mut row, place)| {
-                row.diff = chunks.edit(&self.conn, place)?.diff;
-                Ok(row)
-            })
-            .collect()
+/// The columns of an [`EditTableRow`] (edits `e`, runs `r`), the texts as the row holds them last.
+pub const EDIT_TABLE_ROW: &str = "e.run_id, r.instance_id, e.step_idx, e.path, e.kind, e.status, e.lint_codes,
+    e.old_text, e.new_text, e.diff, e.shown, e.hunks, e.chunk_id, e.chunk_at";
+
+impl EditTableRow {
+    /// A row of the [`EDIT_TABLE_ROW`] columns, and where its texts are.
+    pub fn from_row(r: &dyn Cells) -> Result<(EditTableRow, texts::EditPlace), StoreError> {
+        let row = EditTableRow {
+            run_id: r.int(0)?,
+            instance_id: r.text(1)?,
+            step: r.opt_int(2)?,
+            path: r.text(3)?,
+            kind: r.text(4)?,
+            status: r.text(5)?,
+            lint_codes: r.opt_text(6)?.unwrap_or_default(),
+            diff: None,
+        };
+        Ok((row, texts::edit_place(r, 7)?))
     }
 }

@@ -3,18 +3,16 @@
 //!
 //! An outcome read from a harness folder without `report.json` keeps its tests as the harness's
 //! log parser read them (`outcomes.logged`). When the task's FAIL_TO_PASS / PASS_TO_PASS lists
-//! are known, [`regrade_instance`] grades them and writes `resolved` and the `tests` rows; when
+//! are known, `regrade` grades them and writes `resolved` and the `tests` rows; when
 //! they are not (or no longer, the dataset's source replaced), it writes the tests ungraded and
-//! `resolved` NULL. It runs from `link::relink_instance`, which every write touching the
+//! `resolved` NULL. Each backend runs it from its `link::relink_instance`, which every write touching the
 //! instance (a log, a trajectory, a dataset) calls, so the order of ingestion does not matter.
 //!
 //! The harness's rule: a FAIL_TO_PASS test succeeds when the log shows it PASSED or XFAIL, and
 //! fails otherwise (FAILED, ERROR, SKIPPED, or missing from the log); a PASS_TO_PASS test
 //! succeeds when PASSED, XFAIL or SKIPPED. Resolved (`RESOLVED_FULL`) when no listed test fails.
 
-use crate::error::StoreError;
 use crate::model::{LoggedTest, TestCase, TestGroup, TestStatus};
-use rusqlite::{Connection, OptionalExtension, params};
 
 /// What a missing listed test is marked with.
 pub const NOT_IN_LOG: &str = "not in the test output";
@@ -74,61 +72,38 @@ fn message_of(t: &LoggedTest) -> Option<String> {
     }
 }
 
-/// Grade (or ungrade) every outcome of the instance that carries a test log without a verdict.
-pub fn regrade_instance(tx: &Connection, instance_id: &str) -> Result<(), StoreError> {
-    let logs: Vec<(i64, String, Option<bool>)> = tx
-        .prepare_cached("SELECT id, logged, resolved FROM outcomes WHERE instance_id = ?1 AND logged IS NOT NULL")?
-        .query_map([instance_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
-        .collect::<Result<_, _>>()?;
-    if logs.is_empty() {
-        return Ok(());
-    }
-    let lists = task_lists(tx, instance_id)?;
-    for (id, json, resolved) in logs {
-        if lists.is_none() && resolved.is_none() {
-            // Ungraded already: written so (`write::insert_outcome`), or ungraded before.
-            continue;
-        }
-        // Written by `write::insert_outcome` from the same type; a row that does not read back
-        // (edited by hand) keeps no tests and no verdict.
-        let logged: Vec<LoggedTest> = serde_json::from_str(&json).unwrap_or_default();
-        let (resolved, tests) = match &lists {
-            Some((f2p, p2p)) => {
-                let g = grade(&logged, f2p, p2p);
-                (Some(g.resolved), g.tests)
-            }
-            None => (None, logged.iter().map(ungraded).collect()),
-        };
-        tx.prepare_cached("DELETE FROM tests WHERE outcome_id = ?1")?.execute([id])?;
-        let mut insert = tx
-            .prepare_cached("INSERT INTO tests (outcome_id, name, grp, passed, message) VALUES (?1, ?2, ?3, ?4, ?5)")?;
-        for t in &tests {
-            insert.execute(params![id, t.name, t.group.map(|g| g.name()), t.passed, t.message])?;
-        }
-        tx.prepare_cached("UPDATE outcomes SET resolved = ?2, test_count = ?3 WHERE id = ?1")?.execute(params![
-            id,
-            resolved,
-            tests.len() as i64
-        ])?;
-    }
-    Ok(())
-}
-
 /// A task's FAIL_TO_PASS and PASS_TO_PASS lists.
-type Lists = (Vec<String>, Vec<String>);
+pub(super) type Lists = (Vec<String>, Vec<String>);
 
-/// The task's lists, from the latest task row that has any.
-fn task_lists(tx: &Connection, instance_id: &str) -> Result<Option<Lists>, StoreError> {
-    let row: Option<(Option<String>, Option<String>)> = tx
-        .prepare_cached(
-            "SELECT fail_to_pass, pass_to_pass FROM tasks WHERE instance_id = ?1
-             AND (fail_to_pass IS NOT NULL OR pass_to_pass IS NOT NULL) ORDER BY id DESC LIMIT 1",
-        )?
-        .query_row([instance_id], |r| Ok((r.get(0)?, r.get(1)?)))
-        .optional()?;
+/// The lists as stored (JSON arrays, or NULL).
+pub(super) fn lists_of(fail_to_pass: Option<String>, pass_to_pass: Option<String>) -> Lists {
     let list =
         |json: Option<String>| -> Vec<String> { json.and_then(|j| serde_json::from_str(&j).ok()).unwrap_or_default() };
-    Ok(row.map(|(f2p, p2p)| (list(f2p), list(p2p))))
+    (list(fail_to_pass), list(pass_to_pass))
+}
+
+/// What an outcome with a test log (`logged`, JSON) and its verdict so far becomes under the
+/// task's lists: its verdict and tests to write, or `None` when it is ungraded already and no
+/// lists are known.
+pub(super) fn regrade(
+    logged: &str,
+    resolved: Option<bool>,
+    lists: Option<&Lists>,
+) -> Option<(Option<bool>, Vec<TestCase>)> {
+    if lists.is_none() && resolved.is_none() {
+        // Ungraded already: written so (`insert_outcome`), or ungraded before.
+        return None;
+    }
+    // Written by `insert_outcome` from the same type; a row that does not read back (edited by
+    // hand) keeps no tests and no verdict.
+    let logged: Vec<LoggedTest> = serde_json::from_str(logged).unwrap_or_default();
+    Some(match lists {
+        Some((f2p, p2p)) => {
+            let g = grade(&logged, f2p, p2p);
+            (Some(g.resolved), g.tests)
+        }
+        None => (None, logged.iter().map(ungraded).collect()),
+    })
 }
 
 #[cfg(test)]

@@ -18,8 +18,6 @@
 //! something tying it to the run. [`unjoined`] says why each evaluation a run did not get was
 //! left out, with the same rules.
 
-use crate::error::StoreError;
-use rusqlite::{Connection, OptionalExtension, params};
 use std::path::Path;
 
 /// Folder names that say what a folder holds, not whose it is: never a model name, never a
@@ -33,32 +31,34 @@ pub fn is_layout_word(name: &str) -> bool {
     LAYOUT_WORDS.iter().any(|w| w.eq_ignore_ascii_case(name))
 }
 
-struct RunSide {
-    id: i64,
+pub(super) struct RunSide {
+    pub id: i64,
     /// The unit (source) it was read from: an evaluation read with the run (a Harbor trial's
     /// verdict) is its own.
-    unit: i64,
+    pub unit: i64,
     /// The run's own model and its prediction's (filled in between the two joins).
-    models: Vec<String>,
-    home: String,
-    submission: Option<String>,
+    pub models: Vec<String>,
+    pub home: String,
+    pub submission: Option<String>,
     /// RetryAgent: `Some(false)` for an attempt that was not chosen.
-    best_attempt: Option<bool>,
+    pub best_attempt: Option<bool>,
 }
 
-struct Candidate {
-    id: i64,
-    unit: i64,
-    model: Option<String>,
+pub(super) struct Candidate {
+    pub id: i64,
+    pub unit: i64,
+    pub model: Option<String>,
     /// Harness run id or summary file name; names the model for summaries.
-    label: Option<String>,
-    home: String,
+    pub label: Option<String>,
+    pub home: String,
     /// Per-test detail beats a bare resolved flag (summaries).
-    detail: i64,
+    pub detail: i64,
     /// Whether it says resolved or not (a test log not graded yet does not).
-    verdict: bool,
-    patch: Option<String>,
-    source: String,
+    pub verdict: bool,
+    pub patch: Option<String>,
+    pub source: String,
+    /// The evaluation's format (outcomes; a prediction's is not shown).
+    pub format: String,
 }
 
 /// How well a candidate fits a run, compared in this order: something ties it to the run (the
@@ -95,25 +95,28 @@ impl Reason {
     }
 }
 
-pub fn relink_instance(tx: &Connection, instance_id: &str) -> Result<(), StoreError> {
-    super::grade::regrade_instance(tx, instance_id)?;
-    let mut runs = runs_of(tx, instance_id)?;
-    if runs.is_empty() {
-        return Ok(());
-    }
-    let outcomes = outcomes_of(tx, instance_id)?;
-    let predictions = predictions_of(tx, instance_id)?;
+/// A run's joins: its outcome and prediction, or none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Join {
+    pub run: i64,
+    pub outcome: Option<i64>,
+    pub prediction: Option<i64>,
+}
+
+/// The joins of every run of an instance: each run gets the prediction, then the outcome, that
+/// fits it best.
+pub(super) fn joins(mut runs: Vec<RunSide>, outcomes: &[Candidate], predictions: &[Candidate]) -> Vec<Join> {
     let shared = runs.iter().filter(|r| r.best_attempt != Some(false)).count();
+    let mut out = Vec::with_capacity(runs.len());
     for run in &mut runs {
-        let prediction = best(run, &predictions, shared);
+        let prediction = best(run, predictions, shared);
         if let Some(model) = predictions.iter().find(|c| Some(c.id) == prediction).and_then(|c| c.model.clone()) {
             run.models.push(model);
         }
-        let outcome = best(run, &outcomes, shared);
-        tx.prepare_cached("UPDATE runs SET outcome_id = ?2, prediction_id = ?3 WHERE id = ?1")?
-            .execute(params![run.id, outcome, prediction])?;
+        let outcome = best(run, outcomes, shared);
+        out.push(Join { run: run.id, outcome, prediction });
     }
-    Ok(())
+    out
 }
 
 /// An evaluation of a run's instance that was not joined to it, and why.
@@ -125,25 +128,18 @@ pub struct Unjoined {
     pub reason: String,
 }
 
-/// The evaluations of the run's instance that the run did not get, each with the reason.
-pub fn unjoined(conn: &Connection, run_id: i64) -> Result<Vec<Unjoined>, StoreError> {
-    let Some((instance_id, joined, prediction)): Option<(String, Option<i64>, Option<i64>)> = conn
-        .query_row("SELECT instance_id, outcome_id, prediction_id FROM runs WHERE id = ?1", [run_id], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-        })
-        .optional()?
-    else {
-        return Ok(Vec::new());
-    };
-    let runs = runs_of(conn, &instance_id)?;
+/// The evaluations of run `run_id`'s instance (`runs`, `outcomes`) that the run did not get,
+/// each with the reason; `joined` is its outcome, `prediction_model` its prediction's model.
+pub(super) fn unjoined(
+    run_id: i64,
+    joined: Option<i64>,
+    prediction_model: Option<String>,
+    runs: Vec<RunSide>,
+    outcomes: &[Candidate],
+) -> Vec<Unjoined> {
     let shared = runs.iter().filter(|r| r.best_attempt != Some(false)).count();
-    let Some(mut run) = runs.into_iter().find(|r| r.id == run_id) else { return Ok(Vec::new()) };
-    if let Some(p) = prediction {
-        let model: Option<String> =
-            conn.query_row("SELECT model FROM predictions WHERE id = ?1", [p], |r| r.get(0)).optional()?.flatten();
-        run.models.extend(model);
-    }
-    let outcomes = outcomes_of(conn, &instance_id)?;
+    let Some(mut run) = runs.into_iter().find(|r| r.id == run_id) else { return Vec::new() };
+    run.models.extend(prediction_model);
     let chosen = outcomes.iter().find(|c| Some(c.id) == joined);
     let mut out = Vec::new();
     for c in outcomes.iter().filter(|c| Some(c.id) != joined) {
@@ -159,80 +155,9 @@ pub fn unjoined(conn: &Connection, run_id: i64) -> Result<Vec<Unjoined>, StoreEr
             (Ok(_), Some(j)) => format!("the evaluation in {} fits this run better", j.source),
             (Ok(_), None) => "not joined".into(),
         };
-        let format: String = conn.query_row("SELECT format FROM outcomes WHERE id = ?1", [c.id], |r| r.get(0))?;
-        out.push(Unjoined { source: c.source.clone(), format, reason });
+        out.push(Unjoined { source: c.source.clone(), format: c.format.clone(), reason });
     }
-    Ok(out)
-}
-
-fn runs_of(conn: &Connection, instance_id: &str) -> Result<Vec<RunSide>, StoreError> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT r.id, r.model, s.path, s.kind, r.submission, r.best_attempt, r.source_id FROM runs r
-             JOIN sources s ON s.id = r.source_id WHERE r.instance_id = ?1",
-        )?
-        .query_map([instance_id], |r| {
-            let path: String = r.get(2)?;
-            let kind: String = r.get(3)?;
-            Ok(RunSide {
-                id: r.get(0)?,
-                unit: r.get(6)?,
-                models: r.get::<_, Option<String>>(1)?.into_iter().collect(),
-                home: home(&path, &kind, instance_id),
-                submission: r.get(4)?,
-                best_attempt: r.get(5)?,
-            })
-        })?
-        .collect::<Result<_, _>>()?)
-}
-
-fn outcomes_of(conn: &Connection, instance_id: &str) -> Result<Vec<Candidate>, StoreError> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT o.id, o.model, o.run_label, s.path, s.kind, o.test_count + (o.log IS NOT NULL), o.patch,
-                    o.resolved IS NOT NULL, o.source_id
-             FROM outcomes o JOIN sources s ON s.id = o.source_id WHERE o.instance_id = ?1",
-        )?
-        .query_map([instance_id], |r| {
-            let path: String = r.get(3)?;
-            let kind: String = r.get(4)?;
-            Ok(Candidate {
-                id: r.get(0)?,
-                model: r.get(1)?,
-                label: r.get(2)?,
-                home: home(&path, &kind, instance_id),
-                detail: r.get(5)?,
-                patch: r.get(6)?,
-                verdict: r.get(7)?,
-                unit: r.get(8)?,
-                source: path,
-            })
-        })?
-        .collect::<Result<_, _>>()?)
-}
-
-fn predictions_of(conn: &Connection, instance_id: &str) -> Result<Vec<Candidate>, StoreError> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT p.id, p.model, s.path, s.kind, p.patch, p.source_id FROM predictions p
-             JOIN sources s ON s.id = p.source_id WHERE p.instance_id = ?1",
-        )?
-        .query_map([instance_id], |r| {
-            let path: String = r.get(2)?;
-            let kind: String = r.get(3)?;
-            Ok(Candidate {
-                id: r.get(0)?,
-                model: r.get(1)?,
-                label: None,
-                home: home(&path, &kind, instance_id),
-                detail: 0,
-                verdict: false,
-                patch: r.get(4)?,
-                unit: r.get(5)?,
-                source: path,
-            })
-        })?
-        .collect::<Result<_, _>>()?)
+    out
 }
 
 /// The best candidate for a run, or none.
@@ -283,7 +208,7 @@ fn judge(run: &RunSide, c: &Candidate, shared: usize) -> Result<Fit, Reason> {
 /// under `run_evaluation`: `<sub>/trajs/x/x.traj`, `<sub>/logs/x/`, `<sub>/x/eval/`,
 /// `<sub>/logs/run_evaluation/<run>/<model>/x/` and `<sub>/results/results.json` are all in
 /// `<sub>`.
-fn home(path: &str, kind: &str, instance_id: &str) -> String {
+pub(super) fn home(path: &str, kind: &str, instance_id: &str) -> String {
     let folder = if kind == "file" { parent(path) } else { path.to_string() };
     let mut parts: Vec<&str> = folder.split('/').collect();
     while parts.len() > 1 {
@@ -403,6 +328,7 @@ mod tests {
             verdict,
             patch: patch.map(str::to_string),
             source: format!("{home}/logs/x"),
+            format: "swe-bench-report".into(),
         }
     }
 

@@ -1,31 +1,21 @@
-//! Queries for the CLI and (later) the TUI. Every list query is bounded or paged by its caller.
+//! What the CLI reads (the run list, a run in full, search hits), as both backends give it; and
+//! how a search's snippet is cut from a text read in pieces.
 
-use super::Store;
-use super::texts::{self, Texts};
+use super::cells::Cells;
+use super::texts::{Record, Texts};
 use crate::analysis::snippet::Finder;
 use crate::error::StoreError;
-use crate::model::{
-    Certainty, CheckedBy, EditKind, EditStatus, FailedScope, HunkSource, Message, StepFlags, TestCase, TestGroup,
-};
-use rusqlite::{OptionalExtension, Row, params};
+use crate::model::{Certainty, CheckedBy, EditKind, EditStatus, FailedScope, HunkSource, StepFlags, TestCase};
 use serde::Serialize;
-
-/// The user's words as one FTS5 phrase: tokens must appear together, in order, the last one
-/// as a prefix (`ZeroDiv` finds `ZeroDivisionError`). Quoting keeps user input from being read
-/// as FTS syntax. `None` when there are no words.
-pub(super) fn fts_phrase(phrase: &str) -> Option<String> {
-    let terms: Vec<String> = phrase.split_whitespace().map(|t| t.replace('"', "\"\"")).collect();
-    (!terms.is_empty()).then(|| format!("\"{}\"*", terms.join(" ")))
-}
 
 /// Bytes of context a search snippet shows on each side of the match.
 const SNIPPET_RADIUS: usize = 60;
 
 /// The texts search reads, in the order it reads them (the order of a compressed record).
-const SEARCHED: [&str; 3] = ["thought", "action", "observation"];
+pub(super) const SEARCHED: [&str; 3] = ["thought", "action", "observation"];
 
 /// The snippet of `words` in a text of `len` bytes read from `text` in pieces of at most 1 MiB.
-fn snippet_of(mut text: impl std::io::Read, len: u64, words: &[&str]) -> Result<Option<String>, StoreError> {
+pub(super) fn snippet_of(mut text: impl std::io::Read, len: u64, words: &[&str]) -> Result<Option<String>, StoreError> {
     const PIECE: usize = 1 << 20;
     let mut finder = Finder::new(words, SNIPPET_RADIUS);
     let piece_len = usize::try_from(len).map_or(PIECE, |l| l.min(PIECE));
@@ -57,13 +47,24 @@ fn snippet_of(mut text: impl std::io::Read, len: u64, words: &[&str]) -> Result<
     Ok(finder.finish())
 }
 
-/// The name of a text column of `step_texts` for blob I/O (only these three are searched).
-fn field_name(field: &str) -> &'static std::ffi::CStr {
-    match field {
-        "thought" => c"thought",
-        "action" => c"action",
-        _ => c"observation",
+/// The words of a phrase the snippet looks for (letters, digits and `_`).
+pub(super) fn phrase_words(phrase: &str) -> Vec<&str> {
+    phrase.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).collect()
+}
+
+/// The first of a step record's thought, action and observation holding `words`, with its
+/// snippet, each text streamed through the decompressor.
+pub(super) fn record_snippet<R: std::io::Read>(
+    mut record: Record<R>,
+    words: &[&str],
+) -> Result<Option<(&'static str, String)>, StoreError> {
+    for (i, field) in SEARCHED.into_iter().enumerate() {
+        let len = record.len(i).unwrap_or(0);
+        if let Some(snippet) = snippet_of(record.reader(i)?, len, words)? {
+            return Ok(Some((field, snippet)));
+        }
     }
+    Ok(None)
 }
 
 /// One line of the run list; the stable shape of `runs --json`.
@@ -86,40 +87,36 @@ pub struct RunSummary {
     pub source: String,
 }
 
+impl RunSummary {
+    /// A row of the columns `id, instance_id, format, format_version, agent, model (the run's,
+    /// else its prediction's), exit_status, resolved, step_count, edit_count, rejected_count,
+    /// cost, attempt, source path`.
+    pub fn from_row(r: &dyn Cells) -> Result<RunSummary, StoreError> {
+        Ok(RunSummary {
+            id: r.int(0)?,
+            instance_id: r.text(1)?,
+            format: r.text(2)?,
+            format_version: r.opt_text(3)?,
+            agent: r.opt_text(4)?,
+            model: r.opt_text(5)?,
+            exit_status: r.opt_text(6)?,
+            resolved: r.opt_flag(7)?,
+            steps: r.int(8)?,
+            edits: r.int(9)?,
+            rejected_edits: r.int(10)?,
+            cost: r.opt_real(11)?,
+            attempt: r.opt_int(12)?,
+            source: r.text(13)?,
+        })
+    }
+}
+
 #[derive(Debug, Default, Clone, Copy)]
 pub struct RunFilter {
     /// Only the failed runs of this scope (verdict known and unresolved, or also unknown).
     pub failed: Option<FailedScope>,
     /// At most this many (the first screen of a large database).
     pub limit: Option<usize>,
-}
-
-pub(super) const SUMMARY_SELECT: &str = "
-    SELECT r.id, r.instance_id, r.format, r.format_version, r.agent,
-           COALESCE(r.model, p.model), r.exit_status, o.resolved, r.step_count, r.edit_count,
-           r.rejected_count, r.cost, r.attempt, s.path
-    FROM runs r
-    JOIN sources s ON s.id = r.source_id
-    LEFT JOIN outcomes o ON o.id = r.outcome_id
-    LEFT JOIN predictions p ON p.id = r.prediction_id";
-
-pub(super) fn summary(r: &Row<'_>) -> rusqlite::Result<RunSummary> {
-    Ok(RunSummary {
-        id: r.get(0)?,
-        instance_id: r.get(1)?,
-        format: r.get(2)?,
-        format_version: r.get(3)?,
-        agent: r.get(4)?,
-        model: r.get(5)?,
-        exit_status: r.get(6)?,
-        resolved: r.get(7)?,
-        steps: r.get(8)?,
-        edits: r.get(9)?,
-        rejected_edits: r.get(10)?,
-        cost: r.get(11)?,
-        attempt: r.get(12)?,
-        source: r.get(13)?,
-    })
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -139,6 +136,30 @@ pub struct StepRow {
     pub working_dir: Option<String>,
     pub flags: StepFlags,
     pub observation_chars: i64,
+}
+
+impl StepRow {
+    /// A row of the columns `idx, tool, execution_time, tokens_in, tokens_out, timestamp,
+    /// open_file, working_dir, flags, obs_chars`, with the step's texts.
+    pub fn from_row(r: &dyn Cells, texts: Texts) -> Result<StepRow, StoreError> {
+        Ok(StepRow {
+            index: r.int(0)?,
+            tool: r.opt_text(1)?,
+            thought: texts.thought,
+            action: texts.action,
+            observation: texts.observation,
+            response: texts.response,
+            args: texts.args.and_then(|a| serde_json::from_str(&a).ok()),
+            execution_time: r.opt_real(2)?,
+            tokens_in: r.opt_int(3)?,
+            tokens_out: r.opt_int(4)?,
+            timestamp: r.opt_text(5)?,
+            open_file: r.opt_text(6)?,
+            working_dir: r.opt_text(7)?,
+            flags: StepFlags::from_bits(r.int(8)?),
+            observation_chars: r.int(9)?,
+        })
+    }
 }
 
 #[cfg(test)]
@@ -258,270 +279,4 @@ pub struct SearchHit {
     /// Which field matched best: thought, action or observation.
     pub field: &'static str,
     pub snippet: String,
-}
-
-impl Store {
-    pub fn list_runs(&self, filter: RunFilter) -> Result<Vec<RunSummary>, StoreError> {
-        let sql = format!(
-            "{SUMMARY_SELECT} {} ORDER BY r.instance_id, r.id LIMIT ?1",
-            match filter.failed {
-                None => "",
-                Some(FailedScope::Failed) => "WHERE o.resolved = 0",
-                Some(FailedScope::WithUnknown) => "WHERE o.resolved IS NULL OR o.resolved = 0",
-            }
-        );
-        let limit = filter.limit.map_or(-1, |l| l as i64);
-        let mut stmt = self.conn.prepare(&sql)?;
-        let rows = stmt.query_map([limit], summary)?;
-        Ok(rows.collect::<Result<_, _>>()?)
-    }
-
-    pub fn run_summary(&self, id: i64) -> Result<RunSummary, StoreError> {
-        let sql = format!("{SUMMARY_SELECT} WHERE r.id = ?1");
-        self.conn.query_row(&sql, [id], summary).optional()?.ok_or_else(|| StoreError::NoSuchRun(id.to_string()))
-    }
-
-    /// A run named by numeric id, or by an instance id that names exactly one run.
-    pub fn resolve_run(&self, query: &str) -> Result<i64, StoreError> {
-        if let Ok(id) = query.parse::<i64>() {
-            let found: Option<i64> =
-                self.conn.query_row("SELECT id FROM runs WHERE id = ?1", [id], |r| r.get(0)).optional()?;
-            if let Some(id) = found {
-                return Ok(id);
-            }
-        }
-        let mut stmt = self.conn.prepare("SELECT id FROM runs WHERE instance_id = ?1 ORDER BY id")?;
-        let ids: Vec<i64> = stmt.query_map([query], |r| r.get(0))?.collect::<Result<_, _>>()?;
-        match ids.as_slice() {
-            [] => Err(StoreError::NoSuchRun(query.to_string())),
-            [one] => Ok(*one),
-            many => Err(StoreError::AmbiguousRun {
-                query: query.to_string(),
-                count: many.len(),
-                ids: many.iter().map(i64::to_string).collect::<Vec<_>>().join(", "),
-            }),
-        }
-    }
-
-    /// A run with its steps (all, or only `only_step`), edits, outcome and task.
-    pub fn run_detail(&self, id: i64, only_step: Option<i64>) -> Result<RunDetail, StoreError> {
-        let summary = self.run_summary(id)?;
-        let (mut detail, outcome_id) = self.conn.query_row(
-            "SELECT tokens_sent, tokens_received, api_calls, submission, outcome_id FROM runs WHERE id = ?1",
-            [id],
-            |r| {
-                let detail = RunDetail {
-                    tokens_sent: r.get(0)?,
-                    tokens_received: r.get(1)?,
-                    api_calls: r.get(2)?,
-                    submission: r.get(3)?,
-                    outcome: None,
-                    unjoined_evaluations: Vec::new(),
-                    task: None,
-                    edit_list: Vec::new(),
-                    step_list: Vec::new(),
-                    summary: summary.clone(),
-                };
-                Ok((detail, r.get::<_, Option<i64>>(4)?))
-            },
-        )?;
-        detail.outcome = outcome_id.map(|o| self.outcome(o)).transpose()?;
-        detail.unjoined_evaluations = super::link::unjoined(&self.conn, id)?;
-        detail.task = self.task(&summary.instance_id)?;
-        detail.edit_list = self.edits(id, only_step)?;
-        detail.step_list = self.steps(id, only_step)?;
-        Ok(detail)
-    }
-
-    pub(super) fn steps(&self, run_id: i64, only: Option<i64>) -> Result<Vec<StepRow>, StoreError> {
-        let mut stmt = self.conn.prepare(
-            "SELECT s.idx, s.tool, t.thought, t.action, t.observation, t.response, t.args, s.execution_time,
-                    s.tokens_in, s.tokens_out, s.timestamp, s.open_file, s.working_dir, s.flags, s.obs_chars,
-                    t.chunk_id, t.chunk_at
-             FROM steps s JOIN step_texts t ON t.step_id = s.id
-             WHERE s.run_id = ?1 AND (?2 IS NULL OR s.idx = ?2) ORDER BY s.idx",
-        )?;
-        let mut rows = stmt.query(params![run_id, only])?;
-        let mut chunks = texts::ChunkCache::default();
-        let mut steps = Vec::new();
-        while let Some(r) = rows.next()? {
-            let texts = match r.get::<_, Option<i64>>(15)? {
-                None => Texts {
-                    thought: r.get(2)?,
-                    action: r.get(3)?,
-                    observation: r.get(4)?,
-                    response: r.get(5)?,
-                    args: r.get(6)?,
-                },
-                Some(id) => chunks.texts(&self.conn, id, r.get(16)?)?,
-            };
-            steps.push(StepRow {
-                index: r.get(0)?,
-                tool: r.get(1)?,
-                thought: texts.thought,
-                action: texts.action,
-                observation: texts.observation,
-                response: texts.response,
-                args: texts.args.and_then(|a| serde_json::from_str(&a).ok()),
-                execution_time: r.get(7)?,
-                tokens_in: r.get(8)?,
-                tokens_out: r.get(9)?,
-                timestamp: r.get(10)?,
-                open_file: r.get(11)?,
-                working_dir: r.get(12)?,
-                flags: StepFlags::from_bits(r.get(13)?),
-                observation_chars: r.get(14)?,
-            });
-        }
-        Ok(steps)
-    }
-
-    fn edits(&self, run_id: i64, only: Option<i64>) -> Result<Vec<EditRow>, StoreError> {
-        let edits = self.edit_texts(run_id, only)?;
-        Ok(edits
-            .into_iter()
-            .map(|e| EditRow {
-                step: e.line.step,
-                path: e.line.path,
-                kind: e.line.kind,
-                status: e.line.status,
-                lint_codes: e.line.lint_codes,
-                diff: e.diff,
-                certainty: e.line.certainty,
-                command: e.command,
-                checked_by: e.checked_by,
-                shown: e.shown,
-                undone_at: e.line.undone_at,
-                hunks: e.hunks,
-                partial: e.partial,
-            })
-            .collect())
-    }
-
-    pub(super) fn outcome(&self, id: i64) -> Result<OutcomeRow, StoreError> {
-        let (format, source, resolved, patch_applied, logged): (String, String, Option<bool>, Option<bool>, bool) =
-            self.conn.query_row(
-                "SELECT o.format, s.path, o.resolved, o.patch_applied, o.logged IS NOT NULL FROM outcomes o
-             JOIN sources s ON s.id = o.source_id WHERE o.id = ?1",
-                [id],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
-            )?;
-        let verdict = match (logged, resolved) {
-            (false, _) => Verdict::Reported,
-            (true, Some(_)) => Verdict::Graded,
-            (true, None) => Verdict::Ungraded,
-        };
-        let mut stmt = self
-            .conn
-            .prepare("SELECT name, grp, passed, message FROM tests WHERE outcome_id = ?1 ORDER BY grp, name")?;
-        let tests = stmt
-            .query_map([id], |r| {
-                let group: Option<String> = r.get(1)?;
-                Ok(TestCase {
-                    name: r.get(0)?,
-                    group: group.as_deref().and_then(TestGroup::from_name),
-                    passed: r.get(2)?,
-                    message: r.get(3)?,
-                })
-            })?
-            .collect::<Result<_, _>>()?;
-        Ok(OutcomeRow { format, source, resolved, patch_applied, verdict, tests })
-    }
-
-    pub(super) fn task(&self, instance_id: &str) -> Result<Option<TaskRow>, StoreError> {
-        Ok(self
-            .conn
-            .query_row(
-                "SELECT instruction, gold_patch FROM tasks WHERE instance_id = ?1
-                 ORDER BY gold_patch IS NULL, id DESC LIMIT 1",
-                [instance_id],
-                |r| Ok(TaskRow { instruction: r.get(0)?, gold_patch: r.get(1)? }),
-            )
-            .optional()?)
-    }
-
-    /// Full-text search for a phrase over thoughts, actions and observations. The index is
-    /// brought up to date first ([`Store::ensure_search_index`]). The texts are read a piece at
-    /// a time (SQLite's incremental blob I/O, through the decompressor for compressed texts)
-    /// until the phrase is found, so a 500 MB observation is never loaded whole: memory stays at
-    /// a few megabytes.
-    pub fn search(&self, phrase: &str, run: Option<i64>, limit: usize) -> Result<Vec<SearchHit>, StoreError> {
-        let Some(fts_query) = fts_phrase(phrase) else { return Ok(Vec::new()) };
-        self.ensure_search_index()?;
-        let mut stmt = self.conn.prepare(&format!(
-            "SELECT s.id, s.run_id, r.instance_id, s.idx
-             FROM {} JOIN steps s ON s.id = m.step_id JOIN runs r ON r.id = s.run_id
-             WHERE ?2 IS NULL OR s.run_id = ?2
-             ORDER BY s.run_id, s.idx LIMIT ?3",
-            self.matched_steps()
-        ))?;
-        let rows: Vec<(i64, i64, String, i64)> = stmt
-            .query_map(params![fts_query, run, limit as i64], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
-            .collect::<Result<_, _>>()?;
-        let words: Vec<&str> =
-            phrase.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).collect();
-        let mut hits = Vec::with_capacity(rows.len());
-        for (step_id, run_id, instance_id, step) in rows {
-            let (field, snippet) = self.step_snippet(step_id, &words)?.unwrap_or(("observation", String::new()));
-            hits.push(SearchHit { run_id, instance_id, step, field, snippet });
-        }
-        Ok(hits)
-    }
-
-    /// The first of a step's thought, action and observation holding `words`, with its snippet.
-    fn step_snippet(&self, step_id: i64, words: &[&str]) -> Result<Option<(&'static str, String)>, StoreError> {
-        let (chunk_id, at): (Option<i64>, Option<i64>) =
-            self.conn.query_row("SELECT chunk_id, chunk_at FROM step_texts WHERE step_id = ?1", [step_id], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })?;
-        let Some(chunk_id) = chunk_id else {
-            for field in SEARCHED {
-                let blob = self.conn.blob_open(rusqlite::MAIN_DB, c"step_texts", field_name(field), step_id, true)?;
-                let len = blob.len() as u64;
-                if let Some(snippet) = snippet_of(blob, len, words)? {
-                    return Ok(Some((field, snippet)));
-                }
-            }
-            return Ok(None);
-        };
-        let blob = self.conn.blob_open(rusqlite::MAIN_DB, c"text_chunks", c"body", chunk_id, true)?;
-        let at = u64::try_from(at.unwrap_or(0)).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-        let mut record = texts::open_record(blob, at)?;
-        for (i, field) in SEARCHED.into_iter().enumerate() {
-            let len = record.len(i).unwrap_or(0);
-            if let Some(snippet) = snippet_of(record.reader(i)?, len, words)? {
-                return Ok(Some((field, snippet)));
-            }
-        }
-        Ok(None)
-    }
-
-    /// The prompt the model saw at a step, rebuilt from the stored deltas (empty when the
-    /// format does not store prompts). Each step keeps a prefix of the previous stored prompt
-    /// and appends its own messages.
-    pub fn step_prompt(&self, run_id: i64, step: i64) -> Result<Vec<Message>, StoreError> {
-        let mut stmt = self.conn.prepare(
-            "SELECT s.idx, s.query_keep, b.role, b.content, b.extra
-             FROM steps s LEFT JOIN query_parts q ON q.step_id = s.id LEFT JOIN blobs b ON b.id = q.blob_id
-             WHERE s.run_id = ?1 AND s.idx <= ?2 AND s.query_keep IS NOT NULL ORDER BY s.idx, q.pos",
-        )?;
-        let mut rows = stmt.query(params![run_id, step])?;
-        let mut prompt: Vec<Message> = Vec::new();
-        let mut current: Option<i64> = None;
-        while let Some(r) = rows.next()? {
-            let idx: i64 = r.get(0)?;
-            if current != Some(idx) {
-                current = Some(idx);
-                let keep: i64 = r.get(1)?;
-                prompt.truncate(usize::try_from(keep).unwrap_or(0));
-            }
-            if let Some(role) = r.get::<_, Option<String>>(2)? {
-                prompt.push(Message { role, content: r.get(3)?, extra: r.get(4)? });
-            }
-        }
-        if current != Some(step) {
-            return Ok(Vec::new());
-        }
-        Ok(prompt)
-    }
 }

@@ -17,7 +17,7 @@
 //! columns (`chunk_id` NULL); both kinds are read.
 
 use crate::error::StoreError;
-use crate::model::Step;
+use crate::model::{Edit, Step};
 use std::io::Read;
 
 /// Raw bytes of texts gathered before a chunk is compressed.
@@ -54,6 +54,17 @@ pub type Fields<'a> = [Option<&'a str>; 5];
 /// A step's texts as a record's fields: thought, action, observation, response, args.
 pub fn step_fields(s: &Step) -> Fields<'_> {
     [Some(&s.thought), Some(&s.action), Some(&s.observation), s.response.as_deref(), s.args.as_deref()]
+}
+
+/// An edit's texts as a record's fields (the order readers reads them in):
+/// old text, new text, diff, the diff a view showed, the final patch's hunks as JSON.
+pub fn edit_fields<'a>(e: &'a Edit, hunks: Option<&'a str>) -> Fields<'a> {
+    [e.old_text.as_deref(), e.new_text.as_deref(), e.diff.as_deref(), e.trace.shown.as_deref(), hunks]
+}
+
+/// The final patch's hunks as stored (JSON), or nothing for an edit without them.
+pub fn hunks_json(e: &Edit) -> Option<String> {
+    (!e.trace.hunks.is_empty()).then(|| serde_json::to_string(&e.trace.hunks).unwrap_or_default())
 }
 
 /// Whether texts fit a record (each shorter than 4 GiB); a step or edit whose texts do not is
@@ -151,25 +162,25 @@ pub struct ChunkCache {
     held: Option<(i64, Vec<u8>)>,
 }
 
+/// Where compressed chunks are read from: a chunk's body by its id.
+pub trait Chunks {
+    fn chunk(&self, chunk_id: i64) -> Result<Vec<u8>, StoreError>;
+}
+
 impl ChunkCache {
     /// The texts of the step whose record is at byte `at` of chunk `chunk_id`.
-    pub fn texts(&mut self, conn: &rusqlite::Connection, chunk_id: i64, at: i64) -> Result<Texts, StoreError> {
+    pub fn texts(&mut self, conn: &dyn Chunks, chunk_id: i64, at: i64) -> Result<Texts, StoreError> {
         Record::from_decoded(self.rest(conn, chunk_id, at)?)?.read_all()
     }
 
     /// The five fields of the record at byte `at` of chunk `chunk_id` (an edit's texts).
-    pub fn fields(
-        &mut self,
-        conn: &rusqlite::Connection,
-        chunk_id: i64,
-        at: i64,
-    ) -> Result<[Option<String>; 5], StoreError> {
+    pub fn fields(&mut self, conn: &dyn Chunks, chunk_id: i64, at: i64) -> Result<[Option<String>; 5], StoreError> {
         let mut r = Record::from_decoded(self.rest(conn, chunk_id, at)?)?;
         Ok([r.read_text(0)?, r.read_text(1)?, r.read_text(2)?, r.read_text(3)?, r.read_text(4)?])
     }
 
     /// An edit's texts, read from its chunk if it has one.
-    pub fn edit(&mut self, conn: &rusqlite::Connection, place: EditPlace) -> Result<EditTexts, StoreError> {
+    pub fn edit(&mut self, conn: &dyn Chunks, place: EditPlace) -> Result<EditTexts, StoreError> {
         let [old_text, new_text, diff, shown, hunks] = match place.chunk {
             Some((chunk_id, at)) => self.fields(conn, chunk_id, at)?,
             None => place.own,
@@ -178,21 +189,16 @@ impl ChunkCache {
     }
 
     /// The decompressed chunk from byte `at` on.
-    fn rest(&mut self, conn: &rusqlite::Connection, chunk_id: i64, at: i64) -> Result<&[u8], StoreError> {
+    fn rest(&mut self, conn: &dyn Chunks, chunk_id: i64, at: i64) -> Result<&[u8], StoreError> {
         if self.held.as_ref().is_none_or(|(id, _)| *id != chunk_id) {
             self.held = None;
-            let body: Vec<u8> =
-                conn.query_row("SELECT body FROM text_chunks WHERE id = ?1", [chunk_id], |r| r.get(0))?;
-            self.held = Some((chunk_id, unpack(&body)?));
+            self.held = Some((chunk_id, unpack(&conn.chunk(chunk_id)?)?));
         }
         let raw = self.held.as_ref().map_or(&[][..], |(_, raw)| raw.as_slice());
         let start = usize::try_from(at).map_err(corrupt)?;
         raw.get(start..).ok_or_else(|| corrupt("the chunk ends before the record"))
     }
 }
-
-/// The columns that hold an edit's bulky texts, in the order [`EditPlace::from_row`] reads them.
-pub const EDIT_TEXTS: &str = "old_text, new_text, diff, shown, hunks, chunk_id, chunk_at";
 
 /// An edit's bulky texts as its row holds them: in its own columns, or in a chunk.
 pub struct EditPlace {
@@ -211,15 +217,48 @@ pub struct EditTexts {
 }
 
 impl EditPlace {
-    /// The [`EDIT_TEXTS`] columns starting at column `first` of a row.
-    pub fn from_row(r: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<EditPlace> {
-        let own = [r.get(first)?, r.get(first + 1)?, r.get(first + 2)?, r.get(first + 3)?, r.get(first + 4)?];
-        let chunk = match (r.get::<_, Option<i64>>(first + 5)?, r.get::<_, Option<i64>>(first + 6)?) {
+    /// The texts in the row's own columns (old text, new text, diff, shown, hunks), and the
+    /// chunk and offset of its record when it has one.
+    pub fn new(own: [Option<String>; 5], chunk_id: Option<i64>, chunk_at: Option<i64>) -> EditPlace {
+        let chunk = match (chunk_id, chunk_at) {
             (Some(id), Some(at)) => Some((id, at)),
             _ => None,
         };
-        Ok(EditPlace { own, chunk })
+        EditPlace { own, chunk }
     }
+}
+
+/// A step's texts from a row's columns `first..first + 7`: thought, action, observation,
+/// response, args (a row written before chunks), then the chunk's id and the record's offset.
+pub fn of_row(
+    r: &dyn super::cells::Cells,
+    first: usize,
+    cache: &mut ChunkCache,
+    chunks: &dyn Chunks,
+) -> Result<Texts, StoreError> {
+    match r.opt_int(first + 5)? {
+        None => Ok(Texts {
+            thought: r.text(first)?,
+            action: r.text(first + 1)?,
+            observation: r.text(first + 2)?,
+            response: r.opt_text(first + 3)?,
+            args: r.opt_text(first + 4)?,
+        }),
+        Some(id) => cache.texts(chunks, id, r.int(first + 6)?),
+    }
+}
+
+/// An edit's texts as its row's columns `first..first + 7` hold them: old text, new text, diff,
+/// shown, hunks, the chunk's id and the record's offset.
+pub fn edit_place(r: &dyn super::cells::Cells, first: usize) -> Result<EditPlace, StoreError> {
+    let own = [
+        r.opt_text(first)?,
+        r.opt_text(first + 1)?,
+        r.opt_text(first + 2)?,
+        r.opt_text(first + 3)?,
+        r.opt_text(first + 4)?,
+    ];
+    Ok(EditPlace::new(own, r.opt_int(first + 5)?, r.opt_int(first + 6)?))
 }
 
 /// A chunk's body decompressed (at most `2 × CHUNK` bytes, or one step's texts).

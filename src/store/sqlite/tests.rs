@@ -1,6 +1,9 @@
+use super::Sqlite as Store;
 use super::*;
 use crate::error::StoreError;
 use crate::model::{Format, Message, Parsed, Run, Step, TestCase, TestGroup, TestOutcome};
+use crate::store::SourceRecord;
+use crate::store::backend::*;
 use crate::store::read::RunFilter;
 use std::path::PathBuf;
 

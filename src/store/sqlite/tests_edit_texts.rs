@@ -1,8 +1,10 @@
 //! Edit texts compressed in chunks: every reader gets back what was written, and rows written
 //! plainly (before chunks, or too long for a record) still read.
 
-use super::*;
+use super::Sqlite as Store;
 use crate::model::{Certainty, Edit, EditKind, EditStatus, EditTrace, HunkSource, Parsed, Run, Step};
+use crate::store::SourceRecord;
+use crate::store::backend::*;
 
 fn ok<T, E: std::fmt::Display>(r: Result<T, E>) -> T {
     r.unwrap_or_else(|e| panic!("{e}"))

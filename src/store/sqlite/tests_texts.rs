@@ -1,8 +1,11 @@
 //! Compressed step texts, the search index built after the write, batches of sources, and
 //! databases written before these existed.
 
+use super::Sqlite as Store;
 use super::*;
 use crate::model::{Parsed, Run, Step};
+use crate::store::SourceRecord;
+use crate::store::backend::*;
 use crate::store::read::StepRow;
 
 fn ok<T, E: std::fmt::Display>(r: Result<T, E>) -> T {
@@ -74,7 +77,7 @@ fn the_steps_table_export_reads_compressed_and_plain_texts() {
     let steps = varied_steps();
     ok(s.write_source(&record("/t/a.traj", &[1; 32]), &run("a-1", steps.clone())));
     let mut rows = Vec::new();
-    ok(s.each_step(|r| {
+    ok(s.each_step(&mut |r| {
         rows.push((r.instance_id, r.step, r.thought, r.action, r.observation));
         true
     }));

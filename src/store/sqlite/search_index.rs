@@ -3,45 +3,49 @@
 //! the texts of the listed runs, adds them to the index and takes them off the list, a batch of
 //! runs per transaction. A process that dies midway leaves the runs of its unfinished batch
 //! listed, and the next pass indexes them: the index never misses a run silently. Searches bring
-//! the index up to date before they read it ([`Store::ensure_search_index`]).
+//! the index up to date before they read it ([`Search::ensure_search_index`]).
 //!
 //! Building the index apart from the write lets ingest run at the speed of the write (the index
 //! is most of the writer's time on text-heavy formats) and builds the index in large batches,
 //! whose segments merge less often than one per file.
 
-use super::Store;
-use super::texts::{self, Texts};
+use super::Sqlite;
 use crate::error::StoreError;
 use crate::sanitize::sanitize;
+use crate::store::backend::{IndexStats, Search};
+use crate::store::read::{SEARCHED, SearchHit, phrase_words, record_snippet, snippet_of};
+use crate::store::texts::{self, Texts};
 use rusqlite::{Connection, params};
+
+/// The user's words as one FTS5 phrase: tokens must appear together, in order, the last one
+/// as a prefix (`ZeroDiv` finds `ZeroDivisionError`). Quoting keeps user input from being read
+/// as FTS syntax. `None` when there are no words.
+fn fts_phrase(phrase: &str) -> Option<String> {
+    let terms: Vec<String> = phrase.split_whitespace().map(|t| t.replace('"', "\"\"")).collect();
+    (!terms.is_empty()).then(|| format!("\"{}\"*", terms.join(" ")))
+}
+
+/// The name of a text column of `step_texts` for blob I/O (only these three are searched).
+fn field_name(field: &str) -> &'static std::ffi::CStr {
+    match field {
+        "thought" => c"thought",
+        "action" => c"action",
+        _ => c"observation",
+    }
+}
 
 /// Text indexed per transaction: a writer waiting for the lock waits at most about this long.
 const BATCH_BYTES: usize = 32 << 20;
 
-/// What a pass of [`Store::build_search_index`] did.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct IndexStats {
-    pub runs: i64,
-    pub steps: i64,
-    /// Bytes of text indexed.
-    pub bytes: u64,
-}
-
-impl Store {
+impl Search for Sqlite {
     /// How many runs wait for the search index.
-    pub fn search_pending(&self) -> Result<i64, StoreError> {
+    fn search_pending(&self) -> Result<i64, StoreError> {
         Ok(self.conn.query_row("SELECT COUNT(*) FROM search_pending", [], |r| r.get(0))?)
     }
 
-    /// Add every run waiting for the search index to it; `progress(done, total)` counts runs.
-    /// Each batch is its own transaction, committed before the next begins.
-    pub fn build_search_index(&self, progress: &mut dyn FnMut(i64, i64)) -> Result<IndexStats, StoreError> {
-        self.build_search_index_until(progress, &|| false)
-    }
-
-    /// [`Store::build_search_index`] that stops between batches once `stop()` is true: the
+    /// [`Search::build_search_index`] that stops between batches once `stop()` is true: the
     /// batches committed stay indexed, the runs not reached stay listed for a later pass.
-    pub fn build_search_index_until(
+    fn build_search_index_until(
         &self,
         progress: &mut dyn FnMut(i64, i64),
         stop: &dyn Fn() -> bool,
@@ -49,7 +53,74 @@ impl Store {
         self.build_search_index_in(BATCH_BYTES, progress, stop)
     }
 
-    /// [`Store::build_search_index_until`] with transactions of about `batch_bytes` of text.
+    /// An up-to-date search index before a search reads it: runs waiting for it are indexed
+    /// here (through [`Search::writer`] when this store was opened read-only). When this database
+    /// cannot be written, the waiting runs are indexed into a temporary index of this connection
+    /// instead (`temp.pending_fts`, the same tokenizer; rebuilt when the list of waiting runs
+    /// changes), which searches read beside `steps_fts` ([`Search::matched_steps`]): a search
+    /// never answers from an incomplete index.
+    fn ensure_search_index(&self) -> Result<(), StoreError> {
+        let runs = self.search_pending()?;
+        if runs == 0 {
+            self.pending_index.set(false);
+            return Ok(());
+        }
+        match self.write_store() {
+            Ok(writer) => {
+                writer.build_search_index(&mut |_, _| {})?;
+                self.pending_index.set(false);
+                Ok(())
+            }
+            Err(_) => {
+                self.index_pending_here()?;
+                self.pending_index.set(true);
+                Ok(())
+            }
+        }
+    }
+
+    /// Full-text search for a phrase over thoughts, actions and observations. The index is
+    /// brought up to date first ([`Search::ensure_search_index`]). The texts are read a piece at
+    /// a time (SQLite's incremental blob I/O, through the decompressor for compressed texts)
+    /// until the phrase is found, so a 500 MB observation is never loaded whole: memory stays at
+    /// a few megabytes.
+    fn search(&self, phrase: &str, run: Option<i64>, limit: usize) -> Result<Vec<SearchHit>, StoreError> {
+        let Some(fts_query) = fts_phrase(phrase) else { return Ok(Vec::new()) };
+        self.ensure_search_index()?;
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT s.id, s.run_id, r.instance_id, s.idx
+             FROM {} JOIN steps s ON s.id = m.step_id JOIN runs r ON r.id = s.run_id
+             WHERE ?2 IS NULL OR s.run_id = ?2
+             ORDER BY s.run_id, s.idx LIMIT ?3",
+            self.matched_steps()
+        ))?;
+        let rows: Vec<(i64, i64, String, i64)> = stmt
+            .query_map(params![fts_query, run, limit as i64], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+            .collect::<Result<_, _>>()?;
+        let words = phrase_words(phrase);
+        let mut hits = Vec::with_capacity(rows.len());
+        for (step_id, run_id, instance_id, step) in rows {
+            let (field, snippet) = self.step_snippet(step_id, &words)?.unwrap_or(("observation", String::new()));
+            hits.push(SearchHit { run_id, instance_id, step, field, snippet });
+        }
+        Ok(hits)
+    }
+
+    /// Steps of one run whose thought, action or observation contain the phrase.
+    fn search_run(&self, run_id: i64, phrase: &str) -> Result<Vec<i64>, StoreError> {
+        let Some(fts_query) = fts_phrase(phrase) else { return Ok(Vec::new()) };
+        self.ensure_search_index()?;
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT s.idx FROM {} JOIN steps s ON s.id = m.step_id WHERE s.run_id = ?2 ORDER BY s.idx",
+            self.matched_steps()
+        ))?;
+        let rows = stmt.query_map(params![fts_query, run_id], |r| r.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+}
+
+impl Sqlite {
+    /// [`Search::build_search_index_until`] with transactions of about `batch_bytes` of text.
     pub(super) fn build_search_index_in(
         &self,
         batch_bytes: usize,
@@ -88,36 +159,10 @@ impl Store {
         }
     }
 
-    /// An up-to-date search index before a search reads it: runs waiting for it are indexed
-    /// here (through [`Store::writer`] when this store was opened read-only). When this database
-    /// cannot be written, the waiting runs are indexed into a temporary index of this connection
-    /// instead (`temp.pending_fts`, the same tokenizer; rebuilt when the list of waiting runs
-    /// changes), which searches read beside `steps_fts` ([`Store::matched_steps`]): a search
-    /// never answers from an incomplete index.
-    pub fn ensure_search_index(&self) -> Result<(), StoreError> {
-        let runs = self.search_pending()?;
-        if runs == 0 {
-            self.pending_index.set(false);
-            return Ok(());
-        }
-        match self.writer() {
-            Ok(writer) => {
-                writer.build_search_index(&mut |_, _| {})?;
-                self.pending_index.set(false);
-                Ok(())
-            }
-            Err(_) => {
-                self.index_pending_here()?;
-                self.pending_index.set(true);
-                Ok(())
-            }
-        }
-    }
-
     /// The steps whose texts match the FTS5 query bound as `?1`, as a table `m(step_id)` for a
     /// search's FROM clause: the search index, and the temporary index of runs waiting for it
-    /// when [`Store::ensure_search_index`] built one.
-    pub(super) fn matched_steps(&self) -> &'static str {
+    /// when [`Search::ensure_search_index`] built one.
+    fn matched_steps(&self) -> &'static str {
         if self.pending_index.get() {
             "(SELECT rowid AS step_id FROM main.steps_fts WHERE steps_fts MATCH ?1
               UNION SELECT rowid FROM temp.pending_fts WHERE pending_fts MATCH ?1) m"
@@ -160,6 +205,27 @@ impl Store {
         built?;
         self.pending_version.set(Some(version));
         Ok(())
+    }
+
+    /// The first of a step's thought, action and observation holding `words`, with its snippet.
+    fn step_snippet(&self, step_id: i64, words: &[&str]) -> Result<Option<(&'static str, String)>, StoreError> {
+        let (chunk_id, at): (Option<i64>, Option<i64>) =
+            self.conn.query_row("SELECT chunk_id, chunk_at FROM step_texts WHERE step_id = ?1", [step_id], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })?;
+        let Some(chunk_id) = chunk_id else {
+            for field in SEARCHED {
+                let blob = self.conn.blob_open(rusqlite::MAIN_DB, c"step_texts", field_name(field), step_id, true)?;
+                let len = blob.len() as u64;
+                if let Some(snippet) = snippet_of(blob, len, words)? {
+                    return Ok(Some((field, snippet)));
+                }
+            }
+            return Ok(None);
+        };
+        let blob = self.conn.blob_open(rusqlite::MAIN_DB, c"text_chunks", c"body", chunk_id, true)?;
+        let at = u64::try_from(at.unwrap_or(0)).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        record_snippet(texts::open_record(blob, at)?, words)
     }
 }
 

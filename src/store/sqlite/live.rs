@@ -1,73 +1,29 @@
 //! A source written while it is read (`trajan PATH`): its steps committed in batches, so a
 //! reader (the TUI) sees them as they come, and its runs' fields, history and final patch
-//! written at the end, with the same rows as [`Store::write_source`] writes.
+//! written at the end, with the same rows as `write_source` writes.
 //!
 //! Until it ends, the source's hash is [`UNFINISHED`] and its warnings say the read has not
 //! finished: a write stopped by a crash is never taken for an unchanged file, and the next
 //! ingest of that file replaces it. A write that fails or is cancelled is removed
-//! ([`Store::live_abandon`]): the database never keeps part of a file. A source seen before is
+//! (`live_abandon`): the database never keeps part of a file. A source seen before is
 //! replaced in the first batch's transaction (readers see the old version or the new one's first
 //! steps), so a failed replacement leaves neither.
 
-use super::write::{
-    BlobWriter, RunCounts, SourceRecord, SourceWrite, WriteStats, delete_contents, insert_edits, insert_history,
-    insert_run_row, insert_steps, with_run_fields,
-};
-use super::{Store, texts};
+use super::Sqlite;
+use super::write::{BlobWriter, insert_edits, insert_history, insert_run_row, insert_steps, with_run_fields};
 use crate::error::StoreError;
 use crate::model::{Edit, Parsed, Run, Step, StepFlags};
+use crate::store::backend::{LiveWrites, Writes};
+use crate::store::texts;
+use crate::store::write::{
+    LiveRun, LiveWrite, RunCounts, SourceRecord, UNFINISHED, WriteStats, in_edit_batches, run_key,
+};
 use rusqlite::{OptionalExtension, params};
 
-/// The hash of a source still being written: no file's.
-pub const UNFINISHED: [u8; 32] = [0; 32];
-
-/// A source being written (see the module).
-#[derive(Debug)]
-pub struct LiveWrite {
-    w: SourceWrite,
-    runs: Vec<LiveRun>,
-    /// A transaction is open.
-    open: bool,
-}
-
-#[derive(Debug)]
-struct LiveRun {
-    id: i64,
-    counts: RunCounts,
-    /// Steps whose counts the run row does not show yet.
-    changed: bool,
-}
-
-impl LiveWrite {
-    /// The ids of the runs begun, in order.
-    pub fn run_ids(&self) -> Vec<i64> {
-        self.runs.iter().map(|r| r.id).collect()
-    }
-
-    /// The source had been stored before (this write replaces it).
-    pub fn replaces(&self) -> bool {
-        self.w.stats.replaced
-    }
-
-    /// Steps written (committed or not) of each run begun.
-    pub fn steps(&self) -> Vec<usize> {
-        self.runs.iter().map(|r| r.counts.steps).collect()
-    }
-}
-
-impl Store {
-    /// The size and hash a source was stored with, if it was.
-    pub fn source_fingerprint(&self, path: &str) -> Result<Option<(u64, Vec<u8>)>, StoreError> {
-        let row: Option<(i64, Vec<u8>)> = self
-            .conn
-            .query_row("SELECT size, hash FROM sources WHERE path = ?1", [path], |r| Ok((r.get(0)?, r.get(1)?)))
-            .optional()?;
-        Ok(row.map(|(size, hash)| (size.max(0) as u64, hash)))
-    }
-
+impl LiveWrites for Sqlite {
     /// Begin writing a source read a step at a time; `note` is the warning it carries until it
-    /// ends. The transaction stays open until [`Store::live_commit`].
-    pub fn live_begin(&mut self, path: &str, kind: &str, format: &str, note: &str) -> Result<LiveWrite, StoreError> {
+    /// ends. The transaction stays open until `live_commit`.
+    fn live_begin(&mut self, path: &str, kind: &str, format: &str, note: &str) -> Result<LiveWrite, StoreError> {
         let record = SourceRecord { path, kind, format, size: 0, hash: &UNFINISHED };
         let w = self.begin_source(&record)?;
         let warnings = serde_json::Value::from(vec![note.to_string()]).to_string();
@@ -80,19 +36,11 @@ impl Store {
         Ok(LiveWrite { w, runs: Vec::new(), open: true })
     }
 
-    fn live_tx(&mut self, lw: &mut LiveWrite) -> Result<(), StoreError> {
-        if !lw.open {
-            self.conn.execute_batch("BEGIN IMMEDIATE")?;
-            lw.open = true;
-        }
-        Ok(())
-    }
-
     /// A run begins: its row, with what is known before its steps. Its id.
-    pub fn live_run(&mut self, lw: &mut LiveWrite, run: &Run) -> Result<i64, StoreError> {
+    fn live_run(&mut self, lw: &mut LiveWrite, run: &Run) -> Result<i64, StoreError> {
         self.live_tx(lw)?;
         let w = &mut lw.w;
-        let id = match w.old_ids.get(&(run.position, run.instance_id.clone(), run.attempt)) {
+        let id = match w.old_ids.get(&run_key(run)) {
             Some(&kept) => kept,
             None => {
                 w.next_run_id += 1;
@@ -107,7 +55,7 @@ impl Store {
     }
 
     /// The next steps of the run begun last, with the edits they made.
-    pub fn live_steps(&mut self, lw: &mut LiveWrite, steps: &[Step], edits: &[Edit]) -> Result<(), StoreError> {
+    fn live_steps(&mut self, lw: &mut LiveWrite, steps: &[Step], edits: &[Edit]) -> Result<(), StoreError> {
         self.live_tx(lw)?;
         let Some(run) = lw.runs.last_mut() else {
             return Err(StoreError::Inconsistent("steps written before their run".into()));
@@ -116,17 +64,14 @@ impl Store {
         let packer = texts::Packer::ready(&mut self.packer)?;
         insert_steps(&self.conn, run.id, run.counts.steps, steps, &mut blobs, packer)?;
         insert_edits(&self.conn, run.id, edits, packer)?;
-        let added = RunCounts::of(steps.len(), edits);
-        run.counts.steps += added.steps;
-        run.counts.edits += added.edits;
-        run.counts.rejected += added.rejected;
+        run.counts.add(RunCounts::of(steps.len(), edits));
         run.changed = true;
         lw.w.stats.steps += steps.len();
         Ok(())
     }
 
     /// Commit what was written: readers see it from now on, each run's row with its counts.
-    pub fn live_commit(&mut self, lw: &mut LiveWrite) -> Result<(), StoreError> {
+    fn live_commit(&mut self, lw: &mut LiveWrite) -> Result<(), StoreError> {
         if !lw.open {
             return Ok(());
         }
@@ -150,7 +95,7 @@ impl Store {
     /// `edited[run]` are the steps that get the `edit` flag. `fill(run, k, edit)` completes the
     /// `k`th edit of a run just before it is written (its texts may be kept elsewhere until
     /// then), and the texts go once it is.
-    pub fn live_finish(
+    fn live_finish(
         &mut self,
         mut lw: LiveWrite,
         record: &SourceRecord<'_>,
@@ -166,6 +111,44 @@ impl Store {
             return Err(e);
         }
         self.commit_source(lw.w)
+    }
+
+    /// Stop a write without ending it: what was committed stays, marked unfinished (a whole
+    /// write of the file replaces it, keeping its runs' ids); what was not is rolled back.
+    fn live_interrupt(&mut self, lw: LiveWrite) {
+        if lw.open {
+            self.rollback_source();
+        }
+    }
+
+    /// Hold at most about `kib` KiB of database pages in memory on this connection (a writer
+    /// that must stay small while a large file goes through it).
+    fn limit_cache(&self, kib: i64) -> Result<(), StoreError> {
+        self.conn.pragma_update(None, "cache_size", -kib.max(64))?;
+        Ok(())
+    }
+
+    /// Give up a write: everything of the source is removed (see the module).
+    fn live_abandon(&mut self, lw: LiveWrite) -> Result<(), StoreError> {
+        if lw.open {
+            self.rollback_source();
+        }
+        let path: Option<String> =
+            self.conn.query_row("SELECT path FROM sources WHERE id = ?1", [lw.w.source_id], |r| r.get(0)).optional()?;
+        match path {
+            Some(p) => self.remove_source(&p).map(|_| ()),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Sqlite {
+    fn live_tx(&mut self, lw: &mut LiveWrite) -> Result<(), StoreError> {
+        if !lw.open {
+            self.conn.execute_batch("BEGIN IMMEDIATE")?;
+            lw.open = true;
+        }
+        Ok(())
     }
 
     fn live_finish_inner(
@@ -193,8 +176,7 @@ impl Store {
         for (i, mut run) in std::mem::take(&mut ending.runs).into_iter().enumerate() {
             let live = &mut lw.runs[i];
             // A run keeps the id it had before a replace (the instance may only be known now).
-            let key = (run.position, run.instance_id.clone(), run.attempt);
-            if let Some(&kept) = lw.w.old_ids.get(&key)
+            if let Some(&kept) = lw.w.old_ids.get(&run_key(&run))
                 && kept != live.id
             {
                 rekey(&self.conn, live.id, kept)?;
@@ -206,21 +188,10 @@ impl Store {
             insert_history(&self.conn, live.id, &run.history, &mut blobs)?;
             // In batches of about EDIT_BATCH_BYTES of text: their texts compress together (one
             // edit per frame barely compresses), and memory stays bounded by a batch.
-            let mut start = 0;
-            while start < run.edits.len() {
-                let (mut end, mut bytes) = (start, 0);
-                while end < run.edits.len() && (end == start || bytes < EDIT_BATCH_BYTES) {
-                    fill(i, end, &mut run.edits[end])?;
-                    bytes += text_bytes(&run.edits[end]);
-                    end += 1;
-                }
-                let packer = texts::Packer::ready(&mut self.packer)?;
-                insert_edits(&self.conn, live.id, &run.edits[start..end], packer)?;
-                for e in &mut run.edits[start..end] {
-                    (e.diff, e.old_text, e.new_text, e.trace.shown) = (None, None, None, None);
-                }
-                start = end;
-            }
+            let (conn, packer, id) = (&self.conn, &mut self.packer, live.id);
+            in_edit_batches(&mut run.edits, &mut |k, e| fill(i, k, e), &mut |batch| {
+                insert_edits(conn, id, batch, texts::Packer::ready(packer)?)
+            })?;
             lw.w.instances.insert(run.instance_id);
         }
         for &(run, step, flags) in fixups {
@@ -247,88 +218,6 @@ impl Store {
         self.append(&mut lw.w, &ending)?;
         Ok(())
     }
-
-    /// Stop a write without ending it: what was committed stays, marked unfinished (a whole
-    /// write of the file replaces it, keeping its runs' ids); what was not is rolled back.
-    pub fn live_interrupt(&mut self, lw: LiveWrite) {
-        if lw.open {
-            self.rollback_source();
-        }
-    }
-
-    /// The runs of these sources (by path), in id order.
-    pub fn runs_of_sources(&self, paths: &[String]) -> Result<Vec<i64>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT r.id FROM runs r JOIN sources s ON s.id = r.source_id WHERE s.path = ?1 ORDER BY r.id",
-        )?;
-        let mut ids = Vec::new();
-        for path in paths {
-            let rows = stmt.query_map([path], |r| r.get::<_, i64>(0))?;
-            for id in rows {
-                ids.push(id?);
-            }
-        }
-        ids.sort_unstable();
-        ids.dedup();
-        Ok(ids)
-    }
-
-    /// Hold at most about `kib` KiB of database pages in memory on this connection (a writer
-    /// that must stay small while a large file goes through it).
-    pub fn limit_cache(&self, kib: i64) -> Result<(), StoreError> {
-        self.conn.pragma_update(None, "cache_size", -kib.max(64))?;
-        Ok(())
-    }
-
-    /// Give up a write: everything of the source is removed (see the module).
-    pub fn live_abandon(&mut self, lw: LiveWrite) -> Result<(), StoreError> {
-        if lw.open {
-            self.rollback_source();
-        }
-        let path: Option<String> =
-            self.conn.query_row("SELECT path FROM sources WHERE id = ?1", [lw.w.source_id], |r| r.get(0)).optional()?;
-        match path {
-            Some(p) => self.remove_source(&p).map(|_| ()),
-            None => Ok(()),
-        }
-    }
-
-    /// Remove a source and everything it contributed; the instances it touched are joined
-    /// again. False when there is no such source.
-    pub fn remove_source(&mut self, path: &str) -> Result<bool, StoreError> {
-        self.conn.execute_batch("BEGIN IMMEDIATE")?;
-        let removed = (|| -> Result<bool, StoreError> {
-            let id: Option<i64> =
-                self.conn.query_row("SELECT id FROM sources WHERE path = ?1", [path], |r| r.get(0)).optional()?;
-            let Some(id) = id else { return Ok(false) };
-            let instances = super::write::instances_of_source(&self.conn, id)?;
-            delete_contents(&self.conn, id)?;
-            self.conn.execute("DELETE FROM sources WHERE id = ?1", [id])?;
-            for instance in &instances {
-                super::link::relink_instance(&self.conn, instance)?;
-            }
-            Ok(true)
-        })();
-        self.blob_ids.clear();
-        match removed {
-            Ok(found) => {
-                self.conn.execute_batch("COMMIT")?;
-                Ok(found)
-            }
-            Err(e) => {
-                self.rollback_source();
-                Err(e)
-            }
-        }
-    }
-}
-
-/// Text of reconstructed edits written together at the end of a read (see `live_finish`).
-const EDIT_BATCH_BYTES: usize = 4 << 20;
-
-/// The long texts an edit holds in memory.
-fn text_bytes(e: &Edit) -> usize {
-    [&e.diff, &e.old_text, &e.new_text, &e.trace.shown].iter().map(|t| t.as_ref().map_or(0, String::len)).sum()
 }
 
 /// Give run `from` the id `to` (free), with its steps and edits.

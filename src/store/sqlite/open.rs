@@ -2,7 +2,7 @@
 //! read-only or read-write, the connection's pragmas, and the migrations, applied once however
 //! many processes open a new file at the same moment.
 
-use super::{Store, schema};
+use super::{Sqlite, schema};
 use crate::error::StoreError;
 use rusqlite::{Connection, ErrorCode, OpenFlags, TransactionBehavior};
 use std::collections::HashSet;
@@ -93,7 +93,7 @@ fn connection_pragmas(conn: &Connection) -> Result<(), StoreError> {
 
 /// Open to write: create the schema in a new or empty file, migrate a trajan database, refuse
 /// anything else before writing to it.
-pub(super) fn read_write(path: &Path) -> Result<Store, StoreError> {
+pub(super) fn read_write(path: &Path) -> Result<Sqlite, StoreError> {
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let mut conn = Connection::open_with_flags(path, flags)?;
     // Before the first statement: writers opening one file at once wait their turn.
@@ -119,7 +119,7 @@ pub(super) fn read_write(path: &Path) -> Result<Store, StoreError> {
     if found != (Found::Trajan { version: schema::MIGRATIONS.len() as i64, marked: true }) {
         migrate(&mut conn, path)?;
     }
-    Ok(Store::new(conn, None))
+    Ok(Sqlite::new(conn, Some(path.to_path_buf()), false))
 }
 
 /// Switch to WAL. The switch needs the file to itself; when other processes open it at the same
@@ -171,7 +171,7 @@ fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
 /// file this user cannot write: files a reader creates belong to the reader, and the owner's
 /// writer could not write through them afterwards), and no log holds changes, the file is the
 /// whole database and is opened `immutable`: no lock, no file beside it.
-pub(super) fn read_only(path: &Path) -> Result<Store, StoreError> {
+pub(super) fn read_only(path: &Path) -> Result<Sqlite, StoreError> {
     let (conn, found) = if may_create_log(path) || log_files_exist(path) {
         let conn =
             Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)?;
@@ -196,7 +196,7 @@ pub(super) fn read_only(path: &Path) -> Result<Store, StoreError> {
         Found::Trajan { .. } => {}
     }
     connection_pragmas(&conn)?;
-    Ok(Store::new(conn, Some(path.to_path_buf())))
+    Ok(Sqlite::new(conn, Some(path.to_path_buf()), true))
 }
 
 /// Open `path` with `immutable=1` (nothing created beside it, no lock taken), unless a log holds

@@ -1,0 +1,188 @@
+//! The SQLite backend: one database file (the embedded default).
+//!
+//! One [`Sqlite`] per connection, opened to write ([`Sqlite::open`]) or to read
+//! ([`Sqlite::open_read_only`]); what a file must hold to be opened is in `open.rs`. Writes go
+//! through `write.rs`, one transaction per source (or a savepoint of a batch); step texts are
+//! compressed (`store::texts`); the search index (FTS5) is built after the write
+//! (`search_index.rs`); reads are in `read.rs`, `browse.rs`, `labels.rs`, `export.rs`.
+
+mod browse;
+mod export;
+mod grade;
+mod labels;
+mod link;
+mod live;
+mod open;
+mod read;
+mod schema;
+mod search_index;
+mod write;
+
+use super::backend::{Admin, Backend};
+use super::cells::Cells;
+use super::texts;
+use crate::error::StoreError;
+use rusqlite::Connection;
+use std::cell::{Cell, OnceCell};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+pub use open::APPLICATION_ID;
+
+pub struct Sqlite {
+    conn: Connection,
+    /// blob hash -> id, for blobs known to be committed. Cleared whenever blobs may have been
+    /// removed (a source replaced) or a transaction failed.
+    blob_ids: HashMap<[u8; 16], i64>,
+    /// The file of a database opened read-only; `None` for a read-write one.
+    read_only: Option<PathBuf>,
+    /// The file (`None`: in memory).
+    path: Option<PathBuf>,
+    /// For a read-only store, the read-write one [`Sqlite::write_store`] opened on first use.
+    writer: OnceCell<Box<Sqlite>>,
+    /// Compresses step texts (made on the first write, then reused).
+    packer: Option<texts::Packer>,
+    /// A batch of sources is open ([`super::backend::Writes::begin_batch`]).
+    batch: bool,
+    /// The source being written whose earlier parts are committed (`commit_part`).
+    parted: Option<i64>,
+    /// Searches read `temp.pending_fts` too (`ensure_search_index`).
+    pending_index: Cell<bool>,
+    /// The `data_version` at which `temp.pending_fts` was built.
+    pending_version: Cell<Option<i64>>,
+}
+
+impl Sqlite {
+    /// Open a trajan database to write (see [`crate::store::Store::open`]).
+    pub fn open(path: &Path) -> Result<Sqlite, StoreError> {
+        open::read_write(path)
+    }
+
+    /// Open a trajan database to read (see [`crate::store::Store::open_read_only`]).
+    pub fn open_read_only(path: &Path) -> Result<Sqlite, StoreError> {
+        open::read_only(path)
+    }
+
+    pub fn open_in_memory() -> Result<Sqlite, StoreError> {
+        let mut conn = Connection::open_in_memory()?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        let tx = conn.transaction()?;
+        for sql in schema::MIGRATIONS {
+            tx.execute_batch(sql)?;
+        }
+        tx.pragma_update(None, "user_version", schema::MIGRATIONS.len() as i64)?;
+        tx.pragma_update(None, "application_id", open::APPLICATION_ID)?;
+        tx.commit()?;
+        Ok(Sqlite::new(conn, None, false))
+    }
+
+    fn new(conn: Connection, path: Option<PathBuf>, read_only: bool) -> Sqlite {
+        Sqlite {
+            conn,
+            blob_ids: HashMap::new(),
+            read_only: path.clone().filter(|_| read_only),
+            path,
+            writer: OnceCell::new(),
+            packer: None,
+            batch: false,
+            parted: None,
+            pending_index: Cell::new(false),
+            pending_version: Cell::new(None),
+        }
+    }
+
+    /// The store to write with: this one, or for a store opened read-only, a read-write store on
+    /// the same file, opened the first time it is asked for.
+    fn write_store(&self) -> Result<&Sqlite, StoreError> {
+        let Some(path) = &self.read_only else { return Ok(self) };
+        if let Some(writer) = self.writer.get() {
+            return Ok(writer);
+        }
+        let writer = Sqlite::open(path)?;
+        Ok(self.writer.get_or_init(|| Box::new(writer)))
+    }
+}
+
+impl Admin for Sqlite {
+    fn is_read_only(&self) -> bool {
+        self.read_only.is_some()
+    }
+
+    fn writer(&self) -> Result<&dyn Backend, StoreError> {
+        Ok(self.write_store()?)
+    }
+
+    fn schema_version(&self) -> Result<i64, StoreError> {
+        Ok(self.conn.query_row("PRAGMA user_version", [], |r| r.get(0))?)
+    }
+
+    fn integrity_check(&self) -> Result<String, StoreError> {
+        Ok(self.conn.query_row("PRAGMA integrity_check", [], |r| r.get(0))?)
+    }
+
+    fn checkpoint(&self) -> Result<(), StoreError> {
+        self.conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?;
+        Ok(())
+    }
+
+    fn location(&self) -> String {
+        self.path.as_ref().map_or_else(|| ":memory:".to_string(), |p| p.display().to_string())
+    }
+}
+
+impl texts::Chunks for Connection {
+    fn chunk(&self, chunk_id: i64) -> Result<Vec<u8>, StoreError> {
+        Ok(self.query_row("SELECT body FROM text_chunks WHERE id = ?1", [chunk_id], |r| r.get(0))?)
+    }
+}
+
+impl Cells for rusqlite::Row<'_> {
+    fn text(&self, i: usize) -> Result<String, StoreError> {
+        Ok(self.get(i)?)
+    }
+
+    fn opt_text(&self, i: usize) -> Result<Option<String>, StoreError> {
+        Ok(self.get(i)?)
+    }
+
+    fn int(&self, i: usize) -> Result<i64, StoreError> {
+        Ok(self.get(i)?)
+    }
+
+    fn opt_int(&self, i: usize) -> Result<Option<i64>, StoreError> {
+        Ok(self.get(i)?)
+    }
+
+    fn opt_real(&self, i: usize) -> Result<Option<f64>, StoreError> {
+        Ok(self.get(i)?)
+    }
+
+    fn opt_flag(&self, i: usize) -> Result<Option<bool>, StoreError> {
+        Ok(self.get(i)?)
+    }
+
+    fn bytes(&self, i: usize) -> Result<Vec<u8>, StoreError> {
+        Ok(self.get(i)?)
+    }
+}
+
+/// Every row of a statement, made into `T` by `make`.
+fn collect<T>(
+    stmt: &mut rusqlite::Statement<'_>,
+    params: impl rusqlite::Params,
+    mut make: impl FnMut(&dyn Cells) -> Result<T, StoreError>,
+) -> Result<Vec<T>, StoreError> {
+    let mut rows = stmt.query(params)?;
+    let mut out = Vec::new();
+    while let Some(r) = rows.next()? {
+        out.push(make(r)?);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod tests_edit_texts;
+#[cfg(test)]
+mod tests_texts;

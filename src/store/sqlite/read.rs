@@ -1,0 +1,205 @@
+//! The CLI's reads (the run list, a run in full, a step's prompt) from SQLite.
+
+use super::{Sqlite, collect};
+use crate::error::StoreError;
+use crate::model::{FailedScope, Message, TestCase, TestGroup};
+use crate::store::backend::Reads;
+use crate::store::read::{EditRow, OutcomeRow, RunDetail, RunFilter, RunSummary, StepRow, TaskRow, Verdict};
+use crate::store::texts;
+use rusqlite::{OptionalExtension, params};
+
+pub(super) const SUMMARY_SELECT: &str = "
+    SELECT r.id, r.instance_id, r.format, r.format_version, r.agent,
+           COALESCE(r.model, p.model), r.exit_status, o.resolved, r.step_count, r.edit_count,
+           r.rejected_count, r.cost, r.attempt, s.path
+    FROM runs r
+    JOIN sources s ON s.id = r.source_id
+    LEFT JOIN outcomes o ON o.id = r.outcome_id
+    LEFT JOIN predictions p ON p.id = r.prediction_id";
+
+impl Reads for Sqlite {
+    fn count_runs(&self) -> Result<i64, StoreError> {
+        Ok(self.conn.query_row("SELECT COUNT(*) FROM runs", [], |r| r.get(0))?)
+    }
+
+    fn list_runs(&self, filter: RunFilter) -> Result<Vec<RunSummary>, StoreError> {
+        let sql = format!(
+            "{SUMMARY_SELECT} {} ORDER BY r.instance_id, r.id LIMIT ?1",
+            match filter.failed {
+                None => "",
+                Some(FailedScope::Failed) => "WHERE o.resolved = 0",
+                Some(FailedScope::WithUnknown) => "WHERE o.resolved IS NULL OR o.resolved = 0",
+            }
+        );
+        let limit = filter.limit.map_or(-1, |l| l as i64);
+        let mut stmt = self.conn.prepare(&sql)?;
+        collect(&mut stmt, [limit], RunSummary::from_row)
+    }
+
+    fn run_summary(&self, id: i64) -> Result<RunSummary, StoreError> {
+        let sql = format!("{SUMMARY_SELECT} WHERE r.id = ?1");
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        collect(&mut stmt, [id], RunSummary::from_row)?.pop().ok_or_else(|| StoreError::NoSuchRun(id.to_string()))
+    }
+
+    /// A run named by numeric id, or by an instance id that names exactly one run.
+    fn resolve_run(&self, query: &str) -> Result<i64, StoreError> {
+        if let Ok(id) = query.parse::<i64>() {
+            let found: Option<i64> =
+                self.conn.query_row("SELECT id FROM runs WHERE id = ?1", [id], |r| r.get(0)).optional()?;
+            if let Some(id) = found {
+                return Ok(id);
+            }
+        }
+        let mut stmt = self.conn.prepare("SELECT id FROM runs WHERE instance_id = ?1 ORDER BY id")?;
+        let ids: Vec<i64> = stmt.query_map([query], |r| r.get(0))?.collect::<Result<_, _>>()?;
+        match ids.as_slice() {
+            [] => Err(StoreError::NoSuchRun(query.to_string())),
+            [one] => Ok(*one),
+            many => Err(StoreError::AmbiguousRun {
+                query: query.to_string(),
+                count: many.len(),
+                ids: many.iter().map(i64::to_string).collect::<Vec<_>>().join(", "),
+            }),
+        }
+    }
+
+    /// A run with its steps (all, or only `only_step`), edits, outcome and task.
+    fn run_detail(&self, id: i64, only_step: Option<i64>) -> Result<RunDetail, StoreError> {
+        let summary = self.run_summary(id)?;
+        let (mut detail, outcome_id) = self.conn.query_row(
+            "SELECT tokens_sent, tokens_received, api_calls, submission, outcome_id FROM runs WHERE id = ?1",
+            [id],
+            |r| {
+                let detail = RunDetail {
+                    tokens_sent: r.get(0)?,
+                    tokens_received: r.get(1)?,
+                    api_calls: r.get(2)?,
+                    submission: r.get(3)?,
+                    outcome: None,
+                    unjoined_evaluations: Vec::new(),
+                    task: None,
+                    edit_list: Vec::new(),
+                    step_list: Vec::new(),
+                    summary: summary.clone(),
+                };
+                Ok((detail, r.get::<_, Option<i64>>(4)?))
+            },
+        )?;
+        detail.outcome = outcome_id.map(|o| self.outcome(o)).transpose()?;
+        detail.unjoined_evaluations = super::link::unjoined(&self.conn, id)?;
+        detail.task = self.task(&summary.instance_id)?;
+        detail.edit_list = self.edits(id, only_step)?;
+        detail.step_list = self.steps(id, only_step)?;
+        Ok(detail)
+    }
+
+    /// The prompt the model saw at a step, rebuilt from the stored deltas (empty when the
+    /// format does not store prompts). Each step keeps a prefix of the previous stored prompt
+    /// and appends its own messages.
+    fn step_prompt(&self, run_id: i64, step: i64) -> Result<Vec<Message>, StoreError> {
+        let mut stmt = self.conn.prepare(
+            "SELECT s.idx, s.query_keep, b.role, b.content, b.extra
+             FROM steps s LEFT JOIN query_parts q ON q.step_id = s.id LEFT JOIN blobs b ON b.id = q.blob_id
+             WHERE s.run_id = ?1 AND s.idx <= ?2 AND s.query_keep IS NOT NULL ORDER BY s.idx, q.pos",
+        )?;
+        let mut rows = stmt.query(params![run_id, step])?;
+        let mut prompt: Vec<Message> = Vec::new();
+        let mut current: Option<i64> = None;
+        while let Some(r) = rows.next()? {
+            let idx: i64 = r.get(0)?;
+            if current != Some(idx) {
+                current = Some(idx);
+                let keep: i64 = r.get(1)?;
+                prompt.truncate(usize::try_from(keep).unwrap_or(0));
+            }
+            if let Some(role) = r.get::<_, Option<String>>(2)? {
+                prompt.push(Message { role, content: r.get(3)?, extra: r.get(4)? });
+            }
+        }
+        if current != Some(step) {
+            return Ok(Vec::new());
+        }
+        Ok(prompt)
+    }
+}
+
+impl Sqlite {
+    pub(super) fn steps(&self, run_id: i64, only: Option<i64>) -> Result<Vec<StepRow>, StoreError> {
+        let mut stmt = self.conn.prepare(
+            "SELECT s.idx, s.tool, s.execution_time, s.tokens_in, s.tokens_out, s.timestamp, s.open_file,
+                    s.working_dir, s.flags, s.obs_chars,
+                    t.thought, t.action, t.observation, t.response, t.args, t.chunk_id, t.chunk_at
+             FROM steps s JOIN step_texts t ON t.step_id = s.id
+             WHERE s.run_id = ?1 AND (?2 IS NULL OR s.idx = ?2) ORDER BY s.idx",
+        )?;
+        let mut cache = texts::ChunkCache::default();
+        collect(&mut stmt, params![run_id, only], |r| {
+            StepRow::from_row(r, texts::of_row(r, 10, &mut cache, &self.conn)?)
+        })
+    }
+
+    pub(super) fn edits(&self, run_id: i64, only: Option<i64>) -> Result<Vec<EditRow>, StoreError> {
+        let edits = self.edit_texts(run_id, only)?;
+        Ok(edits
+            .into_iter()
+            .map(|e| EditRow {
+                step: e.line.step,
+                path: e.line.path,
+                kind: e.line.kind,
+                status: e.line.status,
+                lint_codes: e.line.lint_codes,
+                diff: e.diff,
+                certainty: e.line.certainty,
+                command: e.command,
+                checked_by: e.checked_by,
+                shown: e.shown,
+                undone_at: e.line.undone_at,
+                hunks: e.hunks,
+                partial: e.partial,
+            })
+            .collect())
+    }
+
+    pub(super) fn outcome(&self, id: i64) -> Result<OutcomeRow, StoreError> {
+        let (format, source, resolved, patch_applied, logged): (String, String, Option<bool>, Option<bool>, bool) =
+            self.conn.query_row(
+                "SELECT o.format, s.path, o.resolved, o.patch_applied, o.logged IS NOT NULL FROM outcomes o
+             JOIN sources s ON s.id = o.source_id WHERE o.id = ?1",
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+            )?;
+        let verdict = match (logged, resolved) {
+            (false, _) => Verdict::Reported,
+            (true, Some(_)) => Verdict::Graded,
+            (true, None) => Verdict::Ungraded,
+        };
+        let mut stmt = self
+            .conn
+            .prepare("SELECT name, grp, passed, message FROM tests WHERE outcome_id = ?1 ORDER BY grp, name")?;
+        let tests = stmt
+            .query_map([id], |r| {
+                let group: Option<String> = r.get(1)?;
+                Ok(TestCase {
+                    name: r.get(0)?,
+                    group: group.as_deref().and_then(TestGroup::from_name),
+                    passed: r.get(2)?,
+                    message: r.get(3)?,
+                })
+            })?
+            .collect::<Result<_, _>>()?;
+        Ok(OutcomeRow { format, source, resolved, patch_applied, verdict, tests })
+    }
+
+    pub(super) fn task(&self, instance_id: &str) -> Result<Option<TaskRow>, StoreError> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT instruction, gold_patch FROM tasks WHERE instance_id = ?1
+                 ORDER BY gold_patch IS NULL, id DESC LIMIT 1",
+                [instance_id],
+                |r| Ok(TaskRow { instruction: r.get(0)?, gold_patch: r.get(1)? }),
+            )
+            .optional()?)
+    }
+}

@@ -1,0 +1,684 @@
+//! Writing one source: its runs, steps, edits, prompts, outcomes, predictions and tasks, in one
+//! transaction. A source seen before is replaced whole; an unchanged one is left alone.
+
+use super::Sqlite;
+use crate::error::StoreError;
+use crate::model::{CheckedBy, Edit, Message, Parsed, QueryMessage, Run, Step, TestOutcome};
+use crate::store::backend::Writes;
+use crate::store::texts;
+use crate::store::write::{RunCounts, SourceRecord, SourceWrite, WriteStats, json_list, message_hash, run_key};
+use rusqlite::{Connection, OptionalExtension, ToSql, params};
+use std::collections::HashMap;
+
+impl Writes for Sqlite {
+    fn source_hashes(&self) -> Result<HashMap<String, Vec<u8>>, StoreError> {
+        let mut stmt = self.conn.prepare("SELECT path, hash FROM sources")?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    fn source_warnings(&self, path: &str) -> Result<Vec<String>, StoreError> {
+        let text: Option<Option<String>> =
+            self.conn.query_row("SELECT warnings FROM sources WHERE path = ?1", [path], |r| r.get(0)).optional()?;
+        Ok(text.flatten().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default())
+    }
+
+    /// Start writing a source: one IMMEDIATE transaction until [`Store::commit_source`] or
+    /// [`Store::rollback_source`]. A source seen before has its old contents removed here, inside
+    /// the transaction, so readers see either the old or the new version. Inside a batch
+    /// ([`Store::begin_batch`]) the source is a savepoint of the batch's transaction instead.
+    fn begin_source(&mut self, src: &SourceRecord<'_>) -> Result<SourceWrite, StoreError> {
+        self.conn.execute_batch(if self.batch { "SAVEPOINT source" } else { "BEGIN IMMEDIATE" })?;
+        let begun = self.begin_inner(src);
+        if begun.is_err() {
+            self.rollback_source();
+        }
+        begun
+    }
+
+    /// Add parsed content to an open source write. On error the caller rolls back.
+    fn append(&mut self, w: &mut SourceWrite, parsed: &Parsed) -> Result<(), StoreError> {
+        let conn = &self.conn;
+        let packer = texts::Packer::ready(&mut self.packer)?;
+        for run in &parsed.runs {
+            let id = match w.old_ids.get(&run_key(run)) {
+                Some(&kept) => kept,
+                None => {
+                    w.next_run_id += 1;
+                    w.next_run_id - 1
+                }
+            };
+            let target =
+                RunWrite { source_id: w.source_id, id, committed: &self.blob_ids, new_blobs: &mut w.new_blobs, packer };
+            insert_run(conn, run, target)?;
+            w.instances.insert(run.instance_id.clone());
+            w.stats.runs += 1;
+            w.stats.steps += run.steps.len();
+        }
+        for o in &parsed.outcomes {
+            insert_outcome(conn, w.source_id, o)?;
+            w.instances.insert(o.instance_id.clone());
+            w.stats.outcomes += 1;
+        }
+        for p in &parsed.predictions {
+            conn.prepare_cached(
+                "INSERT INTO predictions (source_id, instance_id, model, patch) VALUES (?1, ?2, ?3, ?4)",
+            )?
+            .execute(params![w.source_id, p.instance_id, p.model, p.patch])?;
+            w.instances.insert(p.instance_id.clone());
+            w.stats.predictions += 1;
+        }
+        for t in &parsed.tasks {
+            conn.prepare_cached(
+                "INSERT INTO tasks (source_id, instance_id, instruction, gold_patch, fail_to_pass, pass_to_pass)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?
+            .execute(params![
+                w.source_id,
+                t.instance_id,
+                t.instruction,
+                t.gold_patch,
+                json_list(&t.fail_to_pass),
+                json_list(&t.pass_to_pass),
+            ])?;
+            if t.gold_patch.is_some() || !t.fail_to_pass.is_empty() || !t.pass_to_pass.is_empty() {
+                w.stats.tasks += 1;
+            }
+            // A task's lists grade the test logs of its instance (`link`).
+            w.instances.insert(t.instance_id.clone());
+        }
+        w.warnings.extend(parsed.warnings.iter().cloned());
+        Ok(())
+    }
+
+    /// Join the touched instances, record the warnings, commit.
+    fn commit_source(&mut self, w: SourceWrite) -> Result<WriteStats, StoreError> {
+        let finish = || -> Result<(), StoreError> {
+            for id in &w.instances {
+                super::link::relink_instance(&self.conn, id)?;
+            }
+            let warnings = (!w.warnings.is_empty()).then(|| serde_json::Value::from(w.warnings.clone()).to_string());
+            self.conn.execute("UPDATE sources SET warnings = ?2 WHERE id = ?1", params![w.source_id, warnings])?;
+            if self.parted == Some(w.source_id) {
+                // Written in parts: the placeholder hash gives way to the file's.
+                self.conn.execute("UPDATE sources SET hash = ?2 WHERE id = ?1", params![w.source_id, w.hash])?;
+            }
+            self.conn.execute_batch(if self.batch { "RELEASE source" } else { "COMMIT" })?;
+            Ok(())
+        };
+        if let Err(e) = finish() {
+            self.rollback_source();
+            return Err(e);
+        }
+        self.parted = None;
+        self.blob_ids.extend(w.new_blobs);
+        Ok(w.stats)
+    }
+
+    /// Commit what a source write (not in a batch) holds so far and go on in a new
+    /// transaction: a streamed file of a gigabyte is written in parts, each seen by other
+    /// readers once committed, instead of one transaction they see nothing of until it ends.
+    /// Until [`Store::commit_source`] the source's hash is a placeholder, so a write that never
+    /// ends (a killed process) is redone by the next ingest; one that fails is removed whole by
+    /// [`Store::rollback_source`] (a version of the file written before is gone by then: it was
+    /// replaced in the first part).
+    fn commit_part(&mut self, w: &mut SourceWrite) -> Result<(), StoreError> {
+        if self.batch {
+            return Ok(());
+        }
+        if self.parted.is_none() {
+            self.conn.execute("UPDATE sources SET hash = x'' WHERE id = ?1", [w.source_id])?;
+            self.parted = Some(w.source_id);
+        }
+        self.conn.execute_batch("COMMIT")?;
+        self.blob_ids.extend(w.new_blobs.drain(..));
+        self.conn.execute_batch("BEGIN IMMEDIATE")?;
+        Ok(())
+    }
+
+    /// Abandon an open source write: nothing of it is kept (inside a batch, the sources
+    /// committed to the batch before it are kept).
+    fn rollback_source(&mut self) {
+        if !self.conn.is_autocommit() {
+            let undo = if self.batch { "ROLLBACK TO source; RELEASE source" } else { "ROLLBACK" };
+            if self.conn.execute_batch(undo).is_err() && !self.conn.is_autocommit() {
+                let _ = self.conn.execute_batch("ROLLBACK");
+            }
+        }
+        self.blob_ids.clear();
+        // Parts committed before ([`Store::commit_part`]): removed with their source. Should that
+        // fail, the placeholder hash has the next ingest write the file again.
+        if let Some(id) = self.parted.take() {
+            let remove = || -> Result<(), StoreError> {
+                self.conn.execute_batch("BEGIN IMMEDIATE")?;
+                delete_contents(&self.conn, id)?;
+                self.conn.execute("DELETE FROM sources WHERE id = ?1", [id])?;
+                self.conn.execute_batch("COMMIT")?;
+                Ok(())
+            };
+            if remove().is_err() && !self.conn.is_autocommit() {
+                let _ = self.conn.execute_batch("ROLLBACK");
+            }
+        }
+    }
+
+    /// Gather the sources written from here to [`Store::commit_batch`] into one transaction:
+    /// each source is a savepoint, rolled back alone when it fails, and the batch is committed
+    /// once (a commit per source costs the writer about a fifth of its time on small files).
+    /// Nothing of the batch is durable, or seen by other connections, before it commits.
+    fn begin_batch(&mut self) -> Result<(), StoreError> {
+        if !self.batch {
+            self.conn.execute_batch("BEGIN IMMEDIATE")?;
+            self.batch = true;
+        }
+        Ok(())
+    }
+
+    /// Whether a batch is open.
+    fn in_batch(&self) -> bool {
+        self.batch
+    }
+
+    /// Commit the open batch (nothing when none is open). On error nothing of the batch is kept.
+    fn commit_batch(&mut self) -> Result<(), StoreError> {
+        if !self.batch {
+            return Ok(());
+        }
+        self.batch = false;
+        // SQLite rolls a whole transaction back on some errors (a full disk): the sources
+        // committed to the batch are gone with it.
+        if self.conn.is_autocommit() {
+            self.blob_ids.clear();
+            return Err(StoreError::BatchRolledBack("an error in one of its files rolled the transaction back".into()));
+        }
+        if let Err(e) = self.conn.execute_batch("COMMIT") {
+            if !self.conn.is_autocommit() {
+                let _ = self.conn.execute_batch("ROLLBACK");
+            }
+            self.blob_ids.clear();
+            return Err(e.into());
+        }
+        Ok(())
+    }
+
+    /// The size and hash a source was stored with, if it was.
+    fn source_fingerprint(&self, path: &str) -> Result<Option<(u64, Vec<u8>)>, StoreError> {
+        let row: Option<(i64, Vec<u8>)> = self
+            .conn
+            .query_row("SELECT size, hash FROM sources WHERE path = ?1", [path], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?;
+        Ok(row.map(|(size, hash)| (size.max(0) as u64, hash)))
+    }
+
+    /// The runs of these sources (by path), in id order.
+    fn runs_of_sources(&self, paths: &[String]) -> Result<Vec<i64>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT r.id FROM runs r JOIN sources s ON s.id = r.source_id WHERE s.path = ?1 ORDER BY r.id",
+        )?;
+        let mut ids = Vec::new();
+        for path in paths {
+            let rows = stmt.query_map([path], |r| r.get::<_, i64>(0))?;
+            for id in rows {
+                ids.push(id?);
+            }
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        Ok(ids)
+    }
+
+    /// Remove a source and everything it contributed; the instances it touched are joined
+    /// again. False when there is no such source.
+    fn remove_source(&mut self, path: &str) -> Result<bool, StoreError> {
+        self.conn.execute_batch("BEGIN IMMEDIATE")?;
+        let removed = (|| -> Result<bool, StoreError> {
+            let id: Option<i64> =
+                self.conn.query_row("SELECT id FROM sources WHERE path = ?1", [path], |r| r.get(0)).optional()?;
+            let Some(id) = id else { return Ok(false) };
+            let instances = super::write::instances_of_source(&self.conn, id)?;
+            delete_contents(&self.conn, id)?;
+            self.conn.execute("DELETE FROM sources WHERE id = ?1", [id])?;
+            for instance in &instances {
+                super::link::relink_instance(&self.conn, instance)?;
+            }
+            Ok(true)
+        })();
+        self.blob_ids.clear();
+        match removed {
+            Ok(found) => {
+                self.conn.execute_batch("COMMIT")?;
+                Ok(found)
+            }
+            Err(e) => {
+                self.rollback_source();
+                Err(e)
+            }
+        }
+    }
+}
+
+impl Sqlite {
+    fn begin_inner(&mut self, src: &SourceRecord<'_>) -> Result<SourceWrite, StoreError> {
+        let conn = &self.conn;
+        let existing: Option<i64> =
+            conn.query_row("SELECT id FROM sources WHERE path = ?1", [src.path], |r| r.get(0)).optional()?;
+        let mut w = SourceWrite { hash: src.hash.to_vec(), ..SourceWrite::default() };
+        w.source_id = match existing {
+            Some(id) => {
+                w.instances.extend(instances_of_source(conn, id)?);
+                // Runs keep their ids across a replace when they are the same run (same place in
+                // the source, instance and attempt), so what refers to them stays attached.
+                let mut stmt =
+                    conn.prepare("SELECT position, instance_id, attempt, id FROM runs WHERE source_id = ?1")?;
+                let rows = stmt.query_map([id], |r| Ok(((r.get(0)?, r.get(1)?, r.get(2)?), r.get(3)?)))?;
+                for row in rows {
+                    let (key, run_id) = row?;
+                    w.old_ids.insert(key, run_id);
+                }
+                drop(stmt);
+                delete_contents(conn, id)?;
+                self.blob_ids.clear();
+                conn.execute(
+                    "UPDATE sources SET kind = ?2, format = ?3, size = ?4, hash = ?5, warnings = NULL,
+                     ingested_at = datetime('now') WHERE id = ?1",
+                    params![id, src.kind, src.format, src.size as i64, &src.hash[..]],
+                )?;
+                w.stats.replaced = true;
+                id
+            }
+            None => {
+                conn.execute(
+                    "INSERT INTO sources (path, kind, format, size, hash, warnings, ingested_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, NULL, datetime('now'))",
+                    params![src.path, src.kind, src.format, src.size as i64, &src.hash[..]],
+                )?;
+                conn.last_insert_rowid()
+            }
+        };
+        // A new run never takes an id a label or classification error names (a deleted run's
+        // id would otherwise be handed out again, and its labels would attach to the new run),
+        // nor an id this write is about to give back to a kept run.
+        let highest: i64 = conn.query_row(
+            "SELECT max(coalesce((SELECT max(id) FROM runs), 0), coalesce((SELECT max(run_id) FROM labels), 0),
+                        coalesce((SELECT max(run_id) FROM classify_errors), 0))",
+            [],
+            |r| r.get(0),
+        )?;
+        w.next_run_id = highest.max(w.old_ids.values().copied().max().unwrap_or(0)) + 1;
+        Ok(w)
+    }
+}
+
+pub(super) fn instances_of_source(tx: &Connection, source_id: i64) -> Result<Vec<String>, StoreError> {
+    let mut stmt = tx.prepare(
+        "SELECT instance_id FROM runs WHERE source_id = ?1
+         UNION SELECT instance_id FROM outcomes WHERE source_id = ?1
+         UNION SELECT instance_id FROM predictions WHERE source_id = ?1
+         UNION SELECT instance_id FROM tasks WHERE source_id = ?1",
+    )?;
+    let rows = stmt.query_map([source_id], |r| r.get(0))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Remove everything a source contributed, the full-text entries and any blobs no longer used.
+pub(super) fn delete_contents(tx: &Connection, source_id: i64) -> Result<(), StoreError> {
+    // A run still waiting for the index has nothing in it: deleting its rowids is a no-op.
+    tx.execute(
+        "DELETE FROM steps_fts WHERE rowid IN
+         (SELECT s.id FROM steps s JOIN runs r ON r.id = s.run_id WHERE r.source_id = ?1)",
+        [source_id],
+    )?;
+    tx.execute("CREATE TEMP TABLE IF NOT EXISTS dropped_blobs (id INTEGER PRIMARY KEY)", [])?;
+    tx.execute("DELETE FROM temp.dropped_blobs", [])?;
+    tx.execute(
+        "INSERT OR IGNORE INTO temp.dropped_blobs (id)
+         SELECT h.blob_id FROM history h JOIN runs r ON r.id = h.run_id WHERE r.source_id = ?1
+         UNION SELECT q.blob_id FROM query_parts q JOIN steps s ON s.id = q.step_id
+               JOIN runs r ON r.id = s.run_id WHERE r.source_id = ?1",
+        [source_id],
+    )?;
+    for table in ["runs", "outcomes", "predictions", "tasks"] {
+        tx.execute(&format!("DELETE FROM {table} WHERE source_id = ?1"), [source_id])?;
+    }
+    tx.execute(
+        "DELETE FROM blobs WHERE id IN (SELECT id FROM temp.dropped_blobs)
+         AND NOT EXISTS (SELECT 1 FROM history WHERE blob_id = blobs.id)
+         AND NOT EXISTS (SELECT 1 FROM query_parts WHERE blob_id = blobs.id)",
+        [],
+    )?;
+    tx.execute("DELETE FROM temp.dropped_blobs", [])?;
+    Ok(())
+}
+
+pub(super) type BlobCache = HashMap<[u8; 16], i64>;
+
+struct RunWrite<'a> {
+    source_id: i64,
+    id: i64,
+    committed: &'a BlobCache,
+    new_blobs: &'a mut Vec<([u8; 16], i64)>,
+    packer: &'a mut texts::Packer,
+}
+
+fn insert_run(tx: &Connection, run: &Run, w: RunWrite<'_>) -> Result<i64, StoreError> {
+    let RunWrite { source_id, id, committed, new_blobs, packer } = w;
+    let run_id = insert_run_row(tx, source_id, id, run, RunCounts::of(run.steps.len(), &run.edits))?;
+    let mut blobs = BlobWriter { tx, committed, new_blobs };
+    insert_history(tx, run_id, &run.history, &mut blobs)?;
+    insert_steps(tx, run_id, 0, &run.steps, &mut blobs, packer)?;
+    insert_edits(tx, run_id, &run.edits, packer)?;
+    Ok(run_id)
+}
+
+/// The run's own row (no steps, history or edits).
+pub(super) fn insert_run_row(
+    tx: &Connection,
+    source_id: i64,
+    id: i64,
+    run: &Run,
+    counts: RunCounts,
+) -> Result<i64, StoreError> {
+    with_run_fields(run, counts, |fields| {
+        let keys: [&dyn ToSql; 2] = [&id, &source_id];
+        let values = keys.into_iter().chain(fields.iter().copied());
+        tx.prepare_cached(
+            "INSERT INTO runs (id, source_id, position, instance_id, format, format_version, agent, model,
+                exit_status, submission, cost, tokens_sent, tokens_received, api_calls, attempt,
+                best_attempt, step_count, edit_count, rejected_count, metadata)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
+        )?
+        .execute(rusqlite::params_from_iter(values))
+    })?;
+    Ok(tx.last_insert_rowid())
+}
+
+/// A run row's fields after its keys, in the order `position, instance_id, format,
+/// format_version, agent, model, exit_status, submission, cost, tokens_sent, tokens_received,
+/// api_calls, attempt, best_attempt, step_count, edit_count, rejected_count, metadata` (the
+/// row's insert and its update when a read ends both bind them).
+pub(super) fn with_run_fields<T>(run: &Run, counts: RunCounts, f: impl FnOnce(&[&dyn ToSql]) -> T) -> T {
+    let format = run.format.map(|f| f.name()).unwrap_or("unknown");
+    let (steps, edits, rejected) = (counts.steps as i64, counts.edits as i64, counts.rejected as i64);
+    f(&[
+        &run.position,
+        &run.instance_id,
+        &format,
+        &run.format_version,
+        &run.agent,
+        &run.model,
+        &run.exit_status,
+        &run.submission,
+        &run.cost,
+        &run.tokens_sent,
+        &run.tokens_received,
+        &run.api_calls,
+        &run.attempt,
+        &run.best_attempt,
+        &steps,
+        &edits,
+        &rejected,
+        &run.metadata,
+    ])
+}
+
+/// The messages of a run's history that are not steps.
+pub(super) fn insert_history(
+    tx: &Connection,
+    run_id: i64,
+    history: &[Message],
+    blobs: &mut BlobWriter<'_>,
+) -> Result<(), StoreError> {
+    for (pos, m) in history.iter().enumerate() {
+        let blob = blobs.message(m)?;
+        tx.prepare_cached("INSERT INTO history (run_id, pos, blob_id) VALUES (?1, ?2, ?3)")?
+            .execute(params![run_id, pos as i64, blob])?;
+    }
+    Ok(())
+}
+
+/// Steps of a run, the first of them numbered `first`: their rows, texts (compressed in chunks
+/// of these steps) and prompt parts; the run is listed as waiting for the search index.
+pub(super) fn insert_steps(
+    tx: &Connection,
+    run_id: i64,
+    first: usize,
+    steps: &[Step],
+    blobs: &mut BlobWriter<'_>,
+    packer: &mut texts::Packer,
+) -> Result<(), StoreError> {
+    let mut step_stmt = tx.prepare_cached(
+        "INSERT INTO steps (run_id, idx, tool, flags, obs_chars, action_head, execution_time, tokens_in,
+            tokens_out, timestamp, open_file, working_dir, query_keep)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+    )?;
+    let mut part_stmt = tx.prepare_cached("INSERT INTO query_parts (step_id, pos, blob_id) VALUES (?1, ?2, ?3)")?;
+    let mut texts = ChunkWriter::new(tx, run_id, packer);
+    let mut step_ids = Vec::with_capacity(steps.len());
+    for (i, s) in steps.iter().enumerate() {
+        let idx = first + i;
+        let head: String = s.action.trim_start().lines().next().unwrap_or("").chars().take(200).collect();
+        step_stmt.execute(params![
+            run_id,
+            idx as i64,
+            s.tool,
+            s.flags.bits(),
+            s.observation.chars().count() as i64,
+            head,
+            s.execution_time,
+            s.tokens_in,
+            s.tokens_out,
+            s.timestamp,
+            s.open_file,
+            s.working_dir,
+            s.query.as_ref().map(|q| q.keep as i64),
+        ])?;
+        let step_id = tx.last_insert_rowid();
+        step_ids.push(step_id);
+        if !texts.push(texts::step_fields(s))? {
+            insert_plain_texts(tx, step_id, s)?;
+        }
+        if let Some(q) = &s.query {
+            for (i, m) in q.append.iter().enumerate() {
+                let blob = blobs.prompt(m)?;
+                part_stmt.execute(params![step_id, (q.keep + i) as i64, blob])?;
+            }
+        }
+    }
+    let mut stmt = tx.prepare_cached(
+        "INSERT INTO step_texts (step_id, action, thought, observation, chunk_id, chunk_at)
+         VALUES (?1, '', '', '', ?2, ?3)",
+    )?;
+    for (step_id, place) in step_ids.into_iter().zip(texts.finish()?) {
+        if let Some((chunk_id, at)) = place {
+            stmt.execute(params![step_id, chunk_id, at])?;
+        }
+    }
+    // The search index takes the run in a later pass (store::search_index).
+    if !steps.is_empty() {
+        tx.prepare_cached("INSERT OR IGNORE INTO search_pending (run_id) VALUES (?1)")?.execute([run_id])?;
+    }
+    Ok(())
+}
+
+/// Edits of a run, in the order given; their bulky texts in chunks of their own
+/// (store::texts), after the steps'.
+pub(super) fn insert_edits(
+    tx: &Connection,
+    run_id: i64,
+    edits: &[Edit],
+    packer: &mut texts::Packer,
+) -> Result<(), StoreError> {
+    let mut chunks = ChunkWriter::new(tx, run_id, packer);
+    let hunks: Vec<Option<String>> = edits.iter().map(texts::hunks_json).collect();
+    let mut plain = Vec::with_capacity(edits.len());
+    for (e, hunks) in edits.iter().zip(&hunks) {
+        plain.push(!chunks.push(texts::edit_fields(e, hunks.as_deref()))?);
+    }
+    let places = chunks.finish()?;
+    let mut edit_stmt = tx.prepare_cached(
+        "INSERT INTO edits (run_id, step_idx, path, kind, status, old_text, new_text, diff, lint_codes,
+                            certainty, command, checked_at, shown, undone_at, hunks, partial, chunk_id, chunk_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+    )?;
+    for (((e, hunks), plain), place) in edits.iter().zip(hunks).zip(plain).zip(places) {
+        let t = &e.trace;
+        let checked_at = t.checked_by.map(CheckedBy::to_column);
+        // Plain when the texts do not fit a record; otherwise only in the chunk.
+        let own = |text: &Option<String>| if plain { text.clone() } else { None };
+        edit_stmt.execute(params![
+            run_id,
+            e.step.map(|s| s as i64),
+            e.path,
+            e.kind.name(),
+            e.status.name(),
+            own(&e.old_text),
+            own(&e.new_text),
+            own(&e.diff),
+            (!e.lint_codes.is_empty()).then(|| e.lint_codes.join(",")),
+            t.certainty.map(|c| c.name()),
+            t.command,
+            checked_at,
+            own(&t.shown),
+            t.undone_at.map(|s| s as i64),
+            own(&hunks),
+            t.partial.then_some(1),
+            place.map(|p| p.0),
+            place.map(|p| p.1),
+        ])?;
+    }
+    Ok(())
+}
+
+/// Packs a run's step or edit texts into compressed chunks ([`texts::Packer`]), writes the
+/// chunks, and says where each record went; a record whose texts do not fit is left to be stored
+/// plainly (`None`).
+struct ChunkWriter<'t> {
+    tx: &'t Connection,
+    run_id: i64,
+    packer: &'t mut texts::Packer,
+    /// Where each record pushed so far is: (chunk id, byte in the decompressed chunk).
+    places: Vec<Option<(i64, u32)>>,
+}
+
+impl<'t> ChunkWriter<'t> {
+    fn new(tx: &'t Connection, run_id: i64, packer: &'t mut texts::Packer) -> ChunkWriter<'t> {
+        packer.clear();
+        ChunkWriter { tx, run_id, packer, places: Vec::new() }
+    }
+
+    /// Push the next record; false when it does not fit a record (store it plainly) or has no
+    /// text at all.
+    fn push(&mut self, fields: texts::Fields<'_>) -> Result<bool, StoreError> {
+        let index = self.places.len();
+        self.places.push(None);
+        if fields.iter().all(Option::is_none) || !texts::fits(&fields) {
+            return Ok(false);
+        }
+        for chunk in self.packer.push(index, fields)? {
+            self.write(chunk)?;
+        }
+        Ok(true)
+    }
+
+    /// Write the last chunk; where each record is, in push order.
+    fn finish(mut self) -> Result<Vec<Option<(i64, u32)>>, StoreError> {
+        if let Some(chunk) = self.packer.finish()? {
+            self.write(chunk)?;
+        }
+        Ok(self.places)
+    }
+
+    fn write(&mut self, chunk: texts::Chunk) -> Result<(), StoreError> {
+        let mut stmt = self.tx.prepare_cached("INSERT INTO text_chunks (run_id, body) VALUES (?1, ?2)")?;
+        stmt.execute(params![self.run_id, chunk.body])?;
+        stmt.clear_bindings();
+        let chunk_id = self.tx.last_insert_rowid();
+        for (index, at) in chunk.records {
+            let place = self.places.get_mut(index).ok_or_else(|| StoreError::Encode("lost a record".into()))?;
+            *place = Some((chunk_id, at));
+        }
+        Ok(())
+    }
+}
+
+/// A step's texts written plainly (texts too long for a record).
+fn insert_plain_texts(tx: &Connection, step_id: i64, s: &Step) -> Result<(), StoreError> {
+    // SQLite copies bound text and keeps the copy until the next bind: cleared at once, a huge
+    // text is not held twice more while the next insert runs.
+    let mut stmt = tx.prepare_cached(
+        "INSERT INTO step_texts (step_id, action, thought, observation, response, args)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?;
+    stmt.execute(params![step_id, s.action, s.thought, s.observation, s.response, s.args])?;
+    stmt.clear_bindings();
+    Ok(())
+}
+
+/// Content-addressed message storage within one transaction.
+pub(super) struct BlobWriter<'t> {
+    pub tx: &'t Connection,
+    pub committed: &'t BlobCache,
+    pub new_blobs: &'t mut Vec<([u8; 16], i64)>,
+}
+
+impl BlobWriter<'_> {
+    fn message(&mut self, m: &Message) -> Result<i64, StoreError> {
+        self.get_or_insert(message_hash(m), || m.clone())
+    }
+
+    fn prompt(&mut self, q: &QueryMessage) -> Result<i64, StoreError> {
+        self.get_or_insert(q.hash, || Message::from_raw_json(&q.raw))
+    }
+
+    fn get_or_insert(&mut self, hash: [u8; 16], make: impl FnOnce() -> Message) -> Result<i64, StoreError> {
+        if let Some(id) = self.committed.get(&hash) {
+            return Ok(*id);
+        }
+        let found: Option<i64> = self
+            .tx
+            .prepare_cached("SELECT id FROM blobs WHERE hash = ?1")?
+            .query_row([&hash[..]], |r| r.get(0))
+            .optional()?;
+        let id = match found {
+            Some(id) => id,
+            None => {
+                let m = make();
+                self.tx
+                    .prepare_cached("INSERT INTO blobs (hash, role, content, extra) VALUES (?1, ?2, ?3, ?4)")?
+                    .execute(params![&hash[..], m.role, m.content, m.extra])?;
+                self.tx.last_insert_rowid()
+            }
+        };
+        self.new_blobs.push((hash, id));
+        Ok(id)
+    }
+}
+
+fn insert_outcome(tx: &Connection, source_id: i64, o: &TestOutcome) -> Result<(), StoreError> {
+    tx.prepare_cached(
+        "INSERT INTO outcomes (source_id, instance_id, format, model, run_label, resolved,
+            patch_applied, patch_exists, test_count, log, patch, logged)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+    )?
+    .execute(params![
+        source_id,
+        o.instance_id,
+        o.format.map(|f| f.name()).unwrap_or("unknown"),
+        o.model,
+        o.run_label,
+        o.resolved,
+        o.patch_applied,
+        o.patch_exists,
+        o.tests.len() as i64,
+        o.log,
+        o.patch,
+        o.logged.as_ref().and_then(|l| serde_json::to_string(l).ok()),
+    ])?;
+    let outcome_id = tx.last_insert_rowid();
+    let mut stmt =
+        tx.prepare_cached("INSERT INTO tests (outcome_id, name, grp, passed, message) VALUES (?1, ?2, ?3, ?4, ?5)")?;
+    for t in &o.tests {
+        stmt.execute(params![outcome_id, t.name, t.group.map(|g| g.name()), t.passed, t.message])?;
+    }
+    Ok(())
+}
