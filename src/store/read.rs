@@ -5,7 +5,7 @@ use super::cells::Cells;
 use super::texts::{Record, Texts};
 use crate::analysis::snippet::Finder;
 use crate::error::StoreError;
-use crate::model::{Certainty, CheckedBy, EditKind, EditStatus, FailedScope, HunkSource, StepFlags, TestCase};
+use crate::model::{Certainty, CheckedBy, EditKind, EditStatus, FailedScope, HunkSource, Message, StepFlags, TestCase};
 use serde::Serialize;
 
 /// Bytes of context a search snippet shows on each side of the match.
@@ -280,3 +280,95 @@ pub struct SearchHit {
     pub field: &'static str,
     pub snippet: String,
 }
+
+impl From<crate::store::browse::EditText> for EditRow {
+    fn from(e: crate::store::browse::EditText) -> EditRow {
+        EditRow {
+            step: e.line.step,
+            path: e.line.path,
+            kind: e.line.kind,
+            status: e.line.status,
+            lint_codes: e.line.lint_codes,
+            diff: e.diff,
+            certainty: e.line.certainty,
+            command: e.command,
+            checked_by: e.checked_by,
+            shown: e.shown,
+            undone_at: e.line.undone_at,
+            hunks: e.hunks,
+            partial: e.partial,
+        }
+    }
+}
+
+impl OutcomeRow {
+    /// A row of `format, source path, resolved, patch_applied, logged IS NOT NULL`, with its tests.
+    pub fn from_row(r: &dyn Cells, tests: Vec<TestCase>) -> Result<OutcomeRow, StoreError> {
+        let resolved = r.opt_flag(2)?;
+        let verdict = match (r.flag(4)?, resolved) {
+            (false, _) => Verdict::Reported,
+            (true, Some(_)) => Verdict::Graded,
+            (true, None) => Verdict::Ungraded,
+        };
+        Ok(OutcomeRow {
+            format: r.text(0)?,
+            source: r.text(1)?,
+            resolved,
+            patch_applied: r.opt_flag(3)?,
+            verdict,
+            tests,
+        })
+    }
+}
+
+/// A row of `name, grp, passed, message` of `tests`.
+pub fn test_case(r: &dyn Cells) -> Result<TestCase, StoreError> {
+    Ok(TestCase {
+        name: r.text(0)?,
+        group: r.opt_text(1)?.as_deref().and_then(crate::model::TestGroup::from_name),
+        passed: r.flag(2)?,
+        message: r.opt_text(3)?,
+    })
+}
+
+/// A row of `instruction, gold_patch` of `tasks`.
+pub fn task_row(r: &dyn Cells) -> Result<TaskRow, StoreError> {
+    Ok(TaskRow { instruction: r.opt_text(0)?, gold_patch: r.opt_text(1)? })
+}
+
+/// The prompt of step `step` rebuilt from the rows of the steps up to it that store a prompt,
+/// in order, each step with each message it appends: (index, messages kept from the previous
+/// prompt, the message). Each step keeps a prefix of the previous prompt and appends its own.
+/// Empty when the step stores none.
+pub fn prompt_of(rows: impl IntoIterator<Item = (i64, i64, Option<Message>)>, step: i64) -> Vec<Message> {
+    let mut prompt: Vec<Message> = Vec::new();
+    let mut current: Option<i64> = None;
+    for (idx, keep, message) in rows {
+        if current != Some(idx) {
+            current = Some(idx);
+            prompt.truncate(usize::try_from(keep).unwrap_or(0));
+        }
+        prompt.extend(message);
+    }
+    if current == Some(step) { prompt } else { Vec::new() }
+}
+
+/// A row of `idx, query_keep, role, content, extra` as [`prompt_of`] takes it.
+pub fn prompt_row(r: &dyn Cells) -> Result<(i64, i64, Option<Message>), StoreError> {
+    let message = match r.opt_text(2)? {
+        Some(role) => Some(Message { role, content: r.text(3)?, extra: r.opt_text(4)? }),
+        None => None,
+    };
+    Ok((r.int(0)?, r.int(1)?, message))
+}
+
+/// The run list's query: [`RunSummary::from_row`]'s columns, of runs `r` with their sources `s`,
+/// outcomes `o` and predictions `p` (the same SQL in both backends).
+pub const SUMMARY_SELECT: &str = "
+    SELECT r.id, r.instance_id, r.format, r.format_version, r.agent,
+           COALESCE(r.model, p.model), r.exit_status, o.resolved, r.step_count, r.edit_count,
+           r.rejected_count, r.cost, r.attempt, s.path
+    FROM runs r
+    JOIN sources s ON s.id = r.source_id
+    LEFT JOIN outcomes o ON o.id = r.outcome_id
+    LEFT JOIN predictions p ON p.id = r.prediction_id";

@@ -1,11 +1,10 @@
 //! The TUI's reads (one screen at a time) from SQLite.
 
-use super::read::SUMMARY_SELECT;
 use super::{Sqlite, collect};
 use crate::error::StoreError;
 use crate::store::backend::{Browse, Labels, Reads};
 use crate::store::browse::{EDIT_LINE, EDIT_TEXT, EditLine, EditText, RunData, StepBody, StepLine};
-use crate::store::read::RunSummary;
+use crate::store::read::{RunSummary, SUMMARY_SELECT};
 use crate::store::texts;
 use rusqlite::params;
 

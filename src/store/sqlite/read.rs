@@ -2,20 +2,14 @@
 
 use super::{Sqlite, collect};
 use crate::error::StoreError;
-use crate::model::{FailedScope, Message, TestCase, TestGroup};
+use crate::model::{FailedScope, Message};
 use crate::store::backend::Reads;
-use crate::store::read::{EditRow, OutcomeRow, RunDetail, RunFilter, RunSummary, StepRow, TaskRow, Verdict};
+use crate::store::read::{
+    EditRow, OutcomeRow, RunDetail, RunFilter, RunSummary, SUMMARY_SELECT, StepRow, TaskRow, prompt_of, prompt_row,
+    task_row, test_case,
+};
 use crate::store::texts;
 use rusqlite::{OptionalExtension, params};
-
-pub(super) const SUMMARY_SELECT: &str = "
-    SELECT r.id, r.instance_id, r.format, r.format_version, r.agent,
-           COALESCE(r.model, p.model), r.exit_status, o.resolved, r.step_count, r.edit_count,
-           r.rejected_count, r.cost, r.attempt, s.path
-    FROM runs r
-    JOIN sources s ON s.id = r.source_id
-    LEFT JOIN outcomes o ON o.id = r.outcome_id
-    LEFT JOIN predictions p ON p.id = r.prediction_id";
 
 impl Reads for Sqlite {
     fn count_runs(&self) -> Result<i64, StoreError> {
@@ -103,24 +97,7 @@ impl Reads for Sqlite {
              FROM steps s LEFT JOIN query_parts q ON q.step_id = s.id LEFT JOIN blobs b ON b.id = q.blob_id
              WHERE s.run_id = ?1 AND s.idx <= ?2 AND s.query_keep IS NOT NULL ORDER BY s.idx, q.pos",
         )?;
-        let mut rows = stmt.query(params![run_id, step])?;
-        let mut prompt: Vec<Message> = Vec::new();
-        let mut current: Option<i64> = None;
-        while let Some(r) = rows.next()? {
-            let idx: i64 = r.get(0)?;
-            if current != Some(idx) {
-                current = Some(idx);
-                let keep: i64 = r.get(1)?;
-                prompt.truncate(usize::try_from(keep).unwrap_or(0));
-            }
-            if let Some(role) = r.get::<_, Option<String>>(2)? {
-                prompt.push(Message { role, content: r.get(3)?, extra: r.get(4)? });
-            }
-        }
-        if current != Some(step) {
-            return Ok(Vec::new());
-        }
-        Ok(prompt)
+        Ok(prompt_of(collect(&mut stmt, params![run_id, step], prompt_row)?, step))
     }
 }
 
@@ -140,66 +117,27 @@ impl Sqlite {
     }
 
     pub(super) fn edits(&self, run_id: i64, only: Option<i64>) -> Result<Vec<EditRow>, StoreError> {
-        let edits = self.edit_texts(run_id, only)?;
-        Ok(edits
-            .into_iter()
-            .map(|e| EditRow {
-                step: e.line.step,
-                path: e.line.path,
-                kind: e.line.kind,
-                status: e.line.status,
-                lint_codes: e.line.lint_codes,
-                diff: e.diff,
-                certainty: e.line.certainty,
-                command: e.command,
-                checked_by: e.checked_by,
-                shown: e.shown,
-                undone_at: e.line.undone_at,
-                hunks: e.hunks,
-                partial: e.partial,
-            })
-            .collect())
+        Ok(self.edit_texts(run_id, only)?.into_iter().map(EditRow::from).collect())
     }
 
     pub(super) fn outcome(&self, id: i64) -> Result<OutcomeRow, StoreError> {
-        let (format, source, resolved, patch_applied, logged): (String, String, Option<bool>, Option<bool>, bool) =
-            self.conn.query_row(
-                "SELECT o.format, s.path, o.resolved, o.patch_applied, o.logged IS NOT NULL FROM outcomes o
-             JOIN sources s ON s.id = o.source_id WHERE o.id = ?1",
-                [id],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
-            )?;
-        let verdict = match (logged, resolved) {
-            (false, _) => Verdict::Reported,
-            (true, Some(_)) => Verdict::Graded,
-            (true, None) => Verdict::Ungraded,
-        };
         let mut stmt = self
             .conn
-            .prepare("SELECT name, grp, passed, message FROM tests WHERE outcome_id = ?1 ORDER BY grp, name")?;
-        let tests = stmt
-            .query_map([id], |r| {
-                let group: Option<String> = r.get(1)?;
-                Ok(TestCase {
-                    name: r.get(0)?,
-                    group: group.as_deref().and_then(TestGroup::from_name),
-                    passed: r.get(2)?,
-                    message: r.get(3)?,
-                })
-            })?
-            .collect::<Result<_, _>>()?;
-        Ok(OutcomeRow { format, source, resolved, patch_applied, verdict, tests })
+            .prepare_cached("SELECT name, grp, passed, message FROM tests WHERE outcome_id = ?1 ORDER BY grp, name")?;
+        let tests = collect(&mut stmt, [id], test_case)?;
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT o.format, s.path, o.resolved, o.patch_applied, o.logged IS NOT NULL FROM outcomes o
+             JOIN sources s ON s.id = o.source_id WHERE o.id = ?1",
+        )?;
+        let mut rows = stmt.query([id])?;
+        let r = rows.next()?.ok_or(rusqlite::Error::QueryReturnedNoRows)?;
+        OutcomeRow::from_row(r, tests)
     }
 
     pub(super) fn task(&self, instance_id: &str) -> Result<Option<TaskRow>, StoreError> {
-        Ok(self
-            .conn
-            .query_row(
-                "SELECT instruction, gold_patch FROM tasks WHERE instance_id = ?1
-                 ORDER BY gold_patch IS NULL, id DESC LIMIT 1",
-                [instance_id],
-                |r| Ok(TaskRow { instruction: r.get(0)?, gold_patch: r.get(1)? }),
-            )
-            .optional()?)
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT instruction, gold_patch FROM tasks WHERE instance_id = ?1 ORDER BY gold_patch IS NULL, id DESC LIMIT 1",
+        )?;
+        Ok(collect(&mut stmt, [instance_id], task_row)?.pop())
     }
 }
