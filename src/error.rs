@@ -161,4 +161,31 @@ pub enum StoreError {
     /// A write given out of order (steps before their run, an end describing other runs).
     #[error("inconsistent write: {0}")]
     Inconsistent(String),
+    /// A PostgreSQL URL that cannot be read (shown without its password).
+    #[error("{url}: {why}")]
+    BadUrl { url: String, why: String },
+    /// No connection to the PostgreSQL server (host and port, then why; never the password).
+    #[error("cannot connect to PostgreSQL at {at} ({url}): {why}")]
+    Connect { at: String, url: String, why: String },
+    /// TLS asked for by the URL cannot be set up (its certificates).
+    #[error("TLS: {0}")]
+    Tls(String),
+    /// What the PostgreSQL server answered, or that the connection was lost.
+    #[error("PostgreSQL: {0}")]
+    Postgres(String),
+    /// A PostgreSQL database without trajan's schema, or with an older one: only `trajan
+    /// migrate` changes the schema.
+    #[error(
+        "{url} has trajan schema version {found} (this trajan needs {known}): run `trajan --db URL migrate` as a role that owns the database"
+    )]
+    Unmigrated { url: String, found: i64, known: i64 },
+    /// The target of a copy already holds data.
+    #[error("{0} already holds data: a copy goes into an empty store")]
+    NotEmpty(String),
+    /// Two stores compared after a copy differ.
+    #[error("table {table} differs: {why}")]
+    Differs { table: String, why: String },
+    /// A PostgreSQL database whose `trajan_schema` table is another program's.
+    #[error("{0} is not a trajan database")]
+    NotTrajanServer(String),
 }

@@ -65,7 +65,7 @@ fn demo(dir: &Path, ui: &super::tui::UiArgs) -> Result<i32> {
         return Ok(0);
     }
     if std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
-        return super::tui::run(&db, store, super::tui::Start::List, ui);
+        return super::tui::run(&trajan::store::Location::File(db.clone()), store, super::tui::Start::List, ui);
     }
     super::ingest::print_summary(&report, false);
     let runs = store.list_runs(RunFilter::default())?;

@@ -12,6 +12,7 @@ mod bench_tui;
 #[path = "../testkit/chat_server.rs"]
 mod chat_server;
 mod classify;
+mod copy;
 mod demo;
 mod export;
 mod ingest;
@@ -31,8 +32,8 @@ use std::path::PathBuf;
 use trajan::config::UserConfig;
 use trajan::error::StoreError;
 use trajan::model::Format;
-use trajan::store::Store;
 use trajan::store::read::RunFilter;
+use trajan::store::{Location, Store};
 
 #[derive(Parser)]
 #[command(
@@ -46,8 +47,9 @@ use trajan::store::read::RunFilter;
     override_usage = "trajan [OPTIONS] [COMMAND]\n       trajan [OPTIONS] PATH..."
 )]
 pub struct Cli {
-    /// Database file.
-    #[arg(long, global = true, env = "TRAJAN_DB", default_value = "trajan.db")]
+    /// The database: an SQLite file, or a PostgreSQL server shared by a team
+    /// (`postgres://user@host/db`, `?sslmode=require` for TLS; the password is never shown).
+    #[arg(long, global = true, env = "TRAJAN_DB", default_value = "trajan.db", hide_env_values = true)]
     db: PathBuf,
     /// Theme of the TUI: dark, light, high-contrast, or the path of a theme file.
     #[arg(long, global = true)]
@@ -161,6 +163,19 @@ enum Command {
         #[arg(long)]
         taxonomy: Option<String>,
     },
+    /// Create or upgrade the schema: of a PostgreSQL database (as a role that owns it; no other
+    /// command changes its schema, so reviewers' roles need no DDL), or of a file.
+    Migrate,
+    /// Copy a whole store into an empty one (SQLite to PostgreSQL and back), then compare every
+    /// table of both.
+    Copy {
+        /// The store to copy: a file or a `postgres://` URL.
+        #[arg(long)]
+        from: PathBuf,
+        /// The empty store to fill: a file (created) or a `postgres://` URL (migrated).
+        #[arg(long)]
+        to: PathBuf,
+    },
     /// Open the review TUI (also what `trajan` alone does).
     Tui,
     /// Open the review TUI on one run (numeric id, or an instance id naming one run), or on files
@@ -235,6 +250,7 @@ pub fn run() -> Result<i32> {
     if cli.db.as_os_str().is_empty() {
         cli.db = PathBuf::from("trajan.db");
     }
+    let db = Location::parse(cli.db.as_os_str())?;
     let ui = tui::UiArgs {
         theme: cli.theme.clone(),
         mouse: cli.mouse,
@@ -243,12 +259,14 @@ pub fn run() -> Result<i32> {
         include_unknown: cli.include_unknown,
     };
     let Some(command) = cli.command else {
-        return tui::run(&cli.db, open(&cli.db, Access::Read)?, tui::Start::List, &ui);
+        return tui::run(&db, open(&db, Access::Read)?, tui::Start::List, &ui);
     };
     match command {
-        Command::Tui => tui::run(&cli.db, open(&cli.db, Access::Read)?, tui::Start::List, &ui),
+        Command::Tui => tui::run(&db, open(&db, Access::Read)?, tui::Start::List, &ui),
+        Command::Migrate => copy::migrate(&db),
+        Command::Copy { from, to } => copy::run(&Location::parse(from.as_os_str())?, &Location::parse(to.as_os_str())?),
         Command::Open { targets } => match targets.as_slice() {
-            [one] if !open::is_path(one) => tui::run(&cli.db, open(&cli.db, Access::Read)?, tui::Start::Run(one), &ui),
+            [one] if !open::is_path(one) => tui::run(&db, open(&db, Access::Read)?, tui::Start::Run(one), &ui),
             _ => {
                 if let Some(run) = targets.iter().find(|t| !open::is_path(t)) {
                     bail!(
@@ -256,12 +274,12 @@ pub fn run() -> Result<i32> {
                     );
                 }
                 let paths: Vec<PathBuf> = targets.iter().map(PathBuf::from).collect();
-                open::run(&cli.db, &paths, &ui)
+                open::run(&db, &paths, &ui)
             }
         },
         Command::Paths(_) => bail!("nothing to open"),
         Command::Compare { runs, json } => {
-            let store = open(&cli.db, Access::Read)?;
+            let store = open(&db, Access::Read)?;
             let ids = runs.iter().map(|r| store.resolve_run(r)).collect::<Result<Vec<_>, _>>()?;
             if let Some(warning) = store.compare_warning(&ids)? {
                 eprintln!("warning: {}", trajan::sanitize::sanitize(&warning));
@@ -270,15 +288,15 @@ pub fn run() -> Result<i32> {
                 output::print_json(&store.compare(&ids)?)?;
                 Ok(0)
             } else {
-                tui::compare(&cli.db, store, ids, &ui)
+                tui::compare(&db, store, ids, &ui)
             }
         }
         Command::Ingest { paths, format, verbose, no_index } => {
-            let mut store = open(&cli.db, Access::Create)?;
+            let mut store = open(&db, Access::Create)?;
             ingest::run(&mut store, &paths, format, ingest::Flags { verbose, index: !no_index })
         }
         Command::Runs { failed, json } => {
-            let store = open(&cli.db, Access::Read)?;
+            let store = open(&db, Access::Read)?;
             let scope = match failed {
                 true => Some(settings::scope(cli.include_unknown, &UserConfig::load(|k| std::env::var(k).ok())?)),
                 false => None,
@@ -292,7 +310,7 @@ pub fn run() -> Result<i32> {
             Ok(0)
         }
         Command::Show { run, step, prompt, task, json } => {
-            let store = open(&cli.db, Access::Read)?;
+            let store = open(&db, Access::Read)?;
             let id = store.resolve_run(&run)?;
             if task {
                 // No step is read (-1 names none).
@@ -337,7 +355,7 @@ pub fn run() -> Result<i32> {
             Ok(0)
         }
         Command::Search { query, run, limit, json } => {
-            let store = open(&cli.db, Access::Read)?;
+            let store = open(&db, Access::Read)?;
             let run_id = run.map(|r| store.resolve_run(&r)).transpose()?;
             let hits = store.search(&query, run_id, limit)?;
             if json {
@@ -350,10 +368,10 @@ pub fn run() -> Result<i32> {
         Command::Classify(args) => {
             // `--dry-run` writes nothing.
             let access = if args.dry_run { Access::Read } else { Access::Write };
-            classify::run(&mut open(&cli.db, access)?, &args, cli.include_unknown)
+            classify::run(&mut open(&db, access)?, &args, cli.include_unknown)
         }
         Command::Labels { run, history, json } => {
-            let store = open(&cli.db, Access::Read)?;
+            let store = open(&db, Access::Read)?;
             let run_id = run.map(|r| store.resolve_run(&r)).transpose()?;
             let rows = store.labels(run_id, !history)?;
             if json {
@@ -364,7 +382,7 @@ pub fn run() -> Result<i32> {
             Ok(0)
         }
         Command::Signals { run, json } => {
-            let store = open(&cli.db, Access::Read)?;
+            let store = open(&db, Access::Read)?;
             let id = store.resolve_run(&run)?;
             let (signals, _) = trajan::classify::pipeline::signals_of(&store, id)?;
             if json {
@@ -374,15 +392,15 @@ pub fn run() -> Result<i32> {
             }
             Ok(0)
         }
-        Command::Label(args) => review::label(&mut open(&cli.db, Access::Write)?, &args, cli.rater.as_deref()),
+        Command::Label(args) => review::label(&mut open(&db, Access::Write)?, &args, cli.rater.as_deref()),
         Command::Agreement(args) => {
-            let store = if args.table.is_some() { None } else { Some(open(&cli.db, Access::Read)?) };
+            let store = if args.table.is_some() { None } else { Some(open(&db, Access::Read)?) };
             review::agreement(store.as_ref(), &args)
         }
-        Command::Stats(args) => review::stats(&open(&cli.db, Access::Read)?, &args, cli.include_unknown),
-        Command::Export(args) => review::export(&open(&cli.db, Access::Read)?, &args, cli.include_unknown),
+        Command::Stats(args) => review::stats(&open(&db, Access::Read)?, &args, cli.include_unknown),
+        Command::Export(args) => review::export(&open(&db, Access::Read)?, &args, cli.include_unknown),
         Command::ImportLabels { file, json, taxonomy } => {
-            review::import(&mut open(&cli.db, Access::Write)?, &file, json, taxonomy.as_deref())
+            review::import(&mut open(&db, Access::Write)?, &file, json, taxonomy.as_deref())
         }
         Command::Demo => demo::run(&ui),
         Command::Bench { what } => bench::run(what),
@@ -408,7 +426,11 @@ enum Access {
     Create,
 }
 
-fn open(db: &std::path::Path, access: Access) -> Result<Store> {
+fn open(db: &Location, access: Access) -> Result<Store> {
+    let db = match db {
+        Location::File(path) => path.as_path(),
+        Location::Server(_) => return Ok(Store::open_at(db, access == Access::Read)?),
+    };
     // A mistyped `--db` is an error, not an empty list.
     if access != Access::Create && !db.exists() {
         bail!("no database at {} (create one with: trajan --db {} ingest PATH...)", db.display(), db.display());

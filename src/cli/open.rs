@@ -9,7 +9,7 @@
 use super::tui::{self, Start, UiArgs};
 use super::{Access, output};
 use anyhow::{Result, bail};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use trajan::ingest::open::{self as reading, Event, Opened, Options};
 use trajan::ingest::pipeline::UnitResult;
 use trajan::sanitize::sanitize;
+use trajan::store::Location;
 use trajan::store::read::RunFilter;
 use trajan::tui::action::{Action, Feed};
 
@@ -34,7 +35,7 @@ pub fn is_path(arg: &str) -> bool {
     arg.contains('/') || std::fs::symlink_metadata(arg).is_ok()
 }
 
-pub fn run(db: &Path, paths: &[PathBuf], ui: &UiArgs) -> Result<i32> {
+pub fn run(db: &Location, paths: &[PathBuf], ui: &UiArgs) -> Result<i32> {
     if let Some(missing) = paths.iter().find(|p| std::fs::symlink_metadata(p).is_err()) {
         bail!("{}: no such file or folder", missing.display());
     }

@@ -3,10 +3,9 @@
 
 use anyhow::{Context as _, Result, bail};
 use std::io::IsTerminal;
-use std::path::Path;
 use std::sync::mpsc::Receiver;
 use trajan::signals;
-use trajan::store::Store;
+use trajan::store::{Location, Store};
 use trajan::tui::action::Action;
 use trajan::tui::config;
 use trajan::tui::driver::{self, Options};
@@ -37,7 +36,7 @@ pub fn on_terminal() -> bool {
     std::io::stdout().is_terminal() && std::io::stdin().is_terminal()
 }
 
-pub fn run(db: &Path, store: Store, start: Start<'_>, args: &UiArgs) -> Result<i32> {
+pub fn run(db: &Location, store: Store, start: Start<'_>, args: &UiArgs) -> Result<i32> {
     if !on_terminal() {
         bail!("the review TUI needs a terminal; use `trajan runs`, `show` or `search` in scripts");
     }
@@ -50,7 +49,7 @@ pub fn run(db: &Path, store: Store, start: Start<'_>, args: &UiArgs) -> Result<i
 }
 
 /// `trajan compare RUN RUN...` on a terminal: the TUI opens on the comparison.
-pub fn compare(db: &Path, store: Store, runs: Vec<i64>, args: &UiArgs) -> Result<i32> {
+pub fn compare(db: &Location, store: Store, runs: Vec<i64>, args: &UiArgs) -> Result<i32> {
     if !on_terminal() {
         bail!("the comparison view needs a terminal; `trajan compare --json` prints the comparison for scripts");
     }
@@ -64,7 +63,7 @@ struct First {
     feed: Option<Receiver<Action>>,
 }
 
-fn launch(db: &Path, store: Store, first: First, args: &UiArgs) -> Result<i32> {
+fn launch(db: &Location, store: Store, first: First, args: &UiArgs) -> Result<i32> {
     let First { open, compare, feed } = first;
     let env = |k: &str| std::env::var(k).ok();
     let (cfg, keymap) = config::load_ui(env)?;
@@ -74,7 +73,12 @@ fn launch(db: &Path, store: Store, first: First, args: &UiArgs) -> Result<i32> {
     };
     let theme_name = args.theme.clone().or(cfg.theme.clone()).unwrap_or_else(|| "dark".to_string());
     let theme = Theme::load(&theme_name, depth)?;
-    let source = db.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| db.display().to_string());
+    let source = match db {
+        Location::File(path) => {
+            path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| path.display().to_string())
+        }
+        Location::Server(_) => db.shown(),
+    };
     let ctx = ViewCtx::new(theme, keymap, source);
     let user = trajan::config::UserConfig::load(env)?;
     let review = trajan::tui::app::Review {
@@ -84,7 +88,7 @@ fn launch(db: &Path, store: Store, first: First, args: &UiArgs) -> Result<i32> {
         scope: super::settings::scope(args.include_unknown, &user),
         ..trajan::tui::app::Review::default()
     };
-    let opts = Options { db: db.to_path_buf(), open, compare, mouse: args.mouse || cfg.mouse, review, feed };
+    let opts = Options { db: db.clone(), open, compare, mouse: args.mouse || cfg.mouse, review, feed };
     // A closed terminal or a `kill` restores the terminal instead of leaving it raw: the event
     // loop returns, or, should it not in time, the signal watcher restores it.
     signals::catch().context("cannot set up signal handling")?;

@@ -5,8 +5,9 @@
 
 use super::browse::{EditLine, RunData, StepBody, StepLine};
 use super::compare::{Comparison, instances_warning};
+use super::copy::{Table, Value};
 use super::export::{EditTableRow, RunRest, RunRow, StepTableRow};
-use super::labels::{CachedReply, Classified, ClassifyErrorRow, LabelRow, LabelSet};
+use super::labels::{CachedReply, Classified, ClassifyErrorRow, LabelKey, LabelRow, LabelSet, NewLabel};
 use super::read::{RunDetail, RunFilter, RunSummary, SearchHit};
 use super::write::{LiveWrite, SourceRecord, SourceWrite, WriteStats};
 use crate::error::StoreError;
@@ -15,9 +16,9 @@ use crate::model::{Edit, FailedScope, Message, Parsed, Run, Step, StepFlags};
 use std::collections::HashMap;
 
 /// Every part of the interface: what a backend is.
-pub trait Backend: Admin + Writes + LiveWrites + Reads + Browse + Search + Labels + Exports + Send {}
+pub trait Backend: Admin + Writes + LiveWrites + Reads + Browse + Search + Labels + Exports + Tables + Send {}
 
-impl<T: Admin + Writes + LiveWrites + Reads + Browse + Search + Labels + Exports + Send> Backend for T {}
+impl<T: Admin + Writes + LiveWrites + Reads + Browse + Search + Labels + Exports + Tables + Send> Backend for T {}
 
 /// The database as a whole.
 pub trait Admin {
@@ -272,6 +273,15 @@ pub trait Labels: Reads {
     /// `&self` so the TUI can label while reading.
     fn add_label_at(&self, label: &Label, note: Option<&str>, created_at: Option<&str>) -> Result<i64, StoreError>;
 
+    /// Append labels under one key in one transaction, `decide` choosing them from the key's
+    /// history (oldest first) as it stands inside that transaction: writers of one key take
+    /// turns, so two imports of one export at once append it once. The number appended.
+    fn append_history(
+        &self,
+        key: &LabelKey<'_>,
+        decide: &mut dyn FnMut(&[LabelRow]) -> Vec<NewLabel>,
+    ) -> Result<usize, StoreError>;
+
     /// Labels, oldest first: all of them, or of one run; with `current_only`, the latest per
     /// run, source, rater and taxonomy.
     fn labels(&self, run: Option<i64>, current_only: bool) -> Result<Vec<LabelRow>, StoreError>;
@@ -309,4 +319,27 @@ pub trait Exports {
 
     /// Every edit, in run and edit order.
     fn edit_table(&self) -> Result<Vec<EditTableRow>, StoreError>;
+}
+
+/// Whole tables, as they are: what `trajan copy` moves from one store to another.
+pub trait Tables {
+    /// Every row of `table`, its columns in `table.columns`' order, rows in its key's order.
+    fn dump(&self, table: &Table, each: &mut dyn FnMut(Vec<Value>) -> Result<(), StoreError>)
+    -> Result<(), StoreError>;
+
+    /// Whether the store holds no data (a copy's target must not).
+    fn is_empty_store(&self) -> Result<bool, StoreError>;
+
+    /// Begin a copy into this store: one transaction until [`Tables::end_load`].
+    fn begin_load(&mut self) -> Result<(), StoreError>;
+
+    /// Rows of `table` as [`Tables::dump`] gives them.
+    fn load(&mut self, table: &Table, rows: &[Vec<Value>]) -> Result<(), StoreError>;
+
+    /// The copy is whole: ids given out next come after the copied ones, the search index is
+    /// made, the transaction committed.
+    fn end_load(&mut self) -> Result<(), StoreError>;
+
+    /// Give a copy up: nothing of it is kept.
+    fn abandon_load(&mut self);
 }

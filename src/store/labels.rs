@@ -61,6 +61,43 @@ pub struct LabelSet {
     pub input_hash: Option<String>,
 }
 
+/// What a rater's history of one run is kept under: the writers of one key take turns, so the
+/// latest of its labels is the last one written.
+#[derive(Debug, Clone, Copy)]
+pub struct LabelKey<'a> {
+    pub run_id: i64,
+    pub source: Source,
+    pub rater: &'a str,
+    pub taxonomy: &'a str,
+}
+
+impl LabelKey<'_> {
+    /// The key of a label.
+    pub fn of(label: &Label) -> LabelKey<'_> {
+        LabelKey { run_id: label.run_id, source: label.source, rater: &label.rater, taxonomy: &label.taxonomy }
+    }
+
+    /// Whether a stored label is under this key.
+    pub fn holds(&self, row: &LabelRow) -> bool {
+        let l = &row.label;
+        l.run_id == self.run_id && l.source == self.source && l.rater == self.rater && l.taxonomy == self.taxonomy
+    }
+
+    /// The key as one text (for a lock on it).
+    pub fn text(&self) -> String {
+        format!("{}\u{1f}{}\u{1f}{}\u{1f}{}", self.run_id, self.source.name(), self.rater, self.taxonomy)
+    }
+}
+
+/// A label to append, with its note and the time it was made (an imported label keeps its own;
+/// `None`: now).
+#[derive(Debug, Clone)]
+pub struct NewLabel {
+    pub label: Label,
+    pub note: Option<String>,
+    pub created_at: Option<String>,
+}
+
 /// The columns of a [`LabelRow`] (labels `l` left joined to their runs `r`), in the order
 /// [`LabelRow::from_row`] reads them.
 pub const LABEL_COLUMNS: &str = "l.id, r.instance_id, l.created_at, l.note, l.run_id, l.source, l.rater, l.taxonomy,

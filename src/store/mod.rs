@@ -13,10 +13,12 @@ pub mod backend;
 pub mod browse;
 pub mod cells;
 pub mod compare;
+pub mod copy;
 pub mod export;
 mod grade;
 pub mod labels;
 mod link;
+pub mod pg;
 pub mod read;
 mod sqlite;
 pub mod terms;
@@ -75,7 +77,54 @@ impl Store {
         Ok(Store::of(sqlite::Sqlite::open_in_memory()?))
     }
 
+    /// Connect to a trajan database on a PostgreSQL server to write (its schema made by
+    /// `trajan migrate`: [`StoreError::Unmigrated`] otherwise).
+    pub fn connect(url: &pg::url::PgUrl) -> Result<Store, StoreError> {
+        Ok(Store::of(pg::Pg::open(url)?))
+    }
+
+    /// Connect to read: every transaction of the connection is read-only; a save asks
+    /// [`Admin::writer`](backend::Admin::writer) for a connection that writes.
+    pub fn connect_read_only(url: &pg::url::PgUrl) -> Result<Store, StoreError> {
+        Ok(Store::of(pg::Pg::open_read_only(url)?))
+    }
+
+    /// Open the database `at` names: a file, or a PostgreSQL server.
+    pub fn open_at(at: &Location, read_only: bool) -> Result<Store, StoreError> {
+        match (at, read_only) {
+            (Location::File(path), false) => Store::open(path),
+            (Location::File(path), true) => Store::open_read_only(path),
+            (Location::Server(url), false) => Store::connect(url),
+            (Location::Server(url), true) => Store::connect_read_only(url),
+        }
+    }
+
     fn of(backend: impl Backend + 'static) -> Store {
         Store { backend: Box::new(backend) }
+    }
+}
+
+/// Where a database is: an SQLite file, or a PostgreSQL server (`postgres://...`).
+#[derive(Debug, Clone)]
+pub enum Location {
+    File(std::path::PathBuf),
+    Server(pg::url::PgUrl),
+}
+
+impl Location {
+    /// `--db` as given: a `postgres://` or `postgresql://` URL, else a file's path.
+    pub fn parse(text: &std::ffi::OsStr) -> Result<Location, StoreError> {
+        match text.to_str() {
+            Some(t) if pg::url::is_url(t) => Ok(Location::Server(pg::url::PgUrl::parse(t)?)),
+            _ => Ok(Location::File(std::path::PathBuf::from(text))),
+        }
+    }
+
+    /// How it is shown in messages (a URL without its password).
+    pub fn shown(&self) -> String {
+        match self {
+            Location::File(p) => p.display().to_string(),
+            Location::Server(url) => url.shown().to_string(),
+        }
     }
 }

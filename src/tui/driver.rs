@@ -10,10 +10,9 @@ use super::terminal::{self, Guard};
 use super::views::{self, ViewCtx};
 use super::worker::Worker;
 use crate::error::StoreError;
-use crate::store::Store;
 use crate::store::read::RunFilter;
+use crate::store::{Location, Store};
 use crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind};
-use std::path::PathBuf;
 use std::time::Duration;
 
 #[derive(Debug, thiserror::Error)]
@@ -25,7 +24,7 @@ pub enum TuiError {
 }
 
 pub struct Options {
-    pub db: PathBuf,
+    pub db: Location,
     /// Open this run first (`trajan open RUN`).
     pub open: Option<i64>,
     /// Open on these runs compared (`trajan compare RUN RUN...`).

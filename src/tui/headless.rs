@@ -43,7 +43,7 @@ impl Headless {
     /// From now on effects are performed by a worker on `db` (as the driver does): a key is
     /// handled and drawn without waiting for them; [`Headless::settle`] takes their results.
     pub fn start_worker(&mut self, db: &Path) {
-        self.worker = Some(Worker::start(db));
+        self.worker = Some(Worker::start(&crate::store::Location::File(db.to_path_buf())));
     }
 
     /// Also take the news `feed` sends (files read beside the TUI), as the driver does with

@@ -9,8 +9,7 @@
 use super::action::Action;
 use super::app::Effect;
 use super::perform::perform_with_progress;
-use crate::store::Store;
-use std::path::Path;
+use crate::store::{Location, Store};
 use std::sync::mpsc::{self, Receiver, Sender};
 
 /// The two lanes and what they send back (`None` for an effect that gives no action).
@@ -53,16 +52,16 @@ enum Reply {
     Progress(Action),
 }
 
-fn lane(db: &Path, results: Sender<Reply>) -> Sender<Effect> {
+fn lane(db: &Location, results: Sender<Reply>) -> Sender<Effect> {
     let (tx, rx) = mpsc::channel::<Effect>();
-    let db = db.to_path_buf();
+    let db = db.clone();
     std::thread::spawn(move || {
-        let store = match Store::open_read_only(&db) {
+        let store = match Store::open_at(&db, true) {
             Ok(store) => store,
             Err(e) => {
                 // Every effect is answered, so the loop does not wait for them.
                 for effect in rx {
-                    let action = Some(Action::Failed(format!("{}: {e}", db.display())));
+                    let action = Some(Action::Failed(format!("{}: {e}", db.shown())));
                     let _ = results.send(Reply::Done { opening: opens(&effect), action });
                 }
                 return;
@@ -88,7 +87,7 @@ fn lane(db: &Path, results: Sender<Reply>) -> Sender<Effect> {
 }
 
 impl Worker {
-    pub fn start(db: &Path) -> Worker {
+    pub fn start(db: &Location) -> Worker {
         let (results_tx, results) = mpsc::channel();
         let quick = lane(db, results_tx.clone());
         let slow = lane(db, results_tx);
@@ -196,7 +195,7 @@ mod tests {
     #[test]
     fn news_of_a_reading_arrive_with_the_results_and_the_worker_is_busy_until_it_ends() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let mut worker = Worker::start(&dir.path().join("none.db"));
+        let mut worker = Worker::start(&Location::File(dir.path().join("none.db")));
         assert!(!worker.busy());
         let (tx, rx) = mpsc::channel();
         worker.follow(rx);

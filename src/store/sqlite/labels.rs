@@ -6,7 +6,8 @@ use crate::error::StoreError;
 use crate::label::{Label, Source};
 use crate::store::backend::Labels;
 use crate::store::labels::{
-    CachedReply, Classified, ClassifyErrorRow, LABEL_COLUMNS, LabelRow, LabelSet, mode_verdict, with_modes,
+    CachedReply, Classified, ClassifyErrorRow, LABEL_COLUMNS, LabelKey, LabelRow, LabelSet, NewLabel, mode_verdict,
+    with_modes,
 };
 use rusqlite::{OptionalExtension, params};
 use std::collections::HashMap;
@@ -76,6 +77,36 @@ impl Labels for Sqlite {
             Ok(id) => {
                 self.conn.execute_batch("COMMIT")?;
                 Ok(id)
+            }
+            Err(e) => {
+                let _ = self.conn.execute_batch("ROLLBACK");
+                Err(e)
+            }
+        }
+    }
+
+    fn append_history(
+        &self,
+        key: &LabelKey<'_>,
+        decide: &mut dyn FnMut(&[LabelRow]) -> Vec<NewLabel>,
+    ) -> Result<usize, StoreError> {
+        self.conn.execute_batch("BEGIN IMMEDIATE")?;
+        let written = (|| -> Result<usize, StoreError> {
+            let history: Vec<LabelRow> =
+                self.labels(Some(key.run_id), false)?.into_iter().filter(|r| key.holds(r)).collect();
+            let new = decide(&history);
+            for n in &new {
+                let id = insert_label(&self.conn, &n.label, n.note.as_deref())?;
+                if let Some(at) = &n.created_at {
+                    self.conn.execute("UPDATE labels SET created_at = ?2 WHERE id = ?1", params![id, at])?;
+                }
+            }
+            Ok(new.len())
+        })();
+        match written {
+            Ok(n) => {
+                self.conn.execute_batch("COMMIT")?;
+                Ok(n)
             }
             Err(e) => {
                 let _ = self.conn.execute_batch("ROLLBACK");

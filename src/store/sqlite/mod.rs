@@ -16,6 +16,7 @@ mod open;
 mod read;
 mod schema;
 mod search_index;
+mod tables;
 mod write;
 
 use super::backend::{Admin, Backend};

@@ -88,7 +88,7 @@ mod tests {
         }
         assert_eq!(ok(store.search_pending()), 3);
         drop(store);
-        let mut worker = crate::tui::worker::Worker::start(&db);
+        let mut worker = crate::tui::worker::Worker::start(&crate::store::Location::File(db.clone()));
         worker.send(Effect::BuildIndex);
         let actions = worker.wait();
         assert!(matches!(actions.first(), Some(Action::Indexing { done: 0, total: 3 })), "{actions:?}");

@@ -1,0 +1,279 @@
+//! Signals, labels, the LLM reply cache and classification errors in PostgreSQL. Reviewers and
+//! classifiers on many machines append at once: a sequence's order is not the order of commits,
+//! so every writer of a (run, source, rater, taxonomy) first takes an advisory lock on that key
+//! for its transaction; the key's labels are then written one transaction after another, and its
+//! latest (highest id) is the last committed.
+
+use super::{Cells, Pg, enc, enc_opt};
+use crate::error::StoreError;
+use crate::label::{Label, Source};
+use crate::store::backend::Labels;
+use crate::store::labels::{
+    CachedReply, Classified, ClassifyErrorRow, LABEL_COLUMNS, LabelKey, LabelRow, LabelSet, NewLabel, mode_verdict,
+    with_modes,
+};
+use std::collections::HashMap;
+
+/// Now, as SQLite writes it (`strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`).
+const NOW: &str = "to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')";
+
+impl Labels for Pg {
+    fn signals_json(&self, run_id: i64, version: u32) -> Result<Option<String>, StoreError> {
+        self.opt("SELECT json FROM signals WHERE run_id = $1 AND version = $2", &[&run_id, &i64::from(version)])?
+            .map(|r| r.text(0))
+            .transpose()
+    }
+
+    fn latest_input_hashes(
+        &self,
+        source: Source,
+        rater: &str,
+        taxonomy: &str,
+        version: &str,
+    ) -> Result<HashMap<i64, String>, StoreError> {
+        self.rows(
+            "SELECT run_id, input_hash FROM labels WHERE id IN (
+                 SELECT max(id) FROM labels WHERE source = $1 AND rater = $2 AND taxonomy = $3 AND taxonomy_version = $4
+                 GROUP BY run_id) AND input_hash IS NOT NULL",
+            &[&source.name(), &enc(rater), &enc(taxonomy), &enc(version)],
+        )?
+        .iter()
+        .map(|r| Ok((r.int(0)?, r.text(1)?)))
+        .collect()
+    }
+
+    fn save_classified(&mut self, batch: &[Classified]) -> Result<(), StoreError> {
+        self.in_transaction_of(|pg| {
+            pg.lock_keys(batch.iter().filter_map(|c| c.label.as_ref()).map(LabelKey::of))?;
+            for c in batch {
+                pg.exec(
+                    "INSERT INTO signals (run_id, version, hash, json) VALUES ($1, $2, $3, $4)
+                     ON CONFLICT (run_id) DO UPDATE SET version = excluded.version, hash = excluded.hash, json = excluded.json",
+                    &[&c.run_id, &i64::from(c.signals_version), &enc(&c.signals_hash), &enc(&c.signals_json)],
+                )?;
+                if let Some(label) = &c.label {
+                    insert_label(pg, label, None, None)?;
+                }
+            }
+            Ok(())
+        })
+    }
+
+    fn add_label_at(&self, label: &Label, note: Option<&str>, created_at: Option<&str>) -> Result<i64, StoreError> {
+        self.in_transaction_of(|pg| {
+            pg.lock_keys([LabelKey::of(label)])?;
+            insert_label(pg, label, note, created_at)
+        })
+    }
+
+    fn append_history(
+        &self,
+        key: &LabelKey<'_>,
+        decide: &mut dyn FnMut(&[LabelRow]) -> Vec<NewLabel>,
+    ) -> Result<usize, StoreError> {
+        self.in_transaction_of(|pg| {
+            pg.lock_keys([*key])?;
+            let history: Vec<LabelRow> =
+                pg.labels(Some(key.run_id), false)?.into_iter().filter(|r| key.holds(r)).collect();
+            let new = decide(&history);
+            for n in &new {
+                insert_label(pg, &n.label, n.note.as_deref(), n.created_at.as_deref())?;
+            }
+            Ok(new.len())
+        })
+    }
+
+    fn labels(&self, run: Option<i64>, current_only: bool) -> Result<Vec<LabelRow>, StoreError> {
+        let current = if current_only {
+            "AND l.id IN (SELECT max(id) FROM labels GROUP BY run_id, source, rater, taxonomy)"
+        } else {
+            ""
+        };
+        let rows = self
+            .rows(
+                &format!(
+                    "SELECT {LABEL_COLUMNS} FROM labels l LEFT JOIN runs r ON r.id = l.run_id
+                     WHERE ($1::bigint IS NULL OR l.run_id = $1) {current} ORDER BY l.run_id, l.id"
+                ),
+                &[&run],
+            )?
+            .iter()
+            .map(|r| LabelRow::from_row(r))
+            .collect::<Result<Vec<_>, _>>()?;
+        let verdicts = self
+            .rows(
+                "SELECT m.label_id, m.mode, m.assigned, m.confidence, m.evidence, m.rationale
+                 FROM label_modes m JOIN labels l ON l.id = m.label_id
+                 WHERE $1::bigint IS NULL OR l.run_id = $1 ORDER BY m.id",
+                &[&run],
+            )?
+            .iter()
+            .map(|r| mode_verdict(r))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(with_modes(rows, verdicts))
+    }
+
+    fn current_label_sets(&self, taxonomy: &str, version: &str) -> Result<Vec<LabelSet>, StoreError> {
+        self.rows(
+            "SELECT l.run_id, l.source, l.rater, l.created_at, l.taxonomy_version,
+                    (SELECT string_agg(mode, chr(31) ORDER BY mode) FROM label_modes
+                     WHERE label_id = l.id AND assigned = 1),
+                    coalesce(l.exit_category, ''), l.input_hash
+             FROM labels l
+             WHERE l.id IN (SELECT max(id) FROM labels WHERE taxonomy = $1 AND taxonomy_version = $2
+                            GROUP BY run_id, source, rater)
+             ORDER BY l.run_id, l.id",
+            &[&enc(taxonomy), &enc(version)],
+        )?
+        .iter()
+        .map(|r| LabelSet::from_row(r))
+        .collect()
+    }
+
+    fn llm_cached(&self, model: &str, prompt_hash: &str) -> Result<Option<CachedReply>, StoreError> {
+        self.opt(
+            "SELECT reply, tokens_in, tokens_out, latency_ms FROM llm_cache WHERE model = $1 AND prompt_hash = $2",
+            &[&enc(model), &enc(prompt_hash)],
+        )?
+        .map(|r| CachedReply::from_row(&r))
+        .transpose()
+    }
+
+    fn save_llm_label(&mut self, prompt_hash: &str, reply: &CachedReply, label: &Label) -> Result<i64, StoreError> {
+        self.in_transaction_of(|pg| {
+            pg.lock_keys([LabelKey::of(label)])?;
+            let model = label.provenance.model.as_deref().unwrap_or(&label.rater);
+            let count = |v: Option<u64>| v.map(|t| t as i64);
+            pg.exec(
+                &format!(
+                    "INSERT INTO llm_cache (model, prompt_hash, reply, tokens_in, tokens_out, latency_ms, created_at)
+                     VALUES ($1, $2, $3, $4, $5, $6, {NOW})
+                     ON CONFLICT (model, prompt_hash) DO UPDATE SET reply = excluded.reply, tokens_in = excluded.tokens_in,
+                        tokens_out = excluded.tokens_out, latency_ms = excluded.latency_ms, created_at = excluded.created_at"
+                ),
+                &[
+                    &enc(model),
+                    &enc(prompt_hash),
+                    &enc(&reply.reply),
+                    &count(reply.tokens_in),
+                    &count(reply.tokens_out),
+                    &count(reply.latency_ms),
+                ],
+            )?;
+            insert_label(pg, label, None, None)
+        })
+    }
+
+    fn record_classify_error(
+        &self,
+        run_id: i64,
+        source: Source,
+        model: Option<&str>,
+        error: &str,
+    ) -> Result<(), StoreError> {
+        self.exec(
+            &format!(
+                "INSERT INTO classify_errors (run_id, source, model, error, created_at) VALUES ($1, $2, $3, $4, {NOW})"
+            ),
+            &[&run_id, &source.name(), &enc_opt(model), &enc(error)],
+        )?;
+        Ok(())
+    }
+
+    fn classify_errors(&self, run: Option<i64>) -> Result<Vec<ClassifyErrorRow>, StoreError> {
+        self.rows(
+            "SELECT run_id, source, model, error, created_at FROM classify_errors
+             WHERE $1::bigint IS NULL OR run_id = $1 ORDER BY id",
+            &[&run],
+        )?
+        .iter()
+        .map(|r| ClassifyErrorRow::from_row(r))
+        .collect()
+    }
+}
+
+impl Pg {
+    /// Run `f` in a transaction of its own (committed when it succeeds, rolled back otherwise).
+    pub(super) fn in_transaction_of<T>(&self, f: impl FnOnce(&Pg) -> Result<T, StoreError>) -> Result<T, StoreError> {
+        self.run("BEGIN")?;
+        match f(self) {
+            Ok(v) => {
+                self.run("COMMIT")?;
+                Ok(v)
+            }
+            Err(e) => {
+                self.abandon();
+                Err(e)
+            }
+        }
+    }
+
+    /// Take the locks of these label keys for the transaction, in one order (two writers of the
+    /// same keys never wait for each other in a circle).
+    fn lock_keys<'k>(&self, keys: impl IntoIterator<Item = LabelKey<'k>>) -> Result<(), StoreError> {
+        let mut texts: Vec<String> = keys.into_iter().map(|k| k.text()).collect();
+        texts.sort();
+        texts.dedup();
+        let texts: Vec<String> = texts.iter().map(|t| enc(t).into_owned()).collect();
+        if !texts.is_empty() {
+            self.exec(
+                "SELECT pg_advisory_xact_lock(hashtextextended(k, 2727)) FROM unnest($1::text[]) AS k ORDER BY k",
+                &[&texts],
+            )?;
+        }
+        Ok(())
+    }
+}
+
+fn insert_label(pg: &Pg, label: &Label, note: Option<&str>, created_at: Option<&str>) -> Result<i64, StoreError> {
+    let p = &label.provenance;
+    let count = |v: Option<u64>| v.map(|t| t as i64);
+    let id = pg
+        .one(
+            &format!(
+                "INSERT INTO labels (run_id, source, rater, taxonomy, taxonomy_version, unclassified, exit_category,
+                     summary, note, model, input_hash, tokens_in, tokens_out, cost, latency_ms, created_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, coalesce($16, {NOW}))
+                 RETURNING id"
+            ),
+            &[
+                &label.run_id,
+                &label.source.name(),
+                &enc(&label.rater),
+                &enc(&label.taxonomy),
+                &enc(&label.taxonomy_version),
+                &i64::from(label.is_unclassified()),
+                &enc(&label.exit_category),
+                &enc(&label.summary),
+                &enc_opt(note),
+                &enc_opt(p.model.as_deref()),
+                &enc_opt(p.input_hash.as_deref()),
+                &count(p.tokens_in),
+                &count(p.tokens_out),
+                &p.cost,
+                &count(p.latency_ms),
+                &enc_opt(created_at),
+            ],
+        )?
+        .int(0)?;
+    let mut rows = super::copy::CopyRows::default();
+    for (assigned, verdicts) in [(true, &label.modes), (false, &label.considered)] {
+        for m in verdicts {
+            let evidence = serde_json::to_string(&m.evidence).unwrap_or_else(|_| "[]".into());
+            rows.int(id)
+                .text(&m.mode)
+                .int(i64::from(assigned))
+                .opt_real(Some(m.confidence))
+                .text(&evidence)
+                .text(&m.rationale)
+                .end();
+        }
+    }
+    if !rows.is_empty() {
+        pg.copy_in(
+            "COPY label_modes (label_id, mode, assigned, confidence, evidence, rationale) FROM STDIN",
+            rows.data(),
+        )?;
+    }
+    Ok(id)
+}

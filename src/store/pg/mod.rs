@@ -1,0 +1,404 @@
+//! The PostgreSQL backend: one database on a server, shared by a team (reviewers labelling from
+//! their machines, evaluation workers ingesting at once).
+//!
+//! The same tables as SQLite (`schema.rs`), its own SQL. Writes: a unit in one transaction (a
+//! batch of units: one transaction, a savepoint each), its rows sent with `COPY` (`copy.rs`), ids
+//! from sequences, the unit's path under an advisory lock so two workers never write one file
+//! twice (`write.rs`). Labels: the writers of one (run, source, rater, taxonomy) take an advisory
+//! lock on it, so "the latest label" is the last committed (`labels.rs`). Search: the terms of
+//! SQLite's tokenizer under a trigram index (`search.rs`). A dropped connection is opened again
+//! on the next call; what was in flight is an error.
+//!
+//! Every text goes through [`enc`] and comes back through [`Cells`]: PostgreSQL's `text` cannot
+//! hold U+0000, which a trajectory may.
+
+mod browse;
+mod copy;
+mod export;
+mod labels;
+mod link;
+mod live;
+mod read;
+mod schema;
+mod search;
+mod tables;
+pub mod url;
+mod write;
+
+use super::backend::{Admin, Backend};
+pub use super::cells::Cells;
+use super::texts;
+use crate::error::StoreError;
+use postgres::types::ToSql;
+use postgres::{Client, Row, Statement};
+use std::borrow::Cow;
+use std::cell::{Cell, OnceCell, RefCell, RefMut};
+use std::collections::HashMap;
+use url::PgUrl;
+
+pub use schema::APPLICATION;
+
+/// A connection to a trajan database on a PostgreSQL server.
+pub struct Pg {
+    client: RefCell<Client>,
+    url: PgUrl,
+    read_only: bool,
+    /// For a store opened read-only, the connection [`Admin::writer`] opened to write.
+    writer: OnceCell<Box<Pg>>,
+    /// Prepared statements, by their SQL.
+    statements: RefCell<HashMap<String, Statement>>,
+    /// Compresses step texts (made on the first write).
+    packer: Option<texts::Packer>,
+    /// A batch of sources is open.
+    batch: bool,
+    /// The source being written whose earlier parts are committed.
+    parted: Option<i64>,
+    /// A transaction is open (a write in progress): a lost connection is not silently reopened.
+    in_transaction: Cell<bool>,
+}
+
+pub type Params<'a> = [&'a (dyn ToSql + Sync)];
+
+impl Pg {
+    /// Connect to write. The schema must be the current one (`trajan migrate` makes it).
+    pub fn open(url: &PgUrl) -> Result<Pg, StoreError> {
+        Pg::connect(url, false)
+    }
+
+    /// Connect to read: every transaction of this connection is read-only.
+    pub fn open_read_only(url: &PgUrl) -> Result<Pg, StoreError> {
+        Pg::connect(url, true)
+    }
+
+    fn connect(url: &PgUrl, read_only: bool) -> Result<Pg, StoreError> {
+        let pg = Pg::unchecked(url, read_only)?;
+        let known = schema::MIGRATIONS.len() as i64;
+        match pg.version()? {
+            Some(v) if v == known => Ok(pg),
+            Some(v) if v > known => Err(StoreError::TooNew { found: v, known }),
+            found => Err(StoreError::Unmigrated { url: url.shown().to_string(), found: found.unwrap_or(0), known }),
+        }
+    }
+
+    /// A connection whatever the schema (for `migrate`).
+    fn unchecked(url: &PgUrl, read_only: bool) -> Result<Pg, StoreError> {
+        let mut client = url.connect()?;
+        Pg::session(&mut client, read_only).map_err(|e| pg_error(url, &e))?;
+        Ok(Pg {
+            client: RefCell::new(client),
+            url: url.clone(),
+            read_only,
+            writer: OnceCell::new(),
+            statements: RefCell::new(HashMap::new()),
+            packer: None,
+            batch: false,
+            parted: None,
+            in_transaction: Cell::new(false),
+        })
+    }
+
+    fn session(client: &mut Client, read_only: bool) -> Result<(), postgres::Error> {
+        client.batch_execute("SET client_min_messages = warning; SET statement_timeout = 0")?;
+        if read_only {
+            client.batch_execute("SET default_transaction_read_only = on")?;
+        }
+        Ok(())
+    }
+
+    /// Apply the migrations this database lacks, in one transaction under an advisory lock (two
+    /// `migrate` at once apply them once). The role must own the database (or may create in it).
+    /// Returns (version before, version after).
+    pub fn migrate(url: &PgUrl) -> Result<(i64, i64), StoreError> {
+        let pg = Pg::unchecked(url, false)?;
+        pg.run("BEGIN")?;
+        let done = (|| {
+            pg.exec("SELECT pg_advisory_xact_lock(7421100101)", &[])?;
+            let before = pg.version()?.unwrap_or(0);
+            let known = schema::MIGRATIONS.len() as i64;
+            if before > known {
+                return Err(StoreError::TooNew { found: before, known });
+            }
+            for sql in schema::MIGRATIONS.iter().skip(before as usize) {
+                pg.run(sql)?;
+            }
+            pg.exec("DELETE FROM trajan_schema", &[])?;
+            pg.exec("INSERT INTO trajan_schema (application, version) VALUES ($1, $2)", &[&APPLICATION, &known])?;
+            Ok((before, known))
+        })();
+        match done {
+            Ok(v) => {
+                pg.run("COMMIT")?;
+                Ok(v)
+            }
+            Err(e) => {
+                let _ = pg.run("ROLLBACK");
+                Err(e)
+            }
+        }
+    }
+
+    /// The schema version, `None` when the database has no trajan schema; another program's
+    /// tables are refused.
+    fn version(&self) -> Result<Option<i64>, StoreError> {
+        let found = self.opt("SELECT to_regclass('trajan_schema') IS NOT NULL", &[])?;
+        if !found.is_some_and(|r| r.flag(0).unwrap_or(false)) {
+            return Ok(None);
+        }
+        let row = self.opt("SELECT application, version FROM trajan_schema", &[])?;
+        match row {
+            None => Ok(None),
+            Some(r) if r.text(0)? == APPLICATION => Ok(Some(r.int(1)?)),
+            Some(_) => Err(StoreError::NotTrajanServer(self.url.shown().to_string())),
+        }
+    }
+
+    /// The connection, opened again when the server dropped it (outside a transaction: one in
+    /// flight is lost, and its error says so).
+    fn client(&self) -> Result<RefMut<'_, Client>, StoreError> {
+        let mut client = self.client.borrow_mut();
+        if client.is_closed() && !self.in_transaction.get() {
+            let mut fresh = self.url.connect()?;
+            Pg::session(&mut fresh, self.read_only).map_err(|e| pg_error(&self.url, &e))?;
+            *client = fresh;
+            self.statements.borrow_mut().clear();
+        }
+        Ok(client)
+    }
+
+    fn prepared(&self, client: &mut Client, sql: &str) -> Result<Statement, StoreError> {
+        if let Some(s) = self.statements.borrow().get(sql) {
+            return Ok(s.clone());
+        }
+        let stmt = client.prepare(sql).map_err(|e| self.error(&e))?;
+        self.statements.borrow_mut().insert(sql.to_string(), stmt.clone());
+        Ok(stmt)
+    }
+
+    fn error(&self, e: &postgres::Error) -> StoreError {
+        pg_error(&self.url, e)
+    }
+
+    pub(super) fn rows(&self, sql: &str, params: &Params<'_>) -> Result<Vec<Row>, StoreError> {
+        let mut client = self.client()?;
+        let stmt = self.prepared(&mut client, sql)?;
+        client.query(&stmt, params).map_err(|e| self.error(&e))
+    }
+
+    pub(super) fn opt(&self, sql: &str, params: &Params<'_>) -> Result<Option<Row>, StoreError> {
+        Ok(self.rows(sql, params)?.into_iter().next())
+    }
+
+    pub(super) fn one(&self, sql: &str, params: &Params<'_>) -> Result<Row, StoreError> {
+        self.opt(sql, params)?.ok_or_else(|| StoreError::Postgres(format!("no row from: {sql}")))
+    }
+
+    pub(super) fn exec(&self, sql: &str, params: &Params<'_>) -> Result<u64, StoreError> {
+        let mut client = self.client()?;
+        let stmt = self.prepared(&mut client, sql)?;
+        client.execute(&stmt, params).map_err(|e| self.error(&e))
+    }
+
+    /// Statements without parameters (transaction control, DDL).
+    pub(super) fn run(&self, sql: &str) -> Result<(), StoreError> {
+        match sql {
+            "BEGIN" => self.in_transaction.set(true),
+            "COMMIT" | "ROLLBACK" => self.in_transaction.set(false),
+            _ => {}
+        }
+        self.client()?.batch_execute(sql).map_err(|e| self.error(&e))
+    }
+
+    /// `COPY table (columns) FROM STDIN` with rows already in COPY's text format.
+    pub(super) fn copy_in(&self, sql: &str, data: &[u8]) -> Result<(), StoreError> {
+        use std::io::Write;
+        let mut client = self.client()?;
+        let mut writer = client.copy_in(sql).map_err(|e| self.error(&e))?;
+        writer.write_all(data).map_err(|e| StoreError::Postgres(e.to_string()))?;
+        writer.finish().map_err(|e| self.error(&e))?;
+        Ok(())
+    }
+
+    /// `n` new ids of a sequence, in increasing order.
+    pub(super) fn ids(&self, sequence: &str, n: usize) -> Result<Vec<i64>, StoreError> {
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        let sql = format!("SELECT nextval('{sequence}') FROM generate_series(1, $1::bigint)");
+        let mut ids: Vec<i64> = self.rows(&sql, &[&(n as i64)])?.iter().map(|r| r.int(0)).collect::<Result<_, _>>()?;
+        ids.sort_unstable();
+        Ok(ids)
+    }
+
+    /// Roll back whatever transaction is open (after an error).
+    pub(super) fn abandon(&self) {
+        if self.in_transaction.get() {
+            let _ = self.run("ROLLBACK");
+        }
+        self.in_transaction.set(false);
+    }
+
+    fn write_store(&self) -> Result<&Pg, StoreError> {
+        if !self.read_only {
+            return Ok(self);
+        }
+        if let Some(w) = self.writer.get() {
+            return Ok(w);
+        }
+        let writer = Pg::open(&self.url)?;
+        Ok(self.writer.get_or_init(|| Box::new(writer)))
+    }
+}
+
+/// A client error as a store error: the server's words, never the password.
+fn pg_error(url: &PgUrl, e: &postgres::Error) -> StoreError {
+    if e.is_closed() {
+        return StoreError::Postgres(format!("the connection to {} was lost", url.host_port()));
+    }
+    StoreError::Postgres(url.scrub(&url::describe(e)))
+}
+
+impl Admin for Pg {
+    fn is_read_only(&self) -> bool {
+        self.read_only
+    }
+
+    fn writer(&self) -> Result<&dyn Backend, StoreError> {
+        Ok(self.write_store()?)
+    }
+
+    fn schema_version(&self) -> Result<i64, StoreError> {
+        Ok(self.version()?.unwrap_or(0))
+    }
+
+    /// The server keeps its pages whole; what is checked here is trajan's own: every step's
+    /// texts and every chunk they name are there.
+    fn integrity_check(&self) -> Result<String, StoreError> {
+        let row = self.one(
+            "SELECT (SELECT count(*) FROM steps s LEFT JOIN step_texts t ON t.step_id = s.id WHERE t.step_id IS NULL),
+                    (SELECT count(*) FROM step_texts t LEFT JOIN text_chunks c ON c.id = t.chunk_id
+                     WHERE t.chunk_id IS NOT NULL AND c.id IS NULL)",
+            &[],
+        )?;
+        let (textless, chunkless) = (row.int(0)?, row.int(1)?);
+        Ok(if textless == 0 && chunkless == 0 {
+            "ok".into()
+        } else {
+            format!("{textless} steps without texts, {chunkless} without their chunk")
+        })
+    }
+
+    fn checkpoint(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    fn location(&self) -> String {
+        self.url.shown().to_string()
+    }
+}
+
+impl texts::Chunks for Pg {
+    fn chunk(&self, chunk_id: i64) -> Result<Vec<u8>, StoreError> {
+        self.one("SELECT body FROM text_chunks WHERE id = $1", &[&chunk_id])?.bytes(0)
+    }
+}
+
+/// The character that escapes in stored text: U+0000 is written as `ESC 0`, ESC itself as
+/// `ESC 1` (a noncharacter, so real text almost never pays for it).
+const ESC: char = '\u{10FFFF}';
+
+/// Text as stored: U+0000 and [`ESC`] escaped.
+pub fn enc(s: &str) -> Cow<'_, str> {
+    if !s.contains(['\0', ESC]) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\0' => out.extend([ESC, '0']),
+            ESC => out.extend([ESC, '1']),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// An optional text as stored.
+pub fn enc_opt(s: Option<&str>) -> Option<Cow<'_, str>> {
+    s.map(enc)
+}
+
+/// Stored text as it was written.
+pub fn dec(s: &str) -> String {
+    if !s.contains(ESC) {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        match (c, c == ESC) {
+            (_, true) => match chars.next() {
+                Some('0') => out.push('\0'),
+                Some('1') => out.push(ESC),
+                Some(other) => out.extend([ESC, other]),
+                None => out.push(ESC),
+            },
+            (c, false) => out.push(c),
+        }
+    }
+    out
+}
+
+fn column(e: postgres::Error) -> StoreError {
+    StoreError::Postgres(format!("unexpected column: {e}"))
+}
+
+impl Cells for Row {
+    fn text(&self, i: usize) -> Result<String, StoreError> {
+        self.try_get::<_, &str>(i).map(dec).map_err(column)
+    }
+
+    fn opt_text(&self, i: usize) -> Result<Option<String>, StoreError> {
+        Ok(self.try_get::<_, Option<&str>>(i).map_err(column)?.map(dec))
+    }
+
+    fn int(&self, i: usize) -> Result<i64, StoreError> {
+        self.opt_int(i)?.ok_or_else(|| StoreError::Postgres(format!("column {i} is NULL")))
+    }
+
+    fn opt_int(&self, i: usize) -> Result<Option<i64>, StoreError> {
+        match self.try_get::<_, Option<i64>>(i) {
+            Ok(v) => Ok(v),
+            // `count`, `length` and the like are 32-bit.
+            Err(_) => Ok(self.try_get::<_, Option<i32>>(i).map_err(column)?.map(i64::from)),
+        }
+    }
+
+    fn opt_real(&self, i: usize) -> Result<Option<f64>, StoreError> {
+        self.try_get(i).map_err(column)
+    }
+
+    fn opt_flag(&self, i: usize) -> Result<Option<bool>, StoreError> {
+        if let Ok(b) = self.try_get::<_, Option<bool>>(i) {
+            return Ok(b);
+        }
+        Ok(self.opt_int(i)?.map(|v| v != 0))
+    }
+
+    fn bytes(&self, i: usize) -> Result<Vec<u8>, StoreError> {
+        self.try_get(i).map_err(column)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_with_nul_and_the_escape_reads_back_as_written() {
+        for s in ["plain", "a\0b", "\u{10FFFF}", "\u{10FFFF}0\0\u{10FFFF}1", ""] {
+            assert_eq!(dec(&enc(s)), s);
+            assert!(!enc(s).contains('\0'));
+        }
+        assert!(matches!(enc("plain"), Cow::Borrowed(_)));
+    }
+}

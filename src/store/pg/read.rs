@@ -1,0 +1,147 @@
+//! The CLI's reads (the run list, a run in full, a step's prompt) from PostgreSQL: the SQLite
+//! backend's queries in PostgreSQL's dialect, rows made into the same read models.
+
+use super::{Cells, Pg, enc};
+use crate::error::StoreError;
+use crate::model::{FailedScope, Message};
+use crate::store::backend::Reads;
+use crate::store::browse::{EDIT_TEXT, EditText};
+use crate::store::read::{
+    EditRow, OutcomeRow, RunDetail, RunFilter, RunSummary, SUMMARY_SELECT, StepRow, TaskRow, prompt_of, prompt_row,
+    task_row, test_case,
+};
+use crate::store::texts;
+
+/// The edits of run `$1`, or of its step `$2` when not null, in step order (final patch last).
+pub(super) const EDITS_OF: &str =
+    "WHERE run_id = $1 AND ($2::bigint IS NULL OR step_idx = $2) ORDER BY step_idx IS NULL, step_idx, id";
+
+impl Reads for Pg {
+    fn count_runs(&self) -> Result<i64, StoreError> {
+        self.one("SELECT count(*) FROM runs", &[])?.int(0)
+    }
+
+    fn list_runs(&self, filter: RunFilter) -> Result<Vec<RunSummary>, StoreError> {
+        let sql = format!(
+            "{SUMMARY_SELECT} {} ORDER BY r.instance_id, r.id LIMIT $1",
+            match filter.failed {
+                None => "",
+                Some(FailedScope::Failed) => "WHERE o.resolved = 0",
+                Some(FailedScope::WithUnknown) => "WHERE o.resolved IS NULL OR o.resolved = 0",
+            }
+        );
+        let limit = filter.limit.map(|l| l as i64);
+        self.rows(&sql, &[&limit])?.iter().map(|r| RunSummary::from_row(r)).collect()
+    }
+
+    fn run_summary(&self, id: i64) -> Result<RunSummary, StoreError> {
+        let row = self.opt(&format!("{SUMMARY_SELECT} WHERE r.id = $1"), &[&id])?;
+        RunSummary::from_row(&row.ok_or_else(|| StoreError::NoSuchRun(id.to_string()))?)
+    }
+
+    fn resolve_run(&self, query: &str) -> Result<i64, StoreError> {
+        if let Ok(id) = query.parse::<i64>()
+            && self.opt("SELECT id FROM runs WHERE id = $1", &[&id])?.is_some()
+        {
+            return Ok(id);
+        }
+        let ids: Vec<i64> = self
+            .rows("SELECT id FROM runs WHERE instance_id = $1 ORDER BY id", &[&enc(query)])?
+            .iter()
+            .map(|r| r.int(0))
+            .collect::<Result<_, _>>()?;
+        match ids.as_slice() {
+            [] => Err(StoreError::NoSuchRun(query.to_string())),
+            [one] => Ok(*one),
+            many => Err(StoreError::AmbiguousRun {
+                query: query.to_string(),
+                count: many.len(),
+                ids: many.iter().map(i64::to_string).collect::<Vec<_>>().join(", "),
+            }),
+        }
+    }
+
+    fn run_detail(&self, id: i64, only_step: Option<i64>) -> Result<RunDetail, StoreError> {
+        let summary = self.run_summary(id)?;
+        let r = self.one(
+            "SELECT tokens_sent, tokens_received, api_calls, submission, outcome_id FROM runs WHERE id = $1",
+            &[&id],
+        )?;
+        Ok(RunDetail {
+            tokens_sent: r.opt_int(0)?,
+            tokens_received: r.opt_int(1)?,
+            api_calls: r.opt_int(2)?,
+            submission: r.opt_text(3)?,
+            outcome: r.opt_int(4)?.map(|o| self.outcome(o)).transpose()?,
+            unjoined_evaluations: super::link::unjoined(self, id)?,
+            task: self.task(&summary.instance_id)?,
+            edit_list: self.edit_texts(id, only_step)?.into_iter().map(EditRow::from).collect(),
+            step_list: self.steps(id, only_step)?,
+            summary,
+        })
+    }
+
+    fn step_prompt(&self, run_id: i64, step: i64) -> Result<Vec<Message>, StoreError> {
+        let rows = self.rows(
+            "SELECT s.idx, s.query_keep, b.role, b.content, b.extra
+             FROM steps s LEFT JOIN query_parts q ON q.step_id = s.id LEFT JOIN blobs b ON b.id = q.blob_id
+             WHERE s.run_id = $1 AND s.idx <= $2 AND s.query_keep IS NOT NULL ORDER BY s.idx, q.pos",
+            &[&run_id, &step],
+        )?;
+        let rows = rows.iter().map(|r| prompt_row(r)).collect::<Result<Vec<_>, _>>()?;
+        Ok(prompt_of(rows, step))
+    }
+}
+
+impl Pg {
+    pub(super) fn steps(&self, run_id: i64, only: Option<i64>) -> Result<Vec<StepRow>, StoreError> {
+        let rows = self.rows(
+            "SELECT s.idx, s.tool, s.execution_time, s.tokens_in, s.tokens_out, s.timestamp, s.open_file,
+                    s.working_dir, s.flags, s.obs_chars,
+                    t.thought, t.action, t.observation, t.response, t.args, t.chunk_id, t.chunk_at
+             FROM steps s JOIN step_texts t ON t.step_id = s.id
+             WHERE s.run_id = $1 AND ($2::bigint IS NULL OR s.idx = $2) ORDER BY s.idx",
+            &[&run_id, &only],
+        )?;
+        let mut cache = texts::ChunkCache::default();
+        rows.iter().map(|r| StepRow::from_row(r, texts::of_row(r, 10, &mut cache, self)?)).collect()
+    }
+
+    /// The edits of a run (or of one step) with their texts.
+    pub(super) fn edit_texts(&self, run_id: i64, step: Option<i64>) -> Result<Vec<EditText>, StoreError> {
+        let rows = self.rows(&format!("SELECT {EDIT_TEXT} FROM edits {EDITS_OF}"), &[&run_id, &step])?;
+        let mut cache = texts::ChunkCache::default();
+        rows.iter()
+            .map(|r| {
+                let (edit, place) = EditText::from_row(r)?;
+                edit.filled(place, &mut cache, self)
+            })
+            .collect()
+    }
+
+    pub(super) fn outcome(&self, id: i64) -> Result<OutcomeRow, StoreError> {
+        let tests = self
+            .rows(
+                "SELECT name, grp, passed, message FROM tests WHERE outcome_id = $1 ORDER BY grp NULLS FIRST, name, id",
+                &[&id],
+            )?
+            .iter()
+            .map(|r| test_case(r))
+            .collect::<Result<_, _>>()?;
+        let r = self.one(
+            "SELECT o.format, s.path, o.resolved, o.patch_applied, o.logged IS NOT NULL FROM outcomes o
+             JOIN sources s ON s.id = o.source_id WHERE o.id = $1",
+            &[&id],
+        )?;
+        OutcomeRow::from_row(&r, tests)
+    }
+
+    pub(super) fn task(&self, instance_id: &str) -> Result<Option<TaskRow>, StoreError> {
+        self.opt(
+            "SELECT instruction, gold_patch FROM tasks WHERE instance_id = $1 ORDER BY gold_patch IS NULL, id DESC LIMIT 1",
+            &[&enc(instance_id)],
+        )?
+        .map(|r| task_row(&r))
+        .transpose()
+    }
+}

@@ -1,0 +1,272 @@
+//! PostgreSQL migrations, applied by `trajan migrate` (a role that owns the database); no other
+//! command changes the schema, so the roles of reviewers and workers need no DDL. `trajan_schema`
+//! holds the number applied; a migration is only ever appended, never edited.
+//!
+//! The tables are SQLite's (the same names, columns and meaning: see docs/ARCHITECTURE.md), so a
+//! store copies across table by table, with these differences: integers are `bigint` (flags and
+//! booleans 0/1 as in SQLite), text is `text COLLATE "C"` (ordered by bytes, as SQLite orders),
+//! blobs `bytea`; rows SQLite tells apart by `rowid` (`tests`, `label_modes`) have an `id`; run ids
+//! come from `runs_id_seq` (a run keeps its id across a replace, and no id is handed out twice);
+//! a foreign key to a run follows it when the run is given another id (`ON UPDATE CASCADE`).
+//! Search has no FTS5: `step_terms` holds each step's terms as SQLite's tokenizer makes them
+//! (`store::terms`), in pieces, under a `pg_trgm` GIN index.
+
+/// `trajan_schema.application`: what marks a trajan database.
+pub const APPLICATION: &str = "trajan";
+
+pub const MIGRATIONS: &[&str] = &[r#"
+CREATE EXTENSION IF NOT EXISTS pg_trgm;
+
+CREATE TABLE trajan_schema (
+    application text NOT NULL,
+    version     bigint NOT NULL
+);
+
+CREATE TABLE sources (
+    id          bigserial PRIMARY KEY,
+    path        text COLLATE "C" NOT NULL UNIQUE,
+    kind        text COLLATE "C" NOT NULL,
+    format      text COLLATE "C" NOT NULL,
+    size        bigint NOT NULL,
+    hash        bytea NOT NULL,
+    warnings    text COLLATE "C",
+    ingested_at text COLLATE "C" NOT NULL
+);
+
+CREATE TABLE blobs (
+    id      bigserial PRIMARY KEY,
+    hash    bytea NOT NULL UNIQUE,
+    role    text COLLATE "C" NOT NULL,
+    content text COLLATE "C" NOT NULL,
+    extra   text COLLATE "C"
+);
+
+CREATE TABLE tasks (
+    id           bigserial PRIMARY KEY,
+    source_id    bigint NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+    instance_id  text COLLATE "C" NOT NULL,
+    instruction  text COLLATE "C",
+    gold_patch   text COLLATE "C",
+    fail_to_pass text COLLATE "C",
+    pass_to_pass text COLLATE "C"
+);
+CREATE INDEX tasks_instance ON tasks(instance_id);
+CREATE INDEX tasks_source ON tasks(source_id);
+
+CREATE TABLE outcomes (
+    id            bigserial PRIMARY KEY,
+    source_id     bigint NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+    instance_id   text COLLATE "C" NOT NULL,
+    format        text COLLATE "C" NOT NULL,
+    model         text COLLATE "C",
+    run_label     text COLLATE "C",
+    resolved      bigint,
+    patch_applied bigint,
+    patch_exists  bigint,
+    test_count    bigint NOT NULL,
+    log           text COLLATE "C",
+    patch         text COLLATE "C",
+    logged        text COLLATE "C"
+);
+CREATE INDEX outcomes_instance ON outcomes(instance_id);
+CREATE INDEX outcomes_source ON outcomes(source_id);
+
+CREATE TABLE tests (
+    id         bigserial PRIMARY KEY,
+    outcome_id bigint NOT NULL REFERENCES outcomes(id) ON DELETE CASCADE,
+    name       text COLLATE "C" NOT NULL,
+    grp        text COLLATE "C",
+    passed     bigint NOT NULL,
+    message    text COLLATE "C"
+);
+CREATE INDEX tests_outcome ON tests(outcome_id);
+
+CREATE TABLE predictions (
+    id          bigserial PRIMARY KEY,
+    source_id   bigint NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+    instance_id text COLLATE "C" NOT NULL,
+    model       text COLLATE "C",
+    patch       text COLLATE "C"
+);
+CREATE INDEX predictions_instance ON predictions(instance_id);
+CREATE INDEX predictions_source ON predictions(source_id);
+
+CREATE SEQUENCE runs_id_seq;
+CREATE TABLE runs (
+    id              bigint PRIMARY KEY,
+    source_id       bigint NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+    position        bigint NOT NULL,
+    instance_id     text COLLATE "C" NOT NULL,
+    format          text COLLATE "C" NOT NULL,
+    format_version  text COLLATE "C",
+    agent           text COLLATE "C",
+    model           text COLLATE "C",
+    exit_status     text COLLATE "C",
+    submission      text COLLATE "C",
+    cost            double precision,
+    tokens_sent     bigint,
+    tokens_received bigint,
+    api_calls       bigint,
+    attempt         bigint,
+    best_attempt    bigint,
+    step_count      bigint NOT NULL,
+    edit_count      bigint NOT NULL,
+    rejected_count  bigint NOT NULL,
+    metadata        text COLLATE "C",
+    outcome_id      bigint REFERENCES outcomes(id) ON DELETE SET NULL,
+    prediction_id   bigint REFERENCES predictions(id) ON DELETE SET NULL
+);
+CREATE INDEX runs_instance ON runs(instance_id);
+CREATE INDEX runs_source ON runs(source_id);
+CREATE INDEX runs_outcome ON runs(outcome_id);
+CREATE INDEX runs_prediction ON runs(prediction_id);
+
+CREATE TABLE history (
+    run_id  bigint NOT NULL REFERENCES runs(id) ON DELETE CASCADE ON UPDATE CASCADE,
+    pos     bigint NOT NULL,
+    blob_id bigint NOT NULL REFERENCES blobs(id),
+    PRIMARY KEY (run_id, pos)
+);
+CREATE INDEX history_blob ON history(blob_id);
+
+CREATE TABLE text_chunks (
+    id     bigserial PRIMARY KEY,
+    run_id bigint NOT NULL REFERENCES runs(id) ON DELETE CASCADE ON UPDATE CASCADE,
+    body   bytea NOT NULL
+);
+-- Already compressed (zstd): stored as it is, and read in pieces (`substring`) without
+-- decompressing the value first.
+ALTER TABLE text_chunks ALTER COLUMN body SET STORAGE EXTERNAL;
+CREATE INDEX text_chunks_run ON text_chunks(run_id);
+
+CREATE TABLE steps (
+    id             bigserial PRIMARY KEY,
+    run_id         bigint NOT NULL REFERENCES runs(id) ON DELETE CASCADE ON UPDATE CASCADE,
+    idx            bigint NOT NULL,
+    tool           text COLLATE "C",
+    flags          bigint NOT NULL,
+    obs_chars      bigint NOT NULL,
+    action_head    text COLLATE "C" NOT NULL,
+    execution_time double precision,
+    tokens_in      bigint,
+    tokens_out     bigint,
+    timestamp      text COLLATE "C",
+    open_file      text COLLATE "C",
+    working_dir    text COLLATE "C",
+    query_keep     bigint,
+    UNIQUE (run_id, idx)
+);
+
+CREATE TABLE step_texts (
+    step_id     bigint PRIMARY KEY REFERENCES steps(id) ON DELETE CASCADE,
+    action      text COLLATE "C" NOT NULL,
+    thought     text COLLATE "C" NOT NULL,
+    observation text COLLATE "C" NOT NULL,
+    response    text COLLATE "C",
+    args        text COLLATE "C",
+    chunk_id    bigint,
+    chunk_at    bigint
+);
+
+CREATE TABLE query_parts (
+    step_id bigint NOT NULL REFERENCES steps(id) ON DELETE CASCADE,
+    pos     bigint NOT NULL,
+    blob_id bigint NOT NULL REFERENCES blobs(id),
+    PRIMARY KEY (step_id, pos)
+);
+CREATE INDEX query_parts_blob ON query_parts(blob_id);
+
+CREATE TABLE edits (
+    id         bigserial PRIMARY KEY,
+    run_id     bigint NOT NULL REFERENCES runs(id) ON DELETE CASCADE ON UPDATE CASCADE,
+    step_idx   bigint,
+    path       text COLLATE "C" NOT NULL,
+    kind       text COLLATE "C" NOT NULL,
+    status     text COLLATE "C" NOT NULL,
+    old_text   text COLLATE "C",
+    new_text   text COLLATE "C",
+    diff       text COLLATE "C",
+    lint_codes text COLLATE "C",
+    certainty  text COLLATE "C",
+    command    text COLLATE "C",
+    checked_at bigint,
+    shown      text COLLATE "C",
+    undone_at  bigint,
+    hunks      text COLLATE "C",
+    partial    bigint,
+    chunk_id   bigint,
+    chunk_at   bigint
+);
+CREATE INDEX edits_run ON edits(run_id, step_idx);
+
+-- A step's searchable texts (thought, action, observation, as the reviewer sees them) as the
+-- terms SQLite's FTS5 tokenizer makes of them (`store::terms::document`), in pieces of about
+-- 1 MB that overlap, so a phrase is found in one piece.
+CREATE TABLE step_terms (
+    step_id bigint NOT NULL REFERENCES steps(id) ON DELETE CASCADE,
+    piece   bigint NOT NULL,
+    terms   text COLLATE "C" NOT NULL,
+    PRIMARY KEY (step_id, piece)
+);
+CREATE INDEX step_terms_trgm ON step_terms USING gin (terms gin_trgm_ops);
+
+CREATE TABLE signals (
+    run_id  bigint PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE ON UPDATE CASCADE,
+    version bigint NOT NULL,
+    hash    text COLLATE "C" NOT NULL,
+    json    text COLLATE "C" NOT NULL
+);
+
+CREATE TABLE labels (
+    id               bigserial PRIMARY KEY,
+    run_id           bigint NOT NULL,
+    source           text COLLATE "C" NOT NULL,
+    rater            text COLLATE "C" NOT NULL,
+    taxonomy         text COLLATE "C" NOT NULL,
+    taxonomy_version text COLLATE "C" NOT NULL,
+    unclassified     bigint NOT NULL,
+    exit_category    text COLLATE "C",
+    summary          text COLLATE "C",
+    note             text COLLATE "C",
+    model            text COLLATE "C",
+    input_hash       text COLLATE "C",
+    tokens_in        bigint,
+    tokens_out       bigint,
+    cost             double precision,
+    latency_ms       bigint,
+    created_at       text COLLATE "C" NOT NULL
+);
+CREATE INDEX labels_run ON labels(run_id, source, rater, id);
+
+CREATE TABLE label_modes (
+    id         bigserial PRIMARY KEY,
+    label_id   bigint NOT NULL REFERENCES labels(id) ON DELETE CASCADE,
+    mode       text COLLATE "C" NOT NULL,
+    assigned   bigint NOT NULL,
+    confidence double precision NOT NULL,
+    evidence   text COLLATE "C" NOT NULL,
+    rationale  text COLLATE "C" NOT NULL
+);
+CREATE INDEX label_modes_label ON label_modes(label_id);
+
+CREATE TABLE llm_cache (
+    model       text COLLATE "C" NOT NULL,
+    prompt_hash text COLLATE "C" NOT NULL,
+    reply       text COLLATE "C" NOT NULL,
+    tokens_in   bigint,
+    tokens_out  bigint,
+    latency_ms  bigint,
+    created_at  text COLLATE "C" NOT NULL,
+    PRIMARY KEY (model, prompt_hash)
+);
+
+CREATE TABLE classify_errors (
+    id         bigserial PRIMARY KEY,
+    run_id     bigint NOT NULL,
+    source     text COLLATE "C" NOT NULL,
+    model      text COLLATE "C",
+    error      text COLLATE "C" NOT NULL,
+    created_at text COLLATE "C" NOT NULL
+);
+CREATE INDEX classify_errors_run ON classify_errors(run_id);
+"#];

@@ -1,0 +1,169 @@
+//! Search in PostgreSQL, giving what SQLite's FTS5 gives. PostgreSQL's own text search splits
+//! words otherwise (`__init__.py`, `2.0`, `line 1` and positions past 16,383 come out
+//! differently), so a step's terms are stored as SQLite's tokenizer makes them
+//! (`store::terms::document`, in `step_terms`, written with the step) under a `pg_trgm` GIN
+//! index: a phrase is ` t1 t2 t3` in them (the last term a prefix), which `LIKE` answers exactly
+//! and the trigram index finds fast. A phrase longer than the pieces' overlap is looked for by
+//! its head, and each step found is confirmed in Rust on its whole terms.
+
+use super::write::OVERLAP;
+use super::{Cells, Pg};
+use crate::error::StoreError;
+use crate::sanitize::sanitize;
+use crate::store::backend::{IndexStats, Search};
+use crate::store::read::{SEARCHED, SearchHit, phrase_words, record_snippet, snippet_of};
+use crate::store::terms;
+use crate::store::texts;
+use std::io::Read;
+
+impl Search for Pg {
+    fn search(&self, phrase: &str, run: Option<i64>, limit: usize) -> Result<Vec<SearchHit>, StoreError> {
+        let words = phrase_words(phrase);
+        self.matches(phrase, run, Some(limit))?
+            .into_iter()
+            .map(|m| {
+                let (field, snippet) = self.step_snippet(m.step_id, &words)?.unwrap_or(("observation", String::new()));
+                Ok(SearchHit { run_id: m.run_id, instance_id: m.instance_id, step: m.idx, field, snippet })
+            })
+            .collect()
+    }
+
+    fn search_run(&self, run_id: i64, phrase: &str) -> Result<Vec<i64>, StoreError> {
+        Ok(self.matches(phrase, Some(run_id), None)?.into_iter().map(|m| m.idx).collect())
+    }
+
+    /// Terms are written with their steps: nothing ever waits for the index.
+    fn search_pending(&self) -> Result<i64, StoreError> {
+        Ok(0)
+    }
+
+    fn build_search_index_until(
+        &self,
+        _progress: &mut dyn FnMut(i64, i64),
+        _stop: &dyn Fn() -> bool,
+    ) -> Result<IndexStats, StoreError> {
+        Ok(IndexStats::default())
+    }
+
+    fn ensure_search_index(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
+}
+
+/// A step that holds the phrase.
+struct Match {
+    step_id: i64,
+    run_id: i64,
+    instance_id: String,
+    idx: i64,
+}
+
+impl Pg {
+    /// The steps holding the phrase (of one run, or all), in run and step order, at most `limit`.
+    fn matches(&self, phrase: &str, run: Option<i64>, limit: Option<usize>) -> Result<Vec<Match>, StoreError> {
+        let Some(pattern) = terms::phrase(phrase) else { return Ok(Vec::new()) };
+        // A phrase up to the overlap of the pieces is inside one piece: LIKE is the answer. A
+        // longer one: steps holding its head, confirmed on their whole terms.
+        let exact = pattern.len() <= OVERLAP;
+        let head = if exact { pattern.as_str() } else { head(&pattern) };
+        let sql = "WITH m AS MATERIALIZED (SELECT DISTINCT step_id FROM step_terms WHERE terms LIKE $1)
+                   SELECT s.id, s.run_id, r.instance_id, s.idx FROM m JOIN steps s ON s.id = m.step_id
+                   JOIN runs r ON r.id = s.run_id
+                   WHERE $2::bigint IS NULL OR s.run_id = $2 ORDER BY s.run_id, s.idx LIMIT $3";
+        let like = super::enc(&format!("%{head}%")).into_owned();
+        let limit = limit.filter(|_| exact).map(|l| l as i64);
+        let mut found = Vec::new();
+        for r in self.rows(sql, &[&like, &run, &limit])? {
+            let m = Match { step_id: r.int(0)?, run_id: r.int(1)?, instance_id: r.text(2)?, idx: r.int(3)? };
+            if exact || self.holds(m.step_id, &pattern)? {
+                found.push(m);
+            }
+        }
+        Ok(found)
+    }
+
+    /// Whether a step's terms, made again from its texts, hold `pattern`.
+    fn holds(&self, step_id: i64, pattern: &str) -> Result<bool, StoreError> {
+        let r = self.one(
+            "SELECT thought, action, observation, response, args, chunk_id, chunk_at FROM step_texts WHERE step_id = $1",
+            &[&step_id],
+        )?;
+        let t = texts::of_row(&r, 0, &mut texts::ChunkCache::default(), self)?;
+        let fields = [sanitize(&t.thought), sanitize(&t.action), sanitize(&t.observation)];
+        Ok(terms::document(&[&fields[0], &fields[1], &fields[2]]).contains(pattern))
+    }
+
+    /// The first of a step's thought, action and observation holding `words`, with its snippet,
+    /// its chunk read from the server a piece at a time.
+    fn step_snippet(&self, step_id: i64, words: &[&str]) -> Result<Option<(&'static str, String)>, StoreError> {
+        let r = self.one(
+            "SELECT t.chunk_id, t.chunk_at, length(c.body)::bigint, t.thought, t.action, t.observation
+             FROM step_texts t LEFT JOIN text_chunks c ON c.id = t.chunk_id WHERE t.step_id = $1",
+            &[&step_id],
+        )?;
+        let Some(chunk_id) = r.opt_int(0)? else {
+            for (i, field) in SEARCHED.into_iter().enumerate() {
+                let text = r.text(3 + i)?;
+                if let Some(snippet) = snippet_of(text.as_bytes(), text.len() as u64, words)? {
+                    return Ok(Some((field, snippet)));
+                }
+            }
+            return Ok(None);
+        };
+        let at = u64::try_from(r.int(1)?).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let len = r.opt_int(2)?.unwrap_or(0);
+        let body = ChunkReader { pg: self, chunk_id, at: 0, len, piece: Vec::new(), used: 0 };
+        record_snippet(texts::open_record(body, at)?, words)
+    }
+}
+
+/// The head of a long phrase pattern: its first terms, within [`OVERLAP`] bytes.
+fn head(pattern: &str) -> &str {
+    let mut end = OVERLAP.min(pattern.len());
+    while !pattern.is_char_boundary(end) {
+        end -= 1;
+    }
+    match pattern[..end].rfind(' ') {
+        Some(i) if i > 0 => &pattern[..i],
+        _ => &pattern[..end],
+    }
+}
+
+/// A chunk's body read from the server 1 MiB at a time (`substring` of an uncompressed TOAST
+/// value fetches only the pieces it needs).
+struct ChunkReader<'p> {
+    pg: &'p Pg,
+    chunk_id: i64,
+    /// Bytes of the body fetched so far.
+    at: i64,
+    len: i64,
+    piece: Vec<u8>,
+    /// Bytes of `piece` already read.
+    used: usize,
+}
+
+impl Read for ChunkReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        const PIECE: i64 = 1 << 20;
+        if self.used == self.piece.len() {
+            if self.at >= self.len {
+                return Ok(0);
+            }
+            let want = PIECE.min(self.len - self.at);
+            self.piece = self
+                .pg
+                .one(
+                    "SELECT substring(body FROM $2::bigint::int FOR $3::bigint::int) FROM text_chunks WHERE id = $1",
+                    &[&self.chunk_id, &(self.at + 1), &want],
+                )
+                .and_then(|r| r.bytes(0))
+                .map_err(std::io::Error::other)?;
+            self.used = 0;
+            self.at = if self.piece.is_empty() { self.len } else { self.at + self.piece.len() as i64 };
+        }
+        let n = (self.piece.len() - self.used).min(buf.len());
+        buf[..n].copy_from_slice(&self.piece[self.used..self.used + n]);
+        self.used += n;
+        Ok(n)
+    }
+}

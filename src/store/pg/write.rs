@@ -1,0 +1,773 @@
+//! Writing one source into PostgreSQL: a transaction per unit (a savepoint of a batch), the
+//! unit's path under an advisory lock for the transaction (two workers ingesting one file wait
+//! for each other: the second replaces what the first wrote, never adds to it), run rows first,
+//! then every other row of the unit sent with `COPY`, ids taken from the sequences beforehand.
+//! A source seen before is replaced whole, as in SQLite.
+
+use super::copy::CopyRows;
+use super::{Cells, Pg, enc, enc_opt};
+use crate::error::StoreError;
+use crate::model::{CheckedBy, Edit, Message, Parsed, Run, Step, TestCase, TestOutcome};
+use crate::sanitize::sanitize;
+use crate::store::backend::Writes;
+use crate::store::terms;
+use crate::store::texts;
+use crate::store::write::{RunCounts, SourceRecord, SourceWrite, WriteStats, json_list, message_hash, run_key};
+use std::collections::HashMap;
+
+/// A step's terms are stored in pieces of about this many bytes, each starting this many bytes
+/// (whole terms) before the previous one ends: a phrase up to [`OVERLAP`] long is inside a piece.
+pub(super) const PIECE: usize = 1 << 20;
+pub(super) const OVERLAP: usize = 64 << 10;
+
+impl Writes for Pg {
+    fn source_hashes(&self) -> Result<HashMap<String, Vec<u8>>, StoreError> {
+        self.rows("SELECT path, hash FROM sources", &[])?.iter().map(|r| Ok((r.text(0)?, r.bytes(1)?))).collect()
+    }
+
+    fn source_warnings(&self, path: &str) -> Result<Vec<String>, StoreError> {
+        let row = self.opt("SELECT warnings FROM sources WHERE path = $1", &[&enc(path)])?;
+        let text = match row {
+            Some(r) => r.opt_text(0)?,
+            None => None,
+        };
+        Ok(text.and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default())
+    }
+
+    fn source_fingerprint(&self, path: &str) -> Result<Option<(u64, Vec<u8>)>, StoreError> {
+        match self.opt("SELECT size, hash FROM sources WHERE path = $1", &[&enc(path)])? {
+            Some(r) => Ok(Some((r.int(0)?.max(0) as u64, r.bytes(1)?))),
+            None => Ok(None),
+        }
+    }
+
+    fn begin_source(&mut self, src: &SourceRecord<'_>) -> Result<SourceWrite, StoreError> {
+        self.run(if self.batch { "SAVEPOINT source" } else { "BEGIN" })?;
+        let begun = self.begin_inner(src);
+        if begun.is_err() {
+            self.rollback_source();
+        }
+        begun
+    }
+
+    fn append(&mut self, w: &mut SourceWrite, parsed: &Parsed) -> Result<(), StoreError> {
+        let mut unit = Vec::with_capacity(parsed.runs.len());
+        for run in &parsed.runs {
+            let id = match w.old_ids.get(&run_key(run)) {
+                Some(&kept) => kept,
+                None => self.ids("runs_id_seq", 1)?[0],
+            };
+            insert_run_row(self, w.source_id, id, run, RunCounts::of(run.steps.len(), &run.edits))?;
+            unit.push(StepsOf { run_id: id, first: 0, steps: &run.steps, edits: &run.edits, history: &run.history });
+            w.instances.insert(run.instance_id.clone());
+            w.stats.runs += 1;
+            w.stats.steps += run.steps.len();
+        }
+        self.with_packer(|pg, packer| write_steps(pg, &unit, packer))?;
+        for o in &parsed.outcomes {
+            insert_outcome(self, w.source_id, o)?;
+            w.instances.insert(o.instance_id.clone());
+            w.stats.outcomes += 1;
+        }
+        for p in &parsed.predictions {
+            self.exec(
+                "INSERT INTO predictions (source_id, instance_id, model, patch) VALUES ($1, $2, $3, $4)",
+                &[&w.source_id, &enc(&p.instance_id), &enc_opt(p.model.as_deref()), &enc_opt(p.patch.as_deref())],
+            )?;
+            w.instances.insert(p.instance_id.clone());
+            w.stats.predictions += 1;
+        }
+        for t in &parsed.tasks {
+            let (f2p, p2p) = (json_list(&t.fail_to_pass), json_list(&t.pass_to_pass));
+            self.exec(
+                "INSERT INTO tasks (source_id, instance_id, instruction, gold_patch, fail_to_pass, pass_to_pass)
+                 VALUES ($1, $2, $3, $4, $5, $6)",
+                &[
+                    &w.source_id,
+                    &enc(&t.instance_id),
+                    &enc_opt(t.instruction.as_deref()),
+                    &enc_opt(t.gold_patch.as_deref()),
+                    &enc_opt(f2p.as_deref()),
+                    &enc_opt(p2p.as_deref()),
+                ],
+            )?;
+            if t.gold_patch.is_some() || !t.fail_to_pass.is_empty() || !t.pass_to_pass.is_empty() {
+                w.stats.tasks += 1;
+            }
+            w.instances.insert(t.instance_id.clone());
+        }
+        w.warnings.extend(parsed.warnings.iter().cloned());
+        Ok(())
+    }
+
+    fn commit_source(&mut self, w: SourceWrite) -> Result<WriteStats, StoreError> {
+        let finish = || -> Result<(), StoreError> {
+            for id in &w.instances {
+                super::link::relink_instance(self, id)?;
+            }
+            let warnings = (!w.warnings.is_empty()).then(|| serde_json::Value::from(w.warnings.clone()).to_string());
+            self.exec(
+                "UPDATE sources SET warnings = $2 WHERE id = $1",
+                &[&w.source_id, &enc_opt(warnings.as_deref())],
+            )?;
+            if self.parted == Some(w.source_id) {
+                self.exec("UPDATE sources SET hash = $2 WHERE id = $1", &[&w.source_id, &w.hash])?;
+            }
+            self.run(if self.batch { "RELEASE source" } else { "COMMIT" })
+        };
+        if let Err(e) = finish() {
+            self.rollback_source();
+            return Err(e);
+        }
+        self.parted = None;
+        Ok(w.stats)
+    }
+
+    fn commit_part(&mut self, w: &mut SourceWrite) -> Result<(), StoreError> {
+        if self.batch {
+            return Ok(());
+        }
+        if self.parted.is_none() {
+            self.exec("UPDATE sources SET hash = '\\x'::bytea WHERE id = $1", &[&w.source_id])?;
+            self.parted = Some(w.source_id);
+        }
+        self.run("COMMIT")?;
+        self.run("BEGIN")?;
+        self.exec("SELECT pg_advisory_xact_lock(hashtextextended($1, 7421))", &[&enc(&self.path_of(w.source_id)?)])?;
+        Ok(())
+    }
+
+    fn rollback_source(&mut self) {
+        if self.batch {
+            if self.run("ROLLBACK TO source").and_then(|_| self.run("RELEASE source")).is_err() {
+                self.abandon();
+                self.batch = false;
+            }
+        } else {
+            self.abandon();
+        }
+        if let Some(id) = self.parted.take() {
+            let remove = || -> Result<(), StoreError> {
+                self.run("BEGIN")?;
+                delete_contents(self, id)?;
+                self.exec("DELETE FROM sources WHERE id = $1", &[&id])?;
+                self.run("COMMIT")
+            };
+            if remove().is_err() {
+                self.abandon();
+            }
+        }
+    }
+
+    fn begin_batch(&mut self) -> Result<(), StoreError> {
+        if !self.batch {
+            self.run("BEGIN")?;
+            self.batch = true;
+        }
+        Ok(())
+    }
+
+    fn in_batch(&self) -> bool {
+        self.batch
+    }
+
+    fn commit_batch(&mut self) -> Result<(), StoreError> {
+        if !self.batch {
+            return Ok(());
+        }
+        self.batch = false;
+        if !self.in_transaction.get() {
+            return Err(StoreError::BatchRolledBack("an error in one of its files rolled the transaction back".into()));
+        }
+        if let Err(e) = self.run("COMMIT") {
+            self.abandon();
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    fn remove_source(&mut self, path: &str) -> Result<bool, StoreError> {
+        self.run("BEGIN")?;
+        let removed = (|| -> Result<bool, StoreError> {
+            self.exec("SELECT pg_advisory_xact_lock(hashtextextended($1, 7421))", &[&enc(path)])?;
+            let Some(row) = self.opt("SELECT id FROM sources WHERE path = $1", &[&enc(path)])? else {
+                return Ok(false);
+            };
+            let id = row.int(0)?;
+            let instances = instances_of_source(self, id)?;
+            delete_contents(self, id)?;
+            self.exec("DELETE FROM sources WHERE id = $1", &[&id])?;
+            for instance in &instances {
+                super::link::relink_instance(self, instance)?;
+            }
+            Ok(true)
+        })();
+        match removed {
+            Ok(found) => {
+                self.run("COMMIT")?;
+                Ok(found)
+            }
+            Err(e) => {
+                self.abandon();
+                Err(e)
+            }
+        }
+    }
+
+    fn runs_of_sources(&self, paths: &[String]) -> Result<Vec<i64>, StoreError> {
+        let paths: Vec<String> = paths.iter().map(|p| enc(p).into_owned()).collect();
+        self.rows(
+            "SELECT DISTINCT r.id FROM runs r JOIN sources s ON s.id = r.source_id WHERE s.path = ANY($1) ORDER BY r.id",
+            &[&paths],
+        )?
+        .iter()
+        .map(|r| r.int(0))
+        .collect()
+    }
+}
+
+impl Pg {
+    fn path_of(&self, source_id: i64) -> Result<String, StoreError> {
+        self.one("SELECT path FROM sources WHERE id = $1", &[&source_id])?.text(0)
+    }
+
+    fn begin_inner(&mut self, src: &SourceRecord<'_>) -> Result<SourceWrite, StoreError> {
+        let path = enc(src.path);
+        // Writers of one file wait for each other until the transaction ends.
+        self.exec("SELECT pg_advisory_xact_lock(hashtextextended($1, 7421))", &[&path])?;
+        let existing = self.opt("SELECT id FROM sources WHERE path = $1", &[&path])?;
+        let mut w = SourceWrite { hash: src.hash.to_vec(), ..SourceWrite::default() };
+        let (size, hash) = (src.size as i64, &src.hash[..]);
+        w.source_id = match existing {
+            Some(row) => {
+                let id = row.int(0)?;
+                w.instances.extend(instances_of_source(self, id)?);
+                for r in
+                    self.rows("SELECT position, instance_id, attempt, id FROM runs WHERE source_id = $1", &[&id])?
+                {
+                    w.old_ids.insert((r.int(0)?, r.text(1)?, r.opt_int(2)?), r.int(3)?);
+                }
+                delete_contents(self, id)?;
+                self.exec(
+                    "UPDATE sources SET kind = $2, format = $3, size = $4, hash = $5, warnings = NULL,
+                     ingested_at = to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') WHERE id = $1",
+                    &[&id, &enc(src.kind), &enc(src.format), &size, &hash],
+                )?;
+                w.stats.replaced = true;
+                id
+            }
+            None => self
+                .one(
+                    "INSERT INTO sources (path, kind, format, size, hash, warnings, ingested_at)
+                     VALUES ($1, $2, $3, $4, $5, NULL, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'))
+                     RETURNING id",
+                    &[&path, &enc(src.kind), &enc(src.format), &size, &hash],
+                )?
+                .int(0)?,
+        };
+        Ok(w)
+    }
+}
+
+pub(super) fn instances_of_source(pg: &Pg, source_id: i64) -> Result<Vec<String>, StoreError> {
+    pg.rows(
+        "SELECT instance_id FROM runs WHERE source_id = $1
+         UNION SELECT instance_id FROM outcomes WHERE source_id = $1
+         UNION SELECT instance_id FROM predictions WHERE source_id = $1
+         UNION SELECT instance_id FROM tasks WHERE source_id = $1",
+        &[&source_id],
+    )?
+    .iter()
+    .map(|r| r.text(0))
+    .collect()
+}
+
+/// Remove everything a source contributed (its runs' rows cascade), and the prompt messages no
+/// longer used: those in a savepoint of their own, as another writer may have just taken one of
+/// them (then they stay).
+pub(super) fn delete_contents(pg: &Pg, source_id: i64) -> Result<(), StoreError> {
+    let blobs: Vec<i64> = pg
+        .rows(
+            "SELECT h.blob_id FROM history h JOIN runs r ON r.id = h.run_id WHERE r.source_id = $1
+             UNION SELECT q.blob_id FROM query_parts q JOIN steps s ON s.id = q.step_id
+                   JOIN runs r ON r.id = s.run_id WHERE r.source_id = $1",
+            &[&source_id],
+        )?
+        .iter()
+        .map(|r| r.int(0))
+        .collect::<Result<_, _>>()?;
+    for table in ["runs", "outcomes", "predictions", "tasks"] {
+        pg.exec(&format!("DELETE FROM {table} WHERE source_id = $1"), &[&source_id])?;
+    }
+    if blobs.is_empty() {
+        return Ok(());
+    }
+    pg.run("SAVEPOINT blobs")?;
+    let deleted = pg.exec(
+        "DELETE FROM blobs b WHERE b.id = ANY($1)
+         AND NOT EXISTS (SELECT 1 FROM history WHERE blob_id = b.id)
+         AND NOT EXISTS (SELECT 1 FROM query_parts WHERE blob_id = b.id)",
+        &[&blobs],
+    );
+    pg.run(if deleted.is_ok() { "RELEASE blobs" } else { "ROLLBACK TO blobs" })?;
+    if deleted.is_err() {
+        pg.run("RELEASE blobs")?;
+    }
+    Ok(())
+}
+
+/// The run's own row.
+pub(super) fn insert_run_row(pg: &Pg, source_id: i64, id: i64, run: &Run, counts: RunCounts) -> Result<(), StoreError> {
+    let f = RunFields::of(run, counts);
+    pg.exec(
+        "INSERT INTO runs (id, source_id, position, instance_id, format, format_version, agent, model,
+            exit_status, submission, cost, tokens_sent, tokens_received, api_calls, attempt,
+            best_attempt, step_count, edit_count, rejected_count, metadata)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)",
+        &[
+            &id,
+            &source_id,
+            &f.position,
+            &f.instance_id,
+            &f.format,
+            &f.format_version,
+            &f.agent,
+            &f.model,
+            &f.exit_status,
+            &f.submission,
+            &f.cost,
+            &f.tokens_sent,
+            &f.tokens_received,
+            &f.api_calls,
+            &f.attempt,
+            &f.best_attempt,
+            &f.steps,
+            &f.edits,
+            &f.rejected,
+            &f.metadata,
+        ],
+    )?;
+    Ok(())
+}
+
+/// A run row's fields, as bound (the insert, and the update when a read ends).
+pub(super) struct RunFields<'a> {
+    pub position: i64,
+    pub instance_id: std::borrow::Cow<'a, str>,
+    pub format: std::borrow::Cow<'a, str>,
+    pub format_version: Option<std::borrow::Cow<'a, str>>,
+    pub agent: Option<std::borrow::Cow<'a, str>>,
+    pub model: Option<std::borrow::Cow<'a, str>>,
+    pub exit_status: Option<std::borrow::Cow<'a, str>>,
+    pub submission: Option<std::borrow::Cow<'a, str>>,
+    pub cost: Option<f64>,
+    pub tokens_sent: Option<i64>,
+    pub tokens_received: Option<i64>,
+    pub api_calls: Option<i64>,
+    pub attempt: Option<i64>,
+    pub best_attempt: Option<i64>,
+    pub steps: i64,
+    pub edits: i64,
+    pub rejected: i64,
+    pub metadata: Option<std::borrow::Cow<'a, str>>,
+}
+
+impl<'a> RunFields<'a> {
+    pub fn of(run: &'a Run, counts: RunCounts) -> RunFields<'a> {
+        RunFields {
+            position: run.position,
+            instance_id: enc(&run.instance_id),
+            format: enc(run.format.map(|f| f.name()).unwrap_or("unknown")),
+            format_version: enc_opt(run.format_version.as_deref()),
+            agent: enc_opt(run.agent.as_deref()),
+            model: enc_opt(run.model.as_deref()),
+            exit_status: enc_opt(run.exit_status.as_deref()),
+            submission: enc_opt(run.submission.as_deref()),
+            cost: run.cost,
+            tokens_sent: run.tokens_sent,
+            tokens_received: run.tokens_received,
+            api_calls: run.api_calls,
+            attempt: run.attempt,
+            best_attempt: run.best_attempt.map(i64::from),
+            steps: counts.steps as i64,
+            edits: counts.edits as i64,
+            rejected: counts.rejected as i64,
+            metadata: enc_opt(run.metadata.as_deref()),
+        }
+    }
+}
+
+/// Where a run's step rows go: its id, the index of its first step, the steps and edits.
+pub(super) struct StepsOf<'a> {
+    pub run_id: i64,
+    pub first: usize,
+    pub steps: &'a [Step],
+    pub edits: &'a [Edit],
+    pub history: &'a [Message],
+}
+
+/// Chunks, steps, their texts and prompt parts, edits, history and search terms of these runs.
+pub(super) fn write_steps(pg: &Pg, parts: &[StepsOf<'_>], packer: &mut texts::Packer) -> Result<(), StoreError> {
+    let blobs = blob_ids(pg, parts)?;
+    let mut chunk_ids = IdPool::new("text_chunks_id_seq");
+    let (mut chunks, mut steps, mut step_texts, mut prompt, mut edits, mut history) = Default::default();
+    let mut rows = Rows { chunks: &mut chunks, steps: &mut steps, texts: &mut step_texts, prompt: &mut prompt };
+    let mut step_ids = Vec::new();
+    for part in parts {
+        let ids = pg.ids("steps_id_seq", part.steps.len())?;
+        rows.steps_of(pg, part, &ids, &blobs, packer, &mut chunk_ids)?;
+        edit_rows(pg, part, packer, &mut chunk_ids, rows.chunks, &mut edits)?;
+        for (pos, m) in part.history.iter().enumerate() {
+            let blob = blobs.get(&message_hash(m)).copied().ok_or_else(|| lost("a history message"))?;
+            CopyRows::int(&mut history, part.run_id).int(pos as i64).int(blob).end();
+        }
+        step_ids.push(ids);
+    }
+    for (table, rows) in [
+        ("text_chunks (id, run_id, body)", &chunks),
+        (
+            "steps (id, run_id, idx, tool, flags, obs_chars, action_head, execution_time, tokens_in, tokens_out,
+                    timestamp, open_file, working_dir, query_keep)",
+            &steps,
+        ),
+        ("step_texts (step_id, action, thought, observation, response, args, chunk_id, chunk_at)", &step_texts),
+        ("query_parts (step_id, pos, blob_id)", &prompt),
+        (
+            "edits (id, run_id, step_idx, path, kind, status, old_text, new_text, diff, lint_codes, certainty, command,
+                    checked_at, shown, undone_at, hunks, partial, chunk_id, chunk_at)",
+            &edits,
+        ),
+        ("history (run_id, pos, blob_id)", &history),
+    ] {
+        if !rows.is_empty() {
+            pg.copy_in(&format!("COPY {table} FROM STDIN"), rows.data())?;
+        }
+    }
+    write_terms(pg, parts, &step_ids)
+}
+
+fn lost(what: &str) -> StoreError {
+    StoreError::Inconsistent(format!("{what} lost its stored message"))
+}
+
+/// Ids of a sequence taken a block at a time.
+struct IdPool {
+    sequence: &'static str,
+    free: Vec<i64>,
+}
+
+impl IdPool {
+    fn new(sequence: &'static str) -> IdPool {
+        IdPool { sequence, free: Vec::new() }
+    }
+
+    fn next(&mut self, pg: &Pg) -> Result<i64, StoreError> {
+        if self.free.is_empty() {
+            self.free = pg.ids(self.sequence, 64)?;
+            self.free.reverse();
+        }
+        self.free.pop().ok_or_else(|| StoreError::Postgres(format!("{} gave no id", self.sequence)))
+    }
+}
+
+struct Rows<'r> {
+    chunks: &'r mut CopyRows,
+    steps: &'r mut CopyRows,
+    texts: &'r mut CopyRows,
+    prompt: &'r mut CopyRows,
+}
+
+impl Rows<'_> {
+    fn steps_of(
+        &mut self,
+        pg: &Pg,
+        part: &StepsOf<'_>,
+        ids: &[i64],
+        blobs: &HashMap<[u8; 16], i64>,
+        packer: &mut texts::Packer,
+        chunk_ids: &mut IdPool,
+    ) -> Result<(), StoreError> {
+        let mut places: Vec<Option<(i64, u32)>> = vec![None; part.steps.len()];
+        packer.clear();
+        for (i, (s, &id)) in part.steps.iter().zip(ids).enumerate() {
+            let idx = (part.first + i) as i64;
+            let head: String = s.action.trim_start().lines().next().unwrap_or("").chars().take(200).collect();
+            self.steps
+                .int(id)
+                .int(part.run_id)
+                .int(idx)
+                .opt_text(s.tool.as_deref())
+                .int(s.flags.bits())
+                .int(s.observation.chars().count() as i64)
+                .text(&head)
+                .opt_real(s.execution_time)
+                .opt_int(s.tokens_in)
+                .opt_int(s.tokens_out)
+                .opt_text(s.timestamp.as_deref())
+                .opt_text(s.open_file.as_deref())
+                .opt_text(s.working_dir.as_deref())
+                .opt_int(s.query.as_ref().map(|q| q.keep as i64))
+                .end();
+            if let Some(q) = &s.query {
+                for (k, m) in q.append.iter().enumerate() {
+                    let blob = blobs.get(&m.hash).copied().ok_or_else(|| lost("a prompt part"))?;
+                    self.prompt.int(id).int((q.keep + k) as i64).int(blob).end();
+                }
+            }
+            let fields = texts::step_fields(s);
+            if !texts::fits(&fields) {
+                return Err(StoreError::Encode(format!("step {idx} has a text over 4 GiB")));
+            }
+            for chunk in packer.push(i, fields)? {
+                place(pg, part.run_id, chunk, &mut places, chunk_ids, self.chunks)?;
+            }
+        }
+        if let Some(chunk) = packer.finish()? {
+            place(pg, part.run_id, chunk, &mut places, chunk_ids, self.chunks)?;
+        }
+        for (&id, place) in ids.iter().zip(places) {
+            let (chunk, at) = place.ok_or_else(|| StoreError::Encode("lost a record".into()))?;
+            self.texts.int(id).text("").text("").text("").null().null().int(chunk).int(i64::from(at)).end();
+        }
+        Ok(())
+    }
+}
+
+/// A chunk's row, and where each of its records went.
+fn place(
+    pg: &Pg,
+    run_id: i64,
+    chunk: texts::Chunk,
+    places: &mut [Option<(i64, u32)>],
+    ids: &mut IdPool,
+    rows: &mut CopyRows,
+) -> Result<(), StoreError> {
+    let id = ids.next(pg)?;
+    rows.int(id).int(run_id).bytes(&chunk.body).end();
+    for (index, at) in chunk.records {
+        *places.get_mut(index).ok_or_else(|| StoreError::Encode("lost a record".into()))? = Some((id, at));
+    }
+    Ok(())
+}
+
+/// A run's edits, their texts in chunks of their own after the steps'.
+fn edit_rows(
+    pg: &Pg,
+    part: &StepsOf<'_>,
+    packer: &mut texts::Packer,
+    chunk_ids: &mut IdPool,
+    chunks: &mut CopyRows,
+    rows: &mut CopyRows,
+) -> Result<(), StoreError> {
+    let edits = part.edits;
+    if edits.is_empty() {
+        return Ok(());
+    }
+    packer.clear();
+    let hunks: Vec<Option<String>> = edits.iter().map(texts::hunks_json).collect();
+    let mut places: Vec<Option<(i64, u32)>> = vec![None; edits.len()];
+    for (i, (e, hunks)) in edits.iter().zip(&hunks).enumerate() {
+        let fields = texts::edit_fields(e, hunks.as_deref());
+        if fields.iter().all(Option::is_none) {
+            continue;
+        }
+        if !texts::fits(&fields) {
+            return Err(StoreError::Encode(format!("an edit of {} has a text over 4 GiB", e.path)));
+        }
+        for chunk in packer.push(i, fields)? {
+            place(pg, part.run_id, chunk, &mut places, chunk_ids, chunks)?;
+        }
+    }
+    if let Some(chunk) = packer.finish()? {
+        place(pg, part.run_id, chunk, &mut places, chunk_ids, chunks)?;
+    }
+    let ids = pg.ids("edits_id_seq", edits.len())?;
+    for ((e, id), place) in edits.iter().zip(ids).zip(places) {
+        let t = &e.trace;
+        let codes = (!e.lint_codes.is_empty()).then(|| e.lint_codes.join(","));
+        rows.int(id)
+            .int(part.run_id)
+            .opt_int(e.step.map(|s| s as i64))
+            .text(&e.path)
+            .text(e.kind.name())
+            .text(e.status.name())
+            .null()
+            .null()
+            .null()
+            .opt_text(codes.as_deref())
+            .opt_text(t.certainty.map(|c| c.name()))
+            .opt_text(t.command.as_deref())
+            .opt_int(t.checked_by.map(CheckedBy::to_column))
+            .null()
+            .opt_int(t.undone_at.map(|s| s as i64))
+            .null()
+            .opt_int(t.partial.then_some(1))
+            .opt_int(place.map(|p| p.0))
+            .opt_int(place.map(|p| i64::from(p.1)))
+            .end();
+    }
+    Ok(())
+}
+
+/// The ids of every message these runs' histories and prompts name, inserting those not stored
+/// yet (another writer inserting one at the same moment: its row is used).
+fn blob_ids(pg: &Pg, parts: &[StepsOf<'_>]) -> Result<HashMap<[u8; 16], i64>, StoreError> {
+    let mut wanted: HashMap<[u8; 16], Message> = HashMap::new();
+    for part in parts {
+        for m in part.history {
+            wanted.entry(message_hash(m)).or_insert_with(|| m.clone());
+        }
+        for s in part.steps {
+            for q in s.query.iter().flat_map(|q| &q.append) {
+                wanted.entry(q.hash).or_insert_with(|| Message::from_raw_json(&q.raw));
+            }
+        }
+    }
+    let mut ids = HashMap::with_capacity(wanted.len());
+    if wanted.is_empty() {
+        return Ok(ids);
+    }
+    let hashes: Vec<Vec<u8>> = wanted.keys().map(|h| h.to_vec()).collect();
+    let known = |pg: &Pg, ids: &mut HashMap<[u8; 16], i64>, hashes: &Vec<Vec<u8>>| -> Result<(), StoreError> {
+        for r in pg.rows("SELECT hash, id FROM blobs WHERE hash = ANY($1)", &[hashes])? {
+            let hash: [u8; 16] = r.bytes(0)?.try_into().map_err(|_| StoreError::Corrupt("a blob hash".into()))?;
+            ids.insert(hash, r.int(1)?);
+        }
+        Ok(())
+    };
+    known(pg, &mut ids, &hashes)?;
+    let missing: Vec<(&[u8; 16], &Message)> = wanted.iter().filter(|(h, _)| !ids.contains_key(*h)).collect();
+    if !missing.is_empty() {
+        let hashes: Vec<Vec<u8>> = missing.iter().map(|(h, _)| h.to_vec()).collect();
+        let roles: Vec<String> = missing.iter().map(|(_, m)| enc(&m.role).into_owned()).collect();
+        let contents: Vec<String> = missing.iter().map(|(_, m)| enc(&m.content).into_owned()).collect();
+        let extras: Vec<Option<String>> =
+            missing.iter().map(|(_, m)| enc_opt(m.extra.as_deref()).map(|e| e.into_owned())).collect();
+        pg.exec(
+            "INSERT INTO blobs (hash, role, content, extra)
+             SELECT * FROM unnest($1::bytea[], $2::text[], $3::text[], $4::text[]) ON CONFLICT (hash) DO NOTHING",
+            &[&hashes, &roles, &contents, &extras],
+        )?;
+        known(pg, &mut ids, &hashes)?;
+    }
+    Ok(ids)
+}
+
+/// The search terms of these steps, as SQLite's index holds them (`store::terms`), sent in
+/// `COPY`s of at most about 16 MB.
+fn write_terms(pg: &Pg, parts: &[StepsOf<'_>], step_ids: &[Vec<i64>]) -> Result<(), StoreError> {
+    const SEND: usize = 16 << 20;
+    let mut rows = CopyRows::default();
+    for (part, ids) in parts.iter().zip(step_ids) {
+        for (s, &id) in part.steps.iter().zip(ids) {
+            let fields = [sanitize(&s.thought), sanitize(&s.action), sanitize(&s.observation)];
+            let doc = terms::document(&[&fields[0], &fields[1], &fields[2]]);
+            for (piece, text) in pieces(&doc).enumerate() {
+                rows.int(id).int(piece as i64).text(text).end();
+            }
+            if rows.len() >= SEND {
+                pg.copy_in("COPY step_terms (step_id, piece, terms) FROM STDIN", rows.data())?;
+                rows.clear();
+            }
+        }
+    }
+    if !rows.is_empty() {
+        pg.copy_in("COPY step_terms (step_id, piece, terms) FROM STDIN", rows.data())?;
+    }
+    Ok(())
+}
+
+/// A document of terms in pieces of about [`PIECE`] bytes, each starting at a term (a space)
+/// about [`OVERLAP`] bytes before the previous one ends.
+pub(super) fn pieces(doc: &str) -> impl Iterator<Item = &str> {
+    let mut start = Some(0);
+    std::iter::from_fn(move || {
+        let from = start?;
+        if doc.len() - from <= PIECE {
+            start = None;
+            return Some(&doc[from..]);
+        }
+        // End after a space, so the piece's last term is whole.
+        let mut end = from + PIECE;
+        while end > from && !doc.is_char_boundary(end) {
+            end -= 1;
+        }
+        let end = doc[..end].rfind(' ').map_or(doc.len(), |i| i + 1).max(from + 1);
+        // The next piece starts at a term at least OVERLAP before this end.
+        let back = end.saturating_sub(OVERLAP).max(from + 1);
+        let mut at = back;
+        while at > from && !doc.is_char_boundary(at) {
+            at -= 1;
+        }
+        let next = doc[..at].rfind(' ').filter(|&i| i > from).unwrap_or(at);
+        start = Some(next);
+        Some(&doc[from..end])
+    })
+}
+
+fn insert_outcome(pg: &Pg, source_id: i64, o: &TestOutcome) -> Result<(), StoreError> {
+    let logged = o.logged.as_ref().and_then(|l| serde_json::to_string(l).ok());
+    let id = pg
+        .one(
+            "INSERT INTO outcomes (source_id, instance_id, format, model, run_label, resolved,
+                patch_applied, patch_exists, test_count, log, patch, logged)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
+            &[
+                &source_id,
+                &enc(&o.instance_id),
+                &enc(o.format.map(|f| f.name()).unwrap_or("unknown")),
+                &enc_opt(o.model.as_deref()),
+                &enc_opt(o.run_label.as_deref()),
+                &o.resolved.map(i64::from),
+                &o.patch_applied.map(i64::from),
+                &o.patch_exists.map(i64::from),
+                &(o.tests.len() as i64),
+                &enc_opt(o.log.as_deref()),
+                &enc_opt(o.patch.as_deref()),
+                &enc_opt(logged.as_deref()),
+            ],
+        )?
+        .int(0)?;
+    insert_tests(pg, id, &o.tests)
+}
+
+/// An outcome's test rows.
+pub(super) fn insert_tests(pg: &Pg, outcome_id: i64, tests: &[TestCase]) -> Result<(), StoreError> {
+    if tests.is_empty() {
+        return Ok(());
+    }
+    let mut rows = CopyRows::default();
+    for t in tests {
+        rows.int(outcome_id)
+            .text(&t.name)
+            .opt_text(t.group.map(|g| g.name()))
+            .int(i64::from(t.passed))
+            .opt_text(t.message.as_deref())
+            .end();
+    }
+    pg.copy_in("COPY tests (outcome_id, name, grp, passed, message) FROM STDIN", rows.data())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_overlap_and_start_at_a_term() {
+        let doc: String = (0..400_000).map(|i| format!(" w{i}")).collect::<String>() + " ";
+        let parts: Vec<&str> = pieces(&doc).collect();
+        assert!(parts.len() > 1, "{}", parts.len());
+        for p in &parts {
+            assert!(p.starts_with(' ') && p.ends_with(' ') && p.len() <= PIECE, "{}", &p[..20]);
+        }
+        // Every phrase of up to OVERLAP bytes is inside one piece.
+        for at in [PIECE - 10, 2 * PIECE - 5_000, doc.len() - 30] {
+            let start = doc[..at].rfind(' ').unwrap_or(0);
+            let end = doc[start + 1..].find(' ').map_or(doc.len(), |e| start + 1 + e);
+            let phrase = &doc[start..(start + 40_000).min(doc.len())];
+            let _ = end;
+            assert!(parts.iter().any(|p| p.contains(phrase)), "phrase at {at}");
+        }
+        assert_eq!(pieces(" a b ").collect::<Vec<_>>(), [" a b "]);
+    }
+}
