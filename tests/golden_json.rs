@@ -5,6 +5,7 @@
 //! golden_json` (and the diff of that file shows which outputs changed).
 
 use std::collections::BTreeMap;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -14,13 +15,19 @@ fn golden() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/json.digests")
 }
 
-fn trajan(db: &Path, args: &[String]) -> Vec<u8> {
+/// The store: a file, or a PostgreSQL URL; and a folder for the configuration (none in it).
+struct Db<'a> {
+    at: &'a OsStr,
+    config: &'a Path,
+}
+
+fn trajan(db: &Db<'_>, args: &[String]) -> Vec<u8> {
     let out = Command::new(env!("CARGO_BIN_EXE_trajan"))
         .arg("--db")
-        .arg(db)
+        .arg(db.at)
         .args(args)
         .env_remove("TRAJAN_DB")
-        .env("XDG_CONFIG_HOME", db.parent().unwrap_or(Path::new("/")))
+        .env("XDG_CONFIG_HOME", db.config)
         .output()
         .unwrap_or_else(|e| panic!("cannot run trajan: {e}"));
     assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
@@ -29,23 +36,21 @@ fn trajan(db: &Path, args: &[String]) -> Vec<u8> {
 
 /// Every output, keyed by its command line, with the corpus folder written as `CORPUS` (the
 /// checkout's location must not matter).
-fn outputs() -> BTreeMap<String, String> {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let db = dir.path().join("golden.db");
+fn outputs(db: &Db<'_>) -> BTreeMap<String, String> {
     let mut ingest = vec!["ingest".to_string()];
     ingest.extend(common::corpus_paths());
-    trajan(&db, &ingest);
+    trajan(db, &ingest);
     let corpus = common::corpus().to_string_lossy().into_owned();
     let mut out = BTreeMap::new();
     let mut record = |args: Vec<String>| {
-        let text = String::from_utf8_lossy(&trajan(&db, &args)).replace(&corpus, "CORPUS");
+        let text = String::from_utf8_lossy(&trajan(db, &args)).replace(&corpus, "CORPUS");
         out.insert(args.join(" "), text);
     };
     let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<String>>();
     record(args(&["runs", "--json"]));
     record(args(&["runs", "--failed", "--json"]));
     let runs: Vec<serde_json::Value> =
-        serde_json::from_slice(&trajan(&db, &args(&["runs", "--json"]))).unwrap_or_else(|e| panic!("{e}"));
+        serde_json::from_slice(&trajan(db, &args(&["runs", "--json"]))).unwrap_or_else(|e| panic!("{e}"));
     for run in &runs {
         let id = run["id"].to_string();
         record(args(&["show", &id, "--json"]));
@@ -73,9 +78,24 @@ fn digest(text: &str) -> String {
 
 #[test]
 fn the_cli_json_on_the_corpus_is_unchanged() {
-    let digests: BTreeMap<String, String> = outputs().iter().map(|(k, v)| (k.clone(), digest(v))).collect();
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let file = dir.path().join("golden.db");
+    check(outputs(&Db { at: file.as_os_str(), config: dir.path() }), true);
+}
+
+/// The same commands on a PostgreSQL store print the same bytes: the backends answer alike.
+#[test]
+fn on_postgresql_the_cli_json_is_the_same() {
+    let Some(pg) = common::pg_database() else { return };
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    check(outputs(&Db { at: OsStr::new(&pg.url), config: dir.path() }), false);
+}
+
+/// The digests of `outputs` against the blessed ones (re-blessed when asked and `bless`).
+fn check(outputs: BTreeMap<String, String>, bless: bool) {
+    let digests: BTreeMap<String, String> = outputs.iter().map(|(k, v)| (k.clone(), digest(v))).collect();
     let text: String = digests.iter().map(|(k, d)| format!("{d}  {k}\n")).collect();
-    if std::env::var_os("TRAJAN_BLESS").is_some() {
+    if bless && std::env::var_os("TRAJAN_BLESS").is_some() {
         std::fs::create_dir_all(golden().parent().unwrap_or(Path::new("."))).unwrap_or_else(|e| panic!("{e}"));
         std::fs::write(golden(), &text).unwrap_or_else(|e| panic!("{e}"));
         return;

@@ -6,6 +6,9 @@
 
 #![allow(dead_code)] // each test file uses a different subset
 
+#[path = "../../src/testkit/pg_server.rs"]
+pub mod pg_server;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -218,4 +221,17 @@ pub fn corpus() -> PathBuf {
 /// (every file is a supported format or skipped; the ingest exits 0).
 pub fn corpus_paths() -> Vec<String> {
     vec![corpus().to_string_lossy().into_owned()]
+}
+
+/// A PostgreSQL database of this test's own, with trajan's schema made by `trajan migrate`, or
+/// `None` when no server was given (the test is skipped; see `pg_server`).
+pub fn pg_database() -> Option<pg_server::TestDb> {
+    pg_server::database(&|url| {
+        let out = Command::new(env!("CARGO_BIN_EXE_trajan"))
+            .args(["--db", url, "migrate"])
+            .env_remove("TRAJAN_DB")
+            .output()
+            .map_err(|e| e.to_string())?;
+        if out.status.success() { Ok(()) } else { Err(String::from_utf8_lossy(&out.stderr).into_owned()) }
+    })
 }
