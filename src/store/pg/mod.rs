@@ -390,7 +390,10 @@ impl Cells for Row {
 }
 
 #[cfg(test)]
-mod tests {
+mod tests;
+
+#[cfg(test)]
+mod codec_tests {
     use super::*;
 
     #[test]

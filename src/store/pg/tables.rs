@@ -58,9 +58,11 @@ impl Tables for Pg {
             self.run("BEGIN")?;
         }
         let dumped = (|| {
-            self.run(&format!("DECLARE dump NO SCROLL CURSOR FOR {sql}"))?;
+            // A cursor per table: a FETCH's statement (prepared once) knows its columns.
+            let cursor = format!("dump_{}", table.name);
+            self.run(&format!("DECLARE {cursor} NO SCROLL CURSOR FOR {sql}"))?;
             loop {
-                let rows = self.rows(&format!("FETCH {FETCH} FROM dump"), &[])?;
+                let rows = self.rows(&format!("FETCH {FETCH} FROM {cursor}"), &[])?;
                 for r in &rows {
                     each((0..table.columns.len()).map(|i| value(r, i)).collect::<Result<_, _>>()?)?;
                 }
@@ -68,7 +70,7 @@ impl Tables for Pg {
                     break;
                 }
             }
-            self.run("CLOSE dump")
+            self.run(&format!("CLOSE {cursor}"))
         })();
         if own {
             if dumped.is_ok() { self.run("COMMIT")? } else { self.abandon() }

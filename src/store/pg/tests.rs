@@ -1,0 +1,270 @@
+//! The PostgreSQL backend against a real server (`.ci/run` starts one; without it these tests
+//! pass and say they were skipped), each test on a database of its own, each compared with the
+//! SQLite backend given the same writes.
+
+#[path = "../../testkit/pg_server.rs"]
+mod pg_server;
+
+use super::Pg;
+use super::url::PgUrl;
+use crate::model::{Edit, EditKind, EditStatus, Format, Message, Parsed, Run, Step, TestCase, TestOutcome};
+use crate::store::read::RunFilter;
+use crate::store::{SourceRecord, Store, copy};
+
+fn ok<T, E: std::fmt::Display>(r: Result<T, E>) -> T {
+    r.unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A fresh PostgreSQL database (migrated), or `None` when no server was given.
+fn database() -> Option<(pg_server::TestDb, PgUrl)> {
+    let db = pg_server::database(&|url| {
+        let url = PgUrl::parse(url).map_err(|e| e.to_string())?;
+        Pg::migrate(&url).map(drop).map_err(|e| e.to_string())
+    })?;
+    let url = ok(PgUrl::parse(&db.url));
+    Some((db, url))
+}
+
+fn record<'a>(path: &'a str, hash: &'a [u8; 32]) -> SourceRecord<'a> {
+    SourceRecord { path, kind: "file", format: "test", size: 1, hash }
+}
+
+fn step(thought: &str, action: &str, observation: &str) -> Step {
+    Step { thought: thought.into(), action: action.into(), observation: observation.into(), ..Step::default() }
+}
+
+/// Runs whose texts hold what tokenizers disagree on, a NUL, a step larger than a piece of
+/// terms, and an edit.
+fn runs() -> Parsed {
+    let long: String = (0..150_000).map(|i| format!("word{i} ")).collect();
+    let mut first = Run {
+        instance_id: "inst\0ance-1".into(),
+        format: Some(Format::SweAgent),
+        model: Some("gpt\u{10FFFF}-x".into()),
+        submission: Some("diff --git a/x b/x\n+nul \0 here\n".into()),
+        steps: vec![
+            step("I'll open __init__.py", "cat pkg/__init__.py", "line 1\nTraceback: ZeroDivisionError at 2.0"),
+            step("Ünïcödé ΣΊΣΥΦΟΣ 日本語", "echo 'ﬁnal straße'", "naïve café ①②"),
+            step("", "grep -r pydicom .", &long),
+            step("tab\there", "nul\0byte", "\u{FFFE}\u{FFFF}x \u{1b}[31mred\u{1b}[0m"),
+        ],
+        history: vec![Message { role: "system".into(), content: "You are \0 an agent".into(), extra: None }],
+        ..Run::default()
+    };
+    first.edits.push(Edit {
+        step: Some(0),
+        path: "pkg/__init__.py".into(),
+        kind: EditKind::StrReplace,
+        status: EditStatus::Applied,
+        old_text: Some("a".into()),
+        new_text: Some("b".into()),
+        diff: Some("-a\n+b\n".into()),
+        lint_codes: Vec::new(),
+        trace: Default::default(),
+    });
+    let outcome = TestOutcome {
+        instance_id: "inst\0ance-1".into(),
+        format: Some(Format::SwebenchReport),
+        resolved: Some(false),
+        log: Some("FAILED \0 test_x".into()),
+        tests: vec![TestCase { name: "test_x".into(), group: None, passed: false, message: Some("\0".into()) }],
+        ..TestOutcome::default()
+    };
+    Parsed { runs: vec![first], outcomes: vec![outcome], ..Parsed::default() }
+}
+
+/// Both backends given the same writes: (SQLite, PostgreSQL), or `None` without a server.
+fn pair() -> Option<(Store, Store, pg_server::TestDb)> {
+    let (db, url) = database()?;
+    let mut pg = ok(Store::connect(&url));
+    let mut sqlite = ok(Store::open_in_memory());
+    for store in [&mut sqlite, &mut pg] {
+        ok(store.write_source(&record("/a.traj", &[1; 32]), &runs()));
+    }
+    Some((sqlite, pg, db))
+}
+
+#[test]
+fn reads_are_the_same_on_both_backends() {
+    let Some((sqlite, pg, _db)) = pair() else { return };
+    assert_eq!(ok(sqlite.list_runs(RunFilter::default())).to_json(), ok(pg.list_runs(RunFilter::default())).to_json());
+    let id = ok(sqlite.resolve_run("inst\0ance-1"));
+    assert_eq!(id, ok(pg.resolve_run("inst\0ance-1")));
+    assert_eq!(ok(sqlite.run_detail(id, None)).to_json(), ok(pg.run_detail(id, None)).to_json());
+    let detail = ok(pg.run_detail(id, None));
+    assert_eq!(detail.submission.as_deref(), Some("diff --git a/x b/x\n+nul \0 here\n"), "a NUL reads back");
+    assert_eq!(detail.step_list[3].action, "nul\0byte");
+    assert_eq!(format!("{:?}", ok(sqlite.run_data(id))), format!("{:?}", ok(pg.run_data(id))));
+    assert_eq!(format!("{:?}", ok(sqlite.run_rest(id))), format!("{:?}", ok(pg.run_rest(id))));
+    assert_eq!(format!("{:?}", ok(sqlite.step_body(id, 2))), format!("{:?}", ok(pg.step_body(id, 2))));
+}
+
+/// A read model as JSON, for comparing those that do not implement `PartialEq`.
+trait ToJson {
+    fn to_json(&self) -> String;
+}
+
+impl<T: serde::Serialize> ToJson for T {
+    fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+#[test]
+fn search_finds_what_sqlite_finds() {
+    let Some((sqlite, pg, _db)) = pair() else { return };
+    let long_phrase: String = (1000..20_000).map(|i| format!("word{i} ")).collect();
+    let phrases = [
+        "__init__.py",
+        "init",
+        "line 1",
+        "2.0",
+        "ZeroDiv",
+        "pydicom",
+        "STRASSE",
+        "strasse",
+        "final",
+        "ﬁnal",
+        "cafe",
+        "ΣΊΣΥΦΟΣ",
+        "σίσυφος",
+        "日本語",
+        "red",
+        "31mred",
+        "byte",
+        "nul",
+        "tab here",
+        "word149999",
+        "word99999 word100000",
+        "here cat",
+        "...",
+        "x",
+        "word1",
+        long_phrase.as_str(),
+    ];
+    for phrase in phrases {
+        let (a, b) = (ok(sqlite.search(phrase, None, 50)), ok(pg.search(phrase, None, 50)));
+        assert_eq!(a.to_json(), b.to_json(), "{:.60}", phrase);
+        let run = a.first().map_or(1, |h| h.run_id);
+        assert_eq!(ok(sqlite.search_run(run, phrase)), ok(pg.search_run(run, phrase)), "{:.60}", phrase);
+    }
+    assert!(!ok(pg.search(&long_phrase, None, 5)).is_empty(), "a phrase longer than a piece's overlap is found");
+}
+
+#[test]
+fn a_copy_to_postgresql_and_back_holds_every_row() {
+    let Some((sqlite, pg, _db)) = pair() else { return };
+    drop(pg);
+    let Some((_db2, url)) = database() else { return };
+    let mut target = ok(Store::connect(&url));
+    let copied = ok(copy::copy(&sqlite, &mut target, &mut |_, _| {}));
+    assert!(copied.rows > 10, "{copied:?}");
+    assert_eq!(ok(copy::compare(&sqlite, &target)), copied.rows);
+    let mut back = ok(Store::open_in_memory());
+    ok(copy::copy(&target, &mut back, &mut |_, _| {}));
+    assert_eq!(ok(copy::compare(&target, &back)), copied.rows);
+    assert_eq!(ok(target.search("pydicom", None, 5)).len(), 1, "the copy is searchable");
+    assert!(matches!(copy::copy(&sqlite, &mut target, &mut |_, _| {}), Err(crate::error::StoreError::NotEmpty(_))));
+}
+
+#[test]
+fn a_dropped_connection_is_an_error_then_the_store_reconnects() {
+    let Some((db, url)) = database() else { return };
+    let store = ok(Store::connect_read_only(&url));
+    assert_eq!(ok(store.count_runs()), 0);
+    let admin = pg_server::server().unwrap_or_default();
+    let mut client = ok(postgres::Client::connect(&admin, postgres::NoTls));
+    let name = db.url.rsplit('/').next().unwrap_or_default().to_string();
+    ok(client.execute(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'trajan'",
+        &[&name],
+    ));
+    let lost = store.count_runs().err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(lost.contains("lost") || lost.contains("terminat"), "{lost}");
+    assert_eq!(ok(store.count_runs()), 0, "the next call reconnects");
+}
+
+#[test]
+fn labels_of_one_key_are_written_in_turn_and_an_import_is_appended_once() {
+    let Some((_db, url)) = database() else { return };
+    let label = |rater: &str, mode: &str| crate::label::Label {
+        run_id: 7,
+        source: crate::label::Source::Human,
+        rater: rater.into(),
+        taxonomy: "refactoring".into(),
+        taxonomy_version: "1.0".into(),
+        modes: vec![crate::label::ModeVerdict {
+            mode: mode.into(),
+            confidence: 1.0,
+            evidence: Vec::new(),
+            rationale: String::new(),
+        }],
+        considered: Vec::new(),
+        exit_category: String::new(),
+        summary: String::new(),
+        provenance: Default::default(),
+    };
+    let threads: Vec<_> = (0..8)
+        .map(|i| {
+            let url = url.clone();
+            let l = label("ann", &format!("mode{i}"));
+            std::thread::spawn(move || {
+                let store = ok(Store::connect(&url));
+                let key = crate::store::labels::LabelKey::of(&l);
+                ok(store.append_history(&key, &mut |history| {
+                    if history.iter().any(|r| r.created_at == "2026-01-01T00:00:00Z") {
+                        return Vec::new();
+                    }
+                    vec![crate::store::labels::NewLabel {
+                        label: l.clone(),
+                        note: None,
+                        created_at: Some("2026-01-01T00:00:00Z".into()),
+                    }]
+                }))
+            })
+        })
+        .collect();
+    let appended: usize = threads.into_iter().map(|t| t.join().unwrap_or(0)).sum();
+    assert_eq!(appended, 1, "eight importers of one label append it once");
+    let store = ok(Store::connect(&url));
+    assert_eq!(ok(store.labels(Some(7), false)).len(), 1);
+}
+
+#[test]
+fn a_live_write_reads_as_a_whole_write_does() {
+    let Some((_db, url)) = database() else { return };
+    let mut pg = ok(Store::connect(&url));
+    let parsed = runs();
+    let run = &parsed.runs[0];
+    let mut lw = ok(pg.live_begin("/live.traj", "file", "swe-agent", "reading"));
+    let id = ok(pg.live_run(&mut lw, run));
+    ok(pg.live_steps(&mut lw, &run.steps[..2], &[]));
+    ok(pg.live_commit(&mut lw));
+    assert_eq!(ok(pg.step_lines(id, 0)).len(), 2, "committed steps are seen");
+    ok(pg.live_steps(&mut lw, &run.steps[2..], &[]));
+    ok(pg.live_commit(&mut lw));
+    let ending = Parsed { runs: vec![run.clone()], outcomes: parsed.outcomes.clone(), ..Parsed::default() };
+    ok(pg.live_finish(lw, &record("/live.traj", &[2; 32]), ending, &[], &[Vec::new()], &mut |_, _, _| Ok(())));
+    let mut whole = ok(Store::open_in_memory());
+    ok(whole.write_source(&record("/live.traj", &[2; 32]), &parsed));
+    let (a, b) = (ok(pg.run_detail(id, None)), ok(whole.run_detail(ok(whole.resolve_run("inst\0ance-1")), None)));
+    assert!(a.step_list.to_json() == b.step_list.to_json(), "the steps differ");
+    assert!(a.edit_list.to_json() == b.edit_list.to_json(), "the edits differ");
+    assert_eq!(ok(pg.source_fingerprint("/live.traj")), Some((1, vec![2; 32])));
+}
+
+#[test]
+fn replacing_a_source_keeps_run_ids_and_removing_it_leaves_nothing() {
+    let Some((_db, url)) = database() else { return };
+    let mut pg = ok(Store::connect(&url));
+    ok(pg.write_source(&record("/a.traj", &[1; 32]), &runs()));
+    let id = ok(pg.resolve_run("inst\0ance-1"));
+    let stats = ok(pg.write_source(&record("/a.traj", &[3; 32]), &runs()));
+    assert!(stats.replaced);
+    assert_eq!(ok(pg.resolve_run("inst\0ance-1")), id, "the run keeps its id");
+    assert_eq!(ok(pg.search("pydicom", None, 5)).len(), 1, "the old terms went with the old steps");
+    assert!(ok(pg.remove_source("/a.traj")));
+    assert_eq!(ok(pg.count_runs()), 0);
+    assert!(ok(pg.is_empty_store()) || ok(pg.source_hashes()).is_empty());
+    assert_eq!(ok(pg.integrity_check()), "ok");
+}
