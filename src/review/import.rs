@@ -9,7 +9,7 @@ use crate::error::StoreError;
 use crate::label::Label;
 use crate::label::taxonomy::Taxonomy;
 use crate::store::Store;
-use crate::store::labels::LabelRow;
+use crate::store::labels::{LabelKey, LabelRow, NewLabel};
 use crate::store::read::{RunFilter, RunSummary};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -100,6 +100,37 @@ fn show(s: BTreeSet<String>) -> String {
     if s.is_empty() { "unclassified".to_string() } else { s.into_iter().collect::<Vec<_>>().join(", ") }
 }
 
+/// What of a rater's imported history of one run extends the local one (`local`, oldest first):
+/// the labels to append, and how many were already here. When the two went different ways, a
+/// conflict is reported and nothing appended.
+fn extension<'a>(
+    local: &[LabelRow],
+    imported: &'a [ExportedLabel],
+    source: &str,
+    rater: &str,
+    conflicts: &mut Vec<String>,
+) -> (Vec<&'a ExportedLabel>, usize) {
+    let same = |a: &ExportedLabel, r: &LabelRow| r.created_at == a.created_at && modes(&r.label) == modes(&a.label);
+    let (present, new): (Vec<&ExportedLabel>, Vec<&ExportedLabel>) =
+        imported.iter().partition(|e| local.iter().any(|r| same(e, r)));
+    if new.is_empty() {
+        return (new, present.len());
+    }
+    // Safe to append only when the local history is part of the imported one and what is new
+    // comes after it; otherwise the two databases went different ways for this rater.
+    let local_known = local.iter().all(|r| imported.iter().any(|e| same(e, r)));
+    let latest_local = local.iter().map(|r| r.created_at.as_str()).max().unwrap_or("");
+    let after = new.iter().all(|e| e.created_at.as_str() > latest_local);
+    if !(local_known && after) {
+        let here = local.last().map(|r| format!("{} ({})", show(modes(&r.label)), r.created_at)).unwrap_or_default();
+        let theirs = new.last().map(|e| format!("{} ({})", show(modes(&e.label)), e.created_at)).unwrap_or_default();
+        let instance = new[0].instance_id.as_deref().unwrap_or("?");
+        conflicts.push(format!("{instance} by {rater} ({source}): here {here}, imported {theirs}"));
+        return (Vec::new(), present.len());
+    }
+    (new, present.len())
+}
+
 /// Merge `records` into the store; `local` is the taxonomy labels are checked against.
 pub fn import(store: &mut Store, records: Vec<Record>, local: &Taxonomy) -> Result<ImportReport, StoreError> {
     let runs = store.list_runs(RunFilter::default())?;
@@ -136,38 +167,23 @@ pub fn import(store: &mut Store, records: Vec<Record>, local: &Taxonomy) -> Resu
     }
     for ((run_id, source, rater, taxonomy), mut imported) in groups {
         imported.sort_by(|a, b| a.created_at.cmp(&b.created_at));
-        let local: Vec<LabelRow> = store
-            .labels(Some(run_id), false)?
-            .into_iter()
-            .filter(|r| r.label.source.name() == source && r.label.rater == rater && r.label.taxonomy == taxonomy)
-            .collect();
-        let same = |a: &ExportedLabel, r: &LabelRow| r.created_at == a.created_at && modes(&r.label) == modes(&a.label);
-        let (present, new): (Vec<&ExportedLabel>, Vec<&ExportedLabel>) =
-            imported.iter().partition(|e| local.iter().any(|r| same(e, r)));
-        report.already_present += present.len();
-        if new.is_empty() {
-            continue;
-        }
-        // Safe to append only when the local history is part of the imported one and what is
-        // new comes after it; otherwise the two databases went different ways for this rater.
-        let local_known = local.iter().all(|r| imported.iter().any(|e| same(e, r)));
-        let latest_local = local.iter().map(|r| r.created_at.as_str()).max().unwrap_or("");
-        let after = new.iter().all(|e| e.created_at.as_str() > latest_local);
-        if !(local_known && after) {
-            let here =
-                local.last().map(|r| format!("{} ({})", show(modes(&r.label)), r.created_at)).unwrap_or_default();
-            let theirs =
-                new.last().map(|e| format!("{} ({})", show(modes(&e.label)), e.created_at)).unwrap_or_default();
-            let instance = new[0].instance_id.as_deref().unwrap_or("?");
-            report.conflicts.push(format!("{instance} by {rater} ({source}): here {here}, imported {theirs}"));
-            continue;
-        }
-        for e in new {
-            let mut label = e.label.clone();
-            label.run_id = run_id;
-            store.add_label_at(&label, e.note.as_deref(), Some(&e.created_at))?;
-            report.imported += 1;
-        }
+        let Some(first) = imported.first() else { continue };
+        let key = LabelKey { run_id, source: first.label.source, rater: &rater, taxonomy: &taxonomy };
+        // The rater's history here and what is appended are read and written in one
+        // transaction, the key's other writers waiting: importing one export twice at once
+        // appends it once.
+        let appended = store.append_history(&key, &mut |local| {
+            let (new, present) = extension(local, &imported, source, &rater, &mut report.conflicts);
+            report.already_present += present;
+            new.into_iter()
+                .map(|e| {
+                    let mut label = e.label.clone();
+                    label.run_id = run_id;
+                    NewLabel { label, note: e.note.clone(), created_at: Some(e.created_at.clone()) }
+                })
+                .collect()
+        })?;
+        report.imported += appended;
     }
     Ok(report)
 }
