@@ -5,24 +5,17 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+mod common;
+use common::trajan;
+
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+    common::fixtures().to_path_buf()
 }
 
 /// `ingest` and the project's own fixtures: the demo data and the classifier's stories.
 fn ingest_fixtures() -> [String; 3] {
     let path = |p: &str| fixtures().join(p).to_string_lossy().into_owned();
     ["ingest".into(), path("demo"), path("classify")]
-}
-
-fn trajan<S: AsRef<std::ffi::OsStr>>(db: &Path, args: &[S]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_trajan"))
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .env_remove("TRAJAN_DB")
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run trajan: {e}"))
 }
 
 fn stdout_json(out: &Output) -> Value {
@@ -36,7 +29,7 @@ fn tmp() -> tempfile::TempDir {
 
 #[test]
 fn demo_lists_every_fixture_run() {
-    let out = Command::new(env!("CARGO_BIN_EXE_trajan")).arg("demo").output().unwrap_or_else(|e| panic!("{e}"));
+    let out = common::command().arg("demo").output().unwrap_or_else(|e| panic!("{e}"));
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
@@ -342,7 +335,7 @@ fn a_closed_pipe_ends_quietly() {
     let dir = tmp();
     let db = dir.path().join("t.db");
     trajan(&db, &ingest_fixtures());
-    let mut child = Command::new(env!("CARGO_BIN_EXE_trajan"))
+    let mut child = common::command()
         .arg("--db")
         .arg(&db)
         .args(["show", "demo__calc-2"])
@@ -503,11 +496,10 @@ fn a_file_that_is_not_a_database_is_named_plainly() {
 /// `trajan` with `args` and a config folder of its own, killed (and the test failed) if it has
 /// not ended in 60 s: reading a FIFO would block forever.
 fn trajan_with_deadline(db: &Path, config: &Path, args: &[&std::ffi::OsStr]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_trajan"))
+    let mut child = common::command()
         .arg("--db")
         .arg(db)
         .args(args)
-        .env_remove("TRAJAN_DB")
         .env("XDG_CONFIG_HOME", config)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -604,11 +596,10 @@ fn an_unreadable_config_is_a_warning_and_the_defaults() {
             &["label", "1", "--unclassified", "--rater", "ann"],
         ];
         for args in cases {
-            let mut child = Command::new(env!("CARGO_BIN_EXE_trajan"))
+            let mut child = common::command()
                 .arg("--db")
                 .arg(&db)
                 .args(*args)
-                .env_remove("TRAJAN_DB")
                 .env("XDG_CONFIG_HOME", xdg)
                 .stdout(Stdio::null())
                 .stderr(Stdio::piped())

@@ -4,21 +4,12 @@
 
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+
+mod common;
+use common::trajan;
 
 fn replays() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus/swe-agent-replays")
-}
-
-fn trajan(db: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_trajan"))
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .env_remove("TRAJAN_DB")
-        .env("XDG_CONFIG_HOME", db.parent().unwrap_or(Path::new("/")))
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run trajan: {e}"))
+    common::fixtures_dir("corpus/swe-agent-replays")
 }
 
 fn ingest(db: &Path, paths: &[&Path]) {
@@ -117,8 +108,7 @@ fn compare_needs_two_runs_known_and_a_terminal_for_the_view() {
 fn runs_of_different_instances_are_compared_with_a_warning() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let db = dir.path().join("t.db");
-    let other = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/corpus/swe-agent-1.0/6e44b9__sweagenttestrepo-1c2844.traj");
+    let other = common::fixtures_dir("corpus/swe-agent-1.0/6e44b9__sweagenttestrepo-1c2844.traj");
     ingest(&db, &[&replays()]);
     ingest(&db, &[&other]);
     let out = trajan(&db, &["compare", "1", "4", "--json"]);

@@ -10,7 +10,7 @@
 
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::Mutex;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -18,19 +18,18 @@ use trajan::ingest::open::{self, Batches, Event, Options};
 use trajan::ingest::pipeline::UnitResult;
 use trajan::store::Store;
 
+mod common;
+
 fn must<T, E: std::fmt::Display>(r: Result<T, E>, what: &str) -> T {
     r.unwrap_or_else(|e| panic!("{what}: {e}"))
 }
 
 fn corpus(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus").join(rel)
+    common::fixtures_dir("corpus").join(rel)
 }
 
 fn trajan(dir: &Path, args: &[&std::ffi::OsStr]) -> Output {
-    must(
-        Command::new(env!("CARGO_BIN_EXE_trajan")).current_dir(dir).args(args).env_remove("TRAJAN_DB").output(),
-        "run trajan",
-    )
+    must(common::command().current_dir(dir).args(args).output(), "run trajan")
 }
 
 fn text(out: &Output) -> String {
@@ -383,7 +382,7 @@ fn opening_a_corpus_file_gives_the_database_ingest_gives() {
     }
     // A 0.x run's model from the `args.yaml` beside it (known at the end of the read), and an
     // ATIF trajectory (read whole).
-    let layouts = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/layouts");
+    let layouts = common::fixtures_dir("layouts");
     for rel in [
         "swe-agent-0.x/trajectories/carlos/gpt4__SWE-bench_Lite__default__t-0.00__p-0.95__c-2.00__install-1/marshmallow-code__marshmallow-1343.traj",
         "harbor/terminal-bench-2.0/2025-11-05__14-22-31/fix-git__Qw8rT2x/agent/trajectory.json",

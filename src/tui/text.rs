@@ -49,7 +49,7 @@ pub fn prefix_within(text: &str, width: usize) -> &str {
 }
 
 /// One line of sanitized text with newlines as spaces and tabs expanded.
-fn one_line(text: &str) -> String {
+pub fn one_line(text: &str) -> String {
     expand_tabs(&sanitize(text).replace('\n', " "), &mut 0)
 }
 
