@@ -314,6 +314,13 @@ fn runs_are_named_by_id_or_unique_instance() {
     assert_eq!(detail["step_list"][0]["index"], 2);
     assert_eq!(detail["edit_list"][0]["status"], "rejected_by_linter");
     assert_eq!(detail["edit_list"][0]["lint_codes"], serde_json::json!(["F821"]));
+    // As text, `--step` prints the step, not the run's overview (task, tests, other steps).
+    let step = String::from_utf8_lossy(&trajan(&db, &["show", "demo__calc-1", "--step", "2"]).stdout).into_owned();
+    let lines: Vec<&str> = step.lines().collect();
+    assert!(lines[0].starts_with("run ") && lines[0].contains("demo__calc-1"), "{step}");
+    assert!(lines[1].is_empty() && lines[2].starts_with("── step 2 · "), "the step comes at once: {step}");
+    assert!(!step.contains("task:") && !step.contains("── step 1 ") && !step.contains("\ntests ("), "{step}");
+    assert!(step.contains("rejected_by_linter"), "its edit: {step}");
 
     let ambiguous = trajan(&db, &["show", "demo__retry-1"]);
     assert_eq!(ambiguous.status.code(), Some(2));

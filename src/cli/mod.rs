@@ -331,8 +331,10 @@ pub fn run() -> Result<i32> {
             }
             if json {
                 output::print_json(&detail)?;
+            } else if step.is_some() {
+                output::print_step(&detail)?;
             } else {
-                output::print_run(&detail, step.is_some())?;
+                output::print_run(&detail)?;
             }
             Ok(0)
         }

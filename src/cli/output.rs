@@ -131,13 +131,26 @@ pub fn print_task(task: &str) -> std::io::Result<()> {
     emit(&text)
 }
 
-pub fn print_run(d: &RunDetail, full: bool) -> std::io::Result<()> {
+pub fn print_run(d: &RunDetail) -> std::io::Result<()> {
     let mut out = String::new();
-    render_run(&mut out, d, full);
+    render_run(&mut out, d);
     emit(&out)
 }
 
-fn render_run(out: &mut String, d: &RunDetail, full: bool) {
+/// `show RUN --step N`: one line naming the run, then the step whole (its texts and edits); the
+/// run's overview is `show RUN`.
+pub fn print_step(d: &RunDetail) -> std::io::Result<()> {
+    let mut out = String::new();
+    let s = &d.summary;
+    let _ = writeln!(out, "run {}  {} · {} steps (0–{})", s.id, whole(&s.instance_id), s.steps, s.steps - 1);
+    for step in &d.step_list {
+        render_step(&mut out, step, d, true);
+    }
+    emit(&out)
+}
+
+/// The overview: the run, its task and tests folded, each step folded.
+fn render_run(out: &mut String, d: &RunDetail) {
     let s = &d.summary;
     let _ = writeln!(out, "run {}  {}", s.id, cell(&s.instance_id, 120));
     let _ = writeln!(
@@ -157,7 +170,7 @@ fn render_run(out: &mut String, d: &RunDetail, full: bool) {
     let _ = writeln!(out, "  source {}", whole(&s.source));
     if let Some(task) = d.task.as_ref().and_then(|t| t.instruction.as_deref()) {
         let _ = writeln!(out, "\ntask:");
-        render_block(out, task, if full { usize::MAX } else { TASK_LINES }, WHOLE_TASK);
+        render_block(out, task, TASK_LINES, WHOLE_TASK);
     }
     if let Some(o) = &d.outcome {
         let failed: Vec<_> = o.tests.iter().filter(|t| !t.passed).collect();
@@ -181,7 +194,7 @@ fn render_run(out: &mut String, d: &RunDetail, full: bool) {
         let _ = writeln!(out, "\nevaluation found in {}, not joined: {}", whole(&u.source), whole(&u.reason));
     }
     for step in &d.step_list {
-        render_step(out, step, d, full);
+        render_step(out, step, d, false);
     }
 }
 

@@ -84,6 +84,9 @@ pub struct RunSummary {
     pub cost: Option<f64>,
     pub attempt: Option<i64>,
     pub source: String,
+    /// Whether the run submitted a patch with something in it (a run can say "submitted" and
+    /// hand in nothing).
+    pub has_patch: bool,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -97,7 +100,8 @@ pub struct RunFilter {
 pub(super) const SUMMARY_SELECT: &str = "
     SELECT r.id, r.instance_id, r.format, r.format_version, r.agent,
            COALESCE(r.model, p.model), r.exit_status, o.resolved, r.step_count, r.edit_count,
-           r.rejected_count, r.cost, r.attempt, s.path
+           r.rejected_count, r.cost, r.attempt, s.path,
+           r.submission IS NOT NULL AND trim(r.submission) != ''
     FROM runs r
     JOIN sources s ON s.id = r.source_id
     LEFT JOIN outcomes o ON o.id = r.outcome_id
@@ -119,6 +123,7 @@ pub(super) fn summary(r: &Row<'_>) -> rusqlite::Result<RunSummary> {
         cost: r.get(11)?,
         attempt: r.get(12)?,
         source: r.get(13)?,
+        has_patch: r.get(14)?,
     })
 }
 

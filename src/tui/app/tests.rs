@@ -22,6 +22,7 @@ pub fn summary(id: i64, instance: &str, resolved: Option<bool>, steps: i64) -> R
         cost: None,
         attempt: None,
         source: "/x".into(),
+        has_patch: true,
     }
 }
 
