@@ -629,3 +629,40 @@ fn an_unreadable_config_is_a_warning_and_the_defaults() {
         }
     }
 }
+
+#[test]
+fn only_the_commands_that_open_the_tui_list_its_flags() {
+    let help = |args: &[&str]| -> String {
+        let out = common::command().args(args).output().unwrap_or_else(|e| panic!("{e}"));
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    for command in ["ingest", "runs", "show", "search", "classify", "labels", "label", "stats", "export", "agreement"] {
+        let text = help(&[command, "--help"]);
+        for flag in ["--theme", "--mouse", "--color"] {
+            assert!(!text.contains(flag), "`{command} --help` lists the TUI's {flag}: {text}");
+        }
+    }
+    for command in
+        [&["--help"][..], &["tui", "--help"], &["open", "--help"], &["compare", "--help"], &["demo", "--help"]]
+    {
+        let text = help(command);
+        assert!(
+            text.contains("--theme") && text.contains("--color") && text.contains("--mouse"),
+            "{command:?}: {text}"
+        );
+    }
+    // Given before or after the command that opens the TUI, they are taken; given to another
+    // command, before it, they change nothing.
+    let dir = tmp();
+    let db = dir.path().join("t.db");
+    trajan(&db, &["ingest", &fixtures().join("demo/swe-agent-1.1").to_string_lossy()]);
+    for args in [&["--color", "none", "runs"][..], &["--theme", "light", "runs"]] {
+        assert!(trajan(&db, args).status.success(), "{args:?}");
+    }
+    for args in [&["compare", "1", "2", "--theme", "light"][..], &["--theme", "light", "compare", "1", "2"]] {
+        let out = trajan(&db, args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("needs a terminal") && !stderr.contains("unexpected argument"), "{args:?}: {stderr}");
+    }
+}

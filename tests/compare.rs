@@ -94,7 +94,18 @@ fn compare_needs_two_runs_known_and_a_terminal_for_the_view() {
     let db = dir.path().join("t.db");
     ingest(&db, &[&replays()]);
     let one = trajan(&db, &["compare", "1"]);
-    assert_eq!(one.status.code(), Some(2), "clap refuses one run");
+    assert_eq!(one.status.code(), Some(2), "one run is refused");
+    assert!(
+        String::from_utf8_lossy(&one.stderr).contains("two runs or more"),
+        "{}",
+        String::from_utf8_lossy(&one.stderr)
+    );
+    // One instance id compares every run of it.
+    let instance = compare_json(&db, &["marshmallow-code__marshmallow-1867"]);
+    assert_eq!(instance, compare_json(&db, &["1", "2", "3"]), "the instance's three runs");
+    let none = trajan(&db, &["compare", "no__such-1", "--json"]);
+    assert_eq!(none.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&none.stderr).contains("no run of instance no__such-1"));
     let unknown = trajan(&db, &["compare", "1", "99", "--json"]);
     assert!(!unknown.status.success());
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("99"), "{}", String::from_utf8_lossy(&unknown.stderr));

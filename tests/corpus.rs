@@ -200,5 +200,5 @@ fn multi_swe_bench_predictions_are_read() {
     let out = trajan(&db, &["ingest".as_ref(), file.as_os_str()]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert!(stderr.contains("ingested 1 (runs 0, steps 0, test outcomes 0, predictions 3, "), "{stderr}");
+    assert!(stderr.contains("ingested 1 file (runs 0, steps 0, test outcomes 0, predictions 3, "), "{stderr}");
 }

@@ -63,6 +63,6 @@ fn swe_bench_pro_tasks_are_read() {
 fn old_eval_logs_are_outcomes() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let stderr = ingest(&dir.path().join("t.db"), &[formats("swebench-eval-log")]);
-    assert!(stderr.contains("ingested 3 (runs 0, steps 0, test outcomes 3, "), "{stderr}");
+    assert!(stderr.contains("ingested 3 files (runs 0, steps 0, test outcomes 3, "), "{stderr}");
     assert!(!stderr.contains("error") && !stderr.contains("warning"), "{stderr}");
 }
