@@ -7,7 +7,6 @@
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 mod common;
 
@@ -22,11 +21,10 @@ struct Db<'a> {
 }
 
 fn trajan(db: &Db<'_>, args: &[String]) -> Vec<u8> {
-    let out = Command::new(env!("CARGO_BIN_EXE_trajan"))
+    let out = common::command()
         .arg("--db")
         .arg(db.at)
         .args(args)
-        .env_remove("TRAJAN_DB")
         .env("XDG_CONFIG_HOME", db.config)
         .output()
         .unwrap_or_else(|e| panic!("cannot run trajan: {e}"));

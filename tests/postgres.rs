@@ -13,15 +13,7 @@ use std::process::{Command, Output, Stdio};
 mod common;
 
 fn trajan(db: &OsStr, args: &[&str]) -> Output {
-    let config = std::env::temp_dir();
-    Command::new(env!("CARGO_BIN_EXE_trajan"))
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .env_remove("TRAJAN_DB")
-        .env("XDG_CONFIG_HOME", &config)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run trajan: {e}"))
+    common::command().arg("--db").arg(db).args(args).output().unwrap_or_else(|e| panic!("cannot run trajan: {e}"))
 }
 
 fn text(o: &Output) -> String {
@@ -346,7 +338,7 @@ fn tls_is_used_when_the_url_asks_and_the_certificate_checked_when_told_how() {
     }
     // The server says the session is encrypted.
     let url = with("sslmode=require");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_trajan"))
+    let mut child = common::command()
         .args(["--db", &url, "ingest", fixtures().to_str().unwrap_or_default()])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -380,7 +372,7 @@ fn a_connection_killed_mid_ingest_leaves_whole_units_and_a_second_ingest_complet
     let admin = common::pg_server::server().unwrap_or_default();
     let name = pg.url.rsplit('/').next().unwrap_or_default().to_string();
     let corpus = common::corpus();
-    let child = Command::new(env!("CARGO_BIN_EXE_trajan"))
+    let child = common::command()
         .args(["--db", &pg.url, "ingest", corpus.to_str().unwrap_or_default()])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -15,6 +15,8 @@ mod chat_server;
 use chat_server::{Behaviour, ChatServer};
 use trajan::store::Store;
 
+mod common;
+
 const KEY_VAR: &str = "TRAJAN_TEST_REVIEW_KEY";
 
 /// The taxonomy's modes, in order.
@@ -54,7 +56,7 @@ const STATS_CSV: [&str; 10] =
     ["taxonomy", "source", "by", "group", "runs", "labelled", "with_mode", "coverage", "compared", "agreement"];
 
 fn command(db: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_trajan"));
+    let mut c = common::command();
     c.arg("--db")
         .arg(db)
         .env("XDG_CONFIG_HOME", db.parent().unwrap_or(Path::new("/")))
@@ -84,7 +86,7 @@ fn ok_json(db: &Path, args: &[&str]) -> Value {
 }
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/classify")
+    common::fixtures_dir("classify")
 }
 
 fn ingest(db: &Path, paths: &[PathBuf]) {

@@ -162,6 +162,9 @@ pub trait Reads {
     /// A run named by numeric id, or by an instance id that names exactly one run.
     fn resolve_run(&self, query: &str) -> Result<i64, StoreError>;
 
+    /// Every run of an instance id, in id order (none when no run has it).
+    fn runs_of_instance(&self, instance_id: &str) -> Result<Vec<i64>, StoreError>;
+
     /// A run with its steps (all, or only `only_step`), edits, outcome and task.
     fn run_detail(&self, id: i64, only_step: Option<i64>) -> Result<RunDetail, StoreError>;
 

@@ -85,12 +85,15 @@ pub struct RunSummary {
     pub cost: Option<f64>,
     pub attempt: Option<i64>,
     pub source: String,
+    /// Whether the run submitted a patch with something in it (a run can say "submitted" and
+    /// hand in nothing).
+    pub has_patch: bool,
 }
 
 impl RunSummary {
     /// A row of the columns `id, instance_id, format, format_version, agent, model (the run's,
     /// else its prediction's), exit_status, resolved, step_count, edit_count, rejected_count,
-    /// cost, attempt, source path`.
+    /// cost, attempt, source path, whether it submitted a patch with something in it`.
     pub fn from_row(r: &dyn Cells) -> Result<RunSummary, StoreError> {
         Ok(RunSummary {
             id: r.int(0)?,
@@ -107,6 +110,7 @@ impl RunSummary {
             cost: r.opt_real(11)?,
             attempt: r.opt_int(12)?,
             source: r.text(13)?,
+            has_patch: r.flag(14)?,
         })
     }
 }
@@ -367,7 +371,8 @@ pub fn prompt_row(r: &dyn Cells) -> Result<(i64, i64, Option<Message>), StoreErr
 pub const SUMMARY_SELECT: &str = "
     SELECT r.id, r.instance_id, r.format, r.format_version, r.agent,
            COALESCE(r.model, p.model), r.exit_status, o.resolved, r.step_count, r.edit_count,
-           r.rejected_count, r.cost, r.attempt, s.path
+           r.rejected_count, r.cost, r.attempt, s.path,
+           r.submission IS NOT NULL AND trim(r.submission) != ''
     FROM runs r
     JOIN sources s ON s.id = r.source_id
     LEFT JOIN outcomes o ON o.id = r.outcome_id

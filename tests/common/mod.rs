@@ -1,17 +1,23 @@
-//! Helpers shared by the bad-input and escape-sequence integration tests.
+//! Helpers shared by the integration tests: the one runner of the binary (`run`: the reviewer's
+//! environment shut out), the fixtures read from a long path (`places`), and the bad-input cases.
 //!
-//! Every case builds a temporary folder holding one known-good SWE-agent trajectory plus the
+//! A bad-input case builds a temporary folder holding one known-good SWE-agent trajectory plus the
 //! input under test, and a database in a separate temporary folder (so the database is never
 //! ingested itself).
 
-#![allow(dead_code)] // each test file uses a different subset
+#![allow(dead_code, unused_imports)] // each test file uses a different subset
+
+mod places;
+mod run;
+pub use places::*;
+pub use run::*;
 
 #[path = "../../src/testkit/pg_server.rs"]
 pub mod pg_server;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use tempfile::TempDir;
 use trajan::error::IngestError;
 use trajan::ingest::pipeline::{self, Options, Report, Silent, UnitResult};
@@ -96,9 +102,7 @@ impl Case {
 
     /// Run the `trajan` binary with this case's database.
     pub fn cli(&self, args: &[&std::ffi::OsStr]) -> Output {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_trajan"));
-        cmd.arg("--db").arg(&self.db).args(args).env_remove("TRAJAN_DB");
-        must(cmd.output(), "run trajan")
+        trajan(&self.db, args)
     }
 }
 
@@ -212,26 +216,11 @@ pub fn is_root() -> bool {
         .is_some_and(|euid| euid == "0")
 }
 
-/// The real corpus (`fixtures/corpus/`, see its MANIFEST.md).
-pub fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus")
-}
-
-/// The corpus as an argument for `trajan ingest`: the whole folder, as a user would name it
-/// (every file is a supported format or skipped; the ingest exits 0).
-pub fn corpus_paths() -> Vec<String> {
-    vec![corpus().to_string_lossy().into_owned()]
-}
-
 /// A PostgreSQL database of this test's own, with trajan's schema made by `trajan migrate`, or
 /// `None` when no server was given (the test is skipped; see `pg_server`).
 pub fn pg_database() -> Option<pg_server::TestDb> {
     pg_server::database(&|url| {
-        let out = Command::new(env!("CARGO_BIN_EXE_trajan"))
-            .args(["--db", url, "migrate"])
-            .env_remove("TRAJAN_DB")
-            .output()
-            .map_err(|e| e.to_string())?;
+        let out = command().args(["--db", url, "migrate"]).output().map_err(|e| e.to_string())?;
         if out.status.success() { Ok(()) } else { Err(String::from_utf8_lossy(&out.stderr).into_owned()) }
     })
 }

@@ -61,6 +61,13 @@ impl Reads for Pg {
         }
     }
 
+    fn runs_of_instance(&self, instance_id: &str) -> Result<Vec<i64>, StoreError> {
+        self.rows("SELECT id FROM runs WHERE instance_id = $1 ORDER BY id", &[&enc(instance_id)])?
+            .iter()
+            .map(|r| r.int(0))
+            .collect()
+    }
+
     fn run_detail(&self, id: i64, only_step: Option<i64>) -> Result<RunDetail, StoreError> {
         let summary = self.run_summary(id)?;
         let r = self.one(

@@ -58,6 +58,12 @@ impl Reads for Sqlite {
         }
     }
 
+    fn runs_of_instance(&self, instance_id: &str) -> Result<Vec<i64>, StoreError> {
+        let mut stmt = self.conn.prepare("SELECT id FROM runs WHERE instance_id = ?1 ORDER BY id")?;
+        let ids = stmt.query_map([instance_id], |r| r.get(0))?.collect::<Result<_, _>>()?;
+        Ok(ids)
+    }
+
     /// A run with its steps (all, or only `only_step`), edits, outcome and task.
     fn run_detail(&self, id: i64, only_step: Option<i64>) -> Result<RunDetail, StoreError> {
         let summary = self.run_summary(id)?;

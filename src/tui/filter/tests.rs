@@ -17,6 +17,7 @@ fn run(id: i64, instance: &str) -> RunSummary {
         cost: None,
         attempt: None,
         source: "x.traj".to_string(),
+        has_patch: true,
     }
 }
 

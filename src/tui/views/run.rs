@@ -216,7 +216,7 @@ fn draw_panel(
     let (title, lines) = match panel {
         Panel::Step => step::lines(run, width, ctx),
         Panel::State => state::lines(run, width, &ctx.theme),
-        Panel::Tests => panels::tests_and_task(run, width, &ctx.theme),
+        Panel::Tests => panels::tests_and_task(run, width, focused && run.hscroll > 0, &ctx.theme),
         Panel::FinalPatch | Panel::GoldPatch => panels::patch(run, panel, width, ctx),
         Panel::Labels => labels::lines(run, width, &ctx.theme),
     };
