@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use trajan::ingest::pipeline::{self, Options, Silent};
-use trajan::store::Store;
+use trajan::store::{Location, Store};
 
 #[derive(Subcommand)]
 pub enum BenchCommand {
@@ -44,8 +44,19 @@ pub enum BenchCommand {
     Ingest {
         dir: PathBuf,
         /// Keep the database at this path (it must not exist yet) instead of a temporary one.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "server")]
         keep_db: Option<PathBuf>,
+        /// Ingest into this empty PostgreSQL database (`postgres://...`, made by `trajan migrate`)
+        /// instead of a file.
+        #[arg(long)]
+        server: Option<String>,
+    },
+    /// Time 20 phrases searched (each several times) on a store: median and p99 per search.
+    Search {
+        /// The store: a file or a `postgres://` URL.
+        db: PathBuf,
+        #[arg(long, default_value_t = 5)]
+        rounds: usize,
     },
     /// Shell edits that get a diff, per format, and how sure they are (verified, contradicted,
     /// simulated, attributed, changed nothing, unknown): on the trajectories named and on
@@ -90,25 +101,38 @@ pub fn run(cmd: BenchCommand) -> Result<i32> {
             ))?;
             Ok(0)
         }
-        BenchCommand::Ingest { dir, keep_db } => ingest(&dir, keep_db),
+        BenchCommand::Ingest { dir, keep_db, server } => {
+            let tmp = tempfile::tempdir()?;
+            let at = match server {
+                Some(url) => Location::parse(url.as_ref())?,
+                None => Location::File(keep_db.unwrap_or_else(|| tmp.path().join("bench.db"))),
+            };
+            ingest(&dir, &at)
+        }
+        BenchCommand::Search { db, rounds } => search(&Location::parse(db.as_os_str())?, rounds),
         BenchCommand::Classify { runs } => super::bench_classify::heuristic(runs),
         BenchCommand::Edits { paths, synthetic } => super::bench_edits::run(&paths, synthetic),
         BenchCommand::Llm { runs, latency_ms, concurrency } => {
             super::bench_classify::llm(runs, latency_ms, concurrency)
         }
-        BenchCommand::Tui { db, runs, steps, obs_bytes, open_only } => {
-            super::bench_tui::run(&db, &super::bench_tui::Sizes { runs, steps, obs_bytes }, open_only)
-        }
+        BenchCommand::Tui { db, runs, steps, obs_bytes, open_only } => super::bench_tui::run(
+            &Location::parse(db.as_os_str())?,
+            &super::bench_tui::Sizes { runs, steps, obs_bytes },
+            open_only,
+        ),
     }
 }
 
-fn ingest(dir: &Path, db: Option<PathBuf>) -> Result<i32> {
-    let tmp = tempfile::tempdir()?;
-    let db = db.unwrap_or_else(|| tmp.path().join("bench.db"));
-    if db.exists() {
-        bail!("{} exists; the benchmark needs a fresh database", db.display());
+fn ingest(dir: &Path, db: &Location) -> Result<i32> {
+    if let Location::File(path) = db
+        && path.exists()
+    {
+        bail!("{} exists; the benchmark needs a fresh database", path.display());
     }
-    let mut store = Store::open(&db)?;
+    let mut store = Store::open_at(db, false)?;
+    if !store.is_empty_store()? {
+        bail!("{} holds data; the benchmark needs an empty database", db.shown());
+    }
     let opts = Options::default();
     let (process_before, writer_before) = (cpu_seconds("/proc/self/stat"), cpu_seconds("/proc/thread-self/stat"));
     let first = pipeline::ingest(&mut store, &[dir.to_path_buf()], &opts, &Silent);
@@ -116,13 +140,13 @@ fn ingest(dir: &Path, db: Option<PathBuf>) -> Result<i32> {
     // The writer is the thread that called the pipeline.
     let writer_cpu = cpu_seconds("/proc/thread-self/stat") - writer_before;
     store.checkpoint()?;
-    let stored_bytes = std::fs::metadata(&db)?.len();
+    let stored_bytes = store.stored_bytes()?;
     // The search index, built after the write (on one thread: its CPU time bounds it).
     let (started, cpu_before) = (Instant::now(), cpu_seconds("/proc/self/stat"));
     let indexed = store.build_search_index(&mut |_, _| {})?;
     let (index_wall, index_cpu) = (started.elapsed().as_secs_f64(), cpu_seconds("/proc/self/stat") - cpu_before);
     store.checkpoint()?;
-    let db_bytes = std::fs::metadata(&db)?.len();
+    let db_bytes = store.stored_bytes()?;
     let second = pipeline::ingest(&mut store, &[dir.to_path_buf()], &opts, &Silent);
     let mb = first.bytes as f64 / 1e6;
     let t = first.totals();
@@ -188,6 +212,65 @@ fn ingest(dir: &Path, db: Option<PathBuf>) -> Result<i32> {
 /// Phrases timed on the ingested data: common words of every synthetic kind, and a phrase
 /// found nowhere.
 const SEARCHES: [&str; 3] = ["config parser", "keep the cache", "zebra quokka"];
+
+/// The 20 phrases `bench search` times: words and phrases of the synthetic kinds, code-ish
+/// tokens, prefixes, and phrases found nowhere.
+const TWENTY: [&str; 20] = [
+    "config parser",
+    "keep the cache",
+    "zebra quokka",
+    "error",
+    "Traceback",
+    "def ",
+    "import",
+    "test_",
+    "ValueError",
+    "assert",
+    "self.",
+    "return None",
+    "__init__.py",
+    "line 1",
+    "2.0",
+    "cache",
+    "the",
+    "fix the bug",
+    "submit",
+    "no such phrase anywhere",
+];
+
+/// `bench search`: each of [`TWENTY`] searched `rounds` times (the first round warms the
+/// caches and is not counted), at most 50 hits each, as `trajan search` does.
+fn search(db: &Location, rounds: usize) -> Result<i32> {
+    let store = Store::open_at(db, true)?;
+    store.ensure_search_index()?;
+    let mut times = Vec::new();
+    let mut out = String::new();
+    for phrase in TWENTY {
+        store.search(phrase, None, 50)?;
+        let mut mine = Vec::new();
+        for _ in 0..rounds.max(1) {
+            let started = Instant::now();
+            store.search(phrase, None, 50)?;
+            mine.push(started.elapsed().as_secs_f64() * 1e3);
+        }
+        mine.sort_by(f64::total_cmp);
+        let _ = writeln!(out, "search {phrase:<24} median {:.1} ms", mine[mine.len() / 2]);
+        times.extend(mine);
+    }
+    times.sort_by(f64::total_cmp);
+    let pct = |p: f64| times[((times.len() - 1) as f64 * p) as usize];
+    let _ = writeln!(
+        out,
+        "{} searches on {}: median {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+        times.len(),
+        db.shown(),
+        pct(0.5),
+        pct(0.99),
+        pct(1.0)
+    );
+    super::output::emit(&out)?;
+    Ok(0)
+}
 
 /// User and system CPU seconds from a `/proc/.../stat` file (fields 14 and 15, in clock ticks
 /// of 1/100 s); 0 when it cannot be read (not Linux).

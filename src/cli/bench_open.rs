@@ -121,7 +121,7 @@ fn headless(file: &Path) -> Result<String> {
     writer.limit_cache(16 * 1024)?;
     let ctx = ViewCtx::new(Theme::load("dark", ColorDepth::TrueColor)?, Keymap::default_map(), "bench".into());
     let mut ui = Headless::open(Store::open_read_only(&db)?, ctx, 200, 50).map_err(anyhow::Error::msg)?;
-    ui.start_worker(&db);
+    ui.start_worker(&trajan::store::Location::File(db.clone()));
     let (tx, rx) = mpsc::channel::<Action>();
     ui.follow(rx);
     let label = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();

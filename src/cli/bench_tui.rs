@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use trajan::model::Parsed;
-use trajan::store::{SourceRecord, Store};
+use trajan::store::{Location, SourceRecord, Store};
 use trajan::tui::headless::Headless;
 use trajan::tui::keymap::Keymap;
 use trajan::tui::theme::{ColorDepth, Theme};
@@ -23,16 +23,19 @@ pub struct Sizes {
     pub obs_bytes: usize,
 }
 
-pub fn run(db: &Path, sizes: &Sizes, open_only: bool) -> Result<i32> {
+pub fn run(db: &Location, sizes: &Sizes, open_only: bool) -> Result<i32> {
     if open_only {
         super::output::emit(&super::bench_open::run()?)?;
         return Ok(0);
     }
-    if !db.exists() {
-        build(db, sizes)?;
+    if let Location::File(path) = db
+        && !path.exists()
+    {
+        build(path, sizes)?;
     }
     let mut out = String::new();
-    let mut store = Store::open(db)?;
+    // A PostgreSQL store is filled beforehand (`trajan copy` from the file this builds).
+    let mut store = Store::open_at(db, false)?;
     // Databases built before the comparison benchmark lack its second long run.
     if store.resolve_run(OTHER_LONG_RUN).is_err() {
         write_other_long_run(&mut store, sizes)?;
@@ -40,11 +43,11 @@ pub fn run(db: &Path, sizes: &Sizes, open_only: bool) -> Result<i32> {
     // The search index is built after a write: built here, so the keys below time searches only.
     store.build_search_index(&mut |_, _| {})?;
     let total = store.count_runs()?;
-    let _ = writeln!(out, "database          {} ({} runs, {:.0} MB)", db.display(), total, file_mb(db));
+    let _ = writeln!(out, "database          {} ({} runs, {:.0} MB)", db.shown(), total, store.stored_bytes()? as f64 / 1e6);
 
     // First screen: open, first page, draw.
     let started = Instant::now();
-    let store = Store::open(db)?;
+    let store = Store::open_at(db, false)?;
     let ctx = ViewCtx::new(Theme::load("dark", ColorDepth::TrueColor)?, Keymap::default_map(), "bench".into());
     let mut ui = Headless::open(store, ctx, 160, 48).map_err(anyhow::Error::msg)?;
     let first = started.elapsed();
@@ -147,7 +150,7 @@ pub fn run(db: &Path, sizes: &Sizes, open_only: bool) -> Result<i32> {
 
 /// As the TUI does it, with a worker performing the effects: `%` asks for the statistics of
 /// every run (and the labels of every run), and keys pressed while they load are timed.
-fn keys_while_statistics_load(ui: &mut Headless, db: &Path) -> Result<String> {
+fn keys_while_statistics_load(ui: &mut Headless, db: &Location) -> Result<String> {
     ui.start_worker(db);
     // Not blind: the statistics then read every run, not only the ones this reviewer labelled.
     ui.app.review.blind = false;
@@ -320,9 +323,6 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-fn file_mb(p: &Path) -> f64 {
-    std::fs::metadata(p).map(|m| m.len() as f64 / 1e6).unwrap_or(0.0)
-}
 
 /// 100,000 small runs in sources of 1,000, and the long run.
 fn build(db: &Path, sizes: &Sizes) -> Result<()> {
@@ -345,7 +345,7 @@ fn build(db: &Path, sizes: &Sizes) -> Result<()> {
 }
 
 /// Start the real binary in a detached tmux pane and wait for the run table.
-fn tmux_first_screen(db: &Path) -> Result<Option<Duration>> {
+fn tmux_first_screen(db: &Location) -> Result<Option<Duration>> {
     let has_tmux = std::process::Command::new("tmux").arg("-V").output().is_ok_and(|o| o.status.success());
     if !has_tmux {
         return Ok(None);
@@ -353,7 +353,7 @@ fn tmux_first_screen(db: &Path) -> Result<Option<Duration>> {
     let exe: PathBuf = std::env::current_exe()?;
     let socket = format!("trajan-bench-{}", std::process::id());
     let tmux = |args: &[&str]| std::process::Command::new("tmux").arg("-L").arg(&socket).args(args).output();
-    let cmd = format!("TERM=xterm-256color {} --db {} tui", exe.display(), db.display());
+    let cmd = format!("TERM=xterm-256color {} --db '{}' tui", exe.display(), db.shown());
     let started = Instant::now();
     tmux(&["new", "-d", "-x", "160", "-y", "48", "-s", "b", &cmd])?;
     let mut found = None;

@@ -40,6 +40,9 @@ pub trait Admin {
     /// there is none.
     fn checkpoint(&self) -> Result<(), StoreError>;
 
+    /// Bytes the database takes (SQLite: its pages; PostgreSQL: `pg_database_size`).
+    fn stored_bytes(&self) -> Result<u64, StoreError>;
+
     /// Where the database is, for messages: a file's path, or a server's URL without its
     /// password.
     fn location(&self) -> String;

@@ -12,7 +12,6 @@ use crate::store::Store;
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use std::path::Path;
 
 pub struct Headless {
     pub store: Store,
@@ -42,8 +41,8 @@ impl Headless {
 
     /// From now on effects are performed by a worker on `db` (as the driver does): a key is
     /// handled and drawn without waiting for them; [`Headless::settle`] takes their results.
-    pub fn start_worker(&mut self, db: &Path) {
-        self.worker = Some(Worker::start(&crate::store::Location::File(db.to_path_buf())));
+    pub fn start_worker(&mut self, db: &crate::store::Location) {
+        self.worker = Some(Worker::start(db));
     }
 
     /// Also take the news `feed` sends (files read beside the TUI), as the driver does with

@@ -291,6 +291,10 @@ impl Admin for Pg {
         Ok(())
     }
 
+    fn stored_bytes(&self) -> Result<u64, StoreError> {
+        Ok(self.one("SELECT pg_database_size(current_database())", &[])?.int(0)?.max(0) as u64)
+    }
+
     fn location(&self) -> String {
         self.url.shown().to_string()
     }

@@ -126,6 +126,15 @@ impl Admin for Sqlite {
         Ok(())
     }
 
+    fn stored_bytes(&self) -> Result<u64, StoreError> {
+        let bytes: i64 = self.conn.query_row(
+            "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()",
+            [],
+            |r| r.get(0),
+        )?;
+        Ok(bytes.max(0) as u64)
+    }
+
     fn location(&self) -> String {
         self.path.as_ref().map_or_else(|| ":memory:".to_string(), |p| p.display().to_string())
     }
