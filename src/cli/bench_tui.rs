@@ -43,7 +43,13 @@ pub fn run(db: &Location, sizes: &Sizes, open_only: bool) -> Result<i32> {
     // The search index is built after a write: built here, so the keys below time searches only.
     store.build_search_index(&mut |_, _| {})?;
     let total = store.count_runs()?;
-    let _ = writeln!(out, "database          {} ({} runs, {:.0} MB)", db.shown(), total, store.stored_bytes()? as f64 / 1e6);
+    let _ = writeln!(
+        out,
+        "database          {} ({} runs, {:.0} MB)",
+        db.shown(),
+        total,
+        store.stored_bytes()? as f64 / 1e6
+    );
 
     // First screen: open, first page, draw.
     let started = Instant::now();
@@ -322,7 +328,6 @@ fn align_hard_pairs() -> String {
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
-
 
 /// 100,000 small runs in sources of 1,000, and the long run.
 fn build(db: &Path, sizes: &Sizes) -> Result<()> {

@@ -47,6 +47,19 @@ pub(super) fn snippet_of(mut text: impl std::io::Read, len: u64, words: &[&str])
     Ok(finder.finish())
 }
 
+/// The one run `ids` holds for `query` (a run named by an instance id), or why not.
+pub(super) fn one_run(query: &str, ids: &[i64]) -> Result<i64, StoreError> {
+    match ids {
+        [] => Err(StoreError::NoSuchRun(query.to_string())),
+        [one] => Ok(*one),
+        many => Err(StoreError::AmbiguousRun {
+            query: query.to_string(),
+            count: many.len(),
+            ids: many.iter().map(i64::to_string).collect::<Vec<_>>().join(", "),
+        }),
+    }
+}
+
 /// The words of a phrase the snippet looks for (letters, digits and `_`).
 pub(super) fn phrase_words(phrase: &str) -> Vec<&str> {
     phrase.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).collect()

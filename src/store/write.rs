@@ -131,6 +131,44 @@ impl LiveWrite {
     pub fn steps(&self) -> Vec<usize> {
         self.runs.iter().map(|r| r.counts.steps).collect()
     }
+
+    /// The document's end describes the runs begun, one for one.
+    pub(super) fn check_ending(&self, ending: &crate::model::Parsed) -> Result<(), crate::error::StoreError> {
+        if ending.runs.len() == self.runs.len() {
+            return Ok(());
+        }
+        Err(crate::error::StoreError::Inconsistent(format!(
+            "{} runs began but the document's end describes {}",
+            self.runs.len(),
+            ending.runs.len()
+        )))
+    }
+
+    /// The steps whose flags change at the end of a read: (run id, step, flags to set, or flags
+    /// to add): the `fixups` (run, step, flags) as given, then the `edit` flag of `edited[run]`.
+    pub(super) fn flag_changes(
+        &self,
+        fixups: &[(usize, usize, crate::model::StepFlags)],
+        edited: &[Vec<usize>],
+    ) -> Vec<(i64, i64, FlagChange)> {
+        let edit = crate::model::StepFlags { edit: true, ..crate::model::StepFlags::default() }.bits();
+        let set = fixups.iter().filter_map(|&(run, step, flags)| {
+            Some((self.runs.get(run)?.id, step as i64, FlagChange::Set(flags.bits())))
+        });
+        let add = self
+            .runs
+            .iter()
+            .zip(edited)
+            .flat_map(|(live, steps)| steps.iter().map(move |&s| (live.id, s as i64, FlagChange::Add(edit))));
+        set.chain(add).collect()
+    }
+}
+
+/// How a step's flags change at the end of a read.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum FlagChange {
+    Set(i64),
+    Add(i64),
 }
 
 /// Text of reconstructed edits written together at the end of a read (`live_finish`): their

@@ -9,7 +9,7 @@ use crate::model::{Edit, Parsed, Run, Step, StepFlags};
 use crate::store::backend::{LiveWrites, Writes};
 use crate::store::texts;
 use crate::store::write::{
-    LiveRun, LiveWrite, RunCounts, SourceRecord, UNFINISHED, WriteStats, in_edit_batches, run_key,
+    FlagChange, LiveRun, LiveWrite, RunCounts, SourceRecord, UNFINISHED, WriteStats, in_edit_batches, run_key,
 };
 
 impl LiveWrites for Pg {
@@ -141,13 +141,7 @@ impl Pg {
         fill: &mut dyn FnMut(usize, usize, &mut Edit) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
         self.live_tx(lw)?;
-        if ending.runs.len() != lw.runs.len() {
-            return Err(StoreError::Inconsistent(format!(
-                "{} runs began but the document's end describes {}",
-                lw.runs.len(),
-                ending.runs.len()
-            )));
-        }
+        lw.check_ending(&ending)?;
         for live in &lw.runs {
             self.exec("DELETE FROM edits WHERE run_id = $1", &[&live.id])?;
         }
@@ -174,21 +168,12 @@ impl Pg {
             })?;
             lw.w.instances.insert(run.instance_id);
         }
-        for &(run, step, flags) in fixups {
-            let Some(live) = lw.runs.get(run) else { continue };
-            self.exec(
-                "UPDATE steps SET flags = $3 WHERE run_id = $1 AND idx = $2",
-                &[&live.id, &(step as i64), &flags.bits()],
-            )?;
-        }
-        let edit = StepFlags { edit: true, ..StepFlags::default() }.bits();
-        for (live, steps) in lw.runs.iter().zip(edited) {
-            for &step in steps {
-                self.exec(
-                    "UPDATE steps SET flags = flags | $3 WHERE run_id = $1 AND idx = $2",
-                    &[&live.id, &(step as i64), &edit],
-                )?;
-            }
+        for (run_id, step, change) in lw.flag_changes(fixups, edited) {
+            let (sql, bits) = match change {
+                FlagChange::Set(bits) => ("UPDATE steps SET flags = $3 WHERE run_id = $1 AND idx = $2", bits),
+                FlagChange::Add(bits) => ("UPDATE steps SET flags = flags | $3 WHERE run_id = $1 AND idx = $2", bits),
+            };
+            self.exec(sql, &[&run_id, &step, &bits])?;
         }
         self.exec(
             "UPDATE sources SET format = $2, size = $3, hash = $4, warnings = NULL WHERE id = $1",
@@ -202,33 +187,14 @@ impl Pg {
 /// A run's row once its document has been read to the end.
 fn update_run_row(pg: &Pg, id: i64, run: &Run, counts: RunCounts) -> Result<(), StoreError> {
     let f = RunFields::of(run, counts);
+    let params: Vec<&(dyn postgres::types::ToSql + Sync)> = std::iter::once(&id as _).chain(f.params()).collect();
     pg.exec(
         "UPDATE runs SET position = $2, instance_id = $3, format = $4, format_version = $5, agent = $6,
             model = $7, exit_status = $8, submission = $9, cost = $10, tokens_sent = $11,
             tokens_received = $12, api_calls = $13, attempt = $14, best_attempt = $15, step_count = $16,
             edit_count = $17, rejected_count = $18, metadata = $19
          WHERE id = $1",
-        &[
-            &id,
-            &f.position,
-            &f.instance_id,
-            &f.format,
-            &f.format_version,
-            &f.agent,
-            &f.model,
-            &f.exit_status,
-            &f.submission,
-            &f.cost,
-            &f.tokens_sent,
-            &f.tokens_received,
-            &f.api_calls,
-            &f.attempt,
-            &f.best_attempt,
-            &f.steps,
-            &f.edits,
-            &f.rejected,
-            &f.metadata,
-        ],
+        &params,
     )?;
     Ok(())
 }

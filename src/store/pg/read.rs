@@ -7,8 +7,8 @@ use crate::model::{FailedScope, Message};
 use crate::store::backend::Reads;
 use crate::store::browse::{EDIT_TEXT, EditText};
 use crate::store::read::{
-    EditRow, OutcomeRow, RunDetail, RunFilter, RunSummary, SUMMARY_SELECT, StepRow, TaskRow, prompt_of, prompt_row,
-    task_row, test_case,
+    EditRow, OutcomeRow, RunDetail, RunFilter, RunSummary, SUMMARY_SELECT, StepRow, TaskRow, one_run, prompt_of,
+    prompt_row, task_row, test_case,
 };
 use crate::store::texts;
 
@@ -50,15 +50,7 @@ impl Reads for Pg {
             .iter()
             .map(|r| r.int(0))
             .collect::<Result<_, _>>()?;
-        match ids.as_slice() {
-            [] => Err(StoreError::NoSuchRun(query.to_string())),
-            [one] => Ok(*one),
-            many => Err(StoreError::AmbiguousRun {
-                query: query.to_string(),
-                count: many.len(),
-                ids: many.iter().map(i64::to_string).collect::<Vec<_>>().join(", "),
-            }),
-        }
+        one_run(query, &ids)
     }
 
     fn runs_of_instance(&self, instance_id: &str) -> Result<Vec<i64>, StoreError> {

@@ -319,33 +319,14 @@ pub(super) fn delete_contents(pg: &Pg, source_id: i64) -> Result<(), StoreError>
 /// The run's own row.
 pub(super) fn insert_run_row(pg: &Pg, source_id: i64, id: i64, run: &Run, counts: RunCounts) -> Result<(), StoreError> {
     let f = RunFields::of(run, counts);
+    let params: Vec<&(dyn postgres::types::ToSql + Sync)> =
+        [&id as _, &source_id as _].into_iter().chain(f.params()).collect();
     pg.exec(
         "INSERT INTO runs (id, source_id, position, instance_id, format, format_version, agent, model,
             exit_status, submission, cost, tokens_sent, tokens_received, api_calls, attempt,
             best_attempt, step_count, edit_count, rejected_count, metadata)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)",
-        &[
-            &id,
-            &source_id,
-            &f.position,
-            &f.instance_id,
-            &f.format,
-            &f.format_version,
-            &f.agent,
-            &f.model,
-            &f.exit_status,
-            &f.submission,
-            &f.cost,
-            &f.tokens_sent,
-            &f.tokens_received,
-            &f.api_calls,
-            &f.attempt,
-            &f.best_attempt,
-            &f.steps,
-            &f.edits,
-            &f.rejected,
-            &f.metadata,
-        ],
+        &params,
     )?;
     Ok(())
 }
@@ -373,6 +354,30 @@ pub(super) struct RunFields<'a> {
 }
 
 impl<'a> RunFields<'a> {
+    /// The fields as parameters, in the order of [`RunFields`].
+    pub fn params(&self) -> [&(dyn postgres::types::ToSql + Sync); 18] {
+        [
+            &self.position,
+            &self.instance_id,
+            &self.format,
+            &self.format_version,
+            &self.agent,
+            &self.model,
+            &self.exit_status,
+            &self.submission,
+            &self.cost,
+            &self.tokens_sent,
+            &self.tokens_received,
+            &self.api_calls,
+            &self.attempt,
+            &self.best_attempt,
+            &self.steps,
+            &self.edits,
+            &self.rejected,
+            &self.metadata,
+        ]
+    }
+
     pub fn of(run: &'a Run, counts: RunCounts) -> RunFields<'a> {
         RunFields {
             position: run.position,

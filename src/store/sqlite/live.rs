@@ -16,7 +16,7 @@ use crate::model::{Edit, Parsed, Run, Step, StepFlags};
 use crate::store::backend::{LiveWrites, Writes};
 use crate::store::texts;
 use crate::store::write::{
-    LiveRun, LiveWrite, RunCounts, SourceRecord, UNFINISHED, WriteStats, in_edit_batches, run_key,
+    FlagChange, LiveRun, LiveWrite, RunCounts, SourceRecord, UNFINISHED, WriteStats, in_edit_batches, run_key,
 };
 use rusqlite::{OptionalExtension, params};
 
@@ -161,13 +161,7 @@ impl Sqlite {
         fill: &mut dyn FnMut(usize, usize, &mut Edit) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
         self.live_tx(lw)?;
-        if ending.runs.len() != lw.runs.len() {
-            return Err(StoreError::Inconsistent(format!(
-                "{} runs began but the document's end describes {}",
-                lw.runs.len(),
-                ending.runs.len()
-            )));
-        }
+        lw.check_ending(&ending)?;
         // The edits written with the steps go; all of them come again, in the order (and so
         // with the ids) a whole write gives them.
         for live in &lw.runs {
@@ -194,21 +188,12 @@ impl Sqlite {
             })?;
             lw.w.instances.insert(run.instance_id);
         }
-        for &(run, step, flags) in fixups {
-            let Some(live) = lw.runs.get(run) else { continue };
-            self.conn.execute(
-                "UPDATE steps SET flags = ?3 WHERE run_id = ?1 AND idx = ?2",
-                params![live.id, step as i64, flags.bits()],
-            )?;
-        }
-        let edit = StepFlags { edit: true, ..StepFlags::default() }.bits();
-        for (live, steps) in lw.runs.iter().zip(edited) {
-            for &step in steps {
-                self.conn.execute(
-                    "UPDATE steps SET flags = flags | ?3 WHERE run_id = ?1 AND idx = ?2",
-                    params![live.id, step as i64, edit],
-                )?;
-            }
+        for (run_id, step, change) in lw.flag_changes(fixups, edited) {
+            let (sql, bits) = match change {
+                FlagChange::Set(bits) => ("UPDATE steps SET flags = ?3 WHERE run_id = ?1 AND idx = ?2", bits),
+                FlagChange::Add(bits) => ("UPDATE steps SET flags = flags | ?3 WHERE run_id = ?1 AND idx = ?2", bits),
+            };
+            self.conn.execute(sql, params![run_id, step, bits])?;
         }
         self.conn.execute(
             "UPDATE sources SET format = ?2, size = ?3, hash = ?4, warnings = NULL WHERE id = ?1",

@@ -5,8 +5,8 @@ use crate::error::StoreError;
 use crate::model::{FailedScope, Message};
 use crate::store::backend::Reads;
 use crate::store::read::{
-    EditRow, OutcomeRow, RunDetail, RunFilter, RunSummary, SUMMARY_SELECT, StepRow, TaskRow, prompt_of, prompt_row,
-    task_row, test_case,
+    EditRow, OutcomeRow, RunDetail, RunFilter, RunSummary, SUMMARY_SELECT, StepRow, TaskRow, one_run, prompt_of,
+    prompt_row, task_row, test_case,
 };
 use crate::store::texts;
 use rusqlite::{OptionalExtension, params};
@@ -47,15 +47,7 @@ impl Reads for Sqlite {
         }
         let mut stmt = self.conn.prepare("SELECT id FROM runs WHERE instance_id = ?1 ORDER BY id")?;
         let ids: Vec<i64> = stmt.query_map([query], |r| r.get(0))?.collect::<Result<_, _>>()?;
-        match ids.as_slice() {
-            [] => Err(StoreError::NoSuchRun(query.to_string())),
-            [one] => Ok(*one),
-            many => Err(StoreError::AmbiguousRun {
-                query: query.to_string(),
-                count: many.len(),
-                ids: many.iter().map(i64::to_string).collect::<Vec<_>>().join(", "),
-            }),
-        }
+        one_run(query, &ids)
     }
 
     fn runs_of_instance(&self, instance_id: &str) -> Result<Vec<i64>, StoreError> {
