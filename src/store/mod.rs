@@ -108,14 +108,14 @@ impl Store {
 #[derive(Debug, Clone)]
 pub enum Location {
     File(std::path::PathBuf),
-    Server(pg::url::PgUrl),
+    Server(Box<pg::url::PgUrl>),
 }
 
 impl Location {
     /// `--db` as given: a `postgres://` or `postgresql://` URL, else a file's path.
     pub fn parse(text: &std::ffi::OsStr) -> Result<Location, StoreError> {
         match text.to_str() {
-            Some(t) if pg::url::is_url(t) => Ok(Location::Server(pg::url::PgUrl::parse(t)?)),
+            Some(t) if pg::url::is_url(t) => Ok(Location::Server(Box::new(pg::url::PgUrl::parse(t)?))),
             _ => Ok(Location::File(std::path::PathBuf::from(text))),
         }
     }
