@@ -121,6 +121,7 @@ impl Pg {
             for sql in schema::MIGRATIONS.iter().skip(before as usize) {
                 pg.run(sql)?;
             }
+            schema::tune(&pg)?;
             pg.exec("DELETE FROM trajan_schema", &[])?;
             pg.exec("INSERT INTO trajan_schema (application, version) VALUES ($1, $2)", &[&APPLICATION, &known])?;
             Ok((before, known))
