@@ -98,7 +98,7 @@ impl Pg {
     }
 
     fn session(client: &mut Client, read_only: bool) -> Result<(), postgres::Error> {
-        client.batch_execute("SET client_min_messages = warning; SET statement_timeout = 0")?;
+        client.batch_execute("SET client_min_messages = warning; SET statement_timeout = 0; SET work_mem = '64MB'")?;
         if read_only {
             client.batch_execute("SET default_transaction_read_only = on")?;
         }
