@@ -623,10 +623,14 @@ fn stats_export_in_every_format_names_the_taxonomy_and_the_llm_models() {
     let md = export(&db, "stats", "markdown", &[]);
     let title = md.lines().next().unwrap();
     assert!(title.contains("refactoring@1.0") && title.contains("test-model (2 prompts)"), "{title}");
-    let mut md_header = vec!["group", "runs", "labelled", "with_mode", "coverage", "compared", "agreement"];
+    // No run has two raters yet: the agreement columns are left out, and a line says why (the
+    // CSV, JSON and JSON lines keep every column for scripts).
+    let mut md_header = vec!["group", "runs", "labelled", "with_mode", "coverage"];
     md_header.extend(mode_columns.iter().map(String::as_str));
     assert!(md.contains(&format!("| {} |", md_header.join(" | "))), "{md}");
     assert!(md.lines().any(|l| l.starts_with("| total | 11 |")), "{md}");
+    assert!(md.contains("Agreement: no run has labels from two raters to compare yet"), "{md}");
+    assert_eq!(json["total"]["compared"], 0);
 
     // `stats` prints the same numbers as `export stats`.
     assert_eq!(stats(&db, &["--by", "model"]), json);
@@ -1163,6 +1167,9 @@ fn stats_of_a_hand_labelled_set_count_what_the_reviewers_said() {
     assert_eq!(counts(row(&e, "context")), ((1, 1, 1), mode_counts(&[("context_flooding", 1)])), "{e}");
     // With no adjudication the reference is the same consensus: all compared runs agree.
     assert_eq!((e["total"]["compared"].as_u64(), e["total"]["agreement"].as_f64()), (Some(6), Some(1.0)));
+    // Runs with two raters: the printed table has the agreement columns.
+    let md = ok(&db, &["stats", "--source", "human", "--by", "exit", "--include-unknown"]);
+    assert!(md.contains("| coverage | compared | agreement |") && !md.contains("Agreement: no run"), "{md}");
 
     // The heuristic's numbers are its own: every failed run labelled.
     let h = stats(&db, &["--source", "heuristic", "--include-unknown"]);

@@ -265,11 +265,26 @@ pub fn stats(s: &Stats, modes: &[String], format: Format) -> Result<String, Expo
                 json(&line, false).map(|l| l + "\n")
             })
             .collect(),
-        Format::Markdown => Ok(markdown(
-            &format!("# {} ({}; labels: {}{llm})", stats_title(&s.by), s.taxonomy, s.source),
-            &header[3..],
-            &rows.into_iter().map(|r| r[3..].to_vec()).collect::<Vec<_>>(),
-        )),
+        Format::Markdown => {
+            // Read by people: the agreement columns only when some run has two raters to
+            // compare, else a line that says why they are not there.
+            let compared = s.rows.iter().chain(std::iter::once(&s.total)).any(|r| r.compared > 0);
+            let keep = |i: usize| i >= 3 && (compared || !matches!(STATS_COLUMNS.get(i), Some(&"compared" | &"agreement")));
+            let pick = |r: &[Cell]| r.iter().enumerate().filter(|(i, _)| keep(*i)).map(|(_, c)| c.clone()).collect();
+            let header: Vec<String> = header.iter().enumerate().filter(|(i, _)| keep(*i)).map(|(_, h)| h.clone()).collect();
+            let mut text = markdown(
+                &format!("# {} ({}; labels: {}{llm})", stats_title(&s.by), s.taxonomy, s.source),
+                &header,
+                &rows.iter().map(|r| pick(r)).collect::<Vec<Vec<Cell>>>(),
+            );
+            if !compared {
+                text.push_str(
+                    "\nAgreement: no run has labels from two raters to compare yet (label runs in the TUI, or \
+                     `trajan label`; `trajan agreement` has the details once they do).\n",
+                );
+            }
+            Ok(text)
+        }
     }
 }
 
