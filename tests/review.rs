@@ -1237,3 +1237,41 @@ fn labels_of_another_taxonomy_version_are_not_mixed_in() {
     assert_eq!(v2_report["taxonomy"], "refactoring@2.0");
     assert_eq!(v2_report["report"]["raters"], serde_json::json!(["human:bob"]));
 }
+
+#[test]
+fn runs_filter_selects_as_the_tui_filter_does() {
+    let (_dir, db) = labelled_db();
+    let ids = |args: &[&str]| -> BTreeSet<u64> {
+        let mut all = vec!["runs", "--json"];
+        all.extend_from_slice(args);
+        ok_json(&db, &all).as_array().unwrap().iter().map(|r| r["id"].as_u64().unwrap()).collect()
+    };
+    // What the filter should keep, from `labels --json` and `runs --json` directly.
+    let runs = ok_json(&db, &["runs", "--json"]);
+    let run_ids = |keep: &dyn Fn(&Value) -> bool| -> BTreeSet<u64> {
+        runs.as_array().unwrap().iter().filter(|r| keep(r)).map(|r| r["id"].as_u64().unwrap()).collect()
+    };
+    // Each term reads every current label of the run: some label by ann, some label with the mode.
+    let current = labels(&db, false);
+    let runs_where = |keep: &dyn Fn(&Value) -> bool| -> BTreeSet<u64> {
+        current.iter().filter(|l| keep(l)).map(|l| l["run_id"].as_u64().unwrap()).collect()
+    };
+    let by_ann = runs_where(&|l| l["rater"] == "ann");
+    let flooding = runs_where(&|l| modes(l).iter().any(|m| m == "context_flooding"));
+    let both: BTreeSet<u64> = by_ann.intersection(&flooding).copied().collect();
+    assert!(!both.is_empty());
+    assert_eq!(ids(&["--filter", "rater:ann label:flooding"]), both);
+    assert_eq!(ids(&["--filter", "failed"]), run_ids(&|r| r["resolved"] == false));
+    assert_eq!(
+        ids(&["--filter", "resolved:no steps>3"]),
+        run_ids(&|r| r["resolved"] == false && r["steps"].as_u64() > Some(3))
+    );
+    assert_eq!(
+        ids(&["--filter", "-source:heuristic"]).len() + ids(&["--filter", "source:heuristic"]).len(),
+        runs.as_array().unwrap().len()
+    );
+    // A bad query names the term, as in the TUI.
+    let out = trajan(&db, &["runs", "--filter", "steps>x"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).contains("steps>x"), "{}", text(&out));
+}

@@ -112,6 +112,16 @@ enum Command {
         /// also the runs whose outcome is unknown).
         #[arg(long)]
         failed: bool,
+        /// Only the runs this query keeps, in the TUI's filter language (`/` in the run list):
+        /// `model:qwen failed label:context_flooding`, `steps>100 -exit:submitted`,
+        /// `patch:no`, `rater:ann disputed`; see docs/REVIEWING.md. Labels are the current ones
+        /// of the taxonomy (--taxonomy, else the config's).
+        #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
+        filter: Option<String>,
+        /// The taxonomy whose labels `label:`, `rater:`, `source:`, `disputed` and `unlabelled`
+        /// read.
+        #[arg(long, requires = "filter")]
+        taxonomy: Option<String>,
         #[arg(long)]
         json: bool,
     },
@@ -336,13 +346,14 @@ pub fn run() -> Result<i32> {
             let mut store = open(&cli.db, Access::Create)?;
             ingest::run(&mut store, &paths, format, ingest::Flags { verbose, index: !no_index })
         }
-        Command::Runs { failed, json } => {
+        Command::Runs { failed, filter, taxonomy, json } => {
             let store = open(&cli.db, Access::Read)?;
-            let scope = match failed {
-                true => Some(settings::scope(cli.include_unknown, &UserConfig::load(|k| std::env::var(k).ok())?)),
-                false => None,
-            };
-            let runs = store.list_runs(RunFilter { failed: scope, limit: None })?;
+            let config = UserConfig::load(|k| std::env::var(k).ok())?;
+            let scope = failed.then(|| settings::scope(cli.include_unknown, &config));
+            let mut runs = store.list_runs(RunFilter { failed: scope, limit: None })?;
+            if let Some(query) = filter {
+                runs = review::filtered(&store, runs, &query, taxonomy.as_deref(), cli.rater.as_deref(), &config)?;
+            }
             if json {
                 output::print_json(&runs)?;
             } else {
