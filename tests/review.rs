@@ -24,7 +24,7 @@ const MODES: [&str; 4] =
     ["missed_edit_location", "required_temporary_errors", "context_flooding", "incomplete_peripheral_propagation"];
 
 /// The label export's CSV columns, as docs/LABELLING.md documents them (stable names).
-const LABEL_CSV: [&str; 24] = [
+const LABEL_CSV: [&str; 25] = [
     "label_id",
     "run_id",
     "instance_id",
@@ -34,6 +34,7 @@ const LABEL_CSV: [&str; 24] = [
     "rater",
     "taxonomy",
     "taxonomy_version",
+    "current",
     "created_at",
     "unclassified",
     "modes",
@@ -1274,4 +1275,49 @@ fn runs_filter_selects_as_the_tui_filter_does() {
     let out = trajan(&db, &["runs", "--filter", "steps>x"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out).contains("steps>x"), "{}", text(&out));
+}
+
+#[test]
+fn the_readmes_query_over_exported_rows_gives_the_numbers_of_stats() {
+    // The README's DuckDB query, run over the exported CSV rows (the same columns as the Parquet
+    // files): one source's current labels of the taxonomy's version, on failed runs, counted
+    // per model and mode. History rows (a rater's earlier labels) must not count.
+    let (_dir, db) = labelled_db();
+    ok(&db, &["classify"]); // unchanged labels: nothing new
+    label(&db, &instance("flooding"), "ann", &["--mode", "missed_edit_location"]); // ann changes her mind
+    let (_, label_rows) = csv_rows(&export(&db, "labels", "csv", &[]));
+    let (_, run_rows) = csv_rows(&export(&db, "runs", "csv", &[]));
+    assert!(label_rows.iter().any(|l| l["current"] == "false"), "the history has superseded labels");
+    let runs: BTreeMap<&str, &BTreeMap<String, String>> = run_rows.iter().map(|r| (r["run_id"].as_str(), r)).collect();
+    // Sources with one label per run: the heuristic, and the LLM (one model here). Reviewers'
+    // labels combine per run (a consensus), which `stats` computes and no row-wise query can.
+    for source in ["heuristic", "llm"] {
+        let mut counted: BTreeMap<(String, String), u64> = BTreeMap::new();
+        for l in &label_rows {
+            let run = runs[l["run_id"].as_str()];
+            let keep = l["current"] == "true"
+                && l["source"] == source
+                && l["taxonomy"] == "refactoring"
+                && l["taxonomy_version"] == "1.0"
+                && run["resolved"] == "false"
+                && !l["modes"].is_empty();
+            if keep {
+                let model = if run["model"].is_empty() { "unknown".to_string() } else { run["model"].clone() };
+                for mode in l["modes"].split(';') {
+                    *counted.entry((model.clone(), mode.to_string())).or_default() += 1;
+                }
+            }
+        }
+        let s = stats(&db, &["--by", "model", "--source", source]);
+        let mut want: BTreeMap<(String, String), u64> = BTreeMap::new();
+        for row in s["rows"].as_array().unwrap() {
+            for (mode, n) in row["modes"].as_object().unwrap() {
+                if n.as_u64() > Some(0) {
+                    want.insert((row["group"].as_str().unwrap().to_string(), mode.clone()), n.as_u64().unwrap());
+                }
+            }
+        }
+        assert_eq!(counted, want, "{source}: the query's numbers are stats': {s}");
+        assert!(!counted.is_empty(), "{source}");
+    }
 }

@@ -59,6 +59,11 @@ pub struct ExportedLabel {
     pub run_attempt: Option<i64>,
     pub created_at: String,
     pub note: Option<String>,
+    /// Whether it was its rater's current label for the run when exported (the latest per run,
+    /// source, rater and taxonomy: what `stats` and `agreement` read). Not read back on import:
+    /// the importing database decides what is current.
+    #[serde(default)]
+    pub current: bool,
     #[serde(flatten)]
     pub label: Label,
 }
@@ -78,6 +83,7 @@ impl ExportedLabel {
             run_attempt: run.and_then(|r| r.attempt),
             created_at: row.created_at.clone(),
             note: row.note.clone(),
+            current: row.current,
             label: row.label.clone(),
         }
     }
@@ -94,6 +100,7 @@ pub const LABEL_COLUMNS: &[&str] = &[
     "rater",
     "taxonomy",
     "taxonomy_version",
+    "current",
     "created_at",
     "unclassified",
     "modes",
@@ -132,6 +139,7 @@ fn label_record(e: &ExportedLabel) -> Vec<Cell> {
         text(l.rater.clone()),
         text(l.taxonomy.clone()),
         text(l.taxonomy_version.clone()),
+        text(e.current.to_string()),
         text(e.created_at.clone()),
         text(l.is_unclassified().to_string()),
         text(join(&|m| m.mode.clone())),
