@@ -188,4 +188,7 @@ pub enum StoreError {
     /// A PostgreSQL database whose `trajan_schema` table is another program's.
     #[error("{0} is not a trajan database")]
     NotTrajanServer(String),
+    /// A value the store refuses (a note on a step the run does not have, a note too long).
+    #[error("{0}")]
+    Invalid(String),
 }

@@ -641,8 +641,12 @@ fn an_unchanged_file_is_not_read_again_and_a_changed_one_keeps_its_run() {
     let args = ["--db".as_ref(), db.as_os_str(), file.as_os_str()];
     let first = trajan(dir.path(), &args);
     assert!(text(&first).contains("ingested 1 file (runs 1, steps 10"), "{}", text(&first));
+    // Where the runs went is said: a new database, then the same one.
+    let place = format!("stored in {}", db.display());
+    assert!(text(&first).contains(&format!("{place} (a new database")), "{}", text(&first));
     let again = trajan(dir.path(), &args);
     assert!(text(&again).contains("ingested 0 files (") && text(&again).contains("unchanged 1"), "{}", text(&again));
+    assert!(text(&again).contains(&place) && !text(&again).contains("a new database"), "{}", text(&again));
     assert!(text(&again).contains("gen__mini-1"), "the run is listed: {}", text(&again));
     // Changed: read again, same run id, and the same rows as ingest gives.
     write(dir.path(), "gen__mini-2.traj.json", &mini_info_last(12));

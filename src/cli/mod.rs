@@ -114,6 +114,16 @@ enum Command {
         /// also the runs whose outcome is unknown).
         #[arg(long)]
         failed: bool,
+        /// Only the runs this query keeps, in the TUI's filter language (`/` in the run list):
+        /// `model:qwen failed label:context_flooding`, `steps>100 -exit:submitted`,
+        /// `patch:no`, `rater:ann disputed`; see docs/REVIEWING.md. Labels are the current ones
+        /// of the taxonomy (--taxonomy, else the config's).
+        #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
+        filter: Option<String>,
+        /// The taxonomy whose labels `label:`, `rater:`, `source:`, `disputed` and `unlabelled`
+        /// read.
+        #[arg(long, requires = "filter")]
+        taxonomy: Option<String>,
         #[arg(long)]
         json: bool,
     },
@@ -164,6 +174,16 @@ enum Command {
     },
     /// Label a run as a reviewer: its modes (or unclassified), evidence steps, a note.
     Label(review::LabelArgs),
+    /// A reviewer's note on a step, a bookmark with text (not a label): one per run, step and
+    /// reviewer; writing it again replaces it, `--delete` removes it.
+    Note(review::NoteArgs),
+    /// Reviewers' notes on steps: of one run, or of every run.
+    Notes {
+        /// Only this run.
+        run: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Agreement between raters per mode: Cohen's kappa, Krippendorff's alpha,
     /// precision/recall/F1 against the reference, confusion, coverage, n, bootstrap 95% intervals.
     Agreement(review::AgreementArgs),
@@ -350,13 +370,14 @@ pub fn run() -> Result<i32> {
             let mut store = open(&db, Access::Create)?;
             ingest::run(&mut store, &paths, format, ingest::Flags { verbose, index: !no_index })
         }
-        Command::Runs { failed, json } => {
+        Command::Runs { failed, filter, taxonomy, json } => {
             let store = open(&db, Access::Read)?;
-            let scope = match failed {
-                true => Some(settings::scope(cli.include_unknown, &UserConfig::load(|k| std::env::var(k).ok())?)),
-                false => None,
-            };
-            let runs = store.list_runs(RunFilter { failed: scope, limit: None })?;
+            let config = UserConfig::load(|k| std::env::var(k).ok())?;
+            let scope = failed.then(|| settings::scope(cli.include_unknown, &config));
+            let mut runs = store.list_runs(RunFilter { failed: scope, limit: None })?;
+            if let Some(query) = filter {
+                runs = review::filtered(&store, runs, &query, taxonomy.as_deref(), cli.rater.as_deref(), &config)?;
+            }
             if json {
                 output::print_json(&runs)?;
             } else {
@@ -450,6 +471,8 @@ pub fn run() -> Result<i32> {
             Ok(0)
         }
         Command::Label(args) => review::label(&mut open(&db, Access::Write)?, &args, cli.rater.as_deref()),
+        Command::Note(args) => review::note(&open(&db, Access::Write)?, &args, cli.rater.as_deref()),
+        Command::Notes { run, json } => review::notes(&open(&db, Access::Read)?, run.as_deref(), json),
         Command::Agreement(args) => {
             let store = if args.table.is_some() { None } else { Some(open(&db, Access::Read)?) };
             review::agreement(store.as_ref(), &args)

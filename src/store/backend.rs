@@ -8,6 +8,7 @@ use super::compare::{Comparison, instances_warning};
 use super::copy::{Table, Value};
 use super::export::{EditTableRow, RunRest, RunRow, StepTableRow};
 use super::labels::{CachedReply, Classified, ClassifyErrorRow, LabelKey, LabelRow, LabelSet, NewLabel};
+use super::notes::NoteRow;
 use super::read::{RunDetail, RunFilter, RunSummary, SearchHit};
 use super::write::{LiveWrite, SourceRecord, SourceWrite, WriteStats};
 use crate::error::StoreError;
@@ -16,9 +17,15 @@ use crate::model::{Edit, FailedScope, Message, Parsed, Run, Step, StepFlags};
 use std::collections::HashMap;
 
 /// Every part of the interface: what a backend is.
-pub trait Backend: Admin + Writes + LiveWrites + Reads + Browse + Search + Labels + Exports + Tables + Send {}
+pub trait Backend:
+    Admin + Writes + LiveWrites + Reads + Browse + Search + Labels + Notes + Exports + Tables + Send
+{
+}
 
-impl<T: Admin + Writes + LiveWrites + Reads + Browse + Search + Labels + Exports + Tables + Send> Backend for T {}
+impl<T: Admin + Writes + LiveWrites + Reads + Browse + Search + Labels + Notes + Exports + Tables + Send> Backend
+    for T
+{
+}
 
 /// The database as a whole.
 pub trait Admin {
@@ -309,6 +316,16 @@ pub trait Labels: Reads {
     ) -> Result<(), StoreError>;
 
     fn classify_errors(&self, run: Option<i64>) -> Result<Vec<ClassifyErrorRow>, StoreError>;
+}
+
+/// Reviewers' notes on steps: one per run, step and reviewer.
+pub trait Notes {
+    /// Write the reviewer's note on a step (replacing theirs), or remove it when `text` is
+    /// empty. Returns whether a note is there now. One short transaction, as labels.
+    fn set_note(&self, run_id: i64, step: i64, rater: &str, text: &str) -> Result<bool, StoreError>;
+
+    /// The notes of a run (or of every run), by run and step.
+    fn notes(&self, run: Option<i64>) -> Result<Vec<NoteRow>, StoreError>;
 }
 
 /// Reads for the exports.

@@ -19,6 +19,8 @@ pub struct RunData {
     pub labels: Vec<crate::store::labels::LabelRow>,
     /// Evaluations of the instance the run did not get, each with why.
     pub unjoined: Vec<super::Unjoined>,
+    /// Reviewers' notes on its steps, by step.
+    pub notes: Vec<super::notes::NoteRow>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

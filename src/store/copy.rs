@@ -198,6 +198,7 @@ pub const TABLES: &[Table] = &[
         key: Some(&["model", "prompt_hash"]),
     },
     Table { name: "classify_errors", columns: &["id", "run_id", "source", "model", "error", "created_at"], key: ID },
+    Table { name: "notes", columns: &["id", "run_id", "step_idx", "rater", "text", "created_at"], key: ID },
 ];
 
 /// Rows sent to the target at once, at most about this many bytes.

@@ -14,6 +14,9 @@ pub struct LabelRow {
     pub instance_id: Option<String>,
     pub created_at: String,
     pub note: Option<String>,
+    /// Whether it is its rater's current label for the run under its taxonomy's version (the
+    /// latest per run, source, rater, taxonomy and version): what statistics and agreement read.
+    pub current: bool,
     #[serde(flatten)]
     pub label: Label,
 }
@@ -102,7 +105,9 @@ pub struct NewLabel {
 /// [`LabelRow::from_row`] reads them.
 pub const LABEL_COLUMNS: &str = "l.id, r.instance_id, l.created_at, l.note, l.run_id, l.source, l.rater, l.taxonomy,
     l.taxonomy_version, l.exit_category, l.summary, l.model, l.input_hash, l.tokens_in, l.tokens_out, l.cost,
-    l.latency_ms";
+    l.latency_ms,
+    l.id = (SELECT max(c.id) FROM labels c WHERE c.run_id = l.run_id AND c.source = l.source
+            AND c.rater = l.rater AND c.taxonomy = l.taxonomy AND c.taxonomy_version = l.taxonomy_version)";
 
 impl LabelRow {
     /// A row of the [`LABEL_COLUMNS`], without its modes ([`LabelRow::add_mode`] adds them).
@@ -113,6 +118,7 @@ impl LabelRow {
             instance_id: r.opt_text(1)?,
             created_at: r.text(2)?,
             note: r.opt_text(3)?,
+            current: r.flag(17)?,
             label: Label {
                 run_id: r.int(4)?,
                 source: Source::from_name(&r.text(5)?).unwrap_or(Source::Human),

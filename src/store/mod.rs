@@ -18,6 +18,7 @@ pub mod export;
 mod grade;
 pub mod labels;
 mod link;
+pub mod notes;
 pub mod pg;
 pub mod read;
 mod sqlite;

@@ -3,7 +3,7 @@
 use super::read::EDITS_OF;
 use super::{Cells, Pg, enc};
 use crate::error::StoreError;
-use crate::store::backend::{Browse, Labels, Reads};
+use crate::store::backend::{Browse, Labels, Notes, Reads};
 use crate::store::browse::{EDIT_LINE, EditLine, RunData, StepBody, StepLine};
 use crate::store::read::{RunSummary, SUMMARY_SELECT};
 
@@ -17,6 +17,7 @@ impl Browse for Pg {
             outcome: r.opt_int(1)?.map(|o| self.outcome(o)).transpose()?,
             task: self.task(&summary.instance_id)?,
             labels: self.labels(Some(id), true)?,
+            notes: self.notes(Some(id))?,
             unjoined: super::link::unjoined(self, id)?,
             steps: self.step_lines(id, 0)?,
             submission: r.opt_text(0)?,

@@ -18,6 +18,7 @@ mod export;
 mod labels;
 mod link;
 mod live;
+mod notes;
 mod read;
 mod schema;
 mod search;

@@ -291,4 +291,14 @@ CREATE TABLE classify_errors (
     created_at text COLLATE "C" NOT NULL
 );
 CREATE INDEX classify_errors_run ON classify_errors(run_id);
+
+CREATE TABLE notes (
+    id         bigserial PRIMARY KEY,
+    run_id     bigint NOT NULL,
+    step_idx   bigint NOT NULL,
+    rater      text COLLATE "C" NOT NULL,
+    text       text COLLATE "C" NOT NULL,
+    created_at text COLLATE "C" NOT NULL,
+    UNIQUE (run_id, step_idx, rater)
+);
 "#];

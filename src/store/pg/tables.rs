@@ -14,7 +14,7 @@ use postgres::types::Type;
 const FETCH: usize = 256;
 
 /// The sequences of the tables' ids, and the tables whose ids they give.
-const SEQUENCES: [(&str, &str); 11] = [
+const SEQUENCES: [(&str, &str); 12] = [
     ("sources_id_seq", "SELECT max(id) FROM sources"),
     ("blobs_id_seq", "SELECT max(id) FROM blobs"),
     ("tasks_id_seq", "SELECT max(id) FROM tasks"),
@@ -29,6 +29,7 @@ const SEQUENCES: [(&str, &str); 11] = [
     ("edits_id_seq", "SELECT max(id) FROM edits"),
     ("labels_id_seq", "SELECT max(id) FROM labels"),
     ("classify_errors_id_seq", "SELECT max(id) FROM classify_errors"),
+    ("notes_id_seq", "SELECT max(id) FROM notes"),
 ];
 
 fn value(r: &postgres::Row, i: usize) -> Result<Value, StoreError> {
@@ -81,7 +82,8 @@ impl Tables for Pg {
     fn is_empty_store(&self) -> Result<bool, StoreError> {
         self.one(
             "SELECT NOT EXISTS (SELECT 1 FROM sources) AND NOT EXISTS (SELECT 1 FROM labels)
-             AND NOT EXISTS (SELECT 1 FROM blobs) AND NOT EXISTS (SELECT 1 FROM llm_cache)",
+             AND NOT EXISTS (SELECT 1 FROM blobs) AND NOT EXISTS (SELECT 1 FROM llm_cache)
+             AND NOT EXISTS (SELECT 1 FROM notes)",
             &[],
         )?
         .flag(0)

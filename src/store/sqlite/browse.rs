@@ -2,7 +2,7 @@
 
 use super::{Sqlite, collect};
 use crate::error::StoreError;
-use crate::store::backend::{Browse, Labels, Reads};
+use crate::store::backend::{Browse, Labels, Notes, Reads};
 use crate::store::browse::{EDIT_LINE, EDIT_TEXT, EditLine, EditText, RunData, StepBody, StepLine};
 use crate::store::read::{RunSummary, SUMMARY_SELECT};
 use crate::store::texts;
@@ -25,6 +25,7 @@ impl Browse for Sqlite {
             outcome: outcome_id.map(|o| self.outcome(o)).transpose()?,
             task: self.task(&summary.instance_id)?,
             labels: self.labels(Some(id), true)?,
+            notes: self.notes(Some(id))?,
             unjoined: super::link::unjoined(&self.conn, id)?,
             steps,
             submission,

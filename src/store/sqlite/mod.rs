@@ -12,6 +12,7 @@ mod grade;
 mod labels;
 mod link;
 mod live;
+mod notes;
 mod open;
 mod read;
 mod schema;

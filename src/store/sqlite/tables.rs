@@ -50,7 +50,8 @@ impl Tables for Sqlite {
     fn is_empty_store(&self) -> Result<bool, StoreError> {
         Ok(self.conn.query_row(
             "SELECT NOT EXISTS (SELECT 1 FROM sources) AND NOT EXISTS (SELECT 1 FROM labels)
-             AND NOT EXISTS (SELECT 1 FROM blobs) AND NOT EXISTS (SELECT 1 FROM llm_cache)",
+             AND NOT EXISTS (SELECT 1 FROM blobs) AND NOT EXISTS (SELECT 1 FROM llm_cache)
+             AND NOT EXISTS (SELECT 1 FROM notes)",
             [],
             |r| r.get(0),
         )?)

@@ -76,7 +76,7 @@ impl App {
                 let mut effects = vec![Effect::LoadAllRuns];
                 if runs.len() > 1 {
                     // Several runs: the list shows them (the filter says so and can be edited).
-                    let query = crate::tui::filter::ids_query(&runs);
+                    let query = crate::review::filter::ids_query(&runs);
                     if let Err(e) = self.list.set_filter(&query) {
                         self.set_error(e);
                     }

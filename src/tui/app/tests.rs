@@ -54,6 +54,7 @@ pub fn run_data(id: i64, n: i64) -> RunData {
         .collect();
     RunData {
         unjoined: Vec::new(),
+        notes: Vec::new(),
         summary: summary(id, "inst", Some(false), n),
         steps,
         edits,
@@ -400,8 +401,14 @@ fn evidence_keys_walk_the_cited_steps_and_say_why() {
         provenance: Provenance::default(),
     };
     let mut data = run_data(2, 10);
-    data.labels =
-        vec![crate::store::labels::LabelRow { id: 1, instance_id: None, created_at: String::new(), note: None, label }];
+    data.labels = vec![crate::store::labels::LabelRow {
+        id: 1,
+        instance_id: None,
+        created_at: String::new(),
+        note: None,
+        current: true,
+        label,
+    }];
     let mut app = app_with_runs();
     app.review.blind = false;
     app.update(Action::RunLoaded(Box::new(data)));
@@ -436,6 +443,7 @@ fn heuristic_label(run: i64, mode: &str) -> crate::store::labels::LabelRow {
         instance_id: None,
         created_at: String::new(),
         note: None,
+        current: true,
         label: Label {
             run_id: run,
             source: Source::Heuristic,
