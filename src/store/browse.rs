@@ -157,3 +157,23 @@ impl EditText {
         Ok(self)
     }
 }
+
+impl From<EditText> for crate::store::read::EditRow {
+    fn from(e: EditText) -> crate::store::read::EditRow {
+        crate::store::read::EditRow {
+            step: e.line.step,
+            path: e.line.path,
+            kind: e.line.kind,
+            status: e.line.status,
+            lint_codes: e.line.lint_codes,
+            diff: e.diff,
+            certainty: e.line.certainty,
+            command: e.command,
+            checked_by: e.checked_by,
+            shown: e.shown,
+            undone_at: e.line.undone_at,
+            hunks: e.hunks,
+            partial: e.partial,
+        }
+    }
+}

@@ -298,26 +298,6 @@ pub struct SearchHit {
     pub snippet: String,
 }
 
-impl From<crate::store::browse::EditText> for EditRow {
-    fn from(e: crate::store::browse::EditText) -> EditRow {
-        EditRow {
-            step: e.line.step,
-            path: e.line.path,
-            kind: e.line.kind,
-            status: e.line.status,
-            lint_codes: e.line.lint_codes,
-            diff: e.diff,
-            certainty: e.line.certainty,
-            command: e.command,
-            checked_by: e.checked_by,
-            shown: e.shown,
-            undone_at: e.line.undone_at,
-            hunks: e.hunks,
-            partial: e.partial,
-        }
-    }
-}
-
 impl OutcomeRow {
     /// A row of `format, source path, resolved, patch_applied, logged IS NOT NULL`, with its tests.
     pub fn from_row(r: &dyn Cells, tests: Vec<TestCase>) -> Result<OutcomeRow, StoreError> {

@@ -1,9 +1,10 @@
 //! Joining runs to outcomes and predictions, and grading test logs, in PostgreSQL: the rows
 //! `store::link` and `store::grade` decide on, and what they decide written back.
 
-use super::write::insert_tests;
+use super::copy::CopyRows;
 use super::{Cells, Pg, enc};
 use crate::error::StoreError;
+use crate::model::TestCase;
 use crate::store::grade::{lists_of, regrade};
 use crate::store::link::{Candidate, RunSide, Unjoined, home, joins};
 
@@ -142,4 +143,21 @@ fn regrade_instance(pg: &Pg, instance_id: &str) -> Result<(), StoreError> {
         )?;
     }
     Ok(())
+}
+
+/// An outcome's test rows.
+pub(super) fn insert_tests(pg: &Pg, outcome_id: i64, tests: &[TestCase]) -> Result<(), StoreError> {
+    if tests.is_empty() {
+        return Ok(());
+    }
+    let mut rows = CopyRows::default();
+    for t in tests {
+        rows.int(outcome_id)
+            .text(&t.name)
+            .opt_text(t.group.map(|g| g.name()))
+            .int(i64::from(t.passed))
+            .opt_text(t.message.as_deref())
+            .end();
+    }
+    pg.copy_in("COPY tests (outcome_id, name, grp, passed, message) FROM STDIN", rows.data())
 }

@@ -5,9 +5,10 @@
 //! A source seen before is replaced whole, as in SQLite.
 
 use super::copy::CopyRows;
+use super::link::insert_tests;
 use super::{Cells, Pg, enc, enc_opt};
 use crate::error::StoreError;
-use crate::model::{CheckedBy, Edit, Message, Parsed, Run, Step, TestCase, TestOutcome};
+use crate::model::{CheckedBy, Edit, Message, Parsed, Run, Step, TestOutcome};
 use crate::sanitize::sanitize;
 use crate::store::backend::Writes;
 use crate::store::terms;
@@ -734,23 +735,6 @@ fn insert_outcome(pg: &Pg, source_id: i64, o: &TestOutcome) -> Result<(), StoreE
         )?
         .int(0)?;
     insert_tests(pg, id, &o.tests)
-}
-
-/// An outcome's test rows.
-pub(super) fn insert_tests(pg: &Pg, outcome_id: i64, tests: &[TestCase]) -> Result<(), StoreError> {
-    if tests.is_empty() {
-        return Ok(());
-    }
-    let mut rows = CopyRows::default();
-    for t in tests {
-        rows.int(outcome_id)
-            .text(&t.name)
-            .opt_text(t.group.map(|g| g.name()))
-            .int(i64::from(t.passed))
-            .opt_text(t.message.as_deref())
-            .end();
-    }
-    pg.copy_in("COPY tests (outcome_id, name, grp, passed, message) FROM STDIN", rows.data())
 }
 
 #[cfg(test)]
