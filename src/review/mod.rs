@@ -5,6 +5,7 @@
 pub mod export;
 pub mod filter;
 pub mod import;
+pub mod reference;
 pub mod stats;
 pub mod summary;
 
