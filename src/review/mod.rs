@@ -4,6 +4,7 @@
 
 pub mod export;
 pub mod import;
+pub mod outcomes;
 pub mod stats;
 pub mod summary;
 
