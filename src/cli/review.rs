@@ -216,11 +216,24 @@ fn compute_stats(
     source: &str,
     scope: FailedScope,
 ) -> Result<stats::Stats> {
+    Ok(stats_report(store, taxonomy, by, source, scope, None, None)?.stats)
+}
+
+/// The statistics `--by` and `--source` ask for; with `bootstrap`, the agreement report too.
+pub fn stats_report(
+    store: &Store,
+    taxonomy: &Taxonomy,
+    by: &str,
+    source: &str,
+    scope: FailedScope,
+    bootstrap: Option<&BootstrapOptions>,
+    only: Option<std::collections::BTreeSet<i64>>,
+) -> Result<trajan::review::summary::StatsReport> {
     let by = By::parse(by).with_context(|| format!("--by {by:?}: one of all, model, agent, benchmark, exit"))?;
     let pick = Pick::parse(source)
         .with_context(|| format!("--source {source:?}: one of best, heuristic, llm, human, reference"))?;
-    let ask = trajan::review::summary::Ask { by, pick, scope, blind_rater: None };
-    Ok(trajan::review::summary::stats_report(store, taxonomy, &ask, None)?.stats)
+    let ask = trajan::review::summary::Ask { by, pick, scope, blind_rater: None, only };
+    Ok(trajan::review::summary::stats_report(store, taxonomy, &ask, bootstrap)?)
 }
 
 pub fn stats(store: &Store, args: &StatsArgs, include_unknown: bool) -> Result<i32> {
@@ -241,16 +254,22 @@ pub fn stats(store: &Store, args: &StatsArgs, include_unknown: bool) -> Result<i
 }
 
 pub fn export(store: &Store, args: &super::export::ExportArgs, include_unknown: bool) -> Result<i32> {
-    if args.what == "run" || args.format == "atif" {
+    let format = args.format_or("csv");
+    match args.what.as_str() {
+        "chart" => return super::export::chart(store, args, include_unknown),
+        "report" => return super::report::run(store, args, include_unknown),
+        _ => {}
+    }
+    if args.what == "run" || format == "atif" {
         return super::export::run_atif(store, args);
     }
-    if args.format == "parquet" || matches!(args.what.as_str(), "runs" | "steps" | "edits") {
+    if format == "parquet" || matches!(args.what.as_str(), "runs" | "steps" | "edits") {
         return super::export::tables(store, args);
     }
     let config = UserConfig::load(|k| std::env::var(k).ok())?;
-    let format = Format::parse(&args.format)
-        .with_context(|| format!("--format {:?}: csv, json, jsonl, markdown, atif or parquet", args.format))?;
-    if args.run.is_some() {
+    let format = Format::parse(&format)
+        .with_context(|| format!("--format {format:?}: csv, json, jsonl, markdown, atif or parquet"))?;
+    if !args.items.is_empty() {
         bail!("export {}: takes no run (only `export run RUN --format atif` does)", args.what);
     }
     let text = match args.what.as_str() {
@@ -261,7 +280,7 @@ pub fn export(store: &Store, args: &super::export::ExportArgs, include_unknown: 
             let modes: Vec<String> = taxonomy.mode_ids();
             export::stats(&s, &modes, format)?
         }
-        other => bail!("export {other:?}: labels, stats, runs, steps, edits or run"),
+        other => bail!("export {other:?}: labels, stats, runs, steps, edits, run, chart or report"),
     };
     match &args.output {
         // Every format is safe for a terminal as it is: the same text as the file.

@@ -10,6 +10,7 @@ pub mod atif;
 mod cells;
 mod file;
 pub mod parquet;
+pub mod report;
 pub mod tables;
 
 pub use cells::{clean, escape_c1};

@@ -2,6 +2,7 @@
 //! a run is judged by (an adjudication, else the reviewers' consensus), disagreements, the review
 //! queues, the agreement table, statistics and exports.
 
+pub mod chart;
 pub mod export;
 pub mod import;
 pub mod outcomes;

@@ -97,6 +97,26 @@ impl RunLabels {
 /// The labels of every labelled run, by run id.
 pub type LabelIndex = std::collections::HashMap<i64, RunLabels>;
 
+/// What the filter may read of the runs' review states: their labels but those `hidden` says
+/// the reader may not see (blind review), and whether reviewers disagree.
+pub fn label_index(
+    states: &std::collections::BTreeMap<i64, crate::review::ReviewState>,
+    hidden: impl Fn(i64, crate::label::Source) -> bool,
+) -> LabelIndex {
+    states
+        .iter()
+        .map(|(&run, state)| {
+            let labels = state
+                .labels
+                .iter()
+                .filter(|(source, _, _)| !hidden(run, *source))
+                .map(|(source, rater, modes)| (source.name().to_string(), rater.clone(), modes.clone()))
+                .collect();
+            (run, RunLabels { labels, disputed: state.disagreement })
+        })
+        .collect()
+}
+
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum TextField {
     Agent,

@@ -49,18 +49,7 @@ impl Review {
     /// What the run-list filter may read of the labels: blind review hides the classifiers'
     /// labels of runs this reviewer has not labelled from the filter too.
     pub fn label_index(&self) -> crate::tui::filter::LabelIndex {
-        self.states
-            .iter()
-            .map(|(&run, state)| {
-                let labels = state
-                    .labels
-                    .iter()
-                    .filter(|(source, _, _)| source.is_human() || !self.blinded(run))
-                    .map(|(source, rater, modes)| (source.name().to_string(), rater.clone(), modes.clone()))
-                    .collect();
-                (run, crate::tui::filter::RunLabels { labels, disputed: state.disagreement })
-            })
-            .collect()
+        crate::tui::filter::label_index(&self.states, |run, source| !source.is_human() && self.blinded(run))
     }
 }
 

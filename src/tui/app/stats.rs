@@ -47,6 +47,7 @@ impl super::App {
             pick: Pick::Best,
             scope: self.review.scope,
             blind_rater: self.review.blind.then(|| self.review.rater.clone()),
+            only: None,
         };
         Effect::LoadStats { taxonomy: Box::new(self.review.taxonomy.clone()), ask }
     }
