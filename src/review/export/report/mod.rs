@@ -101,7 +101,7 @@ fn statistics(out: &mut String, c: &Contents) -> Result<(), ReportError> {
         if s.scope == "failed" { "failed runs" } else { "failed and outcome-unknown runs" },
         c.runs.len()
     );
-    out.push_str("<table><tr><th>group</th><th>failed runs</th><th>labelled</th><th>coverage</th><th>agreement</th>");
+    out.push_str("<div class=\"wide\"><table><tr><th>group</th><th>failed runs</th><th>labelled</th><th>coverage</th><th>agreement</th>");
     for m in c.modes {
         let _ = write!(out, "<th>{}</th>", esc(m));
     }
@@ -121,7 +121,7 @@ fn statistics(out: &mut String, c: &Contents) -> Result<(), ReportError> {
         }
         out.push_str("</tr>");
     }
-    out.push_str("</table><table><tr><th>group</th><th>runs</th><th>resolved</th><th>failed</th><th>unknown</th><th>resolve rate</th></tr>");
+    out.push_str("</table></div><table><tr><th>group</th><th>runs</th><th>resolved</th><th>failed</th><th>unknown</th><th>resolve rate</th></tr>");
     for o in s.outcomes.iter().chain(std::iter::once(&s.outcomes_total)) {
         let _ = write!(
             out,

@@ -10,6 +10,12 @@ use std::fmt::Write as _;
 /// Observations longer than this (characters or lines) start collapsed.
 const OPEN_CHARS: usize = 2_000;
 const OPEN_LINES: usize = 30;
+/// A text longer than this (bytes) shows its first `HEAD` and last `TAIL` bytes, and says how
+/// much it leaves out (`trajan show` prints it whole): a page is for reading, and a run of
+/// 20,000 steps of 100 KB outputs would be a 2 GB page no browser opens.
+const MAX_TEXT: usize = 24_000;
+const HEAD: usize = 16_000;
+const TAIL: usize = 6_000;
 
 /// The anchor of a run's step (`r12-s40`).
 pub fn anchor(run: i64, step: i64) -> String {
@@ -46,12 +52,28 @@ pub fn push_index(out: &mut String, d: &RunDetail) {
     out.push_str("</nav></details>\n");
 }
 
+/// `text` escaped, its middle left out when it is longer than [`MAX_TEXT`].
+fn push_clipped(out: &mut String, text: &str) {
+    if text.len() <= MAX_TEXT {
+        return push_esc(out, text);
+    }
+    let head = text.floor_char_boundary(HEAD);
+    let tail = text.ceil_char_boundary(text.len() - TAIL);
+    push_esc(out, &text[..head]);
+    let _ = write!(
+        out,
+        "</pre><p class=\"cut\">… {} characters not shown here (trajan show prints them) …</p><pre>",
+        text[head..tail].chars().count()
+    );
+    push_esc(out, &text[tail..]);
+}
+
 fn block(out: &mut String, class: &str, title: &str, text: &str) {
     if text.trim().is_empty() {
         return;
     }
     let _ = write!(out, "<div class=\"{class}\"><span class=\"what\">{title}</span><pre>");
-    push_esc(out, text);
+    push_clipped(out, text);
     out.push_str("</pre></div>");
 }
 
@@ -68,7 +90,7 @@ fn observation(out: &mut String, text: &str, chars: i64) {
         "<details class=\"obs\"><summary>observation · {} characters, {lines} lines</summary><pre>",
         chars.max(text.chars().count() as i64)
     );
-    push_esc(out, text);
+    push_clipped(out, text);
     out.push_str("</pre></details>");
 }
 
