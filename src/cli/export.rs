@@ -211,12 +211,6 @@ fn steps_parquet(store: &Store, dir: &std::path::Path) -> Result<u64> {
     })
 }
 
-/// Today, as charts and reports are stamped.
-pub fn today() -> String {
-    let d = time::OffsetDateTime::now_utc().date();
-    format!("{:04}-{:02}-{:02}", d.year(), u8::from(d.month()), d.day())
-}
-
 /// The agreement's bootstrap as `--resamples` and `--seed` say (the defaults of `agreement`).
 pub fn bootstrap(args: &ExportArgs) -> BootstrapOptions {
     BootstrapOptions { resamples: args.resamples, seed: args.seed, ..BootstrapOptions::default() }
@@ -233,8 +227,8 @@ pub fn chart(store: &Store, args: &ExportArgs, include_unknown: bool) -> Result<
     let taxonomy = settings::taxonomy(args.taxonomy.as_deref(), &config)?;
     let scope = settings::scope(include_unknown, &config);
     let boot = (kind == Kind::Agreement).then(|| bootstrap(args));
-    let report = super::review::stats_report(store, &taxonomy, &args.by, &args.source, scope, boot.as_ref(), None)?;
-    let figure = chart::figure(kind, &report, &taxonomy.mode_ids(), &today());
+    let report = super::review::stats_report(store, &taxonomy, &args.by, &args.source, scope, boot.as_ref())?;
+    let figure = chart::figure(kind, &report, &taxonomy.mode_ids(), &export::today());
     let bytes = match format.as_str() {
         "svg" => chart::svg(&figure)?.into_bytes(),
         "png" => chart::png(&figure)?,

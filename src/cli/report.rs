@@ -1,10 +1,9 @@
 //! `trajan export report [RUN...|--filter EXPR] -o report.html`: the page is made by
 //! `review::export::report`; here the runs are chosen and the file written.
 
-use super::export::{ExportArgs, bootstrap, today};
+use super::export::{ExportArgs, bootstrap};
 use super::settings;
 use anyhow::{Result, bail};
-use std::collections::BTreeSet;
 use trajan::config::UserConfig;
 use trajan::review::export::{self, report};
 use trajan::sanitize::sanitize;
@@ -29,13 +28,8 @@ pub fn run(store: &Store, args: &ExportArgs, include_unknown: bool) -> Result<i3
     if runs.is_empty() {
         bail!("export report: no run to report (the filter kept none, or the database has none)");
     }
-    let only: BTreeSet<i64> = runs.iter().map(|r| r.id).collect();
-    let scope = settings::scope(include_unknown, &config);
-    let boot = bootstrap(args);
-    let stats = super::review::stats_report(store, &taxonomy, &args.by, &args.source, scope, Some(&boot), Some(only))?;
-    let contents =
-        report::Contents { runs: &runs, stats: &stats, modes: &taxonomy.mode_ids(), date: &today() };
-    let page = report::page(store, &contents)?;
+    let ask = super::review::ask(&args.by, &args.source, settings::scope(include_unknown, &config))?;
+    let page = report::report(store, &taxonomy, &ask, &runs, &bootstrap(args), &export::today())?;
     match &args.output {
         None if std::io::IsTerminal::is_terminal(&std::io::stdout()) => {
             bail!("export report writes a page for a browser: give the file with -o report.html")

@@ -216,7 +216,15 @@ fn compute_stats(
     source: &str,
     scope: FailedScope,
 ) -> Result<stats::Stats> {
-    Ok(stats_report(store, taxonomy, by, source, scope, None, None)?.stats)
+    Ok(stats_report(store, taxonomy, by, source, scope, None)?.stats)
+}
+
+/// What `--by` and `--source` ask for.
+pub fn ask(by: &str, source: &str, scope: FailedScope) -> Result<trajan::review::summary::Ask> {
+    let by = By::parse(by).with_context(|| format!("--by {by:?}: one of all, model, agent, benchmark, exit"))?;
+    let pick = Pick::parse(source)
+        .with_context(|| format!("--source {source:?}: one of best, heuristic, llm, human, reference"))?;
+    Ok(trajan::review::summary::Ask { by, pick, scope, blind_rater: None, only: None })
 }
 
 /// The statistics `--by` and `--source` ask for; with `bootstrap`, the agreement report too.
@@ -227,12 +235,8 @@ pub fn stats_report(
     source: &str,
     scope: FailedScope,
     bootstrap: Option<&BootstrapOptions>,
-    only: Option<std::collections::BTreeSet<i64>>,
 ) -> Result<trajan::review::summary::StatsReport> {
-    let by = By::parse(by).with_context(|| format!("--by {by:?}: one of all, model, agent, benchmark, exit"))?;
-    let pick = Pick::parse(source)
-        .with_context(|| format!("--source {source:?}: one of best, heuristic, llm, human, reference"))?;
-    let ask = trajan::review::summary::Ask { by, pick, scope, blind_rater: None, only };
+    let ask = ask(by, source, scope)?;
     Ok(trajan::review::summary::stats_report(store, taxonomy, &ask, bootstrap)?)
 }
 

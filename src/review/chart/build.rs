@@ -10,8 +10,19 @@ use crate::review::summary::StatsReport;
 /// The figure of `kind` over `report`; `modes` are the taxonomy's, in its order; `date` is
 /// stamped on it as it is (`YYYY-MM-DD`).
 pub fn figure(kind: Kind, report: &StatsReport, modes: &[String], date: &str) -> Figure {
-    let s = &report.stats;
-    let grouped = report.by != By::All;
+    figure_of(kind, &report.stats, report.agreement.as_ref(), report.blind, modes, date)
+}
+
+/// [`figure`] from the report's parts (the TUI keeps them apart).
+pub fn figure_of(
+    kind: Kind,
+    s: &Stats,
+    agreement: Option<&AgreementReport>,
+    blind: bool,
+    modes: &[String],
+    date: &str,
+) -> Figure {
+    let grouped = s.by != By::All.name();
     let by = |what: &str| if grouped { format!("{what} by {}", s.by) } else { what.to_string() };
     let (title, axis, body) = match kind {
         Kind::Modes => (
@@ -61,13 +72,13 @@ pub fn figure(kind: Kind, report: &StatsReport, modes: &[String], date: &str) ->
         Kind::Agreement => (
             "Agreement per failure mode".to_string(),
             "Krippendorff's alpha over every rater, Cohen's kappa of each rater against the reference; 95% bootstrap intervals",
-            match &report.agreement {
+            match agreement {
                 Some(a) => agreement_body(a),
                 None => Body::Empty("no labels yet: trajan classify, trajan label".into()),
             },
         ),
     };
-    Figure { kind, title, stamp: stamp(kind, report, date), axis: axis.to_string(), body }
+    Figure { kind, title, stamp: stamp(kind, s, blind, date), axis: axis.to_string(), body }
 }
 
 /// Untrusted text (a model's name) as one safe line.
@@ -79,8 +90,7 @@ fn pct(x: f64) -> String {
     format!("{:.1}%", x * 100.0)
 }
 
-fn stamp(kind: Kind, report: &StatsReport, date: &str) -> String {
-    let s = &report.stats;
+fn stamp(kind: Kind, s: &Stats, blind: bool, date: &str) -> String {
     let runs = match (kind, s.scope) {
         (Kind::Resolve | Kind::Steps | Kind::Cost, _) => "every run",
         (_, "failed") => "failed runs",
@@ -90,7 +100,7 @@ fn stamp(kind: Kind, report: &StatsReport, date: &str) -> String {
         Kind::Agreement => "every rater's current labels".to_string(),
         _ => format!("labels: {}, current", s.source),
     };
-    let blind = if report.blind { " · blind review: the runs you labelled" } else { "" };
+    let blind = if blind { " · blind review: the runs you labelled" } else { "" };
     format!("{} · {labels} · {runs}{blind} · {date}", clean(&s.taxonomy))
 }
 

@@ -8,7 +8,7 @@
 mod build;
 mod draw;
 
-pub use build::figure;
+pub use build::{figure, figure_of};
 pub use draw::{DrawError, png, svg};
 
 /// Which chart.

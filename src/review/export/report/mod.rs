@@ -15,7 +15,9 @@ mod run;
 mod steps;
 
 use super::super::chart::{self, DrawError, Kind};
-use super::super::summary::StatsReport;
+use super::super::summary::{Ask, StatsReport, SummaryError, stats_report};
+use crate::agreement::BootstrapOptions;
+use crate::label::taxonomy::Taxonomy;
 use crate::error::StoreError;
 use crate::store::Store;
 use crate::store::read::RunSummary;
@@ -34,6 +36,8 @@ pub enum ReportError {
     Store(#[from] StoreError),
     #[error(transparent)]
     Draw(#[from] DrawError),
+    #[error(transparent)]
+    Summary(#[from] SummaryError),
 }
 
 /// What the page is about: its runs, the statistics over them, the taxonomy's modes, the date.
@@ -55,6 +59,21 @@ fn policy(style: &str) -> String {
         sha256(style),
         sha256(SCRIPT)
     )
+}
+
+/// The page of `runs`, with the statistics `ask` asks for computed over them (the agreement's
+/// intervals as `bootstrap` says), stamped with `date`.
+pub fn report(
+    store: &Store,
+    taxonomy: &Taxonomy,
+    ask: &Ask,
+    runs: &[RunSummary],
+    bootstrap: &BootstrapOptions,
+    date: &str,
+) -> Result<String, ReportError> {
+    let ask = Ask { only: Some(runs.iter().map(|r| r.id).collect()), ..ask.clone() };
+    let stats = stats_report(store, taxonomy, &ask, Some(bootstrap))?;
+    page(store, &Contents { runs, stats: &stats, modes: &taxonomy.mode_ids(), date })
 }
 
 /// The whole page. Each run is read from `store` when its page is written.
