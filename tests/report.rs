@@ -174,8 +174,12 @@ fn every_chart_draws_the_numbers_stats_and_agreement_print() {
     let db = labelled(dir.path());
     let agreement = json(&db, &["agreement", "--json"]);
     let report = &agreement["report"];
-    let modes: Vec<String> =
-        report["modes"].as_array().into_iter().flatten().map(|m| m["mode"].as_str().unwrap_or("").to_string()).collect();
+    let modes: Vec<String> = report["modes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|m| m["mode"].as_str().unwrap_or("").to_string())
+        .collect();
     assert_eq!(modes.len(), 4, "the refactoring taxonomy: {agreement}");
     for by in ["all", "model"] {
         let stats = json(&db, &["stats", "--json", "--by", by]);
@@ -247,7 +251,10 @@ fn sections(dom: &str) -> Vec<(i64, usize, usize)> {
         .skip(1)
         .map(|s| {
             let attr = |name: &str| {
-                s.split(&format!("{name}=\"")).nth(1).and_then(|v| v.split('"').next()?.parse::<i64>().ok()).unwrap_or(-1)
+                s.split(&format!("{name}=\""))
+                    .nth(1)
+                    .and_then(|v| v.split('"').next()?.parse::<i64>().ok())
+                    .unwrap_or(-1)
             };
             (attr("data-run"), attr("data-steps") as usize, s.matches("<article class=\"step").count())
         })
@@ -260,7 +267,11 @@ fn assert_not_blank(png: &Path) {
     let image = resvg::tiny_skia::Pixmap::decode_png(&bytes).unwrap_or_else(|e| panic!("not a PNG: {e}"));
     let colours: BTreeSet<(u8, u8, u8)> = image.pixels().iter().map(|p| (p.red(), p.green(), p.blue())).collect();
     let ink = image.pixels().iter().filter(|p| p.red() < 128 || p.green() < 128 || p.blue() < 128).count();
-    assert!(colours.len() > 20 && ink * 100 > image.pixels().len(), "blank screenshot: {} colours, {ink} ink", colours.len());
+    assert!(
+        colours.len() > 20 && ink * 100 > image.pixels().len(),
+        "blank screenshot: {} colours, {ink} ink",
+        colours.len()
+    );
 }
 
 #[test]
@@ -299,16 +310,31 @@ fn no_payload_of_a_hostile_run_becomes_markup_or_runs() {
     ok(&db, &["ingest", &fixture("report").to_string_lossy()]);
     let payload = "<script>document.title='PWNED-note'</script><img src=x onerror=\"document.title='PWNED-note-img'\">";
     let rater = "<b onmouseover=alert(1)>eve</b>";
-    ok(&db, &["--rater", rater, "label", "xss__payload-1", "--mode", "context_flooding", "--evidence", "2", "--note", payload]);
+    ok(
+        &db,
+        &[
+            "--rater",
+            rater,
+            "label",
+            "xss__payload-1",
+            "--mode",
+            "context_flooding",
+            "--evidence",
+            "2",
+            "--note",
+            payload,
+        ],
+    );
     ok(&db, &["classify"]);
     let html = dir.path().join("x.html");
     ok(&db, &["export", "report", "-o", &html.to_string_lossy()]);
     let page = chromium::dump_dom(&html).unwrap_or_else(|e| panic!("{e}"));
     assert!(page.console.is_empty(), "console messages (a blocked payload shows here):\n{}", page.console.join("\n"));
     let allowed: BTreeSet<&str> = [
-        "html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h3", "h4", "span", "nav", "a", "input",
-        "button", "main", "section", "p", "div", "table", "tbody", "tr", "th", "td", "figure", "svg", "rect", "text",
-        "polyline", "dl", "dt", "dd", "details", "summary", "pre", "article", "code", "b", "ul", "li", "br", "script",
+        "html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h3", "h4", "span", "nav", "a",
+        "input", "button", "main", "section", "p", "div", "table", "tbody", "tr", "th", "td", "figure", "svg", "rect",
+        "text", "polyline", "dl", "dt", "dd", "details", "summary", "pre", "article", "code", "b", "ul", "li", "br",
+        "script",
     ]
     .into_iter()
     .collect();

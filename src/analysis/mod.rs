@@ -10,5 +10,5 @@ pub mod paths;
 pub mod reconstruct;
 pub mod shell;
 pub mod snippet;
-pub mod syntax;
 pub mod symbols;
+pub mod syntax;

@@ -35,4 +35,3 @@ pub fn syntax_for_path(path: &str) -> &'static SyntaxReference {
 pub fn is_plain_text(syntax: &SyntaxReference) -> bool {
     syntax.name == "Plain Text"
 }
-

@@ -5,6 +5,7 @@ mod bench;
 mod bench_classify;
 mod bench_edits;
 mod bench_open;
+mod bench_report;
 mod bench_tui;
 /// The scripted chat-completions server of the tests, for `bench llm` (test support: not part of
 /// the library).

@@ -38,7 +38,8 @@ pub fn require() -> Result<PathBuf, String> {
 fn open(file: &Path, what: &[String]) -> Result<Page, String> {
     let browser = require()?;
     let profile = tempfile::tempdir().map_err(|e| format!("a profile folder: {e}"))?;
-    let url = format!("file://{}", std::fs::canonicalize(file).map_err(|e| format!("{}: {e}", file.display()))?.display());
+    let url =
+        format!("file://{}", std::fs::canonicalize(file).map_err(|e| format!("{}: {e}", file.display()))?.display());
     let started = Instant::now();
     let mut child = Command::new(browser)
         .args([

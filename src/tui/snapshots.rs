@@ -207,7 +207,8 @@ fn the_chart_on_screen_and_the_run_at_hand_are_written_and_named() {
     h.ui.app.export_dir = out.path().to_path_buf();
     h.press("] L 1 w q % c c e");
     let status = h.ui.app.status.clone().map(|s| s.text).unwrap_or_default();
-    let written: Vec<std::path::PathBuf> = ok(std::fs::read_dir(out.path())).filter_map(|e| e.ok().map(|e| e.path())).collect();
+    let written: Vec<std::path::PathBuf> =
+        ok(std::fs::read_dir(out.path())).filter_map(|e| e.ok().map(|e| e.path())).collect();
     let [svg] = written.as_slice() else { panic!("one file: {written:?}") };
     let name = svg.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     assert!(name.starts_with("trajan-coverage-by-all-") && name.ends_with(".svg"), "{name}");

@@ -149,12 +149,7 @@ fn modes_body(s: &Stats, modes: &[String]) -> Body {
 }
 
 /// One series of shares, a bar per row.
-fn share_body<R>(
-    rows: Vec<&R>,
-    name: &str,
-    value: impl Fn(&R) -> Option<f64>,
-    label: impl Fn(&R) -> String,
-) -> Body
+fn share_body<R>(rows: Vec<&R>, name: &str, value: impl Fn(&R) -> Option<f64>, label: impl Fn(&R) -> String) -> Body
 where
     R: Grouped,
 {
@@ -247,9 +242,5 @@ fn agreement_body(a: &AgreementReport) -> Body {
                 .collect(),
         });
     }
-    Body::Bars(Bars {
-        categories: a.modes.iter().map(|m| clean(&m.mode)).collect(),
-        series,
-        scale: Scale::Coefficient,
-    })
+    Body::Bars(Bars { categories: a.modes.iter().map(|m| clean(&m.mode)).collect(), series, scale: Scale::Coefficient })
 }

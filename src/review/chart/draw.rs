@@ -92,9 +92,10 @@ fn rows(fig: &Figure) -> (Vec<(String, i32)>, Vec<String>) {
             let labels = b.series.iter().flat_map(|s| s.bars.iter().map(|bar| bar_label(b, s, bar))).collect();
             (b.categories.iter().map(|c| (c.clone(), h)).collect(), labels)
         }
-        Body::Boxes(b) => {
-            (b.rows.iter().map(|r| (r.name.clone(), BOX_ROW)).collect(), b.rows.iter().map(|r| r.label.clone()).collect())
-        }
+        Body::Boxes(b) => (
+            b.rows.iter().map(|r| (r.name.clone(), BOX_ROW)).collect(),
+            b.rows.iter().map(|r| r.label.clone()).collect(),
+        ),
         Body::Empty(why) => (vec![(why.clone(), BOX_ROW)], Vec::new()),
     }
 }
@@ -235,7 +236,10 @@ fn bars<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, b: &Bars, l: &Layout,
             let mut end = zero;
             if let Some(v) = bar.value {
                 let x = l.x(v);
-                root.draw(&Rectangle::new([(zero.min(x), y), (zero.max(x).max(zero.min(x) + 1), y + BAR)], colour(i).filled()))?;
+                root.draw(&Rectangle::new(
+                    [(zero.min(x), y), (zero.max(x).max(zero.min(x) + 1), y + BAR)],
+                    colour(i).filled(),
+                ))?;
                 end = end.max(x);
             }
             if let Some((lo, hi)) = bar.interval {

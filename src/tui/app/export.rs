@@ -47,11 +47,18 @@ impl super::App {
         }
         // A report shows every label: under blind review, only runs this reviewer has labelled.
         if let Some(run) = runs.iter().find(|&&r| self.review.blinded(r)) {
-            self.set_error(format!("blind review: run {run} is not labelled by you yet, and a report shows its classifiers' labels"));
+            self.set_error(format!(
+                "blind review: run {run} is not labelled by you yet, and a report shows its classifiers' labels"
+            ));
             return Vec::new();
         }
         self.set_info(format!("writing a report of {} run{}...", runs.len(), if runs.len() == 1 { "" } else { "s" }));
         let ask = self.stats_ask(crate::review::stats::By::All);
-        vec![Effect::ExportReport { taxonomy: Box::new(self.review.taxonomy.clone()), ask, runs, dir: self.export_dir.clone() }]
+        vec![Effect::ExportReport {
+            taxonomy: Box::new(self.review.taxonomy.clone()),
+            ask,
+            runs,
+            dir: self.export_dir.clone(),
+        }]
     }
 }

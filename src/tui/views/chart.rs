@@ -39,7 +39,9 @@ pub fn draw(frame: &mut Frame, area: Rect, fig: &Figure, theme: &Theme) {
         Body::Bars(b) if b.scale != Scale::Coefficient => bar_chart(frame, rest, b, theme),
         Body::Bars(b) => frame.render_widget(Paragraph::new(coefficients(b, width, theme)), rest),
         Body::Boxes(b) => frame.render_widget(Paragraph::new(boxes(b, width, theme)), rest),
-        Body::Empty(why) => frame.render_widget(Paragraph::new(Line::from(Span::styled(why.clone(), theme.muted))), rest),
+        Body::Empty(why) => {
+            frame.render_widget(Paragraph::new(Line::from(Span::styled(why.clone(), theme.muted))), rest)
+        }
     }
 }
 

@@ -5,7 +5,9 @@
 //! (context and added lines), as the TUI's diffs do; the same limits bound the work.
 
 use super::html::{esc, push_esc};
-use crate::analysis::syntax::{MAX_HIGHLIGHT_DIFF_LINES, MAX_HIGHLIGHT_LINE_CHARS, is_plain_text, syntax_for_path, syntax_set};
+use crate::analysis::syntax::{
+    MAX_HIGHLIGHT_DIFF_LINES, MAX_HIGHLIGHT_LINE_CHARS, is_plain_text, syntax_for_path, syntax_set,
+};
 use crate::sanitize::sanitize;
 use syntect::html::{ClassStyle, line_tokens_to_classed_spans};
 use syntect::parsing::{ParseState, Scope, ScopeStack, SyntaxReference};
@@ -126,7 +128,8 @@ mod tests {
 
     #[test]
     fn lines_are_classed_highlighted_and_balanced() {
-        let diff = "--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@\n def f():\n-    return \"\"\"a\n+    return \"<b>\" # </span>\n";
+        let diff =
+            "--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@\n def f():\n-    return \"\"\"a\n+    return \"<b>\" # </span>\n";
         let mut out = String::new();
         push_diff(&mut out, "x.py", diff);
         assert!(out.contains("<span class=\"meta\">--- a/x.py</span>"), "{out}");

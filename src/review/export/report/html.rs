@@ -42,7 +42,10 @@ mod tests {
         for bad in ['<', '>', '"', '\'', '\u{202e}', '\u{202c}', '\u{1b}', '\u{7}'] {
             assert!(!out.contains(bad), "{bad:?} in {out}");
         }
-        assert!(out.starts_with("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &quot; onload=&quot;x&quot; a&amp;b "), "{out}");
+        assert!(
+            out.starts_with("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &quot; onload=&quot;x&quot; a&amp;b "),
+            "{out}"
+        );
         assert!(out.contains("title"), "hidden text is shown: {out}");
     }
 }

@@ -17,8 +17,8 @@ mod steps;
 use super::super::chart::{self, DrawError, Kind};
 use super::super::summary::{Ask, StatsReport, SummaryError, stats_report};
 use crate::agreement::BootstrapOptions;
-use crate::label::taxonomy::Taxonomy;
 use crate::error::StoreError;
+use crate::label::taxonomy::Taxonomy;
 use crate::store::Store;
 use crate::store::read::RunSummary;
 use base64::Engine;
@@ -156,7 +156,8 @@ fn statistics(out: &mut String, c: &Contents) -> Result<(), ReportError> {
     out.push_str("</table>\n");
     for kind in Kind::iter() {
         let figure = chart::figure(kind, c.stats, c.modes, c.date);
-        let _ = write!(out, "<figure class=\"chart\" data-chart=\"{}\">{}</figure>\n", kind.name(), chart::svg(&figure)?);
+        let _ =
+            writeln!(out, "<figure class=\"chart\" data-chart=\"{}\">{}</figure>", kind.name(), chart::svg(&figure)?);
     }
     out.push_str("</section>\n");
     Ok(())

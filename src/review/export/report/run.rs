@@ -45,7 +45,11 @@ pub fn push_run(out: &mut String, d: &RunDetail, labels: &[LabelRow]) {
     fact(out, "edits", &format!("{} ({} rejected)", r.edits, r.rejected_edits));
     let opt = |x: Option<String>| x.unwrap_or_default();
     fact(out, "cost", &opt(r.cost.map(|c| format!("{c:.4}"))));
-    fact(out, "tokens sent / received", &format!("{} / {}", opt(d.tokens_sent.map(|t| t.to_string())), opt(d.tokens_received.map(|t| t.to_string()))));
+    fact(
+        out,
+        "tokens sent / received",
+        &format!("{} / {}", opt(d.tokens_sent.map(|t| t.to_string())), opt(d.tokens_received.map(|t| t.to_string()))),
+    );
     fact(out, "API calls", &opt(d.api_calls.map(|t| t.to_string())));
     fact(out, "source", &r.source);
     out.push_str("</dl>\n");
@@ -69,7 +73,13 @@ fn verdict(out: &mut String, d: &RunDetail) {
     let Some(o) = &d.outcome else {
         out.push_str("<p class=\"muted\">no evaluation joined to this run</p>");
         for u in &d.unjoined_evaluations {
-            let _ = write!(out, "<p class=\"muted\">not joined: {} ({}): {}</p>", esc(&u.source), esc(&u.format), esc(&u.reason));
+            let _ = write!(
+                out,
+                "<p class=\"muted\">not joined: {} ({}): {}</p>",
+                esc(&u.source),
+                esc(&u.format),
+                esc(&u.reason)
+            );
         }
         return;
     };
@@ -188,9 +198,9 @@ fn state(out: &mut String, d: &RunDetail) {
     let open = last.clone().find_map(|s| s.open_file.as_deref()).unwrap_or("");
     let dir = last.clone().find_map(|s| s.working_dir.as_deref()).unwrap_or("");
     let chars: i64 = d.step_list.iter().map(|s| s.observation_chars).sum();
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "<p>open file <code>{}</code> · working folder <code>{}</code> · {chars} characters of observations</p>\n",
+        "<p>open file <code>{}</code> · working folder <code>{}</code> · {chars} characters of observations</p>",
         esc(open),
         esc(dir)
     );
