@@ -348,7 +348,10 @@ fn no_payload_of_a_hostile_run_becomes_markup_or_runs() {
             assert!(href.starts_with('#'), "a link out of the page: <{tag}>");
         }
     }
-    assert_eq!(found.iter().filter(|(t, _)| t == "script").count(), 1, "only the page's own script");
+    let scripts: Vec<&String> = found.iter().filter(|(t, _)| t == "script").map(|(_, tag)| tag).collect();
+    let data = scripts.iter().filter(|tag| tag.contains("type=\"application/json\"")).count();
+    assert!(data >= 1, "the folded observations' data block: {scripts:?}");
+    assert_eq!(scripts.len() - data, 1, "only the page's own script runs: {scripts:?}");
     assert!(page.dom.contains("<title>trajan report"), "the title is the page's");
     // The payloads are there, as text.
     for text in ["PWNED-script", "PWNED-img", "PWNED-diff", "PWNED-test", "PWNED-model", "PWNED-note", "PWNED-path"] {

@@ -78,7 +78,7 @@ pub fn report(
 
 /// The whole page. Each run is read from `store` when its page is written.
 pub fn page(store: &Store, c: &Contents) -> Result<String, ReportError> {
-    let style = format!("{STYLE}{}", diff::syntax_css());
+    let style = format!("{STYLE}{}", diff::SYNTAX_CSS);
     let mut out = String::with_capacity(1 << 20);
     let _ = write!(
         out,
