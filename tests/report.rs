@@ -8,36 +8,15 @@
 #[allow(dead_code)]
 #[path = "../src/testkit/chromium.rs"]
 mod chromium;
+mod common;
 
+use common::{json, text as ok, trajan};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn command(db: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_trajan"));
-    c.arg("--db").arg(db).env("XDG_CONFIG_HOME", db.parent().unwrap_or(Path::new("/"))).env_remove("TRAJAN_DB");
-    c
-}
-
-fn trajan(db: &Path, args: &[&str]) -> Output {
-    command(db).args(args).output().unwrap_or_else(|e| panic!("cannot run trajan: {e}"))
-}
-
-fn ok(db: &Path, args: &[&str]) -> String {
-    let out = trajan(db, args);
-    let all = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success(), "{args:?}: {all}");
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn json(db: &Path, args: &[&str]) -> Value {
-    let out = ok(db, args);
-    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: not JSON: {e}\n{out}"))
-}
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name)
+    common::fixtures_dir(name)
 }
 
 /// The classify and demo fixtures, classified, and labelled by two reviewers who disagree.
@@ -212,7 +191,9 @@ fn a_png_is_the_chart_drawn_with_the_bundled_font() {
     let (svg, png) = (dir.path().join("m.svg"), dir.path().join("m.png"));
     ok(&db, &["export", "chart", "modes", "--by", "model", "-o", &svg.to_string_lossy()]);
     // No fonts for fontconfig to find: the picture must not depend on them.
-    let out = command(&db)
+    let out = common::command()
+        .arg("--db")
+        .arg(&db)
         .args(["export", "chart", "modes", "--by", "model", "-o", &png.to_string_lossy()])
         .env("FONTCONFIG_FILE", "/nonexistent")
         .env("XDG_DATA_DIRS", "/nonexistent")

@@ -18,7 +18,10 @@ pub fn run(store: &Store, args: &ExportArgs, include_unknown: bool) -> Result<i3
     let config = UserConfig::load(|k| std::env::var(k).ok())?;
     let taxonomy = settings::taxonomy(args.taxonomy.as_deref(), &config)?;
     let runs: Vec<RunSummary> = match &args.filter {
-        Some(expr) => super::filter::runs(store, expr, &taxonomy)?,
+        Some(expr) => {
+            let all = store.list_runs(RunFilter::default())?;
+            super::review::filtered(store, all, expr, args.taxonomy.as_deref(), None, &config)?
+        }
         None if args.items.is_empty() => store.list_runs(RunFilter::default())?,
         None => {
             let ids = args.items.iter().map(|r| store.resolve_run(r)).collect::<Result<Vec<_>, _>>()?;

@@ -328,3 +328,24 @@ pub fn import(store: &mut Store, path: &Path, json: bool, taxonomy_flag: Option<
     }
     Ok(if report.clean() { 0 } else { 1 })
 }
+
+/// `runs --filter EXPR`: the runs the query keeps, in the run list's order (best fuzzy matches
+/// first when it has free words). Not blind: a script sees every current label.
+pub fn filtered(
+    store: &Store,
+    runs: Vec<trajan::store::read::RunSummary>,
+    query: &str,
+    taxonomy: Option<&str>,
+    rater: Option<&str>,
+    config: &UserConfig,
+) -> Result<Vec<trajan::store::read::RunSummary>> {
+    use trajan::review::filter;
+    let parsed = filter::parse(query).with_context(|| format!("--filter {query:?}"))?;
+    let taxonomy = settings::taxonomy(taxonomy, config)?;
+    let sets = store.current_label_sets(&taxonomy.name, &taxonomy.version)?;
+    let rater = settings::rater(rater, config).unwrap_or_default();
+    let labels = filter::label_index(&trajan::review::states(&sets, &rater), |_| false);
+    let keep = filter::apply(&runs, &labels, &parsed, filter::Sort::default());
+    let mut slots: Vec<Option<trajan::store::read::RunSummary>> = runs.into_iter().map(Some).collect();
+    Ok(keep.into_iter().filter_map(|i| slots.get_mut(i).and_then(Option::take)).collect())
+}

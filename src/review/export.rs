@@ -79,6 +79,11 @@ pub struct ExportedLabel {
     pub run_attempt: Option<i64>,
     pub created_at: String,
     pub note: Option<String>,
+    /// Whether it was its rater's current label for the run when exported (the latest per run,
+    /// source, rater and taxonomy: what `stats` and `agreement` read). Not read back on import:
+    /// the importing database decides what is current.
+    #[serde(default)]
+    pub current: bool,
     #[serde(flatten)]
     pub label: Label,
 }
@@ -98,6 +103,7 @@ impl ExportedLabel {
             run_attempt: run.and_then(|r| r.attempt),
             created_at: row.created_at.clone(),
             note: row.note.clone(),
+            current: row.current,
             label: row.label.clone(),
         }
     }
@@ -114,6 +120,7 @@ pub const LABEL_COLUMNS: &[&str] = &[
     "rater",
     "taxonomy",
     "taxonomy_version",
+    "current",
     "created_at",
     "unclassified",
     "modes",
@@ -152,6 +159,7 @@ fn label_record(e: &ExportedLabel) -> Vec<Cell> {
         text(l.rater.clone()),
         text(l.taxonomy.clone()),
         text(l.taxonomy_version.clone()),
+        text(e.current.to_string()),
         text(e.created_at.clone()),
         text(l.is_unclassified().to_string()),
         text(join(&|m| m.mode.clone())),
@@ -285,11 +293,26 @@ pub fn stats(s: &Stats, modes: &[String], format: Format) -> Result<String, Expo
                 json(&line, false).map(|l| l + "\n")
             })
             .collect(),
-        Format::Markdown => Ok(markdown(
-            &format!("# {} ({}; labels: {}{llm})", stats_title(&s.by), s.taxonomy, s.source),
-            &header[3..],
-            &rows.into_iter().map(|r| r[3..].to_vec()).collect::<Vec<_>>(),
-        )),
+        Format::Markdown => {
+            // Read by people: the agreement columns only when some run has two raters to
+            // compare, else a line that says why they are not there.
+            let compared = s.rows.iter().chain(std::iter::once(&s.total)).any(|r| r.compared > 0);
+            let keep = |i: usize| i >= 3 && (compared || !matches!(STATS_COLUMNS.get(i), Some(&"compared" | &"agreement")));
+            let pick = |r: &[Cell]| r.iter().enumerate().filter(|(i, _)| keep(*i)).map(|(_, c)| c.clone()).collect();
+            let header: Vec<String> = header.iter().enumerate().filter(|(i, _)| keep(*i)).map(|(_, h)| h.clone()).collect();
+            let mut text = markdown(
+                &format!("# {} ({}; labels: {}{llm})", stats_title(&s.by), s.taxonomy, s.source),
+                &header,
+                &rows.iter().map(|r| pick(r)).collect::<Vec<Vec<Cell>>>(),
+            );
+            if !compared {
+                text.push_str(
+                    "\nAgreement: no run has labels from two raters to compare yet (label runs in the TUI, or \
+                     `trajan label`; `trajan agreement` has the details once they do).\n",
+                );
+            }
+            Ok(text)
+        }
     }
 }
 

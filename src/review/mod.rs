@@ -4,6 +4,7 @@
 
 pub mod chart;
 pub mod export;
+pub mod filter;
 pub mod import;
 pub mod outcomes;
 pub mod stats;

@@ -39,9 +39,12 @@ pub enum Command {
     /// Cycle the right-hand panel: step, state, tests and task, final patch, gold patch.
     NextPanel,
     PrevPanel,
-    /// Scroll the step body.
+    /// Scroll the step body a few lines.
     ScrollDown,
     ScrollUp,
+    /// Scroll the step body a page (what it shows less two lines).
+    BodyPageDown,
+    BodyPageUp,
     /// Scroll long lines sideways.
     ScrollRight,
     ScrollLeft,

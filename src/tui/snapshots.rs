@@ -240,6 +240,28 @@ fn statistics_from_the_run_view() {
 }
 
 #[test]
+fn a_run_read_before_its_end_is_known_names_its_file() {
+    // While a big file streams, its exit status and model come at the end: the header names the
+    // file instead of `- · -`.
+    use crate::tui::action::{Action, Feed};
+    let mut h = Harness::new(120, 30);
+    h.press("Enter");
+    let (id, n) = h.ui.app.run.as_ref().map(|r| (r.run_id(), r.data.steps.len())).unwrap_or_default();
+    if let Some(run) = h.ui.app.run.as_mut() {
+        run.data.summary.exit_status = None;
+        run.data.summary.model = None;
+        run.data.summary.source = "/data/runs/big.traj.json".into();
+    }
+    let feed = Feed::Progress { label: "big.traj.json".into(), done: 1, total: 9, runs: vec![(id, n)] };
+    let effects = h.ui.app.update(Action::Feed(feed));
+    h.ui.apply(effects);
+    h.ui.draw();
+    let header = h.screen().lines().next().unwrap_or_default().to_string();
+    assert!(header.contains("· big.traj.json"), "{header}");
+    assert!(!header.contains("· - · -"), "{header}");
+}
+
+#[test]
 fn run_view_while_its_file_is_read() {
     use crate::tui::action::{Action, Feed};
     both("reading", |h| {

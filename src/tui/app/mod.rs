@@ -186,6 +186,9 @@ pub struct App {
     opened_from_feed: bool,
     /// Where charts and reports are written: the folder the TUI was started in.
     pub export_dir: std::path::PathBuf,
+    /// The run the TUI was opened on (`trajan open RUN`, or the one run of a file read alone):
+    /// leaving it quits, as a pager does, instead of showing a list of one run.
+    pub direct: Option<i64>,
 }
 
 /// The first visible row of a list of `len` rows shown `height` at a time, so that `cursor` is
@@ -235,6 +238,7 @@ impl App {
             reading: None,
             opened_from_feed: false,
             export_dir: std::path::PathBuf::from("."),
+            direct: None,
         }
     }
 
@@ -429,6 +433,7 @@ impl App {
         }
         if let Some(run) = self.run.as_mut().filter(|_| self.screen == Screen::Run) {
             run.scroll = run.scroll.min(v.panel_lines.saturating_sub(v.panel_rows));
+            run.panel_rows = v.panel_rows.max(1);
             // Past the longest visible line nothing is left to see; keep a whole step.
             run.hscroll = run.hscroll.min(v.panel_overflow.div_ceil(HSCROLL_STEP) * HSCROLL_STEP);
             run.scroll_into_view(self.rows);
@@ -437,7 +442,7 @@ impl App {
 
     /// Quit, unless label drafts are unsaved and the reviewer has not been told yet (then the
     /// next quit, by `q` or ctrl-c, quits).
-    fn quit_or_warn(&mut self) {
+    pub(super) fn quit_or_warn(&mut self) {
         let unsaved = self.drafts.len() + self.run.as_ref().map_or(0, |r| usize::from(r.draft != r.saved_draft));
         if unsaved == 0 || self.warned_drafts {
             self.quit = true;

@@ -46,10 +46,16 @@ impl Review {
         self.blind && !self.mine(run)
     }
 
+    /// Whether the run has classifier labels that blind review hides from this reviewer.
+    pub fn hides_classifiers(&self, run: i64) -> bool {
+        self.blinded(run)
+            && self.states.get(&run).is_some_and(|s| s.labels.iter().any(|(source, _, _)| !source.is_human()))
+    }
+
     /// What the run-list filter may read of the labels: blind review hides the classifiers'
     /// labels of runs this reviewer has not labelled from the filter too.
-    pub fn label_index(&self) -> crate::tui::filter::LabelIndex {
-        crate::tui::filter::label_index(&self.states, |run, source| !source.is_human() && self.blinded(run))
+    pub fn label_index(&self) -> crate::review::filter::LabelIndex {
+        crate::review::filter::label_index(&self.states, |run| self.blinded(run))
     }
 }
 

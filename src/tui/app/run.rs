@@ -70,6 +70,8 @@ pub struct RunView {
     pub scroll: usize,
     /// Columns the right-hand panel is scrolled sideways (long diff and code lines).
     pub hscroll: usize,
+    /// Rows the focused panel showed in the last frame (what a page of it is).
+    pub panel_rows: usize,
     /// Wrap long text lines (thought, action, observation); off, they are cut like diff lines
     /// and `hscroll` reaches them.
     pub wrap: bool,
@@ -142,6 +144,7 @@ impl RunView {
             panel: Panel::Step,
             scroll: 0,
             hscroll: 0,
+            panel_rows: 1,
             wrap: true,
             unfolded: false,
             diff_mode: DiffMode::Unified,
@@ -286,6 +289,15 @@ impl super::App {
         // `G` on a run being read keeps to its last step as more come, until another key.
         run.follow_end = cmd == Command::Bottom;
         match cmd {
+            Command::Back if run.search.is_some() => {
+                run.search = None;
+                self.set_info("search ended".to_string());
+                return Vec::new();
+            }
+            Command::Back if self.direct == Some(run.run_id()) && self.return_to.is_none() => {
+                self.quit_or_warn();
+                return Vec::new();
+            }
             Command::Back => {
                 self.screen = match self.return_to.take() {
                     Some(Screen::Compare) if self.compare.is_some() => Screen::Compare,
@@ -306,6 +318,9 @@ impl super::App {
             Command::Bottom => run.go(usize::MAX),
             Command::ScrollDown => run.scroll += 3,
             Command::ScrollUp => run.scroll = run.scroll.saturating_sub(3),
+            // A page less two lines, so the last lines seen stay in view.
+            Command::BodyPageDown => run.scroll += run.panel_rows.saturating_sub(2).max(1),
+            Command::BodyPageUp => run.scroll = run.scroll.saturating_sub(run.panel_rows.saturating_sub(2).max(1)),
             Command::LineStart => {
                 run.scroll = 0;
                 run.hscroll = 0;

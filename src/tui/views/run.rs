@@ -74,8 +74,18 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App, run: &RunView, theme: &
         let hits = format!(" · /{} ({} hits)", text::fit(&search.query, 20), search.hits.len());
         spans.push(Span::styled(hits, theme.muted));
     }
-    spans.push(Span::styled(format!(" · {}", text::fit(s.exit_status.as_deref().unwrap_or("-"), 28)), theme.text));
-    spans.push(Span::styled(format!(" · {}", text::fit(s.model.as_deref().unwrap_or("-"), 32)), theme.text));
+    match (&s.exit_status, &s.model) {
+        // Being read, the end of the file (exit, model) is not known yet: the file is.
+        (None, None) if reading => {
+            let file = s.source.rsplit('/').next().unwrap_or(&s.source);
+            spans.push(Span::styled(format!(" · {}", text::fit(file, 40)), theme.muted));
+        }
+        (exit, model) => {
+            let exit = exit.as_deref().unwrap_or("-");
+            spans.push(Span::styled(format!(" · {}", text::fit(exit, 28)), theme.text));
+            spans.push(Span::styled(format!(" · {}", text::fit(model.as_deref().unwrap_or("-"), 32)), theme.text));
+        }
+    }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
@@ -216,7 +226,7 @@ fn draw_panel(
     let (title, lines) = match panel {
         Panel::Step => step::lines(run, width, ctx),
         Panel::State => state::lines(run, width, &ctx.theme),
-        Panel::Tests => panels::tests_and_task(run, width, &ctx.theme),
+        Panel::Tests => panels::tests_and_task(run, width, focused && run.hscroll > 0, &ctx.theme),
         Panel::FinalPatch | Panel::GoldPatch => panels::patch(run, panel, width, ctx),
         Panel::Labels => labels::lines(run, width, &ctx.theme),
     };
