@@ -227,7 +227,7 @@ pub fn chart(store: &Store, args: &ExportArgs, include_unknown: bool) -> Result<
     let taxonomy = settings::taxonomy(args.taxonomy.as_deref(), &config)?;
     let scope = settings::scope(include_unknown, &config);
     let boot = (kind == Kind::Agreement).then(|| bootstrap(args));
-    let report = super::review::stats_report(store, &taxonomy, &args.by, &args.source, scope, boot.as_ref())?;
+    let report = settings::stats_report(store, &taxonomy, &args.by, &args.source, scope, boot.as_ref())?;
     let figure = chart::figure(kind, &report, &taxonomy.mode_ids(), &export::today());
     let bytes = match format.as_str() {
         "svg" => chart::svg(&figure)?.into_bytes(),

@@ -454,7 +454,14 @@ pub fn run() -> Result<i32> {
             review::agreement(store.as_ref(), &args)
         }
         Command::Stats(args) => review::stats(&open(&cli.db, Access::Read)?, &args, cli.include_unknown),
-        Command::Export(args) => review::export(&open(&cli.db, Access::Read)?, &args, cli.include_unknown),
+        Command::Export(args) => {
+            let store = open(&cli.db, Access::Read)?;
+            match args.what.as_str() {
+                "chart" => export::chart(&store, &args, cli.include_unknown),
+                "report" => report::run(&store, &args, cli.include_unknown),
+                _ => review::export(&store, &args, cli.include_unknown),
+            }
+        }
         Command::ImportLabels { file, json, taxonomy } => {
             review::import(&mut open(&cli.db, Access::Write)?, &file, json, taxonomy.as_deref())
         }

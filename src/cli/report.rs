@@ -31,7 +31,7 @@ pub fn run(store: &Store, args: &ExportArgs, include_unknown: bool) -> Result<i3
     if runs.is_empty() {
         bail!("export report: no run to report (the filter kept none, or the database has none)");
     }
-    let ask = super::review::ask(&args.by, &args.source, settings::scope(include_unknown, &config))?;
+    let ask = settings::ask(&args.by, &args.source, settings::scope(include_unknown, &config))?;
     let page = report::report(store, &taxonomy, &ask, &runs, &bootstrap(args), &export::today())?;
     match &args.output {
         None if std::io::IsTerminal::is_terminal(&std::io::stdout()) => {

@@ -13,7 +13,7 @@ use trajan::label::taxonomy::Taxonomy;
 use trajan::model::FailedScope;
 use trajan::review::export::{self, Format};
 use trajan::review::import;
-use trajan::review::stats::{self, By, Pick};
+use trajan::review::stats;
 use trajan::sanitize::sanitize;
 use trajan::store::Store;
 
@@ -216,28 +216,7 @@ fn compute_stats(
     source: &str,
     scope: FailedScope,
 ) -> Result<stats::Stats> {
-    Ok(stats_report(store, taxonomy, by, source, scope, None)?.stats)
-}
-
-/// What `--by` and `--source` ask for.
-pub fn ask(by: &str, source: &str, scope: FailedScope) -> Result<trajan::review::summary::Ask> {
-    let by = By::parse(by).with_context(|| format!("--by {by:?}: one of all, model, agent, benchmark, exit"))?;
-    let pick = Pick::parse(source)
-        .with_context(|| format!("--source {source:?}: one of best, heuristic, llm, human, reference"))?;
-    Ok(trajan::review::summary::Ask { by, pick, scope, blind_rater: None, only: None })
-}
-
-/// The statistics `--by` and `--source` ask for; with `bootstrap`, the agreement report too.
-pub fn stats_report(
-    store: &Store,
-    taxonomy: &Taxonomy,
-    by: &str,
-    source: &str,
-    scope: FailedScope,
-    bootstrap: Option<&BootstrapOptions>,
-) -> Result<trajan::review::summary::StatsReport> {
-    let ask = ask(by, source, scope)?;
-    Ok(trajan::review::summary::stats_report(store, taxonomy, &ask, bootstrap)?)
+    Ok(settings::stats_report(store, taxonomy, by, source, scope, None)?.stats)
 }
 
 pub fn stats(store: &Store, args: &StatsArgs, include_unknown: bool) -> Result<i32> {
@@ -259,11 +238,6 @@ pub fn stats(store: &Store, args: &StatsArgs, include_unknown: bool) -> Result<i
 
 pub fn export(store: &Store, args: &super::export::ExportArgs, include_unknown: bool) -> Result<i32> {
     let format = args.format_or("csv");
-    match args.what.as_str() {
-        "chart" => return super::export::chart(store, args, include_unknown),
-        "report" => return super::report::run(store, args, include_unknown),
-        _ => {}
-    }
     if args.what == "run" || format == "atif" {
         return super::export::run_atif(store, args);
     }
