@@ -1321,3 +1321,29 @@ fn the_readmes_query_over_exported_rows_gives_the_numbers_of_stats() {
         assert!(!counted.is_empty(), "{source}");
     }
 }
+
+#[test]
+fn notes_on_steps_are_written_listed_and_exported() {
+    let (_dir, db) = fixture_db();
+    let run = instance("mixture");
+    ok(&db, &["note", &run, "--step", "1", "the fix belongs here", "--rater", "ann"]);
+    ok(&db, &["note", &run, "--step", "3", "=cmd|' /C calc'!A0", "--rater", "bob"]);
+    let listed = ok(&db, &["notes", &run]);
+    assert!(listed.contains("step 1 · ann:\n  the fix belongs here") && listed.ends_with("2 notes\n"), "{listed}");
+    let json = ok_json(&db, &["notes", "--json"]);
+    assert_eq!(json.as_array().map(Vec::len), Some(2));
+    assert_eq!((json[0]["step"].as_u64(), json[0]["rater"].as_str()), (Some(1), Some("ann")));
+    // Exported like labels: CSV (formula-quoted), JSON lines.
+    let (header, rows) = csv_rows(&export(&db, "notes", "csv", &[]));
+    assert_eq!(header, trajan::review::export::NOTE_COLUMNS);
+    assert_eq!(rows[1]["text"], "'=cmd|' /C calc'!A0", "a formula is quoted");
+    assert_eq!(export(&db, "notes", "jsonl", &[]).lines().count(), 2);
+    // Replaced, then removed; a step the run does not have is refused.
+    ok(&db, &["note", &run, "--step", "1", "one line up", "--rater", "ann"]);
+    ok(&db, &["note", &run, "--step", "3", "--delete", "--rater", "bob"]);
+    let json = ok_json(&db, &["notes", "--json"]);
+    assert_eq!(json.as_array().map(Vec::len), Some(1));
+    assert_eq!(json[0]["text"], "one line up");
+    let out = trajan(&db, &["note", &run, "--step", "999", "x", "--rater", "ann"]);
+    assert!(!out.status.success() && text(&out).contains("has no step 999"), "{}", text(&out));
+}

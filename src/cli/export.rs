@@ -19,6 +19,7 @@ use trajan::store::read::RunFilter;
 const FORMATS: &str = "\
 What, and in which formats (--format; default first):
   labels          every label (--current: the current ones): csv, json, jsonl, markdown, parquet (-o DIR)
+  notes           reviewers' notes: csv, json, jsonl, markdown
   stats           failure modes per group (--by, --source): csv, json, jsonl, markdown
   runs|steps|edits  the tables: csv, parquet (-o DIR)
   run RUN         one run as an ATIF trajectory: atif (-o FILE also writes FILE.labels.json)
@@ -43,7 +44,7 @@ control characters shown in CSV and Markdown, CSV cells never start a formula.";
 #[derive(clap::Args)]
 #[command(after_long_help = FORMATS)]
 pub struct ExportArgs {
-    /// labels, stats, runs, steps, edits, run, chart or report (see --help for the formats).
+    /// labels, notes, stats, runs, steps, edits, run, chart or report (see --help for the formats).
     pub what: String,
     /// `run`: the run (numeric id or instance id); `chart`: the kind of chart; `report`: the runs.
     #[arg(value_name = "RUN|KIND")]

@@ -174,6 +174,16 @@ enum Command {
     },
     /// Label a run as a reviewer: its modes (or unclassified), evidence steps, a note.
     Label(review::LabelArgs),
+    /// A reviewer's note on a step, a bookmark with text (not a label): one per run, step and
+    /// reviewer; writing it again replaces it, `--delete` removes it.
+    Note(review::NoteArgs),
+    /// Reviewers' notes on steps: of one run, or of every run.
+    Notes {
+        /// Only this run.
+        run: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Agreement between raters per mode: Cohen's kappa, Krippendorff's alpha,
     /// precision/recall/F1 against the reference, confusion, coverage, n, bootstrap 95% intervals.
     Agreement(review::AgreementArgs),
@@ -449,6 +459,8 @@ pub fn run() -> Result<i32> {
             Ok(0)
         }
         Command::Label(args) => review::label(&mut open(&cli.db, Access::Write)?, &args, cli.rater.as_deref()),
+        Command::Note(args) => review::note(&open(&cli.db, Access::Write)?, &args, cli.rater.as_deref()),
+        Command::Notes { run, json } => review::notes(&open(&cli.db, Access::Read)?, run.as_deref(), json),
         Command::Agreement(args) => {
             let store = if args.table.is_some() { None } else { Some(open(&cli.db, Access::Read)?) };
             review::agreement(store.as_ref(), &args)

@@ -238,6 +238,32 @@ pub fn labels(rows: &[ExportedLabel], format: Format) -> Result<String, ExportEr
     }
 }
 
+/// The CSV columns of a note on a step, in order.
+pub const NOTE_COLUMNS: &[&str] = &["note_id", "run_id", "instance_id", "step", "rater", "created_at", "text"];
+
+/// Reviewers' notes on steps (`export notes`).
+pub fn notes(rows: &[crate::store::notes::NoteRow], format: Format) -> Result<String, ExportError> {
+    let header: Vec<String> = NOTE_COLUMNS.iter().map(|c| c.to_string()).collect();
+    let record = |n: &crate::store::notes::NoteRow| {
+        vec![
+            Cell::Number(n.id.to_string()),
+            Cell::Number(n.run_id.to_string()),
+            Cell::Text(opt(&n.instance_id)),
+            Cell::Number(n.step.to_string()),
+            Cell::Text(n.rater.clone()),
+            Cell::Text(n.created_at.clone()),
+            Cell::Text(n.text.clone()),
+        ]
+    };
+    let records: Vec<Vec<Cell>> = rows.iter().map(record).collect();
+    match format {
+        Format::Csv => csv(&header, &records),
+        Format::Json => Ok(json(rows, true)? + "\n"),
+        Format::Jsonl => rows.iter().map(|r| json(r, false).map(|l| l + "\n")).collect(),
+        Format::Markdown => Ok(markdown(&format!("# Notes on steps ({} notes)", rows.len()), &header, &records)),
+    }
+}
+
 /// The CSV columns of a statistics row; then one `mode:<id>` column per mode.
 pub const STATS_COLUMNS: &[&str] =
     &["taxonomy", "source", "by", "group", "runs", "labelled", "with_mode", "coverage", "compared", "agreement"];

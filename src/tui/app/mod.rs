@@ -50,6 +50,13 @@ pub enum Effect {
     },
     /// Put text on the clipboard (OSC 52).
     Copy(String),
+    /// Write (or remove, when empty) a reviewer's note on a step.
+    SaveNote {
+        run: i64,
+        step: i64,
+        rater: String,
+        text: String,
+    },
     /// Append a reviewer's label.
     SaveLabel {
         label: Box<crate::label::Label>,
@@ -119,6 +126,8 @@ pub enum PromptKind {
     Goto,
     /// The note of the label being made.
     Note,
+    /// The reviewer's note on the step under the cursor.
+    StepNote,
     /// The run list's sort column: one key picks it.
     Sort,
 }
@@ -130,6 +139,7 @@ impl PromptKind {
             PromptKind::Search => "search",
             PromptKind::Goto => "go to step",
             PromptKind::Note => "note",
+            PromptKind::StepNote => "note on this step",
             PromptKind::Sort => "sort by",
         }
     }
@@ -287,6 +297,11 @@ impl App {
                     self.screen = Screen::Stats;
                 }
                 Vec::new()
+            }
+            Action::NoteSaved { run, step, kept } => {
+                let what = if kept { "saved the note on" } else { "removed the note from" };
+                self.set_info(format!("{what} step {step} (trajan notes lists them)"));
+                vec![Effect::RefreshRun(run)]
             }
             Action::LabelSaved { run, label_id } => {
                 self.drafts.remove(&run);
@@ -559,6 +574,16 @@ impl App {
                     run.draft.note = prompt.text.trim().to_string();
                 }
                 Vec::new()
+            }
+            PromptKind::StepNote => {
+                let Some(run) = self.run.as_ref() else { return Vec::new() };
+                let Some(step) = run.step_index() else { return Vec::new() };
+                if self.review.rater.is_empty() {
+                    self.set_error("no reviewer named: --rater NAME, or rater under [labels] in config.toml".into());
+                    return Vec::new();
+                }
+                let text = prompt.text.trim().to_string();
+                vec![Effect::SaveNote { run: run.run_id(), step, rater: self.review.rater.clone(), text }]
             }
             PromptKind::Goto => {
                 let Some(run) = self.run.as_mut() else { return Vec::new() };

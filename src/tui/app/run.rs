@@ -274,6 +274,11 @@ impl RunView {
         }
     }
 
+    /// The reviewers' notes on a step.
+    pub fn notes_of(&self, step: i64) -> impl Iterator<Item = &crate::store::notes::NoteRow> {
+        self.data.notes.iter().filter(move |n| n.step == step)
+    }
+
     pub fn patch_files(&self) -> usize {
         self.patch(self.panel).map_or(0, <[FilePatch]>::len)
     }
@@ -431,6 +436,12 @@ impl super::App {
             Command::Note => {
                 let text = run.draft.note.clone();
                 self.prompt = Some(Prompt { kind: PromptKind::Note, text });
+            }
+            Command::StepNote => {
+                let Some(step) = run.step_index() else { return Vec::new() };
+                let rater = self.review.rater.clone();
+                let text = run.notes_of(step).find(|n| n.rater == rater).map(|n| n.text.clone()).unwrap_or_default();
+                self.prompt = Some(Prompt { kind: PromptKind::StepNote, text });
             }
             Command::SaveLabel | Command::SaveAdjudication => return self.save_label(cmd == Command::SaveAdjudication),
             Command::NextUnlabelled => return self.next_unlabelled(),

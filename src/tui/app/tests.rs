@@ -54,6 +54,7 @@ pub fn run_data(id: i64, n: i64) -> RunData {
         .collect();
     RunData {
         unjoined: Vec::new(),
+        notes: Vec::new(),
         summary: summary(id, "inst", Some(false), n),
         steps,
         edits,

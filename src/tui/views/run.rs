@@ -186,8 +186,14 @@ fn draw_steps(frame: &mut Frame, area: Rect, run: &RunView, app: &App, theme: &T
             let hit = hits.is_some_and(|h| h.binary_search(&s.index).is_ok());
             let mut spans =
                 vec![Span::styled(format!("{:>4}", s.index), if hit { theme.search_match } else { theme.muted })];
-            // Steps a label cites as evidence (v / V jump between them).
-            spans.push(if run.is_evidence(s.index) { Span::styled("◆", theme.marker_error) } else { Span::raw(" ") });
+            // Steps a label cites as evidence (v / V jump between them), else steps with a note.
+            spans.push(if run.is_evidence(s.index) {
+                Span::styled("◆", theme.marker_error)
+            } else if run.notes_of(s.index).next().is_some() {
+                Span::styled("✎", theme.accent)
+            } else {
+                Span::raw(" ")
+            });
             spans.extend(markers(s, theme));
             // Narrow lists drop the kind column: the markers and the brief tell enough.
             let with_kind = width >= 34;
