@@ -11,3 +11,4 @@ pub mod reconstruct;
 pub mod shell;
 pub mod snippet;
 pub mod symbols;
+pub mod syntax;
