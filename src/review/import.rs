@@ -52,8 +52,8 @@ pub fn read_export(text: &str) -> Result<Vec<Record>, NotAnExport> {
     let parse = |v: serde_json::Value| serde_json::from_value::<ExportedLabel>(v).map_err(|e| e.to_string());
     if text.trim_start().starts_with('[') {
         let items: Vec<serde_json::Value> = serde_json::from_str(text).map_err(|e| NotAnExport(e.to_string()))?;
-        if super::reference::is_reference(&items) {
-            let entries = super::reference::read(items).into_iter().enumerate();
+        if super::reference_set::is_reference(&items) {
+            let entries = super::reference_set::read(items).into_iter().enumerate();
             return Ok(entries.map(|(i, (at, e))| (at, e.map(|e| e.record(i)))).collect());
         }
         return Ok(items.into_iter().enumerate().map(|(i, v)| (format!("item {}", i + 1), parse(v))).collect());

@@ -7,7 +7,7 @@ pub mod export;
 pub mod filter;
 pub mod import;
 pub mod outcomes;
-pub mod reference;
+pub mod reference_set;
 pub mod stats;
 pub mod summary;
 
