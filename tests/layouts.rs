@@ -172,7 +172,7 @@ fn without_the_task_lists_a_test_log_is_evaluated_with_verdict_unknown() {
     assert!(tests_from.ends_with(&format!("logs/{PYTEST}")), "{}", pytest["outcome"]);
     assert!(pytest["unjoined_evaluations"].as_array().is_some_and(Vec::is_empty), "{pytest}");
     let shown = text(&db.path, &["show", PYTEST]);
-    assert!(shown.contains(&format!("tests from ")) && shown.contains(&format!("{SUB}/logs/{PYTEST}\n")), "{shown}");
+    assert!(shown.contains("tests from ") && shown.contains(&format!("{SUB}/logs/{PYTEST}\n")), "{shown}");
     // Once the dataset arrives the log's graded verdict replaces the summary's.
     ingest(&db.path, &["dataset"]);
     assert_eq!(outcome_source(&show(&db.path, PYTEST)), format!("{SUB}/logs/{PYTEST}"));

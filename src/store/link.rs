@@ -128,7 +128,8 @@ pub struct Unjoined {
 
 /// The evaluations of the run's instance that the run did not get, each with the reason.
 pub fn unjoined(conn: &Connection, run_id: i64) -> Result<Vec<Unjoined>, StoreError> {
-    let Some((instance_id, joined, prediction, tests)): Option<(String, Option<i64>, Option<i64>, Option<i64>)> = conn
+    type Joins = (String, Option<i64>, Option<i64>, Option<i64>);
+    let Some((instance_id, joined, prediction, tests)): Option<Joins> = conn
         .query_row(
             "SELECT instance_id, outcome_id, prediction_id, tests_outcome_id FROM runs WHERE id = ?1",
             [run_id],
