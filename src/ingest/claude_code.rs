@@ -19,17 +19,30 @@ use crate::ingest::json::{at, compact, content_text, for_each_jsonl_line, i64_fi
 use crate::ingest::turns::{Turns, add};
 use crate::model::{EditKind, EditStatus, Format, Message, Parsed, Run, Step, Task};
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
+    // First the thread, from each line's head alone; then each line read whole, one at a
+    // time, kept only while it is read.
+    let heads: Vec<Option<Head>> = text.lines().map(|l| serde_json::from_str(l).ok()).collect();
+    let on_thread = thread(&heads);
+    let mut s = Session {
+        sidechain: heads.iter().flatten().filter(|h| h.conversation() && h.sidechain).count(),
+        ..Session::default()
+    };
+    s.dropped = heads.iter().flatten().filter(|h| h.conversation() && !h.sidechain).count() - on_thread.len();
     let mut warnings = Vec::new();
-    let mut records = Vec::new();
-    for_each_jsonl_line(path, text, &mut warnings, |_, v| {
-        records.push(v);
+    for_each_jsonl_line(path, text, &mut warnings, |line, r| {
+        match str_of(&r, "type") {
+            Some("summary") => s.summaries.extend(nonempty_str(&r, "summary")),
+            Some("assistant" | "user") if on_thread.contains(&(line - 1)) => s.record(&r),
+            _ => {}
+        }
         Ok(())
     })?;
-    let mut parsed = session(path, &records);
+    let mut parsed = s.into_parsed(path);
     parsed.warnings.splice(0..0, warnings);
     Ok(parsed)
 }
@@ -38,55 +51,42 @@ fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
     v.get(key).and_then(Value::as_str)
 }
 
-fn is_conversation(r: &Value) -> bool {
-    matches!(str_of(r, "type"), Some("user" | "assistant" | "system")) && str_of(r, "uuid").is_some()
+/// What the thread is made of: a record's type, id, parent and whether it is a sub-agent's.
+#[derive(serde::Deserialize)]
+struct Head<'a> {
+    #[serde(borrow, rename = "type")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    uuid: Option<Cow<'a, str>>,
+    #[serde(borrow, rename = "parentUuid")]
+    parent: Option<Cow<'a, str>>,
+    #[serde(default, rename = "isSidechain")]
+    sidechain: bool,
 }
 
-fn sidechain(r: &Value) -> bool {
-    r.get("isSidechain").and_then(Value::as_bool).unwrap_or(false)
+impl Head<'_> {
+    fn conversation(&self) -> bool {
+        matches!(self.kind.as_deref(), Some("user" | "assistant" | "system")) && self.uuid.is_some()
+    }
 }
 
-/// The main thread: from the last main-thread record back through `parentUuid` to the root.
-fn thread(records: &[Value]) -> Vec<&Value> {
-    let by_id: HashMap<&str, &Value> =
-        records.iter().filter(|r| is_conversation(r)).filter_map(|r| Some((str_of(r, "uuid")?, r))).collect();
-    let mut chain = Vec::new();
-    let mut seen = HashSet::new();
-    let mut next = records.iter().rev().find(|r| is_conversation(r) && !sidechain(r));
-    while let Some(r) = next {
-        let Some(id) = str_of(r, "uuid") else { break };
-        if !seen.insert(id) {
+/// The lines (0-based) of the main thread: from the last main-thread record back through
+/// `parentUuid` to the root.
+fn thread(heads: &[Option<Head>]) -> HashSet<usize> {
+    let by_id: HashMap<&str, usize> = heads
+        .iter()
+        .enumerate()
+        .filter_map(|(i, h)| Some((h.as_ref().filter(|h| h.conversation())?.uuid.as_deref()?, i)))
+        .collect();
+    let mut chain = HashSet::new();
+    let mut next = heads.iter().rposition(|h| h.as_ref().is_some_and(|h| h.conversation() && !h.sidechain));
+    while let Some(i) = next {
+        if !chain.insert(i) {
             break;
         }
-        chain.push(r);
-        next = str_of(r, "parentUuid").and_then(|p| by_id.get(p).copied());
+        next = heads[i].as_ref().and_then(|h| h.parent.as_deref()).and_then(|p| by_id.get(p).copied());
     }
-    chain.reverse();
     chain
-}
-
-fn session(path: &Path, records: &[Value]) -> Parsed {
-    let mut s = Session::default();
-    for r in records {
-        match str_of(r, "type") {
-            Some("summary") => s.summaries.extend(nonempty_str(r, "summary")),
-            _ if is_conversation(r) && sidechain(r) => s.sidechain += 1,
-            _ => {}
-        }
-    }
-    let chain = thread(records);
-    s.dropped = records.iter().filter(|r| is_conversation(r) && !sidechain(r)).count() - chain.len();
-    for r in &chain {
-        s.session_id = s.session_id.take().or_else(|| nonempty_str(r, "sessionId"));
-        s.version = s.version.take().or_else(|| nonempty_str(r, "version"));
-        s.cwd = s.cwd.take().or_else(|| nonempty_str(r, "cwd"));
-        match str_of(r, "type") {
-            Some("assistant") => s.assistant(r),
-            Some("user") => s.user(r),
-            _ => {}
-        }
-    }
-    s.into_parsed(path)
 }
 
 /// A tool call waiting for its result.
@@ -123,6 +123,16 @@ struct Session {
 }
 
 impl Session {
+    fn record(&mut self, r: &Value) {
+        self.session_id = self.session_id.take().or_else(|| nonempty_str(r, "sessionId"));
+        self.version = self.version.take().or_else(|| nonempty_str(r, "version"));
+        self.cwd = self.cwd.take().or_else(|| nonempty_str(r, "cwd"));
+        match str_of(r, "type") {
+            Some("assistant") => self.assistant(r),
+            _ => self.user(r),
+        }
+    }
+
     fn assistant(&mut self, r: &Value) {
         let message = r.get("message").unwrap_or(&Value::Null);
         if let Some(m) = nonempty_str(message, "model").filter(|m| m != "<synthetic>") {

@@ -16,97 +16,99 @@ use crate::error::IngestError;
 use crate::ingest::json::{
     at, compact, content_text, f64_field, for_each_jsonl_line, i64_field, nonempty_str, str_field,
 };
-use crate::ingest::turns::Turns;
+use crate::ingest::turns::{Queue, Turns};
 use crate::model::{EditStatus, Format, Message, Parsed, Run, Step, Task};
 use serde_json::{Map, Value};
-use std::collections::HashMap;
 use std::path::Path;
 
 pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
     let mut warnings = Vec::new();
-    let mut records = Vec::new();
+    let mut s = Session::default();
+    // A record at a time, none held: a call waits in the queue for its output.
     for_each_jsonl_line(path, text, &mut warnings, |_, v| {
-        records.push(v);
+        s.record(v);
         Ok(())
     })?;
-    let mut parsed = rollout(path, &records);
+    let mut parsed = s.into_parsed(path);
     parsed.warnings.splice(0..0, warnings);
     Ok(parsed)
 }
 
 /// A record's type and payload: the envelope's, or (older rollouts) the record itself.
-fn unwrap(v: &Value) -> (&str, &Value) {
-    match (v.get("type").and_then(Value::as_str), v.get("payload")) {
+fn unwrap(mut v: Value) -> (String, Value) {
+    let kind = v.get("type").and_then(Value::as_str).map(str::to_string);
+    match (kind, v.get_mut("payload").map(Value::take)) {
         (Some(t), Some(p)) => (t, p),
-        (Some(_), None) => ("response_item", v),
-        (None, _) => ("session_meta", v),
+        (Some(_), None) => ("response_item".into(), v),
+        (None, _) => ("session_meta".into(), v),
     }
-}
-
-fn rollout(path: &Path, records: &[Value]) -> Parsed {
-    let outputs: HashMap<&str, &Value> = records
-        .iter()
-        .map(unwrap)
-        .filter(|(t, p)| *t == "response_item" && str_of(p, "type").is_some_and(|k| k.ends_with("_output")))
-        .filter_map(|(_, p)| Some((str_of(p, "call_id")?, p)))
-        .collect();
-    let mut s = Session::default();
-    for record in records {
-        let (kind, p) = unwrap(record);
-        match kind {
-            "session_meta" => s.meta = Some(p),
-            "turn_context" => {
-                if s.model.is_none() {
-                    s.model = nonempty_str(p, "model");
-                }
-                s.effort = s.effort.take().or_else(|| nonempty_str(p, "effort"));
-            }
-            "response_item" => s.item(p, &outputs),
-            "event_msg" => match str_of(p, "type") {
-                Some("user_message") if s.task.is_none() => s.task = nonempty_str(p, "message"),
-                Some("token_count") if p.get("info").is_some_and(Value::is_object) => {
-                    s.tokens = at(p, &["info", "total_token_usage"]).cloned();
-                }
-                _ => {}
-            },
-            _ => {}
-        }
-    }
-    s.into_parsed(path)
 }
 
 fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
     v.get(key).and_then(Value::as_str)
 }
 
+/// What waits in the queue: a reply, or a call (its payload and the thought before it).
+enum Item {
+    Reply(Step),
+    Call(Value, String),
+}
+
 #[derive(Default)]
-struct Session<'a> {
-    meta: Option<&'a Value>,
+struct Session {
+    meta: Option<Value>,
     model: Option<String>,
     effort: Option<String>,
     task: Option<String>,
     tokens: Option<Value>,
     turns: Turns,
+    queue: Queue<Item, Value>,
     history: Vec<Message>,
     /// Reasoning summaries since the last step: the next step's thought.
     thought: Vec<String>,
-    /// The last step was a reply (not a tool call left without one).
+    /// The last item was a reply (not a tool call left without one).
     replied: bool,
 }
 
-impl Session<'_> {
-    fn item(&mut self, p: &Value, outputs: &HashMap<&str, &Value>) {
-        match str_of(p, "type").unwrap_or_default() {
+impl Session {
+    fn record(&mut self, v: Value) {
+        let (kind, p) = unwrap(v);
+        match kind.as_str() {
+            "session_meta" => self.meta = Some(p),
+            "turn_context" => {
+                if self.model.is_none() {
+                    self.model = nonempty_str(&p, "model");
+                }
+                self.effort = self.effort.take().or_else(|| nonempty_str(&p, "effort"));
+            }
+            "response_item" => self.item(p),
+            "event_msg" => match str_of(&p, "type") {
+                Some("user_message") if self.task.is_none() => self.task = nonempty_str(&p, "message"),
+                Some("token_count") if p.get("info").is_some_and(Value::is_object) => {
+                    self.tokens = at(&p, &["info", "total_token_usage"]).cloned();
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+        for (item, output) in self.queue.ready() {
+            self.step(item, output);
+        }
+    }
+
+    fn item(&mut self, p: Value) {
+        let kind = str_of(&p, "type").unwrap_or_default().to_string();
+        match kind.as_str() {
             "message" => {
                 let text = content_text(p.get("content"));
-                if str_of(p, "role") == Some("assistant") {
+                if str_of(&p, "role") == Some("assistant") {
                     let step = Step {
                         thought: self.take_thought(&text),
                         action: "message".into(),
                         tool: Some("message".into()),
                         ..Step::default()
                     };
-                    self.turns.plain(step);
+                    self.queue.now(Item::Reply(step));
                     self.replied = true;
                 } else {
                     let injected = text.trim_start().starts_with('<');
@@ -114,7 +116,7 @@ impl Session<'_> {
                         self.task = Some(text.clone());
                     }
                     self.history.push(Message {
-                        role: str_of(p, "role").unwrap_or("user").into(),
+                        role: str_of(&p, "role").unwrap_or("user").into(),
                         content: text,
                         extra: None,
                     });
@@ -128,9 +130,18 @@ impl Session<'_> {
                 }
             }
             "function_call" | "custom_tool_call" | "local_shell_call" => {
-                let output = str_of(p, "call_id").and_then(|id| outputs.get(id)).copied();
-                self.call(p, output);
+                let thought = self.take_thought("");
+                match str_field(&p, "call_id") {
+                    Some(id) => self.queue.wait(id, Item::Call(p, thought)),
+                    None => self.queue.now(Item::Call(p, thought)),
+                }
                 self.replied = false;
+            }
+            k if k.ends_with("_output") => {
+                if let Some(id) = str_field(&p, "call_id") {
+                    // An output of no call in the file is left out.
+                    let _ = self.queue.answer(&id, p);
+                }
             }
             _ => {}
         }
@@ -144,7 +155,16 @@ impl Session<'_> {
         parts.join("\n\n")
     }
 
-    fn call(&mut self, p: &Value, output: Option<&Value>) {
+    fn step(&mut self, item: Item, output: Option<Value>) {
+        match item {
+            Item::Reply(step) => {
+                self.turns.plain(step);
+            }
+            Item::Call(p, thought) => self.call(&p, thought, output.as_ref()),
+        }
+    }
+
+    fn call(&mut self, p: &Value, thought: String, output: Option<&Value>) {
         let name = str_field(p, "name").unwrap_or_else(|| str_field(p, "type").unwrap_or_default());
         // Arguments: a JSON object in a string (function calls), raw text (custom tools), or an
         // `action` object (local shell calls).
@@ -161,7 +181,7 @@ impl Session<'_> {
             _ => None,
         };
         let step = Step {
-            thought: self.take_thought(""),
+            thought,
             action: command.clone().unwrap_or_else(|| action_text(&name, &args)),
             observation: text.clone(),
             tool: Some(name.clone()),
@@ -189,30 +209,33 @@ impl Session<'_> {
         }
     }
 
-    fn into_parsed(self, path: &Path) -> Parsed {
-        let meta = self.meta.unwrap_or(&Value::Null);
-        let instance_id = nonempty_str(meta, "id").unwrap_or_else(|| crate::ingest::instance_from_file_name(path));
-        let tokens = self.tokens.unwrap_or(Value::Null);
+    fn into_parsed(mut self, path: &Path) -> Parsed {
+        for (item, output) in self.queue.drain() {
+            self.step(item, output);
+        }
+        let meta = self.meta.take().unwrap_or(Value::Null);
+        let instance_id = nonempty_str(&meta, "id").unwrap_or_else(|| crate::ingest::instance_from_file_name(path));
+        let tokens = self.tokens.take().unwrap_or(Value::Null);
         let mut codex = Map::new();
         for key in ["originator", "cwd", "source", "model_provider", "git"] {
             if let Some(v) = meta.get(key).filter(|v| !v.is_null()) {
                 codex.insert(key.into(), v.clone());
             }
         }
-        if let Some(e) = self.effort {
+        if let Some(e) = self.effort.take() {
             codex.insert("effort".into(), Value::from(e));
         }
         let mut run = Run {
             instance_id: instance_id.clone(),
             format: Some(Format::CodexCli),
-            format_version: nonempty_str(meta, "cli_version"),
+            format_version: nonempty_str(&meta, "cli_version"),
             agent: Some("codex-cli".into()),
-            model: self.model,
+            model: self.model.take(),
             // A rollout that ends on a tool's output was still open (or killed).
             exit_status: Some(if self.replied { "finished" } else { "stopped" }.into()),
             tokens_sent: i64_field(&tokens, "input_tokens"),
             tokens_received: i64_field(&tokens, "output_tokens"),
-            history: self.history,
+            history: std::mem::take(&mut self.history),
             metadata: (!codex.is_empty())
                 .then(|| Value::Object(Map::from_iter([("codex".to_string(), Value::Object(codex))])).to_string()),
             ..Run::default()

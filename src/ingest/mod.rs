@@ -92,19 +92,23 @@ pub fn parse_loaded(loaded: &Loaded, forced: Option<Format>) -> Result<Outcome, 
         }
         UnitKind::Conversation => {
             let mut warnings = Vec::new();
-            let (mut state, mut events) = (None, Vec::with_capacity(loaded.files.len()));
+            let (mut state, mut events) = (None, 0);
+            let mut conversation = openhands::v1::Conversation::default();
             for (p, b) in &loaded.files {
                 let text = decode(p, b, &mut warnings);
                 match json::parse_value_lenient(p, &text, &mut warnings) {
                     Ok(v) if p.file_name().is_some_and(|n| n == "base_state.json") => state = Some(v),
-                    Ok(v) => events.push(v),
+                    Ok(v) => {
+                        conversation.event(v);
+                        events += 1;
+                    }
                     Err(e) => warnings.push(e.to_string()),
                 }
             }
-            if events.is_empty() {
+            if events == 0 {
                 return Err(IngestError::parse(&loaded.unit.path, None, "no readable event files"));
             }
-            let mut parsed = openhands::v1::parse_conversation(&loaded.unit.path, &events, state.as_ref());
+            let mut parsed = conversation.finish(&loaded.unit.path, state.as_ref());
             parsed.warnings.splice(0..0, warnings);
             Ok(Outcome::Parsed { format: Format::OpenHandsV1, parsed })
         }

@@ -17,6 +17,7 @@ use crate::ingest::json::{compact, content_text, f64_field, for_each_jsonl_line,
 use crate::ingest::turns::{Turns, add};
 use crate::model::{EditKind, EditStatus, Format, Message, Parsed, Run, Step, Task};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -49,55 +50,60 @@ pub fn sessions_in(agent: &Path) -> Vec<PathBuf> {
 
 /// The run of a session (its instance the session id), its task, and the warnings of its lines.
 pub fn read(path: &Path, text: &str) -> Result<(Run, Option<Task>, Vec<String>), IngestError> {
+    // First the branch, from each line's head alone; then each line read whole, one at a time.
+    let heads: Vec<Option<Head>> = text.lines().map(|l| serde_json::from_str(l).ok()).collect();
+    let on_branch = branch(&heads);
     let mut warnings = Vec::new();
-    let mut records = Vec::new();
-    for_each_jsonl_line(path, text, &mut warnings, |_, v| {
-        records.push(v);
-        Ok(())
-    })?;
     let mut s = Session::default();
-    for r in &records {
+    for_each_jsonl_line(path, text, &mut warnings, |line, r| {
         match r.get("type").and_then(Value::as_str) {
             Some("session") => {
-                s.id = nonempty_str(r, "id");
+                s.id = nonempty_str(&r, "id");
                 s.version = r.get("version").map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string));
-                s.cwd = nonempty_str(r, "cwd");
+                s.cwd = nonempty_str(&r, "cwd");
             }
             Some("model_change") => {
-                let model =
-                    [nonempty_str(r, "provider"), nonempty_str(r, "modelId")].into_iter().flatten().collect::<Vec<_>>();
+                let model: Vec<String> =
+                    [nonempty_str(&r, "provider"), nonempty_str(&r, "modelId")].into_iter().flatten().collect();
                 if !model.is_empty() {
                     s.model = Some(model.join("/"));
                 }
             }
+            Some("message") if on_branch.contains(&(line - 1)) => s.message(&r),
             _ => {}
         }
-    }
-    for m in branch(&records) {
-        s.message(m);
-    }
+        Ok(())
+    })?;
     let (run, task) = s.finish(path);
     Ok((run, task, warnings))
 }
 
-/// The messages of the branch that ends at the last message, root first.
-fn branch(records: &[Value]) -> Vec<&Value> {
-    let by_id: HashMap<&str, &Value> = records.iter().filter_map(|r| Some((r.get("id")?.as_str()?, r))).collect();
-    let mut chain = Vec::new();
+/// What the tree is made of: a record's type, id and parent.
+#[derive(serde::Deserialize)]
+struct Head<'a> {
+    #[serde(borrow, rename = "type")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow, rename = "parentId")]
+    parent: Option<Cow<'a, str>>,
+}
+
+/// The lines (0-based) of the messages of the branch that ends at the last message.
+fn branch(heads: &[Option<Head>]) -> HashSet<usize> {
+    let by_id: HashMap<&str, usize> =
+        heads.iter().enumerate().filter_map(|(i, h)| Some((h.as_ref()?.id.as_deref()?, i))).collect();
+    let is_message = |i: usize| heads[i].as_ref().is_some_and(|h| h.kind.as_deref() == Some("message"));
     let mut seen = HashSet::new();
-    let mut next = records.iter().rev().find(|r| r.get("type").and_then(Value::as_str) == Some("message"));
-    while let Some(r) = next {
-        let id = r.get("id").and_then(Value::as_str).unwrap_or_default();
-        if !seen.insert(id) {
+    let mut next = (0..heads.len()).rev().find(|i| is_message(*i));
+    while let Some(i) = next {
+        if !seen.insert(i) {
             break;
         }
-        if r.get("type").and_then(Value::as_str) == Some("message") {
-            chain.push(r);
-        }
-        next = r.get("parentId").and_then(Value::as_str).and_then(|p| by_id.get(p).copied());
+        next = heads[i].as_ref().and_then(|h| h.parent.as_deref()).and_then(|p| by_id.get(p).copied());
     }
-    chain.reverse();
-    chain
+    seen.retain(|i| is_message(*i));
+    seen
 }
 
 struct Call {

@@ -36,17 +36,17 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
 
 /// OpenHands V1 events as JSON lines (`events.jsonl`), or one event file alone.
 pub fn parse_v1(path: &Path, text: &str) -> Result<Parsed, IngestError> {
-    let mut events = Vec::new();
+    let mut conversation = v1::Conversation::default();
     let mut warnings = Vec::new();
     if path.extension().is_some_and(|e| e == "jsonl") || crate::ingest::detect::is_jsonl(text) {
         for_each_jsonl_line(path, text, &mut warnings, |_, v| {
-            events.push(v);
+            conversation.event(v);
             Ok(())
         })?;
     } else {
-        events.push(crate::ingest::json::parse_value(path, text)?);
+        conversation.event(crate::ingest::json::parse_value(path, text)?);
     }
-    let mut parsed = v1::parse_conversation(path, &events, None);
+    let mut parsed = conversation.finish(path, None);
     parsed.warnings.splice(0..0, warnings);
     Ok(parsed)
 }

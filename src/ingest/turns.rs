@@ -85,3 +85,63 @@ pub fn add<T: std::ops::Add<Output = T>>(a: Option<T>, b: Option<T>) -> Option<T
         (x, y) => x.or(y),
     }
 }
+
+/// Tool calls in the order they were made, each waiting for its result, read one record at a
+/// time: a call and every call before it are handed out once answered, so steps keep the order
+/// of the calls though records are not held (replies need no answer and wait only for the calls
+/// before them).
+pub struct Queue<C, R> {
+    slots: std::collections::VecDeque<Slot<C, R>>,
+}
+
+struct Slot<C, R> {
+    id: Option<String>,
+    call: C,
+    result: Option<R>,
+}
+
+impl<C, R> Default for Queue<C, R> {
+    fn default() -> Self {
+        Queue { slots: std::collections::VecDeque::new() }
+    }
+}
+
+impl<C, R> Queue<C, R> {
+    /// A call waiting for the result named `id`.
+    pub fn wait(&mut self, id: String, call: C) {
+        self.slots.push_back(Slot { id: Some(id), call, result: None });
+    }
+
+    /// An item that needs no result (a reply).
+    pub fn now(&mut self, call: C) {
+        self.slots.push_back(Slot { id: None, call, result: None });
+    }
+
+    /// The result of the call `id`; given back when no call waits for it.
+    pub fn answer(&mut self, id: &str, result: R) -> Result<(), R> {
+        match self.slots.iter_mut().find(|s| s.result.is_none() && s.id.as_deref() == Some(id)) {
+            Some(slot) => {
+                slot.result = Some(result);
+                slot.id = None;
+                Ok(())
+            }
+            None => Err(result),
+        }
+    }
+
+    /// The calls at the front that are answered (or need no answer), in order.
+    pub fn ready(&mut self) -> Vec<(C, Option<R>)> {
+        let mut out = Vec::new();
+        while self.slots.front().is_some_and(|s| s.id.is_none()) {
+            if let Some(s) = self.slots.pop_front() {
+                out.push((s.call, s.result));
+            }
+        }
+        out
+    }
+
+    /// Every call left, answered or not, in order.
+    pub fn drain(&mut self) -> Vec<(C, Option<R>)> {
+        self.slots.drain(..).map(|s| (s.call, s.result)).collect()
+    }
+}

@@ -13,58 +13,105 @@
 
 use super::events;
 use crate::ingest::json::{at, compact, content_text, f64_field, i64_field, nonempty_str, str_field};
-use crate::ingest::turns::{Turns, add};
+use crate::ingest::turns::{Queue, Turns, add};
 use crate::model::{Format, Message, Parsed, Run, Step, Task};
 use serde_json::{Map, Value};
-use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-/// A conversation's events (in order) and its `base_state.json`, when there is one. `path` is
-/// the unit (the events folder, or the `events.jsonl` file).
-pub fn parse_conversation(path: &Path, events: &[Value], state: Option<&Value>) -> Parsed {
-    let mut c = Conversation::default();
-    // Answers by the action they answer; an answer whose action is missing is a step of its own.
-    let actions: HashSet<&str> = events.iter().filter(|e| kind(e) == "ActionEvent").filter_map(|e| id(e)).collect();
-    let mut answers: HashMap<&str, &Value> = HashMap::new();
-    for e in events {
-        if let Some(action) = str_of(e, "action_id").filter(|a| actions.contains(a)) {
-            answers.entry(action).or_insert(e);
-        }
-    }
-    for e in events {
-        match kind(e) {
-            "ActionEvent" => c.action(e, id(e).and_then(|i| answers.get(i).copied())),
-            "ObservationEvent" | "UserRejectObservation"
-                if !str_of(e, "action_id").is_some_and(|a| actions.contains(a)) =>
-            {
-                c.orphan(e)
+/// A conversation read an event at a time (`event`), none held longer than its step needs:
+/// an action waits in a queue for the observation that answers it.
+#[derive(Default)]
+pub struct Conversation {
+    turns: Turns,
+    queue: Queue<Event, Value>,
+    history: Vec<Message>,
+    task: Option<String>,
+    finished: bool,
+    status: Option<String>,
+    error: Option<String>,
+    stats: Option<Value>,
+    condensations: usize,
+    risks: Map<String, Value>,
+}
+
+/// What waits in the queue: an action (for its answer), or a step that needs none.
+enum Event {
+    Action(Value),
+    Orphan(Value),
+    Reply(Value),
+    Error(Value),
+}
+
+impl Conversation {
+    /// The next event, in the conversation's order.
+    pub fn event(&mut self, e: Value) {
+        match kind(&e) {
+            "ActionEvent" => match id(&e).map(str::to_string) {
+                Some(id) => self.queue.wait(id, Event::Action(e)),
+                None => self.queue.now(Event::Action(e)),
+            },
+            "ObservationEvent" | "UserRejectObservation" => match str_of(&e, "action_id").map(str::to_string) {
+                // An observation whose action is not in the file is a step of its own.
+                Some(action) => {
+                    if let Err(e) = self.queue.answer(&action, e) {
+                        self.queue.now(Event::Orphan(e));
+                    }
+                }
+                None => self.queue.now(Event::Orphan(e)),
+            },
+            "MessageEvent" if str_of(&e, "source") == Some("agent") => self.queue.now(Event::Reply(e)),
+            "MessageEvent" => {
+                let text = content_text(at(&e, &["llm_message", "content"]));
+                if self.task.is_none() {
+                    self.task = Some(text.clone());
+                }
+                self.history.push(Message { role: "user".into(), content: text, extra: None });
             }
-            "MessageEvent" => c.message(e),
-            "SystemPromptEvent" => c.history.push(Message {
+            "SystemPromptEvent" => self.history.push(Message {
                 role: "system".into(),
-                content: str_field(e, "system_prompt")
-                    .unwrap_or_else(|| content_text(at(e, &["system_prompt", "text"]).or(e.get("system_prompt")))),
+                content: str_field(&e, "system_prompt")
+                    .unwrap_or_else(|| content_text(at(&e, &["system_prompt", "text"]).or(e.get("system_prompt")))),
                 extra: None,
             }),
-            "AgentErrorEvent" => {
-                let step = Step {
-                    action: str_field(e, "tool_name").unwrap_or_default(),
-                    observation: str_field(e, "error").unwrap_or_default(),
-                    tool: str_field(e, "tool_name"),
-                    timestamp: str_field(e, "timestamp"),
-                    ..Step::default()
-                };
-                c.turns.tool(step, Some(true));
-            }
-            "ConversationStateUpdateEvent" => c.state_update(e),
+            "AgentErrorEvent" => self.queue.now(Event::Error(e)),
+            "ConversationStateUpdateEvent" => self.state_update(e),
             "ConversationErrorEvent" => {
-                c.error = [str_field(e, "code"), str_field(e, "detail")].into_iter().flatten().next();
+                self.error = [str_field(&e, "code"), str_field(&e, "detail")].into_iter().flatten().next();
             }
-            "Condensation" | "CondensationSummaryEvent" => c.condensations += 1,
+            "Condensation" | "CondensationSummaryEvent" => self.condensations += 1,
             _ => {}
         }
+        for (event, answer) in self.queue.ready() {
+            self.step(event, answer);
+        }
     }
-    c.into_parsed(path, state)
+
+    fn step(&mut self, event: Event, answer: Option<Value>) {
+        match event {
+            Event::Action(e) => self.action(&e, answer.as_ref()),
+            Event::Orphan(e) => self.orphan(&e),
+            Event::Reply(e) => {
+                let step = Step {
+                    thought: content_text(at(&e, &["llm_message", "content"])),
+                    action: "message".into(),
+                    tool: Some("message".into()),
+                    timestamp: str_field(&e, "timestamp"),
+                    ..Step::default()
+                };
+                self.turns.plain(step);
+            }
+            Event::Error(e) => {
+                let step = Step {
+                    action: str_field(&e, "tool_name").unwrap_or_default(),
+                    observation: str_field(&e, "error").unwrap_or_default(),
+                    tool: str_field(&e, "tool_name"),
+                    timestamp: str_field(&e, "timestamp"),
+                    ..Step::default()
+                };
+                self.turns.tool(step, Some(true));
+            }
+        }
+    }
 }
 
 fn kind(e: &Value) -> &str {
@@ -77,19 +124,6 @@ fn id(e: &Value) -> Option<&str> {
 
 fn str_of<'a>(e: &'a Value, key: &str) -> Option<&'a str> {
     e.get(key).and_then(Value::as_str)
-}
-
-#[derive(Default)]
-struct Conversation {
-    turns: Turns,
-    history: Vec<Message>,
-    task: Option<String>,
-    finished: bool,
-    status: Option<String>,
-    error: Option<String>,
-    stats: Option<Value>,
-    condensations: usize,
-    risks: Map<String, Value>,
 }
 
 impl Conversation {
@@ -195,37 +229,20 @@ impl Conversation {
         }
     }
 
-    fn message(&mut self, e: &Value) {
-        let text = content_text(at(e, &["llm_message", "content"]));
-        match str_of(e, "source") {
-            Some("agent") => {
-                let step = Step {
-                    thought: text,
-                    action: "message".into(),
-                    tool: Some("message".into()),
-                    timestamp: str_field(e, "timestamp"),
-                    ..Step::default()
-                };
-                self.turns.plain(step);
-            }
-            _ => {
-                if self.task.is_none() {
-                    self.task = Some(text.clone());
-                }
-                self.history.push(Message { role: "user".into(), content: text, extra: None });
-            }
-        }
-    }
-
-    fn state_update(&mut self, e: &Value) {
-        match str_of(e, "key") {
+    fn state_update(&mut self, e: Value) {
+        match str_of(&e, "key") {
             Some("stats") => self.stats = e.get("value").cloned(),
-            Some("execution_status") => self.status = str_field(e, "value"),
+            Some("execution_status") => self.status = str_field(&e, "value"),
             _ => {}
         }
     }
 
-    fn into_parsed(self, path: &Path, state: Option<&Value>) -> Parsed {
+    /// The run, once every event was read; `path` is the unit (the events folder, or the
+    /// `events.jsonl` file).
+    pub fn finish(mut self, path: &Path, state: Option<&Value>) -> Parsed {
+        for (event, answer) in self.queue.drain() {
+            self.step(event, answer);
+        }
         let state = state.unwrap_or(&Value::Null);
         let stats = self.stats.as_ref().or_else(|| state.get("stats")).unwrap_or(&Value::Null);
         let usage = Usage::of(stats);
