@@ -19,31 +19,65 @@ use crate::error::IngestError;
 use crate::ingest::json::{at, compact, f64_field, i64_field, nonempty_str, parse_value, str_field};
 use crate::ingest::turns::{Turns, add};
 use crate::model::{Edit, EditKind, EditStatus, Format, Parsed, Run, Step, Task};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::Path;
 
 pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
-    let v = parse_value(path, text)?;
-    if v.get("transitions").is_some_and(Value::is_array) {
-        Ok(state_machine(path, &v))
-    } else if v.get("root").is_some_and(Value::is_object) {
-        tree(path, &v)
+    let doc: Doc = serde_json::from_str(text).map_err(|e| IngestError::json(path, &e))?;
+    if let Some(transitions) = &doc.transitions {
+        Ok(state_machine(path, &doc, transitions))
+    } else if let Some(root) = doc.root {
+        let root = parse_value(path, root.get())?;
+        tree(path, &doc, &root)
     } else {
         Err(IngestError::shape(path, "Moatless: neither `transitions` nor a `root` node"))
     }
 }
 
-fn state_machine(path: &Path, v: &Value) -> Parsed {
-    let info = v.get("info").unwrap_or(&Value::Null);
+/// The document, its transitions left as text: each is read (and dropped) in turn, so a long
+/// trajectory is never held as one tree of values.
+#[derive(serde::Deserialize)]
+struct Doc<'a> {
+    name: Option<String>,
+    #[serde(borrow)]
+    transitions: Option<Vec<&'a RawValue>>,
+    #[serde(borrow)]
+    root: Option<&'a RawValue>,
+    #[serde(default)]
+    info: Value,
+    #[serde(default)]
+    transition_rules: Value,
+    initial_message: Option<String>,
+    #[serde(default)]
+    metadata: Value,
+    #[serde(default)]
+    agent: Value,
+}
+
+fn state_machine(path: &Path, doc: &Doc, transitions: &[&RawValue]) -> Parsed {
+    let info = &doc.info;
     let instance_id = nonempty_str(info, "instance_id")
         .or_else(|| at(info, &["tags"]).and_then(|t| t.get(0)).and_then(Value::as_str).map(str::to_string))
         .unwrap_or_else(|| crate::ingest::instance_from_file_name(path));
     let mut turns = Turns::default();
     let mut models: BTreeMap<String, usize> = BTreeMap::new();
     let (mut sent, mut received) = (None, None);
-    for t in v["transitions"].as_array().into_iter().flatten() {
-        let state = str_field(t, "name").unwrap_or_default();
+    let mut warnings = Vec::new();
+    for (i, raw) in transitions.iter().enumerate() {
+        let t: Value = match serde_json::from_str(raw.get()) {
+            Ok(t) => t,
+            Err(e) => {
+                warnings.push(format!(
+                    "{}: transition {i}: {}: skipped",
+                    path.display(),
+                    crate::error::json_message(&e)
+                ));
+                continue;
+            }
+        };
+        let state = str_field(&t, "name").unwrap_or_default();
         for a in t.get("actions").and_then(Value::as_array).into_iter().flatten() {
             let request = a.get("request").unwrap_or(&Value::Null);
             let response = a.get("response").unwrap_or(&Value::Null);
@@ -74,7 +108,7 @@ fn state_machine(path: &Path, v: &Value) -> Parsed {
             let retried = matches!(trigger.as_str(), "retry" | "reject");
             let idx = turns.tool(step, Some(retried));
             if state == "EditCode"
-                && let Some(edit) = edit_of(t, request, output, retried)
+                && let Some(edit) = edit_of(&t, request, output, retried)
             {
                 turns.edit(idx, edit);
             }
@@ -83,7 +117,7 @@ fn state_machine(path: &Path, v: &Value) -> Parsed {
     let submission = nonempty_str(info, "submission");
     let model =
         models.iter().max_by_key(|(_, n)| **n).map(|(m, _)| m.clone()).or_else(|| {
-            at(v, &["transition_rules", "global_params", "model"]).and_then(Value::as_str).map(str::to_string)
+            at(&doc.transition_rules, &["global_params", "model"]).and_then(Value::as_str).map(str::to_string)
         });
     let mut meta = Map::new();
     for key in ["session_id", "evaluation_name", "trace_id", "duration", "error"] {
@@ -96,7 +130,7 @@ fn state_machine(path: &Path, v: &Value) -> Parsed {
         instance_id: instance_id.clone(),
         format: Some(Format::Moatless),
         format_version: Some("moatless-tools".into()),
-        agent: nonempty_str(v, "name").or(Some("moatless".into())),
+        agent: doc.name.clone().filter(|n| !n.trim().is_empty()).or(Some("moatless".into())),
         model,
         exit_status: nonempty_str(info, "status"),
         submission: submission.clone(),
@@ -110,8 +144,12 @@ fn state_machine(path: &Path, v: &Value) -> Parsed {
         run.edits.extend(edits::final_patch_edits(patch));
     }
     turns.into_run(&mut run);
-    let task = Task { instance_id, instruction: nonempty_str(v, "initial_message"), ..Task::default() };
-    Parsed { runs: vec![run], tasks: vec![task], ..Parsed::default() }
+    let task = Task {
+        instance_id,
+        instruction: doc.initial_message.clone().filter(|m| !m.trim().is_empty()),
+        ..Task::default()
+    };
+    Parsed { runs: vec![run], tasks: vec![task], warnings, ..Parsed::default() }
 }
 
 /// What a request asks, briefly: the file and span to edit, the searches.
@@ -169,8 +207,7 @@ fn edit_of(t: &Value, request: &Value, output: &Value, retried: bool) -> Option<
 }
 
 /// A moatless-tree-search dump: the nodes with an action, depth first in the order of their ids.
-fn tree(path: &Path, v: &Value) -> Result<Parsed, IngestError> {
-    let root = &v["root"];
+fn tree(path: &Path, doc: &Doc, root: &Value) -> Result<Parsed, IngestError> {
     let mut nodes = Vec::new();
     let mut stack = vec![root];
     while let Some(n) = stack.pop() {
@@ -202,7 +239,7 @@ fn tree(path: &Path, v: &Value) -> Result<Parsed, IngestError> {
         };
         turns.tool(step, None);
     }
-    let instance_id = at(v, &["metadata", "instance_id"])
+    let instance_id = at(&doc.metadata, &["instance_id"])
         .and_then(Value::as_str)
         .map(str::to_string)
         .unwrap_or_else(|| crate::ingest::instance_from_file_name(path));
@@ -211,7 +248,7 @@ fn tree(path: &Path, v: &Value) -> Result<Parsed, IngestError> {
         format: Some(Format::Moatless),
         format_version: Some("moatless-tree-search".into()),
         agent: Some("moatless-tree-search".into()),
-        model: at(v, &["agent", "completion", "model"]).and_then(Value::as_str).map(str::to_string),
+        model: at(&doc.agent, &["completion", "model"]).and_then(Value::as_str).map(str::to_string),
         ..Run::default()
     };
     turns.into_run(&mut run);
