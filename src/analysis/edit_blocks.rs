@@ -177,6 +177,9 @@ pub fn search_replace(text: &str) -> Vec<Block> {
 /// Aider's whole-file blocks (the `whole` edit format) for the files in `applied`: the file's
 /// name on a line, then a fenced block holding the file's new content.
 pub fn whole_files(text: &str, applied: &[String]) -> Vec<Block> {
+    if applied.is_empty() {
+        return Vec::new();
+    }
     let lines: Vec<&str> = text.lines().map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
     let mut blocks = Vec::new();
     let mut i = 1;
