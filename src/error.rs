@@ -161,4 +161,7 @@ pub enum StoreError {
     /// A write given out of order (steps before their run, an end describing other runs).
     #[error("inconsistent write: {0}")]
     Inconsistent(String),
+    /// A value the store refuses (a note on a step the run does not have, a note too long).
+    #[error("{0}")]
+    Invalid(String),
 }

@@ -2,25 +2,10 @@
 //! facts its MANIFEST.md lists.
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::PathBuf;
 
 mod common;
-
-fn trajan<S: AsRef<std::ffi::OsStr>>(db: &Path, args: &[S]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_trajan"))
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run trajan: {e}"))
-}
-
-fn json(db: &Path, args: &[&str]) -> Value {
-    let out = trajan(db, args);
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{args:?}: not JSON: {e}"))
-}
+use common::{json, trajan};
 
 struct Ingested {
     _dir: tempfile::TempDir,
@@ -217,5 +202,5 @@ fn multi_swe_bench_predictions_are_read() {
     let out = trajan(&db, &["ingest".as_ref(), file.as_os_str()]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert!(stderr.contains("ingested 1 (runs 0, steps 0, test outcomes 0, predictions 3, "), "{stderr}");
+    assert!(stderr.contains("ingested 1 file (runs 0, steps 0, test outcomes 0, predictions 3, "), "{stderr}");
 }

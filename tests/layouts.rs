@@ -17,32 +17,12 @@
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+
+mod common;
+use common::{json, text, trajan};
 
 fn layouts() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/layouts")
-}
-
-fn trajan<S: AsRef<std::ffi::OsStr>>(db: &Path, args: &[S]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_trajan"))
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .env_remove("TRAJAN_DB")
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run trajan: {e}"))
-}
-
-fn json(db: &Path, args: &[&str]) -> Value {
-    let out = trajan(db, args);
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{args:?}: not JSON: {e}"))
-}
-
-fn text(db: &Path, args: &[&str]) -> String {
-    let out = trajan(db, args);
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    common::fixtures_dir("layouts")
 }
 
 /// Ingest the given folders of fixtures/layouts, one `ingest` each, in order; each must exit 0

@@ -12,7 +12,7 @@ use trajan::store::read::RunFilter;
 
 #[derive(clap::Args)]
 pub struct ExportArgs {
-    /// labels, stats, runs, steps, edits, or run (one run, --format atif).
+    /// labels, notes, stats, runs, steps, edits, or run (one run, --format atif).
     pub what: String,
     /// With `run`: the run (numeric id or instance id).
     pub run: Option<String>,

@@ -3,6 +3,7 @@
 //! queues, the agreement table, statistics and exports.
 
 pub mod export;
+pub mod filter;
 pub mod import;
 pub mod stats;
 pub mod summary;

@@ -16,6 +16,8 @@ pub struct RunData {
     pub labels: Vec<crate::store::labels::LabelRow>,
     /// Evaluations of the instance the run did not get, each with why.
     pub unjoined: Vec<super::Unjoined>,
+    /// Reviewers' notes on its steps, by step.
+    pub notes: Vec<super::notes::NoteRow>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -124,6 +126,7 @@ impl Store {
             task: self.task(&summary.instance_id)?,
             labels: self.labels(Some(id), true)?,
             unjoined: super::link::unjoined(&self.conn, id)?,
+            notes: self.notes(Some(id))?,
             steps,
             submission,
             summary,

@@ -21,6 +21,9 @@ pub struct LabelRow {
     pub instance_id: Option<String>,
     pub created_at: String,
     pub note: Option<String>,
+    /// Whether it is its rater's current label for the run under its taxonomy's version (the
+    /// latest per run, source, rater, taxonomy and version): what statistics and agreement read.
+    pub current: bool,
     #[serde(flatten)]
     pub label: Label,
 }
@@ -70,7 +73,9 @@ pub struct LabelSet {
 
 const LABEL_COLUMNS: &str = "l.id, r.instance_id, l.created_at, l.note, l.run_id, l.source, l.rater, l.taxonomy,
     l.taxonomy_version, l.exit_category, l.summary, l.model, l.input_hash, l.tokens_in, l.tokens_out, l.cost,
-    l.latency_ms";
+    l.latency_ms,
+    l.id = (SELECT max(c.id) FROM labels c WHERE c.run_id = l.run_id AND c.source = l.source
+            AND c.rater = l.rater AND c.taxonomy = l.taxonomy AND c.taxonomy_version = l.taxonomy_version)";
 
 impl Store {
     /// Runs to classify: the failed runs of `scope`, or every run (`None`).
@@ -177,6 +182,7 @@ impl Store {
                     instance_id: r.get(1)?,
                     created_at: r.get(2)?,
                     note: r.get(3)?,
+                    current: r.get(17)?,
                     label: Label {
                         run_id: r.get(4)?,
                         source: Source::from_name(&source).unwrap_or(Source::Human),

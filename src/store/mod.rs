@@ -14,6 +14,7 @@ mod grade;
 pub mod labels;
 mod link;
 mod live;
+pub mod notes;
 mod open;
 pub mod read;
 mod schema;

@@ -84,6 +84,9 @@ pub struct RunSummary {
     pub cost: Option<f64>,
     pub attempt: Option<i64>,
     pub source: String,
+    /// Whether the run submitted a patch with something in it (a run can say "submitted" and
+    /// hand in nothing).
+    pub has_patch: bool,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -97,7 +100,8 @@ pub struct RunFilter {
 pub(super) const SUMMARY_SELECT: &str = "
     SELECT r.id, r.instance_id, r.format, r.format_version, r.agent,
            COALESCE(r.model, p.model), r.exit_status, o.resolved, r.step_count, r.edit_count,
-           r.rejected_count, r.cost, r.attempt, s.path
+           r.rejected_count, r.cost, r.attempt, s.path,
+           r.submission IS NOT NULL AND trim(r.submission) != ''
     FROM runs r
     JOIN sources s ON s.id = r.source_id
     LEFT JOIN outcomes o ON o.id = r.outcome_id
@@ -119,6 +123,7 @@ pub(super) fn summary(r: &Row<'_>) -> rusqlite::Result<RunSummary> {
         cost: r.get(11)?,
         attempt: r.get(12)?,
         source: r.get(13)?,
+        has_patch: r.get(14)?,
     })
 }
 
@@ -301,6 +306,13 @@ impl Store {
                 ids: many.iter().map(i64::to_string).collect::<Vec<_>>().join(", "),
             }),
         }
+    }
+
+    /// Every run of an instance id, in id order (none when no run has it).
+    pub fn runs_of_instance(&self, instance_id: &str) -> Result<Vec<i64>, StoreError> {
+        let mut stmt = self.conn.prepare("SELECT id FROM runs WHERE instance_id = ?1 ORDER BY id")?;
+        let ids = stmt.query_map([instance_id], |r| r.get(0))?.collect::<Result<_, _>>()?;
+        Ok(ids)
     }
 
     /// A run with its steps (all, or only `only_step`), edits, outcome and task.

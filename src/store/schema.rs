@@ -290,4 +290,17 @@ CREATE TABLE search_pending (
 -- to merge.
 INSERT INTO steps_fts (steps_fts, rank) VALUES ('hashsize', 16777216);
 "#,
+    // 6: reviewers' notes on steps (bookmarks with text, not labels): one per run, step and
+    //    reviewer; like labels, no foreign key (runs keep their ids when re-ingested).
+    r#"
+CREATE TABLE notes (
+    id         INTEGER PRIMARY KEY,
+    run_id     INTEGER NOT NULL,
+    step_idx   INTEGER NOT NULL,
+    rater      TEXT NOT NULL,
+    text       TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    UNIQUE (run_id, step_idx, rater)
+);
+"#,
 ];

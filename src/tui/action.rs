@@ -39,9 +39,12 @@ pub enum Command {
     /// Cycle the right-hand panel: step, state, tests and task, final patch, gold patch.
     NextPanel,
     PrevPanel,
-    /// Scroll the step body.
+    /// Scroll the step body a few lines.
     ScrollDown,
     ScrollUp,
+    /// Scroll the step body a page (what it shows less two lines).
+    BodyPageDown,
+    BodyPageUp,
     /// Scroll long lines sideways.
     ScrollRight,
     ScrollLeft,
@@ -85,6 +88,8 @@ pub enum Command {
     AttachEvidence,
     /// Write the label's note.
     Note,
+    /// Write (or clear) the reviewer's note on the step under the cursor: a bookmark with text.
+    StepNote,
     SaveLabel,
     /// Save the label as an adjudication (the run's reference).
     SaveAdjudication,
@@ -157,6 +162,12 @@ pub enum Action {
     LabelSaved {
         run: i64,
         label_id: i64,
+    },
+    /// A note on a step was written (`kept`) or removed.
+    NoteSaved {
+        run: i64,
+        step: i64,
+        kept: bool,
     },
     /// Statistics and agreement for the statistics screen.
     StatsLoaded(Box<crate::review::summary::StatsReport>),

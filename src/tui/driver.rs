@@ -71,6 +71,7 @@ pub fn run(store: Store, ctx: ViewCtx, opts: Options) -> Result<(), TuiError> {
         send(&mut worker, &mut app, vec![Effect::BuildIndex]);
     }
     if let Some(id) = opts.open {
+        app.direct = Some(id);
         dispatch(&mut worker, &mut app, Action::Open(id));
     }
     if !opts.compare.is_empty() {

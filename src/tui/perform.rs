@@ -44,6 +44,12 @@ pub fn perform_with_progress(store: &Store, effect: Effect, progress: &mut dyn F
             Ok(label_id) => Action::LabelSaved { run: label.run_id, label_id },
             Err(e) => Action::Failed(format!("saving the label: {e}")),
         },
+        Effect::SaveNote { run, step, rater, text } => {
+            match store.writer().and_then(|w| w.set_note(run, step, &rater, &text)) {
+                Ok(kept) => Action::NoteSaved { run, step, kept },
+                Err(e) => Action::Failed(format!("saving the note: {e}")),
+            }
+        }
         Effect::LoadReview { taxonomy, version, rater } => match store.current_label_sets(&taxonomy, &version) {
             Ok(sets) => Action::ReviewLoaded(crate::review::states(&sets, &rater)),
             Err(e) => Action::Failed(format!("reading the labels: {e}")),

@@ -192,6 +192,28 @@ fn statistics_from_the_run_view() {
 }
 
 #[test]
+fn a_run_read_before_its_end_is_known_names_its_file() {
+    // While a big file streams, its exit status and model come at the end: the header names the
+    // file instead of `- · -`.
+    use crate::tui::action::{Action, Feed};
+    let mut h = Harness::new(120, 30);
+    h.press("Enter");
+    let (id, n) = h.ui.app.run.as_ref().map(|r| (r.run_id(), r.data.steps.len())).unwrap_or_default();
+    if let Some(run) = h.ui.app.run.as_mut() {
+        run.data.summary.exit_status = None;
+        run.data.summary.model = None;
+        run.data.summary.source = "/data/runs/big.traj.json".into();
+    }
+    let feed = Feed::Progress { label: "big.traj.json".into(), done: 1, total: 9, runs: vec![(id, n)] };
+    let effects = h.ui.app.update(Action::Feed(feed));
+    h.ui.apply(effects);
+    h.ui.draw();
+    let header = h.screen().lines().next().unwrap_or_default().to_string();
+    assert!(header.contains("· big.traj.json"), "{header}");
+    assert!(!header.contains("· - · -"), "{header}");
+}
+
+#[test]
 fn run_view_while_its_file_is_read() {
     use crate::tui::action::{Action, Feed};
     both("reading", |h| {
@@ -203,4 +225,32 @@ fn run_view_while_its_file_is_read() {
         h.ui.apply(effects);
         h.ui.draw();
     });
+}
+
+#[test]
+fn a_note_on_a_step_is_written_shown_marked_and_listed() {
+    // `m` on a step: the note is written to the database, drawn at the top of the step and
+    // marked in the step list; `m` again shows it for editing, and an empty note removes it.
+    let mut h = Harness::new(100, 30);
+    h.ui.app.review.rater = "ann".into();
+    h.press("/");
+    h.type_text("calc-1");
+    h.press("Enter Enter j m");
+    h.ui.type_text("the agent misreads the traceback here");
+    h.press("Enter");
+    h.ui.settle();
+    h.ui.draw();
+    let run = h.ui.app.run.as_ref().map(|r| r.run_id()).unwrap_or_default();
+    let notes = ok(h.ui.store.notes(Some(run)));
+    assert_eq!(notes.len(), 1);
+    assert_eq!((notes[0].step, notes[0].rater.as_str()), (1, "ann"));
+    let screen = h.screen();
+    assert!(screen.contains("✎ note · ann"), "{screen}");
+    assert!(screen.contains("the agent misreads the traceback here"), "{screen}");
+    assert!(screen.lines().any(|l| l.contains("   1✎")), "the step list marks it: {screen}");
+    h.press("m");
+    assert_eq!(h.ui.app.prompt.as_ref().map(|p| p.text.as_str()), Some("the agent misreads the traceback here"));
+    h.press("ctrl-u Enter");
+    h.ui.settle();
+    assert!(ok(h.ui.store.notes(Some(run))).is_empty(), "an empty note removes it");
 }

@@ -344,6 +344,9 @@ impl App {
             }
             _ => {}
         }
+        if let Some(view) = self.compare.as_mut() {
+            view.scroll_into_view(page);
+        }
         Vec::new()
     }
 

@@ -49,6 +49,13 @@ pub enum Effect {
     },
     /// Put text on the clipboard (OSC 52).
     Copy(String),
+    /// Write (or remove, when empty) a reviewer's note on a step.
+    SaveNote {
+        run: i64,
+        step: i64,
+        rater: String,
+        text: String,
+    },
     /// Append a reviewer's label.
     SaveLabel {
         label: Box<crate::label::Label>,
@@ -103,6 +110,8 @@ pub enum PromptKind {
     Goto,
     /// The note of the label being made.
     Note,
+    /// The reviewer's note on the step under the cursor.
+    StepNote,
     /// The run list's sort column: one key picks it.
     Sort,
 }
@@ -114,6 +123,7 @@ impl PromptKind {
             PromptKind::Search => "search",
             PromptKind::Goto => "go to step",
             PromptKind::Note => "note",
+            PromptKind::StepNote => "note on this step",
             PromptKind::Sort => "sort by",
         }
     }
@@ -168,6 +178,9 @@ pub struct App {
     pub reading: Option<Reading>,
     /// A run was opened for the reading (the first one begun): no other is opened for it.
     opened_from_feed: bool,
+    /// The run the TUI was opened on (`trajan open RUN`, or the one run of a file read alone):
+    /// leaving it quits, as a pager does, instead of showing a list of one run.
+    pub direct: Option<i64>,
 }
 
 /// The first visible row of a list of `len` rows shown `height` at a time, so that `cursor` is
@@ -216,6 +229,7 @@ impl App {
             held_searches: Vec::new(),
             reading: None,
             opened_from_feed: false,
+            direct: None,
         }
     }
 
@@ -263,6 +277,11 @@ impl App {
                     self.screen = Screen::Stats;
                 }
                 Vec::new()
+            }
+            Action::NoteSaved { run, step, kept } => {
+                let what = if kept { "saved the note on" } else { "removed the note from" };
+                self.set_info(format!("{what} step {step} (trajan notes lists them)"));
+                vec![Effect::RefreshRun(run)]
             }
             Action::LabelSaved { run, label_id } => {
                 self.drafts.remove(&run);
@@ -405,6 +424,7 @@ impl App {
         }
         if let Some(run) = self.run.as_mut().filter(|_| self.screen == Screen::Run) {
             run.scroll = run.scroll.min(v.panel_lines.saturating_sub(v.panel_rows));
+            run.panel_rows = v.panel_rows.max(1);
             // Past the longest visible line nothing is left to see; keep a whole step.
             run.hscroll = run.hscroll.min(v.panel_overflow.div_ceil(HSCROLL_STEP) * HSCROLL_STEP);
             run.scroll_into_view(self.rows);
@@ -413,7 +433,7 @@ impl App {
 
     /// Quit, unless label drafts are unsaved and the reviewer has not been told yet (then the
     /// next quit, by `q` or ctrl-c, quits).
-    fn quit_or_warn(&mut self) {
+    pub(super) fn quit_or_warn(&mut self) {
         let unsaved = self.drafts.len() + self.run.as_ref().map_or(0, |r| usize::from(r.draft != r.saved_draft));
         if unsaved == 0 || self.warned_drafts {
             self.quit = true;
@@ -530,6 +550,16 @@ impl App {
                     run.draft.note = prompt.text.trim().to_string();
                 }
                 Vec::new()
+            }
+            PromptKind::StepNote => {
+                let Some(run) = self.run.as_ref() else { return Vec::new() };
+                let Some(step) = run.step_index() else { return Vec::new() };
+                if self.review.rater.is_empty() {
+                    self.set_error("no reviewer named: --rater NAME, or rater under [labels] in config.toml".into());
+                    return Vec::new();
+                }
+                let text = prompt.text.trim().to_string();
+                vec![Effect::SaveNote { run: run.run_id(), step, rater: self.review.rater.clone(), text }]
             }
             PromptKind::Goto => {
                 let Some(run) = self.run.as_mut() else { return Vec::new() };

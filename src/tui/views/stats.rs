@@ -120,11 +120,14 @@ fn mode_bars(view: &StatsView, modes: &[String], width: usize, theme: &Theme) ->
 /// The groups table: runs, labelled, coverage and agreement per group and in total.
 fn groups(view: &StatsView, width: usize, theme: &Theme) -> Vec<Line<'static>> {
     let s = &view.stats;
+    // Agreement only where some run has two raters to compare; else a line says why.
+    let compared = s.rows.iter().chain(std::iter::once(&s.total)).any(|r| r.compared > 0);
     // The numbers keep their columns; the group's name takes what is left.
-    let numbers = 5 + 9 + 9 + 10;
+    let numbers = 5 + 9 + 9 + if compared { 10 } else { 0 };
     let name = width.saturating_sub(numbers).clamp(6, 40);
     let row = |group: &str, runs: String, labelled: String, coverage: String, agreement: String| {
-        format!("{:<name$}{runs:>5}{labelled:>9}{coverage:>9}{agreement:>10}", text::fit(group, name))
+        let agreement = if compared { format!("{agreement:>10}") } else { String::new() };
+        format!("{:<name$}{runs:>5}{labelled:>9}{coverage:>9}{agreement}", text::fit(group, name))
     };
     let mut out = vec![
         Line::default(),
@@ -136,6 +139,10 @@ fn groups(view: &StatsView, width: usize, theme: &Theme) -> Vec<Line<'static>> {
     for r in s.rows.iter().chain(std::iter::once(&s.total)) {
         let cells = (r.runs.to_string(), r.labelled.to_string(), pct(r.coverage), pct(r.agreement));
         out.push(line(row(&r.group, cells.0, cells.1, cells.2, cells.3), theme.text));
+    }
+    if !compared {
+        let why = "agreement: no run has labels from two raters yet (label runs: 1–9, w)";
+        out.extend(text::wrap(why, width).into_iter().map(|l| line(l, theme.muted)));
     }
     out
 }

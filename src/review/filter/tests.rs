@@ -17,6 +17,7 @@ fn run(id: i64, instance: &str) -> RunSummary {
         cost: None,
         attempt: None,
         source: "x.traj".to_string(),
+        has_patch: true,
     }
 }
 
@@ -333,4 +334,15 @@ fn id_terms_keep_the_runs_named_and_the_query_for_a_set_of_runs_is_short() {
     assert_eq!(ids(&ids_query(&[5, 1, 2])), vec![1, 2, 5]);
     assert!(error("id:x").contains("expected run ids"), "{}", error("id:x"));
     assert!(error("id>3").contains("use id:N"), "{}", error("id>3"));
+}
+
+#[test]
+fn failed_is_resolved_no_and_patch_says_whether_something_was_handed_in() {
+    let mut runs = sample();
+    runs[3].has_patch = false;
+    assert_eq!(kept(&runs, "failed"), kept(&runs, "resolved:no"));
+    assert_eq!(kept(&runs, "failed"), ["django__django-11099", "django__django-16560", "psf__requests-2317"]);
+    assert_eq!(kept(&runs, "patch:no"), ["django__django-11099"]);
+    assert_eq!(kept(&runs, "-patch:no failed"), ["django__django-16560", "psf__requests-2317"]);
+    assert!(error("patch:maybe").contains("patch:yes or patch:no"));
 }

@@ -14,7 +14,9 @@
 //! - **`id:`** keeps the runs with these ids: `id:12`, `id:3-9`, `id:3,5,9-12` (`trajan PATH...`
 //!   opens the list so, on the runs of the files it read).
 //! - **`resolved:yes`**, **`resolved:no`**, **`resolved:unknown`** (also `true`/`false`/`none`,
-//!   `y`/`n`).
+//!   `y`/`n`); the word **`failed`** is `resolved:no` (the verdict known and unresolved).
+//! - **`patch:yes`**, **`patch:no`**: the run submitted a patch with something in it, or not
+//!   (`patch:no exit:submitted` finds the runs that said they submitted and handed in nothing).
 //! - **Comparisons** `steps>100`, `steps<=5`, `edits>=3`, `rejected>0`, `cost>1.5` with the operators
 //!   `>`, `<`, `>=`, `<=`, `=`. A run with no recorded cost never matches a cost comparison.
 //! - **`-`** before a term negates it: `-exit:submitted`, `-resolved:yes`. Negation is a plain "not",
@@ -74,6 +76,8 @@ enum Test {
     Source(String),
     Disputed,
     Unlabelled,
+    /// The run submitted a non-empty patch (`true`) or not.
+    Patch(bool),
     /// The run id is in one of these ranges (inclusive).
     Ids(Vec<(i64, i64)>),
 }
@@ -96,6 +100,27 @@ impl RunLabels {
 
 /// The labels of every labelled run, by run id.
 pub type LabelIndex = std::collections::HashMap<i64, RunLabels>;
+
+/// What the filter may read of the runs' current labels: every label, except the classifiers'
+/// of the runs `hide_classifiers` names (blind review hides them on screen, so from the filter
+/// too).
+pub fn label_index(
+    states: &std::collections::BTreeMap<i64, crate::review::ReviewState>,
+    hide_classifiers: impl Fn(i64) -> bool,
+) -> LabelIndex {
+    states
+        .iter()
+        .map(|(&run, state)| {
+            let labels = state
+                .labels
+                .iter()
+                .filter(|(source, _, _)| source.is_human() || !hide_classifiers(run))
+                .map(|(source, rater, modes)| (source.name().to_string(), rater.clone(), modes.clone()))
+                .collect();
+            (run, RunLabels { labels, disputed: state.disagreement })
+        })
+        .collect()
+}
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum TextField {
@@ -143,6 +168,7 @@ pub fn parse(query: &str) -> Result<Filter, FilterError> {
             let word = unquote(body);
             let keyword = match word.to_ascii_lowercase().as_str() {
                 "disputed" => Some(Test::Disputed),
+                "failed" => Some(Test::Resolved(Some(false))),
                 "unlabelled" | "unlabeled" => Some(Test::Unlabelled),
                 _ => None,
             };
@@ -201,6 +227,13 @@ fn field_test(raw: &str, name: &str, op: &str, value: &str) -> Result<Test, Filt
             }
             "source" => err("expected heuristic, llm, human or adjudication".into()),
             _ => Ok(Test::Mode(value)),
+        };
+    }
+    if field == "patch" {
+        return match (op, value.to_ascii_lowercase().as_str()) {
+            (":", "yes" | "y" | "true") => Ok(Test::Patch(true)),
+            (":", "no" | "n" | "false" | "none" | "empty") => Ok(Test::Patch(false)),
+            _ => err("use patch:yes or patch:no".into()),
         };
     }
     if text.is_none() && num.is_none() && field != "resolved" {
@@ -317,6 +350,7 @@ impl Term {
             Test::Source(source) => any(&|(s, _, _)| s == source),
             Test::Disputed => labels.is_some_and(|l| l.disputed),
             Test::Unlabelled => !labels.is_some_and(RunLabels::reviewed),
+            Test::Patch(wanted) => run.has_patch == *wanted,
             Test::Text(field, needle) => {
                 let has = |s: Option<&str>| s.is_some_and(|s| contains(s, needle));
                 match field {
