@@ -1,7 +1,7 @@
 //! Embeds `fixtures/` in the binary so `trajan demo` works wherever the binary is. The real
-//! corpus (`fixtures/corpus/`), the results-folder layouts (`fixtures/layouts/`) and the
-//! classifier's single cases (`fixtures/classify-cases/`) are test data, not demo data, and stay
-//! out.
+//! corpus (`fixtures/corpus/`), the results-folder layouts (`fixtures/layouts/`), the
+//! classifier's single cases (`fixtures/classify-cases/`) and the labelled development set
+//! (`fixtures/labelled/`) are test data, not demo data, and stay out.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -30,9 +30,9 @@ fn collect(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
         let p = e.path();
         println!("cargo:rerun-if-changed={}", p.display());
         if p.is_dir() {
-            // The real corpus, the layout fixtures (results folders as teams keep them) and the
-            // classifier's single cases are test data, not demo data.
-            if ["corpus", "layouts", "classify-cases"].iter().any(|d| p == root.join(d)) {
+            // The real corpus, the layout fixtures (results folders as teams keep them), the
+            // classifier's single cases and the labelled development set are test data.
+            if ["corpus", "layouts", "classify-cases", "labelled"].iter().any(|d| p == root.join(d)) {
                 continue;
             }
             collect(root, &p, out);

@@ -159,13 +159,13 @@ fn positional<'a>(command: &str, args: &'a [String]) -> Vec<&'a String> {
             // A cluster of short options: the first that takes a value takes the rest of the
             // word, or the next word when it ends the cluster.
             let letters: Vec<char> = a[1..].chars().collect();
-            if let Some(k) = letters.iter().position(|c| short.contains(*c)) {
-                if k + 1 == letters.len() {
-                    if let Some(v) = args.get(i).filter(|_| letters[k] == 'e') {
-                        patterns.push(v);
-                    }
-                    i += 1;
+            if let Some(k) = letters.iter().position(|c| short.contains(*c))
+                && k + 1 == letters.len()
+            {
+                if let Some(v) = args.get(i).filter(|_| letters[k] == 'e') {
+                    patterns.push(v);
                 }
+                i += 1;
             }
         }
     }

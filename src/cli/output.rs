@@ -186,6 +186,17 @@ fn render_run(out: &mut String, d: &RunDetail) {
         };
         let _ = writeln!(out, "\ntests ({}): {verdict}, {} tests, {} failing", o.format, o.tests.len(), failed.len());
         let _ = writeln!(out, "  from {}", whole(&o.source));
+        if let Some(tests) = &o.tests_source {
+            let _ = writeln!(out, "  tests from {}", whole(tests));
+        }
+        if let Some(says) = o.tests_say_resolved {
+            let _ = writeln!(
+                out,
+                "  the evaluations disagree: the per-test report says resolved {}, the verdict's says {}",
+                resolved(Some(says)),
+                resolved(o.resolved)
+            );
+        }
         for t in failed.iter().take(20) {
             let _ = writeln!(out, "  FAIL {} {}", t.group.map_or("", TestGroup::name), whole(&t.name));
         }
