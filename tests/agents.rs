@@ -8,28 +8,9 @@
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
-}
-
-fn trajan<S: AsRef<std::ffi::OsStr>>(db: &Path, args: &[S]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_trajan"))
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .env_remove("TRAJAN_DB")
-        .env("XDG_CONFIG_HOME", db.parent().unwrap_or(Path::new("/")))
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run trajan: {e}"))
-}
-
-fn json(db: &Path, args: &[&str]) -> Value {
-    let out = trajan(db, args);
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{args:?}: not JSON: {e}"))
-}
+mod common;
+use common::{fixtures, json, trajan};
 
 struct Ingested {
     _dir: tempfile::TempDir,
@@ -398,9 +379,9 @@ fn a_folder_mixing_them_ingests() {
 fn every_fixture_file_is_read_skipped_or_failed() {
     use trajan::ingest::pipeline::{self, Options, Silent, UnitResult};
     use trajan::ingest::source;
-    let roots: Vec<PathBuf> = ["corpus", "formats", "layouts", "demo", "classify", "classify-cases"]
+    let roots: Vec<PathBuf> = ["corpus", "formats", "layouts", "labelled", "demo", "classify", "classify-cases"]
         .iter()
-        .map(|r| fixtures().join(r))
+        .map(|r| common::fixtures_dir(r))
         .collect();
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let mut store = trajan::store::Store::open(&dir.path().join("all.db")).unwrap_or_else(|e| panic!("{e}"));
