@@ -12,3 +12,4 @@ pub mod reconstruct;
 pub mod shell;
 pub mod snippet;
 pub mod symbols;
+pub mod syntax;

@@ -59,6 +59,24 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 200)]
         synthetic: usize,
     },
+    /// Charts and HTML reports: each chart's SVG and PNG render time; the report of the corpus,
+    /// of 1,000 runs of a 100,000-run synthetic database, and of one 20,000-step run: size, time
+    /// to write, time to load in headless Chromium. Builds the database on first use.
+    Report {
+        /// The corpus folder (the checkout's real samples).
+        #[arg(long, default_value = "fixtures/corpus")]
+        corpus: PathBuf,
+        /// The synthetic database; built when missing, reused after.
+        #[arg(long, default_value = "/tmp/trajan-bench-report.db")]
+        db: PathBuf,
+        #[arg(long, default_value_t = 100_000)]
+        runs: usize,
+        #[arg(long, default_value_t = 20_000)]
+        steps: usize,
+        /// Bytes of each step's output in the long run.
+        #[arg(long, default_value_t = 2_000)]
+        obs_bytes: usize,
+    },
     /// Classify synthetic failed runs with the heuristic; report runs/s and memory.
     Classify {
         #[arg(long, default_value_t = 10_000)]
@@ -99,6 +117,9 @@ pub fn run(cmd: BenchCommand) -> Result<i32> {
         BenchCommand::Edits { paths, synthetic } => super::bench_edits::run(&paths, synthetic),
         BenchCommand::Llm { runs, latency_ms, concurrency } => {
             super::bench_classify::llm(runs, latency_ms, concurrency)
+        }
+        BenchCommand::Report { corpus, db, runs, steps, obs_bytes } => {
+            super::bench_report::run(&corpus, &db, &super::bench_tui::Sizes { runs, steps, obs_bytes })
         }
         BenchCommand::Tui { db, runs, steps, obs_bytes, open_only } => {
             super::bench_tui::run(&db, &super::bench_tui::Sizes { runs, steps, obs_bytes }, open_only)

@@ -5,6 +5,7 @@ mod bench;
 mod bench_classify;
 mod bench_edits;
 mod bench_open;
+mod bench_report;
 mod bench_tui;
 /// The scripted chat-completions server of the tests, for `bench llm` (test support: not part of
 /// the library).
@@ -19,6 +20,7 @@ mod manual;
 mod memory;
 mod open;
 mod output;
+mod report;
 mod review;
 mod settings;
 mod synth;
@@ -477,7 +479,14 @@ pub fn run() -> Result<i32> {
             review::agreement(store.as_ref(), &args)
         }
         Command::Stats(args) => review::stats(&open(&cli.db, Access::Read)?, &args, cli.include_unknown),
-        Command::Export(args) => review::export(&open(&cli.db, Access::Read)?, &args, cli.include_unknown),
+        Command::Export(args) => {
+            let store = open(&cli.db, Access::Read)?;
+            match args.what.as_str() {
+                "chart" => export::chart(&store, &args, cli.include_unknown),
+                "report" => report::run(&store, &args, cli.include_unknown),
+                _ => review::export(&store, &args, cli.include_unknown),
+            }
+        }
         Command::ImportLabels { file, json, taxonomy } => {
             review::import(&mut open(&cli.db, Access::Write)?, &file, json, taxonomy.as_deref())
         }
