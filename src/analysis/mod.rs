@@ -4,6 +4,7 @@
 
 pub mod brief;
 pub mod compare;
+pub mod edit_blocks;
 pub mod edits;
 pub mod markers;
 pub mod paths;

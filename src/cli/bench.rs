@@ -17,7 +17,9 @@ pub enum BenchCommand {
         /// Total size, e.g. 10M, 100M, 1G.
         #[arg(long, default_value = "100M")]
         size: String,
-        /// swe-agent, mini, mixed, or openhands (one output.jsonl of the whole size).
+        /// swe-agent, mini, mixed, openhands (one output.jsonl of the whole size), or one file of
+        /// the whole size of openhands-v1, codex, claude-code, openclaw, aider, moatless,
+        /// agentless or terminal-bench (its trial's agent.cast).
         #[arg(long, default_value = "mixed")]
         kind: String,
     },
@@ -96,8 +98,10 @@ pub fn run(cmd: BenchCommand) -> Result<i32> {
     match cmd {
         BenchCommand::Gen { dir, size, kind } => {
             let bytes = parse_size(&size)?;
-            let kind = Kind::parse(&kind)
-                .with_context(|| format!("unknown kind {kind:?}: swe-agent, mini, mixed or openhands"))?;
+            let kind = Kind::parse(&kind).with_context(|| {
+                let agents: Vec<&str> = synth::agents::Agent::ALL.iter().map(|a| a.name()).collect();
+                format!("unknown kind {kind:?}: swe-agent, mini, mixed, openhands, {}", agents.join(", "))
+            })?;
             let g = synth::generate(&dir, kind, bytes)?;
             super::output::emit(&format!(
                 "generated {} files, {} steps, {:.1} MB in {}\n",

@@ -95,6 +95,19 @@ impl UiFlags {
 #[derive(Subcommand)]
 enum Command {
     /// Ingest trajectories and test outputs from files or folders (recursively).
+    ///
+    /// Formats are told by content (`--format` forces one). Agents: SWE-agent `.traj` (0.x to
+    /// 1.1, RetryAgent), mini-swe-agent (bare message lists, v1, v2), OpenHands (evaluation
+    /// `output.jsonl` of 2024-2026, event lists, V0 file-store sessions `events/<id>.json`, the
+    /// resolver's output; V1 conversations of the software-agent-sdk and OpenHands-CLI 1.x),
+    /// Codex CLI rollouts (0.58), Claude Code session transcripts (2.x), aider chat histories
+    /// (0.86), Moatless trajectories and tree-search dumps, Agentless localisation and repair
+    /// outputs, ATIF trajectories (v1.0 to v1.8) and Harbor job folders (with OpenClaw sessions),
+    /// Terminal-Bench 1 run folders (harness 0.2, asciinema recordings). Evaluations: the
+    /// SWE-bench harness's reports, log folders, `*.eval.log` files and run summaries,
+    /// SWE-bench/experiments results, unittest output. Datasets and predictions: SWE-bench,
+    /// SWE-Bench Pro and multi-SWE-bench tasks, predictions. Every file under a folder is read,
+    /// skipped with what it is (`--verbose` names each), or failed with the reason.
     Ingest {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
