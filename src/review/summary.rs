@@ -92,8 +92,14 @@ pub fn stats_report(
         Some(b) => agreement_of(&sets, taxonomy, b)?,
         None => None,
     };
+    let mut stats = stats(&runs, &sets, ask.by, ask.pick, &taxonomy.stamp(), ask.scope);
+    // Evaluations without a trajectory count in the resolve rates of the whole database (not of
+    // a chosen subset of runs, nor of a blind reviewer's own runs).
+    if ask.only.is_none() && ask.blind_rater.is_none() {
+        super::stats::add_orphans(&mut stats, &store.orphan_evaluations()?, ask.by);
+    }
     Ok(StatsReport {
-        stats: stats(&runs, &sets, ask.by, ask.pick, &taxonomy.stamp(), ask.scope),
+        stats,
         agreement,
         by: ask.by,
         blind: ask.blind_rater.is_some(),
