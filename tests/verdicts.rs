@@ -289,7 +289,14 @@ fn the_ingest_summary_says_what_joined_and_json_has_the_same_counts() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
     let j = &v["verdicts"];
     assert_eq!(
-        [&j["runs"], &j["runs_with_verdict"], &j["unmatched"], &j["other_model"], &j["patch_differs"], &j["no_trajectory"]],
+        [
+            &j["runs"],
+            &j["runs_with_verdict"],
+            &j["unmatched"],
+            &j["other_model"],
+            &j["patch_differs"],
+            &j["no_trajectory"]
+        ],
         [3, 3, 1, 0, 0, 1].map(Value::from).each_ref(),
         "{v}"
     );

@@ -12,8 +12,8 @@ use trajan::ingest::pipeline::problems::{Problem, ProblemKind};
 use trajan::ingest::pipeline::{self, Options, Progress, Report, UnitResult};
 use trajan::model::Format;
 use trajan::sanitize::sanitize;
-use trajan::store::{IndexStats, Joined};
 use trajan::store::Store;
+use trajan::store::{IndexStats, Joined};
 
 /// An indicatif bar (files, MB, MB/s) drawn on stderr only when it is a terminal.
 struct Bar {

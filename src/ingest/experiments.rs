@@ -67,9 +67,10 @@ const MAX_PREDS: u64 = 256 << 20;
 pub fn parse_final_report(path: &Path, v: &Value) -> Result<Parsed, IngestError> {
     let mut parsed = parse_results(path, v)?;
     let resolved: HashSet<String> = parsed.outcomes.iter().map(|o| o.instance_id.clone()).collect();
-    let preds = path.parent().map(|d| d.join("all_preds.jsonl")).filter(|p| {
-        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.len() <= MAX_PREDS)
-    });
+    let preds = path
+        .parent()
+        .map(|d| d.join("all_preds.jsonl"))
+        .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.len() <= MAX_PREDS));
     let Some(preds_path) = preds else {
         parsed.warnings.push(format!(
             "{}: no all_preds.jsonl beside it: only the resolved ids are read (the others' verdict is unknown)",
@@ -77,7 +78,8 @@ pub fn parse_final_report(path: &Path, v: &Value) -> Result<Parsed, IngestError>
         ));
         return Ok(parsed);
     };
-    let text = std::fs::read_to_string(&preds_path).map_err(|source| IngestError::Io { path: preds_path.clone(), source })?;
+    let text =
+        std::fs::read_to_string(&preds_path).map_err(|source| IngestError::Io { path: preds_path.clone(), source })?;
     let predicted = super::predictions::parse(&preds_path, &text)?;
     let mut seen = resolved;
     for p in predicted.predictions {

@@ -61,9 +61,7 @@ fn names_a_trial(result: &Path) -> bool {
     }
     let Ok(text) = std::fs::read_to_string(result) else { return false };
     match super::detect::shape(&text) {
-        super::detect::Shape::Object(keys) => {
-            ["task_name", "trial_name"].iter().all(|k| keys.iter().any(|x| x == k))
-        }
+        super::detect::Shape::Object(keys) => ["task_name", "trial_name"].iter().all(|k| keys.iter().any(|x| x == k)),
         _ => false,
     }
 }

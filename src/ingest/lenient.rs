@@ -243,7 +243,9 @@ mod tests {
         assert_eq!(r.text.len(), text.len());
         assert_eq!(
             r.warnings(Path::new("results.json"), text, None),
-            vec!["results.json: line 3, column 13: a trailing comma before a closing bracket, dropped (3 such values in the file)"]
+            vec![
+                "results.json: line 3, column 13: a trailing comma before a closing bracket, dropped (3 such values in the file)"
+            ]
         );
     }
 

@@ -31,8 +31,9 @@ pub fn parse(path: &Path, v: &Value) -> Result<Parsed, IngestError> {
     };
     let id = match v.get("instance_id").and_then(Value::as_str) {
         Some(id) if !id.trim().is_empty() => id.to_string(),
-        _ => instance_of(path)
-            .ok_or_else(|| IngestError::shape(path, "result: no instance_id, and the file is not named <id>_result.json"))?,
+        _ => instance_of(path).ok_or_else(|| {
+            IngestError::shape(path, "result: no instance_id, and the file is not named <id>_result.json")
+        })?,
     };
     let mut parsed = Parsed::default();
     let mut tests = Vec::new();

@@ -95,8 +95,7 @@ impl OutcomeRow {
             Some(false) => self.no_trajectory_failed += 1,
             None => {}
         }
-        self.resolve_rate =
-            rate(self.resolved + self.no_trajectory_resolved, self.failed + self.no_trajectory_failed);
+        self.resolve_rate = rate(self.resolved + self.no_trajectory_resolved, self.failed + self.no_trajectory_failed);
     }
 }
 

@@ -98,12 +98,7 @@ pub fn stats_report(
     if ask.only.is_none() && ask.blind_rater.is_none() {
         super::stats::add_orphans(&mut stats, &store.orphan_evaluations()?, ask.by);
     }
-    Ok(StatsReport {
-        stats,
-        agreement,
-        by: ask.by,
-        blind: ask.blind_rater.is_some(),
-    })
+    Ok(StatsReport { stats, agreement, by: ask.by, blind: ask.blind_rater.is_some() })
 }
 
 /// The agreement report of every rater under the taxonomy (`None` without labels).

@@ -142,7 +142,10 @@ suffix: ''
     fn a_submission_names_its_model_in_its_folder_name_or_metadata() {
         assert_eq!(model_of_folder_name("20240825_SWE-agent_gpt-4o-2024-05-13").as_deref(), Some("gpt-4o-2024-05-13"));
         assert_eq!(model_of_folder_name("sweagent_gpt4"), None);
-        assert_eq!(display_model("name: SWE-agent + Claude 3.5 Sonnet\noss: true\n").as_deref(), Some("Claude 3.5 Sonnet"));
+        assert_eq!(
+            display_model("name: SWE-agent + Claude 3.5 Sonnet\noss: true\n").as_deref(),
+            Some("Claude 3.5 Sonnet")
+        );
         assert_eq!(display_model("name: MyAgent\n"), None);
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let sub = dir.path().join("sub");
