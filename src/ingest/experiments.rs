@@ -80,17 +80,21 @@ pub fn parse_final_report(path: &Path, v: &Value) -> Result<Parsed, IngestError>
     };
     let text =
         std::fs::read_to_string(&preds_path).map_err(|source| IngestError::Io { path: preds_path.clone(), source })?;
-    let predicted = super::predictions::parse(&preds_path, &text)?;
     let mut seen = resolved;
-    for p in predicted.predictions {
-        if !seen.insert(p.instance_id.clone()) {
+    for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            parsed.warnings.push(format!("{}: line {}: not JSON, skipped", preds_path.display(), n + 1));
             continue;
-        }
+        };
+        let Some(id) = v.get("instance_id").and_then(Value::as_str).filter(|id| seen.insert(id.to_string())) else {
+            continue;
+        };
+        let patch = v.get("model_patch").and_then(Value::as_str).unwrap_or_default();
         parsed.outcomes.push(TestOutcome {
-            instance_id: p.instance_id,
+            instance_id: id.to_string(),
             format: Some(Format::SwebenchSummary),
             resolved: Some(false),
-            patch_exists: Some(p.patch.is_some_and(|p| !p.trim().is_empty())),
+            patch_exists: Some(!patch.trim().is_empty()),
             ..TestOutcome::default()
         });
     }
