@@ -73,24 +73,37 @@ pub struct Joined {
 
 /// Every evaluation that matched no run, by instance and source.
 pub fn orphans(conn: &Connection) -> Result<Vec<Orphan>, StoreError> {
-    let rows: Vec<(i64, String, Option<String>, Option<bool>, i64, String, String)> = conn
+    // Every evaluation no run took, its `why` decided below.
+    let candidates: Vec<Orphan> = conn
         .prepare(
             "SELECT o.id, o.instance_id, o.model, o.resolved, o.test_count, o.format, s.path
              FROM outcomes o JOIN sources s ON s.id = o.source_id
              WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.outcome_id = o.id OR r.tests_outcome_id = o.id)
              ORDER BY o.instance_id, s.path, o.id",
         )?
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?)))?
+        .query_map([], |r| {
+            Ok(Orphan {
+                outcome_id: r.get(0)?,
+                instance_id: r.get(1)?,
+                model: r.get(2)?,
+                resolved: r.get(3)?,
+                tests: r.get(4)?,
+                format: r.get(5)?,
+                source: r.get(6)?,
+                why: Why::NoTrajectory,
+            })
+        })?
         .collect::<Result<_, _>>()?;
     let mut judged: HashMap<String, HashMap<i64, Option<Why>>> = HashMap::new();
     let mut out = Vec::new();
-    for (outcome_id, instance_id, model, resolved, tests, format, source) in rows {
-        if !judged.contains_key(&instance_id) {
-            judged.insert(instance_id.clone(), judge_instance(conn, &instance_id)?);
+    for mut orphan in candidates {
+        if !judged.contains_key(&orphan.instance_id) {
+            judged.insert(orphan.instance_id.clone(), judge_instance(conn, &orphan.instance_id)?);
         }
-        let why = judged.get(&instance_id).and_then(|m| m.get(&outcome_id)).copied().flatten();
+        let why = judged.get(&orphan.instance_id).and_then(|m| m.get(&orphan.outcome_id)).copied().flatten();
         if let Some(why) = why {
-            out.push(Orphan { outcome_id, instance_id, model, resolved, tests, format, source, why });
+            orphan.why = why;
+            out.push(orphan);
         }
     }
     Ok(out)
