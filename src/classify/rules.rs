@@ -463,7 +463,9 @@ fn stale_identifier(s: &Signals) -> Option<Finding> {
 fn gold_periphery(s: &Signals) -> Option<Finding> {
     let p = s.periphery.as_ref()?;
     let untouched: Vec<_> = p.periphery.iter().filter(|f| !f.edited).collect();
-    if p.core_edited.is_empty() || untouched.is_empty() || untouched.len() * 2 < p.periphery.len() {
+    // Propagation needs the agent's own central change (failure-modes.md): the core file edited
+    // some other way, or the problem fixed elsewhere, leaves a location question, not this.
+    if p.central_edited.is_empty() || untouched.is_empty() || untouched.len() * 2 < p.periphery.len() {
         return None;
     }
     let mut evidence = Vec::new();
@@ -484,7 +486,8 @@ fn gold_periphery(s: &Signals) -> Option<Finding> {
         confidence: 0.7,
         evidence,
         rationale: format!(
-            "core changed ({}); {} of {} periphery files left: {}",
+            "the gold's central change made ({} in {}); {} of {} periphery files left: {}",
+            p.central_edited.join(", "),
             p.core_edited.join(", "),
             untouched.len(),
             p.periphery.len(),
