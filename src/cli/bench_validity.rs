@@ -11,7 +11,7 @@ use trajan::agreement::{BootstrapOptions, Estimate};
 use trajan::classify::{heuristic, llm::pipeline::classify_llm, pipeline::classify_heuristic};
 use trajan::config::UserConfig;
 use trajan::ingest::pipeline::{self, Options, Silent};
-use trajan::label::{ASSIGN_THRESHOLD, Label, Source, taxonomy::Taxonomy};
+use trajan::label::{Label, Source, taxonomy::Taxonomy};
 use trajan::review::reference_set::{self, Entry};
 use trajan::review::validity::{Case, Side, Validity, score};
 use trajan::sanitize::sanitize;
@@ -110,7 +110,7 @@ pub fn run(args: &ValidityArgs) -> Result<i32> {
     }
     let modes = taxonomy.mode_ids();
     let bootstrap = BootstrapOptions { resamples: args.resamples, seed: args.seed, ..BootstrapOptions::default() };
-    let validity = score(&cases, &modes, ASSIGN_THRESHOLD, &bootstrap)?;
+    let validity = score(&cases, &modes, taxonomy.assign_threshold, &bootstrap)?;
     let who = if args.llm { format!("llm {rater}") } else { format!("heuristic ({})", heuristic::VERSION) };
     if args.json {
         let missing: Vec<_> = missing.iter().map(|m| serde_json::json!({"file": m.file, "why": m.why})).collect();
@@ -118,7 +118,7 @@ pub fn run(args: &ValidityArgs) -> Result<i32> {
             "classifier": who,
             "taxonomy": taxonomy.stamp(),
             "reference": args.reference,
-            "threshold": ASSIGN_THRESHOLD,
+            "threshold": taxonomy.assign_threshold,
             "ingest_failures": failed,
             "not_scored": missing,
             "validity": validity,

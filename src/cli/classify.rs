@@ -131,6 +131,15 @@ fn heuristic_summary(r: &Report, taxonomy: &Taxonomy, total: usize, took: std::t
     for (mode, n) in &r.by_mode {
         let _ = writeln!(out, "  {mode:<36} {n}");
     }
+    if r.without_gold > 0 {
+        let rules: Vec<&str> = trajan::classify::rules::NEEDS_GOLD.iter().map(|r| r.name()).collect();
+        let _ = writeln!(
+            out,
+            "  {} of the labelled runs have no gold patch: {} did not run on them",
+            r.without_gold,
+            rules.join(", ")
+        );
+    }
     if !r.by_exit.is_empty() {
         let exits: Vec<String> = r.by_exit.iter().map(|(e, n)| format!("{e} {n}")).collect();
         let _ = writeln!(out, "  exit categories: {}", exits.join(", "));

@@ -323,5 +323,5 @@ fn a_shell_edit_that_changed_nothing_is_no_edit_and_lost_when_last() {
     assert_eq!(s.lost_edits[0].why, LostWhy::NotInPatch { shell: true });
 }
 
-mod central;
 mod defects;
+mod evidence_needed;
