@@ -7,6 +7,7 @@ mod bench_edits;
 mod bench_open;
 mod bench_report;
 mod bench_tui;
+mod bench_validity;
 /// The scripted chat-completions server of the tests, for `bench llm` (test support: not part of
 /// the library).
 #[allow(dead_code)]
