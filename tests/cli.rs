@@ -44,13 +44,18 @@ fn demo_lists_every_fixture_run() {
         "demo__mini-2",
         "demo__oh-1",
         "demo__retry-1",
+        // The agents beyond the SWE-bench family (fixtures/formats).
+        "configure-port",
+        "fix-permissions.hard",
+        "hello-world",
+        "sympy__sympy-20590",
     ]
     .into_iter()
     .chain(CLASSIFY.iter().copied())
     {
         assert!(stdout.contains(instance), "{instance} missing from:\n{stdout}");
     }
-    assert!(stdout.contains("24 runs"), "{stdout}");
+    assert!(stdout.contains("34 runs"), "{stdout}");
 }
 
 /// The runs of fixtures/classify (one per failure-mode story), as named in its expected.toml.
@@ -288,10 +293,10 @@ fn ingest_is_idempotent_and_a_changed_file_replaces_its_runs() {
     };
     write("first version");
     let first = trajan(&db, &["ingest", &data.to_string_lossy()]);
-    assert!(String::from_utf8_lossy(&first.stderr).contains("ingested 1 (runs 1, steps 1"));
+    assert!(String::from_utf8_lossy(&first.stderr).contains("ingested 1 file (runs 1, steps 1"));
     let again = trajan(&db, &["ingest", &data.to_string_lossy()]);
     let stderr = String::from_utf8_lossy(&again.stderr);
-    assert!(stderr.contains("ingested 0 (runs 0") && stderr.contains("unchanged 1"), "{stderr}");
+    assert!(stderr.contains("ingested 0 files (runs 0") && stderr.contains("unchanged 1"), "{stderr}");
 
     write("second version with more words");
     let replaced = trajan(&db, &["ingest", &data.to_string_lossy()]);

@@ -164,10 +164,15 @@ fn without_the_task_lists_a_test_log_is_evaluated_with_verdict_unknown() {
     assert_eq!(sympy["outcome"]["resolved"], Value::Null);
     let shown = text(&db.path, &["show", SYMPY]);
     assert!(shown.contains("evaluated, verdict unknown"), "{shown}");
-    // pytest's log is not joined yet, and `show` says why instead of keeping quiet.
-    let pytest = text(&db.path, &["show", PYTEST]);
-    let line = pytest.lines().find(|l| l.starts_with("evaluation found in")).unwrap_or_else(|| panic!("{pytest}"));
-    assert!(line.contains(&format!("logs/{PYTEST}, not joined: it has no verdict yet")), "{line}");
+    // pytest's verdict is the summary's; its test log, not graded yet, gives its tests (both
+    // join: issue 21), and `show` says where each comes from.
+    let pytest = show(&db.path, PYTEST);
+    assert!(outcome_source(&pytest).ends_with("results.json"), "{pytest}");
+    let tests_from = pytest["outcome"]["tests_source"].as_str().unwrap_or_default();
+    assert!(tests_from.ends_with(&format!("logs/{PYTEST}")), "{}", pytest["outcome"]);
+    assert!(pytest["unjoined_evaluations"].as_array().is_some_and(Vec::is_empty), "{pytest}");
+    let shown = text(&db.path, &["show", PYTEST]);
+    assert!(shown.contains("tests from ") && shown.contains(&format!("{SUB}/logs/{PYTEST}\n")), "{shown}");
     // Once the dataset arrives the log's graded verdict replaces the summary's.
     ingest(&db.path, &["dataset"]);
     assert_eq!(outcome_source(&show(&db.path, PYTEST)), format!("{SUB}/logs/{PYTEST}"));

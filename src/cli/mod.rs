@@ -5,7 +5,9 @@ mod bench;
 mod bench_classify;
 mod bench_edits;
 mod bench_open;
+mod bench_report;
 mod bench_tui;
+mod bench_validity;
 /// The scripted chat-completions server of the tests, for `bench llm` (test support: not part of
 /// the library).
 #[allow(dead_code)]
@@ -20,6 +22,7 @@ mod manual;
 mod memory;
 mod open;
 mod output;
+mod report;
 mod review;
 mod settings;
 mod synth;
@@ -95,6 +98,19 @@ impl UiFlags {
 #[derive(Subcommand)]
 enum Command {
     /// Ingest trajectories and test outputs from files or folders (recursively).
+    ///
+    /// Formats are told by content (`--format` forces one). Agents: SWE-agent `.traj` (0.x to
+    /// 1.1, RetryAgent), mini-swe-agent (bare message lists, v1, v2), OpenHands (evaluation
+    /// `output.jsonl` of 2024-2026, event lists, V0 file-store sessions `events/<id>.json`, the
+    /// resolver's output; V1 conversations of the software-agent-sdk and OpenHands-CLI 1.x),
+    /// Codex CLI rollouts (0.58), Claude Code session transcripts (2.x), aider chat histories
+    /// (0.86), Moatless trajectories and tree-search dumps, Agentless localisation and repair
+    /// outputs, ATIF trajectories (v1.0 to v1.8) and Harbor job folders (with OpenClaw sessions),
+    /// Terminal-Bench 1 run folders (harness 0.2, asciinema recordings). Evaluations: the
+    /// SWE-bench harness's reports, log folders, `*.eval.log` files and run summaries,
+    /// SWE-bench/experiments results, unittest output. Datasets and predictions: SWE-bench,
+    /// SWE-Bench Pro and multi-SWE-bench tasks, predictions. Every file under a folder is read,
+    /// skipped with what it is (`--verbose` names each), or failed with the reason.
     Ingest {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
@@ -107,6 +123,10 @@ enum Command {
         /// Do not build the search index after the write: the first search builds it.
         #[arg(long)]
         no_index: bool,
+        /// Print the summary's counts as JSON on standard output (files, runs, verdicts joined,
+        /// evaluations that matched no run by why); the problems stay on standard error.
+        #[arg(long)]
+        json: bool,
     },
     /// List runs.
     Runs {
@@ -124,6 +144,10 @@ enum Command {
         /// read.
         #[arg(long, requires = "filter")]
         taxonomy: Option<String>,
+        /// The evaluations that matched no run instead (no trajectory, another model, another
+        /// patch), with their verdict and why.
+        #[arg(long, conflicts_with_all = ["failed", "filter"])]
+        evaluations: bool,
         #[arg(long)]
         json: bool,
     },
@@ -366,11 +390,20 @@ pub fn run() -> Result<i32> {
                 tui::compare(&db, store, ids, &ui)
             }
         }
-        Command::Ingest { paths, format, verbose, no_index } => {
+        Command::Ingest { paths, format, verbose, no_index, json } => {
             let mut store = open(&db, Access::Create)?;
-            ingest::run(&mut store, &paths, format, ingest::Flags { verbose, index: !no_index })
+            ingest::run(&mut store, &paths, format, ingest::Flags { verbose, index: !no_index, json })
         }
-        Command::Runs { failed, filter, taxonomy, json } => {
+        Command::Runs { evaluations: true, json, .. } => {
+            let orphans = open(&db, Access::Read)?.orphan_evaluations()?;
+            if json {
+                output::print_json(&orphans)?;
+            } else {
+                output::print_orphan_table(&orphans)?;
+            }
+            Ok(0)
+        }
+        Command::Runs { failed, filter, taxonomy, json, .. } => {
             let store = open(&db, Access::Read)?;
             let config = UserConfig::load(|k| std::env::var(k).ok())?;
             let scope = failed.then(|| settings::scope(cli.include_unknown, &config));
@@ -478,7 +511,14 @@ pub fn run() -> Result<i32> {
             review::agreement(store.as_ref(), &args)
         }
         Command::Stats(args) => review::stats(&open(&db, Access::Read)?, &args, cli.include_unknown),
-        Command::Export(args) => review::export(&open(&db, Access::Read)?, &args, cli.include_unknown),
+        Command::Export(args) => {
+            let store = open(&db, Access::Read)?;
+            match args.what.as_str() {
+                "chart" => export::chart(&store, &args, cli.include_unknown),
+                "report" => report::run(&store, &args, cli.include_unknown),
+                _ => review::export(&store, &args, cli.include_unknown),
+            }
+        }
         Command::ImportLabels { file, json, taxonomy } => {
             review::import(&mut open(&db, Access::Write)?, &file, json, taxonomy.as_deref())
         }

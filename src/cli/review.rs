@@ -13,7 +13,7 @@ use trajan::label::taxonomy::Taxonomy;
 use trajan::model::FailedScope;
 use trajan::review::export::{self, Format};
 use trajan::review::import;
-use trajan::review::stats::{self, By, Pick};
+use trajan::review::stats;
 use trajan::sanitize::sanitize;
 use trajan::store::Store;
 
@@ -264,11 +264,7 @@ fn compute_stats(
     source: &str,
     scope: FailedScope,
 ) -> Result<stats::Stats> {
-    let by = By::parse(by).with_context(|| format!("--by {by:?}: one of all, model, agent, benchmark, exit"))?;
-    let pick = Pick::parse(source)
-        .with_context(|| format!("--source {source:?}: one of best, heuristic, llm, human, reference"))?;
-    let ask = trajan::review::summary::Ask { by, pick, scope, blind_rater: None };
-    Ok(trajan::review::summary::stats_report(store, taxonomy, &ask, None)?.stats)
+    Ok(settings::stats_report(store, taxonomy, by, source, scope, None)?.stats)
 }
 
 pub fn stats(store: &Store, args: &StatsArgs, include_unknown: bool) -> Result<i32> {
@@ -289,16 +285,17 @@ pub fn stats(store: &Store, args: &StatsArgs, include_unknown: bool) -> Result<i
 }
 
 pub fn export(store: &Store, args: &super::export::ExportArgs, include_unknown: bool) -> Result<i32> {
-    if args.what == "run" || args.format == "atif" {
+    let format = args.format_or("csv");
+    if args.what == "run" || format == "atif" {
         return super::export::run_atif(store, args);
     }
-    if args.format == "parquet" || matches!(args.what.as_str(), "runs" | "steps" | "edits") {
+    if format == "parquet" || matches!(args.what.as_str(), "runs" | "steps" | "edits") {
         return super::export::tables(store, args);
     }
     let config = UserConfig::load(|k| std::env::var(k).ok())?;
-    let format = Format::parse(&args.format)
-        .with_context(|| format!("--format {:?}: csv, json, jsonl, markdown, atif or parquet", args.format))?;
-    if args.run.is_some() {
+    let format = Format::parse(&format)
+        .with_context(|| format!("--format {format:?}: csv, json, jsonl, markdown, atif or parquet"))?;
+    if !args.items.is_empty() {
         bail!("export {}: takes no run (only `export run RUN --format atif` does)", args.what);
     }
     let text = match args.what.as_str() {
@@ -310,7 +307,7 @@ pub fn export(store: &Store, args: &super::export::ExportArgs, include_unknown: 
             export::stats(&s, &modes, format)?
         }
         "notes" => export::notes(&store.notes(None)?, format)?,
-        other => bail!("export {other:?}: labels, notes, stats, runs, steps, edits or run"),
+        other => bail!("export {other:?}: labels, notes, stats, runs, steps, edits, run, chart or report"),
     };
     match &args.output {
         // Every format is safe for a terminal as it is: the same text as the file.

@@ -18,6 +18,12 @@ pub struct Taxonomy {
     pub version: String,
     pub description: String,
     pub modes: Vec<Mode>,
+    /// A mode is assigned at this confidence or above; below it, it is weighed (shown with its
+    /// evidence, not counted in statistics). Set from the reliability table of `trajan bench
+    /// validity` (docs/CLASSIFYING.md); [`crate::label::ASSIGN_THRESHOLD`] when not given.
+    pub assign_threshold: f64,
+    /// How the hard cases are ruled (failure-modes.md): given to the LLM with the modes.
+    pub rulings: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -47,6 +53,10 @@ struct RawTaxonomy {
     version: String,
     #[serde(default)]
     description: String,
+    #[serde(default)]
+    assign_threshold: Option<f64>,
+    #[serde(default)]
+    rulings: Vec<String>,
     modes: Vec<RawMode>,
 }
 
@@ -102,7 +112,7 @@ impl Taxonomy {
             return Err(invalid("no modes".into()));
         }
         // Taxonomy text reaches terminals and prompts: no control characters (escape sequences).
-        let texts = [&raw.name, &raw.version, &raw.description].into_iter().chain(
+        let texts = [&raw.name, &raw.version, &raw.description].into_iter().chain(raw.rulings.iter()).chain(
             raw.modes.iter().flat_map(|m| [&m.id, &m.title, &m.definition].into_iter().chain(m.evidence.iter())),
         );
         for t in texts {
@@ -135,7 +145,18 @@ impl Taxonomy {
                 .collect::<Result<Vec<_>, _>>()?;
             modes.push(Mode { id: m.id, title: m.title, definition: m.definition, evidence: m.evidence, rules });
         }
-        Ok(Taxonomy { name: raw.name, version: raw.version, description: raw.description, modes })
+        let assign_threshold = raw.assign_threshold.unwrap_or(super::ASSIGN_THRESHOLD);
+        if !(assign_threshold > 0.0 && assign_threshold <= 1.0) {
+            return Err(invalid(format!("`assign_threshold` {assign_threshold} is not in (0, 1]")));
+        }
+        Ok(Taxonomy {
+            name: raw.name,
+            version: raw.version,
+            description: raw.description,
+            modes,
+            assign_threshold,
+            rulings: raw.rulings,
+        })
     }
 
     pub fn mode(&self, id: &str) -> Option<&Mode> {
@@ -157,6 +178,11 @@ impl Taxonomy {
     pub fn fingerprint(&self) -> String {
         let mut h = blake3::Hasher::new();
         h.update(self.stamp().as_bytes());
+        h.update(&self.assign_threshold.to_le_bytes());
+        for r in &self.rulings {
+            h.update(r.as_bytes());
+            h.update(b"\0");
+        }
         for m in &self.modes {
             for part in [&m.id, &m.title, &m.definition].into_iter().chain(&m.evidence) {
                 h.update(part.as_bytes());

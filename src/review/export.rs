@@ -10,6 +10,7 @@ pub mod atif;
 mod cells;
 mod file;
 pub mod parquet;
+pub mod report;
 pub mod tables;
 
 pub use cells::{clean, escape_c1};
@@ -40,6 +41,25 @@ impl Format {
 #[derive(Debug, thiserror::Error)]
 #[error("cannot write the export: {0}")]
 pub struct ExportError(String);
+
+/// Today (UTC), as charts and reports are stamped and named: `2025-06-30`.
+pub fn today() -> String {
+    let d = time::OffsetDateTime::now_utc().date();
+    format!("{:04}-{:02}-{:02}", d.year(), u8::from(d.month()), d.day())
+}
+
+/// `STEM.EXT` in `dir`, or `STEM-2.EXT`, `STEM-3.EXT`... the first name no file has yet.
+pub fn free_name(dir: &std::path::Path, stem: &str, ext: &str) -> std::path::PathBuf {
+    let mut n = 1;
+    loop {
+        let name = if n == 1 { format!("{stem}.{ext}") } else { format!("{stem}-{n}.{ext}") };
+        let path = dir.join(name);
+        if std::fs::symlink_metadata(&path).is_err() || n > 999 {
+            return path;
+        }
+        n += 1;
+    }
+}
 
 /// A label as exported (and imported by `import-labels`): the label whole, with the run it is
 /// about named by more than its local id.

@@ -2,11 +2,15 @@
 //! a run is judged by (an adjudication, else the reviewers' consensus), disagreements, the review
 //! queues, the agreement table, statistics and exports.
 
+pub mod chart;
 pub mod export;
 pub mod filter;
 pub mod import;
+pub mod outcomes;
+pub mod reference_set;
 pub mod stats;
 pub mod summary;
+pub mod validity;
 
 use crate::agreement::{Rating, RatingTable, Reference, Table};
 use crate::label::Source;

@@ -1,6 +1,7 @@
 //! Failure-mode statistics: the distribution of modes over failed runs, overall or by model,
 //! agent, benchmark or exit category, with coverage and agreement with the reference.
 
+use super::outcomes::{OutcomeRow, outcome_row};
 use super::{by_run, reference};
 use crate::agreement::Rating;
 use crate::label::ExitCategory;
@@ -105,6 +106,10 @@ pub struct Stats {
     pub scope: &'static str,
     /// Runs whose outcome is unknown that were left out (0 when they count).
     pub outcome_unknown_left_out: usize,
+    /// Every run of each group (resolved, failed or unknown, labelled or not): the resolve rate,
+    /// steps and cost; the groups of `rows` and more (groups without a failed run too).
+    pub outcomes: Vec<OutcomeRow>,
+    pub outcomes_total: OutcomeRow,
 }
 
 fn group_of(run: &RunSummary, by: By, exit: Option<&str>) -> String {
@@ -117,6 +122,33 @@ fn group_of(run: &RunSummary, by: By, exit: Option<&str>) -> String {
             .filter(|e| !e.is_empty())
             .map(str::to_string)
             .unwrap_or_else(|| ExitCategory::classify(run.exit_status.as_deref(), true).name().into()),
+    }
+}
+
+/// Count the evaluations that matched no run for want of a trajectory in the resolve rates
+/// (`outcomes`), by the group their model, benchmark or nothing names (`unknown`; by exit, `no
+/// trajectory`). The others evaluated another model's or patch's run: not counted.
+pub fn add_orphans(stats: &mut Stats, orphans: &[crate::store::Orphan], by: By) {
+    for o in orphans.iter().filter(|o| o.why == crate::store::Why::NoTrajectory) {
+        let group = match by {
+            By::All => "all".to_string(),
+            By::Model => o.model.clone().unwrap_or_else(|| "unknown".into()),
+            By::Agent => "unknown".into(),
+            By::Benchmark => benchmark(&o.instance_id).into(),
+            By::Exit => "no trajectory".into(),
+        };
+        let at = match stats.outcomes.iter().position(|r| r.group == group) {
+            Some(at) => at,
+            None => {
+                let at = stats.outcomes.partition_point(|r| r.group < group);
+                stats.outcomes.insert(at, outcome_row(group, &[]));
+                at
+            }
+        };
+        if let Some(row) = stats.outcomes.get_mut(at) {
+            row.add_without_trajectory(o.resolved);
+        }
+        stats.outcomes_total.add_without_trajectory(o.resolved);
     }
 }
 
@@ -168,13 +200,18 @@ fn finish(row: &mut Row) {
 pub fn stats(runs: &[RunSummary], sets: &[LabelSet], by: By, pick: Pick, taxonomy: &str, scope: FailedScope) -> Stats {
     let labels = by_run(sets);
     let mut groups: BTreeMap<String, Row> = BTreeMap::new();
+    let mut every: BTreeMap<String, Vec<&RunSummary>> = BTreeMap::new();
     let mut total = Row { group: "total".into(), ..Row::default() };
-    for run in runs.iter().filter(|r| scope.admits(r.resolved)) {
+    for run in runs {
         let mine: Vec<&LabelSet> = labels.get(&run.id).cloned().unwrap_or_default();
-        let rating = chosen(&mine, pick);
-        let reference = reference(&mine);
         let exit = mine.iter().map(|l| l.exit_category.as_str()).find(|e| !e.is_empty());
         let g = group_of(run, by, exit);
+        every.entry(g.clone()).or_default().push(run);
+        if !scope.admits(run.resolved) {
+            continue;
+        }
+        let rating = chosen(&mine, pick);
+        let reference = reference(&mine);
         let row = groups.entry(g.clone()).or_insert_with(|| Row { group: g, ..Row::default() });
         add(row, rating.as_ref(), reference.as_ref(), pick);
         add(&mut total, rating.as_ref(), reference.as_ref(), pick);
@@ -198,5 +235,7 @@ pub fn stats(runs: &[RunSummary], sets: &[LabelSet], by: By, pick: Pick, taxonom
             FailedScope::WithUnknown => "failed_or_unknown",
         },
         outcome_unknown_left_out: runs.iter().filter(|r| r.resolved.is_none() && !scope.admits(None)).count(),
+        outcomes: every.iter().map(|(g, runs)| outcome_row(g.clone(), runs)).collect(),
+        outcomes_total: outcome_row("total".into(), &runs.iter().collect::<Vec<_>>()),
     }
 }

@@ -10,6 +10,7 @@ use super::export::{EditTableRow, RunRest, RunRow, StepTableRow};
 use super::labels::{CachedReply, Classified, ClassifyErrorRow, LabelKey, LabelRow, LabelSet, NewLabel};
 use super::notes::NoteRow;
 use super::read::{RunDetail, RunFilter, RunSummary, SearchHit};
+use super::unmatched::{Joined, Orphan};
 use super::write::{LiveWrite, SourceRecord, SourceWrite, WriteStats};
 use crate::error::StoreError;
 use crate::label::{Label, Source};
@@ -181,6 +182,14 @@ pub trait Reads {
     /// The prompt the model saw at a step, rebuilt from the stored deltas (empty when the
     /// format does not store prompts).
     fn step_prompt(&self, run_id: i64, step: i64) -> Result<Vec<Message>, StoreError>;
+
+    /// The evaluations that matched no run, by instance and source, each with why
+    /// (`runs --evaluations`; see `store::unmatched`).
+    fn orphan_evaluations(&self) -> Result<Vec<Orphan>, StoreError>;
+
+    /// What joined: runs, runs with a verdict, the evaluations that matched no run by why (the
+    /// ingest summary's verdict line).
+    fn joined(&self) -> Result<Joined, StoreError>;
 }
 
 /// What the TUI reads: one screen at a time.

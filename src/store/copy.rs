@@ -107,6 +107,7 @@ pub const TABLES: &[Table] = &[
             "metadata",
             "outcome_id",
             "prediction_id",
+            "tests_outcome_id",
         ],
         key: ID,
     },

@@ -64,7 +64,7 @@ pub(super) struct Candidate {
 /// How well a candidate fits a run, compared in this order: something ties it to the run (the
 /// same patch, model or submission folder), it has a verdict, the evidence (`score`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct Fit {
+pub(super) struct Fit {
     tied: bool,
     verdict: bool,
     score: i64,
@@ -72,7 +72,7 @@ struct Fit {
 
 /// Why a candidate does not join a run.
 #[derive(Debug, Clone, PartialEq)]
-enum Reason {
+pub(super) enum Reason {
     PatchDiffers,
     OtherModel(String),
     /// A summary whose file name names another model.
@@ -95,12 +95,15 @@ impl Reason {
     }
 }
 
-/// A run's joins: its outcome and prediction, or none.
+/// A run's joins: its outcome, prediction and tests' evaluation, or none.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Join {
     pub run: i64,
     pub outcome: Option<i64>,
     pub prediction: Option<i64>,
+    /// The evaluation the run's tests come from when its verdict's has none
+    /// (`runs.tests_outcome_id`).
+    pub tests: Option<i64>,
 }
 
 /// The joins of every run of an instance: each run gets the prediction, then the outcome, that
@@ -114,7 +117,8 @@ pub(super) fn joins(mut runs: Vec<RunSide>, outcomes: &[Candidate], predictions:
             run.models.push(model);
         }
         let outcome = best(run, outcomes, shared);
-        out.push(Join { run: run.id, outcome, prediction });
+        let tests = tests_source(run, outcomes, outcome, shared);
+        out.push(Join { run: run.id, outcome, prediction, tests });
     }
     out
 }
@@ -129,10 +133,12 @@ pub struct Unjoined {
 }
 
 /// The evaluations of run `run_id`'s instance (`runs`, `outcomes`) that the run did not get,
-/// each with the reason; `joined` is its outcome, `prediction_model` its prediction's model.
+/// each with the reason; `joined` is its outcome, `tests` the evaluation its tests come from,
+/// `prediction_model` its prediction's model.
 pub(super) fn unjoined(
     run_id: i64,
     joined: Option<i64>,
+    tests: Option<i64>,
     prediction_model: Option<String>,
     runs: Vec<RunSide>,
     outcomes: &[Candidate],
@@ -142,7 +148,8 @@ pub(super) fn unjoined(
     run.models.extend(prediction_model);
     let chosen = outcomes.iter().find(|c| Some(c.id) == joined);
     let mut out = Vec::new();
-    for c in outcomes.iter().filter(|c| Some(c.id) != joined) {
+    // The evaluation that gives the run's tests is joined too (as the tests' source).
+    for c in outcomes.iter().filter(|c| Some(c.id) != joined && Some(c.id) != tests) {
         let reason = match (judge(&run, c, shared), chosen) {
             (Err(reason), _) => reason.text(),
             (Ok(fit), Some(j)) if !fit.verdict && j.verdict => {
@@ -160,13 +167,29 @@ pub(super) fn unjoined(
     out
 }
 
+/// When the verdict's evaluation has no per-test detail (a run summary: resolved ids only), the
+/// best other evaluation that fits the run and has it (a per-instance report beside the summary):
+/// the run's tests come from there, its verdict from the summary.
+fn tests_source(run: &RunSide, outcomes: &[Candidate], verdict: Option<i64>, shared: usize) -> Option<i64> {
+    let chosen = outcomes.iter().find(|c| Some(c.id) == verdict)?;
+    if chosen.detail > 0 {
+        return None;
+    }
+    outcomes
+        .iter()
+        .filter(|c| c.id != chosen.id && c.detail > 0)
+        .filter_map(|c| judge(run, c, shared).ok().map(|fit| (fit, c.id)))
+        .max()
+        .map(|(_, id)| id)
+}
+
 /// The best candidate for a run, or none.
 fn best(run: &RunSide, candidates: &[Candidate], shared: usize) -> Option<i64> {
     candidates.iter().filter_map(|c| judge(run, c, shared).ok().map(|score| (score, c.id))).max().map(|(_, id)| id)
 }
 
 /// How well a candidate fits a run, or why it does not.
-fn judge(run: &RunSide, c: &Candidate, shared: usize) -> Result<Fit, Reason> {
+pub(super) fn judge(run: &RunSide, c: &Candidate, shared: usize) -> Result<Fit, Reason> {
     if run.best_attempt == Some(false) {
         return Err(Reason::NotSubmitted);
     }

@@ -24,6 +24,7 @@ pub mod read;
 mod sqlite;
 pub mod terms;
 mod texts;
+mod unmatched;
 mod write;
 
 use crate::error::StoreError;
@@ -33,6 +34,7 @@ pub use backend::{Backend, IndexStats};
 pub use grade::ungraded;
 pub use link::{Unjoined, is_layout_word};
 pub use sqlite::APPLICATION_ID;
+pub use unmatched::{Joined, Orphan, Why};
 pub use write::{LiveWrite, SourceRecord, SourceWrite, UNFINISHED, WriteStats};
 
 /// A trajan database, opened through the backend that holds it (see the module).

@@ -250,6 +250,14 @@ pub struct OutcomeRow {
     /// Where `resolved` comes from.
     pub verdict: Verdict,
     pub tests: Vec<TestCase>,
+    /// Where the tests come from when not from the verdict's evaluation: a per-instance report
+    /// beside a run summary that has only resolved ids.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tests_source: Option<String>,
+    /// What the tests' evaluation says of the verdict when it says otherwise than the verdict's
+    /// own evaluation (the summary): both are kept, the run says so.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tests_say_resolved: Option<bool>,
 }
 
 /// Where an outcome's verdict comes from.
@@ -299,9 +307,19 @@ pub struct SearchHit {
 }
 
 impl OutcomeRow {
-    /// A row of `format, source path, resolved, patch_applied, logged IS NOT NULL`, with its tests.
-    pub fn from_row(r: &dyn Cells, tests: Vec<TestCase>) -> Result<OutcomeRow, StoreError> {
+    /// A row of `format, source path, resolved, patch_applied, logged IS NOT NULL`, with its tests;
+    /// `tests_from` is the source path and verdict of the evaluation the tests come from when it
+    /// is another one (`runs.tests_outcome_id`).
+    pub fn from_row(
+        r: &dyn Cells,
+        tests: Vec<TestCase>,
+        tests_from: Option<(String, Option<bool>)>,
+    ) -> Result<OutcomeRow, StoreError> {
         let resolved = r.opt_flag(2)?;
+        let (tests_source, tests_say_resolved) = match tests_from {
+            Some((path, says)) => (Some(path), says.filter(|s| resolved.is_some_and(|r| r != *s))),
+            None => (None, None),
+        };
         let verdict = match (r.flag(4)?, resolved) {
             (false, _) => Verdict::Reported,
             (true, Some(_)) => Verdict::Graded,
@@ -314,6 +332,8 @@ impl OutcomeRow {
             patch_applied: r.opt_flag(3)?,
             verdict,
             tests,
+            tests_source,
+            tests_say_resolved,
         })
     }
 }

@@ -106,6 +106,12 @@ pub enum Command {
     /// Next / previous divergence of the compared runs (search match while a search is on).
     NextDivergence,
     PrevDivergence,
+    /// The statistics screen's next chart: modes, agreement, coverage, resolve rate, steps, cost.
+    NextChart,
+    /// Write the chart on screen as SVG in the current folder.
+    ExportChart,
+    /// Write the marked runs (else the run under the cursor, or open) as an HTML report.
+    ExportReport,
 }
 
 impl Command {
@@ -156,6 +162,8 @@ pub enum Action {
     },
     /// A background task failed; shown in the status line.
     Failed(String),
+    /// A chart or report was written: what, and where.
+    Exported(String),
     /// The review state of every labelled run (at start and after each saved label).
     ReviewLoaded(std::collections::BTreeMap<i64, crate::review::ReviewState>),
     /// A label was saved (its id) for this run.

@@ -41,6 +41,9 @@ pub fn run(store: Store, ctx: ViewCtx, opts: Options) -> Result<(), TuiError> {
     let mut guard = Guard::enter(opts.mouse)?;
     let size = guard.terminal.size()?;
     let mut app = App::new((size.width, size.height));
+    if let Ok(dir) = std::env::current_dir() {
+        app.export_dir = dir;
+    }
     app.review = opts.review;
     let mut ctx = ctx;
     let mut worker = Worker::start(&opts.db);
@@ -69,8 +72,9 @@ pub fn run(store: Store, ctx: ViewCtx, opts: Options) -> Result<(), TuiError> {
         dispatch(&mut worker, &mut app, Action::Indexing { done: 0, total: unindexed });
         send(&mut worker, &mut app, vec![Effect::BuildIndex]);
     }
+    // `trajan open RUN` opens a run of the database: q comes back to its list. (A run read
+    // from a file, `trajan FILE`, is the only thing open: q quits; see `App::feed`.)
     if let Some(id) = opts.open {
-        app.direct = Some(id);
         dispatch(&mut worker, &mut app, Action::Open(id));
     }
     if !opts.compare.is_empty() {

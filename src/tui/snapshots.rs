@@ -186,6 +186,54 @@ fn statistics_screen() {
 }
 
 #[test]
+fn statistics_charts() {
+    // 160x48 draws the chart `c` picks under the numbers: agreement (kappa, alpha), then the
+    // coverage by model (`s` groups), the resolve rate, the steps' spreads.
+    let mut h = Harness::classified(160, 48);
+    h.press("] L 1 w q % c");
+    insta::assert_snapshot!("stats_chart_agreement_160x48", h.screen());
+    h.press("s c");
+    insta::assert_snapshot!("stats_chart_coverage_by_model_160x48", h.screen());
+    h.press("c");
+    insta::assert_snapshot!("stats_chart_resolve_by_model_160x48", h.screen());
+    h.press("c");
+    insta::assert_snapshot!("stats_chart_steps_by_model_160x48", h.screen());
+}
+
+#[test]
+fn the_chart_on_screen_and_the_run_at_hand_are_written_and_named() {
+    let out = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut h = Harness::classified(160, 48);
+    h.ui.app.export_dir = out.path().to_path_buf();
+    h.press("] L 1 w q % c c e");
+    let status = h.ui.app.status.clone().map(|s| s.text).unwrap_or_default();
+    let written: Vec<std::path::PathBuf> =
+        ok(std::fs::read_dir(out.path())).filter_map(|e| e.ok().map(|e| e.path())).collect();
+    let [svg] = written.as_slice() else { panic!("one file: {written:?}") };
+    let name = svg.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    assert!(name.starts_with("trajan-coverage-by-all-") && name.ends_with(".svg"), "{name}");
+    assert!(status.contains(&name), "the status line names it: {status}");
+    assert!(ok(std::fs::read_to_string(svg)).contains("Coverage"));
+    // In the run view, R writes the run as a report.
+    h.press("q q Enter R");
+    let status = h.ui.app.status.clone().map(|s| s.text).unwrap_or_default();
+    let id = h.ui.app.run.as_ref().map(|r| r.run_id()).unwrap_or_default();
+    let page = out.path().join(format!("trajan-report-run-{id}-{}.html", crate::review::export::today()));
+    assert!(status.contains("trajan-report-run-") && status.contains("(1 run)"), "{status}");
+    let html = ok(std::fs::read_to_string(&page));
+    assert_eq!(html.matches("<section class=\"run\"").count(), 1, "{}", page.display());
+    // In the list, R writes the marked runs; under blind review only runs the reviewer labelled
+    // (a report shows every label).
+    h.press("q m j m R");
+    let status = h.ui.app.status.clone().unwrap_or_else(|| panic!("a status"));
+    assert!(status.error && status.text.starts_with("blind review: run "), "{status:?}");
+    h.ui.app.review.blind = false;
+    h.press("R");
+    let status = h.ui.app.status.clone().map(|s| s.text).unwrap_or_default();
+    assert!(status.contains("trajan-report-2-runs-") && status.contains("(2 runs)"), "{status}");
+}
+
+#[test]
 fn statistics_from_the_run_view() {
     // `%` works in a run too, and q comes back to it.
     both_classified("stats_from_run", |h| h.press("] % q"));

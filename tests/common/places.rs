@@ -11,7 +11,12 @@ use std::sync::OnceLock;
 const DEEP: &str = "a-checkout-whose-path-is-long/reviews/2026/agent-evaluations/team-of-reviewers-with-long-names/\
                     nested-clone-of-the-repository/trajan";
 
-/// The project's `fixtures/` folder as the tests read it: the copy under a long path.
+/// Folders of `fixtures/` copied only when a test asks for them (large: the labelled
+/// development set is 26 MB).
+const ON_DEMAND: &[&str] = &["labelled"];
+
+/// The project's `fixtures/` folder as the tests read it: the copy under a long path (the
+/// folders of [`ON_DEMAND`] only once [`fixtures_dir`] names them).
 pub fn fixtures() -> &'static Path {
     static COPY: OnceLock<PathBuf> = OnceLock::new();
     COPY.get_or_init(|| {
@@ -19,16 +24,29 @@ pub fn fixtures() -> &'static Path {
         remove_stale(&root);
         let dest = root.join(std::process::id().to_string()).join("fixtures");
         let _ = std::fs::remove_dir_all(&dest);
-        copy_tree(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures"), &dest);
+        copy_tree(&original(), &dest, ON_DEMAND);
         let dest = super::must(std::fs::canonicalize(&dest), "canonicalize the fixtures copy");
         assert!(dest.as_os_str().len() > 120, "the fixtures copy must sit under a long path: {}", dest.display());
         dest
     })
 }
 
-/// One folder of the fixtures (`fixtures_dir("layouts")`).
+/// One folder of the fixtures (`fixtures_dir("layouts")`, `fixtures_dir("labelled/runs")`).
 pub fn fixtures_dir(rel: &str) -> PathBuf {
+    let top = rel.split('/').next().unwrap_or(rel);
+    if ON_DEMAND.contains(&top) {
+        static COPIED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+        let mut copied = COPIED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if !copied.iter().any(|c| c == top) {
+            copy_tree(&original().join(top), &fixtures().join(top), &[]);
+            copied.push(top.to_string());
+        }
+    }
     fixtures().join(rel)
+}
+
+fn original() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
 }
 
 /// The real corpus (`fixtures/corpus/`, see its MANIFEST.md).
@@ -54,18 +72,22 @@ fn remove_stale(root: &Path) {
     }
 }
 
-/// Files, folders and symbolic links (dangling ones too: some layouts have them) as they are.
-fn copy_tree(from: &Path, to: &Path) {
+/// Files, folders and symbolic links (dangling ones too: some layouts have them) as they are,
+/// but for the entries named in `leave`.
+fn copy_tree(from: &Path, to: &Path, leave: &[&str]) {
     super::must(std::fs::create_dir_all(to), "create a fixtures folder");
     for entry in super::must(std::fs::read_dir(from), "read a fixtures folder") {
         let entry = super::must(entry, "read a fixtures entry");
+        if entry.file_name().to_str().is_some_and(|n| leave.contains(&n)) {
+            continue;
+        }
         let (src, dst) = (entry.path(), to.join(entry.file_name()));
         let kind = super::must(entry.file_type(), "a fixture's type");
         if kind.is_symlink() {
             let target = super::must(std::fs::read_link(&src), "read a fixture link");
             super::must(std::os::unix::fs::symlink(target, &dst), "copy a fixture link");
         } else if kind.is_dir() {
-            copy_tree(&src, &dst);
+            copy_tree(&src, &dst, &[]);
         } else {
             super::must(std::fs::copy(&src, &dst), "copy a fixture");
         }

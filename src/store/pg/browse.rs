@@ -10,11 +10,11 @@ use crate::store::read::{RunSummary, SUMMARY_SELECT};
 impl Browse for Pg {
     fn run_data(&self, id: i64) -> Result<RunData, StoreError> {
         let summary = self.run_summary(id)?;
-        let r = self.one("SELECT submission, outcome_id FROM runs WHERE id = $1", &[&id])?;
+        let r = self.one("SELECT submission, outcome_id, tests_outcome_id FROM runs WHERE id = $1", &[&id])?;
         let edits = self.rows(&format!("SELECT {EDIT_LINE} FROM edits {EDITS_OF}"), &[&id, &None::<i64>])?;
         Ok(RunData {
             edits: edits.iter().map(|r| EditLine::from_row(r)).collect::<Result<_, _>>()?,
-            outcome: r.opt_int(1)?.map(|o| self.outcome(o)).transpose()?,
+            outcome: r.opt_int(1)?.map(|o| self.outcome(o, r.opt_int(2)?)).transpose()?,
             task: self.task(&summary.instance_id)?,
             labels: self.labels(Some(id), true)?,
             notes: self.notes(Some(id))?,

@@ -7,6 +7,8 @@ use crate::error::StoreError;
 use crate::model::TestCase;
 use crate::store::grade::{lists_of, regrade};
 use crate::store::link::{Candidate, RunSide, Unjoined, home, joins};
+use crate::store::unmatched::{self, Joined, Orphan, Why};
+use std::collections::HashMap;
 
 /// Grade the instance's test logs, then join each of its runs to the outcome and prediction that
 /// fit it best.
@@ -20,9 +22,10 @@ pub fn relink_instance(pg: &Pg, instance_id: &str) -> Result<(), StoreError> {
     let predictions = predictions_of(pg, instance_id)?;
     for j in joins(runs, &outcomes, &predictions) {
         pg.exec(
-            "UPDATE runs SET outcome_id = $2, prediction_id = $3 WHERE id = $1
-             AND (outcome_id IS DISTINCT FROM $2 OR prediction_id IS DISTINCT FROM $3)",
-            &[&j.run, &j.outcome, &j.prediction],
+            "UPDATE runs SET outcome_id = $2, prediction_id = $3, tests_outcome_id = $4 WHERE id = $1
+             AND (outcome_id IS DISTINCT FROM $2 OR prediction_id IS DISTINCT FROM $3
+                  OR tests_outcome_id IS DISTINCT FROM $4)",
+            &[&j.run, &j.outcome, &j.prediction, &j.tests],
         )?;
     }
     Ok(())
@@ -31,17 +34,69 @@ pub fn relink_instance(pg: &Pg, instance_id: &str) -> Result<(), StoreError> {
 /// The evaluations of the run's instance that the run did not get, each with the reason.
 pub fn unjoined(pg: &Pg, run_id: i64) -> Result<Vec<Unjoined>, StoreError> {
     let Some(row) = pg.opt(
-        "SELECT r.instance_id, r.outcome_id, p.model FROM runs r LEFT JOIN predictions p ON p.id = r.prediction_id
-         WHERE r.id = $1",
+        "SELECT r.instance_id, r.outcome_id, p.model, r.tests_outcome_id FROM runs r
+         LEFT JOIN predictions p ON p.id = r.prediction_id WHERE r.id = $1",
         &[&run_id],
     )?
     else {
         return Ok(Vec::new());
     };
-    let (instance_id, joined, model) = (row.text(0)?, row.opt_int(1)?, row.opt_text(2)?);
+    let (instance_id, joined, model, tests) = (row.text(0)?, row.opt_int(1)?, row.opt_text(2)?, row.opt_int(3)?);
     let runs = runs_of(pg, &instance_id)?;
     let outcomes = outcomes_of(pg, &instance_id)?;
-    Ok(crate::store::link::unjoined(run_id, joined, model, runs, &outcomes))
+    Ok(crate::store::link::unjoined(run_id, joined, tests, model, runs, &outcomes))
+}
+
+/// Every evaluation that matched no run, by instance and source (`store::unmatched`).
+pub fn orphans(pg: &Pg) -> Result<Vec<Orphan>, StoreError> {
+    // Every evaluation no run took (as its verdict or its tests), its `why` decided by
+    // `unmatched::orphans`.
+    let candidates = pg
+        .rows(
+            "SELECT o.id, o.instance_id, o.model, o.resolved, o.test_count, o.format, s.path
+             FROM outcomes o JOIN sources s ON s.id = o.source_id
+             WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.outcome_id = o.id)
+               AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.tests_outcome_id = o.id)
+             ORDER BY o.instance_id, s.path, o.id",
+            &[],
+        )?
+        .iter()
+        .map(|r| {
+            Ok(Orphan {
+                outcome_id: r.int(0)?,
+                instance_id: r.text(1)?,
+                model: r.opt_text(2)?,
+                resolved: r.opt_flag(3)?,
+                tests: r.int(4)?,
+                format: r.text(5)?,
+                source: r.text(6)?,
+                why: Why::NoTrajectory,
+            })
+        })
+        .collect::<Result<Vec<_>, StoreError>>()?;
+    unmatched::orphans(candidates, &mut |instance_id| {
+        let mut runs = runs_of(pg, instance_id)?;
+        let models: HashMap<i64, String> = pg
+            .rows(
+                "SELECT r.id, p.model FROM runs r JOIN predictions p ON p.id = r.prediction_id
+                 WHERE r.instance_id = $1 AND p.model IS NOT NULL",
+                &[&enc(instance_id)],
+            )?
+            .iter()
+            .map(|r| Ok((r.int(0)?, r.text(1)?)))
+            .collect::<Result<_, StoreError>>()?;
+        for run in &mut runs {
+            run.models.extend(models.get(&run.id).cloned());
+        }
+        Ok((runs, outcomes_of(pg, instance_id)?))
+    })
+}
+
+/// Runs, runs with a verdict, and the evaluations that matched no run by why.
+pub fn joined(pg: &Pg) -> Result<Joined, StoreError> {
+    let r =
+        pg.one("SELECT COUNT(*), COUNT(o.resolved) FROM runs r LEFT JOIN outcomes o ON o.id = r.outcome_id", &[])?;
+    Ok(Joined::of(r.int(0)?, r.int(1)?, &orphans(pg)?))
 }
 
 fn runs_of(pg: &Pg, instance_id: &str) -> Result<Vec<RunSide>, StoreError> {

@@ -11,6 +11,7 @@ use crate::store::read::{
     prompt_row, task_row, test_case,
 };
 use crate::store::texts;
+use crate::store::unmatched::{Joined, Orphan};
 
 /// The edits of run `$1`, or of its step `$2` when not null, in step order (final patch last).
 pub(super) const EDITS_OF: &str =
@@ -63,7 +64,8 @@ impl Reads for Pg {
     fn run_detail(&self, id: i64, only_step: Option<i64>) -> Result<RunDetail, StoreError> {
         let summary = self.run_summary(id)?;
         let r = self.one(
-            "SELECT tokens_sent, tokens_received, api_calls, submission, outcome_id FROM runs WHERE id = $1",
+            "SELECT tokens_sent, tokens_received, api_calls, submission, outcome_id, tests_outcome_id
+             FROM runs WHERE id = $1",
             &[&id],
         )?;
         Ok(RunDetail {
@@ -71,7 +73,7 @@ impl Reads for Pg {
             tokens_received: r.opt_int(1)?,
             api_calls: r.opt_int(2)?,
             submission: r.opt_text(3)?,
-            outcome: r.opt_int(4)?.map(|o| self.outcome(o)).transpose()?,
+            outcome: r.opt_int(4)?.map(|o| self.outcome(o, r.opt_int(5)?)).transpose()?,
             unjoined_evaluations: super::link::unjoined(self, id)?,
             task: self.task(&summary.instance_id)?,
             edit_list: self.edit_texts(id, only_step)?.into_iter().map(EditRow::from).collect(),
@@ -89,6 +91,14 @@ impl Reads for Pg {
         )?;
         let rows = rows.iter().map(|r| prompt_row(r)).collect::<Result<Vec<_>, _>>()?;
         Ok(prompt_of(rows, step))
+    }
+
+    fn orphan_evaluations(&self) -> Result<Vec<Orphan>, StoreError> {
+        super::link::orphans(self)
+    }
+
+    fn joined(&self) -> Result<Joined, StoreError> {
+        super::link::joined(self)
     }
 }
 
@@ -118,11 +128,13 @@ impl Pg {
             .collect()
     }
 
-    pub(super) fn outcome(&self, id: i64) -> Result<OutcomeRow, StoreError> {
+    /// The evaluation `id` (its verdict), with the tests of `tests_from` when another evaluation
+    /// gives them (`runs.tests_outcome_id`).
+    pub(super) fn outcome(&self, id: i64, tests_from: Option<i64>) -> Result<OutcomeRow, StoreError> {
         let tests = self
             .rows(
                 "SELECT name, grp, passed, message FROM tests WHERE outcome_id = $1 ORDER BY grp NULLS FIRST, name, id",
-                &[&id],
+                &[&tests_from.unwrap_or(id)],
             )?
             .iter()
             .map(|r| test_case(r))
@@ -132,7 +144,17 @@ impl Pg {
              JOIN sources s ON s.id = o.source_id WHERE o.id = $1",
             &[&id],
         )?;
-        OutcomeRow::from_row(&r, tests)
+        let other = match tests_from.filter(|t| *t != id) {
+            Some(t) => {
+                let o = self.one(
+                    "SELECT s.path, o.resolved FROM outcomes o JOIN sources s ON s.id = o.source_id WHERE o.id = $1",
+                    &[&t],
+                )?;
+                Some((o.text(0)?, o.opt_flag(1)?))
+            }
+            None => None,
+        };
+        OutcomeRow::from_row(&r, tests, other)
     }
 
     pub(super) fn task(&self, instance_id: &str) -> Result<Option<TaskRow>, StoreError> {

@@ -36,7 +36,8 @@ pub(super) fn tune(pg: &super::Pg) -> Result<(), crate::error::StoreError> {
 /// `trajan_schema.application`: what marks a trajan database.
 pub const APPLICATION: &str = "trajan";
 
-pub const MIGRATIONS: &[&str] = &[r#"
+pub const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
 
 CREATE TABLE trajan_schema (
@@ -301,4 +302,12 @@ CREATE TABLE notes (
     created_at text COLLATE "C" NOT NULL,
     UNIQUE (run_id, step_idx, rater)
 );
-"#];
+"#,
+    // 2: SQLite's migration 7: a run's per-test results may come from another evaluation than
+    //    its verdict (a per-instance report beside a run summary, `store::link`). NULL: the
+    //    verdict's evaluation gives the tests too.
+    r#"
+ALTER TABLE runs ADD COLUMN tests_outcome_id bigint REFERENCES outcomes(id) ON DELETE SET NULL;
+CREATE INDEX runs_tests_outcome ON runs(tests_outcome_id);
+"#,
+];

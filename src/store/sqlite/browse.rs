@@ -15,14 +15,15 @@ impl Browse for Sqlite {
     /// Everything the run view shows except step bodies.
     fn run_data(&self, id: i64) -> Result<RunData, StoreError> {
         let summary = self.run_summary(id)?;
-        let (submission, outcome_id): (Option<String>, Option<i64>) =
-            self.conn.query_row("SELECT submission, outcome_id FROM runs WHERE id = ?1", [id], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })?;
+        let (submission, outcome_id, tests_id): (Option<String>, Option<i64>, Option<i64>) = self.conn.query_row(
+            "SELECT submission, outcome_id, tests_outcome_id FROM runs WHERE id = ?1",
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )?;
         let steps = self.step_lines(id, 0)?;
         Ok(RunData {
             edits: self.edit_lines(id, None)?,
-            outcome: outcome_id.map(|o| self.outcome(o)).transpose()?,
+            outcome: outcome_id.map(|o| self.outcome(o, tests_id)).transpose()?,
             task: self.task(&summary.instance_id)?,
             labels: self.labels(Some(id), true)?,
             notes: self.notes(Some(id))?,

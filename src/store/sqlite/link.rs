@@ -3,6 +3,7 @@
 
 use crate::error::StoreError;
 use crate::store::link::{Candidate, RunSide, Unjoined, home, joins};
+use crate::store::unmatched::{self, Joined, Orphan, Why};
 use rusqlite::{Connection, OptionalExtension, params};
 
 /// Grade the instance's test logs, then join each of its runs to the outcome and prediction that
@@ -16,21 +17,21 @@ pub fn relink_instance(tx: &Connection, instance_id: &str) -> Result<(), StoreEr
     let outcomes = outcomes_of(tx, instance_id)?;
     let predictions = predictions_of(tx, instance_id)?;
     for j in joins(runs, &outcomes, &predictions) {
-        tx.prepare_cached("UPDATE runs SET outcome_id = ?2, prediction_id = ?3 WHERE id = ?1")?.execute(params![
-            j.run,
-            j.outcome,
-            j.prediction
-        ])?;
+        tx.prepare_cached("UPDATE runs SET outcome_id = ?2, prediction_id = ?3, tests_outcome_id = ?4 WHERE id = ?1")?
+            .execute(params![j.run, j.outcome, j.prediction, j.tests])?;
     }
     Ok(())
 }
 
 /// The evaluations of the run's instance that the run did not get, each with the reason.
 pub fn unjoined(conn: &Connection, run_id: i64) -> Result<Vec<Unjoined>, StoreError> {
-    let Some((instance_id, joined, prediction)): Option<(String, Option<i64>, Option<i64>)> = conn
-        .query_row("SELECT instance_id, outcome_id, prediction_id FROM runs WHERE id = ?1", [run_id], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-        })
+    type Joins = (String, Option<i64>, Option<i64>, Option<i64>);
+    let Some((instance_id, joined, prediction, tests)): Option<Joins> = conn
+        .query_row(
+            "SELECT instance_id, outcome_id, prediction_id, tests_outcome_id FROM runs WHERE id = ?1",
+            [run_id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
         .optional()?
     else {
         return Ok(Vec::new());
@@ -43,7 +44,57 @@ pub fn unjoined(conn: &Connection, run_id: i64) -> Result<Vec<Unjoined>, StoreEr
     };
     let runs = runs_of(conn, &instance_id)?;
     let outcomes = outcomes_of(conn, &instance_id)?;
-    Ok(crate::store::link::unjoined(run_id, joined, model, runs, &outcomes))
+    Ok(crate::store::link::unjoined(run_id, joined, tests, model, runs, &outcomes))
+}
+
+/// Every evaluation that matched no run, by instance and source (`store::unmatched`).
+pub fn orphans(conn: &Connection) -> Result<Vec<Orphan>, StoreError> {
+    // Every evaluation no run took, its `why` decided by `unmatched::orphans`.
+    let candidates: Vec<Orphan> = conn
+        .prepare(
+            "SELECT o.id, o.instance_id, o.model, o.resolved, o.test_count, o.format, s.path
+             FROM outcomes o JOIN sources s ON s.id = o.source_id
+             WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.outcome_id = o.id OR r.tests_outcome_id = o.id)
+             ORDER BY o.instance_id, s.path, o.id",
+        )?
+        .query_map([], |r| {
+            Ok(Orphan {
+                outcome_id: r.get(0)?,
+                instance_id: r.get(1)?,
+                model: r.get(2)?,
+                resolved: r.get(3)?,
+                tests: r.get(4)?,
+                format: r.get(5)?,
+                source: r.get(6)?,
+                why: Why::NoTrajectory,
+            })
+        })?
+        .collect::<Result<_, _>>()?;
+    unmatched::orphans(candidates, &mut |instance_id| {
+        let mut runs = runs_of(conn, instance_id)?;
+        for run in &mut runs {
+            let model: Option<String> = conn
+                .query_row(
+                    "SELECT p.model FROM runs r JOIN predictions p ON p.id = r.prediction_id WHERE r.id = ?1",
+                    params![run.id],
+                    |r| r.get(0),
+                )
+                .optional()?
+                .flatten();
+            run.models.extend(model);
+        }
+        Ok((runs, outcomes_of(conn, instance_id)?))
+    })
+}
+
+/// Runs, runs with a verdict, and the evaluations that matched no run by why.
+pub fn joined(conn: &Connection) -> Result<Joined, StoreError> {
+    let (runs, runs_with_verdict): (i64, i64) = conn.query_row(
+        "SELECT COUNT(*), COUNT(o.resolved) FROM runs r LEFT JOIN outcomes o ON o.id = r.outcome_id",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    Ok(Joined::of(runs, runs_with_verdict, &orphans(conn)?))
 }
 
 fn runs_of(conn: &Connection, instance_id: &str) -> Result<Vec<RunSide>, StoreError> {

@@ -9,6 +9,7 @@ use crate::store::read::{
     prompt_row, task_row, test_case,
 };
 use crate::store::texts;
+use crate::store::unmatched::{Joined, Orphan};
 use rusqlite::{OptionalExtension, params};
 
 impl Reads for Sqlite {
@@ -59,8 +60,9 @@ impl Reads for Sqlite {
     /// A run with its steps (all, or only `only_step`), edits, outcome and task.
     fn run_detail(&self, id: i64, only_step: Option<i64>) -> Result<RunDetail, StoreError> {
         let summary = self.run_summary(id)?;
-        let (mut detail, outcome_id) = self.conn.query_row(
-            "SELECT tokens_sent, tokens_received, api_calls, submission, outcome_id FROM runs WHERE id = ?1",
+        let (mut detail, outcome_id, tests_id) = self.conn.query_row(
+            "SELECT tokens_sent, tokens_received, api_calls, submission, outcome_id, tests_outcome_id
+             FROM runs WHERE id = ?1",
             [id],
             |r| {
                 let detail = RunDetail {
@@ -75,10 +77,10 @@ impl Reads for Sqlite {
                     step_list: Vec::new(),
                     summary: summary.clone(),
                 };
-                Ok((detail, r.get::<_, Option<i64>>(4)?))
+                Ok((detail, r.get::<_, Option<i64>>(4)?, r.get::<_, Option<i64>>(5)?))
             },
         )?;
-        detail.outcome = outcome_id.map(|o| self.outcome(o)).transpose()?;
+        detail.outcome = outcome_id.map(|o| self.outcome(o, tests_id)).transpose()?;
         detail.unjoined_evaluations = super::link::unjoined(&self.conn, id)?;
         detail.task = self.task(&summary.instance_id)?;
         detail.edit_list = self.edits(id, only_step)?;
@@ -96,6 +98,14 @@ impl Reads for Sqlite {
              WHERE s.run_id = ?1 AND s.idx <= ?2 AND s.query_keep IS NOT NULL ORDER BY s.idx, q.pos",
         )?;
         Ok(prompt_of(collect(&mut stmt, params![run_id, step], prompt_row)?, step))
+    }
+
+    fn orphan_evaluations(&self) -> Result<Vec<Orphan>, StoreError> {
+        super::link::orphans(&self.conn)
+    }
+
+    fn joined(&self) -> Result<Joined, StoreError> {
+        super::link::joined(&self.conn)
     }
 }
 
@@ -118,18 +128,28 @@ impl Sqlite {
         Ok(self.edit_texts(run_id, only)?.into_iter().map(EditRow::from).collect())
     }
 
-    pub(super) fn outcome(&self, id: i64) -> Result<OutcomeRow, StoreError> {
+    /// The evaluation `id` (its verdict), with the tests of `tests_from` when another evaluation
+    /// gives them (`runs.tests_outcome_id`).
+    pub(super) fn outcome(&self, id: i64, tests_from: Option<i64>) -> Result<OutcomeRow, StoreError> {
         let mut stmt = self
             .conn
             .prepare_cached("SELECT name, grp, passed, message FROM tests WHERE outcome_id = ?1 ORDER BY grp, name")?;
-        let tests = collect(&mut stmt, [id], test_case)?;
+        let tests = collect(&mut stmt, [tests_from.unwrap_or(id)], test_case)?;
+        let other = match tests_from.filter(|t| *t != id) {
+            Some(t) => Some(self.conn.query_row(
+                "SELECT s.path, o.resolved FROM outcomes o JOIN sources s ON s.id = o.source_id WHERE o.id = ?1",
+                [t],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )?),
+            None => None,
+        };
         let mut stmt = self.conn.prepare_cached(
             "SELECT o.format, s.path, o.resolved, o.patch_applied, o.logged IS NOT NULL FROM outcomes o
              JOIN sources s ON s.id = o.source_id WHERE o.id = ?1",
         )?;
         let mut rows = stmt.query([id])?;
         let r = rows.next()?.ok_or(rusqlite::Error::QueryReturnedNoRows)?;
-        OutcomeRow::from_row(r, tests)
+        OutcomeRow::from_row(r, tests, other)
     }
 
     pub(super) fn task(&self, instance_id: &str) -> Result<Option<TaskRow>, StoreError> {

@@ -303,4 +303,10 @@ CREATE TABLE notes (
     UNIQUE (run_id, step_idx, rater)
 );
 "#,
+    // 7: a run's per-test results may come from another evaluation than its verdict: an sb-cli
+    //    or harness run summary gives the verdict (resolved ids), a per-instance report beside
+    //    it the tests (`store::link`). NULL: the verdict's evaluation gives the tests too.
+    r#"
+ALTER TABLE runs ADD COLUMN tests_outcome_id INTEGER REFERENCES outcomes(id) ON DELETE SET NULL;
+"#,
 ];

@@ -170,7 +170,7 @@ impl App {
         self.picker = Some(Picker { base, instance, runs, cursor: 0 });
     }
 
-    fn marked_in_list_order(&self) -> Vec<i64> {
+    pub(super) fn marked_in_list_order(&self) -> Vec<i64> {
         self.list.runs.iter().map(|r| r.id).filter(|id| self.marked.contains(id)).collect()
     }
 

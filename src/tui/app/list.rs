@@ -115,6 +115,7 @@ impl super::App {
             Command::Bottom => self.list.move_to(usize::MAX),
             Command::Mark => self.toggle_mark(),
             Command::Compare => return self.compare_command(None),
+            Command::ExportReport => return self.export_report(),
             Command::Open | Command::NextStep => {
                 self.return_to = None;
                 if let Some(id) = self.list.selected().map(|r| r.id) {

@@ -2,6 +2,7 @@
 //! data and the driver performs them, so every flow is a plain unit test.
 
 mod compare;
+mod export;
 mod index;
 mod list;
 mod reading;
@@ -86,6 +87,21 @@ pub enum Effect {
     /// Add the runs waiting for the search index to it (slow lane; progress as
     /// [`Action::Indexing`], then [`Action::Indexed`]).
     BuildIndex,
+    /// Write the chart of `kind` over the statistics `ask` asks for, as SVG, in `dir` (the
+    /// agreement with its bootstrap intervals).
+    ExportChart {
+        taxonomy: Box<crate::label::taxonomy::Taxonomy>,
+        ask: crate::review::summary::Ask,
+        kind: crate::review::chart::Kind,
+        dir: std::path::PathBuf,
+    },
+    /// Write these runs as an HTML report in `dir`.
+    ExportReport {
+        taxonomy: Box<crate::label::taxonomy::Taxonomy>,
+        ask: crate::review::summary::Ask,
+        runs: Vec<i64>,
+        dir: std::path::PathBuf,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -178,6 +194,8 @@ pub struct App {
     pub reading: Option<Reading>,
     /// A run was opened for the reading (the first one begun): no other is opened for it.
     opened_from_feed: bool,
+    /// Where charts and reports are written: the folder the TUI was started in.
+    pub export_dir: std::path::PathBuf,
     /// The run the TUI was opened on (`trajan open RUN`, or the one run of a file read alone):
     /// leaving it quits, as a pager does, instead of showing a list of one run.
     pub direct: Option<i64>,
@@ -229,6 +247,7 @@ impl App {
             held_searches: Vec::new(),
             reading: None,
             opened_from_feed: false,
+            export_dir: std::path::PathBuf::from("."),
             direct: None,
         }
     }
@@ -264,12 +283,13 @@ impl App {
                 Vec::new()
             }
             Action::StatsLoaded(report) => {
-                let keep = self.stats.as_ref().map(|s| (s.mode, s.rater, s.scroll));
+                let keep = self.stats.as_ref().map(|s| (s.mode, s.rater, s.scroll, s.chart));
                 let mut view = StatsView::new(*report);
-                if let Some((mode, rater, scroll)) = keep {
+                if let Some((mode, rater, scroll, chart)) = keep {
                     view.mode = mode;
                     view.rater = rater;
                     view.scroll = scroll;
+                    view.chart = chart;
                 }
                 self.stats = Some(view);
                 if self.screen != Screen::Stats {
@@ -368,6 +388,10 @@ impl App {
             Action::SearchDone { query, steps } => self.search_done(query, steps),
             Action::Failed(message) => {
                 self.set_error(message);
+                Vec::new()
+            }
+            Action::Exported(message) => {
+                self.set_info(message);
                 Vec::new()
             }
             Action::Input(c) if self.prompt.as_ref().is_some_and(|p| p.kind == PromptKind::Sort) => {

@@ -314,6 +314,7 @@ impl super::App {
                 let id = run.run_id();
                 return self.compare_command(Some(id));
             }
+            Command::ExportReport => return self.export_report(),
             Command::Down | Command::NextStep => run.go(run.cursor + 1),
             Command::Up | Command::PrevStep => run.go(run.cursor.saturating_sub(1)),
             Command::PageDown => run.go(run.cursor + page),

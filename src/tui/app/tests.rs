@@ -628,6 +628,8 @@ fn the_statistics_screen_opens_regroups_and_returns() {
         total: Default::default(),
         scope: "failed",
         outcome_unknown_left_out: 0,
+        outcomes: Vec::new(),
+        outcomes_total: Default::default(),
     };
     let report = StatsReport { stats, agreement: None, by: By::All, blind: false };
     app.update(Action::StatsLoaded(Box::new(report.clone())));

@@ -32,6 +32,15 @@ pub fn tests_and_task(run: &RunView, width: u16, sideways: bool, theme: &Theme) 
                 out.push(Line::from(Span::styled("the patch did not apply", theme.error)));
             }
             out.push(Line::from(Span::styled(text::fit_left(&short_source(&o.source), w), theme.muted)));
+            if let Some(tests) = &o.tests_source {
+                let line = format!("tests from {}", short_source(tests));
+                out.push(Line::from(Span::styled(text::fit_left(&line, w), theme.muted)));
+            }
+            if let Some(says) = o.tests_say_resolved {
+                let says = if says { "resolved" } else { "not resolved" };
+                let why = format!("the evaluations disagree: the per-test report says {says}");
+                out.extend(text::wrap(&why, w).into_iter().map(|l| Line::from(Span::styled(l, theme.warning))));
+            }
             // Harness groups in their reading order, ungrouped tests last.
             let mut groups: Vec<Option<TestGroup>> = o.tests.iter().map(|t| t.group).collect();
             groups.sort_by_key(|g| (g.is_none(), *g));
@@ -152,6 +161,8 @@ mod tests {
         let name = "astropy/timeseries/tests/test_sampled.py::test_empty_initialization_invalid";
         let mut data = crate::tui::app::tests::run_data(2, 3);
         data.outcome = Some(crate::store::read::OutcomeRow {
+            tests_source: None,
+            tests_say_resolved: None,
             format: "swebench-harness".into(),
             source: "/r/logs/x__y-1".into(),
             resolved: Some(false),

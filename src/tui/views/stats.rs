@@ -1,8 +1,10 @@
 //! The statistics screen: failure modes over the failed runs as bars, the groups (by model,
 //! agent, benchmark or exit) with coverage and agreement, and the confusion matrix of one rater
 //! against the reference for one mode. Wide terminals show the confusion beside the rest;
-//! narrower ones (80x24 included) show every section in one column that scrolls.
+//! narrower ones (80x24 included) show every section in one column that scrolls. Screens wide
+//! and tall enough (160x48) draw the chart `c` picks under them (`views::chart`).
 
+use crate::review::chart;
 use crate::tui::action::Viewport;
 use crate::tui::app::StatsView;
 use crate::tui::text;
@@ -14,6 +16,8 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 
 /// Terminals at least this wide show the confusion matrix in a column of its own.
 const WIDE: u16 = 120;
+/// Screens at least this tall (and wide) also draw the chosen chart under the numbers.
+const TALL: u16 = 36;
 
 fn pct(x: Option<f64>) -> String {
     x.map(|v| format!("{:.0}%", v * 100.0)).unwrap_or_else(|| "—".into())
@@ -33,6 +37,14 @@ pub fn draw(frame: &mut Frame, header: Rect, area: Rect, view: &StatsView, theme
     let modes: Vec<String> = match &view.report {
         Some(r) => r.modes.iter().map(|m| m.mode.clone()).collect(),
         None => view.stats.total.modes.keys().cloned().collect(),
+    };
+    let area = if area.width >= WIDE && area.height >= TALL {
+        let [numbers, below] = Layout::vertical([Constraint::Percentage(40), Constraint::Fill(1)]).areas(area);
+        let fig = chart::figure_of(view.chart, &view.stats, view.report.as_ref(), view.blind, &modes, "");
+        super::chart::draw(frame, below, &fig, theme);
+        numbers
+    } else {
+        area
     };
     let (main, side) = if area.width >= WIDE {
         let [left, right] = Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(area);
