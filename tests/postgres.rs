@@ -172,6 +172,44 @@ fn classify_label_agreement_stats_and_exports_answer_alike() {
 }
 
 #[test]
+fn verdicts_tests_from_another_evaluation_and_unmatched_evaluations_answer_alike() {
+    // A run summary giving the verdict and per-instance reports the tests (runs.tests_outcome_id),
+    // one where they disagree, SWE-smith reports with evaluations of no trajectory, a
+    // Multi-SWE-bench folder, and an evaluation of another patch beside a trajectory.
+    let Some(pair) = Pair::new(&[
+        common::fixtures_dir("labelled/runs/google_gemini-3-pro-preview"),
+        common::fixtures_dir("labelled/reports/google_gemini-3-pro-preview"),
+        common::corpus().join("swe-smith"),
+        common::fixtures_dir("layouts").join("multi-swe-bench"),
+        common::fixtures_dir("layouts").join("beside-trajectory"),
+    ]) else {
+        return;
+    };
+    let runs: Value = serde_json::from_str(&pair.same(&["runs", "--json"])).unwrap_or_default();
+    let runs = runs.as_array().cloned().unwrap_or_default();
+    assert!(runs.len() > 22, "{}", runs.len());
+    let mut tests_elsewhere = 0;
+    for run in &runs {
+        let show: Value =
+            serde_json::from_str(&pair.same(&["show", &run["id"].to_string(), "--json"])).unwrap_or_default();
+        tests_elsewhere += usize::from(show["outcome"]["tests_source"].is_string());
+    }
+    assert_eq!(tests_elsewhere, 22, "the Gemini runs take their tests from their reports");
+    let orphans: Value = serde_json::from_str(&pair.same(&["runs", "--evaluations", "--json"])).unwrap_or_default();
+    assert!(orphans.as_array().is_some_and(|o| o.len() > 50), "{orphans}");
+    pair.same(&["runs", "--evaluations"]);
+    pair.same(&["stats", "--json"]);
+    // The ingest summary's verdict counts (a second ingest changes nothing, and counts the whole store).
+    let verdicts = |db: &OsStr| -> Value {
+        let out = ok(db, &["ingest", "--json", &common::corpus().join("swe-smith").to_string_lossy()]);
+        serde_json::from_str::<Value>(&out).unwrap_or_default()["verdicts"].clone()
+    };
+    let (a, b) = (verdicts(&pair.file), verdicts(pair.pg()));
+    assert!(a["unmatched"].as_i64().is_some_and(|n| n > 50), "{a}");
+    assert_eq!(a, b);
+}
+
+#[test]
 fn eight_processes_labelling_importing_and_classifying_at_once_lose_and_repeat_nothing() {
     let Some(pair) = Pair::new(&[fixtures()]) else { return };
     // An export of another reviewer's labels, imported by two processes at once.

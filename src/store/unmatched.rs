@@ -73,12 +73,15 @@ pub struct Joined {
     pub nothing_ties: usize,
 }
 
+/// An instance's runs (each with its prediction's model among its models) and its evaluations.
+pub(super) type Instance = (Vec<RunSide>, Vec<Candidate>);
+
 /// Of the evaluations no run took (`candidates`, by instance and source), those that matched no
 /// run, each with why; `instance(id)` reads an instance's runs (each with its prediction's model
 /// among its models) and evaluations.
 pub(super) fn orphans(
     candidates: Vec<Orphan>,
-    instance: &mut dyn FnMut(&str) -> Result<(Vec<RunSide>, Vec<Candidate>), StoreError>,
+    instance: &mut dyn FnMut(&str) -> Result<Instance, StoreError>,
 ) -> Result<Vec<Orphan>, StoreError> {
     let mut judged: HashMap<String, HashMap<i64, Option<Why>>> = HashMap::new();
     let mut out = Vec::new();
