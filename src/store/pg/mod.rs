@@ -56,6 +56,10 @@ pub struct Pg {
     parted: Option<i64>,
     /// A transaction is open (a write in progress): a lost connection is not silently reopened.
     in_transaction: Cell<bool>,
+    /// The server said it ends the session (terminated, shutting down) or the link broke: the
+    /// next call outside a transaction connects again, even before the client notices the
+    /// socket closed.
+    lost: Cell<bool>,
 }
 
 pub type Params<'a> = [&'a (dyn ToSql + Sync)];
@@ -95,6 +99,7 @@ impl Pg {
             batch: false,
             parted: None,
             in_transaction: Cell::new(false),
+            lost: Cell::new(false),
         })
     }
 
@@ -158,11 +163,12 @@ impl Pg {
     /// flight is lost, and its error says so).
     fn client(&self) -> Result<RefMut<'_, Client>, StoreError> {
         let mut client = self.client.borrow_mut();
-        if client.is_closed() && !self.in_transaction.get() {
+        if (client.is_closed() || self.lost.get()) && !self.in_transaction.get() {
             let mut fresh = self.url.connect()?;
             Pg::session(&mut fresh, self.read_only).map_err(|e| pg_error(&self.url, &e))?;
             *client = fresh;
             self.statements.borrow_mut().clear();
+            self.lost.set(false);
         }
         Ok(client)
     }
@@ -177,6 +183,9 @@ impl Pg {
     }
 
     fn error(&self, e: &postgres::Error) -> StoreError {
+        if session_ended(e) {
+            self.lost.set(true);
+        }
         pg_error(&self.url, e)
     }
 
@@ -249,6 +258,12 @@ impl Pg {
         let writer = Pg::open(&self.url)?;
         Ok(self.writer.get_or_init(|| Box::new(writer)))
     }
+}
+
+/// Whether the error ends the session: the link broke, or the server ends it (SQLSTATE class 57P:
+/// terminated by an administrator, shutting down; class 08: a connection exception).
+fn session_ended(e: &postgres::Error) -> bool {
+    e.is_closed() || e.code().is_some_and(|c| c.code().starts_with("57P") || c.code().starts_with("08"))
 }
 
 /// A client error as a store error: the server's words, never the password.
