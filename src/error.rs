@@ -162,3 +162,22 @@ pub enum StoreError {
     #[error("inconsistent write: {0}")]
     Inconsistent(String),
 }
+
+/// What a caught panic said (its message when it has one): a bug reported, never the process
+/// ended for one input.
+pub fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_string())
+}
+
+/// The error of a unit whose reading panicked (a bug): the unit fails, the others go on.
+pub fn internal(path: &std::path::Path, panic: &Box<dyn std::any::Any + Send>) -> IngestError {
+    IngestError::parse(
+        path,
+        None,
+        format!("internal error while reading this file (please report it): {}", panic_text(panic)),
+    )
+}

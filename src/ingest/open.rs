@@ -241,7 +241,10 @@ fn live(store: &mut Store, path: &Path, opts: &Options, on: &(dyn Fn(Event) + Sy
     std::thread::scope(|scope| {
         scope.spawn(|| {
             let mut sink = Channel { tx, cancel, first: &first, after_first: opts.after_first };
-            let read = read::read(path, &mut sink, &bytes);
+            // A panic (a bug) ends the read like bad input: the pipeline reads the file whole,
+            // and says what went wrong if it fails too.
+            let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| read::read(path, &mut sink, &bytes)))
+                .unwrap_or_else(|panic| Err(ReadError::Invalid(crate::error::internal(path, &panic))));
             let _ = sink.tx.send(Piece::End(read));
         });
         let mut writer = Writer {
@@ -410,7 +413,9 @@ impl Writer<'_> {
         if self.lw.is_none() {
             return Live::Whole("the document began no run".to_string());
         }
-        let mut done = match self.reconstruct(&mut doc) {
+        let reconstructed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.reconstruct(&mut doc)))
+            .unwrap_or_else(|panic| Err(ReadError::Invalid(crate::error::internal(self.path, &panic))));
+        let mut done = match reconstructed {
             Ok(done) => done,
             Err(ReadError::Stopped) => return self.abandon(Live::Cancelled),
             Err(ReadError::Whole(why)) => return self.interrupt(why.to_string()),

@@ -708,7 +708,7 @@ mod tests {
     use super::*;
 
     fn show(cmd: &str, obs: &str) -> Vec<Shown> {
-        let ps = parse(cmd);
+        let ps = parse(cmd).unwrap_or_default();
         let pr = printer(&ps[0], None).expect("a printer");
         read(&pr, &output(obs), None)
     }
@@ -778,7 +778,7 @@ mod tests {
             "python x.py",
             "cat f | sort",
         ] {
-            let ps = parse(cmd);
+            let ps = parse(cmd).unwrap_or_default();
             assert!(printer(&ps[0], None).is_none(), "{cmd}");
         }
     }
