@@ -48,6 +48,11 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
 
 /// Read the document: JSON errors name their line and column, a wrong shape names the field.
 pub fn read(path: &Path, text: &str) -> Result<Trajectory, IngestError> {
+    // Straight into the model: a JSON value first would cost the document's size several times
+    // over (a map per tool call); the value is read only to name what is wrong.
+    if let Ok(t) = serde_json::from_str::<Trajectory>(text) {
+        return Ok(t);
+    }
     let value = parse_value(path, text)?;
     if !value.get("steps").is_some_and(Value::is_array) {
         return Err(IngestError::shape(path, "ATIF: no `steps` list"));
