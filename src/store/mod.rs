@@ -139,4 +139,6 @@ mod tests;
 #[cfg(test)]
 mod tests_edit_texts;
 #[cfg(test)]
+mod tests_reingest;
+#[cfg(test)]
 mod tests_texts;

@@ -290,4 +290,25 @@ CREATE TABLE search_pending (
 -- to merge.
 INSERT INTO steps_fts (steps_fts, rank) VALUES ('hashsize', 16777216);
 "#,
+    // 6: a label names its run by what identifies the run across re-ingests, beside its id: the
+    //    source's path, the instance, the RetryAgent attempt, and which of the source's runs with
+    //    that instance and attempt it is (0 the first, in the order the source holds them). When
+    //    a source is written, the labels of its runs' identities are pointed at those runs
+    //    (`store::labels::follow_runs`), so a label follows its run through any re-ingest, even
+    //    one that gave the run a new id (a source removed, then ingested again). Labels of runs
+    //    gone before this migration keep no identity.
+    r#"
+ALTER TABLE labels ADD COLUMN run_source TEXT;
+ALTER TABLE labels ADD COLUMN run_instance TEXT;
+ALTER TABLE labels ADD COLUMN run_attempt INTEGER;
+ALTER TABLE labels ADD COLUMN run_nth INTEGER;
+UPDATE labels SET
+    run_source = (SELECT s.path FROM runs r JOIN sources s ON s.id = r.source_id WHERE r.id = labels.run_id),
+    run_instance = (SELECT r.instance_id FROM runs r WHERE r.id = labels.run_id),
+    run_attempt = (SELECT r.attempt FROM runs r WHERE r.id = labels.run_id),
+    run_nth = (SELECT count(*) FROM runs r JOIN runs o ON o.source_id = r.source_id AND o.instance_id = r.instance_id
+               AND o.attempt IS r.attempt AND (o.position < r.position OR (o.position = r.position AND o.id < r.id))
+               WHERE r.id = labels.run_id);
+CREATE INDEX labels_identity ON labels(run_source, run_instance);
+"#,
 ];
