@@ -1,7 +1,10 @@
 mod cli;
 
 fn main() {
-    match cli::run() {
+    let result = cli::run();
+    // What threads still running would have removed (an archive's unpacked folder) goes.
+    trajan::signals::run_hooks();
+    match result {
         Ok(code) => std::process::exit(code),
         // The reader went away (`trajan runs | head`): not an error.
         Err(e) if e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe) => {
