@@ -380,7 +380,11 @@ pub fn run() -> Result<i32> {
             review::agreement(store.as_ref(), &args)
         }
         Command::Stats(args) => review::stats(&open(&cli.db, Access::Read)?, &args, cli.include_unknown),
-        Command::Export(args) => review::export(&open(&cli.db, Access::Read)?, &args, cli.include_unknown),
+        Command::Export(args) => {
+            // Stopped (Ctrl-C, a closed terminal), an export removes the file it was writing.
+            trajan::signals::catch()?;
+            review::export(&open(&cli.db, Access::Read)?, &args, cli.include_unknown)
+        }
         Command::ImportLabels { file, json, taxonomy } => {
             review::import(&mut open(&cli.db, Access::Write)?, &file, json, taxonomy.as_deref())
         }
