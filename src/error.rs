@@ -136,6 +136,12 @@ pub enum StoreError {
         .path.display()
     )]
     TooOld { path: PathBuf, found: i64, known: i64 },
+    /// A symbolic link to nothing: following it would create a database wherever it points.
+    #[error(
+        "{} is a symbolic link to {}, which does not exist: not followed (name the database itself, or create it where the link points)",
+        .link.display(), .target.display()
+    )]
+    DanglingLink { link: PathBuf, target: PathBuf },
     /// Opened to write, the file or its folder cannot be written by this user.
     #[error("{} cannot be written here (the file or its folder is read-only)", .0.display())]
     ReadOnly(PathBuf),
