@@ -167,6 +167,9 @@ pub enum StoreError {
     /// A write given out of order (steps before their run, an end describing other runs).
     #[error("inconsistent write: {0}")]
     Inconsistent(String),
+    /// A value the store refuses (a note on a step the run does not have, a note too long).
+    #[error("{0}")]
+    Invalid(String),
 }
 
 /// What a caught panic said (its message when it has one): a bug reported, never the process

@@ -38,6 +38,27 @@ pub enum Format {
     MultiSwebenchDataset,
     /// The SWE-bench harness's per-instance `*.eval.log` of before mid-2024 (plain text).
     SwebenchEvalLog,
+    /// OpenHands V1 conversations (software-agent-sdk, OpenHands-CLI): `events.jsonl` or a
+    /// folder of `event-NNNNN-<uuid>.json` files beside `base_state.json`.
+    #[serde(rename = "openhands-v1")]
+    #[strum(serialize = "openhands-v1")]
+    OpenHandsV1,
+    /// OpenAI Codex CLI rollouts (`rollout-*.jsonl`).
+    CodexCli,
+    /// Claude Code session transcripts (one JSON object per line).
+    ClaudeCode,
+    /// Aider chat histories (`.aider.chat.history.md`).
+    Aider,
+    /// Moatless Tools trajectories and moatless-tree-search dumps.
+    Moatless,
+    /// Agentless localisation and repair outputs (stages, not tool calls).
+    Agentless,
+    /// Terminal-Bench 1 trial folders and run `results.json` files.
+    TerminalBench,
+    /// OpenClaw session JSONL (the agent-native log beside a Harbor trial's ATIF).
+    #[serde(rename = "openclaw")]
+    #[strum(serialize = "openclaw")]
+    OpenClaw,
 }
 
 impl Format {
@@ -60,6 +81,9 @@ pub struct Parsed {
     /// Problems that did not stop the source from being ingested (a bad JSONL line, replaced
     /// invalid UTF-8). Each names its position.
     pub warnings: Vec<String>,
+    /// Why a file of a known format holds nothing to review (a search-tree dump of only its
+    /// root, a chat history whose sessions have no prompt): it is skipped with this reason.
+    pub nothing: Option<String>,
 }
 
 impl Parsed {
@@ -70,6 +94,12 @@ impl Parsed {
         self.predictions.extend(other.predictions);
         self.tasks.extend(other.tasks);
         self.warnings.extend(other.warnings);
+        self.nothing = self.nothing.take().or(other.nothing);
+    }
+
+    /// Nothing was read: no run, outcome, prediction or task.
+    pub fn is_empty(&self) -> bool {
+        self.runs.is_empty() && self.outcomes.is_empty() && self.predictions.is_empty() && self.tasks.is_empty()
     }
 }
 
@@ -653,7 +683,15 @@ mod tests {
                 "openhands-resolver",
                 "multi-swebench-preds",
                 "multi-swebench-dataset",
-                "swebench-eval-log"
+                "swebench-eval-log",
+                "openhands-v1",
+                "codex-cli",
+                "claude-code",
+                "aider",
+                "moatless",
+                "agentless",
+                "terminal-bench",
+                "openclaw"
             ]
         );
         assert!(Format::iter().all(|f| Format::from_name(f.name()) == Some(f)));

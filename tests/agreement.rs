@@ -5,14 +5,15 @@
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+mod common;
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agreement")
 }
 
 fn report(table: &str, reference: &str) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_trajan"))
+    let out = common::command()
         .args(["agreement", "--json", "--resamples", "0", "--reference", reference, "--table"])
         .arg(dir().join(format!("{table}.csv")))
         .env("XDG_CONFIG_HOME", dir())
@@ -87,7 +88,7 @@ fn agreement_matches_scikit_learn_and_krippendorff_to_1e_9() {
 #[test]
 fn intervals_are_reproducible_and_hold_the_estimate() {
     let run = |seed: &str| {
-        let out = Command::new(env!("CARGO_BIN_EXE_trajan"))
+        let out = common::command()
             .args(["agreement", "--json", "--resamples", "300", "--seed", seed, "--reference", "alice", "--table"])
             .arg(dir().join("imbalanced.csv"))
             .env("XDG_CONFIG_HOME", dir())

@@ -8,8 +8,10 @@ use trajan::ingest::pipeline::{self, Options, Silent};
 use trajan::store::Store;
 use trajan::store::read::RunFilter;
 
+mod common;
+
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+    common::fixtures().to_path_buf()
 }
 
 fn ingest(store: &mut Store, path: &Path) -> pipeline::Report {

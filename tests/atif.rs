@@ -9,8 +9,10 @@ use trajan::review::export::atif;
 use trajan::store::Store;
 use trajan::store::read::RunFilter;
 
+mod common;
+
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+    common::fixtures().to_path_buf()
 }
 
 fn ingest(paths: &[PathBuf]) -> (Store, pipeline::Report) {
@@ -233,11 +235,10 @@ fn the_labels_sidecar_keys_evidence_by_trajectory_and_step() {
     let db = out.path().join("t.db");
     // Through the binary: ingest, label with evidence at step 1, export with -o.
     let trajan = |args: &[&str]| {
-        let o = std::process::Command::new(env!("CARGO_BIN_EXE_trajan"))
+        let o = common::command()
             .arg("--db")
             .arg(&db)
             .args(args)
-            .env_remove("TRAJAN_DB")
             .env("XDG_CONFIG_HOME", out.path())
             .env("HOME", out.path())
             .output()
@@ -246,11 +247,7 @@ fn the_labels_sidecar_keys_evidence_by_trajectory_and_step() {
         o
     };
     let harbor = fixtures().join("layouts/harbor").to_string_lossy().into_owned();
-    let _ = std::process::Command::new(env!("CARGO_BIN_EXE_trajan"))
-        .arg("--db")
-        .arg(&db)
-        .args(["ingest", &harbor])
-        .output();
+    let _ = common::command().arg("--db").arg(&db).args(["ingest", &harbor]).output();
     let _ = id;
     let file = out.path().join("fix-git.json");
     let file_s = file.to_string_lossy().into_owned();

@@ -643,7 +643,7 @@ fn names_differing_only_in_invalid_utf8_bytes_are_two_sources() {
     let out = case.cli(&[OsStr::new("ingest"), case.root.as_os_str()]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "stderr: {stderr}");
-    assert!(stderr.contains("ingested 3 "), "{stderr}");
+    assert!(stderr.contains("ingested 3 files "), "{stderr}");
 
     let (again, store) = case.ingest();
     assert_eq!(again.unchanged(), 3, "{:#?}", again.results);

@@ -5,30 +5,9 @@
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 mod common;
-
-fn trajan<S: AsRef<std::ffi::OsStr>>(db: &Path, args: &[S]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_trajan"))
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .env("XDG_CONFIG_HOME", db.parent().unwrap_or(Path::new("/")))
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run trajan: {e}"))
-}
-
-fn ok_json(db: &Path, args: &[&str]) -> Value {
-    let out = trajan(db, args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{args:?}: not JSON: {e}"))
-}
+use common::trajan;
 
 fn ingested(path: &Path) -> (tempfile::TempDir, PathBuf) {
     ingested_all(&[path.to_path_buf()])
@@ -45,12 +24,12 @@ fn ingested_all(paths: &[PathBuf]) -> (tempfile::TempDir, PathBuf) {
 
 /// The failure-mode stories (whole runs, the demo's).
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/classify")
+    common::fixtures_dir("classify")
 }
 
 /// The single cases of issue 15 (a language's rename or re-signature, a defect of real runs).
 fn cases() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/classify-cases")
+    common::fixtures_dir("classify-cases")
 }
 
 /// The oracle: both folders' expected.toml, by instance id.
@@ -65,7 +44,7 @@ fn oracle() -> toml::Table {
 
 /// Latest labels by instance id (one taxonomy in the database).
 fn labels(db: &Path) -> HashMap<String, Value> {
-    let rows = ok_json(db, &["labels", "--json"]);
+    let rows = common::json(db, &["labels", "--json"]);
     rows.as_array().unwrap().iter().map(|r| (r["instance_id"].as_str().unwrap_or("").to_string(), r.clone())).collect()
 }
 
@@ -83,7 +62,7 @@ fn steps_of(label: &Value, mode: &str) -> BTreeSet<u64> {
 #[test]
 fn fixtures_get_the_modes_and_evidence_of_their_oracle() {
     let (_dir, db) = ingested_all(&[fixtures(), cases()]);
-    let report = ok_json(&db, &["classify", "--all", "--json"]);
+    let report = common::json(&db, &["classify", "--all", "--json"]);
     assert_eq!(report["errors"].as_array().map(Vec::len), Some(0));
     let oracle = oracle();
     let labels = labels(&db);
@@ -114,27 +93,28 @@ fn fixtures_get_the_modes_and_evidence_of_their_oracle() {
 fn classifying_again_changes_nothing_and_the_history_is_kept() {
     let (_dir, db) = ingested(&fixtures());
     // A run named twice is classified once.
-    let twice = ok_json(&db, &["classify", "--taxonomy", "bugfix", "--json", "classify__mixture", "classify__mixture"]);
+    let twice =
+        common::json(&db, &["classify", "--taxonomy", "bugfix", "--json", "classify__mixture", "classify__mixture"]);
     assert_eq!(twice["labelled"].as_u64(), Some(1));
-    let first = ok_json(&db, &["classify", "--json"]);
-    let second = ok_json(&db, &["classify", "--json"]);
+    let first = common::json(&db, &["classify", "--json"]);
+    let second = common::json(&db, &["classify", "--json"]);
     assert!(first["labelled"].as_u64().unwrap() > 0);
     assert_eq!(second["labelled"].as_u64(), Some(0));
     assert_eq!(second["unchanged"], first["labelled"]);
     // Another taxonomy labels anew, beside the first; `--history` keeps both.
-    let bugfix = ok_json(&db, &["classify", "--taxonomy", "bugfix", "--json"]);
+    let bugfix = common::json(&db, &["classify", "--taxonomy", "bugfix", "--json"]);
     assert_eq!(bugfix["labelled"].as_u64(), first["labelled"].as_u64().map(|n| n - 1), "mixture was labelled");
-    let history = ok_json(&db, &["labels", "--history", "--json"]);
+    let history = common::json(&db, &["labels", "--history", "--json"]);
     assert_eq!(history.as_array().unwrap().len() as u64, 2 * first["labelled"].as_u64().unwrap());
     // The current labels are per taxonomy: both stay current.
-    let current = ok_json(&db, &["labels", "--json"]);
+    let current = common::json(&db, &["labels", "--json"]);
     assert_eq!(current.as_array().unwrap().len() as u64, 2 * first["labelled"].as_u64().unwrap());
 }
 
 #[test]
 fn the_bugfix_preset_maps_the_same_rules_to_its_own_modes() {
     let (_dir, db) = ingested(&fixtures());
-    ok_json(&db, &["classify", "--taxonomy", "bugfix", "--json"]);
+    common::json(&db, &["classify", "--taxonomy", "bugfix", "--json"]);
     let labels = labels(&db);
     let of = |i: &str| modes(&labels[&format!("classify__{i}")]);
     assert!(labels.values().all(|l| l["taxonomy"] == "bugfix"));
@@ -159,7 +139,7 @@ fn a_bad_taxonomy_file_is_refused_before_anything_is_written() {
         "name = \"team\"\nversion = \"7\"\n[[modes]]\nid = \"x\"\ntitle = \"X\"\ndefinition = \"d\"\n",
     )
     .unwrap();
-    ok_json(&db, &["classify", "--taxonomy", bad.to_str().unwrap(), "--json"]);
+    common::json(&db, &["classify", "--taxonomy", bad.to_str().unwrap(), "--json"]);
     assert!(labels(&db).values().all(|l| l["taxonomy_version"] == "7" && modes(l).is_empty()));
 }
 
@@ -170,7 +150,7 @@ fn corpus_failed_runs_are_labelled_and_pydicom_rejections_are_evidence() {
     let args: Vec<String> = std::iter::once("ingest".to_string()).chain(common::corpus_paths()).collect();
     let out = trajan(&db, &args);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let runs = ok_json(&db, &["runs", "--json"]);
+    let runs = common::json(&db, &["runs", "--json"]);
     let count = |verdict: Value| runs.as_array().unwrap().iter().filter(|r| r["resolved"] == verdict).count();
     let (failed, unknown) = (count(Value::Bool(false)), count(Value::Null));
     assert!(failed > 0 && unknown > 0, "the corpus has both");
@@ -179,11 +159,11 @@ fn corpus_failed_runs_are_labelled_and_pydicom_rejections_are_evidence() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains(&format!("{unknown} runs have no known outcome")), "{stderr}");
     assert_eq!(labels(&db).len(), failed, "only the failed runs are labelled");
-    let report = ok_json(&db, &["classify", "--include-unknown", "--json"]);
+    let report = common::json(&db, &["classify", "--include-unknown", "--json"]);
     let not_resolved = failed + unknown;
     assert_eq!(report["labelled"].as_u64(), Some(unknown as u64), "the failed runs are unchanged");
     // One label per run (the corpus holds several runs of one instance: counted by run).
-    let rows = ok_json(&db, &["labels", "--json"]);
+    let rows = common::json(&db, &["labels", "--json"]);
     assert_eq!(
         rows.as_array().map(Vec::len),
         Some(not_resolved),
@@ -223,7 +203,7 @@ fn oracle_counts(db: &Path) -> (usize, usize, usize) {
 #[test]
 fn precision_and_recall_on_the_oracle_meet_the_goal() {
     let (_dir, db) = ingested_all(&[fixtures(), cases()]);
-    ok_json(&db, &["classify", "--all", "--json"]);
+    common::json(&db, &["classify", "--all", "--json"]);
     let (tp, fp, fn_) = oracle_counts(&db);
     let precision = tp as f64 / (tp + fp).max(1) as f64;
     let recall = tp as f64 / (tp + fn_).max(1) as f64;
@@ -307,7 +287,7 @@ fn signals_list_definitions_renames_and_stale_references_in_seven_languages() {
 
 #[test]
 fn the_real_java_openhands_run_lists_the_method_it_added_and_its_scratch_file() {
-    let (_dir, db) = ingested(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus/openhands-java"));
+    let (_dir, db) = ingested(&common::fixtures_dir("corpus/openhands-java"));
     let text = signals_text(&db, "alibaba__fastjson2-2775");
     for want in [
         "definitions changed in core/src/main/java/com/alibaba/fastjson2/JSON.java (java)",
@@ -319,7 +299,7 @@ fn the_real_java_openhands_run_lists_the_method_it_added_and_its_scratch_file() 
     }
     // Its outcome is unknown; asked for, it gets a label with no mode (an added overload is no
     // stale periphery).
-    let report = ok_json(&db, &["classify", "--include-unknown", "--json"]);
+    let report = common::json(&db, &["classify", "--include-unknown", "--json"]);
     assert_eq!(report["labelled"].as_u64(), Some(1));
     assert!(modes(&labels(&db)["alibaba__fastjson2-2775"]).is_empty());
 }
@@ -327,7 +307,7 @@ fn the_real_java_openhands_run_lists_the_method_it_added_and_its_scratch_file() 
 #[test]
 fn the_llm_prompt_carries_the_new_signals() {
     let (dir, db) = ingested(&cases());
-    let out = Command::new(env!("CARGO_BIN_EXE_trajan"))
+    let out = common::command()
         .arg("--db")
         .arg(&db)
         .args(["classify", "--llm", "--dry-run", "classify__lang-cpp-header", "classify__located-regression"])
@@ -347,8 +327,8 @@ fn the_llm_prompt_carries_the_new_signals() {
     }
     // A real run's loop (django-16560 of the corpus: its reproduction script failing the same way
     // after each edit) is evidence in the prompt too.
-    let (dir, db) = ingested(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus/mini-swe-agent-1"));
-    let out = Command::new(env!("CARGO_BIN_EXE_trajan"))
+    let (dir, db) = ingested(&common::fixtures_dir("corpus/mini-swe-agent-1"));
+    let out = common::command()
         .arg("--db")
         .arg(&db)
         .args(["classify", "--llm", "--dry-run", "django__django-16560"])

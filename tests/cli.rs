@@ -5,24 +5,17 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+mod common;
+use common::trajan;
+
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+    common::fixtures().to_path_buf()
 }
 
 /// `ingest` and the project's own fixtures: the demo data and the classifier's stories.
 fn ingest_fixtures() -> [String; 3] {
     let path = |p: &str| fixtures().join(p).to_string_lossy().into_owned();
     ["ingest".into(), path("demo"), path("classify")]
-}
-
-fn trajan<S: AsRef<std::ffi::OsStr>>(db: &Path, args: &[S]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_trajan"))
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .env_remove("TRAJAN_DB")
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run trajan: {e}"))
 }
 
 fn stdout_json(out: &Output) -> Value {
@@ -36,7 +29,7 @@ fn tmp() -> tempfile::TempDir {
 
 #[test]
 fn demo_lists_every_fixture_run() {
-    let out = Command::new(env!("CARGO_BIN_EXE_trajan")).arg("demo").output().unwrap_or_else(|e| panic!("{e}"));
+    let out = common::command().arg("demo").output().unwrap_or_else(|e| panic!("{e}"));
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
@@ -295,10 +288,10 @@ fn ingest_is_idempotent_and_a_changed_file_replaces_its_runs() {
     };
     write("first version");
     let first = trajan(&db, &["ingest", &data.to_string_lossy()]);
-    assert!(String::from_utf8_lossy(&first.stderr).contains("ingested 1 (runs 1, steps 1"));
+    assert!(String::from_utf8_lossy(&first.stderr).contains("ingested 1 file (runs 1, steps 1"));
     let again = trajan(&db, &["ingest", &data.to_string_lossy()]);
     let stderr = String::from_utf8_lossy(&again.stderr);
-    assert!(stderr.contains("ingested 0 (runs 0") && stderr.contains("unchanged 1"), "{stderr}");
+    assert!(stderr.contains("ingested 0 files (runs 0") && stderr.contains("unchanged 1"), "{stderr}");
 
     write("second version with more words");
     let replaced = trajan(&db, &["ingest", &data.to_string_lossy()]);
@@ -321,6 +314,13 @@ fn runs_are_named_by_id_or_unique_instance() {
     assert_eq!(detail["step_list"][0]["index"], 2);
     assert_eq!(detail["edit_list"][0]["status"], "rejected_by_linter");
     assert_eq!(detail["edit_list"][0]["lint_codes"], serde_json::json!(["F821"]));
+    // As text, `--step` prints the step, not the run's overview (task, tests, other steps).
+    let step = String::from_utf8_lossy(&trajan(&db, &["show", "demo__calc-1", "--step", "2"]).stdout).into_owned();
+    let lines: Vec<&str> = step.lines().collect();
+    assert!(lines[0].starts_with("run ") && lines[0].contains("demo__calc-1"), "{step}");
+    assert!(lines[1].is_empty() && lines[2].starts_with("── step 2 · "), "the step comes at once: {step}");
+    assert!(!step.contains("task:") && !step.contains("── step 1 ") && !step.contains("\ntests ("), "{step}");
+    assert!(step.contains("rejected_by_linter"), "its edit: {step}");
 
     let ambiguous = trajan(&db, &["show", "demo__retry-1"]);
     assert_eq!(ambiguous.status.code(), Some(2));
@@ -342,7 +342,7 @@ fn a_closed_pipe_ends_quietly() {
     let dir = tmp();
     let db = dir.path().join("t.db");
     trajan(&db, &ingest_fixtures());
-    let mut child = Command::new(env!("CARGO_BIN_EXE_trajan"))
+    let mut child = common::command()
         .arg("--db")
         .arg(&db)
         .args(["show", "demo__calc-2"])
@@ -503,11 +503,10 @@ fn a_file_that_is_not_a_database_is_named_plainly() {
 /// `trajan` with `args` and a config folder of its own, killed (and the test failed) if it has
 /// not ended in 60 s: reading a FIFO would block forever.
 fn trajan_with_deadline(db: &Path, config: &Path, args: &[&std::ffi::OsStr]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_trajan"))
+    let mut child = common::command()
         .arg("--db")
         .arg(db)
         .args(args)
-        .env_remove("TRAJAN_DB")
         .env("XDG_CONFIG_HOME", config)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -604,11 +603,10 @@ fn an_unreadable_config_is_a_warning_and_the_defaults() {
             &["label", "1", "--unclassified", "--rater", "ann"],
         ];
         for args in cases {
-            let mut child = Command::new(env!("CARGO_BIN_EXE_trajan"))
+            let mut child = common::command()
                 .arg("--db")
                 .arg(&db)
                 .args(*args)
-                .env_remove("TRAJAN_DB")
                 .env("XDG_CONFIG_HOME", xdg)
                 .stdout(Stdio::null())
                 .stderr(Stdio::piped())
@@ -629,5 +627,42 @@ fn an_unreadable_config_is_a_warning_and_the_defaults() {
             assert_eq!(stderr.matches("warning:").count(), 1, "{args:?}: {stderr}");
             assert!(stderr.starts_with(&warning), "{args:?}: {stderr}");
         }
+    }
+}
+
+#[test]
+fn only_the_commands_that_open_the_tui_list_its_flags() {
+    let help = |args: &[&str]| -> String {
+        let out = common::command().args(args).output().unwrap_or_else(|e| panic!("{e}"));
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    for command in ["ingest", "runs", "show", "search", "classify", "labels", "label", "stats", "export", "agreement"] {
+        let text = help(&[command, "--help"]);
+        for flag in ["--theme", "--mouse", "--color"] {
+            assert!(!text.contains(flag), "`{command} --help` lists the TUI's {flag}: {text}");
+        }
+    }
+    for command in
+        [&["--help"][..], &["tui", "--help"], &["open", "--help"], &["compare", "--help"], &["demo", "--help"]]
+    {
+        let text = help(command);
+        assert!(
+            text.contains("--theme") && text.contains("--color") && text.contains("--mouse"),
+            "{command:?}: {text}"
+        );
+    }
+    // Given before or after the command that opens the TUI, they are taken; given to another
+    // command, before it, they change nothing.
+    let dir = tmp();
+    let db = dir.path().join("t.db");
+    trajan(&db, &["ingest", &fixtures().join("demo/swe-agent-1.1").to_string_lossy()]);
+    for args in [&["--color", "none", "runs"][..], &["--theme", "light", "runs"]] {
+        assert!(trajan(&db, args).status.success(), "{args:?}");
+    }
+    for args in [&["compare", "1", "2", "--theme", "light"][..], &["--theme", "light", "compare", "1", "2"]] {
+        let out = trajan(&db, args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("needs a terminal") && !stderr.contains("unexpected argument"), "{args:?}: {stderr}");
     }
 }

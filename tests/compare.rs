@@ -4,21 +4,12 @@
 
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+
+mod common;
+use common::trajan;
 
 fn replays() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus/swe-agent-replays")
-}
-
-fn trajan(db: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_trajan"))
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .env_remove("TRAJAN_DB")
-        .env("XDG_CONFIG_HOME", db.parent().unwrap_or(Path::new("/")))
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run trajan: {e}"))
+    common::fixtures_dir("corpus/swe-agent-replays")
 }
 
 fn ingest(db: &Path, paths: &[&Path]) {
@@ -103,7 +94,18 @@ fn compare_needs_two_runs_known_and_a_terminal_for_the_view() {
     let db = dir.path().join("t.db");
     ingest(&db, &[&replays()]);
     let one = trajan(&db, &["compare", "1"]);
-    assert_eq!(one.status.code(), Some(2), "clap refuses one run");
+    assert_eq!(one.status.code(), Some(2), "one run is refused");
+    assert!(
+        String::from_utf8_lossy(&one.stderr).contains("two runs or more"),
+        "{}",
+        String::from_utf8_lossy(&one.stderr)
+    );
+    // One instance id compares every run of it.
+    let instance = compare_json(&db, &["marshmallow-code__marshmallow-1867"]);
+    assert_eq!(instance, compare_json(&db, &["1", "2", "3"]), "the instance's three runs");
+    let none = trajan(&db, &["compare", "no__such-1", "--json"]);
+    assert_eq!(none.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&none.stderr).contains("no run of instance no__such-1"));
     let unknown = trajan(&db, &["compare", "1", "99", "--json"]);
     assert!(!unknown.status.success());
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("99"), "{}", String::from_utf8_lossy(&unknown.stderr));
@@ -117,8 +119,7 @@ fn compare_needs_two_runs_known_and_a_terminal_for_the_view() {
 fn runs_of_different_instances_are_compared_with_a_warning() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let db = dir.path().join("t.db");
-    let other = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/corpus/swe-agent-1.0/6e44b9__sweagenttestrepo-1c2844.traj");
+    let other = common::fixtures_dir("corpus/swe-agent-1.0/6e44b9__sweagenttestrepo-1c2844.traj");
     ingest(&db, &[&replays()]);
     ingest(&db, &[&other]);
     let out = trajan(&db, &["compare", "1", "4", "--json"]);

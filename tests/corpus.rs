@@ -2,25 +2,10 @@
 //! facts its MANIFEST.md lists.
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::PathBuf;
 
 mod common;
-
-fn trajan<S: AsRef<std::ffi::OsStr>>(db: &Path, args: &[S]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_trajan"))
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run trajan: {e}"))
-}
-
-fn json(db: &Path, args: &[&str]) -> Value {
-    let out = trajan(db, args);
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{args:?}: not JSON: {e}"))
-}
+use common::{json, trajan};
 
 struct Ingested {
     _dir: tempfile::TempDir,
@@ -108,8 +93,9 @@ fn the_whole_corpus_folder_ingests_with_every_run() {
     let c = ingest_corpus();
     // 3 bare mini-swe-agent lists, 3 mini-swe-agent-1, 3 OpenHands (multi-SWE-bench), 6 OpenDevin
     // 2024, 1 event list, 1 Java OpenHands, 2 resolver, pydicom, 2 SWE-agent 1.0, 2 SWE-agent
-    // 1.1, 3 replays.
-    assert_eq!(c.runs.len(), 27);
+    // 1.1, 3 replays; 6 OpenHands V1 conversations, 1 Codex rollout, 34 aider sessions, 1
+    // Moatless trajectory (tests/agents.rs checks them).
+    assert_eq!(c.runs.len(), 69);
     let out = trajan(&c.db, &["ingest", "--verbose", &common::corpus().to_string_lossy()]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
@@ -122,7 +108,8 @@ fn the_whole_corpus_folder_ingests_with_every_run() {
     assert!(stderr.lines().any(|l| l.starts_with(&line)), "{stderr}");
     assert!(
         stderr.lines().last().is_some_and(|l| l.starts_with(
-            "skipped, not inputs: 1 demonstration (a prompt example, not a run), 1 JSON of no known format"
+            "skipped, not inputs: 1 demonstration (a prompt example, not a run), 15 agent files not read (caches, \
+             state, raw logs, summaries; --verbose names them), 1 JSON of no known format"
         )),
         "the summary comes last: {stderr}"
     );
@@ -215,5 +202,5 @@ fn multi_swe_bench_predictions_are_read() {
     let out = trajan(&db, &["ingest".as_ref(), file.as_os_str()]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert!(stderr.contains("ingested 1 (runs 0, steps 0, test outcomes 0, predictions 3, "), "{stderr}");
+    assert!(stderr.contains("ingested 1 file (runs 0, steps 0, test outcomes 0, predictions 3, "), "{stderr}");
 }

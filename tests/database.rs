@@ -12,23 +12,19 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use trajan::store::Store;
 
+mod common;
+use common::trajan;
+
 fn must<T, E: std::fmt::Display>(r: Result<T, E>, what: &str) -> T {
     r.unwrap_or_else(|e| panic!("{what}: {e}"))
 }
 
 fn fixture_traj() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/demo/swe-agent-0.x/demo__calc-1.traj")
+    common::fixtures_dir("demo/swe-agent-0.x/demo__calc-1.traj")
 }
 
 fn text(out: &Output) -> (String, String) {
     (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
-}
-
-/// `trajan --db DB ARGS` as this test's user.
-fn trajan(db: &Path, args: &[&str]) -> Output {
-    let out =
-        Command::new(env!("CARGO_BIN_EXE_trajan")).arg("--db").arg(db).args(args).env_remove("TRAJAN_DB").output();
-    must(out, "run trajan")
 }
 
 /// A folder with a database ingested from the demo fixture, made unwritable for [`Reader`].
@@ -116,7 +112,6 @@ impl Place {
             .arg("--db")
             .arg(db)
             .args(args)
-            .env_remove("TRAJAN_DB")
             .env("XDG_CONFIG_HOME", "/nonexistent")
             .output();
         must(out, "run trajan (is setpriv installed? util-linux)")
@@ -298,12 +293,11 @@ fn eight_ingests_into_one_new_database_all_succeed() {
             let folder = dir.path().join(format!("d{i}"));
             must(std::fs::create_dir(&folder), "mkdir");
             must(std::fs::copy(fixture_traj(), folder.join(format!("copy__run-{i}.traj"))), "copy");
-            let child = Command::new(env!("CARGO_BIN_EXE_trajan"))
+            let child = common::command()
                 .arg("--db")
                 .arg(&db)
                 .arg("ingest")
                 .arg(&folder)
-                .env_remove("TRAJAN_DB")
                 .stdout(std::process::Stdio::piped())
                 .stderr(std::process::Stdio::piped())
                 .spawn();

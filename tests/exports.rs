@@ -4,7 +4,9 @@
 use parquet::basic::Type as Physical;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
+
+mod common;
 
 fn trajan(db: &Path, home: &Path, args: &[&str]) -> Output {
     let out = run(db, home, args);
@@ -13,11 +15,10 @@ fn trajan(db: &Path, home: &Path, args: &[&str]) -> Output {
 }
 
 fn run(db: &Path, home: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_trajan"))
+    common::command()
         .arg("--db")
         .arg(db)
         .args(args)
-        .env_remove("TRAJAN_DB")
         .env("HOME", home)
         .env("XDG_CONFIG_HOME", home)
         .output()
@@ -25,7 +26,7 @@ fn run(db: &Path, home: &Path, args: &[&str]) -> Output {
 }
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+    common::fixtures().to_path_buf()
 }
 
 #[test]

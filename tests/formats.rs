@@ -2,25 +2,13 @@
 //! `fixtures/formats/` (see its README), through the real binary, with the corpus runs they
 //! belong to.
 
-use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 mod common;
+use common::{json, trajan};
 
 fn formats(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/formats").join(rel)
-}
-
-fn trajan<S: AsRef<std::ffi::OsStr>>(db: &Path, args: &[S]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_trajan"))
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .env_remove("TRAJAN_DB")
-        .env("XDG_CONFIG_HOME", db.parent().unwrap_or(Path::new("/")))
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run trajan: {e}"))
+    common::fixtures_dir("formats").join(rel)
 }
 
 fn ingest(db: &Path, paths: &[PathBuf]) -> String {
@@ -30,12 +18,6 @@ fn ingest(db: &Path, paths: &[PathBuf]) -> String {
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     stderr
-}
-
-fn json(db: &Path, args: &[&str]) -> Value {
-    let out = trajan(db, args);
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{args:?}: not JSON: {e}"))
 }
 
 /// The multi-SWE-bench dataset gives OpenHands' ponyc runs their task's gold patch, so the
@@ -81,6 +63,6 @@ fn swe_bench_pro_tasks_are_read() {
 fn old_eval_logs_are_outcomes() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let stderr = ingest(&dir.path().join("t.db"), &[formats("swebench-eval-log")]);
-    assert!(stderr.contains("ingested 3 (runs 0, steps 0, test outcomes 3, "), "{stderr}");
+    assert!(stderr.contains("ingested 3 files (runs 0, steps 0, test outcomes 3, "), "{stderr}");
     assert!(!stderr.contains("error") && !stderr.contains("warning"), "{stderr}");
 }

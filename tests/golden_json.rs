@@ -6,7 +6,6 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 mod common;
 
@@ -15,11 +14,10 @@ fn golden() -> PathBuf {
 }
 
 fn trajan(db: &Path, args: &[String]) -> Vec<u8> {
-    let out = Command::new(env!("CARGO_BIN_EXE_trajan"))
+    let out = common::command()
         .arg("--db")
         .arg(db)
         .args(args)
-        .env_remove("TRAJAN_DB")
         .env("XDG_CONFIG_HOME", db.parent().unwrap_or(Path::new("/")))
         .output()
         .unwrap_or_else(|e| panic!("cannot run trajan: {e}"));

@@ -17,32 +17,12 @@
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+
+mod common;
+use common::{json, text, trajan};
 
 fn layouts() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/layouts")
-}
-
-fn trajan<S: AsRef<std::ffi::OsStr>>(db: &Path, args: &[S]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_trajan"))
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .env_remove("TRAJAN_DB")
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run trajan: {e}"))
-}
-
-fn json(db: &Path, args: &[&str]) -> Value {
-    let out = trajan(db, args);
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{args:?}: not JSON: {e}"))
-}
-
-fn text(db: &Path, args: &[&str]) -> String {
-    let out = trajan(db, args);
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    common::fixtures_dir("layouts")
 }
 
 /// Ingest the given folders of fixtures/layouts, one `ingest` each, in order; each must exit 0
@@ -184,10 +164,15 @@ fn without_the_task_lists_a_test_log_is_evaluated_with_verdict_unknown() {
     assert_eq!(sympy["outcome"]["resolved"], Value::Null);
     let shown = text(&db.path, &["show", SYMPY]);
     assert!(shown.contains("evaluated, verdict unknown"), "{shown}");
-    // pytest's log is not joined yet, and `show` says why instead of keeping quiet.
-    let pytest = text(&db.path, &["show", PYTEST]);
-    let line = pytest.lines().find(|l| l.starts_with("evaluation found in")).unwrap_or_else(|| panic!("{pytest}"));
-    assert!(line.contains(&format!("logs/{PYTEST}, not joined: it has no verdict yet")), "{line}");
+    // pytest's verdict is the summary's; its test log, not graded yet, gives its tests (both
+    // join: issue 21), and `show` says where each comes from.
+    let pytest = show(&db.path, PYTEST);
+    assert!(outcome_source(&pytest).ends_with("results.json"), "{pytest}");
+    let tests_from = pytest["outcome"]["tests_source"].as_str().unwrap_or_default();
+    assert!(tests_from.ends_with(&format!("logs/{PYTEST}")), "{}", pytest["outcome"]);
+    assert!(pytest["unjoined_evaluations"].as_array().is_some_and(Vec::is_empty), "{pytest}");
+    let shown = text(&db.path, &["show", PYTEST]);
+    assert!(shown.contains("tests from ") && shown.contains(&format!("{SUB}/logs/{PYTEST}\n")), "{shown}");
     // Once the dataset arrives the log's graded verdict replaces the summary's.
     ingest(&db.path, &["dataset"]);
     assert_eq!(outcome_source(&show(&db.path, PYTEST)), format!("{SUB}/logs/{PYTEST}"));

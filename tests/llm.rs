@@ -5,7 +5,7 @@
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 #[allow(dead_code)]
@@ -16,12 +16,14 @@ use chat_server::{Behaviour, ChatServer, RecordedRequest, error_body};
 use trajan::label::Source;
 use trajan::store::Store;
 
+mod common;
+
 const KEY_VAR: &str = "TRAJAN_TEST_LLM_KEY";
 const KEY: &str = "sk-test-9f8e7d6c5b4a-never-stored";
 const MODEL: &str = "test-model";
 
 fn trajan(db: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_trajan"))
+    common::command()
         .arg("--db")
         .arg(db)
         .args(args)
@@ -39,7 +41,7 @@ fn text(o: &Output) -> String {
 fn fixture_db() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("t.db");
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/classify");
+    let fixtures = common::fixtures_dir("classify");
     let out = trajan(&db, &["ingest", fixtures.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out));
     (dir, db)
@@ -411,7 +413,7 @@ fn llm_without_a_model_or_key_says_what_is_missing() {
     let (_dir, db) = fixture_db();
     let out = trajan(&db, &["classify", "--llm", "--base-url", "http://127.0.0.1:9/v1"]);
     assert!(!out.status.success() && text(&out).contains("--model"), "{}", text(&out));
-    let out = Command::new(env!("CARGO_BIN_EXE_trajan"))
+    let out = common::command()
         .args([
             "--db",
             db.to_str().unwrap(),
@@ -437,7 +439,7 @@ fn a_killed_classification_resumes_without_asking_twice() {
     let url = slow.base_url();
     let args =
         ["classify", "--llm", "--base-url", &url, "--model", MODEL, "--api-key-env", KEY_VAR, "--concurrency", "1"];
-    let mut child = Command::new(env!("CARGO_BIN_EXE_trajan"))
+    let mut child = common::command()
         .arg("--db")
         .arg(&db)
         .args(args)

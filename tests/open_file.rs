@@ -10,7 +10,7 @@
 
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::Mutex;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -18,19 +18,18 @@ use trajan::ingest::open::{self, Batches, Event, Options};
 use trajan::ingest::pipeline::UnitResult;
 use trajan::store::Store;
 
+mod common;
+
 fn must<T, E: std::fmt::Display>(r: Result<T, E>, what: &str) -> T {
     r.unwrap_or_else(|e| panic!("{what}: {e}"))
 }
 
 fn corpus(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus").join(rel)
+    common::fixtures_dir("corpus").join(rel)
 }
 
 fn trajan(dir: &Path, args: &[&std::ffi::OsStr]) -> Output {
-    must(
-        Command::new(env!("CARGO_BIN_EXE_trajan")).current_dir(dir).args(args).env_remove("TRAJAN_DB").output(),
-        "run trajan",
-    )
+    must(common::command().current_dir(dir).args(args).output(), "run trajan")
 }
 
 fn text(out: &Output) -> String {
@@ -383,7 +382,7 @@ fn opening_a_corpus_file_gives_the_database_ingest_gives() {
     }
     // A 0.x run's model from the `args.yaml` beside it (known at the end of the read), and an
     // ATIF trajectory (read whole).
-    let layouts = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/layouts");
+    let layouts = common::fixtures_dir("layouts");
     for rel in [
         "swe-agent-0.x/trajectories/carlos/gpt4__SWE-bench_Lite__default__t-0.00__p-0.95__c-2.00__install-1/marshmallow-code__marshmallow-1343.traj",
         "harbor/terminal-bench-2.0/2025-11-05__14-22-31/fix-git__Qw8rT2x/agent/trajectory.json",
@@ -549,7 +548,7 @@ fn archives_and_atif_objects_are_read_as_ingest_reads_them() {
     ];
     let file = write(dir.path(), "gen__atif-1.json", &atif);
     let out = compare_with_binary(&file);
-    assert!(out.contains("ingested 1"), "{out}");
+    assert!(out.contains("ingested 1 file"), "{out}");
     compare_in_batches(&file, 1, true);
 }
 
@@ -624,7 +623,7 @@ fn a_cancelled_read_leaves_nothing_and_a_read_stopped_by_a_crash_is_read_again()
         dir.path(),
         &["--db".as_ref(), db.as_os_str(), "ingest".as_ref(), "--no-index".as_ref(), file.as_os_str()],
     );
-    assert!(text(&out).contains("ingested 1 (runs 1, steps 30"), "{}", text(&out));
+    assert!(text(&out).contains("ingested 1 file (runs 1, steps 30"), "{}", text(&out));
     let fresh = dir.path().join("fresh.db");
     let out = trajan(
         dir.path(),
@@ -641,14 +640,18 @@ fn an_unchanged_file_is_not_read_again_and_a_changed_one_keeps_its_run() {
     let db = dir.path().join("t.db");
     let args = ["--db".as_ref(), db.as_os_str(), file.as_os_str()];
     let first = trajan(dir.path(), &args);
-    assert!(text(&first).contains("ingested 1 (runs 1, steps 10"), "{}", text(&first));
+    assert!(text(&first).contains("ingested 1 file (runs 1, steps 10"), "{}", text(&first));
+    // Where the runs went is said: a new database, then the same one.
+    let place = format!("stored in {}", db.display());
+    assert!(text(&first).contains(&format!("{place} (a new database")), "{}", text(&first));
     let again = trajan(dir.path(), &args);
-    assert!(text(&again).contains("ingested 0 (") && text(&again).contains("unchanged 1"), "{}", text(&again));
+    assert!(text(&again).contains("ingested 0 files (") && text(&again).contains("unchanged 1"), "{}", text(&again));
+    assert!(text(&again).contains(&place) && !text(&again).contains("a new database"), "{}", text(&again));
     assert!(text(&again).contains("gen__mini-1"), "the run is listed: {}", text(&again));
     // Changed: read again, same run id, and the same rows as ingest gives.
     write(dir.path(), "gen__mini-2.traj.json", &mini_info_last(12));
     let changed = trajan(dir.path(), &args);
-    assert!(text(&changed).contains("ingested 1 (runs 1, steps 13"), "{}", text(&changed));
+    assert!(text(&changed).contains("ingested 1 file (runs 1, steps 13"), "{}", text(&changed));
     let runs = must(must(Store::open_read_only(&db), "open").list_runs(Default::default()), "runs");
     assert_eq!(runs.iter().map(|r| r.id).collect::<Vec<_>>(), vec![1]);
 }
@@ -706,7 +709,7 @@ fn arguments_are_paths_when_they_name_a_file_or_folder_or_have_a_slash() {
     let db = dir.path().join("t.db");
     // `./1` is the file; `1` alone, in a folder where a file `1` exists, is the file too.
     let out = trajan(dir.path(), &["--db".as_ref(), db.as_os_str(), "open".as_ref(), "./1".as_ref()]);
-    assert!(text(&out).contains("ingested 1 (runs 1"), "{}", text(&out));
+    assert!(text(&out).contains("ingested 1 file (runs 1"), "{}", text(&out));
     let out = trajan(dir.path(), &["--db".as_ref(), db.as_os_str(), "1".as_ref()]);
     assert!(text(&out).contains("unchanged 1"), "{}", text(&out));
     // A word that is no file is a command mistyped, not a path.
@@ -716,7 +719,7 @@ fn arguments_are_paths_when_they_name_a_file_or_folder_or_have_a_slash() {
     // Options after the paths are options.
     let other = dir.path().join("other.db");
     let out = trajan(dir.path(), &["./1".as_ref(), "--db".as_ref(), other.as_os_str()]);
-    assert!(other.exists() && text(&out).contains("ingested 1 (runs 1"), "{}", text(&out));
+    assert!(other.exists() && text(&out).contains("ingested 1 file (runs 1"), "{}", text(&out));
     // `open` takes one run, or paths; a missing path is said so.
     let out = trajan(dir.path(), &["--db".as_ref(), db.as_os_str(), "open".as_ref(), "./1".as_ref(), "7".as_ref()]);
     assert!(text(&out).contains("\"7\" is no file or folder"), "{}", text(&out));

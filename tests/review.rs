@@ -15,6 +15,8 @@ mod chat_server;
 use chat_server::{Behaviour, ChatServer};
 use trajan::store::Store;
 
+mod common;
+
 const KEY_VAR: &str = "TRAJAN_TEST_REVIEW_KEY";
 
 /// The taxonomy's modes, in order.
@@ -22,7 +24,7 @@ const MODES: [&str; 4] =
     ["missed_edit_location", "required_temporary_errors", "context_flooding", "incomplete_peripheral_propagation"];
 
 /// The label export's CSV columns, as docs/LABELLING.md documents them (stable names).
-const LABEL_CSV: [&str; 24] = [
+const LABEL_CSV: [&str; 25] = [
     "label_id",
     "run_id",
     "instance_id",
@@ -32,6 +34,7 @@ const LABEL_CSV: [&str; 24] = [
     "rater",
     "taxonomy",
     "taxonomy_version",
+    "current",
     "created_at",
     "unclassified",
     "modes",
@@ -54,7 +57,7 @@ const STATS_CSV: [&str; 10] =
     ["taxonomy", "source", "by", "group", "runs", "labelled", "with_mode", "coverage", "compared", "agreement"];
 
 fn command(db: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_trajan"));
+    let mut c = common::command();
     c.arg("--db")
         .arg(db)
         .env("XDG_CONFIG_HOME", db.parent().unwrap_or(Path::new("/")))
@@ -84,7 +87,7 @@ fn ok_json(db: &Path, args: &[&str]) -> Value {
 }
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/classify")
+    common::fixtures_dir("classify")
 }
 
 fn ingest(db: &Path, paths: &[PathBuf]) {
@@ -621,10 +624,14 @@ fn stats_export_in_every_format_names_the_taxonomy_and_the_llm_models() {
     let md = export(&db, "stats", "markdown", &[]);
     let title = md.lines().next().unwrap();
     assert!(title.contains("refactoring@1.0") && title.contains("test-model (2 prompts)"), "{title}");
-    let mut md_header = vec!["group", "runs", "labelled", "with_mode", "coverage", "compared", "agreement"];
+    // No run has two raters yet: the agreement columns are left out, and a line says why (the
+    // CSV, JSON and JSON lines keep every column for scripts).
+    let mut md_header = vec!["group", "runs", "labelled", "with_mode", "coverage"];
     md_header.extend(mode_columns.iter().map(String::as_str));
     assert!(md.contains(&format!("| {} |", md_header.join(" | "))), "{md}");
     assert!(md.lines().any(|l| l.starts_with("| total | 11 |")), "{md}");
+    assert!(md.contains("Agreement: no run has labels from two raters to compare yet"), "{md}");
+    assert_eq!(json["total"]["compared"], 0);
 
     // `stats` prints the same numbers as `export stats`.
     assert_eq!(stats(&db, &["--by", "model"]), json);
@@ -1161,6 +1168,9 @@ fn stats_of_a_hand_labelled_set_count_what_the_reviewers_said() {
     assert_eq!(counts(row(&e, "context")), ((1, 1, 1), mode_counts(&[("context_flooding", 1)])), "{e}");
     // With no adjudication the reference is the same consensus: all compared runs agree.
     assert_eq!((e["total"]["compared"].as_u64(), e["total"]["agreement"].as_f64()), (Some(6), Some(1.0)));
+    // Runs with two raters: the printed table has the agreement columns.
+    let md = ok(&db, &["stats", "--source", "human", "--by", "exit", "--include-unknown"]);
+    assert!(md.contains("| coverage | compared | agreement |") && !md.contains("Agreement: no run"), "{md}");
 
     // The heuristic's numbers are its own: every failed run labelled.
     let h = stats(&db, &["--source", "heuristic", "--include-unknown"]);
@@ -1227,4 +1237,113 @@ fn labels_of_another_taxonomy_version_are_not_mixed_in() {
     let v2_report = ok_json(&db, &["agreement", "--json", "--resamples", "0", "--taxonomy", v2.to_str().unwrap()]);
     assert_eq!(v2_report["taxonomy"], "refactoring@2.0");
     assert_eq!(v2_report["report"]["raters"], serde_json::json!(["human:bob"]));
+}
+
+#[test]
+fn runs_filter_selects_as_the_tui_filter_does() {
+    let (_dir, db) = labelled_db();
+    let ids = |args: &[&str]| -> BTreeSet<u64> {
+        let mut all = vec!["runs", "--json"];
+        all.extend_from_slice(args);
+        ok_json(&db, &all).as_array().unwrap().iter().map(|r| r["id"].as_u64().unwrap()).collect()
+    };
+    // What the filter should keep, from `labels --json` and `runs --json` directly.
+    let runs = ok_json(&db, &["runs", "--json"]);
+    let run_ids = |keep: &dyn Fn(&Value) -> bool| -> BTreeSet<u64> {
+        runs.as_array().unwrap().iter().filter(|r| keep(r)).map(|r| r["id"].as_u64().unwrap()).collect()
+    };
+    // Each term reads every current label of the run: some label by ann, some label with the mode.
+    let current = labels(&db, false);
+    let runs_where = |keep: &dyn Fn(&Value) -> bool| -> BTreeSet<u64> {
+        current.iter().filter(|l| keep(l)).map(|l| l["run_id"].as_u64().unwrap()).collect()
+    };
+    let by_ann = runs_where(&|l| l["rater"] == "ann");
+    let flooding = runs_where(&|l| modes(l).iter().any(|m| m == "context_flooding"));
+    let both: BTreeSet<u64> = by_ann.intersection(&flooding).copied().collect();
+    assert!(!both.is_empty());
+    assert_eq!(ids(&["--filter", "rater:ann label:flooding"]), both);
+    assert_eq!(ids(&["--filter", "failed"]), run_ids(&|r| r["resolved"] == false));
+    assert_eq!(
+        ids(&["--filter", "resolved:no steps>3"]),
+        run_ids(&|r| r["resolved"] == false && r["steps"].as_u64() > Some(3))
+    );
+    assert_eq!(
+        ids(&["--filter", "-source:heuristic"]).len() + ids(&["--filter", "source:heuristic"]).len(),
+        runs.as_array().unwrap().len()
+    );
+    // A bad query names the term, as in the TUI.
+    let out = trajan(&db, &["runs", "--filter", "steps>x"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).contains("steps>x"), "{}", text(&out));
+}
+
+#[test]
+fn the_readmes_query_over_exported_rows_gives_the_numbers_of_stats() {
+    // The README's DuckDB query, run over the exported CSV rows (the same columns as the Parquet
+    // files): one source's current labels of the taxonomy's version, on failed runs, counted
+    // per model and mode. History rows (a rater's earlier labels) must not count.
+    let (_dir, db) = labelled_db();
+    ok(&db, &["classify"]); // unchanged labels: nothing new
+    label(&db, &instance("flooding"), "ann", &["--mode", "missed_edit_location"]); // ann changes her mind
+    let (_, label_rows) = csv_rows(&export(&db, "labels", "csv", &[]));
+    let (_, run_rows) = csv_rows(&export(&db, "runs", "csv", &[]));
+    assert!(label_rows.iter().any(|l| l["current"] == "false"), "the history has superseded labels");
+    let runs: BTreeMap<&str, &BTreeMap<String, String>> = run_rows.iter().map(|r| (r["run_id"].as_str(), r)).collect();
+    // Sources with one label per run: the heuristic, and the LLM (one model here). Reviewers'
+    // labels combine per run (a consensus), which `stats` computes and no row-wise query can.
+    for source in ["heuristic", "llm"] {
+        let mut counted: BTreeMap<(String, String), u64> = BTreeMap::new();
+        for l in &label_rows {
+            let run = runs[l["run_id"].as_str()];
+            let keep = l["current"] == "true"
+                && l["source"] == source
+                && l["taxonomy"] == "refactoring"
+                && l["taxonomy_version"] == "1.0"
+                && run["resolved"] == "false"
+                && !l["modes"].is_empty();
+            if keep {
+                let model = if run["model"].is_empty() { "unknown".to_string() } else { run["model"].clone() };
+                for mode in l["modes"].split(';') {
+                    *counted.entry((model.clone(), mode.to_string())).or_default() += 1;
+                }
+            }
+        }
+        let s = stats(&db, &["--by", "model", "--source", source]);
+        let mut want: BTreeMap<(String, String), u64> = BTreeMap::new();
+        for row in s["rows"].as_array().unwrap() {
+            for (mode, n) in row["modes"].as_object().unwrap() {
+                if n.as_u64() > Some(0) {
+                    want.insert((row["group"].as_str().unwrap().to_string(), mode.clone()), n.as_u64().unwrap());
+                }
+            }
+        }
+        assert_eq!(counted, want, "{source}: the query's numbers are stats': {s}");
+        assert!(!counted.is_empty(), "{source}");
+    }
+}
+
+#[test]
+fn notes_on_steps_are_written_listed_and_exported() {
+    let (_dir, db) = fixture_db();
+    let run = instance("mixture");
+    ok(&db, &["note", &run, "--step", "1", "the fix belongs here", "--rater", "ann"]);
+    ok(&db, &["note", &run, "--step", "3", "=cmd|' /C calc'!A0", "--rater", "bob"]);
+    let listed = ok(&db, &["notes", &run]);
+    assert!(listed.contains("step 1 · ann:\n  the fix belongs here") && listed.ends_with("2 notes\n"), "{listed}");
+    let json = ok_json(&db, &["notes", "--json"]);
+    assert_eq!(json.as_array().map(Vec::len), Some(2));
+    assert_eq!((json[0]["step"].as_u64(), json[0]["rater"].as_str()), (Some(1), Some("ann")));
+    // Exported like labels: CSV (formula-quoted), JSON lines.
+    let (header, rows) = csv_rows(&export(&db, "notes", "csv", &[]));
+    assert_eq!(header, trajan::review::export::NOTE_COLUMNS);
+    assert_eq!(rows[1]["text"], "'=cmd|' /C calc'!A0", "a formula is quoted");
+    assert_eq!(export(&db, "notes", "jsonl", &[]).lines().count(), 2);
+    // Replaced, then removed; a step the run does not have is refused.
+    ok(&db, &["note", &run, "--step", "1", "one line up", "--rater", "ann"]);
+    ok(&db, &["note", &run, "--step", "3", "--delete", "--rater", "bob"]);
+    let json = ok_json(&db, &["notes", "--json"]);
+    assert_eq!(json.as_array().map(Vec::len), Some(1));
+    assert_eq!(json[0]["text"], "one line up");
+    let out = trajan(&db, &["note", &run, "--step", "999", "x", "--rater", "ann"]);
+    assert!(!out.status.success() && text(&out).contains("has no step 999"), "{}", text(&out));
 }

@@ -13,6 +13,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use tempfile::TempDir;
 
+mod common;
+
 /// How often a screen is captured while waiting, and for how long at most.
 const POLL: Duration = Duration::from_millis(50);
 const DEADLINE: Duration = Duration::from_secs(10);
@@ -25,7 +27,7 @@ const TTY_MARKER: &str = "tty-modes:";
 const SESSION: &str = "trajan";
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+    common::fixtures().to_path_buf()
 }
 
 /// The demo data and the classifier's stories.
@@ -34,7 +36,7 @@ fn demo_and_stories() -> [PathBuf; 2] {
 }
 
 fn corpus_file(relative: &str) -> PathBuf {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus").join(relative);
+    let path = common::fixtures_dir("corpus").join(relative);
     assert!(path.is_file(), "the corpus file {} is missing (the corpus lives in fixtures/corpus)", path.display());
     path
 }
@@ -42,12 +44,11 @@ fn corpus_file(relative: &str) -> PathBuf {
 /// Ingest `path` into a new database in `dir`; returns the database.
 fn ingest<P: AsRef<Path>>(dir: &Path, paths: &[P]) -> PathBuf {
     let db = dir.join("t.db");
-    let out = Command::new(env!("CARGO_BIN_EXE_trajan"))
+    let out = common::command()
         .arg("--db")
         .arg(&db)
         .arg("ingest")
         .args(paths.iter().map(AsRef::as_ref))
-        .env_remove("TRAJAN_DB")
         .output()
         .unwrap_or_else(|e| panic!("cannot run trajan: {e}"));
     assert_eq!(out.status.code(), Some(0), "ingest: {}", String::from_utf8_lossy(&out.stderr));
@@ -626,12 +627,7 @@ fn compare_three_runs_at_80x24() {
 fn labels_blind_review_and_evidence_steps() {
     let dir = tempdir();
     let db = ingest(dir.path(), &[fixtures().join("classify")]);
-    let out = Command::new(env!("CARGO_BIN_EXE_trajan"))
-        .arg("--db")
-        .arg(&db)
-        .arg("classify")
-        .env_remove("TRAJAN_DB")
-        .output();
+    let out = common::command().arg("--db").arg(&db).arg("classify").output();
     assert!(out.is_ok_and(|o| o.status.success()), "classify failed");
     // The reviewer's name, from the config file the pane's XDG_CONFIG_HOME points at.
     let config = dir.path().join("home/trajan");
@@ -799,7 +795,7 @@ fn quitting_while_a_file_is_read_keeps_nothing_of_it() {
     // Back to the list, then quit.
     t.keys(&["q", "q"]);
     t.expect_clean_exit();
-    let out = Command::new(env!("CARGO_BIN_EXE_trajan"))
+    let out = common::command()
         .arg("--db")
         .arg(&db)
         .args(["runs", "--json"])

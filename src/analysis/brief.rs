@@ -89,11 +89,95 @@ fn python(args: &[String]) -> Brief {
     }
 }
 
+/// Options that take a value, per command: short option letters, then long names. The value is
+/// the next word (`grep -C 5`, `-nC 5`, `--context 5`) unless it is joined (`-C5`,
+/// `--context=5`). `-e PATTERN` of grep and ripgrep gives the pattern, the main argument.
+const VALUE_OPTIONS: &[(&str, &str, &[&str])] = &[
+    (
+        "grep",
+        "ABCDEfmde",
+        &[
+            "--after-context",
+            "--before-context",
+            "--context",
+            "--max-count",
+            "--regexp",
+            "--file",
+            "--include",
+            "--exclude",
+            "--exclude-dir",
+        ],
+    ),
+    ("egrep", "ABCmefd", &["--after-context", "--before-context", "--context", "--max-count", "--regexp"]),
+    (
+        "rg",
+        "ABCmegtTj",
+        &[
+            "--after-context",
+            "--before-context",
+            "--context",
+            "--max-count",
+            "--regexp",
+            "--glob",
+            "--type",
+            "--type-not",
+        ],
+    ),
+    ("head", "nc", &["--lines", "--bytes"]),
+    ("tail", "nc", &["--lines", "--bytes"]),
+    ("pytest", "kmpcrW", &["--tb", "--deselect", "--ignore", "--rootdir", "--maxfail"]),
+    ("ls", "Iw", &["--ignore", "--width"]),
+    ("cut", "dfc", &["--delimiter", "--fields"]),
+    ("sort", "kt", &["--key"]),
+    ("xargs", "In", &[]),
+];
+
+/// The arguments that are not options nor an option's value (`grep -nC 5 "if x:" f.py` gives
+/// `if x:` and `f.py`); a `-e PATTERN` value comes first.
+fn positional<'a>(command: &str, args: &'a [String]) -> Vec<&'a String> {
+    let (short, long) =
+        VALUE_OPTIONS.iter().find(|(c, _, _)| *c == command).map_or(("", &[][..]), |(_, s, l)| (*s, *l));
+    let mut out: Vec<&String> = Vec::new();
+    let mut patterns: Vec<&String> = Vec::new();
+    let mut i = 0;
+    let mut rest_positional = false;
+    while let Some(a) = args.get(i) {
+        i += 1;
+        if rest_positional || !a.starts_with('-') || a == "-" {
+            out.push(a);
+        } else if a == "--" {
+            rest_positional = true;
+        } else if let Some(name) = a.strip_prefix("--") {
+            let name = format!("--{}", name.split('=').next().unwrap_or_default());
+            if long.contains(&name.as_str()) && !a.contains('=') {
+                if let Some(v) = args.get(i).filter(|_| name == "--regexp") {
+                    patterns.push(v);
+                }
+                i += 1;
+            }
+        } else {
+            // A cluster of short options: the first that takes a value takes the rest of the
+            // word, or the next word when it ends the cluster.
+            let letters: Vec<char> = a[1..].chars().collect();
+            if let Some(k) = letters.iter().position(|c| short.contains(*c))
+                && k + 1 == letters.len()
+            {
+                if let Some(v) = args.get(i).filter(|_| letters[k] == 'e') {
+                    patterns.push(v);
+                }
+                i += 1;
+            }
+        }
+    }
+    patterns.extend(out);
+    patterns
+}
+
 /// A command and its first argument that is not an option, by base name when it is a path;
 /// for file commands a number after the file (`open f.py 1474`, `view f.py [100,110]`) or a
 /// line range (`edit 5:6`) is its line.
 fn with_target(command: &str, args: &[String]) -> Brief {
-    let positional: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+    let positional = positional(command, args);
     let mut brief = Brief { command: command.to_string(), ..Brief::default() };
     let Some(first) = positional.first() else { return brief };
     let file_command = FILE_COMMANDS.contains(&command);
@@ -248,6 +332,22 @@ mod tests {
         assert_eq!(text("cd /workspace/ponyc && make"), "make");
         assert_eq!(text("submit"), "submit");
         assert_eq!(text(""), "");
+    }
+
+    #[test]
+    fn an_options_value_is_not_the_main_argument() {
+        assert_eq!(
+            text(r#"grep -nC 5 "if self.config.recursive:" pylint/lint/pylinter.py"#),
+            "grep if self.config.recursive:"
+        );
+        assert_eq!(text("grep -C 3 -rn needle src/"), "grep needle");
+        assert_eq!(text("grep --context 3 needle src/"), "grep needle");
+        assert_eq!(text("grep --context=3 -A2 needle"), "grep needle");
+        assert_eq!(text("grep -rn -e needle -e other src/"), "grep needle");
+        assert_eq!(text("head -n 40 setup.py"), "head setup.py");
+        assert_eq!(text("tail -n50 setup.py"), "tail setup.py");
+        assert_eq!(text("pytest -k test_empty -x tests/test_a.py"), "pytest test_a.py");
+        assert_eq!(text("grep -- -n file"), "grep -n");
     }
 
     #[test]

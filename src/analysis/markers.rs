@@ -1,5 +1,8 @@
 //! Markers read from observations and actions: clipped output, tool errors, test runs.
 
+use aho_corasick::AhoCorasick;
+use std::sync::LazyLock;
+
 /// Strings that show the tool cut or elided its output.
 const CLIPPED: &[&str] = &[
     "<response clipped>",
@@ -25,8 +28,22 @@ const ERROR_MARKERS: &[&str] = &[
     "Usage: ",
 ];
 
+/// Whether `text` contains one of `patterns`: one pass of an Aho-Corasick automaton built once
+/// per list (every step's observation is read this way, so a searcher per pattern per step
+/// cost more than the rest of reading a step).
+fn contains_any(automaton: &LazyLock<Option<AhoCorasick>>, patterns: &[&str], text: &str) -> bool {
+    match automaton.as_ref() {
+        Some(ac) => ac.is_match(text),
+        None => patterns.iter().any(|p| text.contains(p)),
+    }
+}
+
+static CLIPPED_AC: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| AhoCorasick::new(CLIPPED).ok());
+static ERROR_AC: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| AhoCorasick::new(ERROR_MARKERS).ok());
+static TESTS_AC: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| AhoCorasick::new(TEST_COMMANDS).ok());
+
 pub fn output_clipped(observation: &str) -> bool {
-    CLIPPED.iter().any(|m| observation.contains(m))
+    contains_any(&CLIPPED_AC, CLIPPED, observation)
 }
 
 /// Whether an observation reports an error, by its text alone (used when no exit code is
@@ -35,25 +52,27 @@ pub fn output_clipped(observation: &str) -> bool {
 pub fn looks_like_error(observation: &str) -> bool {
     let head = prefix(observation, 2000);
     let tail = suffix(observation, 2000);
-    ERROR_MARKERS.iter().any(|m| head.contains(m) || tail.contains(m))
+    contains_any(&ERROR_AC, ERROR_MARKERS, head) || contains_any(&ERROR_AC, ERROR_MARKERS, tail)
 }
+
+/// Commands that run tests.
+const TEST_COMMANDS: &[&str] = &[
+    "pytest",
+    "py.test",
+    "-m unittest",
+    "runtests.py",
+    "tox ",
+    "manage.py test",
+    "cargo test",
+    "go test",
+    "npm test",
+    "make test",
+    "ctest",
+];
 
 /// Whether an action runs tests (pytest, unittest, tox, Django's runtests, cargo/go test...).
 pub fn runs_tests(action: &str) -> bool {
-    const TEST_COMMANDS: &[&str] = &[
-        "pytest",
-        "py.test",
-        "-m unittest",
-        "runtests.py",
-        "tox ",
-        "manage.py test",
-        "cargo test",
-        "go test",
-        "npm test",
-        "make test",
-        "ctest",
-    ];
-    TEST_COMMANDS.iter().any(|c| action.contains(c))
+    contains_any(&TESTS_AC, TEST_COMMANDS, action)
 }
 
 fn prefix(s: &str, n: usize) -> &str {

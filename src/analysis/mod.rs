@@ -4,6 +4,7 @@
 
 pub mod brief;
 pub mod compare;
+pub mod edit_blocks;
 pub mod edits;
 pub mod markers;
 pub mod paths;
@@ -11,3 +12,4 @@ pub mod reconstruct;
 pub mod shell;
 pub mod snippet;
 pub mod symbols;
+pub mod syntax;

@@ -17,7 +17,9 @@ pub enum BenchCommand {
         /// Total size, e.g. 10M, 100M, 1G.
         #[arg(long, default_value = "100M")]
         size: String,
-        /// swe-agent, mini, mixed, or openhands (one output.jsonl of the whole size).
+        /// swe-agent, mini, mixed, openhands (one output.jsonl of the whole size), or one file of
+        /// the whole size of openhands-v1, codex, claude-code, openclaw, aider, moatless,
+        /// agentless or terminal-bench (its trial's agent.cast).
         #[arg(long, default_value = "mixed")]
         kind: String,
     },
@@ -57,6 +59,24 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 200)]
         synthetic: usize,
     },
+    /// Charts and HTML reports: each chart's SVG and PNG render time; the report of the corpus,
+    /// of 1,000 runs of a 100,000-run synthetic database, and of one 20,000-step run: size, time
+    /// to write, time to load in headless Chromium. Builds the database on first use.
+    Report {
+        /// The corpus folder (the checkout's real samples).
+        #[arg(long, default_value = "fixtures/corpus")]
+        corpus: PathBuf,
+        /// The synthetic database; built when missing, reused after.
+        #[arg(long, default_value = "/tmp/trajan-bench-report.db")]
+        db: PathBuf,
+        #[arg(long, default_value_t = 100_000)]
+        runs: usize,
+        #[arg(long, default_value_t = 20_000)]
+        steps: usize,
+        /// Bytes of each step's output in the long run.
+        #[arg(long, default_value_t = 2_000)]
+        obs_bytes: usize,
+    },
     /// Classify synthetic failed runs with the heuristic; report runs/s and memory.
     Classify {
         #[arg(long, default_value_t = 10_000)]
@@ -78,8 +98,10 @@ pub fn run(cmd: BenchCommand) -> Result<i32> {
     match cmd {
         BenchCommand::Gen { dir, size, kind } => {
             let bytes = parse_size(&size)?;
-            let kind = Kind::parse(&kind)
-                .with_context(|| format!("unknown kind {kind:?}: swe-agent, mini, mixed or openhands"))?;
+            let kind = Kind::parse(&kind).with_context(|| {
+                let agents: Vec<&str> = synth::agents::Agent::ALL.iter().map(|a| a.name()).collect();
+                format!("unknown kind {kind:?}: swe-agent, mini, mixed, openhands, {}", agents.join(", "))
+            })?;
             let g = synth::generate(&dir, kind, bytes)?;
             super::output::emit(&format!(
                 "generated {} files, {} steps, {:.1} MB in {}\n",
@@ -95,6 +117,9 @@ pub fn run(cmd: BenchCommand) -> Result<i32> {
         BenchCommand::Edits { paths, synthetic } => super::bench_edits::run(&paths, synthetic),
         BenchCommand::Llm { runs, latency_ms, concurrency } => {
             super::bench_classify::llm(runs, latency_ms, concurrency)
+        }
+        BenchCommand::Report { corpus, db, runs, steps, obs_bytes } => {
+            super::bench_report::run(&corpus, &db, &super::bench_tui::Sizes { runs, steps, obs_bytes })
         }
         BenchCommand::Tui { db, runs, steps, obs_bytes, open_only } => {
             super::bench_tui::run(&db, &super::bench_tui::Sizes { runs, steps, obs_bytes }, open_only)

@@ -133,7 +133,7 @@ fn headless(file: &Path) -> Result<String> {
         };
         let opts = Options { after_first: Some(super::open::yield_to_keys), ..Options::default() };
         let opened = reading::open(&mut writer, &[path], &opts, &tell, &AtomicBool::new(false));
-        let _ = tx.send(Action::Feed(done(&opened, &label, t.elapsed())));
+        let _ = tx.send(Action::Feed(done(&opened, &label, "stored in the benchmark's database", t.elapsed())));
     });
     // The first screen: the run open with its first steps drawn.
     while ui.app.run.as_ref().is_none_or(|r| r.body().is_none()) {

@@ -57,7 +57,7 @@ pub fn run(db: &Path, sizes: &Sizes, open_only: bool) -> Result<i32> {
     }
 
     // The long run.
-    let long = ui.store.resolve_run("synth__long-run")?;
+    let long = ui.store.resolve_run(LONG_RUN)?;
     let t = Instant::now();
     ui.open_run(long);
     let _ = writeln!(out, "open long run     {:.1} ms ({} steps)", ms(t.elapsed()), sizes.steps);
@@ -180,6 +180,8 @@ fn keys_while_statistics_load(ui: &mut Headless, db: &Path) -> Result<String> {
 /// The instance of the second long run: the first one's steps, with other files viewed every 40th
 /// step, a search added every 97th and a step left out every 131st.
 const OTHER_LONG_RUN: &str = "synth__long-run-b";
+/// The instance id of the long run (`synth::long_run`).
+pub const LONG_RUN: &str = "synth__long-run";
 
 fn write_other_long_run(store: &mut Store, sizes: &Sizes) -> Result<()> {
     // Observations do not take part in the alignment: small ones keep the database small.
@@ -325,7 +327,7 @@ fn file_mb(p: &Path) -> f64 {
 }
 
 /// 100,000 small runs in sources of 1,000, and the long run.
-fn build(db: &Path, sizes: &Sizes) -> Result<()> {
+pub fn build(db: &Path, sizes: &Sizes) -> Result<()> {
     eprintln!("building {} (once) ...", db.display());
     let mut store = Store::open(db)?;
     let hash = [0u8; 32];

@@ -227,8 +227,9 @@ fn print_totals(report: &Report, verbose: bool) {
     let secs = report.elapsed.as_secs_f64().max(1e-9);
     let mb = report.bytes as f64 / 1e6;
     eprintln!(
-        "ingested {} (runs {}, steps {}, test outcomes {}, predictions {}, dataset tasks {}), unchanged {}, skipped {}, failed {}: {:.1} MB in {:.2} s ({:.1} MB/s)",
+        "ingested {} {} (runs {}, steps {}, test outcomes {}, predictions {}, dataset tasks {}), unchanged {}, skipped {}, failed {}: {:.1} MB in {:.2} s ({:.1} MB/s)",
         report.ingested(),
+        if report.ingested() == 1 { "file" } else { "files" },
         t.runs,
         t.steps,
         t.outcomes,

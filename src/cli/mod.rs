@@ -5,6 +5,7 @@ mod bench;
 mod bench_classify;
 mod bench_edits;
 mod bench_open;
+mod bench_report;
 mod bench_tui;
 /// The scripted chat-completions server of the tests, for `bench llm` (test support: not part of
 /// the library).
@@ -19,6 +20,7 @@ mod manual;
 mod memory;
 mod open;
 mod output;
+mod report;
 mod review;
 mod settings;
 mod synth;
@@ -49,15 +51,8 @@ pub struct Cli {
     /// Database file.
     #[arg(long, global = true, env = "TRAJAN_DB", default_value = "trajan.db")]
     db: PathBuf,
-    /// Theme of the TUI: dark, light, high-contrast, or the path of a theme file.
-    #[arg(long, global = true)]
-    theme: Option<String>,
-    /// Capture the mouse in the TUI (wheel scrolls; off by default so text can be selected).
-    #[arg(long, global = true)]
-    mouse: bool,
-    /// Colours of the TUI: truecolor, 256, 16, none; default from COLORTERM, TERM and NO_COLOR.
-    #[arg(long, global = true)]
-    color: Option<String>,
+    #[command(flatten)]
+    ui: UiFlags,
     /// Who is labelling, in `label` and the TUI (default: `rater` under [labels] in
     /// config.toml, else $USER).
     #[arg(long, global = true)]
@@ -71,9 +66,48 @@ pub struct Cli {
     command: Option<Command>,
 }
 
+/// The TUI's own flags: taken by `trajan` alone and by the commands that open the TUI (`tui`,
+/// `open`, `compare`, `demo`, `trajan PATH...`), and listed only in their help.
+#[derive(clap::Args, Clone, Default)]
+struct UiFlags {
+    /// Theme of the TUI: dark, light, high-contrast, or the path of a theme file.
+    #[arg(long)]
+    theme: Option<String>,
+    /// Capture the mouse in the TUI (wheel scrolls; off by default so text can be selected).
+    #[arg(long)]
+    mouse: bool,
+    /// Colours of the TUI: truecolor, 256, 16, none; default from COLORTERM, TERM and NO_COLOR.
+    #[arg(long)]
+    color: Option<String>,
+}
+
+impl UiFlags {
+    /// The command's own flags, else those given before it.
+    fn or(self, before: &UiFlags) -> UiFlags {
+        UiFlags {
+            theme: self.theme.or_else(|| before.theme.clone()),
+            mouse: self.mouse || before.mouse,
+            color: self.color.or_else(|| before.color.clone()),
+        }
+    }
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Ingest trajectories and test outputs from files or folders (recursively).
+    ///
+    /// Formats are told by content (`--format` forces one). Agents: SWE-agent `.traj` (0.x to
+    /// 1.1, RetryAgent), mini-swe-agent (bare message lists, v1, v2), OpenHands (evaluation
+    /// `output.jsonl` of 2024-2026, event lists, V0 file-store sessions `events/<id>.json`, the
+    /// resolver's output; V1 conversations of the software-agent-sdk and OpenHands-CLI 1.x),
+    /// Codex CLI rollouts (0.58), Claude Code session transcripts (2.x), aider chat histories
+    /// (0.86), Moatless trajectories and tree-search dumps, Agentless localisation and repair
+    /// outputs, ATIF trajectories (v1.0 to v1.8) and Harbor job folders (with OpenClaw sessions),
+    /// Terminal-Bench 1 run folders (harness 0.2, asciinema recordings). Evaluations: the
+    /// SWE-bench harness's reports, log folders, `*.eval.log` files and run summaries,
+    /// SWE-bench/experiments results, unittest output. Datasets and predictions: SWE-bench,
+    /// SWE-Bench Pro and multi-SWE-bench tasks, predictions. Every file under a folder is read,
+    /// skipped with what it is (`--verbose` names each), or failed with the reason.
     Ingest {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
@@ -93,6 +127,16 @@ enum Command {
         /// also the runs whose outcome is unknown).
         #[arg(long)]
         failed: bool,
+        /// Only the runs this query keeps, in the TUI's filter language (`/` in the run list):
+        /// `model:qwen failed label:context_flooding`, `steps>100 -exit:submitted`,
+        /// `patch:no`, `rater:ann disputed`; see docs/REVIEWING.md. Labels are the current ones
+        /// of the taxonomy (--taxonomy, else the config's).
+        #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
+        filter: Option<String>,
+        /// The taxonomy whose labels `label:`, `rater:`, `source:`, `disputed` and `unlabelled`
+        /// read.
+        #[arg(long, requires = "filter")]
+        taxonomy: Option<String>,
         #[arg(long)]
         json: bool,
     },
@@ -143,6 +187,16 @@ enum Command {
     },
     /// Label a run as a reviewer: its modes (or unclassified), evidence steps, a note.
     Label(review::LabelArgs),
+    /// A reviewer's note on a step, a bookmark with text (not a label): one per run, step and
+    /// reviewer; writing it again replaces it, `--delete` removes it.
+    Note(review::NoteArgs),
+    /// Reviewers' notes on steps: of one run, or of every run.
+    Notes {
+        /// Only this run.
+        run: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Agreement between raters per mode: Cohen's kappa, Krippendorff's alpha,
     /// precision/recall/F1 against the reference, confusion, coverage, n, bootstrap 95% intervals.
     Agreement(review::AgreementArgs),
@@ -162,7 +216,10 @@ enum Command {
         taxonomy: Option<String>,
     },
     /// Open the review TUI (also what `trajan` alone does).
-    Tui,
+    Tui {
+        #[command(flatten)]
+        ui: UiFlags,
+    },
     /// Open the review TUI on one run (numeric id, or an instance id naming one run), or on files
     /// and folders: they are ingested (as `ingest` does; an unchanged file is not read again)
     /// and shown while they are read. An argument is a path when it has a `/` in it or names an
@@ -170,21 +227,29 @@ enum Command {
     Open {
         #[arg(required = true, value_name = "RUN|PATH")]
         targets: Vec<String>,
+        #[command(flatten)]
+        ui: UiFlags,
     },
     /// Compare runs of one task side by side: steps aligned, divergences, patches per file
     /// (opens the TUI; `--json` prints the comparison).
     Compare {
-        /// Two or more runs (numeric ids, or instance ids naming one run each).
-        #[arg(required = true, num_args = 2..)]
+        /// Two or more runs (numeric ids, or instance ids naming one run each), or one instance
+        /// id: every run of that instance.
+        #[arg(required = true, num_args = 1..)]
         runs: Vec<String>,
         /// Print the alignment (rows of step indices, null for a gap), the divergences and the
         /// per-file patch comparison as JSON.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        ui: UiFlags,
     },
     /// The bundled demo fixtures in a temporary database, opened in the TUI (listed when not on
     /// a terminal).
-    Demo,
+    Demo {
+        #[command(flatten)]
+        ui: UiFlags,
+    },
     /// Benchmarks (release mode): synthetic data, ingest, the TUI, the classifiers.
     Bench {
         #[command(subcommand)]
@@ -235,34 +300,63 @@ pub fn run() -> Result<i32> {
     if cli.db.as_os_str().is_empty() {
         cli.db = PathBuf::from("trajan.db");
     }
-    let ui = tui::UiArgs {
-        theme: cli.theme.clone(),
-        mouse: cli.mouse,
-        color: cli.color.clone(),
-        rater: cli.rater.clone(),
-        include_unknown: cli.include_unknown,
+    let ui_args = |own: Option<&UiFlags>| {
+        let flags = own.cloned().unwrap_or_default().or(&cli.ui);
+        tui::UiArgs {
+            theme: flags.theme,
+            mouse: flags.mouse,
+            color: flags.color,
+            rater: cli.rater.clone(),
+            include_unknown: cli.include_unknown,
+        }
     };
+    let ui = ui_args(None);
     let Some(command) = cli.command else {
         return tui::run(&cli.db, open(&cli.db, Access::Read)?, tui::Start::List, &ui);
     };
     match command {
-        Command::Tui => tui::run(&cli.db, open(&cli.db, Access::Read)?, tui::Start::List, &ui),
-        Command::Open { targets } => match targets.as_slice() {
-            [one] if !open::is_path(one) => tui::run(&cli.db, open(&cli.db, Access::Read)?, tui::Start::Run(one), &ui),
-            _ => {
-                if let Some(run) = targets.iter().find(|t| !open::is_path(t)) {
-                    bail!(
-                        "{run:?} is no file or folder: `open` takes one run (id or instance id), or files and folders"
-                    );
+        Command::Tui { ui: own } => {
+            tui::run(&cli.db, open(&cli.db, Access::Read)?, tui::Start::List, &ui_args(Some(&own)))
+        }
+        Command::Open { targets, ui: own } => {
+            let ui = ui_args(Some(&own));
+            match targets.as_slice() {
+                [one] if !open::is_path(one) => {
+                    tui::run(&cli.db, open(&cli.db, Access::Read)?, tui::Start::Run(one), &ui)
                 }
-                let paths: Vec<PathBuf> = targets.iter().map(PathBuf::from).collect();
-                open::run(&cli.db, &paths, &ui)
+                _ => {
+                    if let Some(run) = targets.iter().find(|t| !open::is_path(t)) {
+                        bail!(
+                            "{run:?} is no file or folder: `open` takes one run (id or instance id), or files and folders"
+                        );
+                    }
+                    let paths: Vec<PathBuf> = targets.iter().map(PathBuf::from).collect();
+                    open::run(&cli.db, &paths, &ui)
+                }
             }
-        },
+        }
         Command::Paths(_) => bail!("nothing to open"),
-        Command::Compare { runs, json } => {
+        Command::Compare { runs, json, ui: own } => {
+            let ui = ui_args(Some(&own));
             let store = open(&cli.db, Access::Read)?;
-            let ids = runs.iter().map(|r| store.resolve_run(r)).collect::<Result<Vec<_>, _>>()?;
+            let ids = match runs.as_slice() {
+                [instance] => {
+                    let ids = store.runs_of_instance(instance)?;
+                    match ids.len() {
+                        0 if instance.parse::<i64>().is_ok() => {
+                            bail!("compare needs two runs or more, or an instance id (run {instance} alone is one run)")
+                        }
+                        0 => bail!("no run of instance {}", trajan::sanitize::sanitize(instance)),
+                        1 => bail!(
+                            "instance {} has one run ({}): nothing to compare it with",
+                            trajan::sanitize::sanitize(instance),
+                            ids[0]
+                        ),
+                        _ => ids,
+                    }
+                }
+                _ => runs.iter().map(|r| store.resolve_run(r)).collect::<Result<Vec<_>, _>>()?,
+            };
             if let Some(warning) = store.compare_warning(&ids)? {
                 eprintln!("warning: {}", trajan::sanitize::sanitize(&warning));
             }
@@ -277,13 +371,14 @@ pub fn run() -> Result<i32> {
             let mut store = open(&cli.db, Access::Create)?;
             ingest::run(&mut store, &paths, format, ingest::Flags { verbose, index: !no_index })
         }
-        Command::Runs { failed, json } => {
+        Command::Runs { failed, filter, taxonomy, json } => {
             let store = open(&cli.db, Access::Read)?;
-            let scope = match failed {
-                true => Some(settings::scope(cli.include_unknown, &UserConfig::load(|k| std::env::var(k).ok())?)),
-                false => None,
-            };
-            let runs = store.list_runs(RunFilter { failed: scope, limit: None })?;
+            let config = UserConfig::load(|k| std::env::var(k).ok())?;
+            let scope = failed.then(|| settings::scope(cli.include_unknown, &config));
+            let mut runs = store.list_runs(RunFilter { failed: scope, limit: None })?;
+            if let Some(query) = filter {
+                runs = review::filtered(&store, runs, &query, taxonomy.as_deref(), cli.rater.as_deref(), &config)?;
+            }
             if json {
                 output::print_json(&runs)?;
             } else {
@@ -331,8 +426,10 @@ pub fn run() -> Result<i32> {
             }
             if json {
                 output::print_json(&detail)?;
+            } else if step.is_some() {
+                output::print_step(&detail)?;
             } else {
-                output::print_run(&detail, step.is_some())?;
+                output::print_run(&detail)?;
             }
             Ok(0)
         }
@@ -375,6 +472,8 @@ pub fn run() -> Result<i32> {
             Ok(0)
         }
         Command::Label(args) => review::label(&mut open(&cli.db, Access::Write)?, &args, cli.rater.as_deref()),
+        Command::Note(args) => review::note(&open(&cli.db, Access::Write)?, &args, cli.rater.as_deref()),
+        Command::Notes { run, json } => review::notes(&open(&cli.db, Access::Read)?, run.as_deref(), json),
         Command::Agreement(args) => {
             let store = if args.table.is_some() { None } else { Some(open(&cli.db, Access::Read)?) };
             review::agreement(store.as_ref(), &args)
@@ -383,12 +482,17 @@ pub fn run() -> Result<i32> {
         Command::Export(args) => {
             // Stopped (Ctrl-C, a closed terminal), an export removes the file it was writing.
             trajan::signals::catch()?;
-            review::export(&open(&cli.db, Access::Read)?, &args, cli.include_unknown)
+            let store = open(&cli.db, Access::Read)?;
+            match args.what.as_str() {
+                "chart" => export::chart(&store, &args, cli.include_unknown),
+                "report" => report::run(&store, &args, cli.include_unknown),
+                _ => review::export(&store, &args, cli.include_unknown),
+            }
         }
         Command::ImportLabels { file, json, taxonomy } => {
             review::import(&mut open(&cli.db, Access::Write)?, &file, json, taxonomy.as_deref())
         }
-        Command::Demo => demo::run(&ui),
+        Command::Demo { ui: own } => demo::run(&ui_args(Some(&own))),
         Command::Bench { what } => bench::run(what),
         Command::Completions { shell } => {
             output::emit_bytes(&manual::completions(shell))?;

@@ -38,12 +38,14 @@ pub fn run(db: &Path, paths: &[PathBuf], ui: &UiArgs) -> Result<i32> {
     if let Some(missing) = paths.iter().find(|p| std::fs::symlink_metadata(p).is_err()) {
         bail!("{}: no such file or folder", missing.display());
     }
+    let place = stored_in(db, std::fs::symlink_metadata(db).is_err());
     let mut store = super::open(db, Access::Create)?;
     store.limit_cache(WRITER_CACHE_KIB)?;
     let opts = Options { after_first: Some(yield_to_keys), ..Options::default() };
     if !tui::on_terminal() {
         let opened = reading::open(&mut store, paths, &opts, &|_| {}, &AtomicBool::new(false));
         super::ingest::print_summary(&opened.report, false);
+        eprintln!("{place}");
         let mut runs = store.list_runs(RunFilter::default())?;
         runs.retain(|r| opened.runs.binary_search(&r.id).is_ok());
         output::print_run_table(&runs)?;
@@ -54,7 +56,7 @@ pub fn run(db: &Path, paths: &[PathBuf], ui: &UiArgs) -> Result<i32> {
     let (tx, rx) = mpsc::channel::<Action>();
     let cancel = Arc::new(AtomicBool::new(false));
     let reader = {
-        let (paths, cancel, label) = (paths.to_vec(), Arc::clone(&cancel), label.clone());
+        let (paths, cancel, label, place) = (paths.to_vec(), Arc::clone(&cancel), label.clone(), place.clone());
         std::thread::spawn(move || {
             let started = Instant::now();
             let tell = |e: Event| {
@@ -67,7 +69,7 @@ pub fn run(db: &Path, paths: &[PathBuf], ui: &UiArgs) -> Result<i32> {
             }));
             let (opened, news) = match read {
                 Ok(opened) => {
-                    let news = done(&opened, &label, started.elapsed());
+                    let news = done(&opened, &label, &place, started.elapsed());
                     (Some(opened), news)
                 }
                 Err(panic) => {
@@ -145,8 +147,19 @@ pub(super) fn feed(event: Event, label: &str) -> Feed {
     }
 }
 
-/// The end of the reading: its runs, and a line for the status bar.
-pub(super) fn done(opened: &Opened, label: &str, took: Duration) -> Feed {
+/// Where the runs are stored, said once (the status line at the end of the reading, or after the
+/// summary): `trajan FILE` creates `./trajan.db` unless `--db` or `TRAJAN_DB` names another.
+fn stored_in(db: &Path, created: bool) -> String {
+    let name = sanitize(&db.display().to_string()).into_owned();
+    match created {
+        true => format!("stored in {name} (a new database; --db FILE or TRAJAN_DB chooses another)"),
+        false => format!("stored in {name}"),
+    }
+}
+
+/// The end of the reading: its runs, and a line for the status bar (ending with where the runs
+/// are stored).
+pub(super) fn done(opened: &Opened, label: &str, place: &str, took: Duration) -> Feed {
     let report = &opened.report;
     let problems = report.failures().count() + report.warnings().count();
     let later = match problems {
@@ -157,13 +170,14 @@ pub(super) fn done(opened: &Opened, label: &str, took: Duration) -> Feed {
     let (message, error) = if let Some(first) = report.failures().next() {
         (format!("{}{later}", sanitize(&first.to_string())), true)
     } else if report.results.iter().all(|r| matches!(r, UnitResult::Unchanged { .. })) && !report.results.is_empty() {
-        (format!("{label}: unchanged since it was ingested, not read again{later}"), problems > 0)
+        (format!("{label}: unchanged since it was ingested, not read again · {place}{later}"), problems > 0)
     } else {
         let t = report.totals();
         let runs = if t.runs == 1 { "1 run".to_string() } else { format!("{} runs", t.runs) };
         let steps = trajan::tui::app::thousands(t.steps);
         let warned = if problems > 0 { format!(" with warnings{later}") } else { String::new() };
-        (format!("read {label}: {runs}, {steps} steps in {:.1} s{warned}", took.as_secs_f64()), problems > 0)
+        let took = took.as_secs_f64();
+        (format!("read {label}: {runs}, {steps} steps in {took:.1} s · {place}{warned}"), problems > 0)
     };
     Feed::Done { runs: opened.runs.clone(), message, error }
 }

@@ -67,6 +67,12 @@ fn cell(text: &str, width: usize) -> String {
     out
 }
 
+/// Sanitized, on one line, never cut: paths, test names and reasons naming paths are copied by
+/// reviewers from this output, so they are printed whole (the terminal wraps them).
+fn whole(text: &str) -> String {
+    sanitize(text).replace(['\n', '\t'], " ")
+}
+
 /// Pad to `width` display columns (format! pads by characters).
 fn pad(text: String, width: usize) -> String {
     let cols = unicode_width::UnicodeWidthStr::width(text.as_str());
@@ -125,13 +131,26 @@ pub fn print_task(task: &str) -> std::io::Result<()> {
     emit(&text)
 }
 
-pub fn print_run(d: &RunDetail, full: bool) -> std::io::Result<()> {
+pub fn print_run(d: &RunDetail) -> std::io::Result<()> {
     let mut out = String::new();
-    render_run(&mut out, d, full);
+    render_run(&mut out, d);
     emit(&out)
 }
 
-fn render_run(out: &mut String, d: &RunDetail, full: bool) {
+/// `show RUN --step N`: one line naming the run, then the step whole (its texts and edits); the
+/// run's overview is `show RUN`.
+pub fn print_step(d: &RunDetail) -> std::io::Result<()> {
+    let mut out = String::new();
+    let s = &d.summary;
+    let _ = writeln!(out, "run {}  {} · {} steps (0–{})", s.id, whole(&s.instance_id), s.steps, s.steps - 1);
+    for step in &d.step_list {
+        render_step(&mut out, step, d, true);
+    }
+    emit(&out)
+}
+
+/// The overview: the run, its task and tests folded, each step folded.
+fn render_run(out: &mut String, d: &RunDetail) {
     let s = &d.summary;
     let _ = writeln!(out, "run {}  {}", s.id, cell(&s.instance_id, 120));
     let _ = writeln!(
@@ -148,10 +167,10 @@ fn render_run(out: &mut String, d: &RunDetail, full: bool) {
         s.rejected_edits,
         s.cost.map(|c| format!("{c:.4}")).unwrap_or_else(|| "-".into()),
     );
-    let _ = writeln!(out, "  source {}", cell(&s.source, 200));
+    let _ = writeln!(out, "  source {}", whole(&s.source));
     if let Some(task) = d.task.as_ref().and_then(|t| t.instruction.as_deref()) {
         let _ = writeln!(out, "\ntask:");
-        render_block(out, task, if full { usize::MAX } else { TASK_LINES }, WHOLE_TASK);
+        render_block(out, task, TASK_LINES, WHOLE_TASK);
     }
     if let Some(o) = &d.outcome {
         let failed: Vec<_> = o.tests.iter().filter(|t| !t.passed).collect();
@@ -166,16 +185,27 @@ fn render_run(out: &mut String, d: &RunDetail, full: bool) {
                 .to_string(),
         };
         let _ = writeln!(out, "\ntests ({}): {verdict}, {} tests, {} failing", o.format, o.tests.len(), failed.len());
-        let _ = writeln!(out, "  from {}", cell(&o.source, 200));
+        let _ = writeln!(out, "  from {}", whole(&o.source));
+        if let Some(tests) = &o.tests_source {
+            let _ = writeln!(out, "  tests from {}", whole(tests));
+        }
+        if let Some(says) = o.tests_say_resolved {
+            let _ = writeln!(
+                out,
+                "  the evaluations disagree: the per-test report says resolved {}, the verdict's says {}",
+                resolved(Some(says)),
+                resolved(o.resolved)
+            );
+        }
         for t in failed.iter().take(20) {
-            let _ = writeln!(out, "  FAIL {} {}", t.group.map_or("", TestGroup::name), cell(&t.name, 150));
+            let _ = writeln!(out, "  FAIL {} {}", t.group.map_or("", TestGroup::name), whole(&t.name));
         }
     }
     for u in &d.unjoined_evaluations {
-        let _ = writeln!(out, "\nevaluation found in {}, not joined: {}", cell(&u.source, 200), cell(&u.reason, 200));
+        let _ = writeln!(out, "\nevaluation found in {}, not joined: {}", whole(&u.source), whole(&u.reason));
     }
     for step in &d.step_list {
-        render_step(out, step, d, full);
+        render_step(out, step, d, false);
     }
 }
 
@@ -198,7 +228,7 @@ fn render_step(out: &mut String, step: &StepRow, d: &RunDetail, full: bool) {
         let lint = if e.lint_codes.is_empty() { String::new() } else { format!(" ({})", e.lint_codes.join(", ")) };
         // A reconstructed shell edit says how sure its diff is.
         let sure = e.certainty.map(|c| format!(", {}", c.words())).unwrap_or_default();
-        let _ = writeln!(out, "edit {} {} → {}{}{}", e.kind, cell(&e.path, 120), e.status, sure, lint);
+        let _ = writeln!(out, "edit {} {} → {}{}{}", e.kind, whole(&e.path), e.status, sure, lint);
         if let Some(diff) = &e.diff {
             render_block(out, diff, if full { usize::MAX } else { 40 }, WHOLE_STEP);
         }

@@ -13,9 +13,57 @@ use trajan::label::taxonomy::Taxonomy;
 use trajan::model::FailedScope;
 use trajan::review::export::{self, Format};
 use trajan::review::import;
-use trajan::review::stats::{self, By, Pick};
+use trajan::review::stats;
 use trajan::sanitize::sanitize;
 use trajan::store::Store;
+
+#[derive(clap::Args)]
+pub struct NoteArgs {
+    /// The run (numeric id, or an instance id naming one run).
+    pub run: String,
+    /// The step (0-based).
+    #[arg(long)]
+    pub step: i64,
+    /// The note; replaces this reviewer's note on the step.
+    #[arg(required_unless_present = "delete", conflicts_with = "delete")]
+    pub text: Option<String>,
+    /// Remove this reviewer's note on the step.
+    #[arg(long)]
+    pub delete: bool,
+}
+
+/// `trajan note RUN --step N TEXT`: write (or remove) the reviewer's note on a step.
+pub fn note(store: &Store, args: &NoteArgs, rater_flag: Option<&str>) -> Result<i32> {
+    let config = UserConfig::load(|k| std::env::var(k).ok())?;
+    let rater = settings::rater(rater_flag, &config)?;
+    let id = store.resolve_run(&args.run)?;
+    let text = args.text.as_deref().unwrap_or_default();
+    let kept = store.set_note(id, args.step, &rater, if args.delete { "" } else { text })?;
+    let what = if kept { "note" } else { "no note" };
+    emit(&format!("{what} on run {id} step {} by {}\n", args.step, sanitize(&rater)))?;
+    Ok(0)
+}
+
+/// `trajan notes [RUN]`: the notes on steps, by run and step.
+pub fn notes(store: &Store, run: Option<&str>, json: bool) -> Result<i32> {
+    let run_id = run.map(|r| store.resolve_run(r)).transpose()?;
+    let rows = store.notes(run_id)?;
+    if json {
+        print_json(&rows)?;
+        return Ok(0);
+    }
+    let mut out = String::new();
+    for n in &rows {
+        let instance = n.instance_id.as_deref().unwrap_or("(run gone)");
+        let _ = writeln!(out, "run {} {} step {} · {}:", n.run_id, sanitize(instance), n.step, sanitize(&n.rater));
+        for line in sanitize(&n.text).lines() {
+            let _ = writeln!(out, "  {line}");
+        }
+    }
+    let _ = writeln!(out, "{} {}", rows.len(), if rows.len() == 1 { "note" } else { "notes" });
+    emit(&out)?;
+    Ok(0)
+}
 
 #[derive(clap::Args)]
 pub struct LabelArgs {
@@ -216,11 +264,7 @@ fn compute_stats(
     source: &str,
     scope: FailedScope,
 ) -> Result<stats::Stats> {
-    let by = By::parse(by).with_context(|| format!("--by {by:?}: one of all, model, agent, benchmark, exit"))?;
-    let pick = Pick::parse(source)
-        .with_context(|| format!("--source {source:?}: one of best, heuristic, llm, human, reference"))?;
-    let ask = trajan::review::summary::Ask { by, pick, scope, blind_rater: None };
-    Ok(trajan::review::summary::stats_report(store, taxonomy, &ask, None)?.stats)
+    Ok(settings::stats_report(store, taxonomy, by, source, scope, None)?.stats)
 }
 
 pub fn stats(store: &Store, args: &StatsArgs, include_unknown: bool) -> Result<i32> {
@@ -241,16 +285,17 @@ pub fn stats(store: &Store, args: &StatsArgs, include_unknown: bool) -> Result<i
 }
 
 pub fn export(store: &Store, args: &super::export::ExportArgs, include_unknown: bool) -> Result<i32> {
-    if args.what == "run" || args.format == "atif" {
+    let format = args.format_or("csv");
+    if args.what == "run" || format == "atif" {
         return super::export::run_atif(store, args);
     }
-    if args.format == "parquet" || matches!(args.what.as_str(), "runs" | "steps" | "edits") {
+    if format == "parquet" || matches!(args.what.as_str(), "runs" | "steps" | "edits") {
         return super::export::tables(store, args);
     }
     let config = UserConfig::load(|k| std::env::var(k).ok())?;
-    let format = Format::parse(&args.format)
-        .with_context(|| format!("--format {:?}: csv, json, jsonl, markdown, atif or parquet", args.format))?;
-    if args.run.is_some() {
+    let format = Format::parse(&format)
+        .with_context(|| format!("--format {format:?}: csv, json, jsonl, markdown, atif or parquet"))?;
+    if !args.items.is_empty() {
         bail!("export {}: takes no run (only `export run RUN --format atif` does)", args.what);
     }
     let text = match args.what.as_str() {
@@ -261,7 +306,8 @@ pub fn export(store: &Store, args: &super::export::ExportArgs, include_unknown: 
             let modes: Vec<String> = taxonomy.mode_ids();
             export::stats(&s, &modes, format)?
         }
-        other => bail!("export {other:?}: labels, stats, runs, steps, edits or run"),
+        "notes" => export::notes(&store.notes(None)?, format)?,
+        other => bail!("export {other:?}: labels, notes, stats, runs, steps, edits, run, chart or report"),
     };
     match &args.output {
         // Every format is safe for a terminal as it is: the same text as the file.
@@ -304,4 +350,25 @@ pub fn import(store: &mut Store, path: &Path, json: bool, taxonomy_flag: Option<
         emit(&o)?;
     }
     Ok(if report.clean() { 0 } else { 1 })
+}
+
+/// `runs --filter EXPR`: the runs the query keeps, in the run list's order (best fuzzy matches
+/// first when it has free words). Not blind: a script sees every current label.
+pub fn filtered(
+    store: &Store,
+    runs: Vec<trajan::store::read::RunSummary>,
+    query: &str,
+    taxonomy: Option<&str>,
+    rater: Option<&str>,
+    config: &UserConfig,
+) -> Result<Vec<trajan::store::read::RunSummary>> {
+    use trajan::review::filter;
+    let parsed = filter::parse(query).with_context(|| format!("--filter {query:?}"))?;
+    let taxonomy = settings::taxonomy(taxonomy, config)?;
+    let sets = store.current_label_sets(&taxonomy.name, &taxonomy.version)?;
+    let rater = settings::rater(rater, config).unwrap_or_default();
+    let labels = filter::label_index(&trajan::review::states(&sets, &rater), |_| false);
+    let keep = filter::apply(&runs, &labels, &parsed, filter::Sort::default());
+    let mut slots: Vec<Option<trajan::store::read::RunSummary>> = runs.into_iter().map(Some).collect();
+    Ok(keep.into_iter().filter_map(|i| slots.get_mut(i).and_then(Option::take)).collect())
 }

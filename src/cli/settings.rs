@@ -31,3 +31,25 @@ pub fn taxonomy(flag: Option<&str>, config: &UserConfig) -> Result<Taxonomy> {
 pub fn load_taxonomy(name: Option<&str>) -> Result<Taxonomy> {
     Ok(Taxonomy::load(name.unwrap_or(taxonomy::DEFAULT))?)
 }
+
+/// What `--by` and `--source` ask for.
+pub fn ask(by: &str, source: &str, scope: FailedScope) -> Result<trajan::review::summary::Ask> {
+    let by = trajan::review::stats::By::parse(by)
+        .with_context(|| format!("--by {by:?}: one of all, model, agent, benchmark, exit"))?;
+    let pick = trajan::review::stats::Pick::parse(source)
+        .with_context(|| format!("--source {source:?}: one of best, heuristic, llm, human, reference"))?;
+    Ok(trajan::review::summary::Ask { by, pick, scope, blind_rater: None, only: None })
+}
+
+/// The statistics `--by` and `--source` ask for; with `bootstrap`, the agreement report too.
+pub fn stats_report(
+    store: &trajan::store::Store,
+    taxonomy: &Taxonomy,
+    by: &str,
+    source: &str,
+    scope: FailedScope,
+    bootstrap: Option<&trajan::agreement::BootstrapOptions>,
+) -> Result<trajan::review::summary::StatsReport> {
+    let ask = ask(by, source, scope)?;
+    Ok(trajan::review::summary::stats_report(store, taxonomy, &ask, bootstrap)?)
+}

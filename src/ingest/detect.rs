@@ -29,6 +29,9 @@ pub enum Detected {
     NotInput,
     /// A SWE-agent demonstration (an object holding only `history`): a prompt example, not a run.
     Demonstration,
+    /// A known agent's or harness's file that is not read, and what it is (a conversation's
+    /// state without its events, a lock file, an LLM completion log, a recording out of its trial).
+    NotRead(&'static str),
 }
 
 /// Look at the shape of a document. For objects this scans the whole document once without
@@ -41,7 +44,7 @@ pub fn shape(text: &str) -> Shape {
         }
         return Shape::Array(first_item_keys(t).unwrap_or_default());
     }
-    if !t.starts_with('{') {
+    if !t.starts_with('{') || is_asciicast(t) {
         return Shape::Text;
     }
     if is_jsonl(t) {
@@ -80,6 +83,8 @@ pub fn detect(shape: &Shape, text: &str) -> Detected {
         Shape::Object(keys) => {
             if is_atif(keys) {
                 Detected::Format(Format::Atif)
+            } else if let Some(d) = agent_object(keys) {
+                d
             } else if has(keys, "trajectory") || has(keys, "attempts") {
                 Detected::Format(Format::SweAgent)
             } else if has(keys, "trajectory_format") || (has(keys, "messages") && has(keys, "info")) {
@@ -102,7 +107,9 @@ pub fn detect(shape: &Shape, text: &str) -> Detected {
             }
         }
         Shape::Lines(keys) => {
-            if let Some(f) = record_format(keys) {
+            if let Some(f) = session_lines(keys) {
+                Detected::Format(f)
+            } else if let Some(f) = record_format(keys) {
                 Detected::Format(f)
             } else if has(keys, "model_patch") {
                 Detected::Format(Format::SweAgentPreds)
@@ -124,11 +131,92 @@ pub fn detect(shape: &Shape, text: &str) -> Detected {
                 Detected::Format(Format::UnittestText)
             } else if is_eval_log(text) {
                 Detected::Format(Format::SwebenchEvalLog)
+            } else if is_aider_history(text) {
+                Detected::Format(Format::Aider)
+            } else if is_asciicast(text.trim_start_matches('\u{feff}').trim_start()) {
+                Detected::NotRead("an asciinema recording outside a Terminal-Bench trial folder (its trial reads it)")
             } else {
                 Detected::NotInput
             }
         }
     }
+}
+
+/// An object of the agents and harnesses beyond the SWE-bench family, told by its keys (the
+/// traps: Moatless' `trajectory.json` is not ATIF; a Terminal-Bench run's `results.json` has
+/// `resolved_ids` as a SWE-bench run summary does).
+fn agent_object(keys: &[String]) -> Option<Detected> {
+    let has = |k: &str| keys.iter().any(|x| x == k);
+    let format = if (has("name") && has("transitions") && has("transition_rules"))
+        || (has("root") && has("selector") && has("max_iterations"))
+    {
+        Format::Moatless
+    } else if is_v1_event(keys) {
+        Format::OpenHandsV1
+    } else if (has("is_resolved") && has("failure_mode")) || (has("results") && has("n_resolved")) {
+        Format::TerminalBench
+    } else if has("id") && has("agent") && has("persistence_dir") {
+        return Some(Detected::NotRead(
+            "an OpenHands V1 conversation's state (base_state.json) with no events beside it: nothing to read",
+        ));
+    } else if has("lockfile_version") && has("harness") {
+        return Some(Detected::NotRead("a Terminal-Bench lock file (the run's configuration)"));
+    } else if has("run_id") && has("dataset_name") && has("agent_name") {
+        return Some(Detected::NotRead("a Terminal-Bench run's metadata, with no trial folder beside it"));
+    } else if has("messages") && has("response") && has("kwargs") && has("context_window") {
+        return Some(Detected::NotRead(
+            "an OpenHands LLM completion log: one model call (the conversation's events are the run)",
+        ));
+    } else {
+        return None;
+    };
+    Some(Detected::Format(format))
+}
+
+/// An OpenHands V1 event: `kind` (its class), `id`, `source`, `timestamp`.
+fn is_v1_event(keys: &[String]) -> bool {
+    ["kind", "id", "source", "timestamp"].iter().all(|k| keys.iter().any(|x| x == k))
+}
+
+/// The session formats written one record per line, told by their first line's keys: OpenHands
+/// V1 events, Codex CLI rollouts (`{timestamp, type, payload}`), Claude Code transcripts (a
+/// record with `sessionId` and `uuid`, or a `summary` or `file-history-snapshot` record first),
+/// OpenClaw sessions (a `session` header with `version`), Agentless localisation and repair
+/// outputs.
+fn session_lines(keys: &[String]) -> Option<Format> {
+    let has = |k: &str| keys.iter().any(|x| x == k);
+    if is_v1_event(keys) {
+        Some(Format::OpenHandsV1)
+    } else if has("type") && has("payload") && has("timestamp") {
+        Some(Format::CodexCli)
+    } else if (has("sessionId") && has("type") && (has("uuid") || has("parentUuid")))
+        || (has("type") && has("leafUuid") && has("summary"))
+        || (has("type") && has("messageId") && has("snapshot"))
+    {
+        Some(Format::ClaudeCode)
+    } else if has("type") && has("version") && has("id") && has("cwd") && !has("sessionId") {
+        Some(Format::OpenClaw)
+    } else if (has("found_files") && (has("file_traj") || has("found_edit_locs") || has("found_related_locs")))
+        || (has("raw_output") && has("traj") && has("try_count"))
+    {
+        Some(Format::Agentless)
+    } else {
+        None
+    }
+}
+
+/// Aider's chat history: markdown whose sessions open with `# aider chat started at`.
+pub fn is_aider_history(text: &str) -> bool {
+    let head = text.get(..text.len().min(4096)).unwrap_or(text);
+    head.lines().any(|l| l.starts_with("# aider chat started at "))
+}
+
+/// An asciinema v2 recording: a header object with `version` and `width`, then event arrays.
+pub fn is_asciicast(t: &str) -> bool {
+    let mut lines = t.lines().map(str::trim).filter(|l| !l.is_empty());
+    let (Some(header), Some(second)) = (lines.next(), lines.next()) else { return false };
+    second.starts_with('[')
+        && top_keys(header).is_ok_and(|k| k.iter().any(|x| x == "version") && k.iter().any(|x| x == "width"))
 }
 
 /// The format of a record (a JSON-lines line, an object, a list's first item) told by its keys:
@@ -237,9 +325,12 @@ pub fn detect_value(v: &serde_json::Value) -> Option<Format> {
     }
 }
 
-/// An OpenHands event: an `id` and an `action` or an `observation`.
+/// An OpenHands (V0) event: an `id` and an `action` or an `observation` named by a string (a V1
+/// event's are objects).
 pub fn is_openhands_event(v: &serde_json::Value) -> bool {
-    v.get("id").is_some() && (v.get("action").is_some() || v.get("observation").is_some())
+    v.get("id").is_some()
+        && (v.get("action").is_some_and(serde_json::Value::is_string)
+            || v.get("observation").is_some_and(serde_json::Value::is_string))
 }
 
 /// JSON lines: the first two non-empty lines each open an object, and one of the first few

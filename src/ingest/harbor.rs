@@ -23,7 +23,9 @@ pub fn trial_members(dir: &Path) -> Option<Vec<PathBuf>> {
     if !dir.join("result.json").is_file() || !dir.join("agent").is_dir() {
         return None;
     }
-    Some(MEMBERS.iter().map(|m| dir.join(m)).filter(|p| p.is_file()).collect())
+    let mut members: Vec<PathBuf> = MEMBERS.iter().map(|m| dir.join(m)).filter(|p| p.is_file()).collect();
+    members.extend(super::openclaw::sessions_in(&dir.join("agent")));
+    Some(members)
 }
 
 /// A job folder's own files (its `result.json`, `config.json`, `lock.json`), when `dir` holds
@@ -82,6 +84,12 @@ pub fn parse_trial(dir: &Path, files: &[(PathBuf, String)]) -> Result<Parsed, In
             harbor.insert(k.into(), v);
         }
     }
+    // An agent-native log beside the trajectory (OpenClaw's session) is the trial's raw log.
+    let session = files.iter().find(|(p, _)| p.extension().is_some_and(|e| e == "jsonl"));
+    if let Some((p, _)) = session {
+        let shown = p.strip_prefix(dir).unwrap_or(p).display().to_string();
+        harbor.insert("raw_log".into(), Value::String(shown));
+    }
     let mut metadata = Map::new();
     metadata.insert("harbor".into(), Value::Object(harbor));
     let ctx = Context {
@@ -94,15 +102,26 @@ pub fn parse_trial(dir: &Path, files: &[(PathBuf, String)]) -> Result<Parsed, In
         metadata,
     };
     let mut run_model = model;
-    match file("agent/trajectory.json") {
-        Some((path, text)) => {
+    match (file("agent/trajectory.json"), session) {
+        (Some((path, text)), _) => {
             let trajectory = atif::read(path, text)?;
             let (run, task_row) = atif::run_of(path, &trajectory, &ctx, &mut parsed.warnings);
             run_model = run.model.clone().or(run_model);
             parsed.tasks.extend(task_row);
             parsed.runs.push(run);
         }
-        None => parsed.warnings.push(format!(
+        // No trajectory: the run is read from the agent's own session.
+        (None, Some((path, text))) => {
+            let (mut run, task_row, warnings) = super::openclaw::read(path, text)?;
+            parsed.warnings.extend(warnings);
+            run.instance_id = task.clone();
+            run.model = run.model.or(ctx.model.clone());
+            run.metadata = Some(Value::Object(ctx.metadata.clone()).to_string());
+            run_model = run.model.clone();
+            parsed.tasks.extend(task_row.map(|t| crate::model::Task { instance_id: task.clone(), ..t }));
+            parsed.runs.push(run);
+        }
+        (None, None) => parsed.warnings.push(format!(
             "{}: no agent/trajectory.json (the agent wrote no ATIF trajectory): only the verdict is read",
             dir.display()
         )),

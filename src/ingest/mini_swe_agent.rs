@@ -36,10 +36,26 @@ const FORMAT_ERROR_MARKERS: &[&str] = &["EXACTLY ONE action", "Format error", "T
 /// Parse a whole file: the document is read as [`doc::MiniDoc`] reads it from disk, its steps
 /// collected in memory.
 pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
+    if text.trim_start().starts_with('[') && calls_tools(text) {
+        let why = "a list of chat messages with tool calls: an LLM conversation, not a mini-swe-agent run \
+                   (its lists of before `trajectory_format` hold no tool calls)";
+        return Ok(Parsed { nothing: Some(why.into()), ..Parsed::default() });
+    }
     doc::parse_text(path, text).map_err(|e| match e {
         ReadError::Invalid(e) => e,
         ReadError::Stopped | ReadError::Whole(_) => IngestError::shape(path, "mini-swe-agent: unexpected layout"),
     })
+}
+
+/// A bare list of messages some of which call tools (`tool_calls`, `role: "tool"`).
+fn calls_tools(text: &str) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Msg {
+        role: Option<String>,
+        tool_calls: Option<serde::de::IgnoredAny>,
+    }
+    serde_json::from_str::<Vec<Msg>>(text)
+        .is_ok_and(|list| list.iter().any(|m| m.tool_calls.is_some() || m.role.as_deref() == Some("tool")))
 }
 
 /// How a bare message list ended, when it says: mini-swe-agent ended a run when the output of a

@@ -3,17 +3,24 @@
 //! One module per input format; each exposes `parse(path, text) -> Result<Parsed, IngestError>`
 //! (folder formats take their member files). This module only decides which one to call.
 
+pub mod agentless;
+pub mod aider;
 pub mod archive;
 pub mod atif;
+pub mod claude_code;
+pub mod codex;
 pub mod detect;
 pub mod eval_log;
 pub mod experiments;
 pub mod harbor;
 pub mod harness;
 pub mod json;
+pub mod layout;
 pub mod lenient;
 pub mod mini_swe_agent;
+pub mod moatless;
 pub mod open;
+pub mod openclaw;
 pub mod openhands;
 pub mod pipeline;
 pub mod predictions;
@@ -23,7 +30,9 @@ pub mod stream;
 pub mod stream_doc;
 pub mod swe_agent;
 pub mod swebench_dataset;
+pub mod terminal_bench;
 pub mod truncated;
+pub mod turns;
 pub mod unittest;
 
 use crate::error::{IngestError, Location};
@@ -80,6 +89,44 @@ pub fn parse_loaded(loaded: &Loaded, forced: Option<Format>) -> Result<Outcome, 
             let mut parsed = harbor::parse_trial(&loaded.unit.path, &files)?;
             parsed.warnings.extend(warnings);
             Ok(Outcome::Parsed { format: Format::Atif, parsed })
+        }
+        UnitKind::Conversation => {
+            let mut warnings = Vec::new();
+            let (mut state, mut events) = (None, 0);
+            let mut conversation = openhands::v1::Conversation::default();
+            for (p, b) in &loaded.files {
+                let text = decode(p, b, &mut warnings);
+                match json::parse_value_lenient(p, &text, &mut warnings) {
+                    Ok(v) if p.file_name().is_some_and(|n| n == "base_state.json") => state = Some(v),
+                    Ok(v) => {
+                        conversation.event(v);
+                        events += 1;
+                    }
+                    Err(e) => warnings.push(e.to_string()),
+                }
+            }
+            if events == 0 {
+                return Err(IngestError::parse(&loaded.unit.path, None, "no readable event files"));
+            }
+            let mut parsed = conversation.finish(&loaded.unit.path, state.as_ref());
+            parsed.warnings.splice(0..0, warnings);
+            Ok(Outcome::Parsed { format: Format::OpenHandsV1, parsed })
+        }
+        UnitKind::AgentlessStage => {
+            let mut warnings = Vec::new();
+            let files: Vec<(PathBuf, String)> =
+                loaded.files.iter().map(|(p, b)| (p.clone(), decode(p, b, &mut warnings).into_owned())).collect();
+            let mut parsed = agentless::parse_stage(&loaded.unit.path, &files)?;
+            parsed.warnings.splice(0..0, warnings);
+            Ok(Outcome::Parsed { format: Format::Agentless, parsed })
+        }
+        UnitKind::TerminalBenchTrial => {
+            let mut warnings = Vec::new();
+            let files: Vec<(PathBuf, String)> =
+                loaded.files.iter().map(|(p, b)| (p.clone(), decode(p, b, &mut warnings).into_owned())).collect();
+            let mut parsed = terminal_bench::parse_trial(&loaded.unit.path, &files)?;
+            parsed.warnings.splice(0..0, warnings);
+            Ok(Outcome::Parsed { format: Format::TerminalBench, parsed })
         }
         UnitKind::File => {
             let (path, bytes) =
@@ -156,6 +203,7 @@ fn detect_and_parse(path: &Path, bytes: &[u8], text: &str, forced: Option<Format
                     };
                 }
                 Detected::Demonstration => return Ok(Outcome::Skipped(Skip::demonstration())),
+                Detected::NotRead(what) => return Ok(Outcome::Skipped(Skip::not_read(what))),
                 // JSON lines are told by their first line's keys alone.
                 Detected::NeedsValue if matches!(shape, Shape::Lines(_)) => return unknown(path, &shape),
                 Detected::NeedsValue => {
@@ -172,15 +220,18 @@ fn detect_and_parse(path: &Path, bytes: &[u8], text: &str, forced: Option<Format
             }
         }
     };
-    Ok(Outcome::Parsed { format, parsed: parse_as(format, path, text)? })
+    let parsed = parse_as(format, path, text)?;
+    match parsed.nothing {
+        Some(why) if parsed.is_empty() => Ok(Outcome::Skipped(Skip::not_read(why))),
+        _ => Ok(Outcome::Parsed { format, parsed }),
+    }
 }
 
 /// A file read as the format `--format` named. What reads as nothing (no run, outcome,
 /// prediction or task) is an error saying so, never an empty success.
 fn parse_forced(format: Format, path: &Path, text: &str) -> Result<Outcome, IngestError> {
     let parsed = parse_as(format, path, text)?;
-    if parsed.runs.is_empty() && parsed.outcomes.is_empty() && parsed.predictions.is_empty() && parsed.tasks.is_empty()
-    {
+    if parsed.is_empty() {
         let found = match detect::detect(&detect::shape(text), text) {
             Detected::Format(f) if f != format => format!(" (it reads as {})", f.name()),
             _ => String::new(),
@@ -289,6 +340,14 @@ fn parse_as(format: Format, path: &Path, text: &str) -> Result<Parsed, IngestErr
         Format::MultiSwebenchPreds => predictions::parse(path, text),
         Format::MultiSwebenchDataset => swebench_dataset::parse(path, text),
         Format::SwebenchEvalLog => eval_log::parse(path, text),
+        Format::OpenHandsV1 => openhands::parse_v1(path, text),
+        Format::CodexCli => codex::parse(path, text),
+        Format::ClaudeCode => claude_code::parse(path, text),
+        Format::Aider => aider::parse(path, text),
+        Format::Moatless => moatless::parse(path, text),
+        Format::Agentless => agentless::parse(path, text),
+        Format::TerminalBench => terminal_bench::parse_results(path, text),
+        Format::OpenClaw => openclaw::parse(path, text),
     }
 }
 

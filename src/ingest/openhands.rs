@@ -12,6 +12,7 @@ mod events;
 pub mod resolver;
 #[cfg(test)]
 mod tests;
+pub mod v1;
 
 use crate::analysis::edits;
 use crate::analysis::reconstruct::reconstruct;
@@ -31,6 +32,23 @@ const SECRET_KEYS: &[&str] = &["api_key", "aws_access_key_id", "aws_secret_acces
 
 pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
     parse_records(path, text, instance)
+}
+
+/// OpenHands V1 events as JSON lines (`events.jsonl`), or one event file alone.
+pub fn parse_v1(path: &Path, text: &str) -> Result<Parsed, IngestError> {
+    let mut conversation = v1::Conversation::default();
+    let mut warnings = Vec::new();
+    if path.extension().is_some_and(|e| e == "jsonl") || crate::ingest::detect::is_jsonl(text) {
+        for_each_jsonl_line(path, text, &mut warnings, |_, v| {
+            conversation.event(v);
+            Ok(())
+        })?;
+    } else {
+        conversation.event(crate::ingest::json::parse_value(path, text)?);
+    }
+    let mut parsed = conversation.finish(path, None);
+    parsed.warnings.splice(0..0, warnings);
+    Ok(parsed)
 }
 
 /// One line of an `output.jsonl` (for reading large files a line at a time).

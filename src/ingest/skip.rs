@@ -7,6 +7,10 @@
 pub enum SkipKind {
     /// A SWE-agent demonstration (only `history`): a prompt example, not a run.
     Demonstration,
+    /// A file of a known agent or harness that is not read, named with what it is: a cache of
+    /// events read from elsewhere, a conversation's state, a raw log beside the run read, a
+    /// summary of trials read one by one.
+    NotRead,
     /// JSON or JSON lines of no known format (OpenHands `metadata.json`, AutoCodeRover
     /// `cost.json`, configs).
     Json,
@@ -16,6 +20,8 @@ pub enum SkipKind {
     Binary,
     /// An empty file whose name is not an input's (`__init__.py`).
     Empty,
+    /// A hidden file or folder (`.DS_Store`, `.git/`): not walked.
+    Hidden,
 }
 
 impl SkipKind {
@@ -25,6 +31,8 @@ impl SkipKind {
         match self {
             SkipKind::Demonstration if one => "demonstration (a prompt example, not a run)",
             SkipKind::Demonstration => "demonstrations (prompt examples, not runs)",
+            SkipKind::NotRead if one => "agent file not read (a cache, state, raw log or summary; --verbose names it)",
+            SkipKind::NotRead => "agent files not read (caches, state, raw logs, summaries; --verbose names them)",
             SkipKind::Json => "JSON of no known format (run metadata, configs)",
             SkipKind::Text if one => "text file (README, config, script)",
             SkipKind::Text => "text files (READMEs, configs, scripts)",
@@ -32,6 +40,8 @@ impl SkipKind {
             SkipKind::Binary => "binary files",
             SkipKind::Empty if one => "empty file",
             SkipKind::Empty => "empty files",
+            SkipKind::Hidden if one => "hidden file or folder",
+            SkipKind::Hidden => "hidden files or folders",
         }
     }
 }
@@ -59,6 +69,15 @@ impl Skip {
 
     pub fn empty() -> Skip {
         Skip::new(SkipKind::Empty, "empty")
+    }
+
+    /// A known agent's or harness's file that is not read, and what it is.
+    pub fn not_read(what: impl Into<String>) -> Skip {
+        Skip::new(SkipKind::NotRead, what)
+    }
+
+    pub fn hidden(folder: bool) -> Skip {
+        Skip::new(SkipKind::Hidden, if folder { "a hidden folder: not walked" } else { "a hidden file" })
     }
 }
 

@@ -1,11 +1,18 @@
 //! Finding the units to ingest under the paths a user names, and reading them.
 //!
-//! A unit is usually one file. Two layouts are one unit made of several files: a SWE-bench
+//! A unit is usually one file. Some layouts are one unit made of several files: a SWE-bench
 //! harness instance folder (`report.json`, `run_instance.log`, `test_output.txt`, `patch.diff`;
-//! a folder with only `patch.diff` and `test_output.txt` is one too) and an OpenHands `events/`
-//! folder (one event per `<id>.json`). A harness folder's `eval.sh` and its symlinks
-//! (`image_build_dir`, dangling once the folder is copied) belong to it and are not read.
+//! a folder with only `patch.diff` and `test_output.txt` is one too), an OpenHands `events/`
+//! folder (one event per `<id>.json`), a Harbor trial, and the agent layouts of `layout` (an
+//! OpenHands V1 conversation, a Terminal-Bench 1 trial). A harness folder's `eval.sh` and its
+//! symlinks (`image_build_dir`, dangling once the folder is copied) belong to it and are not read.
+//!
+//! No file met in a walk is passed over without a word: a file not read (a hidden file, a
+//! harness's `eval.sh`, a cache of events read elsewhere, a trial's working material) is listed
+//! in `Discovery::passed` with what it is, and the ingest reports it as skipped.
 
+use super::layout;
+use super::skip::Skip;
 use crate::error::{self, IngestError, Location};
 use std::borrow::Cow;
 use std::io::Read;
@@ -19,6 +26,13 @@ pub enum UnitKind {
     EventDir,
     /// A Harbor trial folder: `result.json`, `agent/trajectory.json`, `verifier/` (`ingest::harbor`).
     HarborTrial,
+    /// An OpenHands V1 conversation: `event-NNNNN-<uuid>.json` files and `base_state.json`.
+    Conversation,
+    /// A Terminal-Bench 1 trial folder: `results.json`, the `agent.cast` recording, and the run's
+    /// `run_metadata.json` (`ingest::terminal_bench`).
+    TerminalBenchTrial,
+    /// An Agentless stage folder: `args.json` (the model) and the stage's outputs (`ingest::agentless`).
+    AgentlessStage,
 }
 
 impl UnitKind {
@@ -61,6 +75,8 @@ pub const HARNESS_FILES: [&str; 4] = ["report.json", "run_instance.log", "test_o
 pub struct Discovery {
     pub units: Vec<Unit>,
     pub errors: Vec<IngestError>,
+    /// Files (and hidden folders) met in the walk and not read, with what they are.
+    pub passed: Vec<(PathBuf, Skip)>,
     /// While walking an unpacked archive: it, how deep in archives it is, and what the named
     /// archive it came from has unpacked so far (one budget for it and all inside it).
     inside: Option<(std::sync::Arc<super::archive::Extracted>, usize, std::sync::Arc<super::archive::Spent>)>,
@@ -88,6 +104,8 @@ pub fn discover_within(paths: &[PathBuf], limits: super::archive::Limits) -> Dis
     }
     d.units.sort_by(|a, b| a.path.cmp(&b.path));
     d.units.dedup_by(|a, b| a.path == b.path);
+    d.passed.sort_by(|a, b| a.0.cmp(&b.0));
+    d.passed.dedup_by(|a, b| a.0 == b.0);
     d
 }
 
@@ -97,7 +115,7 @@ fn absolute(p: &Path) -> PathBuf {
 
 /// A file named on its own still belongs to its folder unit when it is part of one.
 fn unit_for_file(path: &Path) -> Unit {
-    let trial = path.parent().and_then(|p| trial_unit(p).or_else(|| p.parent().and_then(trial_unit)));
+    let trial = path.ancestors().skip(1).take(3).find_map(trial_unit).map(|(u, _)| u);
     if let Some(u) = trial
         && u.members.iter().any(|m| m == path)
     {
@@ -127,31 +145,58 @@ fn walk(root: &Path, d: &mut Discovery) {
         let path = entry.path();
         let ft = entry.file_type();
         if ft.is_dir() {
-            if entry.depth() > 0 && is_hidden(path) {
+            if entry.depth() > 0 && is_hidden(path) && !layout::walked_hidden_folder(path) {
+                d.passed.push((path.to_path_buf(), Skip::hidden(true)));
                 it.skip_current_dir();
                 continue;
             }
-            // A Harbor trial is read whole from its own files; the rest under it is the
-            // agent's working material (`ingest::harbor`).
-            if let Some(u) = trial_unit(path) {
+            // A Harbor or Terminal-Bench trial is read whole from its own files; the rest under
+            // it is the agent's working material (`ingest::harbor`, `ingest::terminal_bench`).
+            if let Some((u, what)) = trial_unit(path) {
+                d.passed.extend(layout::unread_under(path, &u.members, what));
                 d.units.push(u);
                 it.skip_current_dir();
                 continue;
             }
-            claimed.extend(super::harbor::job_files(path));
+            for job_file in super::harbor::job_files(path) {
+                if job_file.is_file() {
+                    d.passed.push((job_file.clone(), Skip::not_read("a Harbor job's summary (its trials are read)")));
+                }
+                claimed.insert(job_file);
+            }
+            let mut beside = layout::beside(path);
+            super::terminal_bench::run_folder(path, &mut beside);
+            super::agentless::superseded(path, &mut beside);
+            claimed.extend(beside.members);
+            for (p, skip) in beside.passed {
+                claimed.insert(p.clone());
+                d.passed.push((p, skip));
+            }
             // A folder unit's member files are read with it; everything else in it (other
             // files, subfolders) is walked as usual.
             if let Some(u) = folder_unit(path) {
                 claimed.extend(u.members.iter().cloned());
                 if u.kind == UnitKind::HarnessDir {
-                    claimed.insert(path.join("eval.sh"));
+                    let script = path.join("eval.sh");
+                    if script.is_file() {
+                        d.passed.push((script.clone(), Skip::not_read("the harness's test script (eval.sh)")));
+                    }
+                    claimed.insert(script);
                     claimed.extend(symlinks_in(path));
                 }
                 d.units.push(u);
             }
             continue;
         }
-        if is_hidden(path) || claimed.contains(path) {
+        if claimed.contains(path) {
+            continue;
+        }
+        if is_hidden(path)
+            && let Some(skip) = layout::hidden_file(path)
+        {
+            if ft.is_file() {
+                d.passed.push((path.to_path_buf(), skip));
+            }
             continue;
         }
         // Symlinks to folders are not followed (no loops); a symlink to anything else is a unit
@@ -211,10 +256,16 @@ fn is_hidden(p: &Path) -> bool {
     p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with('.'))
 }
 
-/// The Harbor trial a folder is (`ingest::harbor`).
-fn trial_unit(dir: &Path) -> Option<Unit> {
-    let members = super::harbor::trial_members(dir)?;
-    Some(Unit { path: dir.to_path_buf(), kind: UnitKind::HarborTrial, members, archive: None })
+/// The trial a folder is (a Harbor trial, `ingest::harbor`; a Terminal-Bench 1 trial,
+/// `ingest::terminal_bench`), and what the files under it that are not read are.
+fn trial_unit(dir: &Path) -> Option<(Unit, &'static str)> {
+    if let Some(members) = super::harbor::trial_members(dir) {
+        let unit = Unit { path: dir.to_path_buf(), kind: UnitKind::HarborTrial, members, archive: None };
+        return Some((unit, "part of a Harbor trial, not read (the agent's working material)"));
+    }
+    let members = super::terminal_bench::trial_members(dir)?;
+    let unit = Unit { path: dir.to_path_buf(), kind: UnitKind::TerminalBenchTrial, members, archive: None };
+    Some((unit, "part of a Terminal-Bench trial, not read (screen dumps, tmux logs, the tests' recording)"))
 }
 
 /// The folder unit a directory forms, if any.
@@ -233,6 +284,12 @@ fn folder_unit(dir: &Path) -> Option<Unit> {
     if harness {
         let members = HARNESS_FILES.iter().filter(|n| has(n)).map(|n| dir.join(n)).collect();
         return Some(Unit { path: dir.to_path_buf(), kind: UnitKind::HarnessDir, members, archive: None });
+    }
+    if let Some(members) = layout::conversation_members(dir, &names) {
+        return Some(Unit { path: dir.to_path_buf(), kind: UnitKind::Conversation, members, archive: None });
+    }
+    if let Some(members) = super::agentless::stage_members(dir) {
+        return Some(Unit { path: dir.to_path_buf(), kind: UnitKind::AgentlessStage, members, archive: None });
     }
     let is_events = dir.file_name().is_some_and(|n| n == "events");
     let mut ids: Vec<(u64, String)> = names

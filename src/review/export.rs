@@ -10,6 +10,7 @@ pub mod atif;
 mod cells;
 mod file;
 pub mod parquet;
+pub mod report;
 pub mod tables;
 
 pub use cells::{clean, escape_c1};
@@ -41,6 +42,25 @@ impl Format {
 #[error("cannot write the export: {0}")]
 pub struct ExportError(String);
 
+/// Today (UTC), as charts and reports are stamped and named: `2025-06-30`.
+pub fn today() -> String {
+    let d = time::OffsetDateTime::now_utc().date();
+    format!("{:04}-{:02}-{:02}", d.year(), u8::from(d.month()), d.day())
+}
+
+/// `STEM.EXT` in `dir`, or `STEM-2.EXT`, `STEM-3.EXT`... the first name no file has yet.
+pub fn free_name(dir: &std::path::Path, stem: &str, ext: &str) -> std::path::PathBuf {
+    let mut n = 1;
+    loop {
+        let name = if n == 1 { format!("{stem}.{ext}") } else { format!("{stem}-{n}.{ext}") };
+        let path = dir.join(name);
+        if std::fs::symlink_metadata(&path).is_err() || n > 999 {
+            return path;
+        }
+        n += 1;
+    }
+}
+
 /// A label as exported (and imported by `import-labels`): the label whole, with the run it is
 /// about named by more than its local id.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -59,6 +79,11 @@ pub struct ExportedLabel {
     pub run_attempt: Option<i64>,
     pub created_at: String,
     pub note: Option<String>,
+    /// Whether it was its rater's current label for the run when exported (the latest per run,
+    /// source, rater and taxonomy: what `stats` and `agreement` read). Not read back on import:
+    /// the importing database decides what is current.
+    #[serde(default)]
+    pub current: bool,
     #[serde(flatten)]
     pub label: Label,
 }
@@ -78,6 +103,7 @@ impl ExportedLabel {
             run_attempt: run.and_then(|r| r.attempt),
             created_at: row.created_at.clone(),
             note: row.note.clone(),
+            current: row.current,
             label: row.label.clone(),
         }
     }
@@ -94,6 +120,7 @@ pub const LABEL_COLUMNS: &[&str] = &[
     "rater",
     "taxonomy",
     "taxonomy_version",
+    "current",
     "created_at",
     "unclassified",
     "modes",
@@ -132,6 +159,7 @@ fn label_record(e: &ExportedLabel) -> Vec<Cell> {
         text(l.rater.clone()),
         text(l.taxonomy.clone()),
         text(l.taxonomy_version.clone()),
+        text(e.current.to_string()),
         text(e.created_at.clone()),
         text(l.is_unclassified().to_string()),
         text(join(&|m| m.mode.clone())),
@@ -210,6 +238,32 @@ pub fn labels(rows: &[ExportedLabel], format: Format) -> Result<String, ExportEr
     }
 }
 
+/// The CSV columns of a note on a step, in order.
+pub const NOTE_COLUMNS: &[&str] = &["note_id", "run_id", "instance_id", "step", "rater", "created_at", "text"];
+
+/// Reviewers' notes on steps (`export notes`).
+pub fn notes(rows: &[crate::store::notes::NoteRow], format: Format) -> Result<String, ExportError> {
+    let header: Vec<String> = NOTE_COLUMNS.iter().map(|c| c.to_string()).collect();
+    let record = |n: &crate::store::notes::NoteRow| {
+        vec![
+            Cell::Number(n.id.to_string()),
+            Cell::Number(n.run_id.to_string()),
+            Cell::Text(opt(&n.instance_id)),
+            Cell::Number(n.step.to_string()),
+            Cell::Text(n.rater.clone()),
+            Cell::Text(n.created_at.clone()),
+            Cell::Text(n.text.clone()),
+        ]
+    };
+    let records: Vec<Vec<Cell>> = rows.iter().map(record).collect();
+    match format {
+        Format::Csv => csv(&header, &records),
+        Format::Json => Ok(json(rows, true)? + "\n"),
+        Format::Jsonl => rows.iter().map(|r| json(r, false).map(|l| l + "\n")).collect(),
+        Format::Markdown => Ok(markdown(&format!("# Notes on steps ({} notes)", rows.len()), &header, &records)),
+    }
+}
+
 /// The CSV columns of a statistics row; then one `mode:<id>` column per mode.
 pub const STATS_COLUMNS: &[&str] =
     &["taxonomy", "source", "by", "group", "runs", "labelled", "with_mode", "coverage", "compared", "agreement"];
@@ -265,11 +319,26 @@ pub fn stats(s: &Stats, modes: &[String], format: Format) -> Result<String, Expo
                 json(&line, false).map(|l| l + "\n")
             })
             .collect(),
-        Format::Markdown => Ok(markdown(
-            &format!("# {} ({}; labels: {}{llm})", stats_title(&s.by), s.taxonomy, s.source),
-            &header[3..],
-            &rows.into_iter().map(|r| r[3..].to_vec()).collect::<Vec<_>>(),
-        )),
+        Format::Markdown => {
+            // Read by people: the agreement columns only when some run has two raters to
+            // compare, else a line that says why they are not there.
+            let compared = s.rows.iter().chain(std::iter::once(&s.total)).any(|r| r.compared > 0);
+            let keep = |i: usize| i >= 3 && (compared || !matches!(STATS_COLUMNS.get(i), Some(&"compared" | &"agreement")));
+            let pick = |r: &[Cell]| r.iter().enumerate().filter(|(i, _)| keep(*i)).map(|(_, c)| c.clone()).collect();
+            let header: Vec<String> = header.iter().enumerate().filter(|(i, _)| keep(*i)).map(|(_, h)| h.clone()).collect();
+            let mut text = markdown(
+                &format!("# {} ({}; labels: {}{llm})", stats_title(&s.by), s.taxonomy, s.source),
+                &header,
+                &rows.iter().map(|r| pick(r)).collect::<Vec<Vec<Cell>>>(),
+            );
+            if !compared {
+                text.push_str(
+                    "\nAgreement: no run has labels from two raters to compare yet (label runs in the TUI, or \
+                     `trajan label`; `trajan agreement` has the details once they do).\n",
+                );
+            }
+            Ok(text)
+        }
     }
 }
 

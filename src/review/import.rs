@@ -45,11 +45,17 @@ pub struct NotAnExport(String);
 /// A record of an export, by its position (`item 3`, `line 7`), read or with why not.
 pub type Record = (String, Result<ExportedLabel, String>);
 
-/// Every record of a label export (a JSON array, or JSON lines), each read on its own.
+/// Every record of a label export (a JSON array, or JSON lines), each read on its own; a
+/// reference set (`review::reference`: one entry per run, every mode judged) is read as labels
+/// of the rater `reference`.
 pub fn read_export(text: &str) -> Result<Vec<Record>, NotAnExport> {
     let parse = |v: serde_json::Value| serde_json::from_value::<ExportedLabel>(v).map_err(|e| e.to_string());
     if text.trim_start().starts_with('[') {
         let items: Vec<serde_json::Value> = serde_json::from_str(text).map_err(|e| NotAnExport(e.to_string()))?;
+        if super::reference_set::is_reference(&items) {
+            let entries = super::reference_set::read(items).into_iter().enumerate();
+            return Ok(entries.map(|(i, (at, e))| (at, e.map(|e| e.record(i)))).collect());
+        }
         return Ok(items.into_iter().enumerate().map(|(i, v)| (format!("item {}", i + 1), parse(v))).collect());
     }
     Ok(text
@@ -82,11 +88,16 @@ fn invalid(e: &ExportedLabel, local: &Taxonomy, steps: i64) -> Option<String> {
 }
 
 /// The run a record names: the one run with its instance id (and model, agent and attempt where
-/// the record gives them).
+/// the record gives them; a model spelled as a folder name, `org_model`, names `org/model`).
 fn matching<'a>(runs: &'a [RunSummary], e: &ExportedLabel) -> Vec<&'a RunSummary> {
+    let folded = |m: &str| m.to_ascii_lowercase().replace('/', "_");
     runs.iter()
         .filter(|r| Some(&r.instance_id) == e.instance_id.as_ref())
-        .filter(|r| e.run_model.is_none() || r.model == e.run_model)
+        .filter(|r| match (&e.run_model, &r.model) {
+            (None, _) => true,
+            (Some(want), Some(have)) => folded(want) == folded(have),
+            (Some(_), None) => false,
+        })
         .filter(|r| e.run_agent.is_none() || r.agent == e.run_agent)
         .filter(|r| e.run_attempt.is_none() || r.attempt == e.run_attempt)
         .collect()

@@ -2,8 +2,12 @@
 //! a run is judged by (an adjudication, else the reviewers' consensus), disagreements, the review
 //! queues, the agreement table, statistics and exports.
 
+pub mod chart;
 pub mod export;
+pub mod filter;
 pub mod import;
+pub mod outcomes;
+pub mod reference_set;
 pub mod stats;
 pub mod summary;
 

@@ -1,6 +1,7 @@
 //! Failure-mode statistics: the distribution of modes over failed runs, overall or by model,
 //! agent, benchmark or exit category, with coverage and agreement with the reference.
 
+use super::outcomes::{OutcomeRow, outcome_row};
 use super::{by_run, reference};
 use crate::agreement::Rating;
 use crate::label::ExitCategory;
@@ -105,6 +106,10 @@ pub struct Stats {
     pub scope: &'static str,
     /// Runs whose outcome is unknown that were left out (0 when they count).
     pub outcome_unknown_left_out: usize,
+    /// Every run of each group (resolved, failed or unknown, labelled or not): the resolve rate,
+    /// steps and cost; the groups of `rows` and more (groups without a failed run too).
+    pub outcomes: Vec<OutcomeRow>,
+    pub outcomes_total: OutcomeRow,
 }
 
 fn group_of(run: &RunSummary, by: By, exit: Option<&str>) -> String {
@@ -168,13 +173,18 @@ fn finish(row: &mut Row) {
 pub fn stats(runs: &[RunSummary], sets: &[LabelSet], by: By, pick: Pick, taxonomy: &str, scope: FailedScope) -> Stats {
     let labels = by_run(sets);
     let mut groups: BTreeMap<String, Row> = BTreeMap::new();
+    let mut every: BTreeMap<String, Vec<&RunSummary>> = BTreeMap::new();
     let mut total = Row { group: "total".into(), ..Row::default() };
-    for run in runs.iter().filter(|r| scope.admits(r.resolved)) {
+    for run in runs {
         let mine: Vec<&LabelSet> = labels.get(&run.id).cloned().unwrap_or_default();
-        let rating = chosen(&mine, pick);
-        let reference = reference(&mine);
         let exit = mine.iter().map(|l| l.exit_category.as_str()).find(|e| !e.is_empty());
         let g = group_of(run, by, exit);
+        every.entry(g.clone()).or_default().push(run);
+        if !scope.admits(run.resolved) {
+            continue;
+        }
+        let rating = chosen(&mine, pick);
+        let reference = reference(&mine);
         let row = groups.entry(g.clone()).or_insert_with(|| Row { group: g, ..Row::default() });
         add(row, rating.as_ref(), reference.as_ref(), pick);
         add(&mut total, rating.as_ref(), reference.as_ref(), pick);
@@ -198,5 +208,7 @@ pub fn stats(runs: &[RunSummary], sets: &[LabelSet], by: By, pick: Pick, taxonom
             FailedScope::WithUnknown => "failed_or_unknown",
         },
         outcome_unknown_left_out: runs.iter().filter(|r| r.resolved.is_none() && !scope.admits(None)).count(),
+        outcomes: every.iter().map(|(g, runs)| outcome_row(g.clone(), runs)).collect(),
+        outcomes_total: outcome_row("total".into(), &runs.iter().collect::<Vec<_>>()),
     }
 }

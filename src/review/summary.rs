@@ -30,6 +30,8 @@ pub struct Ask {
     /// Blind review: only the runs this reviewer has labelled (the numbers over the others would
     /// tell of the classifiers' labels of runs still to be judged).
     pub blind_rater: Option<String>,
+    /// Only these runs (a report's), when given.
+    pub only: Option<std::collections::BTreeSet<i64>>,
 }
 
 /// The statistics, and the agreement of every rater with the reference when any label exists.
@@ -46,9 +48,14 @@ fn rows(
     store: &Store,
     taxonomy: &Taxonomy,
     blind_rater: Option<&str>,
+    only: Option<&std::collections::BTreeSet<i64>>,
 ) -> Result<(Vec<RunSummary>, Vec<LabelSet>), StoreError> {
     let mut runs = store.list_runs(RunFilter::default())?;
     let mut sets = store.current_label_sets(&taxonomy.name, &taxonomy.version)?;
+    if let Some(only) = only {
+        runs.retain(|r| only.contains(&r.id));
+        sets.retain(|l| only.contains(&l.run_id));
+    }
     if let Some(rater) = blind_rater {
         let mine: HashSet<i64> =
             sets.iter().filter(|l| l.source.is_human() && l.rater == rater).map(|l| l.run_id).collect();
@@ -80,7 +87,7 @@ pub fn stats_report(
     ask: &Ask,
     bootstrap: Option<&BootstrapOptions>,
 ) -> Result<StatsReport, SummaryError> {
-    let (runs, sets) = rows(store, taxonomy, ask.blind_rater.as_deref())?;
+    let (runs, sets) = rows(store, taxonomy, ask.blind_rater.as_deref(), ask.only.as_ref())?;
     let agreement = match bootstrap {
         Some(b) => agreement_of(&sets, taxonomy, b)?,
         None => None,
@@ -99,6 +106,6 @@ pub fn agreement(
     taxonomy: &Taxonomy,
     bootstrap: &BootstrapOptions,
 ) -> Result<Option<AgreementReport>, SummaryError> {
-    let (_, sets) = rows(store, taxonomy, None)?;
+    let (_, sets) = rows(store, taxonomy, None, None)?;
     Ok(agreement_of(&sets, taxonomy, bootstrap)?)
 }

@@ -16,6 +16,8 @@ pub struct RunData {
     pub labels: Vec<crate::store::labels::LabelRow>,
     /// Evaluations of the instance the run did not get, each with why.
     pub unjoined: Vec<super::Unjoined>,
+    /// Reviewers' notes on its steps, by step.
+    pub notes: Vec<super::notes::NoteRow>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -113,17 +115,19 @@ impl Store {
     /// Everything the run view shows except step bodies.
     pub fn run_data(&self, id: i64) -> Result<RunData, StoreError> {
         let summary = self.run_summary(id)?;
-        let (submission, outcome_id): (Option<String>, Option<i64>) =
-            self.conn.query_row("SELECT submission, outcome_id FROM runs WHERE id = ?1", [id], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })?;
+        let (submission, outcome_id, tests_id): (Option<String>, Option<i64>, Option<i64>) = self.conn.query_row(
+            "SELECT submission, outcome_id, tests_outcome_id FROM runs WHERE id = ?1",
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )?;
         let steps = self.step_lines(id, 0)?;
         Ok(RunData {
             edits: self.edit_lines(id, None)?,
-            outcome: outcome_id.map(|o| self.outcome(o)).transpose()?,
+            outcome: outcome_id.map(|o| self.outcome(o, tests_id)).transpose()?,
             task: self.task(&summary.instance_id)?,
             labels: self.labels(Some(id), true)?,
             unjoined: super::link::unjoined(&self.conn, id)?,
+            notes: self.notes(Some(id))?,
             steps,
             submission,
             summary,

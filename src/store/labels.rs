@@ -21,6 +21,9 @@ pub struct LabelRow {
     pub instance_id: Option<String>,
     pub created_at: String,
     pub note: Option<String>,
+    /// Whether it is its rater's current label for the run under its taxonomy's version (the
+    /// latest per run, source, rater, taxonomy and version): what statistics and agreement read.
+    pub current: bool,
     #[serde(flatten)]
     pub label: Label,
 }
@@ -70,7 +73,9 @@ pub struct LabelSet {
 
 const LABEL_COLUMNS: &str = "l.id, r.instance_id, l.created_at, l.note, l.run_id, l.source, l.rater, l.taxonomy,
     l.taxonomy_version, l.exit_category, l.summary, l.model, l.input_hash, l.tokens_in, l.tokens_out, l.cost,
-    l.latency_ms";
+    l.latency_ms,
+    l.id = (SELECT max(c.id) FROM labels c WHERE c.run_id = l.run_id AND c.source = l.source
+            AND c.rater = l.rater AND c.taxonomy = l.taxonomy AND c.taxonomy_version = l.taxonomy_version)";
 
 impl Store {
     /// Runs to classify: the failed runs of `scope`, or every run (`None`).
@@ -177,6 +182,7 @@ impl Store {
                     instance_id: r.get(1)?,
                     created_at: r.get(2)?,
                     note: r.get(3)?,
+                    current: r.get(17)?,
                     label: Label {
                         run_id: r.get(4)?,
                         source: Source::from_name(&source).unwrap_or(Source::Human),
@@ -329,60 +335,9 @@ impl Store {
     }
 }
 
-/// What identifies a run across re-ingests (migration 6): its source's path, its instance, its
-/// RetryAgent attempt, and which of the source's runs with that instance and attempt it is.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-struct Identity {
-    source: String,
-    instance: String,
-    attempt: Option<i64>,
-    nth: i64,
-}
-
-/// The identity of run `run_id`, when it is in the database.
-fn identity_of(conn: &rusqlite::Connection, run_id: i64) -> Result<Option<Identity>, StoreError> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT s.path, r.instance_id, r.attempt,
-                    (SELECT count(*) FROM runs o WHERE o.source_id = r.source_id AND o.instance_id = r.instance_id
-                     AND o.attempt IS r.attempt AND (o.position < r.position OR (o.position = r.position AND o.id < r.id)))
-             FROM runs r JOIN sources s ON s.id = r.source_id WHERE r.id = ?1",
-        )?
-        .query_row([run_id], |r| Ok(Identity { source: r.get(0)?, instance: r.get(1)?, attempt: r.get(2)?, nth: r.get(3)? }))
-        .optional()?)
-}
-
-/// Point the labels of source `source_id`'s runs at those runs, by identity: a label follows its
-/// run through a re-ingest that gave it another id (the source removed, then ingested again) or
-/// another place in the file. Called in the transaction that writes the source.
-pub(super) fn follow_runs(conn: &rusqlite::Connection, source_id: i64) -> Result<(), StoreError> {
-    let path: String = conn.query_row("SELECT path FROM sources WHERE id = ?1", [source_id], |r| r.get(0))?;
-    let labelled: bool = conn
-        .prepare_cached("SELECT EXISTS (SELECT 1 FROM labels WHERE run_source = ?1)")?
-        .query_row([&path], |r| r.get(0))?;
-    if !labelled {
-        return Ok(());
-    }
-    let mut stmt =
-        conn.prepare_cached("SELECT id, instance_id, attempt FROM runs WHERE source_id = ?1 ORDER BY position, id")?;
-    let runs: Vec<(i64, String, Option<i64>)> =
-        stmt.query_map([source_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect::<Result<_, _>>()?;
-    let mut seen: HashMap<(String, Option<i64>), i64> = HashMap::new();
-    let mut point = conn.prepare_cached(
-        "UPDATE labels SET run_id = ?1 WHERE run_source = ?2 AND run_instance = ?3 AND run_attempt IS ?4
-         AND run_nth = ?5 AND run_id != ?1",
-    )?;
-    for (id, instance, attempt) in runs {
-        let nth = seen.entry((instance.clone(), attempt)).or_default();
-        point.execute(params![id, path, instance, attempt, *nth])?;
-        *nth += 1;
-    }
-    Ok(())
-}
-
 fn insert_label(tx: &rusqlite::Connection, label: &Label, note: Option<&str>) -> Result<i64, StoreError> {
     let p = &label.provenance;
-    let who = identity_of(tx, label.run_id)?;
+    let who = super::identity::of_run(tx, label.run_id)?;
     tx.prepare_cached(&format!(
         "INSERT INTO labels (run_id, source, rater, taxonomy, taxonomy_version, unclassified, exit_category, summary, note,
              model, input_hash, tokens_in, tokens_out, cost, latency_ms, created_at,

@@ -110,8 +110,9 @@ pub fn relink_instance(tx: &Connection, instance_id: &str) -> Result<(), StoreEr
             run.models.push(model);
         }
         let outcome = best(run, &outcomes, shared);
-        tx.prepare_cached("UPDATE runs SET outcome_id = ?2, prediction_id = ?3 WHERE id = ?1")?
-            .execute(params![run.id, outcome, prediction])?;
+        let tests = tests_source(run, &outcomes, outcome, shared);
+        tx.prepare_cached("UPDATE runs SET outcome_id = ?2, prediction_id = ?3, tests_outcome_id = ?4 WHERE id = ?1")?
+            .execute(params![run.id, outcome, prediction, tests])?;
     }
     Ok(())
 }
@@ -127,10 +128,13 @@ pub struct Unjoined {
 
 /// The evaluations of the run's instance that the run did not get, each with the reason.
 pub fn unjoined(conn: &Connection, run_id: i64) -> Result<Vec<Unjoined>, StoreError> {
-    let Some((instance_id, joined, prediction)): Option<(String, Option<i64>, Option<i64>)> = conn
-        .query_row("SELECT instance_id, outcome_id, prediction_id FROM runs WHERE id = ?1", [run_id], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-        })
+    type Joins = (String, Option<i64>, Option<i64>, Option<i64>);
+    let Some((instance_id, joined, prediction, tests)): Option<Joins> = conn
+        .query_row(
+            "SELECT instance_id, outcome_id, prediction_id, tests_outcome_id FROM runs WHERE id = ?1",
+            [run_id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
         .optional()?
     else {
         return Ok(Vec::new());
@@ -146,7 +150,8 @@ pub fn unjoined(conn: &Connection, run_id: i64) -> Result<Vec<Unjoined>, StoreEr
     let outcomes = outcomes_of(conn, &instance_id)?;
     let chosen = outcomes.iter().find(|c| Some(c.id) == joined);
     let mut out = Vec::new();
-    for c in outcomes.iter().filter(|c| Some(c.id) != joined) {
+    // The evaluation that gives the run's tests is joined too (as the tests' source).
+    for c in outcomes.iter().filter(|c| Some(c.id) != joined && Some(c.id) != tests) {
         let reason = match (judge(&run, c, shared), chosen) {
             (Err(reason), _) => reason.text(),
             (Ok(fit), Some(j)) if !fit.verdict && j.verdict => {
@@ -233,6 +238,22 @@ fn predictions_of(conn: &Connection, instance_id: &str) -> Result<Vec<Candidate>
             })
         })?
         .collect::<Result<_, _>>()?)
+}
+
+/// When the verdict's evaluation has no per-test detail (a run summary: resolved ids only), the
+/// best other evaluation that fits the run and has it (a per-instance report beside the summary):
+/// the run's tests come from there, its verdict from the summary.
+fn tests_source(run: &RunSide, outcomes: &[Candidate], verdict: Option<i64>, shared: usize) -> Option<i64> {
+    let chosen = outcomes.iter().find(|c| Some(c.id) == verdict)?;
+    if chosen.detail > 0 {
+        return None;
+    }
+    outcomes
+        .iter()
+        .filter(|c| c.id != chosen.id && c.detail > 0)
+        .filter_map(|c| judge(run, c, shared).ok().map(|fit| (fit, c.id)))
+        .max()
+        .map(|(_, id)| id)
 }
 
 /// The best candidate for a run, or none.

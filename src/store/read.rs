@@ -84,6 +84,9 @@ pub struct RunSummary {
     pub cost: Option<f64>,
     pub attempt: Option<i64>,
     pub source: String,
+    /// Whether the run submitted a patch with something in it (a run can say "submitted" and
+    /// hand in nothing).
+    pub has_patch: bool,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -97,7 +100,8 @@ pub struct RunFilter {
 pub(super) const SUMMARY_SELECT: &str = "
     SELECT r.id, r.instance_id, r.format, r.format_version, r.agent,
            COALESCE(r.model, p.model), r.exit_status, o.resolved, r.step_count, r.edit_count,
-           r.rejected_count, r.cost, r.attempt, s.path
+           r.rejected_count, r.cost, r.attempt, s.path,
+           r.submission IS NOT NULL AND trim(r.submission) != ''
     FROM runs r
     JOIN sources s ON s.id = r.source_id
     LEFT JOIN outcomes o ON o.id = r.outcome_id
@@ -119,6 +123,7 @@ pub(super) fn summary(r: &Row<'_>) -> rusqlite::Result<RunSummary> {
         cost: r.get(11)?,
         attempt: r.get(12)?,
         source: r.get(13)?,
+        has_patch: r.get(14)?,
     })
 }
 
@@ -212,6 +217,14 @@ pub struct OutcomeRow {
     /// Where `resolved` comes from.
     pub verdict: Verdict,
     pub tests: Vec<TestCase>,
+    /// Where the tests come from when not from the verdict's evaluation: a per-instance report
+    /// beside a run summary that has only resolved ids.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tests_source: Option<String>,
+    /// What the tests' evaluation says of the verdict when it says otherwise than the verdict's
+    /// own evaluation (the summary): both are kept, the run says so.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tests_say_resolved: Option<bool>,
 }
 
 /// Where an outcome's verdict comes from.
@@ -303,11 +316,19 @@ impl Store {
         }
     }
 
+    /// Every run of an instance id, in id order (none when no run has it).
+    pub fn runs_of_instance(&self, instance_id: &str) -> Result<Vec<i64>, StoreError> {
+        let mut stmt = self.conn.prepare("SELECT id FROM runs WHERE instance_id = ?1 ORDER BY id")?;
+        let ids = stmt.query_map([instance_id], |r| r.get(0))?.collect::<Result<_, _>>()?;
+        Ok(ids)
+    }
+
     /// A run with its steps (all, or only `only_step`), edits, outcome and task.
     pub fn run_detail(&self, id: i64, only_step: Option<i64>) -> Result<RunDetail, StoreError> {
         let summary = self.run_summary(id)?;
-        let (mut detail, outcome_id) = self.conn.query_row(
-            "SELECT tokens_sent, tokens_received, api_calls, submission, outcome_id FROM runs WHERE id = ?1",
+        let (mut detail, outcome_id, tests_id) = self.conn.query_row(
+            "SELECT tokens_sent, tokens_received, api_calls, submission, outcome_id, tests_outcome_id
+             FROM runs WHERE id = ?1",
             [id],
             |r| {
                 let detail = RunDetail {
@@ -322,10 +343,10 @@ impl Store {
                     step_list: Vec::new(),
                     summary: summary.clone(),
                 };
-                Ok((detail, r.get::<_, Option<i64>>(4)?))
+                Ok((detail, r.get::<_, Option<i64>>(4)?, r.get::<_, Option<i64>>(5)?))
             },
         )?;
-        detail.outcome = outcome_id.map(|o| self.outcome(o)).transpose()?;
+        detail.outcome = outcome_id.map(|o| self.outcome(o, tests_id)).transpose()?;
         detail.unjoined_evaluations = super::link::unjoined(&self.conn, id)?;
         detail.task = self.task(&summary.instance_id)?;
         detail.edit_list = self.edits(id, only_step)?;
@@ -398,7 +419,9 @@ impl Store {
             .collect())
     }
 
-    pub(super) fn outcome(&self, id: i64) -> Result<OutcomeRow, StoreError> {
+    /// The evaluation `id` (its verdict), with the tests of `tests_from` when another evaluation
+    /// gives them (`runs.tests_outcome_id`).
+    pub(super) fn outcome(&self, id: i64, tests_from: Option<i64>) -> Result<OutcomeRow, StoreError> {
         let (format, source, resolved, patch_applied, logged): (String, String, Option<bool>, Option<bool>, bool) =
             self.conn.query_row(
                 "SELECT o.format, s.path, o.resolved, o.patch_applied, o.logged IS NOT NULL FROM outcomes o
@@ -406,6 +429,18 @@ impl Store {
                 [id],
                 |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
             )?;
+        let (tests_source, tests_say_resolved) = match tests_from.filter(|t| *t != id) {
+            Some(t) => {
+                let (path, says): (String, Option<bool>) = self.conn.query_row(
+                    "SELECT s.path, o.resolved FROM outcomes o JOIN sources s ON s.id = o.source_id WHERE o.id = ?1",
+                    [t],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )?;
+                (Some(path), says.filter(|s| resolved.is_some_and(|r| r != *s)))
+            }
+            None => (None, None),
+        };
+        let id = tests_from.unwrap_or(id);
         let verdict = match (logged, resolved) {
             (false, _) => Verdict::Reported,
             (true, Some(_)) => Verdict::Graded,
@@ -425,7 +460,7 @@ impl Store {
                 })
             })?
             .collect::<Result<_, _>>()?;
-        Ok(OutcomeRow { format, source, resolved, patch_applied, verdict, tests })
+        Ok(OutcomeRow { format, source, resolved, patch_applied, verdict, tests, tests_source, tests_say_resolved })
     }
 
     pub(super) fn task(&self, instance_id: &str) -> Result<Option<TaskRow>, StoreError> {

@@ -1,6 +1,6 @@
 //! A source written again (issue 24, item 1): its old version stays until the new one commits,
-//! and labels follow their runs by identity (source, instance, attempt, which of them), through
-//! any re-ingest.
+//! and labels and notes follow their runs by identity (source, instance, attempt, which of
+//! them), through any re-ingest.
 
 use super::tests::{ok, record, run, unmarked_trajan};
 use super::*;
@@ -131,4 +131,56 @@ fn labels_made_before_the_identity_existed_get_it_from_their_run() {
     ok(store.write_source(&record("/o.jsonl", &[2; 32]), &placed(&["a__a-1", "a__a-1"])));
     let now: Vec<i64> = ok(store.runs_of_sources(&["/o.jsonl".to_string()]));
     assert_eq!(ok(store.labels(Some(now[1]), false)).len(), 1, "the second run's label follows it");
+}
+
+/// (instance of the run it names, rater, text) of every note.
+fn noted(store: &Store) -> Vec<(Option<String>, String, String)> {
+    let mut rows: Vec<_> = ok(store.notes(None)).into_iter().map(|n| (n.instance_id, n.rater, n.text)).collect();
+    rows.sort();
+    rows
+}
+
+#[test]
+fn notes_follow_their_runs_through_a_source_removed_and_ingested_again() {
+    let mut store = ok(Store::open_in_memory());
+    ok(store.write_source(&record("/o.jsonl", &[1; 32]), &placed(&["a__a-1", "b__b-2", "a__a-1"])));
+    let ids: Vec<i64> = ok(store.runs_of_sources(&["/o.jsonl".to_string()]));
+    ok(store.set_note(ids[2], 0, "ann", "the second a"));
+    ok(store.set_note(ids[1], 0, "bob", "b here"));
+    ok(store.remove_source("/o.jsonl"));
+    assert_eq!(noted(&store).iter().filter(|n| n.0.is_none()).count(), 2, "(run gone)");
+    // Another source's runs never take the ids the notes name.
+    ok(store.write_source(&record("/p.jsonl", &[4; 32]), &placed(&["d__d-4", "e__e-5", "f__f-6"])));
+    assert_eq!(noted(&store).iter().filter(|n| n.0.is_none()).count(), 2, "no other run takes their ids");
+    // Back, with a run added in front: every run gets a new id; the notes follow.
+    ok(store.write_source(&record("/o.jsonl", &[2; 32]), &placed(&["c__c-3", "a__a-1", "b__b-2", "a__a-1"])));
+    let now: Vec<i64> = ok(store.runs_of_sources(&["/o.jsonl".to_string()]));
+    assert!(now.iter().all(|id| !ids.contains(id)), "new ids: {ids:?} then {now:?}");
+    let on = |id: i64| ok(store.notes(Some(id))).into_iter().map(|n| n.text).collect::<Vec<_>>();
+    assert_eq!(on(now[3]), ["the second a"]);
+    assert_eq!(on(now[2]), ["b here"]);
+    assert!(on(now[1]).is_empty(), "the first a has none");
+    assert!(noted(&store).iter().all(|n| n.0.is_some()), "{:?}", noted(&store));
+}
+
+#[test]
+fn notes_made_before_the_identity_existed_get_it_from_their_run() {
+    let dir = ok(tempfile::tempdir());
+    let db = dir.path().join("old.db");
+    // A database of migration 7 (notes, no identities) with a note on a run.
+    unmarked_trajan(&db, 7);
+    {
+        let conn = ok(rusqlite::Connection::open(&db));
+        ok(conn.execute_batch(
+            "INSERT INTO sources (id, path, kind, format, size, hash, ingested_at) VALUES (1, '/o.jsonl', 'file', 'test', 1, x'01', 'now');
+             INSERT INTO runs (id, source_id, position, instance_id, format, attempt, step_count, edit_count, rejected_count)
+                 VALUES (7, 1, 0, 'a__a-1', 'swe-agent', NULL, 1, 0, 0), (8, 1, 1, 'a__a-1', 'swe-agent', NULL, 1, 0, 0);
+             INSERT INTO notes (run_id, step_idx, rater, text, created_at) VALUES (8, 0, 'ann', 'here', 'then');",
+        ));
+    }
+    let mut store = ok(Store::open(&db));
+    ok(store.remove_source("/o.jsonl"));
+    ok(store.write_source(&record("/o.jsonl", &[2; 32]), &placed(&["a__a-1", "a__a-1"])));
+    let now: Vec<i64> = ok(store.runs_of_sources(&["/o.jsonl".to_string()]));
+    assert_eq!(ok(store.notes(Some(now[1]))).len(), 1, "the second run's note follows it");
 }

@@ -105,12 +105,13 @@ impl Store {
                 conn.last_insert_rowid()
             }
         };
-        // A new run never takes an id a label or classification error names (a deleted run's
+        // A new run never takes an id a label, note or classification error names (a deleted run's
         // id would otherwise be handed out again, and its labels would attach to the new run),
         // nor an id this write is about to give back to a kept run.
         let highest: i64 = conn.query_row(
             "SELECT max(coalesce((SELECT max(id) FROM runs), 0), coalesce((SELECT max(run_id) FROM labels), 0),
-                        coalesce((SELECT max(run_id) FROM classify_errors), 0))",
+                        coalesce((SELECT max(run_id) FROM classify_errors), 0),
+                        coalesce((SELECT max(run_id) FROM notes), 0))",
             [],
             |r| r.get(0),
         )?;
@@ -179,7 +180,7 @@ impl Store {
             for id in &w.instances {
                 super::link::relink_instance(&self.conn, id)?;
             }
-            super::labels::follow_runs(&self.conn, w.source_id)?;
+            super::identity::follow_runs(&self.conn, w.source_id)?;
             let warnings = (!w.warnings.is_empty()).then(|| serde_json::Value::from(w.warnings.clone()).to_string());
             self.conn.execute("UPDATE sources SET warnings = ?2 WHERE id = ?1", params![w.source_id, warnings])?;
             if self.parted == Some(w.source_id) {

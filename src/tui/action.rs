@@ -39,9 +39,12 @@ pub enum Command {
     /// Cycle the right-hand panel: step, state, tests and task, final patch, gold patch.
     NextPanel,
     PrevPanel,
-    /// Scroll the step body.
+    /// Scroll the step body a few lines.
     ScrollDown,
     ScrollUp,
+    /// Scroll the step body a page (what it shows less two lines).
+    BodyPageDown,
+    BodyPageUp,
     /// Scroll long lines sideways.
     ScrollRight,
     ScrollLeft,
@@ -85,6 +88,8 @@ pub enum Command {
     AttachEvidence,
     /// Write the label's note.
     Note,
+    /// Write (or clear) the reviewer's note on the step under the cursor: a bookmark with text.
+    StepNote,
     SaveLabel,
     /// Save the label as an adjudication (the run's reference).
     SaveAdjudication,
@@ -101,6 +106,12 @@ pub enum Command {
     /// Next / previous divergence of the compared runs (search match while a search is on).
     NextDivergence,
     PrevDivergence,
+    /// The statistics screen's next chart: modes, agreement, coverage, resolve rate, steps, cost.
+    NextChart,
+    /// Write the chart on screen as SVG in the current folder.
+    ExportChart,
+    /// Write the marked runs (else the run under the cursor, or open) as an HTML report.
+    ExportReport,
 }
 
 impl Command {
@@ -151,12 +162,20 @@ pub enum Action {
     },
     /// A background task failed; shown in the status line.
     Failed(String),
+    /// A chart or report was written: what, and where.
+    Exported(String),
     /// The review state of every labelled run (at start and after each saved label).
     ReviewLoaded(std::collections::BTreeMap<i64, crate::review::ReviewState>),
     /// A label was saved (its id) for this run.
     LabelSaved {
         run: i64,
         label_id: i64,
+    },
+    /// A note on a step was written (`kept`) or removed.
+    NoteSaved {
+        run: i64,
+        step: i64,
+        kept: bool,
     },
     /// Statistics and agreement for the statistics screen.
     StatsLoaded(Box<crate::review::summary::StatsReport>),

@@ -219,3 +219,47 @@ fn question_mark_in_the_picker_shows_the_pickers_keys() {
     h.ui.draw();
     assert!(h.screen().contains("o compare  ? help  q close"), "{}", h.screen());
 }
+
+#[test]
+fn the_selected_row_is_on_screen_and_marked_at_80x24() {
+    // At 80x24 the aligned steps do not all fit: jumping past the window (`G`, `n`) draws the
+    // cursor's row at once, marked in the gutter (`▸`), which shows without colour too.
+    let mut h = Harness::compared(80, 24);
+    h.press("G");
+    let last = h.ui.app.compare.as_ref().map_or(0, |v| v.rows()) - 1;
+    assert_eq!(h.ui.app.compare.as_ref().map(|v| v.cursor), Some(last));
+    let screen = h.screen();
+    let marked: Vec<&str> = screen.lines().filter(|l| l.contains('▸')).collect();
+    assert_eq!(marked.len(), 1, "one row marked: {screen}");
+    assert!(marked[0].contains(&format!("{last:>4} ")), "the last row is the marked one: {screen}");
+    h.press("g");
+    let screen = h.screen();
+    let marked: Vec<&str> = screen.lines().filter(|l| l.contains('▸')).collect();
+    assert!(marked.len() == 1 && marked[0].contains("   0 "), "back at the first row: {screen}");
+}
+
+#[test]
+fn blind_review_hides_the_classifiers_modes_in_the_comparison() {
+    // The run view hides the classifiers' labels of a run the reviewer has not labelled; the
+    // comparison's summaries must not show them either.
+    let mut h = Harness::compared(200, 50);
+    let ids: Vec<i64> =
+        h.ui.app.compare.as_ref().map_or(Vec::new(), |v| v.data.runs.iter().map(|r| r.summary.id).collect());
+    if let Some(view) = h.ui.app.compare.as_mut() {
+        for run in &mut view.data.runs {
+            run.classifier_modes = vec!["context_flooding".to_string()];
+        }
+    }
+    for id in ids {
+        let state = h.ui.app.review.states.entry(id).or_default();
+        state.labels.push((crate::label::Source::Heuristic, "heuristic".into(), vec!["context_flooding".into()]));
+    }
+    assert!(h.ui.app.review.blind, "blind review is the default");
+    h.ui.draw();
+    let screen = h.screen();
+    assert!(!screen.contains("context_flooding"), "{screen}");
+    assert!(screen.contains("classifier hidden (blind review)"), "{screen}");
+    h.ui.app.review.blind = false;
+    h.ui.draw();
+    assert!(h.screen().contains("classifier context_flooding"), "{}", h.screen());
+}

@@ -42,6 +42,9 @@ pub fn run(store: Store, ctx: ViewCtx, opts: Options) -> Result<(), TuiError> {
     let mut guard = Guard::enter(opts.mouse)?;
     let size = guard.terminal.size()?;
     let mut app = App::new((size.width, size.height));
+    if let Ok(dir) = std::env::current_dir() {
+        app.export_dir = dir;
+    }
     app.review = opts.review;
     let mut ctx = ctx;
     let mut worker = Worker::start(&opts.db);
@@ -71,6 +74,7 @@ pub fn run(store: Store, ctx: ViewCtx, opts: Options) -> Result<(), TuiError> {
         send(&mut worker, &mut app, vec![Effect::BuildIndex]);
     }
     if let Some(id) = opts.open {
+        app.direct = Some(id);
         dispatch(&mut worker, &mut app, Action::Open(id));
     }
     if !opts.compare.is_empty() {

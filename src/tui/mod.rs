@@ -9,7 +9,6 @@ mod compare_tests;
 pub mod config;
 pub mod diff;
 pub mod driver;
-pub mod filter;
 pub mod headless;
 pub mod highlight;
 pub mod keymap;

@@ -3,8 +3,15 @@
 
 use super::action::Action;
 use super::app::Effect;
+use crate::agreement::BootstrapOptions;
+use crate::label::taxonomy::Taxonomy;
+use crate::review::chart::{self, Kind};
+use crate::review::export;
+use crate::review::summary::{Ask, stats_report};
+use crate::sanitize::sanitize;
 use crate::store::Store;
 use crate::store::read::RunFilter;
+use std::path::{Path, PathBuf};
 
 /// Perform `effect`; `None` when it gives no action.
 pub fn perform(store: &Store, effect: Effect) -> Option<Action> {
@@ -44,6 +51,12 @@ pub fn perform_with_progress(store: &Store, effect: Effect, progress: &mut dyn F
             Ok(label_id) => Action::LabelSaved { run: label.run_id, label_id },
             Err(e) => Action::Failed(format!("saving the label: {e}")),
         },
+        Effect::SaveNote { run, step, rater, text } => {
+            match store.writer().and_then(|w| w.set_note(run, step, &rater, &text)) {
+                Ok(kept) => Action::NoteSaved { run, step, kept },
+                Err(e) => Action::Failed(format!("saving the note: {e}")),
+            }
+        }
         Effect::LoadReview { taxonomy, version, rater } => match store.current_label_sets(&taxonomy, &version) {
             Ok(sets) => Action::ReviewLoaded(crate::review::states(&sets, &rater)),
             Err(e) => Action::Failed(format!("reading the labels: {e}")),
@@ -76,7 +89,46 @@ pub fn perform_with_progress(store: &Store, effect: Effect, progress: &mut dyn F
             Ok(runs) => Action::RunsLoaded { runs, complete: true, total: None },
             Err(e) => Action::Failed(format!("loading the run list: {e}")),
         },
+        Effect::ExportChart { taxonomy, ask, kind, dir } => match export_chart(store, &taxonomy, &ask, kind, &dir) {
+            Ok(path) => Action::Exported(format!("wrote {}", sanitize(&path.display().to_string()))),
+            Err(e) => Action::Failed(format!("the {} chart: {e}", kind.name())),
+        },
+        Effect::ExportReport { taxonomy, ask, runs, dir } => match export_report(store, &taxonomy, &ask, &runs, &dir) {
+            Ok(path) => Action::Exported(format!(
+                "wrote {} ({} run{})",
+                sanitize(&path.display().to_string()),
+                runs.len(),
+                if runs.len() == 1 { "" } else { "s" }
+            )),
+            Err(e) => Action::Failed(format!("the report: {e}")),
+        },
     })
+}
+
+/// The chart as `trajan export chart` writes it (the agreement with bootstrap intervals).
+fn export_chart(store: &Store, taxonomy: &Taxonomy, ask: &Ask, kind: Kind, dir: &Path) -> Result<PathBuf, String> {
+    let boot = BootstrapOptions::default();
+    let report = stats_report(store, taxonomy, ask, Some(&boot)).map_err(|e| e.to_string())?;
+    let date = export::today();
+    let svg = chart::svg(&chart::figure(kind, &report, &taxonomy.mode_ids(), &date)).map_err(|e| e.to_string())?;
+    let path = export::free_name(dir, &format!("trajan-{}-by-{}-{date}", kind.name(), ask.by.name()), "svg");
+    export::write_file(&path, svg).map_err(|e| e.to_string())?;
+    Ok(path)
+}
+
+/// The runs as `trajan export report RUN...` writes them.
+fn export_report(store: &Store, taxonomy: &Taxonomy, ask: &Ask, ids: &[i64], dir: &Path) -> Result<PathBuf, String> {
+    let runs = ids.iter().map(|&id| store.run_summary(id)).collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())?;
+    let date = export::today();
+    let page = export::report::report(store, taxonomy, ask, &runs, &BootstrapOptions::default(), &date)
+        .map_err(|e| e.to_string())?;
+    let stem = match ids {
+        [one] => format!("trajan-report-run-{one}-{date}"),
+        many => format!("trajan-report-{}-runs-{date}", many.len()),
+    };
+    let path = export::free_name(dir, &stem, "html");
+    export::write_file(&path, page).map_err(|e| e.to_string())?;
+    Ok(path)
 }
 
 /// The runs waiting for the search index added to it, through a connection that may write.

@@ -186,9 +186,79 @@ fn statistics_screen() {
 }
 
 #[test]
+fn statistics_charts() {
+    // 160x48 draws the chart `c` picks under the numbers: agreement (kappa, alpha), then the
+    // coverage by model (`s` groups), the resolve rate, the steps' spreads.
+    let mut h = Harness::classified(160, 48);
+    h.press("] L 1 w q % c");
+    insta::assert_snapshot!("stats_chart_agreement_160x48", h.screen());
+    h.press("s c");
+    insta::assert_snapshot!("stats_chart_coverage_by_model_160x48", h.screen());
+    h.press("c");
+    insta::assert_snapshot!("stats_chart_resolve_by_model_160x48", h.screen());
+    h.press("c");
+    insta::assert_snapshot!("stats_chart_steps_by_model_160x48", h.screen());
+}
+
+#[test]
+fn the_chart_on_screen_and_the_run_at_hand_are_written_and_named() {
+    let out = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut h = Harness::classified(160, 48);
+    h.ui.app.export_dir = out.path().to_path_buf();
+    h.press("] L 1 w q % c c e");
+    let status = h.ui.app.status.clone().map(|s| s.text).unwrap_or_default();
+    let written: Vec<std::path::PathBuf> =
+        ok(std::fs::read_dir(out.path())).filter_map(|e| e.ok().map(|e| e.path())).collect();
+    let [svg] = written.as_slice() else { panic!("one file: {written:?}") };
+    let name = svg.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    assert!(name.starts_with("trajan-coverage-by-all-") && name.ends_with(".svg"), "{name}");
+    assert!(status.contains(&name), "the status line names it: {status}");
+    assert!(ok(std::fs::read_to_string(svg)).contains("Coverage"));
+    // In the run view, R writes the run as a report.
+    h.press("q q Enter R");
+    let status = h.ui.app.status.clone().map(|s| s.text).unwrap_or_default();
+    let id = h.ui.app.run.as_ref().map(|r| r.run_id()).unwrap_or_default();
+    let page = out.path().join(format!("trajan-report-run-{id}-{}.html", crate::review::export::today()));
+    assert!(status.contains("trajan-report-run-") && status.contains("(1 run)"), "{status}");
+    let html = ok(std::fs::read_to_string(&page));
+    assert_eq!(html.matches("<section class=\"run\"").count(), 1, "{}", page.display());
+    // In the list, R writes the marked runs; under blind review only runs the reviewer labelled
+    // (a report shows every label).
+    h.press("q m j m R");
+    let status = h.ui.app.status.clone().unwrap_or_else(|| panic!("a status"));
+    assert!(status.error && status.text.starts_with("blind review: run "), "{status:?}");
+    h.ui.app.review.blind = false;
+    h.press("R");
+    let status = h.ui.app.status.clone().map(|s| s.text).unwrap_or_default();
+    assert!(status.contains("trajan-report-2-runs-") && status.contains("(2 runs)"), "{status}");
+}
+
+#[test]
 fn statistics_from_the_run_view() {
     // `%` works in a run too, and q comes back to it.
     both_classified("stats_from_run", |h| h.press("] % q"));
+}
+
+#[test]
+fn a_run_read_before_its_end_is_known_names_its_file() {
+    // While a big file streams, its exit status and model come at the end: the header names the
+    // file instead of `- · -`.
+    use crate::tui::action::{Action, Feed};
+    let mut h = Harness::new(120, 30);
+    h.press("Enter");
+    let (id, n) = h.ui.app.run.as_ref().map(|r| (r.run_id(), r.data.steps.len())).unwrap_or_default();
+    if let Some(run) = h.ui.app.run.as_mut() {
+        run.data.summary.exit_status = None;
+        run.data.summary.model = None;
+        run.data.summary.source = "/data/runs/big.traj.json".into();
+    }
+    let feed = Feed::Progress { label: "big.traj.json".into(), done: 1, total: 9, runs: vec![(id, n)] };
+    let effects = h.ui.app.update(Action::Feed(feed));
+    h.ui.apply(effects);
+    h.ui.draw();
+    let header = h.screen().lines().next().unwrap_or_default().to_string();
+    assert!(header.contains("· big.traj.json"), "{header}");
+    assert!(!header.contains("· - · -"), "{header}");
 }
 
 #[test]
@@ -203,4 +273,32 @@ fn run_view_while_its_file_is_read() {
         h.ui.apply(effects);
         h.ui.draw();
     });
+}
+
+#[test]
+fn a_note_on_a_step_is_written_shown_marked_and_listed() {
+    // `m` on a step: the note is written to the database, drawn at the top of the step and
+    // marked in the step list; `m` again shows it for editing, and an empty note removes it.
+    let mut h = Harness::new(100, 30);
+    h.ui.app.review.rater = "ann".into();
+    h.press("/");
+    h.type_text("calc-1");
+    h.press("Enter Enter j m");
+    h.ui.type_text("the agent misreads the traceback here");
+    h.press("Enter");
+    h.ui.settle();
+    h.ui.draw();
+    let run = h.ui.app.run.as_ref().map(|r| r.run_id()).unwrap_or_default();
+    let notes = ok(h.ui.store.notes(Some(run)));
+    assert_eq!(notes.len(), 1);
+    assert_eq!((notes[0].step, notes[0].rater.as_str()), (1, "ann"));
+    let screen = h.screen();
+    assert!(screen.contains("✎ note · ann"), "{screen}");
+    assert!(screen.contains("the agent misreads the traceback here"), "{screen}");
+    assert!(screen.lines().any(|l| l.contains("   1✎")), "the step list marks it: {screen}");
+    h.press("m");
+    assert_eq!(h.ui.app.prompt.as_ref().map(|p| p.text.as_str()), Some("the agent misreads the traceback here"));
+    h.press("ctrl-u Enter");
+    h.ui.settle();
+    assert!(ok(h.ui.store.notes(Some(run))).is_empty(), "an empty note removes it");
 }

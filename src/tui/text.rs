@@ -49,7 +49,7 @@ pub fn prefix_within(text: &str, width: usize) -> &str {
 }
 
 /// One line of sanitized text with newlines as spaces and tabs expanded.
-fn one_line(text: &str) -> String {
+pub fn one_line(text: &str) -> String {
     expand_tabs(&sanitize(text).replace('\n', " "), &mut 0)
 }
 
@@ -173,15 +173,28 @@ pub fn clip(line: &Line<'static>, width: usize) -> Line<'static> {
     Line::from(spans).style(line.style)
 }
 
+/// A line whose first spans stay in place when it is scrolled sideways (a diff's line numbers
+/// and sign): an empty span after them marks where the scrolled part begins. Nothing else makes
+/// an empty span after the first (text is cut into spans with content).
+pub fn pinned(prefix: Vec<Span<'static>>, rest: Vec<Span<'static>>) -> Line<'static> {
+    let mut spans = prefix;
+    if !spans.is_empty() {
+        spans.push(Span::raw(""));
+    }
+    spans.extend(rest);
+    Line::from(spans)
+}
+
 /// The line without its first `cols` display columns (sideways scrolling); a wide character cut
-/// in half leaves a space.
+/// in half leaves a space. The spans of a [`pinned`] line before its mark stay.
 pub fn shift(line: &Line<'static>, cols: usize) -> Line<'static> {
     if cols == 0 {
         return line.clone();
     }
+    let pin = line.spans.iter().skip(1).position(|s| s.content.is_empty()).map_or(0, |k| k + 2);
     let mut skip = cols;
-    let mut spans = Vec::new();
-    for span in &line.spans {
+    let mut spans: Vec<Span<'static>> = line.spans[..pin].to_vec();
+    for span in &line.spans[pin..] {
         if skip == 0 {
             spans.push(span.clone());
             continue;
@@ -263,6 +276,14 @@ pub fn search_words(query: Option<&str>) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pinned_prefix_stays_when_a_line_is_scrolled_sideways() {
+        let line = pinned(vec![Span::raw("12 "), Span::raw("+")], vec![Span::raw("abcdefgh")]);
+        let text = |l: &Line<'static>| l.spans.iter().map(|s| s.content.as_ref()).collect::<String>();
+        assert_eq!(text(&shift(&line, 3)), "12 +defgh");
+        assert_eq!(text(&shift(&Line::from(vec![Span::raw("12 "), Span::raw("+abc")]), 3)), "+abc");
+    }
 
     #[test]
     fn wrapping_respects_display_width_and_removes_escapes() {

@@ -49,6 +49,8 @@ fn slow(effect: &Effect) -> bool {
             | Effect::LoadAllRuns
             | Effect::RefreshRun(_)
             | Effect::BuildIndex
+            | Effect::ExportChart { .. }
+            | Effect::ExportReport { .. }
     )
 }
 

@@ -1,14 +1,20 @@
-//! Helpers shared by the bad-input and escape-sequence integration tests.
+//! Helpers shared by the integration tests: the one runner of the binary (`run`: the reviewer's
+//! environment shut out), the fixtures read from a long path (`places`), and the bad-input cases.
 //!
-//! Every case builds a temporary folder holding one known-good SWE-agent trajectory plus the
+//! A bad-input case builds a temporary folder holding one known-good SWE-agent trajectory plus the
 //! input under test, and a database in a separate temporary folder (so the database is never
 //! ingested itself).
 
-#![allow(dead_code)] // each test file uses a different subset
+#![allow(dead_code, unused_imports)] // each test file uses a different subset
+
+mod places;
+mod run;
+pub use places::*;
+pub use run::*;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use tempfile::TempDir;
 use trajan::error::IngestError;
 use trajan::ingest::pipeline::{self, Options, Report, Silent, UnitResult};
@@ -93,9 +99,7 @@ impl Case {
 
     /// Run the `trajan` binary with this case's database.
     pub fn cli(&self, args: &[&std::ffi::OsStr]) -> Output {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_trajan"));
-        cmd.arg("--db").arg(&self.db).args(args).env_remove("TRAJAN_DB");
-        must(cmd.output(), "run trajan")
+        trajan(&self.db, args)
     }
 }
 
@@ -207,15 +211,4 @@ pub fn is_root() -> bool {
         .find_map(|l| l.strip_prefix("Uid:"))
         .and_then(|ids| ids.split_whitespace().nth(1))
         .is_some_and(|euid| euid == "0")
-}
-
-/// The real corpus (`fixtures/corpus/`, see its MANIFEST.md).
-pub fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus")
-}
-
-/// The corpus as an argument for `trajan ingest`: the whole folder, as a user would name it
-/// (every file is a supported format or skipped; the ingest exits 0).
-pub fn corpus_paths() -> Vec<String> {
-    vec![corpus().to_string_lossy().into_owned()]
 }

@@ -129,6 +129,22 @@ pub fn resolve(path: &str, cwd: Option<&str>) -> String {
 
 /// File views in the observation of an editor tool (not a shell command). `edited`: the file
 /// the step's tool edited, which a snippet of "the edited file" shows.
+/// How an editor tool opens a numbered view of a file.
+const CAT_N: &str = "Here's the result of running `cat -n` on ";
+
+/// Every line of every tool output is looked at: the phrase is searched with an automaton built
+/// once, not a searcher built per line.
+static CAT_N_AC: std::sync::LazyLock<Option<aho_corasick::AhoCorasick>> =
+    std::sync::LazyLock::new(|| aho_corasick::AhoCorasick::new([CAT_N]).ok());
+
+/// What follows the phrase that opens an editor's numbered view, when the line holds it.
+fn after_cat_n(line: &str) -> Option<&str> {
+    match CAT_N_AC.as_ref() {
+        Some(ac) => ac.find(line).map(|m| &line[m.end()..]),
+        None => line.split_once(CAT_N).map(|(_, rest)| rest),
+    }
+}
+
 pub fn tool_views(observation: &str, cwd: Option<&str>, edited: Option<&str>) -> Vec<Shown> {
     let mut out: Vec<Shown> = Vec::new();
     // The file being shown, how its lines are numbered, and its length when stated.
@@ -173,7 +189,7 @@ pub fn tool_views(observation: &str, cwd: Option<&str>, edited: Option<&str>) ->
             current = Some((resolve(path.trim(), cwd), ':', total));
             continue;
         }
-        if let Some((_, rest)) = line.split_once("Here's the result of running `cat -n` on ") {
+        if let Some(rest) = after_cat_n(line) {
             flush(&mut out, &current, &mut lines);
             let path = rest.strip_prefix("a snippet of ").unwrap_or(rest).trim_end_matches(':').trim();
             current = match (path, edited) {

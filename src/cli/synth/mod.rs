@@ -1,7 +1,9 @@
 //! Synthetic trajectories for benchmarks: SWE-agent 1.1 files (whose `query` grows with the
 //! square of the step count, as real ones do) and mini-swe-agent v1 files, generated
-//! deterministically from a seed, written one file at a time so memory stays flat.
+//! deterministically from a seed, written one file at a time so memory stays flat; one file of
+//! each agent beyond the SWE-bench family grown to the size asked (`agents`).
 
+pub mod agents;
 pub mod edits;
 mod failed;
 
@@ -18,6 +20,8 @@ pub enum Kind {
     Mixed,
     /// One OpenHands evaluation `output.jsonl` of the whole size (a streamed file).
     OpenHands,
+    /// One file of an agent beyond the SWE-bench family, of the whole size (`agents`).
+    Agent(agents::Agent),
 }
 
 impl Kind {
@@ -27,7 +31,7 @@ impl Kind {
             "mini" | "mini-swe-agent" => Some(Kind::Mini),
             "mixed" => Some(Kind::Mixed),
             "openhands" => Some(Kind::OpenHands),
-            _ => None,
+            other => agents::Agent::parse(other).map(Kind::Agent),
         }
     }
 }
@@ -228,6 +232,9 @@ pub fn openhands(seed: u64, instance_id: &str, steps: usize) -> Value {
 /// Write synthetic files into `dir` until `total_bytes` are written.
 pub fn generate(dir: &Path, kind: Kind, total_bytes: u64) -> std::io::Result<Generated> {
     std::fs::create_dir_all(dir)?;
+    if let Kind::Agent(agent) = kind {
+        return agents::generate(dir, agent, total_bytes);
+    }
     let mut g = Generated::default();
     let mut seed = 1u64;
     if kind == Kind::OpenHands {
@@ -249,7 +256,7 @@ pub fn generate(dir: &Path, kind: Kind, total_bytes: u64) -> std::io::Result<Gen
     while g.bytes < total_bytes {
         let use_swe = match kind {
             Kind::SweAgent11 => true,
-            Kind::Mini | Kind::OpenHands => false,
+            Kind::Mini | Kind::OpenHands | Kind::Agent(_) => false,
             Kind::Mixed => seed % 2 == 1,
         };
         let mut rng = Rng(seed | 1);

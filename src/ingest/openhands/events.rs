@@ -419,7 +419,7 @@ fn action_text(action: &str, args: &Value) -> String {
 
 /// The edits a step's `edit`/`write` tool call attempted. Shell writes in a `run` are
 /// reconstructed from the whole run (`analysis::reconstruct`).
-fn step_edits(idx: usize, action: &str, args: &Value, obs: Option<&Value>, observation: &str) -> Vec<Edit> {
+pub(super) fn step_edits(idx: usize, action: &str, args: &Value, obs: Option<&Value>, observation: &str) -> Vec<Edit> {
     match action {
         "edit" | "write" => {
             let command = str_field(args, "command").unwrap_or_default();

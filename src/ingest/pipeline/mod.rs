@@ -168,6 +168,7 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &Options, progress: &d
     let found = source::discover(paths);
     let mut report = Report::default();
     report.results.extend(found.errors.into_iter().map(UnitResult::Failed));
+    report.results.extend(found.passed.into_iter().map(|(path, skip)| UnitResult::Skipped { path, skip }));
     let known: HashMap<String, Vec<u8>> = match store.source_hashes() {
         Ok(k) => k,
         Err(e) => {

@@ -123,7 +123,14 @@ impl ProblemKind {
 }
 
 /// Warnings that lose nothing: how a verdict or a version was read.
-const NOTES: &[&str] = &["infra_failure is set", "read as version 2", "line after `Ran N tests`"];
+const NOTES: &[&str] = &[
+    "infra_failure is set",
+    "read as version 2",
+    "line after `Ran N tests`",
+    "have no prompt (aborted at the banner)",
+    "no stage ran for",
+    "an evaluation without a run",
+];
 
 /// One problem: its kind, the file, and the message (which names the file).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -91,12 +91,13 @@ impl Staged {
     }
 }
 
-/// Write `text` to `path`: whole or not at all into a regular file or a new name (see the module
+/// Write `text` (text or an image's bytes) to `path`: whole or not at all into a regular file or a new name (see the module
 /// documentation); straight into a character device or FIFO. A new file gets the mode any new
 /// file of the user gets (0666 less the umask: 0644 under the usual 022); a replaced one keeps its
 /// permission bits (not set-user-ID, set-group-ID or sticky) and, where the writer may give it
 /// (root), its owner and group.
-pub fn write_file(path: &Path, text: &str) -> Result<(), WriteError> {
+pub fn write_file(path: &Path, text: impl AsRef<[u8]>) -> Result<(), WriteError> {
+    let text = text.as_ref();
     let fail = |why| WriteError { path: path.to_path_buf(), why };
     match target(path).map_err(fail)? {
         Target::Stream(p) => stream(&p, text).map_err(fail),
@@ -159,7 +160,7 @@ fn kind(path: PathBuf, m: std::fs::Metadata) -> Result<Target, WhyNot> {
 
 /// Write into a character device or FIFO: opened for writing, never created, truncated or
 /// replaced. Opening a FIFO waits for its reader.
-fn stream(path: &Path, text: &str) -> Result<(), WhyNot> {
+fn stream(path: &Path, text: &[u8]) -> Result<(), WhyNot> {
     use std::io::Write;
     let mut file = std::fs::OpenOptions::new().write(true).open(path).map_err(|e| stream_why(&e))?;
     // What was opened is what was checked, not a file put there since.
@@ -171,13 +172,13 @@ fn stream(path: &Path, text: &str) -> Result<(), WhyNot> {
             return Err(WhyNot::Io("it changed while it was being opened".into()));
         }
     }
-    file.write_all(text.as_bytes()).and_then(|()| file.flush()).map_err(|e| stream_why(&e))
+    file.write_all(text).and_then(|()| file.flush()).map_err(|e| stream_why(&e))
 }
 
 /// Replace the regular file at `path` (or make it), whole or not at all: into a temporary file
 /// beside it, then renamed over it, so a reader never sees half a file and a failed write
 /// leaves the old one.
-fn replace(path: &Path, old: Option<&std::fs::Metadata>, text: &str) -> Result<(), WhyNot> {
+fn replace(path: &Path, old: Option<&std::fs::Metadata>, text: &[u8]) -> Result<(), WhyNot> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -192,7 +193,7 @@ fn replace(path: &Path, old: Option<&std::fs::Metadata>, text: &str) -> Result<(
         Err(e) => return Err(why_not(&e, dir)),
     }
     let mut tmp = Staged::new_in(dir, ".tmp", "").map_err(|e| why_not(&e, dir))?;
-    std::io::Write::write_all(&mut tmp.file, text.as_bytes()).map_err(|e| why_not(&e, dir))?;
+    std::io::Write::write_all(&mut tmp.file, text).map_err(|e| why_not(&e, dir))?;
     // A replaced file's owner and mode go to the new one (a new file keeps what it was made with).
     #[cfg(unix)]
     if let Some(old) = old {

@@ -160,6 +160,7 @@ pub const LABEL_KINDS: Columns = &[
     ("rater", Kind::Text),
     ("taxonomy", Kind::Text),
     ("taxonomy_version", Kind::Text),
+    ("current", Kind::Bool),
     ("created_at", Kind::Text),
     ("unclassified", Kind::Bool),
     ("modes", Kind::Text),

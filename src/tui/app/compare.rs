@@ -170,7 +170,7 @@ impl App {
         self.picker = Some(Picker { base, instance, runs, cursor: 0 });
     }
 
-    fn marked_in_list_order(&self) -> Vec<i64> {
+    pub(super) fn marked_in_list_order(&self) -> Vec<i64> {
         self.list.runs.iter().map(|r| r.id).filter(|id| self.marked.contains(id)).collect()
     }
 
@@ -343,6 +343,9 @@ impl App {
                 return vec![Effect::LoadRun(id)];
             }
             _ => {}
+        }
+        if let Some(view) = self.compare.as_mut() {
+            view.scroll_into_view(page);
         }
         Vec::new()
     }

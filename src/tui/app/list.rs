@@ -1,9 +1,9 @@
 //! The run list: all run summaries, the filtered and sorted view of them, the cursor.
 
 use super::{Effect, Prompt, PromptKind};
+use crate::review::filter::{self, Filter, Sort};
 use crate::store::read::RunSummary;
 use crate::tui::action::Command;
-use crate::tui::filter::{self, Filter, Sort};
 
 #[derive(Debug, Default)]
 pub struct ListState {
@@ -115,6 +115,7 @@ impl super::App {
             Command::Bottom => self.list.move_to(usize::MAX),
             Command::Mark => self.toggle_mark(),
             Command::Compare => return self.compare_command(None),
+            Command::ExportReport => return self.export_report(),
             Command::Open | Command::NextStep => {
                 self.return_to = None;
                 if let Some(id) = self.list.selected().map(|r| r.id) {
@@ -135,7 +136,7 @@ impl super::App {
             Command::SortNext => self.list.set_sort(self.list.sort.next_key()),
             Command::SortReverse => self.list.set_sort(self.list.sort.reversed()),
             Command::SortPick => {
-                let text = crate::tui::filter::SortKey::pick_menu();
+                let text = crate::review::filter::SortKey::pick_menu();
                 self.prompt = Some(Prompt { kind: PromptKind::Sort, text });
             }
             Command::Copy => {
@@ -151,7 +152,7 @@ impl super::App {
 
     /// Sort the list by the column `c` picks; the column already sorted by turns around.
     pub(super) fn pick_sort(&mut self, c: char) {
-        use crate::tui::filter::{Sort, SortKey};
+        use crate::review::filter::{Sort, SortKey};
         match SortKey::from_pick_char(c) {
             Some(key) if key == self.list.sort.key => self.list.set_sort(self.list.sort.reversed()),
             Some(key) => self.list.set_sort(Sort { key, descending: false }),

@@ -2,6 +2,7 @@
 //! data and the driver performs them, so every flow is a plain unit test.
 
 mod compare;
+mod export;
 mod index;
 mod list;
 mod reading;
@@ -49,6 +50,13 @@ pub enum Effect {
     },
     /// Put text on the clipboard (OSC 52).
     Copy(String),
+    /// Write (or remove, when empty) a reviewer's note on a step.
+    SaveNote {
+        run: i64,
+        step: i64,
+        rater: String,
+        text: String,
+    },
     /// Append a reviewer's label.
     SaveLabel {
         label: Box<crate::label::Label>,
@@ -79,6 +87,21 @@ pub enum Effect {
     /// Add the runs waiting for the search index to it (slow lane; progress as
     /// [`Action::Indexing`], then [`Action::Indexed`]).
     BuildIndex,
+    /// Write the chart of `kind` over the statistics `ask` asks for, as SVG, in `dir` (the
+    /// agreement with its bootstrap intervals).
+    ExportChart {
+        taxonomy: Box<crate::label::taxonomy::Taxonomy>,
+        ask: crate::review::summary::Ask,
+        kind: crate::review::chart::Kind,
+        dir: std::path::PathBuf,
+    },
+    /// Write these runs as an HTML report in `dir`.
+    ExportReport {
+        taxonomy: Box<crate::label::taxonomy::Taxonomy>,
+        ask: crate::review::summary::Ask,
+        runs: Vec<i64>,
+        dir: std::path::PathBuf,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,6 +126,8 @@ pub enum PromptKind {
     Goto,
     /// The note of the label being made.
     Note,
+    /// The reviewer's note on the step under the cursor.
+    StepNote,
     /// The run list's sort column: one key picks it.
     Sort,
 }
@@ -114,6 +139,7 @@ impl PromptKind {
             PromptKind::Search => "search",
             PromptKind::Goto => "go to step",
             PromptKind::Note => "note",
+            PromptKind::StepNote => "note on this step",
             PromptKind::Sort => "sort by",
         }
     }
@@ -168,6 +194,11 @@ pub struct App {
     pub reading: Option<Reading>,
     /// A run was opened for the reading (the first one begun): no other is opened for it.
     opened_from_feed: bool,
+    /// Where charts and reports are written: the folder the TUI was started in.
+    pub export_dir: std::path::PathBuf,
+    /// The run the TUI was opened on (`trajan open RUN`, or the one run of a file read alone):
+    /// leaving it quits, as a pager does, instead of showing a list of one run.
+    pub direct: Option<i64>,
 }
 
 /// The first visible row of a list of `len` rows shown `height` at a time, so that `cursor` is
@@ -216,6 +247,8 @@ impl App {
             held_searches: Vec::new(),
             reading: None,
             opened_from_feed: false,
+            export_dir: std::path::PathBuf::from("."),
+            direct: None,
         }
     }
 
@@ -250,12 +283,13 @@ impl App {
                 Vec::new()
             }
             Action::StatsLoaded(report) => {
-                let keep = self.stats.as_ref().map(|s| (s.mode, s.rater, s.scroll));
+                let keep = self.stats.as_ref().map(|s| (s.mode, s.rater, s.scroll, s.chart));
                 let mut view = StatsView::new(*report);
-                if let Some((mode, rater, scroll)) = keep {
+                if let Some((mode, rater, scroll, chart)) = keep {
                     view.mode = mode;
                     view.rater = rater;
                     view.scroll = scroll;
+                    view.chart = chart;
                 }
                 self.stats = Some(view);
                 if self.screen != Screen::Stats {
@@ -263,6 +297,11 @@ impl App {
                     self.screen = Screen::Stats;
                 }
                 Vec::new()
+            }
+            Action::NoteSaved { run, step, kept } => {
+                let what = if kept { "saved the note on" } else { "removed the note from" };
+                self.set_info(format!("{what} step {step} (trajan notes lists them)"));
+                vec![Effect::RefreshRun(run)]
             }
             Action::LabelSaved { run, label_id } => {
                 self.drafts.remove(&run);
@@ -351,6 +390,10 @@ impl App {
                 self.set_error(message);
                 Vec::new()
             }
+            Action::Exported(message) => {
+                self.set_info(message);
+                Vec::new()
+            }
             Action::Input(c) if self.prompt.as_ref().is_some_and(|p| p.kind == PromptKind::Sort) => {
                 self.prompt = None;
                 self.pick_sort(c);
@@ -405,6 +448,7 @@ impl App {
         }
         if let Some(run) = self.run.as_mut().filter(|_| self.screen == Screen::Run) {
             run.scroll = run.scroll.min(v.panel_lines.saturating_sub(v.panel_rows));
+            run.panel_rows = v.panel_rows.max(1);
             // Past the longest visible line nothing is left to see; keep a whole step.
             run.hscroll = run.hscroll.min(v.panel_overflow.div_ceil(HSCROLL_STEP) * HSCROLL_STEP);
             run.scroll_into_view(self.rows);
@@ -413,7 +457,7 @@ impl App {
 
     /// Quit, unless label drafts are unsaved and the reviewer has not been told yet (then the
     /// next quit, by `q` or ctrl-c, quits).
-    fn quit_or_warn(&mut self) {
+    pub(super) fn quit_or_warn(&mut self) {
         let unsaved = self.drafts.len() + self.run.as_ref().map_or(0, |r| usize::from(r.draft != r.saved_draft));
         if unsaved == 0 || self.warned_drafts {
             self.quit = true;
@@ -530,6 +574,16 @@ impl App {
                     run.draft.note = prompt.text.trim().to_string();
                 }
                 Vec::new()
+            }
+            PromptKind::StepNote => {
+                let Some(run) = self.run.as_ref() else { return Vec::new() };
+                let Some(step) = run.step_index() else { return Vec::new() };
+                if self.review.rater.is_empty() {
+                    self.set_error("no reviewer named: --rater NAME, or rater under [labels] in config.toml".into());
+                    return Vec::new();
+                }
+                let text = prompt.text.trim().to_string();
+                vec![Effect::SaveNote { run: run.run_id(), step, rater: self.review.rater.clone(), text }]
             }
             PromptKind::Goto => {
                 let Some(run) = self.run.as_mut() else { return Vec::new() };

@@ -55,20 +55,28 @@ impl App {
                     return Vec::new();
                 }
                 self.opened_from_feed = true;
+                self.direct = Some(id);
                 vec![Effect::LoadRun(id)]
             }
             Feed::Progress { label, done, total, runs } => {
+                if runs.len() > 1 {
+                    // Several runs are read: leaving one shows the list of them.
+                    self.direct = None;
+                }
                 let steps = runs.iter().map(|(_, n)| n).sum();
                 self.reading = Some(Reading { label, done, total, steps, runs });
                 self.grow()
             }
             Feed::Done { runs, message, error } => {
                 self.reading = None;
+                if runs.len() > 1 {
+                    self.direct = None;
+                }
                 self.status = Some(Status { text: message, error });
                 let mut effects = vec![Effect::LoadAllRuns];
                 if runs.len() > 1 {
                     // Several runs: the list shows them (the filter says so and can be edited).
-                    let query = crate::tui::filter::ids_query(&runs);
+                    let query = crate::review::filter::ids_query(&runs);
                     if let Err(e) = self.list.set_filter(&query) {
                         self.set_error(e);
                     }
@@ -80,6 +88,7 @@ impl App {
                     (_, Some(id)) if runs.contains(&id) => effects.insert(0, Effect::RefreshRun(id)),
                     ([id], None) if self.screen == Screen::List && !self.opened_from_feed => {
                         self.opened_from_feed = true;
+                        self.direct = Some(*id);
                         effects.push(Effect::LoadRun(*id));
                     }
                     _ => {}

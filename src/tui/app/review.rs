@@ -46,21 +46,16 @@ impl Review {
         self.blind && !self.mine(run)
     }
 
+    /// Whether the run has classifier labels that blind review hides from this reviewer.
+    pub fn hides_classifiers(&self, run: i64) -> bool {
+        self.blinded(run)
+            && self.states.get(&run).is_some_and(|s| s.labels.iter().any(|(source, _, _)| !source.is_human()))
+    }
+
     /// What the run-list filter may read of the labels: blind review hides the classifiers'
     /// labels of runs this reviewer has not labelled from the filter too.
-    pub fn label_index(&self) -> crate::tui::filter::LabelIndex {
-        self.states
-            .iter()
-            .map(|(&run, state)| {
-                let labels = state
-                    .labels
-                    .iter()
-                    .filter(|(source, _, _)| source.is_human() || !self.blinded(run))
-                    .map(|(source, rater, modes)| (source.name().to_string(), rater.clone(), modes.clone()))
-                    .collect();
-                (run, crate::tui::filter::RunLabels { labels, disputed: state.disagreement })
-            })
-            .collect()
+    pub fn label_index(&self) -> crate::review::filter::LabelIndex {
+        crate::review::filter::label_index(&self.states, |run| self.blinded(run))
     }
 }
 

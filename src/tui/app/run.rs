@@ -70,6 +70,8 @@ pub struct RunView {
     pub scroll: usize,
     /// Columns the right-hand panel is scrolled sideways (long diff and code lines).
     pub hscroll: usize,
+    /// Rows the focused panel showed in the last frame (what a page of it is).
+    pub panel_rows: usize,
     /// Wrap long text lines (thought, action, observation); off, they are cut like diff lines
     /// and `hscroll` reaches them.
     pub wrap: bool,
@@ -142,6 +144,7 @@ impl RunView {
             panel: Panel::Step,
             scroll: 0,
             hscroll: 0,
+            panel_rows: 1,
             wrap: true,
             unfolded: false,
             diff_mode: DiffMode::Unified,
@@ -271,6 +274,11 @@ impl RunView {
         }
     }
 
+    /// The reviewers' notes on a step.
+    pub fn notes_of(&self, step: i64) -> impl Iterator<Item = &crate::store::notes::NoteRow> {
+        self.data.notes.iter().filter(move |n| n.step == step)
+    }
+
     pub fn patch_files(&self) -> usize {
         self.patch(self.panel).map_or(0, <[FilePatch]>::len)
     }
@@ -286,6 +294,15 @@ impl super::App {
         // `G` on a run being read keeps to its last step as more come, until another key.
         run.follow_end = cmd == Command::Bottom;
         match cmd {
+            Command::Back if run.search.is_some() => {
+                run.search = None;
+                self.set_info("search ended".to_string());
+                return Vec::new();
+            }
+            Command::Back if self.direct == Some(run.run_id()) && self.return_to.is_none() => {
+                self.quit_or_warn();
+                return Vec::new();
+            }
             Command::Back => {
                 self.screen = match self.return_to.take() {
                     Some(Screen::Compare) if self.compare.is_some() => Screen::Compare,
@@ -297,6 +314,7 @@ impl super::App {
                 let id = run.run_id();
                 return self.compare_command(Some(id));
             }
+            Command::ExportReport => return self.export_report(),
             Command::Down | Command::NextStep => run.go(run.cursor + 1),
             Command::Up | Command::PrevStep => run.go(run.cursor.saturating_sub(1)),
             Command::PageDown => run.go(run.cursor + page),
@@ -305,6 +323,9 @@ impl super::App {
             Command::Bottom => run.go(usize::MAX),
             Command::ScrollDown => run.scroll += 3,
             Command::ScrollUp => run.scroll = run.scroll.saturating_sub(3),
+            // A page less two lines, so the last lines seen stay in view.
+            Command::BodyPageDown => run.scroll += run.panel_rows.saturating_sub(2).max(1),
+            Command::BodyPageUp => run.scroll = run.scroll.saturating_sub(run.panel_rows.saturating_sub(2).max(1)),
             Command::LineStart => {
                 run.scroll = 0;
                 run.hscroll = 0;
@@ -415,6 +436,12 @@ impl super::App {
             Command::Note => {
                 let text = run.draft.note.clone();
                 self.prompt = Some(Prompt { kind: PromptKind::Note, text });
+            }
+            Command::StepNote => {
+                let Some(step) = run.step_index() else { return Vec::new() };
+                let rater = self.review.rater.clone();
+                let text = run.notes_of(step).find(|n| n.rater == rater).map(|n| n.text.clone()).unwrap_or_default();
+                self.prompt = Some(Prompt { kind: PromptKind::StepNote, text });
             }
             Command::SaveLabel | Command::SaveAdjudication => return self.save_label(cmd == Command::SaveAdjudication),
             Command::NextUnlabelled => return self.next_unlabelled(),

@@ -2,8 +2,9 @@
 
 use super::{Effect, Screen};
 use crate::agreement::AgreementReport;
-use crate::review::stats::{By, Pick, Stats};
-use crate::review::summary::{Ask, StatsReport};
+use crate::review::chart::Kind;
+use crate::review::stats::{By, Stats};
+use crate::review::summary::StatsReport;
 use crate::tui::action::Command;
 
 #[derive(Debug, Clone)]
@@ -20,12 +21,23 @@ pub struct StatsView {
     pub blind: bool,
     /// Lines scrolled (a narrow screen shows every section in one column).
     pub scroll: usize,
+    /// The chart drawn (where the terminal is large enough) and written by `e`.
+    pub chart: Kind,
 }
 
 impl StatsView {
     /// The screen for freshly loaded numbers, at the top, on the first mode and rater.
     pub fn new(r: StatsReport) -> StatsView {
-        StatsView { stats: r.stats, report: r.agreement, by: r.by, mode: 0, rater: 0, blind: r.blind, scroll: 0 }
+        StatsView {
+            stats: r.stats,
+            report: r.agreement,
+            by: r.by,
+            mode: 0,
+            rater: 0,
+            blind: r.blind,
+            scroll: 0,
+            chart: Kind::Modes,
+        }
     }
 }
 
@@ -42,13 +54,7 @@ pub fn next_by(by: By) -> By {
 
 impl super::App {
     pub(super) fn load_stats(&self, by: By) -> Effect {
-        let ask = Ask {
-            by,
-            pick: Pick::Best,
-            scope: self.review.scope,
-            blind_rater: self.review.blind.then(|| self.review.rater.clone()),
-        };
-        Effect::LoadStats { taxonomy: Box::new(self.review.taxonomy.clone()), ask }
+        Effect::LoadStats { taxonomy: Box::new(self.review.taxonomy.clone()), ask: self.stats_ask(by) }
     }
 
     pub(super) fn stats_command(&mut self, cmd: Command) -> Vec<Effect> {
@@ -71,6 +77,8 @@ impl super::App {
                 let by = next_by(view.by);
                 return vec![self.load_stats(by)];
             }
+            Command::NextChart => view.chart = view.chart.next(),
+            Command::ExportChart => return self.export_chart(),
             _ => {}
         }
         Vec::new()

@@ -22,6 +22,7 @@ pub fn summary(id: i64, instance: &str, resolved: Option<bool>, steps: i64) -> R
         cost: None,
         attempt: None,
         source: "/x".into(),
+        has_patch: true,
     }
 }
 
@@ -53,6 +54,7 @@ pub fn run_data(id: i64, n: i64) -> RunData {
         .collect();
     RunData {
         unjoined: Vec::new(),
+        notes: Vec::new(),
         summary: summary(id, "inst", Some(false), n),
         steps,
         edits,
@@ -399,8 +401,14 @@ fn evidence_keys_walk_the_cited_steps_and_say_why() {
         provenance: Provenance::default(),
     };
     let mut data = run_data(2, 10);
-    data.labels =
-        vec![crate::store::labels::LabelRow { id: 1, instance_id: None, created_at: String::new(), note: None, label }];
+    data.labels = vec![crate::store::labels::LabelRow {
+        id: 1,
+        instance_id: None,
+        created_at: String::new(),
+        note: None,
+        current: true,
+        label,
+    }];
     let mut app = app_with_runs();
     app.review.blind = false;
     app.update(Action::RunLoaded(Box::new(data)));
@@ -435,6 +443,7 @@ fn heuristic_label(run: i64, mode: &str) -> crate::store::labels::LabelRow {
         instance_id: None,
         created_at: String::new(),
         note: None,
+        current: true,
         label: Label {
             run_id: run,
             source: Source::Heuristic,
@@ -619,6 +628,8 @@ fn the_statistics_screen_opens_regroups_and_returns() {
         total: Default::default(),
         scope: "failed",
         outcome_unknown_left_out: 0,
+        outcomes: Vec::new(),
+        outcomes_total: Default::default(),
     };
     let report = StatsReport { stats, agreement: None, by: By::All, blind: false };
     app.update(Action::StatsLoaded(Box::new(report.clone())));
@@ -681,4 +692,44 @@ fn an_unclassified_draft_takes_no_evidence() {
     cmd(&mut app, C::AttachEvidence);
     assert!(app.status.as_ref().is_some_and(|s| s.error && s.text.contains("cites no evidence")));
     assert!(app.run.as_ref().unwrap().draft.evidence.is_empty());
+}
+
+#[test]
+fn leaving_a_run_the_tui_was_opened_on_quits_as_a_pager_does() {
+    // `trajan open RUN` (or a file read alone): q quits instead of showing a list of one run.
+    let mut app = app_in_run(20);
+    app.direct = Some(2);
+    cmd(&mut app, C::Back);
+    assert!(app.quit, "q in the run opened directly quits");
+    // Opened from the list, q goes back to it.
+    let mut app = app_in_run(20);
+    cmd(&mut app, C::Back);
+    assert!(!app.quit);
+    assert_eq!(app.screen, Screen::List);
+}
+
+#[test]
+fn esc_with_a_search_on_ends_the_search_and_stays_in_the_run() {
+    let mut app = app_in_run(20);
+    app.direct = Some(2);
+    app.update(Action::SearchDone { query: "needle".into(), steps: vec![4, 9] });
+    cmd(&mut app, C::Back);
+    assert!(!app.quit && app.screen == Screen::Run, "the search ends first");
+    assert!(app.run.as_ref().is_some_and(|r| r.search.is_none()));
+    cmd(&mut app, C::Back);
+    assert!(app.quit);
+}
+
+#[test]
+fn space_and_b_scroll_the_step_body_a_page() {
+    let mut app = app_in_run(20);
+    if let Some(run) = app.run.as_mut() {
+        run.panel_rows = 18;
+    }
+    cmd(&mut app, C::BodyPageDown);
+    assert_eq!(app.run.as_ref().map(|r| r.scroll), Some(16), "a page less two lines");
+    cmd(&mut app, C::ScrollDown);
+    assert_eq!(app.run.as_ref().map(|r| r.scroll), Some(19));
+    cmd(&mut app, C::BodyPageUp);
+    assert_eq!(app.run.as_ref().map(|r| r.scroll), Some(3));
 }

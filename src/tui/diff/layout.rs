@@ -187,9 +187,12 @@ impl Layout<'_> {
         for ((line, old), new) in lines.iter().zip(old).zip(new) {
             let (base, _) = styles(self.theme, line.kind);
             let gutter = format!("{}{}", self.gutter(line.old_no), self.gutter(line.new_no));
-            let mut parts = vec![(muted, gutter), (base, sign(line.kind).to_string())];
-            parts.extend(if line.kind == Kind::Removed { old } else { new });
-            self.out.push(Line::from(spans_padded(parts, self.width, background(base))));
+            let gutter = vec![Span::styled(gutter, muted), Span::styled(sign(line.kind), base)];
+            let used = gutter.iter().map(Span::width).sum::<usize>();
+            let parts = if line.kind == Kind::Removed { old } else { new };
+            let content = spans_padded(parts, self.width.saturating_sub(used), background(base));
+            // Line numbers and sign stay when the diff is scrolled sideways.
+            self.out.push(crate::tui::text::pinned(gutter, content));
             if line.no_newline {
                 let blank = format!("{}{} ", self.gutter(None), self.gutter(None));
                 self.out.push(Line::from(vec![Span::styled(blank, muted), Span::styled(NO_NEWLINE, muted)]));

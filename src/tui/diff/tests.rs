@@ -128,7 +128,7 @@ fn word_emphasis_marks_only_the_changed_token() {
     let lines = render("m.py", DiffSource::Texts { old, new }, DiffMode::Unified, 0, &theme);
     for (sign, token, bg, emph_bg) in [("-x", "b", REMOVED_BG, REMOVED_EMPH_BG), ("+x", "c", ADDED_BG, ADDED_EMPH_BG)] {
         let line = lines.iter().find(|l| text(l).contains(sign)).unwrap();
-        let content = &line.spans[2..]; // after gutter and sign
+        let content = &line.spans[3..]; // after gutter, sign and the pin
         for s in content {
             let expected = if s.content == token { emph_bg } else { bg };
             assert_eq!(s.style.bg, Some(expected), "{s:?}");
@@ -146,7 +146,7 @@ fn word_emphasis_marks_only_the_changed_token() {
         &theme,
     );
     let context = lines.iter().find(|l| text(l).contains("y = 1")).unwrap();
-    assert!(context.spans[2..].iter().all(|s| s.style.bg.is_none() && matches!(s.style.fg, Some(Color::Rgb(..)))));
+    assert!(context.spans[3..].iter().all(|s| s.style.bg.is_none() && matches!(s.style.fg, Some(Color::Rgb(..)))));
 }
 
 #[test]
@@ -302,7 +302,7 @@ fn a_401_char_line_is_drawn_without_syntax_colours() {
     let lines = render("l.py", DiffSource::Texts { old: "", new: &new }, DiffMode::Unified, 0, &theme);
     assert!(has_syntax_colour(&lines[1], &theme));
     assert!(!has_syntax_colour(&lines[2], &theme));
-    assert_eq!(lines[2].spans[2].style, theme.diff_added);
+    assert_eq!(lines[2].spans[3].style, theme.diff_added, "after gutter, sign and the pin");
 }
 
 /// Render-time check: `cargo test [--release] --lib diff::tests::timing -- --ignored --nocapture`.

@@ -170,6 +170,7 @@ fn help_lists_context_then_global_in_file_order() {
         &[Command::Back, Command::Quit, Command::Help, Command::Copy, Command::Stats]
     );
     assert_eq!(help[3].keys, "l, →");
-    assert!(help.iter().any(|e| e.command == Command::ScrollDown && e.keys == "ctrl-e, Space"));
+    assert!(help.iter().any(|e| e.command == Command::ScrollDown && e.keys == "ctrl-e"));
+    assert!(help.iter().any(|e| e.command == Command::BodyPageDown && e.keys == "Space"));
     assert!(map.help(Context::Help).iter().all(|e| e.command != Command::Copy));
 }

@@ -29,7 +29,7 @@ pub fn draw(frame: &mut Frame, header: Rect, area: Rect, app: &App, ctx: &mut Vi
     let shown = visible_columns(area.width, view.data.runs.len());
     let first = view.first_column.min(view.data.runs.len().saturating_sub(shown));
     let columns = first..(first + shown).min(view.data.runs.len());
-    draw_summaries(frame, top, view, columns.clone(), &theme);
+    draw_summaries(frame, top, app, columns.clone(), &theme);
     let rows = usize::from(rest.height.saturating_sub(2));
     match view.panel {
         ComparePanel::Steps => {
@@ -76,7 +76,8 @@ fn column_areas(area: Rect, n: usize) -> Vec<Rect> {
     Layout::horizontal(constraints).split(inner).to_vec()
 }
 
-fn draw_summaries(frame: &mut Frame, area: Rect, view: &CompareView, columns: std::ops::Range<usize>, theme: &Theme) {
+fn draw_summaries(frame: &mut Frame, area: Rect, app: &App, columns: std::ops::Range<usize>, theme: &Theme) {
+    let Some(view) = app.compare.as_ref() else { return };
     let total = view.data.runs.len();
     let title = if columns.len() < total {
         format!(" runs {}–{} of {total} (h/l: more) ", columns.start + 1, columns.end)
@@ -90,12 +91,15 @@ fn draw_summaries(frame: &mut Frame, area: Rect, view: &CompareView, columns: st
     let areas = column_areas(Rect { x: inner.x.saturating_sub(1), width: inner.width + 1, ..inner }, columns.len());
     for (k, rect) in columns.zip(areas) {
         let run = &view.data.runs[k];
-        let lines = summary_lines(run, k == view.focus, usize::from(rect.width.saturating_sub(1)), theme);
+        let blinded = app.review.hides_classifiers(run.summary.id);
+        let lines = summary_lines(run, k == view.focus, blinded, usize::from(rect.width.saturating_sub(1)), theme);
         frame.render_widget(Paragraph::new(lines), rect);
     }
 }
 
-fn summary_lines(run: &ComparedRun, focused: bool, w: usize, theme: &Theme) -> Vec<Line<'static>> {
+/// `blinded`: blind review hides the classifiers' labels of a run this reviewer has not labelled,
+/// here as in the run view.
+fn summary_lines(run: &ComparedRun, focused: bool, blinded: bool, w: usize, theme: &Theme) -> Vec<Line<'static>> {
     let s = &run.summary;
     let who = s.model.as_deref().or(s.agent.as_deref()).unwrap_or("-");
     let title = format!("run {} · {who}", s.id);
@@ -125,7 +129,13 @@ fn summary_lines(run: &ComparedRun, focused: bool, w: usize, theme: &Theme) -> V
             Span::styled(text::fit(&facts, w.saturating_sub(verdict.len())), theme.text),
         ]),
         Line::from(Span::styled(text::fit(&files, w), theme.text)),
-        modes("classifier", &run.classifier_modes),
+        match blinded {
+            true => Line::from(vec![
+                Span::styled("classifier ", theme.muted),
+                Span::styled(text::fit("hidden (blind review)", w.saturating_sub(11)), theme.muted),
+            ]),
+            false => modes("classifier", &run.classifier_modes),
+        },
         modes("reviewers", &run.reviewer_modes),
     ]
 }
@@ -144,7 +154,10 @@ fn draw_steps(frame: &mut Frame, area: Rect, view: &CompareView, columns: std::o
     let hits = view.search.as_ref().map(|s| &s.rows);
     let mut gutter: Vec<Line> = Vec::new();
     let mut cells: Vec<Vec<Line>> = vec![Vec::new(); columns.len()];
-    for (r, row) in d.positions.iter().enumerate().skip(view.offset).take(rows) {
+    // The cursor's row is always drawn, whatever the last frame's window was (`n` may jump
+    // past it before the next frame reports its size).
+    let offset = crate::tui::app::keep_in_view(view.cursor, view.offset, rows, view.rows());
+    for (r, row) in d.positions.iter().enumerate().skip(offset).take(rows) {
         let selected = r == view.cursor;
         let same = d.agreed.get(r).copied().unwrap_or(false);
         let mark = match d.divergence_of(r) {
@@ -154,6 +167,11 @@ fn draw_steps(frame: &mut Frame, area: Rect, view: &CompareView, columns: std::o
         };
         let hit = hits.is_some_and(|h| h.binary_search(&r).is_ok());
         let mark = if hit { Span::styled("* ", theme.search_match) } else { mark };
+        // The selected row is marked in the gutter too, so it shows without colour (NO_COLOR).
+        let mark = match selected {
+            true => Span::styled(format!("{}▸", mark.content.chars().next().unwrap_or(' ')), mark.style),
+            false => mark,
+        };
         gutter.push(Line::from(mark));
         for (slot, k) in columns.clone().enumerate() {
             let w = usize::from(areas[slot].width.saturating_sub(1));

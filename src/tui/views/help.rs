@@ -30,13 +30,17 @@ pub fn draw(frame: &mut Frame, area: Rect, scroll: usize, context: Context, mode
         })
         .collect();
     let key_width = entries.iter().map(|e| e.keys.chars().count()).max().unwrap_or(8).min(24);
+    // A description longer than the overlay is wrapped under itself, never cut.
+    let help_width = usize::from(width).saturating_sub(key_width + 5).max(8);
     let lines: Vec<Line> = entries
         .iter()
-        .map(|e| {
-            Line::from(vec![
-                Span::styled(format!(" {:<key_width$}  ", text::fit(&e.keys, key_width)), theme.help_key),
-                Span::styled(text::fit(&e.help, usize::from(width).saturating_sub(key_width + 5)), theme.text),
-            ])
+        .flat_map(|e| {
+            let keys = format!(" {:<key_width$}  ", text::fit(&e.keys, key_width));
+            let indent = " ".repeat(key_width + 3);
+            text::wrap(&e.help, help_width).into_iter().enumerate().map(move |(i, part)| {
+                let lead = if i == 0 { keys.clone() } else { indent.clone() };
+                Line::from(vec![Span::styled(lead, theme.help_key), Span::styled(part, theme.text)])
+            })
         })
         .collect();
     let rows = usize::from(height.saturating_sub(2));

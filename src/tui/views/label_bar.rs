@@ -15,16 +15,7 @@ pub fn lines(run: &RunView, width: u16, theme: &Theme) -> Option<Vec<Line<'stati
         return None;
     }
     let w = usize::from(width.max(1));
-    let (state, style) = if *d == run.saved_draft {
-        ("saved", theme.ok)
-    } else {
-        ("unsaved · w saves · W adjudicates", theme.warning)
-    };
-    let title = format!("─ your label · {state} ");
-    let mut out = vec![Line::from(vec![
-        Span::styled(text::fit(&title, w), style),
-        Span::styled("─".repeat(w.saturating_sub(title.chars().count())), theme.border),
-    ])];
+    let saved = *d == run.saved_draft;
     let modes: Vec<String> = run
         .label_modes
         .iter()
@@ -43,6 +34,17 @@ pub fn lines(run: &RunView, width: u16, theme: &Theme) -> Option<Vec<Line<'stati
     let evidence = if steps.is_empty() { String::new() } else { format!(" · evidence steps {}", steps.join(", ")) };
     let note = if d.note.is_empty() { String::new() } else { format!(" · note: {}", d.note) };
     let body = format!("{what} · confidence {:.2}{evidence}{note}", d.confidence);
+    if saved {
+        // Saved, it folds to one line: the step gets the rows back.
+        let line = text::fit(&format!("─ your label · saved: {body} "), w);
+        let rule = "─".repeat(w.saturating_sub(unicode_width::UnicodeWidthStr::width(line.as_str())));
+        return Some(vec![Line::from(vec![Span::styled(line, theme.ok), Span::styled(rule, theme.border)])]);
+    }
+    let title = "─ your label · unsaved · w saves · W adjudicates ";
+    let mut out = vec![Line::from(vec![
+        Span::styled(text::fit(title, w), theme.warning),
+        Span::styled("─".repeat(w.saturating_sub(title.chars().count())), theme.border),
+    ])];
     // At most two lines: the labels panel (L) has the rest.
     let mut wrapped = text::wrap(&body, w);
     if wrapped.len() > 2 {
@@ -51,4 +53,24 @@ pub fn lines(run: &RunView, width: u16, theme: &Theme) -> Option<Vec<Line<'stati
     }
     out.extend(wrapped.into_iter().map(|l| Line::from(Span::styled(l, theme.accent))));
     Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_saved_label_folds_to_one_line_and_an_unsaved_one_shows_the_keys() {
+        let mut run = RunView::new(crate::tui::app::tests::run_data(2, 3));
+        run.label_modes = vec!["missed_edit_location".into(), "context_flooding".into()];
+        run.draft.modes.insert("context_flooding".into());
+        run.draft.evidence.insert(1);
+        let unsaved = lines(&run, 78, &Theme::default()).unwrap_or_default();
+        assert!(unsaved.len() >= 2, "{unsaved:?}");
+        run.saved_draft = run.draft.clone();
+        let saved = lines(&run, 78, &Theme::default()).unwrap_or_default();
+        assert_eq!(saved.len(), 1, "{saved:?}");
+        let text: String = saved[0].spans.iter().map(|s| s.content.as_ref()).collect();
+        assert!(text.starts_with("─ your label · saved: 2 context_flooding"), "{text}");
+    }
 }

@@ -85,10 +85,19 @@ pub fn lines(run: &RunView, width: u16, theme: &Theme) -> (String, Arc<Vec<Line<
 fn draft_lines(run: &RunView, w: usize, theme: &Theme) -> Vec<Line<'static>> {
     let d = &run.draft;
     let who = if run.rater.is_empty() { "no reviewer named".to_string() } else { run.rater.clone() };
-    let mut out = vec![Line::from(vec![
-        Span::styled(text::fit(&format!("your label ({who})"), w.saturating_sub(34).max(8)), theme.header),
-        Span::styled("  w save · W adjudicate", theme.muted),
-    ])];
+    let title = format!("your label ({who})");
+    let hints = "  w save · W adjudicate";
+    // The reviewer's name whole (wrapped if need be): the hints go under it when both do not
+    // fit on one line.
+    let mut out = match unicode_width::UnicodeWidthStr::width(title.as_str()) + hints.len() <= w {
+        true => vec![Line::from(vec![Span::styled(title, theme.header), Span::styled(hints, theme.muted)])],
+        false => {
+            let mut lines: Vec<Line<'static>> =
+                text::wrap(&title, w).into_iter().map(|l| Line::from(Span::styled(l, theme.header))).collect();
+            lines.push(Line::from(Span::styled(text::fit(hints.trim_start(), w), theme.muted)));
+            lines
+        }
+    };
     for (i, m) in run.label_modes.iter().enumerate().take(9) {
         let on = d.modes.contains(m);
         let mark = if on { "[x]" } else { "[ ]" };
@@ -107,4 +116,23 @@ fn draft_lines(run: &RunView, w: usize, theme: &Theme) -> Vec<Line<'static>> {
     let line = format!("  confidence {:.2} (+/-) · evidence steps {evidence} (a) · note (c): {}", d.confidence, d.note);
     out.extend(text::wrap(&line, w).into_iter().map(|t| Line::from(Span::styled(t, theme.muted))));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reviewers_name_is_never_cut_for_the_hints() {
+        let mut run = RunView::new(crate::tui::app::tests::run_data(2, 3));
+        run.rater = "newcomer-reviewer-with-a-long-name".into();
+        let out = draft_lines(&run, 50, &Theme::default());
+        let text: Vec<String> = out.iter().map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect()).collect();
+        assert_eq!(text[0], "your label (newcomer-reviewer-with-a-long-name)", "{text:#?}");
+        assert_eq!(text[1], "w save · W adjudicate", "{text:#?}");
+        run.rater = "ann".into();
+        let out = draft_lines(&run, 44, &Theme::default());
+        let first: String = out[0].spans.iter().map(|s| s.content.as_ref()).collect();
+        assert_eq!(first, "your label (ann)  w save · W adjudicate");
+    }
 }

@@ -12,10 +12,15 @@ use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table};
 
 struct Column {
     title: &'static str,
-    width: u16,
     value: fn(&RunSummary) -> String,
+    /// At most this wide, however long the values (the flexible columns take what is left).
+    max: u16,
+    /// A flexible column may be narrowed to this before any column is dropped.
+    min: u16,
     /// Columns with a lower priority are dropped first on narrow screens.
     priority: u8,
+    /// A cut value keeps its end (models: `…anthropic/claude-sonnet-4`).
+    keep_end: bool,
 }
 
 fn resolved(r: &RunSummary) -> String {
@@ -27,24 +32,109 @@ fn resolved(r: &RunSummary) -> String {
     .to_string()
 }
 
+/// The instance first (it names the run), then the model: runs of one task differ by model, so
+/// it is the last column to go.
 const COLUMNS: &[Column] = &[
-    Column { title: "id", width: 6, value: |r| r.id.to_string(), priority: 1 },
-    Column { title: "agent", width: 14, value: |r| r.agent.clone().unwrap_or_default(), priority: 2 },
-    Column { title: "model", width: 22, value: |r| r.model.clone().unwrap_or_default(), priority: 3 },
-    Column { title: "exit", width: 18, value: |r| r.exit_status.clone().unwrap_or_default(), priority: 4 },
-    Column { title: "res", width: 4, value: resolved, priority: 5 },
-    Column { title: "steps", width: 6, value: |r| r.steps.to_string(), priority: 5 },
+    Column { title: "instance", value: instance, max: 60, min: 16, priority: 9, keep_end: false },
+    Column { title: "id", value: |r| r.id.to_string(), max: 6, min: 6, priority: 1, keep_end: false },
     Column {
-        title: "edits",
-        width: 6,
-        value: |r| if r.rejected_edits > 0 { format!("{}!{}", r.edits, r.rejected_edits) } else { r.edits.to_string() },
-        priority: 4,
+        title: "agent",
+        value: |r| r.agent.clone().unwrap_or_default(),
+        max: 16,
+        min: 8,
+        priority: 2,
+        keep_end: false,
     },
-    Column { title: "cost", width: 7, value: |r| r.cost.map(|c| format!("{c:.2}")).unwrap_or_default(), priority: 2 },
+    Column {
+        title: "model",
+        value: |r| r.model.clone().unwrap_or_default(),
+        max: 40,
+        min: 12,
+        priority: 8,
+        keep_end: true,
+    },
+    Column {
+        title: "exit",
+        value: |r| r.exit_status.clone().unwrap_or_default(),
+        max: 24,
+        min: 9,
+        priority: 4,
+        keep_end: false,
+    },
+    Column { title: "res", value: resolved, max: 3, min: 3, priority: 7, keep_end: false },
+    Column { title: "steps", value: |r| r.steps.to_string(), max: 6, min: 5, priority: 6, keep_end: false },
+    Column { title: "edits", value: edits, max: 7, min: 5, priority: 5, keep_end: false },
+    Column {
+        title: "cost",
+        value: |r| r.cost.map(|c| format!("{c:.2}")).unwrap_or_default(),
+        max: 8,
+        min: 4,
+        priority: 3,
+        keep_end: false,
+    },
 ];
 
-/// Instance is the flexible column; at least this wide.
-const INSTANCE_MIN: u16 = 24;
+fn instance(r: &RunSummary) -> String {
+    // RetryAgent attempts share an instance: number them.
+    match r.attempt {
+        Some(a) => format!("{} #{a}", r.instance_id),
+        None => r.instance_id.clone(),
+    }
+}
+
+fn edits(r: &RunSummary) -> String {
+    if r.rejected_edits > 0 { format!("{}!{}", r.edits, r.rejected_edits) } else { r.edits.to_string() }
+}
+
+/// Whether the run says it submitted yet handed in no patch (marked `∅` in the list).
+pub fn submitted_nothing(r: &RunSummary) -> bool {
+    !r.has_patch && r.exit_status.as_deref().is_some_and(|e| e.to_ascii_lowercase().starts_with("submitted"))
+}
+
+/// Columns of this priority or lower are dropped before any column is narrowed below its need.
+const OPTIONAL: u8 = 3;
+
+/// The columns that fit `width` and their widths, in the table's order. Each column asks for the
+/// width its title and the rows on screen need (`need`, up to its maximum). When they do not fit,
+/// the optional columns go first (id, agent, cost: least important first); then the widest
+/// column gives up width, down to its minimum; then the least important column left goes, and
+/// the others ask again. Width left over goes to the instance.
+fn layout(width: u16, need: &[u16]) -> Vec<(usize, u16)> {
+    let mut kept: Vec<usize> = (0..COLUMNS.len()).collect();
+    let total = |kept: &[usize], widths: &[u16]| -> u32 {
+        kept.iter().map(|&i| u32::from(widths[i]) + 1).sum::<u32>().saturating_sub(1)
+    };
+    let least =
+        |kept: &[usize]| kept.iter().enumerate().min_by_key(|(_, i)| COLUMNS[**i].priority).map(|(p, &i)| (p, i));
+    while total(&kept, need) > u32::from(width) {
+        match least(&kept) {
+            Some((pos, i)) if COLUMNS[i].priority <= OPTIONAL => {
+                kept.remove(pos);
+            }
+            _ => break,
+        }
+    }
+    let mut widths = need.to_vec();
+    loop {
+        while total(&kept, &widths) > u32::from(width) {
+            let Some(&wide) = kept.iter().filter(|&&i| widths[i] > COLUMNS[i].min).max_by_key(|&&i| widths[i]) else {
+                break;
+            };
+            widths[wide] -= 1;
+        }
+        if total(&kept, &widths) <= u32::from(width) || kept.len() <= 1 {
+            break;
+        }
+        let Some((pos, _)) = least(&kept) else { break };
+        kept.remove(pos);
+        widths = need.to_vec();
+    }
+    let slack = u32::from(width).saturating_sub(total(&kept, &widths));
+    if let Some(w) = widths.first_mut() {
+        *w = w.saturating_add(u16::try_from(slack).unwrap_or(u16::MAX));
+    }
+    kept.into_iter().map(|i| (i, widths[i])).collect()
+}
 
 pub fn draw(frame: &mut Frame, header: Rect, area: Rect, app: &App, ctx: &mut ViewCtx) -> Viewport {
     let theme = &ctx.theme;
@@ -71,49 +161,42 @@ pub fn draw(frame: &mut Frame, header: Rect, area: Rect, app: &App, ctx: &mut Vi
         header,
     );
 
-    // Keep the columns that fit, most important first, shown in their usual order.
-    let inner = area.width.saturating_sub(2);
-    let mut by_priority: Vec<usize> = (0..COLUMNS.len()).collect();
-    by_priority.sort_by_key(|&i| std::cmp::Reverse(COLUMNS[i].priority));
-    let mut keep = vec![false; COLUMNS.len()];
-    let mut used = INSTANCE_MIN;
-    for i in by_priority {
-        if used + COLUMNS[i].width < inner {
-            used += COLUMNS[i].width + 1;
-            keep[i] = true;
-        }
-    }
-    let shown: Vec<&Column> = COLUMNS.iter().zip(&keep).filter(|(_, k)| **k).map(|(c, _)| c).collect();
-    let instance_width = inner.saturating_sub(shown.iter().map(|c| c.width + 1).sum::<u16>()).max(INSTANCE_MIN);
-    let mut widths = vec![Constraint::Length(instance_width)];
-    widths.extend(shown.iter().map(|c| Constraint::Length(c.width)));
-
     let rows = usize::from(area.height.saturating_sub(3));
-    let mut head = vec![Cell::from("instance")];
-    head.extend(shown.iter().map(|c| Cell::from(c.title)));
-    let body: Vec<Row> = list
-        .visible
+    let on_screen: Vec<&RunSummary> =
+        list.visible.iter().skip(list.offset).take(rows).filter_map(|&i| list.runs.get(i)).collect();
+    // Review and comparison marks before the instance: ✓ ≠ + ∅ and a space.
+    let need: Vec<u16> = COLUMNS
         .iter()
         .enumerate()
-        .skip(list.offset)
-        .take(rows)
-        .filter_map(|(pos, &i)| list.runs.get(i).map(|r| (pos, r)))
-        .map(|(pos, r)| {
-            // RetryAgent attempts share an instance: number them.
-            let name = match r.attempt {
-                Some(a) => format!("{} #{a}", r.instance_id),
-                None => r.instance_id.clone(),
-            };
-            // ✓ labelled by this reviewer, ≠ reviewers disagree (no mark: not yet reviewed).
-            let name = match app.review.states.get(&r.id) {
-                Some(s) if s.disagreement => format!("≠ {name}"),
-                Some(s) if s.mine => format!("✓ {name}"),
-                _ => name,
-            };
-            // Marked for comparison (`m`, then `c`).
-            let name = if app.marked.contains(&r.id) { format!("+ {name}") } else { name };
-            let mut cells = vec![Cell::from(text::fit(&name, usize::from(instance_width)))];
-            cells.extend(shown.iter().map(|c| Cell::from(text::fit(&(c.value)(r), usize::from(c.width)))));
+        .map(|(k, c)| {
+            let marks = if k == 0 { 4 } else { 0 };
+            let values = on_screen
+                .iter()
+                .map(|r| unicode_width::UnicodeWidthStr::width(text::one_line(&(c.value)(r)).as_str()))
+                .max()
+                .unwrap_or(0);
+            let need = values.max(c.title.len()) + marks;
+            u16::try_from(need).unwrap_or(u16::MAX).clamp(c.min, c.max)
+        })
+        .collect();
+    let columns = layout(area.width.saturating_sub(2), &need);
+    let widths: Vec<Constraint> = columns.iter().map(|&(_, w)| Constraint::Length(w)).collect();
+    let head: Vec<Cell> = columns.iter().map(|&(i, _)| Cell::from(COLUMNS[i].title)).collect();
+    let body: Vec<Row> = on_screen
+        .iter()
+        .enumerate()
+        .map(|(k, r)| {
+            let pos = list.offset + k;
+            let cells: Vec<Cell> = columns
+                .iter()
+                .map(|&(i, w)| {
+                    let c = &COLUMNS[i];
+                    let value = (c.value)(r);
+                    let value = if i == 0 { marked(app, r, value) } else { value };
+                    let w = usize::from(w);
+                    Cell::from(if c.keep_end { text::fit_left(&value, w) } else { text::fit(&value, w) })
+                })
+                .collect();
             let style = if pos == list.cursor {
                 theme.selection
             } else if r.resolved == Some(true) {
@@ -140,4 +223,67 @@ pub fn draw(frame: &mut Frame, header: Rect, area: Rect, app: &App, ctx: &mut Vi
         frame.render_widget(Paragraph::new(Span::styled(msg, theme.muted)), inner);
     }
     Viewport { rows, ..Viewport::default() }
+}
+
+/// The instance with its marks: `✓` labelled by this reviewer, `≠` reviewers disagree (no mark:
+/// not yet reviewed), `+` marked for comparison, `∅` submitted with no patch.
+fn marked(app: &App, r: &RunSummary, name: String) -> String {
+    let name = if submitted_nothing(r) { format!("∅ {name}") } else { name };
+    let name = match app.review.states.get(&r.id) {
+        Some(s) if s.disagreement => format!("≠ {name}"),
+        Some(s) if s.mine => format!("✓ {name}"),
+        _ => name,
+    };
+    if app.marked.contains(&r.id) { format!("+ {name}") } else { name }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn need_all(values: &[(&str, u16)]) -> Vec<u16> {
+        COLUMNS
+            .iter()
+            .map(|c| values.iter().find(|(t, _)| *t == c.title).map_or(c.max, |(_, w)| *w).clamp(c.min, c.max))
+            .collect()
+    }
+
+    fn titles(columns: &[(usize, u16)]) -> Vec<&'static str> {
+        columns.iter().map(|&(i, _)| COLUMNS[i].title).collect()
+    }
+
+    #[test]
+    fn at_80_columns_the_model_stays_and_the_agent_and_cost_go_first() {
+        // Three runs of one task by three OpenRouter models: the model tells them apart.
+        let need = need_all(&[("instance", 23), ("model", 36), ("exit", 9), ("agent", 9), ("id", 6), ("cost", 4)]);
+        let columns = layout(78, &need);
+        let shown = titles(&columns);
+        assert_eq!(shown, ["instance", "model", "exit", "res", "steps", "edits"], "{columns:?}");
+        let model = columns[1].1;
+        assert!(model >= 24, "the model keeps most of its width: {columns:?}");
+        let used: u16 = columns.iter().map(|&(_, w)| w + 1).sum::<u16>() - 1;
+        assert_eq!(used, 78, "the width is used whole: {columns:?}");
+    }
+
+    #[test]
+    fn a_run_that_submitted_nothing_is_marked() {
+        let run = |exit: &str, has_patch: bool| RunSummary {
+            exit_status: Some(exit.into()),
+            has_patch,
+            ..crate::tui::app::tests::summary(1, "a__b-1", Some(false), 3)
+        };
+        assert!(submitted_nothing(&run("Submitted", false)));
+        assert!(submitted_nothing(&run("submitted (exit_format)", false)));
+        assert!(!submitted_nothing(&run("submitted", true)));
+        assert!(!submitted_nothing(&run("exit_cost", false)), "a run cut off before submitting is not marked");
+    }
+
+    #[test]
+    fn at_200_columns_a_long_model_is_not_cut_while_the_instance_is_padded() {
+        let need = need_all(&[("instance", 23), ("model", 36), ("exit", 9), ("agent", 14)]);
+        let columns = layout(198, &need);
+        let model = columns.iter().find(|&&(i, _)| COLUMNS[i].title == "model").map(|&(_, w)| w);
+        assert_eq!(model, Some(36), "{columns:?}");
+        assert_eq!(titles(&columns).len(), COLUMNS.len(), "every column fits: {columns:?}");
+    }
 }

@@ -1,6 +1,7 @@
 //! Views: pure draw functions of the app state, one module per screen or panel. The only
 //! mutable things they touch are render caches (highlighted diffs, wrapped step bodies).
 
+mod chart;
 mod compare;
 mod help;
 mod label_bar;
@@ -155,9 +156,15 @@ pub(super) fn hints(keymap: &Keymap, context: Context) -> String {
             (C::Back, "back"),
         ],
         Context::Pick => &[(C::Open, "compare"), (C::Help, "help"), (C::Back, "close")],
-        Context::Stats => {
-            &[(C::Down, "mode"), (C::NextPanel, "rater"), (C::SortNext, "group"), (C::Help, "help"), (C::Back, "back")]
-        }
+        Context::Stats => &[
+            (C::Down, "mode"),
+            (C::NextPanel, "rater"),
+            (C::SortNext, "group"),
+            (C::NextChart, "chart"),
+            (C::ExportChart, "write"),
+            (C::Help, "help"),
+            (C::Back, "back"),
+        ],
         _ => &[
             (C::Open, "open"),
             (C::Filter, "filter"),

@@ -9,7 +9,10 @@ use crate::tui::theme::Theme;
 use ratatui::text::{Line, Span};
 use std::sync::Arc;
 
-pub fn tests_and_task(run: &RunView, width: u16, theme: &Theme) -> (String, Arc<Vec<Line<'static>>>) {
+/// `sideways`: the panel is scrolled sideways (`>`), so test names and messages are whole lines
+/// the window shifts; otherwise a long test name is cut from the left, keeping its end (the test
+/// function), and a message is cut at the right.
+pub fn tests_and_task(run: &RunView, width: u16, sideways: bool, theme: &Theme) -> (String, Arc<Vec<Line<'static>>>) {
     let w = usize::from(width.max(1));
     let mut out: Vec<Line<'static>> = Vec::new();
     match &run.data.outcome {
@@ -29,6 +32,15 @@ pub fn tests_and_task(run: &RunView, width: u16, theme: &Theme) -> (String, Arc<
                 out.push(Line::from(Span::styled("the patch did not apply", theme.error)));
             }
             out.push(Line::from(Span::styled(text::fit_left(&short_source(&o.source), w), theme.muted)));
+            if let Some(tests) = &o.tests_source {
+                let line = format!("tests from {}", short_source(tests));
+                out.push(Line::from(Span::styled(text::fit_left(&line, w), theme.muted)));
+            }
+            if let Some(says) = o.tests_say_resolved {
+                let says = if says { "resolved" } else { "not resolved" };
+                let why = format!("the evaluations disagree: the per-test report says {says}");
+                out.extend(text::wrap(&why, w).into_iter().map(|l| Line::from(Span::styled(l, theme.warning))));
+            }
             // Harness groups in their reading order, ungrouped tests last.
             let mut groups: Vec<Option<TestGroup>> = o.tests.iter().map(|t| t.group).collect();
             groups.sort_by_key(|g| (g.is_none(), *g));
@@ -47,13 +59,17 @@ pub fn tests_and_task(run: &RunView, width: u16, theme: &Theme) -> (String, Arc<
                     let (mark, style) = if t.passed { ("✓", theme.ok) } else { ("✗", theme.error) };
                     out.push(Line::from(vec![
                         Span::styled(format!("  {mark} "), style),
-                        Span::styled(text::fit(&t.name, w.saturating_sub(4)), theme.text),
+                        Span::styled(
+                            match sideways {
+                                true => text::one_line(&t.name),
+                                false => text::fit_left(&t.name, w.saturating_sub(4)),
+                            },
+                            theme.text,
+                        ),
                     ]));
                     if let Some(m) = t.message.as_deref().filter(|_| !t.passed) {
-                        out.push(Line::from(Span::styled(
-                            format!("      {}", text::fit(m, w.saturating_sub(6))),
-                            theme.muted,
-                        )));
+                        let m = if sideways { text::one_line(m) } else { text::fit(m, w.saturating_sub(6)) };
+                        out.push(Line::from(Span::styled(format!("      {m}"), theme.muted)));
                     }
                 }
             }
@@ -134,9 +150,41 @@ mod tests {
             reason: "its patch differs from this run's submission".into(),
         }];
         let run = RunView::new(data);
-        let (_, lines) = tests_and_task(&run, 200, &Theme::default());
+        let (_, lines) = tests_and_task(&run, 200, false, &Theme::default());
         let text: Vec<String> = lines.iter().map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect()).collect();
         let want = "evaluation found in logs/x__y-1, not joined: its patch differs from this run's submission";
         assert!(text.iter().any(|l| l == want), "{text:#?}");
+    }
+
+    #[test]
+    fn a_long_test_name_keeps_its_end_and_scrolls_sideways_whole() {
+        let name = "astropy/timeseries/tests/test_sampled.py::test_empty_initialization_invalid";
+        let mut data = crate::tui::app::tests::run_data(2, 3);
+        data.outcome = Some(crate::store::read::OutcomeRow {
+            tests_source: None,
+            tests_say_resolved: None,
+            format: "swebench-harness".into(),
+            source: "/r/logs/x__y-1".into(),
+            resolved: Some(false),
+            patch_applied: Some(true),
+            verdict: crate::store::read::Verdict::Reported,
+            tests: vec![crate::model::TestCase {
+                name: name.into(),
+                group: Some(TestGroup::FailToPass),
+                passed: false,
+                message: None,
+            }],
+        });
+        let run = RunView::new(data);
+        let text = |sideways: bool| -> Vec<String> {
+            let (_, lines) = tests_and_task(&run, 40, sideways, &Theme::default());
+            lines.iter().map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect()).collect()
+        };
+        let folded = text(false);
+        let line = folded.iter().find(|l| l.contains('✗')).unwrap_or_else(|| panic!("{folded:#?}"));
+        assert!(line.ends_with("::test_empty_initialization_invalid"), "the test function stays: {line}");
+        assert!(line.contains('…') && unicode_width::UnicodeWidthStr::width(line.as_str()) <= 40, "{line}");
+        let whole = text(true);
+        assert!(whole.iter().any(|l| l == &format!("  ✗ {name}")), "scrolled sideways, the line is whole: {whole:#?}");
     }
 }

@@ -74,8 +74,18 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App, run: &RunView, theme: &
         let hits = format!(" · /{} ({} hits)", text::fit(&search.query, 20), search.hits.len());
         spans.push(Span::styled(hits, theme.muted));
     }
-    spans.push(Span::styled(format!(" · {}", text::fit(s.exit_status.as_deref().unwrap_or("-"), 28)), theme.text));
-    spans.push(Span::styled(format!(" · {}", text::fit(s.model.as_deref().unwrap_or("-"), 32)), theme.text));
+    match (&s.exit_status, &s.model) {
+        // Being read, the end of the file (exit, model) is not known yet: the file is.
+        (None, None) if reading => {
+            let file = s.source.rsplit('/').next().unwrap_or(&s.source);
+            spans.push(Span::styled(format!(" · {}", text::fit(file, 40)), theme.muted));
+        }
+        (exit, model) => {
+            let exit = exit.as_deref().unwrap_or("-");
+            spans.push(Span::styled(format!(" · {}", text::fit(exit, 28)), theme.text));
+            spans.push(Span::styled(format!(" · {}", text::fit(model.as_deref().unwrap_or("-"), 32)), theme.text));
+        }
+    }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
@@ -176,8 +186,14 @@ fn draw_steps(frame: &mut Frame, area: Rect, run: &RunView, app: &App, theme: &T
             let hit = hits.is_some_and(|h| h.binary_search(&s.index).is_ok());
             let mut spans =
                 vec![Span::styled(format!("{:>4}", s.index), if hit { theme.search_match } else { theme.muted })];
-            // Steps a label cites as evidence (v / V jump between them).
-            spans.push(if run.is_evidence(s.index) { Span::styled("◆", theme.marker_error) } else { Span::raw(" ") });
+            // Steps a label cites as evidence (v / V jump between them), else steps with a note.
+            spans.push(if run.is_evidence(s.index) {
+                Span::styled("◆", theme.marker_error)
+            } else if run.notes_of(s.index).next().is_some() {
+                Span::styled("✎", theme.accent)
+            } else {
+                Span::raw(" ")
+            });
             spans.extend(markers(s, theme));
             // Narrow lists drop the kind column: the markers and the brief tell enough.
             let with_kind = width >= 34;
@@ -216,7 +232,7 @@ fn draw_panel(
     let (title, lines) = match panel {
         Panel::Step => step::lines(run, width, ctx),
         Panel::State => state::lines(run, width, &ctx.theme),
-        Panel::Tests => panels::tests_and_task(run, width, &ctx.theme),
+        Panel::Tests => panels::tests_and_task(run, width, focused && run.hscroll > 0, &ctx.theme),
         Panel::FinalPatch | Panel::GoldPatch => panels::patch(run, panel, width, ctx),
         Panel::Labels => labels::lines(run, width, &ctx.theme),
     };

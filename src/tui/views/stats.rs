@@ -1,8 +1,10 @@
 //! The statistics screen: failure modes over the failed runs as bars, the groups (by model,
 //! agent, benchmark or exit) with coverage and agreement, and the confusion matrix of one rater
 //! against the reference for one mode. Wide terminals show the confusion beside the rest;
-//! narrower ones (80x24 included) show every section in one column that scrolls.
+//! narrower ones (80x24 included) show every section in one column that scrolls. Screens wide
+//! and tall enough (160x48) draw the chart `c` picks under them (`views::chart`).
 
+use crate::review::chart;
 use crate::tui::action::Viewport;
 use crate::tui::app::StatsView;
 use crate::tui::text;
@@ -14,6 +16,8 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 
 /// Terminals at least this wide show the confusion matrix in a column of its own.
 const WIDE: u16 = 120;
+/// Screens at least this tall (and wide) also draw the chosen chart under the numbers.
+const TALL: u16 = 36;
 
 fn pct(x: Option<f64>) -> String {
     x.map(|v| format!("{:.0}%", v * 100.0)).unwrap_or_else(|| "—".into())
@@ -33,6 +37,14 @@ pub fn draw(frame: &mut Frame, header: Rect, area: Rect, view: &StatsView, theme
     let modes: Vec<String> = match &view.report {
         Some(r) => r.modes.iter().map(|m| m.mode.clone()).collect(),
         None => view.stats.total.modes.keys().cloned().collect(),
+    };
+    let area = if area.width >= WIDE && area.height >= TALL {
+        let [numbers, below] = Layout::vertical([Constraint::Percentage(40), Constraint::Fill(1)]).areas(area);
+        let fig = chart::figure_of(view.chart, &view.stats, view.report.as_ref(), view.blind, &modes, "");
+        super::chart::draw(frame, below, &fig, theme);
+        numbers
+    } else {
+        area
     };
     let (main, side) = if area.width >= WIDE {
         let [left, right] = Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(area);
@@ -120,11 +132,14 @@ fn mode_bars(view: &StatsView, modes: &[String], width: usize, theme: &Theme) ->
 /// The groups table: runs, labelled, coverage and agreement per group and in total.
 fn groups(view: &StatsView, width: usize, theme: &Theme) -> Vec<Line<'static>> {
     let s = &view.stats;
+    // Agreement only where some run has two raters to compare; else a line says why.
+    let compared = s.rows.iter().chain(std::iter::once(&s.total)).any(|r| r.compared > 0);
     // The numbers keep their columns; the group's name takes what is left.
-    let numbers = 5 + 9 + 9 + 10;
+    let numbers = 5 + 9 + 9 + if compared { 10 } else { 0 };
     let name = width.saturating_sub(numbers).clamp(6, 40);
     let row = |group: &str, runs: String, labelled: String, coverage: String, agreement: String| {
-        format!("{:<name$}{runs:>5}{labelled:>9}{coverage:>9}{agreement:>10}", text::fit(group, name))
+        let agreement = if compared { format!("{agreement:>10}") } else { String::new() };
+        format!("{:<name$}{runs:>5}{labelled:>9}{coverage:>9}{agreement}", text::fit(group, name))
     };
     let mut out = vec![
         Line::default(),
@@ -136,6 +151,10 @@ fn groups(view: &StatsView, width: usize, theme: &Theme) -> Vec<Line<'static>> {
     for r in s.rows.iter().chain(std::iter::once(&s.total)) {
         let cells = (r.runs.to_string(), r.labelled.to_string(), pct(r.coverage), pct(r.agreement));
         out.push(line(row(&r.group, cells.0, cells.1, cells.2, cells.3), theme.text));
+    }
+    if !compared {
+        let why = "agreement: no run has labels from two raters yet (label runs: 1–9, w)";
+        out.extend(text::wrap(why, width).into_iter().map(|l| line(l, theme.muted)));
     }
     out
 }

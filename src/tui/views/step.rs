@@ -19,7 +19,7 @@ pub const FOLD_TAIL: usize = 12;
 
 /// What a cached panel was built from: (run, panel kind, step or file, width, (unfolded,
 /// wrapped), diff mode, search query, theme).
-pub type Key = (i64, u8, i64, u16, (bool, bool), u8, String, String);
+pub type Key = (i64, u8, i64, u16, (bool, bool), u8, String, String, u64);
 
 /// Built panel contents (wrapped, highlighted), reused while nothing they depend on changes.
 pub struct BodyCache(LruCache<Key, Arc<Vec<Line<'static>>>>);
@@ -49,7 +49,14 @@ pub fn key(run: &RunView, kind: u8, index: i64, width: u16, theme: &Theme) -> Ke
         DiffMode::Unified => 0,
         DiffMode::SideBySide => 1,
     };
-    (run.run_id(), kind, index, width, (run.unfolded, run.wrap), mode, query, theme.name.clone())
+    // The step's notes are drawn with it: a note written changes the body.
+    let notes = {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        run.notes_of(index).for_each(|n| (&n.rater, &n.text).hash(&mut h));
+        h.finish()
+    };
+    (run.run_id(), kind, index, width, (run.unfolded, run.wrap), mode, query, theme.name.clone(), notes)
 }
 
 pub fn lines(run: &RunView, width: u16, ctx: &mut ViewCtx) -> (String, Arc<Vec<Line<'static>>>) {
@@ -77,6 +84,15 @@ fn build(body: &StepBody, run: &RunView, width: u16, ctx: &mut ViewCtx) -> Vec<L
     let s = &body.step;
     let mut out: Vec<Line<'static>> = Vec::new();
 
+    // Reviewers' notes on the step first: what someone wanted the next reader to see.
+    for n in run.notes_of(s.index) {
+        out.push(Line::from(vec![
+            Span::styled("✎ note", theme.accent),
+            Span::styled(format!(" · {}", text::fit(&n.rater, 30)), theme.muted),
+        ]));
+        out.extend(text::wrap(&n.text, w).into_iter().map(|l| Line::from(Span::styled(l, theme.accent))));
+        out.push(Line::default());
+    }
     let mut meta = Vec::new();
     if !s.flags.is_empty() {
         // In words: the step list already shows the markers.

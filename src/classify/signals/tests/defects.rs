@@ -243,6 +243,8 @@ fn d9_every_fail_to_pass_test_passing_weighs_location_findings() {
     );
     let case = |name: &str, group, passed| TestCase { name: name.into(), group: Some(group), passed, message: None };
     r.outcome = Some(OutcomeRow {
+        tests_source: None,
+        tests_say_resolved: None,
         format: "swebench-report".into(),
         source: "report.json".into(),
         resolved: Some(false),

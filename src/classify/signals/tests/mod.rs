@@ -58,6 +58,7 @@ pub(super) fn run(
             cost: None,
             attempt: None,
             source: "x".into(),
+            has_patch: submission.is_some_and(|s| !s.trim().is_empty()),
         },
         tokens_sent: None,
         tokens_received: None,

@@ -73,6 +73,21 @@ fn replaced_bytes_and_values_and_notes() {
     let found = warning_kinds("report.json", summary.as_bytes());
     assert_eq!(kinds(&found), vec![ProblemKind::Note], "{found:?}");
     assert!(!ProblemKind::Note.loses_content() && ProblemKind::Replaced.loses_content());
+
+    // Sessions, instances and trials of known agents that hold nothing to review lose nothing.
+    let aider = "# aider chat started at 2025-01-01 10:00:00\n\n> Aider v0.86.1  \n\n# aider chat started at 2025-01-01 11:00:00\n\n#### fix it  \n\nDone.\n";
+    let found = warning_kinds(".aider.chat.history.md", aider.as_bytes());
+    assert_eq!(kinds(&found), vec![ProblemKind::Note], "{found:?}");
+    let repair = "{\"instance_id\": \"a\", \"raw_output\": [\"\"], \"traj\": [], \"try_count\": [0]}\n\
+                  {\"instance_id\": \"b\", \"raw_output\": [\"x\"], \"traj\": [{\"prompt\": \"p\", \"response\": \"r\"}], \"try_count\": [1]}\n";
+    let found = warning_kinds("output_0.jsonl", repair.as_bytes());
+    assert_eq!(kinds(&found), vec![ProblemKind::Note], "{found:?}");
+    let dir = PathBuf::from("/r/run/t/t.1-of-1.run");
+    let results = r#"{"task_id": "t", "trial_name": "t.1-of-1.run", "is_resolved": false, "failure_mode": "unset"}"#;
+    let trial = crate::ingest::terminal_bench::parse_trial(&dir, &[(dir.join("results.json"), results.to_string())]);
+    let warnings = trial.map(|p| p.warnings).unwrap_or_default();
+    let found: Vec<ProblemKind> = warnings.iter().map(|w| ProblemKind::of_warning(&dir, w)).collect();
+    assert_eq!(found, vec![ProblemKind::Note], "{warnings:?}");
 }
 
 #[test]

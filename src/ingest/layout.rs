@@ -1,0 +1,140 @@
+//! Agent folder layouts met in a walk (`source::discover`): the units made of several files that
+//! agents other than the SWE-bench family leave (an OpenHands V1 conversation), and the files
+//! beside a unit that are not read, each named with what it is (an OpenHands event cache, a
+//! pickled agent state, a Terminal-Bench run's summary of the trials read one by one, an earlier
+//! Agentless stage that a later one carries whole, aider's input history).
+
+use super::skip::Skip;
+use std::path::{Path, PathBuf};
+
+/// What a folder holds beside its units: files read as members of a unit found deeper (claimed
+/// now, as the walk meets them first), and files not read.
+#[derive(Debug, Default)]
+pub struct Beside {
+    pub members: Vec<PathBuf>,
+    pub passed: Vec<(PathBuf, Skip)>,
+}
+
+/// Hidden folders that agents write their runs into, walked as any other.
+const WALKED_HIDDEN: &[&str] = &[".eval_sessions"];
+
+/// Whether a hidden folder is walked (OpenHands evaluations keep sessions in `.eval_sessions/`).
+pub fn walked_hidden_folder(dir: &Path) -> bool {
+    dir.file_name().and_then(|n| n.to_str()).is_some_and(|n| WALKED_HIDDEN.contains(&n))
+}
+
+/// A hidden file: `None` when it is read all the same (aider writes its chat history as
+/// `.aider.chat.history.md`), else why it is not.
+pub fn hidden_file(path: &Path) -> Option<Skip> {
+    match path.file_name().and_then(|n| n.to_str()) {
+        Some(".aider.chat.history.md") => None,
+        Some(".aider.input.history") => {
+            Some(Skip::not_read("aider's input history: the prompts again (the chat history beside it is read)"))
+        }
+        _ => Some(Skip::hidden(false)),
+    }
+}
+
+/// The regular files under `dir` (at any depth) that are not `members`, each skipped as `what`.
+pub fn unread_under(dir: &Path, members: &[PathBuf], what: &str) -> Vec<(PathBuf, Skip)> {
+    walkdir::WalkDir::new(dir)
+        .follow_links(false)
+        .sort_by_file_name()
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file() && !members.iter().any(|m| m == e.path()))
+        .map(|e| (e.path().to_path_buf(), Skip::not_read(what)))
+        .collect()
+}
+
+/// An OpenHands V1 event file name: `event-<index, 5+ digits>-<uuid>.json`; its index.
+pub fn v1_event_index(name: &str) -> Option<u64> {
+    let rest = name.strip_prefix("event-")?.strip_suffix(".json")?;
+    let (index, id) = rest.split_once('-')?;
+    let hex_id = id.len() >= 8 && id.chars().all(|c| c.is_ascii_hexdigit() || c == '-');
+    (index.len() >= 5 && hex_id).then(|| index.parse().ok()).flatten()
+}
+
+/// The members of the OpenHands V1 conversation a folder holds (its non-hidden files `names`):
+/// `base_state.json` (in the folder, or beside an `events/` folder), then the event files in
+/// the order of their index. `None` unless every file is an event file or the state.
+pub fn conversation_members(dir: &Path, names: &[String]) -> Option<Vec<PathBuf>> {
+    let mut events: Vec<(u64, &String)> = names.iter().filter_map(|n| Some((v1_event_index(n)?, n))).collect();
+    let state = names.iter().any(|n| n == "base_state.json");
+    if events.is_empty() || events.len() + usize::from(state) != names.len() {
+        return None;
+    }
+    events.sort();
+    let mut members = Vec::with_capacity(events.len() + 1);
+    let beside =
+        dir.parent().map(|p| p.join("base_state.json")).filter(|_| dir.file_name().is_some_and(|n| n == "events"));
+    if state {
+        members.push(dir.join("base_state.json"));
+    } else if let Some(b) = beside.filter(|b| b.is_file()) {
+        members.push(b);
+    }
+    members.extend(events.into_iter().map(|(_, n)| dir.join(n)));
+    Some(members)
+}
+
+/// The non-hidden file names directly in a folder.
+fn names_in(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter_map(|e| e.file_name().to_str().map(str::to_string))
+                .filter(|n| !n.starts_with('.'))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// What a folder holds beside the units under it, for the OpenHands layouts (the Terminal-Bench
+/// run folder and the Agentless stages add theirs: `terminal_bench::run_folder`,
+/// `agentless::superseded`).
+pub fn beside(dir: &Path) -> Beside {
+    let mut b = Beside::default();
+    let events = dir.join("events");
+    let event_names = if events.is_dir() { names_in(&events) } else { Vec::new() };
+    // An OpenHands V1 conversation: its state is read with the events.
+    if conversation_members(&events, &event_names).is_some() && dir.join("base_state.json").is_file() {
+        b.members.push(dir.join("base_state.json"));
+    }
+    // An OpenHands V0 file-store session: the cache pages copy the events; the state is a pickle.
+    let v0 = !event_names.is_empty() && event_names.iter().all(|n| n.strip_suffix(".json").is_some_and(is_number));
+    if v0 {
+        let cache = dir.join("event_cache");
+        let what = "an OpenHands event cache page: copies of events/<id>.json, which are read";
+        b.passed.extend(unread_under(&cache, &[], what).into_iter().filter(|(p, _)| !is_hidden(p)));
+        for pickle in ["agent_state.pkl", "conversation_stats.pkl"] {
+            let p = dir.join(pickle);
+            if p.is_file() {
+                b.passed.push((p, Skip::not_read("an OpenHands session's state, a pickled Python object (not read)")));
+            }
+        }
+    }
+    b
+}
+
+fn is_number(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit())
+}
+
+fn is_hidden(p: &Path) -> bool {
+    p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with('.'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn v1_event_names_give_their_index() {
+        assert_eq!(v1_event_index("event-00012-0881f83f-b543-43f3-9baa-4c9e190a1167.json"), Some(12));
+        assert_eq!(v1_event_index("event-123456-abcdef01.json"), Some(123456));
+        for other in ["event-0012-0881f83f.json", "event-00012-xyz.json", "12.json", "event-00012-0881f83f.jsonl"] {
+            assert_eq!(v1_event_index(other), None, "{other}");
+        }
+    }
+}
