@@ -46,11 +46,12 @@ impl Store {
         }
         self.conn.execute_batch("BEGIN IMMEDIATE")?;
         let written = if text.is_empty() {
-            self.conn.execute(
-                "DELETE FROM notes WHERE run_id = ?1 AND step_idx = ?2 AND rater = ?3",
-                params![run_id, step, rater],
-            )
-            .map_err(StoreError::from)
+            self.conn
+                .execute(
+                    "DELETE FROM notes WHERE run_id = ?1 AND step_idx = ?2 AND rater = ?3",
+                    params![run_id, step, rater],
+                )
+                .map_err(StoreError::from)
         } else {
             // The run's identity goes with the note, so it follows the run through re-ingests.
             super::identity::of_run(&self.conn, run_id).and_then(|who| {
