@@ -196,7 +196,7 @@ fn archives_inside_an_archive_share_its_budget() {
     let path = dir.path().join("bombs.zip");
     std::fs::write(&path, zip_of(&outer)).unwrap_or_else(|e| panic!("{e}"));
     let limits = trajan::ingest::archive::Limits { member: 2 << 20, total: 5 << 19 };
-    let found = trajan::ingest::source::discover_within(&[path.clone()], limits);
+    let found = trajan::ingest::source::discover_within(std::slice::from_ref(&path), limits);
     let messages: Vec<String> = found.errors.iter().map(ToString::to_string).collect();
     assert!(
         messages.iter().any(|m| m.contains("!/bomb") && m.contains("the archive unpacks to more than 2.5 MiB")),

@@ -366,7 +366,7 @@ fn a_run_whose_patch_nests_deep_is_classified_and_so_is_the_one_beside_it() {
     std::fs::write(dir.path().join("deep__nest-1.traj"), traj(&patch(&deep))).unwrap();
     std::fs::write(dir.path().join("normal__nest-2.traj"), traj(&patch("x = 2"))).unwrap();
     let (_db_dir, db) = ingested(dir.path());
-    let report = ok_json(&db, &["classify", "--all", "--json"]);
+    let report = common::json(&db, &["classify", "--all", "--json"]);
     assert_eq!(report["errors"].as_array().map(Vec::len), Some(0), "{report}");
     let labels = labels(&db);
     assert!(labels.contains_key("deep__nest-1") && labels.contains_key("normal__nest-2"), "{labels:?}");

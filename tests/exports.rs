@@ -145,7 +145,7 @@ fn parquet_needs_a_folder_and_atif_a_run() {
 
 /// `trajan ARGS` run by `sh` under `umask MASK`.
 fn under_umask(mask: &str, db: &Path, home: &Path, args: &[&str]) -> Output {
-    let out = Command::new("sh")
+    let out = std::process::Command::new("sh")
         .arg("-c")
         .arg(format!("umask {mask}; exec \"$0\" \"$@\""))
         .arg(env!("CARGO_BIN_EXE_trajan"))
@@ -213,11 +213,10 @@ fn an_interrupted_export_leaves_no_temporary_file() {
             .unwrap_or_default()
     };
     for (signal, name) in [(rustix::process::Signal::INT, "INT"), (rustix::process::Signal::TERM, "TERM")] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_trajan"))
+        let mut child = common::command()
             .arg("--db")
             .arg(&db)
             .args(["export", "steps", "--format", "parquet", "-o", &out.to_string_lossy()])
-            .env_remove("TRAJAN_DB")
             .env("HOME", dir.path())
             .env("XDG_CONFIG_HOME", dir.path())
             .stdout(std::process::Stdio::null())

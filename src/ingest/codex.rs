@@ -50,7 +50,7 @@ fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
 
 /// What waits in the queue: a reply, or a call (its payload and the thought before it).
 enum Item {
-    Reply(Step),
+    Reply(Box<Step>),
     Call(Value, String),
 }
 
@@ -108,7 +108,7 @@ impl Session {
                         tool: Some("message".into()),
                         ..Step::default()
                     };
-                    self.queue.now(Item::Reply(step));
+                    self.queue.now(Item::Reply(Box::new(step)));
                     self.replied = true;
                 } else {
                     let injected = text.trim_start().starts_with('<');
@@ -158,7 +158,7 @@ impl Session {
     fn step(&mut self, item: Item, output: Option<Value>) {
         match item {
             Item::Reply(step) => {
-                self.turns.plain(step);
+                self.turns.plain(*step);
             }
             Item::Call(p, thought) => self.call(&p, thought, output.as_ref()),
         }
