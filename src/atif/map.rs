@@ -75,9 +75,9 @@ pub fn agent_step(s: &Step) -> model::Step {
     set_text(&e, "timestamp", &mut step.timestamp);
     set_text(&e, "open_file", &mut step.open_file);
     set_text(&e, "working_dir", &mut step.working_dir);
-    set_f64(&e, "execution_time", &mut step.execution_time);
-    set_i64(&e, "tokens_in", &mut step.tokens_in);
-    set_i64(&e, "tokens_out", &mut step.tokens_out);
+    set_amount(&e, "execution_time", &mut step.execution_time);
+    set_count(&e, "tokens_in", &mut step.tokens_in);
+    set_count(&e, "tokens_out", &mut step.tokens_out);
     if let Some(bits) = e.get("flags").and_then(Value::as_i64) {
         step.flags = model::StepFlags::from_bits(bits);
     }
@@ -143,8 +143,16 @@ pub fn set_i64(e: &Map<String, Value>, key: &str, field: &mut Option<i64>) {
     }
 }
 
-pub fn set_f64(e: &Map<String, Value>, key: &str, field: &mut Option<f64>) {
+/// A count (tokens, calls): a negative one is absent.
+pub fn set_count(e: &Map<String, Value>, key: &str, field: &mut Option<i64>) {
     if let Some(v) = e.get(key) {
-        *field = v.as_f64();
+        *field = v.as_i64().filter(|&n| n >= 0);
+    }
+}
+
+/// An amount (a cost, a duration): a negative one is absent.
+pub fn set_amount(e: &Map<String, Value>, key: &str, field: &mut Option<f64>) {
+    if let Some(v) = e.get(key) {
+        *field = v.as_f64().filter(|&f| f >= 0.0);
     }
 }

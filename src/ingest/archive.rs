@@ -142,8 +142,17 @@ pub fn extract(
         .tempdir()
         .map_err(|source| IngestError::Io { path: shown.to_path_buf(), source })?;
     let folder = dir.path().to_path_buf();
+    // The unpacking stops at a stop signal (`Unpack::member`), but the watcher may come while
+    // a member is being written: a removal that meets a file made meanwhile is tried again.
     let cleanup = crate::signals::on_forced_exit(move || {
-        let _ = std::fs::remove_dir_all(&folder);
+        for _ in 0..50 {
+            match std::fs::remove_dir_all(&folder) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    std::thread::sleep(std::time::Duration::from_millis(10))
+                }
+                _ => break,
+            }
+        }
     });
     let extracted = Extracted { shown: shown.to_path_buf(), dir, _cleanup: cleanup };
     let open = || std::fs::File::open(path).map_err(|source| IngestError::Io { path: shown.to_path_buf(), source });
@@ -216,8 +225,12 @@ struct Unpack<'a> {
 }
 
 impl Unpack<'_> {
-    /// Copy one member; false once the archive's total is reached (stop reading it).
+    /// Copy one member; false once the archive's total is reached or a stop signal came (stop
+    /// reading it).
     fn member(&mut self, name: &Path, mut reader: impl Read) -> Result<bool, IngestError> {
+        if crate::signals::caught().is_some() {
+            return Ok(false);
+        }
         let shown = self.into.shown(&self.into.dir().join(name));
         let Some(rel) = inside(name) else {
             self.problems.push(IngestError::parse(
