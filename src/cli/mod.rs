@@ -214,6 +214,10 @@ enum Command {
         /// The local taxonomy the labels are checked against (default: the config's, else refactoring).
         #[arg(long)]
         taxonomy: Option<String>,
+        /// Import adjudications too (by default the reference is settled here, and a file's
+        /// adjudications are counted as skipped).
+        #[arg(long)]
+        adjudications: bool,
     },
     /// Open the review TUI (also what `trajan` alone does).
     Tui {
@@ -489,8 +493,8 @@ pub fn run() -> Result<i32> {
                 _ => review::export(&store, &args, cli.include_unknown),
             }
         }
-        Command::ImportLabels { file, json, taxonomy } => {
-            review::import(&mut open(&cli.db, Access::Write)?, &file, json, taxonomy.as_deref())
+        Command::ImportLabels { file, json, taxonomy, adjudications } => {
+            review::import(&mut open(&cli.db, Access::Write)?, &file, json, taxonomy.as_deref(), adjudications)
         }
         Command::Demo { ui: own } => demo::run(&ui_args(Some(&own))),
         Command::Bench { what } => bench::run(what),

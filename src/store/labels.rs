@@ -142,17 +142,29 @@ impl Store {
     /// short IMMEDIATE transaction: reviewers labelling the same database at once wait their
     /// turn (busy timeout) instead of failing. Takes `&self` so the TUI can label while reading.
     pub fn add_label_at(&self, label: &Label, note: Option<&str>, created_at: Option<&str>) -> Result<i64, StoreError> {
-        self.conn.execute_batch("BEGIN IMMEDIATE")?;
-        let written = insert_label(&self.conn, label, note).and_then(|id| {
-            if let Some(at) = created_at {
-                self.conn.execute("UPDATE labels SET created_at = ?2 WHERE id = ?1", params![id, at])?;
+        self.immediate(|conn| insert_label_at(conn, label, note, created_at))
+    }
+
+    /// Append labels made at their times (an import), all or none, in one IMMEDIATE transaction.
+    pub fn add_labels_at(&self, labels: &[(Label, Option<String>, String)]) -> Result<(), StoreError> {
+        self.immediate(|conn| {
+            for (label, note, at) in labels {
+                insert_label_at(conn, label, note.as_deref(), Some(at))?;
             }
-            Ok(id)
-        });
-        match written {
-            Ok(id) => {
+            Ok(())
+        })
+    }
+
+    /// Run `write` in an IMMEDIATE transaction, committed when it succeeds, rolled back when not.
+    fn immediate<T>(
+        &self,
+        write: impl FnOnce(&rusqlite::Connection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.conn.execute_batch("BEGIN IMMEDIATE")?;
+        match write(&self.conn) {
+            Ok(done) => {
                 self.conn.execute_batch("COMMIT")?;
-                Ok(id)
+                Ok(done)
             }
             Err(e) => {
                 let _ = self.conn.execute_batch("ROLLBACK");
@@ -333,6 +345,20 @@ impl Store {
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
+}
+
+/// [`insert_label`], made at `created_at` when given.
+fn insert_label_at(
+    conn: &rusqlite::Connection,
+    label: &Label,
+    note: Option<&str>,
+    created_at: Option<&str>,
+) -> Result<i64, StoreError> {
+    let id = insert_label(conn, label, note)?;
+    if let Some(at) = created_at {
+        conn.prepare_cached("UPDATE labels SET created_at = ?2 WHERE id = ?1")?.execute(params![id, at])?;
+    }
+    Ok(id)
 }
 
 fn insert_label(tx: &rusqlite::Connection, label: &Label, note: Option<&str>) -> Result<i64, StoreError> {
