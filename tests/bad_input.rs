@@ -1146,8 +1146,9 @@ fn cli_problems_come_grouped_before_the_summary_with_a_few_examples_each() {
     assert_eq!(lines[5], "JSON-lines lines skipped (1 in 1 file):", "{stderr}");
     assert!(lines[6].starts_with("warning: ") && lines[6].contains("output.jsonl: line 2, column "), "{stderr}");
     assert!(lines[7].starts_with("ingested 2 "), "the summary comes last: {stderr}");
-    assert!(lines[8].starts_with("search index: 1 runs, "), "then the index phase's line: {stderr}");
-    assert_eq!(lines.len(), 9, "{stderr}");
+    assert!(lines[8].starts_with("verdicts: 0 of 2 runs; "), "then what joined: {stderr}");
+    assert!(lines[9].starts_with("search index: 1 runs, "), "then the index phase's line: {stderr}");
+    assert_eq!(lines.len(), 10, "{stderr}");
     let out = case.cli(&[OsStr::new("ingest"), OsStr::new("-v"), case.root.as_os_str()]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(stderr.lines().filter(|l| l.ends_with(": empty file")).count(), 5, "{stderr}");

@@ -44,13 +44,18 @@ fn demo_lists_every_fixture_run() {
         "demo__mini-2",
         "demo__oh-1",
         "demo__retry-1",
+        // The agents beyond the SWE-bench family (fixtures/formats).
+        "configure-port",
+        "fix-permissions.hard",
+        "hello-world",
+        "sympy__sympy-20590",
     ]
     .into_iter()
     .chain(CLASSIFY.iter().copied())
     {
         assert!(stdout.contains(instance), "{instance} missing from:\n{stdout}");
     }
-    assert!(stdout.contains("24 runs"), "{stdout}");
+    assert!(stdout.contains("34 runs"), "{stdout}");
 }
 
 /// The runs of fixtures/classify (one per failure-mode story), as named in its expected.toml.

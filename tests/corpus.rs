@@ -94,8 +94,8 @@ fn the_whole_corpus_folder_ingests_with_every_run() {
     // 3 bare mini-swe-agent lists, 3 mini-swe-agent-1, 3 OpenHands (multi-SWE-bench), 6 OpenDevin
     // 2024, 1 event list, 1 Java OpenHands, 2 resolver, pydicom, 2 SWE-agent 1.0, 2 SWE-agent
     // 1.1, 3 replays; 6 OpenHands V1 conversations, 1 Codex rollout, 34 aider sessions, 1
-    // Moatless trajectory (tests/agents.rs checks them).
-    assert_eq!(c.runs.len(), 69);
+    // Moatless trajectory (tests/agents.rs checks them), 3 SWE-smith trajectories.
+    assert_eq!(c.runs.len(), 72);
     let out = trajan(&c.db, &["ingest", "--verbose", &common::corpus().to_string_lossy()]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
@@ -108,7 +108,7 @@ fn the_whole_corpus_folder_ingests_with_every_run() {
     assert!(stderr.lines().any(|l| l.starts_with(&line)), "{stderr}");
     assert!(
         stderr.lines().last().is_some_and(|l| l.starts_with(
-            "skipped, not inputs: 1 demonstration (a prompt example, not a run), 15 agent files not read (caches, \
+            "skipped, not inputs: 1 demonstration (a prompt example, not a run), 16 agent files not read (caches, \
              state, raw logs, summaries; --verbose names them), 1 JSON of no known format"
         )),
         "the summary comes last: {stderr}"

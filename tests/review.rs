@@ -643,7 +643,7 @@ fn stats_export_in_every_format_names_the_taxonomy_and_the_llm_models() {
         (vec!["stats", "--by", "colour"], "benchmark"),
         (vec!["stats", "--source", "oracle"], "reference"),
         (vec!["export", "labels", "--format", "xml"], "jsonl"),
-        (vec!["export", "widgets"], "labels, stats, runs, steps, edits or run"),
+        (vec!["export", "widgets"], "labels, notes, stats, runs, steps, edits, run, chart or report"),
     ] {
         let out = trajan(&db, &args);
         assert!(!out.status.success() && text(&out).contains(says), "{args:?}: {}", text(&out));

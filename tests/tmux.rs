@@ -436,7 +436,9 @@ fn fixtures_review_flow() {
     let hits = search_hits(header(&screen));
     assert!(hits.is_some_and(|n| n > 0), "the header must count the hits of /pow: {}", header(&screen));
 
-    // Back to the list (the filter kept), then quit.
+    // The first q ends the search, the second goes back to the list (the filter kept), then quit.
+    t.keys(&["q"]);
+    t.wait_for("the search ended", |s| !header(s).contains("/pow ("));
     t.keys(&["q"]);
     let screen = t.wait_for("the run list again", |s| header(s).contains("filter: resolved:no"));
     t.assert_running(&screen);
@@ -576,8 +578,8 @@ fn keys_sent_together_are_read_in_order() {
     t.assert_running(&screen);
     t.keys(&["Enter"]);
     t.wait_for("the search hits", |s| header(s).contains("/pow ("));
-    // Back to the list, then a run and a jump in one burst.
-    t.keys(&["q"]);
+    // End the search and go back to the list, then a run and a jump in one burst.
+    t.keys(&["q", "q"]);
     t.wait_for("the run list", |s| header(s).starts_with(" trajan"));
     t.keys(&["Enter", "x"]);
     let screen =

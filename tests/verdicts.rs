@@ -79,3 +79,230 @@ fn when_the_summary_and_the_report_disagree_the_run_says_so() {
         "{text}"
     );
 }
+
+/// instance -> verdict of every run (`runs --json`).
+fn verdicts(db: &Path) -> std::collections::BTreeMap<String, Option<bool>> {
+    let runs = json(db, &["runs", "--json"]);
+    runs.as_array()
+        .into_iter()
+        .flatten()
+        .map(|r| (r["instance_id"].as_str().unwrap_or_default().to_string(), r["resolved"].as_bool()))
+        .collect()
+}
+
+/// `runs --evaluations --json`: (instance, verdict, tests, why) of each evaluation that matched no run.
+fn orphans(db: &Path) -> Vec<(String, Option<bool>, i64, String)> {
+    let list = json(db, &["runs", "--evaluations", "--json"]);
+    list.as_array()
+        .into_iter()
+        .flatten()
+        .map(|o| {
+            (
+                o["instance_id"].as_str().unwrap_or_default().to_string(),
+                o["resolved"].as_bool(),
+                o["tests"].as_i64().unwrap_or(-1),
+                o["why"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn layout(rel: &str) -> std::path::PathBuf {
+    common::fixtures_dir("layouts").join(rel)
+}
+
+fn db() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let db = dir.path().join("t.db");
+    (dir, db)
+}
+
+fn map(pairs: &[(&str, Option<bool>)]) -> std::collections::BTreeMap<String, Option<bool>> {
+    pairs.iter().map(|(i, v)| (i.to_string(), *v)).collect()
+}
+
+#[test]
+fn multi_swe_bench_resolved_lists_and_run_logs_give_every_run_its_verdict() {
+    let (_dir, db) = db();
+    let sub = "multi-swe-bench/evaluation/java/verified/20240825_SWE-agent_gpt-4o-2024-05-13";
+    let stderr = ingest(&db, &[layout("multi-swe-bench")]);
+    assert!(!stderr.contains("warning") && !stderr.contains("error"), "{stderr}");
+    assert_eq!(
+        verdicts(&db),
+        map(&[
+            ("alibaba__fastjson2-2775", Some(true)),
+            ("apache__dubbo-10638", Some(false)),
+            // Only results.json's `resolved` list says so: no log.
+            ("fasterxml__jackson-databind-4228", Some(true)),
+        ])
+    );
+    // The run log's `Result for <id>: resolved: True` line is the verdict of its folder.
+    let fastjson = show(&db, "alibaba__fastjson2-2775");
+    assert!(fastjson["outcome"]["source"].as_str().is_some_and(|s| s.ends_with("logs/alibaba__fastjson2-2775")));
+    assert_eq!(fastjson["outcome"]["resolved"], true);
+    let jackson = show(&db, "fasterxml__jackson-databind-4228");
+    assert!(jackson["outcome"]["source"].as_str().is_some_and(|s| s.ends_with(&format!("{sub}/results/results.json"))));
+    // The model of a SWE-agent 0.x run without predictions: the submission folder's name.
+    let runs = json(&db, &["runs", "--json"]);
+    for r in runs.as_array().into_iter().flatten() {
+        assert_eq!(r["model"], "gpt-4o-2024-05-13", "{r}");
+    }
+    // A resolved id with no trajectory is an evaluation without a run.
+    assert_eq!(orphans(&db), [("mockito__mockito-3129".to_string(), Some(true), 0, "no_trajectory".to_string())]);
+}
+
+#[test]
+fn autocoderover_final_report_gives_the_swe_agent_runs_their_verdict_and_task_folders_are_not_runs() {
+    let (_dir, db) = db();
+    let stderr = ingest(&db, &[layout("autocoderover")]);
+    assert!(!stderr.contains("warning") && !stderr.contains("error"), "{stderr}");
+    // Resolved: listed; the others: predicted and not listed.
+    assert_eq!(
+        verdicts(&db),
+        map(&[
+            ("django__django-11099", Some(true)),
+            ("pytest-dev__pytest-5227", Some(false)),
+            ("sympy__sympy-20590", Some(false))
+        ])
+    );
+    // No run named after an ACR round, none of another agent.
+    let runs = json(&db, &["runs", "--json"]);
+    assert!(runs.as_array().into_iter().flatten().all(|r| r["agent"] == "swe-agent"), "{runs}");
+    // The task folder's files are each skipped as what they are.
+    let out = trajan(&db, &["ingest".as_ref(), "-v".as_ref(), layout("autocoderover").as_os_str()]);
+    let text = String::from_utf8_lossy(&out.stderr).into_owned();
+    let task = "applicable_patch/django__django-11099_2024-04-05_10-41-27/";
+    for file in ["conversation_round_0.json", "conversation_round_1.json", "meta.json", "developer_patch.diff"] {
+        assert!(
+            text.lines().any(|l| l.contains(&format!("{task}{file}: part of an AutoCodeRover task folder"))),
+            "{file}: {text}"
+        );
+    }
+    // The prediction without a trajectory is an unresolved evaluation without a run.
+    assert_eq!(orphans(&db), [("astropy__astropy-12907".to_string(), Some(false), 0, "no_trajectory".to_string())]);
+}
+
+#[test]
+fn swe_polybench_results_are_evaluations_with_their_tests() {
+    let (_dir, db) = db();
+    let stderr = ingest(&db, &[layout("swe-polybench")]);
+    assert!(!stderr.contains("error") && !stderr.contains("run summary"), "{stderr}");
+    assert_eq!(
+        orphans(&db),
+        [
+            ("huggingface__transformers-29688".to_string(), Some(false), 2, "no_trajectory".to_string()),
+            ("microsoft__vscode-125826".to_string(), Some(true), 3, "no_trajectory".to_string()),
+        ]
+    );
+    // Counted in the resolve rate, though no run is there.
+    let stats = json(&db, &["stats", "--json"]);
+    let total = &stats["outcomes_total"];
+    assert_eq!((total["runs"].as_i64(), total["no_trajectory"].as_i64()), (Some(0), Some(2)), "{total}");
+    assert_eq!(total["resolve_rate"].as_f64(), Some(0.5), "{total}");
+}
+
+#[test]
+fn harbor_0_6_trials_read_their_artifacts_trajectory_and_their_own_verdict() {
+    let (_dir, db) = db();
+    let stderr = ingest(&db, &[layout("harbor-0.6")]);
+    assert!(!stderr.contains("warning") && !stderr.contains("error"), "{stderr}");
+    // The instance is the trial's task_name (never `trajectory`, nor a cut folder name); trials
+    // regrouped into outcome folders still join their own result.json.
+    assert_eq!(
+        verdicts(&db),
+        map(&[
+            ("build-cython-ext", Some(true)),
+            ("configure-git-webserver-with-post-receive-hook", Some(true)),
+            ("fix-git", Some(true)),
+            ("regex-log", Some(false)),
+        ])
+    );
+    // Reward 1.0 with an AgentTimeoutError is resolved, the exception kept.
+    let cython = show(&db, "build-cython-ext");
+    assert_eq!(cython["exit_status"], "AgentTimeoutError", "{}", cython["exit_status"]);
+    assert_eq!(cython["model"], "gpt-5-codex");
+    // A trial with a reward and no trajectory is an evaluation without a run; one whose
+    // verifier never ran (`verifier_result: null`) has no verdict and is no error.
+    assert_eq!(orphans(&db), [("sqlite-with-gcov".to_string(), Some(false), 0, "no_trajectory".to_string())]);
+    assert!(stderr.contains("sqlite-with-gcov__Zz9yY8x: no trajectory"), "{stderr}");
+}
+
+#[test]
+fn swe_smith_reports_take_their_instance_from_the_folder_and_their_model_from_the_report() {
+    let (_dir, db) = db();
+    let stderr = ingest(&db, &[common::corpus().join("swe-smith")]);
+    assert!(!stderr.contains("error") && !stderr.contains("warning"), "{stderr}");
+    assert_eq!(
+        verdicts(&db),
+        map(&[
+            ("pandas-dev__pandas.95280573.pr_53652", Some(true)),
+            ("pandas-dev__pandas.95280573.pr_53856", Some(false)),
+            ("pydantic__pydantic.acb0f10f.pr_8316", Some(true)),
+        ])
+    );
+    for id in ["pandas-dev__pandas.95280573.pr_53652", "pandas-dev__pandas.95280573.pr_53856"] {
+        let o = show(&db, id)["outcome"].clone();
+        assert!(o["source"].as_str().is_some_and(|s| s.ends_with(&format!("run_evaluation/{id}"))), "{id}: {o}");
+        assert!(o["tests"].as_array().is_some_and(|t| !t.is_empty()), "{id}: per-test results");
+    }
+    let f2p_failed = show(&db, "pandas-dev__pandas.95280573.pr_53856")["outcome"]["tests"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|t| t["group"] == "FAIL_TO_PASS" && t["passed"] == false)
+        .count();
+    assert_eq!(f2p_failed, 28);
+    // The run report (`ids_resolved`) names 53 instances, 50 of them with no trajectory here; the
+    // getmoto report has none either. The validation report is no verdict: skipped.
+    let list = orphans(&db);
+    assert_eq!(list.iter().filter(|o| o.3 == "no_trajectory").count(), list.len());
+    assert_eq!(list.iter().filter(|o| o.0 == "getmoto__moto.694ce1f4.pr_7331").count(), 2, "{list:?}");
+    assert_eq!(list.len(), 51, "{list:?}");
+    let out = trajan(&db, &["ingest".as_ref(), "-v".as_ref(), common::corpus().join("swe-smith").as_os_str()]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("run_validation: a SWE-smith validation report"));
+}
+
+#[test]
+fn a_results_file_with_trailing_commas_is_read_with_a_note_naming_the_line() {
+    let (_dir, db) = db();
+    let stderr = ingest(&db, &[layout("coder")]);
+    assert!(
+        stderr.contains("results.json: line 3, column 33: a trailing comma before a closing bracket, dropped"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("note: ") && !stderr.contains("warning"), "{stderr}");
+    assert_eq!(verdicts(&db), map(&[("pallets__flask-4045", Some(false)), ("psf__requests-2317", Some(true))]));
+}
+
+#[test]
+fn the_ingest_summary_says_what_joined_and_json_has_the_same_counts() {
+    let (_dir, db) = db();
+    let out = trajan(&db, &["ingest".as_ref(), "--json".as_ref(), layout("multi-swe-bench").as_os_str()]);
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "verdicts: 3 of 3 runs; evaluations that matched no run: 1 (names another model: 0, patch differs: 0, no trajectory: 1)"
+        ),
+        "{stderr}"
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+    let j = &v["verdicts"];
+    assert_eq!(
+        [
+            &j["runs"],
+            &j["runs_with_verdict"],
+            &j["unmatched"],
+            &j["other_model"],
+            &j["patch_differs"],
+            &j["no_trajectory"]
+        ],
+        [3, 3, 1, 0, 0, 1].map(Value::from).each_ref(),
+        "{v}"
+    );
+    assert_eq!(v["runs"], 3);
+    // Another model's evaluation: the beside-trajectory flask folder evaluated an earlier patch.
+    let out = trajan(&db, &["ingest".as_ref(), layout("beside-trajectory").as_os_str()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("verdicts: 5 of 6 runs; evaluations that matched no run: 2 (names another model: 0, patch differs: 1, no trajectory: 1)"), "{stderr}");
+}

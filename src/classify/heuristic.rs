@@ -1,11 +1,11 @@
 //! The offline classifier: the rules' findings, gathered per mode of the taxonomy. A mode's
-//! confidence is its strongest finding's; modes under [`ASSIGN_THRESHOLD`] are "considered",
+//! confidence is its strongest finding's; modes under the taxonomy's assignment threshold are "considered",
 //! shown with their evidence but not assigned.
 
 use crate::classify::rules::{self, Finding};
 use crate::classify::signals::Signals;
 use crate::label::taxonomy::Taxonomy;
-use crate::label::{ASSIGN_THRESHOLD, Label, ModeVerdict, Provenance, Source};
+use crate::label::{Label, ModeVerdict, Provenance, Source};
 
 /// Names the heuristic in labels; bumped when a rule changes what it gives.
 pub const RATER: &str = "heuristic";
@@ -25,7 +25,7 @@ pub fn classify(run_id: i64, signals: &Signals, taxonomy: &Taxonomy, input_hash:
         let rationale =
             findings.iter().map(|f| format!("[{}] {}", f.rule.name(), f.rationale)).collect::<Vec<_>>().join("; ");
         let verdict = ModeVerdict { mode: mode.id.clone(), confidence: round2(best), evidence, rationale };
-        if best >= ASSIGN_THRESHOLD { modes.push(verdict) } else { considered.push(verdict) }
+        if best >= taxonomy.assign_threshold { modes.push(verdict) } else { considered.push(verdict) }
     }
     modes.sort_by(|a, b| b.confidence.total_cmp(&a.confidence));
     let summary = summary(signals, &modes, &considered);
@@ -52,7 +52,16 @@ fn summary(s: &Signals, modes: &[ModeVerdict], considered: &[ModeVerdict]) -> St
         return "resolved: not classified".into();
     }
     let unknown = if s.resolved.is_none() { " (outcome unknown)" } else { "" };
-    format!("{}{unknown}", verdict(s, modes, considered))
+    format!("{}{unknown}{}", verdict(s, modes, considered), not_run(s))
+}
+
+/// The rules that could not run on the run: those that need a gold patch, when it has none.
+pub fn not_run(s: &Signals) -> String {
+    if s.miss_ratio.is_some() || s.resolved == Some(true) {
+        return String::new();
+    }
+    let names: Vec<&str> = rules::NEEDS_GOLD.iter().map(|r| r.name()).collect();
+    format!("; not run without a gold patch: {}", names.join(", "))
 }
 
 fn verdict(s: &Signals, modes: &[ModeVerdict], considered: &[ModeVerdict]) -> String {

@@ -29,6 +29,8 @@ pub struct Report {
     pub by_exit: BTreeMap<String, usize>,
     /// Runs that could not be read: (run id, error).
     pub errors: Vec<(i64, String)>,
+    /// Of the new labels, runs without a gold patch: the rules that need one did not run.
+    pub without_gold: usize,
 }
 
 /// The hash that identifies what the heuristic saw: signals, taxonomy and classifier version.
@@ -91,6 +93,7 @@ pub fn classify_heuristic(
                 } else {
                     let label = heuristic::classify(run_id, &s, taxonomy, hash);
                     report.labelled += 1;
+                    report.without_gold += usize::from(s.miss_ratio.is_none() && s.resolved != Some(true));
                     if !label.modes.is_empty() {
                         report.with_modes += 1;
                     }

@@ -53,6 +53,15 @@ const LOCATION_RULES: &[Rule] = &[
 ];
 /// What a location finding is worth when the harness says the location was found.
 const LOCATED_CAP: f64 = 0.3;
+/// What a finding that needs the FAIL_TO_PASS results is worth without them: weighed, shown to
+/// the reviewer with its evidence, never assigned.
+const UNTESTED_CAP: f64 = 0.45;
+/// Rules whose finding depends on which FAIL_TO_PASS tests fail: "the right file, the wrong
+/// function" says the agent's change elsewhere in the file does not reach what the tests check,
+/// which only the per-test results can tell from a fix in another place on the same path.
+const NEEDS_TEST_RESULTS: &[Rule] = &[Rule::ExpectedFunctionNotEdited];
+/// Rules that run only with a gold patch (the others read the task text and the run).
+pub const NEEDS_GOLD: &[Rule] = &[Rule::ExpectedFunctionNotEdited, Rule::GoldPeripheryUntouched];
 
 /// Every rule that fires on a run. A resolved run gets none. A run that never attempted an edit
 /// (cut off before any: the rulings of failure-modes.md) gets no edit-based mode; flooding
@@ -74,6 +83,12 @@ pub fn evaluate(s: &Signals, rules: &[Rule]) -> Vec<Finding> {
             f.evidence.sort_by_key(|e| e.step);
             f.evidence.dedup_by_key(|e| e.step);
             f.evidence.truncate(MAX_EVIDENCE);
+            if s.tests.is_none() && NEEDS_TEST_RESULTS.contains(&f.rule) && f.confidence > UNTESTED_CAP {
+                f.confidence = UNTESTED_CAP;
+                f.rationale.push_str(
+                    "; the FAIL_TO_PASS results are unknown (no per-instance report joined): weighed, not assigned",
+                );
+            }
             if located && LOCATION_RULES.contains(&f.rule) && f.confidence > LOCATED_CAP {
                 f.confidence = LOCATED_CAP;
                 f.rationale.push_str(
@@ -463,7 +478,9 @@ fn stale_identifier(s: &Signals) -> Option<Finding> {
 fn gold_periphery(s: &Signals) -> Option<Finding> {
     let p = s.periphery.as_ref()?;
     let untouched: Vec<_> = p.periphery.iter().filter(|f| !f.edited).collect();
-    if p.core_edited.is_empty() || untouched.is_empty() || untouched.len() * 2 < p.periphery.len() {
+    // Propagation needs the agent's own central change (failure-modes.md): the core file edited
+    // some other way, or the problem fixed elsewhere, leaves a location question, not this.
+    if p.central_edited.is_empty() || untouched.is_empty() || untouched.len() * 2 < p.periphery.len() {
         return None;
     }
     let mut evidence = Vec::new();
@@ -484,7 +501,8 @@ fn gold_periphery(s: &Signals) -> Option<Finding> {
         confidence: 0.7,
         evidence,
         rationale: format!(
-            "core changed ({}); {} of {} periphery files left: {}",
+            "the gold's central change made ({} in {}); {} of {} periphery files left: {}",
+            p.central_edited.join(", "),
             p.core_edited.join(", "),
             untouched.len(),
             p.periphery.len(),

@@ -77,6 +77,11 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 2_000)]
         obs_bytes: usize,
     },
+    /// How far the classifier can be trusted: ingest a labelled set (default: the development
+    /// set in fixtures/labelled), classify every run, and score the labels against the set's
+    /// reference: per mode precision, recall and F1 with bootstrap 95% intervals, coverage, a
+    /// reliability table by confidence, and every disagreement with both sides' evidence.
+    Validity(super::bench_validity::ValidityArgs),
     /// Classify synthetic failed runs with the heuristic; report runs/s and memory.
     Classify {
         #[arg(long, default_value_t = 10_000)]
@@ -113,6 +118,7 @@ pub fn run(cmd: BenchCommand) -> Result<i32> {
             Ok(0)
         }
         BenchCommand::Ingest { dir, keep_db } => ingest(&dir, keep_db),
+        BenchCommand::Validity(args) => super::bench_validity::run(&args),
         BenchCommand::Classify { runs } => super::bench_classify::heuristic(runs),
         BenchCommand::Edits { paths, synthetic } => super::bench_edits::run(&paths, synthetic),
         BenchCommand::Llm { runs, latency_ms, concurrency } => {

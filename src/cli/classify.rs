@@ -23,6 +23,28 @@ pub struct ClassifyArgs {
     /// An LLM over any OpenAI-compatible chat-completions endpoint.
     #[arg(long)]
     pub llm: bool,
+    #[command(flatten)]
+    pub endpoint: LlmFlags,
+    /// Print the prompts with token and cost estimates; send nothing.
+    #[arg(long, requires = "llm")]
+    pub dry_run: bool,
+    /// A built-in taxonomy (refactoring, bugfix) or a taxonomy file.
+    #[arg(long)]
+    pub taxonomy: Option<String>,
+    /// Every run, resolved ones too (by default the failed runs: verdict known and unresolved;
+    /// --include-unknown adds the runs whose outcome is unknown).
+    #[arg(long)]
+    pub all: bool,
+    /// The report as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Only these runs (numeric ids or instance ids).
+    pub runs: Vec<String>,
+}
+
+/// Where and how to reach an LLM (shared by `classify --llm` and `bench validity --llm`).
+#[derive(clap::Args, Clone, Default)]
+pub struct LlmFlags {
     /// The endpoint's base URL (e.g. http://127.0.0.1:8000/v1); default from the config file,
     /// else OpenAI's.
     #[arg(long)]
@@ -51,21 +73,6 @@ pub struct ClassifyArgs {
     /// Dollars per million completion tokens.
     #[arg(long, requires = "price_in")]
     pub price_out: Option<f64>,
-    /// Print the prompts with token and cost estimates; send nothing.
-    #[arg(long, requires = "llm")]
-    pub dry_run: bool,
-    /// A built-in taxonomy (refactoring, bugfix) or a taxonomy file.
-    #[arg(long)]
-    pub taxonomy: Option<String>,
-    /// Every run, resolved ones too (by default the failed runs: verdict known and unresolved;
-    /// --include-unknown adds the runs whose outcome is unknown).
-    #[arg(long)]
-    pub all: bool,
-    /// The report as JSON.
-    #[arg(long)]
-    pub json: bool,
-    /// Only these runs (numeric ids or instance ids).
-    pub runs: Vec<String>,
 }
 
 /// A progress bar on stderr, drawn only on a terminal.
@@ -126,6 +133,15 @@ fn heuristic_summary(r: &Report, taxonomy: &Taxonomy, total: usize, took: std::t
     );
     for (mode, n) in &r.by_mode {
         let _ = writeln!(out, "  {mode:<36} {n}");
+    }
+    if r.without_gold > 0 {
+        let rules: Vec<&str> = trajan::classify::rules::NEEDS_GOLD.iter().map(|r| r.name()).collect();
+        let _ = writeln!(
+            out,
+            "  {} of the labelled runs have no gold patch: {} did not run on them",
+            r.without_gold,
+            rules.join(", ")
+        );
     }
     if !r.by_exit.is_empty() {
         let exits: Vec<String> = r.by_exit.iter().map(|(e, n)| format!("{e} {n}")).collect();
@@ -192,38 +208,20 @@ pub fn signals_table(s: &trajan::classify::signals::Signals) -> String {
     sanitize(&trajan::classify::signals::table(s)).into_owned()
 }
 
-/// OpenAI's endpoint, used when no base URL is given.
-const OPENAI: &str = "https://api.openai.com/v1";
-
-/// `trajan classify`: the heuristic, or with `--llm` the LLM (settings: flags, then the config
-/// file's `[llm]`, then defaults).
-pub fn run(store: &mut Store, args: &ClassifyArgs, include_unknown: bool) -> Result<i32> {
-    let config = UserConfig::load(|k| std::env::var(k).ok())?;
-    let taxonomy = super::settings::load_taxonomy(args.taxonomy.as_deref().or(config.classify.taxonomy.as_deref()))?;
-    let scope = super::settings::scope(include_unknown, &config);
-    let runs = select_runs(store, &args.runs, args.all, scope)?;
-    if args.runs.is_empty() && !args.all && scope == FailedScope::Failed && !args.json {
-        let unknown = store.classify_candidates(Some(FailedScope::WithUnknown))?.len() - runs.len();
-        if unknown > 0 {
-            let runs_word = if unknown == 1 { "run has" } else { "runs have" };
-            eprintln!(
-                "note: {unknown} {runs_word} no known outcome and are not classified (failed runs are those with a known, unresolved verdict); --include-unknown classifies them too"
-            );
-        }
-    }
-    if !args.llm {
-        return run_heuristic(store, &taxonomy, &runs, args.json);
-    }
+/// The LLM pipeline's options: flags, then the config file's `[llm]`, then defaults.
+pub fn llm_options(args: &LlmFlags, config: &UserConfig) -> LlmOptions {
     let llm = &config.llm;
-    let opts = LlmOptions {
+    LlmOptions {
         concurrency: args.concurrency.or(llm.concurrency).unwrap_or(4).max(1),
         budget_tokens: args.max_prompt_tokens.or(llm.max_prompt_tokens).unwrap_or(24_000),
         price_in: args.price_in.or(llm.price_in_per_mtok),
         price_out: args.price_out.or(llm.price_out_per_mtok),
-    };
-    if args.dry_run {
-        return dry_run(store, &taxonomy, &runs, &opts);
     }
+}
+
+/// The LLM client: flags, then the config file's `[llm]`, then defaults.
+pub fn llm_client(args: &LlmFlags, config: &UserConfig) -> Result<LlmClient> {
+    let llm = &config.llm;
     let base_url = args.base_url.clone().or_else(|| llm.base_url.clone()).unwrap_or_else(|| OPENAI.into());
     let Some(model) = args.model.clone().or_else(|| llm.model.clone()) else {
         anyhow::bail!("--llm needs a model: --model NAME, or `model` in the [llm] section of config.toml");
@@ -252,7 +250,36 @@ pub fn run(store: &mut Store, args: &ClassifyArgs, include_unknown: bool) -> Res
     };
     settings.temperature = llm.temperature.or(Some(0.0));
     settings.json_mode = llm.json_mode.unwrap_or(false);
-    let client = LlmClient::new(settings)?;
+    Ok(LlmClient::new(settings)?)
+}
+
+/// OpenAI's endpoint, used when no base URL is given.
+const OPENAI: &str = "https://api.openai.com/v1";
+
+/// `trajan classify`: the heuristic, or with `--llm` the LLM (settings: flags, then the config
+/// file's `[llm]`, then defaults).
+pub fn run(store: &mut Store, args: &ClassifyArgs, include_unknown: bool) -> Result<i32> {
+    let config = UserConfig::load(|k| std::env::var(k).ok())?;
+    let taxonomy = super::settings::load_taxonomy(args.taxonomy.as_deref().or(config.classify.taxonomy.as_deref()))?;
+    let scope = super::settings::scope(include_unknown, &config);
+    let runs = select_runs(store, &args.runs, args.all, scope)?;
+    if args.runs.is_empty() && !args.all && scope == FailedScope::Failed && !args.json {
+        let unknown = store.classify_candidates(Some(FailedScope::WithUnknown))?.len() - runs.len();
+        if unknown > 0 {
+            let runs_word = if unknown == 1 { "run has" } else { "runs have" };
+            eprintln!(
+                "note: {unknown} {runs_word} no known outcome and are not classified (failed runs are those with a known, unresolved verdict); --include-unknown classifies them too"
+            );
+        }
+    }
+    if !args.llm {
+        return run_heuristic(store, &taxonomy, &runs, args.json);
+    }
+    let opts = llm_options(&args.endpoint, &config);
+    if args.dry_run {
+        return dry_run(store, &taxonomy, &runs, &opts);
+    }
+    let client = llm_client(&args.endpoint, &config)?;
     let bar = progress_bar(runs.len(), "runs");
     let started = std::time::Instant::now();
     let report = llm_pipeline::classify_llm(store, &taxonomy, &runs, &client, &opts, |n| bar.set_position(n as u64))?;

@@ -12,8 +12,8 @@ use trajan::ingest::pipeline::problems::{Problem, ProblemKind};
 use trajan::ingest::pipeline::{self, Options, Progress, Report, UnitResult};
 use trajan::model::Format;
 use trajan::sanitize::sanitize;
-use trajan::store::IndexStats;
 use trajan::store::Store;
+use trajan::store::{IndexStats, Joined};
 
 /// An indicatif bar (files, MB, MB/s) drawn on stderr only when it is a terminal.
 struct Bar {
@@ -63,6 +63,8 @@ pub struct Flags {
     pub verbose: bool,
     /// Build the search index after the write (not with `--no-index`).
     pub index: bool,
+    /// The counts as JSON on standard output.
+    pub json: bool,
 }
 
 pub fn run(store: &mut Store, paths: &[PathBuf], format: Option<Format>, flags: Flags) -> Result<i32> {
@@ -74,6 +76,11 @@ pub fn run(store: &mut Store, paths: &[PathBuf], format: Option<Format>, flags: 
     let opts = Options { forced: format, ..Options::default() };
     let report = pipeline::ingest(store, paths, &opts, &bar);
     print_totals(&report, flags.verbose);
+    let joined = store.joined()?;
+    eprintln!("{}", verdict_line(&joined));
+    if flags.json {
+        super::output::print_json(&summary_json(&report, &joined))?;
+    }
     let mut status = exit_status(&report);
     if flags.index
         && let Some(indexed) = build_index(store)?
@@ -242,6 +249,44 @@ fn print_totals(report: &Report, verbose: bool) {
         secs,
         mb / secs
     );
+}
+
+/// "verdicts: X of Y runs; evaluations that matched no run: Z (names another model: a, patch
+/// differs: b, no trajectory: c)", over the whole database.
+fn verdict_line(j: &Joined) -> String {
+    let mut why = format!(
+        "names another model: {}, patch differs: {}, no trajectory: {}",
+        j.other_model, j.patch_differs, j.no_trajectory
+    );
+    if j.nothing_ties > 0 {
+        why.push_str(&format!(", nothing ties it to a run: {}", j.nothing_ties));
+    }
+    format!(
+        "verdicts: {} of {} {}; evaluations that matched no run: {} ({why})",
+        j.runs_with_verdict,
+        j.runs,
+        if j.runs == 1 { "run" } else { "runs" },
+        j.unmatched
+    )
+}
+
+/// `ingest --json`: the summary's counts.
+fn summary_json(report: &Report, joined: &Joined) -> serde_json::Value {
+    let t = report.totals();
+    serde_json::json!({
+        "ingested": report.ingested(),
+        "unchanged": report.unchanged(),
+        "skipped": report.skipped(),
+        "failed": report.failures().count(),
+        "runs": t.runs,
+        "steps": t.steps,
+        "test_outcomes": t.outcomes,
+        "predictions": t.predictions,
+        "dataset_tasks": t.tasks,
+        "bytes": report.bytes,
+        "exit_status": exit_status(report),
+        "verdicts": joined,
+    })
 }
 
 /// The summary's last line: the files skipped, by kind.

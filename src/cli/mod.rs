@@ -7,6 +7,7 @@ mod bench_edits;
 mod bench_open;
 mod bench_report;
 mod bench_tui;
+mod bench_validity;
 /// The scripted chat-completions server of the tests, for `bench llm` (test support: not part of
 /// the library).
 #[allow(dead_code)]
@@ -120,6 +121,10 @@ enum Command {
         /// Do not build the search index after the write: the first search builds it.
         #[arg(long)]
         no_index: bool,
+        /// Print the summary's counts as JSON on standard output (files, runs, verdicts joined,
+        /// evaluations that matched no run by why); the problems stay on standard error.
+        #[arg(long)]
+        json: bool,
     },
     /// List runs.
     Runs {
@@ -137,6 +142,10 @@ enum Command {
         /// read.
         #[arg(long, requires = "filter")]
         taxonomy: Option<String>,
+        /// The evaluations that matched no run instead (no trajectory, another model, another
+        /// patch), with their verdict and why.
+        #[arg(long, conflicts_with_all = ["failed", "filter"])]
+        evaluations: bool,
         #[arg(long)]
         json: bool,
     },
@@ -371,11 +380,20 @@ pub fn run() -> Result<i32> {
                 tui::compare(&cli.db, store, ids, &ui)
             }
         }
-        Command::Ingest { paths, format, verbose, no_index } => {
+        Command::Ingest { paths, format, verbose, no_index, json } => {
             let mut store = open(&cli.db, Access::Create)?;
-            ingest::run(&mut store, &paths, format, ingest::Flags { verbose, index: !no_index })
+            ingest::run(&mut store, &paths, format, ingest::Flags { verbose, index: !no_index, json })
         }
-        Command::Runs { failed, filter, taxonomy, json } => {
+        Command::Runs { evaluations: true, json, .. } => {
+            let orphans = open(&cli.db, Access::Read)?.orphan_evaluations()?;
+            if json {
+                output::print_json(&orphans)?;
+            } else {
+                output::print_orphan_table(&orphans)?;
+            }
+            Ok(0)
+        }
+        Command::Runs { failed, filter, taxonomy, json, .. } => {
             let store = open(&cli.db, Access::Read)?;
             let config = UserConfig::load(|k| std::env::var(k).ok())?;
             let scope = failed.then(|| settings::scope(cli.include_unknown, &config));

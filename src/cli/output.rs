@@ -116,6 +116,26 @@ pub fn print_run_table(runs: &[RunSummary]) -> std::io::Result<()> {
     emit(&out)
 }
 
+/// `runs --evaluations`: the evaluations that matched no run, with why.
+pub fn print_orphan_table(orphans: &[trajan::store::Orphan]) -> std::io::Result<()> {
+    let mut out = String::new();
+    let _ = writeln!(out, "{:<36} {:<28} {:>4} {:>5}  {:<24} source", "instance", "model", "res", "tests", "why");
+    for o in orphans {
+        let _ = writeln!(
+            out,
+            "{} {} {:>4} {:>5}  {} {}",
+            pad(cell(&o.instance_id, 36), 36),
+            pad(cell(o.model.as_deref().unwrap_or("-"), 28), 28),
+            resolved(o.resolved),
+            o.tests,
+            pad(cell(o.why.text(), 24), 24),
+            sanitize(&o.source)
+        );
+    }
+    let _ = writeln!(out, "{} evaluations that matched no run", orphans.len());
+    emit(&out)
+}
+
 const OBSERVATION_LINES: usize = 30;
 const TASK_LINES: usize = 8;
 /// What a folded block says gets it whole.

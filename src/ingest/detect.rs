@@ -91,7 +91,14 @@ pub fn detect(shape: &Shape, text: &str) -> Detected {
                 Detected::Format(Format::MiniSweAgent)
             } else if has(keys, "model_patch") && has(keys, "instance_id") {
                 Detected::Format(Format::SweAgentPreds)
-            } else if has(keys, "resolved_ids") || has(keys, "unresolved_ids") {
+            } else if crate::ingest::polybench::is_result_keys(keys) {
+                // SWE-PolyBench `<id>_result.json`: one instance's evaluation.
+                Detected::Format(Format::SwebenchReport)
+            } else if has(keys, "resolved_ids") || has(keys, "unresolved_ids") || has(keys, "ids_resolved") {
+                // SWE-bench harness and sb-cli summaries; SWE-smith's spells `ids_resolved`.
+                Detected::Format(Format::SwebenchSummary)
+            } else if has(keys, "stats") && has(keys, "resolved") && has(keys, "resolved_per_project") {
+                // AutoCodeRover's `final_report.json`.
                 Detected::Format(Format::SwebenchSummary)
             } else if has(keys, "tests_status") || has(keys, "patch_successfully_applied") {
                 Detected::Format(Format::SwebenchReport)
@@ -159,6 +166,12 @@ fn agent_object(keys: &[String]) -> Option<Detected> {
         return Some(Detected::NotRead(
             "an OpenHands V1 conversation's state (base_state.json) with no events beside it: nothing to read",
         ));
+    } else if has("n_total_trials") && has("stats") {
+        return Some(Detected::NotRead("a Harbor job's summary (its trials are read; any file name)"));
+    } else if has("harbor") && has("invocation") && has("schema_version") {
+        return Some(Detected::NotRead("a Harbor job's lock file (the trials' configuration)"));
+    } else if has("task_id") && has("setup_info") && has("task_info") {
+        return Some(Detected::NotRead("an AutoCodeRover task's meta.json outside its task folder (not read)"));
     } else if has("lockfile_version") && has("harness") {
         return Some(Detected::NotRead("a Terminal-Bench lock file (the run's configuration)"));
     } else if has("run_id") && has("dataset_name") && has("agent_name") {

@@ -10,6 +10,12 @@
 //! - `results/results.json`: instance ids by verdict (read here), beside breakdowns
 //!   (`resolved_by_repo.json`, `resolved_by_time.json`: `{key: {resolved, total}}`, skipped).
 //!
+//! AutoCodeRover's `final_report.json` (beside the SWE-agent baseline runs it evaluated, in
+//! `results/swe-agent-results/<config>/` with `all_preds.jsonl` and 0.x `.traj` files) lists only
+//! the resolved ids (`stats`, `resolved`, `resolved_per_project`): an id not listed is unresolved
+//! when `all_preds.jsonl` beside it has a prediction for it (read from there; a change to it
+//! alone does not make the report be read again).
+//!
 //! Runs, predictions and evaluations of one submission folder are joined together by
 //! `store::link` (they share the folder once `trajs`, `logs`, `results` are taken off).
 
@@ -46,6 +52,53 @@ pub const RESULTS_KEYS: [&str; 6] =
 /// A `results.json`: `resolved` is a list of instance ids.
 pub fn is_results(v: &Value) -> bool {
     v.get("resolved").is_some_and(Value::is_array)
+}
+
+/// AutoCodeRover's `final_report.json`: `stats`, `resolved` (a list), `resolved_per_project`.
+pub fn is_final_report(v: &Value) -> bool {
+    is_results(v) && v.get("stats").is_some() && v.get("resolved_per_project").is_some()
+}
+
+/// The predictions file read beside a `final_report.json` is at most this large.
+const MAX_PREDS: u64 = 256 << 20;
+
+/// One outcome per resolved id, and one unresolved per id `all_preds.jsonl` beside the report
+/// predicts and the report does not list.
+pub fn parse_final_report(path: &Path, v: &Value) -> Result<Parsed, IngestError> {
+    let mut parsed = parse_results(path, v)?;
+    let resolved: HashSet<String> = parsed.outcomes.iter().map(|o| o.instance_id.clone()).collect();
+    let preds = path
+        .parent()
+        .map(|d| d.join("all_preds.jsonl"))
+        .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.len() <= MAX_PREDS));
+    let Some(preds_path) = preds else {
+        parsed.warnings.push(format!(
+            "{}: no all_preds.jsonl beside it: only the resolved ids are read (the others' verdict is unknown)",
+            path.display()
+        ));
+        return Ok(parsed);
+    };
+    let text =
+        std::fs::read_to_string(&preds_path).map_err(|source| IngestError::Io { path: preds_path.clone(), source })?;
+    let mut seen = resolved;
+    for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            parsed.warnings.push(format!("{}: line {}: not JSON, skipped", preds_path.display(), n + 1));
+            continue;
+        };
+        let Some(id) = v.get("instance_id").and_then(Value::as_str).filter(|id| seen.insert(id.to_string())) else {
+            continue;
+        };
+        let patch = v.get("model_patch").and_then(Value::as_str).unwrap_or_default();
+        parsed.outcomes.push(TestOutcome {
+            instance_id: id.to_string(),
+            format: Some(Format::SwebenchSummary),
+            resolved: Some(false),
+            patch_exists: Some(!patch.trim().is_empty()),
+            ..TestOutcome::default()
+        });
+    }
+    Ok(parsed)
 }
 
 /// A breakdown beside `results.json` (`resolved_by_repo.json`, `resolved_by_time.json`):

@@ -6,6 +6,14 @@
 //! more), failed below. The job's own `result.json`, `config.json` and `lock.json` are not inputs.
 //! Everything else under a trial (episode logs, recordings, subagent trajectories, artifacts) is
 //! the agent's working material, not read.
+//!
+//! Harbor 0.6.x trials of agents that declare artifacts have no `agent/` folder: the trajectory
+//! is `artifacts/trajectory.json`. A trial is told by its own files wherever it sits (published
+//! results regroup trials into `passed_13/`, `agent_timeout_4/`): a `result.json` beside an
+//! `agent/`, `artifacts/` or `verifier/` folder, or one naming `task_name` and `trial_name`. A
+//! trial without a trajectory (timed out, crashed, or none copied) is an evaluation without a
+//! run; `verifier_result: null` with no `reward.txt` is a verdict unknown. The instance is
+//! `task_name`, never the folder name (truncated for long task names).
 
 use super::atif::{self, Context, task_of_trial};
 use super::json::{at, f64_field, i64_field, parse_value, str_field};
@@ -15,17 +23,47 @@ use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
 /// A trial folder's files, in the order they are read (those present).
-const MEMBERS: [&str; 5] =
-    ["result.json", "agent/trajectory.json", "verifier/reward.txt", "verifier/reward.json", "verifier/test-stdout.txt"];
+const MEMBERS: [&str; 6] = [
+    "result.json",
+    "agent/trajectory.json",
+    "artifacts/trajectory.json",
+    "verifier/reward.txt",
+    "verifier/reward.json",
+    "verifier/test-stdout.txt",
+];
 
-/// The files of the trial a folder is (`result.json` beside an `agent/` folder), in order.
+/// Where a trial's trajectory may be, in the order looked at.
+const TRAJECTORIES: [&str; 2] = ["agent/trajectory.json", "artifacts/trajectory.json"];
+
+/// A trial's `result.json` is read to tell it only when it is at most this large.
+const MAX_TRIAL_RESULT: u64 = 16 << 20;
+
+/// The files of the trial a folder is, in order: a `result.json` beside an `agent/`,
+/// `artifacts/` or `verifier/` folder, or naming `task_name` and `trial_name`.
 pub fn trial_members(dir: &Path) -> Option<Vec<PathBuf>> {
-    if !dir.join("result.json").is_file() || !dir.join("agent").is_dir() {
+    let result = dir.join("result.json");
+    if !result.is_file() {
+        return None;
+    }
+    let beside = ["agent", "artifacts", "verifier"].iter().any(|d| dir.join(d).is_dir());
+    if !beside && !names_a_trial(&result) {
         return None;
     }
     let mut members: Vec<PathBuf> = MEMBERS.iter().map(|m| dir.join(m)).filter(|p| p.is_file()).collect();
     members.extend(super::openclaw::sessions_in(&dir.join("agent")));
     Some(members)
+}
+
+/// A `result.json` whose top-level keys are a trial's (`task_name`, `trial_name`).
+fn names_a_trial(result: &Path) -> bool {
+    if !std::fs::metadata(result).is_ok_and(|m| m.len() <= MAX_TRIAL_RESULT) {
+        return false;
+    }
+    let Ok(text) = std::fs::read_to_string(result) else { return false };
+    match super::detect::shape(&text) {
+        super::detect::Shape::Object(keys) => ["task_name", "trial_name"].iter().all(|k| keys.iter().any(|x| x == k)),
+        _ => false,
+    }
 }
 
 /// A job folder's own files (its `result.json`, `config.json`, `lock.json`), when `dir` holds
@@ -102,7 +140,7 @@ pub fn parse_trial(dir: &Path, files: &[(PathBuf, String)]) -> Result<Parsed, In
         metadata,
     };
     let mut run_model = model;
-    match (file("agent/trajectory.json"), session) {
+    match (TRAJECTORIES.iter().find_map(|t| file(t)), session) {
         (Some((path, text)), _) => {
             let trajectory = atif::read(path, text)?;
             let (run, task_row) = atif::run_of(path, &trajectory, &ctx, &mut parsed.warnings);
@@ -122,7 +160,7 @@ pub fn parse_trial(dir: &Path, files: &[(PathBuf, String)]) -> Result<Parsed, In
             parsed.runs.push(run);
         }
         (None, None) => parsed.warnings.push(format!(
-            "{}: no agent/trajectory.json (the agent wrote no ATIF trajectory): only the verdict is read",
+            "{}: no trajectory (agent/trajectory.json, artifacts/trajectory.json): an evaluation without a run",
             dir.display()
         )),
     }

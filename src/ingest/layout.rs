@@ -2,7 +2,8 @@
 //! agents other than the SWE-bench family leave (an OpenHands V1 conversation), and the files
 //! beside a unit that are not read, each named with what it is (an OpenHands event cache, a
 //! pickled agent state, a Terminal-Bench run's summary of the trials read one by one, an earlier
-//! Agentless stage that a later one carries whole, aider's input history).
+//! Agentless stage that a later one carries whole, aider's input history, an AutoCodeRover task
+//! folder).
 
 use super::skip::Skip;
 use std::path::{Path, PathBuf};
@@ -45,6 +46,21 @@ pub fn unread_under(dir: &Path, members: &[PathBuf], what: &str) -> Vec<(PathBuf
         .filter(|e| e.file_type().is_file() && !members.iter().any(|m| m == e.path()))
         .map(|e| (e.path().to_path_buf(), Skip::not_read(what)))
         .collect()
+}
+
+/// Why an AutoCodeRover task folder's files are not read.
+pub const AUTOCODEROVER_TASK: &str = "part of an AutoCodeRover task folder (not read: its rounds are no other agent's run, \
+     its verdict is in the run's final_report.json or eval results)";
+
+/// An AutoCodeRover task folder (`<instance>_<date>/`: `meta.json` with `conversation_round_N.json`
+/// or `tool_call_sequence.json`): its message lists would read as another agent's runs, and
+/// `developer_patch.diff` is the gold patch, so nothing in it is read.
+pub fn autocoderover_task(dir: &Path) -> bool {
+    if !dir.join("meta.json").is_file() {
+        return false;
+    }
+    dir.join("tool_call_sequence.json").is_file()
+        || names_in(dir).iter().any(|n| n.starts_with("conversation_round_") && n.ends_with(".json"))
 }
 
 /// An OpenHands V1 event file name: `event-<index, 5+ digits>-<uuid>.json`; its index.

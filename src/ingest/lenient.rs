@@ -8,6 +8,10 @@
 //! ([`Rewritten::warnings`]). A small scanner tells strings from the rest, so `"NaN"` inside a
 //! string is left alone. Replacements keep the length of what they replace (padded with spaces)
 //! except `NaN`, which grows by one byte, so later positions stay right or nearly so.
+//!
+//! A trailing comma before `]` or `}` (2024 SWE-bench/experiments `results.json` files written by
+//! hand, CodeR's among them) is dropped the same way, with a note naming its line: it loses
+//! nothing.
 
 use std::path::Path;
 
@@ -20,6 +24,8 @@ enum Kind {
     OutOfRange,
     /// A `\uD800`-`\uDFFF` escape that is not half of a pair.
     LoneSurrogate,
+    /// A `,` with only white space before the `]` or `}` that closes its list or object.
+    TrailingComma,
 }
 
 #[derive(Debug)]
@@ -39,8 +45,8 @@ pub struct Rewritten {
 }
 
 /// The text with `NaN`, `Infinity`, `-Infinity` and out-of-range numbers outside strings
-/// replaced by `null`, and lone surrogate escapes inside strings by `\ufffd`; `None` when there
-/// is none of them (the parse failed for another reason).
+/// replaced by `null`, lone surrogate escapes inside strings by `\ufffd`, and trailing commas by a
+/// space; `None` when there is none of them (the parse failed for another reason).
 pub fn rewrite(text: &str) -> Option<Rewritten> {
     let b = text.as_bytes();
     let mut out = Copy { text, out: String::new(), copied: 0, fixes: Vec::new() };
@@ -53,6 +59,11 @@ pub fn rewrite(text: &str) -> Option<Rewritten> {
                 for at in lone {
                     out.replace(at, at + 6, "\\ufffd", Kind::LoneSurrogate);
                 }
+                continue;
+            }
+            b',' if b[i + 1..].iter().find(|c| !c.is_ascii_whitespace()).is_some_and(|c| matches!(c, b']' | b'}')) => {
+                out.replace(i, i + 1, " ", Kind::TrailingComma);
+                i += 1;
                 continue;
             }
             b'N' => word(b, i, "NaN").map(|end| (end, Kind::NonFinite)),
@@ -177,6 +188,7 @@ impl Rewritten {
                 Kind::NonFinite => format!("{} read as null (JSON has no NaN or Infinity)", first.token),
                 Kind::OutOfRange => format!("number {} out of range, read as null", first.token),
                 Kind::LoneSurrogate => format!("lone surrogate {} read as U+FFFD", first.token),
+                Kind::TrailingComma => "a trailing comma before a closing bracket, dropped".to_string(),
             };
             let scope = if line.is_some() { "line" } else { "file" };
             let count = match of_kind.len() {
@@ -220,6 +232,21 @@ mod tests {
         assert_eq!(v["d"], "\\ud83d", "an escaped backslash is not an escape");
         assert_eq!(v["e"], serde_json::Value::Null);
         assert_eq!(v["f"], "\u{fffd}z");
+    }
+
+    #[test]
+    fn trailing_commas_are_dropped_with_a_note_naming_the_line() {
+        let text = "{\n  \"resolved\": [\n    \"a__a-1\",\n  ],\n  \"applied\": [\"a__a-1\", ],\n  \"s\": \",]\",\n}";
+        let r = rewrite(text).unwrap_or_else(|| panic!("no rewrite"));
+        let v: serde_json::Value = serde_json::from_str(&r.text).unwrap_or_else(|e| panic!("{e}: {}", r.text));
+        assert_eq!(v, serde_json::json!({"resolved": ["a__a-1"], "applied": ["a__a-1"], "s": ",]"}));
+        assert_eq!(r.text.len(), text.len());
+        assert_eq!(
+            r.warnings(Path::new("results.json"), text, None),
+            vec![
+                "results.json: line 3, column 13: a trailing comma before a closing bracket, dropped (3 such values in the file)"
+            ]
+        );
     }
 
     #[test]

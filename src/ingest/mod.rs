@@ -23,6 +23,7 @@ pub mod open;
 pub mod openclaw;
 pub mod openhands;
 pub mod pipeline;
+pub mod polybench;
 pub mod predictions;
 pub mod skip;
 pub mod source;
@@ -62,6 +63,9 @@ pub fn parse_loaded(loaded: &Loaded, forced: Option<Format>) -> Result<Outcome, 
             let files: Vec<(PathBuf, String)> =
                 loaded.files.iter().map(|(p, b)| (p.clone(), decode(p, b, &mut warnings).into_owned())).collect();
             let mut parsed = harness::parse_dir(&loaded.unit.path, &files)?;
+            if let Some(why) = parsed.nothing.take().filter(|_| parsed.is_empty()) {
+                return Ok(Outcome::Skipped(Skip::not_read(why)));
+            }
             parsed.warnings.extend(warnings);
             Ok(Outcome::Parsed { format: Format::SwebenchHarness, parsed })
         }

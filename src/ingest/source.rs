@@ -158,6 +158,11 @@ fn walk(root: &Path, d: &mut Discovery) {
                 it.skip_current_dir();
                 continue;
             }
+            if layout::autocoderover_task(path) {
+                d.passed.extend(layout::unread_under(path, &[], layout::AUTOCODEROVER_TASK));
+                it.skip_current_dir();
+                continue;
+            }
             for job_file in super::harbor::job_files(path) {
                 if job_file.is_file() {
                     d.passed.push((job_file.clone(), Skip::not_read("a Harbor job's summary (its trials are read)")));

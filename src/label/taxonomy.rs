@@ -18,6 +18,10 @@ pub struct Taxonomy {
     pub version: String,
     pub description: String,
     pub modes: Vec<Mode>,
+    /// A mode is assigned at this confidence or above; below it, it is weighed (shown with its
+    /// evidence, not counted in statistics). Set from the reliability table of `trajan bench
+    /// validity` (docs/CLASSIFYING.md); [`crate::label::ASSIGN_THRESHOLD`] when not given.
+    pub assign_threshold: f64,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -47,6 +51,8 @@ struct RawTaxonomy {
     version: String,
     #[serde(default)]
     description: String,
+    #[serde(default)]
+    assign_threshold: Option<f64>,
     modes: Vec<RawMode>,
 }
 
@@ -135,7 +141,11 @@ impl Taxonomy {
                 .collect::<Result<Vec<_>, _>>()?;
             modes.push(Mode { id: m.id, title: m.title, definition: m.definition, evidence: m.evidence, rules });
         }
-        Ok(Taxonomy { name: raw.name, version: raw.version, description: raw.description, modes })
+        let assign_threshold = raw.assign_threshold.unwrap_or(super::ASSIGN_THRESHOLD);
+        if !(assign_threshold > 0.0 && assign_threshold <= 1.0) {
+            return Err(invalid(format!("`assign_threshold` {assign_threshold} is not in (0, 1]")));
+        }
+        Ok(Taxonomy { name: raw.name, version: raw.version, description: raw.description, modes, assign_threshold })
     }
 
     pub fn mode(&self, id: &str) -> Option<&Mode> {
@@ -157,6 +167,7 @@ impl Taxonomy {
     pub fn fingerprint(&self) -> String {
         let mut h = blake3::Hasher::new();
         h.update(self.stamp().as_bytes());
+        h.update(&self.assign_threshold.to_le_bytes());
         for m in &self.modes {
             for part in [&m.id, &m.title, &m.definition].into_iter().chain(&m.evidence) {
                 h.update(part.as_bytes());

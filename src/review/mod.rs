@@ -10,6 +10,7 @@ pub mod outcomes;
 pub mod reference_set;
 pub mod stats;
 pub mod summary;
+pub mod validity;
 
 use crate::agreement::{Rating, RatingTable, Reference, Table};
 use crate::label::Source;

@@ -42,7 +42,14 @@ pub struct OutcomeRow {
     pub failed: usize,
     /// Runs without a verdict (no evaluation ingested).
     pub unknown: usize,
-    /// resolved / (resolved + failed); runs without a verdict are not counted.
+    /// Evaluations of the group's instances that matched no run because no trajectory of
+    /// theirs is stored (`runs --evaluations`), with a verdict or not, and how many of them are
+    /// resolved and failed: they count in the resolve rate.
+    pub no_trajectory: usize,
+    pub no_trajectory_resolved: usize,
+    pub no_trajectory_failed: usize,
+    /// (resolved + failed evaluations without a trajectory that are resolved) / every verdict
+    /// (runs and evaluations without a trajectory); runs without a verdict are not counted.
     pub resolve_rate: Option<f64>,
     /// Steps of the failed runs, of the resolved runs.
     pub steps_failed: Option<Spread>,
@@ -64,11 +71,31 @@ pub fn outcome_row(group: String, runs: &[&RunSummary]) -> OutcomeRow {
         resolved,
         failed,
         unknown: runs.len() - resolved - failed,
-        resolve_rate: (resolved + failed > 0).then(|| resolved as f64 / (resolved + failed) as f64),
+        no_trajectory: 0,
+        no_trajectory_resolved: 0,
+        no_trajectory_failed: 0,
+        resolve_rate: rate(resolved, failed),
         steps_failed: steps(false),
         steps_resolved: steps(true),
         cost_failed: cost(false),
         cost_resolved: cost(true),
+    }
+}
+
+fn rate(resolved: usize, failed: usize) -> Option<f64> {
+    (resolved + failed > 0).then(|| resolved as f64 / (resolved + failed) as f64)
+}
+
+impl OutcomeRow {
+    /// Count an evaluation without a trajectory (its verdict, if any) in the row.
+    pub fn add_without_trajectory(&mut self, resolved: Option<bool>) {
+        self.no_trajectory += 1;
+        match resolved {
+            Some(true) => self.no_trajectory_resolved += 1,
+            Some(false) => self.no_trajectory_failed += 1,
+            None => {}
+        }
+        self.resolve_rate = rate(self.resolved + self.no_trajectory_resolved, self.failed + self.no_trajectory_failed);
     }
 }
 

@@ -125,6 +125,33 @@ fn group_of(run: &RunSummary, by: By, exit: Option<&str>) -> String {
     }
 }
 
+/// Count the evaluations that matched no run for want of a trajectory in the resolve rates
+/// (`outcomes`), by the group their model, benchmark or nothing names (`unknown`; by exit, `no
+/// trajectory`). The others evaluated another model's or patch's run: not counted.
+pub fn add_orphans(stats: &mut Stats, orphans: &[crate::store::Orphan], by: By) {
+    for o in orphans.iter().filter(|o| o.why == crate::store::Why::NoTrajectory) {
+        let group = match by {
+            By::All => "all".to_string(),
+            By::Model => o.model.clone().unwrap_or_else(|| "unknown".into()),
+            By::Agent => "unknown".into(),
+            By::Benchmark => benchmark(&o.instance_id).into(),
+            By::Exit => "no trajectory".into(),
+        };
+        let at = match stats.outcomes.iter().position(|r| r.group == group) {
+            Some(at) => at,
+            None => {
+                let at = stats.outcomes.partition_point(|r| r.group < group);
+                stats.outcomes.insert(at, outcome_row(group, &[]));
+                at
+            }
+        };
+        if let Some(row) = stats.outcomes.get_mut(at) {
+            row.add_without_trajectory(o.resolved);
+        }
+        stats.outcomes_total.add_without_trajectory(o.resolved);
+    }
+}
+
 fn chosen(labels: &[&LabelSet], pick: Pick) -> Option<Rating> {
     let latest = |source: Source| {
         labels

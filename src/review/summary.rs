@@ -92,12 +92,13 @@ pub fn stats_report(
         Some(b) => agreement_of(&sets, taxonomy, b)?,
         None => None,
     };
-    Ok(StatsReport {
-        stats: stats(&runs, &sets, ask.by, ask.pick, &taxonomy.stamp(), ask.scope),
-        agreement,
-        by: ask.by,
-        blind: ask.blind_rater.is_some(),
-    })
+    let mut stats = stats(&runs, &sets, ask.by, ask.pick, &taxonomy.stamp(), ask.scope);
+    // Evaluations without a trajectory count in the resolve rates of the whole database (not of
+    // a chosen subset of runs, nor of a blind reviewer's own runs).
+    if ask.only.is_none() && ask.blind_rater.is_none() {
+        super::stats::add_orphans(&mut stats, &store.orphan_evaluations()?, ask.by);
+    }
+    Ok(StatsReport { stats, agreement, by: ask.by, blind: ask.blind_rater.is_some() })
 }
 
 /// The agreement report of every rater under the taxonomy (`None` without labels).

@@ -33,21 +33,21 @@ pub fn is_layout_word(name: &str) -> bool {
     LAYOUT_WORDS.iter().any(|w| w.eq_ignore_ascii_case(name))
 }
 
-struct RunSide {
-    id: i64,
+pub(super) struct RunSide {
+    pub(super) id: i64,
     /// The unit (source) it was read from: an evaluation read with the run (a Harbor trial's
     /// verdict) is its own.
     unit: i64,
     /// The run's own model and its prediction's (filled in between the two joins).
-    models: Vec<String>,
+    pub(super) models: Vec<String>,
     home: String,
     submission: Option<String>,
     /// RetryAgent: `Some(false)` for an attempt that was not chosen.
-    best_attempt: Option<bool>,
+    pub(super) best_attempt: Option<bool>,
 }
 
-struct Candidate {
-    id: i64,
+pub(super) struct Candidate {
+    pub(super) id: i64,
     unit: i64,
     model: Option<String>,
     /// Harness run id or summary file name; names the model for summaries.
@@ -64,7 +64,7 @@ struct Candidate {
 /// How well a candidate fits a run, compared in this order: something ties it to the run (the
 /// same patch, model or submission folder), it has a verdict, the evidence (`score`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct Fit {
+pub(super) struct Fit {
     tied: bool,
     verdict: bool,
     score: i64,
@@ -72,7 +72,7 @@ struct Fit {
 
 /// Why a candidate does not join a run.
 #[derive(Debug, Clone, PartialEq)]
-enum Reason {
+pub(super) enum Reason {
     PatchDiffers,
     OtherModel(String),
     /// A summary whose file name names another model.
@@ -170,7 +170,7 @@ pub fn unjoined(conn: &Connection, run_id: i64) -> Result<Vec<Unjoined>, StoreEr
     Ok(out)
 }
 
-fn runs_of(conn: &Connection, instance_id: &str) -> Result<Vec<RunSide>, StoreError> {
+pub(super) fn runs_of(conn: &Connection, instance_id: &str) -> Result<Vec<RunSide>, StoreError> {
     Ok(conn
         .prepare_cached(
             "SELECT r.id, r.model, s.path, s.kind, r.submission, r.best_attempt, r.source_id FROM runs r
@@ -191,7 +191,7 @@ fn runs_of(conn: &Connection, instance_id: &str) -> Result<Vec<RunSide>, StoreEr
         .collect::<Result<_, _>>()?)
 }
 
-fn outcomes_of(conn: &Connection, instance_id: &str) -> Result<Vec<Candidate>, StoreError> {
+pub(super) fn outcomes_of(conn: &Connection, instance_id: &str) -> Result<Vec<Candidate>, StoreError> {
     Ok(conn
         .prepare_cached(
             "SELECT o.id, o.model, o.run_label, s.path, s.kind, o.test_count + (o.log IS NOT NULL), o.patch,
@@ -262,7 +262,7 @@ fn best(run: &RunSide, candidates: &[Candidate], shared: usize) -> Option<i64> {
 }
 
 /// How well a candidate fits a run, or why it does not.
-fn judge(run: &RunSide, c: &Candidate, shared: usize) -> Result<Fit, Reason> {
+pub(super) fn judge(run: &RunSide, c: &Candidate, shared: usize) -> Result<Fit, Reason> {
     if run.best_attempt == Some(false) {
         return Err(Reason::NotSubmitted);
     }

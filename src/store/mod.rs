@@ -21,6 +21,7 @@ pub mod read;
 mod schema;
 mod search_index;
 mod texts;
+mod unmatched;
 mod write;
 
 use crate::error::StoreError;
@@ -34,6 +35,7 @@ pub use link::{Unjoined, is_layout_word};
 pub use live::{LiveWrite, UNFINISHED};
 pub use open::APPLICATION_ID;
 pub use search_index::IndexStats;
+pub use unmatched::{Joined, Orphan, Why};
 pub use write::{SourceRecord, SourceWrite, WriteStats};
 
 pub struct Store {

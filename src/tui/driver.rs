@@ -73,8 +73,9 @@ pub fn run(store: Store, ctx: ViewCtx, opts: Options) -> Result<(), TuiError> {
         dispatch(&mut worker, &mut app, Action::Indexing { done: 0, total: unindexed });
         send(&mut worker, &mut app, vec![Effect::BuildIndex]);
     }
+    // `trajan open RUN` opens a run of the database: q comes back to its list. (A run read
+    // from a file, `trajan FILE`, is the only thing open: q quits; see `App::feed`.)
     if let Some(id) = opts.open {
-        app.direct = Some(id);
         dispatch(&mut worker, &mut app, Action::Open(id));
     }
     if !opts.compare.is_empty() {

@@ -230,6 +230,19 @@ fn leading_deeper(text: &str) -> usize {
     }
 }
 
+/// Lines of a dedented side before its first definition at column 0 (the hunk's own level);
+/// `None` when no definition starts at that level.
+fn first_level_def(read: &Read, side: &Side) -> Option<usize> {
+    let lines: Vec<&str> = side.text.lines().collect();
+    read.symbols
+        .definitions
+        .iter()
+        .filter(|d| !matches!(d.kind, DefKind::Field | DefKind::Constant))
+        .filter(|d| lines.get(d.line.wrapping_sub(1)).is_some_and(|l| !l.is_empty() && !l.starts_with([' ', '\t'])))
+        .map(|d| d.line - 1)
+        .min()
+}
+
 /// A parsed hunk side with its definitions keyed by scope path.
 struct Read {
     symbols: Symbols,
@@ -271,15 +284,27 @@ pub fn changes(lang: Lang, file_diff: &str) -> FileChanges {
     let read: Vec<(Vec<String>, Read, Read, Tail)> = hunks(file_diff)
         .iter()
         .map(|h| {
-            let tail = if h.indent == 0 {
+            let mut tail = if h.indent == 0 {
                 let lines = (leading_deeper(&h.old.text), leading_deeper(&h.new.text));
                 let scope = if lines == (0, 0) { Vec::new() } else { header_scope(lang, &h.header).0 };
                 Tail { scope, lines }
             } else {
                 Tail::default()
             };
-            let (scope, is_type) = if h.indent > 0 { header_scope(lang, &h.header) } else { (Vec::new(), false) };
+            let (mut scope, is_type) = if h.indent > 0 { header_scope(lang, &h.header) } else { (Vec::new(), false) };
             let (mut old, mut new) = (Read::new(lang, &h.old), Read::new(lang, &h.new));
+            // A header naming a function, over a hunk that defines something at its own level:
+            // the header is the definition before the hunk (a sibling), not one around it. The
+            // lines before that definition still sit in the header's function; the definitions
+            // of the hunk sit in the header's parent, unknown when the header is all there is.
+            if h.indent > 0 && !is_type && !scope.is_empty() {
+                let (o, n) = (first_level_def(&old, &h.old), first_level_def(&new, &h.new));
+                if o.is_some() || n.is_some() {
+                    let all = |side: &Side| side.changed.len();
+                    tail = Tail { scope: scope.clone(), lines: (o.unwrap_or(all(&h.old)), n.unwrap_or(all(&h.new))) };
+                    scope.pop();
+                }
+            }
             // Python: a hunk deeper than a class body (git's header is a line at column 0) sits in a
             // function; what reads as a module-level assignment there is a local variable.
             if lang == Lang::Python && h.indent > 4 {
@@ -379,6 +404,11 @@ pub fn changes(lang: Lang, file_diff: &str) -> FileChanges {
             continue;
         }
         whole.push((*hi, true, d.line));
+        // An added definition is a changed location of its own (a method added after the one a
+        // hunk header names is not that method).
+        if !matches!(d.kind, DefKind::Field | DefKind::Constant) && !out.touched.contains(path) {
+            out.touched.push(path.clone());
+        }
         if !out.changes.iter().any(|c| c.qualified == path.join(sep)) {
             out.changes.push(change(ChangeKind::Added, d, path.join(sep), None, None, Some(d)));
         }
@@ -387,6 +417,17 @@ pub fn changes(lang: Lang, file_diff: &str) -> FileChanges {
         for (is_new, side) in [(false, old), (true, new)] {
             let tail_lines = if is_new { tail.lines.1 } else { tail.lines.0 };
             for line in (1..=side.changed.len()).filter(|&l| side.changed_line(l)) {
+                // A line of an added definition is located by it (above), not by its scope.
+                let in_added = is_new
+                    && side.symbols.definitions.iter().any(|d| {
+                        d.line <= line
+                            && line <= d.end_line
+                            && whole.contains(&(hi, true, d.line))
+                            && !matches!(d.kind, DefKind::Field | DefKind::Constant)
+                    });
+                if in_added {
+                    continue;
+                }
                 let around = side
                     .symbols
                     .definitions

@@ -138,7 +138,8 @@ fn java_methods_fields_overloads_and_calls() {
     );
     let c = changes(Lang::Java, &d);
     assert_eq!(summary(&c), [(ChangeKind::Added, "JSON.parseObject".into(), None)]);
-    assert_eq!(c.touched, vec![vec!["JSON".to_string()]]);
+    // The added overload is the changed location, not the whole interface.
+    assert_eq!(c.touched, vec![vec!["JSON".to_string(), "parseObject".to_string()]]);
 }
 
 #[test]
@@ -380,4 +381,29 @@ fn a_nesting_deeper_than_the_cap_is_not_walked_to_its_bottom() {
     assert_eq!(kinds(&s, "b"), [RefKind::Name]);
     let c = changes(Lang::Python, &diff("d.py", &format!("@@ -0,0 +1,3 @@\n+{line}\n+def after():\n+    return b\n")));
     assert!(summary(&c).iter().any(|(k, q, _)| *k == ChangeKind::Added && q == "after"), "{:?}", summary(&c));
+}
+
+#[test]
+fn a_function_header_before_a_hunk_that_defines_its_sibling_is_not_its_scope() {
+    // sphinx-style: the header names the method before the hunk; the hunk changes the next one.
+    let d = diff(
+        "sphinx/domains/python.py",
+        "@@ -304,7 +304,7 @@ def make_xref(self, rolename: str, domain: str, target: str,\n         return result\n \n     def make_xrefs(self, rolename: str, domain: str, target: str):\n-        delims = r'(\\s*[\\[\\]\\(\\),](?:\\s*or\\s)?\\s*|\\s+or\\s+|\\s*\\.\\.\\.\\s*)'\n+        delims = r'(\\s*[\\[\\]\\(\\),](?:\\s*o[r]\\s)?\\s*|\\s+or\\s+|\\s*\\|\\s*|\\.\\.\\.\\s*)'\n         delims_re = re.compile(delims)\n",
+    );
+    assert_eq!(changes(Lang::Python, &d).touched, vec![vec!["make_xrefs".to_string()]]);
+    // A method added after the header's: the added method is the location, and a changed line
+    // before it is still in the header's method.
+    let d = diff(
+        "a/timer.py",
+        "@@ -10,3 +10,7 @@ def reset(self):\n-        self.x = 0\n+        self.x = None\n         return self\n+\n+    def clear(self):\n+        self.y = 0\n",
+    );
+    let mut touched = changes(Lang::Python, &d).touched;
+    touched.sort();
+    assert_eq!(touched, vec![vec!["clear".to_string()], vec!["reset".to_string()]]);
+    // A class header is still the scope of the methods in its hunk.
+    let d = diff(
+        "a/timer.py",
+        "@@ -10,3 +10,3 @@ class Timer:\n     def clear(self):\n-        self.y = 0\n+        self.y = 1\n",
+    );
+    assert_eq!(changes(Lang::Python, &d).touched, vec![vec!["Timer".to_string(), "clear".to_string()]]);
 }

@@ -12,7 +12,7 @@ use super::reply::{self, Reply};
 use crate::classify::signals::Signals;
 use crate::error::StoreError;
 use crate::label::taxonomy::Taxonomy;
-use crate::label::{ASSIGN_THRESHOLD, Label, Provenance, Source};
+use crate::label::{Label, Provenance, Source};
 use crate::store::Store;
 use crate::store::labels::CachedReply;
 use serde::Serialize;
@@ -182,7 +182,7 @@ pub fn label_from(
     reply: &Reply,
     provenance: Provenance,
 ) -> Label {
-    let (modes, considered) = reply.modes.iter().cloned().partition(|m| m.confidence >= ASSIGN_THRESHOLD);
+    let (modes, considered) = reply.modes.iter().cloned().partition(|m| m.confidence >= taxonomy.assign_threshold);
     Label {
         run_id,
         source: Source::Llm,

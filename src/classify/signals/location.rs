@@ -4,7 +4,7 @@
 
 use super::FunctionLocation;
 use super::views::Shown;
-use crate::analysis::symbols::{self, Lang};
+use crate::analysis::symbols::{self, ChangeKind, Lang};
 
 /// Where one gold file's hunks sit (`["QuerySet", "filter"]`), whether the agent's changes to
 /// the file reached each (the same definition, or one inside the other: a hunk header may name
@@ -18,16 +18,27 @@ pub(super) fn gold_functions(
 ) -> Vec<FunctionLocation> {
     let Some(lang) = Lang::of_path(path) else { return Vec::new() };
     let sep = lang.separator();
-    symbols::changes(lang, gold_diff)
-        .touched
+    let gold = symbols::changes(lang, gold_diff);
+    // A definition the gold patch adds did not exist for the agent to find: adding a helper is a
+    // design, not a location; the places the gold changes are.
+    let added: Vec<&str> =
+        gold.changes.iter().filter(|c| c.kind == ChangeKind::Added).map(|c| c.qualified.as_str()).collect();
+    gold.touched
         .into_iter()
+        .filter(|g| !added.contains(&g.join(sep).as_str()))
         .map(|gold| {
-            let edited = (!agent_touched.is_empty())
-                .then(|| agent_touched.iter().any(|a| a.starts_with(&gold) || gold.starts_with(a)));
+            let edited = (!agent_touched.is_empty()).then(|| agent_touched.iter().any(|a| reaches(a, &gold)));
             let name = gold.last().cloned().unwrap_or_default();
             FunctionLocation { name: gold.join(sep), seen: first_shown(lang, path, &name, shown), edited }
         })
         .collect()
+}
+
+/// Whether an agent's changed location reaches a gold one: the same definition, one inside the
+/// other (a hunk header may name only the class), or the same definition named without its
+/// outer scope on one side (a hunk whose header is a sibling, not a scope, leaves it unknown).
+fn reaches(agent: &[String], gold: &[String]) -> bool {
+    agent.starts_with(gold) || gold.starts_with(agent) || agent.ends_with(gold) || gold.ends_with(agent)
 }
 
 /// The first step that showed the definition of `name` in `path`: a view of the file holding
@@ -76,6 +87,16 @@ pub(super) fn is_plumbing(file_diff: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_location_without_its_class_reaches_the_same_method_in_a_class() {
+        let path = |s: &str| s.split('.').map(str::to_string).collect::<Vec<_>>();
+        assert!(reaches(&path("PyXrefMixin.make_xrefs"), &path("make_xrefs")));
+        assert!(reaches(&path("make_xrefs"), &path("PyXrefMixin.make_xrefs")));
+        assert!(reaches(&path("QuerySet"), &path("QuerySet.filter")));
+        assert!(!reaches(&path("QuerySet.exclude"), &path("QuerySet.filter")));
+        assert!(!reaches(&path("make_xref"), &path("make_xrefs")));
+    }
 
     #[test]
     fn a_skip_list_entry_is_plumbing_and_code_is_not() {

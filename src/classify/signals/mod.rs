@@ -321,6 +321,14 @@ pub struct Periphery {
     pub core: Vec<String>,
     pub core_edited: Vec<String>,
     pub periphery: Vec<PeripheryFile>,
+    /// The core's definitions that the periphery follows (renamed, re-signed, added or removed
+    /// by the gold patch and named in the periphery's changes).
+    #[serde(default)]
+    pub central: Vec<String>,
+    /// Of those, the ones the agent's own diff changed too: without one, the agent did not make
+    /// the gold's central change and a stale periphery is no propagation of it.
+    #[serde(default)]
+    pub central_edited: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -441,6 +449,10 @@ pub fn compute(run: &RunDetail) -> Signals {
     let periphery = gold.map(|g| propagation::periphery(g, &table, &patch_files)).filter(|p| !p.core.is_empty());
     let agent_diff = propagation::agent_diff(run, &edits);
     let symbols = propagation::file_symbols(&agent_diff);
+    let periphery = periphery.map(|mut p| {
+        p.central_edited = propagation::central_edited(&p, &symbols);
+        p
+    });
     let expected = expected_files(run, gold, &table, &failing_test_files, periphery.as_ref(), &symbols, &shown);
     let miss_ratio = gold.map(|_| {
         let gold_files: Vec<&ExpectedFile> = expected.iter().filter(|e| e.why.contains(&ExpectedWhy::Gold)).collect();

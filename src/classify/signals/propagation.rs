@@ -278,6 +278,14 @@ pub(super) fn periphery(gold: &str, table: &FileTable, patch_files: &[String]) -
     // The periphery follows the core: files whose gold change names what the core redefined.
     // Release notes and changelogs record a change; they do not follow it.
     let redefined: Vec<&String> = core.iter().flat_map(|c| names_of(c)).collect();
+    // The central change: the core's redefined names that the periphery follows.
+    let mut central: Vec<String> = redefined
+        .iter()
+        .filter(|n| files.iter().any(|f| !core.contains(&f.path) && contains_word(&f.diff, n)))
+        .map(|n| n.to_string())
+        .collect();
+    central.sort_unstable();
+    central.dedup();
     let periphery = files
         .iter()
         .filter(|f| !core.contains(&f.path) && !is_changelog(&f.path))
@@ -289,7 +297,23 @@ pub(super) fn periphery(gold: &str, table: &FileTable, patch_files: &[String]) -
             first_seen: table.find(&f.path).and_then(|a| a.first_seen),
         })
         .collect();
-    Periphery { core, core_edited, periphery }
+    Periphery { core, core_edited, periphery, central, central_edited: Vec::new() }
+}
+
+/// The gold's central definitions that the agent's own diff changed too: renamed, re-signed,
+/// removed or added under the same name, or changed inside (in behaviour).
+pub(super) fn central_edited(p: &Periphery, agent: &[FileSymbols]) -> Vec<String> {
+    p.central
+        .iter()
+        .filter(|name| {
+            agent.iter().filter(|f| p.core.iter().any(|c| c == &f.path)).any(|f| {
+                let last = |q: &str| q.rsplit(f.lang.separator()).next().unwrap_or(q).to_string();
+                f.changes.iter().any(|c| &c.name == *name || c.renamed_from.as_ref() == Some(*name))
+                    || f.touched.iter().any(|t| &last(t) == *name)
+            })
+        })
+        .cloned()
+        .collect()
 }
 
 /// Files named by failing tests' messages that are not in the agent's patch.

@@ -15,8 +15,15 @@
 //!   `test_output.txt` is read with the harness's own log parser for the instance's repository
 //!   (`log_parsers`): the tests are kept as read (`TestOutcome::logged`) and graded against the
 //!   task's lists when the task is known (`store::link`); otherwise the verdict is unknown.
-//! - A run summary lists instance ids by verdict (`resolved_ids`, `unresolved_ids`, ...);
-//!   SWE-bench/experiments' `results/results.json` is read by `ingest::experiments`.
+//! - Without `report.json`, the verdict line `run_instance.log` ends with (`Result for <id>:
+//!   resolved: True`, Multi-SWE-bench submissions keep only the log) is the verdict.
+//! - SWE-smith's harness writes a flat report with `model_name_or_path` (the model) and, for an
+//!   instance that timed out, `{"timed_out": true, "timeout": N}` (verdict unknown); its
+//!   validation reports (bare test lists, no verdict) are a task-building artefact, skipped.
+//! - A run summary lists instance ids by verdict (`resolved_ids`, `unresolved_ids`, ...; SWE-smith
+//!   `ids_resolved`, `ids_unresolved`; Multi-SWE-bench a `resolved` list);
+//!   SWE-bench/experiments' `results/results.json` and AutoCodeRover's `final_report.json` are
+//!   read by `ingest::experiments`, SWE-PolyBench's `<id>_result.json` by `ingest::polybench`.
 
 pub mod log_parsers;
 mod run_log;
@@ -34,14 +41,40 @@ use std::path::{Path, PathBuf};
 const RUN_LOG_TAIL: usize = 64 * 1024;
 
 /// Keys of an instance report; an object with any of them is a flat report.
-const REPORT_KEYS: [&str; 6] =
-    ["tests_status", "resolved", "patch_successfully_applied", "patch_exists", "patch_is_None", "infra_failure"];
+const REPORT_KEYS: [&str; 7] = [
+    "tests_status",
+    "resolved",
+    "patch_successfully_applied",
+    "patch_exists",
+    "patch_is_None",
+    "infra_failure",
+    "timed_out",
+];
+
+/// Why a validation report is not read.
+const VALIDATION: &str =
+    "a SWE-smith validation report (the task's test lists, built with the gold patch): not an agent's verdict";
 
 pub fn parse_report(path: &Path, text: &str) -> Result<Parsed, IngestError> {
     let v = json::parse_value(path, text)?;
+    if crate::ingest::polybench::is_result(&v) {
+        return crate::ingest::polybench::parse(path, &v);
+    }
     let mut parsed = Parsed::default();
+    if is_validation_report(&v) {
+        parsed.nothing = Some(VALIDATION.to_string());
+        return Ok(parsed);
+    }
     parsed.outcomes = report_outcomes(path, &v, &mut parsed.warnings)?;
     Ok(parsed)
+}
+
+/// A SWE-smith validation report: `{FAIL_TO_PASS: [...], PASS_TO_PASS: [...], ...}`, bare lists
+/// of test names per group.
+fn is_validation_report(v: &Value) -> bool {
+    v.as_object().is_some_and(|map| {
+        !map.is_empty() && map.iter().all(|(k, v)| TestGroup::from_name(k).is_some() && v.is_array())
+    })
 }
 
 fn is_instance_report(obj: &Map<String, Value>) -> bool {
@@ -108,6 +141,13 @@ fn report_outcome(
         }
     };
     let mut resolved = flag("resolved")?;
+    if flag("timed_out")? == Some(true) {
+        let after = obj.get("timeout").map(|t| format!(" after {t} s")).unwrap_or_default();
+        warnings.push(format!(
+            "{}: {id}: the evaluation timed out{after}: the verdict is unknown (an evaluation without tests)",
+            path.display()
+        ));
+    }
     if flag("infra_failure")? == Some(true) {
         warnings.push(format!(
             "{}: {id}: infra_failure is set: the evaluation did not run properly, resolved is unknown",
@@ -119,9 +159,12 @@ fn report_outcome(
         Some(b) => Some(b),
         None => flag("patch_is_None")?.map(|none| !none),
     };
+    // SWE-smith names the model in the report.
+    let model = obj.get("model_name_or_path").and_then(Value::as_str).map(str::trim).filter(|m| !m.is_empty());
     Ok(TestOutcome {
         instance_id: id.to_string(),
         format: Some(Format::SwebenchReport),
+        model: model.map(str::to_string),
         resolved,
         patch_applied: flag("patch_successfully_applied")?,
         patch_exists,
@@ -180,15 +223,27 @@ fn tests_status(
     Ok(tests)
 }
 
+/// Summary file names that say nothing of the model evaluated (`report.json` of SWE-smith,
+/// `results.json`, AutoCodeRover's `final_report.json`): no run label.
+const GENERIC_NAMES: [&str; 4] = ["report", "results", "final_report", "summary"];
+
 pub fn parse_summary(path: &Path, text: &str) -> Result<Parsed, IngestError> {
     let v = json::parse_value(path, text)?;
     if !v.is_object() {
         return Err(IngestError::shape(path, "run summary: expected a JSON object"));
     }
-    // (list, resolved, patch_exists)
-    let lists: [(&str, Option<bool>, Option<bool>); 4] = [
+    if crate::ingest::polybench::is_result(&v) {
+        return crate::ingest::polybench::parse(path, &v);
+    }
+    if crate::ingest::experiments::is_final_report(&v) {
+        return crate::ingest::experiments::parse_final_report(path, &v);
+    }
+    // (list, resolved, patch_exists); SWE-smith spells them `ids_resolved`, `ids_unresolved`.
+    let lists: [(&str, Option<bool>, Option<bool>); 6] = [
         ("resolved_ids", Some(true), None),
+        ("ids_resolved", Some(true), None),
         ("unresolved_ids", Some(false), None),
+        ("ids_unresolved", Some(false), None),
         ("empty_patch_ids", Some(false), Some(false)),
         ("error_ids", None, None),
     ];
@@ -198,7 +253,8 @@ pub fn parse_summary(path: &Path, text: &str) -> Result<Parsed, IngestError> {
         }
         return Err(IngestError::shape(
             path,
-            "run summary: none of resolved_ids, unresolved_ids, empty_patch_ids, error_ids",
+            "run summary: none of resolved_ids, unresolved_ids, empty_patch_ids, error_ids, ids_resolved, \
+             ids_unresolved",
         ));
     }
     let mut parsed = Parsed::default();
@@ -207,11 +263,19 @@ pub fn parse_summary(path: &Path, text: &str) -> Result<Parsed, IngestError> {
         Some(s) if s.as_i64() == Some(2) => {}
         Some(s) => parsed.warnings.push(format!("{}: schema_version {s} is not 2; read as version 2", path.display())),
     }
-    let run_label = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+    let run_label = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .filter(|s| !GENERIC_NAMES.iter().any(|g| g.eq_ignore_ascii_case(s)));
     // Instance id -> (index in outcomes, list it came from).
     let mut seen: HashMap<String, (usize, &str)> = HashMap::new();
     for (key, resolved, patch_exists) in lists {
-        let items = match v.get(key) {
+        // Multi-SWE-bench lists the resolved ids under `resolved` (SWE-smith's is a count).
+        let list = match (key, v.get(key)) {
+            ("resolved_ids", None) => v.get("resolved").filter(|r| r.is_array()),
+            (_, found) => found,
+        };
+        let items = match list {
             None | Some(Value::Null) => continue,
             Some(Value::Array(items)) => items,
             Some(_) => {
@@ -279,6 +343,10 @@ pub fn parse_dir(path: &Path, files: &[(PathBuf, String)]) -> Result<Parsed, Ing
     let mut outcome = match m.report {
         Some((report_path, text)) => {
             let v = json::parse_value(report_path, text)?;
+            if is_validation_report(&v) {
+                parsed.nothing = Some(VALIDATION.to_string());
+                return Ok(parsed);
+            }
             let outcomes = report_outcomes(report_path, &v, &mut parsed.warnings)?;
             let keep = outcomes.iter().position(|o| o.instance_id == folder_id).unwrap_or(0);
             if outcomes.len() > 1 {
@@ -301,6 +369,11 @@ pub fn parse_dir(path: &Path, files: &[(PathBuf, String)]) -> Result<Parsed, Ing
                 o.resolved = Some(false);
             } else if let Some(log) = m.test_output {
                 read_test_output(&mut o, log);
+            }
+            if o.resolved.is_none()
+                && let Some(verdict) = m.run_log.and_then(|log| run_log::verdict(log, &o.instance_id))
+            {
+                o.resolved = Some(verdict);
             }
             o
         }

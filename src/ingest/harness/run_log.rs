@@ -18,6 +18,20 @@ pub struct Location {
 
 const WRITTEN_TO: &str = " written to ";
 
+/// The harness's verdict line, the last one for `instance`: `Result for <instance>: resolved:
+/// True` (or `False`), written after the report as a Python dict.
+pub fn verdict(log: &str, instance: &str) -> Option<bool> {
+    let head = format!("Result for {instance}: resolved: ");
+    log.lines().rev().find_map(|line| {
+        let (_, rest) = line.split_once(&head)?;
+        match rest.trim() {
+            "True" => Some(true),
+            "False" => Some(false),
+            _ => None,
+        }
+    })
+}
+
 /// The first `... written to <...>/run_evaluation/<run_id>/<model>/<instance>/<file>` of the log.
 pub fn location(log: &str) -> Option<Location> {
     log.lines().filter_map(|line| line.split_once(WRITTEN_TO).map(|(_, rest)| rest)).find_map(parse_path)
@@ -39,6 +53,16 @@ fn parse_path(rest: &str) -> Option<Location> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_verdict_line_is_read_for_its_instance() {
+        let log = "2024-08-25 10:00:01,123 - INFO - report: {'a__b-1': {'resolved': True}}\n\
+                   Result for a__b-1: resolved: True\n";
+        assert_eq!(verdict(log, "a__b-1"), Some(true));
+        assert_eq!(verdict(&log.replace("True\n", "False\n"), "a__b-1"), Some(false));
+        assert_eq!(verdict(log, "a__b-2"), None, "another instance's line");
+        assert_eq!(verdict("Result for a__b-1: resolved: maybe", "a__b-1"), None);
+    }
 
     #[test]
     fn the_patch_line_names_run_model_and_instance() {

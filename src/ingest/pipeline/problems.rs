@@ -130,6 +130,9 @@ const NOTES: &[&str] = &[
     "have no prompt (aborted at the banner)",
     "no stage ran for",
     "an evaluation without a run",
+    "a trailing comma before a closing bracket, dropped",
+    "only the resolved ids are read",
+    "the evaluation timed out",
 ];
 
 /// One problem: its kind, the file, and the message (which names the file).

@@ -7,6 +7,12 @@
 //!
 //! The file is read beside the trajectory when the trajectory names no model; a change to it
 //! alone does not make the trajectory be read again.
+//!
+//! A submission folder (SWE-bench/experiments, Multi-SWE-bench: `<date>_<agent>_<model>/trajs/
+//! <id>.traj`) has no `args.yaml`; when it has no predictions file either (whose
+//! `model_name_or_path` joins the run), the model is the submission folder's name without its
+//! date and agent (`20240825_SWE-agent_gpt-4o-2024-05-13`), else what follows the `+` of
+//! `metadata.yaml`'s display name (`SWE-agent + GPT-4o`).
 
 use serde::Deserialize;
 use std::path::Path;
@@ -37,6 +43,49 @@ pub fn model_beside(trajectory: &Path) -> Option<String> {
         return None;
     }
     model_name(&std::fs::read_to_string(&path).ok()?)
+}
+
+/// The model a submission folder names, for a trajectory under its `trajs/` folder (at most
+/// two levels down: `trajs/<id>.traj`, `trajs/<id>/<id>.traj`), when it has no predictions file.
+pub fn model_of_submission(trajectory: &Path) -> Option<String> {
+    let trajs = trajectory.ancestors().skip(1).take(2).find(|a| a.file_name().is_some_and(|n| n == "trajs"))?;
+    let sub = trajs.parent()?;
+    if ["all_preds.jsonl", "preds.json"].iter().any(|p| sub.join(p).exists()) {
+        return None;
+    }
+    let folder = sub.file_name().and_then(|n| n.to_str()).and_then(model_of_folder_name);
+    folder.or_else(|| {
+        let path = sub.join("metadata.yaml");
+        let meta = std::fs::metadata(&path).ok()?;
+        if !meta.is_file() || meta.len() > MAX_ARGS {
+            return None;
+        }
+        display_model(&std::fs::read_to_string(&path).ok()?)
+    })
+}
+
+/// `20240825_SWE-agent_gpt-4o-2024-05-13` -> `gpt-4o-2024-05-13`: a date of 8 digits, the agent,
+/// the model.
+fn model_of_folder_name(name: &str) -> Option<String> {
+    let (date, rest) = name.split_once('_')?;
+    if date.len() != 8 || !date.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let (_agent, model) = rest.split_once('_')?;
+    Some(model.trim().to_string()).filter(|m| !m.is_empty())
+}
+
+#[derive(Deserialize)]
+struct Metadata {
+    name: Option<String>,
+}
+
+/// What follows the `+` of `metadata.yaml`'s `name` (`SWE-agent + GPT-4o`).
+fn display_model(yaml: &str) -> Option<String> {
+    let meta: Metadata = serde_saphyr::from_str(yaml).ok()?;
+    let name = meta.name?;
+    let (_, model) = name.rsplit_once('+')?;
+    Some(model.trim().to_string()).filter(|m| !m.is_empty())
 }
 
 /// `agent.model.model_name` of an `args.yaml`.
@@ -87,6 +136,26 @@ suffix: ''
         assert_eq!(model_name("agent:\n  model:\n    model_name: ''\n"), None);
         assert_eq!(model_name("agent: [1, 2]\n"), None);
         assert_eq!(model_name(": : :\n\t- ["), None);
+    }
+
+    #[test]
+    fn a_submission_names_its_model_in_its_folder_name_or_metadata() {
+        assert_eq!(model_of_folder_name("20240825_SWE-agent_gpt-4o-2024-05-13").as_deref(), Some("gpt-4o-2024-05-13"));
+        assert_eq!(model_of_folder_name("sweagent_gpt4"), None);
+        assert_eq!(
+            display_model("name: SWE-agent + Claude 3.5 Sonnet\noss: true\n").as_deref(),
+            Some("Claude 3.5 Sonnet")
+        );
+        assert_eq!(display_model("name: MyAgent\n"), None);
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let sub = dir.path().join("sub");
+        let traj = sub.join("trajs/a__b-1.traj");
+        std::fs::create_dir_all(sub.join("trajs")).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(model_of_submission(&traj), None);
+        std::fs::write(sub.join("metadata.yaml"), "name: SWE-agent + gpt-4o\n").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(model_of_submission(&traj).as_deref(), Some("gpt-4o"));
+        std::fs::write(sub.join("all_preds.jsonl"), "").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(model_of_submission(&traj), None, "the predictions name the model");
     }
 
     #[test]

@@ -142,9 +142,10 @@ impl SweDoc {
                 run.metadata = Some(r.to_string());
             }
         }
-        // 0.x names no model in the file: its run folder's `args.yaml` does.
+        // 0.x names no model in the file: its run folder's `args.yaml` does, or its submission.
         if parsed.runs.iter().any(|r| r.model.is_none())
-            && let Some(model) = super::args::model_beside(&self.path)
+            && let Some(model) =
+                super::args::model_beside(&self.path).or_else(|| super::args::model_of_submission(&self.path))
         {
             for run in parsed.runs.iter_mut().filter(|r| r.model.is_none()) {
                 run.model = Some(model.clone());

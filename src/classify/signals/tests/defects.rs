@@ -299,7 +299,10 @@ fn d11_the_right_file_and_the_wrong_function_is_a_missed_location() {
     let s = compute(&with_task(run(steps, edits, Some(false), Some(&agent)), None, Some(&gold)));
     let f = &s.expected[0].functions;
     assert_eq!((f[0].name.as_str(), f[0].edited), ("QuerySet._filter_or_exclude", Some(false)), "{f:?}");
-    assert_eq!(modes(&s), ["missed_edit_location"]);
+    // Found, and weighed: a function-level location is medium confidence at most (0.6, under
+    // the taxonomy's threshold of 0.7), and without the FAIL_TO_PASS results lower still.
+    assert_eq!(fired(&s, Rule::ExpectedFunctionNotEdited), Some(0.45));
+    assert!(modes(&s).is_empty(), "{:?}", modes(&s));
     // The agent's change in the gold function: no mode.
     let right = gold.clone();
     let steps = vec![step(0, "str_replace_editor str_replace /testbed/django/db/models/query.py", "edited")];
