@@ -22,6 +22,8 @@ pub struct Taxonomy {
     /// evidence, not counted in statistics). Set from the reliability table of `trajan bench
     /// validity` (docs/CLASSIFYING.md); [`crate::label::ASSIGN_THRESHOLD`] when not given.
     pub assign_threshold: f64,
+    /// How the hard cases are ruled (failure-modes.md): given to the LLM with the modes.
+    pub rulings: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -53,6 +55,8 @@ struct RawTaxonomy {
     description: String,
     #[serde(default)]
     assign_threshold: Option<f64>,
+    #[serde(default)]
+    rulings: Vec<String>,
     modes: Vec<RawMode>,
 }
 
@@ -108,7 +112,7 @@ impl Taxonomy {
             return Err(invalid("no modes".into()));
         }
         // Taxonomy text reaches terminals and prompts: no control characters (escape sequences).
-        let texts = [&raw.name, &raw.version, &raw.description].into_iter().chain(
+        let texts = [&raw.name, &raw.version, &raw.description].into_iter().chain(raw.rulings.iter()).chain(
             raw.modes.iter().flat_map(|m| [&m.id, &m.title, &m.definition].into_iter().chain(m.evidence.iter())),
         );
         for t in texts {
@@ -145,7 +149,14 @@ impl Taxonomy {
         if !(assign_threshold > 0.0 && assign_threshold <= 1.0) {
             return Err(invalid(format!("`assign_threshold` {assign_threshold} is not in (0, 1]")));
         }
-        Ok(Taxonomy { name: raw.name, version: raw.version, description: raw.description, modes, assign_threshold })
+        Ok(Taxonomy {
+            name: raw.name,
+            version: raw.version,
+            description: raw.description,
+            modes,
+            assign_threshold,
+            rulings: raw.rulings,
+        })
     }
 
     pub fn mode(&self, id: &str) -> Option<&Mode> {
@@ -168,6 +179,10 @@ impl Taxonomy {
         let mut h = blake3::Hasher::new();
         h.update(self.stamp().as_bytes());
         h.update(&self.assign_threshold.to_le_bytes());
+        for r in &self.rulings {
+            h.update(r.as_bytes());
+            h.update(b"\0");
+        }
         for m in &self.modes {
             for part in [&m.id, &m.title, &m.definition].into_iter().chain(&m.evidence) {
                 h.update(part.as_bytes());

@@ -75,6 +75,12 @@ pub fn system_prompt(taxonomy: &Taxonomy) -> String {
             let _ = writeln!(s, "  evidence: {e}");
         }
     }
+    if !taxonomy.rulings.is_empty() {
+        s.push_str("\nRulings for the hard cases:\n");
+        for r in &taxonomy.rulings {
+            let _ = writeln!(s, "- {r}");
+        }
+    }
     s.push_str(
         "\nRules:\n\
          - A run may show several modes, or none. Most failed runs show none of them (wrong logic in the right place \
@@ -201,7 +207,9 @@ fn fixed_sections(run: &RunDetail, signals: &Signals, caps: Caps) -> String {
         let step = e.step.map_or("final patch".to_string(), |s| format!("step {s}"));
         let codes =
             if e.lint_codes.is_empty() { String::new() } else { format!(" [{}]", inline(&e.lint_codes.join(","))) };
-        let _ = writeln!(edits, "- {step}: {} {} {}{codes}", e.kind, e.status, inline(&e.path));
+        // A shell edit's diff is reconstructed: how sure it is tells the model how far to trust it.
+        let sure = e.certainty.map(|c| format!(" (reconstructed: {c})")).unwrap_or_default();
+        let _ = writeln!(edits, "- {step}: {} {} {}{codes}{sure}", e.kind, e.status, inline(&e.path));
         if let Some(d) = &e.diff {
             let _ = writeln!(edits, "{}", quoted(&head_tail(d.trim_end(), caps.diff)));
         }
@@ -360,5 +368,29 @@ mod tests {
         let section = after.split("\n# ").next().unwrap_or_default();
         assert_eq!(section.trim_end(), crate::classify::signals::table(&prepared.signals).trim_end());
         assert!(section.lines().all(|l| !l.starts_with('#')), "{section}");
+    }
+
+    #[test]
+    fn the_system_prompt_carries_the_taxonomys_rulings() {
+        let t = Taxonomy::preset("refactoring").unwrap_or_else(|| panic!("preset"));
+        assert!(!t.rulings.is_empty());
+        let p = system_prompt(&t);
+        assert!(p.contains("Rulings for the hard cases:"), "{p}");
+        for r in &t.rulings {
+            assert!(p.contains(r.as_str()), "missing ruling: {r}");
+        }
+        assert!(
+            p.contains("Propagation needs the agent's own central change")
+                || p.contains("needs the agent's own central change")
+        );
+        // A taxonomy file without rulings gives a prompt without the section.
+        let plain = Taxonomy::parse(
+            "name = \"t\"\nversion = \"1\"\n[[modes]]\nid = \"m\"\ntitle = \"M\"\ndefinition = \"d\"\n",
+            "t.toml",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert!(!system_prompt(&plain).contains("Rulings"));
+        assert_eq!(plain.assign_threshold, crate::label::ASSIGN_THRESHOLD);
+        assert!(Taxonomy::parse("name = \"t\"\nversion = \"1\"\nassign_threshold = 1.5\n[[modes]]\nid = \"m\"\ntitle = \"M\"\ndefinition = \"d\"\n", "t.toml").is_err());
     }
 }
