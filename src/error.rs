@@ -136,6 +136,12 @@ pub enum StoreError {
         .path.display()
     )]
     TooOld { path: PathBuf, found: i64, known: i64 },
+    /// A symbolic link to nothing: following it would create a database wherever it points.
+    #[error(
+        "{} is a symbolic link to {}, which does not exist: not followed (name the database itself, or create it where the link points)",
+        .link.display(), .target.display()
+    )]
+    DanglingLink { link: PathBuf, target: PathBuf },
     /// Opened to write, the file or its folder cannot be written by this user.
     #[error("{} cannot be written here (the file or its folder is read-only)", .0.display())]
     ReadOnly(PathBuf),
@@ -191,4 +197,23 @@ pub enum StoreError {
     /// A value the store refuses (a note on a step the run does not have, a note too long).
     #[error("{0}")]
     Invalid(String),
+}
+
+/// What a caught panic said (its message when it has one): a bug reported, never the process
+/// ended for one input.
+pub fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_string())
+}
+
+/// The error of a unit whose reading panicked (a bug): the unit fails, the others go on.
+pub fn internal(path: &std::path::Path, panic: &Box<dyn std::any::Any + Send>) -> IngestError {
+    IngestError::parse(
+        path,
+        None,
+        format!("internal error while reading this file (please report it): {}", panic_text(panic)),
+    )
 }

@@ -1,7 +1,14 @@
 mod cli;
 
 fn main() {
-    match cli::run() {
+    let result = cli::run();
+    // What threads still running would have removed (an archive's unpacked folder) goes.
+    trajan::signals::run_hooks();
+    // A command stopped by a signal it caught ends as one killed by it (128 + its number).
+    if let Some(signal) = trajan::signals::caught() {
+        std::process::exit(trajan::signals::exit_status(signal));
+    }
+    match result {
         Ok(code) => std::process::exit(code),
         // The reader went away (`trajan runs | head`): not an error.
         Err(e) if e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe) => {

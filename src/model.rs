@@ -417,6 +417,9 @@ pub enum Certainty {
     Unchanged,
     /// Not enough was known of the file to say what it did.
     Unknown,
+    /// Unknown: replaying it would pass a bound of the replay (a file grown past its cap, a
+    /// working directory too long, the run's work spent; `analysis::reconstruct::budget`).
+    TooLarge,
 }
 
 impl Certainty {
@@ -428,6 +431,7 @@ impl Certainty {
     pub fn words(self) -> &'static str {
         match self {
             Certainty::Unchanged => "changed nothing",
+            Certainty::TooLarge => "unknown (too large to replay)",
             other => other.name(),
         }
     }

@@ -78,11 +78,18 @@ pub fn catch() -> std::io::Result<()> {
 
 /// The main thread did not end in time: run the hooks, latest first, and end the process.
 fn force_exit(signal: i32) -> ! {
+    run_hooks();
+    std::process::exit(exit_status(signal))
+}
+
+/// Run what [`on_forced_exit`] registered, latest first: for a process about to end while other
+/// threads still hold what the hooks undo (`main`, before `process::exit`: a reading thread
+/// with an unpacked archive).
+pub fn run_hooks() {
     let hooks = hooks().lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     for (_, hook) in hooks.iter().rev() {
         hook();
     }
-    std::process::exit(exit_status(signal))
 }
 
 /// The stop signal received since [`catch`], if any (its number).
@@ -99,6 +106,7 @@ pub fn exit_status(signal: i32) -> i32 {
 
 /// Registered with [`on_forced_exit`]; dropping it unregisters.
 #[must_use = "the hook is unregistered when this is dropped"]
+#[derive(Debug)]
 pub struct ForcedExitHook(u64);
 
 /// Run `hook` if the process has to be ended by the watcher (see the module documentation):

@@ -989,6 +989,25 @@ fn fifo_named_directly_is_an_error_not_a_hang() {
     assert_integrity(&case.open());
 }
 
+/// A FIFO named like a compressed file (issue 24): in a folder it is passed over, named it is
+/// an error; never opened to be unpacked (which blocked `ingest` forever).
+#[test]
+fn fifo_named_like_an_archive_does_not_block() {
+    let case = Case::new();
+    let fifo = case.root.join("runs.traj.gz");
+    mkfifo(&fifo);
+    let report = ingest_with_deadline(&case, vec![case.root.clone()], &fifo);
+    assert_good(&report, &case, true);
+    assert_eq!(report.results.len(), 1, "{:#?}", report.results);
+    let report = ingest_with_deadline(&case, vec![fifo.clone(), case.good_path()], &fifo);
+    let message = failure_for(&report, &fifo);
+    assert!(
+        message.starts_with(&format!("{}: ", fifo.display())) && message.contains("not a regular file"),
+        "{message}"
+    );
+    assert_integrity(&case.open());
+}
+
 #[test]
 fn unreadable_subfolder_is_an_error_naming_it() {
     if is_root() {

@@ -345,3 +345,29 @@ fn the_llm_prompt_carries_the_new_signals() {
         assert!(text.contains(want), "`{want}` not in the dry run:\n{text}");
     }
 }
+
+/// A submission adding a list nested 30,000 deep, a name at every level (issue 24): the walk
+/// over its syntax tree was quadratic in depth (two minutes at 100,000 deep, and `classify`
+/// labelled no run at all, not the normal one beside it either). Both are labelled.
+#[test]
+fn a_run_whose_patch_nests_deep_is_classified_and_so_is_the_one_beside_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let depth = 30_000;
+    let deep = format!("x = {}1{}", "[a, ".repeat(depth), "]".repeat(depth));
+    let traj = |patch: &str| {
+        serde_json::json!({"trajectory": [{"action": "ls", "observation": "x", "thought": "t", "response": "t",
+            "state": "{\"open_file\": \"n/a\", \"working_dir\": \"/testbed\"}"}],
+            "history": [], "info": {"exit_status": "submitted", "submission": patch}})
+        .to_string()
+    };
+    let patch = |body: &str| {
+        format!("diff --git a/d.py b/d.py\n--- a/d.py\n+++ b/d.py\n@@ -1 +1,2 @@\n-x = 1\n+{body}\n+y = 2\n")
+    };
+    std::fs::write(dir.path().join("deep__nest-1.traj"), traj(&patch(&deep))).unwrap();
+    std::fs::write(dir.path().join("normal__nest-2.traj"), traj(&patch("x = 2"))).unwrap();
+    let (_db_dir, db) = ingested(dir.path());
+    let report = common::json(&db, &["classify", "--all", "--json"]);
+    assert_eq!(report["errors"].as_array().map(Vec::len), Some(0), "{report}");
+    let labels = labels(&db);
+    assert!(labels.contains_key("deep__nest-1") && labels.contains_key("normal__nest-2"), "{labels:?}");
+}

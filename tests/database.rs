@@ -315,3 +315,29 @@ fn eight_ingests_into_one_new_database_all_succeed() {
     assert_eq!(instances, (0..8).map(|i| format!("copy__run-{i}")).collect::<Vec<_>>());
     assert_eq!(must(store.integrity_check(), "integrity"), "ok");
 }
+
+/// Issue 24: a `--db` that is a symbolic link to nothing was followed and the database created
+/// where it pointed. It is refused, naming both, and nothing is created; a link to a database is
+/// followed as before.
+#[test]
+fn a_db_that_is_a_link_to_nothing_is_refused() {
+    let dir = must(tempfile::tempdir(), "tempdir");
+    let target = dir.path().join("elsewhere/trajan.db");
+    must(std::fs::create_dir_all(dir.path().join("elsewhere")), "mkdir");
+    let link = dir.path().join("link.db");
+    must(std::os::unix::fs::symlink(&target, &link), "symlink");
+    let traj = fixture_traj();
+    let out = trajan(&link, &["ingest", &traj.to_string_lossy()]);
+    let (_, err) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("{} is a symbolic link to {}, which does not exist", link.display(), target.display())),
+        "{err}"
+    );
+    assert!(!target.exists(), "nothing is created where the link points");
+    // Once the database is there, the link to it is a way to name it.
+    let out = trajan(&target, &["ingest", &traj.to_string_lossy()]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let out = trajan(&link, &["runs"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+}

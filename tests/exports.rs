@@ -142,3 +142,97 @@ fn parquet_needs_a_folder_and_atif_a_run() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("which run"));
 }
+
+/// `trajan ARGS` run by `sh` under `umask MASK`.
+fn under_umask(mask: &str, db: &Path, home: &Path, args: &[&str]) -> Output {
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("umask {mask}; exec \"$0\" \"$@\""))
+        .arg(env!("CARGO_BIN_EXE_trajan"))
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .env_remove("TRAJAN_DB")
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    out
+}
+
+fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path)
+        .map(|m| m.permissions().mode() & 0o777)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Issue 24: exports were written 0644 under umask 077 while the database is 0600. A new export
+/// file gets what the umask gives any new file; it is never wider.
+#[test]
+fn new_export_files_honour_the_umask() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let db = dir.path().join("t.db");
+    let demo = fixtures().join("demo").to_string_lossy().into_owned();
+    under_umask("077", &db, dir.path(), &["ingest", &demo]);
+    assert_eq!(mode(&db), 0o600);
+    for (mask, want) in [("077", 0o600), ("027", 0o640), ("022", 0o644)] {
+        let csv = dir.path().join(format!("labels-{mask}.csv"));
+        let parquet = dir.path().join(format!("tables-{mask}"));
+        under_umask(mask, &db, dir.path(), &["export", "runs", "-o", &csv.to_string_lossy()]);
+        under_umask(
+            mask,
+            &db,
+            dir.path(),
+            &["export", "runs", "--format", "parquet", "-o", &parquet.to_string_lossy()],
+        );
+        assert_eq!(mode(&csv), want, "umask {mask}: csv");
+        assert_eq!(mode(&parquet.join("runs.parquet")), want, "umask {mask}: parquet");
+    }
+}
+
+/// Issue 24: an export stopped midway (Ctrl-C, a closed terminal) left hidden `.parquet.tmp`
+/// files. The file being written goes with the process.
+#[test]
+fn an_interrupted_export_leaves_no_temporary_file() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let db = dir.path().join("t.db");
+    let generated = dir.path().join("gen");
+    trajan(&db, dir.path(), &["bench", "gen", &generated.to_string_lossy(), "--size", "8M", "--kind", "mini"]);
+    trajan(&db, dir.path(), &["ingest", "--no-index", &generated.to_string_lossy()]);
+    let out = dir.path().join("tables");
+    let hidden = |d: &Path| -> Vec<String> {
+        std::fs::read_dir(d)
+            .map(|r| {
+                r.flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .filter(|n| n.starts_with('.'))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    for (signal, name) in [(rustix::process::Signal::INT, "INT"), (rustix::process::Signal::TERM, "TERM")] {
+        let mut child = common::command()
+            .arg("--db")
+            .arg(&db)
+            .args(["export", "steps", "--format", "parquet", "-o", &out.to_string_lossy()])
+            .env("HOME", dir.path())
+            .env("XDG_CONFIG_HOME", dir.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let started = std::time::Instant::now();
+        while hidden(&out).is_empty() {
+            assert!(child.try_wait().ok().flatten().is_none(), "{name}: the export ended before it was seen");
+            assert!(started.elapsed() < std::time::Duration::from_secs(60), "{name}: no temporary file");
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        rustix::process::kill_process(rustix::process::Pid::from_child(&child), signal)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let status = child.wait().unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(status.code(), Some(128 + signal.as_raw()), "{name}: {status:?}");
+        assert!(hidden(&out).is_empty(), "{name}: {:?} left", hidden(&out));
+    }
+}

@@ -282,3 +282,72 @@ fn searching_a_sixty_four_megabyte_observation_holds_a_window_of_it() {
     assert!(snippet.len() < 400, "{} bytes", snippet.len());
     assert!(peak_mb(&word) < 64, "peak {} MB", peak_mb(&word));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Shell commands the replay of shell edits reads (issue 24)
+
+/// A mini-swe-agent 1.1 run of one shell step (action, output).
+fn mini_step(instance: &str, action: &str, output: &str) -> String {
+    let messages = json!([
+        {"role": "system", "content": "sys"},
+        {"role": "user", "content": "task"},
+        {"role": "assistant", "content": format!("THOUGHT: x\n\n```bash\n{action}\n```")},
+        {"role": "user", "content": format!("<returncode>0</returncode>\n<output>\n{output}</output>")},
+        {"role": "exit", "content": "", "extra": {"exit_status": "Submitted", "submission": ""}}
+    ]);
+    json!({"trajectory_format": "mini-swe-agent-1.1", "messages": messages, "instance_id": instance,
+           "info": {"exit_status": "Submitted", "submission": ""}})
+    .to_string()
+}
+
+/// An ATIF trajectory whose one agent step makes `calls` tool calls.
+fn atif_calls(calls: usize) -> String {
+    let calls: Vec<Value> = (0..calls)
+        .map(|i| {
+            json!({"tool_call_id": format!("c{i}"), "function_name": "bash_command",
+                        "arguments": {"keystrokes": "ls\n", "duration": 0.1}})
+        })
+        .collect();
+    json!({"schema_version": "ATIF-v1.5", "session_id": "s", "agent": {"name": "terminus-2", "version": "2", "model_name": "m"},
+           "steps": [{"step_id": 1, "source": "user", "message": "task"},
+                     {"step_id": 2, "source": "agent", "message": "m", "tool_calls": calls,
+                      "observation": {"results": [{"content": "x"}]}}]})
+    .to_string()
+}
+
+/// Files read whole cost a bounded multiple of their size, however their text is shaped: a
+/// `cat` of millions of short lines, a here-document of as many, a `sed` of a million `-e`, an
+/// ATIF step of 60,000 tool calls. They cost 14-100 times their size before the replay was
+/// bounded (one known line cost about 100 bytes, one shell word about 64, one tool call's
+/// arguments a JSON map each, copied twice).
+#[test]
+fn files_whose_commands_are_millions_of_short_pieces_cost_a_bounded_multiple_of_their_size() {
+    let short: String = (0..2_000_000).map(|i| format!("x{}\n", i % 10)).collect();
+    let cases: [(&str, String, u64); 4] = [
+        ("cat__short-1.traj.json", mini_step("cat__short-1", "cat big.py", &short), 8),
+        (
+            "heredoc__short-1.traj.json",
+            mini_step("heredoc__short-1", &format!("cat <<'EOF' > big.py\n{short}EOF"), ""),
+            8,
+        ),
+        (
+            "sed__many-1.traj.json",
+            mini_step("sed__many-1", &format!("sed -i {}f.py", "-e s/a/b/ ".repeat(500_000)), ""),
+            8,
+        ),
+        ("atif__calls-1.json", atif_calls(60_000), 16),
+    ];
+    for (name, text, times) in cases {
+        let case = Case::new();
+        let path = case.write(name, text.as_bytes());
+        let report = in_child(
+            "child_ingest",
+            &[("DIR", case.root.display().to_string()), ("DB", case.db.display().to_string())],
+        );
+        assert_eq!(result(&report, &path)["ingested"].as_u64().map(|n| n > 0), Some(true), "{report}");
+        let size_mb = text.len() as u64 >> 20;
+        let bound = 40 + times * size_mb;
+        eprintln!("{name}: {size_mb} MB, peak {} MB, bound {bound} MB", peak_mb(&report));
+        assert!(peak_mb(&report) < bound, "{name}: {size_mb} MB, peak {} MB, bound {bound} MB", peak_mb(&report));
+    }
+}

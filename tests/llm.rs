@@ -361,6 +361,33 @@ fn http_errors_name_the_status_and_what_to_check() {
     }
 }
 
+/// Issue 24: a reply of gigabytes (one that never ends here, or a completion larger than the
+/// cap) fails its run with a clear error instead of being read whole; the cap is configurable.
+#[test]
+fn a_reply_larger_than_the_cap_fails_its_run_without_being_read() {
+    let (_dir, db) = fixture_db();
+    let (t, _) = fail_one(&db, |_| Behaviour::Endless);
+    assert!(t.contains("LLM reply larger than 4.0 MiB"), "{t}");
+    let padded = |_: &RecordedRequest| match good("context_flooding", 1) {
+        Behaviour::Reply { content, tokens_in, tokens_out } => {
+            Behaviour::Reply { content: format!("{content}{}", " ".repeat(6 << 20)), tokens_in, tokens_out }
+        }
+        other => other,
+    };
+    let (t, _) = fail_one(&db, padded);
+    assert!(t.contains("LLM reply larger than 4.0 MiB"), "{t}");
+    let store = Store::open(&db).unwrap();
+    let errors: Vec<String> = store.classify_errors(None).unwrap().into_iter().map(|e| e.error).collect();
+    assert!(errors.iter().all(|e| e.contains("larger than 4.0 MiB")), "{errors:?}");
+    drop(store);
+    // Read with a larger cap, the same reply labels the run.
+    let server = ChatServer::start(padded).unwrap();
+    let out = run_llm(&db, &server.base_url(), &["classify__mixture", "--max-reply-mb", "16"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let out = run_llm(&db, &server.base_url(), &["classify__mixture", "--max-reply-mb", "0"]);
+    assert!(text(&out).contains("--max-reply-mb must be a number of MB above 0"), "{}", text(&out));
+}
+
 #[test]
 fn a_prompt_answered_before_is_served_from_the_cache() {
     let (_dir, db) = fixture_db();

@@ -656,6 +656,52 @@ fn an_unchanged_file_is_not_read_again_and_a_changed_one_keeps_its_run() {
     assert_eq!(runs.iter().map(|r| r.id).collect::<Vec<_>>(), vec![1]);
 }
 
+/// A version read to its end stays until a new one is written whole (issue 24, item 1): the
+/// new one goes through the pipeline's one transaction, so a version the reader gives up on
+/// halfway and the pipeline cannot read leaves the old one, its runs' ids and their labels.
+#[test]
+fn a_file_read_before_stays_until_its_new_version_is_written_whole() {
+    let dir = must(tempfile::tempdir(), "tempdir");
+    let file = write(dir.path(), "gen__swe0x-3.traj", &swe_agent_0x(12));
+    let db = dir.path().join("t.db");
+    let (opened, _) = open_in_batches(&db, &file, 2);
+    assert_eq!(opened.runs, vec![1]);
+    let store = must(Store::open(&db), "open");
+    let label = trajan::label::Label {
+        run_id: 1,
+        source: trajan::label::Source::Human,
+        rater: "ann".into(),
+        taxonomy: "refactoring".into(),
+        taxonomy_version: "1.0".into(),
+        modes: Vec::new(),
+        considered: Vec::new(),
+        exit_category: String::new(),
+        summary: String::new(),
+        provenance: trajan::label::Provenance::default(),
+    };
+    must(store.add_label(&label, None), "label");
+    drop(store);
+    let before = dump(&db);
+    // Broken past its fifth step: the step reader would have begun writing it.
+    let whole = to_text(&swe_agent_0x(14));
+    must(std::fs::write(&file, whole.replacen("\"thought 5\"", "\"thought 5\" oops", 1)), "write");
+    let (opened, events) = open_in_batches(&db, &file, 2);
+    assert!(opened.report.failures().next().is_some(), "{:?}", opened.report);
+    assert!(
+        events.iter().any(|e| matches!(e, Event::Whole(_))) && !events.iter().any(|e| matches!(e, Event::Begun(_)))
+    );
+    assert_same(&dump(&db), &before, "the old version after a failed new one");
+    let store = must(Store::open(&db), "open");
+    assert_eq!(must(store.labels(Some(1), true), "labels").len(), 1);
+    drop(store);
+    // A good new version replaces it, the run keeping its id and its label.
+    write(dir.path(), "gen__swe0x-3.traj", &swe_agent_0x(14));
+    let (opened, _) = open_in_batches(&db, &file, 2);
+    assert!(!opened.report.has_problems() && opened.runs == vec![1], "{:?}", opened.report);
+    let store = must(Store::open(&db), "open");
+    assert_eq!(must(store.labels(Some(1), true), "labels").len(), 1);
+}
+
 #[test]
 fn arguments_are_paths_when_they_name_a_file_or_folder_or_have_a_slash() {
     let dir = must(tempfile::tempdir(), "tempdir");

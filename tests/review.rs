@@ -882,8 +882,15 @@ fn human_labels(db: &Path, history: bool) -> Human {
         .collect()
 }
 
+/// `import-labels FILE --json --adjudications` (every label of the file, adjudications too).
 fn import(db: &Path, file: &Path) -> (Option<i32>, Value, String) {
-    let out = trajan(db, &["import-labels", file.to_str().unwrap(), "--json"]);
+    import_with(db, file, &["--adjudications"])
+}
+
+fn import_with(db: &Path, file: &Path, flags: &[&str]) -> (Option<i32>, Value, String) {
+    let mut args = vec!["import-labels", file.to_str().unwrap(), "--json"];
+    args.extend_from_slice(flags);
+    let out = trajan(db, &args);
     let report = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
     (out.status.code(), report, text(&out))
 }
@@ -922,6 +929,36 @@ fn labels_exported_from_one_database_import_into_another_by_instance_not_id() {
     // Agreement reads the imported labels like local ones.
     let cf = against_reference(&agreement(&b), "required_temporary_errors");
     assert!(cf.contains_key("human:ann") && cf.contains_key("human:bob"), "{cf:?}");
+}
+
+/// Issue 24: a file's adjudications (the reference) go in only when asked; a label whose note is
+/// larger than a note may be is refused, the others go in.
+#[test]
+fn adjudications_are_imported_only_when_asked_and_huge_notes_never() {
+    let (dir, a, b) = two_databases();
+    let file = dir.path().join("a.jsonl");
+    ok(&a, &["export", "labels", "--format", "jsonl", "-o", file.to_str().unwrap()]);
+    let (code, report, t) = import_with(&b, &file, &[]);
+    assert_eq!(code, Some(0), "{t}");
+    assert_eq!((report["imported"].as_u64(), report["skipped_adjudications"].as_u64()), (Some(4), Some(1)), "{t}");
+    assert!(labels(&b, true).iter().all(|l| l["source"] != "adjudication"), "{t}");
+    let (_, report, t) = import(&b, &file);
+    assert_eq!((report["imported"].as_u64(), report["already_present"].as_u64()), (Some(1), Some(4)), "{t}");
+    // A note of 64 KiB and a byte more: that record is rejected, named by its line.
+    let text = std::fs::read_to_string(&file).unwrap();
+    let line = text.lines().find(|l| l.contains("\"rater\":\"ann\"")).unwrap_or_else(|| panic!("{text}"));
+    let mut huge: Value = serde_json::from_str(line).unwrap();
+    huge["note"] = "n".repeat(64 * 1024 + 1).into();
+    huge["created_at"] = "2030-01-01T00:00:00Z".into();
+    let mut later: Value = serde_json::from_str(line).unwrap();
+    later["rater"] = "dan".into();
+    let more = dir.path().join("more.jsonl");
+    std::fs::write(&more, format!("{huge}\n{later}\n")).unwrap();
+    let (code, report, t) = import(&b, &more);
+    assert_eq!(code, Some(1), "{t}");
+    assert_eq!(report["imported"], 1, "{t}");
+    let rejected = report["rejected"].to_string();
+    assert!(rejected.contains("line 1") && rejected.contains("its note is 64.0 KiB (65537 bytes); at most"), "{t}");
 }
 
 #[test]

@@ -805,3 +805,42 @@ fn quitting_while_a_file_is_read_keeps_nothing_of_it() {
         .unwrap_or_else(|e| panic!("cannot run trajan: {e}"));
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "[]", "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// Emoji a terminal draws wider than one glyph (a family joined by zero-width joiners: tmux
+/// draws each person; a flag) in run names leave the run list's columns where they are: every
+/// row's agent column starts at the same cell, and every row ends at the list's border.
+#[test]
+fn emoji_sequences_in_run_names_keep_the_list_columns() {
+    let dir = tempdir();
+    let names = [
+        ("a__family-\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}-1", "family.traj.json"),
+        ("a__flag-\u{1F1EB}\u{1F1F7}-2", "flag.traj.json"),
+        ("a__heart-\u{2764}\u{FE0F}\u{200D}\u{1F525}-3", "heart.traj.json"),
+        ("a__plain-4", "plain.traj.json"),
+    ];
+    // A real mini-swe-agent trajectory, its instance renamed.
+    let real = corpus_file("mini-swe-agent-1/django__django-11163/django__django-11163.traj.json");
+    let text = std::fs::read_to_string(&real).unwrap_or_else(|e| panic!("{}: {e}", real.display()));
+    let files: Vec<PathBuf> = names
+        .iter()
+        .map(|(id, file)| {
+            let path = dir.path().join(file);
+            let renamed =
+                text.replace("\"instance_id\": \"django__django-11163\"", &format!("\"instance_id\": \"{id}\""));
+            std::fs::write(&path, renamed).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            path
+        })
+        .collect();
+    let db = ingest(dir.path(), &files);
+    let t = Tmux::start("emoji-columns", dir, &db, &[], 120, 20);
+    let screen = t.wait_text("a__plain-4");
+    let rows: Vec<&str> = screen.lines().filter(|l| l.contains("mini-swe-agent")).collect();
+    assert_eq!(rows.len(), names.len(), "{screen}");
+    // Cells as the terminal fills them: each character its own width (tmux 3.3 does not join).
+    let cells = |s: &str| s.chars().map(|c| unicode_width::UnicodeWidthChar::width(c).unwrap_or(0)).sum::<usize>();
+    let agent_at: Vec<usize> = rows.iter().map(|r| cells(&r[..r.find("mini-swe-agent").unwrap_or_default()])).collect();
+    assert!(agent_at.iter().all(|&c| c == agent_at[0]), "agent columns at {agent_at:?}:\n{screen}");
+    assert!(rows.iter().all(|r| r.trim_end().ends_with('│') && cells(r.trim_end()) == 120), "{screen}");
+    t.keys(&["q"]);
+    t.expect_clean_exit();
+}

@@ -14,6 +14,13 @@ use super::{Content, ObservationResult, Step, ToolCall};
 use crate::model::{self, Message};
 use serde_json::{Map, Value};
 
+/// One of several calls in a step's `args`.
+#[derive(serde::Serialize)]
+struct Call<'a> {
+    arguments: &'a Value,
+    function_name: &'a str,
+}
+
 /// The `extra.trajan` object of a root or a step (empty when absent).
 pub fn ext(extra: Option<&Map<String, Value>>) -> Map<String, Value> {
     extra.and_then(|e| e.get(KEY)).and_then(Value::as_object).cloned().unwrap_or_default()
@@ -21,7 +28,7 @@ pub fn ext(extra: Option<&Map<String, Value>>) -> Map<String, Value> {
 
 /// An agent step as a trajan step (no flags: they depend on the reader), `extra.trajan` applied.
 pub fn agent_step(s: &Step) -> model::Step {
-    let calls = s.tool_calls.clone().unwrap_or_default();
+    let calls: &[ToolCall] = s.tool_calls.as_deref().unwrap_or_default();
     let thought = [s.reasoning_content.clone().unwrap_or_default(), s.message.text()]
         .into_iter()
         .filter(|p| !p.trim().is_empty())
@@ -32,17 +39,15 @@ pub fn agent_step(s: &Step) -> model::Step {
         .as_ref()
         .map(|o| o.results.iter().map(result_text).collect::<Vec<_>>().join("\n"))
         .unwrap_or_default();
-    let args = match calls.as_slice() {
+    let args = match calls {
         [] => None,
         [one] => Some(one.arguments.to_string()),
-        many => Some(
-            Value::Array(
-                many.iter()
-                    .map(|c| serde_json::json!({"function_name": c.function_name, "arguments": c.arguments}))
-                    .collect(),
-            )
-            .to_string(),
-        ),
+        // Written from the calls as they are (a copy of each as a JSON value would cost the
+        // step's size again, twice): keys in the order a JSON object sorts them.
+        many => serde_json::to_string(
+            &many.iter().map(|c| Call { arguments: &c.arguments, function_name: &c.function_name }).collect::<Vec<_>>(),
+        )
+        .ok(),
     };
     let m = s.metrics.clone().unwrap_or_default();
     let mut step = model::Step {
@@ -70,9 +75,9 @@ pub fn agent_step(s: &Step) -> model::Step {
     set_text(&e, "timestamp", &mut step.timestamp);
     set_text(&e, "open_file", &mut step.open_file);
     set_text(&e, "working_dir", &mut step.working_dir);
-    set_f64(&e, "execution_time", &mut step.execution_time);
-    set_i64(&e, "tokens_in", &mut step.tokens_in);
-    set_i64(&e, "tokens_out", &mut step.tokens_out);
+    set_amount(&e, "execution_time", &mut step.execution_time);
+    set_count(&e, "tokens_in", &mut step.tokens_in);
+    set_count(&e, "tokens_out", &mut step.tokens_out);
     if let Some(bits) = e.get("flags").and_then(Value::as_i64) {
         step.flags = model::StepFlags::from_bits(bits);
     }
@@ -91,15 +96,16 @@ pub fn message(s: &Step) -> Message {
 
 /// A tool call as the action text: its command-like argument, else its name and arguments.
 pub fn call_text(c: &ToolCall) -> String {
-    let args = match &c.arguments {
-        Value::String(s) => serde_json::from_str(s).unwrap_or_else(|_| c.arguments.clone()),
-        other => other.clone(),
+    let decoded: Option<Value> = match &c.arguments {
+        Value::String(s) => serde_json::from_str(s).ok(),
+        _ => None,
     };
+    let args = decoded.as_ref().unwrap_or(&c.arguments);
     if let Some(cmd) = ["command", "cmd", "keystrokes", "code", "script"].iter().find_map(|k| args.get(*k)?.as_str()) {
         // Terminus sends keystrokes ending in a newline (Enter): the command is the line.
         return cmd.strip_suffix('\n').unwrap_or(cmd).to_string();
     }
-    match &args {
+    match args {
         Value::Object(o) if o.is_empty() => c.function_name.clone(),
         Value::Null => c.function_name.clone(),
         other => format!("{} {other}", c.function_name),
@@ -137,8 +143,16 @@ pub fn set_i64(e: &Map<String, Value>, key: &str, field: &mut Option<i64>) {
     }
 }
 
-pub fn set_f64(e: &Map<String, Value>, key: &str, field: &mut Option<f64>) {
+/// A count (tokens, calls): a negative one is absent.
+pub fn set_count(e: &Map<String, Value>, key: &str, field: &mut Option<i64>) {
     if let Some(v) = e.get(key) {
-        *field = v.as_f64();
+        *field = v.as_i64().filter(|&n| n >= 0);
+    }
+}
+
+/// An amount (a cost, a duration): a negative one is absent.
+pub fn set_amount(e: &Map<String, Value>, key: &str, field: &mut Option<f64>) {
+    if let Some(v) = e.get(key) {
+        *field = v.as_f64().filter(|&f| f >= 0.0);
     }
 }

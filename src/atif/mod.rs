@@ -241,20 +241,22 @@ impl Part {
     }
 }
 
-/// A count: an integer, or a float with no fraction (`12.0`); anything else is absent.
+/// A count: an integer, or a float with no fraction (`12.0`), not negative; anything else is
+/// absent.
 fn lenient_count<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
-    Ok(match Option::<Value>::deserialize(d)? {
+    let count = match Option::<Value>::deserialize(d)? {
         Some(Value::Number(n)) => {
             n.as_i64().or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9e15).map(|f| f as i64))
         }
         _ => None,
-    })
+    };
+    Ok(count.filter(|&n| n >= 0))
 }
 
-/// A number; a string or anything else is absent.
+/// An amount: a number, not negative; a string or anything else is absent.
 fn lenient_number<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
     Ok(match Option::<Value>::deserialize(d)? {
-        Some(Value::Number(n)) => n.as_f64(),
+        Some(Value::Number(n)) => n.as_f64().filter(|f| f.is_finite() && *f >= 0.0),
         _ => None,
     })
 }

@@ -42,10 +42,32 @@ pub fn input_hash(signals_json: &str, taxonomy: &Taxonomy) -> String {
     h.finalize().to_hex()[..32].to_string()
 }
 
+/// Why one run could not be measured; the others are classified all the same.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// Measuring the run panicked (a bug its content met): that run's error, not the end of
+    /// the command.
+    #[error("internal error while measuring this run (please report it): {0}")]
+    Panicked(String),
+}
+
+/// [`signals::compute`] with a panic caught as the run's error.
+pub fn measure(detail: &crate::store::read::RunDetail) -> Result<Signals, RunError> {
+    guard(|| signals::compute(detail))
+}
+
+/// Work on one run, a panic caught as that run's error.
+fn guard<T>(work: impl FnOnce() -> T) -> Result<T, RunError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
+        .map_err(|panic| RunError::Panicked(crate::error::panic_text(&panic)))
+}
+
 /// Compute signals for a run and serialize them.
-pub fn signals_of(store: &Store, run_id: i64) -> Result<(Signals, String), StoreError> {
+pub fn signals_of(store: &Store, run_id: i64) -> Result<(Signals, String), RunError> {
     let detail = store.run_detail(run_id, None)?;
-    let s = signals::compute(&detail);
+    let s = measure(&detail)?;
     let json = serde_json::to_string(&s).map_err(|e| StoreError::Encode(e.to_string()))?;
     Ok((s, json))
 }
@@ -101,4 +123,18 @@ pub fn classify_heuristic(
         store.save_classified(&batch)?;
     }
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_whose_measuring_panics_is_that_runs_error() {
+        let caught = std::panic::catch_unwind(|| guard(|| -> u8 { panic!("a bug met on one run") }));
+        match caught {
+            Ok(Err(RunError::Panicked(m))) => assert_eq!(m, "a bug met on one run"),
+            other => panic!("the panic was not the run's error: {other:?}"),
+        }
+    }
 }

@@ -5,7 +5,7 @@ use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::fmt::Write as _;
 use std::io::IsTerminal;
-use trajan::classify::llm::client::{LlmClient, LlmSettings, timeout_from_secs};
+use trajan::classify::llm::client::{LlmClient, LlmSettings, max_reply_from_mb, timeout_from_secs};
 use trajan::classify::llm::pipeline::{self as llm_pipeline, LlmOptions, LlmReport};
 use trajan::classify::pipeline::{self, Report};
 use trajan::config::UserConfig;
@@ -61,6 +61,9 @@ pub struct LlmFlags {
     /// Seconds before one LLM request times out (default 120, at most 86400: a day).
     #[arg(long)]
     pub timeout: Option<f64>,
+    /// The largest LLM reply read, in MB (default 4): a longer one fails its run.
+    #[arg(long)]
+    pub max_reply_mb: Option<f64>,
     /// Prompt budget in estimated tokens (default 24000).
     #[arg(long)]
     pub max_prompt_tokens: Option<usize>,
@@ -240,6 +243,11 @@ pub fn llm_client(args: &LlmFlags, config: &UserConfig) -> Result<LlmClient> {
     if let Some(r) = llm.max_retries {
         settings.max_retries = r;
     }
+    settings.max_reply = match (args.max_reply_mb, llm.max_reply_mb) {
+        (Some(mb), _) => max_reply_from_mb(mb, "--max-reply-mb")?,
+        (None, Some(mb)) => max_reply_from_mb(mb, "max_reply_mb in the [llm] section of config.toml")?,
+        (None, None) => settings.max_reply,
+    };
     settings.temperature = llm.temperature.or(Some(0.0));
     settings.json_mode = llm.json_mode.unwrap_or(false);
     Ok(LlmClient::new(settings)?)

@@ -68,6 +68,10 @@ pub struct Flags {
 }
 
 pub fn run(store: &mut Store, paths: &[PathBuf], format: Option<Format>, flags: Flags) -> Result<i32> {
+    // A stop signal while files are written ends the process within a second (`signals`: the
+    // watcher removes archives' unpacked folders, SQLite rolls back the transaction open); while
+    // the index is built, it ends it between batches.
+    trajan::signals::catch()?;
     let bar = Bar::new();
     let opts = Options { forced: format, ..Options::default() };
     let report = pipeline::ingest(store, paths, &opts, &bar);
@@ -110,9 +114,8 @@ fn build_index(store: &Store) -> Result<Option<Indexed>> {
     if total == 0 {
         return Ok(None);
     }
-    // Only while indexing: a stop signal is noticed between batches (a second one ends the
-    // process at once, which leaves the database as consistent).
-    trajan::signals::catch()?;
+    // A stop signal is noticed between batches (a second one ends the process at once, which
+    // leaves the database as consistent).
     let bar = index_bar(total);
     let stats = store
         .build_search_index_until(&mut |done, _| bar.set_position(u64::try_from(done).unwrap_or(0)), &|| {

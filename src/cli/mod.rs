@@ -225,6 +225,10 @@ enum Command {
         /// The local taxonomy the labels are checked against (default: the config's, else refactoring).
         #[arg(long)]
         taxonomy: Option<String>,
+        /// Import adjudications too (by default the reference is settled here, and a file's
+        /// adjudications are counted as skipped).
+        #[arg(long)]
+        adjudications: bool,
     },
     /// Create or upgrade the schema: of a PostgreSQL database (as a role that owns it; no other
     /// command changes its schema, so reviewers' roles need no DDL), or of a file.
@@ -512,6 +516,8 @@ pub fn run() -> Result<i32> {
         }
         Command::Stats(args) => review::stats(&open(&db, Access::Read)?, &args, cli.include_unknown),
         Command::Export(args) => {
+            // Stopped (Ctrl-C, a closed terminal), an export removes the file it was writing.
+            trajan::signals::catch()?;
             let store = open(&db, Access::Read)?;
             match args.what.as_str() {
                 "chart" => export::chart(&store, &args, cli.include_unknown),
@@ -519,8 +525,8 @@ pub fn run() -> Result<i32> {
                 _ => review::export(&store, &args, cli.include_unknown),
             }
         }
-        Command::ImportLabels { file, json, taxonomy } => {
-            review::import(&mut open(&db, Access::Write)?, &file, json, taxonomy.as_deref())
+        Command::ImportLabels { file, json, taxonomy, adjudications } => {
+            review::import(&mut open(&db, Access::Write)?, &file, json, taxonomy.as_deref(), adjudications)
         }
         Command::Demo { ui: own } => demo::run(&ui_args(Some(&own))),
         Command::Bench { what } => bench::run(what),

@@ -67,8 +67,25 @@ pub fn run(db: &Location, paths: &[PathBuf], ui: &UiArgs) -> Result<i32> {
             let tell = |e: Event| {
                 let _ = tx.send(Action::Feed(feed(e, &label)));
             };
-            let opened = reading::open(&mut store, &paths, &opts, &tell, &cancel);
-            let _ = tx.send(Action::Feed(done(&opened, &label, &place, started.elapsed())));
+            // A panic while reading (a bug) ends the reading with a message, not a screen that
+            // says it is reading forever (the worker would also notice the closed news).
+            let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                reading::open(&mut store, &paths, &opts, &tell, &cancel)
+            }));
+            let (opened, news) = match read {
+                Ok(opened) => {
+                    let news = done(&opened, &label, &place, started.elapsed());
+                    (Some(opened), news)
+                }
+                Err(panic) => {
+                    let message = format!(
+                        "reading {label} stopped: internal error (please report it): {}",
+                        trajan::error::panic_text(&panic)
+                    );
+                    (None, Feed::Done { runs: Vec::new(), message, error: true })
+                }
+            };
+            let _ = tx.send(Action::Feed(news));
             opened
         })
     };
@@ -78,7 +95,7 @@ pub fn run(db: &Location, paths: &[PathBuf], ui: &UiArgs) -> Result<i32> {
     while !reader.is_finished() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(10));
     }
-    let opened = if reader.is_finished() { reader.join().ok() } else { None };
+    let opened = if reader.is_finished() { reader.join().ok().flatten() } else { None };
     let code = ran?;
     // What went wrong is said again where it stays: on the terminal once the TUI is gone.
     if let Some(opened) = opened.filter(|o| !o.cancelled && o.report.has_problems()) {

@@ -246,7 +246,9 @@ fn render_step(out: &mut String, step: &StepRow, d: &RunDetail, full: bool) {
     }
     for e in d.edit_list.iter().filter(|e| e.step == Some(step.index)) {
         let lint = if e.lint_codes.is_empty() { String::new() } else { format!(" ({})", e.lint_codes.join(", ")) };
-        let _ = writeln!(out, "edit {} {} → {}{}", e.kind, whole(&e.path), e.status, lint);
+        // A reconstructed shell edit says how sure its diff is.
+        let sure = e.certainty.map(|c| format!(", {}", c.words())).unwrap_or_default();
+        let _ = writeln!(out, "edit {} {} → {}{}{}", e.kind, whole(&e.path), e.status, sure, lint);
         if let Some(diff) = &e.diff {
             render_block(out, diff, if full { usize::MAX } else { 40 }, WHOLE_STEP);
         }

@@ -320,23 +320,33 @@ pub fn export(store: &Store, args: &super::export::ExportArgs, include_unknown: 
     Ok(0)
 }
 
-pub fn import(store: &mut Store, path: &Path, json: bool, taxonomy_flag: Option<&str>) -> Result<i32> {
+pub fn import(
+    store: &mut Store,
+    path: &Path,
+    json: bool,
+    taxonomy_flag: Option<&str>,
+    adjudications: bool,
+) -> Result<i32> {
     let config = UserConfig::load(|k| std::env::var(k).ok())?;
     let local = settings::taxonomy(taxonomy_flag, &config)?;
     let text = trajan::files::read_regular(path, trajan::files::LABEL_EXPORT)?;
     let records = import::read_export(&text).with_context(|| path.display().to_string())?;
-    let report = import::import(store, records, &local)?;
+    let report = import::import(store, records, &local, adjudications)?;
     if json {
         print_json(&report)?;
     } else {
         let mut o = format!(
-            "imported {}, already present {}, conflicts {}, unmatched {}, rejected {}, classifier labels skipped {}\n",
+            "imported {}, already present {}, conflicts {}, unmatched {}, rejected {}, classifier labels skipped {}{}\n",
             report.imported,
             report.already_present,
             report.conflicts.len(),
             report.unmatched.len(),
             report.rejected.len(),
-            report.skipped_classifier
+            report.skipped_classifier,
+            match report.skipped_adjudications {
+                0 => String::new(),
+                n => format!(", adjudications skipped {n} (--adjudications imports them)"),
+            }
         );
         for c in &report.conflicts {
             let _ = writeln!(o, "conflict (kept the local label): {}", sanitize(c));

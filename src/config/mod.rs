@@ -27,6 +27,8 @@ pub struct LlmConfig {
     pub temperature: Option<f32>,
     /// Ask for `response_format: json_object` (servers that support it).
     pub json_mode: Option<bool>,
+    /// The largest reply body read, in MB (default 4): a longer reply fails its run.
+    pub max_reply_mb: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]

@@ -10,15 +10,32 @@
 //! archives are unpacked again but add nothing: each member's content hash is already known.
 //!
 //! Bounded: a member is at most the document limit (`pipeline::MAX_DOCUMENT`) once decompressed,
-//! the whole archive at most [`MAX_TOTAL`]; a member over its limit is skipped with an error
-//! naming it, and the unpacking stops at the total, so a zip bomb costs neither memory (members
-//! are copied in 64 KiB pieces) nor unbounded disk. Only regular files are unpacked: links and
-//! devices are passed over, and a name that would leave the folder (`../x`, `/etc/x`) is refused.
+//! the whole archive at most [`MAX_TOTAL`], the archives inside it included (one budget, a
+//! [`Spent`] shared by everything unpacked from one named archive); a member over its limit is
+//! skipped with an error naming it, and the unpacking stops at the total, so a zip bomb (or a zip
+//! of zip bombs) costs neither memory (members are copied in 64 KiB pieces) nor unbounded disk.
+//! Only regular files are unpacked: links and devices are passed over, a name that would leave
+//! the folder (`../x`, `/etc/x`) is refused, and a member that cannot be made where its name
+//! says (a name part over 255 bytes, a file where a folder is) is skipped with a message.
 //! Archives inside archives are read too, to a depth of [`MAX_DEPTH`].
+//!
+//! The folder is the user's alone (0700, its files 0600) and named after the process
+//! (`trajan-archive-PID-...`): it is removed when its units are done, by the stop-signal watcher
+//! when the process is stopped (SIGTERM, SIGHUP, SIGINT: `signals::on_forced_exit`) or exits
+//! before they are, and, left by a process killed outright (`kill -9`), by the next trajan that
+//! unpacks an archive ([`clean_stale`]).
 
 use crate::error::IngestError;
 use std::io::{Read, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Bytes unpacked so far from one named archive and every archive inside it.
+pub type Spent = AtomicU64;
+
+/// What the unpack folders are called: `trajan-archive-PID-` and a random part.
+const PREFIX: &str = "trajan-archive-";
 
 /// The most one member may unpack to: the document limit (`pipeline::MAX_DOCUMENT`, the same
 /// value; a test keeps them equal).
@@ -60,6 +77,8 @@ pub struct Extracted {
     /// `ARCHIVE!` as shown: the archive's path (itself shown inside another archive, if so).
     shown: PathBuf,
     dir: tempfile::TempDir,
+    /// Removes the folder if the process is stopped (or exits) before this is dropped.
+    _cleanup: crate::signals::ForcedExitHook,
 }
 
 impl Extracted {
@@ -93,23 +112,51 @@ pub struct Limits {
     pub total: u64,
 }
 
-/// Unpack `path` (shown as `shown`) into a new temporary folder. Members that could not be
-/// unpacked (over the limit, a name leaving the folder) are errors in `problems`; the rest are
-/// there. An archive that cannot be read at all is an error.
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits { member: MAX_MEMBER, total: MAX_TOTAL }
+    }
+}
+
+/// Unpack `path` (shown as `shown`) into a new temporary folder, counting what it unpacks in
+/// `spent` (shared with the archive it was found in, if any). Members that could not be
+/// unpacked (over the limit, a name leaving the folder or that cannot be made) are errors in
+/// `problems`; the rest are there. An archive that cannot be read at all is an error.
 pub fn extract(
     path: &Path,
     shown: &Path,
     limits: Limits,
+    spent: &Spent,
     problems: &mut Vec<IngestError>,
 ) -> Result<Extracted, IngestError> {
     let kind = kind(path).ok_or_else(|| IngestError::parse(shown, None, "not an archive"))?;
+    // A FIFO (or a device) named like an archive would block or never end.
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return Err(IngestError::parse(shown, None, "not a regular file: not read"));
+    }
+    clean_stale();
+    use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::Builder::new()
-        .prefix("trajan-archive-")
+        .prefix(&format!("{PREFIX}{}-", std::process::id()))
+        .permissions(std::fs::Permissions::from_mode(0o700))
         .tempdir()
         .map_err(|source| IngestError::Io { path: shown.to_path_buf(), source })?;
-    let extracted = Extracted { shown: shown.to_path_buf(), dir };
+    let folder = dir.path().to_path_buf();
+    // The unpacking stops at a stop signal (`Unpack::member`), but the watcher may come while
+    // a member is being written: a removal that meets a file made meanwhile is tried again.
+    let cleanup = crate::signals::on_forced_exit(move || {
+        for _ in 0..50 {
+            match std::fs::remove_dir_all(&folder) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    std::thread::sleep(std::time::Duration::from_millis(10))
+                }
+                _ => break,
+            }
+        }
+    });
+    let extracted = Extracted { shown: shown.to_path_buf(), dir, _cleanup: cleanup };
     let open = || std::fs::File::open(path).map_err(|source| IngestError::Io { path: shown.to_path_buf(), source });
-    let mut unpack = Unpack { into: &extracted, limits, total: 0, problems };
+    let mut unpack = Unpack { into: &extracted, limits, spent, problems };
     let bad = |e: std::io::Error| IngestError::parse(shown, None, format!("cannot read the archive: {e}"));
     match kind {
         Kind::Gz | Kind::Zst => {
@@ -173,13 +220,17 @@ fn zstd_reader<R: Read>(r: R) -> std::io::Result<zstd::stream::read::Decoder<'st
 struct Unpack<'a> {
     into: &'a Extracted,
     limits: Limits,
-    total: u64,
+    spent: &'a Spent,
     problems: &'a mut Vec<IngestError>,
 }
 
 impl Unpack<'_> {
-    /// Copy one member; false once the archive's total is reached (stop reading it).
+    /// Copy one member; false once the archive's total is reached or a stop signal came (stop
+    /// reading it).
     fn member(&mut self, name: &Path, mut reader: impl Read) -> Result<bool, IngestError> {
+        if crate::signals::caught().is_some() {
+            return Ok(false);
+        }
         let shown = self.into.shown(&self.into.dir().join(name));
         let Some(rel) = inside(name) else {
             self.problems.push(IngestError::parse(
@@ -191,11 +242,22 @@ impl Unpack<'_> {
         };
         let dest = self.into.dir().join(&rel);
         let io = |source| IngestError::Io { path: shown.clone(), source };
-        if let Some(parent) = dest.parent() {
-            std::fs::create_dir_all(parent).map_err(io)?;
+        // A name no file can have here (a part over 255 bytes, a file where a folder is, or the
+        // other way round): that member is skipped, the others are unpacked.
+        let made = match dest.parent() {
+            Some(parent) => std::fs::DirBuilder::new().recursive(true).mode(0o700).create(parent),
+            None => Ok(()),
         }
-        let mut out = std::fs::File::create(&dest).map_err(io)?;
-        let room = self.limits.member.min(self.limits.total.saturating_sub(self.total));
+        .and_then(|()| std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&dest));
+        let mut out = match made {
+            Ok(f) => f,
+            Err(e) => {
+                self.problems.push(IngestError::parse(&shown, None, format!("cannot unpack this member here: {e}")));
+                return Ok(true);
+            }
+        };
+        let total = self.spent.load(Ordering::Relaxed);
+        let room = self.limits.member.min(self.limits.total.saturating_sub(total));
         let mut buf = vec![0u8; 64 << 10];
         let mut written = 0u64;
         loop {
@@ -213,7 +275,7 @@ impl Unpack<'_> {
             if written > room {
                 drop(out);
                 let _ = std::fs::remove_file(&dest);
-                let total = written > self.limits.total.saturating_sub(self.total);
+                let total = written > self.limits.total.saturating_sub(total);
                 let (what, limit) = if total && room < self.limits.member {
                     ("the archive unpacks to more than", self.limits.total)
                 } else {
@@ -231,8 +293,41 @@ impl Unpack<'_> {
             }
             out.write_all(&buf[..n]).map_err(io)?;
         }
-        self.total += written;
+        self.spent.fetch_add(written, Ordering::Relaxed);
         Ok(true)
+    }
+}
+
+/// Remove the unpack folders of trajan processes that are gone (killed before they could):
+/// once per process, before its first unpacking; only the user's own.
+pub fn clean_stale() {
+    static DONE: std::sync::Once = std::sync::Once::new();
+    DONE.call_once(|| {
+        let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else { return };
+        let me = rustix::process::getuid().as_raw();
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(pid) = name.to_str().and_then(stale_pid) else { continue };
+            use std::os::unix::fs::MetadataExt;
+            let mine = entry.metadata().is_ok_and(|m| m.is_dir() && m.uid() == me);
+            if mine && !alive(pid) {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    });
+}
+
+/// The process an unpack folder's name says made it.
+fn stale_pid(name: &str) -> Option<i32> {
+    let (pid, _) = name.strip_prefix(PREFIX)?.split_once('-')?;
+    pid.parse().ok()
+}
+
+/// Whether process `pid` is running (one of another user counts as running).
+fn alive(pid: i32) -> bool {
+    match rustix::process::Pid::from_raw(pid) {
+        Some(p) => !matches!(rustix::process::test_kill_process(p), Err(rustix::io::Errno::SRCH)),
+        None => false,
     }
 }
 
@@ -267,5 +362,13 @@ mod tests {
         assert_eq!(inside(Path::new("a/./b.json")), Some(PathBuf::from("a/b.json")));
         assert_eq!(inside(Path::new("../etc/passwd")), None);
         assert_eq!(inside(Path::new("/etc/passwd")), None);
+    }
+
+    #[test]
+    fn an_unpack_folder_names_the_process_that_made_it() {
+        assert_eq!(stale_pid("trajan-archive-4242-AbC123"), Some(4242));
+        assert_eq!(stale_pid("trajan-archive-AbC123"), None, "a folder made before the name held the pid");
+        assert_eq!(stale_pid("other-4242-x"), None);
+        assert!(alive(std::process::id() as i32));
     }
 }

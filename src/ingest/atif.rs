@@ -15,7 +15,7 @@
 
 use crate::analysis::markers;
 use crate::analysis::reconstruct::{Exec, reconstruct};
-use crate::atif::map::{self, ext, set_f64, set_i64, set_text};
+use crate::atif::map::{self, ext, set_amount, set_count, set_i64, set_text};
 use crate::atif::{self, Trajectory};
 use crate::error::IngestError;
 use crate::ingest::json::parse_value;
@@ -48,6 +48,11 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
 
 /// Read the document: JSON errors name their line and column, a wrong shape names the field.
 pub fn read(path: &Path, text: &str) -> Result<Trajectory, IngestError> {
+    // Straight into the model: a JSON value first would cost the document's size several times
+    // over (a map per tool call); the value is read only to name what is wrong.
+    if let Ok(t) = serde_json::from_str::<Trajectory>(text) {
+        return Ok(t);
+    }
     let value = parse_value(path, text)?;
     if !value.get("steps").is_some_and(Value::is_array) {
         return Err(IngestError::shape(path, "ATIF: no `steps` list"));
@@ -113,6 +118,11 @@ pub fn run_of(path: &Path, t: &Trajectory, ctx: &Context, warnings: &mut Vec<Str
         run.steps.push(step);
     }
     let fm = t.final_metrics.clone().unwrap_or_default();
+    // Costs that add up past any number (1e308 twice) give no total, rather than infinity.
+    if step_cost.is_some_and(|c| !c.is_finite()) {
+        warnings.push(format!("{}: ATIF: the steps' costs add up past any number; no cost kept", path.display()));
+        step_cost = None;
+    }
     run.cost = fm.total_cost_usd.or(step_cost).or(ctx.cost);
     run.tokens_sent = fm.total_prompt_tokens.or(step_in).or(ctx.tokens_sent);
     run.tokens_received = fm.total_completion_tokens.or(step_out).or(ctx.tokens_received);
@@ -220,16 +230,17 @@ fn apply_run_ext(run: &mut Run, e: &Map<String, Value>, warnings: &mut Vec<Strin
     set_text(e, "exit_status", &mut run.exit_status);
     set_text(e, "submission", &mut run.submission);
     set_text(e, "metadata", &mut run.metadata);
-    set_f64(e, "cost", &mut run.cost);
-    set_i64(e, "tokens_sent", &mut run.tokens_sent);
-    set_i64(e, "tokens_received", &mut run.tokens_received);
-    set_i64(e, "api_calls", &mut run.api_calls);
+    set_amount(e, "cost", &mut run.cost);
+    set_count(e, "tokens_sent", &mut run.tokens_sent);
+    set_count(e, "tokens_received", &mut run.tokens_received);
+    set_count(e, "api_calls", &mut run.api_calls);
     set_i64(e, "attempt", &mut run.attempt);
     if let Some(v) = e.get("best_attempt") {
         run.best_attempt = v.as_bool();
     }
     if let Some(list) = e.get("edits") {
-        match serde_json::from_value::<Vec<atif::ext::EditExt>>(list.clone()) {
+        let read = serde_json::from_value::<Vec<atif::ext::EditExt>>(list.clone()).map_err(|e| e.to_string());
+        match read.and_then(|list| steps_exist(list, run.steps.len())) {
             Ok(list) => {
                 run.edits = list.into_iter().map(atif::ext::EditExt::into_edit).collect();
                 return true;
@@ -238,6 +249,19 @@ fn apply_run_ext(run: &mut Run, e: &Map<String, Value>, warnings: &mut Vec<Strin
         }
     }
     false
+}
+
+/// Edits whose steps (where made, checked, undone, which made each hunk) are steps of the run:
+/// a forged list naming a step the file does not have is refused whole.
+fn steps_exist(list: Vec<atif::ext::EditExt>, steps: usize) -> Result<Vec<atif::ext::EditExt>, String> {
+    for (i, e) in list.iter().enumerate() {
+        let named = e.step.into_iter().chain(e.undone_at).chain(e.checked_at.and_then(|s| usize::try_from(s).ok()));
+        let hunks = e.hunks.iter().flat_map(|h| h.steps.iter().copied());
+        if let Some(bad) = named.chain(hunks).find(|&s| s >= steps) {
+            return Err(format!("edit {i} names step {bad}, and the run has {steps} steps"));
+        }
+    }
+    Ok(list)
 }
 
 /// A sum over steps that report the value (counts from the file saturate rather than overflow).
@@ -265,5 +289,59 @@ pub fn task_of_trial(name: &str) -> String {
     match name.rsplit_once("__") {
         Some((task, id)) if id.len() == 7 && id.chars().all(|c| c.is_ascii_alphanumeric()) => task.to_string(),
         _ => name.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An ATIF trajectory of two agent steps with these metrics and this root `extra`.
+    fn doc(metrics: [Value; 2], extra: Value) -> String {
+        let step = |id: i64, m: &Value| {
+            serde_json::json!({"step_id": id, "source": "agent", "message": "look",
+                "tool_calls": [{"tool_call_id": "c", "function_name": "bash", "arguments": {"command": "ls"}}],
+                "observation": {"results": [{"content": "a.py"}]}, "metrics": m})
+        };
+        serde_json::json!({"schema_version": "ATIF-v1.6", "session_id": "s", "agent": {"name": "a", "version": "1"},
+            "steps": [{"step_id": 1, "source": "user", "message": "fix it"}, step(2, &metrics[0]), step(3, &metrics[1])],
+            "extra": extra})
+        .to_string()
+    }
+
+    fn parsed(text: &str) -> Parsed {
+        parse(Path::new("t/trajectory.json"), text).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn costs_past_any_number_and_negative_counts_are_not_kept() {
+        let huge = serde_json::json!({"cost_usd": 1e308, "prompt_tokens": -5, "completion_tokens": 7});
+        let p = parsed(&doc([huge.clone(), huge], Value::Null));
+        let run = &p.runs[0];
+        assert_eq!(run.cost, None, "1e308 twice is no cost, not infinity");
+        assert!(p.warnings.iter().any(|w| w.contains("past any number")), "{:?}", p.warnings);
+        assert_eq!((run.steps[0].tokens_in, run.steps[0].tokens_out), (None, Some(7)));
+        assert_eq!((run.tokens_sent, run.tokens_received), (None, Some(14)));
+        let negative = serde_json::json!({"cost_usd": -3.0});
+        let extra = serde_json::json!({"trajan": {"tokens_sent": -1, "cost": -2.5, "api_calls": -4}});
+        let run = &parsed(&doc([negative.clone(), negative], extra)).runs[0];
+        assert_eq!((run.cost, run.tokens_sent, run.api_calls), (None, None, None));
+    }
+
+    #[test]
+    fn edits_that_name_steps_the_run_lacks_are_not_read() {
+        let edit = |step: u64| {
+            serde_json::json!({"trajan": {"edits": [{"step": step, "path": "a.py", "kind": "create", "status": "applied",
+                "new_text": "x = 1\n"}]}})
+        };
+        let p = parsed(&doc([Value::Null, Value::Null], edit(1)));
+        assert_eq!(p.runs[0].edits.len(), 1, "step 1 of two is kept: {:?}", p.warnings);
+        let p = parsed(&doc([Value::Null, Value::Null], edit(1_000_000_000_000_000_000)));
+        assert!(p.runs[0].edits.iter().all(|e| e.step.is_none_or(|s| s < 2)), "{:?}", p.runs[0].edits);
+        assert!(p.warnings.iter().any(|w| w.contains("names step 1000000000000000000")), "{:?}", p.warnings);
+        let forged = serde_json::json!({"trajan": {"edits": [{"step": 0, "path": "a.py", "kind": "create",
+            "status": "applied", "undone_at": 9, "hunks": [{"hunk": "@@", "steps": [0], "explained": true}]}]}});
+        let p = parsed(&doc([Value::Null, Value::Null], forged));
+        assert!(p.warnings.iter().any(|w| w.contains("names step 9")), "{:?}", p.warnings);
     }
 }

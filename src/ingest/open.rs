@@ -18,7 +18,7 @@ use super::stream_doc::{ReadError, StepSink};
 use crate::analysis::reconstruct::{Exec, Reconstructed, Reconstructor, Spill};
 use crate::error::{IngestError, StoreError};
 use crate::model::{Edit, Run, Step};
-use crate::store::{LiveWrite, SourceRecord, Store};
+use crate::store::{LiveWrite, SourceRecord, Store, UNFINISHED};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
@@ -118,6 +118,7 @@ pub fn open(
                 on(Event::Whole(why));
                 whole_after = Some(source::key(&path).into_owned());
             }
+            Live::Replace(why) => on(Event::Whole(why)),
         }
     }
     if opened.report.results.is_empty() {
@@ -183,8 +184,10 @@ fn first_byte(path: &Path) -> Option<u8> {
 enum Live {
     /// Ingested, or unchanged; the bytes read.
     Done(UnitResult, u64),
-    /// For the pipeline (why).
+    /// For the pipeline (why); what the step reader wrote goes if the pipeline fails.
     Whole(String),
+    /// For the pipeline, which replaces a version stored before in one transaction (why).
+    Replace(String),
     Cancelled,
 }
 
@@ -235,13 +238,22 @@ fn live(store: &mut Store, path: &Path, opts: &Options, on: &(dyn Fn(Event) + Sy
         Ok(None) => {}
         Err(e) => return Live::Done(UnitResult::Failed(e), size),
     }
+    // A version read to its end before stays until the new one is written whole, in one
+    // transaction (a step at a time, it would be gone with the first batch, and a read that then
+    // failed would leave neither). One whose read never finished is replaced a step at a time.
+    if store.source_fingerprint(&key).is_ok_and(|f| f.is_some_and(|(_, hash)| hash != UNFINISHED)) {
+        return Live::Replace("a version of this file read before stays until this one is written whole".into());
+    }
     let bytes = AtomicU64::new(0);
     let first = AtomicBool::new(false);
     let (tx, rx) = mpsc::sync_channel::<Piece>(64);
     std::thread::scope(|scope| {
         scope.spawn(|| {
             let mut sink = Channel { tx, cancel, first: &first, after_first: opts.after_first };
-            let read = read::read(path, &mut sink, &bytes);
+            // A panic (a bug) ends the read like bad input: the pipeline reads the file whole,
+            // and says what went wrong if it fails too.
+            let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| read::read(path, &mut sink, &bytes)))
+                .unwrap_or_else(|panic| Err(ReadError::Invalid(crate::error::internal(path, &panic))));
             let _ = sink.tx.send(Piece::End(read));
         });
         let mut writer = Writer {
@@ -410,7 +422,9 @@ impl Writer<'_> {
         if self.lw.is_none() {
             return Live::Whole("the document began no run".to_string());
         }
-        let mut done = match self.reconstruct(&mut doc) {
+        let reconstructed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.reconstruct(&mut doc)))
+            .unwrap_or_else(|panic| Err(ReadError::Invalid(crate::error::internal(self.path, &panic))));
+        let mut done = match reconstructed {
             Ok(done) => done,
             Err(ReadError::Stopped) => return self.abandon(Live::Cancelled),
             Err(ReadError::Whole(why)) => return self.interrupt(why.to_string()),

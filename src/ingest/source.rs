@@ -77,20 +77,28 @@ pub struct Discovery {
     pub errors: Vec<IngestError>,
     /// Files (and hidden folders) met in the walk and not read, with what they are.
     pub passed: Vec<(PathBuf, Skip)>,
-    /// While walking an unpacked archive: it, and how deep in archives it is.
-    inside: Option<(std::sync::Arc<super::archive::Extracted>, usize)>,
+    /// While walking an unpacked archive: it, how deep in archives it is, and what the named
+    /// archive it came from has unpacked so far (one budget for it and all inside it).
+    inside: Option<(std::sync::Arc<super::archive::Extracted>, usize, std::sync::Arc<super::archive::Spent>)>,
+    /// How much an archive may unpack.
+    limits: super::archive::Limits,
 }
 
 /// Walk the given files and folders (recursively). Errors (a missing path, an unreadable
 /// folder) are collected; the walk goes on.
 pub fn discover(paths: &[PathBuf]) -> Discovery {
-    let mut d = Discovery::default();
+    discover_within(paths, super::archive::Limits::default())
+}
+
+/// [`discover`], archives unpacking at most `limits` (tests: small ones).
+pub fn discover_within(paths: &[PathBuf], limits: super::archive::Limits) -> Discovery {
+    let mut d = Discovery { limits, ..Discovery::default() };
     for p in paths {
         let abs = absolute(p);
         match std::fs::metadata(&abs) {
             Err(source) => d.errors.push(IngestError::Io { path: abs, source }),
             Ok(m) if m.is_dir() => walk(&abs, &mut d),
-            Ok(_) if super::archive::kind(&abs).is_some() => expand(&abs, &abs, 0, &mut d),
+            Ok(_) if super::archive::kind(&abs).is_some() => expand(&abs, &abs, 0, &Default::default(), &mut d),
             Ok(_) => d.units.push(unit_for_file(&abs)),
         }
     }
@@ -202,9 +210,11 @@ fn walk(root: &Path, d: &mut Discovery) {
         let links_to_dir = ft.is_symlink() && std::fs::metadata(path).is_ok_and(|m| m.is_dir());
         if ft.is_file() && super::archive::kind(path).is_some() {
             match d.inside.clone() {
-                None => expand(path, path, 0, d),
-                Some((outer, depth)) if depth < super::archive::MAX_DEPTH => expand(path, &outer.shown(path), depth, d),
-                Some((outer, _)) => d.errors.push(IngestError::parse(
+                None => expand(path, path, 0, &Default::default(), d),
+                Some((outer, depth, spent)) if depth < super::archive::MAX_DEPTH => {
+                    expand(path, &outer.shown(path), depth, &spent, d)
+                }
+                Some((outer, _, _)) => d.errors.push(IngestError::parse(
                     &outer.shown(path),
                     None,
                     format!("an archive {} archives deep: not read", super::archive::MAX_DEPTH + 1),
@@ -218,15 +228,15 @@ fn walk(root: &Path, d: &mut Discovery) {
 
 /// An archive met in a walk (or named): unpacked, its folder walked, and each unit found there
 /// shown under the archive's name (`ingest::archive`). `shown` is the archive's own shown path
-/// (itself inside an archive at `depth` > 0).
-fn expand(path: &Path, shown: &Path, depth: usize, d: &mut Discovery) {
-    use super::archive;
-    let limits = archive::Limits { member: archive::MAX_MEMBER, total: archive::MAX_TOTAL };
-    let extracted = match archive::extract(path, shown, limits, &mut d.errors) {
+/// (itself inside an archive at `depth` > 0, unpacking from the budget `spent` of the archive
+/// named).
+fn expand(path: &Path, shown: &Path, depth: usize, spent: &std::sync::Arc<super::archive::Spent>, d: &mut Discovery) {
+    let extracted = match super::archive::extract(path, shown, d.limits, spent, &mut d.errors) {
         Ok(x) => std::sync::Arc::new(x),
         Err(e) => return d.errors.push(e),
     };
-    let mut inner = Discovery { inside: Some((extracted.clone(), depth + 1)), ..Discovery::default() };
+    let inside = Some((extracted.clone(), depth + 1, spent.clone()));
+    let mut inner = Discovery { inside, limits: d.limits, ..Discovery::default() };
     walk(extracted.dir(), &mut inner);
     for e in inner.errors {
         d.errors.push(match e {

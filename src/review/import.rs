@@ -3,6 +3,11 @@
 //! instance, model, agent and attempt, checked like labels made here ([`Label::check`]), and a
 //! rater's history of one run is appended only when it extends the local one: two databases that
 //! went different ways are reported as a conflict, never overwritten.
+//!
+//! A file is untrusted: matching and merging take time linear in its records and the labels
+//! here (20,000 labels of one run import in well under a second), everything new is written in
+//! one transaction (all or nothing), a note or text of a label over [`MAX_TEXT`] is refused,
+//! and adjudications (the reference is settled here) are imported only when asked.
 
 use super::export::ExportedLabel;
 use crate::error::StoreError;
@@ -12,7 +17,11 @@ use crate::store::Store;
 use crate::store::labels::{LabelKey, LabelRow, NewLabel};
 use crate::store::read::{RunFilter, RunSummary};
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+/// The longest note, summary, rationale or evidence note an imported label may have (a
+/// reviewer's note on a step is capped the same: `store::notes::MAX_NOTE`).
+pub const MAX_TEXT: usize = crate::store::notes::MAX_NOTE;
 
 /// What an import did.
 #[derive(Debug, Default, Serialize)]
@@ -28,6 +37,9 @@ pub struct ImportReport {
     pub rejected: Vec<String>,
     /// Classifier labels are not imported (classify here instead).
     pub skipped_classifier: usize,
+    /// Adjudications are not imported unless asked (`--adjudications`): the reference is
+    /// settled in this database.
+    pub skipped_adjudications: usize,
 }
 
 impl ImportReport {
@@ -84,15 +96,38 @@ fn invalid(e: &ExportedLabel, local: &Taxonomy, steps: i64) -> Option<String> {
     if time::OffsetDateTime::parse(&e.created_at, &time::format_description::well_known::Rfc3339).is_err() {
         return Some(format!("created_at {:?} is not an RFC 3339 time", e.created_at));
     }
+    if let Some((what, len)) = longest_text(e).filter(|&(_, len)| len > MAX_TEXT) {
+        return Some(format!(
+            "its {what} is {}; at most {}",
+            crate::error::bytes(len as u64),
+            crate::error::bytes(MAX_TEXT as u64)
+        ));
+    }
     l.check(&taxonomy, steps.max(0) as usize).err().map(|e| e.0)
+}
+
+/// The longest free text of a record: its note, summary, a rationale or an evidence note.
+fn longest_text(e: &ExportedLabel) -> Option<(&'static str, usize)> {
+    let l = &e.label;
+    let verdicts = l.modes.iter().chain(&l.considered);
+    let rationales = verdicts.clone().map(|m| ("rationale", m.rationale.len()));
+    let notes = verdicts.flat_map(|m| m.evidence.iter().map(|ev| ("evidence note", ev.note.len())));
+    [("note", e.note.as_deref().map_or(0, str::len)), ("summary", l.summary.len())]
+        .into_iter()
+        .chain(rationales)
+        .chain(notes)
+        .max_by_key(|&(_, len)| len)
 }
 
 /// The run a record names: the one run with its instance id (and model, agent and attempt where
 /// the record gives them; a model spelled as a folder name, `org_model`, names `org/model`).
-fn matching<'a>(runs: &'a [RunSummary], e: &ExportedLabel) -> Vec<&'a RunSummary> {
+/// `runs` are the runs here by instance.
+fn matching<'a>(runs: &HashMap<&str, Vec<&'a RunSummary>>, e: &ExportedLabel) -> Vec<&'a RunSummary> {
     let folded = |m: &str| m.to_ascii_lowercase().replace('/', "_");
-    runs.iter()
-        .filter(|r| Some(&r.instance_id) == e.instance_id.as_ref())
+    let same_instance = e.instance_id.as_deref().and_then(|i| runs.get(i)).map_or(&[][..], Vec::as_slice);
+    same_instance
+        .iter()
+        .copied()
         .filter(|r| match (&e.run_model, &r.model) {
             (None, _) => true,
             (Some(want), Some(have)) => folded(want) == folded(have),
@@ -111,9 +146,14 @@ fn show(s: BTreeSet<String>) -> String {
     if s.is_empty() { "unclassified".to_string() } else { s.into_iter().collect::<Vec<_>>().join(", ") }
 }
 
-/// What of a rater's imported history of one run extends the local one (`local`, oldest first):
-/// the labels to append, and how many were already here. When the two went different ways, a
-/// conflict is reported and nothing appended.
+/// A label as told apart from another by the same rater on the same run: its time and modes.
+fn sameness(created_at: &str, label: &Label) -> (String, BTreeSet<String>) {
+    (created_at.to_string(), modes(label))
+}
+
+/// What of a rater's imported history of one run (`imported`, oldest first) extends the local
+/// one (`local`, oldest first): the labels to append, and how many were already here. When the
+/// two went different ways, a conflict is reported and nothing appended.
 fn extension<'a>(
     local: &[LabelRow],
     imported: &'a [ExportedLabel],
@@ -121,15 +161,16 @@ fn extension<'a>(
     rater: &str,
     conflicts: &mut Vec<String>,
 ) -> (Vec<&'a ExportedLabel>, usize) {
-    let same = |a: &ExportedLabel, r: &LabelRow| r.created_at == a.created_at && modes(&r.label) == modes(&a.label);
+    let local_set: HashSet<_> = local.iter().map(|r| sameness(&r.created_at, &r.label)).collect();
+    let imported_set: HashSet<_> = imported.iter().map(|e| sameness(&e.created_at, &e.label)).collect();
     let (present, new): (Vec<&ExportedLabel>, Vec<&ExportedLabel>) =
-        imported.iter().partition(|e| local.iter().any(|r| same(e, r)));
+        imported.iter().partition(|e| local_set.contains(&sameness(&e.created_at, &e.label)));
     if new.is_empty() {
         return (new, present.len());
     }
     // Safe to append only when the local history is part of the imported one and what is new
     // comes after it; otherwise the two databases went different ways for this rater.
-    let local_known = local.iter().all(|r| imported.iter().any(|e| same(e, r)));
+    let local_known = local.iter().all(|r| imported_set.contains(&sameness(&r.created_at, &r.label)));
     let latest_local = local.iter().map(|r| r.created_at.as_str()).max().unwrap_or("");
     let after = new.iter().all(|e| e.created_at.as_str() > latest_local);
     if !(local_known && after) {
@@ -142,9 +183,19 @@ fn extension<'a>(
     (new, present.len())
 }
 
-/// Merge `records` into the store; `local` is the taxonomy labels are checked against.
-pub fn import(store: &mut Store, records: Vec<Record>, local: &Taxonomy) -> Result<ImportReport, StoreError> {
-    let runs = store.list_runs(RunFilter::default())?;
+/// Merge `records` into the store; `local` is the taxonomy labels are checked against;
+/// adjudications are imported only with `adjudications`.
+pub fn import(
+    store: &mut Store,
+    records: Vec<Record>,
+    local: &Taxonomy,
+    adjudications: bool,
+) -> Result<ImportReport, StoreError> {
+    let all_runs = store.list_runs(RunFilter::default())?;
+    let mut runs: HashMap<&str, Vec<&RunSummary>> = HashMap::new();
+    for r in &all_runs {
+        runs.entry(r.instance_id.as_str()).or_default().push(r);
+    }
     let mut report = ImportReport::default();
     // A rater's labels of one run are imported together, oldest first: their history.
     type Key = (i64, &'static str, String, String);
@@ -162,6 +213,10 @@ pub fn import(store: &mut Store, records: Vec<Record>, local: &Taxonomy) -> Resu
             report.skipped_classifier += 1;
             continue;
         }
+        if l.source == crate::label::Source::Adjudication && !adjudications {
+            report.skipped_adjudications += 1;
+            continue;
+        }
         let who = format!("{at}: {} by {} ({})", e.instance_id.as_deref().unwrap_or("?"), l.rater, l.source.name());
         match matching(&runs, &e)[..] {
             [run] => {
@@ -176,25 +231,35 @@ pub fn import(store: &mut Store, records: Vec<Record>, local: &Taxonomy) -> Resu
             _ => report.unmatched.push(format!("{who}: several runs match")),
         }
     }
-    for ((run_id, source, rater, taxonomy), mut imported) in groups {
-        imported.sort_by(|a, b| a.created_at.cmp(&b.created_at));
-        let Some(first) = imported.first() else { continue };
-        let key = LabelKey { run_id, source: first.label.source, rater: &rater, taxonomy: &taxonomy };
-        // The rater's history here and what is appended are read and written in one
-        // transaction, the key's other writers waiting: importing one export twice at once
-        // appends it once.
-        let appended = store.append_history(&key, &mut |local| {
-            let (new, present) = extension(local, &imported, source, &rater, &mut report.conflicts);
-            report.already_present += present;
-            new.into_iter()
-                .map(|e| {
-                    let mut label = e.label.clone();
-                    label.run_id = run_id;
-                    NewLabel { label, note: e.note.clone(), created_at: Some(e.created_at.clone()) }
-                })
-                .collect()
-        })?;
-        report.imported += appended;
-    }
+    // Every key's history here and what is appended to it are read and written in one
+    // transaction (an import goes in whole or not at all), the keys' other writers waiting:
+    // importing one export twice at once appends it once.
+    let groups: Vec<(Key, Vec<ExportedLabel>)> = groups
+        .into_iter()
+        .filter(|(_, imported)| !imported.is_empty())
+        .map(|(key, mut imported)| {
+            imported.sort_by(|a, b| a.created_at.cmp(&b.created_at));
+            (key, imported)
+        })
+        .collect();
+    let keys: Vec<LabelKey<'_>> = groups
+        .iter()
+        .filter_map(|((run_id, _, rater, taxonomy), imported)| {
+            let first = imported.first()?;
+            Some(LabelKey { run_id: *run_id, source: first.label.source, rater, taxonomy })
+        })
+        .collect();
+    report.imported = store.append_histories(&keys, &mut |i, local| {
+        let ((run_id, source, rater, _), imported) = &groups[i];
+        let (new, present) = extension(local, imported, source, rater, &mut report.conflicts);
+        report.already_present += present;
+        new.into_iter()
+            .map(|e| {
+                let mut label = e.label.clone();
+                label.run_id = *run_id;
+                NewLabel { label, note: e.note.clone(), created_at: Some(e.created_at.clone()) }
+            })
+            .collect()
+    })?;
     Ok(report)
 }

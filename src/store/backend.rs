@@ -295,14 +295,24 @@ pub trait Labels: Reads {
     /// `&self` so the TUI can label while reading.
     fn add_label_at(&self, label: &Label, note: Option<&str>, created_at: Option<&str>) -> Result<i64, StoreError>;
 
-    /// Append labels under one key in one transaction, `decide` choosing them from the key's
-    /// history (oldest first) as it stands inside that transaction: writers of one key take
-    /// turns, so two imports of one export at once append it once. The number appended.
+    /// Append labels under many keys in one transaction (an import goes in whole or not at
+    /// all), `decide(i, history)` choosing those of `keys[i]` from its history (oldest first) as
+    /// it stands inside that transaction: writers of one key take turns, so two imports of one
+    /// export at once append it once. The number appended.
+    fn append_histories(
+        &self,
+        keys: &[LabelKey<'_>],
+        decide: &mut dyn FnMut(usize, &[LabelRow]) -> Vec<NewLabel>,
+    ) -> Result<usize, StoreError>;
+
+    /// [`Labels::append_histories`] of one key.
     fn append_history(
         &self,
         key: &LabelKey<'_>,
         decide: &mut dyn FnMut(&[LabelRow]) -> Vec<NewLabel>,
-    ) -> Result<usize, StoreError>;
+    ) -> Result<usize, StoreError> {
+        self.append_histories(std::slice::from_ref(key), &mut |_, history| decide(history))
+    }
 
     /// Labels, oldest first: all of them, or of one run; with `current_only`, the latest per
     /// run, source, rater and taxonomy.

@@ -185,6 +185,10 @@ pub const TABLES: &[Table] = &[
             "cost",
             "latency_ms",
             "created_at",
+            "run_source",
+            "run_instance",
+            "run_attempt",
+            "run_nth",
         ],
         key: ID,
     },
@@ -199,7 +203,22 @@ pub const TABLES: &[Table] = &[
         key: Some(&["model", "prompt_hash"]),
     },
     Table { name: "classify_errors", columns: &["id", "run_id", "source", "model", "error", "created_at"], key: ID },
-    Table { name: "notes", columns: &["id", "run_id", "step_idx", "rater", "text", "created_at"], key: ID },
+    Table {
+        name: "notes",
+        columns: &[
+            "id",
+            "run_id",
+            "step_idx",
+            "rater",
+            "text",
+            "created_at",
+            "run_source",
+            "run_instance",
+            "run_attempt",
+            "run_nth",
+        ],
+        key: ID,
+    },
 ];
 
 /// Rows sent to the target at once, at most about this many bytes.

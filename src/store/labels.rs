@@ -92,6 +92,27 @@ impl LabelKey<'_> {
     }
 }
 
+/// The run whose labels hold every history of `keys` (they are all of one run), or `None`: all
+/// labels are read.
+pub fn run_of_keys(keys: &[LabelKey<'_>]) -> Option<i64> {
+    let first = keys.first()?.run_id;
+    keys.iter().all(|k| k.run_id == first).then_some(first)
+}
+
+/// The history (oldest first, as `rows` are) of each of `keys` among `rows`, in the keys' order.
+pub fn histories(rows: Vec<LabelRow>, keys: &[LabelKey<'_>]) -> Vec<Vec<LabelRow>> {
+    let place: std::collections::HashMap<String, usize> = keys.iter().enumerate().map(|(i, k)| (k.text(), i)).collect();
+    let mut out = vec![Vec::new(); keys.len()];
+    for row in rows {
+        let l = &row.label;
+        let key = LabelKey { run_id: l.run_id, source: l.source, rater: &l.rater, taxonomy: &l.taxonomy };
+        if let Some(&i) = place.get(&key.text()) {
+            out[i].push(row);
+        }
+    }
+    out
+}
+
 /// A label to append, with its note and the time it was made (an imported label keeps its own;
 /// `None`: now).
 #[derive(Debug, Clone)]

@@ -16,6 +16,7 @@ pub mod compare;
 pub mod copy;
 pub mod export;
 mod grade;
+mod identity;
 pub mod labels;
 mod link;
 pub mod notes;

@@ -63,6 +63,9 @@ pub enum Behaviour {
     EmptyChoices,
     /// Close the connection without writing anything.
     Hangup,
+    /// 200 with a chunked body that never ends (a JSON string that goes on), written as fast
+    /// as the client reads it, until it hangs up.
+    Endless,
 }
 
 impl Behaviour {
@@ -434,6 +437,16 @@ fn behave(w: &mut TcpStream, behaviour: &Behaviour, request: &RecordedRequest, k
             return Ok(false);
         }
         Behaviour::Hangup => return Ok(false),
+        Behaviour::Endless => {
+            let head = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n";
+            w.write_all(head.as_bytes())?;
+            w.write_all(b"8\r\n{\"id\": \"\r\n")?;
+            let piece = format!("{:x}\r\n{}\r\n", 64 << 10, "a".repeat(64 << 10));
+            // Until the client hangs up (the write fails).
+            loop {
+                w.write_all(piece.as_bytes())?;
+            }
+        }
     }
     Ok(true)
 }

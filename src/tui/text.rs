@@ -1,11 +1,18 @@
 //! Untrusted text made into terminal lines: sanitized, tabs expanded, wrapped or cut by display
 //! width, search matches marked. The width primitives here ([`expand_tabs`], [`prefix_within`])
 //! serve the diff painter too.
+//!
+//! Widths are measured per grapheme cluster, as ratatui lays text out, and a cluster is never
+//! cut. Emoji sequences that terminals draw at different widths (a family joined by zero-width
+//! joiners is one glyph in one terminal and three in another; a flag is two regional indicators)
+//! are made plain first ([`plain_emoji`]): then every terminal draws the text as wide as it is
+//! measured, and the run list's columns stay where they are.
 
 use crate::sanitize::sanitize;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+use unicode_segmentation::UnicodeSegmentation;
+use unicode_width::UnicodeWidthStr;
 
 /// Columns per tab stop.
 const TAB_WIDTH: usize = 4;
@@ -14,43 +21,66 @@ const TAB_WIDTH: usize = 4;
 /// and is advanced past `text`.
 pub fn expand_tabs(text: &str, col: &mut usize) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c == '\t' {
+    for g in text.graphemes(true) {
+        if g == "\t" {
             let n = TAB_WIDTH - *col % TAB_WIDTH;
             out.extend(std::iter::repeat_n(' ', n));
             *col += n;
         } else {
-            out.push(c);
-            *col += c.width().unwrap_or(0);
+            out.push_str(g);
+            *col += g.width();
         }
     }
     out
 }
 
-/// The longest prefix of `text` at most `width` columns wide (as ratatui measures strings).
+/// The longest prefix of `text` at most `width` columns wide (as ratatui measures strings: by
+/// grapheme cluster), never ending inside a cluster.
 pub fn prefix_within(text: &str, width: usize) -> &str {
     let mut used = 0;
     let mut end = 0;
-    for (i, c) in text.char_indices() {
-        let w = c.width().unwrap_or(0);
+    for (i, g) in text.grapheme_indices(true) {
+        let w = g.width();
         if used + w > width {
             break;
         }
         used += w;
-        end = i + c.len_utf8();
+        end = i + g.len();
     }
-    // Per-character widths can undercount a sequence (emoji + variation selector): back off.
-    let mut prefix = &text[..end];
-    while prefix.width() > width {
-        let last = prefix.chars().next_back().map_or(0, char::len_utf8);
-        prefix = &prefix[..prefix.len() - last];
+    &text[..end]
+}
+
+/// Emoji sequences drawn at different widths by different terminals, made plain: zero-width
+/// joiners next to a pictograph, variation selectors and skin-tone modifiers dropped, each
+/// regional indicator written as its letter (a flag as `FR`). What is left is as wide in every
+/// terminal as ratatui measures it.
+pub fn plain_emoji(text: &str) -> std::borrow::Cow<'_, str> {
+    let pictograph = |c: Option<char>| c.is_some_and(|c| matches!(c as u32, 0x2600..=0x27BF | 0x1F000..=0x1FAFF));
+    let odd = |c: char| matches!(c as u32, 0x200D | 0xFE0E | 0xFE0F | 0x1F3FB..=0x1F3FF | 0x1F1E6..=0x1F1FF);
+    if !text.chars().any(odd) {
+        return std::borrow::Cow::Borrowed(text);
     }
-    prefix
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    for (i, &c) in chars.iter().enumerate() {
+        match c as u32 {
+            0x200D if pictograph(i.checked_sub(1).map(|p| chars[p])) || pictograph(chars.get(i + 1).copied()) => {}
+            0xFE0E | 0xFE0F | 0x1F3FB..=0x1F3FF => {}
+            ri @ 0x1F1E6..=0x1F1FF => out.push(char::from(b'A' + (ri - 0x1F1E6) as u8)),
+            _ => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// Untrusted text as the TUI draws it: sanitized, emoji sequences made plain.
+fn displayed(text: &str) -> String {
+    plain_emoji(&sanitize(text)).into_owned()
 }
 
 /// One line of sanitized text with newlines as spaces and tabs expanded.
 pub fn one_line(text: &str) -> String {
-    expand_tabs(&sanitize(text).replace('\n', " "), &mut 0)
+    expand_tabs(&displayed(text).replace('\n', " "), &mut 0)
 }
 
 /// Wrap text into lines of at most `width` display columns, at spaces: a word is broken only
@@ -59,7 +89,7 @@ pub fn one_line(text: &str) -> String {
 /// and control characters made visible first; wide characters are never split.
 pub fn wrap(text: &str, width: usize) -> Vec<String> {
     let width = width.max(1);
-    let clean = sanitize(text);
+    let clean = displayed(text);
     let mut out = Vec::new();
     for raw in clean.split('\n') {
         wrap_line(&expand_tabs(raw, &mut 0), width, &mut out);
@@ -105,13 +135,13 @@ fn wrap_line(line: &str, width: usize, out: &mut Vec<String>) {
             cols = gap_w + word_w;
             continue;
         }
-        for c in gap.chars().chain(word.chars()) {
-            let w = c.width().unwrap_or(0);
+        for g in gap.graphemes(true).chain(word.graphemes(true)) {
+            let w = g.width();
             if cols + w > width && !current.is_empty() {
                 out.push(std::mem::take(&mut current));
                 cols = 0;
             }
-            current.push(c);
+            current.push_str(g);
             cols += w;
         }
     }
@@ -136,17 +166,17 @@ pub fn fit_left(text: &str, width: usize) -> String {
     if clean.width() <= width {
         return clean;
     }
-    let mut kept: Vec<char> = Vec::new();
+    let mut kept: Vec<&str> = Vec::new();
     let mut cols = 0;
-    for c in clean.chars().rev() {
-        let w = c.width().unwrap_or(0);
+    for g in clean.graphemes(true).rev() {
+        let w = g.width();
         if cols + w + 1 > width {
             break;
         }
-        kept.push(c);
+        kept.push(g);
         cols += w;
     }
-    kept.push('…');
+    kept.push("…");
     kept.into_iter().rev().collect()
 }
 
@@ -200,10 +230,10 @@ pub fn shift(line: &Line<'static>, cols: usize) -> Line<'static> {
             continue;
         }
         let mut kept = String::new();
-        for c in span.content.chars() {
-            let w = c.width().unwrap_or(0);
+        for g in span.content.graphemes(true) {
+            let w = g.width();
             if skip == 0 {
-                kept.push(c);
+                kept.push_str(g);
             } else if w <= skip {
                 skip -= w;
             } else {
@@ -226,7 +256,7 @@ pub fn line_width(line: &Line<'_>) -> usize {
 /// Text as lines without wrapping: sanitized, tabs expanded, one output line per input line
 /// (long lines are cut when drawn, and scrolled sideways).
 pub fn unwrapped(text: &str) -> Vec<String> {
-    sanitize(text).split('\n').map(|l| expand_tabs(l, &mut 0)).collect()
+    displayed(text).split('\n').map(|l| expand_tabs(l, &mut 0)).collect()
 }
 
 /// A line whose occurrences of `words` (ASCII case-insensitive) are styled as matches.
@@ -283,6 +313,26 @@ mod tests {
         let text = |l: &Line<'static>| l.spans.iter().map(|s| s.content.as_ref()).collect::<String>();
         assert_eq!(text(&shift(&line, 3)), "12 +defgh");
         assert_eq!(text(&shift(&Line::from(vec![Span::raw("12 "), Span::raw("+abc")]), 3)), "+abc");
+    }
+
+    #[test]
+    fn emoji_sequences_are_made_plain_and_measured_alike_by_every_terminal() {
+        let name = "fam \u{1F468}\u{1F3FD}\u{200D}\u{1F469}\u{200D}\u{1F467} flag \u{1F1EB}\u{1F1F7} \u{2764}\u{FE0F} a\u{200D}b";
+        let shown = one_line(name);
+        assert_eq!(shown, "fam \u{1F468}\u{1F469}\u{1F467} flag FR \u{2764} a\u{200D}b");
+        // As wide per character (a terminal that does not join) as per cluster (ratatui).
+        let per_char: usize = shown.chars().map(|c| unicode_width::UnicodeWidthChar::width(c).unwrap_or(0)).sum();
+        assert_eq!(shown.width(), per_char);
+        assert_eq!(plain_emoji("plain"), std::borrow::Cow::Borrowed("plain"));
+    }
+
+    #[test]
+    fn a_grapheme_cluster_is_never_cut() {
+        // e + combining acute: one cell, never split from its accent.
+        assert_eq!(prefix_within("ae\u{301}b", 2), "ae\u{301}");
+        assert_eq!(fit("e\u{301}e\u{301}e\u{301}e\u{301}", 3), "e\u{301}e\u{301}…");
+        assert_eq!(fit_left("e\u{301}e\u{301}e\u{301}e\u{301}", 3), "…e\u{301}e\u{301}");
+        assert_eq!(wrap("e\u{301}e\u{301}e\u{301}", 2), ["e\u{301}e\u{301}", "e\u{301}"]);
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! lane, and the event loop draws them when they arrive. The reading of files beside the TUI
 //! (`trajan PATH`) sends its news the same way ([`Worker::follow`]).
 
-use super::action::Action;
+use super::action::{Action, Feed};
 use super::app::Effect;
 use super::perform::perform_with_progress;
 use crate::store::{Location, Store};
@@ -23,7 +23,12 @@ pub struct Worker {
     opening: usize,
     /// News from files being read beside the TUI (`trajan PATH`), until the reading ends.
     feed: Option<Receiver<Action>>,
+    /// The reading told its end ([`Feed::Done`]); a feed that closes without it died.
+    feed_done: bool,
 }
+
+/// What the status line says when the reading's news stop without an end: its thread died.
+pub const READING_DIED: &str = "the reading of the files stopped without an end (its thread died; please report it)";
 
 /// An effect whose answer changes what the next key means (it opens a run): keys typed ahead of
 /// it are read once it has been applied, in order.
@@ -71,8 +76,8 @@ fn lane(db: &Location, results: Sender<Reply>) -> Sender<Effect> {
         };
         for effect in rx {
             let opening = opens(&effect);
-            // A panic here must not reach the panic hook, which would restore the terminal under
-            // the running TUI: it becomes a message in the status line.
+            // A panic here becomes a message in the status line (the panic hook leaves the
+            // terminal to the running TUI: `terminal::install_panic_hook`).
             let mut progress = |a: Action| {
                 let _ = results.send(Reply::Progress(a));
             };
@@ -93,12 +98,28 @@ impl Worker {
         let (results_tx, results) = mpsc::channel();
         let quick = lane(db, results_tx.clone());
         let slow = lane(db, results_tx);
-        Worker { quick, slow, results, pending: 0, opening: 0, feed: None }
+        Worker { quick, slow, results, pending: 0, opening: 0, feed: None, feed_done: false }
     }
 
     /// Also take the actions `feed` sends (the reading of files beside the TUI), until it closes.
     pub fn follow(&mut self, feed: Receiver<Action>) {
         self.feed = Some(feed);
+        self.feed_done = false;
+    }
+
+    /// News of the reading arrived: its end is noted.
+    fn news(&mut self, action: Action, out: &mut Vec<Action>) {
+        self.feed_done |= matches!(action, Action::Feed(Feed::Done { .. }));
+        out.push(action);
+    }
+
+    /// The reading's news closed: when no end was told, its thread died, and the status line
+    /// says so (the screen would otherwise say it is reading forever).
+    fn closed(&mut self, out: &mut Vec<Action>) {
+        self.feed = None;
+        if !std::mem::replace(&mut self.feed_done, true) {
+            out.push(Action::Feed(Feed::Done { runs: Vec::new(), message: READING_DIED.into(), error: true }));
+        }
     }
 
     /// Hand an effect to its lane.
@@ -134,16 +155,11 @@ impl Worker {
         while let Ok(reply) = self.results.try_recv() {
             out.extend(self.take(reply));
         }
-        if let Some(feed) = &self.feed {
-            loop {
-                match feed.try_recv() {
-                    Ok(action) => out.push(action),
-                    Err(mpsc::TryRecvError::Empty) => break,
-                    Err(mpsc::TryRecvError::Disconnected) => {
-                        self.feed = None;
-                        break;
-                    }
-                }
+        while let Some(feed) = &self.feed {
+            match feed.try_recv() {
+                Ok(action) => self.news(action, &mut out),
+                Err(mpsc::TryRecvError::Empty) => break,
+                Err(mpsc::TryRecvError::Disconnected) => self.closed(&mut out),
             }
         }
         out
@@ -163,8 +179,8 @@ impl Worker {
             && let Some(feed) = &self.feed
         {
             match feed.recv() {
-                Ok(action) => out.push(action),
-                Err(_) => self.feed = None,
+                Ok(action) => self.news(action, &mut out),
+                Err(_) => self.closed(&mut out),
             }
         }
         out
@@ -185,7 +201,6 @@ impl Worker {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tui::action::Feed;
 
     #[test]
     fn a_run_read_again_at_the_end_of_a_reading_does_not_hold_up_a_step() {
@@ -205,8 +220,31 @@ mod tests {
         let _ = tx.send(Action::Feed(Feed::Begun(3)));
         let got = worker.wait();
         assert!(matches!(got.as_slice(), [Action::Feed(Feed::Begun(3))]), "{got:?}");
+        let _ = tx.send(Action::Feed(Feed::Done { runs: vec![3], message: "read".into(), error: false }));
         drop(tx);
-        assert!(worker.ready().is_empty());
+        let got = worker.ready();
+        assert!(matches!(got.as_slice(), [Action::Feed(Feed::Done { error: false, .. })]), "{got:?}");
         assert!(!worker.busy(), "the reading is over");
+    }
+
+    #[test]
+    fn a_reading_whose_thread_dies_without_an_end_is_said_to_have_stopped() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let mut worker = Worker::start(&dir.path().join("none.db"));
+        let (tx, rx) = mpsc::channel::<Action>();
+        worker.follow(rx);
+        let reader = std::thread::spawn(move || {
+            let _ = tx.send(Action::Feed(Feed::Begun(1)));
+            panic!("the reader dies");
+        });
+        assert!(reader.join().is_err());
+        let got = worker.wait();
+        assert!(matches!(got.as_slice(), [Action::Feed(Feed::Begun(1))]), "{got:?}");
+        let got = worker.wait();
+        match got.as_slice() {
+            [Action::Feed(Feed::Done { error: true, message, .. })] => assert_eq!(message, READING_DIED),
+            other => panic!("{other:?}"),
+        }
+        assert!(!worker.busy());
     }
 }

@@ -81,10 +81,16 @@ struct Lexer<'a> {
     /// Here-documents waiting for the end of their line: (delimiter, strip tabs, pipeline
     /// index, command index).
     pending: Vec<(String, bool, usize, usize)>,
+    /// Words read so far; past [`MAX_WORDS`] the reading stops.
+    words: usize,
 }
 
-/// Split a shell text into pipelines.
-pub fn parse(text: &str) -> Vec<Pipeline> {
+/// The most words one action may have: each costs a few dozen bytes beside its text, so a
+/// `sed` with three million `-e` would cost over ten times its size in words alone.
+pub const MAX_WORDS: usize = 1 << 16;
+
+/// Split a shell text into pipelines; `None` when it has more than [`MAX_WORDS`] words.
+pub fn parse(text: &str) -> Option<Vec<Pipeline>> {
     let mut lx = Lexer {
         text,
         bytes: text.as_bytes(),
@@ -95,9 +101,10 @@ pub fn parse(text: &str) -> Vec<Pipeline> {
         cmd_start: None,
         cmd_end: 0,
         pending: Vec::new(),
+        words: 0,
     };
     lx.run();
-    lx.pipelines
+    (lx.words <= MAX_WORDS).then_some(lx.pipelines)
 }
 
 impl Lexer<'_> {
@@ -110,9 +117,8 @@ impl Lexer<'_> {
         if let Some(start) = self.cmd_start.take() {
             cmd.raw = self.text.get(start..self.cmd_end).unwrap_or("").trim().to_string();
         }
-        while cmd.words.first().is_some_and(|w| !w.dynamic && KEYWORDS.contains(&w.text.as_str())) {
-            cmd.words.remove(0);
-        }
+        let keywords = cmd.words.iter().take_while(|w| !w.dynamic && KEYWORDS.contains(&w.text.as_str())).count();
+        cmd.words.drain(..keywords);
         if !cmd.words.is_empty() || !cmd.redirects.is_empty() {
             self.current.cmds.push(cmd);
         }
@@ -132,7 +138,7 @@ impl Lexer<'_> {
     }
 
     fn run(&mut self) {
-        while self.i < self.bytes.len() {
+        while self.i < self.bytes.len() && self.words <= MAX_WORDS {
             let b = self.bytes[self.i];
             match b {
                 b' ' | b'\t' | b'\r' => self.i += 1,
@@ -163,6 +169,7 @@ impl Lexer<'_> {
                         continue;
                     }
                     self.mark(start);
+                    self.words += 1;
                     self.cmd.words.push(word);
                 }
             }
@@ -417,19 +424,20 @@ mod tests {
 
     #[test]
     fn lists_pipelines_and_quotes() {
-        let ps = parse(r#"cd /testbed && sed -i '21a\    x = "y"' a.py; nl -ba a.py | sed -n "10,20p""#);
+        let ps =
+            parse(r#"cd /testbed && sed -i '21a\    x = "y"' a.py; nl -ba a.py | sed -n "10,20p""#).unwrap_or_default();
         assert_eq!(ps.len(), 3);
         assert_eq!(words(&ps[0]), [["cd", "/testbed"]]);
         assert_eq!(words(&ps[1]), [["sed", "-i", r#"21a\    x = "y""#, "a.py"]]);
         assert_eq!(words(&ps[2]), [vec!["nl", "-ba", "a.py"], vec!["sed", "-n", "10,20p"]]);
         assert_eq!(ps[1].cmds[0].raw, r#"sed -i '21a\    x = "y"' a.py"#);
-        let ps = parse(r#"echo a\ b "c\"d" $'e\tf' 'g'"h""#);
+        let ps = parse(r#"echo a\ b "c\"d" $'e\tf' 'g'"h""#).unwrap_or_default();
         assert_eq!(words(&ps[0]), [["echo", "a b", "c\"d", "e\tf", "gh"]]);
     }
 
     #[test]
     fn redirections_and_here_documents() {
-        let ps = parse("cat <<'EOF' > out.py\nx = 1\n  y\nEOF\necho done 2>&1 >> log.txt");
+        let ps = parse("cat <<'EOF' > out.py\nx = 1\n  y\nEOF\necho done 2>&1 >> log.txt").unwrap_or_default();
         assert_eq!(ps.len(), 2);
         let c = &ps[0].cmds[0];
         assert_eq!(c.stdin_text.as_deref(), Some("x = 1\n  y\n"));
@@ -442,17 +450,17 @@ mod tests {
             Redirect { fd: Some(2), op: RedirectOp::Dup, target: Word { text: "1".into(), dynamic: false } }
         );
         assert_eq!(e.redirects[1].op, RedirectOp::Append);
-        let ps = parse("python - <<-PY\n\tprint(1)\n\tPY\ntee -a f <<< 'line'");
+        let ps = parse("python - <<-PY\n\tprint(1)\n\tPY\ntee -a f <<< 'line'").unwrap_or_default();
         assert_eq!(ps[0].cmds[0].stdin_text.as_deref(), Some("print(1)\n"));
         assert_eq!(ps[1].cmds[0].stdin_text.as_deref(), Some("line\n"));
     }
 
     #[test]
     fn expansions_are_marked_and_keywords_dropped() {
-        let ps = parse(r#"for f in *.py; do sed -i "s/a/b/" "$f"; done"#);
+        let ps = parse(r#"for f in *.py; do sed -i "s/a/b/" "$f"; done"#).unwrap_or_default();
         let sed = ps.iter().flat_map(|p| &p.cmds).find(|c| c.name() == Some("sed")).expect("sed");
         assert!(sed.words[3].dynamic && !sed.words[2].dynamic);
-        let ps = parse("echo $(date +%s) `id` ${HOME}/x \"cost: 5$\"");
+        let ps = parse("echo $(date +%s) `id` ${HOME}/x \"cost: 5$\"").unwrap_or_default();
         let w = &ps[0].cmds[0].words;
         assert!(w[1].dynamic && w[2].dynamic && w[3].dynamic && !w[4].dynamic);
         assert_eq!(w[4].text, "cost: 5$");
@@ -460,9 +468,9 @@ mod tests {
 
     #[test]
     fn cut_text_ends_its_word() {
-        let ps = parse("sed -i 's/a/b x.py");
+        let ps = parse("sed -i 's/a/b x.py").unwrap_or_default();
         assert_eq!(words(&ps[0]), [["sed", "-i", "s/a/b x.py"]]);
-        let ps = parse("cat > f <<EOF\nno end");
+        let ps = parse("cat > f <<EOF\nno end").unwrap_or_default();
         assert_eq!(ps[0].cmds[0].stdin_text.as_deref(), Some("no end\n"));
     }
 }

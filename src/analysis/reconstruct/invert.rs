@@ -38,6 +38,9 @@ pub fn unseen_origin(known: &Known, n: usize) -> Option<EditId> {
     None
 }
 
+/// The most places of the replacement's text a line shown may have to be inverted.
+const MAX_PLACES: usize = 256;
+
 /// One substitution on one numbered line, or on every line, pattern and replacement plain text.
 #[derive(Debug)]
 pub struct LineSubst {
@@ -65,15 +68,25 @@ pub enum Inverted {
 }
 
 impl LineSubst {
-    /// The substitution run on `text` (`text` itself when nothing matched).
-    fn forward(&self, text: &str) -> String {
-        self.re.substitute(text, &self.with, self.nth, self.global).unwrap_or_else(|| text.to_string())
+    /// Whether the substitution run on `text` gives `shown` (`text` itself when nothing
+    /// matched; a pattern that passes the engine's bound gives nothing).
+    fn gives(&self, text: &str, shown: &str) -> bool {
+        match self.re.substitute(text, &self.with, self.nth, self.global, shown.len()) {
+            Ok(Some(out)) => out == shown,
+            Ok(None) => text == shown,
+            Err(_) => false,
+        }
     }
 
     /// What the line was, given what it became; `None` when more than one line (or none)
     /// would have become it.
     pub fn invert(&self, shown: &str) -> Option<Inverted> {
         if self.from.is_empty() || self.to.is_empty() || self.from == self.to {
+            return None;
+        }
+        // Each place is a candidate line, each as long as the line: past a few hundred places
+        // the work grows with their square, for a line no view tells apart anyway.
+        if shown.match_indices(&self.to).nth(MAX_PLACES).is_some() {
             return None;
         }
         let mut candidates: Vec<String> = vec![shown.to_string()];
@@ -83,7 +96,7 @@ impl LineSubst {
         candidates.push(shown.replace(&self.to, &self.from));
         candidates.sort_unstable();
         candidates.dedup();
-        let mut fits = candidates.into_iter().filter(|c| self.forward(c) == shown);
+        let mut fits = candidates.into_iter().filter(|c| self.gives(c, shown));
         let was = fits.next()?;
         if fits.next().is_some() {
             return None;

@@ -135,6 +135,11 @@ impl Known {
         self.segs.iter().all(|s| s.text().is_some())
     }
 
+    /// What the map holds, for the replay's budget: its text bytes and its segments.
+    pub fn weight(&self) -> (usize, usize) {
+        (self.segs.iter().map(|s| s.text().map_or(0, |t| t.len())).sum(), self.segs.len())
+    }
+
     /// Whether any line's text is known.
     pub fn has_text(&self) -> bool {
         self.segs.iter().any(|s| s.text().is_some())

@@ -42,6 +42,7 @@
 //! edits (`store::read::EditRow` carries the trace), or call [`reconstruct`] on a [`Run`];
 //! [`replay`]'s `Replay` is the state machine, [`ops`] the shell commands it knows.
 
+pub mod budget;
 pub mod command;
 pub mod draw;
 pub mod invert;
@@ -157,7 +158,7 @@ impl Reconstructor {
                 roots.push(wd.to_string());
             }
         }
-        let mut r = Replay::new(roots);
+        let mut r = Replay::new(roots, budget::Limits::default());
         if let Some(sub) = submission {
             for f in patch::parse(sub) {
                 if f.deleted {
@@ -178,6 +179,13 @@ impl Reconstructor {
         }
     }
 
+    /// Replay within other bounds than the defaults (tests: small ones).
+    pub fn limits(mut self, limits: budget::Limits) -> Reconstructor {
+        self.r.budget = budget::Budget::new(limits);
+        self.r.roots.truncate(limits.roots);
+        self
+    }
+
     /// Keep the edits' long texts in `spill` as the steps are fed.
     pub fn spill_to(mut self, spill: Box<dyn Spill>) -> Reconstructor {
         self.spill = Some(spill);
@@ -190,6 +198,7 @@ impl Reconstructor {
         let i = self.next;
         self.next += 1;
         let r = &mut self.r;
+        r.lost_cwd = false;
         let cwd = step.working_dir.clone();
         let shell_step = matches!(how, Exec::Shell(_) | Exec::Python(_) | Exec::Terminal(_));
         let mut edited = None;
@@ -212,6 +221,7 @@ impl Reconstructor {
             Exec::Shell(status) => r.shell_step(&step.action, ops::Step { status, ..ctx }),
             Exec::Terminal(status) => r.shell_step(&step.action, ops::Step { status, screen: true, ..ctx }),
             Exec::Python(status) => r.python_code(&step.action, &step.action, &cwd, &ops::Step { status, ..ctx }),
+            Exec::Tool if !r.output_fits(&step.observation) => {}
             Exec::Tool => {
                 for s in shown::tool_views(&step.observation, cwd.as_deref(), edited.as_deref()) {
                     r.view(s, CheckedBy::Step(i));
@@ -264,3 +274,5 @@ impl Reconstructor {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_bounds;

@@ -34,7 +34,11 @@ pub(super) struct Step<'a> {
 impl Replay {
     /// Replay a shell step: edits in order, and the output as a view when one pipeline printed.
     pub fn shell_step(&mut self, action: &str, step: Step<'_>) {
-        let pipelines = command::parse(action);
+        let Some(pipelines) = command::parse(action) else {
+            // Too many words to replay: what it did to any file is unknown from here on.
+            self.forget();
+            return;
+        };
         let mut cwd = step.cwd.clone();
         let printing: Vec<usize> = pipelines
             .iter()
@@ -58,6 +62,9 @@ impl Replay {
     }
 
     fn view_output(&mut self, p: &Pipeline, cwd: &Option<String>, step: &Step<'_>) {
+        if !self.output_fits(step.observation) {
+            return;
+        }
         let by = CheckedBy::Step(step.index);
         if let Some(pr) = shown::printer(p, cwd.as_deref()) {
             let out = shown::output(step.observation);
@@ -84,16 +91,21 @@ impl Replay {
 
     /// One command: its effect on files; returns what it prints, when known.
     fn simple(&mut self, c: &Simple, input: Content, cwd: &mut Option<String>, step: &Step<'_>) -> Content {
+        // A cap passed by a command before (a view too large) is no part of this one's edit.
+        self.budget.take_trip();
         let name = c.name()?.to_string();
         let args = c.args();
         let dynamic = args.iter().any(|a| a.dynamic);
         let output: Content = match name.as_str() {
             "cd" | "pushd" => {
                 if let Some(dir) = args.first().filter(|a| !a.dynamic && a.text != "-") {
-                    let to = resolve(&dir.text, cwd.as_deref());
-                    if !self.roots.contains(&to) {
-                        self.roots.push(to.clone());
+                    // A folder deeper than any system allows: where the step is, is lost.
+                    if dir.text.len() + cwd.as_ref().map_or(0, String::len) >= self.budget.limits.cwd_bytes {
+                        self.lost_cwd = true;
+                        return None;
                     }
+                    let to = resolve(&dir.text, cwd.as_deref());
+                    self.add_root(&to);
                     *cwd = Some(to);
                 }
                 return None;
@@ -111,7 +123,9 @@ impl Replay {
                     let mut known = true;
                     for f in files {
                         match self.text_of(&resolve(&f.text, cwd.as_deref())) {
-                            Some(t) => all.push_str(&t),
+                            // `cat f f f f > g` ten times over: no larger than a file may be.
+                            Some(t) if self.budget.fits(all.len() + t.len(), 0) => all.push_str(&t),
+                            Some(_) => return None,
                             None => known = false,
                         }
                     }
@@ -190,6 +204,12 @@ impl Replay {
         let path = resolve(&target.text, cwd.as_deref());
         let f = self.file(&path);
         let before = self.files[f].known.clone();
+        // A text larger than a file may be (a here-document of 10^7 lines) is not split into
+        // lines: the edit is too large to replay.
+        let content = content.filter(|t| {
+            let (held, lines) = if append { before.weight() } else { (0, 0) };
+            !self.lost_cwd && self.budget.fits(held + t.len(), lines + t.matches('\n').count())
+        });
         let Some(text) = content.filter(|_| !target.dynamic) else {
             self.shell_edit(step.index, &path, f, &c.raw, step.status, before, None, None);
             return;
@@ -306,12 +326,24 @@ impl Replay {
                 }
                 _ => return None,
             };
-            let run = script.run(&mut known, usize::MAX, &|_| None).ok()?;
-            return run.after.text();
+            let mut budget = self.budget;
+            let run = script.run(&mut known, usize::MAX, &|_| None, &mut budget);
+            self.budget = budget;
+            return run.ok()?.after.text();
         }
-        let script = if dynamic_script { None } else { Script::sed(&source, extended, quiet).ok() };
+        let script = match dynamic_script {
+            true => None,
+            false => Script::sed(&source, extended, quiet).map_err(|e| self.note(&e)).ok(),
+        };
         self.in_place(script.as_ref(), &files, cwd, c, step);
         None
+    }
+
+    /// A script that could not be read or run because it is too large: the edit it makes is.
+    fn note(&mut self, e: &super::sed::Unsupported) {
+        if e.is_too_large() {
+            self.budget.trip();
+        }
     }
 
     /// A script run in place (`sed -i`, `perl -pi`) on each file named: simulated on the file's
@@ -325,6 +357,8 @@ impl Replay {
         c: &Simple,
         step: &Step<'_>,
     ) {
+        // A script too large to read makes every file's edit too large.
+        let unread = self.budget.take_trip();
         for f in files {
             let path = resolve(&f.text, cwd.as_deref());
             let fi = self.file(&path);
@@ -332,15 +366,21 @@ impl Replay {
             // line); the edit puts back what it made.
             let mut before = std::mem::take(&mut self.files[fi].known);
             let after = match script {
-                Some(s) if !f.dynamic => {
+                Some(s) if !f.dynamic && !self.lost_cwd && !self.budget.exhausted() => {
                     let id = self.next_id();
+                    let mut budget = self.budget;
                     let this: &Replay = self;
                     // sed's `r FILE` reads another file's known text.
                     let read = |name: &str| this.known_text(&resolve(name, cwd.as_deref()));
-                    s.run(&mut before, id, &read).ok()
+                    let run = s.run(&mut before, id, &read, &mut budget);
+                    self.budget = budget;
+                    run.map_err(|e| self.note(&e)).ok()
                 }
                 _ => None,
             };
+            if unread {
+                self.budget.trip();
+            }
             let partial = after.as_ref().is_some_and(|r| r.assumed && !before.is_whole());
             let after = after.map(|r| r.after);
             let subst = script.filter(|_| !f.dynamic).and_then(|s| waiting_subst(s, &before));
@@ -393,7 +433,7 @@ impl Replay {
             return;
         }
         let script = match code {
-            Some(w) if print && !other && !w.dynamic => Script::perl(&w.text).ok(),
+            Some(w) if print && !other && !w.dynamic => Script::perl(&w.text).map_err(|e| self.note(&e)).ok(),
             _ => None,
         };
         self.in_place(script.as_ref(), &files, cwd, c, step);

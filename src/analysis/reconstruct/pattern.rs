@@ -2,8 +2,25 @@
 //! their replacement texts. Oniguruma (the `onig` crate, already built for syntect's syntax
 //! highlighting) compiles all three dialects: its `grep` syntax is GNU's basic one (`\+`, `\?`,
 //! `\|`, `\{n,m\}`, `\<`), and backreferences work, which the `regex` crate refuses.
+//!
+//! A backtracking engine can take exponential time on the agent's own pattern (`(a+)+$` over a
+//! line of `a`s): every match attempt is bounded ([`RETRY_LIMIT`]), and a search that passes the
+//! bound (or fails any other way) is an error, [`RegexLimit`], which makes the edit unknown.
 
-use onig::{Regex, RegexOptions, SearchOptions, Syntax, SyntaxOperator};
+use onig::{MatchParam, Regex, RegexOptions, Region, SearchOptions, Syntax, SyntaxOperator};
+
+/// Backtracking steps one match attempt may take (Oniguruma's `retry_limit_in_match`; its
+/// default, 10^7, is a tenth of a second for each place a match is tried).
+pub const RETRY_LIMIT: u32 = 100_000;
+
+/// Why a pattern's effect on a line cannot be known here.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RegexLimit {
+    /// A search passed [`RETRY_LIMIT`], or the engine failed otherwise.
+    Engine(String),
+    /// The line made would pass the cap the caller gave.
+    TooLarge,
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dialect {
@@ -104,31 +121,61 @@ impl Pattern {
         self.literal.as_deref()
     }
 
-    pub fn is_match(&self, text: &str) -> bool {
+    pub fn is_match(&self, text: &str) -> Result<bool, RegexLimit> {
         if self.literal.as_deref().is_some_and(|l| !text.contains(l)) {
-            return false;
+            return Ok(false);
         }
-        self.re.search_with_options(text, 0, text.len(), SearchOptions::SEARCH_OPTION_NONE, None).is_some()
+        Ok(self.search(text, 0, None)?.is_some())
+    }
+
+    /// The first match at or after byte `from`, bounded (see the module).
+    fn search(&self, text: &str, from: usize, region: Option<&mut Region>) -> Result<Option<usize>, RegexLimit> {
+        let mut param = MatchParam::default();
+        param.set_retry_limit_in_match(RETRY_LIMIT);
+        self.re
+            .search_with_param(text, from, text.len(), SearchOptions::SEARCH_OPTION_NONE, region, param)
+            .map_err(|e| RegexLimit::Engine(e.description().to_string()))
     }
 
     /// Replace the `nth` match (1-based), or every match from the `nth` on when `global`.
-    /// `None` when nothing matched.
-    pub fn substitute(&self, text: &str, with: &Replacement, nth: usize, global: bool) -> Option<String> {
+    /// `None` when nothing matched; an error when the line made would be longer than `cap`
+    /// bytes (a replacement of ten `&` run on a line of a million characters).
+    pub fn substitute(
+        &self,
+        text: &str,
+        with: &Replacement,
+        nth: usize,
+        global: bool,
+        cap: usize,
+    ) -> Result<Option<String>, RegexLimit> {
         if self.literal.as_deref().is_some_and(|l| !text.contains(l)) {
-            return None;
+            return Ok(None);
         }
         let mut out = String::with_capacity(text.len() + 16);
         let mut last = 0;
         let mut count = 0;
         let mut replaced = false;
-        for caps in self.re.captures_iter(text) {
-            let Some((start, end)) = caps.pos(0) else { continue };
+        // Successive matches, as `captures_iter` finds them (an empty match right after the
+        // last one is passed over), each search bounded.
+        let (mut from, mut last_end) = (0usize, None::<usize>);
+        let mut region = Region::new();
+        while from <= text.len() && self.search(text, from, Some(&mut region))?.is_some() {
+            let Some((start, end)) = region.pos(0) else { break };
+            if start == end && last_end == Some(end) {
+                from += text[from..].chars().next().map_or(1, char::len_utf8);
+                continue;
+            }
+            from = end;
+            last_end = Some(end);
             count += 1;
             if count < nth {
                 continue;
             }
             out.push_str(&text[last..start]);
-            with.expand(&caps, &mut out);
+            with.expand(text, &region, &mut out);
+            if out.len() > cap {
+                return Err(RegexLimit::TooLarge);
+            }
             last = end;
             replaced = true;
             if !global {
@@ -136,10 +183,13 @@ impl Pattern {
             }
         }
         if !replaced {
-            return None;
+            return Ok(None);
         }
         out.push_str(&text[last..]);
-        Some(out)
+        if out.len() > cap {
+            return Err(RegexLimit::TooLarge);
+        }
+        Ok(Some(out))
     }
 }
 
@@ -265,10 +315,16 @@ impl Replacement {
         Some(r)
     }
 
-    fn expand(&self, caps: &onig::Captures<'_>, out: &mut String) {
+    /// The replacement for the match `region` holds in `text`.
+    fn expand(&self, text: &str, region: &Region, out: &mut String) {
+        let group = |g: usize| region.pos(g).and_then(|(a, b)| text.get(a..b)).unwrap_or("");
         let mut case: Option<Case> = None;
         let mut next: Option<Case> = None;
         let put = |s: &str, case: Option<Case>, next: &mut Option<Case>, out: &mut String| {
+            if case.is_none() && next.is_none() {
+                out.push_str(s);
+                return;
+            }
             for ch in s.chars() {
                 let once = next.take();
                 let mapped: String = match (once, case) {
@@ -284,7 +340,7 @@ impl Replacement {
         for p in &self.0 {
             match p {
                 Piece::Text(t) => put(t, case, &mut next, out),
-                Piece::Group(g) => put(caps.at(*g).unwrap_or(""), case, &mut next, out),
+                Piece::Group(g) => put(group(*g), case, &mut next, out),
                 Piece::Case(Case::End) => {
                     case = None;
                     next = None;
@@ -302,7 +358,7 @@ mod tests {
 
     fn sub(re: &str, d: Dialect, repl: &str, text: &str, global: bool) -> Option<String> {
         let p = Pattern::new(re, d, false)?;
-        p.substitute(text, &Replacement::sed(repl), 1, global)
+        p.substitute(text, &Replacement::sed(repl), 1, global, usize::MAX).ok().flatten()
     }
 
     #[test]
@@ -330,7 +386,7 @@ mod tests {
         assert_eq!(sub(r"x$", Dialect::Extended, "y", "axbx", false).as_deref(), Some("axby"));
         let p = Pattern::new(r"(\w+)\s*=\s*(\d+)", Dialect::Perl, false);
         let r = Replacement::perl("$2 -> ${1}\\n");
-        let out = p.zip(r).and_then(|(p, r)| p.substitute("x = 42", &r, 1, false));
+        let out = p.zip(r).and_then(|(p, r)| p.substitute("x = 42", &r, 1, false, usize::MAX).ok().flatten());
         assert_eq!(out.as_deref(), Some("42 -> x\n"));
         assert_eq!(Replacement::perl("$name"), None);
     }
@@ -338,17 +394,34 @@ mod tests {
     #[test]
     fn flags_nth_case_and_ignore_case() {
         let p = Pattern::new("a", Dialect::Basic, false);
-        assert_eq!(p.and_then(|p| p.substitute("aaaa", &Replacement::sed("b"), 2, true)).as_deref(), Some("abbb"));
+        let sub = |p: Option<Pattern>, with: &str, text: &str, nth, global| {
+            p.and_then(|p| p.substitute(text, &Replacement::sed(with), nth, global, usize::MAX).ok().flatten())
+        };
+        assert_eq!(sub(p, "b", "aaaa", 2, true).as_deref(), Some("abbb"));
         let p = Pattern::new("hello", Dialect::Basic, true);
-        assert_eq!(
-            p.and_then(|p| p.substitute("HeLLo", &Replacement::sed(r"\U&"), 1, false)).as_deref(),
-            Some("HELLO")
-        );
+        assert_eq!(sub(p, r"\U&", "HeLLo", 1, false).as_deref(), Some("HELLO"));
         let p = Pattern::new(r"\(\w\)\(\w*\)", Dialect::Basic, false);
-        assert_eq!(
-            p.and_then(|p| p.substitute("word", &Replacement::sed(r"\u\1\2"), 1, false)).as_deref(),
-            Some("Word")
-        );
+        assert_eq!(sub(p, r"\u\1\2", "word", 1, false).as_deref(), Some("Word"));
         assert!(Pattern::new(r"\(", Dialect::Basic, false).is_none());
+    }
+
+    #[test]
+    fn a_pattern_that_backtracks_without_end_is_an_error_not_a_panic() {
+        // Nested quantifiers over 40 `a`s and a `b`: 2^40 ways to fail.
+        let line = format!("{}b", "a".repeat(40));
+        let Some(p) = Pattern::new("(a+)+$", Dialect::Extended, false) else { panic!("compiles") };
+        let x = Replacement::sed("x");
+        assert!(matches!(p.substitute(&line, &x, 1, false, usize::MAX), Err(RegexLimit::Engine(_))));
+        assert!(p.is_match(&line).is_err());
+        // The same pattern on a line it matches quickly.
+        assert_eq!(p.substitute("aaa", &x, 1, false, usize::MAX), Ok(Some("x".to_string())));
+        // Empty matches between characters, as sed makes them.
+        let Some(p) = Pattern::new("x*", Dialect::Basic, false) else { panic!("compiles") };
+        assert_eq!(p.substitute("abc", &Replacement::sed("-"), 1, true, usize::MAX), Ok(Some("-a-b-c-".to_string())));
+        // A line made longer than the cap stops being made.
+        let Some(p) = Pattern::new("a", Dialect::Basic, false) else { panic!("compiles") };
+        let ten = Replacement::sed("&&&&&&&&&&");
+        assert_eq!(p.substitute(&"a".repeat(100), &ten, 1, true, 999), Err(RegexLimit::TooLarge));
+        assert_eq!(p.substitute(&"a".repeat(100), &ten, 1, true, 1000).map(|s| s.map(|s| s.len())), Ok(Some(1000)));
     }
 }

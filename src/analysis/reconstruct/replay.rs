@@ -2,6 +2,7 @@
 //! change them, views fill them and check the edits that wrote what they show, scripts leave
 //! a file unknown until a view (or the submitted patch) says what they did.
 
+use super::budget::{Budget, Limits};
 use super::draw::draw;
 use super::invert::{Inverted, LineSubst};
 use super::known::{EditId, Known, Line, Seen, Seg};
@@ -64,6 +65,11 @@ pub(super) struct Replay {
     pub recs: Vec<Rec>,
     /// `git stash` entries: per file, the state it had and the edits it undid.
     pub stash: Vec<Vec<(usize, Known, Vec<EditId>)>>,
+    /// What the run may cost ([`super::budget`]); every simulator spends from it.
+    pub budget: Budget,
+    /// The step's working directory passed its cap (a chain of `cd`): the rest of the step's
+    /// edits are too large to replay.
+    pub lost_cwd: bool,
 }
 
 /// Whether two paths name one file: equal, or one is the other under a known root (or, both
@@ -82,8 +88,24 @@ fn same_file(a: &str, b: &str, roots: &[String]) -> bool {
 }
 
 impl Replay {
-    pub fn new(roots: Vec<String>) -> Replay {
-        Replay { files: Vec::new(), index: HashMap::new(), roots, recs: Vec::new(), stash: Vec::new() }
+    pub fn new(mut roots: Vec<String>, limits: Limits) -> Replay {
+        roots.truncate(limits.roots);
+        Replay {
+            files: Vec::new(),
+            index: HashMap::new(),
+            roots,
+            recs: Vec::new(),
+            stash: Vec::new(),
+            budget: Budget::new(limits),
+            lost_cwd: false,
+        }
+    }
+
+    /// A folder relative paths may be relative to (a `cd` target), kept while there is room.
+    pub fn add_root(&mut self, dir: &str) {
+        if self.roots.len() < self.budget.limits.roots && !self.roots.iter().any(|r| r == dir) {
+            self.roots.push(dir.to_string());
+        }
     }
 
     /// The state of the file a path names (created, nothing known, when new).
@@ -91,7 +113,12 @@ impl Replay {
         if let Some(&i) = self.index.get(path) {
             return i;
         }
-        let found = self.files.iter().position(|f| same_file(&f.path, path, &self.roots));
+        // Another name of a file met before? (Every file is compared: work. Once the run's
+        // work is spent nothing is known of any file, and a name is a file of its own.)
+        let found = match self.budget.spend(self.files.len()) {
+            true => self.files.iter().position(|f| same_file(&f.path, path, &self.roots)),
+            false => None,
+        };
         let i = found.unwrap_or_else(|| {
             self.files.push(FileState {
                 path: path.to_string(),
@@ -167,6 +194,18 @@ impl Replay {
         text_diff: Option<String>,
         partial: bool,
     ) {
+        // Past a cap (this edit's, the step's working directory, the run's work) the edit is
+        // too large to replay; so is one whose result would not fit.
+        let mut after = after;
+        let mut too_large = self.budget.take_trip() || self.lost_cwd || self.budget.exhausted();
+        if let Some(a) = after.as_ref().filter(|_| !too_large) {
+            let (bytes, lines) = a.weight();
+            too_large = !self.budget.fits(bytes, lines) || !self.budget.spend(before.segs.len() + lines);
+            self.budget.take_trip();
+        }
+        if too_large {
+            after = None;
+        }
         self.touch(f, Some(&before));
         let id = self.next_id();
         let mut edit = Edit {
@@ -197,6 +236,15 @@ impl Replay {
                 self.files[f].known = after;
                 certainty
             }
+            None if too_large => {
+                // Nothing later says what it did: no view is compared with the file before it.
+                let file = &mut self.files[f];
+                file.known = Known::default();
+                file.snapshot = None;
+                file.pending.clear();
+                blind = true;
+                Certainty::TooLarge
+            }
             None => {
                 let file = &mut self.files[f];
                 if file.snapshot.is_none() {
@@ -218,6 +266,23 @@ impl Replay {
             inverse: None,
             blind,
         });
+        if self.budget.exhausted() {
+            self.forget();
+        }
+    }
+
+    /// What is known of the run's files goes: its work is spent (what follows then costs about
+    /// what reading it costs: every later edit is too large to replay, no view checks
+    /// anything), or a step too large to read may have changed any of them.
+    pub fn forget(&mut self) {
+        for file in &mut self.files {
+            file.known = Known::default();
+            file.base = None;
+            file.snapshot = None;
+            file.pending.clear();
+            file.waiting.clear();
+        }
+        self.stash.clear();
     }
 
     /// The last edit was the plain substitution `subst`: a view of a line never shown that it
@@ -239,7 +304,9 @@ impl Replay {
     pub fn tool_edit(&mut self, mut edit: Edit, path: &str) {
         let f = self.file(path);
         let id = self.next_id();
-        if !edit.status.is_rejection() {
+        if self.budget.exhausted() || !self.budget.spend(self.files[f].known.segs.len()) {
+            self.forget();
+        } else if !edit.status.is_rejection() {
             self.touch(f, None);
             self.apply_tool(&mut edit, f, id);
         } else if edit.kind == EditKind::WindowedEdit && edit.old_text.is_none() {
@@ -319,6 +386,39 @@ impl Replay {
 
     /// Lines a step's output showed, checking the edits that wrote the lines shown.
     pub fn view(&mut self, shown: Shown, by: CheckedBy) {
+        if self.budget.exhausted() {
+            return;
+        }
+        self.view_within(shown, by);
+        // A view past a cap leaves its file unknown; no edit is the worse for it.
+        self.budget.take_trip();
+        if self.budget.exhausted() {
+            self.forget();
+        }
+    }
+
+    /// Whether an output may be read as views of a file: one larger than a file may be is not
+    /// split into lines at all (what it shows stays unknown).
+    pub fn output_fits(&mut self, observation: &str) -> bool {
+        let lines = observation.bytes().filter(|b| *b == b'\n').count();
+        let fits = !self.budget.exhausted() && self.budget.fits(observation.len(), lines);
+        self.budget.take_trip();
+        fits
+    }
+
+    fn view_within(&mut self, shown: Shown, by: CheckedBy) {
+        let (bytes, count) = match &shown {
+            Shown::Lines { lines, .. } => (lines.iter().map(|(_, t)| t.len()).sum(), lines.len()),
+            Shown::Tail { lines, .. } => (lines.iter().map(|t| t.len()).sum(), lines.len()),
+        };
+        let path = match &shown {
+            Shown::Lines { path, .. } | Shown::Tail { path, .. } => path.clone(),
+        };
+        if !self.budget.fits(bytes, count) || !self.budget.spend(count) {
+            let f = self.file(&path);
+            self.files[f].known = Known::default();
+            return;
+        }
         match shown {
             Shown::Lines { path, lines, end } => {
                 let f = self.file(&path);
@@ -332,6 +432,10 @@ impl Replay {
                         end_i += 1;
                     }
                     let first = lines[start].0;
+                    // Each block is placed from the file's start.
+                    if !self.budget.spend(self.files[f].known.segs.len()) {
+                        return;
+                    }
                     let block: Vec<Rc<str>> = lines[start..end_i].iter().map(|(_, t)| t.clone()).collect();
                     let around =
                         self.files[f].known.texts_at(first.saturating_sub(SHIFT).max(1), first + block.len() + SHIFT);
@@ -345,6 +449,10 @@ impl Replay {
                 }
                 if let Some(end) = end {
                     self.files[f].known.end_at(end);
+                }
+                let (bytes, lines) = self.files[f].known.weight();
+                if !self.budget.fits(bytes, lines) {
+                    self.files[f].known = Known::default();
                 }
             }
             Shown::Tail { path, lines, whole } => {
@@ -406,6 +514,10 @@ impl Replay {
     /// the script did.
     fn attribute_from_view(&mut self, f: usize, lines: &[(usize, Rc<str>)], by: CheckedBy) {
         let Some(&last_pending) = self.files[f].pending.last() else { return };
+        let cost = self.files[f].snapshot.as_ref().map_or(0, |s| s.segs.len());
+        if !self.budget.spend(cost) {
+            return;
+        }
         let Some(mut snapshot) = self.files[f].snapshot.clone() else { return };
         let (Some(first), Some(last)) = (lines.first().map(|l| l.0), lines.last().map(|l| l.0)) else { return };
         if last + 1 - first != lines.len() {
@@ -437,6 +549,9 @@ impl Replay {
         let last = self.files[f].pending.last().copied().filter(|id| self.files[f].waiting.contains(id));
         for (n, text) in lines {
             if self.files[f].waiting.is_empty() {
+                return;
+            }
+            if !self.budget.spend(self.files[f].known.segs.len()) {
                 return;
             }
             let file = &mut self.files[f];
@@ -479,6 +594,9 @@ impl Replay {
         // recorded, so a substitution on one line before it may have been on this one.
         let mut untraced = false;
         for id in (oldest..self.recs.len()).rev() {
+            if !self.budget.spend(1) {
+                return;
+            }
             let r = &self.recs[id];
             if r.file != f {
                 continue;
@@ -558,6 +676,10 @@ impl Replay {
     /// `git checkout`/`restore`/`stash`: file `f` back to what it was before its first edit;
     /// its edits so far are undone at `step`. Returns the edits undone.
     pub fn reset(&mut self, f: usize, step: usize) -> Vec<EditId> {
+        if !self.budget.spend(self.recs.len()) {
+            self.forget();
+            return Vec::new();
+        }
         let Some(base) = self.files[f].base.clone() else { return Vec::new() };
         let file = &mut self.files[f];
         file.known = base;
@@ -611,6 +733,11 @@ impl Replay {
         let mut unexplained = String::new();
         for h in &file.hunks {
             let mut steps: Vec<usize> = Vec::new();
+            // Each line is placed from the file's start.
+            if !self.budget.spend(self.files[f].known.segs.len().saturating_mul(h.lines.len() + 1)) {
+                out.push(HunkSource { hunk: h.header.clone(), steps, explained: false });
+                continue;
+            }
             let mut explained = true;
             let mut known = self.files[f].known.clone();
             let mut n = h.new_start;
@@ -634,6 +761,10 @@ impl Replay {
                     }
                 }
                 if *mark == '+' && origin.is_none() {
+                    if !self.budget.spend(self.recs.len()) {
+                        explained = false;
+                        continue;
+                    }
                     // Text no traced line holds: the latest applied edit that wrote it.
                     let by = self.recs.iter().rev().find(|r| {
                         r.file == f

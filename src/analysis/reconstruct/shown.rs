@@ -724,7 +724,7 @@ mod tests {
     use super::*;
 
     fn show(cmd: &str, obs: &str) -> Vec<Shown> {
-        let ps = parse(cmd);
+        let ps = parse(cmd).unwrap_or_default();
         let pr = printer(&ps[0], None).expect("a printer");
         read(&pr, &output(obs), None)
     }
@@ -794,7 +794,7 @@ mod tests {
             "python x.py",
             "cat f | sort",
         ] {
-            let ps = parse(cmd);
+            let ps = parse(cmd).unwrap_or_default();
             assert!(printer(&ps[0], None).is_none(), "{cmd}");
         }
     }

@@ -1,17 +1,12 @@
 //! Definitions by grammar: which nodes of each language define a name, its kind, scope,
 //! parameters and head; the parameters' arity and (for C and C++) types.
 
-use super::walk::{Found, ScopeKind, Walker, fold};
+use super::walk::{Found, Frame, ScopeKind, Walker, fold};
 use super::{DefKind, Lang, Params};
 use tree_sitter::Node;
 
 impl<'t> Walker<'t> {
-    pub(super) fn definition(
-        &mut self,
-        node: Node<'t>,
-        path: &[(Node<'t>, Option<&'t str>, Option<usize>)],
-        scope: Option<usize>,
-    ) -> Option<Found<'t>> {
+    pub(super) fn definition(&mut self, node: Node<'t>, path: &[Frame<'t>], scope: Option<usize>) -> Option<Found<'t>> {
         let kind = node.kind();
         let name_field = |n: Node<'t>| n.child_by_field_name("name");
         let in_type = self.scope_kind(scope) == Some(ScopeKind::Type);
@@ -29,7 +24,7 @@ impl<'t> Walker<'t> {
             })
         };
         let func = if in_type { DefKind::Method } else { DefKind::Function };
-        let parent_kind = |up: usize| path.len().checked_sub(up).map(|i| path[i].0.kind());
+        let parent_kind = |up: usize| path.len().checked_sub(up).map(|i| path[i].node.kind());
         match (self.lang, kind) {
             // Python
             (Lang::Python, "function_definition") => simple(self, func, Some(ScopeKind::Function)),
@@ -65,11 +60,11 @@ impl<'t> Walker<'t> {
             {
                 let name = name_field(node)?;
                 let constant = parent_kind(1) == Some("constant_declaration") || {
-                    let decl = path[path.len() - 1].0;
+                    let decl = path[path.len() - 1].node;
                     let mods = decl.named_child(0).filter(|m| m.kind() == "modifiers").map(|m| self.text(m));
                     mods.is_some_and(|m| m.contains("static") && m.contains("final"))
                 };
-                let decl = path[path.len() - 1].0;
+                let decl = path[path.len() - 1].node;
                 Some(self.named(if constant { DefKind::Constant } else { DefKind::Field }, name, decl))
             }
             (Lang::Java, "enum_constant") => simple(self, DefKind::Constant, None),
@@ -138,7 +133,7 @@ impl<'t> Walker<'t> {
             (Lang::C | Lang::Cpp, "declaration" | "field_declaration") => {
                 let declarator = node.child_by_field_name("declarator")?;
                 if let Some(decl) = function_declarator(declarator) {
-                    let inside_function = path.iter().any(|(p, _, _)| p.kind() == "compound_statement");
+                    let inside_function = path.last().is_some_and(|p| p.in_block);
                     if inside_function {
                         return None;
                     }

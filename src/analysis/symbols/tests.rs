@@ -369,6 +369,21 @@ fn a_class_whose_head_is_a_context_line_of_a_hunk_scopes_its_methods() {
 }
 
 #[test]
+fn a_nesting_deeper_than_the_cap_is_not_walked_to_its_bottom() {
+    // A patch adding a list nested 10,000 deep, a name at every level (the walk was quadratic in
+    // depth: each name looked at every node above it), then a definition after it.
+    let depth = 10_000;
+    let line = format!("x = {}1{}", "[a, ".repeat(depth), "]".repeat(depth));
+    let s = extract(Lang::Python, &format!("{line}\ndef after():\n    return b\n"));
+    let a = s.references.iter().filter(|r| r.name == "a").count();
+    assert!(a > 1000 && a < depth, "the names above the cap are read, not those below: {a}");
+    assert!(s.definitions.iter().any(|d| d.name == "after"), "{:?}", s.definitions);
+    assert_eq!(kinds(&s, "b"), [RefKind::Name]);
+    let c = changes(Lang::Python, &diff("d.py", &format!("@@ -0,0 +1,3 @@\n+{line}\n+def after():\n+    return b\n")));
+    assert!(summary(&c).iter().any(|(k, q, _)| *k == ChangeKind::Added && q == "after"), "{:?}", summary(&c));
+}
+
+#[test]
 fn a_function_header_before_a_hunk_that_defines_its_sibling_is_not_its_scope() {
     // sphinx-style: the header names the method before the hunk; the hunk changes the next one.
     let d = diff(

@@ -40,6 +40,25 @@ pub(super) struct Found<'t> {
     pub(super) name_nodes: Vec<Node<'t>>,
 }
 
+/// Nodes deeper than this are not read (nor their children): a patch adding a list nested
+/// 100,000 deep is not walked to its bottom. Deeper than any code a person writes (a chain of
+/// two thousand `+` is two thousand deep).
+pub const MAX_DEPTH: usize = 4096;
+
+/// A node on the way from the root to the one being read.
+#[derive(Clone, Copy)]
+pub(super) struct Frame<'t> {
+    pub(super) node: Node<'t>,
+    /// Its field name in its parent.
+    pub(super) field: Option<&'t str>,
+    /// The scope in force for it and its children.
+    pub(super) scope: Option<usize>,
+    /// It or a node above it is an import (its identifiers are imported names).
+    pub(super) in_import: bool,
+    /// It or a node above it is a C or C++ block (a declaration there is a local one).
+    pub(super) in_block: bool,
+}
+
 pub(super) struct Walker<'t> {
     pub(super) lang: Lang,
     pub(super) src: &'t str,
@@ -49,18 +68,27 @@ pub(super) struct Walker<'t> {
     consumed: HashSet<usize>,
 }
 
+/// The walk: a cursor down the tree, the path from the root kept beside it, what a node needs
+/// of its ancestors carried in its frame (so each node costs the same however deep it is).
 pub(super) fn walk<'t>(lang: Lang, tree: &'t Tree, src: &'t str) -> Symbols {
     let mut w = Walker { lang, src, scopes: Vec::new(), out: Symbols::default(), consumed: HashSet::new() };
     let mut cursor = tree.walk();
-    // (node, field name in its parent, scope index in force for it and its children)
-    let mut path: Vec<(Node, Option<&'t str>, Option<usize>)> = Vec::new();
+    let mut path: Vec<Frame<'t>> = Vec::new();
     loop {
         let node = cursor.node();
         let field = cursor.field_name();
-        let scope = path.last().and_then(|p| p.2);
+        let above = path.last().copied();
+        let scope = above.and_then(|p| p.scope);
         let inner = w.visit(node, field, &path, scope);
-        path.push((node, field, inner.or(scope)));
-        let skip_children = is_opaque(lang, node);
+        let kind = node.kind();
+        path.push(Frame {
+            node,
+            field,
+            scope: inner.or(scope),
+            in_import: above.is_some_and(|p| p.in_import) || is_import(lang, kind),
+            in_block: above.is_some_and(|p| p.in_block) || kind == "compound_statement",
+        });
+        let skip_children = is_opaque(lang, node) || path.len() >= MAX_DEPTH;
         if !skip_children && cursor.goto_first_child() {
             continue;
         }
@@ -160,7 +188,7 @@ impl<'t> Walker<'t> {
         &mut self,
         node: Node<'t>,
         field: Option<&'t str>,
-        path: &[(Node<'t>, Option<&'t str>, Option<usize>)],
+        path: &[Frame<'t>],
         scope: Option<usize>,
     ) -> Option<usize> {
         let kind = node.kind();
@@ -168,7 +196,7 @@ impl<'t> Walker<'t> {
             return None;
         }
         if is_comment_or_string(self.lang, kind) {
-            if !has_code(node) && !path.iter().any(|(p, _, _)| is_import(self.lang, p.kind())) {
+            if !has_code(node) && !path.last().is_some_and(|p| p.in_import) {
                 self.mentions(node);
             }
             return None;
@@ -373,16 +401,10 @@ impl<'t> Walker<'t> {
         Some(n)
     }
 
-    fn identifier(
-        &mut self,
-        node: Node<'t>,
-        field: Option<&'t str>,
-        path: &[(Node<'t>, Option<&'t str>, Option<usize>)],
-    ) {
-        let Some(&(parent, _, _)) = path.last() else { return };
-        let pk = parent.kind();
-        let in_import = path.iter().any(|(p, _, _)| is_import(self.lang, p.kind()));
-        if in_import {
+    fn identifier(&mut self, node: Node<'t>, field: Option<&'t str>, path: &[Frame<'t>]) {
+        let Some(parent) = path.last() else { return };
+        let pk = parent.node.kind();
+        if parent.in_import {
             if field != Some("alias") {
                 self.push(node, RefKind::Import, false);
             }
@@ -404,7 +426,7 @@ impl<'t> Walker<'t> {
         let kind = if member {
             RefKind::Member
         } else if node.kind() == "type_identifier"
-            || (self.lang == Lang::Python && path.iter().rev().take(4).any(|(p, _, _)| p.kind() == "type"))
+            || (self.lang == Lang::Python && path.iter().rev().take(4).any(|p| p.node.kind() == "type"))
         {
             RefKind::Type
         } else {
@@ -415,7 +437,7 @@ impl<'t> Walker<'t> {
 
     /// Identifiers that bind a local name (parameters, assignment targets, keyword argument
     /// names): neither definitions of interest nor uses.
-    fn binding(&self, pk: &str, field: Option<&str>, path: &[(Node<'t>, Option<&'t str>, Option<usize>)]) -> bool {
+    fn binding(&self, pk: &str, field: Option<&str>, path: &[Frame<'t>]) -> bool {
         match self.lang {
             Lang::Python => {
                 matches!(
@@ -442,9 +464,9 @@ impl<'t> Walker<'t> {
                         Some("name")
                     ) | ("range_clause", Some("left"))
                 ) || (pk == "expression_list"
-                    && path.last().is_some_and(|p| p.1 == Some("left"))
+                    && path.last().is_some_and(|p| p.field == Some("left"))
                     && path.len() >= 2
-                    && path[path.len() - 2].0.kind() == "short_var_declaration")
+                    && path[path.len() - 2].node.kind() == "short_var_declaration")
             }
             Lang::C | Lang::Cpp => matches!(
                 (pk, field),

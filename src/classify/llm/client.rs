@@ -79,7 +79,14 @@ pub struct LlmSettings {
     /// How long one attempt may wait beyond its requests' timeouts: async-openai's backoff and a
     /// server's `Retry-After` (honoured up to about this long). Default 65 s.
     pub wait_slack: Duration,
+    /// The largest reply body read, in bytes ([`DEFAULT_MAX_REPLY`]): a longer one fails that run
+    /// ([`LlmError::TooLarge`]) without being held.
+    pub max_reply: u64,
 }
+
+/// The largest reply body read by default: a chat completion of the longest answer a model
+/// gives is tens of kilobytes.
+pub const DEFAULT_MAX_REPLY: u64 = 4 << 20;
 
 impl LlmSettings {
     /// Settings for `model` at `base_url`: no key, 60 s timeout, 2 retries, 200 ms backoff.
@@ -96,7 +103,23 @@ impl LlmSettings {
             json_mode: false,
             backoff: Duration::from_millis(200),
             wait_slack: Duration::from_secs(65),
+            max_reply: DEFAULT_MAX_REPLY,
         }
+    }
+}
+
+/// The largest reply cap accepted, in MB.
+const MAX_REPLY_MB: f64 = 1024.0;
+
+/// A reply cap given in megabytes (MiB) by the user (`what` names where): above zero and at most
+/// a gigabyte.
+pub fn max_reply_from_mb(mb: f64, what: &str) -> Result<u64, LlmError> {
+    if mb.is_finite() && mb > 0.0 && mb <= MAX_REPLY_MB {
+        Ok(((mb * (1u64 << 20) as f64) as u64).max(1))
+    } else {
+        Err(LlmError::Config {
+            message: format!("{what} must be a number of MB above 0 and at most {MAX_REPLY_MB}, not {mb}"),
+        })
     }
 }
 
@@ -128,6 +151,7 @@ impl fmt::Debug for LlmSettings {
             .field("max_tokens", &self.max_tokens)
             .field("json_mode", &self.json_mode)
             .field("backoff", &self.backoff)
+            .field("max_reply", &self.max_reply)
             .finish()
     }
 }
@@ -232,6 +256,12 @@ pub enum LlmError {
         /// --base-url …`.
         message: String,
     },
+    /// A reply body longer than `max_reply`: not read further.
+    #[error("LLM reply larger than {} (max_reply_mb in the [llm] section of config.toml, or --max-reply-mb): not read", crate::error::bytes(*limit))]
+    TooLarge {
+        /// The cap, in bytes.
+        limit: u64,
+    },
     /// Unusable settings or request (bad URL, key not valid in a header, no turns, …).
     #[error("LLM configuration: {message}")]
     Config {
@@ -243,7 +273,7 @@ pub enum LlmError {
 impl LlmError {
     /// Whether trying again later may succeed.
     pub fn is_transient(&self) -> bool {
-        !matches!(self, LlmError::Api { .. } | LlmError::Config { .. })
+        !matches!(self, LlmError::Api { .. } | LlmError::Config { .. } | LlmError::TooLarge { .. })
     }
 
     /// Whether `complete` retries this itself. Connect errors are transient but async-openai
@@ -269,11 +299,36 @@ impl fmt::Debug for LlmClient {
 
 /// A tower service under async-openai's retry layer that remembers the status of the last
 /// response (0 after a transport error): async-openai drops it when an error body is not an
-/// OpenAI error JSON. One tap per attempt, so concurrent requests do not share it.
+/// OpenAI error JSON. It also reads the body, at most `max_reply` bytes of it (async-openai
+/// and its retry layer would read any length whole): a longer one is an error, and `too_large`
+/// says so. One tap per attempt, so concurrent requests do not share it.
 #[derive(Clone)]
 struct StatusTap {
     inner: ReqwestService,
     last: Arc<AtomicU16>,
+    max_reply: u64,
+    too_large: Arc<std::sync::atomic::AtomicBool>,
+}
+
+/// The response with its body read, when it is at most `cap` bytes (`None` when longer).
+async fn bounded(mut response: reqwest::Response, cap: u64) -> Result<Option<reqwest::Response>, reqwest::Error> {
+    if response.content_length().is_some_and(|n| n > cap) {
+        return Ok(None);
+    }
+    let (status, version) = (response.status(), response.version());
+    let headers = std::mem::take(response.headers_mut());
+    let mut body: Vec<u8> = Vec::new();
+    while let Some(chunk) = response.chunk().await? {
+        if (body.len() + chunk.len()) as u64 > cap {
+            return Ok(None);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    let mut read = http::Response::new(body);
+    *read.status_mut() = status;
+    *read.version_mut() = version;
+    *read.headers_mut() = headers;
+    Ok(Some(reqwest::Response::from(read)))
 }
 
 type TapFuture = Pin<Box<dyn Future<Output = Result<reqwest::Response, OpenAIError>> + Send + 'static>>;
@@ -290,10 +345,17 @@ impl Service<HttpRequestFactory> for StatusTap {
     fn call(&mut self, request: HttpRequestFactory) -> TapFuture {
         let sent = self.inner.call(request);
         let last = Arc::clone(&self.last);
+        let (cap, too_large) = (self.max_reply, Arc::clone(&self.too_large));
         Box::pin(async move {
             let result = sent.await;
             last.store(result.as_ref().map_or(0, |r| r.status().as_u16()), Ordering::Relaxed);
-            result
+            match bounded(result?, cap).await.map_err(OpenAIError::Reqwest)? {
+                Some(response) => Ok(response),
+                None => {
+                    too_large.store(true, Ordering::Relaxed);
+                    Err(OpenAIError::InvalidArgument("the reply is larger than its cap".into()))
+                }
+            }
         })
     }
 }
@@ -342,11 +404,17 @@ impl LlmClient {
 
     /// An async-openai client for one attempt: its default retry layer over a [`StatusTap`]
     /// over reqwest (sharing this client's connection pool), and the tap's status cell.
-    fn openai(&self) -> (Client<OpenAIConfig>, Arc<AtomicU16>) {
+    fn openai(&self) -> (Client<OpenAIConfig>, Arc<AtomicU16>, Arc<std::sync::atomic::AtomicBool>) {
         let last = Arc::new(AtomicU16::new(0));
-        let tap = StatusTap { inner: ReqwestService::new(self.http.clone()), last: Arc::clone(&last) };
+        let too_large = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let tap = StatusTap {
+            inner: ReqwestService::new(self.http.clone()),
+            last: Arc::clone(&last),
+            max_reply: self.settings.max_reply,
+            too_large: Arc::clone(&too_large),
+        };
         let service = OpenAIRetryLayer::default().layer(tap);
-        (Client::build(self.http.clone(), self.config.clone()).with_http_service(service), last)
+        (Client::build(self.http.clone(), self.config.clone()).with_http_service(service), last, too_large)
     }
 
     /// Send `turns` and return the first choice, retrying transient failures (see the module
@@ -360,7 +428,7 @@ impl LlmClient {
         loop {
             attempts += 1;
             let started = Instant::now();
-            let (client, last_status) = self.openai();
+            let (client, last_status, too_large) = self.openai();
             // async-openai's own retries sleep as long as `Retry-After` says; one attempt (its
             // requests and their waits) is bounded, so a server asking for an hour cannot hang
             // the run.
@@ -376,6 +444,9 @@ impl LlmClient {
                     }
                     Err(e) => e,
                 },
+                Ok(Err(_)) if too_large.load(Ordering::Relaxed) => {
+                    LlmError::TooLarge { limit: self.settings.max_reply }
+                }
                 Ok(Err(e)) => self.map_error(e, last_status.load(Ordering::Relaxed)),
                 Err(_) => LlmError::Timeout { after: deadline },
             };

@@ -204,9 +204,14 @@ pub struct Prepared {
     pub signals: Signals,
 }
 
-pub fn prepare(store: &Store, taxonomy: &Taxonomy, run_id: i64, budget_tokens: usize) -> Result<Prepared, StoreError> {
+pub fn prepare(
+    store: &Store,
+    taxonomy: &Taxonomy,
+    run_id: i64,
+    budget_tokens: usize,
+) -> Result<Prepared, crate::classify::pipeline::RunError> {
     let detail = store.run_detail(run_id, None)?;
-    let signals = crate::classify::signals::compute(&detail);
+    let signals = crate::classify::pipeline::measure(&detail)?;
     let prompt = prompt::build(taxonomy, &detail, &signals, budget_tokens);
     Ok(Prepared { run_id, prompt, signals })
 }

@@ -2,7 +2,6 @@
 //! prompt shows. Empty signals are left out; lists are capped.
 
 use super::{After, ChangeKind, LostWhy, Signals};
-use std::fmt::Write as _;
 
 /// At most this many items of any list.
 const MAX_ITEMS: usize = 12;
@@ -15,12 +14,33 @@ fn steps(list: &[usize]) -> String {
     s.join(",")
 }
 
+/// The table as it is written: one line per `writeln!`. Values from the run (paths, commands,
+/// exit statuses, failures) may hold newlines; within a line they are spaces (as is any other
+/// control character), so no value starts a line of its own and poses as another entry or as a
+/// section of the LLM prompt the table is shown in.
+struct Lines(String);
+
+impl Lines {
+    fn write_fmt(&mut self, args: std::fmt::Arguments<'_>) -> std::fmt::Result {
+        let line = args.to_string();
+        let (body, ended) = match line.strip_suffix('\n') {
+            Some(body) => (body, true),
+            None => (line.as_str(), false),
+        };
+        self.0.extend(body.chars().map(|c| if c.is_control() { ' ' } else { c }));
+        if ended {
+            self.0.push('\n');
+        }
+        Ok(())
+    }
+}
+
 fn opt_step(s: Option<usize>) -> String {
     s.map_or("never".into(), |x| format!("step {x}"))
 }
 
 pub fn table(s: &Signals) -> String {
-    let mut o = String::new();
+    let mut o = Lines(String::new());
     let resolved = match s.resolved {
         Some(true) => "resolved",
         Some(false) => "not resolved",
@@ -248,5 +268,5 @@ pub fn table(s: &Signals) -> String {
     for m in s.failing_test_files.iter().take(MAX_ITEMS) {
         let _ = writeln!(o, "failing test {} names unchanged {}", m.test, m.path);
     }
-    o
+    o.0
 }

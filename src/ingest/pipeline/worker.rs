@@ -71,22 +71,13 @@ pub fn run(shared: &Shared<'_>, tx: SyncSender<(usize, Piece)>) {
         // forever): a panic becomes this unit's error.
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| one(shared, i, unit, &tx)));
         let sent = outcome.unwrap_or_else(|panic| {
-            let message = format!("internal error while reading this file (please report it): {}", panic_text(&panic));
-            let error = IngestError::parse(&unit.path, None, message);
+            let error = crate::error::internal(&unit.path, &panic);
             tx.send((i, Piece::End(Some(error)))).is_ok()
         });
         if !sent {
             break;
         }
     }
-}
-
-fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".to_string())
 }
 
 /// Process one unit; false when the writer has gone away.

@@ -2,7 +2,8 @@
 //! is replaced whole (a temporary file beside it, renamed over it), keeping the mode and owner of
 //! the file it replaces; a character device or FIFO (`/dev/stdout`, `/dev/null`, a pipe another
 //! process reads) is written into as it is; anything else is refused. Symbolic links are
-//! followed: what they name decides.
+//! followed: what they name decides. A new file's mode is what the umask gives; the temporary
+//! file goes if the process is stopped before the rename ([`Staged`]).
 
 use std::path::{Path, PathBuf};
 
@@ -56,11 +57,45 @@ enum Target {
     Stream(PathBuf),
 }
 
+/// A temporary file beside an export's destination, renamed over it once written whole. It is
+/// created as any new file is (0666 less the umask: a user whose umask is 077 gets 0600, as for
+/// the database), and removed if the process is stopped before it is renamed (SIGINT, SIGTERM,
+/// SIGHUP: `signals::on_forced_exit`; the export commands catch them), so an interrupted export
+/// leaves no hidden file behind.
+pub(crate) struct Staged {
+    pub(crate) file: tempfile::NamedTempFile,
+    _gone: crate::signals::ForcedExitHook,
+}
+
+impl Staged {
+    /// A new temporary file in `dir`, named `PREFIX…SUFFIX`.
+    pub(crate) fn new_in(dir: &Path, prefix: &str, suffix: &str) -> std::io::Result<Staged> {
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(prefix).suffix(suffix);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            builder.permissions(std::fs::Permissions::from_mode(0o666));
+        }
+        let file = builder.tempfile_in(dir)?;
+        let path = file.path().to_path_buf();
+        let gone = crate::signals::on_forced_exit(move || {
+            let _ = std::fs::remove_file(&path);
+        });
+        Ok(Staged { file, _gone: gone })
+    }
+
+    /// Rename it over `dest`.
+    pub(crate) fn persist(self, dest: &Path) -> Result<(), tempfile::PersistError> {
+        self.file.persist(dest).map(|_| ())
+    }
+}
+
 /// Write `text` (text or an image's bytes) to `path`: whole or not at all into a regular file or a new name (see the module
-/// documentation); straight into a character device or FIFO. A new file is readable by others
-/// (0644 on Unix), as a shared export should be; a replaced one keeps its permission bits (not
-/// set-user-ID, set-group-ID or sticky) and, where the writer may give it (root), its owner and
-/// group.
+/// documentation); straight into a character device or FIFO. A new file gets the mode any new
+/// file of the user gets (0666 less the umask: 0644 under the usual 022); a replaced one keeps its
+/// permission bits (not set-user-ID, set-group-ID or sticky) and, where the writer may give it
+/// (root), its owner and group.
 pub fn write_file(path: &Path, text: impl AsRef<[u8]>) -> Result<(), WriteError> {
     let text = text.as_ref();
     let fail = |why| WriteError { path: path.to_path_buf(), why };
@@ -157,18 +192,16 @@ fn replace(path: &Path, old: Option<&std::fs::Metadata>, text: &[u8]) -> Result<
         }
         Err(e) => return Err(why_not(&e, dir)),
     }
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| why_not(&e, dir))?;
-    std::io::Write::write_all(&mut tmp, text).map_err(|e| why_not(&e, dir))?;
-    // A temporary file is private (0600) and the writer's: give it what the replaced file had.
+    let mut tmp = Staged::new_in(dir, ".tmp", "").map_err(|e| why_not(&e, dir))?;
+    std::io::Write::write_all(&mut tmp.file, text).map_err(|e| why_not(&e, dir))?;
+    // A replaced file's owner and mode go to the new one (a new file keeps what it was made with).
     #[cfg(unix)]
-    {
+    if let Some(old) = old {
         use std::os::unix::fs::PermissionsExt;
-        if let Some(old) = old {
-            keep_owner(tmp.as_file(), old);
-        }
+        keep_owner(tmp.file.as_file(), old);
         // After the owner: changing it may clear mode bits.
-        let mode = old.map_or(0o644, |m| m.permissions().mode() & 0o777);
-        tmp.as_file().set_permissions(std::fs::Permissions::from_mode(mode)).map_err(|e| why_not(&e, dir))?;
+        let mode = old.permissions().mode() & 0o777;
+        tmp.file.as_file().set_permissions(std::fs::Permissions::from_mode(mode)).map_err(|e| why_not(&e, dir))?;
     }
     #[cfg(not(unix))]
     let _ = old;
@@ -288,8 +321,16 @@ mod tests {
         std::fs::metadata(path).map(|m| m.permissions().mode() & 0o7777).unwrap_or_else(|e| panic!("{e}"))
     }
 
+    /// This process's umask (Linux: from /proc), 022 when it cannot be read.
+    #[cfg(unix)]
+    fn umask() -> u32 {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        let mask = status.lines().find_map(|l| l.strip_prefix("Umask:")).map(str::trim);
+        mask.and_then(|m| u32::from_str_radix(m, 8).ok()).unwrap_or(0o022)
+    }
+
     #[test]
-    fn a_file_is_replaced_whole_and_a_new_one_is_readable_by_others() {
+    fn a_file_is_replaced_whole_and_a_new_one_gets_what_the_umask_gives() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let path = dir.path().join("out.csv");
         std::fs::write(&path, "old content, longer than the new").unwrap_or_else(|e| panic!("{e}"));
@@ -298,7 +339,7 @@ mod tests {
         let fresh = dir.path().join("fresh.csv");
         write_file(&fresh, "new").unwrap_or_else(|e| panic!("{e}"));
         #[cfg(unix)]
-        assert_eq!(mode(&fresh), 0o644);
+        assert_eq!(mode(&fresh), 0o666 & !umask());
         assert_eq!(entries(dir.path()), ["fresh.csv", "out.csv"]);
     }
 

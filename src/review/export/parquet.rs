@@ -45,19 +45,20 @@ pub fn write(
 ) -> Result<u64, ExportError> {
     std::fs::create_dir_all(dir).map_err(|e| err(format!("{}: {e}", dir.display())))?;
     let dest = dir.join(format!("{table}.parquet"));
-    let tmp = tempfile::Builder::new()
-        .prefix(&format!(".{table}."))
-        .suffix(".parquet.tmp")
-        .tempfile_in(dir)
+    let tmp = super::file::Staged::new_in(dir, &format!(".{table}."), ".parquet.tmp")
         .map_err(|e| err(format!("{}: {e}", dir.display())))?;
     let schema = Arc::new(parse_message_type(&schema(table, columns)).map_err(err)?);
     let props = Arc::new(WriterProperties::builder().set_compression(Compression::SNAPPY).build());
-    let file = tmp.reopen().map_err(err)?;
+    let file = tmp.file.reopen().map_err(err)?;
     let mut writer = SerializedFileWriter::new(file, schema, props).map_err(err)?;
     let mut group: Vec<Vec<Value>> = Vec::with_capacity(GROUP_ROWS);
     let mut bytes = 0usize;
     let mut total = 0u64;
     for row in rows {
+        // Stopped (Ctrl-C, SIGTERM): the file being written goes, nothing is left half-made.
+        if crate::signals::caught().is_some() {
+            return Err(err("stopped by a signal"));
+        }
         bytes += row.iter().map(|v| if let Value::Text(Some(t)) = v { t.len() } else { 8 }).sum::<usize>();
         group.push(row);
         total += 1;
@@ -71,12 +72,7 @@ pub fn write(
         write_group(&mut writer, columns, &group)?;
     }
     writer.close().map_err(err)?;
-    // Exports are meant to be shared: readable by others, as `-o FILE` makes them.
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644)).map_err(err)?;
-    }
+    // Its mode is a new file's (the umask decides), as `-o FILE` makes one.
     tmp.persist(&dest).map_err(|e| err(format!("{}: {}", dest.display(), e.error)))?;
     Ok(total)
 }

@@ -4,13 +4,14 @@
 //! for its transaction; the key's labels are then written one transaction after another, and its
 //! latest (highest id) is the last committed.
 
+use super::identity::{WHO, WHO_VALUES};
 use super::{Cells, Pg, enc, enc_opt};
 use crate::error::StoreError;
 use crate::label::{Label, Source};
 use crate::store::backend::Labels;
 use crate::store::labels::{
-    CachedReply, Classified, ClassifyErrorRow, LABEL_COLUMNS, LabelKey, LabelRow, LabelSet, NewLabel, mode_verdict,
-    with_modes,
+    CachedReply, Classified, ClassifyErrorRow, LABEL_COLUMNS, LabelKey, LabelRow, LabelSet, NewLabel, histories,
+    mode_verdict, run_of_keys, with_modes,
 };
 use std::collections::HashMap;
 
@@ -66,20 +67,24 @@ impl Labels for Pg {
         })
     }
 
-    fn append_history(
+    fn append_histories(
         &self,
-        key: &LabelKey<'_>,
-        decide: &mut dyn FnMut(&[LabelRow]) -> Vec<NewLabel>,
+        keys: &[LabelKey<'_>],
+        decide: &mut dyn FnMut(usize, &[LabelRow]) -> Vec<NewLabel>,
     ) -> Result<usize, StoreError> {
+        if keys.is_empty() {
+            return Ok(0);
+        }
         self.in_transaction_of(|pg| {
-            pg.lock_keys([*key])?;
-            let history: Vec<LabelRow> =
-                pg.labels(Some(key.run_id), false)?.into_iter().filter(|r| key.holds(r)).collect();
-            let new = decide(&history);
-            for n in &new {
-                insert_label(pg, &n.label, n.note.as_deref(), n.created_at.as_deref())?;
+            pg.lock_keys(keys.iter().copied())?;
+            let mut appended = 0;
+            for (i, history) in histories(pg.labels(run_of_keys(keys), false)?, keys).iter().enumerate() {
+                for n in decide(i, history) {
+                    insert_label(pg, &n.label, n.note.as_deref(), n.created_at.as_deref())?;
+                    appended += 1;
+                }
             }
-            Ok(new.len())
+            Ok(appended)
         })
     }
 
@@ -230,10 +235,13 @@ fn insert_label(pg: &Pg, label: &Label, note: Option<&str>, created_at: Option<&
     let count = |v: Option<u64>| v.map(|t| t as i64);
     let id = pg
         .one(
+            // The run's identity goes with the label, so it follows the run through re-ingests.
             &format!(
-                "INSERT INTO labels (run_id, source, rater, taxonomy, taxonomy_version, unclassified, exit_category,
-                     summary, note, model, input_hash, tokens_in, tokens_out, cost, latency_ms, created_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, coalesce($16, {NOW}))
+                "{WHO} INSERT INTO labels (run_id, source, rater, taxonomy, taxonomy_version, unclassified, exit_category,
+                     summary, note, model, input_hash, tokens_in, tokens_out, cost, latency_ms, created_at,
+                     run_source, run_instance, run_attempt, run_nth)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, coalesce($16, {NOW}),
+                     {WHO_VALUES})
                  RETURNING id"
             ),
             &[

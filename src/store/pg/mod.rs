@@ -15,6 +15,7 @@
 mod browse;
 mod copy;
 mod export;
+mod identity;
 mod labels;
 mod link;
 mod live;

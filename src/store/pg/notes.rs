@@ -1,5 +1,6 @@
 //! Reviewers' notes on steps in PostgreSQL (`store::notes` says what a note is).
 
+use super::identity::{WHO, WHO_VALUES};
 use super::{Cells, Pg, enc};
 use crate::error::StoreError;
 use crate::store::backend::Notes;
@@ -13,10 +14,15 @@ impl Notes for Pg {
             if text.is_empty() {
                 pg.exec("DELETE FROM notes WHERE run_id = $1 AND step_idx = $2 AND rater = $3", &[&run_id, &step, &enc(rater)])?;
             } else {
+                // The run's identity goes with the note, so it follows the run through re-ingests.
                 pg.exec(
-                    "INSERT INTO notes (run_id, step_idx, rater, text, created_at)
-                     VALUES ($1, $2, $3, $4, to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'))
-                     ON CONFLICT (run_id, step_idx, rater) DO UPDATE SET text = excluded.text, created_at = excluded.created_at",
+                    &format!(
+                        "{WHO} INSERT INTO notes (run_id, step_idx, rater, text, created_at,
+                             run_source, run_instance, run_attempt, run_nth)
+                         VALUES ($1, $2, $3, $4, to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'),
+                             {WHO_VALUES})
+                         ON CONFLICT (run_id, step_idx, rater) DO UPDATE SET text = excluded.text, created_at = excluded.created_at"
+                    ),
                     &[&run_id, &step, &enc(rater), &enc(text)],
                 )?;
             }

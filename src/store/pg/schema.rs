@@ -310,4 +310,34 @@ CREATE TABLE notes (
 ALTER TABLE runs ADD COLUMN tests_outcome_id bigint REFERENCES outcomes(id) ON DELETE SET NULL;
 CREATE INDEX runs_tests_outcome ON runs(tests_outcome_id);
 "#,
+    // 3: SQLite's migration 8: a label or a note names its run by what identifies the run across
+    //    re-ingests, beside its id (`store::identity`): the source's path, the instance, the
+    //    RetryAgent attempt, and which of the source's runs with that instance and attempt it is.
+    //    When a source is written, the labels and notes of its runs' identities are pointed at
+    //    those runs (`pg/identity.rs`). Labels and notes of runs gone before this migration keep
+    //    no identity.
+    r#"
+ALTER TABLE labels ADD COLUMN run_source text COLLATE "C";
+ALTER TABLE labels ADD COLUMN run_instance text COLLATE "C";
+ALTER TABLE labels ADD COLUMN run_attempt bigint;
+ALTER TABLE labels ADD COLUMN run_nth bigint;
+ALTER TABLE notes ADD COLUMN run_source text COLLATE "C";
+ALTER TABLE notes ADD COLUMN run_instance text COLLATE "C";
+ALTER TABLE notes ADD COLUMN run_attempt bigint;
+ALTER TABLE notes ADD COLUMN run_nth bigint;
+WITH who AS (
+    SELECT r.id, s.path, r.instance_id, r.attempt,
+           row_number() OVER (PARTITION BY r.source_id, r.instance_id, r.attempt ORDER BY r.position, r.id) - 1 AS nth
+    FROM runs r JOIN sources s ON s.id = r.source_id)
+UPDATE labels l SET run_source = who.path, run_instance = who.instance_id, run_attempt = who.attempt, run_nth = who.nth
+FROM who WHERE who.id = l.run_id;
+WITH who AS (
+    SELECT r.id, s.path, r.instance_id, r.attempt,
+           row_number() OVER (PARTITION BY r.source_id, r.instance_id, r.attempt ORDER BY r.position, r.id) - 1 AS nth
+    FROM runs r JOIN sources s ON s.id = r.source_id)
+UPDATE notes n SET run_source = who.path, run_instance = who.instance_id, run_attempt = who.attempt, run_nth = who.nth
+FROM who WHERE who.id = n.run_id;
+CREATE INDEX labels_identity ON labels(run_source, run_instance);
+CREATE INDEX notes_identity ON notes(run_source, run_instance);
+"#,
 ];

@@ -106,6 +106,7 @@ impl Writes for Pg {
             for id in &w.instances {
                 super::link::relink_instance(self, id)?;
             }
+            super::identity::follow_runs(self, w.source_id)?;
             let warnings = (!w.warnings.is_empty()).then(|| serde_json::Value::from(w.warnings.clone()).to_string());
             self.exec(
                 "UPDATE sources SET warnings = $2 WHERE id = $1",
@@ -125,7 +126,9 @@ impl Writes for Pg {
     }
 
     fn commit_part(&mut self, w: &mut SourceWrite) -> Result<(), StoreError> {
-        if self.batch {
+        // A source stored before is replaced in one transaction: until the new version commits,
+        // readers see the old one, and a write that fails leaves it as it was.
+        if self.batch || w.stats.replaced {
             return Ok(());
         }
         if self.parted.is_none() {

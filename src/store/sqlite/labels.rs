@@ -6,8 +6,8 @@ use crate::error::StoreError;
 use crate::label::{Label, Source};
 use crate::store::backend::Labels;
 use crate::store::labels::{
-    CachedReply, Classified, ClassifyErrorRow, LABEL_COLUMNS, LabelKey, LabelRow, LabelSet, NewLabel, mode_verdict,
-    with_modes,
+    CachedReply, Classified, ClassifyErrorRow, LABEL_COLUMNS, LabelKey, LabelRow, LabelSet, NewLabel, histories,
+    mode_verdict, run_of_keys, with_modes,
 };
 use rusqlite::{OptionalExtension, params};
 use std::collections::HashMap;
@@ -85,23 +85,29 @@ impl Labels for Sqlite {
         }
     }
 
-    fn append_history(
+    fn append_histories(
         &self,
-        key: &LabelKey<'_>,
-        decide: &mut dyn FnMut(&[LabelRow]) -> Vec<NewLabel>,
+        keys: &[LabelKey<'_>],
+        decide: &mut dyn FnMut(usize, &[LabelRow]) -> Vec<NewLabel>,
     ) -> Result<usize, StoreError> {
+        if keys.is_empty() {
+            return Ok(0);
+        }
         self.conn.execute_batch("BEGIN IMMEDIATE")?;
         let written = (|| -> Result<usize, StoreError> {
-            let history: Vec<LabelRow> =
-                self.labels(Some(key.run_id), false)?.into_iter().filter(|r| key.holds(r)).collect();
-            let new = decide(&history);
-            for n in &new {
-                let id = insert_label(&self.conn, &n.label, n.note.as_deref())?;
-                if let Some(at) = &n.created_at {
-                    self.conn.execute("UPDATE labels SET created_at = ?2 WHERE id = ?1", params![id, at])?;
+            let mut appended = 0;
+            for (i, history) in histories(self.labels(run_of_keys(keys), false)?, keys).iter().enumerate() {
+                for n in decide(i, history) {
+                    let id = insert_label(&self.conn, &n.label, n.note.as_deref())?;
+                    if let Some(at) = &n.created_at {
+                        self.conn
+                            .prepare_cached("UPDATE labels SET created_at = ?2 WHERE id = ?1")?
+                            .execute(params![id, at])?;
+                    }
+                    appended += 1;
                 }
             }
-            Ok(new.len())
+            Ok(appended)
         })();
         match written {
             Ok(n) => {
@@ -212,10 +218,12 @@ impl Labels for Sqlite {
 
 fn insert_label(tx: &rusqlite::Connection, label: &Label, note: Option<&str>) -> Result<i64, StoreError> {
     let p = &label.provenance;
+    let who = super::identity::of_run(tx, label.run_id)?;
     tx.prepare_cached(&format!(
         "INSERT INTO labels (run_id, source, rater, taxonomy, taxonomy_version, unclassified, exit_category, summary, note,
-             model, input_hash, tokens_in, tokens_out, cost, latency_ms, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, {NOW})"
+             model, input_hash, tokens_in, tokens_out, cost, latency_ms, created_at,
+             run_source, run_instance, run_attempt, run_nth)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, {NOW}, ?16, ?17, ?18, ?19)"
     ))?
     .execute(params![
         label.run_id,
@@ -233,6 +241,10 @@ fn insert_label(tx: &rusqlite::Connection, label: &Label, note: Option<&str>) ->
         p.tokens_out.map(|t| t as i64),
         p.cost,
         p.latency_ms.map(|t| t as i64),
+        who.as_ref().map(|w| &w.source),
+        who.as_ref().map(|w| &w.instance),
+        who.as_ref().and_then(|w| w.attempt),
+        who.as_ref().map(|w| w.nth),
     ])?;
     let id = tx.last_insert_rowid();
     let mut stmt = tx.prepare_cached(

@@ -9,6 +9,7 @@
 mod browse;
 mod export;
 mod grade;
+mod identity;
 mod labels;
 mod link;
 mod live;
@@ -195,5 +196,7 @@ fn collect<T>(
 mod tests;
 #[cfg(test)]
 mod tests_edit_texts;
+#[cfg(test)]
+mod tests_reingest;
 #[cfg(test)]
 mod tests_texts;

@@ -13,17 +13,31 @@ impl Notes for Sqlite {
         let text = checked(text, run_id, step, steps)?;
         self.conn.execute_batch("BEGIN IMMEDIATE")?;
         let written = if text.is_empty() {
-            self.conn.execute(
-                "DELETE FROM notes WHERE run_id = ?1 AND step_idx = ?2 AND rater = ?3",
-                params![run_id, step, rater],
-            )
+            self.conn
+                .execute(
+                    "DELETE FROM notes WHERE run_id = ?1 AND step_idx = ?2 AND rater = ?3",
+                    params![run_id, step, rater],
+                )
+                .map_err(StoreError::from)
         } else {
-            self.conn.execute(
-                "INSERT INTO notes (run_id, step_idx, rater, text, created_at)
-                 VALUES (?1, ?2, ?3, ?4, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
-                 ON CONFLICT (run_id, step_idx, rater) DO UPDATE SET text = excluded.text, created_at = excluded.created_at",
-                params![run_id, step, rater, text],
-            )
+            // The run's identity goes with the note, so it follows the run through re-ingests.
+            super::identity::of_run(&self.conn, run_id).and_then(|who| {
+                Ok(self.conn.execute(
+                    "INSERT INTO notes (run_id, step_idx, rater, text, created_at, run_source, run_instance, run_attempt, run_nth)
+                     VALUES (?1, ?2, ?3, ?4, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?5, ?6, ?7, ?8)
+                     ON CONFLICT (run_id, step_idx, rater) DO UPDATE SET text = excluded.text, created_at = excluded.created_at",
+                    params![
+                        run_id,
+                        step,
+                        rater,
+                        text,
+                        who.as_ref().map(|w| &w.source),
+                        who.as_ref().map(|w| &w.instance),
+                        who.as_ref().and_then(|w| w.attempt),
+                        who.as_ref().map(|w| w.nth),
+                    ],
+                )?)
+            })
         };
         match written {
             Ok(_) => {
@@ -32,7 +46,7 @@ impl Notes for Sqlite {
             }
             Err(e) => {
                 let _ = self.conn.execute_batch("ROLLBACK");
-                Err(e.into())
+                Err(e)
             }
         }
     }

@@ -94,6 +94,13 @@ fn connection_pragmas(conn: &Connection) -> Result<(), StoreError> {
 /// Open to write: create the schema in a new or empty file, migrate a trajan database, refuse
 /// anything else before writing to it.
 pub(super) fn read_write(path: &Path) -> Result<Sqlite, StoreError> {
+    // SQLite follows a link to nothing and creates the database there (`--db` named by a link
+    // left behind): refused, naming both.
+    if let Ok(target) = std::fs::read_link(path)
+        && std::fs::metadata(path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+    {
+        return Err(StoreError::DanglingLink { link: path.to_path_buf(), target });
+    }
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let mut conn = Connection::open_with_flags(path, flags)?;
     // Before the first statement: writers opening one file at once wait their turn.

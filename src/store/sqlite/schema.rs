@@ -309,4 +309,37 @@ CREATE TABLE notes (
     r#"
 ALTER TABLE runs ADD COLUMN tests_outcome_id INTEGER REFERENCES outcomes(id) ON DELETE SET NULL;
 "#,
+    // 8: a label or a note names its run by what identifies the run across re-ingests, beside
+    //    its id: the source's path, the instance, the RetryAgent attempt, and which of the
+    //    source's runs with that instance and attempt it is (0 the first, in the order the source
+    //    holds them). When a source is written, the labels and notes of its runs' identities are
+    //    pointed at those runs (`store::identity::follow_runs`), so they follow their run through
+    //    any re-ingest, even one that gave the run a new id (a source removed, then ingested
+    //    again). Labels and notes of runs gone before this migration keep no identity.
+    r#"
+ALTER TABLE labels ADD COLUMN run_source TEXT;
+ALTER TABLE labels ADD COLUMN run_instance TEXT;
+ALTER TABLE labels ADD COLUMN run_attempt INTEGER;
+ALTER TABLE labels ADD COLUMN run_nth INTEGER;
+UPDATE labels SET
+    run_source = (SELECT s.path FROM runs r JOIN sources s ON s.id = r.source_id WHERE r.id = labels.run_id),
+    run_instance = (SELECT r.instance_id FROM runs r WHERE r.id = labels.run_id),
+    run_attempt = (SELECT r.attempt FROM runs r WHERE r.id = labels.run_id),
+    run_nth = (SELECT count(*) FROM runs r JOIN runs o ON o.source_id = r.source_id AND o.instance_id = r.instance_id
+               AND o.attempt IS r.attempt AND (o.position < r.position OR (o.position = r.position AND o.id < r.id))
+               WHERE r.id = labels.run_id);
+CREATE INDEX labels_identity ON labels(run_source, run_instance);
+ALTER TABLE notes ADD COLUMN run_source TEXT;
+ALTER TABLE notes ADD COLUMN run_instance TEXT;
+ALTER TABLE notes ADD COLUMN run_attempt INTEGER;
+ALTER TABLE notes ADD COLUMN run_nth INTEGER;
+UPDATE notes SET
+    run_source = (SELECT s.path FROM runs r JOIN sources s ON s.id = r.source_id WHERE r.id = notes.run_id),
+    run_instance = (SELECT r.instance_id FROM runs r WHERE r.id = notes.run_id),
+    run_attempt = (SELECT r.attempt FROM runs r WHERE r.id = notes.run_id),
+    run_nth = (SELECT count(*) FROM runs r JOIN runs o ON o.source_id = r.source_id AND o.instance_id = r.instance_id
+               AND o.attempt IS r.attempt AND (o.position < r.position OR (o.position = r.position AND o.id < r.id))
+               WHERE r.id = notes.run_id);
+CREATE INDEX notes_identity ON notes(run_source, run_instance);
+"#,
 ];

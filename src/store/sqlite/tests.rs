@@ -7,11 +7,11 @@ use crate::store::backend::*;
 use crate::store::read::RunFilter;
 use std::path::PathBuf;
 
-fn record<'a>(path: &'a str, hash: &'a [u8; 32]) -> SourceRecord<'a> {
+pub(super) fn record<'a>(path: &'a str, hash: &'a [u8; 32]) -> SourceRecord<'a> {
     SourceRecord { path, kind: "file", format: "test", size: 1, hash }
 }
 
-fn run(instance: &str, model: Option<&str>, obs: &str) -> Run {
+pub(super) fn run(instance: &str, model: Option<&str>, obs: &str) -> Run {
     Run {
         instance_id: instance.to_string(),
         format: Some(Format::SweAgent),
@@ -50,7 +50,7 @@ fn count(store: &Store, table: &str) -> i64 {
     store.conn.query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| r.get(0)).unwrap_or(-1)
 }
 
-fn ok<T, E: std::fmt::Display>(r: Result<T, E>) -> T {
+pub(super) fn ok<T, E: std::fmt::Display>(r: Result<T, E>) -> T {
     r.unwrap_or_else(|e| panic!("{e}"))
 }
 
@@ -291,7 +291,7 @@ fn file_bytes(path: &std::path::Path) -> Vec<u8> {
 }
 
 /// A trajan database as one made before the application id: the schema, no mark.
-fn unmarked_trajan(path: &std::path::Path, migrations: usize) {
+pub(super) fn unmarked_trajan(path: &std::path::Path, migrations: usize) {
     let conn = ok(rusqlite::Connection::open(path));
     for sql in schema::MIGRATIONS.iter().take(migrations) {
         ok(conn.execute_batch(sql));

@@ -218,7 +218,7 @@ fn replacing_a_source_removes_its_old_steps_from_the_index_whether_indexed_or_no
 }
 
 #[test]
-fn a_source_written_in_parts_is_redone_after_a_crash_and_removed_when_it_fails() {
+fn a_new_source_written_in_parts_is_redone_after_a_crash_and_removed_when_it_fails() {
     let dir = ok(tempfile::tempdir());
     let path = dir.path().join("parts.db");
     let mut s = ok(Store::open(&path));
@@ -233,12 +233,21 @@ fn a_source_written_in_parts_is_redone_after_a_crash_and_removed_when_it_fails()
     assert_eq!(ok(s.count_runs()), 1, "the committed part is there");
     let hashes = ok(s.source_hashes());
     assert_ne!(hashes.get("/t/big.jsonl").map(Vec::as_slice), Some(&[7u8; 32][..]), "so the next ingest redoes it");
-    // Failing after a part: nothing of the source is left.
+    // A new file failing after a part: nothing of it is left.
+    let mut w = ok(s.begin_source(&record("/t/other.jsonl", &[8; 32])));
+    ok(s.append(&mut w, &run("three", vec![step("t", "a", "first part")])));
+    ok(s.commit_part(&mut w));
+    s.rollback_source();
+    assert!(!ok(s.source_hashes()).contains_key("/t/other.jsonl"));
+    assert_eq!((ok(s.count_runs()), count(&s, "sources")), (1, 1), "the killed write's part only");
+    // A file stored before (here the killed write's part) is replaced in one transaction: a
+    // replacement that fails leaves the version stored before, its placeholder hash with it.
     let mut w = ok(s.begin_source(&record("/t/big.jsonl", &[7; 32])));
     ok(s.append(&mut w, &run("one", vec![step("t", "a", "first part")])));
     ok(s.commit_part(&mut w));
     s.rollback_source();
-    assert_eq!((ok(s.count_runs()), count(&s, "sources")), (0, 0));
+    assert_eq!((ok(s.count_runs()), count(&s, "sources")), (1, 1));
+    assert_ne!(ok(s.source_hashes()).get("/t/big.jsonl").map(Vec::as_slice), Some(&[7u8; 32][..]));
     // Written whole: its hash is recorded.
     let mut w = ok(s.begin_source(&record("/t/big.jsonl", &[7; 32])));
     ok(s.append(&mut w, &run("one", vec![step("t", "a", "first part")])));

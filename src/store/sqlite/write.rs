@@ -97,6 +97,7 @@ impl Writes for Sqlite {
             for id in &w.instances {
                 super::link::relink_instance(&self.conn, id)?;
             }
+            super::identity::follow_runs(&self.conn, w.source_id)?;
             let warnings = (!w.warnings.is_empty()).then(|| serde_json::Value::from(w.warnings.clone()).to_string());
             self.conn.execute("UPDATE sources SET warnings = ?2 WHERE id = ?1", params![w.source_id, warnings])?;
             if self.parted == Some(w.source_id) {
@@ -116,14 +117,16 @@ impl Writes for Sqlite {
     }
 
     /// Commit what a source write (not in a batch) holds so far and go on in a new
-    /// transaction: a streamed file of a gigabyte is written in parts, each seen by other
-    /// readers once committed, instead of one transaction they see nothing of until it ends.
-    /// Until [`Store::commit_source`] the source's hash is a placeholder, so a write that never
-    /// ends (a killed process) is redone by the next ingest; one that fails is removed whole by
-    /// [`Store::rollback_source`] (a version of the file written before is gone by then: it was
-    /// replaced in the first part).
+    /// transaction: a streamed file of a gigabyte seen for the first time is written in parts,
+    /// each seen by other readers once committed, instead of one transaction they see nothing
+    /// of until it ends. Until [`Writes::commit_source`] the source's hash is a placeholder, so a
+    /// write that never ends (a killed process) is redone by the next ingest; one that fails is
+    /// removed whole by [`Writes::rollback_source`]. A source stored before is not written in
+    /// parts: its old version stays until the new one commits, in one switch.
     fn commit_part(&mut self, w: &mut SourceWrite) -> Result<(), StoreError> {
-        if self.batch {
+        // A source stored before is replaced in one transaction: until the new version commits,
+        // readers see the old one, and a write that fails leaves it as it was.
+        if self.batch || w.stats.replaced {
             return Ok(());
         }
         if self.parted.is_none() {
@@ -295,12 +298,13 @@ impl Sqlite {
                 conn.last_insert_rowid()
             }
         };
-        // A new run never takes an id a label or classification error names (a deleted run's
+        // A new run never takes an id a label, note or classification error names (a deleted run's
         // id would otherwise be handed out again, and its labels would attach to the new run),
         // nor an id this write is about to give back to a kept run.
         let highest: i64 = conn.query_row(
             "SELECT max(coalesce((SELECT max(id) FROM runs), 0), coalesce((SELECT max(run_id) FROM labels), 0),
-                        coalesce((SELECT max(run_id) FROM classify_errors), 0))",
+                        coalesce((SELECT max(run_id) FROM classify_errors), 0),
+                        coalesce((SELECT max(run_id) FROM notes), 0))",
             [],
             |r| r.get(0),
         )?;

@@ -194,6 +194,10 @@ pub struct App {
     pub reading: Option<Reading>,
     /// A run was opened for the reading (the first one begun): no other is opened for it.
     opened_from_feed: bool,
+    /// While files are read whole: the run list is being asked again (one request at a time),
+    /// and how far the reading had got when it was last asked.
+    listing: bool,
+    listed_at: u64,
     /// Where charts and reports are written: the folder the TUI was started in.
     pub export_dir: std::path::PathBuf,
     /// The run the TUI was opened on (`trajan open RUN`, or the one run of a file read alone):
@@ -247,6 +251,8 @@ impl App {
             held_searches: Vec::new(),
             reading: None,
             opened_from_feed: false,
+            listing: false,
+            listed_at: 0,
             export_dir: std::path::PathBuf::from("."),
             direct: None,
         }
@@ -271,6 +277,7 @@ impl App {
                 Vec::new()
             }
             Action::RunsLoaded { runs, complete, total } => {
+                self.listing = false;
                 self.list.set_runs(runs, complete);
                 self.list.total = if complete { Some(self.list.runs.len() as i64) } else { total };
                 self.apply_queue();

@@ -63,9 +63,18 @@ impl App {
                     // Several runs are read: leaving one shows the list of them.
                     self.direct = None;
                 }
+                // Files read whole (a folder, several paths): the list shows the runs stored so
+                // far, asked again as files are done, one request at a time.
+                let relist = runs.is_empty() && done > self.listed_at && !self.listing;
                 let steps = runs.iter().map(|(_, n)| n).sum();
                 self.reading = Some(Reading { label, done, total, steps, runs });
-                self.grow()
+                let mut effects = self.grow();
+                if relist {
+                    self.listing = true;
+                    self.listed_at = done;
+                    effects.push(Effect::LoadAllRuns);
+                }
+                effects
             }
             Feed::Done { runs, message, error } => {
                 self.reading = None;
@@ -201,6 +210,25 @@ mod tests {
         let mut app = App::new((100, 30));
         let done = Feed::Done { runs: vec![4], message: "unchanged".into(), error: false };
         assert_eq!(app.update(Action::Feed(done)), vec![Effect::LoadAllRuns, Effect::LoadRun(4)]);
+    }
+
+    /// Issue 24: `trajan DIR` listed "0 of 0 runs" until the whole folder was read.
+    #[test]
+    fn runs_of_files_read_whole_are_listed_as_they_are_stored() {
+        let mut app = App::new((100, 30));
+        let units = |done| {
+            Action::Feed(Feed::Progress { label: "runs, 1 of 3 files".into(), done, total: 300, runs: Vec::new() })
+        };
+        assert_eq!(app.update(units(0)), Vec::new(), "nothing stored yet");
+        assert_eq!(app.update(units(100)), vec![Effect::LoadAllRuns]);
+        assert_eq!(app.update(units(200)), Vec::new(), "one request at a time");
+        app.update(Action::RunsLoaded { runs: vec![summary(1, "a", None, 2)], complete: true, total: None });
+        assert_eq!(app.list.runs.len(), 1);
+        assert_eq!(app.update(units(200)), vec![Effect::LoadAllRuns], "asked again once answered");
+        app.update(Action::RunsLoaded { runs: vec![summary(1, "a", None, 2)], complete: true, total: None });
+        assert_eq!(app.update(units(200)), Vec::new(), "nothing more stored");
+        // A file read a step at a time grows its run instead.
+        assert!(!app.update(progress(&[(7, 3)])).contains(&Effect::LoadAllRuns));
     }
 
     #[test]

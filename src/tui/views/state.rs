@@ -91,7 +91,7 @@ pub fn lines(run: &RunView, width: u16, theme: &Theme) -> (String, Arc<Vec<Line<
             (Some(_), _) => ("undone".to_string(), true),
             (None, Some(c)) => {
                 use crate::model::Certainty::*;
-                (c.words().to_string(), matches!(c, Contradicted | Unchanged | Unknown))
+                (c.words().to_string(), matches!(c, Contradicted | Unchanged | Unknown | TooLarge))
             }
             (None, None) => (e.status.words(), e.status != crate::model::EditStatus::Applied),
         };

@@ -294,6 +294,9 @@ fn certainty_note(e: &EditText, c: crate::model::Certainty) -> String {
                 .to_string()
         }
         Certainty::Unknown => "  unknown: the run did not show enough of the file".to_string(),
+        Certainty::TooLarge => {
+            "  unknown (too large to replay): replaying it would pass a bound of the replay".to_string()
+        }
     }
 }
 
@@ -302,7 +305,7 @@ fn certainty_style(c: crate::model::Certainty, theme: &Theme) -> ratatui::style:
     match c {
         Certainty::Verified => theme.ok,
         Certainty::Contradicted => theme.error,
-        Certainty::Unchanged | Certainty::Unknown => theme.warning,
+        Certainty::Unchanged | Certainty::Unknown | Certainty::TooLarge => theme.warning,
         Certainty::Simulated | Certainty::Attributed => theme.muted,
     }
 }

@@ -19,6 +19,28 @@ use std::rc::Rc;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unsupported(pub String);
 
+/// What [`Unsupported::too_large`] says.
+const TOO_LARGE: &str = "too large to replay";
+
+impl Unsupported {
+    /// Running it would pass a bound of the replay ([`crate::analysis::reconstruct::budget`]).
+    pub fn too_large() -> Unsupported {
+        Unsupported(TOO_LARGE.into())
+    }
+
+    pub fn is_too_large(&self) -> bool {
+        self.0 == TOO_LARGE
+    }
+}
+
+/// The most commands a script may have (each pattern compiled costs about 0.5 KB, and every
+/// line goes through every command): a script of three million `-e` pieces is too large.
+pub const MAX_COMMANDS: usize = 10_000;
+
+/// Line numbers past this name no line (a file of 2^32 lines is over 4 GB): an address such
+/// as `18446744073709551615d` selects nothing.
+pub const MAX_LINE: usize = 1 << 32;
+
 fn unsupported<T>(why: impl Into<String>) -> Result<T, Unsupported> {
     Err(Unsupported(why.into()))
 }

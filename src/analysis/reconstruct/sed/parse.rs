@@ -1,6 +1,6 @@
 //! Reading a `sed` script (or a `perl -pe` one) into commands.
 
-use super::{Addr, Cmd, End, Op, Script, Unsupported, cmd, unsupported};
+use super::{Addr, Cmd, End, MAX_COMMANDS, MAX_LINE, Op, Script, Unsupported, cmd, unsupported};
 use crate::analysis::reconstruct::pattern::{Dialect, Pattern, Replacement};
 use std::rc::Rc;
 
@@ -11,6 +11,8 @@ pub(super) struct Parser<'a> {
     last_re: Option<Rc<Pattern>>,
     lines: &'a mut Vec<usize>,
     ranges: &'a mut Vec<(usize, Option<usize>)>,
+    /// Commands read so far, blocks included.
+    count: &'a mut usize,
 }
 
 impl Script {
@@ -25,6 +27,7 @@ impl Script {
             last_re: None,
             lines: &mut lines,
             ranges: &mut ranges,
+            count: &mut 0,
         };
         let cmds = p.block(false)?;
         Ok(Script { cmds, quiet, lines, ranges })
@@ -76,6 +79,9 @@ impl Script {
             }
             if flags.chars().any(|f| !"gi".contains(f)) {
                 return unsupported(format!("perl s flags {flags}"));
+            }
+            if cmds.len() == MAX_COMMANDS {
+                return Err(Unsupported::too_large());
             }
             let re = Pattern::new(&re, Dialect::Perl, flags.contains('i'))
                 .ok_or_else(|| Unsupported("a pattern perl would not compile here".into()))?;
@@ -139,12 +145,16 @@ impl Parser<'_> {
         }
     }
 
+    /// A decimal number; one past [`MAX_LINE`] is `MAX_LINE + 1` (no line is there).
     fn number(&mut self) -> Option<usize> {
         let start = self.i;
         while self.peek().is_some_and(|c| c.is_ascii_digit()) {
             self.i += 1;
         }
-        self.chars[start..self.i].iter().collect::<String>().parse().ok()
+        let digits = &self.chars[start..self.i];
+        let beyond = digits.iter().skip_while(|c| **c == '0').count() > 10;
+        let n: usize = if beyond { MAX_LINE + 1 } else { digits.iter().collect::<String>().parse().ok()? };
+        Some(n.min(MAX_LINE + 1))
     }
 
     pub(super) fn block(&mut self, nested: bool) -> Result<Vec<Cmd>, Unsupported> {
@@ -165,7 +175,13 @@ impl Parser<'_> {
                         self.i += 1;
                     }
                 }
-                Some(_) => cmds.push(self.command()?),
+                Some(_) => {
+                    *self.count += 1;
+                    if *self.count > MAX_COMMANDS {
+                        return Err(Unsupported::too_large());
+                    }
+                    cmds.push(self.command()?)
+                }
             }
         }
     }
@@ -243,14 +259,18 @@ impl Parser<'_> {
         {
             return unsupported("line 0 outside 0,/re/");
         }
+        // Lines split out of gaps before the script runs (none past any file's end).
         match (&start, &end) {
+            (Some(Addr::Line(a)), _) if *a > MAX_LINE => {}
             (Some(Addr::Line(a)), Some(End::At(Addr::Line(b)))) => self.ranges.push((*a, Some(*b))),
             (Some(Addr::Line(a)), Some(End::At(Addr::Last))) => self.ranges.push((*a, None)),
-            (Some(Addr::Line(a)), Some(End::Plus(n))) => self.ranges.push((*a, Some(a + n))),
+            (Some(Addr::Line(a)), Some(End::Plus(n))) => self.ranges.push((*a, Some(a.saturating_add(*n)))),
             (Some(Addr::Line(a)), _) => self.lines.push(*a),
             _ => {}
         }
-        if let Some(End::At(Addr::Line(b))) = &end {
+        if let Some(End::At(Addr::Line(b))) = &end
+            && *b <= MAX_LINE
+        {
             self.lines.push(*b);
         }
         self.skip_blank();

@@ -1,21 +1,24 @@
 //! Running a parsed script on a file's known lines: lines shown go through it one by one,
 //! gaps of lines never shown as a whole.
 
-use super::{Addr, Cmd, End, Op, Run, Script, Unsupported, unsupported};
+use super::{Addr, Cmd, End, MAX_LINE, Op, Run, Script, Unsupported, unsupported};
+use crate::analysis::reconstruct::budget::Budget;
 use crate::analysis::reconstruct::known::{EditId, Known, Line, Seg};
-use crate::analysis::reconstruct::pattern::Pattern;
+use crate::analysis::reconstruct::pattern::{Pattern, RegexLimit};
 use std::rc::Rc;
 
 const UNCOUNTED: &str = "a line number past lines of unknown count";
 
 impl Script {
     /// Run the script on `before` (the file as known), writing new lines as edit `edit`.
-    /// `read`: the text of a file named by `r`, when known.
+    /// `read`: the text of a file named by `r`, when known. Every line and command spends from
+    /// `budget`, and the file made must fit it: past either, [`Unsupported::too_large`].
     pub fn run(
         &self,
         before: &mut Known,
         edit: EditId,
         read: &dyn Fn(&str) -> Option<String>,
+        budget: &mut Budget,
     ) -> Result<Run, Unsupported> {
         // Lines the addresses name become lines of their own, so the gaps left hold none.
         for &n in &self.lines {
@@ -23,12 +26,25 @@ impl Script {
         }
         for &(first, last) in &self.ranges {
             let last = last.or_else(|| before.len()).unwrap_or(first);
-            if last >= first && last - first <= 100_000 {
+            if last >= first && last - first <= 100_000 && budget.spend(last - first) {
                 before.materialize_range(first, last, false);
             }
         }
         reset(&self.cmds);
-        let mut exec = Exec { script: self, edit, out: before.successor(), assumed: false, seam: false, read };
+        if !budget.spend(before.segs.len()) {
+            return Err(Unsupported::too_large());
+        }
+        let mut exec = Exec {
+            script: self,
+            edit,
+            out: before.successor(),
+            assumed: false,
+            seam: false,
+            read,
+            budget,
+            bytes: 0,
+            lines: 0,
+        };
         let positions = before.positions();
         let count = before.segs.len();
         let mut last_re: Option<Rc<Pattern>> = None;
@@ -51,6 +67,14 @@ impl Script {
         }
         let assumed = exec.assumed;
         Ok(Run { after: exec.out, assumed })
+    }
+}
+
+/// A pattern the engine could not run (the edit is unknown), or a line too long to make.
+fn halt(e: RegexLimit) -> Unsupported {
+    match e {
+        RegexLimit::Engine(why) => Unsupported(format!("the pattern could not be run: {why}")),
+        RegexLimit::TooLarge => Unsupported::too_large(),
     }
 }
 
@@ -84,6 +108,10 @@ struct Exec<'a> {
     /// The last line went: the next one written records the seam.
     seam: bool,
     read: &'a dyn Fn(&str) -> Option<String>,
+    budget: &'a mut Budget,
+    /// What `out` holds so far: text bytes and lines.
+    bytes: usize,
+    lines: usize,
 }
 
 /// Where a line is, for addresses.
@@ -100,7 +128,7 @@ impl Place {
     fn is(&self, n: usize) -> Option<bool> {
         match self.at {
             Some(at) => Some(at == n),
-            None if n < self.at_least => Some(false),
+            None if n < self.at_least || n > MAX_LINE => Some(false),
             None => None,
         }
     }
@@ -110,32 +138,45 @@ impl Place {
         match self.at {
             Some(at) => Some(at >= n),
             None if n < self.at_least => Some(true),
+            None if n > MAX_LINE => Some(false),
             None => None,
         }
     }
 }
 
 impl Exec<'_> {
-    fn push_text(&mut self, text: Option<String>) {
+    fn push_text(&mut self, text: Option<String>) -> Result<(), Unsupported> {
         match text {
             Some(t) => {
+                // Made text is work too (a line of ten `&` made ten times larger each run).
+                if !self.budget.spend(t.len()) {
+                    return Err(Unsupported::too_large());
+                }
                 for piece in t.split('\n') {
                     let line = self.out.line(Some(Rc::from(piece)), Some(self.edit));
-                    self.push_line(line);
+                    self.push_line(line)?;
                 }
             }
             None => {
                 let line = self.out.line(None, Some(self.edit));
-                self.push_line(line);
+                self.push_line(line)?;
             }
         }
+        Ok(())
     }
 
-    fn push_line(&mut self, mut line: Line) {
+    /// A line out; the file made must fit the budget.
+    fn push_line(&mut self, mut line: Line) -> Result<(), Unsupported> {
         if std::mem::take(&mut self.seam) {
             line.seam = Some(self.edit);
         }
+        self.bytes += line.text.as_ref().map_or(0, |t| t.len());
+        self.lines += 1;
+        if !self.budget.fits(self.bytes, self.lines) {
+            return Err(Unsupported::too_large());
+        }
         self.out.segs.push(Seg::Line(line));
+        Ok(())
     }
 
     fn line(&mut self, line: &Line, place: Place, last_re: &mut Option<Rc<Pattern>>) -> Result<bool, Unsupported> {
@@ -150,20 +191,20 @@ impl Exec<'_> {
         };
         self.cmds(&self.script.cmds, &mut cy, place, last_re)?;
         for t in std::mem::take(&mut cy.before) {
-            self.push_text(t);
+            self.push_text(t)?;
         }
         let print = !cy.deleted && !self.script.quiet && (!cy.quit || cy.quit_print);
         if print {
             if cy.changed {
-                self.push_text(cy.text.clone());
+                self.push_text(cy.text.clone())?;
             } else {
-                self.push_line(line.clone());
+                self.push_line(line.clone())?;
             }
         } else {
             self.seam = true;
         }
         for t in std::mem::take(&mut cy.after) {
-            self.push_text(t);
+            self.push_text(t)?;
         }
         Ok(cy.quit)
     }
@@ -178,6 +219,9 @@ impl Exec<'_> {
         for c in cmds {
             if cy.deleted || cy.quit {
                 return Ok(());
+            }
+            if !self.budget.spend(1 + cy.text.as_ref().map_or(0, String::len) / 64) {
+                return Err(Unsupported::too_large());
             }
             if !self.selects(c, cy, place, last_re)? {
                 continue;
@@ -195,7 +239,8 @@ impl Exec<'_> {
                     };
                     match &cy.text {
                         Some(t) => {
-                            if let Some(new) = re.substitute(t, with, *nth, *global) {
+                            let cap = self.budget.limits.file_bytes;
+                            if let Some(new) = re.substitute(t, with, *nth, *global, cap).map_err(halt)? {
                                 cy.changed |= new != *t;
                                 cy.text = Some(new);
                                 if *print {
@@ -281,11 +326,11 @@ impl Exec<'_> {
                         End::At(a) if matches!(start, Addr::Zero) => self.matches(a, cy, place, last_re)?,
                         End::At(_) => false,
                         End::Plus(n) => {
-                            c.until.set(place.at.map(|a| a + n));
+                            c.until.set(place.at.map(|a| a.saturating_add(*n)));
                             *n == 0
                         }
                         End::Multiple(m) => {
-                            let until = place.at.map(|a| if *m == 0 { a } else { a.div_ceil(*m) * m });
+                            let until = place.at.map(|a| if *m == 0 { a } else { a.div_ceil(*m).saturating_mul(*m) });
                             c.until.set(until);
                             until == place.at
                         }
@@ -325,7 +370,7 @@ impl Exec<'_> {
                     None => last_re.clone().ok_or_else(|| Unsupported("an empty pattern with none before".into()))?,
                 };
                 match &cy.text {
-                    Some(t) => re.is_match(t),
+                    Some(t) => re.is_match(t).map_err(halt)?,
                     None => {
                         self.assumed = true;
                         false
@@ -358,7 +403,7 @@ impl Exec<'_> {
             self.seam = true;
         }
         for t in after_gap {
-            self.push_text(Some(t));
+            self.push_text(Some(t))?;
         }
         Ok(())
     }

@@ -1,6 +1,7 @@
 //! Scripts run on known lines: what they make of shown lines and of gaps.
 
 use super::*;
+use crate::analysis::reconstruct::budget::Budget;
 use crate::analysis::reconstruct::known::Seg;
 
 fn text_of(k: &Known) -> String {
@@ -18,7 +19,7 @@ fn text_of(k: &Known) -> String {
 fn run(script: &str, file: &str) -> String {
     let mut k = Known::whole(file, None);
     let s = Script::sed(script, false, false).expect("parses");
-    text_of(&s.run(&mut k, 0, &|_| None).expect("runs").after)
+    text_of(&s.run(&mut k, 0, &|_| None, &mut Budget::default()).expect("runs").after)
 }
 
 #[test]
@@ -66,20 +67,20 @@ fn lines_never_shown_are_gaps_that_numbers_split() {
     k.show(10, &[Rc::from("ten"), Rc::from("eleven")]);
     // `21a\ x`: line 21 was never shown, but the new line's place is known.
     let s = Script::sed("21a\\    x", false, false).expect("parses");
-    let r = s.run(&mut k, 3, &|_| None).expect("runs");
+    let r = s.run(&mut k, 3, &|_| None, &mut Budget::default()).expect("runs");
     assert_eq!(text_of(&r.after), "[9]|ten|eleven|[9]|?|    x|[…]");
     // A pattern over lines never shown: assumed not to match them.
     let s = Script::sed("s/ten/TEN/", false, false).expect("parses");
-    let r = s.run(&mut k, 4, &|_| None).expect("runs");
+    let r = s.run(&mut k, 4, &|_| None, &mut Budget::default()).expect("runs");
     assert!(r.assumed);
     assert_eq!(text_of(&r.after), "[9]|TEN|eleven|[9]|?|[…]");
     // Deleting to the end drops the open gap.
     let s = Script::sed("11,$d", false, false).expect("parses");
-    let r = s.run(&mut k, 5, &|_| None).expect("runs");
+    let r = s.run(&mut k, 5, &|_| None, &mut Budget::default()).expect("runs");
     assert_eq!(text_of(&r.after), "[9]|ten");
     // Appending at the open end.
     let s = Script::sed("$a\\last", false, false).expect("parses");
-    let r = s.run(&mut k, 6, &|_| None).expect("runs");
+    let r = s.run(&mut k, 6, &|_| None, &mut Budget::default()).expect("runs");
     assert_eq!(text_of(&r.after), "[9]|ten|eleven|[9]|?|[…]|last");
 }
 
@@ -89,11 +90,11 @@ fn what_cannot_be_known_is_an_error() {
     assert!(Script::sed("s/a/b", false, false).is_err());
     let mut k = Known::default();
     let s = Script::sed("a\\x", false, false).expect("parses");
-    assert!(s.run(&mut k, 0, &|_| None).is_err(), "a line after every unknown line");
+    assert!(s.run(&mut k, 0, &|_| None, &mut Budget::default()).is_err(), "a line after every unknown line");
     let s = Script::sed("1r other.txt", false, false).expect("parses");
     let mut w = Known::whole("a\n", None);
-    assert!(s.run(&mut w, 0, &|_| None).is_err());
-    let r = s.run(&mut w, 0, &|_| Some("from file\n".into())).expect("runs");
+    assert!(s.run(&mut w, 0, &|_| None, &mut Budget::default()).is_err());
+    let r = s.run(&mut w, 0, &|_| Some("from file\n".into()), &mut Budget::default()).expect("runs");
     assert_eq!(text_of(&r.after), "a|from file");
 }
 
@@ -101,6 +102,6 @@ fn what_cannot_be_known_is_an_error() {
 fn perl_substitutions() {
     let s = Script::perl("s/(\\w+)_old/$1_new/g; s{a}{b}").expect("parses");
     let mut k = Known::whole("x_old y_old a\n", None);
-    assert_eq!(text_of(&s.run(&mut k, 0, &|_| None).expect("runs").after), "x_new y_new b");
+    assert_eq!(text_of(&s.run(&mut k, 0, &|_| None, &mut Budget::default()).expect("runs").after), "x_new y_new b");
     assert!(Script::perl("print if /x/").is_err());
 }
