@@ -1,6 +1,7 @@
 //! A PostgreSQL database of its own for each test, on the server `.ci/run` starts
 //! (`.ci/postgres`): `TRAJAN_TEST_PG` is an admin URL of that server. The first test to ask makes
-//! a template database with trajan's schema (under an advisory lock: test binaries run at once);
+//! a template database with trajan's schema, or brings one an earlier build left up to date
+//! (under an advisory lock: test binaries run at once);
 //! every test's database is a copy of it (`CREATE DATABASE ... TEMPLATE`, about 40 ms), dropped
 //! when the test ends. Without the variable the PostgreSQL tests are skipped, and say so once per
 //! test binary on standard error (past the harness's capture).
@@ -69,10 +70,16 @@ pub fn database(migrate: &dyn Fn(&str) -> Result<(), String>) -> Option<TestDb> 
         .is_some();
     if !exists {
         ok(client.execute(&format!("CREATE DATABASE {TEMPLATE}"), &[]), "create the template");
+    }
+    // Made new, or left by an earlier build with fewer migrations: brought up to this build's
+    // schema once per test binary (migrating an up-to-date database changes nothing).
+    static MIGRATED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if !MIGRATED.load(Ordering::Relaxed) {
         if let Err(e) = migrate(&with_database(&admin, TEMPLATE)) {
             let _ = client.execute(&format!("DROP DATABASE {TEMPLATE}"), &[]);
             panic!("migrating the template: {e}");
         }
+        MIGRATED.store(true, Ordering::Relaxed);
     }
     static NEXT: AtomicUsize = AtomicUsize::new(0);
     let name = format!("trajan_test_{}_{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));

@@ -230,7 +230,7 @@ mod tests {
     #[test]
     fn a_reading_whose_thread_dies_without_an_end_is_said_to_have_stopped() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let mut worker = Worker::start(&dir.path().join("none.db"));
+        let mut worker = Worker::start(&Location::File(dir.path().join("none.db")));
         let (tx, rx) = mpsc::channel::<Action>();
         worker.follow(rx);
         let reader = std::thread::spawn(move || {

@@ -268,3 +268,66 @@ fn replacing_a_source_keeps_run_ids_and_removing_it_leaves_nothing() {
     assert!(ok(pg.is_empty_store()) || ok(pg.source_hashes()).is_empty());
     assert_eq!(ok(pg.integrity_check()), "ok");
 }
+
+/// Runs of these instances at their places in a source.
+fn placed(instances: &[&str]) -> Parsed {
+    let runs = instances
+        .iter()
+        .enumerate()
+        .map(|(i, id)| Run {
+            instance_id: id.to_string(),
+            format: Some(Format::SweAgent),
+            position: i as i64,
+            steps: vec![step("t", "a", "o")],
+            ..Run::default()
+        })
+        .collect();
+    Parsed { runs, ..Parsed::default() }
+}
+
+#[test]
+fn labels_and_notes_follow_their_runs_through_a_source_removed_and_ingested_again() {
+    let Some((_db, url)) = database() else { return };
+    let mut store = ok(Store::connect(&url));
+    let label = |run_id: i64, rater: &str| crate::label::Label {
+        run_id,
+        source: crate::label::Source::Human,
+        rater: rater.into(),
+        taxonomy: "refactoring".into(),
+        taxonomy_version: "1.0".into(),
+        modes: Vec::new(),
+        considered: Vec::new(),
+        exit_category: String::new(),
+        summary: String::new(),
+        provenance: Default::default(),
+    };
+    // The same instance twice in one file: the first and the second are told apart.
+    ok(store.write_source(&record("/o.jsonl", &[1; 32]), &placed(&["a__a-1", "b__b-2", "a__a-1"])));
+    let ids: Vec<i64> = ok(store.runs_of_sources(&["/o.jsonl".to_string()]));
+    ok(store.add_label(&label(ids[2], "ann"), Some("the second a")));
+    ok(store.add_label(&label(ids[1], "bob"), None));
+    ok(store.set_note(ids[2], 0, "ann", "a note on the second a"));
+    ok(store.remove_source("/o.jsonl"));
+    assert!(ok(store.labels(None, true)).iter().all(|l| l.instance_id.is_none()), "(run gone)");
+    // Back, with a run added in front: every run gets a new id; the labels and the note follow.
+    ok(store.write_source(&record("/o.jsonl", &[2; 32]), &placed(&["c__c-3", "a__a-1", "b__b-2", "a__a-1"])));
+    let now: Vec<i64> = ok(store.runs_of_sources(&["/o.jsonl".to_string()]));
+    assert!(now.iter().all(|id| !ids.contains(id)), "new ids: {ids:?} then {now:?}");
+    let ann = ok(store.labels(Some(now[3]), false));
+    assert_eq!((ann.len(), ann[0].note.as_deref()), (1, Some("the second a")), "the second a's label");
+    assert_eq!(ok(store.labels(Some(now[2]), false))[0].label.rater, "bob");
+    assert!(ok(store.labels(Some(now[1]), false)).is_empty(), "the first a has none");
+    let notes = ok(store.notes(Some(now[3])));
+    assert_eq!(notes.iter().map(|n| n.text.as_str()).collect::<Vec<_>>(), ["a note on the second a"]);
+    assert!(ok(store.notes(Some(now[1]))).is_empty());
+    // A replacement streamed in parts that fails leaves the version stored before, ids and all.
+    let before = ok(store.runs_of_sources(&["/o.jsonl".to_string()]));
+    let mut w = ok(store.begin_source(&record("/o.jsonl", &[3; 32])));
+    ok(store.append(&mut w, &placed(&["a__a-1"])));
+    ok(store.commit_part(&mut w));
+    let reader = ok(Store::connect_read_only(&url));
+    assert_eq!(ok(reader.runs_of_sources(&["/o.jsonl".to_string()])), before, "readers see the old version");
+    store.rollback_source();
+    assert_eq!(ok(store.runs_of_sources(&["/o.jsonl".to_string()])), before);
+    assert_eq!(ok(store.source_hashes()).get("/o.jsonl"), Some(&vec![2u8; 32]));
+}
