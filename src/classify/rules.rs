@@ -53,6 +53,8 @@ const LOCATION_RULES: &[Rule] = &[
 ];
 /// What a location finding is worth when the harness says the location was found.
 const LOCATED_CAP: f64 = 0.3;
+/// A miss ratio below this, of gold files the agent opened: it changed most of the gold's files.
+const PARTIAL_MISS: f64 = 0.5;
 /// What a finding that needs the FAIL_TO_PASS results is worth without them: weighed, shown to
 /// the reviewer with its evidence, never assigned.
 const UNTESTED_CAP: f64 = 0.45;
@@ -73,7 +75,10 @@ pub fn evaluate(s: &Signals, rules: &[Rule]) -> Vec<Finding> {
         return Vec::new();
     }
     // Flooding can be why no edit came; the other modes are about edits.
-    let attempted = s.first_edit_step.is_some() || !s.rejections.is_empty();
+    // An edit written in a reply and never run was attempted too: the agent chose its place.
+    let attempted = s.first_edit_step.is_some()
+        || !s.rejections.is_empty()
+        || s.lost_edits.iter().any(|l| l.why == LostWhy::Announced);
     let located = s.tests.as_ref().is_some_and(|t| t.located());
     rules
         .iter()
@@ -185,6 +190,16 @@ fn expected_files(s: &Signals, seen: bool) -> Option<Finding> {
     let what = if seen { "opened but never edited" } else { "never opened" };
     let ratio = s.miss_ratio.map(|r| format!(" (miss ratio {r:.2})")).unwrap_or_default();
     let mut rationale = format!("{} named by {source}: {what}{ratio}", names.join(", "));
+    // The agent changed most of the gold's files and looked at this one: it found the change's
+    // places, and a file left may only serve the gold's own design (failure-modes.md: a gold
+    // file the agent's design does not need is not a missed location). Weighed, not assigned.
+    let partial = seen && s.miss_ratio.is_some_and(|r| r < PARTIAL_MISS);
+    let confidence = if gold && partial {
+        rationale.push_str("; but the agent changed most of the gold's files: the one left may serve only the gold's design");
+        confidence.min(0.6)
+    } else {
+        confidence
+    };
     // The agent changed the module the task itself names: the gold patch fixed it elsewhere, but
     // the agent's choice followed the task. Weighed, not assigned.
     let confidence = if gold && !s.task_files_edited.is_empty() {
@@ -203,22 +218,33 @@ fn expected_files(s: &Signals, seen: bool) -> Option<Finding> {
 
 /// The right file, the wrong function: a gold source file the agent changed, none of whose gold
 /// hunks' functions or classes the agent's changes reached (failure-modes.md: location is the
-/// file and, where the gold patch names it, the function).
+/// file and, where the gold patch names it, the function). A function another place of the
+/// file was changed for is also missed when a failing FAIL_TO_PASS test is named for it: the
+/// harness says the tests of that place fail, so the change elsewhere is not a fix on its path.
 fn expected_functions(s: &Signals) -> Option<Finding> {
     let mut evidence = Vec::new();
     let mut what = Vec::new();
     let mut never_seen = false;
+    let mut named_by_test = Vec::new();
     for e in s.expected.iter().filter(|e| e.required() && e.in_patch && !e.functions.is_empty()) {
-        // Judged only when the agent's diff of the file is known and reaches none of them.
-        if e.functions.iter().any(|f| f.edited != Some(false)) {
+        let missed_tested: Vec<_> =
+            e.functions.iter().filter(|f| f.edited == Some(false) && f.failing_test.is_some()).collect();
+        // Judged when the agent's diff of the file is known and reaches none of them, or misses
+        // one its failing test is named for.
+        let none_reached = e.functions.iter().all(|f| f.edited == Some(false));
+        if !none_reached && missed_tested.is_empty() {
             continue;
         }
+        let judged: Vec<_> = if none_reached { e.functions.iter().collect() } else { missed_tested };
         let path = e.path.as_deref().unwrap_or(&e.named);
-        let names: Vec<&str> = e.functions.iter().map(|f| f.name.as_str()).collect();
-        for f in &e.functions {
+        let names: Vec<&str> = judged.iter().map(|f| f.name.as_str()).collect();
+        for f in &judged {
             match f.seen {
                 Some(st) => evidence.push(ev(st, format!("showed {} in {path}, never changed it", f.name))),
                 None => never_seen = true,
+            }
+            if let Some(t) = &f.failing_test {
+                named_by_test.push(format!("{t} fails and is named for {}", f.name));
             }
         }
         if let Some(file) = s.files.iter().find(|f| f.path == path) {
@@ -230,15 +256,18 @@ fn expected_functions(s: &Signals) -> Option<Finding> {
         return None;
     }
     evidence.push(ev(last_step(s), "ended without changing the gold functions"));
-    Some(Finding {
-        rule: Rule::ExpectedFunctionNotEdited,
-        confidence: if never_seen { 0.65 } else { 0.6 },
-        evidence,
-        rationale: format!(
-            "the right file, the wrong place: the gold patch changes {}; the agent's changes there reach none of them",
-            what.join("; ")
-        ),
-    })
+    let mut rationale = format!(
+        "the right file, the wrong place: the gold patch changes {}; the agent's changes there reach {}",
+        what.join("; "),
+        if named_by_test.is_empty() { "none of them" } else { "not these" }
+    );
+    let confidence = if named_by_test.is_empty() {
+        if never_seen { 0.65 } else { 0.6 }
+    } else {
+        rationale.push_str(&format!("; {}", named_by_test.join("; ")));
+        0.75
+    };
+    Some(Finding { rule: Rule::ExpectedFunctionNotEdited, confidence, evidence, rationale })
 }
 
 /// Two or more rejected edits on one file and no later applied edit (undefined-name refusals
@@ -306,6 +335,13 @@ fn edit_lost(s: &Signals) -> Option<Finding> {
                 let how = if *shell { "shell write" } else { "edit" };
                 evidence.push(ev(l.step, format!("{how} to {} is not in the submitted patch", l.path)));
                 what.push(format!("{} edited but absent from the patch", l.path));
+            }
+            // Written in the reply as a tool call the agent's parser never ran: the agent chose
+            // the place and the change, and the change never reached the file.
+            LostWhy::Announced => {
+                confidence = confidence.max(if strong { 0.7 } else { 0.4 });
+                evidence.push(ev(l.step, format!("an edit of {} written in the reply, never run", l.path)));
+                what.push(format!("the edit of {} was announced and never applied", l.path));
             }
             // Reconstructed: the shell edit matched no line, and nothing changed the file after.
             LostWhy::ChangedNothing => {

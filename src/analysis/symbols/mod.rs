@@ -11,6 +11,7 @@
 mod defs;
 mod diff;
 mod lang;
+pub mod scopes;
 mod text;
 mod walk;
 

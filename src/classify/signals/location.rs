@@ -3,35 +3,79 @@
 //! (a test added to a skip list), no place the fix had to be.
 
 use super::FunctionLocation;
-use super::views::Shown;
+use super::views::{Shown, ViewKind};
+use crate::analysis::symbols::scopes::{self, KnownLines};
 use crate::analysis::symbols::{self, ChangeKind, Lang};
 
 /// Where one gold file's hunks sit (`["QuerySet", "filter"]`), whether the agent's changes to
 /// the file reached each (the same definition, or one inside the other: a hunk header may name
-/// only the class; unknown when the agent's diff of the file is), and the first step that showed
-/// its definition.
+/// only the class; unknown when the agent's diff of the file is), the first step that showed
+/// its definition, and the first failing FAIL_TO_PASS test named for it.
 pub(super) fn gold_functions(
     path: &str,
     gold_diff: &str,
     agent_touched: &[Vec<String>],
+    known: &mut KnownLines,
     shown: &[Shown<'_>],
+    failing_tests: &[&str],
 ) -> Vec<FunctionLocation> {
     let Some(lang) = Lang::of_path(path) else { return Vec::new() };
     let sep = lang.separator();
     let gold = symbols::changes(lang, gold_diff);
+    let gold_touched = touched(lang, gold_diff, Some(known));
     // A definition the gold patch adds did not exist for the agent to find: adding a helper is a
     // design, not a location; the places the gold changes are.
     let added: Vec<&str> =
         gold.changes.iter().filter(|c| c.kind == ChangeKind::Added).map(|c| c.qualified.as_str()).collect();
-    gold.touched
+    gold_touched
         .into_iter()
         .filter(|g| !added.contains(&g.join(sep).as_str()))
         .map(|gold| {
             let edited = (!agent_touched.is_empty()).then(|| agent_touched.iter().any(|a| reaches(a, &gold)));
             let name = gold.last().cloned().unwrap_or_default();
-            FunctionLocation { name: gold.join(sep), seen: first_shown(lang, path, &name, shown), edited }
+            let failing_test = failing_tests.iter().find(|t| test_names(t, &name)).map(|t| t.to_string());
+            FunctionLocation { name: gold.join(sep), seen: first_shown(lang, path, &name, shown), edited, failing_test }
         })
         .collect()
+}
+
+/// The definitions a file's diff changed, per hunk: a Python hunk over the base file's known
+/// lines when they reach it (`known`: the diff is against the base), else as the hunk itself
+/// and its header show.
+pub(super) fn touched(lang: Lang, file_diff: &str, known: Option<&mut KnownLines>) -> Vec<Vec<String>> {
+    let mut out: Vec<Vec<String>> = Vec::new();
+    let mut add = |paths: Vec<Vec<String>>| {
+        for p in paths {
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+    };
+    match known {
+        Some(known) if lang == Lang::Python => {
+            let resolved = scopes::python_scopes(file_diff, known);
+            for (hunk, paths) in scopes::hunk_texts(file_diff).iter().zip(resolved) {
+                add(paths.unwrap_or_else(|| symbols::changes(lang, hunk).touched));
+            }
+        }
+        _ => add(symbols::changes(lang, file_diff).touched),
+    }
+    out
+}
+
+/// The base file's lines the run showed before it first edited `path` (numbered views; a view
+/// of several files at once is left out), by line number.
+pub(super) fn base_lines(path: &str, shown: &[Shown<'_>], first_edit: Option<usize>) -> KnownLines {
+    let mut known = KnownLines::new();
+    let before = shown.iter().filter(|s| first_edit.is_none_or(|e| s.step < e));
+    for s in before.filter(|s| matches!(s.views.as_slice(), [v] if v.path == path && v.kind == ViewKind::Open)) {
+        if let Some(v) = symbols::numbered_view(s.observation) {
+            for (n, text) in v.lines.iter().zip(v.text.lines()) {
+                known.entry(*n).or_insert_with(|| text.to_string());
+            }
+        }
+    }
+    known
 }
 
 /// Whether an agent's changed location reaches a gold one: the same definition, one inside the
@@ -39,6 +83,45 @@ pub(super) fn gold_functions(
 /// outer scope on one side (a hunk whose header is a sibling, not a scope, leaves it unknown).
 fn reaches(agent: &[String], gold: &[String]) -> bool {
     agent.starts_with(gold) || gold.starts_with(agent) || agent.ends_with(gold) || gold.ends_with(agent)
+}
+
+/// Whether a test's own name (`tests/test_utils.py::test_prepend_scheme_if_needed[...]`,
+/// `test_m2m_forward (prefetch_related.tests.PrefetchLimitTests)`, `FooTest.testParseObject`)
+/// is named for the function `name`: the function's words, in order and whole, among the test
+/// name's. A name of one short word (`run`, `__eq__`) says too little to count.
+fn test_names(test: &str, name: &str) -> bool {
+    let func = words(name);
+    let long_enough = func.len() >= 2 || func.first().is_some_and(|w| w.len() >= 8);
+    if !long_enough {
+        return false;
+    }
+    let own = test.split(" (").next().unwrap_or(test);
+    let own = own.split('[').next().unwrap_or(own);
+    let own = own.rsplit("::").next().unwrap_or(own);
+    let own = own.rsplit(['.', '/', '#']).next().unwrap_or(own);
+    words(own).windows(func.len()).any(|w| w == func.as_slice())
+}
+
+/// The lower-case words of an identifier, snake_case or camelCase (`parseObject` → parse,
+/// object).
+fn words(ident: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for c in ident.chars() {
+        if !c.is_alphanumeric() {
+            out.extend((!cur.is_empty()).then(|| std::mem::take(&mut cur)));
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower {
+            out.push(std::mem::take(&mut cur));
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        cur.extend(c.to_lowercase());
+    }
+    out.extend((!cur.is_empty()).then_some(cur));
+    out
 }
 
 /// The first step that showed the definition of `name` in `path`: a view of the file holding
@@ -96,6 +179,21 @@ mod tests {
         assert!(reaches(&path("QuerySet"), &path("QuerySet.filter")));
         assert!(!reaches(&path("QuerySet.exclude"), &path("QuerySet.filter")));
         assert!(!reaches(&path("make_xref"), &path("make_xrefs")));
+    }
+
+    #[test]
+    fn a_test_named_for_a_function_names_it_and_a_short_or_partial_name_does_not() {
+        let pytest = "tests/test_utils.py::test_prepend_scheme_if_needed[http://user@example.com/path?query-http://user@example.com/path?query]";
+        assert!(test_names(pytest, "prepend_scheme_if_needed"));
+        assert!(!test_names(pytest, "get_auth_from_url"));
+        assert!(!test_names(pytest, "scheme_if_needed_now"), "every word, in order");
+        let django = "test_m2m_forward (prefetch_related.tests.PrefetchLimitTests)";
+        assert!(!test_names(django, "get_prefetch_queryset"));
+        assert!(test_names("test_get_prefetch_queryset_sliced (x.tests.T)", "get_prefetch_queryset"));
+        assert!(test_names("com.alibaba.fastjson2.JSONTest.testParseObjectNull", "parseObject"));
+        assert!(!test_names("tests/test_x.py::test_run_all", "run"), "one short word says too little");
+        assert!(!test_names("tests/test_x.py::test_eq", "__eq__"));
+        assert!(!test_names("tests/test_prepend_scheme_if_needed.py::test_other", "prepend_scheme_if_needed"), "the test's own name, not its file");
     }
 
     #[test]

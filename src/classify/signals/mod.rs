@@ -3,6 +3,7 @@
 //! ([`RunDetail`]) by pure functions; stored as JSON beside the run. docs/CLASSIFYING.md
 //! explains each one.
 
+mod announced;
 mod actions;
 mod commands;
 mod context;
@@ -118,6 +119,10 @@ pub struct FunctionLocation {
     /// The agent's changes to the file reached it; `None` when the agent's diff of the file is
     /// not known (shell writes with no text, a submission without hunks).
     pub edited: Option<bool>,
+    /// The first failing FAIL_TO_PASS test named for it (`test_prepend_scheme_if_needed`): the
+    /// harness says the tests that exercise this location fail.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failing_test: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -243,6 +248,9 @@ pub enum LostWhy {
     /// A shell edit whose pattern or address matched none of the lines the run showed, the
     /// last attempt at the file (`analysis::reconstruct`).
     ChangedNothing,
+    /// Written as an editing tool call in the reply of a step that ran nothing, and never
+    /// applied by any later edit (`announced`).
+    Announced,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -453,7 +461,10 @@ pub fn compute(run: &RunDetail) -> Signals {
         p.central_edited = propagation::central_edited(&p, &symbols);
         p
     });
-    let expected = expected_files(run, gold, &table, &failing_test_files, periphery.as_ref(), &symbols, &shown);
+    let against_base = run.submission.as_deref().is_some_and(|s| !s.trim().is_empty());
+    let agent = AgentDiff { text: &agent_diff, against_base };
+    let expected =
+        expected_files(run, gold, &table, &failing_test_files, periphery.as_ref(), (&symbols, agent), &shown);
     let miss_ratio = gold.map(|_| {
         let gold_files: Vec<&ExpectedFile> = expected.iter().filter(|e| e.why.contains(&ExpectedWhy::Gold)).collect();
         let missed = gold_files.iter().filter(|e| !e.in_patch).count();
@@ -468,7 +479,8 @@ pub fn compute(run: &RunDetail) -> Signals {
     }
     let reverts = edits::reverts(&edits);
     let submitted = run.submission.is_some() || !patch_files.is_empty();
-    let lost_edits = edits::lost_edits(&edits, &table.files, &reverts, steps, &readings, &patch_files, submitted);
+    let mut lost_edits = edits::lost_edits(&edits, &table.files, &reverts, steps, &readings, &patch_files, submitted);
+    lost_edits.extend(announced_lost(steps, &roots, &table, &patch_files));
     let exit = ExitCategory::classify(run.summary.exit_status.as_deref(), has_patch);
     let context = context::context(steps, exit);
     let repeats = context::repeats(steps);
@@ -507,6 +519,35 @@ pub fn compute(run: &RunDetail) -> Signals {
         symbols,
         loops,
     }
+}
+
+/// The agent's diff, and whether it is against the base (a submission) rather than its edits'
+/// diffs one after another.
+#[derive(Clone, Copy)]
+struct AgentDiff<'a> {
+    text: &'a str,
+    against_base: bool,
+}
+
+/// Edits written as text and never run, on repository files no edit changed and the patch does
+/// not hold.
+fn announced_lost(
+    steps: &[crate::store::read::StepRow],
+    roots: &Roots,
+    table: &FileTable,
+    patch_files: &[String],
+) -> Vec<LostEdit> {
+    let mut out: Vec<LostEdit> = Vec::new();
+    for a in announced::announced(steps) {
+        let wd = steps.iter().find(|s| s.index as usize == a.step).and_then(|s| s.working_dir.as_deref());
+        let path = roots.rel(&a.path, wd);
+        let changed = table.find(&path).is_some_and(|f| !f.edited.is_empty() || f.in_patch || f.scratch);
+        if changed || paths::is_scratch(&path) || patch_files.contains(&path) || out.iter().any(|l| l.path == path) {
+            continue;
+        }
+        out.push(LostEdit { step: a.step, path, why: LostWhy::Announced });
+    }
+    out
 }
 
 /// Scratch files: by name (reproduction and check scripts, patch files), outside the repository
@@ -585,7 +626,7 @@ fn expected_files(
     table: &FileTable,
     failing: &[TestMention],
     periphery: Option<&Periphery>,
-    agent: &[FileSymbols],
+    (agent, agent_diff): (&[FileSymbols], AgentDiff<'_>),
     shown: &[views::Shown<'_>],
 ) -> Vec<ExpectedFile> {
     let mut named: Vec<(String, ExpectedWhy)> = Vec::new();
@@ -598,6 +639,13 @@ fn expected_files(
         }
         named.extend(failing.iter().map(|m| (m.path.clone(), ExpectedWhy::FailingTest)));
     }
+    let failing_tests: Vec<&str> = run
+        .outcome
+        .iter()
+        .flat_map(|o| &o.tests)
+        .filter(|t| t.group == Some(crate::model::TestGroup::FailToPass) && !t.passed)
+        .map(|t| t.name.as_str())
+        .collect();
     let mut out: Vec<ExpectedFile> = Vec::new();
     for (name, why) in named {
         if let Some(e) = out.iter_mut().find(|e| e.named == name || e.path.as_deref() == Some(name.as_str())) {
@@ -629,13 +677,32 @@ fn expected_files(
         let plumbing = gold_diff.is_some_and(location::is_plumbing);
         let functions = match gold_diff {
             Some(d) if FileKind::of(&name) == FileKind::Source && !plumbing => {
-                let sep = crate::analysis::symbols::Lang::of_path(&name).map_or(".", |l| l.separator());
-                let touched: Vec<Vec<String>> = agent
-                    .iter()
-                    .filter(|f| f.path == name)
-                    .flat_map(|f| f.touched.iter().map(|t| t.split(sep).map(str::to_string).collect()))
+                let lang = crate::analysis::symbols::Lang::of_path(&name);
+                let mut known = location::base_lines(&name, shown, activity.and_then(|f| f.edited.first().copied()));
+                let agent_file: String = crate::analysis::edits::split_patch(agent_diff.text)
+                    .into_iter()
+                    .filter(|f| paths::repo_relative(&f.path, None) == name)
+                    .map(|f| f.diff)
                     .collect();
-                location::gold_functions(&name, d, &touched, shown)
+                let touched: Vec<Vec<String>> = match lang {
+                    Some(lang) if !agent_file.trim().is_empty() => {
+                        // A submission is against the base; edits' diffs one after another are not.
+                        if agent_diff.against_base {
+                            crate::analysis::symbols::scopes::learn(&agent_file, &mut known);
+                            crate::analysis::symbols::scopes::learn(d, &mut known);
+                        }
+                        location::touched(lang, &agent_file, agent_diff.against_base.then_some(&mut known))
+                    }
+                    _ => {
+                        let sep = lang.map_or(".", |l| l.separator());
+                        agent
+                            .iter()
+                            .filter(|f| f.path == name)
+                            .flat_map(|f| f.touched.iter().map(|t| t.split(sep).map(str::to_string).collect()))
+                            .collect()
+                    }
+                };
+                location::gold_functions(&name, d, &touched, &mut known, shown, &failing_tests)
             }
             _ => Vec::new(),
         };

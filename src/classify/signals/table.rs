@@ -173,6 +173,7 @@ pub fn table(s: &Signals) -> String {
             LostWhy::NotInPatch { shell: true } => "shell write not in the submitted patch".to_string(),
             LostWhy::NotInPatch { shell: false } => "not in the submitted patch".to_string(),
             LostWhy::ChangedNothing => "shell edit that changed nothing".to_string(),
+            LostWhy::Announced => "written in the reply as a tool call, never run".to_string(),
         };
         let _ = writeln!(o, "lost edit: step {} {}: {why}", l.step, l.path);
     }
