@@ -139,3 +139,39 @@ fn an_edit_written_in_the_reply_and_never_run_is_lost() {
     let s = written_not_run(true);
     assert!(s.lost_edits.iter().all(|l| l.why != LostWhy::Announced), "{:?}", s.lost_edits);
 }
+
+/// The gold's header names the method (git's Python driver); the agent's submission, made with
+/// the default driver, names the unindented factory around it. The run's numbered view of the
+/// file, before its edit, places both in the same method.
+fn factory_method(viewed: bool) -> Signals {
+    let path = "django/db/models/fields/related_descriptors.py";
+    let gold = format!("diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -709,3 +709,3 @@ def get_prefetch_queryset(self, instances, queryset=None):\n             query = {{\"%s__in\" % self.field.name: instances}}\n-            queryset = queryset.filter(**query)\n+            queryset = _filter_prefetch_queryset(queryset, self.field.name, instances)\n             return queryset\n");
+    let agent = format!("diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -709,3 +709,4 @@ def create_reverse_many_to_one_manager(superclass, rel):\n             query = {{\"%s__in\" % self.field.name: instances}}\n-            queryset = queryset.filter(**query)\n+            if not queryset.query.is_sliced:\n+                queryset = queryset.filter(**query)\n             return queryset\n");
+    let view = "<returncode>0</returncode>\n<output>\n   700\tdef create_reverse_many_to_one_manager(superclass, rel):\n   701\t    class RelatedManager(superclass):\n   702\t        def __init__(self, instance):\n   703\t            self.instance = instance\n   704\t\n   705\t        def get_prefetch_queryset(self, instances, queryset=None):\n   706\t            if queryset is None:\n   707\t                queryset = super().get_queryset()\n   708\t\n</output>";
+    let mut steps = Vec::new();
+    if viewed {
+        steps.push(step(0, &format!("nl -ba {path} | sed -n '700,708p'"), view));
+    } else {
+        steps.push(step(0, "ls django/db/models/fields", "related_descriptors.py"));
+    }
+    steps.push(step(1, "python - <<'PY'\nPY", ""));
+    let edits = vec![
+        edit(Some(1), path, "shell_write", "applied", &[], None),
+        edit(None, path, "final_patch", "unknown", &[], None),
+    ];
+    with(run(steps, edits, Some(false), Some(&agent)), &gold, &["test_foreignkey_reverse (prefetch_related.tests.PrefetchLimitTests)"])
+}
+
+#[test]
+fn a_method_deep_in_a_factory_is_located_by_the_view_the_run_showed() {
+    let located = |s: &Signals| {
+        s.expected.iter().flat_map(|e| &e.functions).map(|f| (f.name.clone(), f.edited)).collect::<Vec<_>>()
+    };
+    let seen = factory_method(true);
+    let method = "create_reverse_many_to_one_manager.RelatedManager.get_prefetch_queryset".to_string();
+    assert_eq!(located(&seen), vec![(method, Some(true))]);
+    assert_eq!(fired(&seen, Rule::ExpectedFunctionNotEdited), None);
+    // Without the view, the headers are all there is: a method against the factory's name.
+    let unseen = factory_method(false);
+    assert_eq!(located(&unseen), vec![("get_prefetch_queryset".to_string(), Some(false))]);
+}
