@@ -100,9 +100,14 @@ pub fn table(s: &Signals) -> String {
                 }
             );
             for f in e.functions.iter().take(MAX_ITEMS) {
+                let test = f
+                    .failing_test
+                    .as_deref()
+                    .map(|t| format!("; failing test {} is named for it", t.chars().take(120).collect::<String>()))
+                    .unwrap_or_default();
                 let _ = writeln!(
                     o,
-                    "    gold location {}: shown {}, {}",
+                    "    gold location {}: shown {}, {}{test}",
                     f.name,
                     opt_step(f.seen),
                     match f.edited {

@@ -55,6 +55,9 @@ fn a_failing_test_named_for_the_gold_function_the_agent_left_assigns_the_wrong_p
     assert_eq!(fired(&named, Rule::ExpectedFunctionNotEdited), Some(0.75));
     let found = crate::classify::rules::evaluate(&named, &[Rule::ExpectedFunctionNotEdited]);
     assert!(found[0].rationale.contains("test_prepend_scheme_if_needed"), "{}", found[0].rationale);
+    // The LLM's prompt reads the same evidence.
+    let table = table(&named);
+    assert!(table.contains("failing test tests/test_utils.py::test_prepend_scheme_if_needed"), "{table}");
     // The tests fail, but none is named for the function: weighed, as before.
     let unnamed = rewrote_another_function(&["tests/test_utils.py::test_proxy_auth"]);
     assert_eq!(fired(&unnamed, Rule::ExpectedFunctionNotEdited), Some(0.6));
@@ -135,6 +138,8 @@ fn an_edit_written_in_the_reply_and_never_run_is_lost() {
     let lost: Vec<_> = s.lost_edits.iter().map(|l| (l.step, l.path.as_str(), &l.why)).collect();
     assert_eq!(lost, vec![(1, "src/_pytest/unittest.py", &LostWhy::Announced)]);
     assert_eq!(fired(&s, Rule::EditLost), Some(0.7));
+    let table = table(&s);
+    assert!(table.contains("lost edit: step 1 src/_pytest/unittest.py: written in the reply"), "{table}");
     // Applied by a later step: nothing was lost.
     let s = written_not_run(true);
     assert!(s.lost_edits.iter().all(|l| l.why != LostWhy::Announced), "{:?}", s.lost_edits);
