@@ -195,7 +195,9 @@ fn expected_files(s: &Signals, seen: bool) -> Option<Finding> {
     // file the agent's design does not need is not a missed location). Weighed, not assigned.
     let partial = seen && s.miss_ratio.is_some_and(|r| r < PARTIAL_MISS);
     let confidence = if gold && partial {
-        rationale.push_str("; but the agent changed most of the gold's files: the one left may serve only the gold's design");
+        rationale.push_str(
+            "; but the agent changed most of the gold's files: the one left may serve only the gold's design",
+        );
         confidence.min(0.6)
     } else {
         confidence

@@ -28,7 +28,8 @@ pub fn learn(file_diff: &str, known: &mut KnownLines) {
 pub fn hunk_texts(file_diff: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for raw in file_diff.lines() {
-        if raw.strip_prefix("@@ -").and_then(|r| r.split([',', ' ']).next()).is_some_and(|n| n.parse::<usize>().is_ok()) {
+        if raw.strip_prefix("@@ -").and_then(|r| r.split([',', ' ']).next()).is_some_and(|n| n.parse::<usize>().is_ok())
+        {
             out.push(String::new());
         }
         if let Some(h) = out.last_mut() {

@@ -193,7 +193,10 @@ mod tests {
         assert!(test_names("com.alibaba.fastjson2.JSONTest.testParseObjectNull", "parseObject"));
         assert!(!test_names("tests/test_x.py::test_run_all", "run"), "one short word says too little");
         assert!(!test_names("tests/test_x.py::test_eq", "__eq__"));
-        assert!(!test_names("tests/test_prepend_scheme_if_needed.py::test_other", "prepend_scheme_if_needed"), "the test's own name, not its file");
+        assert!(
+            !test_names("tests/test_prepend_scheme_if_needed.py::test_other", "prepend_scheme_if_needed"),
+            "the test's own name, not its file"
+        );
     }
 
     #[test]

@@ -3,8 +3,8 @@
 //! ([`RunDetail`]) by pure functions; stored as JSON beside the run. docs/CLASSIFYING.md
 //! explains each one.
 
-mod announced;
 mod actions;
+mod announced;
 mod commands;
 mod context;
 mod edits;

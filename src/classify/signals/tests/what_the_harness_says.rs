@@ -9,7 +9,8 @@ use crate::model::{TestCase, TestGroup};
 use crate::store::read::{OutcomeRow, RunDetail, TaskRow, Verdict};
 
 fn outcome(failing_fail_to_pass: &[&str]) -> OutcomeRow {
-    let case = |name: &str| TestCase { name: name.into(), group: Some(TestGroup::FailToPass), passed: false, message: None };
+    let case =
+        |name: &str| TestCase { name: name.into(), group: Some(TestGroup::FailToPass), passed: false, message: None };
     OutcomeRow {
         tests_source: None,
         tests_say_resolved: None,
@@ -35,7 +36,11 @@ const GOLD_UTILS: &str = "diff --git a/requests/utils.py b/requests/utils.py\n--
 fn rewrote_another_function(failing: &[&str]) -> Signals {
     let agent = "diff --git a/requests/utils.py b/requests/utils.py\n--- a/requests/utils.py\n+++ b/requests/utils.py\n@@ -950,8 +950,9 @@ def get_auth_from_url(url):\n     parsed = urlparse(url)\n \n     try:\n-        auth = (unquote(parsed.username), unquote(parsed.password))\n+        auth = (unquote(parsed.username or ''), unquote(parsed.password or ''))\n     except (AttributeError, TypeError):\n         auth = ('', '')\n";
     let steps = vec![
-        step(0, "nl -ba requests/utils.py | sed -n '940,990p'", "   950\tdef get_auth_from_url(url):\n   974\tdef prepend_scheme_if_needed(url, new_scheme):"),
+        step(
+            0,
+            "nl -ba requests/utils.py | sed -n '940,990p'",
+            "   950\tdef get_auth_from_url(url):\n   974\tdef prepend_scheme_if_needed(url, new_scheme):",
+        ),
         step(1, "python - <<'PY'\nPY", ""),
     ];
     let edits = vec![
@@ -70,7 +75,11 @@ fn a_second_gold_function_left_counts_only_when_its_failing_test_names_it() {
     let agent = "diff --git a/pkg/utils.py b/pkg/utils.py\n--- a/pkg/utils.py\n+++ b/pkg/utils.py\n@@ -10,2 +10,2 @@ import re\n def split_csv(value):\n-    return [v.strip() for v in value.split(',')]\n+    return [v.strip() for v in value.split(',') if v.strip()]\n";
     let signals = |failing: &[&str]| {
         let steps = vec![
-            step(0, "str_replace_editor view /testbed/pkg/utils.py", "def split_csv(value):\n\ndef strip_quotes(value):"),
+            step(
+                0,
+                "str_replace_editor view /testbed/pkg/utils.py",
+                "def split_csv(value):\n\ndef strip_quotes(value):",
+            ),
             step(1, "str_replace_editor str_replace /testbed/pkg/utils.py", "The file has been edited."),
         ];
         let edits = vec![
@@ -79,14 +88,21 @@ fn a_second_gold_function_left_counts_only_when_its_failing_test_names_it() {
         ];
         with(run(steps, edits, Some(false), Some(agent)), gold, failing)
     };
-    assert_eq!(fired(&signals(&["tests/test_utils.py::test_strip_quotes_single"]), Rule::ExpectedFunctionNotEdited), Some(0.75));
+    assert_eq!(
+        fired(&signals(&["tests/test_utils.py::test_strip_quotes_single"]), Rule::ExpectedFunctionNotEdited),
+        Some(0.75)
+    );
     assert_eq!(fired(&signals(&["tests/test_utils.py::test_split_csv_empty"]), Rule::ExpectedFunctionNotEdited), None);
 }
 
 /// A gold patch over four backend files; the agent changed `changed` of them and opened the rest.
 fn backends(changed: usize) -> Signals {
     let files = ["mysql", "oracle", "postgresql", "sqlite3"];
-    let hunk = |f: &str| format!("diff --git a/db/backends/{f}/operations.py b/db/backends/{f}/operations.py\n--- a/db/backends/{f}/operations.py\n+++ b/db/backends/{f}/operations.py\n@@ -70,2 +70,2 @@ class DatabaseOperations(BaseDatabaseOperations):\n     def _convert_field_to_tz(self, field_name, tzname):\n-        return field_name\n+        return self.tz(field_name)\n");
+    let hunk = |f: &str| {
+        format!(
+            "diff --git a/db/backends/{f}/operations.py b/db/backends/{f}/operations.py\n--- a/db/backends/{f}/operations.py\n+++ b/db/backends/{f}/operations.py\n@@ -70,2 +70,2 @@ class DatabaseOperations(BaseDatabaseOperations):\n     def _convert_field_to_tz(self, field_name, tzname):\n-        return field_name\n+        return self.tz(field_name)\n"
+        )
+    };
     let gold: String = files.iter().map(|f| hunk(f)).collect();
     let agent: String = files[..changed].iter().map(|f| hunk(f)).collect();
     let mut steps = Vec::new();
@@ -119,13 +135,21 @@ fn written_not_run(applied_later: bool) -> Signals {
     let gold = "diff --git a/src/_pytest/unittest.py b/src/_pytest/unittest.py\n--- a/src/_pytest/unittest.py\n+++ b/src/_pytest/unittest.py\n@@ -97,1 +97,1 @@ def _make_xunit_fixture(\n-        if getattr(self, \"__unittest_skip__\", None):\n+        if _is_skipped(self):\n";
     let reply = "Now let me implement the fix:\nstr_replace_editor{\n    \"command\": \"str_replace\",\n    \"path\": \"/testbed/src/_pytest/unittest.py\",\n    \"old_str\": \"        if getattr(self, \\\"__unittest_skip__\\\", None):\",\n    \"new_str\": \"        if _is_skipped(self):\"\n}<｜end▁of▁thinking｜>";
     let mut steps = vec![
-        step(0, "str_replace_editor view /testbed/src/_pytest/unittest.py", "    97\t        if getattr(self, \"__unittest_skip__\", None):"),
+        step(
+            0,
+            "str_replace_editor view /testbed/src/_pytest/unittest.py",
+            "    97\t        if getattr(self, \"__unittest_skip__\", None):",
+        ),
         crate::store::read::StepRow { thought: reply.into(), ..step(1, "", "") },
     ];
     let mut edits = vec![edit(Some(2), "/testbed/reproduce_issue.py", "create", "applied", &[], None)];
     steps.push(step(2, "str_replace_editor create /testbed/reproduce_issue.py", "File created successfully"));
     if applied_later {
-        steps.push(step(3, "str_replace_editor str_replace /testbed/src/_pytest/unittest.py", "The file has been edited."));
+        steps.push(step(
+            3,
+            "str_replace_editor str_replace /testbed/src/_pytest/unittest.py",
+            "The file has been edited.",
+        ));
         edits.push(edit(Some(3), "/testbed/src/_pytest/unittest.py", "str_replace", "applied", &[], None));
     }
     let r = run(steps, edits, Some(false), Some("diff --git a/reproduce_issue.py b/reproduce_issue.py\n"));
@@ -150,8 +174,12 @@ fn an_edit_written_in_the_reply_and_never_run_is_lost() {
 /// file, before its edit, places both in the same method.
 fn factory_method(viewed: bool) -> Signals {
     let path = "django/db/models/fields/related_descriptors.py";
-    let gold = format!("diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -709,3 +709,3 @@ def get_prefetch_queryset(self, instances, queryset=None):\n             query = {{\"%s__in\" % self.field.name: instances}}\n-            queryset = queryset.filter(**query)\n+            queryset = _filter_prefetch_queryset(queryset, self.field.name, instances)\n             return queryset\n");
-    let agent = format!("diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -709,3 +709,4 @@ def create_reverse_many_to_one_manager(superclass, rel):\n             query = {{\"%s__in\" % self.field.name: instances}}\n-            queryset = queryset.filter(**query)\n+            if not queryset.query.is_sliced:\n+                queryset = queryset.filter(**query)\n             return queryset\n");
+    let gold = format!(
+        "diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -709,3 +709,3 @@ def get_prefetch_queryset(self, instances, queryset=None):\n             query = {{\"%s__in\" % self.field.name: instances}}\n-            queryset = queryset.filter(**query)\n+            queryset = _filter_prefetch_queryset(queryset, self.field.name, instances)\n             return queryset\n"
+    );
+    let agent = format!(
+        "diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -709,3 +709,4 @@ def create_reverse_many_to_one_manager(superclass, rel):\n             query = {{\"%s__in\" % self.field.name: instances}}\n-            queryset = queryset.filter(**query)\n+            if not queryset.query.is_sliced:\n+                queryset = queryset.filter(**query)\n             return queryset\n"
+    );
     let view = "<returncode>0</returncode>\n<output>\n   700\tdef create_reverse_many_to_one_manager(superclass, rel):\n   701\t    class RelatedManager(superclass):\n   702\t        def __init__(self, instance):\n   703\t            self.instance = instance\n   704\t\n   705\t        def get_prefetch_queryset(self, instances, queryset=None):\n   706\t            if queryset is None:\n   707\t                queryset = super().get_queryset()\n   708\t\n</output>";
     let mut steps = Vec::new();
     if viewed {
@@ -164,7 +192,11 @@ fn factory_method(viewed: bool) -> Signals {
         edit(Some(1), path, "shell_write", "applied", &[], None),
         edit(None, path, "final_patch", "unknown", &[], None),
     ];
-    with(run(steps, edits, Some(false), Some(&agent)), &gold, &["test_foreignkey_reverse (prefetch_related.tests.PrefetchLimitTests)"])
+    with(
+        run(steps, edits, Some(false), Some(&agent)),
+        &gold,
+        &["test_foreignkey_reverse (prefetch_related.tests.PrefetchLimitTests)"],
+    )
 }
 
 #[test]
