@@ -8,8 +8,8 @@
 //! blobs `bytea`; rows SQLite tells apart by `rowid` (`tests`, `label_modes`) have an `id`; run ids
 //! come from `runs_id_seq` (a run keeps its id across a replace, and no id is handed out twice);
 //! a foreign key to a run follows it when the run is given another id (`ON UPDATE CASCADE`).
-//! Search has no FTS5: `step_words` holds each step's distinct terms as SQLite's tokenizer makes
-//! them (`store::terms`), under a `pg_trgm` GIN index (`pg/search.rs`).
+//! Search has no FTS5: `step_terms` holds each step's terms as SQLite's tokenizer makes them
+//! (`store::terms`), in pieces, under a `pg_trgm` GIN index.
 
 /// Storage settings that speed up writing and do not change what is stored, applied after the
 /// migrations where the server allows them (each in a savepoint of its own): the large texts
@@ -18,10 +18,10 @@
 /// larger passes).
 pub(super) fn tune(pg: &super::Pg) -> Result<(), crate::error::StoreError> {
     for sql in [
-        "ALTER TABLE step_words ALTER COLUMN words SET COMPRESSION lz4",
+        "ALTER TABLE step_terms ALTER COLUMN terms SET COMPRESSION lz4",
         "ALTER TABLE blobs ALTER COLUMN content SET COMPRESSION lz4",
         "ALTER TABLE outcomes ALTER COLUMN log SET COMPRESSION lz4",
-        "ALTER INDEX step_words_trgm SET (gin_pending_list_limit = 65536)",
+        "ALTER INDEX step_terms_trgm SET (gin_pending_list_limit = 65536)",
     ] {
         pg.run("SAVEPOINT tune")?;
         let done = pg.run(sql);
@@ -339,23 +339,5 @@ UPDATE notes n SET run_source = who.path, run_instance = who.instance_id, run_at
 FROM who WHERE who.id = n.run_id;
 CREATE INDEX labels_identity ON labels(run_source, run_instance);
 CREATE INDEX notes_identity ON notes(run_source, run_instance);
-"#,
-    // 4: a step's search terms as its distinct terms once (` a b c `, in the order they first
-    //    occur), one row a step, rather than the whole text of its terms in pieces: the trigram
-    //    index finds the steps holding each of a phrase's terms, Rust confirms the phrase
-    //    (`pg/search.rs`). About a tenth of the text to write and index.
-    r#"
-CREATE TABLE step_words (
-    step_id bigint PRIMARY KEY REFERENCES steps(id) ON DELETE CASCADE,
-    words   text COLLATE "C" NOT NULL
-);
-INSERT INTO step_words (step_id, words)
-SELECT step_id, ' ' || string_agg(w, ' ' ORDER BY first) || ' '
-FROM (SELECT t.step_id, w.w, min(t.piece * 1073741824 + w.n) AS first
-      FROM step_terms t, regexp_split_to_table(t.terms, '[ \n]+') WITH ORDINALITY AS w(w, n)
-      WHERE w.w <> '' GROUP BY t.step_id, w.w) d
-GROUP BY step_id;
-CREATE INDEX step_words_trgm ON step_words USING gin (words gin_trgm_ops);
-DROP TABLE step_terms;
 "#,
 ];

@@ -1,12 +1,12 @@
 //! Search in PostgreSQL, giving what SQLite's FTS5 gives. PostgreSQL's own text search splits
 //! words otherwise (`__init__.py`, `2.0`, `line 1` and positions past 16,383 come out
-//! differently), so a step's terms are made as SQLite's tokenizer makes them
-//! (`store::terms::document`). A phrase is ` t1 t2 t3` in them (the last term a prefix). What is
-//! stored (`step_words`, written with the step) is each step's distinct terms once, under a
-//! `pg_trgm` GIN index: far less to write and index than the whole text. The steps holding each
-//! of the phrase's terms are found with it, in step order, and a phrase of several terms is
-//! confirmed in Rust on the step's terms made again from its texts, until the limit is reached.
+//! differently), so a step's terms are stored as SQLite's tokenizer makes them
+//! (`store::terms::document`, in `step_terms`, written with the step) under a `pg_trgm` GIN
+//! index: a phrase is ` t1 t2 t3` in them (the last term a prefix), which `LIKE` answers exactly
+//! and the trigram index finds fast. A phrase longer than the pieces' overlap is looked for by
+//! its head, and each step found is confirmed in Rust on its whole terms.
 
+use super::write::OVERLAP;
 use super::{Cells, Pg};
 use crate::error::StoreError;
 use crate::sanitize::sanitize;
@@ -14,7 +14,6 @@ use crate::store::backend::{IndexStats, Search};
 use crate::store::read::{SEARCHED, SearchHit, phrase_words, record_snippet, snippet_of};
 use crate::store::terms;
 use crate::store::texts;
-use std::fmt::Write as _;
 use std::io::Read;
 
 impl Search for Pg {
@@ -63,61 +62,33 @@ impl Pg {
     /// The steps holding the phrase (of one run, or all), in run and step order, at most `limit`.
     fn matches(&self, phrase: &str, run: Option<i64>, limit: Option<usize>) -> Result<Vec<Match>, StoreError> {
         let Some(pattern) = terms::phrase(phrase) else { return Ok(Vec::new()) };
-        let likes = word_patterns(&pattern);
-        // One term: the words answer exactly. More: each candidate is confirmed, so candidates
-        // are read in batches, in step order, until enough are confirmed.
-        let exact = !pattern[1..].contains(' ');
-        let mut sql = String::from(
-            "SELECT s.id, s.run_id, r.instance_id, s.idx FROM step_words w JOIN steps s ON s.id = w.step_id
-             JOIN runs r ON r.id = s.run_id WHERE (s.run_id, s.idx) > ($1, $2)",
-        );
-        for i in 0..likes.len() {
-            let _ = write!(sql, " AND w.words LIKE ${}", i + 3);
-        }
-        let mut next = likes.len() + 3;
-        if run.is_some() {
-            let _ = write!(sql, " AND s.run_id = ${next}");
-            next += 1;
-        }
-        let _ = write!(sql, " ORDER BY s.run_id, s.idx LIMIT ${next}");
-        let batch = match limit {
-            Some(l) if exact => Some(l as i64),
-            Some(l) => Some((l as i64).max(64)),
-            None => None,
-        };
-        let (mut found, mut cache) = (Vec::new(), texts::ChunkCache::default());
-        let (mut after_run, mut after_idx) = (i64::MIN, i64::MIN);
-        loop {
-            let mut params: Vec<&(dyn postgres::types::ToSql + Sync)> = vec![&after_run, &after_idx];
-            params.extend(likes.iter().map(|l| l as &(dyn postgres::types::ToSql + Sync)));
-            if let Some(run) = &run {
-                params.push(run);
-            }
-            params.push(&batch);
-            let rows = self.rows(&sql, &params)?;
-            for r in &rows {
-                let m = Match { step_id: r.int(0)?, run_id: r.int(1)?, instance_id: r.text(2)?, idx: r.int(3)? };
-                (after_run, after_idx) = (m.run_id, m.idx);
-                if exact || self.holds(m.step_id, &pattern, &mut cache)? {
-                    found.push(m);
-                }
-                if limit.is_some_and(|l| found.len() >= l) {
-                    return Ok(found);
-                }
-            }
-            if batch.is_none_or(|b| (rows.len() as i64) < b) {
-                return Ok(found);
+        // A phrase up to the overlap of the pieces is inside one piece: LIKE is the answer. A
+        // longer one: steps holding its head, confirmed on their whole terms.
+        let exact = pattern.len() <= OVERLAP;
+        let head = if exact { pattern.as_str() } else { head(&pattern) };
+        let sql = "WITH m AS MATERIALIZED (SELECT DISTINCT step_id FROM step_terms WHERE terms LIKE $1)
+                   SELECT s.id, s.run_id, r.instance_id, s.idx FROM m JOIN steps s ON s.id = m.step_id
+                   JOIN runs r ON r.id = s.run_id
+                   WHERE $2::bigint IS NULL OR s.run_id = $2 ORDER BY s.run_id, s.idx LIMIT $3";
+        let like = super::enc(&format!("%{head}%")).into_owned();
+        let limit = limit.filter(|_| exact).map(|l| l as i64);
+        let mut found = Vec::new();
+        for r in self.rows(sql, &[&like, &run, &limit])? {
+            let m = Match { step_id: r.int(0)?, run_id: r.int(1)?, instance_id: r.text(2)?, idx: r.int(3)? };
+            if exact || self.holds(m.step_id, &pattern)? {
+                found.push(m);
             }
         }
+        Ok(found)
     }
 
     /// Whether a step's terms, made again from its texts, hold `pattern`.
-    fn holds(&self, step_id: i64, pattern: &str, cache: &mut texts::ChunkCache) -> Result<bool, StoreError> {
+    fn holds(&self, step_id: i64, pattern: &str) -> Result<bool, StoreError> {
         let r = self.one(
             "SELECT thought, action, observation, response, args, chunk_id, chunk_at FROM step_texts WHERE step_id = $1",
             &[&step_id],
         )?;
-        let t = texts::of_row(&r, 0, cache, self)?;
+        let t = texts::of_row(&r, 0, &mut texts::ChunkCache::default(), self)?;
         let fields = [sanitize(&t.thought), sanitize(&t.action), sanitize(&t.observation)];
         Ok(terms::document(&[&fields[0], &fields[1], &fields[2]]).contains(pattern))
     }
@@ -146,20 +117,16 @@ impl Pg {
     }
 }
 
-/// The `LIKE` patterns of a phrase pattern (` a b c`) on `step_words`: each distinct term whole
-/// (` a `), the last a prefix (` c`), at most 16 of them (more narrow the candidates no further
-/// worth the index's work; the confirmation is exact).
-fn word_patterns(pattern: &str) -> Vec<String> {
-    let terms: Vec<&str> = pattern.split(' ').filter(|t| !t.is_empty()).collect();
-    let mut likes: Vec<String> = Vec::new();
-    for (i, term) in terms.iter().enumerate() {
-        let like = if i + 1 == terms.len() { format!("% {term}%") } else { format!("% {term} %") };
-        let like = super::enc(&like).into_owned();
-        if !likes.contains(&like) && likes.len() < 16 {
-            likes.push(like);
-        }
+/// The head of a long phrase pattern: its first terms, within [`OVERLAP`] bytes.
+fn head(pattern: &str) -> &str {
+    let mut end = OVERLAP.min(pattern.len());
+    while !pattern.is_char_boundary(end) {
+        end -= 1;
     }
-    likes
+    match pattern[..end].rfind(' ') {
+        Some(i) if i > 0 => &pattern[..i],
+        _ => &pattern[..end],
+    }
 }
 
 /// A chunk's body read from the server 1 MiB at a time (`substring` of an uncompressed TOAST

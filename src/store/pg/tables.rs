@@ -4,9 +4,10 @@
 use super::copy::CopyRows;
 use super::{Cells, Pg, dec};
 use crate::error::StoreError;
+use crate::sanitize::sanitize;
 use crate::store::backend::Tables;
 use crate::store::copy::{Table, Value};
-use crate::store::texts;
+use crate::store::{terms, texts};
 use postgres::types::Type;
 
 /// Rows fetched from a cursor at once.
@@ -131,9 +132,10 @@ impl Tables for Pg {
 }
 
 impl Pg {
-    /// The search words of every step (after a copy): read through a cursor, written with
+    /// The search terms of every step (after a copy): read through a cursor, written with
     /// `COPY` about 16 MB at a time.
     fn index_all(&self) -> Result<(), StoreError> {
+        const SEND: usize = 16 << 20;
         self.run(
             "DECLARE texts NO SCROLL CURSOR FOR SELECT t.step_id, t.thought, t.action, t.observation, t.response,
                  t.args, t.chunk_id, t.chunk_at FROM step_texts t ORDER BY t.step_id",
@@ -143,9 +145,16 @@ impl Pg {
             let fetched = self.rows(&format!("FETCH {FETCH} FROM texts"), &[])?;
             for r in &fetched {
                 let t = texts::of_row(r, 1, &mut cache, self)?;
-                super::write::words_row(&mut rows, r.int(0)?, [&t.thought, &t.action, &t.observation]);
+                let fields = [sanitize(&t.thought), sanitize(&t.action), sanitize(&t.observation)];
+                let doc = terms::document(&[&fields[0], &fields[1], &fields[2]]);
+                for (piece, text) in super::write::pieces(&doc).enumerate() {
+                    rows.int(r.int(0)?).int(piece as i64).text(text).end();
+                }
             }
-            super::write::send_words(self, &mut rows, fetched.len() < FETCH)?;
+            if rows.len() >= SEND || (fetched.len() < FETCH && !rows.is_empty()) {
+                self.copy_in("COPY step_terms (step_id, piece, terms) FROM STDIN", rows.data())?;
+                rows.clear();
+            }
             if fetched.len() < FETCH {
                 break;
             }

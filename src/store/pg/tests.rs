@@ -165,7 +165,8 @@ fn a_phrase_found_after_many_steps_holding_its_words_apart_is_found_as_on_sqlite
             _ => step("", "", "configs parsers"),
         })
         .collect();
-    let parsed = Parsed { runs: vec![Run { instance_id: "many".into(), steps, ..Run::default() }], ..Parsed::default() };
+    let parsed =
+        Parsed { runs: vec![Run { instance_id: "many".into(), steps, ..Run::default() }], ..Parsed::default() };
     for store in [&mut sqlite, &mut pg] {
         ok(store.write_source(&record("/many.traj", &[2; 32]), &parsed));
     }

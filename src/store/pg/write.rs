@@ -16,6 +16,11 @@ use crate::store::texts;
 use crate::store::write::{RunCounts, SourceRecord, SourceWrite, WriteStats, json_list, message_hash, run_key};
 use std::collections::HashMap;
 
+/// A step's terms are stored in pieces of about this many bytes, each starting this many bytes
+/// (whole terms) before the previous one ends: a phrase up to [`OVERLAP`] long is inside a piece.
+pub(super) const PIECE: usize = 1 << 20;
+pub(super) const OVERLAP: usize = 64 << 10;
+
 impl Writes for Pg {
     fn source_hashes(&self) -> Result<HashMap<String, Vec<u8>>, StoreError> {
         self.rows("SELECT path, hash FROM sources", &[])?.iter().map(|r| Ok((r.text(0)?, r.bytes(1)?))).collect()
@@ -657,52 +662,56 @@ fn blob_ids(pg: &Pg, parts: &[StepsOf<'_>]) -> Result<HashMap<[u8; 16], i64>, St
     Ok(ids)
 }
 
-/// The search words of these steps (`step_words`), sent in `COPY`s of at most about 16 MB.
+/// The search terms of these steps, as SQLite's index holds them (`store::terms`), sent in
+/// `COPY`s of at most about 16 MB.
 fn write_terms(pg: &Pg, parts: &[StepsOf<'_>], step_ids: &[Vec<i64>]) -> Result<(), StoreError> {
+    const SEND: usize = 16 << 20;
     let mut rows = CopyRows::default();
     for (part, ids) in parts.iter().zip(step_ids) {
         for (s, &id) in part.steps.iter().zip(ids) {
-            words_row(&mut rows, id, [&s.thought, &s.action, &s.observation]);
-            send_words(pg, &mut rows, false)?;
+            let fields = [sanitize(&s.thought), sanitize(&s.action), sanitize(&s.observation)];
+            let doc = terms::document(&[&fields[0], &fields[1], &fields[2]]);
+            for (piece, text) in pieces(&doc).enumerate() {
+                rows.int(id).int(piece as i64).text(text).end();
+            }
+            if rows.len() >= SEND {
+                pg.copy_in("COPY step_terms (step_id, piece, terms) FROM STDIN", rows.data())?;
+                rows.clear();
+            }
         }
     }
-    send_words(pg, &mut rows, true)
-}
-
-/// A step's row of `step_words`, from its thought, action and observation as stored (none when
-/// the step has no terms).
-pub(super) fn words_row(rows: &mut CopyRows, step_id: i64, fields: [&str; 3]) {
-    let fields = fields.map(sanitize);
-    let words = words(&terms::document(&[&fields[0], &fields[1], &fields[2]]));
-    if words.len() > 1 {
-        rows.int(step_id).text(&words).end();
-    }
-}
-
-/// `COPY` the rows of `step_words` gathered, once they reach about 16 MB (or `all` of them).
-pub(super) fn send_words(pg: &Pg, rows: &mut CopyRows, all: bool) -> Result<(), StoreError> {
-    const SEND: usize = 16 << 20;
-    if rows.len() >= SEND || (all && !rows.is_empty()) {
-        pg.copy_in("COPY step_words (step_id, words) FROM STDIN", rows.data())?;
-        rows.clear();
+    if !rows.is_empty() {
+        pg.copy_in("COPY step_terms (step_id, piece, terms) FROM STDIN", rows.data())?;
     }
     Ok(())
 }
 
-/// The distinct terms of a document (`store::terms::document`), each once, in the order they
-/// first occur, as ` a b c `: a document holds a phrase's terms only if this holds each of them
-/// as ` t ` (the last as ` t`, a prefix), so it finds every step that may hold the phrase.
-pub(super) fn words(doc: &str) -> String {
-    let mut seen = std::collections::HashSet::new();
-    let mut out = String::with_capacity(doc.len().min(1 << 16));
-    out.push(' ');
-    for term in doc.split([' ', terms::FIELD_BREAK]).filter(|t| !t.is_empty()) {
-        if seen.insert(term) {
-            out.push_str(term);
-            out.push(' ');
+/// A document of terms in pieces of about [`PIECE`] bytes, each starting at a term (a space)
+/// about [`OVERLAP`] bytes before the previous one ends.
+pub(super) fn pieces(doc: &str) -> impl Iterator<Item = &str> {
+    let mut start = Some(0);
+    std::iter::from_fn(move || {
+        let from = start?;
+        if doc.len() - from <= PIECE {
+            start = None;
+            return Some(&doc[from..]);
         }
-    }
-    out
+        // End after a space, so the piece's last term is whole.
+        let mut end = from + PIECE;
+        while end > from && !doc.is_char_boundary(end) {
+            end -= 1;
+        }
+        let end = doc[..end].rfind(' ').map_or(doc.len(), |i| i + 1).max(from + 1);
+        // The next piece starts at a term at least OVERLAP before this end.
+        let back = end.saturating_sub(OVERLAP).max(from + 1);
+        let mut at = back;
+        while at > from && !doc.is_char_boundary(at) {
+            at -= 1;
+        }
+        let next = doc[..at].rfind(' ').filter(|&i| i > from).unwrap_or(at);
+        start = Some(next);
+        Some(&doc[from..end])
+    })
 }
 
 fn insert_outcome(pg: &Pg, source_id: i64, o: &TestOutcome) -> Result<(), StoreError> {
@@ -736,9 +745,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn words_are_each_term_once_in_first_order() {
-        let doc = terms::document(&["Run the tests", "pytest -x tests", "2 failed\nrun again"]);
-        assert_eq!(words(&doc), " run the tests pytest x 2 failed again ");
-        assert_eq!(words(&terms::document(&["", "--", ""])), " ");
+    fn pieces_overlap_and_start_at_a_term() {
+        let doc: String = (0..400_000).map(|i| format!(" w{i}")).collect::<String>() + " ";
+        let parts: Vec<&str> = pieces(&doc).collect();
+        assert!(parts.len() > 1, "{}", parts.len());
+        for p in &parts {
+            assert!(p.starts_with(' ') && p.ends_with(' ') && p.len() <= PIECE, "{}", &p[..20]);
+        }
+        // Every phrase of up to OVERLAP bytes is inside one piece.
+        for at in [PIECE - 10, 2 * PIECE - 5_000, doc.len() - 30] {
+            let start = doc[..at].rfind(' ').unwrap_or(0);
+            let end = doc[start + 1..].find(' ').map_or(doc.len(), |e| start + 1 + e);
+            let phrase = &doc[start..(start + 40_000).min(doc.len())];
+            let _ = end;
+            assert!(parts.iter().any(|p| p.contains(phrase)), "phrase at {at}");
+        }
+        assert_eq!(pieces(" a b ").collect::<Vec<_>>(), [" a b "]);
     }
 }
