@@ -52,11 +52,9 @@ impl Labels for Pg {
                      ON CONFLICT (run_id) DO UPDATE SET version = excluded.version, hash = excluded.hash, json = excluded.json",
                     &[&c.run_id, &i64::from(c.signals_version), &enc(&c.signals_hash), &enc(&c.signals_json)],
                 )?;
-                if let Some(label) = &c.label {
-                    insert_label(pg, label, None, None)?;
-                }
             }
-            Ok(())
+            let labels: Vec<_> = batch.iter().filter_map(|c| c.label.as_ref()).map(|l| (l, None, None)).collect();
+            insert_labels(pg, &labels).map(drop)
         })
     }
 
