@@ -4,20 +4,31 @@
 use super::{Cells, Pg};
 use crate::error::StoreError;
 use crate::store::identity::FOLLOWERS;
+use std::collections::HashMap;
 
-/// `WITH who AS (...)`: the identity of run `$1` (no row when it is not in the database), for
-/// the `(SELECT source FROM who)` ... of an insert.
-pub(super) const WHO: &str = "WITH who AS (
-    SELECT s.path AS source, r.instance_id AS instance, r.attempt,
-           (SELECT count(*) FROM runs o WHERE o.source_id = r.source_id AND o.instance_id = r.instance_id
-            AND o.attempt IS NOT DISTINCT FROM r.attempt
-            AND (o.position < r.position OR (o.position = r.position AND o.id < r.id))) AS nth
-    FROM runs r JOIN sources s ON s.id = r.source_id WHERE r.id = $1)";
+/// A run's identity: its source's path, instance, attempt, and which of the source's runs with
+/// that instance and attempt it is.
+pub(super) struct Who {
+    pub source: String,
+    pub instance: String,
+    pub attempt: Option<i64>,
+    pub nth: i64,
+}
 
-/// The identity columns' values from `who`, in the order `run_source, run_instance,
-/// run_attempt, run_nth`.
-pub(super) const WHO_VALUES: &str = "(SELECT source FROM who), (SELECT instance FROM who), \
-     (SELECT attempt FROM who), (SELECT nth FROM who)";
+/// The identities of these runs (those in the database), in one query.
+pub(super) fn identities(pg: &Pg, runs: &[i64]) -> Result<HashMap<i64, Who>, StoreError> {
+    pg.rows(
+        "SELECT r.id, s.path, r.instance_id, r.attempt,
+                (SELECT count(*) FROM runs o WHERE o.source_id = r.source_id AND o.instance_id = r.instance_id
+                 AND o.attempt IS NOT DISTINCT FROM r.attempt
+                 AND (o.position < r.position OR (o.position = r.position AND o.id < r.id)))
+         FROM runs r JOIN sources s ON s.id = r.source_id WHERE r.id = ANY($1)",
+        &[&runs],
+    )?
+    .iter()
+    .map(|r| Ok((r.int(0)?, Who { source: r.text(1)?, instance: r.text(2)?, attempt: r.opt_int(3)?, nth: r.int(4)? })))
+    .collect()
+}
 
 /// Point the labels and notes of source `source_id`'s runs at those runs, by identity. Called in
 /// the transaction that writes the source. A note that would land on a step that already has the

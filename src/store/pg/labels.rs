@@ -4,7 +4,7 @@
 //! for its transaction; the key's labels are then written one transaction after another, and its
 //! latest (highest id) is the last committed.
 
-use super::identity::{WHO, WHO_VALUES};
+use super::copy::CopyRows;
 use super::{Cells, Pg, enc, enc_opt};
 use crate::error::StoreError;
 use crate::label::{Label, Source};
@@ -52,11 +52,9 @@ impl Labels for Pg {
                      ON CONFLICT (run_id) DO UPDATE SET version = excluded.version, hash = excluded.hash, json = excluded.json",
                     &[&c.run_id, &i64::from(c.signals_version), &enc(&c.signals_hash), &enc(&c.signals_json)],
                 )?;
-                if let Some(label) = &c.label {
-                    insert_label(pg, label, None, None)?;
-                }
             }
-            Ok(())
+            let labels: Vec<_> = batch.iter().filter_map(|c| c.label.as_ref()).map(|l| (l, None, None)).collect();
+            insert_labels(pg, &labels).map(drop)
         })
     }
 
@@ -77,13 +75,17 @@ impl Labels for Pg {
         }
         self.in_transaction_of(|pg| {
             pg.lock_keys(keys.iter().copied())?;
-            let mut appended = 0;
+            let mut new = Vec::new();
             for (i, history) in histories(pg.labels(run_of_keys(keys), false)?, keys).iter().enumerate() {
-                for n in decide(i, history) {
-                    insert_label(pg, &n.label, n.note.as_deref(), n.created_at.as_deref())?;
-                    appended += 1;
-                }
+                new.extend(decide(i, history));
             }
+            // Sent a batch at a time, so no one COPY grows past memory's comfort.
+            for batch in new.chunks(5_000) {
+                let labels: Vec<_> =
+                    batch.iter().map(|n| (&n.label, n.note.as_deref(), n.created_at.as_deref())).collect();
+                insert_labels(pg, &labels)?;
+            }
+            let appended = new.len();
             Ok(appended)
         })
     }
@@ -231,57 +233,79 @@ impl Pg {
 }
 
 fn insert_label(pg: &Pg, label: &Label, note: Option<&str>, created_at: Option<&str>) -> Result<i64, StoreError> {
-    let p = &label.provenance;
+    let ids = insert_labels(pg, &[(label, note, created_at)])?;
+    ids.first().copied().ok_or_else(|| StoreError::Postgres("labels_id_seq gave no id".into()))
+}
+
+/// Append labels (each with its note and time, or now), in this order: their ids are taken
+/// from the sequence in one go, ascending in the order given (the caller holds their keys'
+/// locks, so a key's latest label is the last given), each with its run's identity (it
+/// follows the run through re-ingests), sent with one `COPY`, their verdicts with another.
+fn insert_labels(pg: &Pg, labels: &[(&Label, Option<&str>, Option<&str>)]) -> Result<Vec<i64>, StoreError> {
+    if labels.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids = pg.ids("labels_id_seq", labels.len())?;
+    let mut runs: Vec<i64> = labels.iter().map(|(l, ..)| l.run_id).collect();
+    runs.sort_unstable();
+    runs.dedup();
+    let who = super::identity::identities(pg, &runs)?;
+    let now = match labels.iter().any(|(.., at)| at.is_none()) {
+        true => Some(pg.one(&format!("SELECT {NOW}"), &[])?.text(0)?),
+        false => None,
+    };
     let count = |v: Option<u64>| v.map(|t| t as i64);
-    let id = pg
-        .one(
-            // The run's identity goes with the label, so it follows the run through re-ingests.
-            &format!(
-                "{WHO} INSERT INTO labels (run_id, source, rater, taxonomy, taxonomy_version, unclassified, exit_category,
-                     summary, note, model, input_hash, tokens_in, tokens_out, cost, latency_ms, created_at,
-                     run_source, run_instance, run_attempt, run_nth)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, coalesce($16, {NOW}),
-                     {WHO_VALUES})
-                 RETURNING id"
-            ),
-            &[
-                &label.run_id,
-                &label.source.name(),
-                &enc(&label.rater),
-                &enc(&label.taxonomy),
-                &enc(&label.taxonomy_version),
-                &i64::from(label.is_unclassified()),
-                &enc(&label.exit_category),
-                &enc(&label.summary),
-                &enc_opt(note),
-                &enc_opt(p.model.as_deref()),
-                &enc_opt(p.input_hash.as_deref()),
-                &count(p.tokens_in),
-                &count(p.tokens_out),
-                &p.cost,
-                &count(p.latency_ms),
-                &enc_opt(created_at),
-            ],
-        )?
-        .int(0)?;
-    let mut rows = super::copy::CopyRows::default();
-    for (assigned, verdicts) in [(true, &label.modes), (false, &label.considered)] {
-        for m in verdicts {
-            let evidence = serde_json::to_string(&m.evidence).unwrap_or_else(|_| "[]".into());
-            rows.int(id)
-                .text(&m.mode)
-                .int(i64::from(assigned))
-                .opt_real(Some(m.confidence))
-                .text(&evidence)
-                .text(&m.rationale)
-                .end();
+    let (mut rows, mut modes) = (CopyRows::default(), CopyRows::default());
+    for (&id, &(label, note, created_at)) in ids.iter().zip(labels) {
+        let p = &label.provenance;
+        let run = who.get(&label.run_id);
+        rows.int(id)
+            .int(label.run_id)
+            .text(label.source.name())
+            .text(&label.rater)
+            .text(&label.taxonomy)
+            .text(&label.taxonomy_version)
+            .int(i64::from(label.is_unclassified()))
+            .text(&label.exit_category)
+            .text(&label.summary)
+            .opt_text(note)
+            .opt_text(p.model.as_deref())
+            .opt_text(p.input_hash.as_deref())
+            .opt_int(count(p.tokens_in))
+            .opt_int(count(p.tokens_out))
+            .opt_real(p.cost)
+            .opt_int(count(p.latency_ms))
+            .text(created_at.or(now.as_deref()).unwrap_or_default())
+            .opt_text(run.map(|r| r.source.as_str()))
+            .opt_text(run.map(|r| r.instance.as_str()))
+            .opt_int(run.and_then(|r| r.attempt))
+            .opt_int(run.map(|r| r.nth))
+            .end();
+        for (assigned, verdicts) in [(true, &label.modes), (false, &label.considered)] {
+            for m in verdicts {
+                let evidence = serde_json::to_string(&m.evidence).unwrap_or_else(|_| "[]".into());
+                modes
+                    .int(id)
+                    .text(&m.mode)
+                    .int(i64::from(assigned))
+                    .opt_real(Some(m.confidence))
+                    .text(&evidence)
+                    .text(&m.rationale)
+                    .end();
+            }
         }
     }
-    if !rows.is_empty() {
+    pg.copy_in(
+        "COPY labels (id, run_id, source, rater, taxonomy, taxonomy_version, unclassified, exit_category, summary,
+             note, model, input_hash, tokens_in, tokens_out, cost, latency_ms, created_at,
+             run_source, run_instance, run_attempt, run_nth) FROM STDIN",
+        rows.data(),
+    )?;
+    if !modes.is_empty() {
         pg.copy_in(
             "COPY label_modes (label_id, mode, assigned, confidence, evidence, rationale) FROM STDIN",
-            rows.data(),
+            modes.data(),
         )?;
     }
-    Ok(id)
+    Ok(ids)
 }

@@ -1,6 +1,5 @@
 //! Reviewers' notes on steps in PostgreSQL (`store::notes` says what a note is).
 
-use super::identity::{WHO, WHO_VALUES};
 use super::{Cells, Pg, enc};
 use crate::error::StoreError;
 use crate::store::backend::Notes;
@@ -15,15 +14,23 @@ impl Notes for Pg {
                 pg.exec("DELETE FROM notes WHERE run_id = $1 AND step_idx = $2 AND rater = $3", &[&run_id, &step, &enc(rater)])?;
             } else {
                 // The run's identity goes with the note, so it follows the run through re-ingests.
+                let who = super::identity::identities(pg, &[run_id])?.remove(&run_id);
                 pg.exec(
-                    &format!(
-                        "{WHO} INSERT INTO notes (run_id, step_idx, rater, text, created_at,
-                             run_source, run_instance, run_attempt, run_nth)
-                         VALUES ($1, $2, $3, $4, to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'),
-                             {WHO_VALUES})
-                         ON CONFLICT (run_id, step_idx, rater) DO UPDATE SET text = excluded.text, created_at = excluded.created_at"
-                    ),
-                    &[&run_id, &step, &enc(rater), &enc(text)],
+                    "INSERT INTO notes (run_id, step_idx, rater, text, created_at,
+                         run_source, run_instance, run_attempt, run_nth)
+                     VALUES ($1, $2, $3, $4, to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'),
+                         $5, $6, $7, $8)
+                     ON CONFLICT (run_id, step_idx, rater) DO UPDATE SET text = excluded.text, created_at = excluded.created_at",
+                    &[
+                        &run_id,
+                        &step,
+                        &enc(rater),
+                        &enc(text),
+                        &who.as_ref().map(|w| enc(&w.source)),
+                        &who.as_ref().map(|w| enc(&w.instance)),
+                        &who.as_ref().and_then(|w| w.attempt),
+                        &who.as_ref().map(|w| w.nth),
+                    ],
                 )?;
             }
             Ok(!text.is_empty())

@@ -151,6 +151,35 @@ fn search_finds_what_sqlite_finds() {
     assert!(!ok(pg.search(&long_phrase, None, 5)).is_empty(), "a phrase longer than a piece's overlap is found");
 }
 
+/// A phrase whose terms many steps hold apart before any holds it: the candidates are read in
+/// batches, in step order, until enough are confirmed, and the limit counts confirmed steps.
+#[test]
+fn a_phrase_found_after_many_steps_holding_its_words_apart_is_found_as_on_sqlite() {
+    let Some((db, url)) = database() else { return };
+    let mut pg = ok(Store::connect(&url));
+    let mut sqlite = ok(Store::open_in_memory());
+    let steps = (0..300)
+        .map(|i| match i % 3 {
+            _ if i < 200 => step("parser config", &format!("cat f{i}"), "the config, then a parser"),
+            0 => step("", "", "config parser"),
+            _ => step("", "", "configs parsers"),
+        })
+        .collect();
+    let parsed =
+        Parsed { runs: vec![Run { instance_id: "many".into(), steps, ..Run::default() }], ..Parsed::default() };
+    for store in [&mut sqlite, &mut pg] {
+        ok(store.write_source(&record("/many.traj", &[2; 32]), &parsed));
+    }
+    for (phrase, limit) in [("config parser", 5), ("config parser", 50), ("config pars", 70), ("parser config", 3)] {
+        let (a, b) = (ok(sqlite.search(phrase, None, limit)), ok(pg.search(phrase, None, limit)));
+        assert_eq!(a.to_json(), b.to_json(), "{phrase} {limit}");
+        assert_eq!(a.len(), limit.min(if phrase == "parser config" { 200 } else { 33 }), "{phrase} {limit}");
+    }
+    let run = ok(sqlite.resolve_run("many"));
+    assert_eq!(ok(sqlite.search_run(run, "config parser")), ok(pg.search_run(run, "config parser")));
+    drop(db);
+}
+
 #[test]
 fn a_copy_to_postgresql_and_back_holds_every_row() {
     let Some((sqlite, pg, _db)) = pair() else { return };
