@@ -477,6 +477,79 @@ mod tests {
         );
     }
 
+    fn diag(step: usize, path: &str, problem: Problem) -> Diagnostic {
+        Diagnostic { step, path: path.into(), line: 12, code: "TS2554".into(), problem }
+    }
+
+    fn edited_at(step: i64, path: &str) -> EditEvent {
+        let row = super::super::tests::edit(Some(step), path, "str_replace", "applied", &[], None);
+        EditEvent::from_row(&row, path.to_string())
+    }
+
+    const FORMAT_TS: &str = "diff --git a/src/format.ts b/src/format.ts\n--- a/src/format.ts\n+++ b/src/format.ts\n@@ -1,3 +1,3 @@\n-export function formatPrice(amount: number, currency: string): string {\n+export function formatPrice(amount: number, currency: string, locale: string): string {\n   return amount.toFixed(2);\n";
+
+    #[test]
+    fn tsc_counts_of_arguments_flag_the_one_re_signature_they_fit_after_the_change() {
+        let files = file_symbols(FORMAT_TS);
+        let got2 = Problem::Arity { name: None, got: 2, expected: Some((3, Some(3))) };
+        let patch = ["src/format.ts".to_string(), "src/cart.ts".to_string()];
+        let edits = [edited_at(2, "src/format.ts")];
+        let st = stale_identifiers(&files, &[], &[diag(5, "src/invoice.ts", got2.clone())], &edits, &patch);
+        assert_eq!(st.len(), 1);
+        assert_eq!(st[0].seen_in[0].path, "src/invoice.ts");
+        assert_eq!(st[0].seen_in[0].how, "call with 2 arguments (TS2554 at line 12)");
+        // Before the change, the same complaint is about something else; a file the agent
+        // changed is not stale; a count the new parameters expect otherwise is not this change.
+        assert!(stale_identifiers(&files, &[], &[diag(1, "src/invoice.ts", got2.clone())], &edits, &patch).is_empty());
+        assert!(stale_identifiers(&files, &[], &[diag(5, "src/cart.ts", got2)], &edits, &patch).is_empty());
+        let other = Problem::Arity { name: None, got: 2, expected: Some((1, Some(1))) };
+        assert!(stale_identifiers(&files, &[], &[diag(5, "src/invoice.ts", other)], &edits, &patch).is_empty());
+    }
+
+    #[test]
+    fn javac_unresolved_old_name_of_a_renamed_method() {
+        let files = file_symbols(
+            "diff --git a/src/main/java/io/jsonkit/JsonReader.java b/src/main/java/io/jsonkit/JsonReader.java\n--- a/src/main/java/io/jsonkit/JsonReader.java\n+++ b/src/main/java/io/jsonkit/JsonReader.java\n@@ -10,7 +10,7 @@ public final class JsonReader {\n     }\n \n-    public <T> T readObjectStrict(Class<T> type) {\n+    public <T> T readStrict(Class<T> type) {\n         Object value = lexer.nextValue();\n",
+        );
+        let loader = "src/main/java/io/jsonkit/Loader.java";
+        let d = |name: &str| Diagnostic {
+            step: 4,
+            path: loader.into(),
+            line: 21,
+            code: "javac".into(),
+            problem: Problem::Unresolved { name: name.into() },
+        };
+        let patch = ["src/main/java/io/jsonkit/JsonReader.java".to_string()];
+        let st = stale_identifiers(&files, &[], &[d("readObjectStrict")], &[], &patch);
+        assert_eq!(st[0].identifier, "readObjectStrict");
+        assert_eq!(st[0].seen_in[0].how, "unresolved (javac at line 21)");
+        assert!(stale_identifiers(&files, &[], &[d("readStrict")], &[], &patch).is_empty());
+    }
+
+    #[test]
+    fn implementations_of_a_renamed_interface_method() {
+        let c = one(
+            "src/main/java/geo/Shape.java",
+            "@@ -3,4 +3,4 @@ package geo;\n public interface Shape {\n-    double area();\n+    double surface();\n     String label();\n }\n",
+        );
+        let c = c.iter().find(|c| c.kind == ChangeKind::Renamed).expect("the rename");
+        let s = |t: &str| symbols::extract(Lang::Java, t);
+        let circle = "package geo;\n\npublic final class Circle implements Shape {\n    private final double r;\n\n    @Override\n    public double area() {\n        return Math.PI * r * r;\n    }\n}\n";
+        assert_eq!(stale_use(c, Some(&s(circle)), circle).as_deref(), Some("override in Circle of Shape"));
+        let done = circle.replace("area()", "surface()");
+        assert_eq!(stale_use(c, Some(&s(&done)), &done), None);
+        let unrelated =
+            "package geo;\n\npublic final class Room {\n    public double area() {\n        return 1;\n    }\n}\n";
+        assert_eq!(
+            stale_use(c, Some(&s(unrelated)), unrelated),
+            None,
+            "a method of a type that does not implement Shape"
+        );
+        let javac = Problem::Override { name: "surface".into(), owner: Some("Shape".into()) };
+        assert!(compiled_use(c, &javac));
+        assert!(!compiled_use(c, &Problem::Override { name: "surface".into(), owner: Some("Solid".into()) }));
+    }
+
     #[test]
     fn word_bounded() {
         assert!(contains_word("from .utils import super_len, x", "super_len"));
