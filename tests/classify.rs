@@ -268,6 +268,14 @@ fn signals_list_definitions_renames_and_stale_references_in_seven_languages() {
             ],
         ),
         (
+            "classify__lang-java-mvn",
+            &["src/main/java/com/shopkit/invoice/Invoice.java (step 5, call with 2 arguments (javac at line 18))"],
+        ),
+        (
+            "classify__lang-ts-tsc-rename",
+            &["src/invoice.ts (step 5, unresolved (TS2724 at line 1))", "src/format.test.ts (step 5, unresolved"],
+        ),
+        (
             "classify__lang-rust-rename",
             &["(rust)", "renamed method Tokenizer::advance: next_token → advance", "src/repl.rs (step 0, call)"],
         ),
@@ -279,7 +287,12 @@ fn signals_list_definitions_renames_and_stale_references_in_seven_languages() {
         }
     }
     // Negatives: carried everywhere, or callers that still fit.
-    for run in ["classify__lang-go-complete", "classify__lang-ts-optional"] {
+    for run in [
+        "classify__lang-go-complete",
+        "classify__lang-ts-optional",
+        "classify__lang-java-mvn-complete",
+        "classify__lang-ts-tsc-complete",
+    ] {
         let text = signals_text(&db, run);
         assert!(text.contains("definitions changed") && !text.contains("stale reference"), "{run}:\n{text}");
     }

@@ -3,6 +3,7 @@
 //! `rules` lists). Precision comes first: a rule fires only on evidence a reviewer would accept,
 //! and weaker evidence comes out below the assignment threshold, to be shown, not counted.
 
+use crate::classify::signals::paths::FileKind;
 use crate::classify::signals::{After, ExpectedFile, ExpectedWhy, LostWhy, Rejection, Role, Signals};
 use crate::label::ExitCategory;
 use crate::label::{Evidence, Rule};
@@ -533,7 +534,14 @@ fn gold_periphery(s: &Signals) -> Option<Finding> {
         }
     }
     evidence.push(ev(last_step(s), "ended with the periphery stale"));
-    let list: Vec<String> = untouched.iter().map(|f| format!("{} ({})", f.path, f.kind.name())).collect();
+    // The stale periphery by kind (call sites, tests, docs, build files), as the taxonomy asks.
+    let by_kind: Vec<String> = FileKind::ALL
+        .iter()
+        .filter_map(|k| {
+            let files: Vec<&str> = untouched.iter().filter(|f| f.kind == *k).map(|f| f.path.as_str()).collect();
+            (!files.is_empty()).then(|| format!("{} {}", k.plural(), files.join(", ")))
+        })
+        .collect();
     Some(Finding {
         rule: Rule::GoldPeripheryUntouched,
         confidence: 0.7,
@@ -544,7 +552,7 @@ fn gold_periphery(s: &Signals) -> Option<Finding> {
             p.core_edited.join(", "),
             untouched.len(),
             p.periphery.len(),
-            list.join(", ")
+            by_kind.join("; ")
         ),
     })
 }

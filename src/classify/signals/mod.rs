@@ -6,6 +6,7 @@
 mod actions;
 mod announced;
 mod commands;
+mod compiler;
 mod context;
 mod edits;
 mod location;
@@ -485,7 +486,8 @@ pub fn compute(run: &RunDetail) -> Signals {
     let context = context::context(steps, exit);
     let repeats = context::repeats(steps);
     let reopened = context::reopened(&shown, &table);
-    let stale = propagation::stale_identifiers(&symbols, &shown, &edits, &patch_files);
+    let diagnostics = compiler::diagnostics(steps, &roots);
+    let stale = propagation::stale_identifiers(&symbols, &shown, &diagnostics, &edits, &patch_files);
     let scratch = |p: &str| table.find(p).is_some_and(|f| f.scratch);
     let loops = loops::loops(steps, &edits, &scratch);
     let tools = tool_set(&edits);

@@ -50,6 +50,10 @@ const BUILD_FILES: &[&str] = &[
 ];
 
 impl FileKind {
+    /// In the order a reviewer reads a stale periphery: call sites first.
+    pub const ALL: [FileKind; 5] =
+        [FileKind::Source, FileKind::Header, FileKind::Test, FileKind::Doc, FileKind::Config];
+
     pub fn of(path: &str) -> FileKind {
         let lower = path.to_ascii_lowercase();
         let name = lower.rsplit('/').next().unwrap_or(&lower);
@@ -95,6 +99,17 @@ impl FileKind {
             FileKind::Doc => "doc",
             FileKind::Config => "build/config",
             FileKind::Header => "header",
+        }
+    }
+
+    /// The kind's name for a list of its files (`call sites`, `build files`).
+    pub fn plural(self) -> &'static str {
+        match self {
+            FileKind::Source => "call sites",
+            FileKind::Test => "tests",
+            FileKind::Doc => "docs",
+            FileKind::Config => "build/config files",
+            FileKind::Header => "headers",
         }
     }
 }

@@ -2,12 +2,13 @@
 //! tree-sitter in seven languages) that files it did not change still use, the gold patch's core
 //! against its periphery, and failing tests that name unchanged files.
 
+use super::compiler::{Diagnostic, Problem};
 use super::edits::EditEvent;
 use super::paths::{FileKind, is_build_copy, is_changelog, mentioned_files, names_file, repo_relative};
 use super::views::{Shown, ViewKind};
 use super::{FileTable, Periphery, PeripheryFile, Sighting, StaleIdentifier, TestMention};
 use crate::analysis::edits::split_patch;
-use crate::analysis::symbols::{self, Change, ChangeKind, Lang, RefKind, Symbols};
+use crate::analysis::symbols::{self, Change, ChangeKind, DefKind, Lang, Params, RefKind, Symbols};
 use crate::store::read::RunDetail;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -94,6 +95,9 @@ fn stale_use(c: &Change, own: Option<&Symbols>, text: &str) -> Option<String> {
         let plain = c.kind != ChangeKind::Resigned && contains_word(text, old);
         return plain.then(|| "mention".to_string());
     };
+    if let Some(o) = stale_override(c, s) {
+        return Some(o);
+    }
     match c.kind {
         ChangeKind::Removed | ChangeKind::Renamed => {
             let defines_own = s.defines_top_level(old);
@@ -130,12 +134,13 @@ fn stale_use(c: &Change, own: Option<&Symbols>, text: &str) -> Option<String> {
 }
 
 /// Definitions the agent's diff removed, renamed or re-signed that files it did not change
-/// still use, as far as the run showed those files (opened files and search output lines):
-/// uses of an old name, calls with the old number of arguments, prototypes with the old
-/// parameters.
+/// still use, as far as the run showed those files (opened files, search output lines and
+/// compiler diagnostics): uses of an old name, calls with the old number of arguments,
+/// prototypes with the old parameters, overrides and implementations of a changed member.
 pub(super) fn stale_identifiers(
     files: &[FileSymbols],
     shown: &[Shown<'_>],
+    diagnostics: &[Diagnostic],
     edits: &[EditEvent],
     patch_files: &[String],
 ) -> Vec<StaleIdentifier> {
@@ -191,25 +196,108 @@ pub(super) fn stale_identifiers(
                 if path == st.defined_in || !text.contains(&st.identifier) {
                     continue;
                 }
-                let Some(how) = stale_use(c, own, text) else { continue };
-                // One sighting per file: the first, told by its strongest use.
-                let full = st.seen_in.len() >= MAX_SIGHTINGS;
-                match st.seen_in.iter_mut().find(|x| x.path == path) {
-                    Some(x) if strength(&how) > strength(&x.how) => x.how = how,
-                    Some(_) => {}
-                    None if !full => st.seen_in.push(Sighting { path: path.to_string(), step: s.step, how }),
-                    None => {}
+                if let Some(how) = stale_use(c, own, text) {
+                    sight(st, path, s.step, how);
                 }
             }
+        }
+    }
+    // What compilers said of files the agent did not change, after it changed the definition.
+    let changed_at = |file: &str| edits.iter().filter(|e| e.path == file && !e.rejected()).filter_map(|e| e.step).min();
+    for d in diagnostics.iter().filter(|d| unchanged(&d.path)) {
+        let after = |st: &StaleIdentifier| changed_at(&st.defined_in).is_none_or(|at| d.step > at);
+        let fits: Vec<usize> = out
+            .iter()
+            .enumerate()
+            .filter(|(_, (st, c))| d.path != st.defined_in && after(st) && compiled_use(c, &d.problem))
+            .map(|(i, _)| i)
+            .collect();
+        // A count of arguments with no callee named fits a re-signature only when it fits one.
+        let unnamed = matches!(d.problem, Problem::Arity { name: None, .. });
+        if unnamed && fits.len() != 1 {
+            continue;
+        }
+        for i in fits {
+            let how = match &d.problem {
+                Problem::Unresolved { .. } => format!("unresolved ({} at line {})", d.code, d.line),
+                Problem::Arity { got, .. } => format!("call with {got} arguments ({} at line {})", d.code, d.line),
+                Problem::Override { owner, .. } => {
+                    format!("override of {} ({} at line {})", owner.as_deref().unwrap_or("a supertype"), d.code, d.line)
+                }
+            };
+            sight(&mut out[i].0, &d.path, d.step, how);
         }
     }
     out.into_iter().map(|(st, _)| st).filter(|s| !s.seen_in.is_empty()).collect()
 }
 
+/// Record that `path` still uses `st`: one sighting per file, the first, told by its strongest use.
+fn sight(st: &mut StaleIdentifier, path: &str, step: usize, how: String) {
+    let full = st.seen_in.len() >= MAX_SIGHTINGS;
+    match st.seen_in.iter_mut().find(|x| x.path == path) {
+        Some(x) if strength(&how) > strength(&x.how) => x.how = how,
+        Some(_) => {}
+        None if !full => st.seen_in.push(Sighting { path: path.to_string(), step, how }),
+        None => {}
+    }
+}
+
+/// The type a member belongs to (`Shape` of `geo.Shape.area`, `Widget` of `ns::Widget::resize`).
+fn owner(qualified: &str) -> Option<&str> {
+    let mut parts = qualified.rsplit(['.', ':']).filter(|p| !p.is_empty());
+    parts.next()?;
+    parts.next()
+}
+
+/// A type in `s` that still overrides or implements member `c` of the changed supertype under its
+/// old name (a rename) or with its old number of parameters (a re-signature): a method of that
+/// name in another type of a text that names the supertype (`implements Shape`, `extends Shape`).
+fn stale_override(c: &Change, s: &Symbols) -> Option<String> {
+    if c.def != DefKind::Method || !matches!(c.kind, ChangeKind::Renamed | ChangeKind::Resigned) {
+        return None;
+    }
+    let sup = owner(&c.qualified)?;
+    if !s.uses(sup).any(|r| r.kind != RefKind::Mention) {
+        return None;
+    }
+    let arity = |p: &Option<Params>| p.as_ref().map(|p| p.list.len());
+    let d = s.definitions.iter().find(|d| {
+        let of_other = owner(&d.qualified).is_some_and(|o| o != sup);
+        let stale = match c.kind {
+            ChangeKind::Resigned => {
+                arity(&d.params) == arity(&c.old_params) && arity(&c.old_params) != arity(&c.new_params)
+            }
+            _ => true,
+        };
+        d.kind == DefKind::Method && d.name == c.old_name() && of_other && stale
+    })?;
+    Some(format!("override in {} of {sup}", owner(&d.qualified).unwrap_or("?")))
+}
+
+/// Whether a compiler's complaint is about what `c` changed: the old name no longer resolves; a
+/// call passes a number of arguments the old parameters took and the new do not; a type's
+/// member no longer implements what the changed supertype declares.
+fn compiled_use(c: &Change, p: &Problem) -> bool {
+    match (p, c.kind) {
+        (Problem::Unresolved { name }, ChangeKind::Removed | ChangeKind::Renamed) => name == c.old_name(),
+        (Problem::Arity { name, got, expected }, ChangeKind::Resigned) => {
+            let (Some(old_p), Some(new_p)) = (&c.old_params, &c.new_params) else { return false };
+            let fits = old_p.accepts(*got) && !new_p.accepts(*got);
+            let named = name.as_deref().is_none_or(|n| n == c.old_name());
+            let counted = expected.is_none_or(|(min, max)| min == new_p.min && max == new_p.max);
+            fits && named && counted
+        }
+        (Problem::Override { name, owner: o }, ChangeKind::Renamed | ChangeKind::Resigned) => {
+            c.def.member() && name == &c.name && o.as_deref().is_none_or(|o| owner(&c.qualified) == Some(o))
+        }
+        _ => false,
+    }
+}
+
 /// How sure a use is: a call or declaration beats an import, which beats a bare name or a word.
 fn strength(how: &str) -> u8 {
     match how.split_whitespace().next().unwrap_or("") {
-        "call" | "declaration" => 5,
+        "call" | "declaration" | "unresolved" | "override" => 5,
         "import" => 4,
         "type" | "member" => 3,
         "name" => 2,
@@ -387,6 +475,79 @@ mod tests {
             stale_use(c, Some(&hs), header).as_deref(),
             Some("declaration int parse_header(const char *data, size_t n)")
         );
+    }
+
+    fn diag(step: usize, path: &str, problem: Problem) -> Diagnostic {
+        Diagnostic { step, path: path.into(), line: 12, code: "TS2554".into(), problem }
+    }
+
+    fn edited_at(step: i64, path: &str) -> EditEvent {
+        let row = super::super::tests::edit(Some(step), path, "str_replace", "applied", &[], None);
+        EditEvent::from_row(&row, path.to_string())
+    }
+
+    const FORMAT_TS: &str = "diff --git a/src/format.ts b/src/format.ts\n--- a/src/format.ts\n+++ b/src/format.ts\n@@ -1,3 +1,3 @@\n-export function formatPrice(amount: number, currency: string): string {\n+export function formatPrice(amount: number, currency: string, locale: string): string {\n   return amount.toFixed(2);\n";
+
+    #[test]
+    fn tsc_counts_of_arguments_flag_the_one_re_signature_they_fit_after_the_change() {
+        let files = file_symbols(FORMAT_TS);
+        let got2 = Problem::Arity { name: None, got: 2, expected: Some((3, Some(3))) };
+        let patch = ["src/format.ts".to_string(), "src/cart.ts".to_string()];
+        let edits = [edited_at(2, "src/format.ts")];
+        let st = stale_identifiers(&files, &[], &[diag(5, "src/invoice.ts", got2.clone())], &edits, &patch);
+        assert_eq!(st.len(), 1);
+        assert_eq!(st[0].seen_in[0].path, "src/invoice.ts");
+        assert_eq!(st[0].seen_in[0].how, "call with 2 arguments (TS2554 at line 12)");
+        // Before the change, the same complaint is about something else; a file the agent
+        // changed is not stale; a count the new parameters expect otherwise is not this change.
+        assert!(stale_identifiers(&files, &[], &[diag(1, "src/invoice.ts", got2.clone())], &edits, &patch).is_empty());
+        assert!(stale_identifiers(&files, &[], &[diag(5, "src/cart.ts", got2)], &edits, &patch).is_empty());
+        let other = Problem::Arity { name: None, got: 2, expected: Some((1, Some(1))) };
+        assert!(stale_identifiers(&files, &[], &[diag(5, "src/invoice.ts", other)], &edits, &patch).is_empty());
+    }
+
+    #[test]
+    fn javac_unresolved_old_name_of_a_renamed_method() {
+        let files = file_symbols(
+            "diff --git a/src/main/java/io/jsonkit/JsonReader.java b/src/main/java/io/jsonkit/JsonReader.java\n--- a/src/main/java/io/jsonkit/JsonReader.java\n+++ b/src/main/java/io/jsonkit/JsonReader.java\n@@ -10,7 +10,7 @@ public final class JsonReader {\n     }\n \n-    public <T> T readObjectStrict(Class<T> type) {\n+    public <T> T readStrict(Class<T> type) {\n         Object value = lexer.nextValue();\n",
+        );
+        let loader = "src/main/java/io/jsonkit/Loader.java";
+        let d = |name: &str| Diagnostic {
+            step: 4,
+            path: loader.into(),
+            line: 21,
+            code: "javac".into(),
+            problem: Problem::Unresolved { name: name.into() },
+        };
+        let patch = ["src/main/java/io/jsonkit/JsonReader.java".to_string()];
+        let st = stale_identifiers(&files, &[], &[d("readObjectStrict")], &[], &patch);
+        assert_eq!(st[0].identifier, "readObjectStrict");
+        assert_eq!(st[0].seen_in[0].how, "unresolved (javac at line 21)");
+        assert!(stale_identifiers(&files, &[], &[d("readStrict")], &[], &patch).is_empty());
+    }
+
+    #[test]
+    fn implementations_of_a_renamed_interface_method() {
+        let c = one(
+            "src/main/java/geo/Shape.java",
+            "@@ -3,4 +3,4 @@ package geo;\n public interface Shape {\n-    double area();\n+    double surface();\n     String label();\n }\n",
+        );
+        let c = c.iter().find(|c| c.kind == ChangeKind::Renamed).expect("the rename");
+        let s = |t: &str| symbols::extract(Lang::Java, t);
+        let circle = "package geo;\n\npublic final class Circle implements Shape {\n    private final double r;\n\n    @Override\n    public double area() {\n        return Math.PI * r * r;\n    }\n}\n";
+        assert_eq!(stale_use(c, Some(&s(circle)), circle).as_deref(), Some("override in Circle of Shape"));
+        let done = circle.replace("area()", "surface()");
+        assert_eq!(stale_use(c, Some(&s(&done)), &done), None);
+        let unrelated =
+            "package geo;\n\npublic final class Room {\n    public double area() {\n        return 1;\n    }\n}\n";
+        assert_eq!(
+            stale_use(c, Some(&s(unrelated)), unrelated),
+            None,
+            "a method of a type that does not implement Shape"
+        );
+        let javac = Problem::Override { name: "surface".into(), owner: Some("Shape".into()) };
+        assert!(compiled_use(c, &javac));
+        assert!(!compiled_use(c, &Problem::Override { name: "surface".into(), owner: Some("Solid".into()) }));
     }
 
     #[test]
