@@ -3,10 +3,10 @@ mod cli;
 fn main() {
     let result = cli::run();
     // What threads still running would have removed (an archive's unpacked folder) goes.
-    trajan::signals::run_hooks();
+    trajan::interrupt::run_hooks();
     // A command stopped by a signal it caught ends as one killed by it (128 + its number).
-    if let Some(signal) = trajan::signals::caught() {
-        std::process::exit(trajan::signals::exit_status(signal));
+    if let Some(signal) = trajan::interrupt::caught() {
+        std::process::exit(trajan::interrupt::exit_status(signal));
     }
     match result {
         Ok(code) => std::process::exit(code),

@@ -47,12 +47,10 @@ const FILE_COMMANDS: &[&str] =
 
 /// The brief of an action's first line (`head`).
 pub fn brief(head: &str) -> Brief {
-    let segments = segments(head.trim());
-    let main =
-        segments.iter().find(|s| s.split_whitespace().next().is_some_and(|w| !SETUP.contains(&w))).or(segments.first());
+    let commands = commands(head.trim());
+    let main = commands.iter().find(|c| c.first().is_some_and(|w| !SETUP.contains(&w.as_str()))).or(commands.first());
     let Some(main) = main else { return Brief::default() };
-    let words = words(main);
-    let mut words = words.as_slice();
+    let mut words = main.as_slice();
     while let Some((first, rest)) = words.split_first() {
         let assignment = first.split_once('=').is_some_and(|(k, _)| !k.is_empty() && !k.contains('/'));
         if assignment || WRAPPERS.contains(&first.as_str()) {
@@ -234,63 +232,13 @@ fn base_name(path: &str) -> String {
     if name.is_empty() { path.to_string() } else { name.to_string() }
 }
 
-/// Shell words: quotes group and are removed, a backslash escapes outside single quotes. A head
-/// cut mid-quote (the stored first line is at most 200 characters) ends its last word there.
-fn words(line: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut word: Option<String> = None;
-    let mut quote: Option<char> = None;
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some('"'), '\\') | (None, '\\') => {
-                if let Some(next) = chars.next() {
-                    word.get_or_insert_default().push(next);
-                }
-            }
-            (Some(_), c) => word.get_or_insert_default().push(c),
-            (None, '\'' | '"') => {
-                quote = Some(c);
-                word.get_or_insert_default();
-            }
-            (None, c) if c.is_whitespace() => out.extend(word.take()),
-            (None, c) => word.get_or_insert_default().push(c),
-        }
-    }
-    out.extend(word);
-    out
-}
-
-/// A command line split at `&&`, `||`, `;` and `|` outside quotes.
-fn segments(line: &str) -> Vec<&str> {
-    let bytes = line.as_bytes();
-    let mut out = Vec::new();
-    let (mut start, mut i, mut quote) = (0, 0, None::<u8>);
-    while i < bytes.len() {
-        let b = bytes[i];
-        match quote {
-            Some(q) if b == q => quote = None,
-            Some(b'"') if b == b'\\' => i += 1,
-            Some(_) => {}
-            None if b == b'\'' || b == b'"' => quote = Some(b),
-            None if b == b'\\' => i += 1,
-            None if matches!(b, b';' | b'|' | b'&') => {
-                let double = bytes.get(i + 1) == Some(&b) && b != b';';
-                // A lone `&` backgrounds; `&&`, `||`, `|`, `;` separate.
-                if b != b'&' || double {
-                    out.push(line[start..i].trim());
-                    i += usize::from(double);
-                    start = i + 1;
-                }
-            }
-            None => {}
-        }
-        i += 1;
-    }
-    out.push(line.get(start..).unwrap_or("").trim());
-    out.retain(|s| !s.is_empty());
-    out
+/// The words of each simple command of a line, read by the one shell lexer
+/// ([`crate::analysis::reconstruct::command::parse`]): quotes removed, redirections apart. A
+/// head cut mid-quote (the stored first line is at most 200 characters) ends its last word
+/// there.
+fn commands(line: &str) -> Vec<Vec<String>> {
+    let pipelines = crate::analysis::reconstruct::command::parse(line).unwrap_or_default();
+    pipelines.into_iter().flat_map(|p| p.cmds).map(|c| c.words.into_iter().map(|w| w.text).collect()).collect()
 }
 
 #[cfg(test)]
@@ -364,6 +312,7 @@ mod tests {
 
     #[test]
     fn words_are_split_like_the_shell_does() {
+        let words = |l: &str| commands(l).into_iter().next().unwrap_or_default();
         assert_eq!(words(r#"grep -n "a b" 'c d' e\ f"#), vec!["grep", "-n", "a b", "c d", "e f"]);
         assert_eq!(words("echo ''"), vec!["echo", ""]);
         assert_eq!(words("sed 'unclosed"), vec!["sed", "unclosed"]);
@@ -371,7 +320,8 @@ mod tests {
 
     #[test]
     fn separators_inside_quotes_do_not_split() {
-        assert_eq!(segments("echo 'a && b' && ls"), vec!["echo 'a && b'", "ls"]);
-        assert_eq!(segments("a | b || c; d & e"), vec!["a", "b", "c", "d & e"]);
+        let firsts = |l: &str| commands(l).into_iter().map(|c| c.join(" ")).collect::<Vec<_>>();
+        assert_eq!(firsts("echo 'a && b' && ls"), vec!["echo a && b", "ls"]);
+        assert_eq!(firsts("a | b || c; d & e"), vec!["a", "b", "c", "d", "e"]);
     }
 }

@@ -1,4 +1,4 @@
-//! Pure functions over trajectory text: edit verdicts and diffs, shell writes, output markers,
+//! Pure functions over trajectory text: edit verdicts and diffs, output markers,
 //! actions in brief.
 //! No IO, no SQL: adapters and (later) classifiers call these.
 
@@ -9,7 +9,6 @@ pub mod edits;
 pub mod markers;
 pub mod paths;
 pub mod reconstruct;
-pub mod shell;
 pub mod snippet;
 pub mod symbols;
 pub mod syntax;

@@ -99,7 +99,8 @@ pub enum BenchCommand {
         runs: usize,
     },
     /// The LLM pipeline against a local chat-completions server answering after a fixed
-    /// latency: what the pipeline adds per run beyond the server's latency.
+    /// latency: what the pipeline adds per run beyond the server's latency (a build with
+    /// `--features bench-llm`).
     Llm {
         #[arg(long, default_value_t = 2_000)]
         runs: usize,
@@ -140,9 +141,13 @@ pub fn run(cmd: BenchCommand) -> Result<i32> {
         BenchCommand::Validity(args) => super::bench_validity::run(&args),
         BenchCommand::Classify { runs } => super::bench_classify::heuristic(runs),
         BenchCommand::Edits { paths, synthetic } => super::bench_edits::run(&paths, synthetic),
-        BenchCommand::Llm { runs, latency_ms, concurrency } => {
-            super::bench_classify::llm(runs, latency_ms, concurrency)
-        }
+        #[cfg(feature = "bench-llm")]
+        BenchCommand::Llm { runs, latency_ms, concurrency } => super::bench_llm::run(runs, latency_ms, concurrency),
+        #[cfg(not(feature = "bench-llm"))]
+        BenchCommand::Llm { .. } => bail!(
+            "`bench llm` runs the tests' scripted chat server, which a default build leaves out: build with \
+             `cargo build --release --features bench-llm`"
+        ),
         BenchCommand::Report { corpus, db, runs, steps, obs_bytes } => {
             super::bench_report::run(&corpus, &db, &super::bench_tui::Sizes { runs, steps, obs_bytes })
         }

@@ -5,7 +5,7 @@ use anyhow::{Context, Result};
 use std::io::IsTerminal;
 use std::path::Path;
 use trajan::ingest::pipeline::{self, Options, Silent};
-use trajan::signals;
+use trajan::interrupt;
 use trajan::store::Store;
 use trajan::store::read::RunFilter;
 
@@ -17,17 +17,17 @@ include!(concat!(env!("OUT_DIR"), "/fixtures.rs"));
 /// normal exits; should it not within a second, the folder is removed by the signal watcher
 /// (see `trajan::signals`). Either way it ends with 128 + the signal's number.
 pub fn run(ui: &super::tui::UiArgs) -> Result<i32> {
-    signals::catch().context("cannot set up signal handling")?;
+    interrupt::catch().context("cannot set up signal handling")?;
     let tmp = tempfile::tempdir().context("cannot create a temporary folder for the demo")?;
     let folder = tmp.path().to_path_buf();
-    let hook = signals::on_forced_exit(move || {
+    let hook = interrupt::on_forced_exit(move || {
         let _ = std::fs::remove_dir_all(&folder);
     });
     let result = demo(tmp.path(), ui);
     drop(hook);
     let removed = tmp.close();
-    if let Some(signal) = signals::caught() {
-        return Ok(signals::exit_status(signal));
+    if let Some(signal) = interrupt::caught() {
+        return Ok(interrupt::exit_status(signal));
     }
     let code = result?;
     removed.context("cannot remove the demo's temporary folder")?;
@@ -35,7 +35,7 @@ pub fn run(ui: &super::tui::UiArgs) -> Result<i32> {
 }
 
 fn demo(dir: &Path, ui: &super::tui::UiArgs) -> Result<i32> {
-    let stopped = || signals::caught().is_some();
+    let stopped = || interrupt::caught().is_some();
     let root = dir.join("fixtures");
     for (rel, bytes) in FIXTURES {
         if stopped() {

@@ -71,7 +71,7 @@ pub fn run(store: &mut Store, paths: &[PathBuf], format: Option<Format>, flags: 
     // A stop signal while files are written ends the process within a second (`signals`: the
     // watcher removes archives' unpacked folders, SQLite rolls back the transaction open); while
     // the index is built, it ends it between batches.
-    trajan::signals::catch()?;
+    trajan::interrupt::catch()?;
     let bar = Bar::new();
     let opts = Options { forced: format, ..Options::default() };
     let report = pipeline::ingest(store, paths, &opts, &bar);
@@ -87,7 +87,7 @@ pub fn run(store: &mut Store, paths: &[PathBuf], format: Option<Format>, flags: 
     {
         print_index_summary(&report, &indexed);
         if let Some(signal) = indexed.stopped_by {
-            status = trajan::signals::exit_status(signal);
+            status = trajan::interrupt::exit_status(signal);
         }
     }
     print_skipped(&report);
@@ -119,7 +119,7 @@ fn build_index(store: &Store) -> Result<Option<Indexed>> {
     let bar = index_bar(total);
     let stats = store
         .build_search_index_until(&mut |done, _| bar.set_position(u64::try_from(done).unwrap_or(0)), &|| {
-            trajan::signals::caught().is_some()
+            trajan::interrupt::caught().is_some()
         });
     bar.finish_and_clear();
     let stats = stats?;
@@ -127,7 +127,7 @@ fn build_index(store: &Store) -> Result<Option<Indexed>> {
         stats,
         elapsed: started.elapsed(),
         left: store.search_pending()?,
-        stopped_by: trajan::signals::caught(),
+        stopped_by: trajan::interrupt::caught(),
     }))
 }
 

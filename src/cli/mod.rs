@@ -4,12 +4,15 @@
 mod bench;
 mod bench_classify;
 mod bench_edits;
+#[cfg(feature = "bench-llm")]
+mod bench_llm;
 mod bench_open;
 mod bench_report;
 mod bench_tui;
 mod bench_validity;
 /// The scripted chat-completions server of the tests, for `bench llm` (test support: not part of
-/// the library).
+/// the library, nor of a default build).
+#[cfg(feature = "bench-llm")]
 #[allow(dead_code)]
 #[path = "../testkit/chat_server.rs"]
 mod chat_server;
@@ -517,7 +520,7 @@ pub fn run() -> Result<i32> {
         Command::Stats(args) => review::stats(&open(&db, Access::Read)?, &args, cli.include_unknown),
         Command::Export(args) => {
             // Stopped (Ctrl-C, a closed terminal), an export removes the file it was writing.
-            trajan::signals::catch()?;
+            trajan::interrupt::catch()?;
             let store = open(&db, Access::Read)?;
             match args.what.as_str() {
                 "chart" => export::chart(&store, &args, cli.include_unknown),

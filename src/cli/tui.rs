@@ -4,7 +4,7 @@
 use anyhow::{Context as _, Result, bail};
 use std::io::IsTerminal;
 use std::sync::mpsc::Receiver;
-use trajan::signals;
+use trajan::interrupt;
 use trajan::store::{Location, Store};
 use trajan::tui::action::Action;
 use trajan::tui::config;
@@ -91,13 +91,13 @@ fn launch(db: &Location, store: Store, first: First, args: &UiArgs) -> Result<i3
     let opts = Options { db: db.clone(), open, compare, mouse: args.mouse || cfg.mouse, review, feed };
     // A closed terminal or a `kill` restores the terminal instead of leaving it raw: the event
     // loop returns, or, should it not in time, the signal watcher restores it.
-    signals::catch().context("cannot set up signal handling")?;
-    let restore = signals::on_forced_exit(trajan::tui::terminal::restore);
+    interrupt::catch().context("cannot set up signal handling")?;
+    let restore = interrupt::on_forced_exit(trajan::tui::terminal::restore);
     let ran = driver::run(store, ctx, opts);
     drop(restore);
     // After a stop signal the terminal may be gone (reads fail): the signal is what happened.
-    if let Some(signal) = signals::caught() {
-        return Ok(signals::exit_status(signal));
+    if let Some(signal) = interrupt::caught() {
+        return Ok(interrupt::exit_status(signal));
     }
     ran.context("the TUI stopped")?;
     Ok(0)

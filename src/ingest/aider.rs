@@ -56,7 +56,7 @@ fn repository(path: &Path) -> String {
     let folder = path.parent().and_then(Path::file_name).map(|n| n.to_string_lossy().into_owned());
     match folder.filter(|_| named) {
         Some(f) => f,
-        None => crate::ingest::instance_from_file_name(path).trim_end_matches(".md").to_string(),
+        None => crate::ingest::file_name::instance_from_file_name(path).trim_end_matches(".md").to_string(),
     }
 }
 

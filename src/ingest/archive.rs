@@ -21,7 +21,7 @@
 //!
 //! The folder is the user's alone (0700, its files 0600) and named after the process
 //! (`trajan-archive-PID-...`): it is removed when its units are done, by the stop-signal watcher
-//! when the process is stopped (SIGTERM, SIGHUP, SIGINT: `signals::on_forced_exit`) or exits
+//! when the process is stopped (SIGTERM, SIGHUP, SIGINT: `interrupt::on_forced_exit`) or exits
 //! before they are, and, left by a process killed outright (`kill -9`), by the next trajan that
 //! unpacks an archive ([`clean_stale`]).
 
@@ -78,7 +78,7 @@ pub struct Extracted {
     shown: PathBuf,
     dir: tempfile::TempDir,
     /// Removes the folder if the process is stopped (or exits) before this is dropped.
-    _cleanup: crate::signals::ForcedExitHook,
+    _cleanup: crate::interrupt::ForcedExitHook,
 }
 
 impl Extracted {
@@ -144,7 +144,7 @@ pub fn extract(
     let folder = dir.path().to_path_buf();
     // The unpacking stops at a stop signal (`Unpack::member`), but the watcher may come while
     // a member is being written: a removal that meets a file made meanwhile is tried again.
-    let cleanup = crate::signals::on_forced_exit(move || {
+    let cleanup = crate::interrupt::on_forced_exit(move || {
         for _ in 0..50 {
             match std::fs::remove_dir_all(&folder) {
                 Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
@@ -228,7 +228,7 @@ impl Unpack<'_> {
     /// Copy one member; false once the archive's total is reached or a stop signal came (stop
     /// reading it).
     fn member(&mut self, name: &Path, mut reader: impl Read) -> Result<bool, IngestError> {
-        if crate::signals::caught().is_some() {
+        if crate::interrupt::caught().is_some() {
             return Ok(false);
         }
         let shown = self.into.shown(&self.into.dir().join(name));

@@ -281,7 +281,7 @@ fn instance_from_path(path: &Path) -> String {
     {
         return task_of_trial(trial);
     }
-    super::instance_from_file_name(path)
+    super::file_name::instance_from_file_name(path)
 }
 
 /// The task of a Harbor trial folder's name: Harbor names trials `<task>__<7 characters>`.

@@ -316,7 +316,7 @@ impl Session {
 
     fn into_parsed(mut self, path: &Path) -> Parsed {
         self.reply();
-        let stem = crate::ingest::instance_from_file_name(path);
+        let stem = crate::ingest::file_name::instance_from_file_name(path);
         // A harness that renamed the file named it for the task; the CLI names it for the session.
         let instance_id = match &self.session_id {
             Some(id) if *id != stem && !stem.is_empty() => stem,

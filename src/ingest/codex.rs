@@ -214,7 +214,8 @@ impl Session {
             self.step(item, output);
         }
         let meta = self.meta.take().unwrap_or(Value::Null);
-        let instance_id = nonempty_str(&meta, "id").unwrap_or_else(|| crate::ingest::instance_from_file_name(path));
+        let instance_id =
+            nonempty_str(&meta, "id").unwrap_or_else(|| crate::ingest::file_name::instance_from_file_name(path));
         let tokens = self.tokens.take().unwrap_or(Value::Null);
         let mut codex = Map::new();
         for key in ["originator", "cwd", "source", "model_provider", "git"] {

@@ -20,7 +20,7 @@ pub(crate) use doc::MiniDoc;
 use crate::analysis::markers;
 use crate::analysis::reconstruct::Exec;
 use crate::error::IngestError;
-use crate::ingest::instance_from_file_name;
+use crate::ingest::file_name::instance_from_file_name;
 use crate::ingest::json::{at, content_text, f64_field, i64_field, maybe_nested_json, str_field};
 use crate::ingest::stream_doc::ReadError;
 use crate::model::{EditStatus, Parsed, Step, StepFlags};

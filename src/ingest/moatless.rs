@@ -60,7 +60,7 @@ fn state_machine(path: &Path, doc: &Doc, transitions: &[&RawValue]) -> Parsed {
     let info = &doc.info;
     let instance_id = nonempty_str(info, "instance_id")
         .or_else(|| at(info, &["tags"]).and_then(|t| t.get(0)).and_then(Value::as_str).map(str::to_string))
-        .unwrap_or_else(|| crate::ingest::instance_from_file_name(path));
+        .unwrap_or_else(|| crate::ingest::file_name::instance_from_file_name(path));
     let mut turns = Turns::default();
     let mut models: BTreeMap<String, usize> = BTreeMap::new();
     let (mut sent, mut received) = (None, None);
@@ -242,7 +242,7 @@ fn tree(path: &Path, doc: &Doc, root: &Value) -> Result<Parsed, IngestError> {
     let instance_id = at(&doc.metadata, &["instance_id"])
         .and_then(Value::as_str)
         .map(str::to_string)
-        .unwrap_or_else(|| crate::ingest::instance_from_file_name(path));
+        .unwrap_or_else(|| crate::ingest::file_name::instance_from_file_name(path));
     let mut run = Run {
         instance_id: instance_id.clone(),
         format: Some(Format::Moatless),

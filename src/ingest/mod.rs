@@ -12,6 +12,7 @@ pub mod codex;
 pub mod detect;
 pub mod eval_log;
 pub mod experiments;
+pub mod file_name;
 pub mod harbor;
 pub mod harness;
 pub mod json;
@@ -412,15 +413,4 @@ fn first_invalid_utf8(bytes: &[u8]) -> Option<usize> {
         None => (0, bytes),
     };
     std::str::from_utf8(text).err().map(|e| skipped + e.valid_up_to())
-}
-
-/// The instance id a file name implies: `astropy__astropy-13033.traj.json` -> `astropy__astropy-13033`.
-pub fn instance_from_file_name(path: &Path) -> String {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let mut stem = name.as_str();
-    for ext in [".json", ".jsonl", ".traj", ".txt", ".log", ".pred"] {
-        stem = stem.strip_suffix(ext).unwrap_or(stem);
-    }
-    stem = stem.strip_suffix(".traj").unwrap_or(stem);
-    stem.to_string()
 }

@@ -275,7 +275,7 @@ impl Session {
         for call in std::mem::take(&mut self.pending) {
             self.step(call, String::new(), None);
         }
-        let instance_id = self.id.clone().unwrap_or_else(|| crate::ingest::instance_from_file_name(path));
+        let instance_id = self.id.clone().unwrap_or_else(|| crate::ingest::file_name::instance_from_file_name(path));
         let exit = match self.stop.as_deref() {
             Some("stop") => "finished",
             Some("error") => "error",

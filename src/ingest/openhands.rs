@@ -17,7 +17,7 @@ pub mod v1;
 use crate::analysis::edits;
 use crate::analysis::reconstruct::reconstruct;
 use crate::error::{IngestError, Location};
-use crate::ingest::instance_from_file_name;
+use crate::ingest::file_name::instance_from_file_name;
 use crate::ingest::json::{at, f64_field, for_each_jsonl_line, i64_field, nonempty_str, string_list};
 use crate::model::{Format, Parsed, Run, Task, TestOutcome};
 use serde_json::Value;

@@ -9,7 +9,7 @@
 //! unittest underneath).
 
 use crate::error::IngestError;
-use crate::ingest::instance_from_file_name;
+use crate::ingest::file_name::instance_from_file_name;
 use crate::model::{Format, Parsed, TestCase, TestOutcome};
 use std::collections::HashMap;
 use std::path::Path;

@@ -87,7 +87,7 @@ pub fn run(store: Store, ctx: ViewCtx, opts: Options) -> Result<(), TuiError> {
     loop {
         // A stop signal (closed terminal, kill) ends the TUI like `q`: the guard restores the
         // terminal and the caller's temporary files are removed on the way out.
-        if app.quit || crate::signals::caught().is_some() {
+        if app.quit || crate::interrupt::caught().is_some() {
             return Ok(());
         }
         if dirty {

@@ -1,5 +1,7 @@
 //! Shell commands as an agent writes them, split into pipelines of simple commands with their
-//! words (quotes removed), redirections and here-documents. Tolerant where a shell is not: an
+//! words (quotes removed), redirections and here-documents, subshells marked where they open
+//! and close. The one reader of shell text in trajan: the reconstruction replays what it reads,
+//! the classifier follows its folders (`classify::signals::commands`). Tolerant where a shell is not: an
 //! unclosed quote ends at the end of the text, unknown syntax becomes words, and one bad
 //! command does not lose the others. Words that a shell would expand (`$VAR`, `$(...)`,
 //! backquotes) are kept as written and marked `dynamic`: their value cannot be known.
@@ -63,6 +65,10 @@ impl Simple {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Pipeline {
     pub cmds: Vec<Simple>,
+    /// Subshells `(` opened right before it.
+    pub opens: usize,
+    /// Subshells `)` closed right after it.
+    pub closes: usize,
 }
 
 /// Words that open or close shell constructs: dropped from the front of a command, so the
@@ -83,6 +89,8 @@ struct Lexer<'a> {
     pending: Vec<(String, bool, usize, usize)>,
     /// Words read so far; past [`MAX_WORDS`] the reading stops.
     words: usize,
+    /// `(` read since the last pipeline: the next one opens them.
+    opens: usize,
 }
 
 /// The most words one action may have: each costs a few dozen bytes beside its text, so a
@@ -102,6 +110,7 @@ pub fn parse(text: &str) -> Option<Vec<Pipeline>> {
         cmd_end: 0,
         pending: Vec::new(),
         words: 0,
+        opens: 0,
     };
     lx.run();
     (lx.words <= MAX_WORDS).then_some(lx.pipelines)
@@ -126,8 +135,9 @@ impl Lexer<'_> {
 
     fn end_pipeline(&mut self) {
         self.end_command();
-        let p = std::mem::take(&mut self.current);
+        let mut p = std::mem::take(&mut self.current);
         if !p.cmds.is_empty() {
+            p.opens = std::mem::take(&mut self.opens);
             self.pipelines.push(p);
         }
     }
@@ -189,8 +199,20 @@ impl Lexer<'_> {
             }
             b'&' if self.peek(1) == Some(b'>') => self.redirect(None),
             _ => {
-                self.i += if double { 2 } else { 1 };
+                let n = if double { 2 } else { 1 };
+                self.i += n;
                 self.end_pipeline();
+                match b {
+                    b'(' => self.opens += n,
+                    // `()` opened nothing that ran.
+                    b')' if self.opens >= n => self.opens -= n,
+                    b')' => {
+                        if let Some(p) = self.pipelines.last_mut() {
+                            p.closes += n;
+                        }
+                    }
+                    _ => {}
+                }
             }
         }
     }

@@ -607,7 +607,17 @@ impl Replay {
                 source = self.text_of(&resolve(&r.target.text, cwd.as_deref()));
             }
         }
-        let Some(text) = source else { return };
+        let Some(text) = source else {
+            // The patch's text was never shown: the files it names in its output (`patching
+            // file F`, `git apply -v`'s `Applied patch F cleanly.`) were written, how is unknown.
+            for path in patched_files(step.observation) {
+                let path = resolve(&path, dir.as_deref());
+                let f = self.file(&path);
+                let before = self.files[f].known.clone();
+                self.shell_edit(step.index, &path, f, &c.raw, step.status, before, None, None);
+            }
+            return;
+        };
         for file in patch::parse(&text) {
             let raw = if file.raw_path.is_empty() { file.path.clone() } else { file.raw_path.clone() };
             let rel = match strip {
@@ -659,6 +669,24 @@ impl Replay {
             self.shell_edit(step.index, &path, f, first, step.status, before, None, None);
         }
     }
+}
+
+/// The files `patch` (`patching file F`) or `git apply -v` (`Applied patch F cleanly.`) says it
+/// patched.
+fn patched_files(observation: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for l in observation.lines() {
+        let named = l
+            .strip_prefix("patching file ")
+            .map(str::trim)
+            .or_else(|| l.strip_prefix("Applied patch ").and_then(|r| r.split_whitespace().next()));
+        if let Some(f) = named.map(|f| f.trim_matches(['\'', '"', '`'])).filter(|f| !f.is_empty())
+            && !out.iter().any(|o| o == f)
+        {
+            out.push(f.to_string());
+        }
+    }
+    out
 }
 
 /// `echo [-n] [-e] ARGS`.

@@ -4,6 +4,7 @@
 use super::commands::commands;
 use super::views::{Shown, ViewKind};
 use super::{ContextSignals, ExitCategory, FileTable, Reopen, Repeat, StepSize};
+use crate::analysis::reconstruct::command::RedirectOp;
 use crate::store::read::StepRow;
 use std::collections::HashMap;
 
@@ -93,9 +94,16 @@ const LOOKS: &[&str] = &[
 ];
 
 fn only_looks(s: &StepRow) -> bool {
-    let commands: Vec<Vec<String>> = commands(&s.action, None).into_iter().map(|c| c.words).collect();
+    let commands = commands(&s.action, None);
+    // `cat > f <<EOF` writes a file, it does not look at one.
+    let writes = commands
+        .iter()
+        .filter(|c| matches!(c.program(), "cat" | "echo" | "printf"))
+        .flat_map(|c| &c.redirects)
+        .any(|r| matches!(r.op, RedirectOp::Write | RedirectOp::Append) && !r.target.text.starts_with("/dev/"));
+    let commands: Vec<Vec<String>> = commands.into_iter().map(|c| c.words).collect();
     !commands.is_empty()
-        && crate::analysis::shell::shell_writes(&s.action).is_empty()
+        && !writes
         && commands.iter().all(|c| {
             let head = c.first().map(String::as_str).unwrap_or("");
             let sed_print = head == "sed" && c.iter().any(|a| a == "-n") && !c.iter().any(|a| a.starts_with("-i"));

@@ -1,12 +1,47 @@
 //! Signals from the edits: rejections and what followed them, reverted hunks, edits that
 //! silently changed nothing.
 
-use super::actions::{Reset, StepReading, Via};
 use super::paths::{Roots, build_copy_target, is_build_copy};
 use super::{After, FileActivity, LostEdit, LostWhy, Rejection, Revert};
 use crate::analysis::markers::runs_tests;
+use crate::analysis::reconstruct::command::{RedirectOp, parse};
 use crate::model::{EditKind, EditStatus};
 use crate::store::read::{EditRow, StepRow};
+
+/// How an edit was made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Via {
+    /// An edit tool's edit (str_replace, windowed edit, create), as stored.
+    Tool,
+    /// A shell write: redirection, `sed -i`, `tee`, a heredoc.
+    Shell,
+    /// A script the run wrote or passed inline (`python fix.py`, `python - <<EOF`).
+    Script,
+    /// `patch` or `git apply`; `reverse`: `-R`, undoing the patch.
+    Patch { reverse: bool },
+}
+
+/// How a stored shell edit was made, read from the command the reconstruction stored with it;
+/// and whether it added to the file (`>>`, `tee -a`) rather than wrote it whole.
+fn via(e: &EditRow) -> (Via, bool) {
+    if e.kind != EditKind::ShellWrite {
+        return (Via::Tool, false);
+    }
+    let parsed = e.command.as_deref().and_then(parse).unwrap_or_default();
+    let Some(c) = parsed.first().and_then(|p| p.cmds.first()) else { return (Via::Shell, false) };
+    let args: Vec<&str> = c.args().iter().map(|a| a.text.as_str()).collect();
+    let reverse = args.iter().any(|a| *a == "-R" || *a == "--reverse");
+    match c.name().unwrap_or("") {
+        n if n.starts_with("python") => (Via::Script, false),
+        "patch" => (Via::Patch { reverse }, false),
+        "git" if args.first() == Some(&"apply") => (Via::Patch { reverse }, false),
+        n => {
+            let appends = c.redirects.iter().any(|r| r.op == RedirectOp::Append && r.fd.is_none_or(|f| f == 1))
+                || (n == "tee" && args.iter().any(|a| *a == "-a" || *a == "--append"));
+            (Via::Shell, appends)
+        }
+    }
+}
 
 /// An edit with its path made repository-relative. Shell edits come reconstructed
 /// (`analysis::reconstruct`): with a diff, and marked when they changed nothing.
@@ -22,10 +57,14 @@ pub(super) struct EditEvent {
     /// Added to the file (`>>`, `tee -a`), not the whole file.
     pub append: bool,
     pub via: Via,
+    /// The step whose `git checkout`/`restore`/`stash`/`reset --hard` undid it (and no `stash
+    /// pop` brought it back), as the reconstruction stored it.
+    pub undone_at: Option<usize>,
 }
 
 impl EditEvent {
     pub fn from_row(e: &EditRow, path: String) -> EditEvent {
+        let (via, append) = via(e);
         EditEvent {
             step: e.step.map(|s| s as usize),
             path,
@@ -34,8 +73,9 @@ impl EditEvent {
             codes: e.lint_codes.clone(),
             diff: e.diff.clone(),
             changed_nothing: e.changed_nothing(),
-            append: false,
-            via: if e.kind == EditKind::ShellWrite { Via::Shell } else { Via::Tool },
+            append,
+            via,
+            undone_at: e.undone_at.map(|s| s as usize),
         }
     }
 
@@ -118,48 +158,13 @@ pub(super) fn reverts(edits: &[EditEvent]) -> Vec<Revert> {
     out
 }
 
-/// The run's edits, repository-relative, in step order: the stored ones (a shell write placed in
-/// the folder its command ran in, `cd` followed), then the writes only the reading of the actions
-/// finds (scripts, patches, commands the adapter did not read). When the stored edits carry the
-/// reconstruction of shell edits, the second part finds nothing new.
-pub(super) fn events(rows: &[EditRow], steps: &[StepRow], readings: &[StepReading], roots: &Roots) -> Vec<EditEvent> {
+/// The run's stored edits, repository-relative, in step order. Shell edits are the
+/// reconstruction's (`analysis::reconstruct`): placed in the folder their command ran in.
+pub(super) fn events(rows: &[EditRow], steps: &[StepRow], roots: &Roots) -> Vec<EditEvent> {
     let wd = |step: Option<i64>| {
         step.and_then(|i| steps.iter().find(|s| s.index == i)).and_then(|s| s.working_dir.as_deref())
     };
-    let reading = |step: usize| steps.iter().position(|s| s.index as usize == step).and_then(|i| readings.get(i));
-    let mut out: Vec<EditEvent> = Vec::new();
-    for e in rows {
-        let naive = roots.rel(&e.path, wd(e.step));
-        let mut ev = EditEvent::from_row(e, naive.clone());
-        if e.kind == EditKind::ShellWrite
-            && let Some(w) =
-                e.step.and_then(|s| reading(s as usize)).and_then(|r| r.writes.iter().find(|w| w.naive == naive))
-        {
-            ev.path = w.path.clone();
-            ev.append = w.append;
-        }
-        out.push(ev);
-    }
-    for (s, r) in steps.iter().zip(readings) {
-        let step = s.index as usize;
-        for w in &r.writes {
-            let known = out.iter().any(|e| e.step == Some(step) && (e.path == w.path || e.path == w.naive));
-            if known {
-                continue;
-            }
-            out.push(EditEvent {
-                step: Some(step),
-                path: w.path.clone(),
-                kind: EditKind::ShellWrite,
-                status: if r.failed { EditStatus::Unknown } else { EditStatus::Applied },
-                codes: Vec::new(),
-                diff: None,
-                changed_nothing: false,
-                append: w.append,
-                via: w.via,
-            });
-        }
-    }
+    let mut out: Vec<EditEvent> = rows.iter().map(|e| EditEvent::from_row(e, roots.rel(&e.path, wd(e.step)))).collect();
     out.sort_by_key(|e| e.step.unwrap_or(usize::MAX));
     out
 }
@@ -174,13 +179,9 @@ pub(super) fn lost_edits(
     files: &[FileActivity],
     reverts: &[Revert],
     steps: &[StepRow],
-    readings: &[StepReading],
     patch_files: &[String],
     submitted: bool,
 ) -> Vec<LostEdit> {
-    let resets: Vec<&Reset> = readings.iter().flat_map(|r| &r.resets).collect();
-    let restores: Vec<usize> =
-        steps.iter().zip(readings).filter(|(_, r)| r.restores).map(|(s, _)| s.index as usize).collect();
     let mut out = Vec::new();
     for f in files {
         // Tests and docs the agent touched and put back are not the change.
@@ -212,15 +213,20 @@ pub(super) fn lost_edits(
         if reverts.iter().any(|r| r.path == f.path && r.step == last) {
             continue;
         }
-        let reset = resets.iter().find(|r| r.step > last && (r.files.is_empty() || r.files.contains(&f.path)));
-        let shell = edits.iter().any(|e| e.path == f.path && e.step == Some(last) && e.kind == EditKind::ShellWrite);
+        // Undone by git (the reconstruction's `undone_at`), or by a reversed patch after it.
+        let at_last = |e: &&EditEvent| e.path == f.path && e.step == Some(last);
+        let by_git = edits.iter().filter(at_last).filter(|e| e.changed() && !e.undoes()).filter_map(|e| e.undone_at);
+        let by_patch =
+            edits.iter().filter(|e| e.path == f.path && e.undoes()).filter_map(|e| e.step).filter(|s| *s > last);
+        let reset = by_git.chain(by_patch).min();
+        let shell = edits.iter().filter(at_last).any(|e| e.kind == EditKind::ShellWrite);
         let why = match reset {
-            Some(r) if !restores.iter().any(|&p| p > r.step) => {
+            Some(r) => {
                 let checked = steps.iter().any(|s| {
                     let i = s.index as usize;
-                    i > last && i < r.step && (runs_tests(&s.action) || s.action.trim_start().starts_with("python"))
+                    i > last && i < r && (runs_tests(&s.action) || s.action.trim_start().starts_with("python"))
                 });
-                LostWhy::GitRevert { step: r.step, checked }
+                LostWhy::GitRevert { step: r, checked }
             }
             _ if submitted => LostWhy::NotInPatch { shell },
             _ => continue,

@@ -3,7 +3,6 @@
 //! ([`RunDetail`]) by pure functions; stored as JSON beside the run. docs/CLASSIFYING.md
 //! explains each one.
 
-mod actions;
 mod announced;
 mod commands;
 mod compiler;
@@ -411,8 +410,7 @@ pub fn compute(run: &RunDetail) -> Signals {
         &relative,
         steps.first().and_then(|s| s.working_dir.as_deref()),
     );
-    let readings = actions::read(steps, &run.edit_list, &roots);
-    let edits = edits::events(&run.edit_list, steps, &readings, &roots);
+    let edits = edits::events(&run.edit_list, steps, &roots);
     let patch_files: Vec<String> = edits.iter().filter(|e| e.step.is_none()).map(|e| e.path.clone()).collect();
     let has_patch = run.submission.as_deref().is_some_and(|s| !s.trim().is_empty()) || !patch_files.is_empty();
 
@@ -444,7 +442,7 @@ pub fn compute(run: &RunDetail) -> Signals {
                 let unseen = f.first_seen.is_none_or(|s| s >= step) && f.first_searched.is_none_or(|s| s >= step);
                 let first = f.edited.is_empty() && f.rejected.is_empty();
                 let whole_write =
-                    e.kind == crate::model::EditKind::ShellWrite && !e.append && e.via == actions::Via::Shell;
+                    e.kind == crate::model::EditKind::ShellWrite && !e.append && e.via == edits::Via::Shell;
                 if first && (e.creates() || (whole_write && unseen)) {
                     f.created = true;
                 }
@@ -452,7 +450,7 @@ pub fn compute(run: &RunDetail) -> Signals {
             }
         }
     }
-    mark_scratch(&mut table, steps, &readings);
+    mark_scratch(&mut table, steps, &roots);
 
     let failing_test_files = propagation::failing_test_files(run, &patch_files);
     let periphery = gold.map(|g| propagation::periphery(g, &table, &patch_files)).filter(|p| !p.core.is_empty());
@@ -480,7 +478,7 @@ pub fn compute(run: &RunDetail) -> Signals {
     }
     let reverts = edits::reverts(&edits);
     let submitted = run.submission.is_some() || !patch_files.is_empty();
-    let mut lost_edits = edits::lost_edits(&edits, &table.files, &reverts, steps, &readings, &patch_files, submitted);
+    let mut lost_edits = edits::lost_edits(&edits, &table.files, &reverts, steps, &patch_files, submitted);
     lost_edits.extend(announced_lost(steps, &roots, &table, &patch_files));
     let exit = ExitCategory::classify(run.summary.exit_status.as_deref(), has_patch);
     let context = context::context(steps, exit);
@@ -555,12 +553,17 @@ fn announced_lost(
 /// Scratch files: by name (reproduction and check scripts, patch files), outside the repository
 /// (a path left absolute while the run's others are relative), or created by the agent at the
 /// repository root or removed after it created them.
-fn mark_scratch(table: &mut FileTable, steps: &[crate::store::read::StepRow], readings: &[actions::StepReading]) {
+fn mark_scratch(table: &mut FileTable, steps: &[crate::store::read::StepRow], roots: &Roots) {
     let any_relative = table.files.iter().any(|f| !f.path.starts_with('/'));
+    // Files removed, by step.
+    let removed: Vec<(usize, Vec<String>)> = steps
+        .iter()
+        .map(|s| (s.index as usize, commands::removed(&s.action, s.working_dir.as_deref(), roots)))
+        .filter(|(_, r)| !r.is_empty())
+        .collect();
     for f in &mut table.files {
-        let removed_later = steps.iter().zip(readings).any(|(s, r)| {
-            f.edited.first().is_some_and(|&first| (s.index as usize) > first) && r.removed.contains(&f.path)
-        });
+        let removed_later =
+            removed.iter().any(|(s, r)| f.edited.first().is_some_and(|&first| *s > first) && r.contains(&f.path));
         let root_level = !f.path.contains('/') && FileKind::of(&f.path) != FileKind::Config;
         f.scratch = paths::is_scratch(&f.path)
             || (any_relative && f.path.starts_with('/'))

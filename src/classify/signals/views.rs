@@ -47,8 +47,7 @@ pub fn views(s: &StepRow, roots: &Roots) -> Vec<View> {
         return out;
     }
     let first = s.action.lines().next().unwrap_or("").trim();
-    let words: Vec<String> =
-        shlex::split(first).unwrap_or_else(|| first.split_whitespace().map(str::to_string).collect());
+    let words: Vec<String> = commands(first, None).into_iter().next().map(|c| c.words).unwrap_or_default();
     match words.first().map(String::as_str) {
         Some("open") | Some("open_file") => {
             if let Some(p) = words.get(1) {

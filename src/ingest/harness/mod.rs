@@ -30,7 +30,8 @@ mod run_log;
 pub(crate) mod test_log;
 
 use crate::error::IngestError;
-use crate::ingest::{instance_from_file_name, json};
+use crate::ingest::file_name::instance_from_file_name;
+use crate::ingest::json;
 use crate::model::{Format, Parsed, TestCase, TestGroup, TestOutcome};
 use crate::store::is_layout_word;
 use serde_json::{Map, Value};

@@ -14,7 +14,7 @@
 use super::{Built, Turn, add_f64, add_i64, bare_instance_id, bare_list_end};
 use crate::analysis::edits;
 use crate::error::IngestError;
-use crate::ingest::instance_from_file_name;
+use crate::ingest::file_name::instance_from_file_name;
 use crate::ingest::json::{at, content_text, f64_field, i64_field, nonempty_str, str_field};
 use crate::ingest::stream_doc::{Collect, Ending, Fixup, Halt, Halted, ReadError, StepSink};
 use crate::ingest::swe_agent::hash16;

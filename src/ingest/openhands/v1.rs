@@ -339,5 +339,5 @@ fn conversation_name(path: &Path) -> String {
         _ if path.extension().is_some_and(|e| e == "jsonl" || e == "json") => path.parent(),
         _ => Some(path),
     };
-    folder.and_then(name).unwrap_or_else(|| crate::ingest::instance_from_file_name(path))
+    folder.and_then(name).unwrap_or_else(|| crate::ingest::file_name::instance_from_file_name(path))
 }

@@ -9,7 +9,7 @@
 
 use super::{History, RunSteps, StepIn, model_name, run_fields, run_head, task_of};
 use crate::error::IngestError;
-use crate::ingest::instance_from_file_name;
+use crate::ingest::file_name::instance_from_file_name;
 use crate::ingest::json::{i64_field, maybe_nested_json};
 use crate::ingest::stream_doc::{Collect, Ending, Halt, Halted, ReadError, StepSink};
 use crate::model::Parsed;

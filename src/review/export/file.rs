@@ -60,11 +60,11 @@ enum Target {
 /// A temporary file beside an export's destination, renamed over it once written whole. It is
 /// created as any new file is (0666 less the umask: a user whose umask is 077 gets 0600, as for
 /// the database), and removed if the process is stopped before it is renamed (SIGINT, SIGTERM,
-/// SIGHUP: `signals::on_forced_exit`; the export commands catch them), so an interrupted export
+/// SIGHUP: `interrupt::on_forced_exit`; the export commands catch them), so an interrupted export
 /// leaves no hidden file behind.
 pub(crate) struct Staged {
     pub(crate) file: tempfile::NamedTempFile,
-    _gone: crate::signals::ForcedExitHook,
+    _gone: crate::interrupt::ForcedExitHook,
 }
 
 impl Staged {
@@ -79,7 +79,7 @@ impl Staged {
         }
         let file = builder.tempfile_in(dir)?;
         let path = file.path().to_path_buf();
-        let gone = crate::signals::on_forced_exit(move || {
+        let gone = crate::interrupt::on_forced_exit(move || {
             let _ = std::fs::remove_file(&path);
         });
         Ok(Staged { file, _gone: gone })

@@ -56,7 +56,7 @@ pub fn write(
     let mut total = 0u64;
     for row in rows {
         // Stopped (Ctrl-C, SIGTERM): the file being written goes, nothing is left half-made.
-        if crate::signals::caught().is_some() {
+        if crate::interrupt::caught().is_some() {
             return Err(err("stopped by a signal"));
         }
         bytes += row.iter().map(|v| if let Value::Text(Some(t)) = v { t.len() } else { 8 }).sum::<usize>();

@@ -1,7 +1,7 @@
 //! The defects a review of real SWE-bench runs found in the signals (issue 15), each on a
 //! hand-built run: the false mode (or the missed evidence) the old reading gave.
 
-use super::{edit, fired, run, step};
+use super::{edit, fired, reconstructed, run, step};
 use crate::classify::signals::*;
 use crate::label::taxonomy::Taxonomy;
 use crate::label::{ASSIGN_THRESHOLD, Rule};
@@ -61,7 +61,7 @@ fn d2_an_empty_submission_still_finds_fixes_undone_by_git() {
         step(3, "git stash", "Saved working directory"),
         step(4, "python -m pytest tests", "1 failed"),
     ];
-    let edits = vec![edit(Some(1), "src/pkg/core.py", "shell_write", "applied", &[], None)];
+    let edits = reconstructed(&steps, None);
     let s = compute(&run(steps, edits, Some(false), None));
     assert_eq!(s.lost_edits.len(), 1, "{:?}", s.lost_edits);
     assert_eq!(s.lost_edits[0].why, LostWhy::GitRevert { step: 3, checked: true });
@@ -72,14 +72,14 @@ fn d2_an_empty_submission_still_finds_fixes_undone_by_git() {
 fn d3_cd_inside_a_command_line_places_the_written_file() {
     // SWE-agent's adapter resolves the path against the step's folder, not the `cd`.
     let steps = vec![step(0, "cd src/pkg && cat > util.py <<'EOF'\nX = 1\nEOF", "")];
-    let edits = vec![edit(Some(0), "/testbed/util.py", "shell_write", "applied", &[], None)];
+    let edits = reconstructed(&steps, None);
     let s = compute(&run(steps, edits, Some(false), None));
     assert_eq!(file(&s, "src/pkg/util.py").edited, vec![0]);
     assert!(s.files.iter().all(|f| f.path != "util.py"));
-    // mini-swe-agent keeps the raw name and no folder.
+    // mini-swe-agent keeps no folder.
     let mut steps = vec![step(0, "cd /testbed/src/pkg && echo 'Y = 2' >> util.py", "")];
     steps[0].working_dir = None;
-    let edits = vec![edit(Some(0), "util.py", "shell_write", "applied", &[], None)];
+    let edits = reconstructed(&steps, None);
     let s = compute(&run(steps, edits, Some(false), None));
     assert_eq!(file(&s, "src/pkg/util.py").edited, vec![0]);
 }
@@ -98,10 +98,7 @@ fn d4_scripts_and_patches_edit_the_files_they_name_and_their_reverts_undo() {
         step(5, "git apply -R fix.patch", ""),
         step(6, "patch -p1 < other.diff", "patching file src/pkg/third.py\n"),
     ];
-    let edits = vec![
-        edit(Some(0), "/testbed/fix.py", "shell_write", "applied", &[], None),
-        edit(Some(2), "/testbed/fix.patch", "shell_write", "applied", &[], None),
-    ];
+    let edits = reconstructed(&steps, Some(""));
     let s = compute(&run(steps, edits, Some(false), Some("")));
     assert_eq!(file(&s, "src/pkg/core.py").edited, vec![1], "python fix.py");
     assert_eq!(file(&s, "src/pkg/util.py").edited, vec![3], "git apply; the reverse patch is an undo, not an edit");
@@ -110,7 +107,9 @@ fn d4_scripts_and_patches_edit_the_files_they_name_and_their_reverts_undo() {
     assert_eq!(util.map(|l| &l.why), Some(&LostWhy::GitRevert { step: 5, checked: true }), "{:?}", s.lost_edits);
     // An inline script through a variable.
     let inline = "python - <<'EOF'\nimport re\npath = 'src/pkg/core.py'\nt = open(path).read()\nopen(path, 'w').write(re.sub('a', 'b', t))\nEOF";
-    let s = compute(&run(vec![step(0, inline, "")], Vec::new(), Some(false), None));
+    let steps = vec![step(0, inline, "")];
+    let edits = reconstructed(&steps, None);
+    let s = compute(&run(steps, edits, Some(false), None));
     assert_eq!(file(&s, "src/pkg/core.py").edited, vec![0]);
 }
 
@@ -164,7 +163,7 @@ fn d6_appending_to_a_file_does_not_create_it() {
         step(1, "python -m pytest", "1 passed"),
         step(2, "git checkout src/pkg/conf.py", ""),
     ];
-    let edits = vec![edit(Some(0), "src/pkg/conf.py", "shell_write", "applied", &[], None)];
+    let edits = reconstructed(&steps, Some(""));
     let s = compute(&run(steps, edits, Some(false), Some("")));
     assert!(!file(&s, "src/pkg/conf.py").created);
     assert_eq!(s.lost_edits.len(), 1, "the append to an existing file was undone by git: {:?}", s.lost_edits);

@@ -36,6 +36,46 @@ pub(super) fn edit(
     }
 }
 
+/// The edits the reconstruction stores for shell steps (each run, its files written as
+/// `Exec::Shell`): what the classifier reads of a bash-only run.
+pub(super) fn reconstructed(steps: &[StepRow], submission: Option<&str>) -> Vec<EditRow> {
+    use crate::analysis::reconstruct::{Exec, reconstruct};
+    let mut model = crate::model::Run {
+        submission: submission.map(str::to_string),
+        steps: steps
+            .iter()
+            .map(|s| crate::model::Step {
+                action: s.action.clone(),
+                observation: s.observation.clone(),
+                working_dir: s.working_dir.clone(),
+                ..crate::model::Step::default()
+            })
+            .collect(),
+        ..crate::model::Run::default()
+    };
+    let exec = vec![Exec::Shell(crate::model::EditStatus::Applied); steps.len()];
+    reconstruct(&mut model, &exec);
+    model
+        .edits
+        .into_iter()
+        .map(|e| EditRow {
+            step: e.step.map(|s| s as i64),
+            path: e.path,
+            kind: e.kind,
+            status: e.status,
+            lint_codes: e.lint_codes,
+            diff: e.diff,
+            certainty: e.trace.certainty,
+            command: e.trace.command,
+            checked_by: e.trace.checked_by,
+            shown: e.trace.shown,
+            undone_at: e.trace.undone_at.map(|s| s as i64),
+            hunks: e.trace.hunks,
+            partial: e.trace.partial,
+        })
+        .collect()
+}
+
 pub(super) fn run(
     steps: Vec<StepRow>,
     edits: Vec<EditRow>,
@@ -245,29 +285,18 @@ fn release_notes_in_the_gold_patch_are_neither_location_nor_periphery() {
 fn a_debug_edit_reset_without_a_check_is_weighed_and_a_checked_fix_reset_is_lost() {
     let run_with = |between: &str| {
         let steps = vec![
-            step(0, "sed -i 's/x/dbg(x)/' src/pkg/helper.py", ""),
-            step(1, between, "ok"),
-            step(2, "git checkout src/pkg/helper.py", ""),
-            step(3, "str_replace_editor str_replace /testbed/src/pkg/core.py", "edited"),
+            step(0, "grep -rn x src", "src/pkg/helper.py:3:x = 1\n"),
+            step(1, "sed -i 's/x/dbg(x)/' src/pkg/helper.py", ""),
+            step(2, between, "ok"),
+            step(3, "git checkout src/pkg/helper.py", ""),
+            step(4, "str_replace_editor str_replace /testbed/src/pkg/core.py", "edited"),
         ];
-        let edits = vec![
-            edit(Some(0), "src/pkg/helper.py", "shell_write", "unknown", &[], None),
-            edit(Some(3), "/testbed/src/pkg/core.py", "str_replace", "applied", &[], None),
+        let mut edits = reconstructed(&steps, None);
+        edits.extend([
+            edit(Some(4), "/testbed/src/pkg/core.py", "str_replace", "applied", &[], None),
             edit(None, "src/pkg/core.py", "final_patch", "unknown", &[], None),
-        ];
-        let mut steps_with_grep = steps;
-        steps_with_grep.insert(0, step(0, "grep -rn x src", "src/pkg/helper.py:3:x = 1\n"));
-        for (i, s) in steps_with_grep.iter_mut().enumerate() {
-            s.index = i as i64;
-        }
-        let edits = edits
-            .into_iter()
-            .map(|mut e| {
-                e.step = e.step.map(|s| s + 1);
-                e
-            })
-            .collect();
-        compute(&run(steps_with_grep, edits, Some(false), Some("diff --git a/src/pkg/core.py b/src/pkg/core.py\n")))
+        ]);
+        compute(&run(steps, edits, Some(false), Some("diff --git a/src/pkg/core.py b/src/pkg/core.py\n")))
     };
     let unchecked = run_with("ls");
     assert!(
