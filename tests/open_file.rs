@@ -581,6 +581,39 @@ fn readers_see_the_first_steps_while_the_rest_is_read() {
     assert_eq!(seen.last(), Some(&(40, 40)));
 }
 
+/// Issue 26: the last steps waited for the second reading (the shell edits) to end, which on a
+/// 200 MB file is seconds after the first reading reached them.
+#[test]
+fn the_last_steps_are_readable_before_the_shell_edits_are_reconstructed() {
+    let dir = must(tempfile::tempdir(), "tempdir");
+    let file = write(dir.path(), "gen__mini-3.traj.json", &mini_shell_edits(20));
+    let db = dir.path().join("t.db");
+    let mut store = must(Store::open(&db), "open");
+    let seen = Mutex::new(Vec::new());
+    // One commit after the first steps, then none until the end but the one this test is for.
+    let batches = Batches { first_steps: 3, interval: Duration::from_secs(3600), ..Batches::default() };
+    let opts = Options { batches, ..Options::default() };
+    let opened = open::open(
+        &mut store,
+        std::slice::from_ref(&file),
+        &opts,
+        &|e| {
+            if let Event::Grown { runs, .. } = e {
+                let reader = must(Store::open_read_only(&db), "reader");
+                let lines = must(reader.step_lines(1, 0), "steps").len();
+                let hash = must(reader.source_fingerprint(&file.to_string_lossy()), "source").map(|(_, h)| h);
+                let finished = hash.is_some_and(|h| h != trajan::store::UNFINISHED);
+                seen.lock().unwrap_or_else(|p| p.into_inner()).push((runs[0].1, lines, finished));
+            }
+        },
+        &AtomicBool::new(false),
+    );
+    assert!(opened.report.results.iter().all(|r| matches!(r, UnitResult::Ingested { .. })));
+    let seen = seen.into_inner().unwrap_or_else(|p| p.into_inner());
+    assert!(seen.contains(&(20, 20, false)), "all 20 steps readable while the file is unfinished: {seen:?}");
+    assert_eq!(seen.last(), Some(&(20, 20, true)));
+}
+
 #[test]
 fn a_cancelled_read_leaves_nothing_and_a_read_stopped_by_a_crash_is_read_again() {
     let dir = must(tempfile::tempdir(), "tempdir");

@@ -1,7 +1,8 @@
 //! `trajan bench tui`, opening a file never seen: `trajan FILE` on a 200 MB trajectory of 20,000
 //! steps, mini-swe-agent's and SWE-agent's (generated once). The real binary in tmux (200x50):
 //! time to the first step on the pane, to the next step after `l` pressed while the file is
-//! read, until the whole file is read, and peak memory (VmHWM). Then in this process, headless
+//! read, to the last step after `G` pressed then (and from the launch), until the whole file is
+//! read, and peak memory (VmHWM). Then in this process, headless
 //! with the worker as the driver runs it: the first screen, and every key pressed while the
 //! file is read, from the key until its step's body is drawn (wall and CPU time of the UI
 //! thread), and the news of the reading applied between keys.
@@ -49,9 +50,11 @@ pub fn run() -> Result<String> {
         ));
         match in_tmux(&file)? {
             Some(t) => out.push_str(&format!(
-                "  in tmux         first screen {:.0} ms; next step (l) while it is read {:.0} ms; read whole in {:.2} s; peak memory {:.0} MiB (VmHWM of trajan)\n",
+                "  in tmux         first screen {:.0} ms; next step (l) while it is read {:.0} ms; last step (G) {:.0} ms after the key, {:.2} s after the launch; read whole in {:.2} s; peak memory {:.0} MiB (VmHWM of trajan)\n",
                 ms(t.first),
                 ms(t.next),
+                ms(t.last),
+                t.last_at.as_secs_f64(),
                 t.complete.as_secs_f64(),
                 t.peak_kb as f64 / 1024.0
             )),
@@ -65,6 +68,9 @@ pub fn run() -> Result<String> {
 struct Timed {
     first: Duration,
     next: Duration,
+    /// From `G` to the last step, and from the launch.
+    last: Duration,
+    last_at: Duration,
     complete: Duration,
     peak_kb: u64,
 }
@@ -101,6 +107,12 @@ fn in_tmux(file: &Path) -> Result<Option<Timed>> {
     let pressed = started.elapsed();
     tmux(&["send-keys", "-t", "b", "-l", "l"])?;
     let next = wait("its second step", Duration::from_millis(2), &|s| s.contains(NEXT))? - pressed;
+    let pressed = started.elapsed();
+    tmux(&["send-keys", "-t", "b", "-l", "G"])?;
+    // After `G`: the last step's thought.
+    let marker = format!("Step {}: ", STEPS - 1);
+    let last_at = wait("its last step", Duration::from_millis(2), &|s| s.contains(&marker))?;
+    let last = last_at - pressed;
     let complete = wait("the end of the reading", Duration::from_millis(20), &|s| s.contains("steps in "))?;
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
     let peak_kb = status
@@ -109,7 +121,7 @@ fn in_tmux(file: &Path) -> Result<Option<Timed>> {
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         .context("VmHWM of trajan")?;
     let _ = tmux(&["kill-server"]);
-    Ok(Some(Timed { first, next, complete, peak_kb }))
+    Ok(Some(Timed { first, next, last, last_at, complete, peak_kb }))
 }
 
 /// In this process: the reading on a thread, its news followed by a headless app with the worker.

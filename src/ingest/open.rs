@@ -352,7 +352,17 @@ impl Writer<'_> {
                         None => Err(crate::error::StoreError::Inconsistent("a step before its run".into())),
                     }
                 }
-                Ok(Piece::End(Ok(doc))) => return self.finish(doc),
+                Ok(Piece::End(Ok(doc))) => {
+                    // The last steps are shown before the second reading (the shell edits)
+                    // begins: the end of a file comes with its reading, not after it.
+                    if pending > 0
+                        && let Err(source) = self.commit()
+                    {
+                        let e = IngestError::Store { path: self.path.to_path_buf(), source };
+                        return self.abandon(Live::Done(UnitResult::Failed(e), 0));
+                    }
+                    return self.finish(doc);
+                }
                 Ok(Piece::End(Err(ReadError::Stopped))) => return self.abandon(Live::Cancelled),
                 Ok(Piece::End(Err(ReadError::Whole(why)))) => return self.interrupt(why.to_string()),
                 Ok(Piece::End(Err(ReadError::Invalid(e)))) => return self.interrupt(e.to_string()),
