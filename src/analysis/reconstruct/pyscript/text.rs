@@ -54,7 +54,7 @@ impl Doc {
     /// Whether `needle` is in the text: `None` when it is not among the lines shown and the
     /// file has others.
     pub fn contains(&self, needle: &str) -> Option<bool> {
-        if runs(&self.known).iter().any(|r| run_text(&self.known, r.clone()).contains(needle)) {
+        if runs(&self.known, false).iter().any(|r| run_text(&self.known, r.clone()).contains(needle)) {
             return Some(true);
         }
         (!self.has_gaps()).then_some(false)
@@ -70,7 +70,7 @@ impl Doc {
         let gaps = self.has_gaps();
         // From the last run to the first, so earlier segment indexes stay true; the count
         // allows the first matches, so they are counted from the front first.
-        let list = runs(&known);
+        let list = runs(&known, true);
         let mut plans: Vec<(Range<usize>, String)> = Vec::new();
         for r in &list {
             if left == Some(0) {
@@ -188,11 +188,17 @@ pub fn sub_n(re: &regex::Regex, text: &str, repl: &str, left: Option<usize>) -> 
     (out, n)
 }
 
-/// Segment ranges of consecutive known lines.
-fn runs(k: &Known) -> Vec<Range<usize>> {
+/// Segment ranges of consecutive known lines; `placed`: only those whose line numbers are
+/// known (before any gap of unknown length: lines after one, such as the end of a clipped
+/// view, may repeat lines known by number, and a diff cannot number them).
+fn runs(k: &Known, placed: bool) -> Vec<Range<usize>> {
     let mut out = Vec::new();
     let mut start = None;
-    for (i, s) in k.segs.iter().enumerate() {
+    let end = match placed {
+        true => k.segs.iter().position(|s| s.len().is_none()).unwrap_or(k.segs.len()),
+        false => k.segs.len(),
+    };
+    for (i, s) in k.segs[..end].iter().enumerate() {
         match (s.text().is_some(), start) {
             (true, None) => start = Some(i),
             (false, Some(a)) => {
@@ -203,7 +209,7 @@ fn runs(k: &Known) -> Vec<Range<usize>> {
         }
     }
     if let Some(a) = start {
-        out.push(a..k.segs.len());
+        out.push(a..end);
     }
     out
 }
