@@ -17,6 +17,9 @@ pub struct Abort;
 
 type R<T> = Result<T, Abort>;
 
+/// A call's positional and keyword arguments.
+type Args = (Vec<Val>, Vec<(String, Val)>);
+
 #[derive(Debug, Clone)]
 pub enum Val {
     Str(String),
@@ -631,7 +634,7 @@ impl<'t, 'r> Eval<'t, 'r> {
     }
 
     /// Positional and keyword arguments.
-    fn args(&mut self, n: Node<'t>) -> R<(Vec<Val>, Vec<(String, Val)>)> {
+    fn args(&mut self, n: Node<'t>) -> R<Args> {
         let Some(list) = n.child_by_field_name("arguments") else { return Ok((Vec::new(), Vec::new())) };
         let mut c = list.walk();
         let kids: Vec<Node<'t>> = list.named_children(&mut c).filter(|k| k.kind() != "comment").collect();

@@ -8,6 +8,9 @@ use similar::{Algorithm, DiffTag, capture_diff_slices};
 use std::ops::Range;
 use std::rc::Rc;
 
+/// A run's text and the matches still allowed, made a new text and the matches made.
+pub type Rewrite<'a> = dyn Fn(&str, Option<usize>) -> (String, usize) + 'a;
+
 /// The origin lines written by a script get until the edit is recorded ([`Doc::sealed`]).
 const SCRIPT: EditId = EditId::MAX;
 
@@ -63,7 +66,7 @@ impl Doc {
     /// Each run of known lines rewritten by `f` (its text, the matches still allowed; the new
     /// text and the matches made). `None` when nothing matched and the file has lines never
     /// shown (what it did there is unknown), or when a rewrite cannot be placed in lines.
-    pub fn rewrite(&self, limit: Option<usize>, f: &dyn Fn(&str, Option<usize>) -> (String, usize)) -> Option<Doc> {
+    pub fn rewrite(&self, limit: Option<usize>, f: &Rewrite<'_>) -> Option<Doc> {
         let mut known = self.known.clone();
         let mut left = limit;
         let mut made = 0;
