@@ -69,6 +69,10 @@ pub enum BenchCommand {
         /// Synthetic runs to generate and grade (0: none).
         #[arg(long, default_value_t = 200)]
         synthetic: usize,
+        /// Also a row per run: its shell edits, and the share that carry a diff or changed
+        /// nothing.
+        #[arg(long)]
+        per_run: bool,
     },
     /// Charts and HTML reports: each chart's SVG and PNG render time; the report of the corpus,
     /// of 1,000 runs of a 100,000-run synthetic database, and of one 20,000-step run: size, time
@@ -140,7 +144,7 @@ pub fn run(cmd: BenchCommand) -> Result<i32> {
         BenchCommand::Search { db, rounds } => search(&Location::parse(db.as_os_str())?, rounds),
         BenchCommand::Validity(args) => super::bench_validity::run(&args),
         BenchCommand::Classify { runs } => super::bench_classify::heuristic(runs),
-        BenchCommand::Edits { paths, synthetic } => super::bench_edits::run(&paths, synthetic),
+        BenchCommand::Edits { paths, synthetic, per_run } => super::bench_edits::run(&paths, synthetic, per_run),
         #[cfg(feature = "bench-llm")]
         BenchCommand::Llm { runs, latency_ms, concurrency } => super::bench_llm::run(runs, latency_ms, concurrency),
         #[cfg(not(feature = "bench-llm"))]

@@ -1,4 +1,5 @@
-//! `trajan bench edits`: how many shell edits get a diff, per format, and how sure the diffs
+//! `trajan bench edits`: how many shell edits get a diff, per format (and with `--per-run`,
+//! per run: the share that carry a diff or provably changed nothing), and how sure the diffs
 //! are — on the trajectories named (the corpus) and on synthetic shell-only runs whose true
 //! file states are known, where every reconstructed diff is graded against the truth (a
 //! verified edit whose diff is wrong would be a false "verified").
@@ -19,6 +20,8 @@ use trajan::store::read::RunFilter;
 struct Tally {
     edits: usize,
     with_diff: usize,
+    /// With a diff, or found to have changed nothing.
+    settled: usize,
     by: BTreeMap<&'static str, usize>,
 }
 
@@ -26,18 +29,23 @@ impl Tally {
     fn add(&mut self, certainty: Option<Certainty>, has_diff: bool) {
         self.edits += 1;
         self.with_diff += usize::from(has_diff);
+        self.settled += usize::from(has_diff || certainty == Some(Certainty::Unchanged));
         *self.by.entry(certainty.map_or("none", Certainty::name)).or_default() += 1;
+    }
+
+    fn share(&self, x: usize) -> f64 {
+        if self.edits == 0 { 0.0 } else { 100.0 * x as f64 / self.edits as f64 }
     }
 
     fn row(&self, name: &str, out: &mut String) {
         let n = |k: &str| self.by.get(k).copied().unwrap_or(0);
-        let share = |x: usize| if self.edits == 0 { 0.0 } else { 100.0 * x as f64 / self.edits as f64 };
         let _ = writeln!(
             out,
-            "{name:<22} {:>6} {:>6} {:>5.1}% {:>8} {:>8} {:>9} {:>9} {:>10} {:>7}",
+            "{name:<22} {:>6} {:>6} {:>5.1}% {:>6.1}% {:>8} {:>8} {:>9} {:>9} {:>10} {:>7}",
             self.edits,
             self.with_diff,
-            share(self.with_diff),
+            self.share(self.with_diff),
+            self.share(self.settled),
             n("unchanged"),
             n("verified"),
             n("contradicted"),
@@ -49,15 +57,18 @@ impl Tally {
 }
 
 const HEADER: &str =
-    "format                  shell   diff  share  nothing verified contradict simulated attributed unknown";
+    "format                  shell   diff  share  +nothing  nothing verified contradict simulated attributed unknown";
 
-pub fn run(paths: &[PathBuf], synthetic: usize) -> Result<i32> {
+pub fn run(paths: &[PathBuf], synthetic: usize, per_run: bool) -> Result<i32> {
     let mut out = String::new();
     let _ = writeln!(out, "{HEADER}");
+    let mut runs = Vec::new();
     if !paths.is_empty() {
-        for (format, t) in measure_paths(paths)? {
+        let (by_format, by_run) = measure_paths(paths)?;
+        for (format, t) in by_format {
             t.row(&format, &mut out);
         }
+        runs = by_run;
     }
     if synthetic > 0 {
         let (t, grade) = measure_synthetic(synthetic)?;
@@ -75,25 +86,49 @@ pub fn run(paths: &[PathBuf], synthetic: usize) -> Result<i32> {
             grade.unchanged_wrong
         );
     }
+    if per_run && !runs.is_empty() {
+        let _ =
+            writeln!(out, "\nrun                                        format               shell   diff  +nothing");
+        for (name, format, t) in &runs {
+            let _ = writeln!(
+                out,
+                "{name:<42} {format:<18} {:>6} {:>5.1}% {:>8.1}%",
+                t.edits,
+                t.share(t.with_diff),
+                t.share(t.settled)
+            );
+        }
+    }
     super::output::emit(&out)?;
     Ok(0)
 }
 
-/// Ingest the paths into a scratch database and count their runs' shell edits by format.
-fn measure_paths(paths: &[PathBuf]) -> Result<BTreeMap<String, Tally>> {
+/// A run as the per-run table names it, its format and its shell edits.
+type RunRow = (String, String, Tally);
+
+/// Ingest the paths into a scratch database and count their runs' shell edits by format, and
+/// by run (runs with a shell edit, by instance).
+fn measure_paths(paths: &[PathBuf]) -> Result<(BTreeMap<String, Tally>, Vec<RunRow>)> {
     let tmp = tempfile::tempdir()?;
     let mut store = Store::open(&tmp.path().join("edits.db"))?;
     pipeline::ingest(&mut store, paths, &Options::default(), &Silent);
     let mut by_format: BTreeMap<String, Tally> = BTreeMap::new();
+    let mut by_run = Vec::new();
     for run in store.list_runs(RunFilter::default())? {
         let detail = store.run_detail(run.id, None)?;
         let t = by_format.entry(run.format.clone()).or_default();
+        let mut this = Tally::default();
         for e in detail.edit_list.iter().filter(|e| e.step.is_some() && e.kind == EditKind::ShellWrite) {
             t.add(e.certainty, e.diff.is_some());
+            this.add(e.certainty, e.diff.is_some());
+        }
+        if this.edits > 0 {
+            by_run.push((trajan::sanitize::sanitize(&run.instance_id).into_owned(), run.format.clone(), this));
         }
     }
     by_format.retain(|_, t| t.edits > 0);
-    Ok(by_format)
+    by_run.sort_by(|a, b| (&a.1, &a.0).cmp(&(&b.1, &b.0)));
+    Ok((by_format, by_run))
 }
 
 #[derive(Default)]

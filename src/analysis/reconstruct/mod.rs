@@ -50,6 +50,7 @@ pub mod known;
 mod ops;
 pub mod patch;
 pub mod pattern;
+pub mod pyscript;
 mod replay;
 pub mod script;
 pub mod sed;

@@ -661,6 +661,9 @@ impl Replay {
     }
 
     pub fn python_code(&mut self, code: &str, command: &str, cwd: &Option<String>, step: &Step<'_>) {
+        if self.simulate_python(code, command, cwd, step) {
+            return;
+        }
         for p in python_writes(code) {
             let path = resolve(&p, cwd.as_deref());
             let f = self.file(&path);

@@ -136,11 +136,16 @@ impl Replay {
 
     /// The whole text of a file the run has met, when known, without noting the file.
     pub fn known_text(&self, path: &str) -> Option<String> {
+        self.known_of(path)?.text()
+    }
+
+    /// What is known of a file the run has met, without noting the file.
+    pub fn known_of(&self, path: &str) -> Option<&Known> {
         let i = match self.index.get(path) {
             Some(&i) => i,
             None => self.files.iter().position(|f| same_file(&f.path, path, &self.roots))?,
         };
-        self.files[i].known.text()
+        Some(&self.files[i].known)
     }
 
     /// The whole text of a file, when known (for `cat a >> b`, `sed 'r a'`, scripts).

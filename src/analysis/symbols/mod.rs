@@ -22,6 +22,11 @@ pub use diff::{Change, ChangeKind, FileChanges, changes};
 pub use lang::Lang;
 pub use text::{numbered_view, strip_view};
 
+/// A Python source's syntax tree (the reconstruction reads edit scripts with it).
+pub(crate) fn parse_python(text: &str) -> Option<tree_sitter::Tree> {
+    lang::parse(Lang::Python, text)
+}
+
 use serde::{Deserialize, Serialize};
 
 /// At most this many bytes of a text are parsed.

@@ -1,0 +1,48 @@
+//! Python edit scripts simulated: what `python - <<'PY' ... PY`, `python3 -c '...'` and a
+//! script written by a here-document and then run (`python apply_fix.py`) did to the files
+//! they wrote, read from the script's syntax tree (tree-sitter's Python grammar), not run.
+//!
+//! The idioms of shell-only agents are read ([`eval`]): a file's text read (`open(p).read()`,
+//! `Path(p).read_text()`, `readlines()`), changed by literal `str.replace(old, new[, count])` and
+//! `re.sub` (or a compiled pattern's `sub`) with patterns the `regex` crate compiles, lines
+//! inserted or appended in a list of the file's lines, and written back (`write`,
+//! `writelines`, `write_text`); whole-file writes of a literal; `in` tests, `if`/`elif`/`else`
+//! on what is known, `for` loops over literal lists and dicts, f-strings of known names,
+//! functions called from the script (`main()`), several files in one script. The operations
+//! run on the file's known lines ([`text`]): a literal found among the lines the run showed is
+//! replaced there (the file's other lines assumed not to hold it: the edit is partial); one
+//! absent from a file the run knows whole changed nothing; one absent from the lines shown of
+//! a file with others never shown leaves the file unknown, as does anything not read here.
+//! A script that may write in a way not read here (a file name not known, `os.system`, a loop
+//! over what is not known that writes) is not simulated at all: [`simulate`] says `None`, and
+//! the files it writes ([`super::script::python_writes`]) wait for a view to say what changed.
+
+mod apply;
+mod eval;
+pub mod literal;
+pub mod text;
+
+pub use text::Doc;
+
+use super::known::Known;
+use eval::{Eval, Written};
+
+/// What a script did to each file it wrote, in the order first written (paths as the script
+/// names them): the file's text after it, or `None` when it is not known. `None` when the
+/// script is not read as edits. `read`: what the run knows of a file, by the script's name.
+pub fn simulate(code: &str, read: &dyn Fn(&str) -> Known) -> Option<Vec<(String, Option<Doc>)>> {
+    let tree = crate::analysis::symbols::parse_python(code)?;
+    let mut ev = Eval::new(code.as_bytes(), read);
+    ev.module(tree.root_node()).ok()?;
+    let written = ev.written.into_iter().map(|(p, w)| {
+        let after = match w {
+            Written::Text(d) => Some(d),
+            Written::Unknown => None,
+        };
+        (p, after)
+    });
+    Some(written.collect())
+}
+
+#[cfg(test)]
+mod tests;

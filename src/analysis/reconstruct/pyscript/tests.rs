@@ -1,0 +1,169 @@
+//! Each idiom on scripts shaped as real runs' scripts (mini-swe-agent, Gemini 3 Pro and
+//! others): what the file holds after, and through the whole reconstruction, the edit drawn.
+
+use super::*;
+use crate::analysis::reconstruct::{Exec, reconstruct};
+use crate::model::{Certainty, CheckedBy, Edit, EditStatus, Run, Step};
+
+/// What a script left in `path`, the run knowing `files` whole.
+fn after(code: &str, files: &[(&str, &str)], path: &str) -> Option<String> {
+    let read = |p: &str| files.iter().find(|(n, _)| *n == p).map(|(_, t)| Known::whole(t, None)).unwrap_or_default();
+    let out = simulate(code, &read).expect("read as edits");
+    out.into_iter().find(|(p, _)| p == path).and_then(|(_, d)| d).and_then(|d| d.known.text())
+}
+
+const BASE: &str = "import pytz\n\ndef _sqlite_datetime_parse(dt, tzname=None):\n    if dt is None:\n        return None\n    try:\n        dt = backend_utils.typecast_timestamp(dt)\n    except (TypeError, ValueError):\n        return None\n    if tzname is not None:\n        dt = timezone.localtime(dt, pytz.timezone(tzname))\n    return dt\n";
+
+#[test]
+fn literal_replace_with_count_read_and_written_by_open() {
+    let code = "import sys\n\nwith open('django/db/backends/sqlite3/base.py', 'r') as f:\n    content = f.read()\n\n# 1. Update signature\ncontent = content.replace(\n    'def _sqlite_datetime_parse(dt, tzname=None):',\n    'def _sqlite_datetime_parse(dt, tzname=None, db_timezone=None):'\n)\ncontent = content.replace('return None', 'return', 1)\n\nwith open('django/db/backends/sqlite3/base.py', 'w') as f:\n    f.write(content)\n";
+    let got = after(code, &[("django/db/backends/sqlite3/base.py", BASE)], "django/db/backends/sqlite3/base.py");
+    let want = BASE.replace("tzname=None):", "tzname=None, db_timezone=None):").replacen("return None", "return", 1);
+    assert_eq!(got.as_deref(), Some(want.as_str()));
+}
+
+#[test]
+fn re_sub_loops_over_literals_fstrings_and_dict_items() {
+    let code = r#"import re
+from pathlib import Path
+p = Path("base.py")
+content = p.read_text()
+pattern = re.compile(r'(    except \(TypeError, ValueError\):\n\s+return None\n)(\s+if tzname is not None:)', re.MULTILINE)
+replacement = r'\1    if db_timezone:\n        dt = make_aware(dt)\n\2'
+content = pattern.sub(replacement, content)
+funcs = ['_sqlite_datetime_parse']
+for func in funcs:
+    content = content.replace(f'def {func}(dt, tzname=None):', f'def {func}(dt, tzname=None, db_timezone=None):')
+lines_to_replace = {'import pytz': 'import functools\nimport pytz'}
+for old, new in lines_to_replace.items():
+    if old in content:
+        content = content.replace(old, new)
+    else:
+        print("not found")
+p.write_text(content)
+"#;
+    let got = after(code, &[("base.py", BASE)], "base.py").expect("simulated");
+    assert!(got.starts_with("import functools\nimport pytz\n"), "{got}");
+    assert!(got.contains("def _sqlite_datetime_parse(dt, tzname=None, db_timezone=None):"));
+    assert!(
+        got.contains(
+            "        return None\n    if db_timezone:\n        dt = make_aware(dt)\n    if tzname is not None:"
+        )
+    );
+}
+
+#[test]
+fn whole_writes_inserts_after_a_found_line_and_several_files() {
+    let code = "def main():\n    with open('a.py') as f:\n        lines = f.readlines()\n    for i, line in enumerate(lines):\n        if 'def f():' in line:\n            lines.insert(i + 1, '    \"\"\"Doc.\"\"\"\\n')\n            break\n    with open('a.py', 'w') as f:\n        f.writelines(lines)\n    open('b.txt', 'w').write('new\\n')\n\nif __name__ == '__main__':\n    main()\n";
+    let files = [("a.py", "x = 1\ndef f():\n    pass\n")];
+    assert_eq!(after(code, &files, "a.py").as_deref(), Some("x = 1\ndef f():\n    \"\"\"Doc.\"\"\"\n    pass\n"));
+    assert_eq!(after(code, &files, "b.txt").as_deref(), Some("new\n"));
+}
+
+#[test]
+fn what_is_not_read_stays_unknown_or_gives_the_script_up() {
+    let files = [("a.py", "x = 1\n")];
+    // The text is not known: the file's edit waits for a view.
+    let read = |p: &str| files.iter().find(|(n, _)| *n == p).map(|(_, t)| Known::whole(t, None)).unwrap_or_default();
+    let out = simulate("s = open('a.py').read()\nopen('a.py', 'w').write(s.upper())\n", &read).expect("read");
+    assert!(matches!(out.as_slice(), [(p, None)] if p == "a.py"));
+    // A file name that is not known, a shell run from Python: not read as edits at all.
+    assert!(simulate("import sys\nopen(sys.argv[1], 'w').write('x')\n", &read).is_none());
+    assert!(simulate("import os\nos.system(\"sed -i 's/a/b/' a.py\")\n", &read).is_none());
+    // The old text absent from a file known whole: written back unchanged.
+    assert_eq!(
+        after("s = open('a.py').read()\ns = s.replace('y = 2', 'y = 3')\nopen('a.py', 'w').write(s)\n", &files, "a.py")
+            .as_deref(),
+        Some("x = 1\n")
+    );
+}
+
+fn run(steps: &[(&str, &str)], submission: Option<&str>) -> Run {
+    let mut run = Run {
+        steps: steps
+            .iter()
+            .map(|(a, o)| Step { action: a.to_string(), observation: o.to_string(), ..Step::default() })
+            .collect(),
+        submission: submission.map(str::to_string),
+        ..Run::default()
+    };
+    if let Some(s) = submission {
+        run.edits.extend(crate::analysis::edits::final_patch_edits(s));
+    }
+    let exec = vec![Exec::Shell(EditStatus::Applied); steps.len()];
+    reconstruct(&mut run, &exec);
+    run
+}
+
+fn shell_edit(run: &Run, step: usize) -> &Edit {
+    run.edits.iter().find(|e| e.step == Some(step)).unwrap_or_else(|| panic!("no edit at {step}: {:#?}", run.edits))
+}
+
+#[test]
+fn a_heredoc_script_run_later_is_simulated_and_verified_by_a_view() {
+    let write = "cat <<'EOF' > apply_fix.py\nwith open('m.py') as f:\n    s = f.read()\ns = s.replace('    return a/b\\n', '    if b == 0:\\n        raise ValueError(\"zero\")\\n    return a/b\\n')\nwith open('m.py', 'w') as f:\n    f.write(s)\nEOF";
+    let r = run(
+        &[
+            ("nl -ba m.py", "     1\tdef division(a, b):\n     2\t    return a/b\n"),
+            (write, ""),
+            ("python3 apply_fix.py", ""),
+            (
+                "sed -n '1,4p' m.py",
+                "def division(a, b):\n    if b == 0:\n        raise ValueError(\"zero\")\n    return a/b\n",
+            ),
+        ],
+        None,
+    );
+    let e = shell_edit(&r, 2);
+    assert_eq!(e.path, "m.py");
+    assert_eq!(e.trace.certainty, Some(Certainty::Verified), "{:#?}", e);
+    assert_eq!(e.trace.checked_by, Some(CheckedBy::Step(3)));
+    let diff = e.diff.as_deref().unwrap_or("");
+    assert!(diff.contains("@@ -1,2 +1,4 @@\n def division(a, b):\n+    if b == 0:\n+        raise ValueError(\"zero\")\n     return a/b\n"), "{diff}");
+}
+
+#[test]
+fn a_replace_on_lines_shown_is_partial_and_an_absent_one_changed_nothing() {
+    let code = "python3 - <<'PY'\nfrom pathlib import Path\np = Path('pkg/mod.py')\ns = p.read_text()\nold = 'timeout = 10'\nif old in s:\n    s = s.replace(old, 'timeout = 30')\np.write_text(s)\nPY";
+    // Only line 5 was shown: the replacement is there, and assumed nowhere else.
+    let r = run(&[("grep -n timeout pkg/mod.py", "5:timeout = 10\n"), (code, "")], None);
+    let e = shell_edit(&r, 1);
+    assert_eq!(e.trace.certainty, Some(Certainty::Simulated));
+    assert!(e.trace.partial);
+    assert!(
+        e.diff.as_deref().is_some_and(|d| d.contains("@@ -5 +5 @@\n-timeout = 10\n+timeout = 30\n")),
+        "{:?}",
+        e.diff
+    );
+    // The whole file shown, and the old text not in it: the script changed nothing.
+    let r = run(&[("cat pkg/mod.py", "import os\ntimeout = 5\n"), (code, "")], None);
+    assert_eq!(shell_edit(&r, 1).trace.certainty, Some(Certainty::Unchanged));
+    // Never shown at all: unknown, until the submitted patch attributes it.
+    let patch = "diff --git a/pkg/mod.py b/pkg/mod.py\n--- a/pkg/mod.py\n+++ b/pkg/mod.py\n@@ -1,2 +1,2 @@\n import os\n-timeout = 10\n+timeout = 30\n";
+    let r = run(&[("ls", "pkg\n"), (code, "")], Some(patch));
+    let e = shell_edit(&r, 1);
+    // The patch's old side seeds the known lines: the replacement is found there.
+    assert_eq!(e.trace.certainty, Some(Certainty::Verified), "{e:#?}");
+}
+
+#[test]
+fn lines_by_number_on_a_file_partly_shown() {
+    // `requests/utils.py`-shaped: lines replaced by index after a check of the first one.
+    let code = "import sys\nwith open('u.py', 'r') as f:\n    lines = f.readlines()\nstart_line = 2 # 0-indexed\nend_line = 4\nexpected_start = \"    parsed = urlparse(url)\\n\"\nif lines[start_line] != expected_start:\n    print('Error')\n    sys.exit(1)\nnew_content = [\n    \"    parsed = parse_url(url)\\n\",\n    \"    auth = parsed.auth\\n\",\n]\nlines[start_line:end_line] = new_content\nlines.insert(1, '# moved\\n')\nwith open('u.py', 'w') as f:\n    f.writelines(lines)\n";
+    let mut k = Known::default();
+    k.show(2, &["def get_auth(url):".into(), "    parsed = urlparse(url)".into(), "    return parsed".into()]);
+    let read = |p: &str| if p == "u.py" { k.clone() } else { Known::default() };
+    let out = simulate(code, &read).expect("read as edits");
+    let [(path, Some(d))] = out.as_slice() else { panic!("{out:?}") };
+    assert_eq!(path, "u.py");
+    let lines: Vec<String> = d.known.segs.iter().map(|s| s.text().map_or("?".to_string(), |t| t.to_string())).collect();
+    assert_eq!(
+        lines,
+        ["?", "# moved", "def get_auth(url):", "    parsed = parse_url(url)", "    auth = parsed.auth", "?"]
+    );
+    // The check fails: the script stops before writing.
+    let mut other = Known::default();
+    other.show(3, &["    parsed = something_else".into()]);
+    let read = |_: &str| other.clone();
+    assert!(simulate(code, &read).is_some_and(|w| w.is_empty()));
+}
