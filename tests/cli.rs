@@ -76,17 +76,22 @@ const CLASSIFY: [&str; 12] = [
 
 /// The single cases of fixtures/classify-cases (issue 15: a language's rename or re-signature, a
 /// defect of real runs), as named in its expected.toml.
-const CASES: [&str; 13] = [
+const CASES: [&str; 18] = [
     "classify__build-copy",
     "classify__lang-c-header",
     "classify__lang-cpp-header",
     "classify__lang-go-complete",
     "classify__lang-go-rename",
+    "classify__lang-java-mvn",
+    "classify__lang-java-mvn-complete",
+    "classify__lang-java-mvn-elsewhere",
     "classify__lang-java-rename",
     "classify__lang-python-resign",
     "classify__lang-rust-rename",
     "classify__lang-ts-optional",
     "classify__lang-ts-resign",
+    "classify__lang-ts-tsc-complete",
+    "classify__lang-ts-tsc-rename",
     "classify__located-regression",
     "classify__script-stash",
     "classify__skip-list",
