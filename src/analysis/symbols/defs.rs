@@ -123,8 +123,18 @@ impl<'t> Walker<'t> {
             }
             // C and C++
             (Lang::C | Lang::Cpp, "function_definition") => {
-                let decl = function_declarator(node.child_by_field_name("declarator")?)?;
+                let declarator = node.child_by_field_name("declarator")?;
+                let Some(decl) = function_declarator(declarator) else {
+                    return self.macro_headed(node, declarator);
+                };
                 let mut f = self.c_function(decl, in_type)?;
+                // `PHP_FUNCTION(strlen) { ... }` as C++ reads it: the macro is the declarator, the
+                // function its only argument; its parameters are the macro's business.
+                if let Some(inner) = self.macro_argument(decl) {
+                    f.name = self.text(inner).to_string();
+                    f.params = None;
+                    f.name_nodes.insert(0, inner);
+                }
                 f.body = node.child_by_field_name("body");
                 f.prototype = false;
                 f.opens = Some(ScopeKind::Function);
@@ -310,6 +320,41 @@ impl<'t> Walker<'t> {
         })
     }
 
+    /// `PHP_FUNCTION(strlen) { ... }` as C reads it: the macro is the type and the function a
+    /// parenthesized declarator.
+    fn macro_headed(&self, node: Node<'t>, declarator: Node<'t>) -> Option<Found<'t>> {
+        let ty = node.child_by_field_name("type")?;
+        let inner = declarator.named_child(0)?;
+        let wrapped = declarator.kind() == "parenthesized_declarator"
+            && inner.kind() == "identifier"
+            && ty.kind() == "type_identifier"
+            && macro_like(self.text(ty));
+        if !wrapped {
+            return None;
+        }
+        let mut f = self.named(DefKind::Function, inner, node);
+        f.body = node.child_by_field_name("body");
+        f.opens = Some(ScopeKind::Function);
+        f.name_nodes.push(ty);
+        Some(f)
+    }
+
+    /// The name inside a macro-wrapped definition read as a function declarator: `NAME(inner)`,
+    /// NAME written as a macro, its only argument a bare name, which a parameter of a
+    /// definition (`int x`, `void`) never is.
+    fn macro_argument(&self, decl: Node<'t>) -> Option<Node<'t>> {
+        let name = decl.child_by_field_name("declarator")?;
+        let list = decl.child_by_field_name("parameters")?;
+        if name.kind() != "identifier" || !macro_like(self.text(name)) || list.named_child_count() != 1 {
+            return None;
+        }
+        let only = list.named_child(0)?;
+        if only.kind() != "parameter_declaration" || only.child_by_field_name("declarator").is_some() {
+            return None;
+        }
+        only.child_by_field_name("type").filter(|t| t.kind() == "type_identifier")
+    }
+
     /// The parameters of a callable. `method`: a leading `self`/`cls` (Python) is the receiver,
     /// not an argument.
     pub(super) fn params(&self, list: Node<'t>, method: bool, def: Node<'t>) -> Params {
@@ -416,6 +461,13 @@ impl<'t> Walker<'t> {
 
 fn no_proto(f: Found<'_>) -> Found<'_> {
     Found { prototype: false, ..f }
+}
+
+/// Written as a macro: upper case, digits and underscores, with a letter (`PHP_FUNCTION`).
+fn macro_like(text: &str) -> bool {
+    text.len() >= 2
+        && text.chars().any(|c| c.is_ascii_uppercase())
+        && text.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
 }
 
 /// A C/C++ declarator's `function_declarator`, through pointers and references (`int *f(void)`).

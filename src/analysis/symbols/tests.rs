@@ -213,6 +213,26 @@ fn c_prototypes_and_definitions_compare_by_parameter_types() {
 }
 
 #[test]
+fn a_macro_wrapped_c_definition_is_the_function_inside() {
+    let src = "PHP_FUNCTION(strlen)\n{\n    zend_string *str;\n    RETURN_LONG(ZSTR_LEN(str));\n}\n\nstatic int UPPER(void) { return 0; }\n\nint add(int a, int b) { return a + b; }\n";
+    for lang in [Lang::C, Lang::Cpp] {
+        let s = extract(lang, src);
+        let names: Vec<&str> = s.definitions.iter().map(|d| d.name.as_str()).collect();
+        assert!(names.contains(&"strlen") && !names.contains(&"PHP_FUNCTION"), "{lang:?}: {names:?}");
+        assert!(
+            names.contains(&"UPPER") && names.contains(&"add"),
+            "{lang:?}: a function of `void` is no macro: {names:?}"
+        );
+    }
+    // A change inside it is located in the function, not the macro.
+    let d = diff(
+        "ext/standard/string.c",
+        "@@ -1,5 +1,5 @@\n PHP_FUNCTION(strlen)\n {\n     zend_string *str;\n-    RETURN_LONG(ZSTR_LEN(str));\n+    RETURN_LONG((zend_long) ZSTR_LEN(str));\n }\n",
+    );
+    assert_eq!(changes(Lang::C, &d).touched, vec![vec!["strlen".to_string()]]);
+}
+
+#[test]
 fn cpp_classes_namespaces_out_of_class_methods() {
     let src = "#include <vector>\nnamespace ns {\nclass Widget : public Base {\n public:\n  Widget(int w);\n  \
                int resize(int w, int h = 0) const;\n  virtual ~Widget();\n private:\n  int width_;\n};\n\
