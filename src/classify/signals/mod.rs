@@ -651,6 +651,11 @@ fn expected_files(
         .filter(|t| t.group == Some(crate::model::TestGroup::FailToPass) && !t.passed)
         .map(|t| t.name.as_str())
         .collect();
+    // The agent's diff by repository path, split once for every gold file.
+    let agent_files: Vec<(String, String)> = crate::analysis::edits::split_patch(agent_diff.text)
+        .into_iter()
+        .map(|f| (paths::repo_relative(&f.path, None), f.diff))
+        .collect();
     let mut out: Vec<ExpectedFile> = Vec::new();
     for (name, why) in named {
         if let Some(e) = out.iter_mut().find(|e| e.named == name || e.path.as_deref() == Some(name.as_str())) {
@@ -684,11 +689,8 @@ fn expected_files(
             Some(d) if FileKind::of(&name) == FileKind::Source && !plumbing => {
                 let lang = crate::analysis::symbols::Lang::of_path(&name);
                 let mut known = location::base_lines(&name, shown, activity.and_then(|f| f.edited.first().copied()));
-                let agent_file: String = crate::analysis::edits::split_patch(agent_diff.text)
-                    .into_iter()
-                    .filter(|f| paths::repo_relative(&f.path, None) == name)
-                    .map(|f| f.diff)
-                    .collect();
+                let agent_file: String =
+                    agent_files.iter().filter(|(p, _)| *p == name).map(|(_, d)| d.as_str()).collect();
                 let touched: Vec<Vec<String>> = match lang {
                     Some(lang) if !agent_file.trim().is_empty() => {
                         // A submission is against the base; edits' diffs one after another are not.
