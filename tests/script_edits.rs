@@ -59,3 +59,29 @@ fn a_literal_replace_in_a_heredoc_script_run_later() {
     assert!(matches!(e.trace.certainty, Some(Certainty::Simulated | Certainty::Verified)), "{e:#?}");
     assert!(lines(e, '+').iter().any(|l| l.contains("db_timezone")), "{:?}", e.diff);
 }
+
+#[test]
+fn an_early_docker_observation_is_read_without_its_wrapper() {
+    // mini-swe-agent of July 2025 wrapped each observation in `<args>`, `<returncode>`,
+    // `<stdout>`, `<stderr>`: the `cat` at step 5 shows the file, not the wrapper, so the
+    // heredoc that rewrites it at step 8 is drawn against the file's lines alone.
+    let path = fixtures_dir("corpus").join("mini-swe-agent-0/early-2025-07.traj.json");
+    let bytes = must(std::fs::read(&path), "read the run");
+    let Outcome::Parsed { mut parsed, .. } = must(parse_file(&path, &bytes, None), "parse") else {
+        panic!("not parsed as a run")
+    };
+    let r = parsed.runs.pop().unwrap_or_else(|| panic!("no run"));
+    let e = edit(&r, "EOF", "tests/missing_colon.py");
+    assert_eq!(e.step, Some(8));
+    let diff = e.diff.as_deref().unwrap_or_else(|| panic!("no diff: {e:#?}"));
+    for wrapper in ["<args>", "</args>", "<returncode>", "<stdout>", "</stdout>", "<stderr>", "docker"] {
+        assert!(!diff.contains(wrapper), "{wrapper} in {diff}");
+    }
+    assert_eq!(lines(e, '+'), ["    if b == 0:", "        raise ValueError(\"Cannot divide by zero\")"], "{diff}");
+    // The file's last line, empty, goes (as the submitted patch says).
+    assert_eq!(lines(e, '-'), [""], "{diff}");
+    // The sed at step 4 is checked by the `cat` at step 5.
+    let sed = edit(&r, "tests/missing_colon.py", "tests/missing_colon.py");
+    assert_eq!(sed.step, Some(4));
+    assert_eq!(sed.trace.certainty, Some(Certainty::Verified), "{sed:#?}");
+}

@@ -4,6 +4,7 @@
 use anyhow::Result;
 use serde::Serialize;
 use std::fmt::Write as _;
+use trajan::analysis::reconstruct::unplaced::is_unplaced;
 use trajan::model::TestGroup;
 use trajan::review::export::escape_c1;
 use trajan::sanitize::sanitize;
@@ -248,6 +249,10 @@ fn render_step(out: &mut String, step: &StepRow, d: &RunDetail, full: bool) {
         let lint = if e.lint_codes.is_empty() { String::new() } else { format!(" ({})", e.lint_codes.join(", ")) };
         // A reconstructed shell edit says how sure its diff is.
         let sure = e.certainty.map(|c| format!(", {}", c.words())).unwrap_or_default();
+        let sure = match e.diff.as_deref().is_some_and(is_unplaced) {
+            true => format!("{sure} (not placed: the command's own text)"),
+            false => sure,
+        };
         let _ = writeln!(out, "edit {} {} → {}{}{}", e.kind, whole(&e.path), e.status, sure, lint);
         if let Some(diff) = &e.diff {
             render_block(out, diff, if full { usize::MAX } else { 40 }, WHOLE_STEP);

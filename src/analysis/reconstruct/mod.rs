@@ -11,7 +11,8 @@
 //! the submitted patch's old side seeds it (the repository's own text), and every view fills
 //! and corrects it ([`shown`]: `cat`, `cat -n`, `nl -ba`, `sed -n 'A,Bp'`, `head`/`tail`,
 //! `grep -n`, `git diff`, the editors' windows and snippets). Edits are simulated on it
-//! ([`sed`] for `sed -i` and `perl -pi`, writes of `echo`/`printf`/`cat`/`tee`, `cp`/`mv`,
+//! ([`sed`] for `sed -i` and `perl -pi`, [`slurp`] for the whole-text `perl -0777 -pi` and
+//! `sed -z -i`, [`pyscript`] for Python edit scripts, writes of `echo`/`printf`/`cat`/`tee`, `cp`/`mv`,
 //! [`patch`] for `git apply`/`patch`; tool edits are applied too, to keep the lines in step)
 //! and drawn ([`draw`]) from the lines they changed. A later view of a line checks the edit
 //! that wrote it; `git checkout`/`restore`/`stash`/`reset --hard` return a file to what it was
@@ -22,7 +23,9 @@
 //! shown itself, unknown otherwise; a view walks back through the line's chain of plain
 //! substitutions and through global ones (`s/a/b/g`, `perl -pi`), attributing each step whose
 //! earlier text is determined (a global one only when nothing between could have renumbered the
-//! file, marked partial: the lines shown).
+//! file, marked partial: the lines shown). A script of plain replacements on a file never shown
+//! where it changed, that nothing later explains, gets its own old and new text as its diff,
+//! not placed ([`unplaced`]: attributed, hunks that name no line).
 //! Finally each hunk of the submitted patch is traced to the steps whose edits wrote it.
 //!
 //! **What it writes.** [`Run::edits`] again: the adapter's tool edits (their diffs renumbered
@@ -55,6 +58,8 @@ mod replay;
 pub mod script;
 pub mod sed;
 pub mod shown;
+pub mod slurp;
+pub mod unplaced;
 
 pub use replay::Exec;
 

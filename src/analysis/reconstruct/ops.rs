@@ -9,6 +9,7 @@ use super::patch;
 use super::replay::Replay;
 use super::script::python_writes;
 use super::sed::Script;
+use super::slurp::Slurp;
 use super::shown::{self, resolve};
 use crate::analysis::edits::unified_diff;
 use crate::model::{Certainty, CheckedBy, EditStatus};
@@ -249,7 +250,7 @@ impl Replay {
     fn sed(&mut self, c: &Simple, input: Content, cwd: &Option<String>, step: &Step<'_>) -> Content {
         let args = c.args();
         let mut in_place = false;
-        let (mut extended, mut quiet) = (false, false);
+        let (mut extended, mut quiet, mut nul) = (false, false, false);
         let mut scripts: Vec<String> = Vec::new();
         let mut files: Vec<&Word> = Vec::new();
         let mut dynamic_script = false;
@@ -269,6 +270,7 @@ impl Replay {
                 "-E" | "-r" | "--regexp-extended" => extended = true,
                 "-n" | "--quiet" | "--silent" => quiet = true,
                 "-s" | "--separate" | "-u" | "--posix" | "--debug" => {}
+                "-z" | "--null-data" | "--zero-terminated" => nul = true,
                 t if t.starts_with("--expression=") => scripts.push(t["--expression=".len()..].to_string()),
                 t if t.starts_with("--in-place") => in_place = true,
                 t if t.starts_with('-') && t.len() > 1 && !t.starts_with("--") => {
@@ -282,8 +284,8 @@ impl Replay {
                             }
                             'E' | 'r' => extended = true,
                             'n' => quiet = true,
-                            // Lines split at NUL: not simulated.
-                            'z' => return None,
+                            // Lines split at NUL: the whole text at once.
+                            'z' => nul = true,
                             's' | 'u' => {}
                             'e' => {
                                 // `-e` ends the cluster: the script follows.
@@ -312,6 +314,17 @@ impl Replay {
             i += 1;
         }
         let source = scripts.join("\n");
+        if nul {
+            // `sed -z`: in place, simulated on the whole text; its output is not read.
+            if in_place {
+                let script = match dynamic_script || quiet {
+                    true => None,
+                    false => Slurp::sed(&source, extended).map_err(|e| self.note(&e)).ok(),
+                };
+                self.whole_text(script.as_ref(), &files, cwd, c, step);
+            }
+            return None;
+        }
         if !in_place {
             // `sed 's/a/b/' f > g`: the output, when the input is known.
             if quiet || dynamic_script {
@@ -391,11 +404,12 @@ impl Replay {
         }
     }
 
-    /// `perl -pi -e 's/a/b/g' FILES` (`-i.bak`, `-pi`, `-i -pe`).
+    /// `perl -pi -e 's/a/b/g' FILES` (`-i.bak`, `-pi`, `-i -pe`); with `-0777` (or `-0`) the
+    /// whole text at once.
     fn perl(&mut self, c: &Simple, cwd: &Option<String>, step: &Step<'_>) {
         let args = c.args();
         let (mut in_place, mut print, mut code, mut files) = (false, false, None::<&Word>, Vec::new());
-        let mut other = false;
+        let (mut other, mut slurp) = (false, false);
         let mut i = 0;
         while i < args.len() {
             let t = args[i].text.as_str();
@@ -404,8 +418,25 @@ impl Replay {
                     i += 1;
                     continue;
                 }
+                let mut skip = 0;
                 for (k, ch) in flags.char_indices() {
+                    if skip > 0 {
+                        skip -= 1;
+                        continue;
+                    }
                     match ch {
+                        '0' => {
+                            // `-0777`: no record separator; `-0`: NUL, which a text file
+                            // holds none of. Other separators (`-00` paragraphs) are not read.
+                            let digits: String =
+                                flags[k + 1..].chars().take_while(|d| d.is_digit(8)).collect();
+                            skip = digits.len();
+                            match u32::from_str_radix(&digits, 8) {
+                                Ok(v) if v >= 0o400 => slurp = true,
+                                _ if digits.is_empty() => slurp = true,
+                                _ => other = true,
+                            }
+                        }
                         'i' => {
                             in_place = true;
                             break;
@@ -432,10 +463,13 @@ impl Replay {
         if !in_place {
             return;
         }
-        let script = match code {
-            Some(w) if print && !other && !w.dynamic => Script::perl(&w.text).map_err(|e| self.note(&e)).ok(),
-            _ => None,
-        };
+        let literal = code.filter(|w| print && !other && !w.dynamic);
+        if slurp {
+            let script = literal.and_then(|w| Slurp::perl(&w.text).map_err(|e| self.note(&e)).ok());
+            self.whole_text(script.as_ref(), &files, cwd, c, step);
+            return;
+        }
+        let script = literal.and_then(|w| Script::perl(&w.text).map_err(|e| self.note(&e)).ok());
         self.in_place(script.as_ref(), &files, cwd, c, step);
     }
 

@@ -193,6 +193,132 @@ impl Pattern {
     }
 }
 
+/// One `s/re/repl/flags` statement of a Perl one-liner as written: the delimiters taken away,
+/// an escaped delimiter that means nothing to a regex (`\/`) made the character.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PerlSubst {
+    pub re: String,
+    pub with: String,
+    pub flags: String,
+}
+
+/// The `s///` statements of a `perl -pe` script, separated by `;` (`s{a}{b}`, `s|a|b|g`, any
+/// delimiter). An error names what is not a list of them (another statement, an unterminated
+/// part, an escaped delimiter a regex would read as an operator: `s|a\|b|c|`).
+pub fn perl_statements(source: &str) -> Result<Vec<PerlSubst>, &'static str> {
+    let chars: Vec<char> = source.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    loop {
+        while i < chars.len() && (chars[i].is_whitespace() || chars[i] == ';') {
+            i += 1;
+        }
+        if i >= chars.len() {
+            return Ok(out);
+        }
+        if chars[i] != 's' {
+            return Err("a perl statement other than s///");
+        }
+        i += 1;
+        let Some(&open) = chars.get(i) else { return Err("perl s without a delimiter") };
+        if open.is_alphanumeric() || open.is_whitespace() || open == '\\' {
+            return Err("perl s with an unusual delimiter");
+        }
+        i += 1;
+        let re = perl_part(&chars, &mut i, open)?;
+        let open2 = match closing(open) {
+            Some(_) => {
+                while chars.get(i).is_some_and(|c| c.is_whitespace()) {
+                    i += 1;
+                }
+                let Some(&o) = chars.get(i).filter(|c| closing(**c).is_some()) else {
+                    return Err("perl s with bracketed parts");
+                };
+                i += 1;
+                o
+            }
+            None => open,
+        };
+        let with = perl_part(&chars, &mut i, open2)?;
+        let mut flags = String::new();
+        while i < chars.len() && chars[i].is_ascii_alphabetic() {
+            flags.push(chars[i]);
+            i += 1;
+        }
+        out.push(PerlSubst { re, with, flags });
+    }
+}
+
+/// Whether a Perl pattern may match a newline (`\s`, `\D`, `\W`, `\n`, a negated class, a
+/// POSIX `[:space:]`, an escape not read here): `perl -p` keeps each line's newline in `$_`,
+/// so `s/\s+$//` joins lines, which a line without its newline would not show.
+pub fn perl_may_take_newline(source: &str) -> bool {
+    let mut chars = source.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                // `\0`, `\012`: octal; a `\1` backreference repeats what its group took.
+                Some('s' | 'D' | 'W' | 'n' | 'v' | 'R' | 'x' | 'o' | '0' | 'c' | 'p' | 'P' | 'X' | 'C' | 'N' | 'Z' | 'z') => {
+                    return true;
+                }
+                _ => {}
+            },
+            '[' if chars.peek() == Some(&'^') => return true,
+            _ => {}
+        }
+    }
+    source.contains("[:space:]") || source.contains("[:cntrl:]") || source.contains('\n')
+}
+
+/// The closing bracket of a bracketing delimiter.
+fn closing(open: char) -> Option<char> {
+    match open {
+        '{' => Some('}'),
+        '(' => Some(')'),
+        '[' => Some(']'),
+        '<' => Some('>'),
+        _ => None,
+    }
+}
+
+/// One part of `s///` after its opening delimiter, up to the closing one (bracketing
+/// delimiters nest: `s{a{2}}{b}`).
+fn perl_part(chars: &[char], i: &mut usize, open: char) -> Result<String, &'static str> {
+    let close = closing(open).unwrap_or(open);
+    let meta = "{}()[]|.*+?^$".contains(open);
+    let mut depth = 0usize;
+    let mut out = String::new();
+    while let Some(&c) = chars.get(*i) {
+        *i += 1;
+        if c == '\\' {
+            let Some(&d) = chars.get(*i) else { break };
+            *i += 1;
+            if (d == open || d == close) && d != '\\' {
+                if meta {
+                    return Err("an escaped delimiter a regex reads as an operator");
+                }
+                out.push(d);
+            } else {
+                out.push('\\');
+                out.push(d);
+            }
+            continue;
+        }
+        if c == close && depth == 0 {
+            return Ok(out);
+        }
+        if close != open {
+            if c == open {
+                depth += 1;
+            } else if c == close {
+                depth -= 1;
+            }
+        }
+        out.push(c);
+    }
+    Err("unterminated s")
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Case {
     Upper,
@@ -286,6 +412,11 @@ impl Replacement {
                         'u' => r.0.push(Piece::Case(Case::UpperNext)),
                         'l' => r.0.push(Piece::Case(Case::LowerNext)),
                         'E' => r.0.push(Piece::Case(Case::End)),
+                        'f' => r.text('\u{c}'),
+                        'e' => r.text('\u{1b}'),
+                        'a' => r.text('\u{7}'),
+                        // `\x41`, `\0`, `\Q`, `\N{...}`: escapes not read here.
+                        other if other.is_alphanumeric() => return None,
                         other => r.text(other),
                     }
                 }
@@ -317,7 +448,12 @@ impl Replacement {
 
     /// The replacement for the match `region` holds in `text`.
     fn expand(&self, text: &str, region: &Region, out: &mut String) {
-        let group = |g: usize| region.pos(g).and_then(|(a, b)| text.get(a..b)).unwrap_or("");
+        self.expand_with(&|g| region.pos(g).and_then(|(a, b)| text.get(a..b)).unwrap_or(""), out);
+    }
+
+    /// The replacement, each group's text given by `group` (empty for a group that did not
+    /// take part in the match).
+    pub fn expand_with<'t>(&self, group: &dyn Fn(usize) -> &'t str, out: &mut String) {
         let mut case: Option<Case> = None;
         let mut next: Option<Case> = None;
         let put = |s: &str, case: Option<Case>, next: &mut Option<Case>, out: &mut String| {

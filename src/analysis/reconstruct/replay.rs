@@ -42,6 +42,10 @@ pub(super) struct Rec {
     pub inverse: Option<Rc<LineSubst>>,
     /// It could not be simulated: the file's lines were forgotten after it.
     pub blind: bool,
+    /// A diff of the command's own old and new text (a script's literal replacement on a file
+    /// never shown), not placed in the file: the edit's diff, attributed, when nothing later
+    /// says more ([`super::unplaced`]).
+    pub unplaced: Option<String>,
 }
 
 pub(super) struct FileState {
@@ -270,6 +274,7 @@ impl Replay {
             contradicted: None,
             inverse: None,
             blind,
+            unplaced: None,
         });
         if self.budget.exhausted() {
             self.forget();
@@ -330,6 +335,7 @@ impl Replay {
             contradicted: None,
             inverse: None,
             blind: false,
+            unplaced: None,
         });
     }
 
@@ -832,7 +838,15 @@ impl Replay {
                 if r.tool {
                     return e;
                 }
-                let base = r.certainty.unwrap_or(Certainty::Unknown);
+                let mut base = r.certainty.unwrap_or(Certainty::Unknown);
+                // Unknown, and nothing later showed what it did: the command's own text.
+                if base == Certainty::Unknown
+                    && e.diff.is_none()
+                    && let Some(d) = r.unplaced
+                {
+                    e.diff = Some(d);
+                    base = Certainty::Attributed;
+                }
                 let (certainty, checked) = match (&r.contradicted, r.confirmed) {
                     (Some((by, both)), _) if base != Certainty::Attributed => {
                         e.trace.shown = Some(both.clone());

@@ -82,7 +82,7 @@ pub fn output(observation: &str) -> Output<'_> {
             let rest = &observation[at + "<output>".len()..];
             rest.rfind("</output>").map_or(rest, |e| &rest[..e])
         }
-        None => observation,
+        None => docker_stdout(observation).unwrap_or(observation),
     };
     let mut clipped = false;
     let body = match body.find("<response clipped>") {
@@ -104,6 +104,18 @@ pub fn output(observation: &str) -> Output<'_> {
         head.pop();
     }
     Output { head, tail: Vec::new(), clipped }
+}
+
+/// Early mini-swe-agent's docker environment: `<args>` (the command run, however long),
+/// `<returncode>`, then `<stdout>\n{stdout}\n</stdout>` and `<stderr>`: the output is stdout.
+fn docker_stdout(observation: &str) -> Option<&str> {
+    let rest = observation.strip_prefix("<args>\n")?;
+    let rest = &rest[rest.find("\n</args>\n<returncode>\n")?..];
+    let open = "\n<stdout>\n";
+    let start = rest.find(open)? + open.len();
+    let end = rest.rfind("\n</stdout>\n<stderr>").filter(|e| *e >= start)?;
+    // `body_lines` takes away a newline before it and the output's last.
+    rest.get(start - 1..end)
 }
 
 /// `path` made absolute against `cwd` when relative, `./` and `//` removed.
@@ -747,6 +759,22 @@ mod tests {
         let o = output("a\nb\n[The command completed with exit code 0.]\n[Current working directory: /w]");
         assert_eq!(o.head, ["a", "b"]);
         assert!(output("<returncode>0</returncode>\n<output>\n</output>").head.is_empty());
+    }
+
+    #[test]
+    fn early_mini_swe_agent_docker_output_is_its_stdout() {
+        // As mini-swe-agent's docker environment wrote observations in July 2025: the command
+        // run, its status, stdout and stderr, each wrapped.
+        let wrap = |cmd: &str, out: &str, err: &str| {
+            format!("<args>\n['docker', 'exec', '-w', '/testbed', '0f9b', 'bash', '-c', '{cmd}']\n</args>\n<returncode>\n0\n</returncode>\n<stdout>\n{out}\n</stdout>\n<stderr>\n{err}\n</stderr>")
+        };
+        let o = output(&wrap("cat tests/missing_colon.py", "#!/usr/bin/env python3\n\ndef f():\n    pass\n\n", ""));
+        assert_eq!(o.head, ["#!/usr/bin/env python3", "", "def f():", "    pass", ""]);
+        assert_eq!(output(&wrap("python3 t.py", "8.2\n", "")).head, ["8.2"]);
+        assert!(output(&wrap("sed -i 's/a/b/' f.py", "", "")).head.is_empty());
+        // A command longer than the head looked at, stderr after stdout.
+        let long = "x".repeat(5000);
+        assert_eq!(output(&wrap(&long, "a\n", "warn: </stdout>")).head, ["a"]);
     }
 
     #[test]

@@ -115,15 +115,17 @@ pub fn from_text_diff<'d>(diff: &'d TextDiff<'_, '_, str>, path: &str) -> Vec<Fi
     vec![file]
 }
 
-/// `@@ -a[,b] +c[,d] @@`: (old start, old count, new start, new count).
+/// `@@ -a[,b] +c[,d] @@`: (old start, old count, new start, new count); a start not placed
+/// (`-?,2`: a script's own text) is 0.
 fn parse_hunk_header(line: &str) -> Option<(usize, usize, usize, usize)> {
     let rest = line.strip_prefix("@@ ")?;
     let (ranges, _) = rest.split_once(" @@")?;
     let (old, new) = ranges.split_once(' ')?;
+    let start = |s: &str| if s == "?" { Some(0) } else { s.parse().ok() };
     let range = |r: &str| -> Option<(usize, usize)> {
         match r.split_once(',') {
-            Some((start, count)) => Some((start.parse().ok()?, count.parse().ok()?)),
-            None => Some((r.parse().ok()?, 1)),
+            Some((s, count)) => Some((start(s)?, count.parse().ok()?)),
+            None => Some((start(r)?, 1)),
         }
     };
     let (a, b) = range(old.strip_prefix('-')?)?;
@@ -174,6 +176,9 @@ struct Parser<'a> {
     next: (usize, usize),
     /// Inside a hunk whose counts are spent or unknown: `+`/`-`/` ` lines still belong to it.
     lenient: bool,
+    /// The hunk names its lines (`@@ -?,2 +?,2 @@`, `@@ -0,3 +0,4 @@`: not placed, so its
+    /// lines get no numbers).
+    placed: bool,
     in_binary: bool,
 }
 
@@ -195,6 +200,7 @@ impl<'a> Parser<'a> {
 
     fn body(&mut self, kind: Kind, text: &'a str) {
         let (old_no, new_no) = match kind {
+            _ if !self.placed => (None, None),
             Kind::Context => (Some(self.next.0), Some(self.next.1)),
             Kind::Removed => (Some(self.next.0), None),
             Kind::Added => (None, Some(self.next.1)),
@@ -259,7 +265,10 @@ impl<'a> Parser<'a> {
             return 2;
         }
         if line.starts_with("@@") {
-            let (old_start, old_count, new_start, new_count) = parse_hunk_header(line).unwrap_or((1, 0, 1, 0));
+            let parsed = parse_hunk_header(line);
+            // A start of 0 names the line before the hunk, so only an empty side has it.
+            self.placed = parsed.is_some_and(|(a, b, c, d)| (a > 0 || b == 0) && (c > 0 || d == 0));
+            let (old_start, old_count, new_start, new_count) = parsed.unwrap_or((1, 0, 1, 0));
             self.file().hunks.push(Hunk { header: Cow::Borrowed(line), lines: Vec::new() });
             self.left = (old_count, new_count);
             // A count of 0 gives the line *before* the hunk; numbering starts after it.
@@ -310,7 +319,7 @@ impl<'a> Parser<'a> {
 /// header belong to `fallback`. Never fails: unknown lines are kept as meta lines.
 pub fn parse_unified<'a>(text: &'a str, fallback: &'a str) -> Vec<FileDiff<'a>> {
     let lines: Vec<&str> = text.split_inclusive('\n').map(strip_eol).collect();
-    let mut p = Parser { files: Vec::new(), fallback, left: (0, 0), next: (1, 1), lenient: false, in_binary: false };
+    let mut p = Parser { files: Vec::new(), fallback, left: (0, 0), next: (1, 1), lenient: false, in_binary: false, placed: true };
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];
@@ -381,6 +390,19 @@ mod tests {
     fn lenient_hunks_without_counts_keep_their_lines() {
         let files = parse_unified("--- a/x\n+++ b/x\n@@ @@\n-a\n+b\n c\n", "");
         assert_eq!(files[0].hunks[0].lines.len(), 3);
+    }
+
+    #[test]
+    fn hunks_not_placed_number_no_line() {
+        // A script's own text (`-?`) and lines past a length never shown (`-0,2`): no number
+        // is made up; a placed hunk after them is numbered again.
+        let text = "--- a/x\n+++ b/x\n@@ -?,1 +?,2 @@ not placed\n-a\n+b\n+c\n@@ -0,2 +0,2 @@ (where: ...)\n-d\n+e\n x\n@@ -7 +7 @@\n-f\n+g\n";
+        let files = parse_unified(text, "");
+        let numbers: Vec<Vec<_>> =
+            files[0].hunks.iter().map(|h| h.lines.iter().map(|l| (l.old_no, l.new_no)).collect()).collect();
+        assert_eq!(numbers[0], [(None, None); 3]);
+        assert_eq!(numbers[1], [(None, None); 3]);
+        assert_eq!(numbers[2], [(Some(7), None), (None, Some(7))]);
     }
 
     #[test]

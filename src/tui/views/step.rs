@@ -3,6 +3,7 @@
 //! only the visible window of it.
 
 use super::ViewCtx;
+use crate::analysis::reconstruct::unplaced::is_unplaced;
 use crate::store::browse::{EditText, StepBody};
 use crate::tui::app::RunView;
 use crate::tui::diff::{DiffMode, DiffSource};
@@ -287,6 +288,10 @@ fn certainty_note(e: &EditText, c: crate::model::Certainty) -> String {
         Certainty::Simulated => "  simulated on the lines the run showed; nothing later showed them".to_string(),
         Certainty::Attributed => match e.checked_by {
             Some(b) => format!("  attributed: what {} showed changed (not simulated)", by(Some(b))),
+            None if e.diff.as_deref().is_some_and(is_unplaced) => {
+                "  attributed: the command's own old and new text, not placed (the run never showed where it is)"
+                    .to_string()
+            }
             None => "  attributed (not simulated)".to_string(),
         },
         Certainty::Unchanged => {

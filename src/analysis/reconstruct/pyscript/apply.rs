@@ -4,6 +4,7 @@ use crate::analysis::reconstruct::known::Known;
 use crate::analysis::reconstruct::ops::Step;
 use crate::analysis::reconstruct::replay::Replay;
 use crate::analysis::reconstruct::shown::resolve;
+use super::Written;
 use crate::model::Certainty;
 
 impl Replay {
@@ -19,7 +20,12 @@ impl Replay {
         let read = |p: &str| self.known_of(&resolve(p, cwd.as_deref())).cloned().unwrap_or_default();
         let Some(files) = super::simulate(code, &read) else { return false };
         let first = command.lines().next().unwrap_or(command);
-        for (p, after) in files {
+        for (p, wrote) in files {
+            let (after, pairs) = match wrote {
+                Written::Text(d) => (Some(d), None),
+                Written::Replaced(pairs) => (None, Some(pairs)),
+                Written::Unknown => (None, None),
+            };
             let path = resolve(&p, cwd.as_deref());
             let f = self.file(&path);
             let before: Known = self.files[f].known.clone();
@@ -32,6 +38,9 @@ impl Replay {
             // are traced to it).
             if let Some(r) = self.recs.last_mut().filter(|r| r.certainty != Some(Certainty::Unchanged)) {
                 r.edit.new_text = text;
+            }
+            if let Some(pairs) = pairs {
+                self.unplaced(&path, &pairs);
             }
         }
         true

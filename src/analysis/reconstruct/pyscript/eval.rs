@@ -38,6 +38,9 @@ pub enum Val {
     File(String, bool),
     Regex(String, i64),
     Module(&'static str),
+    /// A file's text not known where plain replacements changed it: the file it was read
+    /// from, and what they were (old, new).
+    Replaced(Option<String>, Vec<(String, String)>),
     Unknown,
 }
 
@@ -45,6 +48,8 @@ pub enum Val {
 #[derive(Debug, Clone)]
 pub enum Written {
     Text(Doc),
+    /// Not known, but the script replaced these literals (old, new) in what it read.
+    Replaced(Vec<(String, String)>),
     Unknown,
 }
 
@@ -743,7 +748,18 @@ impl<'t, 'r> Eval<'t, 'r> {
                 _ => Val::Unknown,
             },
             (Val::Text(d), "replace") => match (arg(0, ""), arg(1, ""), count(arg(2, "count"))) {
-                (Some(Val::Str(a)), Some(Val::Str(b)), Some(k)) => d.replace(&a, &b, k).map_or(Val::Unknown, Val::Text),
+                (Some(Val::Str(a)), Some(Val::Str(b)), Some(k)) => match d.replace(&a, &b, k) {
+                    Some(d) => Val::Text(d),
+                    None if a.is_empty() => Val::Unknown,
+                    None => Val::Replaced(d.from, vec![(a, b)]),
+                },
+                _ => Val::Unknown,
+            },
+            (Val::Replaced(from, mut pairs), "replace") => match (arg(0, ""), arg(1, "")) {
+                (Some(Val::Str(a)), Some(Val::Str(b))) if !a.is_empty() => {
+                    pairs.push((a, b));
+                    Val::Replaced(from, pairs)
+                }
                 _ => Val::Unknown,
             },
             (Val::Str(s), "join") if s.is_empty() && matches!(arg(0, ""), Some(Val::Lines(_))) => match arg(0, "") {
@@ -901,8 +917,8 @@ impl<'t, 'r> Eval<'t, 'r> {
     fn read_file(&self, path: &str) -> Val {
         match self.written.iter().find(|(p, _)| p == path) {
             Some((_, Written::Text(d))) => Val::Text(d.clone()),
-            Some((_, Written::Unknown)) => Val::Unknown,
-            None => Val::Text(Doc::new((self.read)(path))),
+            Some((_, Written::Unknown | Written::Replaced(_))) => Val::Unknown,
+            None => Val::Text(Doc { from: Some(path.to_string()), ..Doc::new((self.read)(path)) }),
         }
     }
 
@@ -924,6 +940,10 @@ impl<'t, 'r> Eval<'t, 'r> {
             // A literal over a file the run knows whole keeps the lines it repeats.
             (Some(b), Val::Str(s)) => Written::Text(Doc::overwritten(&(self.read)(path), &(b + &s))),
             (Some(b), Val::Text(d)) if b.is_empty() => Written::Text(d),
+            // Replacements in this file's own text, not another's written here.
+            (Some(b), Val::Replaced(from, pairs)) if b.is_empty() && from.as_deref() == Some(path) => {
+                Written::Replaced(pairs)
+            }
             _ => Written::Unknown,
         };
     }

@@ -25,23 +25,18 @@ pub mod text;
 pub use text::Doc;
 
 use super::known::Known;
-use eval::{Eval, Written};
+use eval::Eval;
+pub use eval::Written;
 
 /// What a script did to each file it wrote, in the order first written (paths as the script
-/// names them): the file's text after it, or `None` when it is not known. `None` when the
-/// script is not read as edits. `read`: what the run knows of a file, by the script's name.
-pub fn simulate(code: &str, read: &dyn Fn(&str) -> Known) -> Option<Vec<(String, Option<Doc>)>> {
+/// names them): the file's text after it, the literals it replaced in a text not known, or
+/// nothing known. `None` when the script is not read as edits. `read`: what the run knows of a
+/// file, by the script's name.
+pub fn simulate(code: &str, read: &dyn Fn(&str) -> Known) -> Option<Vec<(String, Written)>> {
     let tree = crate::analysis::symbols::parse_python(code)?;
     let mut ev = Eval::new(code.as_bytes(), read);
     ev.module(tree.root_node()).ok()?;
-    let written = ev.written.into_iter().map(|(p, w)| {
-        let after = match w {
-            Written::Text(d) => Some(d),
-            Written::Unknown => None,
-        };
-        (p, after)
-    });
-    Some(written.collect())
+    Some(ev.written)
 }
 
 #[cfg(test)]

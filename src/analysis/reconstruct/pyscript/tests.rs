@@ -9,7 +9,10 @@ use crate::model::{Certainty, CheckedBy, Edit, EditStatus, Run, Step};
 fn after(code: &str, files: &[(&str, &str)], path: &str) -> Option<String> {
     let read = |p: &str| files.iter().find(|(n, _)| *n == p).map(|(_, t)| Known::whole(t, None)).unwrap_or_default();
     let out = simulate(code, &read).expect("read as edits");
-    out.into_iter().find(|(p, _)| p == path).and_then(|(_, d)| d).and_then(|d| d.known.text())
+    out.into_iter().find(|(p, _)| p == path).and_then(|(_, w)| match w {
+        Written::Text(d) => d.known.text(),
+        _ => None,
+    })
 }
 
 const BASE: &str = "import pytz\n\ndef _sqlite_datetime_parse(dt, tzname=None):\n    if dt is None:\n        return None\n    try:\n        dt = backend_utils.typecast_timestamp(dt)\n    except (TypeError, ValueError):\n        return None\n    if tzname is not None:\n        dt = timezone.localtime(dt, pytz.timezone(tzname))\n    return dt\n";
@@ -66,7 +69,7 @@ fn what_is_not_read_stays_unknown_or_gives_the_script_up() {
     // The text is not known: the file's edit waits for a view.
     let read = |p: &str| files.iter().find(|(n, _)| *n == p).map(|(_, t)| Known::whole(t, None)).unwrap_or_default();
     let out = simulate("s = open('a.py').read()\nopen('a.py', 'w').write(s.upper())\n", &read).expect("read");
-    assert!(matches!(out.as_slice(), [(p, None)] if p == "a.py"));
+    assert!(matches!(out.as_slice(), [(p, Written::Unknown)] if p == "a.py"));
     // A file name that is not known, a shell run from Python: not read as edits at all.
     assert!(simulate("import sys\nopen(sys.argv[1], 'w').write('x')\n", &read).is_none());
     assert!(simulate("import os\nos.system(\"sed -i 's/a/b/' a.py\")\n", &read).is_none());
@@ -154,7 +157,7 @@ fn lines_by_number_on_a_file_partly_shown() {
     k.show(2, &["def get_auth(url):".into(), "    parsed = urlparse(url)".into(), "    return parsed".into()]);
     let read = |p: &str| if p == "u.py" { k.clone() } else { Known::default() };
     let out = simulate(code, &read).expect("read as edits");
-    let [(path, Some(d))] = out.as_slice() else { panic!("{out:?}") };
+    let [(path, Written::Text(d))] = out.as_slice() else { panic!("{out:?}") };
     assert_eq!(path, "u.py");
     let lines: Vec<String> = d.known.segs.iter().map(|s| s.text().map_or("?".to_string(), |t| t.to_string())).collect();
     assert_eq!(

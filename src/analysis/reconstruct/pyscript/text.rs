@@ -21,11 +21,14 @@ pub struct Doc {
     /// An operation searched a file with lines never shown (a match there is assumed not to
     /// be): the diff may miss what it did there.
     pub assumed: bool,
+    /// The file it was read from, while it is that file's text changed (a script may write it
+    /// to another).
+    pub from: Option<String>,
 }
 
 impl Doc {
     pub fn new(known: Known) -> Doc {
-        Doc { known, assumed: false }
+        Doc { known, assumed: false, from: None }
     }
 
     /// A text the script made whole (a literal written to a file).
@@ -34,7 +37,7 @@ impl Doc {
     }
 
     /// Whether the file had lines never shown (nothing known of them).
-    fn has_gaps(&self) -> bool {
+    pub fn has_gaps(&self) -> bool {
         self.known.segs.iter().any(|s| s.text().is_none() && !s.is_empty())
     }
 
@@ -100,7 +103,7 @@ impl Doc {
             }
             replace_lines(&mut known, r, &new);
         }
-        Some(Doc { known, assumed: self.assumed || (gaps && made > 0) })
+        Some(Doc { known, assumed: self.assumed || (gaps && made > 0), from: self.from.clone() })
     }
 
     /// `text.replace(old, new[, count])`.
@@ -140,7 +143,7 @@ impl Doc {
             known.materialize_range(a + 1, b, false)?
         };
         known.splice(range, split_lines(text), Some(SCRIPT));
-        Some(Doc { known, assumed: self.assumed })
+        Some(Doc { known, assumed: self.assumed, from: self.from.clone() })
     }
 
     /// The whole text replaced by `text` (a write of a literal over a file whose every line is

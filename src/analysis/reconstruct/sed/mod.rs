@@ -110,6 +110,7 @@ pub struct Run {
 }
 
 mod parse;
+pub use parse::{SedSubst, substitutions};
 mod run;
 
 impl Script {

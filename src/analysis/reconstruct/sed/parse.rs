@@ -1,7 +1,7 @@
 //! Reading a `sed` script (or a `perl -pe` one) into commands.
 
 use super::{Addr, Cmd, End, MAX_COMMANDS, MAX_LINE, Op, Script, Unsupported, cmd, unsupported};
-use crate::analysis::reconstruct::pattern::{Dialect, Pattern, Replacement};
+use crate::analysis::reconstruct::pattern::{Dialect, Pattern, Replacement, perl_may_take_newline, perl_statements};
 use std::rc::Rc;
 
 pub(super) struct Parser<'a> {
@@ -36,61 +36,25 @@ impl Script {
     /// A `perl -pe` script: `s/re/repl/flags` statements separated by `;`.
     pub fn perl(source: &str) -> Result<Script, Unsupported> {
         let mut cmds = Vec::new();
-        let chars: Vec<char> = source.chars().collect();
-        let mut i = 0;
-        loop {
-            while i < chars.len() && (chars[i].is_whitespace() || chars[i] == ';') {
-                i += 1;
-            }
-            if i >= chars.len() {
-                break;
-            }
-            if chars[i] != 's' {
-                return unsupported("a perl statement other than s///");
-            }
-            i += 1;
-            let Some(&delim) = chars.get(i) else { return unsupported("perl s without a delimiter") };
-            if delim.is_alphanumeric() || delim.is_whitespace() {
-                return unsupported("perl s with an unusual delimiter");
-            }
-            let close = match delim {
-                '{' => '}',
-                '(' => ')',
-                '[' => ']',
-                '<' => '>',
-                d => d,
-            };
-            i += 1;
-            let re = take_until(&chars, &mut i, close, false).ok_or_else(|| Unsupported("unterminated s".into()))?;
-            if close != delim {
-                while i < chars.len() && chars[i].is_whitespace() {
-                    i += 1;
-                }
-                if chars.get(i) != Some(&delim) {
-                    return unsupported("perl s with bracketed parts");
-                }
-                i += 1;
-            }
-            let repl = take_until(&chars, &mut i, close, false).ok_or_else(|| Unsupported("unterminated s".into()))?;
-            let mut flags = String::new();
-            while i < chars.len() && chars[i].is_ascii_alphabetic() {
-                flags.push(chars[i]);
-                i += 1;
-            }
-            if flags.chars().any(|f| !"gi".contains(f)) {
-                return unsupported(format!("perl s flags {flags}"));
+        for st in perl_statements(source).map_err(|e| Unsupported(e.into()))? {
+            if st.flags.chars().any(|f| !"gi".contains(f)) {
+                return unsupported(format!("perl s flags {}", st.flags));
             }
             if cmds.len() == MAX_COMMANDS {
                 return Err(Unsupported::too_large());
             }
-            let re = Pattern::new(&re, Dialect::Perl, flags.contains('i'))
+            if perl_may_take_newline(&st.re) {
+                return unsupported("a perl pattern that may take the line's newline");
+            }
+            let re = Pattern::new(&st.re, Dialect::Perl, st.flags.contains('i'))
                 .ok_or_else(|| Unsupported("a pattern perl would not compile here".into()))?;
-            let with = Replacement::perl(&repl).ok_or_else(|| Unsupported("perl variables in a replacement".into()))?;
+            let with =
+                Replacement::perl(&st.with).ok_or_else(|| Unsupported("perl variables in a replacement".into()))?;
             cmds.push(cmd(
                 None,
                 None,
                 false,
-                Op::Subst { re: Some(Rc::new(re)), with, nth: 1, global: flags.contains('g'), print: false },
+                Op::Subst { re: Some(Rc::new(re)), with, nth: 1, global: st.flags.contains('g'), print: false },
             ));
         }
         Ok(Script { cmds, quiet: false, lines: Vec::new(), ranges: Vec::new() })
@@ -408,5 +372,63 @@ impl Parser<'_> {
             return unsupported("y with strings of different lengths");
         }
         Ok(Op::Translate(from.into_iter().zip(to).collect()))
+    }
+}
+
+/// One `s` command of a script that is nothing else (what `sed -z` is read as): its parts as
+/// written, the delimiter unescaped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SedSubst {
+    pub re: String,
+    pub with: String,
+    pub global: bool,
+    pub nth: usize,
+    pub ignore_case: bool,
+}
+
+/// The script as `s` commands without addresses (`s/a/b/g; s/c/d/`), or an error for any
+/// other script (an address, another command, flags `p`, `w`, `e`, `m`, an empty pattern).
+pub fn substitutions(source: &str) -> Result<Vec<SedSubst>, Unsupported> {
+    let chars: Vec<char> = source.chars().collect();
+    let mut i = 0;
+    let mut out = Vec::new();
+    loop {
+        while chars.get(i).is_some_and(|c| c.is_whitespace() || *c == ';') {
+            i += 1;
+        }
+        let Some(&c) = chars.get(i) else { return Ok(out) };
+        if c != 's' {
+            return unsupported("a command other than s in a whole-text script");
+        }
+        i += 1;
+        let Some(&delim) = chars.get(i).filter(|d| **d != '\n' && **d != '\\') else {
+            return unsupported("s without a delimiter");
+        };
+        i += 1;
+        let re = take_until(&chars, &mut i, delim, false).ok_or_else(|| Unsupported("unterminated s pattern".into()))?;
+        let with =
+            take_until(&chars, &mut i, delim, false).ok_or_else(|| Unsupported("unterminated s replacement".into()))?;
+        if re.is_empty() {
+            return unsupported("an empty pattern (the last one used)");
+        }
+        let mut s = SedSubst { re, with, global: false, nth: 1, ignore_case: false };
+        while let Some(&f) = chars.get(i).filter(|c| !c.is_whitespace() && **c != ';') {
+            match f {
+                'g' => s.global = true,
+                'i' | 'I' => s.ignore_case = true,
+                d if d.is_ascii_digit() => {
+                    let start = i;
+                    while chars.get(i).is_some_and(char::is_ascii_digit) {
+                        i += 1;
+                    }
+                    let digits: String = chars[start..i].iter().collect();
+                    s.nth = digits.parse().ok().filter(|n| *n > 0).ok_or_else(|| Unsupported("s count".into()))?;
+                    continue;
+                }
+                other => return unsupported(format!("s flag `{other}` in a whole-text script")),
+            }
+            i += 1;
+        }
+        out.push(s);
     }
 }

@@ -104,4 +104,12 @@ fn perl_substitutions() {
     let mut k = Known::whole("x_old y_old a\n", None);
     assert_eq!(text_of(&s.run(&mut k, 0, &|_| None, &mut Budget::default()).expect("runs").after), "x_new y_new b");
     assert!(Script::perl("print if /x/").is_err());
+    // `$_` holds the line's newline: `\s+$` takes it and joins the lines, which is not read
+    // here; a `\s` that stops before the newline's place cannot be told apart, so none is.
+    for joins in [r"s/\s+$//", r"s/[^a]+$//", r"s/x\n/y/", r"s/\s*=\s*/=/g", r"s/x\012/y/"] {
+        assert!(Script::perl(joins).is_err(), "{joins}");
+    }
+    assert!(Script::perl(r"s/\\s/x/").is_ok(), "an escaped backslash and an s");
+    assert!(Script::perl(r"s/[abc]\d+ *$/x/").is_ok());
+    assert!(Script::perl(r"s/(a)\1/b/").is_ok());
 }
