@@ -768,7 +768,8 @@ mod tests {
         let wrap = |cmd: &str, out: &str, err: &str| {
             format!("<args>\n['docker', 'exec', '-w', '/testbed', '0f9b', 'bash', '-c', '{cmd}']\n</args>\n<returncode>\n0\n</returncode>\n<stdout>\n{out}\n</stdout>\n<stderr>\n{err}\n</stderr>")
         };
-        let o = output(&wrap("cat tests/missing_colon.py", "#!/usr/bin/env python3\n\ndef f():\n    pass\n\n", ""));
+        let cat = wrap("cat tests/missing_colon.py", "#!/usr/bin/env python3\n\ndef f():\n    pass\n\n", "");
+        let o = output(&cat);
         assert_eq!(o.head, ["#!/usr/bin/env python3", "", "def f():", "    pass", ""]);
         assert_eq!(output(&wrap("python3 t.py", "8.2\n", "")).head, ["8.2"]);
         assert!(output(&wrap("sed -i 's/a/b/' f.py", "", "")).head.is_empty());

@@ -90,7 +90,7 @@ fn what_is_not_translated_is_refused_never_guessed() {
     // An empty match: places perl and sed count apart.
     assert_eq!(perl("s/x*/-/g", "abc\n"), None);
     // Binary text: NUL bytes and control characters are text like any other.
-    assert_eq!(perl(r"s/a\x00/b/", "a\0\n").is_none(), true, "\\x is not read");
+    assert!(Slurp::perl(r"s/a\x00/b/").is_err(), "\\x is not read");
     assert_eq!(perl("s/\u{1}b/c/", "a\u{1}b\n").as_deref(), Some("ac\n"));
     // A pattern past the regex crate's size bound.
     assert!(Slurp::perl("s/a{1000}{1000}{1000}/b/").is_err());
@@ -123,11 +123,17 @@ fn a_file_seen_in_part_takes_only_what_stays_within_the_lines_shown() {
 }
 
 fn replay(steps: &[(&str, &str)]) -> Run {
+    replay_submitted(steps, None)
+}
+
+fn replay_submitted(steps: &[(&str, &str)], submission: Option<&str>) -> Run {
     let mut run = Run {
         steps: steps
             .iter()
             .map(|(a, o)| Step { action: a.to_string(), observation: o.to_string(), ..Step::default() })
             .collect(),
+        submission: submission.map(str::to_string),
+        edits: submission.map(crate::analysis::edits::final_patch_edits).unwrap_or_default(),
         ..Run::default()
     };
     reconstruct(&mut run, &vec![Exec::Shell(EditStatus::Applied); steps.len()]);
@@ -153,7 +159,7 @@ fn perl_slurp_in_place_is_drawn_placed_and_verified() {
     assert_eq!(e.trace.checked_by, Some(CheckedBy::Step(2)));
     let diff = e.diff.as_deref().unwrap_or("");
     assert!(
-        diff.contains("@@ -3,5 +3,5 @@\n \n def parse(value):\n-    if value is None:\n-        return None\n+    if not value:\n+        return 0\n     return int(value)\n"),
+        diff.contains("@@ -2,6 +2,6 @@\n \n \n def parse(value):\n-    if value is None:\n-        return None\n+    if not value:\n+        return 0\n     return int(value)\n"),
         "{diff}"
     );
     // `-0` and clustered flags read alike; `sed -z -i` too.
@@ -189,14 +195,12 @@ fn plain_replacements_on_a_file_never_shown_carry_their_own_text_unplaced() {
         diff.contains(&format!("@@ -?,2 +?,2 @@ {}\n-    if value is None:\n-        return None\n+    if not value:\n+        return 0\n", super::super::unplaced::NOTE)),
         "{diff}"
     );
-    // A later view of the lines says what it did: attributed from it, placed.
-    let r = replay(&[
-        ("ls src", "conv.py\n"),
-        (cmd, ""),
-        ("nl -ba src/conv.py | sed -n '5,6p'", "     5\t    if not value:\n     6\t        return 0\n"),
-    ]);
+    // The submitted patch shows the lines it changed: simulated there, placed, verified.
+    let patch = "diff --git a/src/conv.py b/src/conv.py\n--- a/src/conv.py\n+++ b/src/conv.py\n@@ -5,2 +5,2 @@\n-    if value is None:\n-        return None\n+    if not value:\n+        return 0\n";
+    let r = replay_submitted(&[("ls src", "conv.py\n"), (cmd, "")], Some(patch));
     let e = edit(&r, 1);
-    assert!(!e.diff.as_deref().unwrap_or("").contains("-?"), "{e:#?}");
+    assert_eq!(e.trace.certainty, Some(Certainty::Verified), "{e:#?}");
+    assert!(e.diff.as_deref().is_some_and(|d| d.contains("@@ -5,2 +5,2 @@")), "{e:#?}");
     // A script that is not plain text both sides stays unknown.
     let r = replay(&[("ls src", "conv.py\n"), (r"perl -0777 -i -pe 's/return \w+/return 0/' src/conv.py", "")]);
     assert_eq!(edit(&r, 1).trace.certainty, Some(Certainty::Unknown));

@@ -281,7 +281,6 @@ pub fn sed(pattern: &str, extended: bool, ignore_case: bool) -> Result<Translate
             '*' if was_start && !extended => out.char('*'),
             '*' if was_start => return Err("a quantifier with nothing before it"),
             '*' => out.op("*", false),
-            '*' if extended => out.op("*", false),
             '^' if was_start || extended => {
                 out.op("^", true);
                 start = true;
