@@ -59,7 +59,8 @@ impl<'t> Walker<'t> {
             (Lang::Python, "class_definition") => self.simple(site, DefKind::Class, Some(ScopeKind::Type)),
             (Lang::Python, "assignment") => {
                 let left = node.child_by_field_name("left").filter(|l| l.kind() == "identifier")?;
-                let at_module = site.parent_kind(1) == Some("expression_statement") && site.parent_kind(2) == Some("module");
+                let at_module =
+                    site.parent_kind(1) == Some("expression_statement") && site.parent_kind(2) == Some("module");
                 let in_class = site.parent_kind(1) == Some("expression_statement")
                     && site.parent_kind(2) == Some("block")
                     && site.parent_kind(3) == Some("class_definition");
@@ -308,7 +309,8 @@ impl<'t> Walker<'t> {
             (Lang::TypeScript | Lang::Tsx, "variable_declarator") => {
                 let top = matches!(site.parent_kind(1), Some("lexical_declaration" | "variable_declaration"))
                     && matches!(site.parent_kind(2), Some("program" | "export_statement" | "statement_block"))
-                    && (site.parent_kind(2) != Some("statement_block") || site.parent_kind(3) == Some("internal_module"));
+                    && (site.parent_kind(2) != Some("statement_block")
+                        || site.parent_kind(3) == Some("internal_module"));
                 let name = node.child_by_field_name("name").filter(|n| n.kind() == "identifier")?;
                 if !top {
                     return None;
