@@ -8,6 +8,7 @@ mod bench_edits;
 mod bench_llm;
 mod bench_open;
 mod bench_report;
+mod bench_scratch;
 mod bench_tui;
 mod bench_validity;
 /// The scripted chat-completions server of the tests, for `bench llm` (test support: not part of
