@@ -1,8 +1,9 @@
 //! Definitions by grammar: which nodes of each language define a name, its kind, scope,
 //! parameters and head; the parameters' arity and (for C and C++) types.
 
+use super::Lang;
+use super::model::{DefKind, Params};
 use super::walk::{Found, Frame, ScopeKind, Walker, fold};
-use super::{DefKind, Lang, Params};
 use tree_sitter::Node;
 
 /// Where a candidate definition stands: the node, the frames above it, its scope.

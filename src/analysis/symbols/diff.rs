@@ -3,7 +3,9 @@
 //! context and added lines) are parsed on their own; the hunk header (`@@ … @@ class Foo:`,
 //! git's function context) gives the scope of a hunk that starts inside a definition.
 
-use super::{DefKind, Definition, Lang, Params, RefKind, Symbols, extract};
+use super::Lang;
+use super::model::{DefKind, Definition, Params, RefKind, Symbols};
+use super::text::extract;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

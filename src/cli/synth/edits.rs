@@ -5,7 +5,7 @@
 //! Python scripts and `git checkout`. Every observation is printed from the true file, and every
 //! edit's true diff is kept, to grade the reconstruction against.
 
-use super::Rng;
+use super::random::Rng;
 use serde_json::{Value, json};
 
 /// What an edit step truly did.

@@ -3,7 +3,7 @@
 //! edits (some rejected with F821 or E999, some bypassed with `sed -i`), clipped outputs, a
 //! submission patch, the task with a gold patch, and an unresolved (sometimes resolved) outcome.
 
-use super::{Rng, WORDS, code_lines, prose};
+use super::random::{Rng, WORDS, code_lines, prose};
 use trajan::analysis::edits::{final_patch_edits, unified_diff};
 use trajan::analysis::markers::{looks_like_error, output_clipped, runs_tests};
 use trajan::model::{Edit, EditKind, EditStatus, Format, Run, Step, StepFlags, Task, TestCase, TestGroup, TestOutcome};
