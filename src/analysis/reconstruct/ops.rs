@@ -9,8 +9,8 @@ use super::patch;
 use super::replay::Replay;
 use super::script::python_writes;
 use super::sed::Script;
-use super::slurp::Slurp;
 use super::shown::{self, resolve};
+use super::slurp::Slurp;
 use crate::analysis::edits::unified_diff;
 use crate::model::{Certainty, CheckedBy, EditStatus};
 
@@ -428,8 +428,7 @@ impl Replay {
                         '0' => {
                             // `-0777`: no record separator; `-0`: NUL, which a text file
                             // holds none of. Other separators (`-00` paragraphs) are not read.
-                            let digits: String =
-                                flags[k + 1..].chars().take_while(|d| d.is_digit(8)).collect();
+                            let digits: String = flags[k + 1..].chars().take_while(|d| d.is_digit(8)).collect();
                             skip = digits.len();
                             match u32::from_str_radix(&digits, 8) {
                                 Ok(v) if v >= 0o400 => slurp = true,

@@ -258,7 +258,9 @@ pub fn perl_may_take_newline(source: &str) -> bool {
         match c {
             '\\' => match chars.next() {
                 // `\0`, `\012`: octal; a `\1` backreference repeats what its group took.
-                Some('s' | 'D' | 'W' | 'n' | 'v' | 'R' | 'x' | 'o' | '0' | 'c' | 'p' | 'P' | 'X' | 'C' | 'N' | 'Z' | 'z') => {
+                Some(
+                    's' | 'D' | 'W' | 'n' | 'v' | 'R' | 'x' | 'o' | '0' | 'c' | 'p' | 'P' | 'X' | 'C' | 'N' | 'Z' | 'z',
+                ) => {
                     return true;
                 }
                 _ => {}

@@ -766,7 +766,9 @@ mod tests {
         // As mini-swe-agent's docker environment wrote observations in July 2025: the command
         // run, its status, stdout and stderr, each wrapped.
         let wrap = |cmd: &str, out: &str, err: &str| {
-            format!("<args>\n['docker', 'exec', '-w', '/testbed', '0f9b', 'bash', '-c', '{cmd}']\n</args>\n<returncode>\n0\n</returncode>\n<stdout>\n{out}\n</stdout>\n<stderr>\n{err}\n</stderr>")
+            format!(
+                "<args>\n['docker', 'exec', '-w', '/testbed', '0f9b', 'bash', '-c', '{cmd}']\n</args>\n<returncode>\n0\n</returncode>\n<stdout>\n{out}\n</stdout>\n<stderr>\n{err}\n</stderr>"
+            )
         };
         let cat = wrap("cat tests/missing_colon.py", "#!/usr/bin/env python3\n\ndef f():\n    pass\n\n", "");
         let o = output(&cat);

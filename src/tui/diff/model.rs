@@ -319,7 +319,15 @@ impl<'a> Parser<'a> {
 /// header belong to `fallback`. Never fails: unknown lines are kept as meta lines.
 pub fn parse_unified<'a>(text: &'a str, fallback: &'a str) -> Vec<FileDiff<'a>> {
     let lines: Vec<&str> = text.split_inclusive('\n').map(strip_eol).collect();
-    let mut p = Parser { files: Vec::new(), fallback, left: (0, 0), next: (1, 1), lenient: false, in_binary: false, placed: true };
+    let mut p = Parser {
+        files: Vec::new(),
+        fallback,
+        left: (0, 0),
+        next: (1, 1),
+        lenient: false,
+        in_binary: false,
+        placed: true,
+    };
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];

@@ -1,10 +1,10 @@
 //! A simulated script's files recorded as the step's edits on the replay.
 
+use super::Written;
 use crate::analysis::reconstruct::known::Known;
 use crate::analysis::reconstruct::ops::Step;
 use crate::analysis::reconstruct::replay::Replay;
 use crate::analysis::reconstruct::shown::resolve;
-use super::Written;
 use crate::model::Certainty;
 
 impl Replay {

@@ -405,7 +405,8 @@ pub fn substitutions(source: &str) -> Result<Vec<SedSubst>, Unsupported> {
             return unsupported("s without a delimiter");
         };
         i += 1;
-        let re = take_until(&chars, &mut i, delim, false).ok_or_else(|| Unsupported("unterminated s pattern".into()))?;
+        let re =
+            take_until(&chars, &mut i, delim, false).ok_or_else(|| Unsupported("unterminated s pattern".into()))?;
         let with =
             take_until(&chars, &mut i, delim, false).ok_or_else(|| Unsupported("unterminated s replacement".into()))?;
         if re.is_empty() {

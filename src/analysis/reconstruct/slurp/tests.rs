@@ -24,7 +24,8 @@ fn perl_slurp_substitutions_across_lines_with_their_flags() {
     let got = perl(r"s/    if value is None:\n\s+return None\n/    if value is None:\n        return 0\n/", FUNC);
     assert_eq!(got.as_deref(), Some(FUNC.replace("return None", "return 0").as_str()));
     // `/s`: `.` takes newlines; greedy to the last `pass`.
-    let got = perl(r"s/def parse\(value\):.*?return int\(value\)/def parse(value):\n    return int(value or 0)/s", FUNC);
+    let got =
+        perl(r"s/def parse\(value\):.*?return int\(value\)/def parse(value):\n    return int(value or 0)/s", FUNC);
     assert_eq!(
         got.as_deref(),
         Some("import os\n\n\ndef parse(value):\n    return int(value or 0)\n\n\ndef other():\n    pass\n")
@@ -33,7 +34,10 @@ fn perl_slurp_substitutions_across_lines_with_their_flags() {
     assert_eq!(perl(r"s/def parse.*int/X/", FUNC).as_deref(), Some(FUNC));
     // `/m`: `^` at every line; `/g` every match; `/i` case; `/x` spaces and comments.
     assert_eq!(perl(r"s/^def /async def /mg", FUNC).map(|t| t.matches("async def").count()), Some(2));
-    assert_eq!(perl(r"s/IMPORT OS/import sys/i", FUNC).as_deref(), Some(FUNC.replace("import os", "import sys").as_str()));
+    assert_eq!(
+        perl(r"s/IMPORT OS/import sys/i", FUNC).as_deref(),
+        Some(FUNC.replace("import os", "import sys").as_str())
+    );
     assert_eq!(
         perl("s/ return \\s+ int\\(value\\)  # the cast\n /return float(value)/x", FUNC).as_deref(),
         Some(FUNC.replace("return int(value)", "return float(value)").as_str())
@@ -44,40 +48,55 @@ fn perl_slurp_substitutions_across_lines_with_their_flags() {
         Some(FUNC.replace("def parse(value)", "def parse_v2(value)").replace("pass", "return 1").as_str())
     );
     // `\A` anchors the whole text.
-    assert_eq!(perl(r"s/\Aimport os\n/import os\nimport re\n/", FUNC).map(|t| t.starts_with("import os\nimport re\n")), Some(true));
+    assert_eq!(
+        perl(r"s/\Aimport os\n/import os\nimport re\n/", FUNC).map(|t| t.starts_with("import os\nimport re\n")),
+        Some(true)
+    );
 }
 
 #[test]
 fn sed_z_substitutions_see_newlines() {
     let got = sed(r"s/if value is None:\n        return None/if not value:\n        return 0/", false, FUNC);
-    assert_eq!(got.as_deref(), Some(FUNC.replace("if value is None:\n        return None", "if not value:\n        return 0").as_str()));
+    assert_eq!(
+        got.as_deref(),
+        Some(FUNC.replace("if value is None:\n        return None", "if not value:\n        return 0").as_str())
+    );
     // Basic syntax: `\(` groups, `*` after a group's start literal; `.` takes a newline.
     let got = sed(r"s/def \(parse\)(value):.*return int/def \1(v):\n    return int/", false, FUNC);
-    assert_eq!(got.as_deref(), Some("import os\n\n\ndef parse(v):\n    return int(value)\n\n\ndef other():\n    pass\n"));
+    assert_eq!(
+        got.as_deref(),
+        Some("import os\n\n\ndef parse(v):\n    return int(value)\n\n\ndef other():\n    pass\n")
+    );
     // Extended syntax and the second match.
-    assert_eq!(sed(r"s/(\n){3}/\n\n/2", true, FUNC).as_deref(), Some(FUNC.replacen("\n\n\ndef other", "\n\ndef other", 1).as_str()));
+    assert_eq!(
+        sed(r"s/(\n){3}/\n\n/2", true, FUNC).as_deref(),
+        Some(FUNC.replacen("\n\n\ndef other", "\n\ndef other", 1).as_str())
+    );
     // `$` is the end of the text.
-    assert_eq!(sed(r"s/pass\n$/return None\n/", false, FUNC).as_deref(), Some(FUNC.replace("pass", "return None").as_str()));
+    assert_eq!(
+        sed(r"s/pass\n$/return None\n/", false, FUNC).as_deref(),
+        Some(FUNC.replace("pass", "return None").as_str())
+    );
 }
 
 #[test]
 fn what_is_not_translated_is_refused_never_guessed() {
     for bad in [
-        r"s/a(?=b)/c/",      // lookahead
-        r"s/(a)\1/c/",       // a backreference
-        r"s/x$/y/",          // `$` without /m: also before a final newline
-        r"s/$name/y/",       // a variable
-        r"s/a/b/e",          // code in the replacement
-        r"s/a/b/r",          // an unknown flag here
-        r"s/a/$x/",          // a variable in the replacement
-        r"s/a\Z/b/",         // \Z
-        r"s/a{/b/",          // a brace that is not a count
-        r"s/a++/b/",         // possessive
-        r"s/unterminated/",  // unterminated
-        r"s/a/b",            // unterminated replacement
-        r"print if /x/",     // not a substitution
-        r"s|a\|b|c|",        // an escaped delimiter a regex reads as an operator
-        r"s/\Qa.b\E/c/",     // quoting
+        r"s/a(?=b)/c/",     // lookahead
+        r"s/(a)\1/c/",      // a backreference
+        r"s/x$/y/",         // `$` without /m: also before a final newline
+        r"s/$name/y/",      // a variable
+        r"s/a/b/e",         // code in the replacement
+        r"s/a/b/r",         // an unknown flag here
+        r"s/a/$x/",         // a variable in the replacement
+        r"s/a\Z/b/",        // \Z
+        r"s/a{/b/",         // a brace that is not a count
+        r"s/a++/b/",        // possessive
+        r"s/unterminated/", // unterminated
+        r"s/a/b",           // unterminated replacement
+        r"print if /x/",    // not a substitution
+        r"s|a\|b|c|",       // an escaped delimiter a regex reads as an operator
+        r"s/\Qa.b\E/c/",    // quoting
     ] {
         assert!(Slurp::perl(bad).is_err(), "{bad}");
     }
@@ -192,7 +211,10 @@ fn plain_replacements_on_a_file_never_shown_carry_their_own_text_unplaced() {
     assert_eq!(e.trace.checked_by, None);
     let diff = e.diff.as_deref().unwrap_or("");
     assert!(
-        diff.contains(&format!("@@ -?,2 +?,2 @@ {}\n-    if value is None:\n-        return None\n+    if not value:\n+        return 0\n", super::super::unplaced::NOTE)),
+        diff.contains(&format!(
+            "@@ -?,2 +?,2 @@ {}\n-    if value is None:\n-        return None\n+    if not value:\n+        return 0\n",
+            super::super::unplaced::NOTE
+        )),
         "{diff}"
     );
     // The submitted patch shows the lines it changed: simulated there, placed, verified.

@@ -151,11 +151,7 @@ pub fn perl(pattern: &str, f: Flags) -> Result<Translated, &'static str> {
             }
             ')' => out.op(")", false),
             '*' | '+' | '?' | '{' => {
-                let len = if c == '{' {
-                    count_at(&chars, i - 1).ok_or("a brace that is not a count")?
-                } else {
-                    1
-                };
+                let len = if c == '{' { count_at(&chars, i - 1).ok_or("a brace that is not a count")? } else { 1 };
                 if !atom_before(&out) {
                     return Err("a quantifier with nothing before it");
                 }
@@ -286,8 +282,9 @@ pub fn sed(pattern: &str, extended: bool, ignore_case: bool) -> Result<Translate
                 start = true;
             }
             '$' if extended
-                || i == chars.len() || chars[i..].starts_with(&['\\', ')']) || chars[i..].starts_with(&['\\', '|'])
-=>
+                || i == chars.len()
+                || chars[i..].starts_with(&['\\', ')'])
+                || chars[i..].starts_with(&['\\', '|']) =>
             {
                 out.op("$", true)
             }
