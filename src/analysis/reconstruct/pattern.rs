@@ -255,18 +255,19 @@ pub fn perl_statements(source: &str) -> Result<Vec<PerlSubst>, &'static str> {
 pub fn perl_may_take_newline(source: &str) -> bool {
     let mut chars = source.chars().peekable();
     while let Some(c) = chars.next() {
-        match c {
-            '\\' => match chars.next() {
-                // `\0`, `\012`: octal; a `\1` backreference repeats what its group took.
+        // `\0`, `\012`: octal; a `\1` backreference repeats what its group took.
+        let takes = match c {
+            '\\' => matches!(
+                chars.next(),
                 Some(
-                    's' | 'D' | 'W' | 'n' | 'v' | 'R' | 'x' | 'o' | '0' | 'c' | 'p' | 'P' | 'X' | 'C' | 'N' | 'Z' | 'z',
-                ) => {
-                    return true;
-                }
-                _ => {}
-            },
-            '[' if chars.peek() == Some(&'^') => return true,
-            _ => {}
+                    's' | 'D' | 'W' | 'n' | 'v' | 'R' | 'x' | 'o' | '0' | 'c' | 'p' | 'P' | 'X' | 'C' | 'N' | 'Z' | 'z'
+                )
+            ),
+            '[' => chars.peek() == Some(&'^'),
+            _ => false,
+        };
+        if takes {
+            return true;
         }
     }
     source.contains("[:space:]") || source.contains("[:cntrl:]") || source.contains('\n')
