@@ -109,8 +109,7 @@ pub struct Run {
     pub assumed: bool,
 }
 
-mod parse;
-pub use parse::{SedSubst, substitutions};
+pub mod parse;
 mod run;
 
 impl Script {

@@ -13,7 +13,8 @@ pub mod translate;
 use super::known::Known;
 use super::pattern::{Replacement, perl_statements};
 use super::pyscript::Doc;
-use super::sed::{Unsupported, substitutions};
+use super::sed::Unsupported;
+use super::sed::parse::substitutions;
 use std::cell::Cell;
 use translate::{Flags, Translated};
 
