@@ -9,6 +9,8 @@
 //! steps to the store as they come, so both give the same runs.
 
 pub mod read;
+pub mod index;
+pub mod skim;
 
 use crate::analysis::reconstruct::{Exec, reconstruct};
 use crate::error::IngestError;

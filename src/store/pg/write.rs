@@ -500,7 +500,7 @@ impl Rows<'_> {
         packer.clear();
         for (i, (s, &id)) in part.steps.iter().zip(ids).enumerate() {
             let idx = (part.first + i) as i64;
-            let head: String = s.action.trim_start().lines().next().unwrap_or("").chars().take(200).collect();
+            let head = crate::store::browse::action_head(&s.action);
             self.steps
                 .int(id)
                 .int(part.run_id)

@@ -460,7 +460,7 @@ pub(super) fn insert_steps(
     let mut step_ids = Vec::with_capacity(steps.len());
     for (i, s) in steps.iter().enumerate() {
         let idx = first + i;
-        let head: String = s.action.trim_start().lines().next().unwrap_or("").chars().take(200).collect();
+        let head = crate::store::browse::action_head(&s.action);
         step_stmt.execute(params![
             run_id,
             idx as i64,

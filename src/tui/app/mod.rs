@@ -16,7 +16,7 @@ pub use compare::{ComparePanel, CompareSearch, CompareView, MAX_COLUMNS, MIN_COL
 pub use list::ListState;
 pub use reading::{Reading, thousands};
 pub use review::{CONFIDENCE_STEP, Draft, Review};
-pub use run::{BODY_CACHE, Panel, RunView, Search};
+pub use run::{BODY_CACHE, Panel, RunView, Search, UNREAD};
 pub use stats::StatsView;
 
 use crate::tui::action::Viewport;
@@ -43,6 +43,12 @@ pub enum Effect {
     LoadStep {
         run: i64,
         index: i64,
+    },
+    /// A step of a run being read, from its file: it is not stored yet.
+    PeekStep {
+        run: i64,
+        index: i64,
+        peek: crate::tui::action::PeekStep,
     },
     Search {
         run: i64,
@@ -192,6 +198,9 @@ pub struct App {
     held_searches: Vec<Effect>,
     /// Files being read beside the TUI (`trajan PATH`): how far.
     pub reading: Option<Reading>,
+    /// The file of the run being read was skimmed: how many steps it has, and how to read one
+    /// before it is stored.
+    pub indexed: Option<reading::Indexed>,
     /// A run was opened for the reading (the first one begun): no other is opened for it.
     opened_from_feed: bool,
     /// While files are read whole: the run list is being asked again (one request at a time),
@@ -250,6 +259,7 @@ impl App {
             indexing: None,
             held_searches: Vec::new(),
             reading: None,
+            indexed: None,
             opened_from_feed: false,
             listing: false,
             listed_at: 0,
@@ -360,6 +370,10 @@ impl App {
                 }
                 let carried = previous.as_ref().and_then(|r| r.search.as_ref()).map(|s| s.query.clone());
                 let mut view = RunView::new(*data);
+                view.while_read = self.being_read(id);
+                if let Some(ix) = self.indexed.as_ref().filter(|ix| ix.run == id) {
+                    view.extend_unread(ix.steps);
+                }
                 // The same run again (reloaded after a label was saved, or once read whole): as
                 // the reviewer left it.
                 match previous.filter(|p| p.run_id() == id) {
@@ -386,6 +400,12 @@ impl App {
             }
             Action::StepsLoaded { run, from, steps, edits } => self.steps_loaded(run, from, steps, edits),
             Action::Feed(feed) => self.feed(feed),
+            Action::StepPeeked { run, line, body } => {
+                if let Some(view) = self.run.as_mut().filter(|r| r.run_id() == run) {
+                    view.peeked(line, *body);
+                }
+                Vec::new()
+            }
             Action::StepLoaded(body) => {
                 if let Some(run) = self.run.as_mut().filter(|r| r.run_id() == body.run_id) {
                     run.store_body(*body);
