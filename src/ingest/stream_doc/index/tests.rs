@@ -75,8 +75,8 @@ fn every_step_of_the_corpus_read_out_of_order_is_the_step_read_in_order() {
         checked.push(doc.format);
     }
     let count = |f: Format| checked.iter().filter(|c| **c == f).count();
-    assert!(count(Format::MiniSweAgent) >= 5 && count(Format::SweAgent) >= 5, "{checked:?}");
-    assert!(steps_checked > 500, "{steps_checked}");
+    assert!(count(Format::MiniSweAgent) >= 3 && count(Format::SweAgent) >= 10, "{checked:?}");
+    assert!(steps_checked > 300, "{steps_checked}");
 }
 
 /// A file cut after it was indexed: the step asked for is an error, not a panic.
