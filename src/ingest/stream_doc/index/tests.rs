@@ -97,3 +97,47 @@ fn a_file_that_changed_after_its_skim_gives_an_error() {
     std::fs::write(&path, text.replace("THOUGHT", "THOUGHT]]]}")).expect("rewrite");
     assert!(index.step(0).is_err(), "bytes that are no longer the element's");
 }
+
+/// The steps of `path` as the reading builds them (fixups applied) against the index's.
+fn same_steps(path: &Path) -> usize {
+    let mut sink = Steps::default();
+    let doc = read::read(path, &mut sink, &AtomicU64::new(0)).unwrap_or_else(|e| panic!("{e:?}"));
+    let mut run = sink.0.remove(0);
+    for f in &doc.ending.fixups {
+        if let Some(step) = run.get_mut(f.step) {
+            step.flags = f.flags;
+        }
+    }
+    let index = Index::new(path, doc.format, skim_file(path).expect("skims")).expect("ok").expect("indexed");
+    assert_eq!(index.steps(), run.len());
+    for (k, want) in run.into_iter().enumerate() {
+        assert_eq!(shown(index.step(k).expect("step")), shown(want), "step {k}");
+    }
+    doc.ending.fixups.len()
+}
+
+/// A reply that is the submitted patch looks like an error (its removed line is a traceback)
+/// but is not one: known only from `info` after the messages (a `Fixup` when read in order),
+/// and from the exit message when `info` has no submission.
+#[test]
+fn a_step_whose_error_flag_the_submission_decides_is_built_with_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let patch = "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-Traceback (most recent call last): old\n+new\n";
+    for info in [serde_json::json!({"submission": patch}), serde_json::json!({"exit_status": "Submitted"})] {
+        let doc = serde_json::json!({
+            "trajectory_format": "mini-swe-agent-1.1",
+            "messages": [
+                {"role": "system", "content": "s"}, {"role": "user", "content": "task"},
+                {"role": "assistant", "content": "THOUGHT\n```bash\ngit diff\n```"}, {"role": "user", "content": patch},
+                {"role": "assistant", "content": "THOUGHT\n```bash\ncat y.py\n```"},
+                {"role": "user", "content": "Traceback (most recent call last):\nValueError"},
+                {"role": "assistant", "content": "done\n```bash\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```"},
+                {"role": "exit", "content": patch, "extra": {"exit_status": "Submitted", "submission": patch}}
+            ],
+            "info": info,
+        });
+        let path = dir.path().join("x.traj.json");
+        std::fs::write(&path, doc.to_string()).expect("write");
+        assert_eq!(same_steps(&path), 1, "the patch's step is fixed up when read in order");
+    }
+}
