@@ -124,20 +124,18 @@ fn a_step_whose_error_flag_the_submission_decides_is_built_with_it() {
     let dir = tempfile::tempdir().expect("tempdir");
     let patch = "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-Traceback (most recent call last): old\n+new\n";
     for info in [serde_json::json!({"submission": patch}), serde_json::json!({"exit_status": "Submitted"})] {
-        let doc = serde_json::json!({
-            "trajectory_format": "mini-swe-agent-1.1",
-            "messages": [
-                {"role": "system", "content": "s"}, {"role": "user", "content": "task"},
-                {"role": "assistant", "content": "THOUGHT\n```bash\ngit diff\n```"}, {"role": "user", "content": patch},
-                {"role": "assistant", "content": "THOUGHT\n```bash\ncat y.py\n```"},
-                {"role": "user", "content": "Traceback (most recent call last):\nValueError"},
-                {"role": "assistant", "content": "done\n```bash\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```"},
-                {"role": "exit", "content": patch, "extra": {"exit_status": "Submitted", "submission": patch}}
-            ],
-            "info": info,
-        });
+        let messages = serde_json::json!([
+            {"role": "system", "content": "s"}, {"role": "user", "content": "task"},
+            {"role": "assistant", "content": "THOUGHT\n```bash\ngit diff\n```"}, {"role": "user", "content": patch},
+            {"role": "assistant", "content": "THOUGHT\n```bash\ncat y.py\n```"},
+            {"role": "user", "content": "Traceback (most recent call last):\nValueError"},
+            {"role": "assistant", "content": "done\n```bash\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```"},
+            {"role": "exit", "content": patch, "extra": {"exit_status": "Submitted", "submission": patch}}
+        ]);
+        // `info` after the messages (a `json!` object would sort it first).
+        let doc = format!(r#"{{"trajectory_format": "mini-swe-agent-1.1", "messages": {messages}, "info": {info}}}"#);
         let path = dir.path().join("x.traj.json");
-        std::fs::write(&path, doc.to_string()).expect("write");
+        std::fs::write(&path, doc).expect("write");
         assert!(same_steps(&path) >= 1, "the steps whose reply is the patch are fixed up when read in order");
     }
 }
