@@ -13,9 +13,9 @@
 //! `### step 9` or `# Signals (measured by trajan)` in an observation stays inside its quote,
 //! and the system prompt says so.
 
+use crate::classify::input::{RunInput, Step};
 use crate::classify::signals::{self, Signals};
 use crate::label::taxonomy::Taxonomy;
-use crate::classify::input::{RunInput, Step};
 use std::fmt::Write as _;
 
 /// Characters per token for estimates (English and code average about 4).

@@ -5,8 +5,8 @@ use super::paths::{Roots, build_copy_target, is_build_copy};
 use super::{After, FileActivity, LostEdit, LostWhy, Rejection, Revert};
 use crate::analysis::markers::runs_tests;
 use crate::analysis::reconstruct::command::{RedirectOp, parse};
-use crate::model::{EditKind, EditStatus};
 use crate::classify::input::{Edit, Step};
+use crate::model::{EditKind, EditStatus};
 
 /// How an edit was made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -531,12 +531,7 @@ struct AgentDiff<'a> {
 
 /// Edits written as text and never run, on repository files no edit changed and the patch does
 /// not hold.
-fn announced_lost(
-    steps: &[Step],
-    roots: &Roots,
-    table: &FileTable,
-    patch_files: &[String],
-) -> Vec<LostEdit> {
+fn announced_lost(steps: &[Step], roots: &Roots, table: &FileTable, patch_files: &[String]) -> Vec<LostEdit> {
     let mut out: Vec<LostEdit> = Vec::new();
     for a in announced::announced(steps) {
         let wd = steps.iter().find(|s| s.index as usize == a.step).and_then(|s| s.working_dir.as_deref());

@@ -7,8 +7,8 @@ use crate::model::{FailedScope, Message};
 use crate::store::backend::Reads;
 use crate::store::browse::{EDIT_TEXT, EditText};
 use crate::store::read::{
-    EditRow, OutcomeRow, RunDetail, RunFilter, RunRow, RunSummary, SUMMARY_SELECT, StepRow, TaskRow, one_run, prompt_of,
-    prompt_row, task_row, test_case,
+    EditRow, OutcomeRow, RunDetail, RunFilter, RunRow, RunSummary, SUMMARY_SELECT, StepRow, TaskRow, one_run,
+    prompt_of, prompt_row, task_row, test_case,
 };
 use crate::store::texts;
 use crate::store::unmatched::{Joined, Orphan};

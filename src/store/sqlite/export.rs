@@ -5,9 +5,7 @@ use crate::error::StoreError;
 use crate::model::Message;
 use crate::store::backend::Exports;
 use crate::store::browse::{EDIT_TEXT, EditText};
-use crate::store::export::{
-    EDIT_TABLE_ROW, EditTableRow, RunRest, STEP_TABLE_ROW, StepTableRow, edit_of,
-};
+use crate::store::export::{EDIT_TABLE_ROW, EditTableRow, RunRest, STEP_TABLE_ROW, StepTableRow, edit_of};
 use crate::store::read::{RunRow, SUMMARY_SELECT};
 use crate::store::texts;
 

@@ -5,8 +5,8 @@ use crate::error::StoreError;
 use crate::model::{FailedScope, Message};
 use crate::store::backend::Reads;
 use crate::store::read::{
-    EditRow, OutcomeRow, RunDetail, RunFilter, RunRow, RunSummary, SUMMARY_SELECT, StepRow, TaskRow, one_run, prompt_of,
-    prompt_row, task_row, test_case,
+    EditRow, OutcomeRow, RunDetail, RunFilter, RunRow, RunSummary, SUMMARY_SELECT, StepRow, TaskRow, one_run,
+    prompt_of, prompt_row, task_row, test_case,
 };
 use crate::store::texts;
 use crate::store::unmatched::{Joined, Orphan};

@@ -2,11 +2,11 @@
 //! hand-built run: the false mode (or the missed evidence) the old reading gave.
 
 use super::{edit, fired, reconstructed, run, step};
+use crate::classify::input::{Outcome, RunInput, Task};
 use crate::classify::signals::*;
 use crate::label::taxonomy::Taxonomy;
 use crate::label::{ASSIGN_THRESHOLD, Rule};
 use crate::model::{TestCase, TestGroup};
-use crate::classify::input::{Outcome, RunInput, Task};
 
 /// The modes the heuristic assigns under the default taxonomy.
 fn modes(s: &Signals) -> Vec<String> {

@@ -4,9 +4,9 @@
 //! the gold-patch rules a gold patch, said when there is none.
 
 use super::{edit, fired, run, step};
+use crate::classify::input::Task;
 use crate::classify::signals::*;
 use crate::label::Rule;
-use crate::classify::input::Task;
 
 const GOLD: &str = "diff --git a/pkg/utils.py b/pkg/utils.py\n--- a/pkg/utils.py\n+++ b/pkg/utils.py\n@@ -10,5 +10,5 @@ import re\n-def split_csv(value):\n+def split_csv(value, strict=False):\n     return [v.strip() for v in value.split(',')]\n \n \n def strip_quotes(value):\ndiff --git a/pkg/config.py b/pkg/config.py\n--- a/pkg/config.py\n+++ b/pkg/config.py\n@@ -40,3 +40,3 @@ def regexp_option(value):\n-    return split_csv(value)\n+    return split_csv(value, strict=True)\n";
 

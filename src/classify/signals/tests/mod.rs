@@ -2,10 +2,10 @@
 //! each with the near miss that must not fire.
 
 use super::*;
+use crate::classify::input::{Edit, RunInput, Step};
 use crate::classify::rules;
 use crate::label::ASSIGN_THRESHOLD;
 use crate::label::Rule;
-use crate::classify::input::{Edit, RunInput, Step};
 
 pub(super) fn step(index: i64, action: &str, observation: &str) -> Step {
     Step::sample(index, action, observation)
@@ -290,7 +290,10 @@ fn a_bare_file_name_from_the_task_is_weighed_not_assigned() {
     ];
     let edits = vec![edit(Some(1), "/testbed/django/forms/fields.py", "str_replace", "applied", &[], None)];
     let mut r = run(steps, edits, Some(false), None);
-    r.task = Some(crate::classify::input::Task { instruction: Some("In my models.py the form breaks.".into()), gold_patch: None });
+    r.task = Some(crate::classify::input::Task {
+        instruction: Some("In my models.py the form breaks.".into()),
+        gold_patch: None,
+    });
     let s = compute(&r);
     assert_eq!(s.expected[0].path.as_deref(), Some("django/forms/models.py"));
     assert_eq!(fired(&s, Rule::ExpectedFileNotEdited), Some(0.4));

@@ -2,10 +2,10 @@
 //! build files), here for a Java method renamed in its core file and left in the others.
 
 use super::{edit, run, step};
+use crate::classify::input::Task;
 use crate::classify::rules;
 use crate::classify::signals::*;
 use crate::label::Rule;
-use crate::classify::input::Task;
 
 fn file(path: &str, hunk: &str) -> String {
     format!("diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n{hunk}")

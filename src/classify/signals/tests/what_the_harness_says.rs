@@ -3,10 +3,10 @@
 //! and one left; an edit written in a reply and never run.
 
 use super::{edit, fired, run, step};
+use crate::classify::input::{Outcome, RunInput, Step, Task};
 use crate::classify::signals::*;
 use crate::label::Rule;
 use crate::model::{TestCase, TestGroup};
-use crate::classify::input::{Outcome, RunInput, Step, Task};
 
 fn outcome(failing_fail_to_pass: &[&str]) -> Outcome {
     let case =

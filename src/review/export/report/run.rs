@@ -48,7 +48,11 @@ pub fn push_run(out: &mut String, d: &RunDetail, labels: &[LabelRow]) {
     fact(
         out,
         "tokens sent / received",
-        &format!("{} / {}", opt(d.usage.tokens_sent.map(|t| t.to_string())), opt(d.usage.tokens_received.map(|t| t.to_string()))),
+        &format!(
+            "{} / {}",
+            opt(d.usage.tokens_sent.map(|t| t.to_string())),
+            opt(d.usage.tokens_received.map(|t| t.to_string()))
+        ),
     );
     fact(out, "API calls", &opt(d.usage.api_calls.map(|t| t.to_string())));
     fact(out, "source", &r.source);
