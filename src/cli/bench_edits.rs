@@ -109,7 +109,7 @@ type RunRow = (String, String, Tally);
 /// Ingest the paths into a scratch database and count their runs' shell edits by format, and
 /// by run (runs with a shell edit, by instance).
 fn measure_paths(paths: &[PathBuf]) -> Result<(BTreeMap<String, Tally>, Vec<RunRow>)> {
-    let tmp = tempfile::tempdir()?;
+    let tmp = super::bench_scratch::Scratch::new()?;
     let mut store = Store::open(&tmp.path().join("edits.db"))?;
     pipeline::ingest(&mut store, paths, &Options::default(), &Silent);
     let mut by_format: BTreeMap<String, Tally> = BTreeMap::new();

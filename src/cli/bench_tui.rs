@@ -28,10 +28,8 @@ pub fn run(db: &Location, sizes: &Sizes, open_only: bool) -> Result<i32> {
         super::output::emit(&super::bench_open::run()?)?;
         return Ok(0);
     }
-    if let Location::File(path) = db
-        && !path.exists()
-    {
-        build(path, sizes)?;
+    if let Location::File(path) = db {
+        super::bench_scratch::cached(path, |p| build(p, sizes))?;
     }
     let mut out = String::new();
     // A PostgreSQL store is filled beforehand (`trajan copy` from the file this builds).

@@ -5,11 +5,12 @@
 #[path = "../../testkit/pg_server.rs"]
 mod pg_server;
 
-use super::Pg;
 use super::url::PgUrl;
+use super::{Pg, dec, enc};
 use crate::model::{Edit, EditKind, EditStatus, Format, Message, Parsed, Run, Step, TestCase, TestOutcome};
 use crate::store::read::RunFilter;
 use crate::store::{SourceRecord, Store, copy};
+use std::borrow::Cow;
 
 fn ok<T, E: std::fmt::Display>(r: Result<T, E>) -> T {
     r.unwrap_or_else(|e| panic!("{e}"))
@@ -208,14 +209,14 @@ fn a_copy_to_postgresql_and_back_holds_every_row() {
     drop(pg);
     let Some((_db2, url)) = database() else { return };
     let mut target = ok(Store::connect(&url));
-    let copied = ok(copy::copy(&sqlite, &mut target, &mut |_, _| {}));
+    let copied = ok(copy::copy(&sqlite, &mut target, &mut |_| {}));
     assert!(copied.rows > 10, "{copied:?}");
-    assert_eq!(ok(copy::compare(&sqlite, &target)), copied.rows);
+    assert_eq!(ok(copy::compare(&sqlite, &target, &mut |_| {})), copied.rows);
     let mut back = ok(Store::open_in_memory());
-    ok(copy::copy(&target, &mut back, &mut |_, _| {}));
-    assert_eq!(ok(copy::compare(&target, &back)), copied.rows);
+    ok(copy::copy(&target, &mut back, &mut |_| {}));
+    assert_eq!(ok(copy::compare(&target, &back, &mut |_| {})), copied.rows);
     assert_eq!(ok(target.search("pydicom", None, 5)).len(), 1, "the copy is searchable");
-    assert!(matches!(copy::copy(&sqlite, &mut target, &mut |_, _| {}), Err(crate::error::StoreError::NotEmpty(_))));
+    assert!(matches!(copy::copy(&sqlite, &mut target, &mut |_| {}), Err(crate::error::StoreError::NotEmpty(_))));
 }
 
 #[test]
@@ -381,4 +382,15 @@ fn labels_and_notes_follow_their_runs_through_a_source_removed_and_ingested_agai
     store.rollback_source();
     assert_eq!(ok(store.runs_of_sources(&["/o.jsonl".to_string()])), before);
     assert_eq!(ok(store.source_hashes()).get("/o.jsonl"), Some(&vec![2u8; 32]));
+}
+
+// The text codec of COPY, without a server.
+
+#[test]
+fn text_with_nul_and_the_escape_reads_back_as_written() {
+    for s in ["plain", "a\0b", "\u{10FFFF}", "\u{10FFFF}0\0\u{10FFFF}1", ""] {
+        assert_eq!(dec(&enc(s)), s);
+        assert!(!enc(s).contains('\0'));
+    }
+    assert!(matches!(enc("plain"), Cow::Borrowed(_)));
 }
