@@ -37,10 +37,10 @@ fn harbor_job_folders_give_runs_with_their_verdicts() {
         let r = runs.iter().find(|r| r.instance_id == instance).unwrap_or_else(|| panic!("no run {instance}"));
         (r.resolved, r.steps, r.format.name(), r.exit_status.clone())
     };
-    assert_eq!(verdict("hello-world"), (Some(true), 3, "atif".into(), None));
-    assert_eq!(verdict("fix-git"), (Some(false), 2, "atif".into(), Some("AgentTimeoutError".into())));
+    assert_eq!(verdict("hello-world"), (Some(true), 3, "atif", None));
+    assert_eq!(verdict("fix-git"), (Some(false), 2, "atif", Some("AgentTimeoutError".into())));
     // The verdict from verifier/reward.json when result.json has none.
-    assert_eq!(verdict("django__django-11099"), (Some(true), 3, "atif".into(), None));
+    assert_eq!(verdict("django__django-11099"), (Some(true), 3, "atif", None));
     // A trial without a trajectory: no run, an evaluation without one, said in a note naming the trial.
     assert!(!runs.iter().any(|r| r.instance_id == "astropy__astropy-12907"));
     assert!(report.warnings().any(|w| w.contains("astropy__astropy-12907__Zz9yY8x")
