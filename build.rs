@@ -12,6 +12,8 @@ fn main() {
     println!("cargo:rerun-if-changed=fixtures");
     let mut files = Vec::new();
     collect(&root, &root, &mut files);
+    // An empty demo is a broken build, not a quiet one (a build once embedded no fixture at all).
+    assert!(!files.is_empty(), "no demo fixtures found under {}", root.display());
     files.sort();
     let mut out =
         String::from("/// (path relative to fixtures/, content)\npub static FIXTURES: &[(&str, &[u8])] = &[\n");

@@ -676,3 +676,32 @@ fn only_the_commands_that_open_the_tui_list_its_flags() {
         assert!(stderr.contains("needs a terminal") && !stderr.contains("unexpected argument"), "{args:?}: {stderr}");
     }
 }
+
+/// Issue 23: a benchmark stopped by a signal removes its scratch folder (a database of synthetic
+/// runs, gigabytes for the large ones), as one that returns or fails does.
+#[test]
+fn a_stopped_benchmark_removes_its_scratch_folder() {
+    let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let scratch = || -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(tmp.path()).map(|d| d.flatten().map(|e| e.path()).collect()).unwrap_or_default()
+    };
+    // More runs than it can build before the signal comes.
+    let mut child = common::command()
+        .args(["bench", "classify", "--runs", "10000000"])
+        .env("TMPDIR", tmp.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let started = std::time::Instant::now();
+    while scratch().is_empty() {
+        assert!(child.try_wait().ok().flatten().is_none(), "ended before its folder was seen");
+        assert!(started.elapsed() < std::time::Duration::from_secs(60), "no scratch folder");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let signal = rustix::process::Signal::TERM;
+    rustix::process::kill_process(rustix::process::Pid::from_child(&child), signal).unwrap_or_else(|e| panic!("{e}"));
+    let status = child.wait().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(status.code(), Some(128 + signal.as_raw()), "{status:?}");
+    assert!(scratch().is_empty(), "left behind: {:?}", scratch());
+}

@@ -645,7 +645,11 @@ fn a_cancelled_read_leaves_nothing_and_a_read_stopped_by_a_crash_is_read_again()
         let mut store = must(Store::open(&db), "open");
         let key = must(file.canonicalize(), "canonical").to_string_lossy().into_owned();
         let mut lw = must(store.live_begin(&key, "file", "swe-agent", "unfinished"), "begin");
-        let run = trajan::model::Run { instance_id: "gen__swe0x-2".into(), ..Default::default() };
+        let run = trajan::model::Run {
+            instance_id: "gen__swe0x-2".into(),
+            format: Some(trajan::model::Format::SweAgent),
+            ..Default::default()
+        };
         must(store.live_run(&mut lw, &run), "run");
         let step = trajan::model::Step { action: "ls".into(), ..Default::default() };
         must(store.live_steps(&mut lw, &[step], &[]), "step");

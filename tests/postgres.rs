@@ -284,8 +284,13 @@ fn a_copy_to_postgresql_and_back_is_compared_table_by_table() {
     let Some(pair) = Pair::new(&[fixtures()]) else { return };
     let Some(target) = common::pg_database() else { return };
     ok(&pair.file, &["label", "classify__mixture", "--mode", "context_flooding", "--rater", "ann"]);
-    let out = ok(&pair.file, &["copy", "--from", pair.file.to_str().unwrap_or_default(), "--to", &target.url]);
-    assert!(out.contains("every table compared equal"), "{out}");
+    let copied = trajan(&pair.file, &["copy", "--from", pair.file.to_str().unwrap_or_default(), "--to", &target.url]);
+    let (out, progress) = (String::from_utf8_lossy(&copied.stdout), String::from_utf8_lossy(&copied.stderr));
+    assert!(out.contains("every table compared equal"), "{out}{progress}");
+    // Off a terminal, progress is one line per table copied and compared, and the index built.
+    for line in ["steps: ", "building the target's search index", "labels: 1 rows compared equal"] {
+        assert!(progress.contains(line), "{line:?} not in {progress}");
+    }
     let back = pair._dir.path().join("back.db");
     let out = ok(&pair.file, &["copy", "--from", &target.url, "--to", back.to_str().unwrap_or_default()]);
     assert!(out.contains("every table compared equal"), "{out}");

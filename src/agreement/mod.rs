@@ -27,8 +27,6 @@ pub mod report;
 pub mod table;
 
 #[cfg(test)]
-mod reference_tests;
-#[cfg(test)]
 mod tests;
 
 pub use alpha::{AlphaCounts, krippendorff_alpha, krippendorff_alpha_counts};

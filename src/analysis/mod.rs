@@ -1,6 +1,7 @@
-//! Pure functions over trajectory text: edit verdicts and diffs, output markers,
-//! actions in brief.
-//! No IO, no SQL: adapters and (later) classifiers call these.
+//! Pure functions over trajectory text: edit verdicts and diffs, the reconstruction of shell
+//! edits (with the one shell lexer, `reconstruct::command`), definitions read by tree-sitter,
+//! output markers, actions in brief, comparisons of runs.
+//! No IO, no SQL: the ingest adapters, the classifier and the views call these.
 
 pub mod brief;
 pub mod compare;

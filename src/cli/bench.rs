@@ -116,6 +116,8 @@ pub enum BenchCommand {
 }
 
 pub fn run(cmd: BenchCommand) -> Result<i32> {
+    // Stopped (Ctrl-C, a closed terminal), a benchmark removes what it wrote (`bench_scratch`).
+    trajan::interrupt::catch()?;
     match cmd {
         BenchCommand::Gen { dir, size, kind } => {
             let bytes = parse_size(&size)?;
@@ -134,7 +136,7 @@ pub fn run(cmd: BenchCommand) -> Result<i32> {
             Ok(0)
         }
         BenchCommand::Ingest { dir, keep_db, server } => {
-            let tmp = tempfile::tempdir()?;
+            let tmp = super::bench_scratch::Scratch::new()?;
             let at = match server {
                 Some(url) => Location::parse(url.as_ref())?,
                 None => Location::File(keep_db.unwrap_or_else(|| tmp.path().join("bench.db"))),

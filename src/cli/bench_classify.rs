@@ -36,7 +36,7 @@ pub(super) fn build(db: &Path, runs: usize) -> Result<Duration> {
 }
 
 pub fn heuristic(runs: usize) -> Result<i32> {
-    let tmp = tempfile::tempdir()?;
+    let tmp = super::bench_scratch::Scratch::new()?;
     let db = tmp.path().join("classify.db");
     let built = build(&db, runs)?;
     let mut store = Store::open(&db)?;

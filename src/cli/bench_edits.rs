@@ -109,21 +109,21 @@ type RunRow = (String, String, Tally);
 /// Ingest the paths into a scratch database and count their runs' shell edits by format, and
 /// by run (runs with a shell edit, by instance).
 fn measure_paths(paths: &[PathBuf]) -> Result<(BTreeMap<String, Tally>, Vec<RunRow>)> {
-    let tmp = tempfile::tempdir()?;
+    let tmp = super::bench_scratch::Scratch::new()?;
     let mut store = Store::open(&tmp.path().join("edits.db"))?;
     pipeline::ingest(&mut store, paths, &Options::default(), &Silent);
     let mut by_format: BTreeMap<String, Tally> = BTreeMap::new();
     let mut by_run = Vec::new();
     for run in store.list_runs(RunFilter::default())? {
         let detail = store.run_detail(run.id, None)?;
-        let t = by_format.entry(run.format.clone()).or_default();
+        let t = by_format.entry(run.format.to_string()).or_default();
         let mut this = Tally::default();
         for e in detail.edit_list.iter().filter(|e| e.step.is_some() && e.kind == EditKind::ShellWrite) {
             t.add(e.certainty, e.diff.is_some());
             this.add(e.certainty, e.diff.is_some());
         }
         if this.edits > 0 {
-            by_run.push((trajan::sanitize::sanitize(&run.instance_id).into_owned(), run.format.clone(), this));
+            by_run.push((trajan::sanitize::sanitize(&run.instance_id).into_owned(), run.format.to_string(), this));
         }
     }
     by_format.retain(|_, t| t.edits > 0);

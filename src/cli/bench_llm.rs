@@ -17,7 +17,7 @@ use trajan::label::taxonomy::Taxonomy;
 use trajan::store::Store;
 
 pub fn run(runs: usize, latency_ms: u64, concurrency: usize) -> Result<i32> {
-    let tmp = tempfile::tempdir()?;
+    let tmp = super::bench_scratch::Scratch::new()?;
     let db = tmp.path().join("llm.db");
     build(&db, runs)?;
     let mut store = Store::open(&db)?;

@@ -39,10 +39,11 @@ pub fn run() -> Result<String> {
     let mut out = String::new();
     for (name, file, generate) in files {
         let file = PathBuf::from(file);
-        if !file.exists() {
+        super::bench_scratch::cached(&file, |p| {
             eprintln!("writing {} (once) ...", file.display());
-            generate(&file, STEPS, STEP_BYTES)?;
-        }
+            generate(p, STEPS, STEP_BYTES)?;
+            Ok(())
+        })?;
         let mb = std::fs::metadata(&file)?.len() as f64 / 1e6;
         out.push_str(&format!(
             "open a new file   {} ({name}, {mb:.0} MB, {STEPS} steps), never seen by the database\n",
@@ -81,7 +82,7 @@ fn in_tmux(file: &Path) -> Result<Option<Timed>> {
     if !has_tmux {
         return Ok(None);
     }
-    let dir = tempfile::tempdir()?;
+    let dir = super::bench_scratch::Scratch::new()?;
     let db = dir.path().join("open.db");
     let exe = std::env::current_exe()?;
     let socket = format!("trajan-bench-open-{}", std::process::id());
@@ -126,7 +127,7 @@ fn in_tmux(file: &Path) -> Result<Option<Timed>> {
 
 /// In this process: the reading on a thread, its news followed by a headless app with the worker.
 fn headless(file: &Path) -> Result<String> {
-    let dir = tempfile::tempdir()?;
+    let dir = super::bench_scratch::Scratch::new()?;
     let db = dir.path().join("open.db");
     let started = Instant::now();
     let mut writer = Store::open(&db)?;

@@ -121,7 +121,7 @@ fn charts(db: &Path, out: &mut String) -> Result<()> {
 
 pub fn run(corpus: &Path, big: &Path, sizes: &super::bench_tui::Sizes) -> Result<i32> {
     chromium::require().map_err(anyhow::Error::msg)?;
-    let dir = tempfile::tempdir()?;
+    let dir = super::bench_scratch::Scratch::new()?;
     let db = dir.path().join("corpus.db");
     let corpus_arg = corpus.to_string_lossy();
     trajan(&db, &["ingest", &corpus_arg])?;
@@ -130,9 +130,7 @@ pub fn run(corpus: &Path, big: &Path, sizes: &super::bench_tui::Sizes) -> Result
     charts(&db, &mut out)?;
     let _ = writeln!(out);
     report_line(&mut out, "report of the corpus (every run)", &db, &[], dir.path())?;
-    if !big.exists() {
-        super::bench_tui::build(big, sizes)?;
-    }
+    super::bench_scratch::cached(big, |p| super::bench_tui::build(p, sizes))?;
     let runs = Store::open_read_only(big)?.list_runs(trajan::store::read::RunFilter::default())?.len();
     report_line(
         &mut out,

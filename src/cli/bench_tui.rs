@@ -28,10 +28,8 @@ pub fn run(db: &Location, sizes: &Sizes, open_only: bool) -> Result<i32> {
         super::output::emit(&super::bench_open::run()?)?;
         return Ok(0);
     }
-    if let Location::File(path) = db
-        && !path.exists()
-    {
-        build(path, sizes)?;
+    if let Location::File(path) = db {
+        super::bench_scratch::cached(path, |p| build(p, sizes))?;
     }
     let mut out = String::new();
     // A PostgreSQL store is filled beforehand (`trajan copy` from the file this builds).
@@ -240,7 +238,7 @@ fn compare_long_runs(ui: &mut Headless, long: i64) -> Result<String> {
     let read = t.elapsed();
     let steps: Vec<usize> = runs.iter().map(|r| r.steps.len()).collect();
     let t = Instant::now();
-    let compared = trajan::store::compare::Comparison::build(runs);
+    let compared = trajan::review::compare::Comparison::build(runs);
     let align = t.elapsed();
     let (rows, divergences) = (compared.rows.len(), compared.divergences.len());
     drop(compared);

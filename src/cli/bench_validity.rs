@@ -68,7 +68,7 @@ fn entries(path: &Path) -> Result<Vec<Entry>> {
 pub fn run(args: &ValidityArgs) -> Result<i32> {
     let entries = entries(&args.reference)?;
     let folder = args.reference.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let tmp = tempfile::tempdir()?;
+    let tmp = super::bench_scratch::Scratch::new()?;
     let db = args.keep_db.clone().unwrap_or_else(|| tmp.path().join("validity.db"));
     if db.exists() {
         bail!("{} exists; the measure needs a fresh database", db.display());

@@ -8,6 +8,7 @@ mod bench_edits;
 mod bench_llm;
 mod bench_open;
 mod bench_report;
+mod bench_scratch;
 mod bench_tui;
 mod bench_validity;
 /// The scripted chat-completions server of the tests, for `bench llm` (test support: not part of
@@ -350,53 +351,9 @@ pub fn run() -> Result<i32> {
         Command::Tui { ui: own } => tui::run(&db, open(&db, Access::Read)?, tui::Start::List, &ui_args(Some(&own))),
         Command::Migrate => copy::migrate(&db),
         Command::Copy { from, to } => copy::run(&Location::parse(from.as_os_str())?, &Location::parse(to.as_os_str())?),
-        Command::Open { targets, ui: own } => {
-            let ui = ui_args(Some(&own));
-            match targets.as_slice() {
-                [one] if !open::is_path(one) => tui::run(&db, open(&db, Access::Read)?, tui::Start::Run(one), &ui),
-                _ => {
-                    if let Some(run) = targets.iter().find(|t| !open::is_path(t)) {
-                        bail!(
-                            "{run:?} is no file or folder: `open` takes one run (id or instance id), or files and folders"
-                        );
-                    }
-                    let paths: Vec<PathBuf> = targets.iter().map(PathBuf::from).collect();
-                    open::run(&db, &paths, &ui)
-                }
-            }
-        }
+        Command::Open { targets, ui: own } => open_targets(&db, &targets, &ui_args(Some(&own))),
         Command::Paths(_) => bail!("nothing to open"),
-        Command::Compare { runs, json, ui: own } => {
-            let ui = ui_args(Some(&own));
-            let store = open(&db, Access::Read)?;
-            let ids = match runs.as_slice() {
-                [instance] => {
-                    let ids = store.runs_of_instance(instance)?;
-                    match ids.len() {
-                        0 if instance.parse::<i64>().is_ok() => {
-                            bail!("compare needs two runs or more, or an instance id (run {instance} alone is one run)")
-                        }
-                        0 => bail!("no run of instance {}", trajan::sanitize::sanitize(instance)),
-                        1 => bail!(
-                            "instance {} has one run ({}): nothing to compare it with",
-                            trajan::sanitize::sanitize(instance),
-                            ids[0]
-                        ),
-                        _ => ids,
-                    }
-                }
-                _ => runs.iter().map(|r| store.resolve_run(r)).collect::<Result<Vec<_>, _>>()?,
-            };
-            if let Some(warning) = store.compare_warning(&ids)? {
-                eprintln!("warning: {}", trajan::sanitize::sanitize(&warning));
-            }
-            if json {
-                output::print_json(&store.compare(&ids)?)?;
-                Ok(0)
-            } else {
-                tui::compare(&db, store, ids, &ui)
-            }
-        }
+        Command::Compare { runs, json, ui: own } => compare(&db, &runs, json, &ui_args(Some(&own))),
         Command::Ingest { paths, format, verbose, no_index, json } => {
             let mut store = open(&db, Access::Create)?;
             ingest::run(&mut store, &paths, format, ingest::Flags { verbose, index: !no_index, json })
@@ -425,53 +382,7 @@ pub fn run() -> Result<i32> {
             }
             Ok(0)
         }
-        Command::Show { run, step, prompt, task, json } => {
-            let store = open(&db, Access::Read)?;
-            let id = store.resolve_run(&run)?;
-            if task {
-                // No step is read (-1 names none).
-                let detail = store.run_detail(id, Some(-1))?;
-                let Some(task) = detail.task.filter(|t| t.instruction.is_some()) else {
-                    bail!("run {id} has no task statement");
-                };
-                if json {
-                    output::print_json(&task)?;
-                } else {
-                    output::print_task(task.instruction.as_deref().unwrap_or_default())?;
-                }
-                return Ok(0);
-            }
-            let detail = store.run_detail(id, step)?;
-            if let Some(n) = step
-                && detail.step_list.is_empty()
-            {
-                match detail.summary.steps {
-                    0 => bail!("run {id} has no steps"),
-                    count => bail!("run {id} has no step {n} (its steps are 0 to {})", count - 1),
-                }
-            }
-            if prompt {
-                let Some(n) = step else { bail!("--prompt needs --step N") };
-                let messages = store.step_prompt(id, n)?;
-                if messages.is_empty() {
-                    bail!("this format does not store the prompt of each step (SWE-agent 1.x does)");
-                }
-                if json {
-                    output::print_json(&messages)?;
-                } else {
-                    output::print_prompt(&messages)?;
-                }
-                return Ok(0);
-            }
-            if json {
-                output::print_json(&detail)?;
-            } else if step.is_some() {
-                output::print_step(&detail)?;
-            } else {
-                output::print_run(&detail)?;
-            }
-            Ok(0)
-        }
+        Command::Show { run, step, prompt, task, json } => show(&db, &run, step, prompt, task, json),
         Command::Search { query, run, limit, json } => {
             let store = open(&db, Access::Read)?;
             let run_id = run.map(|r| store.resolve_run(&r)).transpose()?;
@@ -542,6 +453,101 @@ pub fn run() -> Result<i32> {
             Ok(0)
         }
     }
+}
+
+/// `trajan open`: one run of the database, or files and folders read into it.
+fn open_targets(db: &Location, targets: &[String], ui: &tui::UiArgs) -> Result<i32> {
+    match targets {
+        [one] if !open::is_path(one) => tui::run(db, open(db, Access::Read)?, tui::Start::Run(one), ui),
+        _ => {
+            if let Some(run) = targets.iter().find(|t| !open::is_path(t)) {
+                bail!("{run:?} is no file or folder: `open` takes one run (id or instance id), or files and folders");
+            }
+            let paths: Vec<PathBuf> = targets.iter().map(PathBuf::from).collect();
+            open::run(db, &paths, ui)
+        }
+    }
+}
+
+/// `trajan compare`: runs side by side in the TUI, or as JSON.
+fn compare(db: &Location, runs: &[String], json: bool, ui: &tui::UiArgs) -> Result<i32> {
+    let store = open(db, Access::Read)?;
+    let ids = match runs {
+        [instance] => {
+            let ids = store.runs_of_instance(instance)?;
+            match ids.len() {
+                0 if instance.parse::<i64>().is_ok() => {
+                    bail!("compare needs two runs or more, or an instance id (run {instance} alone is one run)")
+                }
+                0 => bail!("no run of instance {}", trajan::sanitize::sanitize(instance)),
+                1 => bail!(
+                    "instance {} has one run ({}): nothing to compare it with",
+                    trajan::sanitize::sanitize(instance),
+                    ids[0]
+                ),
+                _ => ids,
+            }
+        }
+        _ => runs.iter().map(|r| store.resolve_run(r)).collect::<Result<Vec<_>, _>>()?,
+    };
+    if let Some(warning) = trajan::review::compare::warning(&store, &ids)? {
+        eprintln!("warning: {}", trajan::sanitize::sanitize(&warning));
+    }
+    if json {
+        output::print_json(&trajan::review::compare::compare(&store, &ids)?)?;
+        Ok(0)
+    } else {
+        tui::compare(db, store, ids, ui)
+    }
+}
+
+/// `trajan show`: a run, one step of it, its task statement, or the prompt of a step.
+fn show(db: &Location, run: &str, step: Option<i64>, prompt: bool, task: bool, json: bool) -> Result<i32> {
+    let store = open(db, Access::Read)?;
+    let id = store.resolve_run(run)?;
+    if task {
+        // No step is read (-1 names none).
+        let detail = store.run_detail(id, Some(-1))?;
+        let Some(task) = detail.task.filter(|t| t.instruction.is_some()) else {
+            bail!("run {id} has no task statement");
+        };
+        if json {
+            output::print_json(&task)?;
+        } else {
+            output::print_task(task.instruction.as_deref().unwrap_or_default())?;
+        }
+        return Ok(0);
+    }
+    let detail = store.run_detail(id, step)?;
+    if let Some(n) = step
+        && detail.step_list.is_empty()
+    {
+        match detail.summary.steps {
+            0 => bail!("run {id} has no steps"),
+            count => bail!("run {id} has no step {n} (its steps are 0 to {})", count - 1),
+        }
+    }
+    if prompt {
+        let Some(n) = step else { bail!("--prompt needs --step N") };
+        let messages = store.step_prompt(id, n)?;
+        if messages.is_empty() {
+            bail!("this format does not store the prompt of each step (SWE-agent 1.x does)");
+        }
+        if json {
+            output::print_json(&messages)?;
+        } else {
+            output::print_prompt(&messages)?;
+        }
+        return Ok(0);
+    }
+    if json {
+        output::print_json(&detail)?;
+    } else if step.is_some() {
+        output::print_step(&detail)?;
+    } else {
+        output::print_run(&detail)?;
+    }
+    Ok(0)
 }
 
 /// How a command uses the database.

@@ -120,7 +120,7 @@ pub fn parse_events(path: &Path, events: Vec<Value>) -> Result<Parsed, IngestErr
         instance_id,
         format: Some(Format::OpenHandsEvents),
         format_version: t.version,
-        agent: Some(agent_name(t.agent_class.as_deref())),
+        agent: Some(events::agent_name(t.agent_class.as_deref())),
         model: t.model,
         exit_status: Some(exit_status),
         cost: t.cost,
@@ -197,7 +197,7 @@ fn instance(path: &Path, v: &Value, line: usize) -> Result<Instance, IngestError
         instance_id: instance_id.clone(),
         format: Some(Format::OpenHands),
         format_version: t.version.clone(),
-        agent: Some(agent_name(agent_class.as_deref())),
+        agent: Some(events::agent_name(agent_class.as_deref())),
         model: model.clone(),
         exit_status: Some(exit_status(error.as_deref(), &t)),
         submission: submission.clone(),
@@ -275,13 +275,6 @@ fn id_text(v: Option<&Value>) -> Option<String> {
         Value::String(s) if !s.trim().is_empty() => Some(s.clone()),
         Value::Number(n) => Some(n.to_string()),
         _ => None,
-    }
-}
-
-pub(super) fn agent_name(class: Option<&str>) -> String {
-    match class {
-        Some(c) => format!("openhands/{c}"),
-        None => "openhands".to_string(),
     }
 }
 

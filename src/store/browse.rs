@@ -119,10 +119,10 @@ impl EditLine {
             id: r.int(0)?,
             step: r.opt_int(1)?,
             path: r.text(2)?,
-            kind: named(r, 3)?,
-            status: named(r, 4)?,
+            kind: named(r, 3, "edit kind")?,
+            status: named(r, 4, "edit status")?,
             lint_codes: codes.map(|c| c.split(',').map(str::to_string).collect()).unwrap_or_default(),
-            certainty: opt_named(r, 6)?,
+            certainty: opt_named(r, 6, "certainty")?,
             undone_at: r.opt_int(7)?,
         })
     }

@@ -231,9 +231,20 @@ pub struct Copied {
     pub rows: u64,
 }
 
-/// Copy every table of `from` into `to`, which must hold no data; `progress(table, rows)` after
-/// each table. On error nothing of the copy is kept in `to`.
-pub fn copy(from: &Store, to: &mut Store, progress: &mut dyn FnMut(&str, u64)) -> Result<Copied, StoreError> {
+/// How far a copy or a comparison has come, for a reviewer watching a copy of gigabytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress<'a> {
+    /// Rows of `table` read so far (and their bytes); `done` once the table is whole.
+    Copying { table: &'a str, rows: u64, bytes: u64, done: bool },
+    /// Every row is in the target; its search index (derived data) is being built.
+    Indexing,
+    /// Both stores' rows of `table` hashed and found equal.
+    Compared { table: &'a str, rows: u64 },
+}
+
+/// Copy every table of `from` into `to`, which must hold no data, telling `progress` after each
+/// batch and each table. On error nothing of the copy is kept in `to`.
+pub fn copy(from: &Store, to: &mut Store, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Copied, StoreError> {
     if !to.is_empty_store()? {
         return Err(StoreError::NotEmpty(to.location()));
     }
@@ -241,21 +252,24 @@ pub fn copy(from: &Store, to: &mut Store, progress: &mut dyn FnMut(&str, u64)) -
     let copied = (|| {
         let mut copied = Copied::default();
         for table in TABLES {
-            let (mut batch, mut bytes, mut rows) = (Vec::new(), 0, 0u64);
+            let (mut batch, mut bytes, mut rows, mut read) = (Vec::new(), 0, 0u64, 0u64);
             from.dump(table, &mut |row| {
-                bytes += row.iter().map(Value::size).sum::<usize>();
+                let size = row.iter().map(Value::size).sum::<usize>();
+                bytes += size;
+                read += size as u64;
                 batch.push(row);
                 rows += 1;
                 if bytes >= BATCH_BYTES {
                     to.load(table, &batch)?;
                     (batch, bytes) = (Vec::new(), 0);
+                    progress(Progress::Copying { table: table.name, rows, bytes: read, done: false });
                 }
                 Ok(())
             })?;
             if !batch.is_empty() {
                 to.load(table, &batch)?;
             }
-            progress(table.name, rows);
+            progress(Progress::Copying { table: table.name, rows, bytes: read, done: true });
             copied.tables += 1;
             copied.rows += rows;
         }
@@ -263,6 +277,7 @@ pub fn copy(from: &Store, to: &mut Store, progress: &mut dyn FnMut(&str, u64)) -
     })();
     match copied {
         Ok(c) => {
+            progress(Progress::Indexing);
             to.end_load()?;
             Ok(c)
         }
@@ -274,8 +289,8 @@ pub fn copy(from: &Store, to: &mut Store, progress: &mut dyn FnMut(&str, u64)) -
 }
 
 /// Compare two stores table by table (every row, in order): the rows compared, or an error
-/// naming the first table that differs.
-pub fn compare(a: &Store, b: &Store) -> Result<u64, StoreError> {
+/// naming the first table that differs; `progress` after each table.
+pub fn compare(a: &Store, b: &Store, progress: &mut dyn FnMut(Progress<'_>)) -> Result<u64, StoreError> {
     let mut total = 0;
     for table in TABLES {
         let digest = |s: &Store| -> Result<(u64, blake3::Hash), StoreError> {
@@ -297,6 +312,7 @@ pub fn compare(a: &Store, b: &Store) -> Result<u64, StoreError> {
             });
         }
         total += left.0;
+        progress(Progress::Compared { table: table.name, rows: left.0 });
     }
     Ok(total)
 }

@@ -182,7 +182,7 @@ pub enum Action {
     /// Compare these runs (`trajan compare RUN RUN...`).
     Compare(Vec<i64>),
     /// Runs compared, for the comparison screen.
-    CompareLoaded(Box<crate::store::compare::Comparison>),
+    CompareLoaded(Box<crate::review::compare::Comparison>),
     /// The other runs of `base`'s instance, for the picker.
     PickerLoaded {
         base: i64,

@@ -4,8 +4,6 @@
 pub mod action;
 pub mod app;
 pub mod color;
-#[cfg(test)]
-mod compare_tests;
 pub mod config;
 pub mod diff;
 pub mod driver;
@@ -13,9 +11,9 @@ pub mod headless;
 pub mod highlight;
 pub mod keymap;
 mod perform;
-#[cfg(test)]
-mod snapshots;
 pub mod terminal;
+#[cfg(test)]
+mod tests;
 pub mod text;
 pub mod theme;
 pub mod views;

@@ -73,7 +73,7 @@ pub fn perform_with_progress(store: &Store, effect: Effect, progress: &mut dyn F
                 Err(e) => Action::Failed(format!("statistics: {e}")),
             }
         }
-        Effect::LoadCompare(ids) => match store.compare(&ids) {
+        Effect::LoadCompare(ids) => match crate::review::compare::compare(store, &ids) {
             Ok(data) => Action::CompareLoaded(Box::new(data)),
             Err(e) => Action::Failed(format!("comparing runs: {e}")),
         },

@@ -7,7 +7,7 @@
 //! rather than the shortest edit script); the LCS between anchors is bounded by [`MAX_CELLS`].
 //! The same runs give the same rows on any machine.
 
-use super::{Row, SIMILAR, Signature, similarity};
+use super::signature::{Row, SIMILAR, Signature, similarity};
 use similar::{Algorithm, DiffTag, capture_diff_slices};
 
 /// The most cells (rows × columns) the weighted LCS fills for one block of unanchored steps: a

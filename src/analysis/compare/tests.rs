@@ -1,4 +1,5 @@
 use super::*;
+use crate::model::StepFlags;
 
 fn step(head: &str) -> Signature {
     let flags = StepFlags {

@@ -1,40 +1,70 @@
 //! Definitions by grammar: which nodes of each language define a name, its kind, scope,
 //! parameters and head; the parameters' arity and (for C and C++) types.
 
+use super::Lang;
+use super::model::{DefKind, Params};
 use super::walk::{Found, Frame, ScopeKind, Walker, fold};
-use super::{DefKind, Lang, Params};
 use tree_sitter::Node;
+
+/// Where a candidate definition stands: the node, the frames above it, its scope.
+struct Site<'a, 't> {
+    node: Node<'t>,
+    path: &'a [Frame<'t>],
+    scope: Option<usize>,
+    in_type: bool,
+}
+
+impl<'t> Site<'_, 't> {
+    /// The kind of the node `up` levels above this one.
+    fn parent_kind(&self, up: usize) -> Option<&'t str> {
+        self.path.len().checked_sub(up).map(|i| self.path[i].node.kind())
+    }
+}
 
 impl<'t> Walker<'t> {
     pub(super) fn definition(&mut self, node: Node<'t>, path: &[Frame<'t>], scope: Option<usize>) -> Option<Found<'t>> {
-        let kind = node.kind();
-        let name_field = |n: Node<'t>| n.child_by_field_name("name");
         let in_type = self.scope_kind(scope) == Some(ScopeKind::Type);
-        let simple = |this: &Self, k: DefKind, opens: Option<ScopeKind>| -> Option<Found<'t>> {
-            let name = name_field(node)?;
-            Some(Found {
-                kind: k,
-                name: this.text(name).to_string(),
-                extra_scope: Vec::new(),
-                params: node.child_by_field_name("parameters"),
-                body: node.child_by_field_name("body"),
-                prototype: node.child_by_field_name("body").is_none(),
-                opens,
-                name_nodes: vec![name],
-            })
-        };
-        let func = if in_type { DefKind::Method } else { DefKind::Function };
-        let parent_kind = |up: usize| path.len().checked_sub(up).map(|i| path[i].node.kind());
+        let site = Site { node, path, scope, in_type };
+        match self.lang {
+            Lang::Python => self.python_definition(&site),
+            Lang::Java => self.java_definition(&site),
+            Lang::Go => self.go_definition(&site),
+            Lang::C | Lang::Cpp => self.c_definition(&site),
+            Lang::Rust => self.rust_definition(&site),
+            Lang::TypeScript | Lang::Tsx => self.typescript_definition(&site),
+        }
+    }
+
+    /// A definition whose name, parameters and body are the node's own fields.
+    fn simple(&self, site: &Site<'_, 't>, kind: DefKind, opens: Option<ScopeKind>) -> Option<Found<'t>> {
+        let node = site.node;
+        let name = node.child_by_field_name("name")?;
+        Some(Found {
+            kind,
+            name: self.text(name).to_string(),
+            extra_scope: Vec::new(),
+            params: node.child_by_field_name("parameters"),
+            body: node.child_by_field_name("body"),
+            prototype: node.child_by_field_name("body").is_none(),
+            opens,
+            name_nodes: vec![name],
+        })
+    }
+
+    /// The definitions of Python.
+    fn python_definition(&mut self, site: &Site<'_, 't>) -> Option<Found<'t>> {
+        let (node, kind) = (site.node, site.node.kind());
+        let func = if site.in_type { DefKind::Method } else { DefKind::Function };
         match (self.lang, kind) {
-            // Python
-            (Lang::Python, "function_definition") => simple(self, func, Some(ScopeKind::Function)),
-            (Lang::Python, "class_definition") => simple(self, DefKind::Class, Some(ScopeKind::Type)),
+            (Lang::Python, "function_definition") => self.simple(site, func, Some(ScopeKind::Function)),
+            (Lang::Python, "class_definition") => self.simple(site, DefKind::Class, Some(ScopeKind::Type)),
             (Lang::Python, "assignment") => {
                 let left = node.child_by_field_name("left").filter(|l| l.kind() == "identifier")?;
-                let at_module = parent_kind(1) == Some("expression_statement") && parent_kind(2) == Some("module");
-                let in_class = parent_kind(1) == Some("expression_statement")
-                    && parent_kind(2) == Some("block")
-                    && parent_kind(3) == Some("class_definition");
+                let at_module =
+                    site.parent_kind(1) == Some("expression_statement") && site.parent_kind(2) == Some("module");
+                let in_class = site.parent_kind(1) == Some("expression_statement")
+                    && site.parent_kind(2) == Some("block")
+                    && site.parent_kind(3) == Some("class_definition");
                 let k = if at_module {
                     DefKind::Constant
                 } else if in_class {
@@ -44,38 +74,52 @@ impl<'t> Walker<'t> {
                 };
                 Some(self.named(k, left, node))
             }
-            // Java
+            _ => None,
+        }
+    }
+
+    /// The definitions of Java.
+    fn java_definition(&mut self, site: &Site<'_, 't>) -> Option<Found<'t>> {
+        let (node, kind) = (site.node, site.node.kind());
+        match (self.lang, kind) {
             (Lang::Java, "class_declaration" | "record_declaration") => {
-                simple(self, DefKind::Class, Some(ScopeKind::Type))
+                self.simple(site, DefKind::Class, Some(ScopeKind::Type))
             }
             (Lang::Java, "interface_declaration" | "annotation_type_declaration") => {
-                simple(self, DefKind::Interface, Some(ScopeKind::Type))
+                self.simple(site, DefKind::Interface, Some(ScopeKind::Type))
             }
-            (Lang::Java, "enum_declaration") => simple(self, DefKind::Enum, Some(ScopeKind::Type)),
+            (Lang::Java, "enum_declaration") => self.simple(site, DefKind::Enum, Some(ScopeKind::Type)),
             (Lang::Java, "method_declaration" | "constructor_declaration" | "compact_constructor_declaration") => {
-                simple(self, DefKind::Method, Some(ScopeKind::Function))
+                self.simple(site, DefKind::Method, Some(ScopeKind::Function))
             }
             (Lang::Java, "variable_declarator")
-                if matches!(parent_kind(1), Some("field_declaration" | "constant_declaration")) =>
+                if matches!(site.parent_kind(1), Some("field_declaration" | "constant_declaration")) =>
             {
-                let name = name_field(node)?;
-                let constant = parent_kind(1) == Some("constant_declaration") || {
-                    let decl = path[path.len() - 1].node;
+                let name = node.child_by_field_name("name")?;
+                let constant = site.parent_kind(1) == Some("constant_declaration") || {
+                    let decl = site.path[site.path.len() - 1].node;
                     let mods = decl.named_child(0).filter(|m| m.kind() == "modifiers").map(|m| self.text(m));
                     mods.is_some_and(|m| m.contains("static") && m.contains("final"))
                 };
-                let decl = path[path.len() - 1].node;
+                let decl = site.path[site.path.len() - 1].node;
                 Some(self.named(if constant { DefKind::Constant } else { DefKind::Field }, name, decl))
             }
-            (Lang::Java, "enum_constant") => simple(self, DefKind::Constant, None),
+            (Lang::Java, "enum_constant") => self.simple(site, DefKind::Constant, None),
             (Lang::Java, "package_declaration") => {
                 let n = node.named_child(0)?;
                 Some(self.named(DefKind::Module, n, node))
             }
-            // Go
-            (Lang::Go, "function_declaration") => simple(self, DefKind::Function, Some(ScopeKind::Function)),
+            _ => None,
+        }
+    }
+
+    /// The definitions of Go.
+    fn go_definition(&mut self, site: &Site<'_, 't>) -> Option<Found<'t>> {
+        let (node, kind) = (site.node, site.node.kind());
+        match (self.lang, kind) {
+            (Lang::Go, "function_declaration") => self.simple(site, DefKind::Function, Some(ScopeKind::Function)),
             (Lang::Go, "method_declaration") => {
-                let mut f = simple(self, DefKind::Method, Some(ScopeKind::Function))?;
+                let mut f = self.simple(site, DefKind::Method, Some(ScopeKind::Function))?;
                 let receiver = node.child_by_field_name("receiver").and_then(|r| r.named_child(0));
                 if let Some(ty) = receiver.and_then(|p| p.child_by_field_name("type")) {
                     f.extra_scope.push(self.type_name(ty));
@@ -88,20 +132,20 @@ impl<'t> Walker<'t> {
                     Some("interface_type") => DefKind::Interface,
                     _ => DefKind::TypeAlias,
                 };
-                let mut f = simple(self, k, Some(ScopeKind::Type))?;
+                let mut f = self.simple(site, k, Some(ScopeKind::Type))?;
                 f.params = None;
                 f.body = node.child_by_field_name("type");
                 f.prototype = false;
                 Some(f)
             }
             (Lang::Go, "type_alias") => {
-                let mut f = simple(self, DefKind::TypeAlias, None)?;
+                let mut f = self.simple(site, DefKind::TypeAlias, None)?;
                 f.prototype = false;
                 Some(f)
             }
-            (Lang::Go, "method_elem" | "method_spec") => simple(self, DefKind::Method, None),
+            (Lang::Go, "method_elem" | "method_spec") => self.simple(site, DefKind::Method, None),
             (Lang::Go, "field_declaration" | "const_spec") | (Lang::Go, "var_spec")
-                if kind != "var_spec" || parent_kind(2) == Some("source_file") =>
+                if kind != "var_spec" || site.parent_kind(2) == Some("source_file") =>
             {
                 // Several names may share one declaration (`a, b int`): the first is recorded here,
                 // the others by `identifier` below.
@@ -113,7 +157,7 @@ impl<'t> Walker<'t> {
                 let first = *names.first()?;
                 for other in &names[1..] {
                     let f = self.named(k, *other, node);
-                    self.record(node, f, scope);
+                    self.record(node, f, site.scope);
                 }
                 Some(self.named(k, first, node))
             }
@@ -121,13 +165,20 @@ impl<'t> Walker<'t> {
                 let n = node.named_child(0)?;
                 Some(self.named(DefKind::Module, n, node))
             }
-            // C and C++
+            _ => None,
+        }
+    }
+
+    /// The definitions of C and C++.
+    fn c_definition(&mut self, site: &Site<'_, 't>) -> Option<Found<'t>> {
+        let (node, kind) = (site.node, site.node.kind());
+        match (self.lang, kind) {
             (Lang::C | Lang::Cpp, "function_definition") => {
                 let declarator = node.child_by_field_name("declarator")?;
                 let Some(decl) = function_declarator(declarator) else {
                     return self.macro_headed(node, declarator);
                 };
-                let mut f = self.c_function(decl, in_type)?;
+                let mut f = self.c_function(decl, site.in_type)?;
                 // `PHP_FUNCTION(strlen) { ... }` as C++ reads it: the macro is the declarator, the
                 // function its only argument; its parameters are the macro's business.
                 if let Some(inner) = self.macro_argument(decl) {
@@ -143,11 +194,11 @@ impl<'t> Walker<'t> {
             (Lang::C | Lang::Cpp, "declaration" | "field_declaration") => {
                 let declarator = node.child_by_field_name("declarator")?;
                 if let Some(decl) = function_declarator(declarator) {
-                    let inside_function = path.last().is_some_and(|p| p.in_block);
+                    let inside_function = site.path.last().is_some_and(|p| p.in_block);
                     if inside_function {
                         return None;
                     }
-                    let mut f = self.c_function(decl, in_type)?;
+                    let mut f = self.c_function(decl, site.in_type)?;
                     f.prototype = true;
                     return Some(f);
                 }
@@ -161,91 +212,107 @@ impl<'t> Walker<'t> {
                 if node.child_by_field_name("body").is_some() =>
             {
                 let k = if kind == "class_specifier" { DefKind::Class } else { DefKind::Struct };
-                let mut f = simple(self, k, Some(ScopeKind::Type))?;
+                let mut f = self.simple(site, k, Some(ScopeKind::Type))?;
                 f.prototype = false;
                 Some(f)
             }
             (Lang::C | Lang::Cpp, "enum_specifier") if node.child_by_field_name("body").is_some() => {
-                let mut f = simple(self, DefKind::Enum, None)?;
+                let mut f = self.simple(site, DefKind::Enum, None)?;
                 f.prototype = false;
                 Some(f)
             }
-            (Lang::C | Lang::Cpp, "enumerator") => simple(self, DefKind::Constant, None),
+            (Lang::C | Lang::Cpp, "enumerator") => self.simple(site, DefKind::Constant, None),
             (Lang::C | Lang::Cpp, "type_definition") => {
                 let name = node.child_by_field_name("declarator").and_then(innermost_name)?;
                 Some(self.named(DefKind::TypeAlias, name, node))
             }
-            (Lang::Cpp, "alias_declaration") => simple(self, DefKind::TypeAlias, None).map(|mut f| {
+            (Lang::Cpp, "alias_declaration") => self.simple(site, DefKind::TypeAlias, None).map(|mut f| {
                 f.prototype = false;
                 f
             }),
             (Lang::Cpp, "namespace_definition") => {
-                let mut f = simple(self, DefKind::Module, Some(ScopeKind::Module))?;
+                let mut f = self.simple(site, DefKind::Module, Some(ScopeKind::Module))?;
                 f.prototype = false;
                 Some(f)
             }
-            (Lang::C | Lang::Cpp, "preproc_def") => simple(self, DefKind::Constant, None).map(|mut f| {
+            (Lang::C | Lang::Cpp, "preproc_def") => self.simple(site, DefKind::Constant, None).map(|mut f| {
                 f.prototype = false;
                 f
             }),
             (Lang::C | Lang::Cpp, "preproc_function_def") => {
-                let mut f = simple(self, DefKind::Macro, None)?;
+                let mut f = self.simple(site, DefKind::Macro, None)?;
                 f.prototype = false;
                 f.body = node.child_by_field_name("value");
                 Some(f)
             }
-            // Rust
-            (Lang::Rust, "function_item") => simple(self, func, Some(ScopeKind::Function)),
-            (Lang::Rust, "function_signature_item") => simple(self, DefKind::Method, None),
+            _ => None,
+        }
+    }
+
+    /// The definitions of Rust.
+    fn rust_definition(&mut self, site: &Site<'_, 't>) -> Option<Found<'t>> {
+        let kind = site.node.kind();
+        let func = if site.in_type { DefKind::Method } else { DefKind::Function };
+        match (self.lang, kind) {
+            (Lang::Rust, "function_item") => self.simple(site, func, Some(ScopeKind::Function)),
+            (Lang::Rust, "function_signature_item") => self.simple(site, DefKind::Method, None),
             (Lang::Rust, "struct_item" | "union_item") => {
-                simple(self, DefKind::Struct, Some(ScopeKind::Type)).map(|f| Found { prototype: false, ..f })
+                self.simple(site, DefKind::Struct, Some(ScopeKind::Type)).map(|f| Found { prototype: false, ..f })
             }
             (Lang::Rust, "enum_item") => {
-                simple(self, DefKind::Enum, Some(ScopeKind::Type)).map(|f| Found { prototype: false, ..f })
+                self.simple(site, DefKind::Enum, Some(ScopeKind::Type)).map(|f| Found { prototype: false, ..f })
             }
             (Lang::Rust, "trait_item") => {
-                simple(self, DefKind::Trait, Some(ScopeKind::Type)).map(|f| Found { prototype: false, ..f })
+                self.simple(site, DefKind::Trait, Some(ScopeKind::Type)).map(|f| Found { prototype: false, ..f })
             }
             (Lang::Rust, "mod_item") => {
-                simple(self, DefKind::Module, Some(ScopeKind::Module)).map(|f| Found { prototype: false, ..f })
+                self.simple(site, DefKind::Module, Some(ScopeKind::Module)).map(|f| Found { prototype: false, ..f })
             }
-            (Lang::Rust, "field_declaration") => simple(self, DefKind::Field, None).map(no_proto),
-            (Lang::Rust, "enum_variant") => simple(self, DefKind::Constant, None).map(no_proto),
-            (Lang::Rust, "type_item" | "associated_type") => simple(self, DefKind::TypeAlias, None).map(no_proto),
-            (Lang::Rust, "const_item" | "static_item") => simple(self, DefKind::Constant, None).map(no_proto),
-            (Lang::Rust, "macro_definition") => simple(self, DefKind::Macro, None).map(no_proto),
-            // TypeScript
+            (Lang::Rust, "field_declaration") => self.simple(site, DefKind::Field, None).map(no_proto),
+            (Lang::Rust, "enum_variant") => self.simple(site, DefKind::Constant, None).map(no_proto),
+            (Lang::Rust, "type_item" | "associated_type") => self.simple(site, DefKind::TypeAlias, None).map(no_proto),
+            (Lang::Rust, "const_item" | "static_item") => self.simple(site, DefKind::Constant, None).map(no_proto),
+            (Lang::Rust, "macro_definition") => self.simple(site, DefKind::Macro, None).map(no_proto),
+            _ => None,
+        }
+    }
+
+    /// The definitions of TypeScript and TSX.
+    fn typescript_definition(&mut self, site: &Site<'_, 't>) -> Option<Found<'t>> {
+        let (node, kind) = (site.node, site.node.kind());
+        match (self.lang, kind) {
             (Lang::TypeScript | Lang::Tsx, "function_declaration" | "generator_function_declaration") => {
-                simple(self, DefKind::Function, Some(ScopeKind::Function))
+                self.simple(site, DefKind::Function, Some(ScopeKind::Function))
             }
-            (Lang::TypeScript | Lang::Tsx, "function_signature") => simple(self, DefKind::Function, None),
+            (Lang::TypeScript | Lang::Tsx, "function_signature") => self.simple(site, DefKind::Function, None),
             (Lang::TypeScript | Lang::Tsx, "class_declaration" | "abstract_class_declaration") => {
-                simple(self, DefKind::Class, Some(ScopeKind::Type)).map(no_proto)
+                self.simple(site, DefKind::Class, Some(ScopeKind::Type)).map(no_proto)
             }
             (Lang::TypeScript | Lang::Tsx, "interface_declaration") => {
-                simple(self, DefKind::Interface, Some(ScopeKind::Type)).map(no_proto)
+                self.simple(site, DefKind::Interface, Some(ScopeKind::Type)).map(no_proto)
             }
             (Lang::TypeScript | Lang::Tsx, "method_definition") => {
-                simple(self, DefKind::Method, Some(ScopeKind::Function))
+                self.simple(site, DefKind::Method, Some(ScopeKind::Function))
             }
             (Lang::TypeScript | Lang::Tsx, "method_signature" | "abstract_method_signature") => {
-                simple(self, DefKind::Method, None)
+                self.simple(site, DefKind::Method, None)
             }
             (Lang::TypeScript | Lang::Tsx, "public_field_definition" | "property_signature") => {
-                simple(self, DefKind::Field, None).map(no_proto)
+                self.simple(site, DefKind::Field, None).map(no_proto)
             }
             (Lang::TypeScript | Lang::Tsx, "type_alias_declaration") => {
-                simple(self, DefKind::TypeAlias, None).map(no_proto)
+                self.simple(site, DefKind::TypeAlias, None).map(no_proto)
             }
-            (Lang::TypeScript | Lang::Tsx, "enum_declaration") => simple(self, DefKind::Enum, None).map(no_proto),
+            (Lang::TypeScript | Lang::Tsx, "enum_declaration") => self.simple(site, DefKind::Enum, None).map(no_proto),
             (Lang::TypeScript | Lang::Tsx, "internal_module" | "module") => {
-                simple(self, DefKind::Module, Some(ScopeKind::Module)).map(no_proto)
+                self.simple(site, DefKind::Module, Some(ScopeKind::Module)).map(no_proto)
             }
             (Lang::TypeScript | Lang::Tsx, "variable_declarator") => {
-                let top = matches!(parent_kind(1), Some("lexical_declaration" | "variable_declaration"))
-                    && matches!(parent_kind(2), Some("program" | "export_statement" | "statement_block"))
-                    && (parent_kind(2) != Some("statement_block") || parent_kind(3) == Some("internal_module"));
-                let name = name_field(node).filter(|n| n.kind() == "identifier")?;
+                let top = matches!(site.parent_kind(1), Some("lexical_declaration" | "variable_declaration"))
+                    && matches!(site.parent_kind(2), Some("program" | "export_statement" | "statement_block"))
+                    && (site.parent_kind(2) != Some("statement_block")
+                        || site.parent_kind(3) == Some("internal_module"));
+                let name = node.child_by_field_name("name").filter(|n| n.kind() == "identifier")?;
                 if !top {
                     return None;
                 }

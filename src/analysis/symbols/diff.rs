@@ -3,7 +3,9 @@
 //! context and added lines) are parsed on their own; the hunk header (`@@ … @@ class Foo:`,
 //! git's function context) gives the scope of a hunk that starts inside a definition.
 
-use super::{DefKind, Definition, Lang, Params, RefKind, Symbols, extract};
+use super::Lang;
+use super::model::{DefKind, Definition, Params, RefKind, Symbols};
+use super::text::extract;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -278,56 +280,66 @@ fn params_key(d: &Definition) -> String {
 /// re-signed or added, and the definitions its changed lines sit in.
 pub fn changes(lang: Lang, file_diff: &str) -> FileChanges {
     let mut out = FileChanges::default();
-    // Per hunk: the scope of its definitions, its two sides, and, for a hunk that starts deeper
-    // than its shallowest line, the header's scope with how many lines of each side come before
-    // that line (they sit in what the header names).
-    let read: Vec<(Vec<String>, Read, Read, Tail)> = hunks(file_diff)
-        .iter()
-        .map(|h| {
-            let mut tail = if h.indent == 0 {
-                let lines = (leading_deeper(&h.old.text), leading_deeper(&h.new.text));
-                let scope = if lines == (0, 0) { Vec::new() } else { header_scope(lang, &h.header).0 };
-                Tail { scope, lines }
-            } else {
-                Tail::default()
-            };
-            let (mut scope, is_type) = if h.indent > 0 { header_scope(lang, &h.header) } else { (Vec::new(), false) };
-            let (mut old, mut new) = (Read::new(lang, &h.old), Read::new(lang, &h.new));
-            // A header naming a function, over a hunk that defines something at its own level:
-            // the header is the definition before the hunk (a sibling), not one around it. The
-            // lines before that definition still sit in the header's function; the definitions
-            // of the hunk sit in the header's parent, unknown when the header is all there is.
-            if h.indent > 0 && !is_type && !scope.is_empty() {
-                let (o, n) = (first_level_def(&old, &h.old), first_level_def(&new, &h.new));
-                if o.is_some() || n.is_some() {
-                    let all = |side: &Side| side.changed.len();
-                    tail = Tail { scope: scope.clone(), lines: (o.unwrap_or(all(&h.old)), n.unwrap_or(all(&h.new))) };
-                    scope.pop();
+    let read: Vec<HunkRead> = hunks(file_diff).iter().map(|h| read_hunk(lang, h)).collect();
+    let whole = match_heads(lang, &read, &mut out);
+    locate_lines(lang, &read, &whole, &mut out);
+    out
+}
+
+/// A hunk as read: the scope of its definitions, its two sides, and its tail.
+type HunkRead = (Vec<String>, Read, Read, Tail);
+
+/// Per hunk: the scope of its definitions, its two sides, and, for a hunk that starts deeper
+/// than its shallowest line, the header's scope with how many lines of each side come before
+/// that line (they sit in what the header names).
+fn read_hunk(lang: Lang, h: &Hunk) -> HunkRead {
+    let mut tail = if h.indent == 0 {
+        let lines = (leading_deeper(&h.old.text), leading_deeper(&h.new.text));
+        let scope = if lines == (0, 0) { Vec::new() } else { header_scope(lang, &h.header).0 };
+        Tail { scope, lines }
+    } else {
+        Tail::default()
+    };
+    let (mut scope, is_type) = if h.indent > 0 { header_scope(lang, &h.header) } else { (Vec::new(), false) };
+    let (mut old, mut new) = (Read::new(lang, &h.old), Read::new(lang, &h.new));
+    // A header naming a function, over a hunk that defines something at its own level:
+    // the header is the definition before the hunk (a sibling), not one around it. The
+    // lines before that definition still sit in the header's function; the definitions
+    // of the hunk sit in the header's parent, unknown when the header is all there is.
+    if h.indent > 0 && !is_type && !scope.is_empty() {
+        let (o, n) = (first_level_def(&old, &h.old), first_level_def(&new, &h.new));
+        if o.is_some() || n.is_some() {
+            let all = |side: &Side| side.changed.len();
+            tail = Tail { scope: scope.clone(), lines: (o.unwrap_or(all(&h.old)), n.unwrap_or(all(&h.new))) };
+            scope.pop();
+        }
+    }
+    // Python: a hunk deeper than a class body (git's header is a line at column 0) sits in a
+    // function; what reads as a module-level assignment there is a local variable.
+    if lang == Lang::Python && h.indent > 4 {
+        for side in [&mut old, &mut new] {
+            side.symbols
+                .definitions
+                .retain(|d| !matches!(d.kind, DefKind::Constant | DefKind::Field) || d.qualified.contains('.'));
+        }
+    }
+    if is_type {
+        // Functions written inside the header's type are its methods.
+        for d in old.symbols.definitions.iter_mut().chain(new.symbols.definitions.iter_mut()) {
+            if d.kind == DefKind::Function && !d.qualified.contains(lang.separator()) {
+                d.kind = DefKind::Method;
+                if let Some(p) = d.params.as_mut().filter(|_| lang == Lang::Python) {
+                    drop_receiver(p);
                 }
             }
-            // Python: a hunk deeper than a class body (git's header is a line at column 0) sits in a
-            // function; what reads as a module-level assignment there is a local variable.
-            if lang == Lang::Python && h.indent > 4 {
-                for side in [&mut old, &mut new] {
-                    side.symbols
-                        .definitions
-                        .retain(|d| !matches!(d.kind, DefKind::Constant | DefKind::Field) || d.qualified.contains('.'));
-                }
-            }
-            if is_type {
-                // Functions written inside the header's type are its methods.
-                for d in old.symbols.definitions.iter_mut().chain(new.symbols.definitions.iter_mut()) {
-                    if d.kind == DefKind::Function && !d.qualified.contains(lang.separator()) {
-                        d.kind = DefKind::Method;
-                        if let Some(p) = d.params.as_mut().filter(|_| lang == Lang::Python) {
-                            drop_receiver(p);
-                        }
-                    }
-                }
-            }
-            (scope, old, new, tail)
-        })
-        .collect();
+        }
+    }
+    (scope, old, new, tail)
+}
+
+/// Heads removed and added, matched into re-signed, renamed, removed and added definitions
+/// (pushed to `out`). Returns the heads that came or went whole, by hunk, side and line.
+fn match_heads(lang: Lang, read: &[HunkRead], out: &mut FileChanges) -> Vec<(usize, bool, usize)> {
     // (hunk index, scope path, definition) of heads removed and added.
     let mut removed: Vec<(usize, Vec<String>, Definition)> = Vec::new();
     let mut added: Vec<(usize, Vec<String>, Definition)> = Vec::new();
@@ -413,6 +425,12 @@ pub fn changes(lang: Lang, file_diff: &str) -> FileChanges {
             out.changes.push(change(ChangeKind::Added, d, path.join(sep), None, None, Some(d)));
         }
     }
+    whole
+}
+
+/// Each changed line, located by the definition around it (or the hunk's scope) into
+/// `out.touched`; lines of definitions that came whole are located by them, not here.
+fn locate_lines(lang: Lang, read: &[HunkRead], whole: &[(usize, bool, usize)], out: &mut FileChanges) {
     for (hi, (scope, old, new, tail)) in read.iter().enumerate() {
         for (is_new, side) in [(false, old), (true, new)] {
             let tail_lines = if is_new { tail.lines.1 } else { tail.lines.0 };
@@ -447,7 +465,6 @@ pub fn changes(lang: Lang, file_diff: &str) -> FileChanges {
             }
         }
     }
-    out
 }
 
 fn change(

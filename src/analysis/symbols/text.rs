@@ -1,7 +1,8 @@
 //! Text as tools show it, made parseable: numbered views (`cat -n`, the editor's `view`,
 //! SWE-agent's `open`) without their numbers, single lines cut out of a file, bounded prefixes.
 
-use super::{Lang, Symbols, lang, parse_whole, walk};
+use super::model::{MAX_PARSE, Symbols};
+use super::{Lang, lang, walk};
 
 /// The longest prefix of `text` within `max` bytes, cut at a line end when there is one.
 pub(super) fn prefix(text: &str, max: usize) -> &str {
@@ -262,6 +263,27 @@ pub(super) fn fragment(lang: Lang, line: &str) -> Symbols {
     };
     symbols.definitions.retain(|d| !d.name.is_empty());
     symbols
+}
+
+/// The symbols of `text` in `lang`. A window cut out of a file (a diff hunk, `sed -n '40,60p'`)
+/// may start inside a block; its lines up to where that block closes are read on their own, as
+/// a body, so the error they would cause does not swallow the definitions after them.
+pub fn extract(lang: Lang, text: &str) -> Symbols {
+    window(lang, prefix(text, MAX_PARSE))
+}
+
+/// The symbols of a whole parse of `text`.
+fn parse_whole(lang: Lang, text: &str) -> Symbols {
+    match lang::parse(lang, text) {
+        Some(tree) => walk::walk(lang, &tree, text),
+        None => Symbols::default(),
+    }
+}
+
+/// The symbols of one line cut out of a file (a search-output line): parsed alone, and, when
+/// that reads as an error, inside a function body, where a statement belongs.
+pub fn extract_line(lang: Lang, line: &str) -> Symbols {
+    fragment(lang, line)
 }
 
 #[cfg(test)]

@@ -2,7 +2,8 @@
 //! identifier is used. What each grammar calls its nodes is in the tables of this file; the walk
 //! itself is the same for every language.
 
-use super::{DefKind, Definition, Lang, RefKind, Reference, Symbols};
+use super::Lang;
+use super::model::{DefKind, Definition, RefKind, Reference, Symbols};
 use std::collections::HashSet;
 use tree_sitter::{Node, Tree};
 

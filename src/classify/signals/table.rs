@@ -39,8 +39,20 @@ fn opt_step(s: Option<usize>) -> String {
     s.map_or("never".into(), |x| format!("step {x}"))
 }
 
+/// The whole table, section by section.
 pub fn table(s: &Signals) -> String {
     let mut o = Lines(String::new());
+    outcome(&mut o, s);
+    expected(&mut o, s);
+    edits(&mut o, s);
+    context(&mut o, s);
+    definitions(&mut o, s);
+    struggles(&mut o, s);
+    o.0
+}
+
+/// The run: its length, exit and outcome, its tools, the files of its patch.
+fn outcome(o: &mut Lines, s: &Signals) {
     let resolved = match s.resolved {
         Some(true) => "resolved",
         Some(false) => "not resolved",
@@ -66,6 +78,10 @@ pub fn table(s: &Signals) -> String {
     );
     let _ =
         writeln!(o, "patch files: {}", if s.patch_files.is_empty() { "none".into() } else { s.patch_files.join(", ") });
+}
+
+/// The locations the run was expected to change, and what the harness says of its tests.
+fn expected(o: &mut Lines, s: &Signals) {
     if !s.expected.is_empty() {
         let ratio = s.miss_ratio.map(|r| format!(" (miss ratio {r:.2})")).unwrap_or_default();
         let _ = writeln!(o, "expected locations{ratio}:");
@@ -130,6 +146,10 @@ pub fn table(s: &Signals) -> String {
             if t.located() && t.pass_to_pass.failed > 0 { " (the fix is in place; regressions elsewhere)" } else { "" }
         );
     }
+}
+
+/// The edits: files touched, rejected, reverted or lost.
+fn edits(o: &mut Lines, s: &Signals) {
     if !s.task_files_edited.is_empty() {
         let _ = writeln!(o, "files the task names, edited: {}", s.task_files_edited.join(", "));
     }
@@ -182,6 +202,10 @@ pub fn table(s: &Signals) -> String {
         };
         let _ = writeln!(o, "lost edit: step {} {}: {why}", l.step, l.path);
     }
+}
+
+/// What filled the context: observations, repeats, re-opened files.
+fn context(o: &mut Lines, s: &Signals) {
     let c = &s.context;
     let largest = c
         .largest_obs
@@ -210,6 +234,10 @@ pub fn table(s: &Signals) -> String {
     for r in s.reopened.iter().take(MAX_ITEMS) {
         let _ = writeln!(o, "re-opened without editing: {} at [{}]", r.path, steps(&r.steps));
     }
+}
+
+/// The definitions changed, and references left stale by them.
+fn definitions(o: &mut Lines, s: &Signals) {
     for f in s.symbols.iter().take(MAX_ITEMS) {
         if f.changes.is_empty() && f.touched.is_empty() {
             continue;
@@ -249,6 +277,10 @@ pub fn table(s: &Signals) -> String {
             seen.join(", ")
         );
     }
+}
+
+/// Loops, the untouched periphery, failing tests naming unchanged files.
+fn struggles(o: &mut Lines, s: &Signals) {
     for l in s.loops.iter().take(MAX_ITEMS) {
         let _ = writeln!(
             o,
@@ -274,5 +306,4 @@ pub fn table(s: &Signals) -> String {
     for m in s.failing_test_files.iter().take(MAX_ITEMS) {
         let _ = writeln!(o, "failing test {} names unchanged {}", m.test, m.path);
     }
-    o.0
 }

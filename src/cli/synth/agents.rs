@@ -5,7 +5,7 @@
 //! Terminal-Bench trial whose `agent.cast` is the large file. A step in four edits a file (in
 //! the agent's own way: `apply_patch`, `Edit`, SEARCH/REPLACE, a diff), the rest run commands.
 
-use super::{Generated, Rng, WORDS, code_lines, prose};
+use super::random::{Generated, Rng, WORDS, code_lines, prose};
 use serde_json::{Value, json};
 use std::io::{BufWriter, Write};
 use std::path::Path;

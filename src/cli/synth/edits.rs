@@ -5,7 +5,7 @@
 //! Python scripts and `git checkout`. Every observation is printed from the true file, and every
 //! edit's true diff is kept, to grade the reconstruction against.
 
-use super::Rng;
+use super::random::Rng;
 use serde_json::{Value, json};
 
 /// What an edit step truly did.
@@ -118,127 +118,7 @@ pub fn run(seed: u64, steps: usize) -> (Value, Vec<TrueEdit>) {
         let f = rng.below(paths.len() as u64) as usize;
         let path = paths[f];
         let before = files[f].clone();
-        let len = before.len().max(1);
-        let n = match seen[f] {
-            Some((a, b)) if rng.below(5) != 0 && a <= b => (a + rng.below((b - a + 1) as u64) as usize).clamp(1, len),
-            _ => 1 + rng.below(len as u64) as usize,
-        };
-        let line = before.get(n - 1).cloned().unwrap_or_default();
-        let new_text = format!("    {}_{step} = {}()", rng.pick(NAMES), rng.pick(NAMES));
-        let (command, observation): (String, String) = match rng.below(20) {
-            0..=3 => {
-                let a = n;
-                let b = (n + 5 + rng.below(30) as usize).min(len);
-                seen[f] = Some((a, b));
-                let shown: Vec<String> = before[a - 1..b].to_vec();
-                match rng.below(3) {
-                    0 => (format!("sed -n '{a},{b}p' {path}"), output(&shown)),
-                    1 => {
-                        let numbered: Vec<String> =
-                            shown.iter().enumerate().map(|(k, l)| format!("{:6}\t{l}", a + k)).collect();
-                        (format!("nl -ba {path} | sed -n '{a},{b}p'"), output(&numbered))
-                    }
-                    _ => {
-                        let k = 10 + rng.below(40) as usize;
-                        seen[f] = Some((1, k.min(len)));
-                        (format!("head -n {k} {path}"), output(&before[..k.min(len)]))
-                    }
-                }
-            }
-            4 => match token(&line) {
-                Some(t) => {
-                    let hits: Vec<String> = before
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, l)| l.contains(&t))
-                        .map(|(i, l)| format!("{}:{l}", i + 1))
-                        .collect();
-                    (format!("grep -n '{t}' {path}"), output(&hits))
-                }
-                None => (format!("tail -n 15 {path}"), output(&before[len.saturating_sub(15)..])),
-            },
-            5 if len < 150 => {
-                seen[f] = Some((1, len));
-                (format!("cat {path}"), output(&before))
-            }
-            5..=8 => match token(&line) {
-                // Now and then the agent names the line next to the one it means: no match.
-                Some(t) => {
-                    let at = if rng.below(8) == 0 { n % len + 1 } else { n };
-                    let new = format!("{t}_v{step}");
-                    if let Some(l) = files[f].get_mut(at - 1)
-                        && l.contains(&t)
-                    {
-                        *l = l.replacen(&t, &new, 1);
-                    }
-                    (format!("sed -i '{at}s/{t}/{new}/' {path}"), output(&[]))
-                }
-                None => (format!("sed -i '{n}a\\{new_text}' {path}"), {
-                    files[f].insert(n, new_text.clone());
-                    output(&[])
-                }),
-            },
-            9 => {
-                files[f].insert(n, new_text.clone());
-                (format!("sed -i '{n}a\\{new_text}' {path}"), output(&[]))
-            }
-            10 => {
-                files[f].insert(n - 1, new_text.clone());
-                (format!("sed -i '{n}i\\{new_text}' {path}"), output(&[]))
-            }
-            11 => {
-                let m = (n + rng.below(3) as usize).min(len);
-                files[f].drain(n - 1..m);
-                (
-                    if m == n { format!("sed -i '{n}d' {path}") } else { format!("sed -i '{n},{m}d' {path}") },
-                    output(&[]),
-                )
-            }
-            12 => {
-                let m = (n + 1).min(len);
-                files[f].splice(n - 1..m, [new_text.clone()]);
-                (format!("sed -i '{n},{m}c\\{new_text}' {path}"), output(&[]))
-            }
-            13 => match token(&line) {
-                Some(t) => {
-                    let new = format!("{t}_g{step}");
-                    for l in files[f].iter_mut() {
-                        *l = l.replace(&t, &new);
-                    }
-                    if rng.below(2) == 0 {
-                        (format!("sed -i 's/{t}/{new}/g' {path}"), output(&[]))
-                    } else {
-                        (format!("perl -pi -e 's/{t}/{new}/g' {path}"), output(&[]))
-                    }
-                }
-                None => ("python -m pytest tests -q".into(), output(&["1 failed, 3 passed".into()])),
-            },
-            14 => {
-                files[f].push(format!("# note {step}"));
-                (format!("echo '# note {step}' >> {path}"), output(&[]))
-            }
-            15 => match token(&line) {
-                Some(t) => {
-                    let new = format!("{t}_py{step}");
-                    for l in files[f].iter_mut() {
-                        *l = l.replace(&t, &new);
-                    }
-                    (
-                        format!(
-                            "python - <<'PY'\np = '{path}'\ns = open(p).read()\nopen(p, 'w').write(s.replace('{t}', '{new}'))\nPY"
-                        ),
-                        output(&[]),
-                    )
-                }
-                None => ("ls src/pkg".into(), output(&["core.py".into(), "util.py".into()])),
-            },
-            16 if step % 7 == 0 => {
-                files[f] = base[f].clone();
-                (format!("git checkout -- {path}"), output(&[]))
-            }
-            17 => (format!("cat <<'EOF' > reproduce_{step}.py\nfrom pkg import core\nprint(core)\nEOF"), output(&[])),
-            _ => ("python -m pytest tests -q".into(), output(&["1 failed, 3 passed".into()])),
-        };
+        let (command, observation) = step_on(&mut rng, step, path, &before, &mut files[f], &base[f], &mut seen[f]);
         if files[f] != before {
             edits.push(truth(step, path, &before, &files[f]));
         }
@@ -246,6 +126,148 @@ pub fn run(seed: u64, steps: usize) -> (Value, Vec<TrueEdit>) {
             .push(json!({"role": "assistant", "content": format!("THOUGHT: step {step}.\n\n```bash\n{command}\n```")}));
         messages.push(json!({"role": "user", "content": observation}));
     }
+    let submission = submission(&paths, &base, &files);
+    let doc = json!({
+        "info": {"exit_status": "Submitted", "submission": submission, "config": {"model": {"model_name": "synthetic/edits"}}},
+        "messages": messages,
+        "trajectory_format": "mini-swe-agent-1",
+        "instance_id": format!("synth__edits-{seed:05}"),
+    });
+    (doc, edits)
+}
+
+/// One step on one file: the command and its output, applied to `file` (which was `before`).
+fn step_on(
+    rng: &mut Rng,
+    step: usize,
+    path: &str,
+    before: &[String],
+    file: &mut Vec<String>,
+    base: &[String],
+    seen: &mut Option<(usize, usize)>,
+) -> (String, String) {
+    let len = before.len().max(1);
+    let n = match *seen {
+        Some((a, b)) if rng.below(5) != 0 && a <= b => (a + rng.below((b - a + 1) as u64) as usize).clamp(1, len),
+        _ => 1 + rng.below(len as u64) as usize,
+    };
+    let line = before.get(n - 1).cloned().unwrap_or_default();
+    let new_text = format!("    {}_{step} = {}()", rng.pick(NAMES), rng.pick(NAMES));
+    match rng.below(20) {
+        0..=3 => {
+            let a = n;
+            let b = (n + 5 + rng.below(30) as usize).min(len);
+            *seen = Some((a, b));
+            let shown: Vec<String> = before[a - 1..b].to_vec();
+            match rng.below(3) {
+                0 => (format!("sed -n '{a},{b}p' {path}"), output(&shown)),
+                1 => {
+                    let numbered: Vec<String> =
+                        shown.iter().enumerate().map(|(k, l)| format!("{:6}\t{l}", a + k)).collect();
+                    (format!("nl -ba {path} | sed -n '{a},{b}p'"), output(&numbered))
+                }
+                _ => {
+                    let k = 10 + rng.below(40) as usize;
+                    *seen = Some((1, k.min(len)));
+                    (format!("head -n {k} {path}"), output(&before[..k.min(len)]))
+                }
+            }
+        }
+        4 => match token(&line) {
+            Some(t) => {
+                let hits: Vec<String> = before
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, l)| l.contains(&t))
+                    .map(|(i, l)| format!("{}:{l}", i + 1))
+                    .collect();
+                (format!("grep -n '{t}' {path}"), output(&hits))
+            }
+            None => (format!("tail -n 15 {path}"), output(&before[len.saturating_sub(15)..])),
+        },
+        5 if len < 150 => {
+            *seen = Some((1, len));
+            (format!("cat {path}"), output(before))
+        }
+        5..=8 => match token(&line) {
+            // Now and then the agent names the line next to the one it means: no match.
+            Some(t) => {
+                let at = if rng.below(8) == 0 { n % len + 1 } else { n };
+                let new = format!("{t}_v{step}");
+                if let Some(l) = file.get_mut(at - 1)
+                    && l.contains(&t)
+                {
+                    *l = l.replacen(&t, &new, 1);
+                }
+                (format!("sed -i '{at}s/{t}/{new}/' {path}"), output(&[]))
+            }
+            None => (format!("sed -i '{n}a\\{new_text}' {path}"), {
+                file.insert(n, new_text.clone());
+                output(&[])
+            }),
+        },
+        9 => {
+            file.insert(n, new_text.clone());
+            (format!("sed -i '{n}a\\{new_text}' {path}"), output(&[]))
+        }
+        10 => {
+            file.insert(n - 1, new_text.clone());
+            (format!("sed -i '{n}i\\{new_text}' {path}"), output(&[]))
+        }
+        11 => {
+            let m = (n + rng.below(3) as usize).min(len);
+            file.drain(n - 1..m);
+            (if m == n { format!("sed -i '{n}d' {path}") } else { format!("sed -i '{n},{m}d' {path}") }, output(&[]))
+        }
+        12 => {
+            let m = (n + 1).min(len);
+            file.splice(n - 1..m, [new_text.clone()]);
+            (format!("sed -i '{n},{m}c\\{new_text}' {path}"), output(&[]))
+        }
+        13 => match token(&line) {
+            Some(t) => {
+                let new = format!("{t}_g{step}");
+                for l in file.iter_mut() {
+                    *l = l.replace(&t, &new);
+                }
+                if rng.below(2) == 0 {
+                    (format!("sed -i 's/{t}/{new}/g' {path}"), output(&[]))
+                } else {
+                    (format!("perl -pi -e 's/{t}/{new}/g' {path}"), output(&[]))
+                }
+            }
+            None => ("python -m pytest tests -q".into(), output(&["1 failed, 3 passed".into()])),
+        },
+        14 => {
+            file.push(format!("# note {step}"));
+            (format!("echo '# note {step}' >> {path}"), output(&[]))
+        }
+        15 => match token(&line) {
+            Some(t) => {
+                let new = format!("{t}_py{step}");
+                for l in file.iter_mut() {
+                    *l = l.replace(&t, &new);
+                }
+                (
+                    format!(
+                        "python - <<'PY'\np = '{path}'\ns = open(p).read()\nopen(p, 'w').write(s.replace('{t}', '{new}'))\nPY"
+                    ),
+                    output(&[]),
+                )
+            }
+            None => ("ls src/pkg".into(), output(&["core.py".into(), "util.py".into()])),
+        },
+        16 if step.is_multiple_of(7) => {
+            *file = base.to_vec();
+            (format!("git checkout -- {path}"), output(&[]))
+        }
+        17 => (format!("cat <<'EOF' > reproduce_{step}.py\nfrom pkg import core\nprint(core)\nEOF"), output(&[])),
+        _ => ("python -m pytest tests -q".into(), output(&["1 failed, 3 passed".into()])),
+    }
+}
+
+/// The submission: the diff of every file changed from its base.
+fn submission(paths: &[&str], base: &[Vec<String>], files: &[Vec<String>]) -> String {
     let mut submission = String::new();
     for (k, p) in paths.iter().enumerate() {
         let (a, b) = (base[k].join("\n") + "\n", files[k].join("\n") + "\n");
@@ -257,11 +279,5 @@ pub fn run(seed: u64, steps: usize) -> (Value, Vec<TrueEdit>) {
             );
         }
     }
-    let doc = json!({
-        "info": {"exit_status": "Submitted", "submission": submission, "config": {"model": {"model_name": "synthetic/edits"}}},
-        "messages": messages,
-        "trajectory_format": "mini-swe-agent-1",
-        "instance_id": format!("synth__edits-{seed:05}"),
-    });
-    (doc, edits)
+    submission
 }

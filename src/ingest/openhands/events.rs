@@ -472,3 +472,11 @@ pub(super) fn step_edits(idx: usize, action: &str, args: &Value, obs: Option<&Va
         _ => Vec::new(),
     }
 }
+
+/// The run's agent as trajan names it: `openhands/` and the agent's class (or kind, in V1).
+pub(super) fn agent_name(class: Option<&str>) -> String {
+    match class {
+        Some(c) => format!("openhands/{c}"),
+        None => "openhands".to_string(),
+    }
+}

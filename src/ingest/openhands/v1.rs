@@ -264,7 +264,7 @@ impl Conversation {
         let mut run = Run {
             instance_id: instance_id.clone(),
             format: Some(Format::OpenHandsV1),
-            agent: Some(super::agent_name(nonempty_str(&state["agent"], "kind").as_deref())),
+            agent: Some(events::agent_name(nonempty_str(&state["agent"], "kind").as_deref())),
             model: usage
                 .model
                 .or_else(|| at(state, &["agent", "llm", "model"]).and_then(Value::as_str).map(str::to_string)),

@@ -413,17 +413,3 @@ impl Cells for Row {
 
 #[cfg(test)]
 mod tests;
-
-#[cfg(test)]
-mod codec_tests {
-    use super::*;
-
-    #[test]
-    fn text_with_nul_and_the_escape_reads_back_as_written() {
-        for s in ["plain", "a\0b", "\u{10FFFF}", "\u{10FFFF}0\0\u{10FFFF}1", ""] {
-            assert_eq!(dec(&enc(s)), s);
-            assert!(!enc(s).contains('\0'));
-        }
-        assert!(matches!(enc("plain"), Cow::Borrowed(_)));
-    }
-}

@@ -5,11 +5,12 @@
 #[path = "../../testkit/pg_server.rs"]
 mod pg_server;
 
-use super::Pg;
 use super::url::PgUrl;
+use super::{Pg, dec, enc};
 use crate::model::{Edit, EditKind, EditStatus, Format, Message, Parsed, Run, Step, TestCase, TestOutcome};
 use crate::store::read::RunFilter;
 use crate::store::{SourceRecord, Store, copy};
+use std::borrow::Cow;
 
 fn ok<T, E: std::fmt::Display>(r: Result<T, E>) -> T {
     r.unwrap_or_else(|e| panic!("{e}"))
@@ -97,6 +98,26 @@ fn reads_are_the_same_on_both_backends() {
     assert_eq!(format!("{:?}", ok(sqlite.run_data(id))), format!("{:?}", ok(pg.run_data(id))));
     assert_eq!(format!("{:?}", ok(sqlite.run_rest(id))), format!("{:?}", ok(pg.run_rest(id))));
     assert_eq!(format!("{:?}", ok(sqlite.step_body(id, 2))), format!("{:?}", ok(pg.step_body(id, 2))));
+    assert_eq!(ok(sqlite.run_table()), ok(pg.run_table()));
+}
+
+/// A run's format stored under a name this trajan does not know is an error naming it, as on
+/// SQLite; a run without a format is not written.
+#[test]
+fn a_stored_format_this_trajan_does_not_know_is_an_error_naming_it() {
+    let Some((_db, url)) = database() else { return };
+    let mut store = ok(Store::connect(&url));
+    ok(store.write_source(&record("/p.traj", &[1; 32]), &placed(&["a-1"])));
+    let raw = ok(Pg::connect(&url, false));
+    ok(raw.run("UPDATE runs SET format = 'swe-agent-9'"));
+    let e = store.list_runs(RunFilter::default()).err();
+    assert!(
+        matches!(&e, Some(crate::error::StoreError::UnknownName { what: "format", value }) if value == "swe-agent-9"),
+        "{e:?}"
+    );
+    let formless = Parsed { runs: vec![Run { format: None, ..placed(&["b-2"]).runs.remove(0) }], ..Parsed::default() };
+    let e = store.write_source(&record("/q.traj", &[2; 32]), &formless);
+    assert!(matches!(&e, Err(crate::error::StoreError::Invalid(m)) if m.contains("\"b-2\" has no format")), "{e:?}");
 }
 
 /// A read model as JSON, for comparing those that do not implement `PartialEq`.
@@ -165,8 +186,10 @@ fn a_phrase_found_after_many_steps_holding_its_words_apart_is_found_as_on_sqlite
             _ => step("", "", "configs parsers"),
         })
         .collect();
-    let parsed =
-        Parsed { runs: vec![Run { instance_id: "many".into(), steps, ..Run::default() }], ..Parsed::default() };
+    let parsed = Parsed {
+        runs: vec![Run { instance_id: "many".into(), format: Some(Format::SweAgent), steps, ..Run::default() }],
+        ..Parsed::default()
+    };
     for store in [&mut sqlite, &mut pg] {
         ok(store.write_source(&record("/many.traj", &[2; 32]), &parsed));
     }
@@ -186,14 +209,14 @@ fn a_copy_to_postgresql_and_back_holds_every_row() {
     drop(pg);
     let Some((_db2, url)) = database() else { return };
     let mut target = ok(Store::connect(&url));
-    let copied = ok(copy::copy(&sqlite, &mut target, &mut |_, _| {}));
+    let copied = ok(copy::copy(&sqlite, &mut target, &mut |_| {}));
     assert!(copied.rows > 10, "{copied:?}");
-    assert_eq!(ok(copy::compare(&sqlite, &target)), copied.rows);
+    assert_eq!(ok(copy::compare(&sqlite, &target, &mut |_| {})), copied.rows);
     let mut back = ok(Store::open_in_memory());
-    ok(copy::copy(&target, &mut back, &mut |_, _| {}));
-    assert_eq!(ok(copy::compare(&target, &back)), copied.rows);
+    ok(copy::copy(&target, &mut back, &mut |_| {}));
+    assert_eq!(ok(copy::compare(&target, &back, &mut |_| {})), copied.rows);
     assert_eq!(ok(target.search("pydicom", None, 5)).len(), 1, "the copy is searchable");
-    assert!(matches!(copy::copy(&sqlite, &mut target, &mut |_, _| {}), Err(crate::error::StoreError::NotEmpty(_))));
+    assert!(matches!(copy::copy(&sqlite, &mut target, &mut |_| {}), Err(crate::error::StoreError::NotEmpty(_))));
 }
 
 #[test]
@@ -359,4 +382,15 @@ fn labels_and_notes_follow_their_runs_through_a_source_removed_and_ingested_agai
     store.rollback_source();
     assert_eq!(ok(store.runs_of_sources(&["/o.jsonl".to_string()])), before);
     assert_eq!(ok(store.source_hashes()).get("/o.jsonl"), Some(&vec![2u8; 32]));
+}
+
+// The text codec of COPY, without a server.
+
+#[test]
+fn text_with_nul_and_the_escape_reads_back_as_written() {
+    for s in ["plain", "a\0b", "\u{10FFFF}", "\u{10FFFF}0\0\u{10FFFF}1", ""] {
+        assert_eq!(dec(&enc(s)), s);
+        assert!(!enc(s).contains('\0'));
+    }
+    assert!(matches!(enc("plain"), Cow::Borrowed(_)));
 }

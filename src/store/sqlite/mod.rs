@@ -194,9 +194,3 @@ fn collect<T>(
 
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod tests_edit_texts;
-#[cfg(test)]
-mod tests_reingest;
-#[cfg(test)]
-mod tests_texts;
