@@ -18,8 +18,8 @@ use trajan::ingest::open::{self as reading, Event, Opened, Options};
 use trajan::ingest::pipeline::UnitResult;
 use trajan::sanitize::sanitize;
 use trajan::store::Location;
-use trajan::store::read::RunFilter;
 use trajan::store::browse::{StepBody, StepLine};
+use trajan::store::read::RunFilter;
 use trajan::tui::action::{Action, Feed, PeekStep};
 
 /// Database pages the writing connection keeps in memory while a large file goes through it

@@ -112,7 +112,12 @@ pub(crate) fn complete_messages(messages: &[&str]) -> usize {
 /// with the run's final submission, so its flags are those a read to the end leaves (the
 /// document's [`doc`] applies the same submission later, as a `Fixup`, when `info` comes after
 /// the messages).
-pub(crate) fn turn_step(assistant: &Value, replies: Vec<Value>, exit: Option<&Value>, submission: Option<&str>) -> Step {
+pub(crate) fn turn_step(
+    assistant: &Value,
+    replies: Vec<Value>,
+    exit: Option<&Value>,
+    submission: Option<&str>,
+) -> Step {
     let mut turn = Turn::new(assistant);
     turn.replies = replies;
     let Built { mut step, .. } = turn.into_step(submission);

@@ -23,8 +23,8 @@ use crate::model::{Edit, Format, Run, Step};
 use crate::store::{LiveWrite, SourceRecord, Store, UNFINISHED};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// When a file read a step at a time commits what it has written.

@@ -60,7 +60,8 @@ impl Index {
         match format {
             Format::MiniSweAgent if index.skim.list.as_deref() == Some("messages") => {
                 let role = |e: &skim::Element, r: &str| e.object && e.role.as_deref() == Some(r);
-                index.starts = (0..index.skim.elements.len()).filter(|&i| role(&index.skim.elements[i], "assistant")).collect();
+                index.starts =
+                    (0..index.skim.elements.len()).filter(|&i| role(&index.skim.elements[i], "assistant")).collect();
                 let exit = index.skim.elements.iter().rposition(|e| role(e, "exit"));
                 index.exit = exit.map(|i| index.element(i)).transpose()?;
                 let info = match index.skim.member("info") {
@@ -71,7 +72,9 @@ impl Index {
                 let exit_extra = index.exit.as_ref().and_then(|e| e.get("extra")).unwrap_or(&Value::Null);
                 index.submission = nonempty_str(&info, "submission").or_else(|| nonempty_str(exit_extra, "submission"));
             }
-            Format::SweAgent if index.skim.list.as_deref() == Some("trajectory") && index.skim.member("attempts").is_none() => {
+            Format::SweAgent
+                if index.skim.list.as_deref() == Some("trajectory") && index.skim.member("attempts").is_none() =>
+            {
                 index.starts = (0..index.skim.elements.len()).collect();
                 index.first_state = index
                     .skim

@@ -8,8 +8,8 @@
 //! the [`Collect`] sink; `trajan PATH` reads a file from disk with [`read`], its sink writing
 //! steps to the store as they come, so both give the same runs.
 
-pub mod read;
 pub mod index;
+pub mod read;
 pub mod skim;
 
 use crate::analysis::reconstruct::{Exec, reconstruct};

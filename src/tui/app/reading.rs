@@ -58,7 +58,8 @@ pub fn thousands(n: usize) -> String {
 impl App {
     /// Run `id` is being read (its shell edits are not reconstructed yet).
     pub(super) fn being_read(&self, id: i64) -> bool {
-        self.reading.as_ref().is_some_and(|r| r.stored(id).is_some()) || self.indexed.as_ref().is_some_and(|ix| ix.run == id)
+        self.reading.as_ref().is_some_and(|r| r.stored(id).is_some())
+            || self.indexed.as_ref().is_some_and(|ix| ix.run == id)
     }
 
     pub(super) fn feed(&mut self, feed: Feed) -> Vec<Effect> {

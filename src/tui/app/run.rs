@@ -587,7 +587,9 @@ impl super::App {
             Some(index) if run.has_body(index) => Vec::new(),
             // Not stored yet: read from the file (once it is skimmed), else loaded once stored.
             Some(index) if run.is_unread(run.cursor) => match &self.indexed {
-                Some(ix) if ix.run == run.run_id() => vec![Effect::PeekStep { run: ix.run, index, peek: ix.peek.clone() }],
+                Some(ix) if ix.run == run.run_id() => {
+                    vec![Effect::PeekStep { run: ix.run, index, peek: ix.peek.clone() }]
+                }
                 _ => Vec::new(),
             },
             Some(index) => vec![Effect::LoadStep { run: run.run_id(), index }],

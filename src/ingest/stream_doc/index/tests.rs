@@ -89,7 +89,8 @@ fn a_file_that_changed_after_its_skim_gives_an_error() {
         {"role": "assistant", "content": "THOUGHT\n```bash\nls\n```"}, {"role": "user", "content": "<returncode>0</returncode>\na"},
         {"role": "assistant", "content": "done\n```bash\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```"}]}"#;
     std::fs::write(&path, text).expect("write");
-    let index = Index::new(&path, Format::MiniSweAgent, skim_file(&path).expect("skims")).expect("ok").expect("indexed");
+    let index =
+        Index::new(&path, Format::MiniSweAgent, skim_file(&path).expect("skims")).expect("ok").expect("indexed");
     assert_eq!(index.steps(), 2);
     assert_eq!(index.step(0).expect("step 0").observation, "<returncode>0</returncode>\na");
     std::fs::write(&path, &text[..120]).expect("cut");

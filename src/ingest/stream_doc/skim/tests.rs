@@ -116,7 +116,8 @@ fn generated_documents_agree_with_serde_json() {
 
 #[test]
 fn a_cut_file_is_an_error_at_every_cut_never_a_panic() {
-    let text = r#"{"info": {"a": "x\"]"}, "messages": [{"role": "user", "content": "a \\ \" ] é"}, {"role": "assistant"}]}"#;
+    let text =
+        r#"{"info": {"a": "x\"]"}, "messages": [{"role": "user", "content": "a \\ \" ] é"}, {"role": "assistant"}]}"#;
     for cut in 0..text.len() {
         let bytes = &text.as_bytes()[..cut];
         match skim(bytes, &["messages"]) {
