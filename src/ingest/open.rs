@@ -113,8 +113,11 @@ impl std::fmt::Debug for Peek {
 /// [`Event::Indexed`].
 #[derive(Default)]
 struct Pairing {
-    inner: Mutex<(Option<(i64, Format)>, Option<Skim>)>,
+    inner: Mutex<Paired>,
 }
+
+/// The first run's id and format, once committed; the skim, once done (until told).
+type Paired = (Option<(i64, Format)>, Option<Skim>);
 
 impl Pairing {
     fn skimmed(&self, path: &Path, skim: Skim, on: &(dyn Fn(Event) + Sync)) {
@@ -131,7 +134,7 @@ impl Pairing {
         }
     }
 
-    fn tell(inner: &mut (Option<(i64, Format)>, Option<Skim>), path: &Path, on: &(dyn Fn(Event) + Sync)) {
+    fn tell(inner: &mut Paired, path: &Path, on: &(dyn Fn(Event) + Sync)) {
         let (Some((run, format)), Some(_)) = (inner.0, &inner.1) else { return };
         let Some(skim) = inner.1.take() else { return };
         // A document the index cannot take (or whose skimmed members do not parse) is read in
