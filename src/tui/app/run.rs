@@ -134,6 +134,41 @@ fn cited_steps(labels: &[crate::store::labels::LabelRow]) -> Vec<(i64, String)> 
 }
 
 impl RunView {
+    /// A move of the cursor, the body's scroll or the patch file shown; whether `cmd` was one.
+    fn moved(&mut self, cmd: Command, page: usize) -> bool {
+        match cmd {
+            Command::Down | Command::NextStep => self.go(self.cursor + 1),
+            Command::Up | Command::PrevStep => self.go(self.cursor.saturating_sub(1)),
+            Command::PageDown => self.go(self.cursor + page),
+            Command::PageUp => self.go(self.cursor.saturating_sub(page)),
+            Command::Top => self.go(0),
+            Command::Bottom => self.go(usize::MAX),
+            Command::ScrollDown => self.scroll += 3,
+            Command::ScrollUp => self.scroll = self.scroll.saturating_sub(3),
+            // A page less two lines, so the last lines seen stay in view.
+            Command::BodyPageDown => self.scroll += self.panel_rows.saturating_sub(2).max(1),
+            Command::BodyPageUp => self.scroll = self.scroll.saturating_sub(self.panel_rows.saturating_sub(2).max(1)),
+            Command::LineStart => {
+                self.scroll = 0;
+                self.hscroll = 0;
+            }
+            Command::LineEnd => self.scroll = usize::MAX / 2,
+            // Clamped to the longest line by the next viewport.
+            Command::ScrollRight => self.hscroll += HSCROLL_STEP,
+            Command::ScrollLeft => self.hscroll = self.hscroll.saturating_sub(HSCROLL_STEP),
+            Command::ToggleFold => self.unfolded = !self.unfolded,
+            Command::NextFile if self.file + 1 < self.patch_files() => {
+                self.file += 1;
+                self.scroll = 0;
+            }
+            Command::PrevFile => {
+                self.file = self.file.saturating_sub(1);
+                self.scroll = 0;
+            }
+            _ => return false,
+        }
+        true
+    }
     pub fn new(data: RunData) -> RunView {
         let final_files = data.submission.as_deref().map(split_patch);
         let gold_files = data.task.as_ref().and_then(|t| t.gold_patch.as_deref()).map(split_patch);
@@ -377,6 +412,9 @@ impl super::App {
         };
         // `G` on a run being read keeps to its last step as more come, until another key.
         run.follow_end = cmd == Command::Bottom;
+        if run.moved(cmd, page) {
+            return self.load_current_step();
+        }
         match cmd {
             Command::Back if run.search.is_some() => {
                 run.search = None;
@@ -399,25 +437,6 @@ impl super::App {
                 return self.compare_command(Some(id));
             }
             Command::ExportReport => return self.export_report(),
-            Command::Down | Command::NextStep => run.go(run.cursor + 1),
-            Command::Up | Command::PrevStep => run.go(run.cursor.saturating_sub(1)),
-            Command::PageDown => run.go(run.cursor + page),
-            Command::PageUp => run.go(run.cursor.saturating_sub(page)),
-            Command::Top => run.go(0),
-            Command::Bottom => run.go(usize::MAX),
-            Command::ScrollDown => run.scroll += 3,
-            Command::ScrollUp => run.scroll = run.scroll.saturating_sub(3),
-            // A page less two lines, so the last lines seen stay in view.
-            Command::BodyPageDown => run.scroll += run.panel_rows.saturating_sub(2).max(1),
-            Command::BodyPageUp => run.scroll = run.scroll.saturating_sub(run.panel_rows.saturating_sub(2).max(1)),
-            Command::LineStart => {
-                run.scroll = 0;
-                run.hscroll = 0;
-            }
-            Command::LineEnd => run.scroll = usize::MAX / 2,
-            // Clamped to the longest line by the next viewport.
-            Command::ScrollRight => run.hscroll += HSCROLL_STEP,
-            Command::ScrollLeft => run.hscroll = run.hscroll.saturating_sub(HSCROLL_STEP),
             Command::ToggleWrap => {
                 run.wrap = !run.wrap;
                 let how = if run.wrap { "wrapped" } else { "cut (< > scroll sideways)" };
@@ -469,7 +488,6 @@ impl super::App {
                     DiffMode::SideBySide => DiffMode::Unified,
                 };
             }
-            Command::ToggleFold => run.unfolded = !run.unfolded,
             Command::NextPanel | Command::PrevPanel => {
                 run.panel = run.panel.cycle(cmd == Command::NextPanel);
                 run.scroll = 0;
@@ -529,14 +547,6 @@ impl super::App {
             }
             Command::SaveLabel | Command::SaveAdjudication => return self.save_label(cmd == Command::SaveAdjudication),
             Command::NextUnlabelled => return self.next_unlabelled(),
-            Command::NextFile if run.file + 1 < run.patch_files() => {
-                run.file += 1;
-                run.scroll = 0;
-            }
-            Command::PrevFile => {
-                run.file = run.file.saturating_sub(1);
-                run.scroll = 0;
-            }
             Command::Copy => return self.copy_focused(),
             Command::CopyStep => {
                 let Some(body) = run.body() else { return Vec::new() };
