@@ -539,28 +539,35 @@ impl super::App {
                 let text = run.draft.note.clone();
                 self.prompt = Some(Prompt { kind: PromptKind::Note, text });
             }
-            Command::StepNote => {
-                let Some(step) = run.step_index() else { return Vec::new() };
-                let rater = self.review.rater.clone();
-                let text = run.notes_of(step).find(|n| n.rater == rater).map(|n| n.text.clone()).unwrap_or_default();
-                self.prompt = Some(Prompt { kind: PromptKind::StepNote, text });
-            }
+            Command::StepNote => self.step_note_prompt(),
             Command::SaveLabel | Command::SaveAdjudication => return self.save_label(cmd == Command::SaveAdjudication),
             Command::NextUnlabelled => return self.next_unlabelled(),
             Command::Copy => return self.copy_focused(),
-            Command::CopyStep => {
-                let Some(body) = run.body() else { return Vec::new() };
-                let s = &body.step;
-                let text = format!(
-                    "step {}\n\nthought:\n{}\n\naction:\n{}\n\nobservation:\n{}\n",
-                    s.index, s.thought, s.action, s.observation
-                );
-                let what = format!("step {}", s.index);
-                return self.copy(&what, &text);
-            }
+            Command::CopyStep => return self.copy_step(),
             _ => {}
         }
         self.load_current_step()
+    }
+
+    /// The step shown, whole (thought, action, observation), to the clipboard.
+    fn copy_step(&mut self) -> Vec<Effect> {
+        let Some(body) = self.run.as_ref().and_then(|r| r.body()) else { return Vec::new() };
+        let s = &body.step;
+        let text = format!(
+            "step {}\n\nthought:\n{}\n\naction:\n{}\n\nobservation:\n{}\n",
+            s.index, s.thought, s.action, s.observation
+        );
+        let what = format!("step {}", s.index);
+        self.copy(&what, &text)
+    }
+
+    /// The prompt for this reviewer's note on the step shown, holding the note they left there.
+    fn step_note_prompt(&mut self) {
+        let Some(run) = self.run.as_ref() else { return };
+        let Some(step) = run.step_index() else { return };
+        let rater = &self.review.rater;
+        let text = run.notes_of(step).find(|n| &n.rater == rater).map(|n| n.text.clone()).unwrap_or_default();
+        self.prompt = Some(Prompt { kind: PromptKind::StepNote, text });
     }
 
     /// The text a reviewer most likely wants: the action of the step, or the patch file shown.
