@@ -164,6 +164,11 @@ pub enum StoreError {
     /// Stored data that cannot be decoded (a damaged compressed text).
     #[error("the database is damaged: {0}")]
     Corrupt(String),
+    /// A value stored by name that this trajan does not know (a run's format, a label's source,
+    /// an edit's kind): the database is damaged or another program wrote it. Never read as a
+    /// default.
+    #[error("the database is damaged: {value:?} is not a known {what}")]
+    UnknownName { what: &'static str, value: String },
     /// A write given out of order (steps before their run, an end describing other runs).
     #[error("inconsistent write: {0}")]
     Inconsistent(String),

@@ -5,9 +5,19 @@
 
 use serde::Serialize;
 
-/// Which adapter produced a run or outcome. Stored as its `name()` string.
+/// Which adapter produced a run or outcome. Stored, serialized and shown as its `name()` string.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, strum::EnumIter, strum::IntoStaticStr, strum::EnumString,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    strum::Display,
+    strum::EnumIter,
+    strum::IntoStaticStr,
+    strum::EnumString,
 )]
 #[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]
@@ -695,6 +705,11 @@ mod tests {
             ]
         );
         assert!(Format::iter().all(|f| Format::from_name(f.name()) == Some(f)));
+        // `runs --json` and the tables print a run's format as serde and Display write it.
+        for f in Format::iter() {
+            assert_eq!(serde_json::to_value(f).ok(), Some(serde_json::json!(f.name())), "{f:?}");
+            assert_eq!(f.to_string(), f.name(), "{f:?}");
+        }
         let statuses: Vec<&str> = EditStatus::iter().map(EditStatus::name).collect();
         assert_eq!(statuses, ["applied", "rejected_by_linter", "refused_by_tool", "unknown"]);
         let kinds: Vec<&str> = EditKind::iter().map(EditKind::name).collect();

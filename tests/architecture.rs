@@ -25,7 +25,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("agreement", &["base"]),
     ("store", &["base", "io", "label", "analysis", "atif", "agreement"]),
     ("ingest", &["base", "io", "label", "analysis", "atif", "agreement", "store"]),
-    ("classify", &["base", "io", "label", "analysis", "atif", "agreement", "store"]),
+    ("classify", &["base", "io", "label", "analysis", "atif", "agreement"]),
+    ("classify-store", &["base", "io", "label", "analysis", "atif", "agreement", "store", "classify"]),
     ("review", &["base", "io", "label", "analysis", "atif", "agreement", "store"]),
     ("tui", &["base", "io", "label", "analysis", "atif", "agreement", "store", "review"]),
     ("testkit", &["base"]),
@@ -41,6 +42,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "store",
             "ingest",
             "classify",
+            "classify-store",
             "review",
             "tui",
             "testkit",
@@ -48,8 +50,11 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
 ];
 
-/// Top-level module → layer: a module belongs to the layer of its first segment (`tui::app::run`
-/// is `tui`'s). The library's root modules, then the binary (`cli`, `main`).
+/// Module → layer: a module belongs to the layer of the longest module path here it is in
+/// (`tui::app::run` is `tui`'s; `classify::llm::pipeline` is `classify-store`'s, the rest of
+/// `classify` is `classify`'s). The library's root modules, then the modules of `classify` that
+/// read and write the store (the pure signals, rules and prompt may not), then the binary
+/// (`cli`, `main`).
 const LAYER_OF: &[(&str, &str)] = &[
     ("model", "base"),
     ("error", "base"),
@@ -64,6 +69,9 @@ const LAYER_OF: &[(&str, &str)] = &[
     ("store", "store"),
     ("ingest", "ingest"),
     ("classify", "classify"),
+    ("classify::from_store", "classify-store"),
+    ("classify::pipeline", "classify-store"),
+    ("classify::llm::pipeline", "classify-store"),
     ("review", "review"),
     ("tui", "tui"),
     ("testkit", "testkit"),
@@ -72,8 +80,15 @@ const LAYER_OF: &[(&str, &str)] = &[
 ];
 
 fn layer_of(module: &[String]) -> Option<&'static str> {
-    let first = module.first()?;
-    LAYER_OF.iter().find(|(top, _)| top == first).map(|(_, layer)| *layer)
+    let within = |prefix: &str| {
+        let segments: Vec<&str> = prefix.split("::").collect();
+        module.len() >= segments.len() && module.iter().zip(&segments).all(|(m, p)| m == p)
+    };
+    LAYER_OF
+        .iter()
+        .filter(|(prefix, _)| within(prefix))
+        .max_by_key(|(prefix, _)| prefix.split("::").count())
+        .map(|(_, layer)| *layer)
 }
 
 fn may_use(from: &str, to: &str) -> bool {
@@ -497,6 +512,29 @@ fn a_planted_wrong_way_import_fails() {
         ("src/review/mod.rs", ""),
     ]);
     assert_eq!(wrong, vec!["store::labels (store) uses review (review)", "store::labels (store) uses tui (tui)"]);
+}
+
+#[test]
+fn the_classifiers_pure_parts_do_not_read_the_store() {
+    let wrong = violations(&[
+        ("src/classify/signals/views.rs", concat!("use crate::", "store::read::StepRow;")),
+        ("src/store/read.rs", ""),
+    ]);
+    assert_eq!(wrong, vec!["classify::signals::views (classify) uses store::read (store)"]);
+    // Its pipelines do, and use the pure parts; the pure parts do not use the pipelines.
+    assert!(
+        violations(&[
+            ("src/classify/llm/pipeline.rs", "use crate::store::Store; use crate::classify::llm::prompt::build;"),
+            ("src/store/mod.rs", ""),
+            ("src/classify/llm/prompt.rs", ""),
+        ])
+        .is_empty()
+    );
+    let wrong = violations(&[
+        ("src/classify/rules.rs", concat!("fn f() { crate::", "classify::pipeline::measure(); }")),
+        ("src/classify/pipeline.rs", ""),
+    ]);
+    assert_eq!(wrong, vec!["classify::rules (classify) uses classify::pipeline (classify-store)"]);
 }
 
 #[test]

@@ -35,12 +35,12 @@ fn harbor_job_folders_give_runs_with_their_verdicts() {
     let runs = store.list_runs(RunFilter::default()).unwrap_or_else(|e| panic!("{e}"));
     let verdict = |instance: &str| {
         let r = runs.iter().find(|r| r.instance_id == instance).unwrap_or_else(|| panic!("no run {instance}"));
-        (r.resolved, r.steps, r.format.clone(), r.exit_status.clone())
+        (r.resolved, r.steps, r.format.name(), r.exit_status.clone())
     };
-    assert_eq!(verdict("hello-world"), (Some(true), 3, "atif".into(), None));
-    assert_eq!(verdict("fix-git"), (Some(false), 2, "atif".into(), Some("AgentTimeoutError".into())));
+    assert_eq!(verdict("hello-world"), (Some(true), 3, "atif", None));
+    assert_eq!(verdict("fix-git"), (Some(false), 2, "atif", Some("AgentTimeoutError".into())));
     // The verdict from verifier/reward.json when result.json has none.
-    assert_eq!(verdict("django__django-11099"), (Some(true), 3, "atif".into(), None));
+    assert_eq!(verdict("django__django-11099"), (Some(true), 3, "atif", None));
     // A trial without a trajectory: no run, an evaluation without one, said in a note naming the trial.
     assert!(!runs.iter().any(|r| r.instance_id == "astropy__astropy-12907"));
     assert!(report.warnings().any(|w| w.contains("astropy__astropy-12907__Zz9yY8x")
@@ -53,7 +53,7 @@ fn harbor_job_folders_give_runs_with_their_verdicts() {
     assert_eq!(s0.action, "printf 'Hello, world!\\n' > /app/hello.txt\ncat /app/hello.txt");
     assert!(s0.thought.starts_with("The task wants exactly") && s0.thought.contains("Plan: Write the file"));
     assert_eq!((s0.tokens_in, s0.tokens_out, s0.tool.as_deref()), (Some(1874), Some(212), Some("bash_command")));
-    assert_eq!((detail.tokens_sent, detail.tokens_received), (Some(6625), Some(307)));
+    assert_eq!((detail.usage.tokens_sent, detail.usage.tokens_received), (Some(6625), Some(307)));
     // The summarization handoff is context management, before the second agent step.
     let rest = store.run_rest(id).unwrap_or_else(|e| panic!("{e}"));
     let meta: serde_json::Value =
@@ -134,7 +134,7 @@ fn exported_runs_pass_the_rfc_checks_and_read_back_as_they_were() {
     let (store, report) = ingest(&sources());
     assert_eq!(failures(&report), Vec::<String>::new());
     let runs = store.list_runs(RunFilter::default()).unwrap_or_else(|e| panic!("{e}"));
-    let formats: std::collections::BTreeSet<&str> = runs.iter().map(|r| r.format.as_str()).collect();
+    let formats: std::collections::BTreeSet<&str> = runs.iter().map(|r| r.format.name()).collect();
     assert!(formats.len() >= 5, "several formats: {formats:?}");
     let out = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let mut files = Vec::new();
@@ -178,9 +178,9 @@ fn exported_runs_pass_the_rfc_checks_and_read_back_as_they_were() {
                 s.rejected_edits,
                 s.cost,
                 s.attempt,
-                d.tokens_sent,
-                d.tokens_received,
-                d.api_calls,
+                d.usage.tokens_sent,
+                d.usage.tokens_received,
+                d.usage.api_calls,
                 d.submission
             ])
         };

@@ -645,7 +645,11 @@ fn a_cancelled_read_leaves_nothing_and_a_read_stopped_by_a_crash_is_read_again()
         let mut store = must(Store::open(&db), "open");
         let key = must(file.canonicalize(), "canonical").to_string_lossy().into_owned();
         let mut lw = must(store.live_begin(&key, "file", "swe-agent", "unfinished"), "begin");
-        let run = trajan::model::Run { instance_id: "gen__swe0x-2".into(), ..Default::default() };
+        let run = trajan::model::Run {
+            instance_id: "gen__swe0x-2".into(),
+            format: Some(trajan::model::Format::SweAgent),
+            ..Default::default()
+        };
         must(store.live_run(&mut lw, &run), "run");
         let step = trajan::model::Step { action: "ls".into(), ..Default::default() };
         must(store.live_steps(&mut lw, &[step], &[]), "step");
@@ -799,4 +803,83 @@ fn the_reading_threads_step_aside_only_once_the_first_steps_are_committed() {
     // The writer once; the reader once more if it had steps left to read by then.
     let calls = AFTER_FIRST_CALLS.load(SeqCst);
     assert!((1..=2).contains(&calls), "called {calls} times");
+}
+
+/// Issue 26: the steps asked for before the reading gets to them (`G`, `:N`), read from the
+/// file through its skim, against the same steps once the file is read; and the database after
+/// that early look against `trajan ingest`'s.
+#[test]
+fn a_step_viewed_before_the_reading_ends_is_the_step_stored_and_the_database_is_ingests() {
+    let dir = must(tempfile::tempdir(), "tempdir");
+    let files = [
+        write(dir.path(), "gen__mini-2.traj.json", &mini_shell_edits(40)),
+        write(dir.path(), "gen__mini-1.traj.json", &mini_info_last(40)),
+        write(dir.path(), "gen__swe-0x.traj", &swe_agent_0x(40)),
+        write(dir.path(), "gen__swe-11.traj", &swe_agent_11(40)),
+        corpus("mini-swe-agent-1/django__django-16560/django__django-16560.traj.json"),
+    ];
+    for file in files {
+        let name = file.display().to_string();
+        let (a, b) = (dir.path().join("opened.db"), dir.path().join("ingested.db"));
+        let _ = (std::fs::remove_file(&a), std::fs::remove_file(&b));
+        let mut store = must(Store::open(&a), "open");
+        // The first steps committed at once, then nothing until the end: the steps looked at
+        // when the file is skimmed are not stored yet.
+        let batches = Batches { first_steps: 3, interval: Duration::from_secs(3600), ..Batches::default() };
+        let opts = Options { batches, ..Options::default() };
+        let early = Mutex::new(Vec::new());
+        let opened = open::open(
+            &mut store,
+            std::slice::from_ref(&file),
+            &opts,
+            &|e| {
+                let Event::Indexed { run, peek } = e else { return };
+                let reader = must(Store::open_read_only(&a), "reader");
+                let stored = must(reader.step_lines(run, 0), "steps").len();
+                // `G`, then `:N` at the middle, then the first (stored already).
+                let n = peek.steps();
+                for k in [n - 1, n / 2, 0] {
+                    let step = must(peek.step(k), "the step read early");
+                    let body = trajan::store::browse::StepBody::unstored(run, k as i64, &step);
+                    let line = trajan::store::browse::StepLine::unstored(k as i64, &step);
+                    early.lock().unwrap_or_else(|p| p.into_inner()).push((run, k, stored, line, body));
+                }
+            },
+            &AtomicBool::new(false),
+        );
+        assert!(opened.report.results.iter().all(|r| matches!(r, UnitResult::Ingested { .. })), "{name}");
+        let early = early.into_inner().unwrap_or_else(|p| p.into_inner());
+        assert_eq!(early.len(), 3, "{name}: the file was skimmed and its steps read early");
+        let reader = must(Store::open_read_only(&a), "reader");
+        for (run, k, stored, line, body) in early {
+            if k > 0 {
+                assert!(stored <= k, "{name}: step {k} was looked at before it was stored ({stored} stored)");
+            }
+            let want = must(reader.step_body(run, k as i64), "the stored step");
+            let want_line = must(reader.step_lines(run, k), "the stored line").remove(0);
+            // What only the end of the reading gives: the shell edits reconstructed, and the
+            // `edit` flag of their steps. Everything else is the same.
+            let (mut row, mut want_row) = (body.step.clone(), want.step.clone());
+            let reconstructed = want.edits.iter().any(|e| e.line.certainty.is_some());
+            if reconstructed {
+                (row.flags.edit, want_row.flags.edit) = (false, false);
+            }
+            let json = |r: &trajan::store::read::StepRow| must(serde_json::to_value(r), "json");
+            assert_eq!(json(&row), json(&want_row), "{name}: step {k}");
+            assert_eq!(row.flags, want_row.flags, "{name}: step {k}");
+            assert!(body.edits.is_empty());
+            let (mut line, mut want_line) = (line, want_line);
+            if reconstructed {
+                (line.flags.edit, want_line.flags.edit) = (false, false);
+            }
+            assert_eq!(line, want_line, "{name}: the line of step {k}");
+        }
+        let ingested = trajan(
+            dir.path(),
+            &["--db".as_ref(), b.as_os_str(), "ingest".as_ref(), "--no-index".as_ref(), file.as_os_str()],
+        );
+        assert_eq!(ingested.status.code(), Some(0), "{}", text(&ingested));
+        drop(store);
+        assert_same(&dump(&a), &dump(&b), &name);
+    }
 }

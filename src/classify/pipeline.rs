@@ -2,7 +2,9 @@
 //! classify, and write signals and labels in batches. Classifying again is a no-op for runs
 //! whose signals, taxonomy and classifier are unchanged.
 
+use crate::classify::from_store::run_input;
 use crate::classify::heuristic;
+use crate::classify::input::RunInput;
 use crate::classify::signals::{self, Signals};
 use crate::error::StoreError;
 use crate::label::Source;
@@ -54,8 +56,8 @@ pub enum RunError {
 }
 
 /// [`signals::compute`] with a panic caught as the run's error.
-pub fn measure(detail: &crate::store::read::RunDetail) -> Result<Signals, RunError> {
-    guard(|| signals::compute(detail))
+pub fn measure(run: &RunInput) -> Result<Signals, RunError> {
+    guard(|| signals::compute(run))
 }
 
 /// Work on one run, a panic caught as that run's error.
@@ -66,8 +68,7 @@ fn guard<T>(work: impl FnOnce() -> T) -> Result<T, RunError> {
 
 /// Compute signals for a run and serialize them.
 pub fn signals_of(store: &Store, run_id: i64) -> Result<(Signals, String), RunError> {
-    let detail = store.run_detail(run_id, None)?;
-    let s = measure(&detail)?;
+    let s = measure(&run_input(store, run_id)?)?;
     let json = serde_json::to_string(&s).map_err(|e| StoreError::Encode(e.to_string()))?;
     Ok((s, json))
 }

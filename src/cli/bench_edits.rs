@@ -116,14 +116,14 @@ fn measure_paths(paths: &[PathBuf]) -> Result<(BTreeMap<String, Tally>, Vec<RunR
     let mut by_run = Vec::new();
     for run in store.list_runs(RunFilter::default())? {
         let detail = store.run_detail(run.id, None)?;
-        let t = by_format.entry(run.format.clone()).or_default();
+        let t = by_format.entry(run.format.to_string()).or_default();
         let mut this = Tally::default();
         for e in detail.edit_list.iter().filter(|e| e.step.is_some() && e.kind == EditKind::ShellWrite) {
             t.add(e.certainty, e.diff.is_some());
             this.add(e.certainty, e.diff.is_some());
         }
         if this.edits > 0 {
-            by_run.push((trajan::sanitize::sanitize(&run.instance_id).into_owned(), run.format.clone(), this));
+            by_run.push((trajan::sanitize::sanitize(&run.instance_id).into_owned(), run.format.to_string(), this));
         }
     }
     by_format.retain(|_, t| t.edits > 0);

@@ -238,7 +238,7 @@ fn compare_long_runs(ui: &mut Headless, long: i64) -> Result<String> {
     let read = t.elapsed();
     let steps: Vec<usize> = runs.iter().map(|r| r.steps.len()).collect();
     let t = Instant::now();
-    let compared = trajan::store::compare::Comparison::build(runs);
+    let compared = trajan::review::compare::Comparison::build(runs);
     let align = t.elapsed();
     let (rows, divergences) = (compared.rows.len(), compared.divergences.len());
     drop(compared);

@@ -490,11 +490,11 @@ fn compare(db: &Location, runs: &[String], json: bool, ui: &tui::UiArgs) -> Resu
         }
         _ => runs.iter().map(|r| store.resolve_run(r)).collect::<Result<Vec<_>, _>>()?,
     };
-    if let Some(warning) = store.compare_warning(&ids)? {
+    if let Some(warning) = trajan::review::compare::warning(&store, &ids)? {
         eprintln!("warning: {}", trajan::sanitize::sanitize(&warning));
     }
     if json {
-        output::print_json(&store.compare(&ids)?)?;
+        output::print_json(&trajan::review::compare::compare(&store, &ids)?)?;
         Ok(0)
     } else {
         tui::compare(db, store, ids, ui)

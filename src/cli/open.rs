@@ -18,8 +18,9 @@ use trajan::ingest::open::{self as reading, Event, Opened, Options};
 use trajan::ingest::pipeline::UnitResult;
 use trajan::sanitize::sanitize;
 use trajan::store::Location;
+use trajan::store::browse::{StepBody, StepLine};
 use trajan::store::read::RunFilter;
-use trajan::tui::action::{Action, Feed};
+use trajan::tui::action::{Action, Feed, PeekStep};
 
 /// Database pages the writing connection keeps in memory while a large file goes through it
 /// (the default, 128 MB, would be most of the memory `trajan FILE` may use).
@@ -145,11 +146,21 @@ pub(super) fn feed(event: Event, label: &str) -> Feed {
             let label = if units == 1 { label.to_string() } else { format!("{label}, {done} of {units} files") };
             Feed::Progress { label, done: bytes, total: size, runs: Vec::new() }
         }
+        Event::Indexed { run, peek } => Feed::Indexed { run, steps: peek.steps(), peek: peek_step(run, peek) },
         Event::Whole(why) => {
             let label = format!("{label} whole ({})", sanitize(&why));
             Feed::Progress { label, done: 0, total: 0, runs: Vec::new() }
         }
     }
+}
+
+/// The TUI's reading of a step not yet stored: the step read from the file, as it will be stored.
+fn peek_step(run: i64, peek: reading::Peek) -> PeekStep {
+    PeekStep(Arc::new(move |index: i64| {
+        let k = usize::try_from(index).map_err(|_| format!("no step {index}"))?;
+        let step = peek.step(k).map_err(|e| sanitize(&e.to_string()).into_owned())?;
+        Ok((StepLine::unstored(index, &step), StepBody::unstored(run, index, &step)))
+    }))
 }
 
 /// Where the runs are stored, said once (the status line at the end of the reading, or after the

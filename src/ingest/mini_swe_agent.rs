@@ -107,6 +107,28 @@ pub(crate) fn complete_messages(messages: &[&str]) -> usize {
     messages.len()
 }
 
+/// A turn's step read out of order (`stream_doc::index`): its assistant message, the replies
+/// that follow it, and, for the last turn, the exit message (which answers a v2 submission). Built
+/// with the run's final submission, so its flags are those a read to the end leaves (the
+/// document's [`doc`] applies the same submission later, as a `Fixup`, when `info` comes after
+/// the messages).
+pub(crate) fn turn_step(
+    assistant: &Value,
+    replies: Vec<Value>,
+    exit: Option<&Value>,
+    submission: Option<&str>,
+) -> Step {
+    let mut turn = Turn::new(assistant);
+    turn.replies = replies;
+    let Built { mut step, .. } = turn.into_step(submission);
+    if let Some(m) = exit
+        && step.observation.is_empty()
+    {
+        step.observation = content_text(m.get("content"));
+    }
+    step
+}
+
 /// An assistant message and the messages that answered it.
 struct Turn {
     content: String,

@@ -13,15 +13,18 @@
 
 use super::pipeline::{self, Progress, Report, UnitResult};
 use super::source::{self, UnitKind};
+use super::stream_doc::index::{self, Index};
 use super::stream_doc::read::{self, Document};
+use super::stream_doc::skim::Skim;
 use super::stream_doc::{ReadError, StepSink};
 use crate::analysis::reconstruct::{Exec, Reconstructed, Reconstructor, Spill};
 use crate::error::{IngestError, StoreError};
-use crate::model::{Edit, Run, Step};
+use crate::model::{Edit, Format, Run, Step};
 use crate::store::{LiveWrite, SourceRecord, Store, UNFINISHED};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// When a file read a step at a time commits what it has written.
@@ -72,6 +75,74 @@ pub enum Event {
     /// The file read to its end, read again for its shell edits: bytes of its size, and the
     /// runs' steps (all stored).
     Edits { bytes: u64, size: u64, runs: Vec<(i64, usize)> },
+    /// The file was skimmed: any step of run `run` can be read before the reading gets there.
+    Indexed { run: i64, peek: Peek },
+}
+
+/// Any step of a file being read a step at a time, before the reading stores it: the file
+/// skimmed once for where its steps are ([`index`]), the step asked for parsed from its own
+/// bytes as the reading will parse it. Its shell edits come only when the reading ends.
+#[derive(Clone)]
+pub struct Peek(Arc<Index>);
+
+impl Peek {
+    /// How many steps the run has.
+    pub fn steps(&self) -> usize {
+        self.0.steps()
+    }
+
+    /// Step `k`, as it will be stored (its shell edits aside).
+    pub fn step(&self, k: usize) -> Result<Step, IngestError> {
+        self.0.step(k)
+    }
+}
+
+impl PartialEq for Peek {
+    fn eq(&self, other: &Peek) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl std::fmt::Debug for Peek {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Peek({} steps)", self.steps())
+    }
+}
+
+/// The skim of a file and its run's first commit, met in either order: the second tells
+/// [`Event::Indexed`].
+#[derive(Default)]
+struct Pairing {
+    inner: Mutex<Paired>,
+}
+
+/// The first run's id and format, once committed; the skim, once done (until told).
+type Paired = (Option<(i64, Format)>, Option<Skim>);
+
+impl Pairing {
+    fn skimmed(&self, path: &Path, skim: Skim, on: &(dyn Fn(Event) + Sync)) {
+        let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        inner.1 = Some(skim);
+        Self::tell(&mut inner, path, on);
+    }
+
+    fn begun(&self, path: &Path, run: i64, format: Format, on: &(dyn Fn(Event) + Sync)) {
+        let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        if inner.0.is_none() {
+            inner.0 = Some((run, format));
+            Self::tell(&mut inner, path, on);
+        }
+    }
+
+    fn tell(inner: &mut Paired, path: &Path, on: &(dyn Fn(Event) + Sync)) {
+        let (Some((run, format)), Some(_)) = (inner.0, &inner.1) else { return };
+        let Some(skim) = inner.1.take() else { return };
+        // A document the index cannot take (or whose skimmed members do not parse) is read in
+        // order only.
+        if let Ok(Some(index)) = Index::new(path, format, skim) {
+            on(Event::Indexed { run, peek: Peek(Arc::new(index)) });
+        }
+    }
 }
 
 /// What was ingested, and the runs of the named paths.
@@ -246,8 +317,16 @@ fn live(store: &mut Store, path: &Path, opts: &Options, on: &(dyn Fn(Event) + Sy
     }
     let bytes = AtomicU64::new(0);
     let first = AtomicBool::new(false);
+    let pairing = Pairing::default();
     let (tx, rx) = mpsc::sync_channel::<Piece>(64);
     std::thread::scope(|scope| {
+        // The skim, on the other core: any step of the file can be shown a moment after it ends.
+        scope.spawn(|| {
+            let skimmed = std::panic::catch_unwind(|| index::skim_file(path));
+            if let Ok(Ok(skim)) = skimmed {
+                pairing.skimmed(path, skim, on);
+            }
+        });
         scope.spawn(|| {
             let mut sink = Channel { tx, cancel, first: &first, after_first: opts.after_first };
             // A panic (a bug) ends the read like bad input: the pipeline reads the file whole,
@@ -270,6 +349,8 @@ fn live(store: &mut Store, path: &Path, opts: &Options, on: &(dyn Fn(Event) + Sy
             announced: 0,
             first: &first,
             after_first: opts.after_first,
+            format: None,
+            pairing: &pairing,
         };
         let outcome = writer.run(&rx, cancel);
         // The reading thread stops at its next send once the writer is gone.
@@ -311,6 +392,9 @@ struct Writer<'a> {
     first: &'a AtomicBool,
     /// Not yet called on this thread.
     after_first: Option<fn()>,
+    /// The format of the first run begun.
+    format: Option<Format>,
+    pairing: &'a Pairing,
 }
 
 impl Writer<'_> {
@@ -395,6 +479,9 @@ impl Writer<'_> {
 
     fn begin(&mut self, run: &Run) -> Result<(), crate::error::StoreError> {
         self.dirs.push(Vec::new());
+        if self.format.is_none() {
+            self.format = run.format;
+        }
         if self.lw.is_none() {
             let format = run.format.map(|f| f.name()).unwrap_or("unknown");
             let note = unfinished_note(self.path);
@@ -422,6 +509,9 @@ impl Writer<'_> {
     fn tell(&mut self, ids: Vec<i64>, steps: Vec<usize>) {
         for &id in ids.iter().skip(self.announced) {
             (self.on)(Event::Begun(id));
+        }
+        if let (Some(&first), Some(format)) = (ids.first(), self.format) {
+            self.pairing.begun(self.path, first, format, self.on);
         }
         self.announced = ids.len();
         let runs = ids.into_iter().zip(steps).collect();

@@ -357,7 +357,7 @@ impl Term {
                     TextField::Agent => has(run.agent.as_deref()),
                     TextField::Model => has(run.model.as_deref()),
                     TextField::Exit => has(run.exit_status.as_deref()),
-                    TextField::Format => has(Some(run.format.as_str())),
+                    TextField::Format => has(Some(run.format.name())),
                     TextField::Instance => has(Some(run.instance_id.as_str())),
                     TextField::Words => {
                         has(Some(run.instance_id.as_str()))

@@ -1,8 +1,9 @@
 //! Human review over the stored labels, as pure functions: who the raters are, the reference
 //! a run is judged by (an adjudication, else the reviewers' consensus), disagreements, the review
-//! queues, the agreement table, statistics and exports.
+//! queues, the agreement table, statistics and exports; and runs compared side by side.
 
 pub mod chart;
+pub mod compare;
 pub mod export;
 pub mod filter;
 pub mod import;

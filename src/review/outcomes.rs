@@ -119,7 +119,7 @@ mod tests {
         let run = |resolved, steps, cost| RunSummary {
             id: 1,
             instance_id: "a__b-1".into(),
-            format: "swe-agent".into(),
+            format: crate::model::Format::SweAgent,
             format_version: None,
             agent: None,
             model: None,

@@ -1,15 +1,14 @@
 //! The store's interface: what the rest of the program may ask of a database, typed in and typed
 //! out. No SQL, row or transaction crosses it; each backend (`sqlite`, `pg`) implements every
 //! trait here with its own SQL, and [`crate::store::Store`] hands calls to the one it opened.
-//! What both backends compute alike (a comparison, the runs to classify) is a provided method.
+//! What both backends compute alike (the runs to classify) is a provided method.
 
 use super::browse::{EditLine, RunData, StepBody, StepLine};
-use super::compare::{Comparison, instances_warning};
 use super::copy::{Table, Value};
-use super::export::{EditTableRow, RunRest, RunRow, StepTableRow};
+use super::export::{EditTableRow, RunRest, StepTableRow};
 use super::labels::{CachedReply, Classified, ClassifyErrorRow, LabelKey, LabelRow, LabelSet, NewLabel};
 use super::notes::NoteRow;
-use super::read::{RunDetail, RunFilter, RunSummary, SearchHit};
+use super::read::{RunDetail, RunFilter, RunRow, RunSummary, SearchHit};
 use super::unmatched::{Joined, Orphan};
 use super::write::{LiveWrite, SourceRecord, SourceWrite, WriteStats};
 use crate::error::StoreError;
@@ -168,7 +167,13 @@ pub trait Reads {
 
     fn list_runs(&self, filter: RunFilter) -> Result<Vec<RunSummary>, StoreError>;
 
-    fn run_summary(&self, id: i64) -> Result<RunSummary, StoreError>;
+    /// Run `id`'s row: its line in the run list and what it used.
+    fn run_row(&self, id: i64) -> Result<RunRow, StoreError>;
+
+    /// Run `id`'s line in the run list.
+    fn run_summary(&self, id: i64) -> Result<RunSummary, StoreError> {
+        Ok(self.run_row(id)?.summary)
+    }
 
     /// A run named by numeric id, or by an instance id that names exactly one run.
     fn resolve_run(&self, query: &str) -> Result<i64, StoreError>;
@@ -208,18 +213,6 @@ pub trait Browse: Reads {
 
     /// The instance of run `base` and its other runs, by id: what the comparison's picker offers.
     fn runs_to_compare_with(&self, base: i64) -> Result<(String, Vec<RunSummary>), StoreError>;
-
-    /// The warning when the runs `ids` are not all of one task ([`instances_warning`]).
-    fn compare_warning(&self, ids: &[i64]) -> Result<Option<String>, StoreError> {
-        let summaries = ids.iter().map(|&id| self.run_summary(id)).collect::<Result<Vec<_>, _>>()?;
-        Ok(instances_warning(summaries.iter().map(|s| s.instance_id.as_str())))
-    }
-
-    /// The runs `ids`, in this order, compared.
-    fn compare(&self, ids: &[i64]) -> Result<Comparison, StoreError> {
-        let runs = ids.iter().map(|&id| self.run_data(id)).collect::<Result<Vec<_>, _>>()?;
-        Ok(Comparison::build(runs))
-    }
 }
 
 /// Full-text search, and its index.

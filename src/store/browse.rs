@@ -62,6 +62,50 @@ impl StepLine {
             working_dir: r.opt_text(6)?,
         })
     }
+
+    /// The line of step `index` not yet stored (a file being read: `trajan FILE`'s `G`), as it
+    /// will read once stored.
+    pub fn unstored(index: i64, step: &crate::model::Step) -> StepLine {
+        StepLine {
+            index,
+            tool: step.tool.clone(),
+            flags: step.flags,
+            obs_chars: step.observation.chars().count() as i64,
+            action_head: action_head(&step.action),
+            open_file: step.open_file.clone(),
+            working_dir: step.working_dir.clone(),
+        }
+    }
+}
+
+/// What a step's line shows of its action: the first line, at most 200 characters.
+pub fn action_head(action: &str) -> String {
+    action.trim_start().lines().next().unwrap_or("").chars().take(200).collect()
+}
+
+impl StepBody {
+    /// The body of step `index` of run `run_id` not yet stored, as it will read once stored,
+    /// without its edits (they are stored with it, or reconstructed when the reading ends).
+    pub fn unstored(run_id: i64, index: i64, step: &crate::model::Step) -> StepBody {
+        let row = crate::store::read::StepRow {
+            index,
+            tool: step.tool.clone(),
+            thought: step.thought.clone(),
+            action: step.action.clone(),
+            observation: step.observation.clone(),
+            response: step.response.clone(),
+            args: step.args.as_deref().and_then(|a| serde_json::from_str(a).ok()),
+            execution_time: step.execution_time,
+            tokens_in: step.tokens_in,
+            tokens_out: step.tokens_out,
+            timestamp: step.timestamp.clone(),
+            open_file: step.open_file.clone(),
+            working_dir: step.working_dir.clone(),
+            flags: step.flags,
+            observation_chars: step.observation.chars().count() as i64,
+        };
+        StepBody { run_id, step: row, edits: Vec::new() }
+    }
 }
 
 /// The columns of an [`EditLine`], in the order [`EditLine::from_row`] reads them.
@@ -75,10 +119,10 @@ impl EditLine {
             id: r.int(0)?,
             step: r.opt_int(1)?,
             path: r.text(2)?,
-            kind: named(r, 3)?,
-            status: named(r, 4)?,
+            kind: named(r, 3, "edit kind")?,
+            status: named(r, 4, "edit status")?,
             lint_codes: codes.map(|c| c.split(',').map(str::to_string).collect()).unwrap_or_default(),
-            certainty: opt_named(r, 6)?,
+            certainty: opt_named(r, 6, "certainty")?,
             undone_at: r.opt_int(7)?,
         })
     }

@@ -24,18 +24,17 @@ pub trait Cells {
     }
 }
 
-/// A column stored by name (`EditKind`, `EditStatus`, `Certainty`).
-pub fn named<T: std::str::FromStr>(r: &dyn Cells, i: usize) -> Result<T, StoreError>
-where
-    T::Err: std::fmt::Display,
-{
-    r.text(i)?.parse().map_err(|e: T::Err| StoreError::Corrupt(e.to_string()))
+/// A column stored by name (`Format`, `Source`, `EditKind`, ...), `what` naming its kind: a name
+/// this trajan does not know is [`StoreError::UnknownName`], never a default.
+pub fn named<T: std::str::FromStr>(r: &dyn Cells, i: usize, what: &'static str) -> Result<T, StoreError> {
+    parse_name(r.text(i)?, what)
 }
 
 /// An optional column stored by name.
-pub fn opt_named<T: std::str::FromStr>(r: &dyn Cells, i: usize) -> Result<Option<T>, StoreError>
-where
-    T::Err: std::fmt::Display,
-{
-    r.opt_text(i)?.map(|t| t.parse().map_err(|e: T::Err| StoreError::Corrupt(e.to_string()))).transpose()
+pub fn opt_named<T: std::str::FromStr>(r: &dyn Cells, i: usize, what: &'static str) -> Result<Option<T>, StoreError> {
+    r.opt_text(i)?.map(|value| parse_name(value, what)).transpose()
+}
+
+fn parse_name<T: std::str::FromStr>(value: String, what: &'static str) -> Result<T, StoreError> {
+    value.parse().map_err(|_| StoreError::UnknownName { what, value })
 }

@@ -1,5 +1,6 @@
 //! Reads for the exports: a run whole (`export run`: history, metadata, edits with their texts)
-//! and the tables `export runs|steps|edits` write, a row at a time.
+//! and the tables `export steps|edits` write, a row at a time (`export runs` writes
+//! [`crate::store::read::RunRow`]s).
 
 use crate::error::StoreError;
 use crate::model::{Edit, EditTrace, Message, StepFlags};
@@ -16,28 +17,6 @@ pub struct RunRest {
     pub best_attempt: Option<bool>,
     /// Every edit with its texts, in order.
     pub edits: Vec<Edit>,
-}
-
-/// One row of `export runs`.
-#[derive(Debug, Clone)]
-pub struct RunRow {
-    pub run_id: i64,
-    pub instance_id: String,
-    pub format: String,
-    pub format_version: Option<String>,
-    pub agent: Option<String>,
-    pub model: Option<String>,
-    pub exit_status: Option<String>,
-    pub resolved: Option<bool>,
-    pub steps: i64,
-    pub edits: i64,
-    pub rejected_edits: i64,
-    pub cost: Option<f64>,
-    pub tokens_sent: Option<i64>,
-    pub tokens_received: Option<i64>,
-    pub api_calls: Option<i64>,
-    pub attempt: Option<i64>,
-    pub source: String,
 }
 
 /// One row of `export steps`.
@@ -93,36 +72,6 @@ pub fn edit_of(e: EditText) -> Edit {
             hunks: e.hunks,
             ..EditTrace::default()
         },
-    }
-}
-
-/// The columns of a [`RunRow`], in the order [`RunRow::from_row`] reads them (runs `r`, their
-/// sources `s`, outcomes `o` and predictions `p`).
-pub const RUN_ROW: &str = "r.id, r.instance_id, r.format, r.format_version, r.agent, COALESCE(r.model, p.model),
-    r.exit_status, o.resolved, r.step_count, r.edit_count, r.rejected_count, r.cost,
-    r.tokens_sent, r.tokens_received, r.api_calls, r.attempt, s.path";
-
-impl RunRow {
-    pub fn from_row(r: &dyn Cells) -> Result<RunRow, StoreError> {
-        Ok(RunRow {
-            run_id: r.int(0)?,
-            instance_id: r.text(1)?,
-            format: r.text(2)?,
-            format_version: r.opt_text(3)?,
-            agent: r.opt_text(4)?,
-            model: r.opt_text(5)?,
-            exit_status: r.opt_text(6)?,
-            resolved: r.opt_flag(7)?,
-            steps: r.int(8)?,
-            edits: r.int(9)?,
-            rejected_edits: r.int(10)?,
-            cost: r.opt_real(11)?,
-            tokens_sent: r.opt_int(12)?,
-            tokens_received: r.opt_int(13)?,
-            api_calls: r.opt_int(14)?,
-            attempt: r.opt_int(15)?,
-            source: r.text(16)?,
-        })
     }
 }
 

@@ -3,7 +3,7 @@
 
 use crate::error::StoreError;
 use crate::label::{Evidence, Label, ModeVerdict, Provenance, Source};
-use crate::store::cells::Cells;
+use crate::store::cells::{Cells, named};
 use serde::Serialize;
 
 /// A stored label with where and when.
@@ -43,7 +43,7 @@ pub struct CachedReply {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ClassifyErrorRow {
     pub run_id: i64,
-    pub source: String,
+    pub source: Source,
     pub model: Option<String>,
     pub error: String,
     pub created_at: String,
@@ -142,7 +142,7 @@ impl LabelRow {
             current: r.flag(17)?,
             label: Label {
                 run_id: r.int(4)?,
-                source: Source::from_name(&r.text(5)?).unwrap_or(Source::Human),
+                source: named(r, 5, "label source")?,
                 rater: r.text(6)?,
                 taxonomy: r.text(7)?,
                 taxonomy_version: r.text(8)?,
@@ -193,7 +193,7 @@ impl LabelSet {
         let modes = r.opt_text(5)?;
         Ok(LabelSet {
             run_id: r.int(0)?,
-            source: Source::from_name(&r.text(1)?).unwrap_or(Source::Human),
+            source: named(r, 1, "label source")?,
             rater: r.text(2)?,
             created_at: r.text(3)?,
             taxonomy_version: r.text(4)?,
@@ -213,11 +213,12 @@ impl CachedReply {
 }
 
 impl ClassifyErrorRow {
-    /// A row of `run_id, source, model, error, created_at`.
+    /// A row of `run_id, source, model, error, created_at` (a source this trajan does not know
+    /// is an error).
     pub fn from_row(r: &dyn Cells) -> Result<ClassifyErrorRow, StoreError> {
         Ok(ClassifyErrorRow {
             run_id: r.int(0)?,
-            source: r.text(1)?,
+            source: named(r, 1, "label source")?,
             model: r.opt_text(2)?,
             error: r.text(3)?,
             created_at: r.text(4)?,

@@ -6,13 +6,12 @@
 //! crosses it); a `Store` dereferences to the backend it opened, so `store.list_runs(..)` reads
 //! the same on both. What both compute alike lives beside the traits: the read models
 //! (`read.rs`, `browse.rs`, `labels.rs`, `export.rs`), how outcomes join runs (`link.rs`), how a
-//! test log is graded (`grade.rs`), how step texts are packed (`texts.rs`), a comparison
-//! (`compare.rs`). See docs/ARCHITECTURE.md for the schema.
+//! test log is graded (`grade.rs`), how step texts are packed (`texts.rs`). See
+//! docs/ARCHITECTURE.md for the schema.
 
 pub mod backend;
 pub mod browse;
 pub mod cells;
-pub mod compare;
 pub mod copy;
 pub mod export;
 mod grade;

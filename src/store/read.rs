@@ -5,14 +5,19 @@ use super::cells::Cells;
 use super::texts::{Record, Texts};
 use crate::analysis::snippet::Finder;
 use crate::error::StoreError;
-use crate::model::{Certainty, CheckedBy, EditKind, EditStatus, FailedScope, HunkSource, Message, StepFlags, TestCase};
+use crate::model::{
+    Certainty, CheckedBy, EditKind, EditStatus, FailedScope, Format, HunkSource, Message, StepFlags, TestCase,
+};
 use serde::Serialize;
 
 /// Bytes of context a search snippet shows on each side of the match.
 const SNIPPET_RADIUS: usize = 60;
 
-/// The texts search reads, in the order it reads them (the order of a compressed record).
-pub(super) const SEARCHED: [&str; 3] = ["thought", "action", "observation"];
+/// The texts search reads, in the order it reads them (the order of a compressed record): the
+/// name a hit gives, and the column of `step_texts` that holds it uncompressed (for SQLite's blob
+/// I/O, which names a column as a C string).
+pub(super) const SEARCHED: [(&str, &std::ffi::CStr); 3] =
+    [("thought", c"thought"), ("action", c"action"), ("observation", c"observation")];
 
 /// The snippet of `words` in a text of `len` bytes read from `text` in pieces of at most 1 MiB.
 pub(super) fn snippet_of(mut text: impl std::io::Read, len: u64, words: &[&str]) -> Result<Option<String>, StoreError> {
@@ -71,7 +76,7 @@ pub(super) fn record_snippet<R: std::io::Read>(
     mut record: Record<R>,
     words: &[&str],
 ) -> Result<Option<(&'static str, String)>, StoreError> {
-    for (i, field) in SEARCHED.into_iter().enumerate() {
+    for (i, (field, _)) in SEARCHED.into_iter().enumerate() {
         let len = record.len(i).unwrap_or(0);
         if let Some(snippet) = snippet_of(record.reader(i)?, len, words)? {
             return Ok(Some((field, snippet)));
@@ -85,7 +90,7 @@ pub(super) fn record_snippet<R: std::io::Read>(
 pub struct RunSummary {
     pub id: i64,
     pub instance_id: String,
-    pub format: String,
+    pub format: Format,
     pub format_version: Option<String>,
     pub agent: Option<String>,
     pub model: Option<String>,
@@ -103,15 +108,43 @@ pub struct RunSummary {
     pub has_patch: bool,
 }
 
+/// What a run used, beside its line in the run list: `show` and `export runs` print it.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct RunUsage {
+    pub tokens_sent: Option<i64>,
+    pub tokens_received: Option<i64>,
+    pub api_calls: Option<i64>,
+}
+
+/// A run's line with what it used: one row of [`SUMMARY_SELECT`], a row of `export runs` and
+/// the head of a run in full.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunRow {
+    pub summary: RunSummary,
+    pub usage: RunUsage,
+}
+
+impl RunRow {
+    /// A row of [`SUMMARY_SELECT`]'s columns: [`RunSummary::from_row`]'s, then `tokens_sent,
+    /// tokens_received, api_calls`.
+    pub fn from_row(r: &dyn Cells) -> Result<RunRow, StoreError> {
+        Ok(RunRow {
+            summary: RunSummary::from_row(r)?,
+            usage: RunUsage { tokens_sent: r.opt_int(15)?, tokens_received: r.opt_int(16)?, api_calls: r.opt_int(17)? },
+        })
+    }
+}
+
 impl RunSummary {
     /// A row of the columns `id, instance_id, format, format_version, agent, model (the run's,
     /// else its prediction's), exit_status, resolved, step_count, edit_count, rejected_count,
-    /// cost, attempt, source path, whether it submitted a patch with something in it`.
+    /// cost, attempt, source path, whether it submitted a patch with something in it` (the
+    /// first of [`SUMMARY_SELECT`]'s). A format this trajan does not know is an error.
     pub fn from_row(r: &dyn Cells) -> Result<RunSummary, StoreError> {
         Ok(RunSummary {
             id: r.int(0)?,
             instance_id: r.text(1)?,
-            format: r.text(2)?,
+            format: super::cells::named(r, 2, "format")?,
             format_version: r.opt_text(3)?,
             agent: r.opt_text(4)?,
             model: r.opt_text(5)?,
@@ -284,9 +317,8 @@ pub struct TaskRow {
 pub struct RunDetail {
     #[serde(flatten)]
     pub summary: RunSummary,
-    pub tokens_sent: Option<i64>,
-    pub tokens_received: Option<i64>,
-    pub api_calls: Option<i64>,
+    #[serde(flatten)]
+    pub usage: RunUsage,
     pub submission: Option<String>,
     pub outcome: Option<OutcomeRow>,
     /// Evaluations of the instance that this run did not get, and why (never silence).
@@ -379,13 +411,15 @@ pub fn prompt_row(r: &dyn Cells) -> Result<(i64, i64, Option<Message>), StoreErr
     Ok((r.int(0)?, r.int(1)?, message))
 }
 
-/// The run list's query: [`RunSummary::from_row`]'s columns, of runs `r` with their sources `s`,
-/// outcomes `o` and predictions `p` (the same SQL in both backends).
+/// The one query of a run's row: [`RunRow::from_row`]'s columns (the run list reads the first,
+/// [`RunSummary::from_row`]'s), of runs `r` with their sources `s`, outcomes `o` and predictions
+/// `p` (the same SQL in both backends).
 pub const SUMMARY_SELECT: &str = "
     SELECT r.id, r.instance_id, r.format, r.format_version, r.agent,
            COALESCE(r.model, p.model), r.exit_status, o.resolved, r.step_count, r.edit_count,
            r.rejected_count, r.cost, r.attempt, s.path,
-           r.submission IS NOT NULL AND trim(r.submission) != ''
+           r.submission IS NOT NULL AND trim(r.submission) != '',
+           r.tokens_sent, r.tokens_received, r.api_calls
     FROM runs r
     JOIN sources s ON s.id = r.source_id
     LEFT JOIN outcomes o ON o.id = r.outcome_id

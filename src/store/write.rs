@@ -4,6 +4,14 @@
 use crate::model::Edit;
 use std::collections::{BTreeSet, HashMap};
 
+/// The name a run's format is stored under. A run without a format is refused: its row could
+/// not be read back (a stored format this trajan does not know is an error, not a default).
+pub fn run_format(run: &crate::model::Run) -> Result<&'static str, crate::error::StoreError> {
+    run.format.map(crate::model::Format::name).ok_or_else(|| {
+        crate::error::StoreError::Invalid(format!("run {:?} has no format: not written", run.instance_id))
+    })
+}
+
 /// The hash of a source still being written (`trajan PATH`): no file's.
 pub const UNFINISHED: [u8; 32] = [0; 32];
 

@@ -182,7 +182,7 @@ pub enum Action {
     /// Compare these runs (`trajan compare RUN RUN...`).
     Compare(Vec<i64>),
     /// Runs compared, for the comparison screen.
-    CompareLoaded(Box<crate::store::compare::Comparison>),
+    CompareLoaded(Box<crate::review::compare::Comparison>),
     /// The other runs of `base`'s instance, for the picker.
     PickerLoaded {
         base: i64,
@@ -211,6 +211,32 @@ pub enum Action {
     Indexed,
     /// How the reading of the files `trajan PATH` names goes (it runs beside the TUI).
     Feed(Feed),
+    /// A step of a run being read, read from the file before it is stored: its line and body.
+    StepPeeked {
+        run: i64,
+        line: crate::store::browse::StepLine,
+        body: Box<StepBody>,
+    },
+}
+
+/// Reads step `index` of a run being read from its file, before the reading stores it: its
+/// line and body as they will be stored (without edits), or why not.
+pub type PeekFn = dyn Fn(i64) -> Result<(crate::store::browse::StepLine, StepBody), String> + Send + Sync;
+
+/// A [`PeekFn`] to hand around (equal when it is the same one).
+#[derive(Clone)]
+pub struct PeekStep(pub std::sync::Arc<PeekFn>);
+
+impl PartialEq for PeekStep {
+    fn eq(&self, other: &PeekStep) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl std::fmt::Debug for PeekStep {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PeekStep")
+    }
 }
 
 /// News from the reading of the files `trajan PATH` names.
@@ -222,6 +248,9 @@ pub enum Feed {
     /// How far the reading is: what is read (`label`), `done` of `total` bytes, and the steps
     /// stored so far of each run being read.
     Progress { label: String, done: u64, total: u64, runs: Vec<(i64, usize)> },
+    /// The file of run `run` was skimmed: it has `steps` steps, any of which `peek` reads before
+    /// the reading stores it.
+    Indexed { run: i64, steps: usize, peek: PeekStep },
     /// The reading is over: the runs of the named paths (one is opened, several are the run
     /// list's filter) and what to say about it (an error when `error`).
     Done { runs: Vec<i64>, message: String, error: bool },

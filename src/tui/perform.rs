@@ -42,6 +42,10 @@ pub fn perform_with_progress(store: &Store, effect: Effect, progress: &mut dyn F
             Ok(body) => Action::StepLoaded(Box::new(body)),
             Err(e) => Action::Failed(format!("step {index}: {e}")),
         },
+        Effect::PeekStep { run, index, peek } => match (peek.0)(index) {
+            Ok((line, body)) => Action::StepPeeked { run, line, body: Box::new(body) },
+            Err(e) => Action::Failed(format!("step {index}: {e}")),
+        },
         Effect::Search { run, query } => match store.search_run(run, &query) {
             Ok(steps) => Action::SearchDone { query, steps },
             Err(e) => Action::Failed(format!("search: {e}")),
@@ -69,7 +73,7 @@ pub fn perform_with_progress(store: &Store, effect: Effect, progress: &mut dyn F
                 Err(e) => Action::Failed(format!("statistics: {e}")),
             }
         }
-        Effect::LoadCompare(ids) => match store.compare(&ids) {
+        Effect::LoadCompare(ids) => match crate::review::compare::compare(store, &ids) {
             Ok(data) => Action::CompareLoaded(Box::new(data)),
             Err(e) => Action::Failed(format!("comparing runs: {e}")),
         },

@@ -210,9 +210,9 @@ pub fn prepare(
     run_id: i64,
     budget_tokens: usize,
 ) -> Result<Prepared, crate::classify::pipeline::RunError> {
-    let detail = store.run_detail(run_id, None)?;
-    let signals = crate::classify::pipeline::measure(&detail)?;
-    let prompt = prompt::build(taxonomy, &detail, &signals, budget_tokens);
+    let run = crate::classify::from_store::run_input(store, run_id)?;
+    let signals = crate::classify::pipeline::measure(&run)?;
+    let prompt = prompt::build(taxonomy, &run, &signals, budget_tokens);
     Ok(Prepared { run_id, prompt, signals })
 }
 

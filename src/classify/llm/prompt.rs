@@ -13,9 +13,9 @@
 //! `### step 9` or `# Signals (measured by trajan)` in an observation stays inside its quote,
 //! and the system prompt says so.
 
+use crate::classify::input::{RunInput, Step};
 use crate::classify::signals::{self, Signals};
 use crate::label::taxonomy::Taxonomy;
-use crate::store::read::RunDetail;
 use std::fmt::Write as _;
 
 /// Characters per token for estimates (English and code average about 4).
@@ -168,18 +168,17 @@ fn head_tail_lines(text: &str, cap: usize) -> String {
     out
 }
 
-fn fixed_sections(run: &RunDetail, signals: &Signals, caps: Caps) -> String {
+fn fixed_sections(run: &RunInput, signals: &Signals, caps: Caps) -> String {
     let mut u = String::new();
-    let s = &run.summary;
-    let _ = writeln!(u, "# Run {} ({})", s.id, inline(&s.instance_id));
+    let _ = writeln!(u, "# Run {} ({})", run.id, inline(&run.instance_id));
     let _ = writeln!(
         u,
         "agent {}, model {}, format {}; exit status {}; outcome {}",
-        inline(s.agent.as_deref().unwrap_or("?")),
-        inline(s.model.as_deref().unwrap_or("?")),
-        s.format,
-        inline(s.exit_status.as_deref().unwrap_or("none")),
-        match s.resolved {
+        inline(run.agent.as_deref().unwrap_or("?")),
+        inline(run.model.as_deref().unwrap_or("?")),
+        run.format,
+        inline(run.exit_status.as_deref().unwrap_or("none")),
+        match run.resolved {
             Some(true) => "resolved",
             Some(false) => "not resolved",
             None => "unknown",
@@ -203,7 +202,7 @@ fn fixed_sections(run: &RunDetail, signals: &Signals, caps: Caps) -> String {
     }
     let _ = writeln!(u, "\n# Signals (measured by trajan)\n{}", signals::table(signals));
     let mut edits = String::new();
-    for e in &run.edit_list {
+    for e in &run.edits {
         let step = e.step.map_or("final patch".to_string(), |s| format!("step {s}"));
         let codes =
             if e.lint_codes.is_empty() { String::new() } else { format!(" [{}]", inline(&e.lint_codes.join(","))) };
@@ -220,7 +219,7 @@ fn fixed_sections(run: &RunDetail, signals: &Signals, caps: Caps) -> String {
     u
 }
 
-fn render_step(out: &mut String, s: &crate::store::read::StepRow, obs_cap: usize) {
+fn render_step(out: &mut String, s: &Step, obs_cap: usize) {
     let flags = if s.flags.is_empty() { String::new() } else { format!(" [{}]", s.flags.names().join(", ")) };
     let _ = writeln!(out, "### step {}{flags}", s.index);
     if !s.thought.trim().is_empty() {
@@ -236,7 +235,7 @@ fn render_step(out: &mut String, s: &crate::store::read::StepRow, obs_cap: usize
 }
 
 /// Build the prompt for one run within `budget_tokens` (estimated).
-pub fn build(taxonomy: &Taxonomy, run: &RunDetail, signals: &Signals, budget_tokens: usize) -> Prompt {
+pub fn build(taxonomy: &Taxonomy, run: &RunInput, signals: &Signals, budget_tokens: usize) -> Prompt {
     let system = system_prompt(taxonomy);
     let budget_chars = budget_tokens.saturating_mul(CHARS_PER_TOKEN);
     let mut fixed = fixed_sections(run, signals, USUAL);
@@ -244,7 +243,7 @@ pub fn build(taxonomy: &Taxonomy, run: &RunDetail, signals: &Signals, budget_tok
         fixed = fixed_sections(run, signals, TIGHT);
     }
     let left = budget_chars.saturating_sub(system.chars().count() + fixed.chars().count());
-    let steps = &run.step_list;
+    let steps = &run.steps;
     let render = |obs_cap: usize, keep: &dyn Fn(usize) -> bool| {
         let mut t = String::new();
         let mut omitted_from: Option<usize> = None;

@@ -9,7 +9,7 @@
 //! Only commands that change an existing file count (`str_replace`, `insert`): `create` makes
 //! new files, mostly scratch scripts, and `view` changes nothing.
 
-use crate::store::read::StepRow;
+use crate::classify::input::Step;
 use serde_json::Value;
 
 /// One edit written in a reply and never run.
@@ -24,7 +24,7 @@ pub struct Announced {
 const CHANGING: &[&str] = &["str_replace", "insert"];
 
 /// The edits the steps' replies announce on steps that ran no action.
-pub fn announced(steps: &[StepRow]) -> Vec<Announced> {
+pub fn announced(steps: &[Step]) -> Vec<Announced> {
     let mut out = Vec::new();
     for s in steps.iter().filter(|s| s.action.trim().is_empty()) {
         let text = s.response.as_deref().filter(|r| r.len() > s.thought.len()).unwrap_or(&s.thought);
@@ -81,8 +81,8 @@ fn xml_calls(text: &str) -> Vec<String> {
 mod tests {
     use super::*;
 
-    fn step(index: i64, action: &str, thought: &str) -> StepRow {
-        StepRow { thought: thought.into(), ..StepRow::sample(index, action, "") }
+    fn step(index: i64, action: &str, thought: &str) -> Step {
+        Step { thought: thought.into(), ..Step::sample(index, action, "") }
     }
 
     /// The shape of a SWE-agent 1.1 step whose model wrote its calls as text: an empty action,

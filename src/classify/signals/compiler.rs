@@ -6,7 +6,7 @@
 
 use super::commands::join;
 use super::paths::Roots;
-use crate::store::read::StepRow;
+use crate::classify::input::Step;
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -64,7 +64,7 @@ static MISSING: LazyLock<Regex> =
     LazyLock::new(|| re(r"Property '(\w+)' is missing in type '[^']*' but required in type '(\w+)"));
 
 /// Every diagnostic of every step's output.
-pub fn diagnostics(steps: &[StepRow], roots: &Roots) -> Vec<Diagnostic> {
+pub fn diagnostics(steps: &[Step], roots: &Roots) -> Vec<Diagnostic> {
     let mut out: Vec<Diagnostic> = Vec::new();
     for s in steps {
         for d in read(&s.observation) {
@@ -230,7 +230,7 @@ mod tests {
         assert_eq!(p[0].0, "/workspace/jsonkit/src/main/java/io/jsonkit/Loader.java");
         assert_eq!(p[0].1, 21);
         assert_eq!(p[0].3, Problem::Unresolved { name: "readObjectStrict".into() });
-        let step = StepRow::sample(3, "mvn -q compile", out);
+        let step = Step::sample(3, "mvn -q compile", out);
         let roots = Roots::learn(
             ["/workspace/jsonkit/src/main/java/io/jsonkit/JsonReader.java"].into_iter(),
             &["src/main/java/io/jsonkit/JsonReader.java".to_string()],

@@ -5,7 +5,7 @@ use super::commands::commands;
 use super::views::{Shown, ViewKind};
 use super::{ContextSignals, ExitCategory, FileTable, Reopen, Repeat, StepSize};
 use crate::analysis::reconstruct::command::RedirectOp;
-use crate::store::read::StepRow;
+use crate::classify::input::Step;
 use std::collections::HashMap;
 
 /// An observation this long (characters) is large on its own.
@@ -15,7 +15,7 @@ const UNBOUNDED_MIN: u64 = 5_000;
 /// A repeat is "long after" its first use at this distance in steps.
 const LONG_AFTER: usize = 5;
 
-pub(super) fn context(steps: &[StepRow], exit: ExitCategory) -> ContextSignals {
+pub(super) fn context(steps: &[Step], exit: ExitCategory) -> ContextSignals {
     let mut c = ContextSignals { exit_context: exit == ExitCategory::Context, ..ContextSignals::default() };
     for s in steps {
         let i = s.index as usize;
@@ -93,7 +93,7 @@ const LOOKS: &[&str] = &[
     "str_replace_editor",
 ];
 
-fn only_looks(s: &StepRow) -> bool {
+fn only_looks(s: &Step) -> bool {
     let commands = commands(&s.action, None);
     // `cat > f <<EOF` writes a file, it does not look at one.
     let writes = commands
@@ -115,8 +115,8 @@ fn only_looks(s: &StepRow) -> bool {
 /// Looking actions (listing, searching, printing files) asked again with the same output as
 /// their first use: long after it, or three times in a row. Format-error steps are not repeats
 /// (the response was malformed, not the objective lost).
-pub(super) fn repeats(steps: &[StepRow]) -> Vec<Repeat> {
-    let mut groups: HashMap<String, Vec<&StepRow>> = HashMap::new();
+pub(super) fn repeats(steps: &[Step]) -> Vec<Repeat> {
+    let mut groups: HashMap<String, Vec<&Step>> = HashMap::new();
     let mut order: Vec<String> = Vec::new();
     for s in steps {
         if s.flags.format_error || !only_looks(s) {

@@ -5,8 +5,8 @@ use super::paths::{Roots, build_copy_target, is_build_copy};
 use super::{After, FileActivity, LostEdit, LostWhy, Rejection, Revert};
 use crate::analysis::markers::runs_tests;
 use crate::analysis::reconstruct::command::{RedirectOp, parse};
+use crate::classify::input::{Edit, Step};
 use crate::model::{EditKind, EditStatus};
-use crate::store::read::{EditRow, StepRow};
 
 /// How an edit was made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,7 +23,7 @@ pub enum Via {
 
 /// How a stored shell edit was made, read from the command the reconstruction stored with it;
 /// and whether it added to the file (`>>`, `tee -a`) rather than wrote it whole.
-fn via(e: &EditRow) -> (Via, bool) {
+fn via(e: &Edit) -> (Via, bool) {
     if e.kind != EditKind::ShellWrite {
         return (Via::Tool, false);
     }
@@ -63,7 +63,7 @@ pub(super) struct EditEvent {
 }
 
 impl EditEvent {
-    pub fn from_row(e: &EditRow, path: String) -> EditEvent {
+    pub fn from_row(e: &Edit, path: String) -> EditEvent {
         let (via, append) = via(e);
         EditEvent {
             step: e.step.map(|s| s as usize),
@@ -160,7 +160,7 @@ pub(super) fn reverts(edits: &[EditEvent]) -> Vec<Revert> {
 
 /// The run's stored edits, repository-relative, in step order. Shell edits are the
 /// reconstruction's (`analysis::reconstruct`): placed in the folder their command ran in.
-pub(super) fn events(rows: &[EditRow], steps: &[StepRow], roots: &Roots) -> Vec<EditEvent> {
+pub(super) fn events(rows: &[Edit], steps: &[Step], roots: &Roots) -> Vec<EditEvent> {
     let wd = |step: Option<i64>| {
         step.and_then(|i| steps.iter().find(|s| s.index == i)).and_then(|s| s.working_dir.as_deref())
     };
@@ -178,7 +178,7 @@ pub(super) fn lost_edits(
     edits: &[EditEvent],
     files: &[FileActivity],
     reverts: &[Revert],
-    steps: &[StepRow],
+    steps: &[Step],
     patch_files: &[String],
     submitted: bool,
 ) -> Vec<LostEdit> {

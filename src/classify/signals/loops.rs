@@ -4,7 +4,7 @@
 use super::TestLoop;
 use super::edits::EditEvent;
 use crate::analysis::markers::runs_tests;
-use crate::store::read::StepRow;
+use crate::classify::input::Step;
 
 /// A loop needs this many failing runs of the same failure, with edits between each.
 const MIN_RUNS: usize = 3;
@@ -67,7 +67,7 @@ pub(super) fn failure(observation: &str) -> Option<String> {
 
 /// Runs of a check that failed the same way, each after an edit of a file that is not scratch;
 /// three or more make a loop.
-pub(super) fn loops(steps: &[StepRow], edits: &[EditEvent], scratch: &dyn Fn(&str) -> bool) -> Vec<TestLoop> {
+pub(super) fn loops(steps: &[Step], edits: &[EditEvent], scratch: &dyn Fn(&str) -> bool) -> Vec<TestLoop> {
     let runs: Vec<(usize, String, String)> = steps
         .iter()
         .filter(|s| checks(&s.action))

@@ -1,6 +1,6 @@
 //! Signals: what a run did, measured, per run. The heuristic rules read them, the LLM prompt
-//! shows them, and reviewers see them (`trajan signals RUN`). Computed from the stored run
-//! ([`RunDetail`]) by pure functions; stored as JSON beside the run. docs/CLASSIFYING.md
+//! shows them, and reviewers see them (`trajan signals RUN`). Computed from the classifier's view
+//! of a stored run ([`RunInput`]) by pure functions; stored as JSON beside the run. docs/CLASSIFYING.md
 //! explains each one.
 
 mod announced;
@@ -22,7 +22,7 @@ pub use crate::label::ExitCategory;
 use paths::{FileKind, Roots};
 pub use table::table;
 
-use crate::store::read::RunDetail;
+use crate::classify::input::{RunInput, Step};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 
@@ -390,15 +390,15 @@ impl FileTable {
 }
 
 /// Compute every signal of a run.
-pub fn compute(run: &RunDetail) -> Signals {
-    let steps = &run.step_list;
+pub fn compute(run: &RunInput) -> Signals {
+    let steps = &run.steps;
     let gold = run.task.as_ref().and_then(|t| t.gold_patch.as_deref()).filter(|g| !g.trim().is_empty());
     let dirs: HashMap<i64, &str> =
         steps.iter().filter_map(|s| s.working_dir.as_deref().map(|d| (s.index, d))).collect();
-    let mut relative: Vec<String> = run.edit_list.iter().filter(|e| e.step.is_none()).map(|e| e.path.clone()).collect();
+    let mut relative: Vec<String> = run.edits.iter().filter(|e| e.step.is_none()).map(|e| e.path.clone()).collect();
     relative.extend(gold.map(crate::analysis::edits::split_patch).unwrap_or_default().into_iter().map(|f| f.path));
     let absolute: Vec<String> = run
-        .edit_list
+        .edits
         .iter()
         .map(|e| match e.step.and_then(|i| dirs.get(&i)) {
             Some(d) if !e.path.starts_with('/') => format!("{}/{}", d.trim_end_matches('/'), e.path),
@@ -410,7 +410,7 @@ pub fn compute(run: &RunDetail) -> Signals {
         &relative,
         steps.first().and_then(|s| s.working_dir.as_deref()),
     );
-    let edits = edits::events(&run.edit_list, steps, &roots);
+    let edits = edits::events(&run.edits, steps, &roots);
     let patch_files: Vec<String> = edits.iter().filter(|e| e.step.is_none()).map(|e| e.path.clone()).collect();
     let has_patch = run.submission.as_deref().is_some_and(|s| !s.trim().is_empty()) || !patch_files.is_empty();
 
@@ -480,7 +480,7 @@ pub fn compute(run: &RunDetail) -> Signals {
     let submitted = run.submission.is_some() || !patch_files.is_empty();
     let mut lost_edits = edits::lost_edits(&edits, &table.files, &reverts, steps, &patch_files, submitted);
     lost_edits.extend(announced_lost(steps, &roots, &table, &patch_files));
-    let exit = ExitCategory::classify(run.summary.exit_status.as_deref(), has_patch);
+    let exit = ExitCategory::classify(run.exit_status.as_deref(), has_patch);
     let context = context::context(steps, exit);
     let repeats = context::repeats(steps);
     let reopened = context::reopened(&shown, &table);
@@ -495,8 +495,8 @@ pub fn compute(run: &RunDetail) -> Signals {
     Signals {
         version: VERSION,
         steps: steps.len(),
-        resolved: run.summary.resolved,
-        exit_status: run.summary.exit_status.clone(),
+        resolved: run.resolved,
+        exit_status: run.exit_status.clone(),
         exit,
         tools,
         first_edit_step,
@@ -531,12 +531,7 @@ struct AgentDiff<'a> {
 
 /// Edits written as text and never run, on repository files no edit changed and the patch does
 /// not hold.
-fn announced_lost(
-    steps: &[crate::store::read::StepRow],
-    roots: &Roots,
-    table: &FileTable,
-    patch_files: &[String],
-) -> Vec<LostEdit> {
+fn announced_lost(steps: &[Step], roots: &Roots, table: &FileTable, patch_files: &[String]) -> Vec<LostEdit> {
     let mut out: Vec<LostEdit> = Vec::new();
     for a in announced::announced(steps) {
         let wd = steps.iter().find(|s| s.index as usize == a.step).and_then(|s| s.working_dir.as_deref());
@@ -553,7 +548,7 @@ fn announced_lost(
 /// Scratch files: by name (reproduction and check scripts, patch files), outside the repository
 /// (a path left absolute while the run's others are relative), or created by the agent at the
 /// repository root or removed after it created them.
-fn mark_scratch(table: &mut FileTable, steps: &[crate::store::read::StepRow], roots: &Roots) {
+fn mark_scratch(table: &mut FileTable, steps: &[Step], roots: &Roots) {
     let any_relative = table.files.iter().any(|f| !f.path.starts_with('/'));
     // Files removed, by step.
     let removed: Vec<(usize, Vec<String>)> = steps
@@ -589,7 +584,7 @@ fn tool_set(edits: &[edits::EditEvent]) -> ToolSet {
     ToolSet { edit_kinds, gated: !gated_extensions.is_empty(), gated_extensions }
 }
 
-fn test_results(run: &RunDetail) -> Option<TestResults> {
+fn test_results(run: &RunInput) -> Option<TestResults> {
     use crate::model::TestGroup;
     let outcome = run.outcome.as_ref()?;
     let mut r = TestResults::default();
@@ -607,7 +602,7 @@ fn test_results(run: &RunDetail) -> Option<TestResults> {
 }
 
 /// Files the task's text names that the agent changed (in its patch, or edited).
-fn task_files_edited(run: &RunDetail, table: &FileTable, patch_files: &[String]) -> Vec<String> {
+fn task_files_edited(run: &RunInput, table: &FileTable, patch_files: &[String]) -> Vec<String> {
     let Some(text) = run.task.as_ref().and_then(|t| t.instruction.as_deref()) else { return Vec::new() };
     let named = paths::mentioned_files(text);
     let changed = table
@@ -626,7 +621,7 @@ fn task_files_edited(run: &RunDetail, table: &FileTable, patch_files: &[String])
 /// The files the task needed: the gold patch's, else those the instruction and failing tests
 /// name, each matched to what the run did with it.
 fn expected_files(
-    run: &RunDetail,
+    run: &RunInput,
     gold: Option<&str>,
     table: &FileTable,
     failing: &[TestMention],

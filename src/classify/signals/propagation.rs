@@ -9,7 +9,7 @@ use super::views::{Shown, ViewKind};
 use super::{FileTable, Periphery, PeripheryFile, Sighting, StaleIdentifier, TestMention};
 use crate::analysis::edits::split_patch;
 use crate::analysis::symbols::{self, Change, ChangeKind, DefKind, Lang, Params, RefKind, Symbols};
-use crate::store::read::RunDetail;
+use crate::classify::input::RunInput;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
@@ -36,7 +36,7 @@ pub struct FileSymbols {
 }
 
 /// The agent's diff: its submission, else its applied edits' diffs.
-pub(super) fn agent_diff(run: &RunDetail, edits: &[EditEvent]) -> String {
+pub(super) fn agent_diff(run: &RunInput, edits: &[EditEvent]) -> String {
     match run.submission.as_deref().filter(|s| !s.trim().is_empty()) {
         Some(s) => s.to_string(),
         None => edits
@@ -405,7 +405,7 @@ pub(super) fn central_edited(p: &Periphery, agent: &[FileSymbols]) -> Vec<String
 }
 
 /// Files named by failing tests' messages that are not in the agent's patch.
-pub(super) fn failing_test_files(run: &RunDetail, patch_files: &[String]) -> Vec<TestMention> {
+pub(super) fn failing_test_files(run: &RunInput, patch_files: &[String]) -> Vec<TestMention> {
     let mut out: Vec<TestMention> = Vec::new();
     let Some(outcome) = &run.outcome else { return out };
     for t in outcome.tests.iter().filter(|t| !t.passed) {

@@ -4,7 +4,7 @@
 
 use super::commands::{Command, commands, join};
 use super::paths::Roots;
-use crate::store::read::StepRow;
+use crate::classify::input::Step;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ViewKind {
@@ -35,7 +35,7 @@ const PRINTERS: &[(&str, &[&str])] = &[
 ];
 
 /// The files step `s` showed. Paths are repository-relative.
-pub fn views(s: &StepRow, roots: &Roots) -> Vec<View> {
+pub fn views(s: &Step, roots: &Roots) -> Vec<View> {
     let wd = s.working_dir.as_deref();
     let open = |p: &str| View { path: roots.rel(p, wd), kind: ViewKind::Open };
     let mut out = Vec::new();
@@ -85,7 +85,7 @@ pub struct Shown<'a> {
     pub observation: &'a str,
 }
 
-pub fn shown<'a>(steps: &'a [StepRow], roots: &Roots) -> Vec<Shown<'a>> {
+pub fn shown<'a>(steps: &'a [Step], roots: &Roots) -> Vec<Shown<'a>> {
     steps
         .iter()
         .map(|s| {
@@ -164,11 +164,11 @@ fn printed_files(words: &[String]) -> Vec<String> {
 mod tests {
     use super::*;
 
-    fn step(action: &str, args: Option<serde_json::Value>, open_file: Option<&str>) -> StepRow {
-        StepRow { args, open_file: open_file.map(str::to_string), ..StepRow::sample(0, action, "") }
+    fn step(action: &str, args: Option<serde_json::Value>, open_file: Option<&str>) -> Step {
+        Step { args, open_file: open_file.map(str::to_string), ..Step::sample(0, action, "") }
     }
 
-    fn paths(s: &StepRow) -> Vec<(String, ViewKind)> {
+    fn paths(s: &Step) -> Vec<(String, ViewKind)> {
         views(s, &Roots::default()).into_iter().map(|v| (v.path, v.kind)).collect()
     }
 

@@ -8,7 +8,9 @@
 //! the [`Collect`] sink; `trajan PATH` reads a file from disk with [`read`], its sink writing
 //! steps to the store as they come, so both give the same runs.
 
+pub mod index;
 pub mod read;
+pub mod skim;
 
 use crate::analysis::reconstruct::{Exec, reconstruct};
 use crate::error::IngestError;

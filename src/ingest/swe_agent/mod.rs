@@ -256,6 +256,34 @@ impl RunSteps {
     }
 }
 
+/// Step `k` of a trajectory read out of order (`stream_doc::index`), from its element, the one
+/// before it (the file open before its action) and the one after (a 0.x state, a format error).
+/// `first_state`: the first element with a `state`, and whether that is a string (0.x), which
+/// decides how states are recorded for every step built once that element is read.
+pub(crate) fn step_between(
+    prev: Option<&[u8]>,
+    this: &[u8],
+    next: Option<&[u8]>,
+    k: usize,
+    first_state: Option<(usize, bool)>,
+) -> Result<(Step, Vec<crate::model::Edit>), serde_json::Error> {
+    let parse = |t: &[u8]| serde_json::from_slice::<StepIn<Box<RawValue>>>(t);
+    // As the reading decides it: from the steps read when step `j` is built (up to `j + 1`).
+    let recorded_before = |j: usize| first_state.filter(|(at, _)| *at <= j + 1).map(|(_, string)| string);
+    let this = parse(this)?;
+    let next = next.map(parse).transpose()?;
+    let mut steps = RunSteps::default();
+    if let (Some(prev), Some(before)) = (prev, k.checked_sub(1)) {
+        steps.count = before;
+        steps.recorded_before = recorded_before(before);
+        steps.build(parse(prev)?, Some(&this));
+    }
+    steps.count = k;
+    steps.recorded_before = recorded_before(k);
+    let (step, edits, _) = steps.build(this, next.as_ref());
+    Ok((step, edits))
+}
+
 /// `state` is a JSON string in 0.x and a dict in 1.x; "n/a" means no open file.
 fn read_state(state: Option<&Value>) -> (Option<String>, Option<String>) {
     let Some(state) = state else { return (None, None) };

@@ -36,9 +36,9 @@ pub fn trajectory(run: &RunDetail, rest: &RunRest) -> Trajectory {
     put(&mut ext, "exit_status", &s.exit_status);
     put(&mut ext, "submission", &run.submission);
     put(&mut ext, "cost", &s.cost);
-    put(&mut ext, "tokens_sent", &run.tokens_sent);
-    put(&mut ext, "tokens_received", &run.tokens_received);
-    put(&mut ext, "api_calls", &run.api_calls);
+    put(&mut ext, "tokens_sent", &run.usage.tokens_sent);
+    put(&mut ext, "tokens_received", &run.usage.tokens_received);
+    put(&mut ext, "api_calls", &run.usage.api_calls);
     put(&mut ext, "attempt", &s.attempt);
     put(&mut ext, "best_attempt", &rest.best_attempt);
     put(&mut ext, "metadata", &rest.metadata);
@@ -67,8 +67,8 @@ pub fn trajectory(run: &RunDetail, rest: &RunRest) -> Trajectory {
         steps,
         notes: Some(format!("Exported by trajan from a {} run ({}).", s.format, s.source)),
         final_metrics: Some(FinalMetrics {
-            total_prompt_tokens: run.tokens_sent,
-            total_completion_tokens: run.tokens_received,
+            total_prompt_tokens: run.usage.tokens_sent,
+            total_completion_tokens: run.usage.tokens_received,
             total_cost_usd: s.cost,
             total_steps: Some(total_steps),
             ..FinalMetrics::default()

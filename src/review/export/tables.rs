@@ -1,7 +1,8 @@
 //! The tables `export runs|steps|edits|labels` write, as typed columns: one definition each,
 //! shared by CSV and Parquet, so both carry the same column names (docs/LABELLING.md lists them).
 
-use crate::store::export::{EditTableRow, RunRow, StepTableRow};
+use crate::store::export::{EditTableRow, StepTableRow};
+use crate::store::read::RunRow;
 
 /// A column's type (Parquet: INT64, DOUBLE, BOOLEAN, UTF8 strings; all nullable).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,24 +58,25 @@ pub const RUN_COLUMNS: Columns = &[
 
 pub fn run_values(r: &RunRow) -> Vec<Value> {
     use Value::*;
+    let (s, u) = (&r.summary, &r.usage);
     vec![
-        Int(Some(r.run_id)),
-        Text(Some(r.instance_id.clone())),
-        Text(Some(r.format.clone())),
-        Text(r.format_version.clone()),
-        Text(r.agent.clone()),
-        Text(r.model.clone()),
-        Text(r.exit_status.clone()),
-        Bool(r.resolved),
-        Int(Some(r.steps)),
-        Int(Some(r.edits)),
-        Int(Some(r.rejected_edits)),
-        Float(r.cost),
-        Int(r.tokens_sent),
-        Int(r.tokens_received),
-        Int(r.api_calls),
-        Int(r.attempt),
-        Text(Some(r.source.clone())),
+        Int(Some(s.id)),
+        Text(Some(s.instance_id.clone())),
+        Text(Some(s.format.name().to_string())),
+        Text(s.format_version.clone()),
+        Text(s.agent.clone()),
+        Text(s.model.clone()),
+        Text(s.exit_status.clone()),
+        Bool(s.resolved),
+        Int(Some(s.steps)),
+        Int(Some(s.edits)),
+        Int(Some(s.rejected_edits)),
+        Float(s.cost),
+        Int(u.tokens_sent),
+        Int(u.tokens_received),
+        Int(u.api_calls),
+        Int(s.attempt),
+        Text(Some(s.source.clone())),
     ]
 }
 

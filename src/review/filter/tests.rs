@@ -5,7 +5,7 @@ fn run(id: i64, instance: &str) -> RunSummary {
     RunSummary {
         id,
         instance_id: instance.to_string(),
-        format: "swe-agent".to_string(),
+        format: crate::model::Format::SweAgent,
         format_version: None,
         agent: Some("sweagent".to_string()),
         model: Some("gpt-4o".to_string()),
@@ -41,7 +41,7 @@ fn sample() -> Vec<RunSummary> {
             agent: None,
             model: Some("claude-3-5-sonnet".into()),
             exit_status: Some("submitted (exit_cost)".into()),
-            format: "openhands".into(),
+            format: crate::model::Format::OpenHands,
             rejected_edits: 2,
             ..run(3, "astropy__astropy-12907")
         },

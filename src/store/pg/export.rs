@@ -6,9 +6,8 @@ use crate::error::StoreError;
 use crate::model::Message;
 use crate::store::backend::Exports;
 use crate::store::browse::{EDIT_TEXT, EditText};
-use crate::store::export::{
-    EDIT_TABLE_ROW, EditTableRow, RUN_ROW, RunRest, RunRow, STEP_TABLE_ROW, StepTableRow, edit_of,
-};
+use crate::store::export::{EDIT_TABLE_ROW, EditTableRow, RunRest, STEP_TABLE_ROW, StepTableRow, edit_of};
+use crate::store::read::{RunRow, SUMMARY_SELECT};
 use crate::store::texts;
 
 /// Steps read per query by `each_step`.
@@ -39,17 +38,7 @@ impl Exports for Pg {
     }
 
     fn run_table(&self) -> Result<Vec<RunRow>, StoreError> {
-        self.rows(
-            &format!(
-                "SELECT {RUN_ROW} FROM runs r JOIN sources s ON s.id = r.source_id
-                 LEFT JOIN outcomes o ON o.id = r.outcome_id LEFT JOIN predictions p ON p.id = r.prediction_id
-                 ORDER BY r.id"
-            ),
-            &[],
-        )?
-        .iter()
-        .map(|r| RunRow::from_row(r))
-        .collect()
+        self.rows(&format!("{SUMMARY_SELECT} ORDER BY r.id"), &[])?.iter().map(|r| RunRow::from_row(r)).collect()
     }
 
     fn each_step(&self, each: &mut dyn FnMut(StepTableRow) -> bool) -> Result<(), StoreError> {

@@ -186,7 +186,7 @@ impl Pg {
 
 /// A run's row once its document has been read to the end.
 fn update_run_row(pg: &Pg, id: i64, run: &Run, counts: RunCounts) -> Result<(), StoreError> {
-    let f = RunFields::of(run, counts);
+    let f = RunFields::of(run, counts)?;
     let params: Vec<&(dyn postgres::types::ToSql + Sync)> = std::iter::once(&id as _).chain(f.params()).collect();
     pg.exec(
         "UPDATE runs SET position = $2, instance_id = $3, format = $4, format_version = $5, agent = $6,

@@ -7,8 +7,8 @@ use crate::model::{FailedScope, Message};
 use crate::store::backend::Reads;
 use crate::store::browse::{EDIT_TEXT, EditText};
 use crate::store::read::{
-    EditRow, OutcomeRow, RunDetail, RunFilter, RunSummary, SUMMARY_SELECT, StepRow, TaskRow, one_run, prompt_of,
-    prompt_row, task_row, test_case,
+    EditRow, OutcomeRow, RunDetail, RunFilter, RunRow, RunSummary, SUMMARY_SELECT, StepRow, TaskRow, one_run,
+    prompt_of, prompt_row, task_row, test_case,
 };
 use crate::store::texts;
 use crate::store::unmatched::{Joined, Orphan};
@@ -35,9 +35,9 @@ impl Reads for Pg {
         self.rows(&sql, &[&limit])?.iter().map(|r| RunSummary::from_row(r)).collect()
     }
 
-    fn run_summary(&self, id: i64) -> Result<RunSummary, StoreError> {
+    fn run_row(&self, id: i64) -> Result<RunRow, StoreError> {
         let row = self.opt(&format!("{SUMMARY_SELECT} WHERE r.id = $1"), &[&id])?;
-        RunSummary::from_row(&row.ok_or_else(|| StoreError::NoSuchRun(id.to_string()))?)
+        RunRow::from_row(&row.ok_or_else(|| StoreError::NoSuchRun(id.to_string()))?)
     }
 
     fn resolve_run(&self, query: &str) -> Result<i64, StoreError> {
@@ -62,18 +62,12 @@ impl Reads for Pg {
     }
 
     fn run_detail(&self, id: i64, only_step: Option<i64>) -> Result<RunDetail, StoreError> {
-        let summary = self.run_summary(id)?;
-        let r = self.one(
-            "SELECT tokens_sent, tokens_received, api_calls, submission, outcome_id, tests_outcome_id
-             FROM runs WHERE id = $1",
-            &[&id],
-        )?;
+        let RunRow { summary, usage } = self.run_row(id)?;
+        let r = self.one("SELECT submission, outcome_id, tests_outcome_id FROM runs WHERE id = $1", &[&id])?;
         Ok(RunDetail {
-            tokens_sent: r.opt_int(0)?,
-            tokens_received: r.opt_int(1)?,
-            api_calls: r.opt_int(2)?,
-            submission: r.opt_text(3)?,
-            outcome: r.opt_int(4)?.map(|o| self.outcome(o, r.opt_int(5)?)).transpose()?,
+            usage,
+            submission: r.opt_text(0)?,
+            outcome: r.opt_int(1)?.map(|o| self.outcome(o, r.opt_int(2)?)).transpose()?,
             unjoined_evaluations: super::link::unjoined(self, id)?,
             task: self.task(&summary.instance_id)?,
             edit_list: self.edit_texts(id, only_step)?.into_iter().map(EditRow::from).collect(),

@@ -102,7 +102,7 @@ impl Pg {
             &[&step_id],
         )?;
         let Some(chunk_id) = r.opt_int(0)? else {
-            for (i, field) in SEARCHED.into_iter().enumerate() {
+            for (i, (field, _)) in SEARCHED.into_iter().enumerate() {
                 let text = r.text(3 + i)?;
                 if let Some(snippet) = snippet_of(text.as_bytes(), text.len() as u64, words)? {
                     return Ok(Some((field, snippet)));

@@ -98,6 +98,26 @@ fn reads_are_the_same_on_both_backends() {
     assert_eq!(format!("{:?}", ok(sqlite.run_data(id))), format!("{:?}", ok(pg.run_data(id))));
     assert_eq!(format!("{:?}", ok(sqlite.run_rest(id))), format!("{:?}", ok(pg.run_rest(id))));
     assert_eq!(format!("{:?}", ok(sqlite.step_body(id, 2))), format!("{:?}", ok(pg.step_body(id, 2))));
+    assert_eq!(ok(sqlite.run_table()), ok(pg.run_table()));
+}
+
+/// A run's format stored under a name this trajan does not know is an error naming it, as on
+/// SQLite; a run without a format is not written.
+#[test]
+fn a_stored_format_this_trajan_does_not_know_is_an_error_naming_it() {
+    let Some((_db, url)) = database() else { return };
+    let mut store = ok(Store::connect(&url));
+    ok(store.write_source(&record("/p.traj", &[1; 32]), &placed(&["a-1"])));
+    let raw = ok(Pg::connect(&url, false));
+    ok(raw.run("UPDATE runs SET format = 'swe-agent-9'"));
+    let e = store.list_runs(RunFilter::default()).err();
+    assert!(
+        matches!(&e, Some(crate::error::StoreError::UnknownName { what: "format", value }) if value == "swe-agent-9"),
+        "{e:?}"
+    );
+    let formless = Parsed { runs: vec![Run { format: None, ..placed(&["b-2"]).runs.remove(0) }], ..Parsed::default() };
+    let e = store.write_source(&record("/q.traj", &[2; 32]), &formless);
+    assert!(matches!(&e, Err(crate::error::StoreError::Invalid(m)) if m.contains("\"b-2\" has no format")), "{e:?}");
 }
 
 /// A read model as JSON, for comparing those that do not implement `PartialEq`.
@@ -166,8 +186,10 @@ fn a_phrase_found_after_many_steps_holding_its_words_apart_is_found_as_on_sqlite
             _ => step("", "", "configs parsers"),
         })
         .collect();
-    let parsed =
-        Parsed { runs: vec![Run { instance_id: "many".into(), steps, ..Run::default() }], ..Parsed::default() };
+    let parsed = Parsed {
+        runs: vec![Run { instance_id: "many".into(), format: Some(Format::SweAgent), steps, ..Run::default() }],
+        ..Parsed::default()
+    };
     for store in [&mut sqlite, &mut pg] {
         ok(store.write_source(&record("/many.traj", &[2; 32]), &parsed));
     }

@@ -322,7 +322,7 @@ pub(super) fn delete_contents(pg: &Pg, source_id: i64) -> Result<(), StoreError>
 
 /// The run's own row.
 pub(super) fn insert_run_row(pg: &Pg, source_id: i64, id: i64, run: &Run, counts: RunCounts) -> Result<(), StoreError> {
-    let f = RunFields::of(run, counts);
+    let f = RunFields::of(run, counts)?;
     let params: Vec<&(dyn postgres::types::ToSql + Sync)> =
         [&id as _, &source_id as _].into_iter().chain(f.params()).collect();
     pg.exec(
@@ -382,11 +382,11 @@ impl<'a> RunFields<'a> {
         ]
     }
 
-    pub fn of(run: &'a Run, counts: RunCounts) -> RunFields<'a> {
-        RunFields {
+    pub fn of(run: &'a Run, counts: RunCounts) -> Result<RunFields<'a>, StoreError> {
+        Ok(RunFields {
             position: run.position,
             instance_id: enc(&run.instance_id),
-            format: enc(run.format.map(|f| f.name()).unwrap_or("unknown")),
+            format: enc(crate::store::write::run_format(run)?),
             format_version: enc_opt(run.format_version.as_deref()),
             agent: enc_opt(run.agent.as_deref()),
             model: enc_opt(run.model.as_deref()),
@@ -402,7 +402,7 @@ impl<'a> RunFields<'a> {
             edits: counts.edits as i64,
             rejected: counts.rejected as i64,
             metadata: enc_opt(run.metadata.as_deref()),
-        }
+        })
     }
 }
 
@@ -500,7 +500,7 @@ impl Rows<'_> {
         packer.clear();
         for (i, (s, &id)) in part.steps.iter().zip(ids).enumerate() {
             let idx = (part.first + i) as i64;
-            let head: String = s.action.trim_start().lines().next().unwrap_or("").chars().take(200).collect();
+            let head = crate::store::browse::action_head(&s.action);
             self.steps
                 .int(id)
                 .int(part.run_id)

@@ -5,9 +5,8 @@ use crate::error::StoreError;
 use crate::model::Message;
 use crate::store::backend::Exports;
 use crate::store::browse::{EDIT_TEXT, EditText};
-use crate::store::export::{
-    EDIT_TABLE_ROW, EditTableRow, RUN_ROW, RunRest, RunRow, STEP_TABLE_ROW, StepTableRow, edit_of,
-};
+use crate::store::export::{EDIT_TABLE_ROW, EditTableRow, RunRest, STEP_TABLE_ROW, StepTableRow, edit_of};
+use crate::store::read::{RunRow, SUMMARY_SELECT};
 use crate::store::texts;
 
 impl Exports for Sqlite {
@@ -35,11 +34,7 @@ impl Exports for Sqlite {
 
     /// Every run, in id order.
     fn run_table(&self) -> Result<Vec<RunRow>, StoreError> {
-        let mut stmt = self.conn.prepare(&format!(
-            "SELECT {RUN_ROW} FROM runs r JOIN sources s ON s.id = r.source_id
-             LEFT JOIN outcomes o ON o.id = r.outcome_id LEFT JOIN predictions p ON p.id = r.prediction_id
-             ORDER BY r.id"
-        ))?;
+        let mut stmt = self.conn.prepare(&format!("{SUMMARY_SELECT} ORDER BY r.id"))?;
         collect(&mut stmt, [], RunRow::from_row)
     }
 

@@ -5,8 +5,8 @@ use crate::error::StoreError;
 use crate::model::{FailedScope, Message};
 use crate::store::backend::Reads;
 use crate::store::read::{
-    EditRow, OutcomeRow, RunDetail, RunFilter, RunSummary, SUMMARY_SELECT, StepRow, TaskRow, one_run, prompt_of,
-    prompt_row, task_row, test_case,
+    EditRow, OutcomeRow, RunDetail, RunFilter, RunRow, RunSummary, SUMMARY_SELECT, StepRow, TaskRow, one_run,
+    prompt_of, prompt_row, task_row, test_case,
 };
 use crate::store::texts;
 use crate::store::unmatched::{Joined, Orphan};
@@ -31,10 +31,10 @@ impl Reads for Sqlite {
         collect(&mut stmt, [limit], RunSummary::from_row)
     }
 
-    fn run_summary(&self, id: i64) -> Result<RunSummary, StoreError> {
+    fn run_row(&self, id: i64) -> Result<RunRow, StoreError> {
         let sql = format!("{SUMMARY_SELECT} WHERE r.id = ?1");
         let mut stmt = self.conn.prepare_cached(&sql)?;
-        collect(&mut stmt, [id], RunSummary::from_row)?.pop().ok_or_else(|| StoreError::NoSuchRun(id.to_string()))
+        collect(&mut stmt, [id], RunRow::from_row)?.pop().ok_or_else(|| StoreError::NoSuchRun(id.to_string()))
     }
 
     /// A run named by numeric id, or by an instance id that names exactly one run.
@@ -59,25 +59,22 @@ impl Reads for Sqlite {
 
     /// A run with its steps (all, or only `only_step`), edits, outcome and task.
     fn run_detail(&self, id: i64, only_step: Option<i64>) -> Result<RunDetail, StoreError> {
-        let summary = self.run_summary(id)?;
+        let RunRow { summary, usage } = self.run_row(id)?;
         let (mut detail, outcome_id, tests_id) = self.conn.query_row(
-            "SELECT tokens_sent, tokens_received, api_calls, submission, outcome_id, tests_outcome_id
-             FROM runs WHERE id = ?1",
+            "SELECT submission, outcome_id, tests_outcome_id FROM runs WHERE id = ?1",
             [id],
             |r| {
                 let detail = RunDetail {
-                    tokens_sent: r.get(0)?,
-                    tokens_received: r.get(1)?,
-                    api_calls: r.get(2)?,
-                    submission: r.get(3)?,
+                    submission: r.get(0)?,
                     outcome: None,
                     unjoined_evaluations: Vec::new(),
                     task: None,
                     edit_list: Vec::new(),
                     step_list: Vec::new(),
                     summary: summary.clone(),
+                    usage,
                 };
-                Ok((detail, r.get::<_, Option<i64>>(4)?, r.get::<_, Option<i64>>(5)?))
+                Ok((detail, r.get::<_, Option<i64>>(1)?, r.get::<_, Option<i64>>(2)?))
             },
         )?;
         detail.outcome = outcome_id.map(|o| self.outcome(o, tests_id)).transpose()?;

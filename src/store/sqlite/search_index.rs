@@ -25,15 +25,6 @@ fn fts_phrase(phrase: &str) -> Option<String> {
     (!terms.is_empty()).then(|| format!("\"{}\"*", terms.join(" ")))
 }
 
-/// The name of a text column of `step_texts` for blob I/O (only these three are searched).
-fn field_name(field: &str) -> &'static std::ffi::CStr {
-    match field {
-        "thought" => c"thought",
-        "action" => c"action",
-        _ => c"observation",
-    }
-}
-
 /// Text indexed per transaction: a writer waiting for the lock waits at most about this long.
 const BATCH_BYTES: usize = 32 << 20;
 
@@ -214,8 +205,8 @@ impl Sqlite {
                 Ok((r.get(0)?, r.get(1)?))
             })?;
         let Some(chunk_id) = chunk_id else {
-            for field in SEARCHED {
-                let blob = self.conn.blob_open(rusqlite::MAIN_DB, c"step_texts", field_name(field), step_id, true)?;
+            for (field, column) in SEARCHED {
+                let blob = self.conn.blob_open(rusqlite::MAIN_DB, c"step_texts", column, step_id, true)?;
                 let len = blob.len() as u64;
                 if let Some(snippet) = snippet_of(blob, len, words)? {
                     return Ok(Some((field, snippet)));

@@ -400,8 +400,12 @@ pub(super) fn insert_run_row(
 /// format_version, agent, model, exit_status, submission, cost, tokens_sent, tokens_received,
 /// api_calls, attempt, best_attempt, step_count, edit_count, rejected_count, metadata` (the
 /// row's insert and its update when a read ends both bind them).
-pub(super) fn with_run_fields<T>(run: &Run, counts: RunCounts, f: impl FnOnce(&[&dyn ToSql]) -> T) -> T {
-    let format = run.format.map(|f| f.name()).unwrap_or("unknown");
+pub(super) fn with_run_fields<T>(
+    run: &Run,
+    counts: RunCounts,
+    f: impl FnOnce(&[&dyn ToSql]) -> rusqlite::Result<T>,
+) -> Result<T, StoreError> {
+    let format = crate::store::write::run_format(run)?;
     let (steps, edits, rejected) = (counts.steps as i64, counts.edits as i64, counts.rejected as i64);
     f(&[
         &run.position,
@@ -423,6 +427,7 @@ pub(super) fn with_run_fields<T>(run: &Run, counts: RunCounts, f: impl FnOnce(&[
         &rejected,
         &run.metadata,
     ])
+    .map_err(StoreError::from)
 }
 
 /// The messages of a run's history that are not steps.
@@ -460,7 +465,7 @@ pub(super) fn insert_steps(
     let mut step_ids = Vec::with_capacity(steps.len());
     for (i, s) in steps.iter().enumerate() {
         let idx = first + i;
-        let head: String = s.action.trim_start().lines().next().unwrap_or("").chars().take(200).collect();
+        let head = crate::store::browse::action_head(&s.action);
         step_stmt.execute(params![
             run_id,
             idx as i64,

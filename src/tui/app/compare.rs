@@ -2,7 +2,7 @@
 //! picker that chooses a run to compare with. State and transitions only.
 
 use super::{App, Effect, Prompt, PromptKind, Screen};
-use crate::store::compare::Comparison;
+use crate::review::compare::Comparison;
 use crate::store::read::RunSummary;
 use crate::tui::action::Command;
 use crate::tui::diff::DiffMode;

@@ -79,7 +79,12 @@ mod tests {
         let mut store = ok(crate::store::Store::open(&db));
         for i in 0..3u8 {
             let step = crate::model::Step { observation: format!("word{i}"), ..crate::model::Step::default() };
-            let run = crate::model::Run { instance_id: format!("r-{i}"), steps: vec![step], ..Default::default() };
+            let run = crate::model::Run {
+                instance_id: format!("r-{i}"),
+                format: Some(crate::model::Format::SweAgent),
+                steps: vec![step],
+                ..Default::default()
+            };
             let parsed = crate::model::Parsed { runs: vec![run], ..Default::default() };
             let path = format!("/t/{i}.traj");
             let record =

@@ -16,9 +16,11 @@ pub use compare::{ComparePanel, CompareSearch, CompareView, MAX_COLUMNS, MIN_COL
 pub use list::ListState;
 pub use reading::{Reading, thousands};
 pub use review::{CONFIDENCE_STEP, Draft, Review};
-pub use run::{BODY_CACHE, Panel, RunView, Search};
+pub use run::{BODY_CACHE, Panel, RunView, Search, UNREAD};
 pub use stats::StatsView;
 
+use crate::review::summary::StatsReport;
+use crate::store::browse::RunData;
 use crate::tui::action::Viewport;
 use crate::tui::action::{Action, Command};
 
@@ -43,6 +45,12 @@ pub enum Effect {
     LoadStep {
         run: i64,
         index: i64,
+    },
+    /// A step of a run being read, from its file: it is not stored yet.
+    PeekStep {
+        run: i64,
+        index: i64,
+        peek: crate::tui::action::PeekStep,
     },
     Search {
         run: i64,
@@ -192,6 +200,9 @@ pub struct App {
     held_searches: Vec<Effect>,
     /// Files being read beside the TUI (`trajan PATH`): how far.
     pub reading: Option<Reading>,
+    /// The file of the run being read was skimmed: how many steps it has, and how to read one
+    /// before it is stored.
+    pub indexed: Option<reading::Indexed>,
     /// A run was opened for the reading (the first one begun): no other is opened for it.
     opened_from_feed: bool,
     /// While files are read whole: the run list is being asked again (one request at a time),
@@ -250,6 +261,7 @@ impl App {
             indexing: None,
             held_searches: Vec::new(),
             reading: None,
+            indexed: None,
             opened_from_feed: false,
             listing: false,
             listed_at: 0,
@@ -289,39 +301,13 @@ impl App {
                 self.apply_queue();
                 Vec::new()
             }
-            Action::StatsLoaded(report) => {
-                let keep = self.stats.as_ref().map(|s| (s.mode, s.rater, s.scroll, s.chart));
-                let mut view = StatsView::new(*report);
-                if let Some((mode, rater, scroll, chart)) = keep {
-                    view.mode = mode;
-                    view.rater = rater;
-                    view.scroll = scroll;
-                    view.chart = chart;
-                }
-                self.stats = Some(view);
-                if self.screen != Screen::Stats {
-                    self.stats_from = self.screen;
-                    self.screen = Screen::Stats;
-                }
-                Vec::new()
-            }
+            Action::StatsLoaded(report) => self.stats_loaded(*report),
             Action::NoteSaved { run, step, kept } => {
                 let what = if kept { "saved the note on" } else { "removed the note from" };
                 self.set_info(format!("{what} step {step} (trajan notes lists them)"));
                 vec![Effect::RefreshRun(run)]
             }
-            Action::LabelSaved { run, label_id } => {
-                self.drafts.remove(&run);
-                // Labelled by this reviewer now, whichever of the reloads below comes back first
-                // (the run's labels are shown, no longer blind).
-                self.review.states.entry(run).or_default().mine = true;
-                // The reloaded run starts from the saved label, not the draft that made it.
-                if let Some(view) = self.run.as_mut().filter(|v| v.run_id() == run) {
-                    view.saved_draft = view.draft.clone();
-                }
-                self.set_info(format!("saved label {label_id} for run {run}; the classifiers' labels are shown (L)"));
-                vec![self.load_review(), Effect::LoadRun(run)]
-            }
+            Action::LabelSaved { run, label_id } => self.label_saved(run, label_id),
             Action::Open(id) => vec![Effect::LoadRun(id)],
             Action::Compare(ids) => vec![Effect::LoadCompare(ids)],
             Action::CompareLoaded(data) => {
@@ -336,56 +322,15 @@ impl App {
                 self.compare_search_done(query, steps);
                 Vec::new()
             }
-            Action::RunLoaded(mut data) => {
-                let id = data.summary.id;
-                // Blind review: the classifiers' labels stay hidden until this reviewer has
-                // labelled the run (no anchoring).
-                let before = data.labels.len();
-                if self.review.blinded(id) {
-                    data.labels.retain(|l| l.label.source.is_human());
-                }
-                let hidden = before - data.labels.len();
-                let saved_draft = self.draft_from_labels(&data.labels);
-                if let Some(pos) = self.list.visible.iter().position(|&i| self.list.runs[i].id == id) {
-                    self.list.move_to(pos);
-                }
-                // Keep the search of the run we came from: reviewers compare runs.
-                let previous = self.run.take();
-                if let Some(prev) = &previous {
-                    self.places.insert(prev.run_id(), prev.cursor);
-                    // A draft left unsaved waits for the reviewer's return.
-                    if prev.run_id() != id && prev.draft != prev.saved_draft {
-                        self.drafts.insert(prev.run_id(), prev.draft.clone());
-                    }
-                }
-                let carried = previous.as_ref().and_then(|r| r.search.as_ref()).map(|s| s.query.clone());
-                let mut view = RunView::new(*data);
-                // The same run again (reloaded after a label was saved, or once read whole): as
-                // the reviewer left it.
-                match previous.filter(|p| p.run_id() == id) {
-                    Some(prev) => view.keep_from(prev),
-                    None => {
-                        if let Some(&pos) = self.places.get(&id) {
-                            view.go(pos);
-                        }
-                    }
-                }
-                view.hidden_labels = hidden;
-                view.draft = self.drafts.remove(&id).unwrap_or_else(|| saved_draft.clone());
-                view.saved_draft = saved_draft;
-                view.label_modes = self.review.taxonomy.mode_ids();
-                view.rater = self.review.rater.clone();
-                self.run = Some(view);
-                self.screen = Screen::Run;
-                let mut effects = self.load_current_step();
-                if let Some(query) = carried {
-                    effects.push(Effect::Search { run: id, query });
-                }
-                effects.extend(self.grow());
-                effects
-            }
+            Action::RunLoaded(data) => self.run_loaded(*data),
             Action::StepsLoaded { run, from, steps, edits } => self.steps_loaded(run, from, steps, edits),
             Action::Feed(feed) => self.feed(feed),
+            Action::StepPeeked { run, line, body } => {
+                if let Some(view) = self.run.as_mut().filter(|r| r.run_id() == run) {
+                    view.peeked(line, *body);
+                }
+                Vec::new()
+            }
             Action::StepLoaded(body) => {
                 if let Some(run) = self.run.as_mut().filter(|r| r.run_id() == body.run_id) {
                     run.store_body(*body);
@@ -431,6 +376,92 @@ impl App {
             Action::InputSubmit => self.submit_prompt(),
             Action::Command(cmd) => self.command(cmd),
         }
+    }
+
+    /// The statistics screen on a report, keeping where the reviewer was on it.
+    fn stats_loaded(&mut self, report: StatsReport) -> Vec<Effect> {
+        let keep = self.stats.as_ref().map(|s| (s.mode, s.rater, s.scroll, s.chart));
+        let mut view = StatsView::new(report);
+        if let Some((mode, rater, scroll, chart)) = keep {
+            view.mode = mode;
+            view.rater = rater;
+            view.scroll = scroll;
+            view.chart = chart;
+        }
+        self.stats = Some(view);
+        if self.screen != Screen::Stats {
+            self.stats_from = self.screen;
+            self.screen = Screen::Stats;
+        }
+        Vec::new()
+    }
+
+    /// A label saved: the draft is gone, the run is no longer blind to this reviewer, both reloaded.
+    fn label_saved(&mut self, run: i64, label_id: i64) -> Vec<Effect> {
+        self.drafts.remove(&run);
+        // Labelled by this reviewer now, whichever of the reloads below comes back first
+        // (the run's labels are shown, no longer blind).
+        self.review.states.entry(run).or_default().mine = true;
+        // The reloaded run starts from the saved label, not the draft that made it.
+        if let Some(view) = self.run.as_mut().filter(|v| v.run_id() == run) {
+            view.saved_draft = view.draft.clone();
+        }
+        self.set_info(format!("saved label {label_id} for run {run}; the classifiers' labels are shown (L)"));
+        vec![self.load_review(), Effect::LoadRun(run)]
+    }
+
+    /// A run on screen: blind review applied, the place, draft and search the reviewer left kept.
+    fn run_loaded(&mut self, mut data: RunData) -> Vec<Effect> {
+        let id = data.summary.id;
+        // Blind review: the classifiers' labels stay hidden until this reviewer has
+        // labelled the run (no anchoring).
+        let before = data.labels.len();
+        if self.review.blinded(id) {
+            data.labels.retain(|l| l.label.source.is_human());
+        }
+        let hidden = before - data.labels.len();
+        let saved_draft = self.draft_from_labels(&data.labels);
+        if let Some(pos) = self.list.visible.iter().position(|&i| self.list.runs[i].id == id) {
+            self.list.move_to(pos);
+        }
+        // Keep the search of the run we came from: reviewers compare runs.
+        let previous = self.run.take();
+        if let Some(prev) = &previous {
+            self.places.insert(prev.run_id(), prev.cursor);
+            // A draft left unsaved waits for the reviewer's return.
+            if prev.run_id() != id && prev.draft != prev.saved_draft {
+                self.drafts.insert(prev.run_id(), prev.draft.clone());
+            }
+        }
+        let carried = previous.as_ref().and_then(|r| r.search.as_ref()).map(|s| s.query.clone());
+        let mut view = RunView::new(data);
+        view.while_read = self.being_read(id);
+        if let Some(ix) = self.indexed.as_ref().filter(|ix| ix.run == id) {
+            view.extend_unread(ix.steps);
+        }
+        // The same run again (reloaded after a label was saved, or once read whole): as
+        // the reviewer left it.
+        match previous.filter(|p| p.run_id() == id) {
+            Some(prev) => view.keep_from(prev),
+            None => {
+                if let Some(&pos) = self.places.get(&id) {
+                    view.go(pos);
+                }
+            }
+        }
+        view.hidden_labels = hidden;
+        view.draft = self.drafts.remove(&id).unwrap_or_else(|| saved_draft.clone());
+        view.saved_draft = saved_draft;
+        view.label_modes = self.review.taxonomy.mode_ids();
+        view.rater = self.review.rater.clone();
+        self.run = Some(view);
+        self.screen = Screen::Run;
+        let mut effects = self.load_current_step();
+        if let Some(query) = carried {
+            effects.push(Effect::Search { run: id, query });
+        }
+        effects.extend(self.grow());
+        effects
     }
 
     /// Sizes from the last frame: page length, and the scroll limit of the panel.

@@ -4,7 +4,7 @@
 
 use super::{App, Effect, Screen, Status};
 use crate::store::browse::{EditLine, StepLine};
-use crate::tui::action::Feed;
+use crate::tui::action::{Feed, PeekStep};
 
 /// How far the reading is, for the status line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,6 +33,15 @@ impl Reading {
     }
 }
 
+/// The file of the run being read, skimmed: its steps can be read before they are stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Indexed {
+    pub run: i64,
+    /// How many steps the run has.
+    pub steps: usize,
+    pub peek: PeekStep,
+}
+
 /// `7412` as `7,412`.
 pub fn thousands(n: usize) -> String {
     let digits = n.to_string();
@@ -47,8 +56,25 @@ pub fn thousands(n: usize) -> String {
 }
 
 impl App {
+    /// Run `id` is being read (its shell edits are not reconstructed yet).
+    pub(super) fn being_read(&self, id: i64) -> bool {
+        self.reading.as_ref().is_some_and(|r| r.stored(id).is_some())
+            || self.indexed.as_ref().is_some_and(|ix| ix.run == id)
+    }
+
     pub(super) fn feed(&mut self, feed: Feed) -> Vec<Effect> {
         match feed {
+            Feed::Indexed { run, steps, peek } => {
+                self.indexed = Some(Indexed { run, steps, peek });
+                let Some(view) = self.run.as_mut().filter(|v| v.run_id() == run) else { return Vec::new() };
+                view.while_read = true;
+                view.extend_unread(steps);
+                // `G` pressed before the file was skimmed: the last step is known now.
+                if view.follow_end {
+                    view.go(usize::MAX);
+                }
+                self.load_current_step()
+            }
             Feed::Begun(id) => {
                 // The first run read opens, unless the reviewer has opened one or is typing.
                 if self.opened_from_feed || self.run.is_some() || self.screen != Screen::List || self.prompt.is_some() {
@@ -67,6 +93,9 @@ impl App {
                 // far, asked again as files are done, one request at a time.
                 let relist = runs.is_empty() && done > self.listed_at && !self.listing;
                 let steps = runs.iter().map(|(_, n)| n).sum();
+                if let Some(view) = self.run.as_mut().filter(|v| runs.iter().any(|(id, _)| *id == v.run_id())) {
+                    view.while_read = true;
+                }
                 self.reading = Some(Reading { label, done, total, steps, runs });
                 let mut effects = self.grow();
                 if relist {
@@ -78,6 +107,7 @@ impl App {
             }
             Feed::Done { runs, message, error } => {
                 self.reading = None;
+                self.indexed = None;
                 if runs.len() > 1 {
                     self.direct = None;
                 }
@@ -118,14 +148,16 @@ impl App {
         let mut effects = Vec::new();
         if let Some(view) = self.run.as_mut().filter(|v| v.run_id() == run) {
             view.growing = false;
-            // A reload may have come first: only steps that follow the list are added.
-            if from == view.data.steps.len() && !steps.is_empty() {
-                view.data.summary.steps = (from + steps.len()) as i64;
-                view.data.steps.extend(steps);
+            // A reload may have come first: only steps that follow those stored are added (in
+            // the places of steps listed but not stored yet).
+            if from == view.stored_len() && !steps.is_empty() {
+                let forgot = view.store_lines(from, steps);
                 let finals = view.data.edits.iter().position(|e| e.step.is_none()).unwrap_or(view.data.edits.len());
                 view.data.edits.splice(finals..finals, edits);
                 if view.follow_end {
                     view.go(usize::MAX);
+                }
+                if view.follow_end || forgot {
                     effects = self.load_current_step();
                 }
             }
@@ -139,7 +171,7 @@ impl App {
         let Some(view) = self.run.as_mut() else { return Vec::new() };
         let id = view.run_id();
         let stored = self.reading.as_ref().and_then(|r| r.stored(id)).unwrap_or(0);
-        let have = view.data.steps.len();
+        let have = view.stored_len();
         if view.growing || stored <= have {
             return Vec::new();
         }
@@ -150,6 +182,7 @@ impl App {
 
 #[cfg(test)]
 mod tests {
+    use super::super::UNREAD;
     use super::super::tests::{body, run_data, summary};
     use super::*;
     use crate::tui::action::{Action, Command};
@@ -192,8 +225,9 @@ mod tests {
         app.update(Action::StepLoaded(Box::new(body(7, 10))));
         let effects = app.update(Action::RunLoaded(Box::new(run_data(7, 20))));
         let view = app.run.as_ref().map(|r| (r.cursor, r.data.steps.len(), r.has_body(10)));
-        assert_eq!(view, Some((10, 20, true)), "the cursor and the loaded step stay");
-        assert!(!effects.iter().any(|e| matches!(e, Effect::LoadStep { .. })), "{effects:?}");
+        assert_eq!(view, Some((10, 20, false)), "the cursor stays");
+        // The body loaded while the run was read lacks the shell edits reconstructed at its end.
+        assert_eq!(effects, vec![Effect::LoadStep { run: 7, index: 10 }]);
     }
 
     #[test]
@@ -262,6 +296,63 @@ mod tests {
         app.update(Action::Feed(Feed::Done { runs: vec![7], message: "read".into(), error: false }));
         app.update(Action::RunLoaded(Box::new(run_data(7, 15))));
         assert_eq!(app.run.as_ref().map(|r| r.cursor), Some(14));
+    }
+
+    /// Issue 26: the file skimmed, every step is listed; `G` and `:N` read steps not stored yet
+    /// from the file, and the stored ones take their places as they come.
+    #[test]
+    fn a_skimmed_file_lists_every_step_and_steps_not_stored_are_read_from_it() {
+        let mut app = App::new((100, 30));
+        app.update(Action::Feed(Feed::Begun(7)));
+        app.update(progress(&[(7, 5)]));
+        app.update(Action::RunLoaded(Box::new(run_data(7, 5))));
+        app.update(Action::StepLoaded(Box::new(body(7, 0))));
+        // `G` before the skim ends: the last step stored, for now.
+        app.update(Action::Command(Command::Bottom));
+        assert_eq!(app.run.as_ref().map(|r| r.cursor), Some(4));
+        let peek = PeekStep(std::sync::Arc::new(|i| Err(format!("step {i}"))));
+        let effects = app.update(Action::Feed(Feed::Indexed { run: 7, steps: 100, peek: peek.clone() }));
+        assert_eq!(effects, vec![Effect::PeekStep { run: 7, index: 99, peek: peek.clone() }], "the last step, read");
+        let view = app.run.as_ref().map(|r| (r.data.steps.len(), r.cursor, r.stored_len(), r.while_read));
+        assert_eq!(view, Some((100, 99, 5, true)));
+        assert_eq!(app.run.as_ref().map(|r| r.data.steps[50].obs_chars), Some(UNREAD), "listed, not read");
+        let line = |i: i64| lines(0, i + 1).remove(i as usize);
+        app.update(Action::StepPeeked { run: 7, line: line(99), body: Box::new(body(7, 99)) });
+        let view = app.run.as_ref().map(|r| (r.has_body(99), r.is_peeked(99), r.data.steps[99].obs_chars));
+        assert_eq!(view, Some((true, true, 990)));
+        // `:50`: read from the file too; a step stored is loaded from the database.
+        app.update(Action::Command(Command::GotoStep));
+        app.update(Action::Input('5'));
+        app.update(Action::Input('0'));
+        assert_eq!(app.update(Action::InputSubmit), vec![Effect::PeekStep { run: 7, index: 50, peek: peek.clone() }]);
+        app.update(Action::Command(Command::Top));
+        assert_eq!(app.update(Action::Command(Command::Down)), vec![Effect::LoadStep { run: 7, index: 1 }]);
+        // Stored steps take the places of the listed ones; the body read early of a step stored
+        // since is dropped (the stored one has its edits) and loaded when it is shown.
+        app.update(Action::Command(Command::GotoStep));
+        app.update(Action::Input('9'));
+        app.update(Action::Input('9'));
+        assert_eq!(app.update(Action::InputSubmit), Vec::new(), "read already");
+        assert_eq!(app.update(progress(&[(7, 100)])), vec![Effect::LoadSteps { run: 7, from: 5 }]);
+        let effects = app.update(Action::StepsLoaded { run: 7, from: 5, steps: lines(5, 60), edits: Vec::new() });
+        assert_eq!(effects, vec![Effect::LoadSteps { run: 7, from: 60 }]);
+        let view = app.run.as_ref().map(|r| (r.data.steps.len(), r.stored_len(), r.is_peeked(99)));
+        assert_eq!(view, Some((100, 60, true)));
+        // The answer to a read of a step stored meanwhile is not kept.
+        app.update(Action::StepPeeked { run: 7, line: line(50), body: Box::new(body(7, 50)) });
+        assert_eq!(app.run.as_ref().map(|r| r.is_peeked(50)), Some(false));
+        let effects = app.update(Action::StepsLoaded { run: 7, from: 60, steps: lines(60, 100), edits: Vec::new() });
+        assert_eq!(effects, vec![Effect::LoadStep { run: 7, index: 99 }]);
+        let view = app.run.as_ref().map(|r| (r.data.steps.len(), r.stored_len(), r.unread_from, r.has_body(99)));
+        assert_eq!(view, Some((100, 100, None, false)));
+        // The end: the run loaded again; the bodies loaded while it was read lack its shell
+        // edits, so the step shown is loaded again.
+        app.update(Action::StepLoaded(Box::new(body(7, 99))));
+        app.update(Action::Feed(Feed::Done { runs: vec![7], message: "read".into(), error: false }));
+        assert!(app.indexed.is_none());
+        let effects = app.update(Action::RunLoaded(Box::new(run_data(7, 100))));
+        assert_eq!(effects, vec![Effect::LoadStep { run: 7, index: 99 }]);
+        assert_eq!(app.run.as_ref().map(|r| (r.cursor, r.while_read)), Some((99, false)));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use super::{Effect, HSCROLL_STEP, Prompt, PromptKind, Screen, Status};
 use crate::analysis::edits::{FilePatch, split_patch};
-use crate::store::browse::{RunData, StepBody};
+use crate::store::browse::{RunData, StepBody, StepLine};
 use crate::tui::action::Command;
 use crate::tui::diff::DiffMode;
 use std::collections::VecDeque;
@@ -53,6 +53,9 @@ pub struct Search {
     pub hits: Vec<i64>,
 }
 
+/// The `obs_chars` of a line standing for a step not read yet ([`RunView::extend_unread`]).
+pub const UNREAD: i64 = -1;
+
 /// How many step bodies are kept loaded (the current one and recently visited ones).
 pub const BODY_CACHE: usize = 8;
 
@@ -100,6 +103,13 @@ pub struct RunView {
     pub growing: bool,
     /// The last key was `G` (the last step): steps that arrive move the cursor on to the new last.
     pub follow_end: bool,
+    /// The run is being read and its file was skimmed: the lines from here on are steps not yet
+    /// stored (read from the file when the reviewer goes there, else placeholders).
+    pub unread_from: Option<usize>,
+    /// Steps whose body was read from the file, not the database.
+    peeked: Vec<i64>,
+    /// Loaded while its run was being read: its shell edits are not reconstructed yet.
+    pub while_read: bool,
 }
 
 /// The steps the labels cite, in order, with "mode (rater): note" for the status line. A step
@@ -124,6 +134,41 @@ fn cited_steps(labels: &[crate::store::labels::LabelRow]) -> Vec<(i64, String)> 
 }
 
 impl RunView {
+    /// A move of the cursor, the body's scroll or the patch file shown; whether `cmd` was one.
+    fn moved(&mut self, cmd: Command, page: usize) -> bool {
+        match cmd {
+            Command::Down | Command::NextStep => self.go(self.cursor + 1),
+            Command::Up | Command::PrevStep => self.go(self.cursor.saturating_sub(1)),
+            Command::PageDown => self.go(self.cursor + page),
+            Command::PageUp => self.go(self.cursor.saturating_sub(page)),
+            Command::Top => self.go(0),
+            Command::Bottom => self.go(usize::MAX),
+            Command::ScrollDown => self.scroll += 3,
+            Command::ScrollUp => self.scroll = self.scroll.saturating_sub(3),
+            // A page less two lines, so the last lines seen stay in view.
+            Command::BodyPageDown => self.scroll += self.panel_rows.saturating_sub(2).max(1),
+            Command::BodyPageUp => self.scroll = self.scroll.saturating_sub(self.panel_rows.saturating_sub(2).max(1)),
+            Command::LineStart => {
+                self.scroll = 0;
+                self.hscroll = 0;
+            }
+            Command::LineEnd => self.scroll = usize::MAX / 2,
+            // Clamped to the longest line by the next viewport.
+            Command::ScrollRight => self.hscroll += HSCROLL_STEP,
+            Command::ScrollLeft => self.hscroll = self.hscroll.saturating_sub(HSCROLL_STEP),
+            Command::ToggleFold => self.unfolded = !self.unfolded,
+            Command::NextFile if self.file + 1 < self.patch_files() => {
+                self.file += 1;
+                self.scroll = 0;
+            }
+            Command::PrevFile => {
+                self.file = self.file.saturating_sub(1);
+                self.scroll = 0;
+            }
+            _ => return false,
+        }
+        true
+    }
     pub fn new(data: RunData) -> RunView {
         let final_files = data.submission.as_deref().map(split_patch);
         let gold_files = data.task.as_ref().and_then(|t| t.gold_patch.as_deref()).map(split_patch);
@@ -152,6 +197,9 @@ impl RunView {
             file: 0,
             growing: false,
             follow_end: false,
+            unread_from: None,
+            peeked: Vec::new(),
+            while_read: false,
         }
     }
 
@@ -160,7 +208,11 @@ impl RunView {
     pub fn keep_from(&mut self, prev: RunView) {
         self.cursor = prev.cursor.min(self.data.steps.len().saturating_sub(1));
         self.offset = prev.offset;
-        self.bodies = prev.bodies;
+        // Bodies loaded while the run was read lack the edits reconstructed at its end.
+        if self.while_read || !prev.while_read {
+            self.bodies = prev.bodies;
+            self.peeked = prev.peeked;
+        }
         self.panel = prev.panel;
         self.scroll = prev.scroll;
         self.hscroll = prev.hscroll;
@@ -192,11 +244,78 @@ impl RunView {
         self.bodies.iter().any(|b| b.step.index == index)
     }
 
+    /// The run has `total` steps (its file skimmed while it is read): the steps not yet stored
+    /// are listed, as placeholders until read.
+    pub fn extend_unread(&mut self, total: usize) {
+        let have = self.data.steps.len();
+        if total <= have {
+            return;
+        }
+        self.unread_from.get_or_insert(have);
+        self.data.steps.extend((have..total).map(|i| StepLine {
+            index: i as i64,
+            tool: None,
+            flags: crate::model::StepFlags::default(),
+            obs_chars: UNREAD,
+            action_head: String::new(),
+            open_file: None,
+            working_dir: None,
+        }));
+        self.data.summary.steps = total as i64;
+    }
+
+    /// Steps stored (the lines before the first not yet stored).
+    pub fn stored_len(&self) -> usize {
+        self.unread_from.unwrap_or(self.data.steps.len())
+    }
+
+    /// The line at `pos` is a step not yet stored.
+    pub fn is_unread(&self, pos: usize) -> bool {
+        self.unread_from.is_some_and(|u| pos >= u)
+    }
+
+    /// The step's body was read from the file, ahead of the reading.
+    pub fn is_peeked(&self, index: i64) -> bool {
+        self.peeked.contains(&index)
+    }
+
+    /// Lines of steps stored from `from` on: they take the places of those not yet stored. A
+    /// body read ahead of them is dropped (the database's has the edits stored with it); true
+    /// when that was the step under the cursor.
+    pub fn store_lines(&mut self, from: usize, lines: Vec<StepLine>) -> bool {
+        let end = from + lines.len();
+        let replaced = end.min(self.data.steps.len()).saturating_sub(from);
+        self.data.steps.splice(from..from + replaced, lines);
+        self.unread_from = self.unread_from.filter(|_| end < self.data.steps.len()).map(|_| end);
+        self.data.summary.steps = self.data.steps.len() as i64;
+        let stored = |i: &i64| (from as i64..end as i64).contains(i);
+        let forget: Vec<i64> = self.peeked.iter().copied().filter(stored).collect();
+        self.peeked.retain(|i| !stored(i));
+        self.bodies.retain(|b| !forget.contains(&b.step.index));
+        self.step_index().is_some_and(|i| forget.contains(&i))
+    }
+
+    /// A step not yet stored, read from the file: its line and body.
+    pub fn peeked(&mut self, line: StepLine, body: StepBody) {
+        let Ok(pos) = usize::try_from(line.index) else { return };
+        // Stored meanwhile: the database's body is the one to show.
+        if !self.is_unread(pos) || self.data.steps.get(pos).is_none_or(|l| l.index != line.index) {
+            return;
+        }
+        self.data.steps[pos] = line;
+        let index = body.step.index;
+        self.store_body(body);
+        self.peeked.push(index);
+    }
+
     pub fn store_body(&mut self, body: StepBody) {
+        self.peeked.retain(|i| *i != body.step.index);
         self.bodies.retain(|b| b.step.index != body.step.index);
         self.bodies.push_back(body);
         while self.bodies.len() > BODY_CACHE {
-            self.bodies.pop_front();
+            if let Some(gone) = self.bodies.pop_front() {
+                self.peeked.retain(|i| *i != gone.step.index);
+            }
         }
     }
 
@@ -293,6 +412,9 @@ impl super::App {
         };
         // `G` on a run being read keeps to its last step as more come, until another key.
         run.follow_end = cmd == Command::Bottom;
+        if run.moved(cmd, page) {
+            return self.load_current_step();
+        }
         match cmd {
             Command::Back if run.search.is_some() => {
                 run.search = None;
@@ -315,25 +437,6 @@ impl super::App {
                 return self.compare_command(Some(id));
             }
             Command::ExportReport => return self.export_report(),
-            Command::Down | Command::NextStep => run.go(run.cursor + 1),
-            Command::Up | Command::PrevStep => run.go(run.cursor.saturating_sub(1)),
-            Command::PageDown => run.go(run.cursor + page),
-            Command::PageUp => run.go(run.cursor.saturating_sub(page)),
-            Command::Top => run.go(0),
-            Command::Bottom => run.go(usize::MAX),
-            Command::ScrollDown => run.scroll += 3,
-            Command::ScrollUp => run.scroll = run.scroll.saturating_sub(3),
-            // A page less two lines, so the last lines seen stay in view.
-            Command::BodyPageDown => run.scroll += run.panel_rows.saturating_sub(2).max(1),
-            Command::BodyPageUp => run.scroll = run.scroll.saturating_sub(run.panel_rows.saturating_sub(2).max(1)),
-            Command::LineStart => {
-                run.scroll = 0;
-                run.hscroll = 0;
-            }
-            Command::LineEnd => run.scroll = usize::MAX / 2,
-            // Clamped to the longest line by the next viewport.
-            Command::ScrollRight => run.hscroll += HSCROLL_STEP,
-            Command::ScrollLeft => run.hscroll = run.hscroll.saturating_sub(HSCROLL_STEP),
             Command::ToggleWrap => {
                 run.wrap = !run.wrap;
                 let how = if run.wrap { "wrapped" } else { "cut (< > scroll sideways)" };
@@ -385,7 +488,6 @@ impl super::App {
                     DiffMode::SideBySide => DiffMode::Unified,
                 };
             }
-            Command::ToggleFold => run.unfolded = !run.unfolded,
             Command::NextPanel | Command::PrevPanel => {
                 run.panel = run.panel.cycle(cmd == Command::NextPanel);
                 run.scroll = 0;
@@ -437,36 +539,35 @@ impl super::App {
                 let text = run.draft.note.clone();
                 self.prompt = Some(Prompt { kind: PromptKind::Note, text });
             }
-            Command::StepNote => {
-                let Some(step) = run.step_index() else { return Vec::new() };
-                let rater = self.review.rater.clone();
-                let text = run.notes_of(step).find(|n| n.rater == rater).map(|n| n.text.clone()).unwrap_or_default();
-                self.prompt = Some(Prompt { kind: PromptKind::StepNote, text });
-            }
+            Command::StepNote => self.step_note_prompt(),
             Command::SaveLabel | Command::SaveAdjudication => return self.save_label(cmd == Command::SaveAdjudication),
             Command::NextUnlabelled => return self.next_unlabelled(),
-            Command::NextFile if run.file + 1 < run.patch_files() => {
-                run.file += 1;
-                run.scroll = 0;
-            }
-            Command::PrevFile => {
-                run.file = run.file.saturating_sub(1);
-                run.scroll = 0;
-            }
             Command::Copy => return self.copy_focused(),
-            Command::CopyStep => {
-                let Some(body) = run.body() else { return Vec::new() };
-                let s = &body.step;
-                let text = format!(
-                    "step {}\n\nthought:\n{}\n\naction:\n{}\n\nobservation:\n{}\n",
-                    s.index, s.thought, s.action, s.observation
-                );
-                let what = format!("step {}", s.index);
-                return self.copy(&what, &text);
-            }
+            Command::CopyStep => return self.copy_step(),
             _ => {}
         }
         self.load_current_step()
+    }
+
+    /// The step shown, whole (thought, action, observation), to the clipboard.
+    fn copy_step(&mut self) -> Vec<Effect> {
+        let Some(body) = self.run.as_ref().and_then(|r| r.body()) else { return Vec::new() };
+        let s = &body.step;
+        let text = format!(
+            "step {}\n\nthought:\n{}\n\naction:\n{}\n\nobservation:\n{}\n",
+            s.index, s.thought, s.action, s.observation
+        );
+        let what = format!("step {}", s.index);
+        self.copy(&what, &text)
+    }
+
+    /// The prompt for this reviewer's note on the step shown, holding the note they left there.
+    fn step_note_prompt(&mut self) {
+        let Some(run) = self.run.as_ref() else { return };
+        let Some(step) = run.step_index() else { return };
+        let rater = &self.review.rater;
+        let text = run.notes_of(step).find(|n| &n.rater == rater).map(|n| n.text.clone()).unwrap_or_default();
+        self.prompt = Some(Prompt { kind: PromptKind::StepNote, text });
     }
 
     /// The text a reviewer most likely wants: the action of the step, or the patch file shown.
@@ -500,8 +601,16 @@ impl super::App {
         let Some(run) = self.run.as_mut() else { return Vec::new() };
         run.scroll_into_view(rows);
         match run.step_index() {
-            Some(index) if !run.has_body(index) => vec![Effect::LoadStep { run: run.run_id(), index }],
-            _ => Vec::new(),
+            Some(index) if run.has_body(index) => Vec::new(),
+            // Not stored yet: read from the file (once it is skimmed), else loaded once stored.
+            Some(index) if run.is_unread(run.cursor) => match &self.indexed {
+                Some(ix) if ix.run == run.run_id() => {
+                    vec![Effect::PeekStep { run: ix.run, index, peek: ix.peek.clone() }]
+                }
+                _ => Vec::new(),
+            },
+            Some(index) => vec![Effect::LoadStep { run: run.run_id(), index }],
+            None => Vec::new(),
         }
     }
 

@@ -10,7 +10,7 @@ pub fn summary(id: i64, instance: &str, resolved: Option<bool>, steps: i64) -> R
     RunSummary {
         id,
         instance_id: instance.to_string(),
-        format: "swe-agent".into(),
+        format: crate::model::Format::SweAgent,
         format_version: None,
         agent: Some("swe-agent".into()),
         model: Some("m".into()),

@@ -261,16 +261,46 @@ fn a_run_read_before_its_end_is_known_names_its_file() {
     assert!(!header.contains("· - · -"), "{header}");
 }
 
+/// A run opened while its file is read, 37% of it: the run's id and the steps stored.
+fn open_while_read(h: &mut Harness) -> (i64, usize) {
+    use crate::tui::action::{Action, Feed};
+    h.press("Enter");
+    let (id, n) = h.ui.app.run.as_ref().map(|r| (r.run_id(), r.data.steps.len())).unwrap_or_default();
+    let label = "demo.traj.json".to_string();
+    let effects = h.ui.app.update(Action::Feed(Feed::Progress { label, done: 37, total: 100, runs: vec![(id, n)] }));
+    h.ui.apply(effects);
+    (id, n)
+}
+
 #[test]
 fn run_view_while_its_file_is_read() {
-    use crate::tui::action::{Action, Feed};
     both("reading", |h| {
-        h.press("Enter");
-        let (id, n) = h.ui.app.run.as_ref().map(|r| (r.run_id(), r.data.steps.len())).unwrap_or_default();
-        let label = "demo.traj.json".to_string();
-        let effects =
-            h.ui.app.update(Action::Feed(Feed::Progress { label, done: 37, total: 100, runs: vec![(id, n)] }));
+        open_while_read(h);
+        h.ui.draw();
+    });
+}
+
+/// Issue 26: the file skimmed, the steps not stored yet are listed; `G` shows the last, read
+/// from the file, and says its edits come later.
+#[test]
+fn run_view_with_steps_read_ahead_of_the_reading() {
+    use crate::tui::action::{Action, Feed, PeekStep};
+    both("read_ahead", |h| {
+        let (id, n) = open_while_read(h);
+        let peek = PeekStep(std::sync::Arc::new(move |index| {
+            let step = crate::model::Step {
+                thought: format!("Step {index}: the end of the file, read before the reading got there"),
+                action: "git diff > patch.txt".into(),
+                observation: "(the patch)".into(),
+                ..crate::model::Step::default()
+            };
+            let line = crate::store::browse::StepLine::unstored(index, &step);
+            Ok((line, crate::store::browse::StepBody::unstored(id, index, &step)))
+        }));
+        let effects = h.ui.app.update(Action::Feed(Feed::Indexed { run: id, steps: n + 40, peek }));
         h.ui.apply(effects);
+        h.press("G");
+        h.ui.settle();
         h.ui.draw();
     });
 }

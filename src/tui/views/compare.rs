@@ -2,7 +2,7 @@
 //! the runs in columns; and the picker of a run to compare with.
 
 use super::{ViewCtx, window};
-use crate::store::compare::{ComparedRun, Comparison};
+use crate::review::compare::{ComparedRun, Comparison};
 use crate::tui::action::Viewport;
 use crate::tui::app::{App, ComparePanel, CompareView, Picker, visible_columns};
 use crate::tui::diff::DiffSource;

@@ -4,7 +4,7 @@
 use super::{ViewCtx, label_bar, labels, panels, state, step, window};
 use crate::store::browse::{EditLine, StepLine};
 use crate::tui::action::Viewport;
-use crate::tui::app::{App, Panel, RunView};
+use crate::tui::app::{App, Panel, RunView, UNREAD};
 use crate::tui::text;
 use crate::tui::theme::Theme;
 use ratatui::Frame;
@@ -186,6 +186,11 @@ fn draw_steps(frame: &mut Frame, area: Rect, run: &RunView, app: &App, theme: &T
             let hit = hits.is_some_and(|h| h.binary_search(&s.index).is_ok());
             let mut spans =
                 vec![Span::styled(format!("{:>4}", s.index), if hit { theme.search_match } else { theme.muted })];
+            if s.obs_chars == UNREAD {
+                spans.push(Span::styled("      not read yet", theme.muted));
+                let line = Line::from(spans);
+                return if selected { line.style(theme.selection) } else { line };
+            }
             // Steps a label cites as evidence (v / V jump between them), else steps with a note.
             spans.push(if run.is_evidence(s.index) {
                 Span::styled("◆", theme.marker_error)

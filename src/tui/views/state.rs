@@ -32,6 +32,12 @@ pub fn lines(run: &RunView, width: u16, theme: &Theme) -> (String, Arc<Vec<Line<
         out.push(Line::from(Span::styled(t.to_string(), theme.header)));
     };
 
+    if run.while_read {
+        heading(&mut out, "not yet reconstructed");
+        let note = "the run is being read: its shell edits are reconstructed when the reading ends, \
+                    so the files below are those its other edits changed so far";
+        out.extend(text::wrap(note, w).into_iter().map(|l| Line::from(Span::styled(l, theme.muted))));
+    }
     // Files edited so far (a shell edit that changed nothing edited nothing).
     let edits: Vec<_> = run.data.edits.iter().filter(|e| e.step.is_some_and(|s| s <= here)).collect();
     let mut files: BTreeMap<&str, FileCounts> = BTreeMap::new();

@@ -55,6 +55,8 @@ pub fn key(run: &RunView, kind: u8, index: i64, width: u16, theme: &Theme) -> Ke
         use std::hash::{Hash, Hasher};
         let mut h = std::collections::hash_map::DefaultHasher::new();
         run.notes_of(index).for_each(|n| (&n.rater, &n.text).hash(&mut h));
+        // A body read ahead of the reading is replaced by the stored one, edits and all.
+        (run.is_peeked(index), run.while_read).hash(&mut h);
         h.finish()
     };
     (run.run_id(), kind, index, width, (run.unfolded, run.wrap), mode, query, theme.name.clone(), notes)
@@ -63,6 +65,7 @@ pub fn key(run: &RunView, kind: u8, index: i64, width: u16, theme: &Theme) -> Ke
 pub fn lines(run: &RunView, width: u16, ctx: &mut ViewCtx) -> (String, Arc<Vec<Line<'static>>>) {
     let Some(body) = run.body() else {
         let (title, note) = match run.step_index() {
+            Some(i) if run.is_unread(run.cursor) => (format!("step {i}"), "not read yet: reading it from the file…"),
             Some(i) => (format!("step {i}"), "loading…"),
             None => ("steps".to_string(), "this run has no steps (Tab: tests, task and patches)"),
         };
@@ -122,6 +125,15 @@ fn build(body: &StepBody, run: &RunView, width: u16, ctx: &mut ViewCtx) -> Vec<L
     }
     if !meta.is_empty() {
         out.push(Line::from(Span::styled(text::fit(&meta.join(" · "), w), theme.muted)));
+    }
+    // Shown before the reading is over: what only its end gives is said to be coming.
+    if run.is_peeked(s.index) {
+        let note = "read from the file ahead of the reading: its edits come when it is stored";
+        out.extend(text::wrap(note, w).into_iter().map(|l| Line::from(Span::styled(l, theme.muted))));
+    }
+    if run.while_read {
+        let note = "shell edits not yet reconstructed: they come when the reading ends";
+        out.extend(text::wrap(note, w).into_iter().map(|l| Line::from(Span::styled(l, theme.muted))));
     }
     // Wrapped to the panel, or (z) whole lines cut when drawn and scrolled sideways.
     let w = if run.wrap { w } else { usize::MAX };

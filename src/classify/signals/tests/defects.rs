@@ -2,11 +2,11 @@
 //! hand-built run: the false mode (or the missed evidence) the old reading gave.
 
 use super::{edit, fired, reconstructed, run, step};
+use crate::classify::input::{Outcome, RunInput, Task};
 use crate::classify::signals::*;
 use crate::label::taxonomy::Taxonomy;
 use crate::label::{ASSIGN_THRESHOLD, Rule};
 use crate::model::{TestCase, TestGroup};
-use crate::store::read::{OutcomeRow, RunDetail, TaskRow, Verdict};
 
 /// The modes the heuristic assigns under the default taxonomy.
 fn modes(s: &Signals) -> Vec<String> {
@@ -14,8 +14,8 @@ fn modes(s: &Signals) -> Vec<String> {
     crate::classify::heuristic::classify(1, s, &t, String::new()).modes.into_iter().map(|m| m.mode).collect()
 }
 
-fn with_task(mut r: RunDetail, instruction: Option<&str>, gold: Option<&str>) -> RunDetail {
-    r.task = Some(TaskRow { instruction: instruction.map(str::to_string), gold_patch: gold.map(str::to_string) });
+fn with_task(mut r: RunInput, instruction: Option<&str>, gold: Option<&str>) -> RunInput {
+    r.task = Some(Task { instruction: instruction.map(str::to_string), gold_patch: gold.map(str::to_string) });
     r
 }
 
@@ -241,14 +241,7 @@ fn d9_every_fail_to_pass_test_passing_weighs_location_findings() {
         Some(&gold),
     );
     let case = |name: &str, group, passed| TestCase { name: name.into(), group: Some(group), passed, message: None };
-    r.outcome = Some(OutcomeRow {
-        tests_source: None,
-        tests_say_resolved: None,
-        format: "swebench-report".into(),
-        source: "report.json".into(),
-        resolved: Some(false),
-        patch_applied: Some(true),
-        verdict: Verdict::Reported,
+    r.outcome = Some(Outcome {
         tests: vec![case("t::fixed", TestGroup::FailToPass, true), case("t::other", TestGroup::PassToPass, false)],
     });
     let s = compute(&r);

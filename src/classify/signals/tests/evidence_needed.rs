@@ -4,9 +4,9 @@
 //! the gold-patch rules a gold patch, said when there is none.
 
 use super::{edit, fired, run, step};
+use crate::classify::input::Task;
 use crate::classify::signals::*;
 use crate::label::Rule;
-use crate::store::read::TaskRow;
 
 const GOLD: &str = "diff --git a/pkg/utils.py b/pkg/utils.py\n--- a/pkg/utils.py\n+++ b/pkg/utils.py\n@@ -10,5 +10,5 @@ import re\n-def split_csv(value):\n+def split_csv(value, strict=False):\n     return [v.strip() for v in value.split(',')]\n \n \n def strip_quotes(value):\ndiff --git a/pkg/config.py b/pkg/config.py\n--- a/pkg/config.py\n+++ b/pkg/config.py\n@@ -40,3 +40,3 @@ def regexp_option(value):\n-    return split_csv(value)\n+    return split_csv(value, strict=True)\n";
 
@@ -21,7 +21,7 @@ fn signals_after(agent_patch: &str) -> Signals {
         edit(None, "pkg/utils.py", "final_patch", "unknown", &[], None),
     ];
     let mut r = run(steps, edits, Some(false), Some(agent_patch));
-    r.task = Some(TaskRow { instruction: None, gold_patch: Some(GOLD.into()) });
+    r.task = Some(Task { instruction: None, gold_patch: Some(GOLD.into()) });
     compute(&r)
 }
 
@@ -61,7 +61,7 @@ fn elsewhere_in_the_file(tests: Option<TestResults>, gold: Option<&str>) -> Sign
         edit(None, "pkg/utils.py", "final_patch", "unknown", &[], None),
     ];
     let mut r = run(steps, edits, Some(false), Some(patch));
-    r.task = Some(TaskRow { instruction: Some("Fix `pkg/utils.py`.".into()), gold_patch: gold });
+    r.task = Some(Task { instruction: Some("Fix `pkg/utils.py`.".into()), gold_patch: gold });
     let mut s = compute(&r);
     s.tests = tests;
     s

@@ -2,13 +2,13 @@
 //! each with the near miss that must not fire.
 
 use super::*;
+use crate::classify::input::{Edit, RunInput, Step};
 use crate::classify::rules;
 use crate::label::ASSIGN_THRESHOLD;
 use crate::label::Rule;
-use crate::store::read::{EditRow, RunSummary, StepRow, TaskRow};
 
-pub(super) fn step(index: i64, action: &str, observation: &str) -> StepRow {
-    StepRow::sample(index, action, observation)
+pub(super) fn step(index: i64, action: &str, observation: &str) -> Step {
+    Step::sample(index, action, observation)
 }
 
 pub(super) fn edit(
@@ -18,8 +18,8 @@ pub(super) fn edit(
     status: &str,
     codes: &[&str],
     diff: Option<&str>,
-) -> EditRow {
-    EditRow {
+) -> Edit {
+    Edit {
         step,
         path: path.into(),
         kind: kind.parse().unwrap_or_else(|_| panic!("edit kind {kind}")),
@@ -28,17 +28,13 @@ pub(super) fn edit(
         diff: diff.map(str::to_string),
         certainty: None,
         command: None,
-        checked_by: None,
-        shown: None,
         undone_at: None,
-        hunks: Vec::new(),
-        partial: false,
     }
 }
 
 /// The edits the reconstruction stores for shell steps (each run, its files written as
 /// `Exec::Shell`): what the classifier reads of a bash-only run.
-pub(super) fn reconstructed(steps: &[StepRow], submission: Option<&str>) -> Vec<EditRow> {
+pub(super) fn reconstructed(steps: &[Step], submission: Option<&str>) -> Vec<Edit> {
     use crate::analysis::reconstruct::{Exec, reconstruct};
     let mut model = crate::model::Run {
         submission: submission.map(str::to_string),
@@ -58,7 +54,7 @@ pub(super) fn reconstructed(steps: &[StepRow], submission: Option<&str>) -> Vec<
     model
         .edits
         .into_iter()
-        .map(|e| EditRow {
+        .map(|e| Edit {
             step: e.step.map(|s| s as i64),
             path: e.path,
             kind: e.kind,
@@ -67,48 +63,25 @@ pub(super) fn reconstructed(steps: &[StepRow], submission: Option<&str>) -> Vec<
             diff: e.diff,
             certainty: e.trace.certainty,
             command: e.trace.command,
-            checked_by: e.trace.checked_by,
-            shown: e.trace.shown,
             undone_at: e.trace.undone_at.map(|s| s as i64),
-            hunks: e.trace.hunks,
-            partial: e.trace.partial,
         })
         .collect()
 }
 
-pub(super) fn run(
-    steps: Vec<StepRow>,
-    edits: Vec<EditRow>,
-    resolved: Option<bool>,
-    submission: Option<&str>,
-) -> RunDetail {
-    RunDetail {
-        summary: RunSummary {
-            id: 1,
-            instance_id: "t__t-1".into(),
-            format: "swe-agent".into(),
-            format_version: None,
-            agent: None,
-            model: None,
-            exit_status: Some("submitted".into()),
-            resolved,
-            steps: steps.len() as i64,
-            edits: edits.len() as i64,
-            rejected_edits: 0,
-            cost: None,
-            attempt: None,
-            source: "x".into(),
-            has_patch: submission.is_some_and(|s| !s.trim().is_empty()),
-        },
-        tokens_sent: None,
-        tokens_received: None,
-        api_calls: None,
+pub(super) fn run(steps: Vec<Step>, edits: Vec<Edit>, resolved: Option<bool>, submission: Option<&str>) -> RunInput {
+    RunInput {
+        id: 1,
+        instance_id: "t__t-1".into(),
+        format: crate::model::Format::SweAgent,
+        agent: None,
+        model: None,
+        exit_status: Some("submitted".into()),
+        resolved,
         submission: submission.map(str::to_string),
         outcome: None,
-        unjoined_evaluations: Vec::new(),
         task: None,
-        edit_list: edits,
-        step_list: steps,
+        edits,
+        steps,
     }
 }
 
@@ -246,7 +219,7 @@ fn a_resolved_run_gets_no_finding_whatever_its_signals() {
 fn gold_files_never_seen_need_an_edit_attempt_first() {
     let gold = "diff --git a/src/a.py b/src/a.py\n--- a/src/a.py\n+++ b/src/a.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n";
     let mut cut_off = run(vec![step(0, "ls", "src")], Vec::new(), Some(false), None);
-    cut_off.task = Some(TaskRow { instruction: None, gold_patch: Some(gold.into()) });
+    cut_off.task = Some(crate::classify::input::Task { instruction: None, gold_patch: Some(gold.into()) });
     let s = compute(&cut_off);
     assert_eq!(s.miss_ratio, Some(1.0));
     assert_eq!(fired(&s, Rule::ExpectedFileNeverSeen), None, "cut off before any edit: no mode");
@@ -256,7 +229,7 @@ fn gold_files_never_seen_need_an_edit_attempt_first() {
         Some(false),
         None,
     );
-    elsewhere.task = Some(TaskRow { instruction: None, gold_patch: Some(gold.into()) });
+    elsewhere.task = Some(crate::classify::input::Task { instruction: None, gold_patch: Some(gold.into()) });
     assert_eq!(fired(&compute(&elsewhere), Rule::ExpectedFileNeverSeen), Some(0.8));
 }
 
@@ -273,7 +246,7 @@ fn release_notes_in_the_gold_patch_are_neither_location_nor_periphery() {
         edit(None, "django/db/query.py", "final_patch", "unknown", &[], None),
     ];
     let mut r = run(steps, edits, Some(false), Some(patch));
-    r.task = Some(TaskRow { instruction: None, gold_patch: Some(gold.into()) });
+    r.task = Some(crate::classify::input::Task { instruction: None, gold_patch: Some(gold.into()) });
     let s = compute(&r);
     assert!(s.periphery.as_ref().is_some_and(|p| p.periphery.is_empty()), "{:?}", s.periphery);
     for rule in [Rule::GoldPeripheryUntouched, Rule::ExpectedFileNeverSeen, Rule::ExpectedFileNotEdited] {
@@ -317,7 +290,10 @@ fn a_bare_file_name_from_the_task_is_weighed_not_assigned() {
     ];
     let edits = vec![edit(Some(1), "/testbed/django/forms/fields.py", "str_replace", "applied", &[], None)];
     let mut r = run(steps, edits, Some(false), None);
-    r.task = Some(TaskRow { instruction: Some("In my models.py the form breaks.".into()), gold_patch: None });
+    r.task = Some(crate::classify::input::Task {
+        instruction: Some("In my models.py the form breaks.".into()),
+        gold_patch: None,
+    });
     let s = compute(&r);
     assert_eq!(s.expected[0].path.as_deref(), Some("django/forms/models.py"));
     assert_eq!(fired(&s, Rule::ExpectedFileNotEdited), Some(0.4));

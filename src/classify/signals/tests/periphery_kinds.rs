@@ -2,10 +2,10 @@
 //! build files), here for a Java method renamed in its core file and left in the others.
 
 use super::{edit, run, step};
+use crate::classify::input::Task;
 use crate::classify::rules;
 use crate::classify::signals::*;
 use crate::label::Rule;
-use crate::store::read::TaskRow;
 
 fn file(path: &str, hunk: &str) -> String {
     format!("diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n{hunk}")
@@ -43,7 +43,7 @@ fn the_stale_periphery_is_told_by_kind() {
         edit(None, "src/main/java/shop/Prices.java", "final_patch", "unknown", &[], None),
     ];
     let mut r = run(steps, edits, Some(false), Some(&core));
-    r.task = Some(TaskRow { instruction: None, gold_patch: Some(gold) });
+    r.task = Some(Task { instruction: None, gold_patch: Some(gold) });
     let s = compute(&r);
     let f = rules::evaluate(&s, &[Rule::GoldPeripheryUntouched]);
     let rationale = f.first().map(|f| f.rationale.as_str()).unwrap_or_else(|| panic!("not fired: {:?}", s.periphery));

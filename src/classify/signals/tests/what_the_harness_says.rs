@@ -3,28 +3,19 @@
 //! and one left; an edit written in a reply and never run.
 
 use super::{edit, fired, run, step};
+use crate::classify::input::{Outcome, RunInput, Step, Task};
 use crate::classify::signals::*;
 use crate::label::Rule;
 use crate::model::{TestCase, TestGroup};
-use crate::store::read::{OutcomeRow, RunDetail, TaskRow, Verdict};
 
-fn outcome(failing_fail_to_pass: &[&str]) -> OutcomeRow {
+fn outcome(failing_fail_to_pass: &[&str]) -> Outcome {
     let case =
         |name: &str| TestCase { name: name.into(), group: Some(TestGroup::FailToPass), passed: false, message: None };
-    OutcomeRow {
-        tests_source: None,
-        tests_say_resolved: None,
-        format: "swebench-report".into(),
-        source: "logs/pkg__pkg-1/report.json".into(),
-        resolved: Some(false),
-        patch_applied: Some(true),
-        verdict: Verdict::Reported,
-        tests: failing_fail_to_pass.iter().map(|n| case(n)).collect(),
-    }
+    Outcome { tests: failing_fail_to_pass.iter().map(|n| case(n)).collect() }
 }
 
-fn with(mut r: RunDetail, gold: &str, failing: &[&str]) -> Signals {
-    r.task = Some(TaskRow { instruction: None, gold_patch: Some(gold.into()) });
+fn with(mut r: RunInput, gold: &str, failing: &[&str]) -> Signals {
+    r.task = Some(Task { instruction: None, gold_patch: Some(gold.into()) });
     r.outcome = Some(outcome(failing));
     compute(&r)
 }
@@ -140,7 +131,7 @@ fn written_not_run(applied_later: bool) -> Signals {
             "str_replace_editor view /testbed/src/_pytest/unittest.py",
             "    97\t        if getattr(self, \"__unittest_skip__\", None):",
         ),
-        crate::store::read::StepRow { thought: reply.into(), ..step(1, "", "") },
+        Step { thought: reply.into(), ..step(1, "", "") },
     ];
     let mut edits = vec![edit(Some(2), "/testbed/reproduce_issue.py", "create", "applied", &[], None)];
     steps.push(step(2, "str_replace_editor create /testbed/reproduce_issue.py", "File created successfully"));

@@ -48,9 +48,13 @@ pub fn push_run(out: &mut String, d: &RunDetail, labels: &[LabelRow]) {
     fact(
         out,
         "tokens sent / received",
-        &format!("{} / {}", opt(d.tokens_sent.map(|t| t.to_string())), opt(d.tokens_received.map(|t| t.to_string()))),
+        &format!(
+            "{} / {}",
+            opt(d.usage.tokens_sent.map(|t| t.to_string())),
+            opt(d.usage.tokens_received.map(|t| t.to_string()))
+        ),
     );
-    fact(out, "API calls", &opt(d.api_calls.map(|t| t.to_string())));
+    fact(out, "API calls", &opt(d.usage.api_calls.map(|t| t.to_string())));
     fact(out, "source", &r.source);
     out.push_str("</dl>\n");
     if let Some(task) = d.task.as_ref().and_then(|t| t.instruction.as_ref()) {

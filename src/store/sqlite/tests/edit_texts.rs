@@ -83,7 +83,9 @@ fn parsed(edits: Vec<Edit>) -> Parsed {
     let steps = (0..3)
         .map(|i| Step { action: format!("sed -i ... {i}"), observation: "done".into(), ..Step::default() })
         .collect();
-    Parsed { runs: vec![Run { instance_id: "e-1".into(), steps, edits, ..Run::default() }], ..Parsed::default() }
+    let run =
+        Run { instance_id: "e-1".into(), format: Some(crate::model::Format::SweAgent), steps, edits, ..Run::default() };
+    Parsed { runs: vec![run], ..Parsed::default() }
 }
 
 /// What a reader shows of an edit's texts.

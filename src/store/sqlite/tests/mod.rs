@@ -478,3 +478,36 @@ fn the_switch_to_wal_waits_for_another_writer() {
     assert!(holder.join().is_ok());
     assert_eq!(opened, Ok(schema::MIGRATIONS.len() as i64));
 }
+
+/// A name stored for a run's format or a label's source that this trajan does not know is an
+/// error naming it, never read as a default; a run without a format is not written.
+#[test]
+fn a_stored_name_this_trajan_does_not_know_is_an_error_naming_it() {
+    let mut s = ok(Store::open_in_memory());
+    ok(s.write_source(
+        &record("/trajs/a.traj", &[1; 32]),
+        &Parsed { runs: vec![run("a-1", None, "x")], ..Parsed::default() },
+    ));
+    let id = ok(s.resolve_run("a-1"));
+    assert_eq!(ok(s.run_summary(id)).format, Format::SweAgent);
+    ok(s.conn.execute("UPDATE runs SET format = 'swe-agent-9'", []));
+    for e in [s.list_runs(RunFilter::default()).err(), s.run_detail(id, None).err(), s.run_table().err()] {
+        assert!(
+            matches!(&e, Some(StoreError::UnknownName { what: "format", value }) if value == "swe-agent-9"),
+            "{e:?}"
+        );
+    }
+    let message = s.list_runs(RunFilter::default()).err().map(|e| e.to_string()).unwrap_or_default();
+    assert_eq!(message, "the database is damaged: \"swe-agent-9\" is not a known format");
+
+    ok(s.record_classify_error(id, crate::label::Source::Llm, Some("gpt"), "timed out"));
+    assert_eq!(ok(s.classify_errors(None))[0].source, crate::label::Source::Llm);
+    ok(s.conn.execute("UPDATE classify_errors SET source = 'robot'", []));
+    let e = s.classify_errors(None).err();
+    assert!(matches!(&e, Some(StoreError::UnknownName { what: "label source", value }) if value == "robot"), "{e:?}");
+
+    let formless = Run { format: None, ..run("b-2", None, "y") };
+    let e = s.write_source(&record("/trajs/b.traj", &[2; 32]), &Parsed { runs: vec![formless], ..Parsed::default() });
+    assert!(matches!(&e, Err(StoreError::Invalid(m)) if m.contains("\"b-2\" has no format")), "{e:?}");
+    assert_eq!(count(&s, "runs"), 1, "nothing of the refused source is written");
+}

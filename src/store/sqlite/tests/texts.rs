@@ -21,7 +21,9 @@ fn count(store: &Store, sql: &str) -> i64 {
 }
 
 fn run(instance: &str, steps: Vec<Step>) -> Parsed {
-    Parsed { runs: vec![Run { instance_id: instance.into(), steps, ..Run::default() }], ..Parsed::default() }
+    let run =
+        Run { instance_id: instance.into(), format: Some(crate::model::Format::SweAgent), steps, ..Run::default() };
+    Parsed { runs: vec![run], ..Parsed::default() }
 }
 
 fn step(thought: &str, action: &str, observation: &str) -> Step {

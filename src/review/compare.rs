@@ -1,13 +1,28 @@
-//! Runs read together for a comparison, and the comparison made of them: the alignment, the
-//! divergences and the patches come from [`crate::analysis::compare`]; what each run did in
-//! sum (files viewed and edited, tests run, labels) from what the run view reads.
+//! Runs compared, composed once for the CLI (`trajan compare`, `--json`) and the TUI's
+//! comparison screen: the runs are read from the store as the run view reads them; the
+//! alignment, the divergences and the patches come from [`crate::analysis::compare`]; what each
+//! run did in sum (files viewed and edited, tests run, labels) from the runs' lines.
 
-use super::browse::{EditLine, RunData, StepLine};
-use super::read::RunSummary;
 use crate::analysis::compare::{self, Divergence, FilePresence, Kind, Row, Signature, StepFacts};
 use crate::analysis::paths::repo_relative;
+use crate::error::StoreError;
+use crate::store::Store;
+use crate::store::browse::{EditLine, RunData, StepLine};
+use crate::store::read::RunSummary;
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
+
+/// The runs `ids`, in this order, read and compared.
+pub fn compare(store: &Store, ids: &[i64]) -> Result<Comparison, StoreError> {
+    let runs = ids.iter().map(|&id| store.run_data(id)).collect::<Result<Vec<_>, _>>()?;
+    Ok(Comparison::build(runs))
+}
+
+/// The warning when the runs `ids` are not all of one task ([`instances_warning`]).
+pub fn warning(store: &Store, ids: &[i64]) -> Result<Option<String>, StoreError> {
+    let summaries = ids.iter().map(|&id| store.run_summary(id)).collect::<Result<Vec<_>, _>>()?;
+    Ok(instances_warning(summaries.iter().map(|s| s.instance_id.as_str())))
+}
 
 /// Runs side by side; the stable shape of `compare --json`.
 #[derive(Debug, Clone, Serialize)]
