@@ -20,6 +20,19 @@ type R<T> = Result<T, Abort>;
 /// A call's positional and keyword arguments.
 type Args = (Vec<Val>, Vec<(String, Val)>);
 
+/// A call's arguments, by position and by keyword.
+struct CallArgs {
+    pos: Vec<Val>,
+    kw: Vec<(String, Val)>,
+}
+
+impl CallArgs {
+    /// The argument named `name`, or else the one at position `i`.
+    fn get(&self, i: usize, name: &str) -> Option<Val> {
+        self.kw.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()).or_else(|| self.pos.get(i).cloned())
+    }
+}
+
 #[derive(Debug, Clone)]
 pub enum Val {
     Str(String),
@@ -663,77 +676,94 @@ impl<'t, 'r> Eval<'t, 'r> {
     fn call(&mut self, n: Node<'t>) -> R<Val> {
         let Some(f) = n.child_by_field_name("function") else { return Err(Abort) };
         let (pos, kw) = self.args(n)?;
-        let arg = |i: usize, name: &str| -> Option<Val> {
-            kw.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()).or_else(|| pos.get(i).cloned())
-        };
+        let args = CallArgs { pos, kw };
         if f.kind() == "identifier" {
             let name = self.text(f);
             if let Some(def) = self.funcs.get(name).copied() {
-                return self.user_call(def, pos);
+                return self.user_call(def, args.pos);
             }
-            return Ok(match name {
-                "open" => match (arg(0, "file"), arg(1, "mode")) {
-                    (Some(Val::Str(p)), mode) => self.open(p, mode)?,
-                    (Some(Val::Path(p)), mode) => self.open(p, mode)?,
-                    _ => return self.unknown_call(n),
-                },
-                "enumerate" => match arg(0, "") {
-                    Some(Val::List(items)) => Val::List(
-                        items.into_iter().enumerate().map(|(i, v)| Val::List(vec![Val::Int(i as i64), v])).collect(),
-                    ),
-                    _ => Val::Unknown,
-                },
-                "len" => match arg(0, "") {
-                    Some(Val::List(items)) => Val::Int(items.len() as i64),
-                    Some(Val::Str(s)) => Val::Int(s.chars().count() as i64),
-                    Some(Val::Lines(d)) => d.known.len().map_or(Val::Unknown, |n| Val::Int(n as i64)),
-                    _ => Val::Unknown,
-                },
-                "Path" => match arg(0, "") {
-                    Some(Val::Str(p)) => Val::Path(p),
-                    _ => Val::Unknown,
-                },
-                _ if HARMLESS.contains(&name) => Val::Unknown,
-                _ => return self.unknown_call(n),
-            });
+            return self.builtin_call(n, name, &args);
         }
         let (Some(obj), Some(attr)) = (f.child_by_field_name("object"), f.child_by_field_name("attribute")) else {
             return self.unknown_call(n);
         };
         let method = self.text(attr);
         if self.text(obj) == "pathlib" && method == "Path" {
-            return Ok(match arg(0, "") {
+            return Ok(match args.get(0, "") {
                 Some(Val::Str(p)) => Val::Path(p),
                 _ => Val::Unknown,
             });
         }
         if obj.kind() == "identifier" && MUTATORS.contains(&method) {
-            let name = self.text(obj).to_string();
-            let list = self.vars.get(&name).cloned();
-            let changed = match (list, method, pos.as_slice()) {
-                (Some(Val::List(mut l)), "append", [v]) => {
-                    l.push(v.clone());
-                    Val::List(l)
-                }
-                (Some(Val::List(mut l)), "extend", [Val::List(more)]) => {
-                    l.extend(more.iter().cloned());
-                    Val::List(l)
-                }
-                (Some(Val::Lines(d)), "insert", [Val::Int(i), Val::Str(line)]) if *i >= 0 => {
-                    d.splice_lines(*i as usize, *i as usize, line).map_or(Val::Unknown, Val::Lines)
-                }
-                (Some(Val::List(mut l)), "insert", [Val::Int(i), v]) => {
-                    let len = l.len() as i64;
-                    let at = if *i < 0 { (len + i).max(0) } else { (*i).min(len) };
-                    l.insert(at as usize, v.clone());
-                    Val::List(l)
-                }
-                _ => Val::Unknown,
-            };
-            self.vars.insert(name, changed);
+            self.mutate(obj, method, &args.pos);
             return Ok(Val::Nothing);
         }
         let target = self.expr(obj)?;
+        self.method_call(n, obj, target, method, &args)
+    }
+
+    /// A call of a builtin by name (`open`, `len`, `enumerate`, `Path`...).
+    fn builtin_call(&mut self, n: Node<'t>, name: &str, args: &CallArgs) -> R<Val> {
+        let arg = |i: usize, name: &str| args.get(i, name);
+        Ok(match name {
+            "open" => match (arg(0, "file"), arg(1, "mode")) {
+                (Some(Val::Str(p)), mode) => self.open(p, mode)?,
+                (Some(Val::Path(p)), mode) => self.open(p, mode)?,
+                _ => return self.unknown_call(n),
+            },
+            "enumerate" => match arg(0, "") {
+                Some(Val::List(items)) => Val::List(
+                    items.into_iter().enumerate().map(|(i, v)| Val::List(vec![Val::Int(i as i64), v])).collect(),
+                ),
+                _ => Val::Unknown,
+            },
+            "len" => match arg(0, "") {
+                Some(Val::List(items)) => Val::Int(items.len() as i64),
+                Some(Val::Str(s)) => Val::Int(s.chars().count() as i64),
+                Some(Val::Lines(d)) => d.known.len().map_or(Val::Unknown, |n| Val::Int(n as i64)),
+                _ => Val::Unknown,
+            },
+            "Path" => match arg(0, "") {
+                Some(Val::Str(p)) => Val::Path(p),
+                _ => Val::Unknown,
+            },
+            _ if HARMLESS.contains(&name) => Val::Unknown,
+            _ => return self.unknown_call(n),
+        })
+    }
+
+    /// A list (or the lines of a file) named by `obj` changed in place: `append`, `extend`,
+    /// `insert`.
+    fn mutate(&mut self, obj: Node<'t>, method: &str, pos: &[Val]) {
+        let name = self.text(obj).to_string();
+        let list = self.vars.get(&name).cloned();
+        let changed = match (list, method, pos) {
+            (Some(Val::List(mut l)), "append", [v]) => {
+                l.push(v.clone());
+                Val::List(l)
+            }
+            (Some(Val::List(mut l)), "extend", [Val::List(more)]) => {
+                l.extend(more.iter().cloned());
+                Val::List(l)
+            }
+            (Some(Val::Lines(d)), "insert", [Val::Int(i), Val::Str(line)]) if *i >= 0 => {
+                d.splice_lines(*i as usize, *i as usize, line).map_or(Val::Unknown, Val::Lines)
+            }
+            (Some(Val::List(mut l)), "insert", [Val::Int(i), v]) => {
+                let len = l.len() as i64;
+                let at = if *i < 0 { (len + i).max(0) } else { (*i).min(len) };
+                l.insert(at as usize, v.clone());
+                Val::List(l)
+            }
+            _ => Val::Unknown,
+        };
+        self.vars.insert(name, changed);
+    }
+
+    /// A method called on a value: strings, file texts, files, paths, dicts, `re`.
+    fn method_call(&mut self, n: Node<'t>, obj: Node<'t>, target: Val, method: &str, args: &CallArgs) -> R<Val> {
+        let arg = |i: usize, name: &str| args.get(i, name);
+        let pos = &args.pos;
         let count = |v: Option<Val>| -> Option<Option<usize>> {
             match v {
                 None => Some(None),
