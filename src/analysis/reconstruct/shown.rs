@@ -392,6 +392,15 @@ pub fn printer(p: &Pipeline, cwd: Option<&str>) -> Option<Printer> {
     if source.redirects.iter().any(|r| r.op != RedirectOp::Dup) || source.stdin_text.is_some() {
         return None;
     }
+    let mut pr = source_printer(source, cwd)?;
+    for f in filters {
+        filtered(&mut pr, f)?;
+    }
+    Some(pr)
+}
+
+/// What the first command of a pipeline prints of a file (`cat`, `head`, `sed -n`, `nl`...).
+fn source_printer(source: &Simple, cwd: Option<&str>) -> Option<Printer> {
     let name = source.name()?;
     let one = |files: Vec<&str>| -> Option<String> {
         match files.as_slice() {
@@ -399,7 +408,7 @@ pub fn printer(p: &Pipeline, cwd: Option<&str>) -> Option<Printer> {
             _ => None,
         }
     };
-    let mut pr = match name {
+    Some(match name {
         "cat" | "less" | "more" => {
             let (files, opts) = operands(source, &[])?;
             let numbered = opts.iter().any(|(o, _)| *o == "-n" || *o == "--number");
@@ -479,71 +488,73 @@ pub fn printer(p: &Pipeline, cwd: Option<&str>) -> Option<Printer> {
             Printer { path: one(files)?, stream: None, numbers: Numbers::Colon, ranges: Vec::new() }
         }
         _ => return None,
-    };
-    for f in filters {
-        if f.redirects.iter().any(|r| r.op != RedirectOp::Dup) {
-            return None;
-        }
-        let name = f.name()?;
-        let (files, opts) = operands(f, &["-n", "-c", "--lines", "--bytes"])?;
-        if !files.is_empty() && !matches!(name, "sed" | "grep" | "awk") {
-            return None;
-        }
-        let file_numbered = matches!(pr.numbers, Numbers::Tab | Numbers::Colon);
-        match name {
-            // Numbered lines keep their numbers through any line filter (which may have left
-            // out the file's last lines: no end can be read from them).
-            "head" | "tail" | "grep" | "egrep" if file_numbered => pr.stream = None,
-            "sed" if file_numbered && sed_ranges(f).is_some() => pr.stream = None,
-            "less" | "more" if file_numbered => {}
-            "cat" if opts.is_empty() => {}
-            "head" | "tail" | "sed" if pr.ranges.is_empty() => {
-                let stream = pr.stream?;
-                pr.stream = Some(match (name, stream) {
-                    ("head", Stream::From { first, count }) => {
-                        let (n, _) = count_of(&opts, 10)?;
-                        Stream::From { first, count: Some(count.map_or(n, |c| c.min(n))) }
-                    }
-                    ("tail", Stream::From { first, count }) => {
-                        let (n, plus) = count_of(&opts, 10)?;
-                        match (plus, count) {
-                            (true, c) => Stream::From {
-                                first: first + n.saturating_sub(1),
-                                count: c.map(|c| c.saturating_sub(n.saturating_sub(1))),
-                            },
-                            (false, None) => Stream::Last(n),
-                            (false, Some(c)) => Stream::LastOf { first, count: c, take: n },
-                        }
-                    }
-                    ("sed", Stream::From { first, count }) => {
-                        let (ranges, _) = sed_ranges(f)?;
-                        let [(a, b)] = ranges.as_slice() else { return None };
-                        let skip = a.saturating_sub(1);
-                        let len = b.map(|b| b.saturating_sub(*a) + 1);
-                        let left = count.map(|c| c.saturating_sub(skip));
-                        Stream::From {
-                            first: first + skip,
-                            count: match (len, left) {
-                                (Some(l), Some(r)) => Some(l.min(r)),
-                                (l, r) => l.or(r),
-                            },
-                        }
-                    }
-                    _ => return None,
-                });
-            }
-            "cat" | "nl" if pr.numbers == Numbers::None && pr.ranges.is_empty() => {
-                let ba = name == "cat" && opts.iter().any(|(o, _)| *o == "-n")
-                    || name == "nl" && opts.iter().any(|(o, _)| *o == "-ba");
-                if !ba {
-                    return None;
-                }
-                pr.numbers = Numbers::TabOfStream;
-            }
-            _ => return None,
-        }
+    })
+}
+
+/// What a filter after the first command leaves of what it printed; `None` when that is not known.
+fn filtered(pr: &mut Printer, f: &Simple) -> Option<()> {
+    if f.redirects.iter().any(|r| r.op != RedirectOp::Dup) {
+        return None;
     }
-    Some(pr)
+    let name = f.name()?;
+    let (files, opts) = operands(f, &["-n", "-c", "--lines", "--bytes"])?;
+    if !files.is_empty() && !matches!(name, "sed" | "grep" | "awk") {
+        return None;
+    }
+    let file_numbered = matches!(pr.numbers, Numbers::Tab | Numbers::Colon);
+    match name {
+        // Numbered lines keep their numbers through any line filter (which may have left
+        // out the file's last lines: no end can be read from them).
+        "head" | "tail" | "grep" | "egrep" if file_numbered => pr.stream = None,
+        "sed" if file_numbered && sed_ranges(f).is_some() => pr.stream = None,
+        "less" | "more" if file_numbered => {}
+        "cat" if opts.is_empty() => {}
+        "head" | "tail" | "sed" if pr.ranges.is_empty() => {
+            let stream = pr.stream?;
+            pr.stream = Some(match (name, stream) {
+                ("head", Stream::From { first, count }) => {
+                    let (n, _) = count_of(&opts, 10)?;
+                    Stream::From { first, count: Some(count.map_or(n, |c| c.min(n))) }
+                }
+                ("tail", Stream::From { first, count }) => {
+                    let (n, plus) = count_of(&opts, 10)?;
+                    match (plus, count) {
+                        (true, c) => Stream::From {
+                            first: first + n.saturating_sub(1),
+                            count: c.map(|c| c.saturating_sub(n.saturating_sub(1))),
+                        },
+                        (false, None) => Stream::Last(n),
+                        (false, Some(c)) => Stream::LastOf { first, count: c, take: n },
+                    }
+                }
+                ("sed", Stream::From { first, count }) => {
+                    let (ranges, _) = sed_ranges(f)?;
+                    let [(a, b)] = ranges.as_slice() else { return None };
+                    let skip = a.saturating_sub(1);
+                    let len = b.map(|b| b.saturating_sub(*a) + 1);
+                    let left = count.map(|c| c.saturating_sub(skip));
+                    Stream::From {
+                        first: first + skip,
+                        count: match (len, left) {
+                            (Some(l), Some(r)) => Some(l.min(r)),
+                            (l, r) => l.or(r),
+                        },
+                    }
+                }
+                _ => return None,
+            });
+        }
+        "cat" | "nl" if pr.numbers == Numbers::None && pr.ranges.is_empty() => {
+            let ba = name == "cat" && opts.iter().any(|(o, _)| *o == "-n")
+                || name == "nl" && opts.iter().any(|(o, _)| *o == "-ba");
+            if !ba {
+                return None;
+            }
+            pr.numbers = Numbers::TabOfStream;
+        }
+        _ => return None,
+    }
+    Some(())
 }
 
 fn numbered(line: &str, numbers: Numbers) -> Option<(usize, &str)> {
