@@ -280,5 +280,3 @@ impl Reconstructor {
 
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod tests_bounds;

@@ -1,8 +1,8 @@
 //! The replay's bounds (`budget`) on hostile runs: past a cap the edit is unknown (too large to
 //! replay) and the run goes on; a pattern the regex engine gives up on makes its edit unknown.
 
-use super::budget::Limits;
-use super::*;
+use crate::analysis::reconstruct::budget::Limits;
+use crate::analysis::reconstruct::*;
 use crate::model::{Certainty, EditStatus, Step};
 
 /// The run's edits replayed within `limits`.
@@ -128,12 +128,12 @@ fn a_here_document_larger_than_a_file_may_be_is_too_large_to_write() {
 
 #[test]
 fn a_script_or_an_action_of_too_many_pieces_is_not_read() {
-    let many = "-e s/a/b/ ".repeat(super::sed::MAX_COMMANDS + 1);
+    let many = "-e s/a/b/ ".repeat(crate::analysis::reconstruct::sed::MAX_COMMANDS + 1);
     let list = steps(&[("cat f.py", "a\n"), (&format!("sed -i {many}f.py"), "")]);
     assert_eq!(certainties(&replay_within(&list, Limits::default())), [(1, Certainty::TooLarge)]);
     // More words than an action may have: nothing of it is replayed, and what was known of the
     // run's files is forgotten (it may have changed any of them).
-    let words = "x ".repeat(super::command::MAX_WORDS);
+    let words = "x ".repeat(crate::analysis::reconstruct::command::MAX_WORDS);
     let list =
         steps(&[("cat f.py", "a\n"), (&format!("echo {words}; sed -i s/a/b/ f.py"), ""), ("sed -i s/a/c/ f.py", "")]);
     assert_eq!(certainties(&replay_within(&list, Limits::default())), [(2, Certainty::Unknown)]);

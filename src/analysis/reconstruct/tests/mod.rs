@@ -1,6 +1,8 @@
 //! Each edit form on hand-written steps: what the reconstruction draws, how sure it is, what
 //! checked it.
 
+mod bounds;
+
 use super::*;
 use crate::model::{Certainty, CheckedBy, EditStatus, EditTrace, Step};
 
