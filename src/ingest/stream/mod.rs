@@ -4,34 +4,17 @@
 //! by a batch and the longest line (a longer line than [`Limits::max_line`] is skipped, never
 //! held) however large the file is.
 
+mod lines;
 mod sniff;
 
+pub use lines::{LineParser, line_parser};
 pub use sniff::sniff;
 
-use super::{openhands, predictions, swebench_dataset};
 use crate::error::IngestError;
 use crate::model::{Format, Parsed};
-use serde_json::Value;
+use lines::io;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
-
-/// Parses one line of a JSON-lines format.
-pub type LineParser = fn(&Path, usize, &Value) -> Result<Parsed, IngestError>;
-
-/// The line parser of a format whose files are JSON lines.
-pub fn line_parser(format: Format) -> Option<LineParser> {
-    match format {
-        Format::OpenHands => Some(openhands::parse_line),
-        Format::OpenHandsResolver => Some(openhands::resolver::parse_line),
-        Format::SweAgentPreds | Format::MultiSwebenchPreds => Some(predictions::parse_line),
-        Format::SwebenchDataset | Format::MultiSwebenchDataset => Some(swebench_dataset::parse_line),
-        _ => None,
-    }
-}
-
-pub(super) fn io(path: &Path, source: std::io::Error) -> IngestError {
-    IngestError::Io { path: path.to_path_buf(), source }
-}
 
 /// Size and blake3 hash of a file, read in chunks.
 pub fn hash_file(path: &Path) -> Result<(u64, [u8; 32]), IngestError> {

@@ -1,7 +1,7 @@
 //! Telling a large file that is JSON lines from one JSON document without holding either: the
 //! first lines are read through a scanner that keeps only the top-level keys.
 
-use super::{io, line_parser};
+use super::lines::{io, line_parser};
 use crate::error::IngestError;
 use crate::ingest::detect::{self, Detected};
 use crate::model::Format;
