@@ -2,8 +2,8 @@
 //! others): what the file holds after, and through the whole reconstruction, the edit drawn.
 
 use super::*;
-use crate::analysis::reconstruct::{Exec, reconstruct};
-use crate::model::{Certainty, CheckedBy, Edit, EditStatus, Run, Step};
+use crate::analysis::reconstruct::tests::{edit_at, replay};
+use crate::model::{Certainty, CheckedBy};
 
 /// What a script left in `path`, the run knowing `files` whole.
 fn after(code: &str, files: &[(&str, &str)], path: &str) -> Option<String> {
@@ -81,31 +81,11 @@ fn what_is_not_read_stays_unknown_or_gives_the_script_up() {
     );
 }
 
-fn run(steps: &[(&str, &str)], submission: Option<&str>) -> Run {
-    let mut run = Run {
-        steps: steps
-            .iter()
-            .map(|(a, o)| Step { action: a.to_string(), observation: o.to_string(), ..Step::default() })
-            .collect(),
-        submission: submission.map(str::to_string),
-        ..Run::default()
-    };
-    if let Some(s) = submission {
-        run.edits.extend(crate::analysis::edits::final_patch_edits(s));
-    }
-    let exec = vec![Exec::Shell(EditStatus::Applied); steps.len()];
-    reconstruct(&mut run, &exec);
-    run
-}
-
-fn shell_edit(run: &Run, step: usize) -> &Edit {
-    run.edits.iter().find(|e| e.step == Some(step)).unwrap_or_else(|| panic!("no edit at {step}: {:#?}", run.edits))
-}
 
 #[test]
 fn a_heredoc_script_run_later_is_simulated_and_verified_by_a_view() {
     let write = "cat <<'EOF' > apply_fix.py\nwith open('m.py') as f:\n    s = f.read()\ns = s.replace('    return a/b\\n', '    if b == 0:\\n        raise ValueError(\"zero\")\\n    return a/b\\n')\nwith open('m.py', 'w') as f:\n    f.write(s)\nEOF";
-    let r = run(
+    let r = replay(
         &[
             ("nl -ba m.py", "     1\tdef division(a, b):\n     2\t    return a/b\n"),
             (write, ""),
@@ -117,7 +97,7 @@ fn a_heredoc_script_run_later_is_simulated_and_verified_by_a_view() {
         ],
         None,
     );
-    let e = shell_edit(&r, 2);
+    let e = edit_at(&r, 2);
     assert_eq!(e.path, "m.py");
     assert_eq!(e.trace.certainty, Some(Certainty::Verified), "{:#?}", e);
     assert_eq!(e.trace.checked_by, Some(CheckedBy::Step(3)));
@@ -129,8 +109,8 @@ fn a_heredoc_script_run_later_is_simulated_and_verified_by_a_view() {
 fn a_replace_on_lines_shown_is_partial_and_an_absent_one_changed_nothing() {
     let code = "python3 - <<'PY'\nfrom pathlib import Path\np = Path('pkg/mod.py')\ns = p.read_text()\nold = 'timeout = 10'\nif old in s:\n    s = s.replace(old, 'timeout = 30')\np.write_text(s)\nPY";
     // Only line 5 was shown: the replacement is there, and assumed nowhere else.
-    let r = run(&[("grep -n timeout pkg/mod.py", "5:timeout = 10\n"), (code, "")], None);
-    let e = shell_edit(&r, 1);
+    let r = replay(&[("grep -n timeout pkg/mod.py", "5:timeout = 10\n"), (code, "")], None);
+    let e = edit_at(&r, 1);
     assert_eq!(e.trace.certainty, Some(Certainty::Simulated));
     assert!(e.trace.partial);
     assert!(
@@ -139,12 +119,12 @@ fn a_replace_on_lines_shown_is_partial_and_an_absent_one_changed_nothing() {
         e.diff
     );
     // The whole file shown, and the old text not in it: the script changed nothing.
-    let r = run(&[("cat pkg/mod.py", "import os\ntimeout = 5\n"), (code, "")], None);
-    assert_eq!(shell_edit(&r, 1).trace.certainty, Some(Certainty::Unchanged));
+    let r = replay(&[("cat pkg/mod.py", "import os\ntimeout = 5\n"), (code, "")], None);
+    assert_eq!(edit_at(&r, 1).trace.certainty, Some(Certainty::Unchanged));
     // Never shown at all: unknown, until the submitted patch attributes it.
     let patch = "diff --git a/pkg/mod.py b/pkg/mod.py\n--- a/pkg/mod.py\n+++ b/pkg/mod.py\n@@ -1,2 +1,2 @@\n import os\n-timeout = 10\n+timeout = 30\n";
-    let r = run(&[("ls", "pkg\n"), (code, "")], Some(patch));
-    let e = shell_edit(&r, 1);
+    let r = replay(&[("ls", "pkg\n"), (code, "")], Some(patch));
+    let e = edit_at(&r, 1);
     // The patch's old side seeds the known lines: the replacement is found there.
     assert_eq!(e.trace.certainty, Some(Certainty::Verified), "{e:#?}");
 }

@@ -9,7 +9,8 @@ use crate::model::{Certainty, CheckedBy, EditStatus, EditTrace, Step};
 /// A file of ten numbered lines, as `cat` prints it.
 const TEN: &str = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n";
 
-fn replay(steps: &[(&str, &str)], submission: Option<&str>) -> Run {
+/// The steps replayed (each run by the shell, applied) and the submission traced.
+pub(super) fn replay(steps: &[(&str, &str)], submission: Option<&str>) -> Run {
     let mut run = Run {
         steps: steps
             .iter()
@@ -26,7 +27,8 @@ fn replay(steps: &[(&str, &str)], submission: Option<&str>) -> Run {
     run
 }
 
-fn edit_at(run: &Run, step: usize) -> &Edit {
+/// The reconstructed edit of a step.
+pub(super) fn edit_at(run: &Run, step: usize) -> &Edit {
     run.edits
         .iter()
         .find(|e| e.step == Some(step))
