@@ -4,22 +4,16 @@
 
 use crate::ingest::pipeline::{self, Options, Silent};
 use crate::store::Store;
-use crate::tui::headless::Headless;
 use crate::tui::keymap::Keymap;
 use crate::tui::theme::Theme;
 use crate::tui::views::ViewCtx;
 
-struct Harness {
-    _dir: tempfile::TempDir,
-    ui: Headless,
-}
-
-fn ok<T, E: std::fmt::Display>(r: Result<T, E>) -> T {
-    r.unwrap_or_else(|e| panic!("{e}"))
-}
+use super::{Harness, ok};
+use crate::tui::headless::Headless;
 
 impl Harness {
-    fn new(width: u16, height: u16) -> Harness {
+    /// The three replays of marshmallow-1867.
+    fn replays(width: u16, height: u16) -> Harness {
         Harness::of("", width, height)
     }
 
@@ -28,22 +22,14 @@ impl Harness {
         let replays =
             std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/corpus/swe-agent-replays"))
                 .join(folder);
-        let (dir, mut ui) = crate::tui::headless::over_ingested(&replays, "compare.db", width, height);
-        ui.load_all_runs();
-        Harness { _dir: dir, ui }
-    }
-
-    fn press(&mut self, keys: &str) {
-        ok(self.ui.press(keys));
-    }
-
-    fn screen(&self) -> String {
-        self.ui.screen()
+        let mut h = Harness::over(&replays, "compare.db", width, height);
+        h.ui.load_all_runs();
+        h
     }
 
     /// The three runs marked in the list and compared.
     fn compared(width: u16, height: u16) -> Harness {
-        let mut h = Harness::new(width, height);
+        let mut h = Harness::replays(width, height);
         h.press("m j m j m");
         assert_eq!(h.ui.app.marked.len(), 3);
         assert!(h.screen().contains("+ marshmallow"), "marks are shown: {}", h.screen());
@@ -86,7 +72,7 @@ fn patches_side_by_side() {
 #[test]
 fn picking_another_run_of_the_instance() {
     for (w, h) in [(80, 24), (200, 50)] {
-        let mut harness = Harness::new(w, h);
+        let mut harness = Harness::replays(w, h);
         harness.press("c");
         insta::assert_snapshot!(format!("compare_picker_{w}x{h}"), harness.screen());
         harness.press("j Enter");
@@ -183,7 +169,7 @@ fn runs_of_different_instances_are_compared_with_a_warning() {
 fn the_picker_offers_runs_the_list_has_not_loaded_yet() {
     // The first screen of a large database holds only some runs; the rest load in the
     // background. The picker asks the store.
-    let mut h = Harness::new(80, 24);
+    let mut h = Harness::replays(80, 24);
     h.ui.app.list.runs.truncate(1);
     h.ui.app.list.visible = vec![0];
     h.ui.app.list.complete = false;
@@ -197,7 +183,7 @@ fn the_picker_offers_runs_the_list_has_not_loaded_yet() {
 
 #[test]
 fn question_mark_in_the_picker_shows_the_pickers_keys() {
-    let mut h = Harness::new(80, 24);
+    let mut h = Harness::replays(80, 24);
     h.press("c");
     assert!(h.ui.app.picker.is_some());
     // The picker's hint line is read from the keymap.

@@ -2,30 +2,21 @@
 //! with insta snapshots at 80x24 and 160x48. The database is built from the project's demo
 //! fixtures; the effects are performed against it exactly as the driver does.
 
-use crate::tui::headless::Headless;
-
-struct Harness {
-    _dir: tempfile::TempDir,
-    ui: Headless,
-}
-
-fn ok<T, E: std::fmt::Display>(r: Result<T, E>) -> T {
-    r.unwrap_or_else(|e| panic!("{e}"))
-}
+use super::{Harness, ok};
 
 impl Harness {
-    fn new(width: u16, height: u16) -> Harness {
+    /// The demo fixtures.
+    fn demo(width: u16, height: u16) -> Harness {
         // The demo fixtures alone: the classifier's stories (fixtures/classify, checked in
         // tests/cli.rs) would sort before them and move every scenario's keyed navigation onto
         // other runs.
         let demo = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/demo"));
-        let (dir, ui) = crate::tui::headless::over_ingested(&demo, "review.db", width, height);
-        Harness { _dir: dir, ui }
+        Harness::over(&demo, "review.db", width, height)
     }
 
     /// The same, classified by the heuristic, with reviewer `ann` (blind review on).
     fn classified(width: u16, height: u16) -> Harness {
-        let mut h = Harness::new(width, height);
+        let mut h = Harness::demo(width, height);
         let taxonomy = crate::label::taxonomy::Taxonomy::preset("refactoring").unwrap_or_else(|| panic!("preset"));
         let runs = ok(h.ui.store.classify_candidates(Some(crate::model::FailedScope::WithUnknown)));
         ok(crate::classify::pipeline::classify_heuristic(&mut h.ui.store, &taxonomy, &runs, |_| {}));
@@ -36,23 +27,15 @@ impl Harness {
         h
     }
 
-    fn press(&mut self, keys: &str) {
-        ok(self.ui.press(keys));
-    }
-
     fn type_text(&mut self, text: &str) {
         self.ui.type_text(text);
-    }
-
-    fn screen(&self) -> String {
-        self.ui.screen()
     }
 }
 
 /// Each scenario at both sizes.
 fn both(name: &str, scenario: impl Fn(&mut Harness)) {
     for (w, h) in [(80, 24), (160, 48)] {
-        let mut harness = Harness::new(w, h);
+        let mut harness = Harness::demo(w, h);
         scenario(&mut harness);
         insta::assert_snapshot!(format!("{name}_{w}x{h}"), harness.screen());
     }
@@ -146,7 +129,7 @@ fn gold_patch_panel() {
 
 #[test]
 fn a_run_without_steps() {
-    let mut h = Harness::new(80, 24);
+    let mut h = Harness::demo(80, 24);
     h.press("/");
     h.type_text("empty");
     h.press("Enter Enter : ");
@@ -157,7 +140,7 @@ fn a_run_without_steps() {
 
 #[test]
 fn too_small_terminal() {
-    let mut h = Harness::new(40, 10);
+    let mut h = Harness::demo(40, 10);
     h.press("j");
     insta::assert_snapshot!("too_small_40x10", h.screen());
 }
@@ -244,7 +227,7 @@ fn a_run_read_before_its_end_is_known_names_its_file() {
     // While a big file streams, its exit status and model come at the end: the header names the
     // file instead of `- · -`.
     use crate::tui::action::{Action, Feed};
-    let mut h = Harness::new(120, 30);
+    let mut h = Harness::demo(120, 30);
     h.press("Enter");
     let (id, n) = h.ui.app.run.as_ref().map(|r| (r.run_id(), r.data.steps.len())).unwrap_or_default();
     if let Some(run) = h.ui.app.run.as_mut() {
@@ -309,7 +292,7 @@ fn run_view_with_steps_read_ahead_of_the_reading() {
 fn a_note_on_a_step_is_written_shown_marked_and_listed() {
     // `m` on a step: the note is written to the database, drawn at the top of the step and
     // marked in the step list; `m` again shows it for editing, and an empty note removes it.
-    let mut h = Harness::new(100, 30);
+    let mut h = Harness::demo(100, 30);
     h.ui.app.review.rater = "ann".into();
     h.press("/");
     h.type_text("calc-1");

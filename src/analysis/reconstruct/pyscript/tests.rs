@@ -81,7 +81,6 @@ fn what_is_not_read_stays_unknown_or_gives_the_script_up() {
     );
 }
 
-
 #[test]
 fn a_heredoc_script_run_later_is_simulated_and_verified_by_a_view() {
     let write = "cat <<'EOF' > apply_fix.py\nwith open('m.py') as f:\n    s = f.read()\ns = s.replace('    return a/b\\n', '    if b == 0:\\n        raise ValueError(\"zero\")\\n    return a/b\\n')\nwith open('m.py', 'w') as f:\n    f.write(s)\nEOF";
