@@ -84,15 +84,20 @@ pub fn action_head(action: &str) -> String {
 }
 
 impl StepBody {
-    /// The body of step `index` of run `run_id` not yet stored, as it will read once stored,
-    /// without its edits (they are stored with it, or reconstructed when the reading ends).
+    /// The body of step `index` of run `run_id` not yet stored, as it will read once stored
+    /// (its texts within the step view's bound), without its edits (they are stored with it, or
+    /// reconstructed when the reading ends).
     pub fn unstored(run_id: i64, index: i64, step: &crate::model::Step) -> StepBody {
+        use crate::store::texts::{SHOWN, cut};
+        let (thought, c0) = cut(step.thought.clone(), SHOWN);
+        let (action, c1) = cut(step.action.clone(), SHOWN);
+        let (observation, c2) = cut(step.observation.clone(), SHOWN);
         let row = crate::store::read::StepRow {
             index,
             tool: step.tool.clone(),
-            thought: step.thought.clone(),
-            action: step.action.clone(),
-            observation: step.observation.clone(),
+            thought,
+            action,
+            observation,
             response: step.response.clone(),
             args: step.args.as_deref().and_then(|a| serde_json::from_str(a).ok()),
             execution_time: step.execution_time,
@@ -103,6 +108,7 @@ impl StepBody {
             working_dir: step.working_dir.clone(),
             flags: step.flags,
             observation_chars: step.observation.chars().count() as i64,
+            cuts: [c0, c1, c2],
         };
         StepBody { run_id, step: row, edits: Vec::new() }
     }

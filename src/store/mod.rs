@@ -34,6 +34,7 @@ pub use backend::{Backend, IndexStats};
 pub use grade::ungraded;
 pub use link::{Unjoined, is_layout_word};
 pub use sqlite::APPLICATION_ID;
+pub use texts::{Cut, SHOWN};
 pub use unmatched::{Joined, Orphan, Why};
 pub use write::{LiveWrite, SourceRecord, SourceWrite, UNFINISHED, WriteStats};
 

@@ -186,9 +186,29 @@ pub struct StepRow {
     pub working_dir: Option<String>,
     pub flags: StepFlags,
     pub observation_chars: i64,
+    /// Where thought, action and observation were cut when read within a bound (the TUI's
+    /// step view: [`crate::store::texts::SHOWN`]); never in what `show` prints.
+    #[serde(skip)]
+    pub cuts: [Option<crate::store::texts::Cut>; 3],
 }
 
 impl StepRow {
+    /// Text `i` (0 thought, 1 action, 2 observation) as read, with a line where a text read in
+    /// part lost its middle (what the clipboard gets of a step).
+    pub fn text_read(&self, i: usize) -> String {
+        let text = match i {
+            0 => &self.thought,
+            1 => &self.action,
+            _ => &self.observation,
+        };
+        match self.cuts.get(i).copied().flatten() {
+            Some(c) if text.is_char_boundary(c.at) => {
+                format!("{}\n[... {} bytes not read ...]\n{}", &text[..c.at], c.omitted, &text[c.at..])
+            }
+            _ => text.clone(),
+        }
+    }
+
     /// A row of the columns `idx, tool, execution_time, tokens_in, tokens_out, timestamp,
     /// open_file, working_dir, flags, obs_chars`, with the step's texts.
     pub fn from_row(r: &dyn Cells, texts: Texts) -> Result<StepRow, StoreError> {
@@ -208,6 +228,7 @@ impl StepRow {
             working_dir: r.opt_text(7)?,
             flags: StepFlags::from_bits(r.int(8)?),
             observation_chars: r.int(9)?,
+            cuts: texts.cuts,
         })
     }
 }
@@ -232,6 +253,7 @@ impl StepRow {
             working_dir: Some("/testbed".into()),
             flags: StepFlags::default(),
             observation_chars: observation.chars().count() as i64,
+            cuts: [None; 3],
         }
     }
 }

@@ -31,7 +31,7 @@ const HEADER: usize = 5 * 4;
 /// 500 MB observation streams through a window no larger than this.
 const WINDOW_LOG_MAX: u32 = 27;
 
-/// The texts of one step, as stored.
+/// The texts of one step, as stored (or read in part: see [`Bound`]).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Texts {
     pub thought: String,
@@ -39,6 +39,41 @@ pub struct Texts {
     pub observation: String,
     pub response: Option<String>,
     pub args: Option<String>,
+    /// Where thought, action and observation were cut, when read within a [`Bound`].
+    pub cuts: [Option<Cut>; 3],
+}
+
+/// How much of a long text is read to show it: its first `head` and last `tail` bytes (a step's
+/// view shows an observation folded to its head and tail; a 500 MB output is not read whole to
+/// draw a screen of it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bound {
+    pub head: usize,
+    pub tail: usize,
+}
+
+/// What the TUI's step view reads of each text.
+pub const SHOWN: Bound = Bound { head: 256 << 10, tail: 64 << 10 };
+
+/// Where a text read within a [`Bound`] was cut: the text kept is its first `at` bytes, then
+/// its last bytes; the `omitted` bytes between them were not read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cut {
+    pub at: usize,
+    pub omitted: u64,
+}
+
+/// `text` within `bound`: unchanged when it fits, else its head and tail (on character
+/// boundaries) and where it was cut.
+pub fn cut(text: String, bound: Bound) -> (String, Option<Cut>) {
+    if text.len() <= bound.head + bound.tail {
+        return (text, None);
+    }
+    let head = text.floor_char_boundary(bound.head);
+    let tail = text.ceil_char_boundary(text.len() - bound.tail);
+    let omitted = (tail - head) as u64;
+    let kept = format!("{}{}", &text[..head], &text[tail..]);
+    (kept, Some(Cut { at: head, omitted }))
 }
 
 /// A chunk ready to be written: its compressed body and, for each of its steps (by index in the
@@ -243,8 +278,36 @@ pub fn of_row(
             observation: r.text(first + 2)?,
             response: r.opt_text(first + 3)?,
             args: r.opt_text(first + 4)?,
+            cuts: [None; 3],
         }),
         Some(id) => cache.texts(chunks, id, r.int(first + 6)?),
+    }
+}
+
+/// As [`of_row`], thought, action and observation read within `bound`. A step's own chunk is
+/// streamed from its compressed body, so a 500 MB observation is never held whole.
+pub fn within_of_row(
+    r: &dyn super::cells::Cells,
+    first: usize,
+    chunks: &dyn Chunks,
+    bound: Bound,
+) -> Result<Texts, StoreError> {
+    match r.opt_int(first + 5)? {
+        None => {
+            let mut texts = of_row(r, first, &mut ChunkCache::default(), chunks)?;
+            let mut cuts = [None; 3];
+            for (text, c) in [&mut texts.thought, &mut texts.action, &mut texts.observation].into_iter().zip(&mut cuts)
+            {
+                let (kept, at) = cut(std::mem::take(text), bound);
+                (*text, *c) = (kept, at);
+            }
+            texts.cuts = cuts;
+            Ok(texts)
+        }
+        Some(id) => {
+            let at = u64::try_from(r.int(first + 6)?).map_err(corrupt)?;
+            open_record(chunks.chunk(id)?.as_slice(), at)?.read_within(bound)
+        }
     }
 }
 
@@ -360,7 +423,60 @@ impl<R: Read> Record<R> {
             observation: self.read_text(2)?.unwrap_or_default(),
             response: self.read_text(3)?,
             args: self.read_text(4)?,
+            cuts: [None; 3],
         })
+    }
+
+    /// A step's record with thought, action and observation read within `bound`: of a longer
+    /// text only its head and tail are kept (the bytes between are decompressed and dropped).
+    pub fn read_within(mut self, bound: Bound) -> Result<Texts, StoreError> {
+        if self.lengths[..3].contains(&ABSENT) {
+            return Err(corrupt("a required text is marked absent"));
+        }
+        let (thought, c0) = self.read_part(0, bound)?;
+        let (action, c1) = self.read_part(1, bound)?;
+        let (observation, c2) = self.read_part(2, bound)?;
+        Ok(Texts {
+            thought,
+            action,
+            observation,
+            response: self.read_text(3)?,
+            args: self.read_text(4)?,
+            cuts: [c0, c1, c2],
+        })
+    }
+
+    /// Text `i` within `bound` (see [`cut`]), streamed: no more than the head and tail is held.
+    fn read_part(&mut self, i: usize, bound: Bound) -> Result<(String, Option<Cut>), StoreError> {
+        let len = self.len(i).unwrap_or(0);
+        if len <= (bound.head + bound.tail) as u64 {
+            return Ok((self.read_text(i)?.unwrap_or_default(), None));
+        }
+        let mut reader = self.reader(i)?;
+        let mut head = vec![0u8; bound.head];
+        reader.read_exact(&mut head).map_err(corrupt)?;
+        let middle = len - (bound.head + bound.tail) as u64;
+        let skipped = std::io::copy(&mut (&mut reader).take(middle), &mut std::io::sink()).map_err(corrupt)?;
+        if skipped != middle {
+            return Err(corrupt("the chunk ends inside a text"));
+        }
+        let mut tail = vec![0u8; bound.tail];
+        reader.read_exact(&mut tail).map_err(corrupt)?;
+        // Cut on character boundaries: a head ends before a character it cut, a tail begins
+        // after the continuation bytes of one.
+        let head = match String::from_utf8(head) {
+            Ok(h) => h,
+            Err(e) => {
+                let valid = e.utf8_error().valid_up_to();
+                let mut bytes = e.into_bytes();
+                bytes.truncate(valid);
+                String::from_utf8(bytes).map_err(corrupt)?
+            }
+        };
+        let skip = tail.iter().take_while(|&&b| b & 0xC0 == 0x80).count();
+        let tail = String::from_utf8(tail.split_off(skip)).map_err(corrupt)?;
+        let omitted = len - (head.len() + tail.len()) as u64;
+        Ok((format!("{head}{tail}"), Some(Cut { at: head.len(), omitted })))
     }
 }
 
@@ -407,6 +523,7 @@ mod tests {
                     observation: s.observation.clone(),
                     response: s.response.clone(),
                     args: s.args.clone(),
+                    cuts: [None; 3],
                 };
                 assert_eq!(texts.unwrap_or_else(|e| panic!("{e}")), want, "step {i}");
                 assert_eq!(whole.unwrap_or_else(|e| panic!("{e}")), want, "step {i}");
@@ -433,6 +550,33 @@ mod tests {
         r.reader(2).and_then(|mut t| t.read_to_string(&mut obs).map_err(corrupt)).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(obs, "the observation");
         assert_eq!(r.read_text(3).unwrap_or_else(|e| panic!("{e}")), Some("response 0 ✓".into()));
+    }
+
+    #[test]
+    fn a_long_text_read_within_a_bound_keeps_its_head_and_tail_on_character_boundaries() {
+        // Three-byte characters, so that most cuts fall inside one.
+        let observation: String = (0..400_000).map(|i| ['€', 'a', '\n', 'ü'][i % 4]).collect();
+        let chunks = pack(&[step(0, &observation)]);
+        let bound = Bound { head: 1_001, tail: 2_002 };
+        for b in [bound, Bound { head: 1_000, tail: 2_000 }, SHOWN] {
+            let got = open_record(chunks[0].body.as_slice(), 0)
+                .and_then(|r| r.read_within(b))
+                .unwrap_or_else(|e| panic!("{e}"));
+            let (want, cut_at) = cut(observation.clone(), b);
+            assert_eq!(got.observation, want, "{b:?}");
+            assert_eq!(got.cuts, [None, None, cut_at], "{b:?}");
+            let c = cut_at.unwrap_or_else(|| panic!("cut"));
+            assert!(observation.starts_with(&got.observation[..c.at]));
+            assert!(observation.ends_with(&got.observation[c.at..]));
+            assert_eq!(c.omitted as usize + got.observation.len(), observation.len());
+            assert!(c.at <= b.head && got.observation.len() - c.at <= b.tail);
+            assert_eq!(got.response.as_deref(), Some("response 0 ✓"), "the texts after it are read");
+        }
+        // A text within the bound is read whole.
+        let whole = open_record(chunks[0].body.as_slice(), 0)
+            .and_then(|r| r.read_within(Bound { head: observation.len(), tail: 0 }))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((whole.observation.as_str(), whole.cuts), (observation.as_str(), [None; 3]));
     }
 
     #[test]

@@ -6,6 +6,7 @@ use crate::error::StoreError;
 use crate::store::backend::{Browse, Labels, Notes, Reads};
 use crate::store::browse::{EDIT_LINE, EditLine, RunData, StepBody, StepLine};
 use crate::store::read::{RunSummary, SUMMARY_SELECT};
+use crate::store::texts;
 
 impl Browse for Pg {
     fn run_data(&self, id: i64) -> Result<RunData, StoreError> {
@@ -50,7 +51,7 @@ impl Browse for Pg {
 
     fn step_body(&self, run_id: i64, index: i64) -> Result<StepBody, StoreError> {
         let step = self
-            .steps(run_id, Some(index))?
+            .steps(run_id, Some(index), Some(texts::SHOWN))?
             .into_iter()
             .next()
             .ok_or_else(|| StoreError::NoSuchRun(format!("{run_id} step {index}")))?;

@@ -76,7 +76,7 @@ impl Reads for Pg {
             unjoined_evaluations: super::link::unjoined(self, id)?,
             task: self.task(&summary.instance_id)?,
             edit_list: self.edit_texts(id, only_step)?.into_iter().map(EditRow::from).collect(),
-            step_list: self.steps(id, only_step)?,
+            step_list: self.steps(id, only_step, None)?,
             summary,
         })
     }
@@ -102,7 +102,13 @@ impl Reads for Pg {
 }
 
 impl Pg {
-    pub(super) fn steps(&self, run_id: i64, only: Option<i64>) -> Result<Vec<StepRow>, StoreError> {
+    /// The steps of a run, or its step `only`; their texts whole, or within `bound`.
+    pub(super) fn steps(
+        &self,
+        run_id: i64,
+        only: Option<i64>,
+        bound: Option<texts::Bound>,
+    ) -> Result<Vec<StepRow>, StoreError> {
         let one = if only.is_some() { "s.idx = $2" } else { "$2::bigint IS NULL" };
         let rows = self.rows(
             &format!(
@@ -115,7 +121,15 @@ impl Pg {
             &[&run_id, &only],
         )?;
         let mut cache = texts::ChunkCache::default();
-        rows.iter().map(|r| StepRow::from_row(r, texts::of_row(r, 10, &mut cache, self)?)).collect()
+        rows.iter()
+            .map(|r| {
+                let texts = match bound {
+                    Some(bound) => texts::within_of_row(r, 10, self, bound)?,
+                    None => texts::of_row(r, 10, &mut cache, self)?,
+                };
+                StepRow::from_row(r, texts)
+            })
+            .collect()
     }
 
     /// The edits of a run (or of one step) with their texts.

@@ -63,7 +63,7 @@ impl Browse for Sqlite {
     /// One step in full, with its edits' texts and diffs.
     fn step_body(&self, run_id: i64, index: i64) -> Result<StepBody, StoreError> {
         let step = self
-            .steps(run_id, Some(index))?
+            .steps(run_id, Some(index), Some(texts::SHOWN))?
             .into_iter()
             .next()
             .ok_or_else(|| StoreError::NoSuchRun(format!("{run_id} step {index}")))?;

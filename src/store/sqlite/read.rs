@@ -81,7 +81,7 @@ impl Reads for Sqlite {
         detail.unjoined_evaluations = super::link::unjoined(&self.conn, id)?;
         detail.task = self.task(&summary.instance_id)?;
         detail.edit_list = self.edits(id, only_step)?;
-        detail.step_list = self.steps(id, only_step)?;
+        detail.step_list = self.steps(id, only_step, None)?;
         Ok(detail)
     }
 
@@ -107,7 +107,13 @@ impl Reads for Sqlite {
 }
 
 impl Sqlite {
-    pub(super) fn steps(&self, run_id: i64, only: Option<i64>) -> Result<Vec<StepRow>, StoreError> {
+    /// The steps of a run, or its step `only`; their texts whole, or within `bound`.
+    pub(super) fn steps(
+        &self,
+        run_id: i64,
+        only: Option<i64>,
+        bound: Option<texts::Bound>,
+    ) -> Result<Vec<StepRow>, StoreError> {
         // One statement for a step, one for the run: with `?2 IS NULL OR s.idx = ?2` SQLite reads
         // every step of the run to find one.
         let one = if only.is_some() { "s.idx = ?2" } else { "?2 IS NULL" };
@@ -120,7 +126,11 @@ impl Sqlite {
         ))?;
         let mut cache = texts::ChunkCache::default();
         collect(&mut stmt, params![run_id, only], |r| {
-            StepRow::from_row(r, texts::of_row(r, 10, &mut cache, &self.conn)?)
+            let texts = match bound {
+                Some(bound) => texts::within_of_row(r, 10, &self.conn, bound)?,
+                None => texts::of_row(r, 10, &mut cache, &self.conn)?,
+            };
+            StepRow::from_row(r, texts)
         })
     }
 

@@ -549,13 +549,17 @@ impl super::App {
         self.load_current_step()
     }
 
-    /// The step shown, whole (thought, action, observation), to the clipboard.
+    /// The step shown (thought, action, observation, as read: a long text's head and tail), to
+    /// the clipboard.
     fn copy_step(&mut self) -> Vec<Effect> {
         let Some(body) = self.run.as_ref().and_then(|r| r.body()) else { return Vec::new() };
         let s = &body.step;
         let text = format!(
             "step {}\n\nthought:\n{}\n\naction:\n{}\n\nobservation:\n{}\n",
-            s.index, s.thought, s.action, s.observation
+            s.index,
+            s.text_read(0),
+            s.text_read(1),
+            s.text_read(2)
         );
         let what = format!("step {}", s.index);
         self.copy(&what, &text)

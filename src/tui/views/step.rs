@@ -4,6 +4,7 @@
 
 use super::ViewCtx;
 use crate::analysis::reconstruct::unplaced::is_unplaced;
+use crate::store::Cut;
 use crate::store::browse::{EditText, StepBody};
 use crate::tui::app::RunView;
 use crate::tui::diff::{DiffMode, DiffSource};
@@ -137,27 +138,38 @@ fn build(body: &StepBody, run: &RunView, width: u16, ctx: &mut ViewCtx) -> Vec<L
     }
     // Wrapped to the panel, or (z) whole lines cut when drawn and scrolled sideways.
     let w = if run.wrap { w } else { usize::MAX };
-    section(&mut out, "thought", &s.thought, w, &words, &theme, None);
-    section(&mut out, "action", &s.action, w, &words, &theme, None);
+    let page = Page { width: w, words: &words, theme: &theme, step: s.index };
+    section(&mut out, "thought", &s.thought, s.cuts[0], &page, None);
+    section(&mut out, "action", &s.action, s.cuts[1], &page, None);
     let fold = (!run.unfolded).then_some((FOLD_HEAD, FOLD_TAIL));
     let title = format!("observation · {} chars", s.observation_chars);
     // A command that printed nothing says so, rather than leaving the reader to wonder.
     let observation =
         if s.observation.trim().is_empty() && !s.action.trim().is_empty() { "(no output)" } else { &s.observation };
-    section(&mut out, &title, observation, w, &words, &theme, fold);
+    section(&mut out, &title, observation, s.cuts[2], &page, fold);
     for e in &body.edits {
         edit(&mut out, e, run.diff_mode, width, ctx, &theme);
     }
     out
 }
 
+/// What every section of a step's panel is drawn with.
+struct Page<'a> {
+    width: usize,
+    words: &'a [String],
+    theme: &'a Theme,
+    step: i64,
+}
+
+/// A titled text, wrapped, folded to its head and tail lines when `fold` says so; a text read in
+/// part (`cut`) shows where its unread middle is, between its head and its tail (each folded on
+/// its own side).
 fn section(
     out: &mut Vec<Line<'static>>,
     title: &str,
     body: &str,
-    width: usize,
-    words: &[String],
-    theme: &Theme,
+    cut: Option<Cut>,
+    page: &Page,
     fold: Option<(usize, usize)>,
 ) {
     if body.trim().is_empty() {
@@ -166,22 +178,39 @@ fn section(
     if !out.is_empty() {
         out.push(Line::default());
     }
+    let theme = page.theme;
     out.push(Line::from(Span::styled(title.to_string(), theme.header)));
-    let body = body.trim_end_matches(['\n', '\r']);
-    let wrapped = if width == usize::MAX { text::unwrapped(body) } else { text::wrap(body, width) };
-    match fold {
-        Some((head, tail)) if wrapped.len() > head + tail + 1 => {
-            let hidden = wrapped.len() - head - tail;
-            for l in &wrapped[..head] {
-                out.push(marked(l.clone(), theme.text, words, theme.search_match));
+    let wrap = |t: &str| if page.width == usize::MAX { text::unwrapped(t) } else { text::wrap(t, page.width) };
+    let mark = |l: &String| marked(l.clone(), theme.text, page.words, theme.search_match);
+    let between = |what: String| Line::from(Span::styled(format!("  ⋯ {what} ⋯"), theme.muted));
+    let Some(cut) = cut else {
+        let lines = wrap(body.trim_end_matches(['\n', '\r']));
+        match fold {
+            Some((head, tail)) if lines.len() > head + tail + 1 => {
+                out.extend(lines[..head].iter().map(mark));
+                out.push(between(format!("{} more lines folded (o: show all)", lines.len() - head - tail)));
+                out.extend(lines[lines.len() - tail..].iter().map(mark));
             }
-            out.push(Line::from(Span::styled(format!("  ⋯ {hidden} more lines folded (o: show all) ⋯"), theme.muted)));
-            for l in &wrapped[wrapped.len() - tail..] {
-                out.push(marked(l.clone(), theme.text, words, theme.search_match));
-            }
+            _ => out.extend(lines.iter().map(mark)),
         }
-        _ => out.extend(wrapped.into_iter().map(|l| marked(l, theme.text, words, theme.search_match))),
-    }
+        return;
+    };
+    let head = wrap(body.get(..cut.at).unwrap_or(body).trim_end_matches(['\n', '\r']));
+    let tail = wrap(body.get(cut.at..).unwrap_or("").trim_end_matches(['\n', '\r']));
+    let (h, t) = fold.unwrap_or((usize::MAX, usize::MAX));
+    let (h, t) = (head.len().min(h), tail.len().min(t));
+    let folded = head.len() - h + tail.len() - t;
+    let unread = format!(
+        "{:.1} MB not read here (`trajan show RUN --step {}` prints it whole)",
+        cut.omitted as f64 / 1e6,
+        page.step
+    );
+    out.extend(head[..h].iter().map(mark));
+    out.push(between(match folded {
+        0 => unread,
+        n => format!("{n} more lines folded (o: show all); {unread}"),
+    }));
+    out.extend(tail[tail.len() - t..].iter().map(mark));
 }
 
 fn edit(out: &mut Vec<Line<'static>>, e: &EditText, mode: DiffMode, width: u16, ctx: &mut ViewCtx, theme: &Theme) {
@@ -374,5 +403,36 @@ mod tests {
         assert!(!text.iter().any(|l| l.contains("applied")), "{text:#?}");
         let text = drawn(&shell_edit(Certainty::Verified, Some("@@ -25 +25 @@\n-a\n+b\n")));
         assert!(text[1].ends_with("→ applied"), "{text:#?}");
+    }
+
+    fn section_lines(body: &str, cut: Option<Cut>, fold: Option<(usize, usize)>) -> Vec<String> {
+        let theme = Theme::default();
+        let page = Page { width: 40, words: &[], theme: &theme, step: 7 };
+        let mut out = Vec::new();
+        section(&mut out, "observation", body, cut, &page, fold);
+        out.iter().map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect()).collect()
+    }
+
+    /// An observation read in part shows its head, where the unread middle is, and its tail;
+    /// folded, each side keeps its own lines and the fold is said with the cut.
+    #[test]
+    fn an_observation_read_in_part_shows_its_unread_middle_between_head_and_tail() {
+        let head: String = (0..50).map(|i| format!("head {i}\n")).collect();
+        let tail: String = (0..30).map(|i| format!("tail {i}\n")).collect();
+        let body = format!("{head}{tail}");
+        let cut = Cut { at: head.len(), omitted: 499_700_000 };
+        let unread = "499.7 MB not read here (`trajan show RUN --step 7` prints it whole)";
+        let whole = section_lines(&body, Some(cut), None);
+        assert_eq!(whole.len(), 1 + 50 + 1 + 30);
+        assert_eq!(whole[50], "head 49");
+        assert_eq!(whole[51], format!("  ⋯ {unread} ⋯"));
+        assert_eq!(whole[52], "tail 0");
+        let folded = section_lines(&body, Some(cut), Some((FOLD_HEAD, FOLD_TAIL)));
+        assert_eq!(folded.len(), 1 + FOLD_HEAD + 1 + FOLD_TAIL);
+        assert_eq!(folded[FOLD_HEAD + 1], format!("  ⋯ 28 more lines folded (o: show all); {unread} ⋯"));
+        assert_eq!(folded.last().map(String::as_str), Some("tail 29"));
+        // Without a cut, as before: one fold over the whole text.
+        let plain = section_lines(&body, None, Some((FOLD_HEAD, FOLD_TAIL)));
+        assert_eq!(plain[FOLD_HEAD + 1], "  ⋯ 28 more lines folded (o: show all) ⋯");
     }
 }

@@ -65,8 +65,16 @@ fn compressed_texts_read_back_exactly_as_written() {
         let args = want.args.as_deref().map(|a| ok(serde_json::from_str::<serde_json::Value>(a)));
         let want = (want.thought.clone(), want.action.clone(), want.observation.clone(), want.response.clone(), args);
         assert_eq!(texts(row), want, "step {}", row.index);
-        // One step at a time, as the TUI reads them.
-        assert_eq!(texts(&ok(s.step_body(id, row.index)).step), texts(row));
+        // One step at a time, as the TUI reads them: each text within the step view's bound
+        // (the big observation's head and tail only, streamed from its chunk).
+        let body = ok(s.step_body(id, row.index)).step;
+        let (observation, cut) = crate::store::texts::cut(row.observation.clone(), crate::store::SHOWN);
+        assert_eq!(
+            texts(&body),
+            (row.thought.clone(), row.action.clone(), observation, row.response.clone(), row.args.clone())
+        );
+        assert_eq!(body.cuts, [None, None, cut], "step {}", row.index);
+        assert_eq!(cut.is_some(), row.observation.len() > 320 << 10, "step {}", row.index);
     }
 }
 
