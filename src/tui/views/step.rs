@@ -206,10 +206,16 @@ fn section(
         page.step
     );
     out.extend(head[..h].iter().map(mark));
-    out.push(between(match folded {
-        0 => unread,
-        n => format!("{n} more lines folded (o: show all); {unread}"),
-    }));
+    if folded > 0 {
+        out.push(between(format!("{folded} more lines folded (o: show all)")));
+    }
+    // Wrapped: the command to read it whole must fit a narrow panel.
+    let width = if page.width == usize::MAX { usize::MAX } else { page.width.saturating_sub(2).max(1) };
+    out.extend(
+        text::wrap(&format!("⋯ {unread} ⋯"), width)
+            .into_iter()
+            .map(|l| Line::from(Span::styled(format!("  {l}"), theme.muted))),
+    );
     out.extend(tail[tail.len() - t..].iter().map(mark));
 }
 
@@ -407,7 +413,7 @@ mod tests {
 
     fn section_lines(body: &str, cut: Option<Cut>, fold: Option<(usize, usize)>) -> Vec<String> {
         let theme = Theme::default();
-        let page = Page { width: 40, words: &[], theme: &theme, step: 7 };
+        let page = Page { width: 100, words: &[], theme: &theme, step: 7 };
         let mut out = Vec::new();
         section(&mut out, "observation", body, cut, &page, fold);
         out.iter().map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect()).collect()
@@ -428,8 +434,9 @@ mod tests {
         assert_eq!(whole[51], format!("  ⋯ {unread} ⋯"));
         assert_eq!(whole[52], "tail 0");
         let folded = section_lines(&body, Some(cut), Some((FOLD_HEAD, FOLD_TAIL)));
-        assert_eq!(folded.len(), 1 + FOLD_HEAD + 1 + FOLD_TAIL);
-        assert_eq!(folded[FOLD_HEAD + 1], format!("  ⋯ 28 more lines folded (o: show all); {unread} ⋯"));
+        assert_eq!(folded.len(), 1 + FOLD_HEAD + 2 + FOLD_TAIL);
+        assert_eq!(folded[FOLD_HEAD + 1], "  ⋯ 28 more lines folded (o: show all) ⋯");
+        assert_eq!(folded[FOLD_HEAD + 2], format!("  ⋯ {unread} ⋯"));
         assert_eq!(folded.last().map(String::as_str), Some("tail 29"));
         // Without a cut, as before: one fold over the whole text.
         let plain = section_lines(&body, None, Some((FOLD_HEAD, FOLD_TAIL)));
