@@ -84,10 +84,13 @@ pub struct Packer {
     helper: Compressing,
 }
 
+/// A chunk's raw records, and where each starts in it.
+type Gathered = (Vec<u8>, Vec<(usize, u32)>);
+
 /// Chunks gathered, compressed on the helper thread.
 struct Compressing {
     /// `None` once the helper is told to end (when dropped).
-    work: Option<SyncSender<(Vec<u8>, Vec<(usize, u32)>)>>,
+    work: Option<SyncSender<Gathered>>,
     done: Receiver<Result<Chunk, StoreError>>,
     /// Chunks sent and not received yet.
     in_flight: usize,
@@ -107,7 +110,7 @@ impl Packer {
     }
 
     pub fn new() -> Result<Packer, StoreError> {
-        let (work, queued) = sync_channel::<(Vec<u8>, Vec<(usize, u32)>)>(QUEUED);
+        let (work, queued) = sync_channel::<Gathered>(QUEUED);
         let (finished, done) = channel();
         let thread = std::thread::Builder::new()
             .name("compress".into())

@@ -15,7 +15,7 @@ use crate::sanitize::sanitize;
 use crate::store::backend::{IndexStats, Search};
 use crate::store::read::{SEARCHED, SearchHit, phrase_words, record_snippet, snippet_of};
 use crate::store::texts;
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 use std::sync::mpsc::{Receiver, SyncSender, channel, sync_channel};
 
 /// The user's words as one FTS5 phrase: tokens must appear together, in order, the last one
@@ -261,17 +261,26 @@ fn index_run(conn: &Connection, run_id: i64, index: &str, stats: &mut IndexStats
         steps: 0,
     };
     let mut rows = steps.query([run_id])?;
+    // A short run is read on this thread: a thread per run would cost more than it saves.
+    let long: bool = conn
+        .prepare_cached("SELECT step_count >= ?2 FROM main.runs WHERE id = ?1")?
+        .query_row(params![run_id, LONG_RUN], |r| r.get(0))
+        .optional()?
+        .unwrap_or(false);
     std::thread::scope(|scope| -> Result<(), StoreError> {
-        let (work, queued) = sync_channel::<Chunked>(AHEAD);
-        let (unpacked, done) = channel::<Result<Vec<Searched>, StoreError>>();
-        scope.spawn(move || {
-            for chunk in queued {
-                if unpacked.send(chunk.unpack()).is_err() {
-                    return;
+        let helper = long.then(|| {
+            let (work, queued) = sync_channel::<Chunked>(AHEAD);
+            let (unpacked, done) = channel::<Unpacked>();
+            scope.spawn(move || {
+                for chunk in queued {
+                    if unpacked.send(chunk.unpack()).is_err() {
+                        return;
+                    }
                 }
-            }
+            });
+            (work, done)
         });
-        let mut ahead = Ahead { conn, work, done, in_flight: 0 };
+        let mut ahead = Ahead { conn, helper, in_flight: 0 };
         let mut gathering: Option<Chunked> = None;
         while let Some(r) = rows.next()? {
             let step_id: i64 = r.get(0)?;
@@ -309,6 +318,13 @@ fn index_run(conn: &Connection, run_id: i64, index: &str, stats: &mut IndexStats
     Ok(bytes)
 }
 
+/// Runs of at least this many steps are read on a helper thread.
+const LONG_RUN: i64 = 256;
+
+fn ended() -> StoreError {
+    StoreError::Encode("the search index's reader has ended".into())
+}
+
 /// Chunks sent to the helper before the oldest is inserted: the helper decompresses the next
 /// while FTS5 takes the last.
 const AHEAD: usize = 2;
@@ -316,6 +332,9 @@ const AHEAD: usize = 2;
 /// A compressed chunk larger than this (a chunk of about [`texts::CHUNK`] bytes compresses to
 /// less) is decompressed and inserted before the next is read.
 const ALONE: usize = 1 << 20;
+
+/// A chunk's steps as the helper hands them back.
+type Unpacked = Result<Vec<Searched>, StoreError>;
 
 /// The steps of one chunk, before it is read: the chunk, and where each step's record starts.
 struct Chunked {
@@ -376,8 +395,8 @@ impl Inserts<'_> {
 /// The chunks on their way through the helper, in order.
 struct Ahead<'c> {
     conn: &'c Connection,
-    work: SyncSender<Chunked>,
-    done: Receiver<Result<Vec<Searched>, StoreError>>,
+    /// The helper's queue and answers; `None`: chunks are read on this thread.
+    helper: Option<(SyncSender<Chunked>, Receiver<Unpacked>)>,
     in_flight: usize,
 }
 
@@ -391,7 +410,10 @@ impl Ahead<'_> {
         if alone {
             self.drain(insert)?;
         }
-        self.work.send(chunk).map_err(|_| StoreError::Encode("the search index's reader has ended".into()))?;
+        let Some((work, _)) = &self.helper else {
+            return chunk.unpack()?.into_iter().try_for_each(|s| insert.add(s));
+        };
+        work.send(chunk).map_err(|_| ended())?;
         self.in_flight += 1;
         let most = if alone { 0 } else { AHEAD };
         while self.in_flight > most {
@@ -409,7 +431,8 @@ impl Ahead<'_> {
     }
 
     fn insert_next(&mut self, insert: &mut Inserts<'_>) -> Result<(), StoreError> {
-        let steps = self.done.recv().map_err(|_| StoreError::Encode("the search index's reader has ended".into()))?;
+        let (_, done) = self.helper.as_ref().ok_or_else(ended)?;
+        let steps = done.recv().map_err(|_| ended())?;
         self.in_flight -= 1;
         for s in steps? {
             insert.add(s)?;
