@@ -86,7 +86,9 @@ struct Scanner<'a> {
     /// Open containers, `{` or `[`.
     stack: Vec<u8>,
     in_string: Option<Str>,
-    escaped: bool,
+    /// Backslashes right before the next byte of the string being scanned (a quote after an
+    /// odd number of them is escaped).
+    backslashes: usize,
     /// Inside an object, the next string is a key.
     want_key: bool,
     /// Bytes of the string being kept (`None`: too long).
@@ -114,7 +116,7 @@ pub fn skim(mut reader: impl Read, lists: &[&str]) -> Result<Skim, SkimError> {
         out: Skim::default(),
         stack: Vec::new(),
         in_string: None,
-        escaped: false,
+        backslashes: 0,
         want_key: false,
         kept: None,
         top_key: None,
@@ -160,27 +162,27 @@ impl Scanner<'_> {
         let mut i = 0;
         while i < block.len() {
             if let Some(kind) = self.in_string {
-                if self.escaped {
-                    self.escaped = false;
-                    self.keep(&block[i..=i]);
-                    i += 1;
-                    continue;
+                // Only a quote can end a string: escapes (`\n` every line of an output) do not
+                // stop the search; whether the quote found is escaped is told by the backslashes
+                // before it.
+                let rest = &block[i..];
+                let (segment, quote) = match memchr::memchr(b'"', rest) {
+                    Some(j) => (&rest[..j], true),
+                    None => (rest, false),
+                };
+                let run = segment.iter().rev().take_while(|&&c| c == b'\\').count();
+                let run = if run == segment.len() { run + self.backslashes } else { run };
+                if !quote {
+                    self.keep(segment);
+                    self.backslashes = run;
+                    return Ok(());
                 }
-                match memchr::memchr2(b'"', b'\\', &block[i..]) {
-                    None => {
-                        self.keep(&block[i..]);
-                        return Ok(());
-                    }
-                    Some(j) => {
-                        self.keep(&block[i..i + j + 1]);
-                        i += j + 1;
-                        if block[i - 1] == b'\\' {
-                            self.escaped = true;
-                        } else {
-                            self.in_string = None;
-                            self.string_ended(kind);
-                        }
-                    }
+                self.keep(&rest[..=segment.len()]);
+                i += segment.len() + 1;
+                self.backslashes = 0;
+                if run % 2 == 0 {
+                    self.in_string = None;
+                    self.string_ended(kind);
                 }
                 continue;
             }
@@ -205,6 +207,7 @@ impl Scanner<'_> {
                     let kind = self.string_kind();
                     self.kept = (kind != Str::Skip).then(Vec::new);
                     self.in_string = Some(kind);
+                    self.backslashes = 0;
                     self.want_key = false;
                 }
                 b'{' | b'[' => {
