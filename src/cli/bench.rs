@@ -41,10 +41,16 @@ pub enum BenchCommand {
         #[arg(long)]
         open_only: bool,
     },
-    /// Ingest DIR into a fresh database and report throughput, database size and peak memory;
-    /// then ingest it again to time the unchanged path.
+    /// Ingest DIR (a folder or one file) into a fresh database and report throughput, database
+    /// size and peak memory; then ingest it again to time the unchanged path.
     Ingest {
-        dir: PathBuf,
+        #[arg(required_unless_present = "big")]
+        dir: Option<PathBuf>,
+        /// Instead of DIR, one big file: the 200 MB mini-swe-agent (`mini`) or 220 MB SWE-agent
+        /// (`swe-agent`) trajectory of 20,000 steps `bench tui` opens (generated once, kept in
+        /// /tmp for both benchmarks).
+        #[arg(long, conflicts_with = "dir", value_parser = ["mini", "swe-agent"])]
+        big: Option<String>,
         /// Keep the database at this path (it must not exist yet) instead of a temporary one.
         #[arg(long, conflicts_with = "server")]
         keep_db: Option<PathBuf>,
@@ -135,7 +141,12 @@ pub fn run(cmd: BenchCommand) -> Result<i32> {
             ))?;
             Ok(0)
         }
-        BenchCommand::Ingest { dir, keep_db, server } => {
+        BenchCommand::Ingest { dir, big, keep_db, server } => {
+            let dir = match (dir, big.as_deref()) {
+                (Some(dir), _) => dir,
+                (None, Some("swe-agent")) => big_file(1)?,
+                (None, _) => big_file(0)?,
+            };
             let tmp = super::bench_scratch::Scratch::new()?;
             let at = match server {
                 Some(url) => Location::parse(url.as_ref())?,
@@ -163,6 +174,12 @@ pub fn run(cmd: BenchCommand) -> Result<i32> {
             open_only,
         ),
     }
+}
+
+/// `bench_open`'s big file number `n`.
+fn big_file(n: usize) -> Result<PathBuf> {
+    let (_, file, generate) = super::bench_open::FILES[n];
+    super::bench_open::big_file(file, generate)
 }
 
 fn ingest(dir: &Path, db: &Location) -> Result<i32> {
@@ -218,7 +235,8 @@ fn ingest(dir: &Path, db: &Location) -> Result<i32> {
     );
     let _ = writeln!(
         out,
-        "search index     {index_wall:.2} s, {index_cpu:.2} s cpu ({} runs, {:.1} MB of text = {:.1} MB/s of text by cpu)",
+        "search index     {index_wall:.2} s = {:.1} MB/s of input, {index_cpu:.2} s cpu ({} runs, {:.1} MB of text = {:.1} MB/s of text by cpu)",
+        mb / index_wall.max(1e-3),
         indexed.runs,
         indexed.bytes as f64 / 1e6,
         indexed.bytes as f64 / 1e6 / index_cpu.max(1e-3)

@@ -29,21 +29,31 @@ const STEP_BYTES: usize = 8_600;
 const FIRST: &str = "Step 0: ";
 const NEXT: &str = "Step 1: ";
 
-type Generate = fn(&Path, usize, usize) -> std::io::Result<u64>;
+pub type Generate = fn(&Path, usize, usize) -> std::io::Result<u64>;
+
+/// The two files, by the name of their format: mini-swe-agent's (200 MB) and SWE-agent's
+/// (220 MB), both of [`STEPS`] steps.
+pub const FILES: [(&str, &str, Generate); 2] = [
+    ("mini-swe-agent", "/tmp/trajan-bench-open.traj.json", synth::long_mini_file),
+    ("SWE-agent", "/tmp/trajan-bench-open-swe.traj", synth::long_swe_file),
+];
+
+/// One of [`FILES`], generated on first use and kept for later runs (the TUI's benchmark and
+/// `bench ingest --big` share it).
+pub fn big_file(file: &str, generate: Generate) -> Result<PathBuf> {
+    let file = PathBuf::from(file);
+    super::bench_scratch::cached(&file, |p| {
+        eprintln!("writing {} (once) ...", file.display());
+        generate(p, STEPS, STEP_BYTES)?;
+        Ok(())
+    })?;
+    Ok(file)
+}
 
 pub fn run() -> Result<String> {
-    let files: [(&str, &str, Generate); 2] = [
-        ("mini-swe-agent", "/tmp/trajan-bench-open.traj.json", synth::long_mini_file),
-        ("SWE-agent", "/tmp/trajan-bench-open-swe.traj", synth::long_swe_file),
-    ];
     let mut out = String::new();
-    for (name, file, generate) in files {
-        let file = PathBuf::from(file);
-        super::bench_scratch::cached(&file, |p| {
-            eprintln!("writing {} (once) ...", file.display());
-            generate(p, STEPS, STEP_BYTES)?;
-            Ok(())
-        })?;
+    for (name, file, generate) in FILES {
+        let file = big_file(file, generate)?;
         let mb = std::fs::metadata(&file)?.len() as f64 / 1e6;
         out.push_str(&format!(
             "open a new file   {} ({name}, {mb:.0} MB, {STEPS} steps), never seen by the database\n",

@@ -19,6 +19,8 @@
 use crate::error::StoreError;
 use crate::model::{Edit, Step};
 use std::io::Read;
+use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, channel, sync_channel};
+use std::thread::JoinHandle;
 
 /// Raw bytes of texts gathered before a chunk is compressed.
 pub const CHUNK: usize = 128 << 10;
@@ -108,12 +110,30 @@ pub fn fits(fields: &Fields<'_>) -> bool {
     fields.iter().flatten().all(|t| (t.len() as u64) < u64::from(ABSENT))
 }
 
-/// Gathers step records and compresses them a chunk at a time.
+/// Gathers step records and compresses them a chunk at a time, on a thread of its own: the
+/// writer goes on with its rows while a chunk is compressed (on one big file, the core the
+/// parsing left idle compresses). Chunks come out in the order they were gathered.
 pub struct Packer {
-    compressor: zstd::bulk::Compressor<'static>,
     raw: Vec<u8>,
     records: Vec<(usize, u32)>,
+    helper: Compressing,
 }
+
+/// A chunk's raw records, and where each starts in it.
+type Gathered = (Vec<u8>, Vec<(usize, u32)>);
+
+/// Chunks gathered, compressed on the helper thread.
+struct Compressing {
+    /// `None` once the helper is told to end (when dropped).
+    work: Option<SyncSender<Gathered>>,
+    done: Receiver<Result<Chunk, StoreError>>,
+    /// Chunks sent and not received yet.
+    in_flight: usize,
+    thread: Option<JoinHandle<()>>,
+}
+
+/// Raw chunks waiting for the helper at most (each about [`CHUNK`] bytes).
+const QUEUED: usize = 4;
 
 impl Packer {
     /// The packer in `slot`, made on first use (a store makes its compressor once).
@@ -125,20 +145,40 @@ impl Packer {
     }
 
     pub fn new() -> Result<Packer, StoreError> {
-        let compressor = zstd::bulk::Compressor::new(LEVEL).map_err(encode)?;
-        Ok(Packer { compressor, raw: Vec::new(), records: Vec::new() })
+        let (work, queued) = sync_channel::<Gathered>(QUEUED);
+        let (finished, done) = channel();
+        let thread = std::thread::Builder::new()
+            .name("compress".into())
+            .spawn(move || {
+                let mut compressor = match zstd::bulk::Compressor::new(LEVEL) {
+                    Ok(c) => c,
+                    Err(e) => {
+                        let _ = finished.send(Err(encode(e)));
+                        return;
+                    }
+                };
+                for (raw, records) in queued {
+                    let chunk = compressor.compress(&raw).map_err(encode).map(|body| Chunk { body, records });
+                    if finished.send(chunk).is_err() {
+                        return;
+                    }
+                }
+            })
+            .map_err(encode)?;
+        let helper = Compressing { work: Some(work), done, in_flight: 0, thread: Some(thread) };
+        Ok(Packer { raw: Vec::new(), records: Vec::new(), helper })
     }
 
-    /// Add the texts of record `index` (a step's or an edit's; [`fits`] must hold); the chunk
-    /// when it is full. A record larger than a chunk gets a chunk of its own, so reading a small
-    /// step never decompresses a huge neighbour: a chunk is at most `2 × CHUNK`, or one record.
+    /// Add the texts of record `index` (a step's or an edit's; [`fits`] must hold); the chunks
+    /// compressed since the last call, in order. A record larger than a chunk gets a chunk of
+    /// its own, so reading a small step never decompresses a huge neighbour: a chunk is at most
+    /// `2 × CHUNK`, or one record.
     pub fn push(&mut self, index: usize, texts: Fields<'_>) -> Result<Vec<Chunk>, StoreError> {
         let size: usize = texts.iter().flatten().map(|t| t.len()).sum();
-        let mut done = Vec::new();
         if size >= CHUNK {
-            done.extend(self.finish()?);
-            // Compressed straight from the step's strings: a 500 MB observation is not copied
-            // whole once more before it is compressed.
+            let mut done = self.finish()?;
+            // Compressed here, straight from the step's strings: a 500 MB observation is not
+            // copied whole once more before it is compressed.
             let mut encoder = zstd::stream::write::Encoder::new(Vec::new(), LEVEL).map_err(encode)?;
             write_record(&mut encoder, texts)?;
             let body = encoder.finish().map_err(encode)?;
@@ -149,25 +189,73 @@ impl Packer {
         self.records.push((index, at));
         write_record(&mut self.raw, texts)?;
         if self.raw.len() >= CHUNK {
-            done.extend(self.finish()?);
+            self.send()?;
         }
-        Ok(done)
+        self.received(false)
     }
 
-    /// Drop what was gathered (a write that failed midway).
+    /// Drop what was gathered (a write that failed midway), and the chunks being compressed.
     pub fn clear(&mut self) {
         self.raw.clear();
         self.records.clear();
+        let _ = self.received(true);
     }
 
-    /// The chunk of what was pushed since the last one, if anything was.
-    pub fn finish(&mut self) -> Result<Option<Chunk>, StoreError> {
+    /// The chunks of everything pushed and not given out yet, in order.
+    pub fn finish(&mut self) -> Result<Vec<Chunk>, StoreError> {
+        self.send()?;
+        self.received(true)
+    }
+
+    /// Hand what was gathered to the helper.
+    fn send(&mut self) -> Result<(), StoreError> {
         if self.records.is_empty() {
-            return Ok(None);
+            return Ok(());
         }
-        let body = self.compressor.compress(&self.raw).map_err(encode)?;
-        self.raw.clear();
-        Ok(Some(Chunk { body, records: std::mem::take(&mut self.records) }))
+        let raw = std::mem::replace(&mut self.raw, Vec::with_capacity(CHUNK + CHUNK / 4));
+        let records = std::mem::take(&mut self.records);
+        let work = self.helper.work.as_ref().ok_or_else(|| encode("the compressor has ended"))?;
+        work.send((raw, records)).map_err(|_| encode("the compressor has ended"))?;
+        self.helper.in_flight += 1;
+        Ok(())
+    }
+
+    /// The chunks compressed so far; all those in flight when `all` (a helper that has gone
+    /// answers each with an error at once). After an error the rest in flight is taken too, so
+    /// none is given out with a later write's.
+    fn received(&mut self, all: bool) -> Result<Vec<Chunk>, StoreError> {
+        let mut chunks = Vec::new();
+        let mut failed = None;
+        while self.helper.in_flight > 0 {
+            let next = match all {
+                true => self.helper.done.recv().map_err(|_| encode("the compressor has ended")),
+                false => match self.helper.done.try_recv() {
+                    Ok(chunk) => Ok(chunk),
+                    Err(TryRecvError::Empty) => break,
+                    Err(TryRecvError::Disconnected) => Err(encode("the compressor has ended")),
+                },
+            };
+            self.helper.in_flight -= 1;
+            match next.and_then(|chunk| chunk) {
+                Ok(chunk) => chunks.push(chunk),
+                Err(e) => {
+                    failed.get_or_insert(e);
+                }
+            }
+        }
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(chunks),
+        }
+    }
+}
+
+impl Drop for Packer {
+    fn drop(&mut self) {
+        self.helper.work = None;
+        if let Some(thread) = self.helper.thread.take() {
+            let _ = thread.join();
+        }
     }
 }
 
@@ -331,6 +419,15 @@ pub fn unpack(body: &[u8]) -> Result<Vec<u8>, StoreError> {
     let mut raw = Vec::new();
     decoder.read_to_end(&mut raw).map_err(corrupt)?;
     Ok(raw)
+}
+
+/// The thought, action and observation of the step whose record is at byte `at` of a
+/// decompressed chunk (what search indexes).
+pub fn searched(raw: &[u8], at: u64) -> Result<[String; 3], StoreError> {
+    let start = usize::try_from(at).map_err(corrupt)?;
+    let rest = raw.get(start..).ok_or_else(|| corrupt("the chunk ends before the record"))?;
+    let mut r = Record::from_decoded(rest)?;
+    Ok([r.read_text(0)?.unwrap_or_default(), r.read_text(1)?.unwrap_or_default(), r.read_text(2)?.unwrap_or_default()])
 }
 
 /// The texts of the record at byte `at` of a decompressed chunk.
@@ -503,6 +600,31 @@ mod tests {
         }
         chunks.extend(p.finish().unwrap_or_else(|e| panic!("{e}")));
         chunks
+    }
+
+    #[test]
+    fn chunks_compressed_aside_come_in_order_and_a_clear_drops_those_on_their_way() {
+        // Observations of 50 KB: a chunk every few steps, several in flight at once.
+        let steps: Vec<Step> = (0..40).map(|i| step(i, &format!("line {i}\n").repeat(6_000))).collect();
+        let mut p = Packer::new().unwrap_or_else(|e| panic!("{e}"));
+        for (i, s) in steps.iter().enumerate().take(20) {
+            let _ = p.push(i, step_fields(s)).unwrap_or_else(|e| panic!("{e}"));
+        }
+        p.clear();
+        let mut chunks = Vec::new();
+        for (i, s) in steps.iter().enumerate().skip(20) {
+            chunks.extend(p.push(i, step_fields(s)).unwrap_or_else(|e| panic!("{e}")));
+        }
+        chunks.extend(p.finish().unwrap_or_else(|e| panic!("{e}")));
+        let indices: Vec<usize> = chunks.iter().flat_map(|c| c.records.iter().map(|r| r.0)).collect();
+        assert_eq!(indices, (20..40).collect::<Vec<_>>(), "only the records pushed after the clear, in order");
+        for c in &chunks {
+            let raw = unpack(&c.body).unwrap_or_else(|e| panic!("{e}"));
+            for &(i, at) in &c.records {
+                let t = record(&raw, u64::from(at)).unwrap_or_else(|e| panic!("{e}"));
+                assert_eq!(t.observation, steps[i].observation);
+            }
+        }
     }
 
     #[test]

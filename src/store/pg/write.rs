@@ -531,7 +531,7 @@ impl Rows<'_> {
                 place(pg, part.run_id, chunk, &mut places, chunk_ids, self.chunks)?;
             }
         }
-        if let Some(chunk) = packer.finish()? {
+        for chunk in packer.finish()? {
             place(pg, part.run_id, chunk, &mut places, chunk_ids, self.chunks)?;
         }
         for (&id, place) in ids.iter().zip(places) {
@@ -587,7 +587,7 @@ fn edit_rows(
             place(pg, part.run_id, chunk, &mut places, chunk_ids, chunks)?;
         }
     }
-    if let Some(chunk) = packer.finish()? {
+    for chunk in packer.finish()? {
         place(pg, part.run_id, chunk, &mut places, chunk_ids, chunks)?;
     }
     let ids = pg.ids("edits_id_seq", edits.len())?;

@@ -14,8 +14,9 @@ use crate::error::StoreError;
 use crate::sanitize::sanitize;
 use crate::store::backend::{IndexStats, Search};
 use crate::store::read::{SEARCHED, SearchHit, phrase_words, record_snippet, snippet_of};
-use crate::store::texts::{self, Texts};
-use rusqlite::{Connection, params};
+use crate::store::texts;
+use rusqlite::{Connection, OptionalExtension, params};
+use std::sync::mpsc::{Receiver, SyncSender, channel, sync_channel};
 
 /// The user's words as one FTS5 phrase: tokens must appear together, in order, the last one
 /// as a prefix (`ZeroDiv` finds `ZeroDivisionError`). Quoting keeps user input from being read
@@ -245,35 +246,197 @@ fn more_pending(conn: &Connection) -> Result<bool, StoreError> {
 }
 
 /// Add one run's steps to `index` (`main.steps_fts`, or a temporary index of the same columns);
-/// the bytes of text read.
+/// the bytes of text read. The chunks are decompressed and their texts sanitized on a helper
+/// thread, a few chunks ahead of the inserts (FTS5's own work, on this connection's thread).
 fn index_run(conn: &Connection, run_id: i64, index: &str, stats: &mut IndexStats) -> Result<usize, StoreError> {
     let mut steps = conn.prepare_cached(
         "SELECT s.id, t.thought, t.action, t.observation, t.chunk_id, t.chunk_at
          FROM main.steps s JOIN main.step_texts t ON t.step_id = s.id WHERE s.run_id = ?1 ORDER BY s.id",
     )?;
-    let mut insert = conn.prepare_cached(&format!(
-        "INSERT INTO {index} (rowid, thought, action, observation) VALUES (?1, ?2, ?3, ?4)"
-    ))?;
+    let mut insert = Inserts {
+        stmt: conn.prepare_cached(&format!(
+            "INSERT INTO {index} (rowid, thought, action, observation) VALUES (?1, ?2, ?3, ?4)"
+        ))?,
+        bytes: 0,
+        steps: 0,
+    };
     let mut rows = steps.query([run_id])?;
-    let mut chunks = texts::ChunkCache::default();
-    let mut bytes = 0;
-    while let Some(r) = rows.next()? {
-        let step_id: i64 = r.get(0)?;
-        let t = match r.get::<_, Option<i64>>(4)? {
-            None => Texts { thought: r.get(1)?, action: r.get(2)?, observation: r.get(3)?, ..Texts::default() },
-            Some(id) => chunks.texts(conn, id, r.get(5)?)?,
-        };
-        bytes += t.thought.len() + t.action.len() + t.observation.len();
-        // What the reviewer sees: escape sequences removed, so a word after a colour code is found.
-        insert.execute(params![
-            step_id,
-            sanitize(&t.thought).as_ref(),
-            sanitize(&t.action).as_ref(),
-            sanitize(&t.observation).as_ref()
-        ])?;
-        insert.clear_bindings();
-        stats.steps += 1;
-    }
+    // A short run is read on this thread: a thread per run would cost more than it saves.
+    let long: bool = conn
+        .prepare_cached("SELECT step_count >= ?2 FROM main.runs WHERE id = ?1")?
+        .query_row(params![run_id, LONG_RUN], |r| r.get(0))
+        .optional()?
+        .unwrap_or(false);
+    std::thread::scope(|scope| -> Result<(), StoreError> {
+        let helper = long.then(|| {
+            let (work, queued) = sync_channel::<Chunked>(AHEAD);
+            let (unpacked, done) = channel::<Unpacked>();
+            scope.spawn(move || {
+                for chunk in queued {
+                    if unpacked.send(chunk.unpack()).is_err() {
+                        return;
+                    }
+                }
+            });
+            (work, done)
+        });
+        let mut ahead = Ahead { conn, helper, in_flight: 0 };
+        let mut gathering: Option<Chunked> = None;
+        while let Some(r) = rows.next()? {
+            let step_id: i64 = r.get(0)?;
+            match (r.get::<_, Option<i64>>(4)?, r.get::<_, Option<i64>>(5)?) {
+                (Some(chunk_id), Some(at)) => {
+                    if gathering.as_ref().is_some_and(|g| g.chunk_id != chunk_id)
+                        && let Some(full) = gathering.take()
+                    {
+                        ahead.send(full, &mut insert)?;
+                    }
+                    let g =
+                        gathering.get_or_insert_with(|| Chunked { chunk_id, body: Vec::new(), records: Vec::new() });
+                    g.records.push((step_id, u64::try_from(at).map_err(|e| StoreError::Corrupt(e.to_string()))?));
+                }
+                _ => {
+                    // A row written before chunks: its texts in its own columns, inserted in
+                    // step order after the chunks before it.
+                    if let Some(full) = gathering.take() {
+                        ahead.send(full, &mut insert)?;
+                    }
+                    ahead.drain(&mut insert)?;
+                    let texts: [String; 3] = [r.get(1)?, r.get(2)?, r.get(3)?];
+                    insert.add(Searched::of(step_id, texts))?;
+                }
+            }
+        }
+        if let Some(full) = gathering.take() {
+            ahead.send(full, &mut insert)?;
+        }
+        ahead.drain(&mut insert)
+    })?;
+    let Inserts { bytes, steps, .. } = insert;
+    stats.steps += steps as i64;
     stats.bytes += bytes as u64;
     Ok(bytes)
+}
+
+/// Runs of at least this many steps are read on a helper thread.
+const LONG_RUN: i64 = 256;
+
+fn ended() -> StoreError {
+    StoreError::Encode("the search index's reader has ended".into())
+}
+
+/// Chunks sent to the helper before the oldest is inserted: the helper decompresses the next
+/// while FTS5 takes the last.
+const AHEAD: usize = 2;
+
+/// A compressed chunk larger than this (a chunk of about [`texts::CHUNK`] bytes compresses to
+/// less) is decompressed and inserted before the next is read.
+const ALONE: usize = 1 << 20;
+
+/// A chunk's steps as the helper hands them back.
+type Unpacked = Result<Vec<Searched>, StoreError>;
+
+/// The steps of one chunk, before it is read: the chunk, and where each step's record starts.
+struct Chunked {
+    chunk_id: i64,
+    /// Compressed; read when the chunk is sent.
+    body: Vec<u8>,
+    records: Vec<(i64, u64)>,
+}
+
+impl Chunked {
+    /// Each step's searched texts as the reviewer sees them.
+    fn unpack(self) -> Result<Vec<Searched>, StoreError> {
+        let raw = texts::unpack(&self.body)?;
+        self.records.into_iter().map(|(step_id, at)| Ok(Searched::of(step_id, texts::searched(&raw, at)?))).collect()
+    }
+}
+
+/// A step's thought, action and observation, sanitized: what the reviewer sees (escape sequences
+/// removed, so a word after a colour code is found); with the bytes of text it was read from.
+struct Searched {
+    step_id: i64,
+    texts: [String; 3],
+    read: usize,
+}
+
+impl Searched {
+    fn of(step_id: i64, texts: [String; 3]) -> Searched {
+        let read = texts.iter().map(String::len).sum();
+        let texts = texts.map(|t| {
+            let clean = match sanitize(&t) {
+                std::borrow::Cow::Owned(clean) => Some(clean),
+                std::borrow::Cow::Borrowed(_) => None,
+            };
+            clean.unwrap_or(t)
+        });
+        Searched { step_id, texts, read }
+    }
+}
+
+/// The index's insert, and what it took.
+struct Inserts<'c> {
+    stmt: rusqlite::CachedStatement<'c>,
+    bytes: usize,
+    steps: usize,
+}
+
+impl Inserts<'_> {
+    fn add(&mut self, s: Searched) -> Result<(), StoreError> {
+        let [thought, action, observation] = &s.texts;
+        self.stmt.execute(params![s.step_id, thought, action, observation])?;
+        self.stmt.clear_bindings();
+        self.bytes += s.read;
+        self.steps += 1;
+        Ok(())
+    }
+}
+
+/// The chunks on their way through the helper, in order.
+struct Ahead<'c> {
+    conn: &'c Connection,
+    /// The helper's queue and answers; `None`: chunks are read on this thread.
+    helper: Option<(SyncSender<Chunked>, Receiver<Unpacked>)>,
+    in_flight: usize,
+}
+
+impl Ahead<'_> {
+    /// Read a chunk and send it to the helper; insert the oldest chunk's steps once more than
+    /// [`AHEAD`] are on their way.
+    fn send(&mut self, mut chunk: Chunked, insert: &mut Inserts<'_>) -> Result<(), StoreError> {
+        chunk.body = texts::Chunks::chunk(self.conn, chunk.chunk_id)?;
+        // A chunk of one huge text goes alone: memory holds one of those at a time, as before.
+        let alone = chunk.body.len() > ALONE;
+        if alone {
+            self.drain(insert)?;
+        }
+        let Some((work, _)) = &self.helper else {
+            return chunk.unpack()?.into_iter().try_for_each(|s| insert.add(s));
+        };
+        work.send(chunk).map_err(|_| ended())?;
+        self.in_flight += 1;
+        let most = if alone { 0 } else { AHEAD };
+        while self.in_flight > most {
+            self.insert_next(insert)?;
+        }
+        Ok(())
+    }
+
+    /// Insert every chunk on its way.
+    fn drain(&mut self, insert: &mut Inserts<'_>) -> Result<(), StoreError> {
+        while self.in_flight > 0 {
+            self.insert_next(insert)?;
+        }
+        Ok(())
+    }
+
+    fn insert_next(&mut self, insert: &mut Inserts<'_>) -> Result<(), StoreError> {
+        let (_, done) = self.helper.as_ref().ok_or_else(ended)?;
+        let steps = done.recv().map_err(|_| ended())?;
+        self.in_flight -= 1;
+        for s in steps? {
+            insert.add(s)?;
+        }
+        Ok(())
+    }
 }

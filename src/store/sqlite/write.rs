@@ -591,7 +591,7 @@ impl<'t> ChunkWriter<'t> {
 
     /// Write the last chunk; where each record is, in push order.
     fn finish(mut self) -> Result<Vec<Option<(i64, u32)>>, StoreError> {
-        if let Some(chunk) = self.packer.finish()? {
+        for chunk in self.packer.finish()? {
             self.write(chunk)?;
         }
         Ok(self.places)

@@ -116,6 +116,27 @@ fn search_reads_compressed_texts_in_pieces_and_finds_what_the_plain_texts_held()
 }
 
 #[test]
+fn a_long_run_is_indexed_through_the_helper_as_a_short_one_is_on_the_writer() {
+    let mut s = ok(Store::open_in_memory());
+    // Words behind colour codes (found once sanitized), over many chunks.
+    let steps: Vec<Step> = (0..300)
+        .map(|i| step(&format!("thought {i}"), "cat f.py", &format!("\x1b[31mred{i}\x1b[0mword line\n").repeat(300)))
+        .collect();
+    ok(s.write_source(&record("/t/long.traj", &[1; 32]), &run("long-1", steps.clone())));
+    ok(s.write_source(&record("/t/short.traj", &[2; 32]), &run("short-1", steps[..10].to_vec())));
+    assert!(count(&s, "text_chunks") > 10, "many chunks on their way at once");
+    let (long, short) = (ok(s.resolve_run("long-1")), ok(s.resolve_run("short-1")));
+    for i in [0, 7, 150, 298, 299] {
+        assert_eq!(ok(s.search_run(long, &format!("red{i}word"))), vec![i], "step {i}");
+    }
+    for i in [0, 7, 9] {
+        assert_eq!(ok(s.search_run(short, &format!("red{i}word"))), vec![i], "step {i}");
+    }
+    assert_eq!(ok(s.search_run(long, "thought")).len(), 300);
+    assert_eq!(ok(s.integrity_check()), "ok");
+}
+
+#[test]
 fn a_written_run_waits_for_the_index_and_a_search_brings_it_in() {
     let mut s = ok(Store::open_in_memory());
     ok(s.write_source(&record("/t/a.traj", &[1; 32]), &run("a-1", vec![step("look", "ls", "alpha beta")])));
