@@ -1,10 +1,12 @@
 //! Search in PostgreSQL, giving what SQLite's FTS5 gives. PostgreSQL's own text search splits
 //! words otherwise (`__init__.py`, `2.0`, `line 1` and positions past 16,383 come out
 //! differently), so a step's terms are stored as SQLite's tokenizer makes them
-//! (`store::terms::document`, in `step_terms`, written with the step) under a `pg_trgm` GIN
-//! index: a phrase is ` t1 t2 t3` in them (the last term a prefix), which `LIKE` answers exactly
-//! and the trigram index finds fast. A phrase longer than the pieces' overlap is looked for by
-//! its head, and each step found is confirmed in Rust on its whole terms.
+//! (`store::terms::document`, in `step_terms`, written with the step), and its distinct terms in
+//! `step_words` under a `pg_trgm` GIN index. A phrase is ` t1 t2 t3` in the terms (the last term
+//! a prefix), which `LIKE` answers exactly; the steps whose words hold its terms are its
+//! candidates, found fast by the index and confirmed with that `LIKE`. A phrase longer than the
+//! pieces' overlap is looked for by its head, and each step found is confirmed in Rust on its
+//! whole terms.
 
 use super::write::OVERLAP;
 use super::{Cells, Pg};
@@ -60,26 +62,51 @@ struct Match {
 
 impl Pg {
     /// The steps holding the phrase (of one run, or all), in run and step order, at most `limit`.
+    ///
+    /// The candidates (steps whose distinct terms hold each of the phrase's terms, found with the
+    /// trigram index) are read in step order a page at a time, each page confirmed on the steps'
+    /// whole terms, until `limit` are confirmed: a phrase thousands of steps hold costs a page or
+    /// two, not a pass over all of them.
     fn matches(&self, phrase: &str, run: Option<i64>, limit: Option<usize>) -> Result<Vec<Match>, StoreError> {
         let Some(pattern) = terms::phrase(phrase) else { return Ok(Vec::new()) };
         // A phrase up to the overlap of the pieces is inside one piece: LIKE is the answer. A
         // longer one: steps holding its head, confirmed on their whole terms.
         let exact = pattern.len() <= OVERLAP;
         let head = if exact { pattern.as_str() } else { head(&pattern) };
-        let sql = "WITH m AS MATERIALIZED (SELECT DISTINCT step_id FROM step_terms WHERE terms LIKE $1)
-                   SELECT s.id, s.run_id, r.instance_id, s.idx FROM m JOIN steps s ON s.id = m.step_id
-                   JOIN runs r ON r.id = s.run_id
-                   WHERE $2::bigint IS NULL OR s.run_id = $2 ORDER BY s.run_id, s.idx LIMIT $3";
+        let likes = word_likes(head);
+        let sql = candidates_sql(likes.len());
         let like = super::enc(&format!("%{head}%")).into_owned();
-        let limit = limit.filter(|_| exact).map(|l| l as i64);
         let mut found = Vec::new();
-        for r in self.rows(sql, &[&like, &run, &limit])? {
-            let m = Match { step_id: r.int(0)?, run_id: r.int(1)?, instance_id: r.text(2)?, idx: r.int(3)? };
-            if exact || self.holds(m.step_id, &pattern)? {
-                found.push(m);
+        let (mut after, mut page) = ((i64::MIN, i64::MIN), 64i64);
+        loop {
+            let mut params: Vec<&(dyn postgres::types::ToSql + Sync)> = vec![&run, &after.0, &after.1, &page];
+            params.extend(likes.iter().map(|l| l as &(dyn postgres::types::ToSql + Sync)));
+            let rows = self.rows(&sql, &params)?;
+            let cands: Vec<Match> = rows
+                .iter()
+                .map(|r| Ok(Match { step_id: r.int(0)?, run_id: r.int(1)?, instance_id: r.text(2)?, idx: r.int(3)? }))
+                .collect::<Result<_, StoreError>>()?;
+            let ids: Vec<i64> = cands.iter().map(|m| m.step_id).collect();
+            let held: std::collections::HashSet<i64> = self
+                .rows("SELECT DISTINCT step_id FROM step_terms WHERE step_id = ANY($1) AND terms LIKE $2", &[&ids, &like])?
+                .iter()
+                .map(|r| r.int(0))
+                .collect::<Result<_, _>>()?;
+            let last = cands.last().map(|m| (m.run_id, m.idx));
+            for m in cands {
+                if held.contains(&m.step_id) && (exact || self.holds(m.step_id, &pattern)?) {
+                    found.push(m);
+                    if limit.is_some_and(|l| found.len() >= l) {
+                        return Ok(found);
+                    }
+                }
             }
+            match last {
+                Some(last) if (ids.len() as i64) == page => after = last,
+                _ => return Ok(found),
+            }
+            page = (page * 4).min(16_384);
         }
-        Ok(found)
     }
 
     /// Whether a step's terms, made again from its texts, hold `pattern`.
@@ -115,6 +142,40 @@ impl Pg {
         let body = ChunkReader { pg: self, chunk_id, at: 0, len, piece: Vec::new(), used: 0 };
         record_snippet(texts::open_record(body, at)?, words)
     }
+}
+
+/// The candidates of a pattern after a (run, step) in step order, a page of them: steps whose
+/// distinct terms hold the pattern's longest terms (at most [`TERMS`] of them) and its last term
+/// as a prefix, each term's steps found with the trigram index. Parameters: the run or NULL, the
+/// run and step index after which to start, the page's size, then the `LIKE` patterns
+/// ([`word_likes`]).
+fn candidates_sql(likes: usize) -> String {
+    let each: Vec<String> =
+        (0..likes).map(|i| format!("SELECT step_id FROM step_words WHERE words LIKE ${}", i + 5)).collect();
+    format!(
+        "SELECT s.id, s.run_id, r.instance_id, s.idx FROM steps s JOIN runs r ON r.id = s.run_id
+         WHERE s.id IN ({}) AND ($1::bigint IS NULL OR s.run_id = $1) AND (s.run_id, s.idx) > ($2::bigint, $3::bigint)
+         ORDER BY s.run_id, s.idx LIMIT $4",
+        each.join(" INTERSECT ")
+    )
+}
+
+/// Terms of a phrase looked up in the index at most; the rest are confirmed with the whole.
+const TERMS: usize = 6;
+
+/// The `LIKE` patterns of [`candidates_sql`]: ` term ` for the longest whole terms, ` last` for
+/// the last (a prefix).
+fn word_likes(pattern: &str) -> Vec<String> {
+    let mut terms: Vec<&str> = pattern.split(' ').filter(|t| !t.is_empty()).collect();
+    let last = terms.pop().unwrap_or_default();
+    terms.sort_unstable_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
+    terms.dedup();
+    terms.truncate(TERMS);
+    terms
+        .iter()
+        .map(|t| super::enc(&format!("% {t} %")).into_owned())
+        .chain([super::enc(&format!("% {last}%")).into_owned()])
+        .collect()
 }
 
 /// The head of a long phrase pattern: its first terms, within [`OVERLAP`] bytes.

@@ -4,6 +4,7 @@
 //! then every other row of the unit sent with `COPY`, ids taken from the sequences beforehand.
 //! A source seen before is replaced whole, as in SQLite.
 
+use super::aside::{Aside, JOB_BYTES, Job};
 use super::copy::CopyRows;
 use super::link::insert_tests;
 use super::{Cells, Pg, enc, enc_opt};
@@ -52,6 +53,9 @@ impl Writes for Pg {
     }
 
     fn append(&mut self, w: &mut SourceWrite, parsed: &Parsed) -> Result<(), StoreError> {
+        if self.aside.is_none() {
+            self.aside = Some(Aside::start(&self.url)?);
+        }
         let mut unit = Vec::with_capacity(parsed.runs.len());
         for run in &parsed.runs {
             let id = match w.old_ids.get(&run_key(run)) {
@@ -64,7 +68,7 @@ impl Writes for Pg {
             w.stats.runs += 1;
             w.stats.steps += run.steps.len();
         }
-        self.with_packer(|pg, packer| write_steps(pg, &unit, packer))?;
+        self.with_packer(|pg, packer| write_steps(pg, &unit, packer, true))?;
         for o in &parsed.outcomes {
             insert_outcome(self, w.source_id, o)?;
             w.instances.insert(o.instance_id.clone());
@@ -115,11 +119,16 @@ impl Writes for Pg {
             if self.parted == Some(w.source_id) {
                 self.exec("UPDATE sources SET hash = $2 WHERE id = $1", &[&w.source_id, &w.hash])?;
             }
+            self.end_terms()?;
             self.run(if self.batch { "RELEASE source" } else { "COMMIT" })
         };
         if let Err(e) = finish() {
             self.rollback_source();
             return Err(e);
+        }
+        let sent = std::mem::take(&mut *self.unit_terms.borrow_mut());
+        if self.batch {
+            self.batch_terms.extend(sent);
         }
         self.parted = None;
         Ok(w.stats)
@@ -135,21 +144,26 @@ impl Writes for Pg {
             self.exec("UPDATE sources SET hash = '\\x'::bytea WHERE id = $1", &[&w.source_id])?;
             self.parted = Some(w.source_id);
         }
+        self.end_terms()?;
         self.run("COMMIT")?;
+        self.unit_terms.borrow_mut().clear();
         self.run("BEGIN")?;
         self.exec("SELECT pg_advisory_xact_lock(hashtextextended($1, 7421))", &[&enc(&self.path_of(w.source_id)?)])?;
         Ok(())
     }
 
     fn rollback_source(&mut self) {
+        let mut sent = std::mem::take(&mut *self.unit_terms.borrow_mut());
         if self.batch {
             if self.run("ROLLBACK TO source").and_then(|_| self.run("RELEASE source")).is_err() {
                 self.abandon();
                 self.batch = false;
+                sent.append(&mut self.batch_terms);
             }
         } else {
             self.abandon();
         }
+        self.forget_terms(sent);
         if let Some(id) = self.parted.take() {
             let remove = || -> Result<(), StoreError> {
                 self.run("BEGIN")?;
@@ -180,11 +194,14 @@ impl Writes for Pg {
             return Ok(());
         }
         self.batch = false;
+        let sent = std::mem::take(&mut self.batch_terms);
         if !self.in_transaction.get() {
+            self.forget_terms(sent);
             return Err(StoreError::BatchRolledBack("an error in one of its files rolled the transaction back".into()));
         }
         if let Err(e) = self.run("COMMIT") {
             self.abandon();
+            self.forget_terms(sent);
             return Err(e);
         }
         Ok(())
@@ -231,6 +248,22 @@ impl Writes for Pg {
 }
 
 impl Pg {
+    /// Commit the terms the terms thread holds for the unit (before the unit: see `aside.rs`).
+    fn end_terms(&self) -> Result<(), StoreError> {
+        match &self.aside {
+            Some(aside) if !self.unit_terms.borrow().is_empty() => aside.finish(Job::End),
+            _ => Ok(()),
+        }
+    }
+
+    /// Roll back or delete the terms of steps whose unit was given up (best effort: terms of
+    /// steps that are not stored are never read).
+    fn forget_terms(&self, steps: Vec<i64>) {
+        if let Some(aside) = self.aside.as_ref().filter(|_| !steps.is_empty()) {
+            let _ = aside.finish(Job::Forget(steps));
+        }
+    }
+
     fn path_of(&self, source_id: i64) -> Result<String, StoreError> {
         self.one("SELECT path FROM sources WHERE id = $1", &[&source_id])?.text(0)
     }
@@ -415,8 +448,14 @@ pub(super) struct StepsOf<'a> {
     pub history: &'a [Message],
 }
 
-/// Chunks, steps, their texts and prompt parts, edits, history and search terms of these runs.
-pub(super) fn write_steps(pg: &Pg, parts: &[StepsOf<'_>], packer: &mut texts::Packer) -> Result<(), StoreError> {
+/// Chunks, steps, their texts and prompt parts, edits, history and search terms of these runs;
+/// the terms on the terms thread when `aside` (and it runs), else here.
+pub(super) fn write_steps(
+    pg: &Pg,
+    parts: &[StepsOf<'_>],
+    packer: &mut texts::Packer,
+    aside: bool,
+) -> Result<(), StoreError> {
     let blobs = blob_ids(pg, parts)?;
     let mut chunk_ids = IdPool::new("text_chunks_id_seq");
     let (mut chunks, mut steps, mut step_texts, mut prompt, mut edits, mut history) = Default::default();
@@ -452,7 +491,30 @@ pub(super) fn write_steps(pg: &Pg, parts: &[StepsOf<'_>], packer: &mut texts::Pa
             pg.copy_in(&format!("COPY {table} FROM STDIN"), rows.data())?;
         }
     }
-    write_terms(pg, parts, &step_ids)
+    match pg.aside.as_ref().filter(|_| aside) {
+        Some(aside) => send_terms(pg, aside, parts, &step_ids),
+        None => write_terms(pg, parts, &step_ids),
+    }
+}
+
+/// These steps' searchable texts to the terms thread, [`JOB_BYTES`] at a time.
+fn send_terms(pg: &Pg, aside: &Aside, parts: &[StepsOf<'_>], step_ids: &[Vec<i64>]) -> Result<(), StoreError> {
+    let (mut job, mut bytes) = (Vec::new(), 0);
+    for (part, ids) in parts.iter().zip(step_ids) {
+        for (s, &id) in part.steps.iter().zip(ids) {
+            bytes += s.thought.len() + s.action.len() + s.observation.len();
+            job.push((id, [s.thought.clone(), s.action.clone(), s.observation.clone()]));
+            pg.unit_terms.borrow_mut().push(id);
+            if bytes >= JOB_BYTES {
+                aside.send(Job::Steps(std::mem::take(&mut job)))?;
+                bytes = 0;
+            }
+        }
+    }
+    if !job.is_empty() {
+        aside.send(Job::Steps(job))?;
+    }
+    Ok(())
 }
 
 fn lost(what: &str) -> StoreError {
@@ -665,25 +727,71 @@ fn blob_ids(pg: &Pg, parts: &[StepsOf<'_>]) -> Result<HashMap<[u8; 16], i64>, St
 /// The search terms of these steps, as SQLite's index holds them (`store::terms`), sent in
 /// `COPY`s of at most about 16 MB.
 fn write_terms(pg: &Pg, parts: &[StepsOf<'_>], step_ids: &[Vec<i64>]) -> Result<(), StoreError> {
-    const SEND: usize = 16 << 20;
-    let mut rows = CopyRows::default();
+    let mut rows = TermRows::default();
     for (part, ids) in parts.iter().zip(step_ids) {
         for (s, &id) in part.steps.iter().zip(ids) {
             let fields = [sanitize(&s.thought), sanitize(&s.action), sanitize(&s.observation)];
-            let doc = terms::document(&[&fields[0], &fields[1], &fields[2]]);
-            for (piece, text) in pieces(&doc).enumerate() {
-                rows.int(id).int(piece as i64).text(text).end();
-            }
-            if rows.len() >= SEND {
-                pg.copy_in("COPY step_terms (step_id, piece, terms) FROM STDIN", rows.data())?;
-                rows.clear();
+            rows.push(id, &terms::document(&[&fields[0], &fields[1], &fields[2]]));
+            if rows.full() {
+                rows.send(pg)?;
             }
         }
     }
-    if !rows.is_empty() {
-        pg.copy_in("COPY step_terms (step_id, piece, terms) FROM STDIN", rows.data())?;
+    rows.send(pg)
+}
+
+/// Steps' terms on their way to `step_terms` (whole, in pieces) and `step_words` (each distinct
+/// term once, under the trigram index).
+#[derive(Default)]
+pub(super) struct TermRows {
+    terms: CopyRows,
+    words: CopyRows,
+}
+
+impl TermRows {
+    /// A step's document of terms.
+    pub fn push(&mut self, step_id: i64, doc: &str) {
+        for (piece, text) in pieces(doc).enumerate() {
+            self.terms.int(step_id).int(piece as i64).text(text).end();
+        }
+        let words = words(doc);
+        for (piece, text) in pieces(&words).enumerate() {
+            self.words.int(step_id).int(piece as i64).text(text).end();
+        }
     }
-    Ok(())
+
+    /// About 16 MB are waiting.
+    pub fn full(&self) -> bool {
+        self.terms.len() + self.words.len() >= 16 << 20
+    }
+
+    /// Write what is waiting.
+    pub fn send(&mut self, pg: &Pg) -> Result<(), StoreError> {
+        if !self.terms.is_empty() {
+            pg.copy_in("COPY step_terms (step_id, piece, terms) FROM STDIN", self.terms.data())?;
+        }
+        if !self.words.is_empty() {
+            pg.copy_in("COPY step_words (step_id, piece, words) FROM STDIN", self.words.data())?;
+        }
+        self.terms.clear();
+        self.words.clear();
+        Ok(())
+    }
+}
+
+/// A document's distinct terms, ` a b c ` in byte order: what the trigram index reads (the
+/// trigrams of a text are those of its distinct words, as `pg_trgm` splits it into words).
+pub(super) fn words(doc: &str) -> String {
+    let mut seen: Vec<&str> = doc.split([' ', terms::FIELD_BREAK]).filter(|w| !w.is_empty()).collect();
+    seen.sort_unstable();
+    seen.dedup();
+    let mut out = String::with_capacity(seen.iter().map(|w| w.len() + 1).sum::<usize>() + 1);
+    out.push(' ');
+    for w in seen {
+        out.push_str(w);
+        out.push(' ');
+    }
+    out
 }
 
 /// A document of terms in pieces of about [`PIECE`] bytes, each starting at a term (a space)
