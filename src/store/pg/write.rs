@@ -853,6 +853,12 @@ mod tests {
     use super::*;
 
     #[test]
+    fn words_are_the_distinct_terms_of_every_field_once() {
+        assert_eq!(words(" b a \n a c \n "), " a b c ");
+        assert_eq!(words(" \n "), " ");
+    }
+
+    #[test]
     fn pieces_overlap_and_start_at_a_term() {
         let doc: String = (0..400_000).map(|i| format!(" w{i}")).collect::<String>() + " ";
         let parts: Vec<&str> = pieces(&doc).collect();
