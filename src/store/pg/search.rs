@@ -88,7 +88,10 @@ impl Pg {
                 .collect::<Result<_, StoreError>>()?;
             let ids: Vec<i64> = cands.iter().map(|m| m.step_id).collect();
             let held: std::collections::HashSet<i64> = self
-                .rows("SELECT DISTINCT step_id FROM step_terms WHERE step_id = ANY($1) AND terms LIKE $2", &[&ids, &like])?
+                .rows(
+                    "SELECT DISTINCT step_id FROM step_terms WHERE step_id = ANY($1) AND terms LIKE $2",
+                    &[&ids, &like],
+                )?
                 .iter()
                 .map(|r| r.int(0))
                 .collect::<Result<_, _>>()?;
