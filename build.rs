@@ -8,7 +8,11 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    // Read when the script runs, not when it was compiled: a build script compiled for another
+    // checkout sharing the build folder (`build.build-dir`) is reused as is, and `env!` would
+    // name that checkout (a build once embedded no fixture, or another checkout's).
+    let manifest = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".into());
+    let root = Path::new(&manifest).join("fixtures");
     println!("cargo:rerun-if-changed=fixtures");
     let mut files = Vec::new();
     collect(&root, &root, &mut files);

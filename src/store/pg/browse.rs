@@ -1,6 +1,6 @@
 //! The TUI's reads (one screen at a time) from PostgreSQL.
 
-use super::read::EDITS_OF;
+use super::read::edits_of;
 use super::{Cells, Pg, enc};
 use crate::error::StoreError;
 use crate::store::backend::{Browse, Labels, Notes, Reads};
@@ -11,7 +11,7 @@ impl Browse for Pg {
     fn run_data(&self, id: i64) -> Result<RunData, StoreError> {
         let summary = self.run_summary(id)?;
         let r = self.one("SELECT submission, outcome_id, tests_outcome_id FROM runs WHERE id = $1", &[&id])?;
-        let edits = self.rows(&format!("SELECT {EDIT_LINE} FROM edits {EDITS_OF}"), &[&id, &None::<i64>])?;
+        let edits = self.rows(&format!("SELECT {EDIT_LINE} FROM edits {}", edits_of(None)), &[&id, &None::<i64>])?;
         Ok(RunData {
             edits: edits.iter().map(|r| EditLine::from_row(r)).collect::<Result<_, _>>()?,
             outcome: r.opt_int(1)?.map(|o| self.outcome(o, r.opt_int(2)?)).transpose()?,

@@ -13,9 +13,14 @@ use crate::store::read::{
 use crate::store::texts;
 use crate::store::unmatched::{Joined, Orphan};
 
-/// The edits of run `$1`, or of its step `$2` when not null, in step order (final patch last).
-pub(super) const EDITS_OF: &str =
-    "WHERE run_id = $1 AND ($2::bigint IS NULL OR step_idx = $2) ORDER BY step_idx IS NULL, step_idx, id";
+/// The edits of run `$1`, or of its step `$2`, in step order (final patch last): one statement
+/// each, as on SQLite, so one step's edits are found by the index on both columns.
+pub(super) fn edits_of(step: Option<i64>) -> &'static str {
+    match step {
+        Some(_) => "WHERE run_id = $1 AND step_idx = $2 ORDER BY id",
+        None => "WHERE run_id = $1 AND $2::bigint IS NULL ORDER BY step_idx IS NULL, step_idx, id",
+    }
+}
 
 impl Reads for Pg {
     fn count_runs(&self) -> Result<i64, StoreError> {
@@ -98,12 +103,15 @@ impl Reads for Pg {
 
 impl Pg {
     pub(super) fn steps(&self, run_id: i64, only: Option<i64>) -> Result<Vec<StepRow>, StoreError> {
+        let one = if only.is_some() { "s.idx = $2" } else { "$2::bigint IS NULL" };
         let rows = self.rows(
-            "SELECT s.idx, s.tool, s.execution_time, s.tokens_in, s.tokens_out, s.timestamp, s.open_file,
-                    s.working_dir, s.flags, s.obs_chars,
-                    t.thought, t.action, t.observation, t.response, t.args, t.chunk_id, t.chunk_at
-             FROM steps s JOIN step_texts t ON t.step_id = s.id
-             WHERE s.run_id = $1 AND ($2::bigint IS NULL OR s.idx = $2) ORDER BY s.idx",
+            &format!(
+                "SELECT s.idx, s.tool, s.execution_time, s.tokens_in, s.tokens_out, s.timestamp, s.open_file,
+                        s.working_dir, s.flags, s.obs_chars,
+                        t.thought, t.action, t.observation, t.response, t.args, t.chunk_id, t.chunk_at
+                 FROM steps s JOIN step_texts t ON t.step_id = s.id
+                 WHERE s.run_id = $1 AND {one} ORDER BY s.idx"
+            ),
             &[&run_id, &only],
         )?;
         let mut cache = texts::ChunkCache::default();
@@ -112,7 +120,7 @@ impl Pg {
 
     /// The edits of a run (or of one step) with their texts.
     pub(super) fn edit_texts(&self, run_id: i64, step: Option<i64>) -> Result<Vec<EditText>, StoreError> {
-        let rows = self.rows(&format!("SELECT {EDIT_TEXT} FROM edits {EDITS_OF}"), &[&run_id, &step])?;
+        let rows = self.rows(&format!("SELECT {EDIT_TEXT} FROM edits {}", edits_of(step)), &[&run_id, &step])?;
         let mut cache = texts::ChunkCache::default();
         rows.iter()
             .map(|r| {

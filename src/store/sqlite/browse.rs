@@ -9,7 +9,15 @@ use crate::store::texts;
 use rusqlite::params;
 
 /// The edits of run `?1`, or of its step `?2` when not null, in step order (final patch last).
-const EDITS_OF: &str = "WHERE run_id = ?1 AND (?2 IS NULL OR step_idx = ?2) ORDER BY step_idx IS NULL, step_idx, id";
+/// The edits of run `?1`, or of its step `?2`: one statement each, so that one step's edits are
+/// found by the index on both columns (with `?2 IS NULL OR step_idx = ?2` SQLite reads every
+/// edit of the run).
+fn edits_of(step: Option<i64>) -> &'static str {
+    match step {
+        Some(_) => "WHERE run_id = ?1 AND step_idx = ?2 ORDER BY id",
+        None => "WHERE run_id = ?1 AND ?2 IS NULL ORDER BY step_idx IS NULL, step_idx, id",
+    }
+}
 
 impl Browse for Sqlite {
     /// Everything the run view shows except step bodies.
@@ -75,7 +83,7 @@ impl Browse for Sqlite {
 impl Sqlite {
     /// The edits of a run (or of one step), without their texts.
     fn edit_lines(&self, run_id: i64, step: Option<i64>) -> Result<Vec<EditLine>, StoreError> {
-        let sql = format!("SELECT {EDIT_LINE} FROM edits {EDITS_OF}");
+        let sql = format!("SELECT {EDIT_LINE} FROM edits {}", edits_of(step));
         let mut stmt = self.conn.prepare_cached(&sql)?;
         collect(&mut stmt, params![run_id, step], EditLine::from_row)
     }
@@ -83,7 +91,7 @@ impl Sqlite {
     /// The edits of a run (or of one step) with their texts and diffs (decompressed here, for
     /// these edits only).
     pub(super) fn edit_texts(&self, run_id: i64, step: Option<i64>) -> Result<Vec<EditText>, StoreError> {
-        let sql = format!("SELECT {EDIT_TEXT} FROM edits {EDITS_OF}");
+        let sql = format!("SELECT {EDIT_TEXT} FROM edits {}", edits_of(step));
         let mut stmt = self.conn.prepare_cached(&sql)?;
         let rows = collect(&mut stmt, params![run_id, step], EditText::from_row)?;
         let mut cache = texts::ChunkCache::default();

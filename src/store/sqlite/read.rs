@@ -108,13 +108,16 @@ impl Reads for Sqlite {
 
 impl Sqlite {
     pub(super) fn steps(&self, run_id: i64, only: Option<i64>) -> Result<Vec<StepRow>, StoreError> {
-        let mut stmt = self.conn.prepare(
+        // One statement for a step, one for the run: with `?2 IS NULL OR s.idx = ?2` SQLite reads
+        // every step of the run to find one.
+        let one = if only.is_some() { "s.idx = ?2" } else { "?2 IS NULL" };
+        let mut stmt = self.conn.prepare_cached(&format!(
             "SELECT s.idx, s.tool, s.execution_time, s.tokens_in, s.tokens_out, s.timestamp, s.open_file,
                     s.working_dir, s.flags, s.obs_chars,
                     t.thought, t.action, t.observation, t.response, t.args, t.chunk_id, t.chunk_at
              FROM steps s JOIN step_texts t ON t.step_id = s.id
-             WHERE s.run_id = ?1 AND (?2 IS NULL OR s.idx = ?2) ORDER BY s.idx",
-        )?;
+             WHERE s.run_id = ?1 AND {one} ORDER BY s.idx"
+        ))?;
         let mut cache = texts::ChunkCache::default();
         collect(&mut stmt, params![run_id, only], |r| {
             StepRow::from_row(r, texts::of_row(r, 10, &mut cache, &self.conn)?)

@@ -55,10 +55,12 @@ struct CacheKey {
     syntax: Option<String>,
 }
 
-/// Lines highlighted when a diff is first shown; the rest (up to
+/// Lines highlighted when a diff is first shown, at most; the rest (up to
 /// [`crate::tui::highlight::MAX_HIGHLIGHT_DIFF_LINES`]) is coloured by
 /// [`DiffRenderer::finish_one`] when the reviewer is not typing, so a key never waits for a
-/// long diff's syntax colours.
+/// long diff's syntax colours. A frame shares one budget among the diffs it renders first (see
+/// [`DiffRenderer::new_frame`]): a step with several edits and their contradicting views is
+/// coloured no further than a screen's height before it is drawn.
 pub const FIRST_BUDGET: usize = 120;
 
 /// A diff shown with part of its colours, to finish later.
@@ -77,6 +79,8 @@ struct Unfinished {
 pub struct DiffRenderer {
     cache: LruCache<CacheKey, Rendered>,
     unfinished: Vec<Unfinished>,
+    /// Lines the diffs rendered for the first time in this frame may still highlight.
+    frame_budget: usize,
 }
 
 impl Default for DiffRenderer {
@@ -94,7 +98,14 @@ impl DiffRenderer {
         DiffRenderer {
             cache: LruCache::new(NonZeroUsize::new(capacity).unwrap_or(NonZeroUsize::MIN)),
             unfinished: Vec::new(),
+            frame_budget: FIRST_BUDGET,
         }
+    }
+
+    /// A frame of `rows` rows begins: the diffs it renders for the first time highlight that
+    /// many lines among them (at most [`FIRST_BUDGET`]), no more than it can show.
+    pub fn new_frame(&mut self, rows: u16) {
+        self.frame_budget = usize::from(rows).min(FIRST_BUDGET);
     }
 
     /// `key` identifies the edit (the caller passes the edit id, or a hash for patches); cached
@@ -112,7 +123,8 @@ impl DiffRenderer {
         if let Some(hit) = self.cache.get(&cache_key) {
             return Arc::clone(hit);
         }
-        let (lines, starved) = render_with_budget(path, source, mode, width, theme, FIRST_BUDGET);
+        let (lines, starved) = render_with_budget(path, source, mode, width, theme, self.frame_budget);
+        self.frame_budget = self.frame_budget.saturating_sub(lines.len());
         if starved {
             let (old, text) = match source {
                 DiffSource::Texts { old, new } => (Some(old.to_string()), new.to_string()),

@@ -375,7 +375,31 @@ fn long_diffs_are_shown_at_once_and_coloured_later() {
     let done = r.render(7, "big.py", DiffSource::Texts { old: "", new: &new }, DiffMode::Unified, 100, &theme);
     assert_eq!(coloured_lines(&done), 1_000);
     assert_eq!(texts(&first), texts(&done), "same text, more colour");
-    // A short diff is complete at once.
+    // A short diff is complete at once (in a frame of its own: this one's budget is spent).
+    r.new_frame(50);
     r.render(8, "small.py", DiffSource::Texts { old: "a = 1\n", new: "a = 2\n" }, DiffMode::Unified, 100, &theme);
     assert!(!r.finish_one());
+}
+
+#[test]
+fn a_frame_colours_no_more_lines_than_it_has_rows_among_its_new_diffs() {
+    let theme = coloured();
+    let new: String = (0..100).map(|i| format!("value_{i} = compute({i})\n")).collect();
+    let coloured_lines = |lines: &[Line<'static>]| lines[1..].iter().filter(|l| has_syntax_colour(l, &theme)).count();
+    let mut r = DiffRenderer::new();
+    r.new_frame(30);
+    let source = DiffSource::Texts { old: "", new: &new };
+    let first = r.render(1, "a.py", source, DiffMode::Unified, 100, &theme);
+    let second = r.render(2, "b.py", source, DiffMode::Unified, 100, &theme);
+    assert_eq!(coloured_lines(&first), 30);
+    assert_eq!(coloured_lines(&second), 0, "the frame's budget is spent");
+    // The next frame has its own budget; both diffs are coloured in full when the reviewer
+    // is not typing.
+    r.new_frame(30);
+    assert_eq!(coloured_lines(&r.render(3, "c.py", source, DiffMode::Unified, 100, &theme)), 30);
+    while r.finish_one() {}
+    for key in [1, 2, 3] {
+        let done = r.render(key, "x.py", source, DiffMode::Unified, 100, &theme);
+        assert_eq!(coloured_lines(&done), 100, "diff {key}");
+    }
 }

@@ -57,6 +57,7 @@ impl ViewCtx {
 
 pub fn draw(frame: &mut Frame, app: &App, ctx: &mut ViewCtx) -> Viewport {
     let area = frame.area();
+    ctx.diff.new_frame(area.height);
     if area.width < MIN_SIZE.0 || area.height < MIN_SIZE.1 {
         too_small(frame, area, &ctx.theme);
         return Viewport::default();
