@@ -52,6 +52,14 @@ impl Search for Pg {
     }
 }
 
+/// A step, by its id and place.
+#[derive(Clone, Copy)]
+struct Step {
+    id: i64,
+    run_id: i64,
+    idx: i64,
+}
+
 /// A step that holds the phrase.
 struct Match {
     step_id: i64,
@@ -63,30 +71,54 @@ struct Match {
 impl Pg {
     /// The steps holding the phrase (of one run, or all), in run and step order, at most `limit`.
     ///
-    /// The candidates (steps whose distinct terms hold each of the phrase's terms, found with the
-    /// trigram index) are read in step order a page at a time, each page confirmed on the steps'
-    /// whole terms, until `limit` are confirmed: a phrase thousands of steps hold costs a page or
-    /// two, not a pass over all of them.
+    /// With a limit, the first [`WINDOW`] steps are confirmed in order first: a phrase many steps
+    /// hold reaches its limit there, without the index. The rest: the candidates after them
+    /// (steps whose distinct terms hold the phrase's terms, found with the trigram index), in
+    /// step order, confirmed on their whole terms a page at a time until the limit is reached.
     fn matches(&self, phrase: &str, run: Option<i64>, limit: Option<usize>) -> Result<Vec<Match>, StoreError> {
         let Some(pattern) = terms::phrase(phrase) else { return Ok(Vec::new()) };
         // A phrase up to the overlap of the pieces is inside one piece: LIKE is the answer. A
         // longer one: steps holding its head, confirmed on their whole terms.
         let exact = pattern.len() <= OVERLAP;
         let head = if exact { pattern.as_str() } else { head(&pattern) };
-        let likes = word_likes(head);
-        let sql = candidates_sql(likes.len());
         let like = super::enc(&format!("%{head}%")).into_owned();
+        let enough = |found: &Vec<Step>| limit.is_some_and(|l| found.len() >= l);
         let mut found = Vec::new();
-        let (mut after, mut page) = ((i64::MIN, i64::MIN), 64i64);
-        loop {
-            let mut params: Vec<&(dyn postgres::types::ToSql + Sync)> = vec![&run, &after.0, &after.1, &page];
-            params.extend(likes.iter().map(|l| l as &(dyn postgres::types::ToSql + Sync)));
-            let rows = self.rows(&sql, &params)?;
-            let cands: Vec<Match> = rows
-                .iter()
-                .map(|r| Ok(Match { step_id: r.int(0)?, run_id: r.int(1)?, instance_id: r.text(2)?, idx: r.int(3)? }))
-                .collect::<Result<_, StoreError>>()?;
-            let ids: Vec<i64> = cands.iter().map(|m| m.step_id).collect();
+        let mut after = (i64::MIN, i64::MIN);
+        if limit.is_some() {
+            let rows = self.rows(
+                "SELECT w.id, w.run_id, w.idx,
+                        EXISTS (SELECT 1 FROM step_terms t WHERE t.step_id = w.id AND t.terms LIKE $2)
+                 FROM (SELECT id, run_id, idx FROM steps WHERE $1::bigint IS NULL OR run_id = $1
+                       ORDER BY run_id, idx LIMIT $3) w ORDER BY w.run_id, w.idx",
+                &[&run, &like, &WINDOW],
+            )?;
+            for r in &rows {
+                let step = Step { id: r.int(0)?, run_id: r.int(1)?, idx: r.int(2)? };
+                after = (step.run_id, step.idx);
+                if r.flag(3)? && (exact || self.holds(step.id, &pattern)?) {
+                    found.push(step);
+                    if enough(&found) {
+                        return self.named(found);
+                    }
+                }
+            }
+            if (rows.len() as i64) < WINDOW {
+                return self.named(found);
+            }
+        }
+        let likes = word_likes(head);
+        let mut params: Vec<&(dyn postgres::types::ToSql + Sync)> = vec![&run, &after.0, &after.1];
+        params.extend(likes.iter().map(|l| l as &(dyn postgres::types::ToSql + Sync)));
+        let cands: Vec<Step> = self
+            .rows(&candidates_sql(likes.len()), &params)?
+            .iter()
+            .map(|r| Ok(Step { id: r.int(0)?, run_id: r.int(1)?, idx: r.int(2)? }))
+            .collect::<Result<_, StoreError>>()?;
+        let (mut at, mut page) = (0, 64);
+        while at < cands.len() {
+            let part = &cands[at..(at + page).min(cands.len())];
+            let ids: Vec<i64> = part.iter().map(|m| m.id).collect();
             let held: std::collections::HashSet<i64> = self
                 .rows(
                     "SELECT DISTINCT step_id FROM step_terms WHERE step_id = ANY($1) AND terms LIKE $2",
@@ -95,21 +127,39 @@ impl Pg {
                 .iter()
                 .map(|r| r.int(0))
                 .collect::<Result<_, _>>()?;
-            let last = cands.last().map(|m| (m.run_id, m.idx));
-            for m in cands {
-                if held.contains(&m.step_id) && (exact || self.holds(m.step_id, &pattern)?) {
-                    found.push(m);
-                    if limit.is_some_and(|l| found.len() >= l) {
-                        return Ok(found);
+            for m in part {
+                if held.contains(&m.id) && (exact || self.holds(m.id, &pattern)?) {
+                    found.push(*m);
+                    if enough(&found) {
+                        return self.named(found);
                     }
                 }
             }
-            match last {
-                Some(last) if (ids.len() as i64) == page => after = last,
-                _ => return Ok(found),
-            }
+            at += part.len();
             page = (page * 4).min(16_384);
         }
+        self.named(found)
+    }
+
+    /// The steps with their runs' instances.
+    fn named(&self, steps: Vec<Step>) -> Result<Vec<Match>, StoreError> {
+        let mut runs: Vec<i64> = steps.iter().map(|s| s.run_id).collect();
+        runs.dedup();
+        let names: std::collections::HashMap<i64, String> = self
+            .rows("SELECT id, instance_id FROM runs WHERE id = ANY($1)", &[&runs])?
+            .iter()
+            .map(|r| Ok((r.int(0)?, r.text(1)?)))
+            .collect::<Result<_, StoreError>>()?;
+        steps
+            .into_iter()
+            .map(|s| {
+                let instance_id = names
+                    .get(&s.run_id)
+                    .cloned()
+                    .ok_or_else(|| StoreError::Inconsistent("a step without its run".into()))?;
+                Ok(Match { step_id: s.id, run_id: s.run_id, instance_id, idx: s.idx })
+            })
+            .collect()
     }
 
     /// Whether a step's terms, made again from its texts, hold `pattern`.
@@ -147,21 +197,23 @@ impl Pg {
     }
 }
 
-/// The candidates of a pattern after a (run, step) in step order, a page of them: steps whose
-/// distinct terms hold the pattern's longest terms (at most [`TERMS`] of them) and its last term
-/// as a prefix, each term's steps found with the trigram index. Parameters: the run or NULL, the
-/// run and step index after which to start, the page's size, then the `LIKE` patterns
-/// ([`word_likes`]).
+/// The candidates of a pattern after a (run, step), in step order: steps whose distinct terms
+/// hold the pattern's longest terms (at most [`TERMS`] of them) and its last term as a prefix,
+/// each term's steps found with the trigram index. Parameters: the run or NULL, the run and step
+/// index after which to start, then the `LIKE` patterns ([`word_likes`]).
 fn candidates_sql(likes: usize) -> String {
     let each: Vec<String> =
-        (0..likes).map(|i| format!("SELECT step_id FROM step_words WHERE words LIKE ${}", i + 5)).collect();
+        (0..likes).map(|i| format!("SELECT step_id FROM step_words WHERE words LIKE ${}", i + 4)).collect();
     format!(
-        "SELECT s.id, s.run_id, r.instance_id, s.idx FROM steps s JOIN runs r ON r.id = s.run_id
+        "SELECT s.id, s.run_id, s.idx FROM steps s
          WHERE s.id IN ({}) AND ($1::bigint IS NULL OR s.run_id = $1) AND (s.run_id, s.idx) > ($2::bigint, $3::bigint)
-         ORDER BY s.run_id, s.idx LIMIT $4",
+         ORDER BY s.run_id, s.idx",
         each.join(" INTERSECT ")
     )
 }
+
+/// Steps confirmed in order first, before the index is asked (a phrase many steps hold).
+const WINDOW: i64 = 256;
 
 /// Terms of a phrase looked up in the index at most; the rest are confirmed with the whole.
 const TERMS: usize = 6;
