@@ -10,8 +10,7 @@
 //! `steps` for this (migration 4): their rows go with their steps by a trigger.
 
 use super::Pg;
-use super::url::PgUrl;
-use super::write::TermRows;
+use super::term_rows::TermRows;
 use crate::error::StoreError;
 use crate::sanitize::sanitize;
 use crate::store::terms;
@@ -34,6 +33,9 @@ pub(super) enum Job {
     Forget(Vec<i64>),
 }
 
+/// Opens the terms thread's connection.
+pub(super) type Connect = Box<dyn FnOnce() -> Result<Pg, StoreError> + Send>;
+
 /// The terms thread and its channels.
 pub(super) struct Aside {
     jobs: Option<SyncSender<Job>>,
@@ -42,14 +44,14 @@ pub(super) struct Aside {
 }
 
 impl Aside {
-    /// The thread and its connection (its answer to whether it connected comes first).
-    pub fn start(url: &PgUrl) -> Result<Aside, StoreError> {
+    /// The thread and its connection, opened there by `connect` (its answer to whether it
+    /// connected comes first).
+    pub fn start(connect: Connect) -> Result<Aside, StoreError> {
         let (jobs, inbox) = sync_channel::<Job>(2);
         let (reply, answers) = sync_channel(1);
-        let url = url.clone();
         let thread = std::thread::Builder::new()
             .name("pg-terms".into())
-            .spawn(move || match Pg::open(&url) {
+            .spawn(move || match connect() {
                 Ok(pg) => {
                     if reply.send(Ok(())).is_ok() {
                         serve(&pg, &inbox, &reply);

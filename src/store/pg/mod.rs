@@ -25,6 +25,7 @@ mod read;
 mod schema;
 mod search;
 mod tables;
+mod term_rows;
 pub mod url;
 mod write;
 

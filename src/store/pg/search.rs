@@ -8,7 +8,7 @@
 //! pieces' overlap is looked for by its head, and each step found is confirmed in Rust on its
 //! whole terms.
 
-use super::write::OVERLAP;
+use super::term_rows::OVERLAP;
 use super::{Cells, Pg};
 use crate::error::StoreError;
 use crate::sanitize::sanitize;

@@ -139,7 +139,7 @@ impl Pg {
             "DECLARE texts NO SCROLL CURSOR FOR SELECT t.step_id, t.thought, t.action, t.observation, t.response,
                  t.args, t.chunk_id, t.chunk_at FROM step_texts t ORDER BY t.step_id",
         )?;
-        let (mut cache, mut rows) = (texts::ChunkCache::default(), super::write::TermRows::default());
+        let (mut cache, mut rows) = (texts::ChunkCache::default(), super::term_rows::TermRows::default());
         loop {
             let fetched = self.rows(&format!("FETCH {FETCH} FROM texts"), &[])?;
             for r in &fetched {
