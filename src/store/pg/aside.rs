@@ -10,10 +10,7 @@
 //! `steps` for this (migration 4): their rows go with their steps by a trigger.
 
 use super::Pg;
-use super::term_rows::TermRows;
 use crate::error::StoreError;
-use crate::sanitize::sanitize;
-use crate::store::terms;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::thread::JoinHandle;
 
@@ -36,6 +33,9 @@ pub(super) enum Job {
 /// Opens the terms thread's connection.
 pub(super) type Connect = Box<dyn FnOnce() -> Result<Pg, StoreError> + Send>;
 
+/// The thread's loop: jobs in, an answer to each `End` and `Forget` out (`term_rows::serve`).
+pub(super) type Serve = fn(&Pg, &Receiver<Job>, &SyncSender<Result<(), StoreError>>);
+
 /// The terms thread and its channels.
 pub(super) struct Aside {
     jobs: Option<SyncSender<Job>>,
@@ -46,7 +46,7 @@ pub(super) struct Aside {
 impl Aside {
     /// The thread and its connection, opened there by `connect` (its answer to whether it
     /// connected comes first).
-    pub fn start(connect: Connect) -> Result<Aside, StoreError> {
+    pub fn start(connect: Connect, serve: Serve) -> Result<Aside, StoreError> {
         let (jobs, inbox) = sync_channel::<Job>(2);
         let (reply, answers) = sync_channel(1);
         let thread = std::thread::Builder::new()
@@ -86,65 +86,4 @@ impl Drop for Aside {
             let _ = t.join();
         }
     }
-}
-
-/// The thread: a transaction per unit, its terms sent with `COPY` about 16 MB at a time. After a
-/// failure the unit's later jobs are skipped until its `End`, which answers the error.
-fn serve(pg: &Pg, inbox: &Receiver<Job>, reply: &SyncSender<Result<(), StoreError>>) {
-    let mut rows = TermRows::default();
-    let mut failed: Option<StoreError> = None;
-    while let Ok(job) = inbox.recv() {
-        let answer = match job {
-            Job::Steps(steps) => {
-                if failed.is_none()
-                    && let Err(e) = write(pg, &mut rows, &steps)
-                {
-                    pg.abandon();
-                    rows = TermRows::default();
-                    failed = Some(e);
-                }
-                continue;
-            }
-            Job::End => match failed.take() {
-                Some(e) => Err(e),
-                None => rows.send(pg).and_then(|_| if pg.in_transaction.get() { pg.run("COMMIT") } else { Ok(()) }),
-            },
-            Job::Forget(ids) => {
-                pg.abandon();
-                rows = TermRows::default();
-                failed = None;
-                forget(pg, &ids)
-            }
-        };
-        if answer.is_err() {
-            pg.abandon();
-        }
-        if reply.send(answer).is_err() {
-            return;
-        }
-    }
-    pg.abandon();
-}
-
-fn write(pg: &Pg, rows: &mut TermRows, steps: &[(i64, [String; 3])]) -> Result<(), StoreError> {
-    if !pg.in_transaction.get() {
-        pg.run("BEGIN")?;
-    }
-    for (id, [thought, action, observation]) in steps {
-        let fields = [sanitize(thought), sanitize(action), sanitize(observation)];
-        rows.push(*id, &terms::document(&[&fields[0], &fields[1], &fields[2]]));
-        if rows.full() {
-            rows.send(pg)?;
-        }
-    }
-    Ok(())
-}
-
-fn forget(pg: &Pg, ids: &[i64]) -> Result<(), StoreError> {
-    if ids.is_empty() {
-        return Ok(());
-    }
-    pg.exec("DELETE FROM step_terms WHERE step_id = ANY($1)", &[&ids])?;
-    pg.exec("DELETE FROM step_words WHERE step_id = ANY($1)", &[&ids])?;
-    Ok(())
 }

@@ -1,10 +1,14 @@
 //! A step's terms as stored: whole in `step_terms` (pieces that overlap, so a phrase is inside
-//! one), and its distinct terms in `step_words` (what the trigram index reads).
+//! one), and its distinct terms in `step_words` (what the trigram index reads); the terms
+//! thread's loop (`aside.rs`).
 
 use super::Pg;
+use super::aside::Job;
 use super::copy::CopyRows;
 use crate::error::StoreError;
+use crate::sanitize::sanitize;
 use crate::store::terms;
+use std::sync::mpsc::{Receiver, SyncSender};
 
 /// A step's terms are stored in pieces of about this many bytes, each starting this many bytes
 /// (whole terms) before the previous one ends: a phrase up to [`OVERLAP`] long is inside a piece.
@@ -91,6 +95,67 @@ pub(super) fn pieces(doc: &str) -> impl Iterator<Item = &str> {
         start = Some(next);
         Some(&doc[from..end])
     })
+}
+
+/// The thread: a transaction per unit, its terms sent with `COPY` about 16 MB at a time. After a
+/// failure the unit's later jobs are skipped until its `End`, which answers the error.
+pub(super) fn serve(pg: &Pg, inbox: &Receiver<Job>, reply: &SyncSender<Result<(), StoreError>>) {
+    let mut rows = TermRows::default();
+    let mut failed: Option<StoreError> = None;
+    while let Ok(job) = inbox.recv() {
+        let answer = match job {
+            Job::Steps(steps) => {
+                if failed.is_none()
+                    && let Err(e) = write(pg, &mut rows, &steps)
+                {
+                    pg.abandon();
+                    rows = TermRows::default();
+                    failed = Some(e);
+                }
+                continue;
+            }
+            Job::End => match failed.take() {
+                Some(e) => Err(e),
+                None => rows.send(pg).and_then(|_| if pg.in_transaction.get() { pg.run("COMMIT") } else { Ok(()) }),
+            },
+            Job::Forget(ids) => {
+                pg.abandon();
+                rows = TermRows::default();
+                failed = None;
+                forget(pg, &ids)
+            }
+        };
+        if answer.is_err() {
+            pg.abandon();
+        }
+        if reply.send(answer).is_err() {
+            return;
+        }
+    }
+    pg.abandon();
+}
+
+fn write(pg: &Pg, rows: &mut TermRows, steps: &[(i64, [String; 3])]) -> Result<(), StoreError> {
+    if !pg.in_transaction.get() {
+        pg.run("BEGIN")?;
+    }
+    for (id, [thought, action, observation]) in steps {
+        let fields = [sanitize(thought), sanitize(action), sanitize(observation)];
+        rows.push(*id, &terms::document(&[&fields[0], &fields[1], &fields[2]]));
+        if rows.full() {
+            rows.send(pg)?;
+        }
+    }
+    Ok(())
+}
+
+fn forget(pg: &Pg, ids: &[i64]) -> Result<(), StoreError> {
+    if ids.is_empty() {
+        return Ok(());
+    }
+    pg.exec("DELETE FROM step_terms WHERE step_id = ANY($1)", &[&ids])?;
+    pg.exec("DELETE FROM step_words WHERE step_id = ANY($1)", &[&ids])?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -51,7 +51,7 @@ impl Writes for Pg {
     fn append(&mut self, w: &mut SourceWrite, parsed: &Parsed) -> Result<(), StoreError> {
         if self.aside.is_none() {
             let url = self.url.clone();
-            self.aside = Some(Aside::start(Box::new(move || Pg::open(&url)))?);
+            self.aside = Some(Aside::start(Box::new(move || Pg::open(&url)), super::term_rows::serve)?);
         }
         let mut unit = Vec::with_capacity(parsed.runs.len());
         for run in &parsed.runs {
