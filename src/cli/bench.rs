@@ -27,7 +27,8 @@ pub enum BenchCommand {
     /// observations, memory while scrolling; then a never-seen 200 MB file opened (`trajan
     /// FILE`). Builds DB and the file on first use (takes a few minutes).
     Tui {
-        /// The benchmark database; built when missing, reused after.
+        /// The benchmark database; built when missing, reused after. A PostgreSQL URL names an
+        /// empty database made by `trajan migrate`: filled the same way on first use.
         #[arg(long, default_value = "/tmp/trajan-bench-tui.db")]
         db: PathBuf,
         #[arg(long, default_value_t = 100_000)]

@@ -43,7 +43,7 @@ impl LiveWrites for Pg {
             return Err(StoreError::Inconsistent("steps written before their run".into()));
         };
         let part = StepsOf { run_id: run.id, first: run.counts.steps, steps, edits, history: &[] };
-        self.with_packer(|pg, packer| write_steps(pg, &[part], packer))?;
+        self.with_packer(|pg, packer| write_steps(pg, &[part], packer, false))?;
         run.counts.add(RunCounts::of(steps.len(), edits));
         run.changed = true;
         lw.w.stats.steps += steps.len();
@@ -158,12 +158,12 @@ impl Pg {
             update_run_row(self, live.id, &run, counts)?;
             let id = live.id;
             let history = StepsOf { run_id: id, first: 0, steps: &[], edits: &[], history: &run.history };
-            self.with_packer(|pg, packer| write_steps(pg, &[history], packer))?;
+            self.with_packer(|pg, packer| write_steps(pg, &[history], packer, false))?;
             let mut edits = std::mem::take(&mut run.edits);
             self.with_packer(|pg, packer| {
                 in_edit_batches(&mut edits, &mut |k, e| fill(i, k, e), &mut |batch| {
                     let part = StepsOf { run_id: id, first: 0, steps: &[], edits: batch, history: &[] };
-                    write_steps(pg, &[part], packer)
+                    write_steps(pg, &[part], packer, false)
                 })
             })?;
             lw.w.instances.insert(run.instance_id);

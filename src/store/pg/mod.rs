@@ -12,6 +12,7 @@
 //! Every text goes through [`enc`] and comes back through [`Cells`]: PostgreSQL's `text` cannot
 //! hold U+0000, which a trajectory may.
 
+mod aside;
 mod browse;
 mod copy;
 mod export;
@@ -24,6 +25,7 @@ mod read;
 mod schema;
 mod search;
 mod tables;
+mod term_rows;
 pub mod url;
 mod write;
 
@@ -53,6 +55,12 @@ pub struct Pg {
     packer: Option<texts::Packer>,
     /// A batch of sources is open.
     batch: bool,
+    /// The terms thread (`aside.rs`), started by the first unit written.
+    aside: Option<aside::Aside>,
+    /// Steps whose terms were sent to the terms thread for the unit being written, and for the
+    /// units of the open batch already released: deleted again if their unit is given up.
+    unit_terms: RefCell<Vec<i64>>,
+    batch_terms: Vec<i64>,
     /// The source being written whose earlier parts are committed.
     parted: Option<i64>,
     /// A transaction is open (a write in progress): a lost connection is not silently reopened.
@@ -98,6 +106,9 @@ impl Pg {
             statements: RefCell::new(HashMap::new()),
             packer: None,
             batch: false,
+            aside: None,
+            unit_terms: RefCell::new(Vec::new()),
+            batch_terms: Vec::new(),
             parted: None,
             in_transaction: Cell::new(false),
             lost: Cell::new(false),

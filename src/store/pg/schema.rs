@@ -9,19 +9,20 @@
 //! come from `runs_id_seq` (a run keeps its id across a replace, and no id is handed out twice);
 //! a foreign key to a run follows it when the run is given another id (`ON UPDATE CASCADE`).
 //! Search has no FTS5: `step_terms` holds each step's terms as SQLite's tokenizer makes them
-//! (`store::terms`), in pieces, under a `pg_trgm` GIN index.
+//! (`store::terms`), in pieces; `step_words` each step's distinct terms under a `pg_trgm` GIN
+//! index (migration 4).
 
 /// Storage settings that speed up writing and do not change what is stored, applied after the
 /// migrations where the server allows them (each in a savepoint of its own): the large texts
 /// compressed with lz4 rather than pglz (several times faster; a server built without lz4 keeps
-/// pglz), and a larger pending list for the terms' trigram index (its entries are merged in fewer,
+/// pglz), and a larger pending list for the words' trigram index (its entries are merged in fewer,
 /// larger passes).
 pub(super) fn tune(pg: &super::Pg) -> Result<(), crate::error::StoreError> {
     for sql in [
         "ALTER TABLE step_terms ALTER COLUMN terms SET COMPRESSION lz4",
         "ALTER TABLE blobs ALTER COLUMN content SET COMPRESSION lz4",
         "ALTER TABLE outcomes ALTER COLUMN log SET COMPRESSION lz4",
-        "ALTER INDEX step_terms_trgm SET (gin_pending_list_limit = 65536)",
+        "ALTER INDEX step_words_trgm SET (gin_pending_list_limit = 65536)",
     ] {
         pg.run("SAVEPOINT tune")?;
         let done = pg.run(sql);
@@ -339,5 +340,34 @@ UPDATE notes n SET run_source = who.path, run_instance = who.instance_id, run_at
 FROM who WHERE who.id = n.run_id;
 CREATE INDEX labels_identity ON labels(run_source, run_instance);
 CREATE INDEX notes_identity ON notes(run_source, run_instance);
+"#,
+    // 4: the trigram index reads each step's distinct terms (`step_words`, one row a step, in
+    //    pieces as the terms) instead of its whole terms: the same trigrams (pg_trgm splits a
+    //    text into words), a hundredth of the text to extract them from on a write. The whole
+    //    terms stay, unindexed, to confirm a phrase's candidates with `LIKE`. Terms are written
+    //    on a second connection and commit before their steps (`pg/aside.rs`), so they have no
+    //    foreign key to `steps`; a trigger deletes them with their steps.
+    r#"
+CREATE TABLE step_words (
+    step_id bigint NOT NULL,
+    piece   bigint NOT NULL,
+    words   text COLLATE "C" NOT NULL,
+    PRIMARY KEY (step_id, piece)
+);
+INSERT INTO step_words (step_id, piece, words)
+SELECT step_id, 0, ' ' || string_agg(w, ' ' ORDER BY w) || ' '
+FROM (SELECT DISTINCT step_id, w FROM step_terms, regexp_split_to_table(terms, '[ \n]+') w WHERE w <> '') d
+GROUP BY step_id;
+DROP INDEX step_terms_trgm;
+CREATE INDEX step_words_trgm ON step_words USING gin (words gin_trgm_ops);
+ALTER TABLE step_terms DROP CONSTRAINT step_terms_step_id_fkey;
+CREATE FUNCTION trajan_forget_terms() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    DELETE FROM step_terms WHERE step_id IN (SELECT id FROM gone);
+    DELETE FROM step_words WHERE step_id IN (SELECT id FROM gone);
+    RETURN NULL;
+END $$;
+CREATE TRIGGER steps_forget_terms AFTER DELETE ON steps REFERENCING OLD TABLE AS gone
+    FOR EACH STATEMENT EXECUTE FUNCTION trajan_forget_terms();
 "#,
 ];

@@ -1,12 +1,14 @@
 //! Search in PostgreSQL, giving what SQLite's FTS5 gives. PostgreSQL's own text search splits
 //! words otherwise (`__init__.py`, `2.0`, `line 1` and positions past 16,383 come out
 //! differently), so a step's terms are stored as SQLite's tokenizer makes them
-//! (`store::terms::document`, in `step_terms`, written with the step) under a `pg_trgm` GIN
-//! index: a phrase is ` t1 t2 t3` in them (the last term a prefix), which `LIKE` answers exactly
-//! and the trigram index finds fast. A phrase longer than the pieces' overlap is looked for by
-//! its head, and each step found is confirmed in Rust on its whole terms.
+//! (`store::terms::document`, in `step_terms`, written with the step), and its distinct terms in
+//! `step_words` under a `pg_trgm` GIN index. A phrase is ` t1 t2 t3` in the terms (the last term
+//! a prefix), which `LIKE` answers exactly; the steps whose words hold its terms are its
+//! candidates, found fast by the index and confirmed with that `LIKE`. A phrase longer than the
+//! pieces' overlap is looked for by its head, and each step found is confirmed in Rust on its
+//! whole terms.
 
-use super::write::OVERLAP;
+use super::term_rows::OVERLAP;
 use super::{Cells, Pg};
 use crate::error::StoreError;
 use crate::sanitize::sanitize;
@@ -50,6 +52,14 @@ impl Search for Pg {
     }
 }
 
+/// A step, by its id and place.
+#[derive(Clone, Copy)]
+struct Step {
+    id: i64,
+    run_id: i64,
+    idx: i64,
+}
+
 /// A step that holds the phrase.
 struct Match {
     step_id: i64,
@@ -60,26 +70,96 @@ struct Match {
 
 impl Pg {
     /// The steps holding the phrase (of one run, or all), in run and step order, at most `limit`.
+    ///
+    /// With a limit, the first [`WINDOW`] steps are confirmed in order first: a phrase many steps
+    /// hold reaches its limit there, without the index. The rest: the candidates after them
+    /// (steps whose distinct terms hold the phrase's terms, found with the trigram index), in
+    /// step order, confirmed on their whole terms a page at a time until the limit is reached.
     fn matches(&self, phrase: &str, run: Option<i64>, limit: Option<usize>) -> Result<Vec<Match>, StoreError> {
         let Some(pattern) = terms::phrase(phrase) else { return Ok(Vec::new()) };
         // A phrase up to the overlap of the pieces is inside one piece: LIKE is the answer. A
         // longer one: steps holding its head, confirmed on their whole terms.
         let exact = pattern.len() <= OVERLAP;
         let head = if exact { pattern.as_str() } else { head(&pattern) };
-        let sql = "WITH m AS MATERIALIZED (SELECT DISTINCT step_id FROM step_terms WHERE terms LIKE $1)
-                   SELECT s.id, s.run_id, r.instance_id, s.idx FROM m JOIN steps s ON s.id = m.step_id
-                   JOIN runs r ON r.id = s.run_id
-                   WHERE $2::bigint IS NULL OR s.run_id = $2 ORDER BY s.run_id, s.idx LIMIT $3";
         let like = super::enc(&format!("%{head}%")).into_owned();
-        let limit = limit.filter(|_| exact).map(|l| l as i64);
+        let enough = |found: &Vec<Step>| limit.is_some_and(|l| found.len() >= l);
         let mut found = Vec::new();
-        for r in self.rows(sql, &[&like, &run, &limit])? {
-            let m = Match { step_id: r.int(0)?, run_id: r.int(1)?, instance_id: r.text(2)?, idx: r.int(3)? };
-            if exact || self.holds(m.step_id, &pattern)? {
-                found.push(m);
+        let mut after = (i64::MIN, i64::MIN);
+        if limit.is_some() {
+            let rows = self.rows(
+                "SELECT w.id, w.run_id, w.idx,
+                        EXISTS (SELECT 1 FROM step_terms t WHERE t.step_id = w.id AND t.terms LIKE $2)
+                 FROM (SELECT id, run_id, idx FROM steps WHERE $1::bigint IS NULL OR run_id = $1
+                       ORDER BY run_id, idx LIMIT $3) w ORDER BY w.run_id, w.idx",
+                &[&run, &like, &WINDOW],
+            )?;
+            for r in &rows {
+                let step = Step { id: r.int(0)?, run_id: r.int(1)?, idx: r.int(2)? };
+                after = (step.run_id, step.idx);
+                if r.flag(3)? && (exact || self.holds(step.id, &pattern)?) {
+                    found.push(step);
+                    if enough(&found) {
+                        return self.named(found);
+                    }
+                }
+            }
+            if (rows.len() as i64) < WINDOW {
+                return self.named(found);
             }
         }
-        Ok(found)
+        let likes = word_likes(head);
+        let mut params: Vec<&(dyn postgres::types::ToSql + Sync)> = vec![&run, &after.0, &after.1];
+        params.extend(likes.iter().map(|l| l as &(dyn postgres::types::ToSql + Sync)));
+        let cands: Vec<Step> = self
+            .rows(&candidates_sql(likes.len()), &params)?
+            .iter()
+            .map(|r| Ok(Step { id: r.int(0)?, run_id: r.int(1)?, idx: r.int(2)? }))
+            .collect::<Result<_, StoreError>>()?;
+        let (mut at, mut page) = (0, 64);
+        while at < cands.len() {
+            let part = &cands[at..(at + page).min(cands.len())];
+            let ids: Vec<i64> = part.iter().map(|m| m.id).collect();
+            let held: std::collections::HashSet<i64> = self
+                .rows(
+                    "SELECT DISTINCT step_id FROM step_terms WHERE step_id = ANY($1) AND terms LIKE $2",
+                    &[&ids, &like],
+                )?
+                .iter()
+                .map(|r| r.int(0))
+                .collect::<Result<_, _>>()?;
+            for m in part {
+                if held.contains(&m.id) && (exact || self.holds(m.id, &pattern)?) {
+                    found.push(*m);
+                    if enough(&found) {
+                        return self.named(found);
+                    }
+                }
+            }
+            at += part.len();
+            page = (page * 4).min(16_384);
+        }
+        self.named(found)
+    }
+
+    /// The steps with their runs' instances.
+    fn named(&self, steps: Vec<Step>) -> Result<Vec<Match>, StoreError> {
+        let mut runs: Vec<i64> = steps.iter().map(|s| s.run_id).collect();
+        runs.dedup();
+        let names: std::collections::HashMap<i64, String> = self
+            .rows("SELECT id, instance_id FROM runs WHERE id = ANY($1)", &[&runs])?
+            .iter()
+            .map(|r| Ok((r.int(0)?, r.text(1)?)))
+            .collect::<Result<_, StoreError>>()?;
+        steps
+            .into_iter()
+            .map(|s| {
+                let instance_id = names
+                    .get(&s.run_id)
+                    .cloned()
+                    .ok_or_else(|| StoreError::Inconsistent("a step without its run".into()))?;
+                Ok(Match { step_id: s.id, run_id: s.run_id, instance_id, idx: s.idx })
+            })
+            .collect()
     }
 
     /// Whether a step's terms, made again from its texts, hold `pattern`.
@@ -115,6 +195,42 @@ impl Pg {
         let body = ChunkReader { pg: self, chunk_id, at: 0, len, piece: Vec::new(), used: 0 };
         record_snippet(texts::open_record(body, at)?, words)
     }
+}
+
+/// The candidates of a pattern after a (run, step), in step order: steps whose distinct terms
+/// hold the pattern's longest terms (at most [`TERMS`] of them) and its last term as a prefix,
+/// each term's steps found with the trigram index. Parameters: the run or NULL, the run and step
+/// index after which to start, then the `LIKE` patterns ([`word_likes`]).
+fn candidates_sql(likes: usize) -> String {
+    let each: Vec<String> =
+        (0..likes).map(|i| format!("SELECT step_id FROM step_words WHERE words LIKE ${}", i + 4)).collect();
+    format!(
+        "SELECT s.id, s.run_id, s.idx FROM steps s
+         WHERE s.id IN ({}) AND ($1::bigint IS NULL OR s.run_id = $1) AND (s.run_id, s.idx) > ($2::bigint, $3::bigint)
+         ORDER BY s.run_id, s.idx",
+        each.join(" INTERSECT ")
+    )
+}
+
+/// Steps confirmed in order first, before the index is asked (a phrase many steps hold).
+const WINDOW: i64 = 256;
+
+/// Terms of a phrase looked up in the index at most; the rest are confirmed with the whole.
+const TERMS: usize = 6;
+
+/// The `LIKE` patterns of [`candidates_sql`]: ` term ` for the longest whole terms, ` last` for
+/// the last (a prefix).
+fn word_likes(pattern: &str) -> Vec<String> {
+    let mut terms: Vec<&str> = pattern.split(' ').filter(|t| !t.is_empty()).collect();
+    let last = terms.pop().unwrap_or_default();
+    terms.sort_unstable_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
+    terms.dedup();
+    terms.truncate(TERMS);
+    terms
+        .iter()
+        .map(|t| super::enc(&format!("% {t} %")).into_owned())
+        .chain([super::enc(&format!("% {last}%")).into_owned()])
+        .collect()
 }
 
 /// The head of a long phrase pattern: its first terms, within [`OVERLAP`] bytes.

@@ -135,25 +135,20 @@ impl Pg {
     /// The search terms of every step (after a copy): read through a cursor, written with
     /// `COPY` about 16 MB at a time.
     fn index_all(&self) -> Result<(), StoreError> {
-        const SEND: usize = 16 << 20;
         self.run(
             "DECLARE texts NO SCROLL CURSOR FOR SELECT t.step_id, t.thought, t.action, t.observation, t.response,
                  t.args, t.chunk_id, t.chunk_at FROM step_texts t ORDER BY t.step_id",
         )?;
-        let (mut cache, mut rows) = (texts::ChunkCache::default(), CopyRows::default());
+        let (mut cache, mut rows) = (texts::ChunkCache::default(), super::term_rows::TermRows::default());
         loop {
             let fetched = self.rows(&format!("FETCH {FETCH} FROM texts"), &[])?;
             for r in &fetched {
                 let t = texts::of_row(r, 1, &mut cache, self)?;
                 let fields = [sanitize(&t.thought), sanitize(&t.action), sanitize(&t.observation)];
-                let doc = terms::document(&[&fields[0], &fields[1], &fields[2]]);
-                for (piece, text) in super::write::pieces(&doc).enumerate() {
-                    rows.int(r.int(0)?).int(piece as i64).text(text).end();
-                }
+                rows.push(r.int(0)?, &terms::document(&[&fields[0], &fields[1], &fields[2]]));
             }
-            if rows.len() >= SEND || (fetched.len() < FETCH && !rows.is_empty()) {
-                self.copy_in("COPY step_terms (step_id, piece, terms) FROM STDIN", rows.data())?;
-                rows.clear();
+            if rows.full() || fetched.len() < FETCH {
+                rows.send(self)?;
             }
             if fetched.len() < FETCH {
                 break;

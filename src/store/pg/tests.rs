@@ -319,6 +319,42 @@ fn replacing_a_source_keeps_run_ids_and_removing_it_leaves_nothing() {
     assert_eq!(ok(pg.count_runs()), 0);
     assert!(ok(pg.is_empty_store()) || ok(pg.source_hashes()).is_empty());
     assert_eq!(ok(pg.integrity_check()), "ok");
+    assert_eq!(terms_rows(&url), (0, 0), "the terms went with their steps");
+}
+
+/// Rows of `step_terms` and `step_words`.
+fn terms_rows(url: &PgUrl) -> (i64, i64) {
+    use super::Cells;
+    let pg = ok(Pg::open(url));
+    let r = ok(pg.one("SELECT (SELECT count(*) FROM step_terms), (SELECT count(*) FROM step_words)", &[]));
+    (ok(r.int(0)), ok(r.int(1)))
+}
+
+/// The terms of a unit commit (on the terms connection) before the unit; a batch given up after
+/// that has them deleted again, and one given up before has them rolled back.
+#[test]
+fn terms_of_units_given_up_are_not_left_behind() {
+    use crate::store::backend::Writes;
+    let Some((_db, url)) = database() else { return };
+    let mut pg = ok(Pg::open(&url));
+    ok(pg.begin_batch());
+    let mut w = ok(pg.begin_source(&record("/a.traj", &[1; 32])));
+    ok(pg.append(&mut w, &runs()));
+    ok(pg.commit_source(w));
+    assert!(terms_rows(&url).0 > 0, "the unit's terms are committed before it");
+    pg.abandon();
+    assert!(pg.commit_batch().is_err(), "the batch was rolled back");
+    assert_eq!(terms_rows(&url), (0, 0), "the terms of the batch given up are deleted");
+
+    let mut w = ok(pg.begin_source(&record("/b.traj", &[1; 32])));
+    ok(pg.append(&mut w, &runs()));
+    pg.rollback_source();
+    assert_eq!(terms_rows(&url), (0, 0), "the terms of a unit given up are rolled back");
+    let mut w = ok(pg.begin_source(&record("/b.traj", &[1; 32])));
+    ok(pg.append(&mut w, &runs()));
+    ok(pg.commit_source(w));
+    let found = ok(ok(Store::connect_read_only(&url)).search("pydicom", None, 5));
+    assert_eq!(found.len(), 1, "a committed unit is searchable from another connection");
 }
 
 /// Runs of these instances at their places in a source.

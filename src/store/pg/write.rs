@@ -4,8 +4,10 @@
 //! then every other row of the unit sent with `COPY`, ids taken from the sequences beforehand.
 //! A source seen before is replaced whole, as in SQLite.
 
+use super::aside::{Aside, JOB_BYTES, Job};
 use super::copy::CopyRows;
 use super::link::insert_tests;
+use super::term_rows::TermRows;
 use super::{Cells, Pg, enc, enc_opt};
 use crate::error::StoreError;
 use crate::model::{CheckedBy, Edit, Message, Parsed, Run, Step, TestOutcome};
@@ -15,11 +17,6 @@ use crate::store::terms;
 use crate::store::texts;
 use crate::store::write::{RunCounts, SourceRecord, SourceWrite, WriteStats, json_list, message_hash, run_key};
 use std::collections::HashMap;
-
-/// A step's terms are stored in pieces of about this many bytes, each starting this many bytes
-/// (whole terms) before the previous one ends: a phrase up to [`OVERLAP`] long is inside a piece.
-pub(super) const PIECE: usize = 1 << 20;
-pub(super) const OVERLAP: usize = 64 << 10;
 
 impl Writes for Pg {
     fn source_hashes(&self) -> Result<HashMap<String, Vec<u8>>, StoreError> {
@@ -52,6 +49,10 @@ impl Writes for Pg {
     }
 
     fn append(&mut self, w: &mut SourceWrite, parsed: &Parsed) -> Result<(), StoreError> {
+        if self.aside.is_none() {
+            let url = self.url.clone();
+            self.aside = Some(Aside::start(Box::new(move || Pg::open(&url)), super::term_rows::serve)?);
+        }
         let mut unit = Vec::with_capacity(parsed.runs.len());
         for run in &parsed.runs {
             let id = match w.old_ids.get(&run_key(run)) {
@@ -64,7 +65,7 @@ impl Writes for Pg {
             w.stats.runs += 1;
             w.stats.steps += run.steps.len();
         }
-        self.with_packer(|pg, packer| write_steps(pg, &unit, packer))?;
+        self.with_packer(|pg, packer| write_steps(pg, &unit, packer, true))?;
         for o in &parsed.outcomes {
             insert_outcome(self, w.source_id, o)?;
             w.instances.insert(o.instance_id.clone());
@@ -115,11 +116,16 @@ impl Writes for Pg {
             if self.parted == Some(w.source_id) {
                 self.exec("UPDATE sources SET hash = $2 WHERE id = $1", &[&w.source_id, &w.hash])?;
             }
+            self.end_terms()?;
             self.run(if self.batch { "RELEASE source" } else { "COMMIT" })
         };
         if let Err(e) = finish() {
             self.rollback_source();
             return Err(e);
+        }
+        let sent = std::mem::take(&mut *self.unit_terms.borrow_mut());
+        if self.batch {
+            self.batch_terms.extend(sent);
         }
         self.parted = None;
         Ok(w.stats)
@@ -135,21 +141,26 @@ impl Writes for Pg {
             self.exec("UPDATE sources SET hash = '\\x'::bytea WHERE id = $1", &[&w.source_id])?;
             self.parted = Some(w.source_id);
         }
+        self.end_terms()?;
         self.run("COMMIT")?;
+        self.unit_terms.borrow_mut().clear();
         self.run("BEGIN")?;
         self.exec("SELECT pg_advisory_xact_lock(hashtextextended($1, 7421))", &[&enc(&self.path_of(w.source_id)?)])?;
         Ok(())
     }
 
     fn rollback_source(&mut self) {
+        let mut sent = std::mem::take(&mut *self.unit_terms.borrow_mut());
         if self.batch {
             if self.run("ROLLBACK TO source").and_then(|_| self.run("RELEASE source")).is_err() {
                 self.abandon();
                 self.batch = false;
+                sent.append(&mut self.batch_terms);
             }
         } else {
             self.abandon();
         }
+        self.forget_terms(sent);
         if let Some(id) = self.parted.take() {
             let remove = || -> Result<(), StoreError> {
                 self.run("BEGIN")?;
@@ -180,11 +191,14 @@ impl Writes for Pg {
             return Ok(());
         }
         self.batch = false;
+        let sent = std::mem::take(&mut self.batch_terms);
         if !self.in_transaction.get() {
+            self.forget_terms(sent);
             return Err(StoreError::BatchRolledBack("an error in one of its files rolled the transaction back".into()));
         }
         if let Err(e) = self.run("COMMIT") {
             self.abandon();
+            self.forget_terms(sent);
             return Err(e);
         }
         Ok(())
@@ -231,6 +245,22 @@ impl Writes for Pg {
 }
 
 impl Pg {
+    /// Commit the terms the terms thread holds for the unit (before the unit: see `aside.rs`).
+    fn end_terms(&self) -> Result<(), StoreError> {
+        match &self.aside {
+            Some(aside) if !self.unit_terms.borrow().is_empty() => aside.finish(Job::End),
+            _ => Ok(()),
+        }
+    }
+
+    /// Roll back or delete the terms of steps whose unit was given up (best effort: terms of
+    /// steps that are not stored are never read).
+    fn forget_terms(&self, steps: Vec<i64>) {
+        if let Some(aside) = self.aside.as_ref().filter(|_| !steps.is_empty()) {
+            let _ = aside.finish(Job::Forget(steps));
+        }
+    }
+
     fn path_of(&self, source_id: i64) -> Result<String, StoreError> {
         self.one("SELECT path FROM sources WHERE id = $1", &[&source_id])?.text(0)
     }
@@ -415,8 +445,14 @@ pub(super) struct StepsOf<'a> {
     pub history: &'a [Message],
 }
 
-/// Chunks, steps, their texts and prompt parts, edits, history and search terms of these runs.
-pub(super) fn write_steps(pg: &Pg, parts: &[StepsOf<'_>], packer: &mut texts::Packer) -> Result<(), StoreError> {
+/// Chunks, steps, their texts and prompt parts, edits, history and search terms of these runs;
+/// the terms on the terms thread when `aside` (and it runs), else here.
+pub(super) fn write_steps(
+    pg: &Pg,
+    parts: &[StepsOf<'_>],
+    packer: &mut texts::Packer,
+    aside: bool,
+) -> Result<(), StoreError> {
     let blobs = blob_ids(pg, parts)?;
     let mut chunk_ids = IdPool::new("text_chunks_id_seq");
     let (mut chunks, mut steps, mut step_texts, mut prompt, mut edits, mut history) = Default::default();
@@ -452,7 +488,30 @@ pub(super) fn write_steps(pg: &Pg, parts: &[StepsOf<'_>], packer: &mut texts::Pa
             pg.copy_in(&format!("COPY {table} FROM STDIN"), rows.data())?;
         }
     }
-    write_terms(pg, parts, &step_ids)
+    match pg.aside.as_ref().filter(|_| aside) {
+        Some(aside) => send_terms(pg, aside, parts, &step_ids),
+        None => write_terms(pg, parts, &step_ids),
+    }
+}
+
+/// These steps' searchable texts to the terms thread, [`JOB_BYTES`] at a time.
+fn send_terms(pg: &Pg, aside: &Aside, parts: &[StepsOf<'_>], step_ids: &[Vec<i64>]) -> Result<(), StoreError> {
+    let (mut job, mut bytes) = (Vec::new(), 0);
+    for (part, ids) in parts.iter().zip(step_ids) {
+        for (s, &id) in part.steps.iter().zip(ids) {
+            bytes += s.thought.len() + s.action.len() + s.observation.len();
+            job.push((id, [s.thought.clone(), s.action.clone(), s.observation.clone()]));
+            pg.unit_terms.borrow_mut().push(id);
+            if bytes >= JOB_BYTES {
+                aside.send(Job::Steps(std::mem::take(&mut job)))?;
+                bytes = 0;
+            }
+        }
+    }
+    if !job.is_empty() {
+        aside.send(Job::Steps(job))?;
+    }
+    Ok(())
 }
 
 fn lost(what: &str) -> StoreError {
@@ -665,53 +724,17 @@ fn blob_ids(pg: &Pg, parts: &[StepsOf<'_>]) -> Result<HashMap<[u8; 16], i64>, St
 /// The search terms of these steps, as SQLite's index holds them (`store::terms`), sent in
 /// `COPY`s of at most about 16 MB.
 fn write_terms(pg: &Pg, parts: &[StepsOf<'_>], step_ids: &[Vec<i64>]) -> Result<(), StoreError> {
-    const SEND: usize = 16 << 20;
-    let mut rows = CopyRows::default();
+    let mut rows = TermRows::default();
     for (part, ids) in parts.iter().zip(step_ids) {
         for (s, &id) in part.steps.iter().zip(ids) {
             let fields = [sanitize(&s.thought), sanitize(&s.action), sanitize(&s.observation)];
-            let doc = terms::document(&[&fields[0], &fields[1], &fields[2]]);
-            for (piece, text) in pieces(&doc).enumerate() {
-                rows.int(id).int(piece as i64).text(text).end();
-            }
-            if rows.len() >= SEND {
-                pg.copy_in("COPY step_terms (step_id, piece, terms) FROM STDIN", rows.data())?;
-                rows.clear();
+            rows.push(id, &terms::document(&[&fields[0], &fields[1], &fields[2]]));
+            if rows.full() {
+                rows.send(pg)?;
             }
         }
     }
-    if !rows.is_empty() {
-        pg.copy_in("COPY step_terms (step_id, piece, terms) FROM STDIN", rows.data())?;
-    }
-    Ok(())
-}
-
-/// A document of terms in pieces of about [`PIECE`] bytes, each starting at a term (a space)
-/// about [`OVERLAP`] bytes before the previous one ends.
-pub(super) fn pieces(doc: &str) -> impl Iterator<Item = &str> {
-    let mut start = Some(0);
-    std::iter::from_fn(move || {
-        let from = start?;
-        if doc.len() - from <= PIECE {
-            start = None;
-            return Some(&doc[from..]);
-        }
-        // End after a space, so the piece's last term is whole.
-        let mut end = from + PIECE;
-        while end > from && !doc.is_char_boundary(end) {
-            end -= 1;
-        }
-        let end = doc[..end].rfind(' ').map_or(doc.len(), |i| i + 1).max(from + 1);
-        // The next piece starts at a term at least OVERLAP before this end.
-        let back = end.saturating_sub(OVERLAP).max(from + 1);
-        let mut at = back;
-        while at > from && !doc.is_char_boundary(at) {
-            at -= 1;
-        }
-        let next = doc[..at].rfind(' ').filter(|&i| i > from).unwrap_or(at);
-        start = Some(next);
-        Some(&doc[from..end])
-    })
+    rows.send(pg)
 }
 
 fn insert_outcome(pg: &Pg, source_id: i64, o: &TestOutcome) -> Result<(), StoreError> {
@@ -738,28 +761,4 @@ fn insert_outcome(pg: &Pg, source_id: i64, o: &TestOutcome) -> Result<(), StoreE
         )?
         .int(0)?;
     insert_tests(pg, id, &o.tests)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn pieces_overlap_and_start_at_a_term() {
-        let doc: String = (0..400_000).map(|i| format!(" w{i}")).collect::<String>() + " ";
-        let parts: Vec<&str> = pieces(&doc).collect();
-        assert!(parts.len() > 1, "{}", parts.len());
-        for p in &parts {
-            assert!(p.starts_with(' ') && p.ends_with(' ') && p.len() <= PIECE, "{}", &p[..20]);
-        }
-        // Every phrase of up to OVERLAP bytes is inside one piece.
-        for at in [PIECE - 10, 2 * PIECE - 5_000, doc.len() - 30] {
-            let start = doc[..at].rfind(' ').unwrap_or(0);
-            let end = doc[start + 1..].find(' ').map_or(doc.len(), |e| start + 1 + e);
-            let phrase = &doc[start..(start + 40_000).min(doc.len())];
-            let _ = end;
-            assert!(parts.iter().any(|p| p.contains(phrase)), "phrase at {at}");
-        }
-        assert_eq!(pieces(" a b ").collect::<Vec<_>>(), [" a b "]);
-    }
 }
