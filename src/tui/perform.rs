@@ -42,10 +42,7 @@ pub fn perform_with_progress(store: &Store, effect: Effect, progress: &mut dyn F
             Ok(body) => Action::StepLoaded(Box::new(body)),
             Err(e) => Action::Failed(format!("step {index}: {e}")),
         },
-        Effect::PeekStep { run, index, peek } => match (peek.0)(index) {
-            Ok((line, body)) => Action::StepPeeked { run, line, body: Box::new(body) },
-            Err(e) => Action::Failed(format!("step {index}: {e}")),
-        },
+        Effect::PeekStep { run, index, peek } => peek_step(run, index, &peek),
         Effect::Search { run, query } => match store.search_run(run, &query) {
             Ok(steps) => Action::SearchDone { query, steps },
             Err(e) => Action::Failed(format!("search: {e}")),
@@ -110,6 +107,15 @@ pub fn perform_with_progress(store: &Store, effect: Effect, progress: &mut dyn F
 }
 
 /// The chart as `trajan export chart` writes it (the agreement with bootstrap intervals).
+/// Step `index` of run `run` read from its file ahead of the reading (no store needed: the
+/// worker gives it a lane of its own).
+pub(crate) fn peek_step(run: i64, index: i64, peek: &crate::tui::action::PeekStep) -> Action {
+    match (peek.0)(index) {
+        Ok((line, body)) => Action::StepPeeked { run, line, body: Box::new(body) },
+        Err(e) => Action::Failed(format!("step {index}: {e}")),
+    }
+}
+
 fn export_chart(store: &Store, taxonomy: &Taxonomy, ask: &Ask, kind: Kind, dir: &Path) -> Result<PathBuf, String> {
     let boot = BootstrapOptions::default();
     let report = stats_report(store, taxonomy, ask, Some(&boot)).map_err(|e| e.to_string())?;

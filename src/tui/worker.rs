@@ -2,8 +2,9 @@
 //! (read-only; the first label saved opens one to write). The quick lane loads runs and steps,
 //! searches and saves labels; the slow lane reads every run's labels, the whole run list and the
 //! statistics, and builds the search index when runs wait for it (its progress comes back as
-//! it goes). A key never waits for either: effects go in, actions come back, in order within a
-//! lane, and the event loop draws them when they arrive. The reading of files beside the TUI
+//! it goes). A third lane, without a connection, reads steps from a file ahead of its reading
+//! (`G` while `trajan FILE` reads). A key never waits for any: effects go in, actions come back,
+//! in order within a lane, and the event loop draws them when they arrive. The reading of files beside the TUI
 //! (`trajan PATH`) sends its news the same way ([`Worker::follow`]).
 
 use super::action::{Action, Feed};
@@ -15,6 +16,8 @@ use std::sync::mpsc::{self, Receiver, Sender};
 /// The two lanes and what they send back (`None` for an effect that gives no action).
 pub struct Worker {
     quick: Sender<Effect>,
+    /// Steps read from a file ahead of the reading.
+    peek: Sender<Effect>,
     slow: Sender<Effect>,
     results: Receiver<Reply>,
     /// Effects sent and not yet answered.
@@ -59,6 +62,27 @@ enum Reply {
     Progress(Action),
 }
 
+/// The lane of steps read from a file ahead of the reading: they need no store, and wait
+/// behind nothing the quick lane does (the step lines loaded as the reading stores them).
+fn peek_lane(results: Sender<Reply>) -> Sender<Effect> {
+    let (tx, rx) = mpsc::channel::<Effect>();
+    std::thread::spawn(move || {
+        for effect in rx {
+            let action = match effect {
+                Effect::PeekStep { run, index, peek } => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    super::perform::peek_step(run, index, &peek)
+                }))
+                .unwrap_or_else(|_| Action::Failed("internal error (reported as a bug)".into())),
+                _ => Action::Failed("internal error: an effect sent to the peek lane (reported as a bug)".into()),
+            };
+            if results.send(Reply::Done { opening: false, action: Some(action) }).is_err() {
+                return;
+            }
+        }
+    });
+    tx
+}
+
 fn lane(db: &Location, results: Sender<Reply>) -> Sender<Effect> {
     let (tx, rx) = mpsc::channel::<Effect>();
     let db = db.clone();
@@ -97,8 +121,9 @@ impl Worker {
     pub fn start(db: &Location) -> Worker {
         let (results_tx, results) = mpsc::channel();
         let quick = lane(db, results_tx.clone());
+        let peek = peek_lane(results_tx.clone());
         let slow = lane(db, results_tx);
-        Worker { quick, slow, results, pending: 0, opening: 0, feed: None, feed_done: false }
+        Worker { quick, slow, peek, results, pending: 0, opening: 0, feed: None, feed_done: false }
     }
 
     /// Also take the actions `feed` sends (the reading of files beside the TUI), until it closes.
@@ -124,7 +149,11 @@ impl Worker {
 
     /// Hand an effect to its lane.
     pub fn send(&mut self, effect: Effect) {
-        let lane = if slow(&effect) { &self.slow } else { &self.quick };
+        let lane = match &effect {
+            Effect::PeekStep { .. } => &self.peek,
+            e if slow(e) => &self.slow,
+            _ => &self.quick,
+        };
         let opening = opens(&effect);
         if lane.send(effect).is_ok() {
             self.pending += 1;

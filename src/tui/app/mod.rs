@@ -326,10 +326,11 @@ impl App {
             Action::StepsLoaded { run, from, steps, edits } => self.steps_loaded(run, from, steps, edits),
             Action::Feed(feed) => self.feed(feed),
             Action::StepPeeked { run, line, body } => {
-                if let Some(view) = self.run.as_mut().filter(|r| r.run_id() == run) {
-                    view.peeked(line, *body);
-                }
-                Vec::new()
+                let Some(view) = self.run.as_mut().filter(|r| r.run_id() == run) else { return Vec::new() };
+                view.peeked(line, *body);
+                // Steps are read ahead on a lane of their own: the step may have been stored
+                // while it was read from the file, its stored body not asked for yet.
+                self.load_current_step()
             }
             Action::StepLoaded(body) => {
                 if let Some(run) = self.run.as_mut().filter(|r| r.run_id() == body.run_id) {

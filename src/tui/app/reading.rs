@@ -355,6 +355,29 @@ mod tests {
         assert_eq!(app.run.as_ref().map(|r| (r.cursor, r.while_read)), Some((99, false)));
     }
 
+    /// Steps are read ahead on a lane of their own: the step shown may be stored before its read
+    /// from the file answers, and is then loaded from the database (it was left without a body).
+    #[test]
+    fn a_step_stored_while_it_was_read_ahead_is_loaded_when_the_read_answers() {
+        let mut app = App::new((100, 30));
+        app.update(Action::Feed(Feed::Begun(7)));
+        app.update(progress(&[(7, 5)]));
+        app.update(Action::RunLoaded(Box::new(run_data(7, 5))));
+        app.update(Action::StepLoaded(Box::new(body(7, 0))));
+        let peek = PeekStep(std::sync::Arc::new(|i| Err(format!("step {i}"))));
+        app.update(Action::Feed(Feed::Indexed { run: 7, steps: 100, peek: peek.clone() }));
+        app.update(Action::Command(Command::GotoStep));
+        app.update(Action::Input('5'));
+        app.update(Action::Input('0'));
+        assert_eq!(app.update(Action::InputSubmit), vec![Effect::PeekStep { run: 7, index: 50, peek }]);
+        app.update(progress(&[(7, 100)]));
+        let effects = app.update(Action::StepsLoaded { run: 7, from: 5, steps: lines(5, 60), edits: Vec::new() });
+        assert_eq!(effects, vec![Effect::LoadSteps { run: 7, from: 60 }]);
+        let line = lines(50, 51).remove(0);
+        let effects = app.update(Action::StepPeeked { run: 7, line, body: Box::new(body(7, 50)) });
+        assert_eq!(effects, vec![Effect::LoadStep { run: 7, index: 50 }]);
+    }
+
     #[test]
     fn thousands_are_grouped() {
         assert_eq!(thousands(0), "0");
