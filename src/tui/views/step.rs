@@ -138,7 +138,7 @@ fn build(body: &StepBody, run: &RunView, width: u16, ctx: &mut ViewCtx) -> Vec<L
     }
     // Wrapped to the panel, or (z) whole lines cut when drawn and scrolled sideways.
     let w = if run.wrap { w } else { usize::MAX };
-    let page = Page { width: w, words: &words, theme: &theme, step: s.index };
+    let page = Page { width: w, words: &words, theme: &theme, run: body.run_id, step: s.index };
     section(&mut out, "thought", &s.thought, s.cuts[0], &page, None);
     section(&mut out, "action", &s.action, s.cuts[1], &page, None);
     let fold = (!run.unfolded).then_some((FOLD_HEAD, FOLD_TAIL));
@@ -158,6 +158,7 @@ struct Page<'a> {
     width: usize,
     words: &'a [String],
     theme: &'a Theme,
+    run: i64,
     step: i64,
 }
 
@@ -201,8 +202,9 @@ fn section(
     let (h, t) = (head.len().min(h), tail.len().min(t));
     let folded = head.len() - h + tail.len() - t;
     let unread = format!(
-        "{:.1} MB not read here (`trajan show RUN --step {}` prints it whole)",
+        "{:.1} MB not read here (`trajan show {} --step {}` prints it whole)",
         cut.omitted as f64 / 1e6,
+        page.run,
         page.step
     );
     out.extend(head[..h].iter().map(mark));
@@ -413,7 +415,7 @@ mod tests {
 
     fn section_lines(body: &str, cut: Option<Cut>, fold: Option<(usize, usize)>) -> Vec<String> {
         let theme = Theme::default();
-        let page = Page { width: 100, words: &[], theme: &theme, step: 7 };
+        let page = Page { width: 100, words: &[], theme: &theme, run: 3, step: 7 };
         let mut out = Vec::new();
         section(&mut out, "observation", body, cut, &page, fold);
         out.iter().map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect()).collect()
@@ -427,7 +429,7 @@ mod tests {
         let tail: String = (0..30).map(|i| format!("tail {i}\n")).collect();
         let body = format!("{head}{tail}");
         let cut = Cut { at: head.len(), omitted: 499_700_000 };
-        let unread = "499.7 MB not read here (`trajan show RUN --step 7` prints it whole)";
+        let unread = "499.7 MB not read here (`trajan show 3 --step 7` prints it whole)";
         let whole = section_lines(&body, Some(cut), None);
         assert_eq!(whole.len(), 1 + 50 + 1 + 30);
         assert_eq!(whole[50], "head 49");
