@@ -466,3 +466,20 @@ fn a_connection_killed_mid_ingest_leaves_whole_units_and_a_second_ingest_complet
     };
     assert_eq!(runs(db), runs(clean.as_os_str()));
 }
+
+/// A bulk load leaves the planner without statistics of the new rows until autovacuum comes
+/// (the first searches took twice as long); `ingest` analyzes the tables a search reads.
+#[test]
+fn an_ingest_leaves_the_statistics_of_what_it_wrote() {
+    let Some(pg) = common::pg_database() else { return };
+    let mut client = postgres::Client::connect(&pg.url, postgres::NoTls).unwrap_or_else(|e| panic!("{e}"));
+    let analyzed = |client: &mut postgres::Client| -> i64 {
+        client
+            .query_one("SELECT count(DISTINCT tablename) FROM pg_stats WHERE tablename IN ('steps', 'step_words', 'step_terms')", &[])
+            .and_then(|r| r.try_get(0))
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    assert_eq!(analyzed(&mut client), 0, "a new database has none");
+    ok(OsStr::new(&pg.url), &["ingest", fixtures().to_str().unwrap_or_default()]);
+    assert_eq!(analyzed(&mut client), 3);
+}

@@ -204,6 +204,7 @@ fn ingest(dir: &Path, db: &Location) -> Result<i32> {
     // The search index, built after the write (on one thread: its CPU time bounds it).
     let (started, cpu_before) = (Instant::now(), cpu_seconds("/proc/self/stat"));
     let indexed = store.build_search_index(&mut |_, _| {})?;
+    store.after_ingest()?;
     let (index_wall, index_cpu) = (started.elapsed().as_secs_f64(), cpu_seconds("/proc/self/stat") - cpu_before);
     store.checkpoint()?;
     let db_bytes = store.stored_bytes()?;

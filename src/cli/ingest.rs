@@ -82,6 +82,12 @@ pub fn run(store: &mut Store, paths: &[PathBuf], format: Option<Format>, flags: 
         super::output::print_json(&summary_json(&report, &joined))?;
     }
     let mut status = exit_status(&report);
+    if report.ingested() > 0
+        && let Err(e) = store.after_ingest()
+    {
+        // What was written stays: only the first searches are slower.
+        eprintln!("warning: {}: the statistics of the new rows were not updated: {e}", store.location());
+    }
     if flags.index
         && let Some(indexed) = build_index(store)?
     {

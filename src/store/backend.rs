@@ -242,6 +242,14 @@ pub trait Search {
 
     /// An up-to-date search index before a search reads it.
     fn ensure_search_index(&self) -> Result<(), StoreError>;
+
+    /// After an ingest that wrote runs: what keeps searches fast that the write itself does not.
+    /// PostgreSQL: the planner's statistics of the tables a search reads (a bulk load leaves them
+    /// empty until autovacuum comes, and the first searches take twice as long); SQLite:
+    /// nothing (its index pass is [`Search::build_search_index`]).
+    fn after_ingest(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
 }
 
 /// What a pass of [`Search::build_search_index`] did.

@@ -47,6 +47,12 @@ impl Search for Pg {
         Ok(IndexStats::default())
     }
 
+    /// `ANALYZE` of the tables a search reads (a role that does not own them is warned by the
+    /// server and skipped, not refused).
+    fn after_ingest(&self) -> Result<(), StoreError> {
+        self.run("ANALYZE runs, steps, step_words, step_terms")
+    }
+
     fn ensure_search_index(&self) -> Result<(), StoreError> {
         Ok(())
     }
