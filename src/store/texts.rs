@@ -383,13 +383,11 @@ pub fn within_of_row(
     match r.opt_int(first + 5)? {
         None => {
             let mut texts = of_row(r, first, &mut ChunkCache::default(), chunks)?;
-            let mut cuts = [None; 3];
-            for (text, c) in [&mut texts.thought, &mut texts.action, &mut texts.observation].into_iter().zip(&mut cuts)
-            {
+            texts.cuts = [&mut texts.thought, &mut texts.action, &mut texts.observation].map(|text| {
                 let (kept, at) = cut(std::mem::take(text), bound);
-                (*text, *c) = (kept, at);
-            }
-            texts.cuts = cuts;
+                *text = kept;
+                at
+            });
             Ok(texts)
         }
         Some(id) => {
