@@ -6,7 +6,8 @@
 //! hands to the whole-file path (a cut file, Python's NaN, a trajectory before the attempts).
 //! Also: readers see the first steps while the rest is read, a cancelled read leaves nothing, a
 //! read stopped by a crash is read again, an unchanged file is not, and how arguments are told
-//! apart.
+//! apart. And `trajan ingest`, which reads a big document with the same step reader and writes
+//! it as it reads (issue 26): the same database as a whole read, nothing of a file bad midway.
 
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -15,7 +16,7 @@ use std::sync::Mutex;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 use trajan::ingest::open::{self, Batches, Event, Options};
-use trajan::ingest::pipeline::UnitResult;
+use trajan::ingest::pipeline::{self, UnitResult};
 use trajan::store::Store;
 
 mod common;
@@ -737,6 +738,120 @@ fn a_file_read_before_stays_until_its_new_version_is_written_whole() {
     assert!(!opened.report.has_problems() && opened.runs == vec![1], "{:?}", opened.report);
     let store = must(Store::open(&db), "open");
     assert_eq!(must(store.labels(Some(1), true), "labels").len(), 1);
+}
+
+/// `trajan ingest`'s pipeline into `db`, documents of at least `stream_bytes` read a step at a
+/// time and written as they are read (0: every one; `u64::MAX`: none, each read whole).
+fn ingest_with(db: &Path, files: &[PathBuf], stream_bytes: u64) -> pipeline::Report {
+    let mut store = must(Store::open(db), "open");
+    let opts = pipeline::Options { stream_bytes, ..pipeline::Options::default() };
+    pipeline::ingest(&mut store, files, &opts, &pipeline::Silent)
+}
+
+/// What a report says of each unit, beside its path: the result, the counts and the warnings.
+fn results(report: &pipeline::Report) -> Vec<String> {
+    report
+        .results
+        .iter()
+        .map(|r| match r {
+            UnitResult::Ingested { format, stats, warnings, .. } => format!("ingested {format:?} {stats:?} {warnings:?}"),
+            UnitResult::Unchanged { warnings, .. } => format!("unchanged {warnings:?}"),
+            UnitResult::Skipped { skip, .. } => format!("skipped {skip:?}"),
+            UnitResult::Failed(e) => format!("failed {e}"),
+        })
+        .collect()
+}
+
+/// Issue 26: `trajan ingest` reads a big SWE-agent or mini-swe-agent document a step at a time
+/// and writes it as it reads; the database (every row, every edit's texts, every full-text
+/// entry) and the report are the ones a whole read gives, for a first ingest, an unchanged one
+/// and a changed one. The documents the step reader does not take are read whole, the same.
+#[test]
+fn ingest_writes_a_big_document_as_it_reads_it_into_the_database_a_whole_read_gives() {
+    let dir = must(tempfile::tempdir(), "tempdir");
+    let mut files: Vec<PathBuf> = [
+        "mini-swe-agent-1/django__django-16560/django__django-16560.traj.json",
+        "mini-swe-agent-1/astropy__astropy-13033/astropy__astropy-13033.traj.json",
+        "swe-agent-0.x/pydicom__pydicom-1458.traj",
+        "swe-agent-1.0/marshmallow-code__marshmallow-1867.traj",
+        "swe-agent-1.1/pytest-dev__pytest-6202.traj",
+        "swe-agent-1.1/pylint-dev__pylint-4604.traj",
+        "mini-swe-agent-0/local.traj.json",
+    ]
+    .iter()
+    .map(|rel| corpus(rel))
+    .collect();
+    files.extend([
+        write(dir.path(), "gen__mini-2.traj.json", &mini_shell_edits(40)),
+        write(dir.path(), "gen__swe0x-1.traj", &swe_agent_0x(23)),
+        write(dir.path(), "gen__swe11-1.traj", &swe_agent_11(30)),
+        write(dir.path(), "gen__mini-1.traj.json", &mini_info_last(21)),
+        write(dir.path(), "gen__retry-1.traj", &retry_agent(true)),
+        write(dir.path(), "gen__retry-2.traj", &retry_agent(false)),
+    ]);
+    let cut = dir.path().join("gen__cut-1.traj");
+    let whole = to_text(&swe_agent_0x(12));
+    must(std::fs::write(&cut, &whole[..whole.find("thought 7").unwrap_or(whole.len() / 2)]), "write");
+    let nan = dir.path().join("gen__nan-1.traj");
+    must(std::fs::write(&nan, whole.replacen("\"thought 3\"", "NaN", 1)), "write");
+    files.extend([cut, nan]);
+    for (n, file) in files.iter().enumerate() {
+        let name = file.display().to_string();
+        let (a, b) = (dir.path().join(format!("steps{n}.db")), dir.path().join(format!("whole{n}.db")));
+        let (stepwise, read_whole) = (ingest_with(&a, std::slice::from_ref(file), 0), ingest_with(&b, std::slice::from_ref(file), u64::MAX));
+        assert_eq!(results(&stepwise), results(&read_whole), "{name}");
+        assert_eq!(read_whole.stepwise, 0, "{name}");
+        // The files the step reader takes were written as they were read; the rest read whole.
+        let taken = !name.contains("retry-2") && !name.contains("cut-1") && !name.contains("nan-1") && !name.contains("mini-swe-agent-0");
+        assert_eq!(stepwise.stepwise, usize::from(taken), "{name}: written as it was read?");
+        assert_same(&dump(&a), &dump(&b), &name);
+        // Again: unchanged, nothing read.
+        let again = ingest_with(&a, std::slice::from_ref(file), 0);
+        assert_eq!((again.unchanged(), again.stepwise), (1, 0), "{name}: {:?}", again.results);
+    }
+    // A changed file replaces the version stored before, its run keeping its id, as a whole
+    // read of the same two versions does.
+    let file = write(dir.path(), "gen__mini-3.traj.json", &mini_shell_edits(20));
+    let (a, b) = (dir.path().join("changed-steps.db"), dir.path().join("changed-whole.db"));
+    ingest_with(&a, std::slice::from_ref(&file), 0);
+    ingest_with(&b, std::slice::from_ref(&file), u64::MAX);
+    write(dir.path(), "gen__mini-3.traj.json", &mini_shell_edits(30));
+    let (stepwise, read_whole) = (ingest_with(&a, std::slice::from_ref(&file), 0), ingest_with(&b, std::slice::from_ref(&file), u64::MAX));
+    assert_eq!((stepwise.ingested(), stepwise.stepwise), (1, 1), "{:?}", stepwise.results);
+    assert_eq!(results(&stepwise), results(&read_whole));
+    assert_same(&dump(&a), &dump(&b), "a changed file");
+}
+
+/// A big document that turns out bad midway, once the step reader has written its first steps:
+/// an error naming the file and the place, nothing of it in the database (a version stored before
+/// stays whole), and the other files of the ingest ingested.
+#[test]
+fn a_big_document_bad_midway_leaves_nothing_of_it_and_the_other_files_are_ingested() {
+    let dir = must(tempfile::tempdir(), "tempdir");
+    let good = write(dir.path(), "gen__mini-4.traj.json", &mini_shell_edits(20));
+    let file = write(dir.path(), "gen__swe0x-5.traj", &swe_agent_0x(40));
+    let db = dir.path().join("t.db");
+    let first = ingest_with(&db, std::slice::from_ref(&file), 0);
+    assert_eq!((first.ingested(), first.stepwise), (1, 1), "{:?}", first.results);
+    // What the database must hold after: that version, then the good file, read whole.
+    let expected = dir.path().join("expected.db");
+    ingest_with(&expected, std::slice::from_ref(&file), u64::MAX);
+    // The new version breaks past step 30: its first 30 steps were handed to the writer.
+    let text = to_text(&swe_agent_0x(44));
+    must(std::fs::write(&file, text.replacen("\"thought 30\"", "\"thought 30\" oops", 1)), "write");
+    let report = ingest_with(&db, &[file.clone(), good.clone()], 0);
+    let failures: Vec<String> = report.failures().map(|e| e.to_string()).collect();
+    assert_eq!(failures.len(), 1, "{:?}", report.results);
+    assert!(failures[0].contains("gen__swe0x-5.traj") && failures[0].contains(", column "), "{}", failures[0]);
+    assert_eq!((report.ingested(), report.stepwise), (1, 1), "the other file: {:?}", report.results);
+    ingest_with(&expected, std::slice::from_ref(&good), u64::MAX);
+    assert_same(&dump(&db), &dump(&expected), "the old version beside the other file");
+    // New to the database: nothing of it.
+    let (db, expected) = (dir.path().join("new.db"), dir.path().join("new-expected.db"));
+    let report = ingest_with(&db, &[file.clone(), good.clone()], 0);
+    assert_eq!((report.failures().count(), report.ingested()), (1, 1), "{:?}", report.results);
+    ingest_with(&expected, std::slice::from_ref(&good), u64::MAX);
+    assert_same(&dump(&db), &dump(&expected), "only the other file");
 }
 
 #[test]

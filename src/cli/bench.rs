@@ -59,6 +59,10 @@ pub enum BenchCommand {
         /// instead of a file.
         #[arg(long)]
         server: Option<String>,
+        /// Read every file whole, none streamed nor read a step at a time (how a big document
+        /// was ingested before issue 26: for comparison).
+        #[arg(long)]
+        whole: bool,
     },
     /// Time 20 phrases searched (each several times) on a store: median and p99 per search.
     Search {
@@ -142,7 +146,7 @@ pub fn run(cmd: BenchCommand) -> Result<i32> {
             ))?;
             Ok(0)
         }
-        BenchCommand::Ingest { dir, big, keep_db, server } => {
+        BenchCommand::Ingest { dir, big, keep_db, server, whole } => {
             let dir = match (dir, big.as_deref()) {
                 (Some(dir), _) => dir,
                 (None, Some("swe-agent")) => big_file(1)?,
@@ -153,7 +157,11 @@ pub fn run(cmd: BenchCommand) -> Result<i32> {
                 Some(url) => Location::parse(url.as_ref())?,
                 None => Location::File(keep_db.unwrap_or_else(|| tmp.path().join("bench.db"))),
             };
-            ingest(&dir, &at)
+            let opts = match whole {
+                true => Options { stream_bytes: u64::MAX, ..Options::default() },
+                false => Options::default(),
+            };
+            ingest(&dir, &at, &opts)
         }
         BenchCommand::Search { db, rounds } => search(&Location::parse(db.as_os_str())?, rounds),
         BenchCommand::Validity(args) => super::bench_validity::run(&args),
@@ -183,7 +191,7 @@ fn big_file(n: usize) -> Result<PathBuf> {
     super::bench_open::big_file(file, generate)
 }
 
-fn ingest(dir: &Path, db: &Location) -> Result<i32> {
+fn ingest(dir: &Path, db: &Location, opts: &Options) -> Result<i32> {
     if let Location::File(path) = db
         && path.exists()
     {
@@ -193,9 +201,8 @@ fn ingest(dir: &Path, db: &Location) -> Result<i32> {
     if !store.is_empty_store()? {
         bail!("{} holds data; the benchmark needs an empty database", db.shown());
     }
-    let opts = Options::default();
     let (process_before, writer_before) = (cpu_seconds("/proc/self/stat"), cpu_seconds("/proc/thread-self/stat"));
-    let first = pipeline::ingest(&mut store, &[dir.to_path_buf()], &opts, &Silent);
+    let first = pipeline::ingest(&mut store, &[dir.to_path_buf()], opts, &Silent);
     let process_cpu = cpu_seconds("/proc/self/stat") - process_before;
     // The writer is the thread that called the pipeline.
     let writer_cpu = cpu_seconds("/proc/thread-self/stat") - writer_before;
@@ -208,7 +215,7 @@ fn ingest(dir: &Path, db: &Location) -> Result<i32> {
     let (index_wall, index_cpu) = (started.elapsed().as_secs_f64(), cpu_seconds("/proc/self/stat") - cpu_before);
     store.checkpoint()?;
     let db_bytes = store.stored_bytes()?;
-    let second = pipeline::ingest(&mut store, &[dir.to_path_buf()], &opts, &Silent);
+    let second = pipeline::ingest(&mut store, &[dir.to_path_buf()], opts, &Silent);
     let mb = first.bytes as f64 / 1e6;
     let t = first.totals();
     let mut out = String::new();
@@ -227,6 +234,7 @@ fn ingest(dir: &Path, db: &Location) -> Result<i32> {
         mb / first.elapsed.as_secs_f64()
     );
     let _ = writeln!(out, "  writer busy    {:.2} s (database transactions)", first.write_time.as_secs_f64());
+    let _ = writeln!(out, "  written as read {} documents (a step at a time)", first.stepwise);
     // Wall time depends on what else the machine runs; CPU time does not. On two idle cores the
     // ingest takes at least the writer's CPU time and at least half of all the CPU time.
     let bound = writer_cpu.max(process_cpu / 2.0);

@@ -15,12 +15,13 @@ use super::pipeline::{self, Progress, Report, UnitResult};
 use super::source::{self, UnitKind};
 use super::stream_doc::index::{self, Index};
 use super::stream_doc::read::{self, Document};
+use super::stream_doc::replay::{self, Dirs};
 use super::stream_doc::skim::Skim;
 use super::stream_doc::{ReadError, StepSink};
-use crate::analysis::reconstruct::{Exec, Reconstructed, Reconstructor, Spill};
-use crate::error::{IngestError, StoreError};
+use crate::analysis::reconstruct::{Exec, Reconstructed};
+use crate::error::IngestError;
 use crate::model::{Edit, Format, Run, Step};
-use crate::store::{LiveWrite, SourceRecord, Store, UNFINISHED};
+use crate::store::{LiveWrite, Store, UNFINISHED};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
@@ -174,7 +175,7 @@ pub fn open(
         _ => None,
     };
     let mut whole_after: Option<String> = None;
-    if let Some(path) = single.filter(|p| steps_readable(p, &opts.pipeline)) {
+    if let Some(path) = single.filter(|p| read::takes(p, opts.pipeline.max_document)) {
         match live(store, &path, opts, on, cancel) {
             Live::Done(result, bytes) => {
                 opened.report.results.push(result);
@@ -230,26 +231,6 @@ pub fn open(
     }
     opened.report.elapsed = started.elapsed();
     opened
-}
-
-/// Whether a file may be read a step at a time: a JSON object that is not JSON lines, under the
-/// size a whole read would take (a larger one is the pipeline's to refuse).
-fn steps_readable(path: &Path, opts: &pipeline::Options) -> bool {
-    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(u64::MAX);
-    size <= opts.max_document
-        && source::sniff(path).is_ok()
-        && matches!(super::stream::sniff(path, None), Ok(None))
-        && first_byte(path) == Some(b'{')
-}
-
-/// The first byte that is not whitespace or a byte-order mark.
-fn first_byte(path: &Path) -> Option<u8> {
-    use std::io::Read;
-    let mut head = [0u8; 4096];
-    let n = std::fs::File::open(path).and_then(|mut f| f.read(&mut head)).ok()?;
-    let head = &head[..n];
-    let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
-    head.iter().copied().find(|b| !b.is_ascii_whitespace())
 }
 
 enum Live {
@@ -344,7 +325,7 @@ fn live(store: &mut Store, path: &Path, opts: &Options, on: &(dyn Fn(Event) + Sy
             on,
             bytes: &bytes,
             lw: None,
-            dirs: Vec::new(),
+            dirs: Dirs::default(),
             cancel,
             announced: 0,
             first: &first,
@@ -383,9 +364,8 @@ struct Writer<'a> {
     on: &'a (dyn Fn(Event) + Sync),
     bytes: &'a AtomicU64,
     lw: Option<LiveWrite>,
-    /// Each run's working directories, in the order its steps met them (the roots of its
-    /// reconstruction).
-    dirs: Vec<Vec<String>>,
+    /// Each run's working directories (the roots of its reconstruction).
+    dirs: Dirs,
     cancel: &'a AtomicBool,
     /// Runs told as begun.
     announced: usize,
@@ -425,11 +405,7 @@ impl Writer<'_> {
                 Ok(Piece::Begin(run)) => self.begin(&run),
                 Ok(Piece::Step(step, edits)) => {
                     pending += 1;
-                    if let (Some(wd), Some(dirs)) = (&step.working_dir, self.dirs.last_mut())
-                        && !dirs.contains(wd)
-                    {
-                        dirs.push(wd.clone());
-                    }
+                    self.dirs.step(&step);
                     first_at.get_or_insert_with(Instant::now);
                     match self.lw.as_mut() {
                         Some(lw) => self.store.live_steps(lw, std::slice::from_ref(&step), &edits),
@@ -478,7 +454,7 @@ impl Writer<'_> {
     }
 
     fn begin(&mut self, run: &Run) -> Result<(), crate::error::StoreError> {
-        self.dirs.push(Vec::new());
+        self.dirs.begin();
         if self.format.is_none() {
             self.format = run.format;
         }
@@ -524,7 +500,7 @@ impl Writer<'_> {
         }
         let reconstructed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.reconstruct(&mut doc)))
             .unwrap_or_else(|panic| Err(ReadError::Invalid(crate::error::internal(self.path, &panic))));
-        let mut done = match reconstructed {
+        let done = match reconstructed {
             Ok(done) => done,
             Err(ReadError::Stopped) => return self.abandon(Live::Cancelled),
             Err(ReadError::Whole(why)) => return self.interrupt(why.to_string()),
@@ -534,90 +510,39 @@ impl Writer<'_> {
             return Live::Whole("the document began no run".to_string());
         };
         let (ids, steps) = (lw.run_ids(), lw.steps());
-        let format = doc.format;
-        let record = SourceRecord {
-            path: self.key,
-            kind: UnitKind::File.name(),
-            format: format.name(),
-            size: doc.size,
-            hash: &doc.hash,
-        };
+        let (format, size) = (doc.format, doc.size);
         let warnings = doc.ending.parsed.warnings.clone();
-        let edited: Vec<Vec<usize>> = done.iter_mut().map(|d| std::mem::take(&mut d.edit_steps)).collect();
-        let mut fill = |run: usize, k: usize, edit: &mut Edit| match done.get_mut(run) {
-            Some(d) => d.fill(k, edit).map_err(|e| StoreError::Inconsistent(format!("the edits kept aside: {e}"))),
-            None => Ok(()),
-        };
-        let fixups: Vec<(usize, usize, crate::model::StepFlags)> =
-            doc.ending.fixups.iter().map(|f| (f.run, f.step, f.flags)).collect();
-        match self.store.live_finish(lw, &record, doc.ending.parsed, &fixups, &edited, &mut fill) {
+        match replay::write_end(self.store, lw, self.key, doc, done) {
             Ok(stats) => {
                 self.tell(ids, steps);
                 let path = self.path.to_path_buf();
-                Live::Done(UnitResult::Ingested { path, format, stats, warnings }, doc.size)
+                Live::Done(UnitResult::Ingested { path, format, stats, warnings }, size)
             }
             Err(source) => {
                 // The failed end rolled back; what was committed goes.
                 let _ = self.store.remove_source(self.key);
                 let e = IngestError::Store { path: self.path.to_path_buf(), source };
-                Live::Done(UnitResult::Failed(e), doc.size)
+                Live::Done(UnitResult::Failed(e), size)
             }
         }
     }
 
-    /// Reconstruct the runs' edits ([`Reconstructor`]): the file read a second time, a step at
-    /// a time, now that each run's submission and working directories are known, the edits'
-    /// long texts kept in a temporary file until they are written. `doc`'s runs then hold all
-    /// their edits (those texts left out); per run, what puts them back and the edited steps.
+    /// Reconstruct the runs' edits ([`replay::reconstruct`]), telling how far the second reading
+    /// is as often as batches are committed.
     fn reconstruct(&mut self, doc: &mut Document) -> Result<Vec<Reconstructed>, ReadError> {
-        let recs = doc
-            .ending
-            .parsed
-            .runs
-            .iter()
-            .zip(&self.dirs)
-            .map(|(run, dirs)| {
-                let rec = Reconstructor::new(run.submission.as_deref(), dirs.iter().map(String::as_str));
-                match TempSpill::new() {
-                    Ok(spill) => rec.spill_to(Box::new(spill)),
-                    Err(_) => rec,
-                }
-            })
-            .collect();
-        let runs = match &self.lw {
+        let runs: Vec<(i64, usize)> = match &self.lw {
             Some(lw) => lw.run_ids().into_iter().zip(lw.steps()).collect(),
             None => Vec::new(),
         };
-        let bytes = AtomicU64::new(0);
-        let mut sink = Replaying {
-            recs,
-            at: None,
-            cancel: self.cancel,
-            on: self.on,
-            bytes: &bytes,
-            size: self.size,
-            runs,
-            told: Instant::now(),
-            interval: self.batches.interval,
+        let (on, size, interval) = (self.on, self.size, self.batches.interval);
+        let mut told = Instant::now();
+        let mut tick = |bytes: u64| {
+            if told.elapsed() >= interval {
+                told = Instant::now();
+                on(Event::Edits { bytes, size, runs: runs.clone() });
+            }
         };
-        let again = read::read(self.path, &mut sink, &bytes);
-        let changed = ReadError::Whole("the file changed while it was read");
-        let again = match again {
-            Err(ReadError::Stopped) if !self.cancel.load(Ordering::Relaxed) => return Err(changed),
-            again => again?,
-        };
-        if again.hash != doc.hash || sink.recs.len() != doc.ending.parsed.runs.len() {
-            return Err(changed);
-        }
-        let mut done = Vec::new();
-        for (run, rec) in doc.ending.parsed.runs.iter_mut().zip(sink.recs) {
-            let mut finals = std::mem::take(&mut run.edits);
-            let mut d = rec.finish(&mut finals);
-            run.edits = std::mem::take(&mut d.edits);
-            run.edits.extend(finals);
-            done.push(d);
-        }
-        Ok(done)
+        replay::reconstruct(self.path, doc, &self.dirs, self.cancel, &mut tick)
     }
 
     /// The step reader stopped; the pipeline reads the file whole. A file new to the database
@@ -645,77 +570,6 @@ impl Writer<'_> {
             return Live::Done(UnitResult::Failed(e), 0);
         }
         outcome
-    }
-}
-
-/// The second reading's sink: each run's steps to its reconstruction; how far it is, told
-/// as [`Event::Edits`] as often as batches are committed.
-struct Replaying<'a> {
-    recs: Vec<Reconstructor>,
-    /// The run begun last.
-    at: Option<usize>,
-    cancel: &'a AtomicBool,
-    on: &'a (dyn Fn(Event) + Sync),
-    bytes: &'a AtomicU64,
-    size: u64,
-    runs: Vec<(i64, usize)>,
-    told: Instant,
-    interval: Duration,
-}
-
-impl StepSink for Replaying<'_> {
-    fn begin(&mut self, _run: &Run) -> bool {
-        let next = self.at.map_or(0, |i| i + 1);
-        self.at = Some(next);
-        next < self.recs.len() && !self.cancel.load(Ordering::Relaxed)
-    }
-    fn step(&mut self, step: Step, edits: Vec<Edit>, how: Exec) -> bool {
-        match self.at.and_then(|i| self.recs.get_mut(i)) {
-            Some(rec) => rec.step(&step, how, edits),
-            None => return false,
-        }
-        if self.told.elapsed() >= self.interval {
-            self.told = Instant::now();
-            let bytes = self.bytes.load(Ordering::Relaxed);
-            (self.on)(Event::Edits { bytes, size: self.size, runs: self.runs.clone() });
-        }
-        !self.cancel.load(Ordering::Relaxed)
-    }
-}
-
-/// The edits' long texts while a file is read a second time: a temporary file (gone when
-/// closed), each text at an offset.
-struct TempSpill {
-    file: std::fs::File,
-    end: u64,
-    /// Offset and length of each text, by key.
-    at: Vec<(u64, usize)>,
-}
-
-impl TempSpill {
-    fn new() -> std::io::Result<TempSpill> {
-        Ok(TempSpill { file: tempfile::tempfile()?, end: 0, at: Vec::new() })
-    }
-}
-
-impl Spill for TempSpill {
-    fn put(&mut self, text: &str) -> std::io::Result<u64> {
-        use std::io::{Seek, SeekFrom, Write};
-        self.file.seek(SeekFrom::Start(self.end))?;
-        self.file.write_all(text.as_bytes())?;
-        self.at.push((self.end, text.len()));
-        self.end += text.len() as u64;
-        Ok(self.at.len() as u64 - 1)
-    }
-
-    fn get(&mut self, key: u64) -> std::io::Result<String> {
-        use std::io::{Read, Seek, SeekFrom};
-        let missing = || std::io::Error::other("no text kept under this key");
-        let &(offset, len) = usize::try_from(key).ok().and_then(|k| self.at.get(k)).ok_or_else(missing)?;
-        self.file.seek(SeekFrom::Start(offset))?;
-        let mut bytes = vec![0; len];
-        self.file.read_exact(&mut bytes)?;
-        String::from_utf8(bytes).map_err(std::io::Error::other)
     }
 }
 

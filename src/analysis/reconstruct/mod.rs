@@ -107,7 +107,7 @@ pub struct Reconstructor {
     submission: Option<String>,
     /// Steps fed so far: the next one's index.
     next: usize,
-    spill: Option<Box<dyn Spill>>,
+    spill: Option<Box<dyn Spill + Send>>,
     /// Edits whose diff has been handed to the spill (or had none) so far.
     settled: usize,
     /// Spilled texts by edit: the diff, what a contradicting view showed.
@@ -131,7 +131,7 @@ pub trait Spill {
 pub struct Reconstructed {
     pub edits: Vec<Edit>,
     pub edit_steps: Vec<usize>,
-    spill: Option<Box<dyn Spill>>,
+    spill: Option<Box<dyn Spill + Send>>,
     diffs: HashMap<usize, u64>,
     shown: HashMap<usize, u64>,
 }
@@ -193,7 +193,7 @@ impl Reconstructor {
     }
 
     /// Keep the edits' long texts in `spill` as the steps are fed.
-    pub fn spill_to(mut self, spill: Box<dyn Spill>) -> Reconstructor {
+    pub fn spill_to(mut self, spill: Box<dyn Spill + Send>) -> Reconstructor {
         self.spill = Some(spill);
         self
     }

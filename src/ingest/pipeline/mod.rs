@@ -3,8 +3,11 @@
 //!
 //! Workers run at most `WINDOW` units ahead of the writer, so memory stays bounded by a few
 //! parsed files however large the input is. Large JSON-lines files are streamed: read and
-//! written in batches inside one transaction, never held whole.
+//! written in batches, never held whole. Large SWE-agent and mini-swe-agent documents are read
+//! a step at a time and written as they are read, in one transaction (`document`): the writer
+//! works beside the parse.
 
+mod document;
 pub mod problems;
 #[cfg(test)]
 mod tests;
@@ -25,7 +28,8 @@ use worker::Piece;
 
 /// How many units may be read and parsed ahead of the one being written.
 const WINDOW: usize = 3;
-/// JSON-lines files at least this large are streamed.
+/// JSON-lines files at least this large are streamed; SWE-agent and mini-swe-agent documents
+/// this large are read a step at a time and written as they are read.
 pub const STREAM_BYTES: u64 = 32 << 20;
 /// A streamed file is written in batches of about this much input.
 pub const BATCH_BYTES: u64 = 16 << 20;
@@ -43,7 +47,8 @@ pub struct Options {
     pub forced: Option<Format>,
     /// Worker threads (0: one per core, at most 4).
     pub workers: usize,
-    /// JSON-lines files at least this large are streamed (tests set it low).
+    /// JSON-lines files at least this large are streamed, and SWE-agent and mini-swe-agent
+    /// documents read a step at a time (tests set it low).
     pub stream_bytes: u64,
     /// Input per batch of a streamed file.
     pub batch_bytes: u64,
@@ -96,6 +101,8 @@ pub struct Report {
     /// Time the writer spent in database transactions (the rest is reading and parsing, which
     /// overlaps with it on the worker threads).
     pub write_time: Duration,
+    /// Documents written as they were read, a step at a time (`document`).
+    pub stepwise: usize,
 }
 
 impl Report {
@@ -240,6 +247,7 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &Options, progress: &d
             report.results.push(result);
         }
         report.write_time = writer.busy;
+        report.stepwise = writer.stepwise;
     });
     progress.finish();
     report.elapsed = started.elapsed();

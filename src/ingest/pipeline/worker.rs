@@ -1,9 +1,12 @@
 //! Worker threads: take the next unit, read it, tell whether it changed, parse it, and hand the
-//! result to the writer — whole, or in batches for a large JSON-lines file.
+//! result to the writer — whole, in batches for a large JSON-lines file, or a step at a time for
+//! a large SWE-agent or mini-swe-agent document (`document`).
 
+use super::document::{self, DocPiece};
 use super::{Options, WINDOW};
 use crate::error::IngestError;
 use crate::ingest::source::{self, Unit, UnitKind};
+use crate::ingest::stream_doc::read;
 use crate::ingest::{Outcome, parse_loaded, stream};
 use crate::model::{Format, Parsed};
 use std::collections::HashMap;
@@ -21,6 +24,8 @@ pub enum Piece {
     Batch(Parsed, u64),
     /// A streamed unit ends; with the error that failed it, if any.
     End(Option<IngestError>),
+    /// A piece of a document read a step at a time.
+    Doc(DocPiece),
 }
 
 pub enum Work {
@@ -53,7 +58,7 @@ impl Shared<'_> {
     }
 
     /// Block until the writer has finished all units before `limit`.
-    fn wait_written(&self, limit: usize) {
+    pub fn wait_written(&self, limit: usize) {
         let (lock, cv) = &self.written;
         let mut w = lock.lock().unwrap_or_else(|p| p.into_inner());
         while *w < limit {
@@ -102,6 +107,9 @@ fn one(shared: &Shared<'_>, i: usize, unit: &Unit, tx: &SyncSender<(usize, Piece
         if size >= opts.stream_bytes && unit.archive.is_none() {
             match stream::sniff(&unit.path, opts.forced) {
                 Ok(Some(format)) => return streamed(shared, i, unit, format, tx),
+                Ok(None) if opts.forced.is_none() && read::takes(&unit.path, opts.max_document) => {
+                    return document::streamed(shared, i, unit, tx);
+                }
                 Ok(None) => {}
                 Err(e) => return tx.send((i, Piece::Whole(Work::Failed(size, e)))).is_ok(),
             }
@@ -133,7 +141,7 @@ fn streamed(shared: &Shared<'_>, i: usize, unit: &Unit, format: Format, tx: &Syn
     alive && tx.send((i, Piece::End(result.err()))).is_ok()
 }
 
-fn is_unchanged(known: &HashMap<String, Vec<u8>>, path: &std::path::Path, hash: &[u8; 32]) -> bool {
+pub fn is_unchanged(known: &HashMap<String, Vec<u8>>, path: &std::path::Path, hash: &[u8; 32]) -> bool {
     known.get(source::key(path).as_ref()).is_some_and(|h| h.as_slice() == hash)
 }
 
@@ -142,7 +150,7 @@ pub fn unit_size(u: &Unit) -> u64 {
     files.iter().filter_map(|p| std::fs::metadata(u.real(p)).ok()).map(|m| m.len()).sum()
 }
 
-fn whole(unit: Unit, known: &HashMap<String, Vec<u8>>, opts: &Options) -> Work {
+pub fn whole(unit: Unit, known: &HashMap<String, Vec<u8>>, opts: &Options) -> Work {
     let size = unit_size(&unit);
     let loaded = match source::load(unit, opts.max_document) {
         Ok(l) => l,

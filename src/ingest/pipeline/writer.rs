@@ -4,15 +4,19 @@
 //! [`BATCH_UNITS`] units or [`BATCH_INPUT`] bytes. A unit's result is given out once its batch is
 //! committed (a failed commit fails every unit of the batch). A streamed unit is written in
 //! transactions of its own, each committed once it holds about [`Writer::part_bytes`] of input
-//! (`Store::commit_part`), so other readers see a gigabyte file's runs as they are written.
+//! (`Store::commit_part`), so other readers see a gigabyte file's runs as they are written. A
+//! document read a step at a time (`document`) is written in one transaction of its own
+//! (`Store::live_begin` to `live_finish`), its runs and steps as they come.
 
+use super::document::DocPiece;
 use super::worker::{Piece, Work};
 use super::{Progress, UnitResult};
-use crate::error::IngestError;
+use crate::error::{IngestError, StoreError};
 use crate::ingest::Outcome;
 use crate::ingest::source::{self, Unit};
 use crate::model::{Format, Parsed};
-use crate::store::{SourceRecord, SourceWrite, Store};
+use crate::ingest::stream_doc::replay;
+use crate::store::{LiveWrite, SourceRecord, SourceWrite, Store};
 use std::time::{Duration, Instant};
 
 /// Units gathered in one batch at most.
@@ -32,10 +36,20 @@ struct Open {
     uncommitted: u64,
 }
 
+/// A document being written as it is read.
+struct Doc {
+    /// `None` once it failed (rolled back; later pieces are dropped).
+    lw: Option<LiveWrite>,
+    error: Option<IngestError>,
+}
+
 pub struct Writer<'a> {
     store: &'a mut Store,
     progress: &'a dyn Progress,
     open: Option<Open>,
+    doc: Option<Doc>,
+    /// Documents written as they were read.
+    pub stepwise: usize,
     /// Finished units whose batch is not committed yet, with their input bytes.
     batched: Vec<(u64, UnitResult)>,
     batched_bytes: u64,
@@ -54,6 +68,8 @@ impl<'a> Writer<'a> {
             store,
             progress,
             open: None,
+            doc: None,
+            stepwise: 0,
             batched: Vec::new(),
             batched_bytes: 0,
             done: Vec::new(),
@@ -95,10 +111,13 @@ impl<'a> Writer<'a> {
                 false
             }
             Piece::End(error) => {
+                // A worker that panicked while reading a document: what was written goes.
+                self.retract();
                 let result = self.end(unit, error);
                 self.done.push(result);
                 true
             }
+            Piece::Doc(piece) => self.doc(unit, piece),
         };
         self.busy += started.elapsed();
         finished
@@ -152,6 +171,74 @@ impl<'a> Writer<'a> {
                 open.write = None;
                 open.error = Some(IngestError::Store { path: unit.path.clone(), source });
             }
+        }
+    }
+
+    /// A piece of a document read a step at a time; true once the document is written.
+    fn doc(&mut self, unit: &Unit, piece: DocPiece) -> bool {
+        match piece {
+            DocPiece::Run(run) => {
+                if self.doc.is_none() {
+                    // A document is a transaction of its own.
+                    self.commit();
+                    let key = source::key(&unit.path);
+                    let format = run.format.map_or("unknown", |f| f.name());
+                    let note = format!("{}: the ingest of this file did not finish", unit.path.display());
+                    self.doc = Some(match self.store.live_begin(&key, unit.kind.name(), format, &note) {
+                        Ok(lw) => Doc { lw: Some(lw), error: None },
+                        Err(source) => Doc { lw: None, error: Some(IngestError::Store { path: unit.path.clone(), source }) },
+                    });
+                }
+                self.doc_write(unit, |store, lw| store.live_run(lw, &run).map(|_| ()));
+                false
+            }
+            DocPiece::Steps(steps) => {
+                self.doc_write(unit, |store, lw| store.live_steps(lw, &steps, &[]));
+                false
+            }
+            DocPiece::Retract => {
+                self.retract();
+                false
+            }
+            DocPiece::End(doc, done) => {
+                let (path, size, format) = (unit.path.clone(), doc.size, doc.format);
+                let result = match self.doc.take() {
+                    Some(Doc { lw: Some(lw), .. }) => {
+                        let warnings = doc.ending.parsed.warnings.clone();
+                        match replay::write_end(self.store, lw, &source::key(&path), *doc, done) {
+                            Ok(stats) => {
+                                self.stepwise += 1;
+                                UnitResult::Ingested { path, format, stats, warnings }
+                            }
+                            Err(source) => UnitResult::Failed(IngestError::Store { path, source }),
+                        }
+                    }
+                    Some(Doc { error: Some(e), .. }) => UnitResult::Failed(e),
+                    _ => UnitResult::Failed(IngestError::parse(&path, None, "the write was abandoned")),
+                };
+                self.progress.advance(size, &unit.path);
+                self.done.push((size, result));
+                true
+            }
+        }
+    }
+
+    /// Write to the open document; a failure rolls it back and is kept for its end.
+    fn doc_write(&mut self, unit: &Unit, write: impl FnOnce(&mut Store, &mut LiveWrite) -> Result<(), StoreError>) {
+        let Some(doc) = self.doc.as_mut() else { return };
+        let Some(lw) = doc.lw.as_mut() else { return };
+        if let Err(source) = write(self.store, lw) {
+            if let Some(lw) = doc.lw.take() {
+                self.store.live_interrupt(lw);
+            }
+            doc.error = Some(IngestError::Store { path: unit.path.clone(), source });
+        }
+    }
+
+    /// Roll back the document being written, if any: nothing of it was committed.
+    fn retract(&mut self) {
+        if let Some(Doc { lw: Some(lw), .. }) = self.doc.take() {
+            self.store.live_interrupt(lw);
         }
     }
 

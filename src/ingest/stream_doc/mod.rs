@@ -10,6 +10,7 @@
 
 pub mod index;
 pub mod read;
+pub mod replay;
 pub mod skim;
 
 use crate::analysis::reconstruct::{Exec, reconstruct};

@@ -72,6 +72,26 @@ pub fn read(path: &Path, sink: &mut dyn StepSink, progress: &AtomicU64) -> Resul
     Ok(Document { format, ending: ending.map_err(ReadError::Invalid)?, size, hash })
 }
 
+/// Whether a file may be read a step at a time: a JSON object that is not JSON lines, under the
+/// size a whole read would take (a larger one is the whole-file path's to refuse). Whether it is
+/// a document [`read`] takes is told only once it is read far enough ([`ReadError::Whole`]).
+pub fn takes(path: &Path, max_document: u64) -> bool {
+    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(u64::MAX);
+    size <= max_document
+        && crate::ingest::source::sniff(path).is_ok()
+        && matches!(crate::ingest::stream::sniff(path, None), Ok(None))
+        && first_byte(path) == Some(b'{')
+}
+
+/// The first byte that is not whitespace or a byte-order mark.
+fn first_byte(path: &Path) -> Option<u8> {
+    let mut head = [0u8; 4096];
+    let n = std::fs::File::open(path).and_then(|mut f| f.read(&mut head)).ok()?;
+    let head = &head[..n];
+    let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
+    head.iter().copied().find(|b| !b.is_ascii_whitespace())
+}
+
 /// Hashes and counts what passes through.
 struct Hashing<'a> {
     inner: std::fs::File,

@@ -1,0 +1,110 @@
+//! A large JSON document (a SWE-agent `.traj`, a mini-swe-agent `.traj.json` of at least
+//! [`Options::stream_bytes`](super::Options)) read a step at a time on its worker
+//! (`stream_doc::read`, as `trajan FILE` reads it) and written as it is read: the worker hands
+//! the writer each run as it begins and its steps in pieces of [`STEPS_PER_PIECE`], which the
+//! writer writes into the unit's one transaction (`Store::live_begin`, never committed before
+//! the end) while the worker parses on. Once the document is read, the worker reads it a second
+//! time for the shell edits (`stream_doc::replay`) while the writer finishes the steps; the
+//! writer then ends the write with the document's end and every edit. The database ends as the
+//! whole-file path leaves it (`tests/open_file.rs` compares them). A document the step reader
+//! does not take or stops on (another format, bad JSON, Python's `NaN`, a file cut mid-write)
+//! is rolled back and read whole, as a smaller file is; nothing of it is committed before its
+//! end, so a failure leaves the database as it was (a version stored before included).
+
+use super::worker::{Piece, Shared, Work, is_unchanged, unit_size, whole};
+use crate::ingest::source::{self, Unit};
+use crate::ingest::stream;
+use crate::ingest::stream_doc::read::{self, Document};
+use crate::ingest::stream_doc::replay::{self, Dirs};
+use crate::ingest::stream_doc::{ReadError, StepSink};
+use crate::analysis::reconstruct::{Exec, Reconstructed};
+use crate::model::{Edit, Run, Step};
+use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::mpsc::SyncSender;
+
+/// Steps handed to the writer at a time.
+const STEPS_PER_PIECE: usize = 64;
+
+/// What the worker hands the writer of a document read a step at a time.
+pub enum DocPiece {
+    /// A run begins (the first opens the unit's write).
+    Run(Box<Run>),
+    /// The next steps of the run begun last.
+    Steps(Vec<Step>),
+    /// The document read to its end, and its runs' edits reconstructed: the write ends.
+    End(Box<Document>, Vec<Reconstructed>),
+    /// The step reader stopped: what was written is rolled back; the unit comes again whole.
+    Retract,
+}
+
+/// Read and hand over `unit` a step at a time; false when the writer has gone away.
+pub fn streamed(shared: &Shared<'_>, i: usize, unit: &Unit, tx: &SyncSender<(usize, Piece)>) -> bool {
+    let path = &unit.path;
+    // Only a path stored before may be unchanged: its hash first, before anything is written.
+    if shared.known.contains_key(source::key(path).as_ref()) {
+        match stream::hash_file(path) {
+            Ok((size, hash)) if is_unchanged(shared.known, path, &hash) => {
+                return tx.send((i, Piece::Whole(Work::Unchanged(size)))).is_ok();
+            }
+            Ok(_) => {}
+            Err(e) => return tx.send((i, Piece::Whole(Work::Failed(unit_size(unit), e)))).is_ok(),
+        }
+    }
+    // The writer writes this unit's pieces as they come, not after the units before it.
+    shared.wait_written(i);
+    let mut sink = Pieces { tx, i, dirs: Dirs::default(), steps: Vec::new(), runs: 0 };
+    let read = read::read(path, &mut sink, &AtomicU64::new(0));
+    if !sink.flush() {
+        return false;
+    }
+    let ended = match read {
+        Ok(_) if sink.runs == 0 => Err(ReadError::Whole("the document began no run")),
+        Ok(mut doc) => {
+            replay::reconstruct(path, &mut doc, &sink.dirs, &AtomicBool::new(false), &mut |_| {}).map(|done| (doc, done))
+        }
+        Err(e) => Err(e),
+    };
+    match ended {
+        Ok((doc, done)) => tx.send((i, Piece::Doc(DocPiece::End(Box::new(doc), done)))).is_ok(),
+        // The writer has gone.
+        Err(ReadError::Stopped) => false,
+        Err(ReadError::Whole(_) | ReadError::Invalid(_)) => {
+            tx.send((i, Piece::Doc(DocPiece::Retract))).is_ok()
+                && tx.send((i, Piece::Whole(whole(unit.clone(), shared.known, shared.opts)))).is_ok()
+        }
+    }
+}
+
+/// The worker's sink: runs and pieces of steps to the writer, the working directories kept for
+/// the second reading.
+struct Pieces<'a> {
+    tx: &'a SyncSender<(usize, Piece)>,
+    i: usize,
+    dirs: Dirs,
+    steps: Vec<Step>,
+    /// Runs begun.
+    runs: usize,
+}
+
+impl Pieces<'_> {
+    /// Hand over the steps gathered; false when the writer has gone.
+    fn flush(&mut self) -> bool {
+        self.steps.is_empty()
+            || self.tx.send((self.i, Piece::Doc(DocPiece::Steps(std::mem::take(&mut self.steps))))).is_ok()
+    }
+}
+
+impl StepSink for Pieces<'_> {
+    fn begin(&mut self, run: &Run) -> bool {
+        self.dirs.begin();
+        self.runs += 1;
+        self.flush() && self.tx.send((self.i, Piece::Doc(DocPiece::Run(Box::new(run.clone()))))).is_ok()
+    }
+
+    /// The step's edits are made again by the second reading, with the shell edits.
+    fn step(&mut self, step: Step, _edits: Vec<Edit>, _how: Exec) -> bool {
+        self.dirs.step(&step);
+        self.steps.push(step);
+        self.steps.len() < STEPS_PER_PIECE || self.flush()
+    }
+}

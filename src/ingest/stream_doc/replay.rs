@@ -1,0 +1,167 @@
+//! What a document read a step at a time and written as it was read still needs at its end,
+//! shared by `trajan FILE` (`ingest::open`) and `trajan ingest` (`ingest::pipeline::document`):
+//! its runs' shell edits reconstructed by a second reading ([`reconstruct`], the roots from
+//! each run's working directories ([`Dirs`]), the edits' long texts kept in a temporary file
+//! meanwhile), then the write ended with them ([`write_end`]).
+
+use super::read::{self, Document};
+use super::{ReadError, StepSink};
+use crate::analysis::reconstruct::{Exec, Reconstructed, Reconstructor, Spill};
+use crate::error::StoreError;
+use crate::ingest::source::UnitKind;
+use crate::model::{Edit, Run, Step};
+use crate::store::{LiveWrite, SourceRecord, Store, WriteStats};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+/// Each run's working directories, in the order its steps met them (the roots of its
+/// reconstruction).
+#[derive(Debug, Default)]
+pub struct Dirs(Vec<Vec<String>>);
+
+impl Dirs {
+    /// A run begins.
+    pub fn begin(&mut self) {
+        self.0.push(Vec::new());
+    }
+
+    /// A step of the run begun last.
+    pub fn step(&mut self, step: &Step) {
+        if let (Some(wd), Some(dirs)) = (&step.working_dir, self.0.last_mut())
+            && !dirs.contains(wd)
+        {
+            dirs.push(wd.clone());
+        }
+    }
+}
+
+/// Reconstruct the runs' edits ([`Reconstructor`]): the file read a second time, a step at a
+/// time, now that each run's submission and working directories are known, the edits' long
+/// texts kept in a temporary file until they are written. `doc`'s runs then hold all their
+/// edits (those texts left out); per run, what puts them back and the edited steps. `tick` is
+/// told the bytes read so far after each step; `cancel` stops the reading.
+pub fn reconstruct(
+    path: &Path,
+    doc: &mut Document,
+    dirs: &Dirs,
+    cancel: &AtomicBool,
+    tick: &mut dyn FnMut(u64),
+) -> Result<Vec<Reconstructed>, ReadError> {
+    let recs = doc
+        .ending
+        .parsed
+        .runs
+        .iter()
+        .zip(&dirs.0)
+        .map(|(run, dirs)| {
+            let rec = Reconstructor::new(run.submission.as_deref(), dirs.iter().map(String::as_str));
+            match TempSpill::new() {
+                Ok(spill) => rec.spill_to(Box::new(spill)),
+                Err(_) => rec,
+            }
+        })
+        .collect();
+    let bytes = AtomicU64::new(0);
+    let mut sink = Replaying { recs, at: None, cancel, bytes: &bytes, tick };
+    let again = read::read(path, &mut sink, &bytes);
+    let changed = ReadError::Whole("the file changed while it was read");
+    let again = match again {
+        Err(ReadError::Stopped) if !cancel.load(Ordering::Relaxed) => return Err(changed),
+        again => again?,
+    };
+    if again.hash != doc.hash || sink.recs.len() != doc.ending.parsed.runs.len() {
+        return Err(changed);
+    }
+    let mut done = Vec::new();
+    for (run, rec) in doc.ending.parsed.runs.iter_mut().zip(sink.recs) {
+        let mut finals = std::mem::take(&mut run.edits);
+        let mut d = rec.finish(&mut finals);
+        run.edits = std::mem::take(&mut d.edits);
+        run.edits.extend(finals);
+        done.push(d);
+    }
+    Ok(done)
+}
+
+/// End a write begun with [`Store::live_begin`] under `key`: the document's end, its runs'
+/// edits as [`reconstruct`] made them (`done`), the flags that changed, the real size and hash.
+pub fn write_end(
+    store: &mut Store,
+    lw: LiveWrite,
+    key: &str,
+    doc: Document,
+    mut done: Vec<Reconstructed>,
+) -> Result<WriteStats, StoreError> {
+    let record =
+        SourceRecord { path: key, kind: UnitKind::File.name(), format: doc.format.name(), size: doc.size, hash: &doc.hash };
+    let edited: Vec<Vec<usize>> = done.iter_mut().map(|d| std::mem::take(&mut d.edit_steps)).collect();
+    let mut fill = |run: usize, k: usize, edit: &mut Edit| match done.get_mut(run) {
+        Some(d) => d.fill(k, edit).map_err(|e| StoreError::Inconsistent(format!("the edits kept aside: {e}"))),
+        None => Ok(()),
+    };
+    let fixups: Vec<(usize, usize, crate::model::StepFlags)> =
+        doc.ending.fixups.iter().map(|f| (f.run, f.step, f.flags)).collect();
+    store.live_finish(lw, &record, doc.ending.parsed, &fixups, &edited, &mut fill)
+}
+
+/// The second reading's sink: each run's steps to its reconstruction.
+struct Replaying<'a> {
+    recs: Vec<Reconstructor>,
+    /// The run begun last.
+    at: Option<usize>,
+    cancel: &'a AtomicBool,
+    bytes: &'a AtomicU64,
+    tick: &'a mut dyn FnMut(u64),
+}
+
+impl StepSink for Replaying<'_> {
+    fn begin(&mut self, _run: &Run) -> bool {
+        let next = self.at.map_or(0, |i| i + 1);
+        self.at = Some(next);
+        next < self.recs.len() && !self.cancel.load(Ordering::Relaxed)
+    }
+    fn step(&mut self, step: Step, edits: Vec<Edit>, how: Exec) -> bool {
+        match self.at.and_then(|i| self.recs.get_mut(i)) {
+            Some(rec) => rec.step(&step, how, edits),
+            None => return false,
+        }
+        (self.tick)(self.bytes.load(Ordering::Relaxed));
+        !self.cancel.load(Ordering::Relaxed)
+    }
+}
+
+/// The edits' long texts while a file is read a second time: a temporary file (gone when
+/// closed), each text at an offset.
+struct TempSpill {
+    file: std::fs::File,
+    end: u64,
+    /// Offset and length of each text, by key.
+    at: Vec<(u64, usize)>,
+}
+
+impl TempSpill {
+    fn new() -> std::io::Result<TempSpill> {
+        Ok(TempSpill { file: tempfile::tempfile()?, end: 0, at: Vec::new() })
+    }
+}
+
+impl Spill for TempSpill {
+    fn put(&mut self, text: &str) -> std::io::Result<u64> {
+        use std::io::{Seek, SeekFrom, Write};
+        self.file.seek(SeekFrom::Start(self.end))?;
+        self.file.write_all(text.as_bytes())?;
+        self.at.push((self.end, text.len()));
+        self.end += text.len() as u64;
+        Ok(self.at.len() as u64 - 1)
+    }
+
+    fn get(&mut self, key: u64) -> std::io::Result<String> {
+        use std::io::{Read, Seek, SeekFrom};
+        let missing = || std::io::Error::other("no text kept under this key");
+        let &(offset, len) = usize::try_from(key).ok().and_then(|k| self.at.get(k)).ok_or_else(missing)?;
+        self.file.seek(SeekFrom::Start(offset))?;
+        let mut bytes = vec![0; len];
+        self.file.read_exact(&mut bytes)?;
+        String::from_utf8(bytes).map_err(std::io::Error::other)
+    }
+}
