@@ -14,8 +14,8 @@ use super::{Progress, UnitResult};
 use crate::error::{IngestError, StoreError};
 use crate::ingest::Outcome;
 use crate::ingest::source::{self, Unit};
-use crate::model::{Format, Parsed};
 use crate::ingest::stream_doc::replay;
+use crate::model::{Format, Parsed};
 use crate::store::{LiveWrite, SourceRecord, SourceWrite, Store};
 use std::time::{Duration, Instant};
 
@@ -186,7 +186,9 @@ impl<'a> Writer<'a> {
                     let note = format!("{}: the ingest of this file did not finish", unit.path.display());
                     self.doc = Some(match self.store.live_begin(&key, unit.kind.name(), format, &note) {
                         Ok(lw) => Doc { lw: Some(lw), error: None },
-                        Err(source) => Doc { lw: None, error: Some(IngestError::Store { path: unit.path.clone(), source }) },
+                        Err(source) => {
+                            Doc { lw: None, error: Some(IngestError::Store { path: unit.path.clone(), source }) }
+                        }
                     });
                 }
                 self.doc_write(unit, |store, lw| store.live_run(lw, &run).map(|_| ()));

@@ -92,8 +92,13 @@ pub fn write_end(
     doc: Document,
     mut done: Vec<Reconstructed>,
 ) -> Result<WriteStats, StoreError> {
-    let record =
-        SourceRecord { path: key, kind: UnitKind::File.name(), format: doc.format.name(), size: doc.size, hash: &doc.hash };
+    let record = SourceRecord {
+        path: key,
+        kind: UnitKind::File.name(),
+        format: doc.format.name(),
+        size: doc.size,
+        hash: &doc.hash,
+    };
     let edited: Vec<Vec<usize>> = done.iter_mut().map(|d| std::mem::take(&mut d.edit_steps)).collect();
     let mut fill = |run: usize, k: usize, edit: &mut Edit| match done.get_mut(run) {
         Some(d) => d.fill(k, edit).map_err(|e| StoreError::Inconsistent(format!("the edits kept aside: {e}"))),
