@@ -17,51 +17,27 @@
 //! its strings), and the write took 8.4 s against 5.0 s; on the 200 MB mini-swe-agent file the
 //! write took as long either way and its peak memory fell from 606 to 191 MB.
 
-use super::worker::{Piece, Shared, Work, is_unchanged, unit_size, whole};
-use crate::analysis::reconstruct::{Exec, Reconstructed};
-use crate::ingest::source::{self, Unit};
-use crate::ingest::stream;
-use crate::ingest::stream_doc::read::{self, Document};
+use super::piece::{DocPiece, Piece};
+use crate::analysis::reconstruct::Exec;
+use crate::ingest::stream_doc::read;
 use crate::ingest::stream_doc::replay::{self, Dirs};
 use crate::ingest::stream_doc::{ReadError, StepSink};
 use crate::model::{Edit, Format, Run, Step};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::mpsc::SyncSender;
 
 /// Steps handed to the writer at a time.
 const STEPS_PER_PIECE: usize = 64;
 
-/// What the worker hands the writer of a document read a step at a time.
-pub enum DocPiece {
-    /// A run begins (the first opens the unit's write).
-    Run(Box<Run>),
-    /// The next steps of the run begun last.
-    Steps(Vec<Step>),
-    /// The document read to its end, and its runs' edits reconstructed: the write ends.
-    End(Box<Document>, Vec<Reconstructed>),
-    /// The step reader stopped: what was written is rolled back; the unit comes again whole.
-    Retract,
-}
-
-/// Read and hand over `unit` a step at a time; false when the writer has gone away.
-pub fn streamed(shared: &Shared<'_>, i: usize, unit: &Unit, tx: &SyncSender<(usize, Piece)>) -> bool {
-    let path = &unit.path;
-    // Only a path stored before may be unchanged: its hash first, before anything is written.
-    if shared.known.contains_key(source::key(path).as_ref()) {
-        match stream::hash_file(path) {
-            Ok((size, hash)) if is_unchanged(shared.known, path, &hash) => {
-                return tx.send((i, Piece::Whole(Work::Unchanged(size)))).is_ok();
-            }
-            Ok(_) => {}
-            Err(e) => return tx.send((i, Piece::Whole(Work::Failed(unit_size(unit), e)))).is_ok(),
-        }
-    }
-    // The writer writes this unit's pieces as they come, not after the units before it.
-    shared.wait_written(i);
+/// Read `path`, unit `i`, a step at a time and hand it over, once the writer is on it: whether
+/// the writer is still there, or `None` when the file is for the whole-file path (what was
+/// handed over is taken back first).
+pub fn streamed(path: &Path, i: usize, tx: &SyncSender<(usize, Piece)>) -> Option<bool> {
     let mut sink = Pieces { tx, i, dirs: Dirs::default(), steps: Vec::new(), runs: 0, declined: false };
     let read = read::read(path, &mut sink, &AtomicU64::new(0));
     if !sink.flush() {
-        return false;
+        return Some(false);
     }
     let ended = match read {
         Err(ReadError::Stopped) if sink.declined => Err(ReadError::Whole("a SWE-agent document")),
@@ -71,13 +47,13 @@ pub fn streamed(shared: &Shared<'_>, i: usize, unit: &Unit, tx: &SyncSender<(usi
         Err(e) => Err(e),
     };
     match ended {
-        Ok((doc, done)) => tx.send((i, Piece::Doc(DocPiece::End(Box::new(doc), done)))).is_ok(),
+        Ok((doc, done)) => Some(tx.send((i, Piece::Doc(DocPiece::End(Box::new(doc), done)))).is_ok()),
         // The writer has gone.
-        Err(ReadError::Stopped) => false,
-        Err(ReadError::Whole(_) | ReadError::Invalid(_)) => {
-            tx.send((i, Piece::Doc(DocPiece::Retract))).is_ok()
-                && tx.send((i, Piece::Whole(whole(unit.clone(), shared.known, shared.opts)))).is_ok()
-        }
+        Err(ReadError::Stopped) => Some(false),
+        Err(ReadError::Whole(_) | ReadError::Invalid(_)) => match tx.send((i, Piece::Doc(DocPiece::Retract))) {
+            Ok(()) => None,
+            Err(_) => Some(false),
+        },
     }
 }
 

@@ -8,6 +8,7 @@
 //! works beside the parse.
 
 mod document;
+mod piece;
 pub mod problems;
 #[cfg(test)]
 mod tests;
@@ -19,12 +20,12 @@ use super::source;
 use crate::error::IngestError;
 use crate::model::Format;
 use crate::store::{Store, WriteStats};
+use piece::Piece;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::mpsc;
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
-use worker::Piece;
 
 /// How many units may be read and parsed ahead of the one being written.
 const WINDOW: usize = 3;

@@ -2,42 +2,18 @@
 //! result to the writer — whole, in batches for a large JSON-lines file, or a step at a time for
 //! a large SWE-agent or mini-swe-agent document (`document`).
 
-use super::document::{self, DocPiece};
+use super::document;
+use super::piece::{Piece, Work};
 use super::{Options, WINDOW};
 use crate::error::IngestError;
 use crate::ingest::source::{self, Unit, UnitKind};
 use crate::ingest::stream_doc::read;
-use crate::ingest::{Outcome, parse_loaded, stream};
-use crate::model::{Format, Parsed};
+use crate::ingest::{parse_loaded, stream};
+use crate::model::Format;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::mpsc::SyncSender;
 use std::sync::{Condvar, Mutex};
-
-/// What a worker hands the writer about one unit.
-pub enum Piece {
-    /// The whole unit in one go.
-    Whole(Work),
-    /// A streamed unit begins: the writer opens its transaction.
-    Begin { format: Format, size: u64, hash: [u8; 32] },
-    /// A batch of a streamed unit, and how many input bytes it covers.
-    Batch(Parsed, u64),
-    /// A streamed unit ends; with the error that failed it, if any.
-    End(Option<IngestError>),
-    /// A piece of a document read a step at a time.
-    Doc(DocPiece),
-}
-
-pub enum Work {
-    Unchanged(u64),
-    /// Read and parsed (`hash` is unused when the outcome is a skip).
-    Parsed {
-        size: u64,
-        hash: [u8; 32],
-        outcome: Outcome,
-    },
-    Failed(u64, IngestError),
-}
 
 /// State the workers and the writer share.
 pub struct Shared<'a> {
@@ -58,7 +34,7 @@ impl Shared<'_> {
     }
 
     /// Block until the writer has finished all units before `limit`.
-    pub fn wait_written(&self, limit: usize) {
+    fn wait_written(&self, limit: usize) {
         let (lock, cv) = &self.written;
         let mut w = lock.lock().unwrap_or_else(|p| p.into_inner());
         while *w < limit {
@@ -108,7 +84,7 @@ fn one(shared: &Shared<'_>, i: usize, unit: &Unit, tx: &SyncSender<(usize, Piece
             match stream::sniff(&unit.path, opts.forced) {
                 Ok(Some(format)) => return streamed(shared, i, unit, format, tx),
                 Ok(None) if opts.forced.is_none() && read::takes(&unit.path, opts.max_document) => {
-                    return document::streamed(shared, i, unit, tx);
+                    return stepwise(shared, i, unit, tx);
                 }
                 Ok(None) => {}
                 Err(e) => return tx.send((i, Piece::Whole(Work::Failed(size, e)))).is_ok(),
@@ -141,7 +117,29 @@ fn streamed(shared: &Shared<'_>, i: usize, unit: &Unit, format: Format, tx: &Syn
     alive && tx.send((i, Piece::End(result.err()))).is_ok()
 }
 
-pub fn is_unchanged(known: &HashMap<String, Vec<u8>>, path: &std::path::Path, hash: &[u8; 32]) -> bool {
+/// A large document read a step at a time (`document`), once the writer is on it; when the
+/// step reader does not take it, read whole.
+fn stepwise(shared: &Shared<'_>, i: usize, unit: &Unit, tx: &SyncSender<(usize, Piece)>) -> bool {
+    let path = &unit.path;
+    // Only a path stored before may be unchanged: its hash first, before anything is written.
+    if shared.known.contains_key(source::key(path).as_ref()) {
+        match stream::hash_file(path) {
+            Ok((size, hash)) if is_unchanged(shared.known, path, &hash) => {
+                return tx.send((i, Piece::Whole(Work::Unchanged(size)))).is_ok();
+            }
+            Ok(_) => {}
+            Err(e) => return tx.send((i, Piece::Whole(Work::Failed(unit_size(unit), e)))).is_ok(),
+        }
+    }
+    // The writer writes this unit's pieces as they come, not after the units before it.
+    shared.wait_written(i);
+    match document::streamed(path, i, tx) {
+        Some(alive) => alive,
+        None => tx.send((i, Piece::Whole(whole(unit.clone(), shared.known, shared.opts)))).is_ok(),
+    }
+}
+
+fn is_unchanged(known: &HashMap<String, Vec<u8>>, path: &std::path::Path, hash: &[u8; 32]) -> bool {
     known.get(source::key(path).as_ref()).is_some_and(|h| h.as_slice() == hash)
 }
 
@@ -150,7 +148,7 @@ pub fn unit_size(u: &Unit) -> u64 {
     files.iter().filter_map(|p| std::fs::metadata(u.real(p)).ok()).map(|m| m.len()).sum()
 }
 
-pub fn whole(unit: Unit, known: &HashMap<String, Vec<u8>>, opts: &Options) -> Work {
+fn whole(unit: Unit, known: &HashMap<String, Vec<u8>>, opts: &Options) -> Work {
     let size = unit_size(&unit);
     let loaded = match source::load(unit, opts.max_document) {
         Ok(l) => l,

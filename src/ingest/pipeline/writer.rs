@@ -8,8 +8,7 @@
 //! document read a step at a time (`document`) is written in one transaction of its own
 //! (`Store::live_begin` to `live_finish`), its runs and steps as they come.
 
-use super::document::DocPiece;
-use super::worker::{Piece, Work};
+use super::piece::{DocPiece, Piece, Work};
 use super::{Progress, UnitResult};
 use crate::error::{IngestError, StoreError};
 use crate::ingest::Outcome;
