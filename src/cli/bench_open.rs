@@ -278,7 +278,8 @@ fn last_at_once(file: &Path) -> Result<String> {
     let first = session.until("the first screen", Duration::from_secs(60), shown)?;
     session.ui.press("G").map_err(anyhow::Error::msg)?;
     let last = (STEPS - 1) as i64;
-    let at_end = |ui: &Headless| ui.app.run.as_ref().is_some_and(|r| r.step_index() == Some(last) && r.body().is_some());
+    let at_end =
+        |ui: &Headless| ui.app.run.as_ref().is_some_and(|r| r.step_index() == Some(last) && r.body().is_some());
     let drawn = session.until("the last step", Duration::from_secs(60), at_end)?;
     session.cancel.store(true, Ordering::Relaxed);
     let _ = session.reader.join();

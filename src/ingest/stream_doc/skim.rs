@@ -139,7 +139,13 @@ impl<'a> Scanner<'a> {
 
 /// Lex `reader`, the bytes from file offset `from`, up to `limit` bytes of them or its end, into
 /// `out`: the offset reached. A byte-order mark at offset 0 is passed over.
-fn lex(mut reader: impl Read, from: u64, limit: u64, lexer: &mut Lexer, out: &mut impl Tokens) -> Result<u64, SkimError> {
+fn lex(
+    mut reader: impl Read,
+    from: u64,
+    limit: u64,
+    lexer: &mut Lexer,
+    out: &mut impl Tokens,
+) -> Result<u64, SkimError> {
     let mut buf = vec![0u8; 1 << 20];
     let mut at = from;
     while at - from < limit {

@@ -94,9 +94,14 @@ impl Lexer {
 /// A token of a part lexed ahead of the scanner.
 #[derive(Debug, Clone, Copy)]
 enum Token {
-    Byte { at: u64, b: u8 },
+    Byte {
+        at: u64,
+        b: u8,
+    },
     /// A string ended; its kept content is `arena[start..start + len]`.
-    End { kept: Option<(u32, u8)> },
+    End {
+        kept: Option<(u32, u8)>,
+    },
 }
 
 /// What a part of the file lexed on its own gave, in order, to be replayed into the scanner.
