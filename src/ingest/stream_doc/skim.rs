@@ -9,6 +9,10 @@
 //! and a file serde_json would refuse is refused by the reading itself. A file that ends inside a
 //! value, a bracket that closes what it did not open, or anything after the document is an error
 //! naming the byte.
+//!
+//! The scan is two halves: the lexer ([`lex`]) finds strings and escapes, nearly all the work;
+//! the scanner gives meaning to what lies outside strings. A big file is lexed in parts on
+//! several cores ([`parts`]) and the scanner goes through them in order.
 
 mod lex;
 mod parts;
@@ -85,6 +89,7 @@ enum Str {
 }
 
 /// The scanner: what the lexer's tokens mean, the containers open and the lists found.
+#[derive(Default)]
 struct Scanner<'a> {
     lists: &'a [&'a str],
     out: Skim,
@@ -119,21 +124,7 @@ pub fn skim(reader: impl Read, lists: &[&str]) -> Result<Skim, SkimError> {
 
 impl<'a> Scanner<'a> {
     fn new(lists: &'a [&'a str]) -> Scanner<'a> {
-        Scanner {
-            lists,
-            out: Skim::default(),
-            stack: Vec::new(),
-            in_string: None,
-            want_key: false,
-            top_key: None,
-            element_key: None,
-            top_value: false,
-            element_value: false,
-            state_next: false,
-            in_list: false,
-            closed: false,
-            started: false,
-        }
+        Scanner { lists, ..Scanner::default() }
     }
 
     /// The skim of a document that ended at offset `at`.
@@ -170,7 +161,7 @@ fn lex(
             && let Some(rest) = block.strip_prefix(BOM)
         {
             block = rest;
-            base += 3;
+            base += BOM.len() as u64;
         }
         lexer.block(block, base, out)?;
         at += n as u64;
