@@ -3,7 +3,7 @@
 //!
 //! Workers run at most `WINDOW` units ahead of the writer, so memory stays bounded by a few
 //! parsed files however large the input is. Large JSON-lines files are streamed: read and
-//! written in batches, never held whole. Large SWE-agent and mini-swe-agent documents are read
+//! written in batches, never held whole. Large mini-swe-agent documents are read
 //! a step at a time and written as they are read, in one transaction (`document`): the writer
 //! works beside the parse.
 
@@ -29,8 +29,8 @@ use std::time::{Duration, Instant};
 
 /// How many units may be read and parsed ahead of the one being written.
 const WINDOW: usize = 3;
-/// JSON-lines files at least this large are streamed; SWE-agent and mini-swe-agent documents
-/// this large are read a step at a time and written as they are read.
+/// JSON-lines files at least this large are streamed; mini-swe-agent documents this large are
+/// read a step at a time and written as they are read.
 pub const STREAM_BYTES: u64 = 32 << 20;
 /// A streamed file is written in batches of about this much input.
 pub const BATCH_BYTES: u64 = 16 << 20;
@@ -48,8 +48,8 @@ pub struct Options {
     pub forced: Option<Format>,
     /// Worker threads (0: one per core, at most 4).
     pub workers: usize,
-    /// JSON-lines files at least this large are streamed, and SWE-agent and mini-swe-agent
-    /// documents read a step at a time (tests set it low).
+    /// JSON-lines files at least this large are streamed, and mini-swe-agent documents read a
+    /// step at a time (tests set it low).
     pub stream_bytes: u64,
     /// Input per batch of a streamed file.
     pub batch_bytes: u64,

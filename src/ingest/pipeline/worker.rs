@@ -1,6 +1,6 @@
 //! Worker threads: take the next unit, read it, tell whether it changed, parse it, and hand the
 //! result to the writer — whole, in batches for a large JSON-lines file, or a step at a time for
-//! a large SWE-agent or mini-swe-agent document (`document`).
+//! a large mini-swe-agent document (`document`).
 
 use super::document;
 use super::piece::{Piece, Work};
