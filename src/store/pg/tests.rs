@@ -12,12 +12,12 @@ use crate::store::read::RunFilter;
 use crate::store::{SourceRecord, Store, copy};
 use std::borrow::Cow;
 
-fn ok<T, E: std::fmt::Display>(r: Result<T, E>) -> T {
+pub(super) fn ok<T, E: std::fmt::Display>(r: Result<T, E>) -> T {
     r.unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// A fresh PostgreSQL database (migrated), or `None` when no server was given.
-fn database() -> Option<(pg_server::TestDb, PgUrl)> {
+pub(super) fn database() -> Option<(pg_server::TestDb, PgUrl)> {
     let db = pg_server::database(&|url| {
         let url = PgUrl::parse(url).map_err(|e| e.to_string())?;
         Pg::migrate(&url).map(drop).map_err(|e| e.to_string())
@@ -26,11 +26,11 @@ fn database() -> Option<(pg_server::TestDb, PgUrl)> {
     Some((db, url))
 }
 
-fn record<'a>(path: &'a str, hash: &'a [u8; 32]) -> SourceRecord<'a> {
+pub(super) fn record<'a>(path: &'a str, hash: &'a [u8; 32]) -> SourceRecord<'a> {
     SourceRecord { path, kind: "file", format: "test", size: 1, hash }
 }
 
-fn step(thought: &str, action: &str, observation: &str) -> Step {
+pub(super) fn step(thought: &str, action: &str, observation: &str) -> Step {
     Step { thought: thought.into(), action: action.into(), observation: observation.into(), ..Step::default() }
 }
 
@@ -322,11 +322,11 @@ fn replacing_a_source_keeps_run_ids_and_removing_it_leaves_nothing() {
     assert_eq!(terms_rows(&url), (0, 0), "the terms went with their steps");
 }
 
-/// Rows of `step_terms` and `step_words`.
+/// Rows of `step_terms` and `step_lexemes`.
 fn terms_rows(url: &PgUrl) -> (i64, i64) {
     use super::Cells;
     let pg = ok(Pg::open(url));
-    let r = ok(pg.one("SELECT (SELECT count(*) FROM step_terms), (SELECT count(*) FROM step_words)", &[]));
+    let r = ok(pg.one("SELECT (SELECT count(*) FROM step_terms), (SELECT count(*) FROM step_lexemes)", &[]));
     (ok(r.int(0)), ok(r.int(1)))
 }
 
