@@ -11,6 +11,15 @@
 //! longer than the pieces' overlap by its head, then in Rust on its whole terms.
 
 use super::term_rows::{OVERLAP, cut, quote_into};
+use super::{Cells, Pg};
+use crate::error::StoreError;
+use crate::sanitize::sanitize;
+use crate::store::backend::{IndexStats, Search};
+use crate::store::read::{SEARCHED, SearchHit, phrase_words, record_snippet, snippet_of};
+use crate::store::terms;
+use crate::store::texts;
+use std::io::Read;
+
 impl Search for Pg {
     fn search(&self, phrase: &str, run: Option<i64>, limit: usize) -> Result<Vec<SearchHit>, StoreError> {
         let words = phrase_words(phrase);
