@@ -18,18 +18,22 @@ use crate::store::backend::{IndexStats, Search};
 use crate::store::read::{SEARCHED, SearchHit, phrase_words, record_snippet, snippet_of};
 use crate::store::terms;
 use crate::store::texts;
+use std::collections::HashMap;
 use std::io::Read;
 
 impl Search for Pg {
     fn search(&self, phrase: &str, run: Option<i64>, limit: usize) -> Result<Vec<SearchHit>, StoreError> {
         let words = phrase_words(phrase);
-        self.matches(phrase, run, Some(limit))?
+        let found = self.matches(phrase, run, Some(limit))?;
+        let ids: Vec<i64> = found.iter().map(|m| m.step_id).collect();
+        let mut snippets = self.snippets(&ids, &words)?;
+        Ok(found
             .into_iter()
             .map(|m| {
-                let (field, snippet) = self.step_snippet(m.step_id, &words)?.unwrap_or(("observation", String::new()));
-                Ok(SearchHit { run_id: m.run_id, instance_id: m.instance_id, step: m.idx, field, snippet })
+                let (field, snippet) = snippets.remove(&m.step_id).unwrap_or(("observation", String::new()));
+                SearchHit { run_id: m.run_id, instance_id: m.instance_id, step: m.idx, field, snippet }
             })
-            .collect()
+            .collect())
     }
 
     fn search_run(&self, run_id: i64, phrase: &str) -> Result<Vec<i64>, StoreError> {
@@ -207,29 +211,68 @@ impl Pg {
         Ok(terms::document(&[&fields[0], &fields[1], &fields[2]]).contains(pattern))
     }
 
-    /// The first of a step's thought, action and observation holding `words`, with its snippet,
-    /// its chunk read from the server a piece at a time.
-    fn step_snippet(&self, step_id: i64, words: &[&str]) -> Result<Option<(&'static str, String)>, StoreError> {
-        let r = self.one(
-            "SELECT t.chunk_id, t.chunk_at, length(c.body)::bigint, t.thought, t.action, t.observation
-             FROM step_texts t LEFT JOIN text_chunks c ON c.id = t.chunk_id WHERE t.step_id = $1",
-            &[&step_id],
+    /// Each step's first of thought, action and observation holding `words`, with its snippet:
+    /// the steps' texts read with one query, their chunks up to [`SMALL_CHUNK`] bytes with
+    /// another (each once, however many of the steps it holds), a larger chunk from the server a
+    /// piece at a time. Steps holding none of the words have none.
+    fn snippets(&self, ids: &[i64], words: &[&str]) -> Result<HashMap<i64, (&'static str, String)>, StoreError> {
+        let rows = self.rows(
+            "SELECT t.step_id, t.chunk_id, t.chunk_at, length(c.body)::bigint, t.thought, t.action, t.observation
+             FROM step_texts t LEFT JOIN text_chunks c ON c.id = t.chunk_id WHERE t.step_id = ANY($1)",
+            &[&ids],
         )?;
-        let Some(chunk_id) = r.opt_int(0)? else {
-            for (i, (field, _)) in SEARCHED.into_iter().enumerate() {
-                let text = r.text(3 + i)?;
-                if let Some(snippet) = snippet_of(text.as_bytes(), text.len() as u64, words)? {
-                    return Ok(Some((field, snippet)));
-                }
+        let mut small = Vec::new();
+        for r in &rows {
+            if let (Some(chunk), Some(len)) = (r.opt_int(1)?, r.opt_int(3)?)
+                && len <= SMALL_CHUNK
+            {
+                small.push(chunk);
             }
-            return Ok(None);
-        };
-        let at = u64::try_from(r.int(1)?).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-        let len = r.opt_int(2)?.unwrap_or(0);
-        let body = ChunkReader { pg: self, chunk_id, at: 0, len, piece: Vec::new(), used: 0 };
-        record_snippet(texts::open_record(body, at)?, words)
+        }
+        small.sort_unstable();
+        small.dedup();
+        let bodies: HashMap<i64, Vec<u8>> = self
+            .rows("SELECT id, body FROM text_chunks WHERE id = ANY($1)", &[&small])?
+            .iter()
+            .map(|r| Ok((r.int(0)?, r.bytes(1)?)))
+            .collect::<Result<_, StoreError>>()?;
+        let mut out = HashMap::new();
+        for r in &rows {
+            let found = match r.opt_int(1)? {
+                None => inline_snippet(r, words)?,
+                Some(chunk_id) => {
+                    let at = u64::try_from(r.int(2)?).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+                    match bodies.get(&chunk_id) {
+                        Some(body) => record_snippet(texts::open_record(body.as_slice(), at)?, words)?,
+                        None => {
+                            let len = r.opt_int(3)?.unwrap_or(0);
+                            let body = ChunkReader { pg: self, chunk_id, at: 0, len, piece: Vec::new(), used: 0 };
+                            record_snippet(texts::open_record(body, at)?, words)?
+                        }
+                    }
+                }
+            };
+            if let Some(found) = found {
+                out.insert(r.int(0)?, found);
+            }
+        }
+        Ok(out)
     }
 }
+
+/// The snippet of a step whose texts are in its row (columns 4 to 6 of [`Pg::snippets`]).
+fn inline_snippet(r: &postgres::Row, words: &[&str]) -> Result<Option<(&'static str, String)>, StoreError> {
+    for (i, (field, _)) in SEARCHED.into_iter().enumerate() {
+        let text = r.text(4 + i)?;
+        if let Some(snippet) = snippet_of(text.as_bytes(), text.len() as u64, words)? {
+            return Ok(Some((field, snippet)));
+        }
+    }
+    Ok(None)
+}
+
+/// A chunk up to this many bytes (compressed) is read whole for the snippets of a search.
+const SMALL_CHUNK: i64 = 4 << 20;
 
 /// A phrase's keys (each `tsquery` text) and whether they are exact: a step whose keys hold
 /// them all holds the phrase.
@@ -244,7 +287,7 @@ const PAIRS: usize = 8;
 impl Query {
     /// The keys of a phrase pattern (` t1 t2 t3`, as stored): its one term as a prefix, or its
     /// pairs of neighbouring terms, the last a prefix (at most [`PAIRS`]: the last and the longest
-    /// others). A key longer than [`KEY_CHARS`] is looked for cut, as stored, whole: the steps
+    /// others). A key longer than `KEY_CHARS` is looked for cut, as stored, whole: the steps
     /// holding the phrase are among those found, but so may be others.
     fn of(pattern: &str) -> Query {
         // Each term's start, after its space.
