@@ -775,12 +775,16 @@ mod tests {
     use std::net::TcpListener;
 
     const KEY: &str = "sk-test-secret-1234";
+    /// The timeout of the tests that time out on purpose.
     const SHORT: Duration = Duration::from_millis(300);
+    /// The timeout of every other test: a loaded machine (the whole suite on 2 cores) can keep a
+    /// loopback answer waiting past [`SHORT`], and a retry would then take the script's next reply.
+    const PATIENT: Duration = Duration::from_secs(10);
 
     fn settings(server: &ChatServer) -> LlmSettings {
         LlmSettings {
             api_key: Some(KEY.into()),
-            timeout: SHORT,
+            timeout: PATIENT,
             max_retries: 2,
             backoff: Duration::from_millis(20),
             ..LlmSettings::new(server.base_url(), "test-model")
@@ -789,6 +793,11 @@ mod tests {
 
     fn client(server: &ChatServer) -> LlmClient {
         LlmClient::new(settings(server)).unwrap()
+    }
+
+    /// [`settings`] with the [`SHORT`] timeout.
+    fn hasty(server: &ChatServer) -> LlmSettings {
+        LlmSettings { timeout: SHORT, ..settings(server) }
     }
 
     fn ask() -> Vec<ChatTurn> {
@@ -860,7 +869,7 @@ mod tests {
     async fn an_hour_of_retry_after_does_not_hang_the_attempt() {
         let server = ChatServer::scripted(vec![Behaviour::rate_limited(3600)]).unwrap();
         let started = Instant::now();
-        let slow = LlmSettings { max_retries: 0, wait_slack: Duration::from_millis(500), ..settings(&server) };
+        let slow = LlmSettings { max_retries: 0, wait_slack: Duration::from_millis(500), ..hasty(&server) };
         let err = LlmClient::new(slow).unwrap().complete(&ask()).await.unwrap_err();
         assert!(matches!(err, LlmError::Timeout { .. }), "{err:?}");
         assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
@@ -919,7 +928,7 @@ mod tests {
             Behaviour::reply("ok"),
         ])
         .unwrap();
-        let done = client(&server).complete(&ask()).await.unwrap();
+        let done = LlmClient::new(hasty(&server)).unwrap().complete(&ask()).await.unwrap();
         assert_eq!(done.content, "ok");
         assert_eq!(done.attempts, 2);
         assert!(done.latency < SHORT, "latency is the good attempt's: {:?}", done.latency);
@@ -928,7 +937,7 @@ mod tests {
     #[tokio::test]
     async fn always_timing_out_gives_timeout() {
         let server = ChatServer::scripted(vec![Behaviour::reply("late").after(Duration::from_secs(2))]).unwrap();
-        let client = LlmClient::new(LlmSettings { max_retries: 1, ..settings(&server) }).unwrap();
+        let client = LlmClient::new(LlmSettings { max_retries: 1, ..hasty(&server) }).unwrap();
         let started = Instant::now();
         let err = client.complete(&ask()).await.unwrap_err();
         assert!(matches!(err, LlmError::Timeout { after } if after == SHORT), "{err:?}");
