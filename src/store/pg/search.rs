@@ -131,8 +131,7 @@ impl Pg {
                 Some(_) => Some(page),
                 None => None,
             };
-            let params: [&(dyn postgres::types::ToSql + Sync); 6] =
-                [&run, &tsquery, &after.0, &after.1, &want, &split];
+            let params: [&(dyn postgres::types::ToSql + Sync); 6] = [&run, &tsquery, &after.0, &after.1, &want, &split];
             let sql = if split.is_empty() { CANDIDATES } else { CANDIDATES_OR };
             let cands = self
                 .rows_once(sql, &params[..if split.is_empty() { 5 } else { 6 }])?
@@ -162,11 +161,20 @@ impl Pg {
 
     /// The candidates holding the phrase, kept in `found`: those whose terms are `LIKE` it, and
     /// when `whole` is given (a phrase longer than the pieces' overlap), hold it made again.
-    fn confirm(&self, cands: Vec<Step>, like: &str, whole: Option<&str>, found: &mut Vec<Step>) -> Result<(), StoreError> {
+    fn confirm(
+        &self,
+        cands: Vec<Step>,
+        like: &str,
+        whole: Option<&str>,
+        found: &mut Vec<Step>,
+    ) -> Result<(), StoreError> {
         for part in cands.chunks(1024) {
             let ids: Vec<i64> = part.iter().map(|m| m.id).collect();
             let held: std::collections::HashSet<i64> = self
-                .rows("SELECT DISTINCT step_id FROM step_terms WHERE step_id = ANY($1) AND terms LIKE $2", &[&ids, &like])?
+                .rows(
+                    "SELECT DISTINCT step_id FROM step_terms WHERE step_id = ANY($1) AND terms LIKE $2",
+                    &[&ids, &like],
+                )?
                 .iter()
                 .map(|r| r.int(0))
                 .collect::<Result<_, _>>()?;

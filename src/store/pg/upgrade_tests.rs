@@ -1,8 +1,8 @@
 //! A database of an earlier schema, holding data, brought up to date by `Pg::migrate`: the data
 //! kept, the search keys made from the stored terms as the writer makes them.
 
-use super::tests::{database, ok, record, step};
 use super::term_rows::{key_rows, keys, pieces};
+use super::tests::{database, ok, record, step};
 use super::{Cells, Pg, enc, schema};
 use crate::model::{Format, Parsed, Run};
 use crate::sanitize::sanitize;
@@ -22,7 +22,7 @@ fn document(thought: &str, action: &str, observation: &str) -> String {
 /// Version 3's tables, filled as its writer filled them: a source, a run, its steps with their
 /// texts and terms (one step longer than a piece of terms), a label with a mode, a note.
 fn version_3(client: &mut postgres::Client, long: &str) {
-    let run = |sql: &str| client.batch_execute(sql).unwrap_or_else(|e| panic!("{e}: {sql:.80}"));
+    let mut run = |sql: &str| client.batch_execute(sql).unwrap_or_else(|e| panic!("{e}: {sql:.80}"));
     run("DROP SCHEMA public CASCADE; CREATE SCHEMA public;");
     for sql in &schema::MIGRATIONS[..3] {
         run(sql);
@@ -58,7 +58,10 @@ fn version_3(client: &mut postgres::Client, long: &str) {
         let doc = enc(&document(thought, action, observation)).into_owned();
         for (piece, text) in pieces(&doc).enumerate() {
             client
-                .execute("INSERT INTO step_terms (step_id, piece, terms) VALUES ($1, $2, $3)", &[&id, &(piece as i64), &text])
+                .execute(
+                    "INSERT INTO step_terms (step_id, piece, terms) VALUES ($1, $2, $3)",
+                    &[&id, &(piece as i64), &text],
+                )
                 .unwrap_or_else(|e| panic!("{e}"));
         }
     }
@@ -112,7 +115,7 @@ fn a_version_3_database_with_data_is_migrated_and_found_by_search() {
         ("ZeroDiv", 0),
         ("sisyphos", 99),
         ("ΣΊΣΥΦΟΣ", 1),
-        ("final strasse", 1),
+        ("ﬁnal straße", 1),
         ("it s a", 1),
         ("back slash", 1),
         ("marker149999", 2),
