@@ -68,14 +68,30 @@ pub struct Cut {
 /// `text` within `bound`: unchanged when it fits, else its head and tail (on character
 /// boundaries) and where it was cut.
 pub fn cut(text: String, bound: Bound) -> (String, Option<Cut>) {
-    if text.len() <= bound.head + bound.tail {
+    let bytes = text.as_bytes();
+    if bytes.len() <= bound.head + bound.tail {
         return (text, None);
     }
-    let head = text.floor_char_boundary(bound.head);
-    let tail = text.ceil_char_boundary(text.len() - bound.tail);
-    let omitted = (tail - head) as u64;
-    let kept = format!("{}{}", &text[..head], &text[tail..]);
-    (kept, Some(Cut { at: head, omitted }))
+    match head_and_tail(&bytes[..bound.head], &bytes[bytes.len() - bound.tail..], bytes.len() as u64) {
+        Ok((kept, cut)) => (kept, Some(cut)),
+        // Not reached: the text is UTF-8, so are its cut ends once trimmed to characters.
+        Err(_) => (text, None),
+    }
+}
+
+/// A text of `len` bytes kept as its first bytes `head` and its last bytes `tail`, each trimmed
+/// to whole characters: a head ends before a character it cut, a tail begins after the
+/// continuation bytes of one. An error if either holds bytes that are not UTF-8.
+fn head_and_tail(head: &[u8], tail: &[u8], len: u64) -> Result<(String, Cut), std::str::Utf8Error> {
+    let head = match std::str::from_utf8(head) {
+        Ok(h) => h,
+        Err(e) if e.error_len().is_none() => std::str::from_utf8(&head[..e.valid_up_to()])?,
+        Err(e) => return Err(e),
+    };
+    let skip = tail.iter().take_while(|&&b| b & 0xC0 == 0x80).count();
+    let tail = std::str::from_utf8(&tail[skip..])?;
+    let omitted = len - (head.len() + tail.len()) as u64;
+    Ok((format!("{head}{tail}"), Cut { at: head.len(), omitted }))
 }
 
 /// A chunk ready to be written: its compressed body and, for each of its steps (by index in the
@@ -557,21 +573,8 @@ impl<R: Read> Record<R> {
         }
         let mut tail = vec![0u8; bound.tail];
         reader.read_exact(&mut tail).map_err(corrupt)?;
-        // Cut on character boundaries: a head ends before a character it cut, a tail begins
-        // after the continuation bytes of one.
-        let head = match String::from_utf8(head) {
-            Ok(h) => h,
-            Err(e) => {
-                let valid = e.utf8_error().valid_up_to();
-                let mut bytes = e.into_bytes();
-                bytes.truncate(valid);
-                String::from_utf8(bytes).map_err(corrupt)?
-            }
-        };
-        let skip = tail.iter().take_while(|&&b| b & 0xC0 == 0x80).count();
-        let tail = String::from_utf8(tail.split_off(skip)).map_err(corrupt)?;
-        let omitted = len - (head.len() + tail.len()) as u64;
-        Ok((format!("{head}{tail}"), Some(Cut { at: head.len(), omitted })))
+        let (text, cut) = head_and_tail(&head, &tail, len).map_err(corrupt)?;
+        Ok((text, Some(cut)))
     }
 }
 

@@ -106,7 +106,6 @@ pub fn perform_with_progress(store: &Store, effect: Effect, progress: &mut dyn F
     })
 }
 
-/// The chart as `trajan export chart` writes it (the agreement with bootstrap intervals).
 /// Step `index` of run `run` read from its file ahead of the reading (no store needed: the
 /// worker gives it a lane of its own).
 pub(crate) fn peek_step(run: i64, index: i64, peek: &crate::tui::action::PeekStep) -> Action {
@@ -116,6 +115,7 @@ pub(crate) fn peek_step(run: i64, index: i64, peek: &crate::tui::action::PeekSte
     }
 }
 
+/// The chart as `trajan export chart` writes it (the agreement with bootstrap intervals).
 fn export_chart(store: &Store, taxonomy: &Taxonomy, ask: &Ask, kind: Kind, dir: &Path) -> Result<PathBuf, String> {
     let boot = BootstrapOptions::default();
     let report = stats_report(store, taxonomy, ask, Some(&boot)).map_err(|e| e.to_string())?;

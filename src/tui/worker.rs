@@ -7,7 +7,7 @@
 //! in order within a lane, and the event loop draws them when they arrive. The reading of files beside the TUI
 //! (`trajan PATH`) sends its news the same way ([`Worker::follow`]).
 
-use super::action::{Action, Feed};
+use super::action::{Action, Feed, PeekStep};
 use super::app::Effect;
 use super::perform::perform_with_progress;
 use crate::store::{Location, Store};
@@ -17,7 +17,7 @@ use std::sync::mpsc::{self, Receiver, Sender};
 pub struct Worker {
     quick: Sender<Effect>,
     /// Steps read from a file ahead of the reading.
-    peek: Sender<Effect>,
+    peek: Sender<PeekAsked>,
     slow: Sender<Effect>,
     results: Receiver<Reply>,
     /// Effects sent and not yet answered.
@@ -62,19 +62,18 @@ enum Reply {
     Progress(Action),
 }
 
+/// A step asked of the file ahead of the reading: the run, the step's index, the reader.
+type PeekAsked = (i64, i64, PeekStep);
+
 /// The lane of steps read from a file ahead of the reading: they need no store, and wait
 /// behind nothing the quick lane does (the step lines loaded as the reading stores them).
-fn peek_lane(results: Sender<Reply>) -> Sender<Effect> {
-    let (tx, rx) = mpsc::channel::<Effect>();
+fn peek_lane(results: Sender<Reply>) -> Sender<PeekAsked> {
+    let (tx, rx) = mpsc::channel::<PeekAsked>();
     std::thread::spawn(move || {
-        for effect in rx {
-            let action = match effect {
-                Effect::PeekStep { run, index, peek } => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    super::perform::peek_step(run, index, &peek)
-                }))
-                .unwrap_or_else(|_| Action::Failed("internal error (reported as a bug)".into())),
-                _ => Action::Failed("internal error: an effect sent to the peek lane (reported as a bug)".into()),
-            };
+        for (run, index, peek) in rx {
+            let action =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| super::perform::peek_step(run, index, &peek)))
+                    .unwrap_or_else(|_| Action::Failed("internal error (reported as a bug)".into()));
             if results.send(Reply::Done { opening: false, action: Some(action) }).is_err() {
                 return;
             }
@@ -149,13 +148,13 @@ impl Worker {
 
     /// Hand an effect to its lane.
     pub fn send(&mut self, effect: Effect) {
-        let lane = match &effect {
-            Effect::PeekStep { .. } => &self.peek,
-            e if slow(e) => &self.slow,
-            _ => &self.quick,
-        };
         let opening = opens(&effect);
-        if lane.send(effect).is_ok() {
+        let sent = match effect {
+            Effect::PeekStep { run, index, peek } => self.peek.send((run, index, peek)).is_ok(),
+            e if slow(&e) => self.slow.send(e).is_ok(),
+            e => self.quick.send(e).is_ok(),
+        };
+        if sent {
             self.pending += 1;
             self.opening += usize::from(opening);
         }

@@ -40,8 +40,7 @@ pub struct Index {
 
 /// Skim `path` for the lists of [`LISTS`].
 pub fn skim_file(path: &Path) -> Result<Skim, SkimError> {
-    let file = std::fs::File::open(path)?;
-    skim::skim(file, &LISTS)
+    skim::skim_file(path, &LISTS)
 }
 
 impl Index {

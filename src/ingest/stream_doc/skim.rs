@@ -9,7 +9,16 @@
 //! and a file serde_json would refuse is refused by the reading itself. A file that ends inside a
 //! value, a bracket that closes what it did not open, or anything after the document is an error
 //! naming the byte.
+//!
+//! The scan is two halves: the lexer ([`lex`]) finds strings and escapes, nearly all the work;
+//! the scanner gives meaning to what lies outside strings. A big file is lexed in parts on
+//! several cores ([`parts`]) and the scanner goes through them in order.
 
+mod lex;
+mod parts;
+
+use lex::{Lexer, Tokens};
+pub use parts::skim_file;
 use std::io::Read;
 
 /// Where a top-level member's value is: bytes `start..end` of the file.
@@ -79,20 +88,17 @@ enum Str {
     Role,
 }
 
-/// The scanner's state between blocks.
+/// The scanner: what the lexer's tokens mean, the containers open and the lists found.
+#[derive(Default)]
 struct Scanner<'a> {
     lists: &'a [&'a str],
     out: Skim,
     /// Open containers, `{` or `[`.
     stack: Vec<u8>,
+    /// What the string being scanned is (`None`: no string is open).
     in_string: Option<Str>,
-    /// Backslashes right before the next byte of the string being scanned (a quote after an
-    /// odd number of them is escaped).
-    backslashes: usize,
     /// Inside an object, the next string is a key.
     want_key: bool,
-    /// Bytes of the string being kept (`None`: too long).
-    kept: Option<Vec<u8>>,
     /// The last top-level key, and the last key of the element being read.
     top_key: Option<String>,
     element_key: Option<String>,
@@ -110,146 +116,141 @@ struct Scanner<'a> {
 
 /// Skim `reader` (a document of `size` bytes or so), indexing the first top-level list named
 /// in `lists`.
-pub fn skim(mut reader: impl Read, lists: &[&str]) -> Result<Skim, SkimError> {
-    let mut s = Scanner {
-        lists,
-        out: Skim::default(),
-        stack: Vec::new(),
-        in_string: None,
-        backslashes: 0,
-        want_key: false,
-        kept: None,
-        top_key: None,
-        element_key: None,
-        top_value: false,
-        element_value: false,
-        state_next: false,
-        in_list: false,
-        closed: false,
-        started: false,
-    };
-    let mut buf = vec![0u8; 1 << 20];
-    let mut at = 0u64;
-    let mut first = true;
-    loop {
-        let n = match reader.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e.into()),
-        };
-        let mut block = &buf[..n];
-        let mut base = at;
-        if first {
-            first = false;
-            if let Some(rest) = block.strip_prefix(b"\xef\xbb\xbf") {
-                block = rest;
-                base += 3;
-            }
-        }
-        s.block(block, base)?;
-        at += n as u64;
-    }
-    if !s.closed || s.in_string.is_some() {
-        return Err(SkimError::Truncated { at });
-    }
-    s.out.size = at;
-    Ok(s.out)
+pub fn skim(reader: impl Read, lists: &[&str]) -> Result<Skim, SkimError> {
+    let mut s = Scanner::new(lists);
+    let at = lex(reader, 0, u64::MAX, &mut Lexer::default(), &mut s)?;
+    s.finish(at)
 }
 
-impl Scanner<'_> {
-    fn block(&mut self, block: &[u8], base: u64) -> Result<(), SkimError> {
-        let mut i = 0;
-        while i < block.len() {
-            if let Some(kind) = self.in_string {
-                // Only a quote can end a string: escapes (`\n` every line of an output) do not
-                // stop the search; whether the quote found is escaped is told by the backslashes
-                // before it.
-                let rest = &block[i..];
-                let (segment, quote) = match memchr::memchr(b'"', rest) {
-                    Some(j) => (&rest[..j], true),
-                    None => (rest, false),
-                };
-                let run = segment.iter().rev().take_while(|&&c| c == b'\\').count();
-                let run = if run == segment.len() { run + self.backslashes } else { run };
-                if !quote {
-                    self.keep(segment);
-                    self.backslashes = run;
-                    return Ok(());
-                }
-                self.keep(&rest[..=segment.len()]);
-                i += segment.len() + 1;
-                self.backslashes = 0;
-                if run % 2 == 0 {
-                    self.in_string = None;
-                    self.string_ended(kind);
-                }
-                continue;
+impl<'a> Scanner<'a> {
+    fn new(lists: &'a [&'a str]) -> Scanner<'a> {
+        Scanner { lists, ..Scanner::default() }
+    }
+
+    /// The skim of a document that ended at offset `at`.
+    fn finish(mut self, at: u64) -> Result<Skim, SkimError> {
+        if !self.closed || self.in_string.is_some() {
+            return Err(SkimError::Truncated { at });
+        }
+        self.out.size = at;
+        Ok(self.out)
+    }
+}
+
+/// Lex `reader`, the bytes from file offset `from`, up to `limit` bytes of them or its end, into
+/// `out`: the offset reached. A byte-order mark at offset 0 is passed over.
+fn lex(
+    mut reader: impl Read,
+    from: u64,
+    limit: u64,
+    lexer: &mut Lexer,
+    out: &mut impl Tokens,
+) -> Result<u64, SkimError> {
+    let mut buf = vec![0u8; 1 << 20];
+    let mut at = from;
+    while at - from < limit {
+        let room = usize::try_from(limit - (at - from)).unwrap_or(usize::MAX).min(buf.len());
+        // The first block holds the whole byte-order mark if there is one.
+        let n = fill(&mut reader, &mut buf[..room], if at == 0 { BOM.len() } else { 1 })?;
+        if n == 0 {
+            break;
+        }
+        let mut block = &buf[..n];
+        let mut base = at;
+        if at == 0
+            && let Some(rest) = block.strip_prefix(BOM)
+        {
+            block = rest;
+            base += BOM.len() as u64;
+        }
+        lexer.block(block, base, out)?;
+        at += n as u64;
+    }
+    Ok(at)
+}
+
+/// The UTF-8 byte-order mark, passed over at the start of a file.
+const BOM: &[u8] = b"\xef\xbb\xbf";
+
+/// Read into `buf` until it holds `at_least` bytes (or all of it, if shorter) or the reader
+/// ends: how many it holds.
+fn fill(reader: &mut impl Read, buf: &mut [u8], at_least: usize) -> Result<usize, SkimError> {
+    let mut n = 0;
+    while n < at_least.min(buf.len()) {
+        match reader.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(got) => n += got,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(n)
+}
+
+impl Tokens for Scanner<'_> {
+    fn byte(&mut self, at: u64, b: u8) -> Result<(), SkimError> {
+        if self.closed {
+            return Err(SkimError::Shape { at, what: "something follows the document" });
+        }
+        if !self.started && b != b'{' {
+            return Err(SkimError::Shape { at, what: "the document is not a JSON object" });
+        }
+        self.started = true;
+        if b != b':' {
+            self.value_starts(b, at);
+        }
+        match b {
+            b'"' => {
+                self.in_string = Some(self.string_kind());
+                self.want_key = false;
             }
-            let b = block[i];
-            let at = base + i as u64;
-            i += 1;
-            if b.is_ascii_whitespace() {
-                continue;
+            b'{' | b'[' => {
+                self.stack.push(b);
+                self.want_key = b == b'{';
             }
-            if self.closed {
-                return Err(SkimError::Shape { at, what: "something follows the document" });
+            b'}' | b']' => {
+                let open = if b == b'}' { b'{' } else { b'[' };
+                if self.stack.last() != Some(&open) {
+                    return Err(SkimError::Shape { at, what: "a bracket closes what it did not open" });
+                }
+                self.value_ends(at);
+                self.stack.pop();
+                if self.in_list && self.stack.len() == 1 {
+                    self.in_list = false;
+                }
+                self.want_key = false;
+                if self.stack.is_empty() {
+                    self.closed = true;
+                }
             }
-            if !self.started && b != b'{' {
-                return Err(SkimError::Shape { at, what: "the document is not a JSON object" });
+            b',' => {
+                self.value_ends(at);
+                self.want_key = self.stack.last() == Some(&b'{');
+                if self.in_list && self.stack.len() == 2 {
+                    self.element_value = true;
+                }
             }
-            self.started = true;
-            if b != b':' {
-                self.value_starts(b, at);
+            b':' => {
+                match self.stack.len() {
+                    1 => self.top_value = true,
+                    3 if self.in_list => self.state_next = self.element_key.as_deref() == Some("state"),
+                    _ => {}
+                }
+                self.want_key = false;
             }
-            match b {
-                b'"' => {
-                    let kind = self.string_kind();
-                    self.kept = (kind != Str::Skip).then(Vec::new);
-                    self.in_string = Some(kind);
-                    self.backslashes = 0;
-                    self.want_key = false;
-                }
-                b'{' | b'[' => {
-                    self.stack.push(b);
-                    self.want_key = b == b'{';
-                }
-                b'}' | b']' => {
-                    let open = if b == b'}' { b'{' } else { b'[' };
-                    if self.stack.last() != Some(&open) {
-                        return Err(SkimError::Shape { at, what: "a bracket closes what it did not open" });
-                    }
-                    self.value_ends(at);
-                    self.stack.pop();
-                    if self.in_list && self.stack.len() == 1 {
-                        self.in_list = false;
-                    }
-                    self.want_key = false;
-                    if self.stack.is_empty() {
-                        self.closed = true;
-                    }
-                }
-                b',' => {
-                    self.value_ends(at);
-                    self.want_key = self.stack.last() == Some(&b'{');
-                    if self.in_list && self.stack.len() == 2 {
-                        self.element_value = true;
-                    }
-                }
-                b':' => {
-                    match self.stack.len() {
-                        1 => self.top_value = true,
-                        3 if self.in_list => self.state_next = self.element_key.as_deref() == Some("state"),
-                        _ => {}
-                    }
-                    self.want_key = false;
-                }
-                _ => {}
-            }
+            _ => {}
         }
         Ok(())
     }
 
+    fn string_end(&mut self, kept: Option<&[u8]>) {
+        if let Some(kind) = self.in_string.take() {
+            self.string_ended(kind, kept);
+        }
+    }
+}
+
+impl Scanner<'_> {
     /// What the string that starts now is.
     fn string_kind(&self) -> Str {
         match (self.stack.len(), self.want_key) {
@@ -260,37 +261,13 @@ impl Scanner<'_> {
         }
     }
 
-    fn keep(&mut self, bytes: &[u8]) {
-        if let Some(k) = &mut self.kept {
-            if k.len() + bytes.len() > KEEP + 1 {
-                self.kept = None;
-            } else {
-                k.extend_from_slice(bytes);
-            }
-        }
-    }
-
-    /// The string kept (without its closing quote), decoded; `None` when too long or bad.
-    fn kept_text(&mut self) -> Option<String> {
-        let mut raw = self.kept.take()?;
-        raw.pop();
-        if !raw.contains(&b'\\') {
-            return String::from_utf8(raw).ok();
-        }
-        let mut quoted = Vec::with_capacity(raw.len() + 2);
-        quoted.push(b'"');
-        quoted.extend_from_slice(&raw);
-        quoted.push(b'"');
-        serde_json::from_slice(&quoted).ok()
-    }
-
-    fn string_ended(&mut self, kind: Str) {
+    fn string_ended(&mut self, kind: Str, kept: Option<&[u8]>) {
         match kind {
             Str::Skip => {}
-            Str::TopKey => self.top_key = self.kept_text(),
-            Str::ElementKey => self.element_key = self.kept_text(),
+            Str::TopKey => self.top_key = kept.and_then(text_of),
+            Str::ElementKey => self.element_key = kept.and_then(text_of),
             Str::Role => {
-                let role = self.kept_text();
+                let role = kept.and_then(text_of);
                 if let Some(e) = self.out.elements.last_mut() {
                     e.role = role;
                 }
@@ -346,6 +323,18 @@ impl Scanner<'_> {
             _ => {}
         }
     }
+}
+
+/// A string's raw content decoded (escapes as JSON has them); `None` when bad.
+fn text_of(raw: &[u8]) -> Option<String> {
+    if !raw.contains(&b'\\') {
+        return String::from_utf8(raw.to_vec()).ok();
+    }
+    let mut quoted = Vec::with_capacity(raw.len() + 2);
+    quoted.push(b'"');
+    quoted.extend_from_slice(raw);
+    quoted.push(b'"');
+    serde_json::from_slice(&quoted).ok()
 }
 
 #[cfg(test)]

@@ -5,6 +5,30 @@ fn skim_str(text: &str, lists: &[&str]) -> Result<Skim, SkimError> {
     skim(text.as_bytes(), lists)
 }
 
+/// The document skimmed in two parts cut at every byte, and in three at pairs of cuts every
+/// `stride` bytes, gives what one pass gives, errors included; the parts that begin inside a string are
+/// replayed at some of those cuts, the others lexed again. Returns how many replayed.
+fn check_parts(bytes: &[u8], lists: &[&str], stride: usize) -> usize {
+    let text = String::from_utf8_lossy(bytes);
+    let open = |at: u64| Ok::<_, std::io::Error>(&bytes[(at as usize).min(bytes.len())..]);
+    let whole = format!("{:?}", skim(bytes, lists));
+    let mut replayed = 0;
+    let mut check = |cuts: &[u64]| {
+        let split = parts::skim_split(&open, lists, cuts);
+        replayed += split.as_ref().map_or(0, |(_, n)| *n);
+        assert_eq!(format!("{:?}", split.map(|(s, _)| s)), whole, "cuts at {cuts:?} of {text}");
+    };
+    for cut in 0..=bytes.len() {
+        check(&[cut as u64]);
+    }
+    for cut in (0..=bytes.len()).step_by(stride) {
+        for second in (cut + 1..=bytes.len()).step_by(stride) {
+            check(&[cut as u64, second as u64]);
+        }
+    }
+    replayed
+}
+
 /// A reader that gives one byte at a time: every state crosses a block's end.
 struct Dribble<'a>(&'a [u8]);
 
@@ -51,6 +75,7 @@ fn strings_with_escaped_quotes_and_brackets_do_not_end_or_open_anything() {
         3, "s]", null, [1, [2, {"role": "x"}]], {"role": "tool", "content": "}\\"}
     ], "instance_id": "i\"1"}"#;
     check_against_serde(text, "messages");
+    assert!(check_parts(text.as_bytes(), &["messages"], 7) > 0);
     let s = skim_str(text, &["messages"]).expect("skims");
     let roles: Vec<_> = s.elements.iter().map(|e| e.role.as_deref()).collect();
     assert_eq!(roles, [Some("user"), Some("assistant"), None, None, None, None, Some("tool")]);
@@ -64,6 +89,7 @@ fn nested_lists_and_objects_keep_to_their_depth() {
         {"action": "y", "state": {"open_file": "b", "inner": {"state": "s"}}}, {"state": null}, {"role": ["assistant"]}],
         "history": [{"role": "assistant"}], "messages": []}"#;
     check_against_serde(text, "trajectory");
+    assert!(check_parts(text.as_bytes(), &["trajectory", "messages"], 7) > 0);
     let s = skim_str(text, &["trajectory", "messages"]).expect("skims");
     let states: Vec<_> = s.elements.iter().map(|e| e.state).collect();
     assert_eq!(states, [Some(b'"'), Some(b'{'), Some(b'n'), None]);
@@ -82,6 +108,9 @@ fn unicode_in_keys_roles_and_texts_and_escaped_roles_are_decoded() {
     let body = &text.as_bytes()[s.elements[0].start as usize..s.elements[0].end as usize];
     assert!(body.starts_with(b"{\"role\""));
     check_against_serde(text.trim_start_matches('\u{feff}'), "messages");
+    let dribbled = skim(Dribble(text.as_bytes()), &["messages"]).expect("skims a byte at a time");
+    assert_eq!(dribbled, s, "the mark read a byte at a time is passed over too");
+    assert!(check_parts(text.as_bytes(), &["messages"], 7) > 0);
 }
 
 #[test]
@@ -95,7 +124,7 @@ fn generated_documents_agree_with_serde_json() {
         seed ^= seed << 17;
         seed
     };
-    for _ in 0..300 {
+    for round in 0..300 {
         let mut elements = Vec::new();
         for _ in 0..(next() % 6) {
             let mut s = String::new();
@@ -111,6 +140,9 @@ fn generated_documents_agree_with_serde_json() {
         }
         let text = format!(r#"{{"pre": "{}", "messages": [{}], "post": {{"k": "]"}}}}"#, "\\\"]", elements.join(", "));
         check_against_serde(&text, "messages");
+        if round % 10 == 0 {
+            check_parts(text.as_bytes(), &["messages"], 29);
+        }
     }
 }
 
@@ -123,6 +155,9 @@ fn a_cut_file_is_an_error_at_every_cut_never_a_panic() {
         match skim(bytes, &["messages"]) {
             Err(SkimError::Truncated { at }) => assert_eq!(at, cut as u64),
             other => panic!("cut at {cut}: {other:?}"),
+        }
+        if cut % 4 == 0 {
+            check_parts(bytes, &["messages"], 13);
         }
     }
     assert!(skim_str(text, &["messages"]).is_ok());
@@ -142,5 +177,6 @@ fn what_is_not_one_object_is_refused_with_its_byte() {
             Err(SkimError::Shape { at, .. }) => assert_eq!(at, want, "{text}"),
             other => panic!("{text}: {other:?}"),
         }
+        check_parts(text.as_bytes(), &["messages"], 3);
     }
 }
