@@ -42,8 +42,22 @@ pub fn no_change(theme: &Theme) -> Vec<Line<'static>> {
     vec![Line::from(Span::styled("no change", theme.muted))]
 }
 
-/// Lay out files; at most `budget` lines get syntax colours. Also says whether the budget
-/// ran out (a later call with a larger one would colour more).
+/// A diff laid out.
+pub struct Laid {
+    pub lines: Vec<Line<'static>>,
+    /// The budget ran out (a later call with a larger one would colour more).
+    pub starved: bool,
+    /// Lines given syntax colours.
+    pub coloured: usize,
+}
+
+impl Laid {
+    pub fn no_change(theme: &Theme) -> Laid {
+        Laid { lines: no_change(theme), starved: false, coloured: 0 }
+    }
+}
+
+/// Lay out files; at most `budget` lines get syntax colours.
 pub fn render(
     files: &[FileDiff<'_>],
     fallback: &str,
@@ -51,9 +65,9 @@ pub fn render(
     width: u16,
     theme: &Theme,
     budget: usize,
-) -> (Vec<Line<'static>>, bool) {
+) -> Laid {
     if files.is_empty() {
-        return (no_change(theme), false);
+        return Laid::no_change(theme);
     }
     let largest = files
         .iter()
@@ -79,7 +93,12 @@ pub fn render(
         }
         layout.file(file, fallback, !alone(file));
     }
-    (layout.out, layout.starved && budget < MAX_HIGHLIGHT_DIFF_LINES)
+    let given = budget.min(MAX_HIGHLIGHT_DIFF_LINES);
+    Laid {
+        lines: layout.out,
+        starved: layout.starved && budget < MAX_HIGHLIGHT_DIFF_LINES,
+        coloured: given - layout.budget,
+    }
 }
 
 /// Style and emphasis style of a diff line.
@@ -153,14 +172,16 @@ impl Layout<'_> {
         for (line, text) in lines.iter().zip(&texts) {
             self.starved |= state.is_some() && self.budget == 0;
             let r = match state.as_mut().filter(|_| self.budget > 0) {
-                Some(h) => match line.kind {
-                    Kind::Context => h.context(text),
-                    Kind::Removed => (h.line(Side::Old, text), None),
-                    Kind::Added => (None, h.line(Side::New, text)),
-                },
+                Some(h) => {
+                    self.budget -= 1;
+                    match line.kind {
+                        Kind::Context => h.context(text),
+                        Kind::Removed => (h.line(Side::Old, text), None),
+                        Kind::Added => (None, h.line(Side::New, text)),
+                    }
+                }
                 None => (None, None),
             };
-            self.budget = self.budget.saturating_sub(1);
             runs.push(r);
         }
         let emph = word_emphasis(lines, &texts);

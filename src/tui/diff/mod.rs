@@ -123,8 +123,9 @@ impl DiffRenderer {
         if let Some(hit) = self.cache.get(&cache_key) {
             return Arc::clone(hit);
         }
-        let (lines, starved) = render_with_budget(path, source, mode, width, theme, self.frame_budget);
-        self.frame_budget = self.frame_budget.saturating_sub(lines.len());
+        let layout::Laid { lines, starved, coloured } =
+            render_with_budget(path, source, mode, width, theme, self.frame_budget);
+        self.frame_budget = self.frame_budget.saturating_sub(coloured);
         if starved {
             let (old, text) = match source {
                 DiffSource::Texts { old, new } => (Some(old.to_string()), new.to_string()),
@@ -175,11 +176,10 @@ pub fn render_lines(
     width: u16,
     theme: &Theme,
 ) -> Vec<Line<'static>> {
-    render_with_budget(path, source, mode, width, theme, crate::tui::highlight::MAX_HIGHLIGHT_DIFF_LINES).0
+    render_with_budget(path, source, mode, width, theme, crate::tui::highlight::MAX_HIGHLIGHT_DIFF_LINES).lines
 }
 
-/// Render with at most `budget` lines highlighted; true when lines were left uncoloured for
-/// lack of budget.
+/// Render with at most `budget` lines highlighted.
 fn render_with_budget(
     path: &str,
     source: DiffSource<'_>,
@@ -187,11 +187,11 @@ fn render_with_budget(
     width: u16,
     theme: &Theme,
     budget: usize,
-) -> (Vec<Line<'static>>, bool) {
+) -> layout::Laid {
     match source {
         DiffSource::Texts { old, new } => {
             if old == new {
-                return (layout::no_change(theme), false);
+                return layout::Laid::no_change(theme);
             }
             let diff = model::line_diff(old, new);
             layout::render(&model::from_text_diff(&diff, path), path, mode, width, theme, budget)

@@ -403,3 +403,18 @@ fn a_frame_colours_no_more_lines_than_it_has_rows_among_its_new_diffs() {
         assert_eq!(coloured_lines(&done), 100, "diff {key}");
     }
 }
+
+#[test]
+fn lines_left_without_colour_do_not_spend_the_frames_budget() {
+    let theme = coloured();
+    let new: String = (0..100).map(|i| format!("value_{i} = compute({i})\n")).collect();
+    let coloured_lines = |lines: &[Line<'static>]| lines[1..].iter().filter(|l| has_syntax_colour(l, &theme)).count();
+    let mut r = DiffRenderer::new();
+    r.new_frame(30);
+    let source = DiffSource::Texts { old: "", new: &new };
+    // A file of no known syntax: its 100 lines (and its header) are drawn uncoloured.
+    let plain = r.render(1, "notes.unknown-extension", source, DiffMode::Unified, 100, &theme);
+    assert_eq!(coloured_lines(&plain), 0);
+    let python = r.render(2, "b.py", source, DiffMode::Unified, 100, &theme);
+    assert_eq!(coloured_lines(&python), 30, "the budget is the frame's, untouched by the plain diff");
+}
