@@ -475,7 +475,7 @@ fn an_ingest_leaves_the_statistics_of_what_it_wrote() {
     let mut client = postgres::Client::connect(&pg.url, postgres::NoTls).unwrap_or_else(|e| panic!("{e}"));
     let analyzed = |client: &mut postgres::Client| -> i64 {
         client
-            .query_one("SELECT count(DISTINCT tablename) FROM pg_stats WHERE tablename IN ('steps', 'step_words', 'step_terms')", &[])
+            .query_one("SELECT count(DISTINCT tablename) FROM pg_stats WHERE tablename IN ('steps', 'step_lexemes', 'step_terms')", &[])
             .and_then(|r| r.try_get(0))
             .unwrap_or_else(|e| panic!("{e}"))
     };

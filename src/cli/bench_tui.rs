@@ -54,6 +54,7 @@ pub fn run(db: &Location, sizes: &Sizes, open_only: bool) -> Result<i32> {
         total,
         store.stored_bytes()? as f64 / 1e6
     );
+    shown(&mut out)?;
 
     // First screen: open, first page, draw.
     let started = Instant::now();
@@ -68,12 +69,14 @@ pub fn run(db: &Location, sizes: &Sizes, open_only: bool) -> Result<i32> {
     if let Some(t) = tmux_first_screen(db)? {
         let _ = writeln!(out, "first screen tmux {:.0} ms (real binary, until the table is on the pane)", ms(t));
     }
+    shown(&mut out)?;
 
     // The long run.
     let long = ui.store.resolve_run(LONG_RUN)?;
     let t = Instant::now();
     ui.open_run(long);
     let _ = writeln!(out, "open long run     {:.1} ms ({} steps)", ms(t.elapsed()), sizes.steps);
+    shown(&mut out)?;
     let rss_open = super::memory::proc_status_kb("VmRSS")?;
     let mut times: Vec<(String, Duration)> = Vec::new();
     let mut press = |ui: &mut Headless, keys: &str| -> Result<()> {
@@ -150,12 +153,22 @@ pub fn run(db: &Location, sizes: &Sizes, open_only: bool) -> Result<i32> {
         rss_keys as f64 / 1024.0,
         rss_end as f64 / 1024.0
     );
+    shown(&mut out)?;
     let _ = writeln!(out, "{}", compare_long_runs(&mut ui, long)?);
+    shown(&mut out)?;
     let _ = writeln!(out, "{}", align_hard_pairs());
+    shown(&mut out)?;
     let _ = writeln!(out, "{}", keys_while_statistics_load(&mut ui, db)?);
+    shown(&mut out)?;
     out.push_str(&super::bench_open::run()?);
-    super::output::emit(&out)?;
+    shown(&mut out)?;
     Ok(0)
+}
+
+/// A part's figures printed as soon as it is measured (a failure in a later part keeps them).
+fn shown(out: &mut String) -> Result<()> {
+    super::output::emit(&std::mem::take(out))?;
+    Ok(())
 }
 
 /// As the TUI does it, with a worker performing the effects: `%` asks for the statistics of

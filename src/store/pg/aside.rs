@@ -6,8 +6,8 @@
 //! unit's steps sees their terms, so search never finds a unit only half searchable. A unit
 //! given up after its terms committed leaves terms of step ids no step holds (ids are never
 //! handed out twice): the writer has them deleted (`Job::Forget`), and search reads terms only
-//! through `steps`, so none is ever found. `step_terms` and `step_words` have no foreign key to
-//! `steps` for this (migration 4): their rows go with their steps by a trigger.
+//! through `steps`, so none is ever found. `step_terms` and `step_lexemes` have no foreign key to
+//! `steps` for this (migrations 4 and 5): their rows go with their steps by a trigger.
 
 use super::Pg;
 use crate::error::StoreError;

@@ -51,8 +51,12 @@ impl CopyRows {
     }
 
     pub fn text(&mut self, s: &str) -> &mut Self {
+        self.stored(&enc(s))
+    }
+
+    /// Text already as stored (through [`enc`]): only escaped for `COPY`.
+    pub fn stored(&mut self, s: &str) -> &mut Self {
         self.sep();
-        let s = enc(s);
         self.buf.reserve(s.len());
         let mut from = 0;
         let bytes = s.as_bytes();

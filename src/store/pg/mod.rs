@@ -207,6 +207,14 @@ impl Pg {
         client.query(&stmt, params).map_err(|e| self.error(&e))
     }
 
+    /// A statement prepared for this call only: planned with the parameters' values every time
+    /// (a cached statement may be given a generic plan after a few calls), for queries whose best
+    /// plan depends on them (search).
+    pub(super) fn rows_once(&self, sql: &str, params: &Params<'_>) -> Result<Vec<Row>, StoreError> {
+        let mut client = self.client()?;
+        client.query(sql, params).map_err(|e| self.error(&e))
+    }
+
     pub(super) fn opt(&self, sql: &str, params: &Params<'_>) -> Result<Option<Row>, StoreError> {
         Ok(self.rows(sql, params)?.into_iter().next())
     }
@@ -424,3 +432,5 @@ impl Cells for Row {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod upgrade_tests;

@@ -9,20 +9,21 @@
 //! come from `runs_id_seq` (a run keeps its id across a replace, and no id is handed out twice);
 //! a foreign key to a run follows it when the run is given another id (`ON UPDATE CASCADE`).
 //! Search has no FTS5: `step_terms` holds each step's terms as SQLite's tokenizer makes them
-//! (`store::terms`), in pieces; `step_words` each step's distinct terms under a `pg_trgm` GIN
-//! index (migration 4).
+//! (`store::terms`), in pieces; `step_lexemes` each step's distinct terms and pairs of
+//! neighbouring terms as a `tsvector` under a GIN index (migration 5; `pg/term_rows.rs`).
 
 /// Storage settings that speed up writing and do not change what is stored, applied after the
 /// migrations where the server allows them (each in a savepoint of its own): the large texts
 /// compressed with lz4 rather than pglz (several times faster; a server built without lz4 keeps
-/// pglz), and a larger pending list for the words' trigram index (its entries are merged in fewer,
-/// larger passes).
+/// pglz), and a larger pending list for the keys' index (its entries are merged in fewer, larger
+/// passes; an ingest ends by merging what is left, `Search::after_ingest`).
 pub(super) fn tune(pg: &super::Pg) -> Result<(), crate::error::StoreError> {
     for sql in [
         "ALTER TABLE step_terms ALTER COLUMN terms SET COMPRESSION lz4",
         "ALTER TABLE blobs ALTER COLUMN content SET COMPRESSION lz4",
         "ALTER TABLE outcomes ALTER COLUMN log SET COMPRESSION lz4",
-        "ALTER INDEX step_words_trgm SET (gin_pending_list_limit = 65536)",
+        "ALTER TABLE step_lexemes ALTER COLUMN lexemes SET COMPRESSION lz4",
+        "ALTER INDEX step_lexemes_keys SET (gin_pending_list_limit = 65536)",
     ] {
         pg.run("SAVEPOINT tune")?;
         let done = pg.run(sql);
@@ -369,5 +370,41 @@ BEGIN
 END $$;
 CREATE TRIGGER steps_forget_terms AFTER DELETE ON steps REFERENCING OLD TABLE AS gone
     FOR EACH STATEMENT EXECUTE FUNCTION trajan_forget_terms();
+"#,
+    // 5: a phrase's steps are found by exact keys instead of trigrams: each step's distinct terms
+    //    and pairs of neighbouring terms (` a b`: a phrase of one or two terms is answered by the
+    //    index alone, a longer one narrowed to the steps holding all its pairs), each cut to 500
+    //    characters, as a `tsvector` (a term's prefix is a prefix match in the index) in rows of
+    //    about 512 KB (`pg/term_rows.rs` makes the same rows). The keys are made here from the
+    //    stored terms; `step_words` and its trigram index go.
+    r#"
+CREATE TABLE step_lexemes (
+    step_id bigint NOT NULL,
+    piece   bigint NOT NULL,
+    lexemes tsvector NOT NULL,
+    PRIMARY KEY (step_id, piece)
+);
+INSERT INTO step_lexemes (step_id, piece, lexemes)
+WITH tokens AS (
+    SELECT t.step_id, w.w, lead(w.w) OVER (PARTITION BY t.step_id, t.piece ORDER BY w.n) AS next
+    FROM step_terms t, regexp_split_to_table(t.terms, ' ') WITH ORDINALITY w(w, n)
+), keys AS (
+    SELECT DISTINCT step_id, left(w, 500) COLLATE "C" AS k FROM tokens WHERE w NOT IN ('', E'\n')
+    UNION
+    SELECT step_id, left(' ' || w || ' ' || next, 500) COLLATE "C" FROM tokens
+    WHERE w NOT IN ('', E'\n') AND next NOT IN ('', E'\n')
+), numbered AS (
+    SELECT step_id, k, sum(octet_length(k) + 1) OVER (PARTITION BY step_id ORDER BY k) / 524288 AS piece FROM keys
+)
+SELECT step_id, piece, array_to_tsvector(array_agg(k)) FROM numbered GROUP BY step_id, piece;
+CREATE INDEX step_lexemes_keys ON step_lexemes USING gin (lexemes);
+CREATE INDEX step_lexemes_split ON step_lexemes (step_id) WHERE piece > 0;
+DROP TABLE step_words;
+CREATE OR REPLACE FUNCTION trajan_forget_terms() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    DELETE FROM step_terms WHERE step_id IN (SELECT id FROM gone);
+    DELETE FROM step_lexemes WHERE step_id IN (SELECT id FROM gone);
+    RETURN NULL;
+END $$;
 "#,
 ];

@@ -1,14 +1,16 @@
 //! Search in PostgreSQL, giving what SQLite's FTS5 gives. PostgreSQL's own text search splits
 //! words otherwise (`__init__.py`, `2.0`, `line 1` and positions past 16,383 come out
 //! differently), so a step's terms are stored as SQLite's tokenizer makes them
-//! (`store::terms::document`, in `step_terms`, written with the step), and its distinct terms in
-//! `step_words` under a `pg_trgm` GIN index. A phrase is ` t1 t2 t3` in the terms (the last term
-//! a prefix), which `LIKE` answers exactly; the steps whose words hold its terms are its
-//! candidates, found fast by the index and confirmed with that `LIKE`. A phrase longer than the
-//! pieces' overlap is looked for by its head, and each step found is confirmed in Rust on its
-//! whole terms.
+//! (`store::terms::document`, in `step_terms`, written with the step), and its keys in
+//! `step_lexemes` under a GIN index: its distinct terms and pairs of neighbouring terms
+//! (`term_rows::keys`). A phrase is ` t1 t2 t3` in the terms (the last term a prefix): a phrase
+//! of one term is the prefix `t1:*` of a term key, one of two terms the prefix ` t1 t2:*` of a
+//! pair key, so the index alone answers them, in step order, stopping at the limit (the planner
+//! walks the steps in order when its statistics say the key is common). A longer phrase's
+//! candidates are the steps holding all its pairs, confirmed with `LIKE` on their terms; one
+//! longer than the pieces' overlap by its head, then in Rust on its whole terms.
 
-use super::term_rows::OVERLAP;
+use super::term_rows::{OVERLAP, cut, quote_into};
 use super::{Cells, Pg};
 use crate::error::StoreError;
 use crate::sanitize::sanitize;
@@ -16,18 +18,22 @@ use crate::store::backend::{IndexStats, Search};
 use crate::store::read::{SEARCHED, SearchHit, phrase_words, record_snippet, snippet_of};
 use crate::store::terms;
 use crate::store::texts;
+use std::collections::HashMap;
 use std::io::Read;
 
 impl Search for Pg {
     fn search(&self, phrase: &str, run: Option<i64>, limit: usize) -> Result<Vec<SearchHit>, StoreError> {
         let words = phrase_words(phrase);
-        self.matches(phrase, run, Some(limit))?
+        let found = self.matches(phrase, run, Some(limit))?;
+        let ids: Vec<i64> = found.iter().map(|m| m.step_id).collect();
+        let mut snippets = self.snippets(&ids, &words)?;
+        Ok(found
             .into_iter()
             .map(|m| {
-                let (field, snippet) = self.step_snippet(m.step_id, &words)?.unwrap_or(("observation", String::new()));
-                Ok(SearchHit { run_id: m.run_id, instance_id: m.instance_id, step: m.idx, field, snippet })
+                let (field, snippet) = snippets.remove(&m.step_id).unwrap_or(("observation", String::new()));
+                SearchHit { run_id: m.run_id, instance_id: m.instance_id, step: m.idx, field, snippet }
             })
-            .collect()
+            .collect())
     }
 
     fn search_run(&self, run_id: i64, phrase: &str) -> Result<Vec<i64>, StoreError> {
@@ -48,9 +54,13 @@ impl Search for Pg {
     }
 
     /// `ANALYZE` of the tables a search reads (a role that does not own them is warned by the
-    /// server and skipped, not refused).
+    /// server and skipped, not refused), and the keys' index's pending list merged.
     fn after_ingest(&self) -> Result<(), StoreError> {
-        self.run("ANALYZE runs, steps, step_words, step_terms")
+        self.run("ANALYZE runs, steps, step_lexemes, step_terms")?;
+        // The keys' index's pending list merged into the index (else every search reads it
+        // through, until autovacuum merges it). Only a speed-up: a role that may not leaves it.
+        let _ = self.run("SELECT gin_clean_pending_list('step_lexemes_keys'::regclass)");
+        Ok(())
     }
 
     fn ensure_search_index(&self) -> Result<(), StoreError> {
@@ -74,56 +84,91 @@ struct Match {
     idx: i64,
 }
 
+/// The steps whose keys hold the query, of one run or all, after a (run, step), in step order,
+/// at most a number. Parameters: the run or NULL, the query, the run and step after which to
+/// start, the number or NULL.
+const CANDIDATES: &str = "SELECT s.id, s.run_id, s.idx FROM steps s
+     WHERE ($1::bigint IS NULL OR s.run_id = $1) AND (s.run_id, s.idx) > ($3::bigint, $4::bigint)
+       AND EXISTS (SELECT 1 FROM step_lexemes l WHERE l.step_id = s.id AND l.lexemes @@ $2::text::tsquery)
+     ORDER BY s.run_id, s.idx LIMIT $5";
+
+/// [`CANDIDATES`] with the steps of `$6` too (steps whose keys are in several rows).
+const CANDIDATES_OR: &str = "SELECT s.id, s.run_id, s.idx FROM steps s
+     WHERE ($1::bigint IS NULL OR s.run_id = $1) AND (s.run_id, s.idx) > ($3::bigint, $4::bigint)
+       AND (EXISTS (SELECT 1 FROM step_lexemes l WHERE l.step_id = s.id AND l.lexemes @@ $2::text::tsquery)
+            OR s.id = ANY($6))
+     ORDER BY s.run_id, s.idx LIMIT $5";
+
+/// Steps whose keys are in several rows and hold every key of `$1` (each a `tsquery`), in one
+/// row or another.
+const SPLIT: &str = "SELECT DISTINCT x.step_id FROM step_lexemes x WHERE x.piece > 0 AND NOT EXISTS (
+         SELECT 1 FROM unnest($1::text[]) k WHERE NOT EXISTS (
+             SELECT 1 FROM step_lexemes l WHERE l.step_id = x.step_id AND l.lexemes @@ k::tsquery))";
+
 impl Pg {
     /// The steps holding the phrase (of one run, or all), in run and step order, at most `limit`.
     ///
-    /// With a limit, the first [`WINDOW`] steps are confirmed in order first: a phrase many steps
-    /// hold reaches its limit there, without the index. The rest: the candidates after them
-    /// (steps whose distinct terms hold the phrase's terms, found with the trigram index), in
-    /// step order, confirmed on their whole terms a page at a time until the limit is reached.
+    /// The candidates (steps whose keys hold the phrase's: [`Query`]) are read in step order a
+    /// page at a time; when the keys are exact they are the answer, else each page is confirmed
+    /// on the steps' terms until the limit is reached.
     fn matches(&self, phrase: &str, run: Option<i64>, limit: Option<usize>) -> Result<Vec<Match>, StoreError> {
         let Some(pattern) = terms::phrase(phrase) else { return Ok(Vec::new()) };
-        // A phrase up to the overlap of the pieces is inside one piece: LIKE is the answer. A
+        let pattern = super::enc(&pattern).into_owned();
+        let query = Query::of(&pattern);
+        let tsquery = query.keys.join(" & ");
+        let split: Vec<i64> =
+            self.rows_once(SPLIT, &[&query.keys])?.iter().map(|r| r.int(0)).collect::<Result<_, _>>()?;
+        // A phrase up to the overlap of the pieces is inside one piece: LIKE confirms it. A
         // longer one: steps holding its head, confirmed on their whole terms.
-        let exact = pattern.len() <= OVERLAP;
-        let head = if exact { pattern.as_str() } else { head(&pattern) };
-        let like = super::enc(&format!("%{head}%")).into_owned();
-        let enough = |found: &Vec<Step>| limit.is_some_and(|l| found.len() >= l);
-        let mut found = Vec::new();
-        let mut after = (i64::MIN, i64::MIN);
-        if limit.is_some() {
-            let rows = self.rows(
-                "SELECT w.id, w.run_id, w.idx,
-                        EXISTS (SELECT 1 FROM step_terms t WHERE t.step_id = w.id AND t.terms LIKE $2)
-                 FROM (SELECT id, run_id, idx FROM steps WHERE $1::bigint IS NULL OR run_id = $1
-                       ORDER BY run_id, idx LIMIT $3) w ORDER BY w.run_id, w.idx",
-                &[&run, &like, &WINDOW],
-            )?;
-            for r in &rows {
-                let step = Step { id: r.int(0)?, run_id: r.int(1)?, idx: r.int(2)? };
-                after = (step.run_id, step.idx);
-                if r.flag(3)? && (exact || self.holds(step.id, &pattern)?) {
-                    found.push(step);
-                    if enough(&found) {
-                        return self.named(found);
-                    }
-                }
+        let fits = pattern.len() <= OVERLAP;
+        let like = format!("%{}%", if fits { pattern.as_str() } else { head(&pattern) });
+        let limit = limit.map(|l| l as i64);
+        let mut found: Vec<Step> = Vec::new();
+        let (mut after, mut page) = ((i64::MIN, i64::MIN), 64);
+        loop {
+            let want = match limit {
+                Some(l) if query.exact => Some(l - found.len() as i64),
+                Some(_) => Some(page),
+                None => None,
+            };
+            let params: [&(dyn postgres::types::ToSql + Sync); 6] = [&run, &tsquery, &after.0, &after.1, &want, &split];
+            let sql = if split.is_empty() { CANDIDATES } else { CANDIDATES_OR };
+            let cands = self
+                .rows_once(sql, &params[..if split.is_empty() { 5 } else { 6 }])?
+                .iter()
+                .map(|r| Ok(Step { id: r.int(0)?, run_id: r.int(1)?, idx: r.int(2)? }))
+                .collect::<Result<Vec<_>, StoreError>>()?;
+            if let Some(last) = cands.last() {
+                after = (last.run_id, last.idx);
             }
-            if (rows.len() as i64) < WINDOW {
-                return self.named(found);
+            let read = cands.len() as i64;
+            if query.exact {
+                found.extend(cands);
+            } else {
+                self.confirm(cands, &like, if fits { None } else { Some(pattern.as_str()) }, &mut found)?;
             }
+            let enough = limit.is_some_and(|l| found.len() as i64 >= l);
+            if enough || want.is_none_or(|w| read < w) {
+                break;
+            }
+            page = (page * 4).min(16_384);
         }
-        let likes = word_likes(head);
-        let mut params: Vec<&(dyn postgres::types::ToSql + Sync)> = vec![&run, &after.0, &after.1];
-        params.extend(likes.iter().map(|l| l as &(dyn postgres::types::ToSql + Sync)));
-        let cands: Vec<Step> = self
-            .rows(&candidates_sql(likes.len()), &params)?
-            .iter()
-            .map(|r| Ok(Step { id: r.int(0)?, run_id: r.int(1)?, idx: r.int(2)? }))
-            .collect::<Result<_, StoreError>>()?;
-        let (mut at, mut page) = (0, 64);
-        while at < cands.len() {
-            let part = &cands[at..(at + page).min(cands.len())];
+        if let Some(l) = limit {
+            found.truncate(l as usize);
+        }
+        self.named(found)
+    }
+
+    /// The candidates holding the phrase, kept in `found`: those whose terms are `LIKE` it, and
+    /// when `whole` is given (a phrase longer than the pieces' overlap), hold it made again.
+    fn confirm(
+        &self,
+        cands: Vec<Step>,
+        like: &str,
+        whole: Option<&str>,
+        found: &mut Vec<Step>,
+    ) -> Result<(), StoreError> {
+        for part in cands.chunks(1024) {
             let ids: Vec<i64> = part.iter().map(|m| m.id).collect();
             let held: std::collections::HashSet<i64> = self
                 .rows(
@@ -134,17 +179,12 @@ impl Pg {
                 .map(|r| r.int(0))
                 .collect::<Result<_, _>>()?;
             for m in part {
-                if held.contains(&m.id) && (exact || self.holds(m.id, &pattern)?) {
+                if held.contains(&m.id) && whole.map_or(Ok(true), |p| self.holds(m.id, p))? {
                     found.push(*m);
-                    if enough(&found) {
-                        return self.named(found);
-                    }
                 }
             }
-            at += part.len();
-            page = (page * 4).min(16_384);
         }
-        self.named(found)
+        Ok(())
     }
 
     /// The steps with their runs' instances.
@@ -179,64 +219,113 @@ impl Pg {
         Ok(terms::document(&[&fields[0], &fields[1], &fields[2]]).contains(pattern))
     }
 
-    /// The first of a step's thought, action and observation holding `words`, with its snippet,
-    /// its chunk read from the server a piece at a time.
-    fn step_snippet(&self, step_id: i64, words: &[&str]) -> Result<Option<(&'static str, String)>, StoreError> {
-        let r = self.one(
-            "SELECT t.chunk_id, t.chunk_at, length(c.body)::bigint, t.thought, t.action, t.observation
-             FROM step_texts t LEFT JOIN text_chunks c ON c.id = t.chunk_id WHERE t.step_id = $1",
-            &[&step_id],
+    /// Each step's first of thought, action and observation holding `words`, with its snippet:
+    /// the steps' texts read with one query, their chunks up to [`SMALL_CHUNK`] bytes with
+    /// another (each once, however many of the steps it holds), a larger chunk from the server a
+    /// piece at a time. Steps holding none of the words have none.
+    fn snippets(&self, ids: &[i64], words: &[&str]) -> Result<HashMap<i64, (&'static str, String)>, StoreError> {
+        let rows = self.rows(
+            "SELECT t.step_id, t.chunk_id, t.chunk_at, length(c.body)::bigint, t.thought, t.action, t.observation
+             FROM step_texts t LEFT JOIN text_chunks c ON c.id = t.chunk_id WHERE t.step_id = ANY($1)",
+            &[&ids],
         )?;
-        let Some(chunk_id) = r.opt_int(0)? else {
-            for (i, (field, _)) in SEARCHED.into_iter().enumerate() {
-                let text = r.text(3 + i)?;
-                if let Some(snippet) = snippet_of(text.as_bytes(), text.len() as u64, words)? {
-                    return Ok(Some((field, snippet)));
-                }
+        let mut small = Vec::new();
+        for r in &rows {
+            if let (Some(chunk), Some(len)) = (r.opt_int(1)?, r.opt_int(3)?)
+                && len <= SMALL_CHUNK
+            {
+                small.push(chunk);
             }
-            return Ok(None);
-        };
-        let at = u64::try_from(r.int(1)?).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-        let len = r.opt_int(2)?.unwrap_or(0);
-        let body = ChunkReader { pg: self, chunk_id, at: 0, len, piece: Vec::new(), used: 0 };
-        record_snippet(texts::open_record(body, at)?, words)
+        }
+        small.sort_unstable();
+        small.dedup();
+        let bodies: HashMap<i64, Vec<u8>> = self
+            .rows("SELECT id, body FROM text_chunks WHERE id = ANY($1)", &[&small])?
+            .iter()
+            .map(|r| Ok((r.int(0)?, r.bytes(1)?)))
+            .collect::<Result<_, StoreError>>()?;
+        let mut out = HashMap::new();
+        for r in &rows {
+            let found = match r.opt_int(1)? {
+                None => inline_snippet(r, words)?,
+                Some(chunk_id) => {
+                    let at = u64::try_from(r.int(2)?).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+                    match bodies.get(&chunk_id) {
+                        Some(body) => record_snippet(texts::open_record(body.as_slice(), at)?, words)?,
+                        None => {
+                            let len = r.opt_int(3)?.unwrap_or(0);
+                            let body = ChunkReader { pg: self, chunk_id, at: 0, len, piece: Vec::new(), used: 0 };
+                            record_snippet(texts::open_record(body, at)?, words)?
+                        }
+                    }
+                }
+            };
+            if let Some(found) = found {
+                out.insert(r.int(0)?, found);
+            }
+        }
+        Ok(out)
     }
 }
 
-/// The candidates of a pattern after a (run, step), in step order: steps whose distinct terms
-/// hold the pattern's longest terms (at most [`TERMS`] of them) and its last term as a prefix,
-/// each term's steps found with the trigram index. Parameters: the run or NULL, the run and step
-/// index after which to start, then the `LIKE` patterns ([`word_likes`]).
-fn candidates_sql(likes: usize) -> String {
-    let each: Vec<String> =
-        (0..likes).map(|i| format!("SELECT step_id FROM step_words WHERE words LIKE ${}", i + 4)).collect();
-    format!(
-        "SELECT s.id, s.run_id, s.idx FROM steps s
-         WHERE s.id IN ({}) AND ($1::bigint IS NULL OR s.run_id = $1) AND (s.run_id, s.idx) > ($2::bigint, $3::bigint)
-         ORDER BY s.run_id, s.idx",
-        each.join(" INTERSECT ")
-    )
+/// The snippet of a step whose texts are in its row (columns 4 to 6 of [`Pg::snippets`]).
+fn inline_snippet(r: &postgres::Row, words: &[&str]) -> Result<Option<(&'static str, String)>, StoreError> {
+    for (i, (field, _)) in SEARCHED.into_iter().enumerate() {
+        let text = r.text(4 + i)?;
+        if let Some(snippet) = snippet_of(text.as_bytes(), text.len() as u64, words)? {
+            return Ok(Some((field, snippet)));
+        }
+    }
+    Ok(None)
 }
 
-/// Steps confirmed in order first, before the index is asked (a phrase many steps hold).
-const WINDOW: i64 = 256;
+/// A chunk up to this many bytes (compressed) is read whole for the snippets of a search.
+const SMALL_CHUNK: i64 = 4 << 20;
 
-/// Terms of a phrase looked up in the index at most; the rest are confirmed with the whole.
-const TERMS: usize = 6;
+/// A phrase's keys (each `tsquery` text) and whether they are exact: a step whose keys hold
+/// them all holds the phrase.
+struct Query {
+    keys: Vec<String>,
+    exact: bool,
+}
 
-/// The `LIKE` patterns of [`candidates_sql`]: ` term ` for the longest whole terms, ` last` for
-/// the last (a prefix).
-fn word_likes(pattern: &str) -> Vec<String> {
-    let mut terms: Vec<&str> = pattern.split(' ').filter(|t| !t.is_empty()).collect();
-    let last = terms.pop().unwrap_or_default();
-    terms.sort_unstable_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
-    terms.dedup();
-    terms.truncate(TERMS);
-    terms
-        .iter()
-        .map(|t| super::enc(&format!("% {t} %")).into_owned())
-        .chain([super::enc(&format!("% {last}%")).into_owned()])
-        .collect()
+/// Pairs of a phrase looked up in the index at most; the rest are confirmed with the whole.
+const PAIRS: usize = 8;
+
+impl Query {
+    /// The keys of a phrase pattern (` t1 t2 t3`, as stored): its one term as a prefix, or its
+    /// pairs of neighbouring terms, the last a prefix (at most [`PAIRS`]: the last and the longest
+    /// others). A key longer than `KEY_CHARS` is looked for cut, as stored, whole: the steps
+    /// holding the phrase are among those found, but so may be others.
+    fn of(pattern: &str) -> Query {
+        // Each term's start, after its space.
+        let starts: Vec<usize> = pattern.match_indices(' ').map(|(i, _)| i + 1).collect();
+        let key = |text: &str, prefix: bool| {
+            let whole = cut(text).len() == text.len();
+            let mut q = String::new();
+            quote_into(&mut q, cut(text));
+            if prefix && whole {
+                q.push_str(":*");
+            }
+            (q, whole)
+        };
+        if starts.len() == 1 {
+            let (q, whole) = key(&pattern[1..], true);
+            return Query { keys: vec![q], exact: whole };
+        }
+        let ends = starts.iter().skip(1).map(|&s| s - 1).chain([pattern.len()]);
+        let terms: Vec<(usize, usize)> = starts.iter().copied().zip(ends).collect();
+        let mut pairs: Vec<&str> = terms.windows(2).map(|w| &pattern[w[0].0 - 1..w[1].1]).collect();
+        let last = pairs.pop().unwrap_or_default();
+        pairs.sort_unstable_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
+        pairs.dedup();
+        let exact = pairs.is_empty();
+        pairs.truncate(PAIRS - 1);
+        let (q, whole) = key(last, true);
+        let mut keys: Vec<String> = pairs.into_iter().map(|p| key(p, false).0).collect();
+        keys.push(q);
+        Query { keys, exact: exact && whole }
+    }
 }
 
 /// The head of a long phrase pattern: its first terms, within [`OVERLAP`] bytes.

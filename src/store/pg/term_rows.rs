@@ -1,10 +1,12 @@
 //! A step's terms as stored: whole in `step_terms` (pieces that overlap, so a phrase is inside
-//! one), and its distinct terms in `step_words` (what the trigram index reads); the terms
+//! one), and the keys a phrase is looked up by in `step_lexemes` (each distinct term and each
+//! distinct pair of neighbouring terms, a `tsvector` under a GIN index, migration 5); the terms
 //! thread's loop (`aside.rs`).
 
 use super::Pg;
 use super::aside::Job;
 use super::copy::CopyRows;
+use super::enc;
 use crate::error::StoreError;
 use crate::sanitize::sanitize;
 use crate::store::terms;
@@ -15,29 +17,37 @@ use std::sync::mpsc::{Receiver, SyncSender};
 pub(super) const PIECE: usize = 1 << 20;
 pub(super) const OVERLAP: usize = 64 << 10;
 
-/// Steps' terms on their way to `step_terms` (whole, in pieces) and `step_words` (each distinct
-/// term once, under the trigram index).
+/// A key is cut to this many characters (a `tsvector` lexeme holds at most 2,047 bytes); the
+/// migration cuts with `left(key, 500)`, the same.
+pub(super) const KEY_CHARS: usize = 500;
+
+/// A step's keys are stored in rows of about this many bytes (a `tsvector` holds at most 1 MB of
+/// lexemes): sorted, a key goes to row `(bytes of the keys up to it, each plus one) / KEY_ROW`,
+/// as the migration numbers them.
+pub(super) const KEY_ROW: usize = 512 << 10;
+
+/// Steps' terms on their way to `step_terms` (whole, in pieces) and `step_lexemes` (their keys).
 #[derive(Default)]
 pub(super) struct TermRows {
     terms: CopyRows,
-    words: CopyRows,
+    keys: CopyRows,
 }
 
 impl TermRows {
     /// A step's document of terms.
     pub fn push(&mut self, step_id: i64, doc: &str) {
-        for (piece, text) in pieces(doc).enumerate() {
-            self.terms.int(step_id).int(piece as i64).text(text).end();
+        let doc = enc(doc);
+        for (piece, text) in pieces(&doc).enumerate() {
+            self.terms.int(step_id).int(piece as i64).stored(text).end();
         }
-        let words = words(doc);
-        for (piece, text) in pieces(&words).enumerate() {
-            self.words.int(step_id).int(piece as i64).text(text).end();
+        for (row, lexemes) in key_rows(&keys(&doc)) {
+            self.keys.int(step_id).int(row as i64).stored(&lexemes).end();
         }
     }
 
     /// About 16 MB are waiting.
     pub fn full(&self) -> bool {
-        self.terms.len() + self.words.len() >= 16 << 20
+        self.terms.len() + self.keys.len() >= 16 << 20
     }
 
     /// Write what is waiting.
@@ -45,28 +55,77 @@ impl TermRows {
         if !self.terms.is_empty() {
             pg.copy_in("COPY step_terms (step_id, piece, terms) FROM STDIN", self.terms.data())?;
         }
-        if !self.words.is_empty() {
-            pg.copy_in("COPY step_words (step_id, piece, words) FROM STDIN", self.words.data())?;
+        if !self.keys.is_empty() {
+            pg.copy_in("COPY step_lexemes (step_id, piece, lexemes) FROM STDIN", self.keys.data())?;
         }
         self.terms.clear();
-        self.words.clear();
+        self.keys.clear();
         Ok(())
     }
 }
 
-/// A document's distinct terms, ` a b c ` in byte order: what the trigram index reads (the
-/// trigrams of a text are those of its distinct words, as `pg_trgm` splits it into words).
-pub(super) fn words(doc: &str) -> String {
-    let mut seen: Vec<&str> = doc.split([' ', terms::FIELD_BREAK]).filter(|w| !w.is_empty()).collect();
-    seen.sort_unstable();
-    seen.dedup();
-    let mut out = String::with_capacity(seen.iter().map(|w| w.len() + 1).sum::<usize>() + 1);
-    out.push(' ');
-    for w in seen {
-        out.push_str(w);
-        out.push(' ');
+/// A text cut to [`KEY_CHARS`] characters.
+pub(super) fn cut(key: &str) -> &str {
+    key.char_indices().nth(KEY_CHARS).map_or(key, |(i, _)| &key[..i])
+}
+
+/// The keys of a document of terms (as stored): each distinct term, and each pair of terms next
+/// to each other in a field as ` a b` (a space first: a term's prefix never matches a pair), each
+/// cut ([`cut`]); distinct, in byte order.
+pub(super) fn keys(doc: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for field in doc.split(terms::FIELD_BREAK) {
+        // Where the space before the previous term is, and where this one starts.
+        let (mut before, mut at) = (None, 0);
+        for term in field.split(' ') {
+            if term.is_empty() {
+                before = None;
+            } else {
+                out.push(cut(term));
+                if let Some(b) = before {
+                    out.push(cut(&field[b..at + term.len()]));
+                }
+                before = at.checked_sub(1);
+            }
+            at += term.len() + 1;
+        }
     }
+    out.sort_unstable();
+    out.dedup();
     out
+}
+
+/// Sorted keys in their rows, each row as `tsvector` text (`'a' ' a b'`).
+pub(super) fn key_rows(keys: &[&str]) -> Vec<(usize, String)> {
+    let mut rows: Vec<(usize, String)> = Vec::new();
+    let mut bytes = 0;
+    for key in keys {
+        bytes += key.len() + 1;
+        let row = bytes / KEY_ROW;
+        if rows.last().is_none_or(|(r, _)| *r != row) {
+            rows.push((row, String::new()));
+        }
+        if let Some((_, text)) = rows.last_mut() {
+            if !text.is_empty() {
+                text.push(' ');
+            }
+            quote_into(text, key);
+        }
+    }
+    rows
+}
+
+/// A lexeme quoted as `tsvector` and `tsquery` text read it.
+pub(super) fn quote_into(out: &mut String, lexeme: &str) {
+    out.push('\'');
+    for c in lexeme.chars() {
+        match c {
+            '\'' => out.push_str("''"),
+            '\\' => out.push_str("\\\\"),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
 }
 
 /// A document of terms in pieces of about [`PIECE`] bytes, each starting at a term (a space)
@@ -154,7 +213,7 @@ fn forget(pg: &Pg, ids: &[i64]) -> Result<(), StoreError> {
         return Ok(());
     }
     pg.exec("DELETE FROM step_terms WHERE step_id = ANY($1)", &[&ids])?;
-    pg.exec("DELETE FROM step_words WHERE step_id = ANY($1)", &[&ids])?;
+    pg.exec("DELETE FROM step_lexemes WHERE step_id = ANY($1)", &[&ids])?;
     Ok(())
 }
 
@@ -163,9 +222,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn words_are_the_distinct_terms_of_every_field_once() {
-        assert_eq!(words(" b a \n a c \n "), " a b c ");
-        assert_eq!(words(" \n "), " ");
+    fn keys_are_the_distinct_terms_and_pairs_of_neighbours_within_a_field() {
+        assert_eq!(keys(" b a b a \n c \n "), [" a b", " b a", "a", "b", "c"]);
+        assert_eq!(keys(" \n "), Vec::<&str>::new());
+        let long = "é".repeat(KEY_CHARS + 3);
+        let doc = format!(" {long} x ");
+        let got = keys(&doc);
+        assert_eq!(got.len(), 3, "{:?}", got.iter().map(|k| k.chars().count()).collect::<Vec<_>>());
+        assert!(got.iter().all(|k| k.chars().count() <= KEY_CHARS), "keys are cut");
+        assert!(got.contains(&cut(&long)) && got.contains(&"x"));
+    }
+
+    #[test]
+    fn key_rows_are_quoted_and_numbered_by_the_bytes_before_them() {
+        assert_eq!(key_rows(&["a", "it's", "b\\c", " a b"]), [(0, r"'a' 'it''s' 'b\\c' ' a b'".to_string())]);
+        let many: Vec<String> = (0..200_000).map(|i| format!("k{i:06}")).collect();
+        let refs: Vec<&str> = many.iter().map(String::as_str).collect();
+        let rows = key_rows(&refs);
+        assert_eq!(rows.iter().map(|r| r.0).collect::<Vec<_>>(), [0, 1, 2, 3]);
+        // 8 bytes a key: row 1 starts at the key whose bytes up to it reach KEY_ROW.
+        assert!(rows[1].1.starts_with(&format!("'k{:06}'", KEY_ROW / 8 - 1)), "{:.20}", rows[1].1);
     }
 
     #[test]

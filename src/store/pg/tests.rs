@@ -12,12 +12,12 @@ use crate::store::read::RunFilter;
 use crate::store::{SourceRecord, Store, copy};
 use std::borrow::Cow;
 
-fn ok<T, E: std::fmt::Display>(r: Result<T, E>) -> T {
+pub(super) fn ok<T, E: std::fmt::Display>(r: Result<T, E>) -> T {
     r.unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// A fresh PostgreSQL database (migrated), or `None` when no server was given.
-fn database() -> Option<(pg_server::TestDb, PgUrl)> {
+pub(super) fn database() -> Option<(pg_server::TestDb, PgUrl)> {
     let db = pg_server::database(&|url| {
         let url = PgUrl::parse(url).map_err(|e| e.to_string())?;
         Pg::migrate(&url).map(drop).map_err(|e| e.to_string())
@@ -26,11 +26,11 @@ fn database() -> Option<(pg_server::TestDb, PgUrl)> {
     Some((db, url))
 }
 
-fn record<'a>(path: &'a str, hash: &'a [u8; 32]) -> SourceRecord<'a> {
+pub(super) fn record<'a>(path: &'a str, hash: &'a [u8; 32]) -> SourceRecord<'a> {
     SourceRecord { path, kind: "file", format: "test", size: 1, hash }
 }
 
-fn step(thought: &str, action: &str, observation: &str) -> Step {
+pub(super) fn step(thought: &str, action: &str, observation: &str) -> Step {
     Step { thought: thought.into(), action: action.into(), observation: observation.into(), ..Step::default() }
 }
 
@@ -203,6 +203,62 @@ fn a_phrase_found_after_many_steps_holding_its_words_apart_is_found_as_on_sqlite
     drop(db);
 }
 
+/// The index's keys (terms and pairs of neighbours, cut to 500 characters) narrow a phrase to
+/// candidates; what they cannot tell apart is confirmed: a phrase whose pairs a step holds apart,
+/// terms longer than a key, a term's prefix against a pair, pairs across fields.
+#[test]
+fn phrases_the_keys_alone_cannot_answer_are_found_as_on_sqlite() {
+    let Some((db, url)) = database() else { return };
+    let mut pg = ok(Store::connect(&url));
+    let mut sqlite = ok(Store::open_in_memory());
+    let long = "y".repeat(600);
+    let steps = vec![
+        step("alpha beta gamma", "", ""),
+        step("alpha beta delta beta gamma", "", ""),
+        step(&format!("{long}z tail"), "", ""),
+        step(&format!("{long} tail"), "alpha", "beta gamma"),
+        step("betamax alphabet", "", ""),
+    ];
+    let parsed = Parsed {
+        runs: vec![Run { instance_id: "keys".into(), format: Some(Format::SweAgent), steps, ..Run::default() }],
+        ..Parsed::default()
+    };
+    for store in [&mut sqlite, &mut pg] {
+        ok(store.write_source(&record("/keys.traj", &[4; 32]), &parsed));
+    }
+    let prefix = &long[..550];
+    let phrases = [
+        "alpha beta gamma".to_string(),
+        "alpha beta".into(),
+        "beta gamma".into(),
+        "beta gam".into(),
+        "delta beta gamma".into(),
+        "alpha beta delta beta gamma".into(),
+        "alpha".into(),
+        "alpha bet".into(),
+        "beta".into(),
+        long.clone(),
+        format!("{long}z"),
+        format!("{long}z tail"),
+        format!("{long} tail"),
+        prefix.to_string(),
+        format!("{long} ta"),
+        "tail alpha".into(),
+    ];
+    for phrase in &phrases {
+        let (a, b) = (ok(sqlite.search(phrase, None, 50)), ok(pg.search(phrase, None, 50)));
+        assert_eq!(a.to_json(), b.to_json(), "{phrase:.40}");
+        let run = ok(sqlite.resolve_run("keys"));
+        assert_eq!(ok(sqlite.search_run(run, phrase)), ok(pg.search_run(run, phrase)), "{phrase:.40}");
+    }
+    let steps_of = |phrase: &str| ok(pg.search(phrase, None, 50)).iter().map(|h| h.step).collect::<Vec<_>>();
+    assert_eq!(steps_of("alpha beta gamma"), [0], "pairs held apart are not the phrase");
+    assert_eq!(steps_of(&format!("{long} ta")), [3], "a pair longer than a key is confirmed");
+    assert_eq!(steps_of(prefix), [2, 3], "a term longer than a key, as a prefix");
+    assert_eq!(steps_of("tail alpha"), Vec::<i64>::new(), "no pair across fields");
+    drop(db);
+}
+
 #[test]
 fn a_copy_to_postgresql_and_back_holds_every_row() {
     let Some((sqlite, pg, _db)) = pair() else { return };
@@ -322,11 +378,11 @@ fn replacing_a_source_keeps_run_ids_and_removing_it_leaves_nothing() {
     assert_eq!(terms_rows(&url), (0, 0), "the terms went with their steps");
 }
 
-/// Rows of `step_terms` and `step_words`.
+/// Rows of `step_terms` and `step_lexemes`.
 fn terms_rows(url: &PgUrl) -> (i64, i64) {
     use super::Cells;
     let pg = ok(Pg::open(url));
-    let r = ok(pg.one("SELECT (SELECT count(*) FROM step_terms), (SELECT count(*) FROM step_words)", &[]));
+    let r = ok(pg.one("SELECT (SELECT count(*) FROM step_terms), (SELECT count(*) FROM step_lexemes)", &[]));
     (ok(r.int(0)), ok(r.int(1)))
 }
 
