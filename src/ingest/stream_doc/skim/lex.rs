@@ -91,54 +91,87 @@ impl Lexer {
     }
 }
 
-/// A token of a part lexed ahead of the scanner.
+/// A token of a part lexed ahead of the scanner: a byte outside strings, `gap` bytes after the
+/// one before (8 bytes a token: a part of a big file holds a few hundred thousand), or, as the
+/// bytes [`END`] and [`END_KEPT`] that JSON never has outside strings, a string's end.
 #[derive(Debug, Clone, Copy)]
-enum Token {
-    Byte {
-        at: u64,
-        b: u8,
-    },
-    /// A string ended; its kept content is `arena[start..start + len]`.
-    End {
-        kept: Option<(u32, u8)>,
-    },
+struct Token {
+    gap: u32,
+    b: u8,
 }
 
+/// A string ended.
+const END: u8 = 0;
+/// A string ended; its content is next in the arena, after a byte of its length.
+const END_KEPT: u8 = 1;
+
 /// What a part of the file lexed on its own gave, in order, to be replayed into the scanner.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Recorded {
     tokens: Vec<Token>,
     arena: Vec<u8>,
+    /// The part's first offset, and the offset of the last byte recorded (the start before any).
+    start: u64,
+    last: u64,
+    /// Something the tokens cannot say: a byte [`END`] or [`END_KEPT`] outside strings (not
+    /// JSON), or 4 GiB between two bytes. The part is lexed again instead of replayed.
+    broken: bool,
+}
+
+impl Recorded {
+    /// Tokens of the part that begins at offset `start`.
+    pub fn new(start: u64) -> Recorded {
+        Recorded { tokens: Vec::new(), arena: Vec::new(), start, last: start, broken: false }
+    }
 }
 
 impl Tokens for Recorded {
     fn byte(&mut self, at: u64, b: u8) -> Result<(), SkimError> {
-        self.tokens.push(Token::Byte { at, b });
+        match u32::try_from(at - self.last) {
+            Ok(gap) if b > END_KEPT => {
+                self.tokens.push(Token { gap, b });
+                self.last = at;
+            }
+            _ => self.broken = true,
+        }
         Ok(())
     }
 
     fn string_end(&mut self, kept: Option<&[u8]>) {
-        let kept = kept.and_then(|k| {
-            let start = u32::try_from(self.arena.len()).ok()?;
-            let len = u8::try_from(k.len()).ok()?;
-            self.arena.extend_from_slice(k);
-            Some((start, len))
-        });
-        self.tokens.push(Token::End { kept });
+        let b = match kept.map(|k| (k, u8::try_from(k.len()))) {
+            Some((k, Ok(len))) => {
+                self.arena.push(len);
+                self.arena.extend_from_slice(k);
+                END_KEPT
+            }
+            _ => END,
+        };
+        self.tokens.push(Token { gap: 0, b });
     }
 }
 
 impl Recorded {
-    /// Give the tokens, in order, to `out`.
-    pub fn replay(&self, out: &mut impl Tokens) -> Result<(), SkimError> {
+    /// Give the tokens, in order, to `out`; false (and nothing given) when the part must be
+    /// lexed again.
+    pub fn replay(&self, out: &mut impl Tokens) -> Result<bool, SkimError> {
+        if self.broken {
+            return Ok(false);
+        }
+        let (mut at, mut kept) = (self.start, 0);
         for t in &self.tokens {
-            match *t {
-                Token::Byte { at, b } => out.byte(at, b)?,
-                Token::End { kept } => {
-                    out.string_end(kept.map(|(s, n)| &self.arena[s as usize..s as usize + n as usize]))
+            match t.b {
+                END => out.string_end(None),
+                END_KEPT => {
+                    let len = usize::from(self.arena[kept]);
+                    out.string_end(Some(&self.arena[kept + 1..kept + 1 + len]));
+                    kept += 1 + len;
+                }
+                b => {
+                    at += u64::from(t.gap);
+                    out.byte(at, b)?;
                 }
             }
         }
-        Ok(())
+        Ok(true)
     }
 }

@@ -56,7 +56,7 @@ pub(super) fn skim_split<R: Read>(
             .map(|(&start, &end)| {
                 scope.spawn(move || -> Result<(Recorded, Lexer, u64), SkimError> {
                     let mut lexer = Lexer::inside_a_string();
-                    let mut recorded = Recorded::default();
+                    let mut recorded = Recorded::new(start);
                     let at = lex(open(start)?, start, limit(start, end), &mut lexer, &mut recorded)?;
                     Ok((recorded, lexer, at))
                 })
@@ -74,14 +74,19 @@ pub(super) fn skim_split<R: Read>(
             break;
         }
         // A part lexed from a wrong guess, or whose thread failed, is lexed again from here.
-        match part {
+        let ahead = match part {
             Ok(Ok((recorded, ahead_lexer, ahead_at))) if scanner.in_string == Some(Str::Skip) && lexer.in_string => {
-                recorded.replay(&mut scanner)?;
+                recorded.replay(&mut scanner)?.then_some((ahead_lexer, ahead_at))
+            }
+            _ => None,
+        };
+        match ahead {
+            Some((ahead_lexer, ahead_at)) => {
                 lexer = ahead_lexer;
                 at = ahead_at;
                 replayed += 1;
             }
-            _ => at = lex(open(*start)?, *start, limit(*start, *end), &mut lexer, &mut scanner)?,
+            None => at = lex(open(*start)?, *start, limit(*start, *end), &mut lexer, &mut scanner)?,
         }
     }
     Ok((scanner.finish(at)?, replayed))

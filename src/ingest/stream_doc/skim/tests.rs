@@ -180,3 +180,11 @@ fn what_is_not_one_object_is_refused_with_its_byte() {
         check_parts(text.as_bytes(), &["messages"], 3);
     }
 }
+
+#[test]
+fn bytes_no_token_can_say_make_a_part_lexed_again() {
+    // Raw bytes 0 and 1 outside strings (not JSON, but a skim must not take them for a string's
+    // end): the parts holding them are lexed again, and the skim is the one pass's.
+    let text = "{\"messages\": [{\"role\": \"user\", \"content\": \"aaaaaaaaaaaaaaaaaaaa\"} \u{0}, {\"role\": \"tool\"} \u{1}], \"info\": \"bbbbbbbbbbbbbbbbbbbb\"}";
+    assert!(check_parts(text.as_bytes(), &["messages"], 5) > 0);
+}
