@@ -266,6 +266,16 @@ fn has_syntax_colour(line: &Line<'_>, theme: &Theme) -> bool {
     line.spans[2..].iter().any(|s| s.style.fg.is_some() && s.style.fg != theme.diff_added.fg)
 }
 
+/// The body's lines (after the hunk header) with syntax colours.
+fn coloured_lines(lines: &[Line<'static>], theme: &Theme) -> usize {
+    lines[1..].iter().filter(|l| has_syntax_colour(l, theme)).count()
+}
+
+/// `n` lines of Python, each assigning a value.
+fn assignments(n: usize) -> String {
+    (0..n).map(|i| format!("value_{i} = compute({i})\n")).collect()
+}
+
 #[test]
 fn a_10000_line_diff_renders_and_only_its_first_5000_lines_are_highlighted() {
     let theme = coloured();
@@ -364,16 +374,14 @@ fn bad_input_never_panics_and_side_by_side_rows_keep_their_width() {
 #[test]
 fn long_diffs_are_shown_at_once_and_coloured_later() {
     let theme = coloured();
-    let new: String = (0..1_000).map(|i| format!("value_{i} = compute({i})\n")).collect();
+    let new = assignments(1_000);
     let mut r = DiffRenderer::new();
     let first = r.render(7, "big.py", DiffSource::Texts { old: "", new: &new }, DiffMode::Unified, 100, &theme);
-    // The body: after the hunk header.
-    let coloured_lines = |lines: &[Line<'static>]| lines[1..].iter().filter(|l| has_syntax_colour(l, &theme)).count();
-    assert_eq!(coloured_lines(&first), super::FIRST_BUDGET);
+    assert_eq!(coloured_lines(&first, &theme), super::FIRST_BUDGET);
     assert!(r.finish_one(), "the rest is still to colour");
     assert!(!r.finish_one(), "nothing left");
     let done = r.render(7, "big.py", DiffSource::Texts { old: "", new: &new }, DiffMode::Unified, 100, &theme);
-    assert_eq!(coloured_lines(&done), 1_000);
+    assert_eq!(coloured_lines(&done, &theme), 1_000);
     assert_eq!(texts(&first), texts(&done), "same text, more colour");
     // A short diff is complete at once (in a frame of its own: this one's budget is spent).
     r.new_frame(50);
@@ -384,37 +392,35 @@ fn long_diffs_are_shown_at_once_and_coloured_later() {
 #[test]
 fn a_frame_colours_no_more_lines_than_it_has_rows_among_its_new_diffs() {
     let theme = coloured();
-    let new: String = (0..100).map(|i| format!("value_{i} = compute({i})\n")).collect();
-    let coloured_lines = |lines: &[Line<'static>]| lines[1..].iter().filter(|l| has_syntax_colour(l, &theme)).count();
+    let new = assignments(100);
     let mut r = DiffRenderer::new();
     r.new_frame(30);
     let source = DiffSource::Texts { old: "", new: &new };
     let first = r.render(1, "a.py", source, DiffMode::Unified, 100, &theme);
     let second = r.render(2, "b.py", source, DiffMode::Unified, 100, &theme);
-    assert_eq!(coloured_lines(&first), 30);
-    assert_eq!(coloured_lines(&second), 0, "the frame's budget is spent");
+    assert_eq!(coloured_lines(&first, &theme), 30);
+    assert_eq!(coloured_lines(&second, &theme), 0, "the frame's budget is spent");
     // The next frame has its own budget; both diffs are coloured in full when the reviewer
     // is not typing.
     r.new_frame(30);
-    assert_eq!(coloured_lines(&r.render(3, "c.py", source, DiffMode::Unified, 100, &theme)), 30);
+    assert_eq!(coloured_lines(&r.render(3, "c.py", source, DiffMode::Unified, 100, &theme), &theme), 30);
     while r.finish_one() {}
     for key in [1, 2, 3] {
         let done = r.render(key, "x.py", source, DiffMode::Unified, 100, &theme);
-        assert_eq!(coloured_lines(&done), 100, "diff {key}");
+        assert_eq!(coloured_lines(&done, &theme), 100, "diff {key}");
     }
 }
 
 #[test]
 fn lines_left_without_colour_do_not_spend_the_frames_budget() {
     let theme = coloured();
-    let new: String = (0..100).map(|i| format!("value_{i} = compute({i})\n")).collect();
-    let coloured_lines = |lines: &[Line<'static>]| lines[1..].iter().filter(|l| has_syntax_colour(l, &theme)).count();
+    let new = assignments(100);
     let mut r = DiffRenderer::new();
     r.new_frame(30);
     let source = DiffSource::Texts { old: "", new: &new };
     // A file of no known syntax: its 100 lines (and its header) are drawn uncoloured.
     let plain = r.render(1, "notes.unknown-extension", source, DiffMode::Unified, 100, &theme);
-    assert_eq!(coloured_lines(&plain), 0);
+    assert_eq!(coloured_lines(&plain, &theme), 0);
     let python = r.render(2, "b.py", source, DiffMode::Unified, 100, &theme);
-    assert_eq!(coloured_lines(&python), 30, "the budget is the frame's, untouched by the plain diff");
+    assert_eq!(coloured_lines(&python, &theme), 30, "the budget is the frame's, untouched by the plain diff");
 }
