@@ -925,6 +925,18 @@ fn the_reading_threads_step_aside_only_once_the_first_steps_are_committed() {
     assert!((1..=2).contains(&calls), "called {calls} times");
 }
 
+/// The skim's steps were looked at (by the test below): the reading may go on.
+static LOOKED: (Mutex<bool>, std::sync::Condvar) = (Mutex::new(false), std::sync::Condvar::new());
+
+/// Called by the reading and writing threads once the first steps are committed: they wait
+/// (10 s at most) until the test has looked at the steps the skim finds, so those are looked at
+/// before they are stored however the threads are scheduled.
+fn wait_for_the_look() {
+    let (looked, cv) = &LOOKED;
+    let guard = looked.lock().unwrap_or_else(|p| p.into_inner());
+    let _ = cv.wait_timeout_while(guard, Duration::from_secs(10), |done| !*done);
+}
+
 /// Issue 26: the steps asked for before the reading gets to them (`G`, `:N`), read from the
 /// file through its skim, against the same steps once the file is read; and the database after
 /// that early look against `trajan ingest`'s.
@@ -946,7 +958,8 @@ fn a_step_viewed_before_the_reading_ends_is_the_step_stored_and_the_database_is_
         // The first steps committed at once, then nothing until the end: the steps looked at
         // when the file is skimmed are not stored yet.
         let batches = Batches { first_steps: 3, interval: Duration::from_secs(3600), ..Batches::default() };
-        let opts = Options { batches, ..Options::default() };
+        let opts = Options { batches, after_first: Some(wait_for_the_look), ..Options::default() };
+        *LOOKED.0.lock().unwrap_or_else(|p| p.into_inner()) = false;
         let early = Mutex::new(Vec::new());
         let opened = open::open(
             &mut store,
@@ -964,6 +977,8 @@ fn a_step_viewed_before_the_reading_ends_is_the_step_stored_and_the_database_is_
                     let line = trajan::store::browse::StepLine::unstored(k as i64, &step);
                     early.lock().unwrap_or_else(|p| p.into_inner()).push((run, k, stored, line, body));
                 }
+                *LOOKED.0.lock().unwrap_or_else(|p| p.into_inner()) = true;
+                LOOKED.1.notify_all();
             },
             &AtomicBool::new(false),
         );
