@@ -5,8 +5,10 @@ use super::{Cells, Pg, enc};
 use crate::error::StoreError;
 use crate::store::backend::{Browse, Labels, Notes, Reads};
 use crate::store::browse::{EDIT_LINE, EditLine, RunData, StepBody, StepLine};
+use crate::store::read::StepRow;
 use crate::store::read::{RunSummary, SUMMARY_SELECT};
 use crate::store::texts;
+use std::cell::RefCell;
 
 impl Browse for Pg {
     fn run_data(&self, id: i64) -> Result<RunData, StoreError> {
@@ -49,13 +51,30 @@ impl Browse for Pg {
         .collect()
     }
 
+    /// One round trip for most keys: the step, its chunk's body unless this connection holds
+    /// it (`chunks.rs`), and whether it has edits (their texts are a second query only then).
     fn step_body(&self, run_id: i64, index: i64) -> Result<StepBody, StoreError> {
-        let step = self
-            .steps(run_id, Some(index), Some(texts::SHOWN))?
-            .into_iter()
-            .next()
+        let held = self.chunks.borrow().ids();
+        let r = self
+            .opt(
+                "SELECT s.idx, s.tool, s.execution_time, s.tokens_in, s.tokens_out, s.timestamp, s.open_file,
+                        s.working_dir, s.flags, s.obs_chars,
+                        t.thought, t.action, t.observation, t.response, t.args, t.chunk_id, t.chunk_at,
+                        CASE WHEN t.chunk_id = ANY($3) THEN NULL ELSE c.body END,
+                        EXISTS (SELECT 1 FROM edits e WHERE e.run_id = s.run_id AND e.step_idx = s.idx)
+                 FROM steps s JOIN step_texts t ON t.step_id = s.id LEFT JOIN text_chunks c ON c.id = t.chunk_id
+                 WHERE s.run_id = $1 AND s.idx = $2",
+                &[&run_id, &index, &held],
+            )?
             .ok_or_else(|| StoreError::NoSuchRun(format!("{run_id} step {index}")))?;
-        Ok(StepBody { run_id, step, edits: self.edit_texts(run_id, Some(index))? })
+        let body: Option<Vec<u8>> = r.try_get(17).map_err(super::column)?;
+        let chunks = Given { pg: self, id: r.opt_int(15)?, body: RefCell::new(body) };
+        if let (Some(id), Some(body)) = (chunks.id, chunks.body.borrow().as_deref()) {
+            self.chunks.borrow_mut().keep(id, body);
+        }
+        let step = StepRow::from_row(&r, texts::within_of_row(&r, 10, &chunks, texts::SHOWN)?)?;
+        let edits = if r.flag(18)? { self.edit_texts(run_id, Some(index))? } else { Vec::new() };
+        Ok(StepBody { run_id, step, edits })
     }
 
     fn runs_to_compare_with(&self, base: i64) -> Result<(String, Vec<RunSummary>), StoreError> {
@@ -69,5 +88,23 @@ impl Browse for Pg {
             .map(|r| RunSummary::from_row(r))
             .collect::<Result<_, _>>()?;
         Ok((instance, runs))
+    }
+}
+
+/// The server's chunks, one of which (`id`) a query already brought.
+struct Given<'p> {
+    pg: &'p Pg,
+    id: Option<i64>,
+    body: RefCell<Option<Vec<u8>>>,
+}
+
+impl texts::Chunks for Given<'_> {
+    fn chunk(&self, chunk_id: i64) -> Result<Vec<u8>, StoreError> {
+        if self.id == Some(chunk_id)
+            && let Some(body) = self.body.borrow_mut().take()
+        {
+            return Ok(body);
+        }
+        texts::Chunks::chunk(self.pg, chunk_id)
     }
 }

@@ -14,6 +14,7 @@
 
 mod aside;
 mod browse;
+mod chunks;
 mod copy;
 mod export;
 mod identity;
@@ -51,6 +52,9 @@ pub struct Pg {
     writer: OnceCell<Box<Pg>>,
     /// Prepared statements, by their SQL.
     statements: RefCell<HashMap<String, Statement>>,
+    /// The compressed chunks read last (`chunks.rs`): the TUI's next step is mostly in the chunk
+    /// of the one before, not fetched again.
+    chunks: RefCell<chunks::Held>,
     /// Compresses step texts (made on the first write).
     packer: Option<texts::Packer>,
     /// A batch of sources is open.
@@ -69,6 +73,9 @@ pub struct Pg {
     /// next call outside a transaction connects again, even before the client notices the
     /// socket closed.
     lost: Cell<bool>,
+    /// Statements prepared and run: round trips to the server (what the tests count).
+    #[cfg(test)]
+    trips: Cell<u64>,
 }
 
 pub type Params<'a> = [&'a (dyn ToSql + Sync)];
@@ -104,6 +111,7 @@ impl Pg {
             read_only,
             writer: OnceCell::new(),
             statements: RefCell::new(HashMap::new()),
+            chunks: RefCell::new(chunks::Held::default()),
             packer: None,
             batch: false,
             aside: None,
@@ -112,6 +120,8 @@ impl Pg {
             parted: None,
             in_transaction: Cell::new(false),
             lost: Cell::new(false),
+            #[cfg(test)]
+            trips: Cell::new(0),
         })
     }
 
@@ -189,6 +199,8 @@ impl Pg {
         if let Some(s) = self.statements.borrow().get(sql) {
             return Ok(s.clone());
         }
+        #[cfg(test)]
+        self.trips.set(self.trips.get() + 1);
         let stmt = client.prepare(sql).map_err(|e| self.error(&e))?;
         self.statements.borrow_mut().insert(sql.to_string(), stmt.clone());
         Ok(stmt)
@@ -204,6 +216,8 @@ impl Pg {
     pub(super) fn rows(&self, sql: &str, params: &Params<'_>) -> Result<Vec<Row>, StoreError> {
         let mut client = self.client()?;
         let stmt = self.prepared(&mut client, sql)?;
+        #[cfg(test)]
+        self.trips.set(self.trips.get() + 1);
         client.query(&stmt, params).map_err(|e| self.error(&e))
     }
 
@@ -212,6 +226,8 @@ impl Pg {
     /// plan depends on them (search).
     pub(super) fn rows_once(&self, sql: &str, params: &Params<'_>) -> Result<Vec<Row>, StoreError> {
         let mut client = self.client()?;
+        #[cfg(test)]
+        self.trips.set(self.trips.get() + 1);
         client.query(sql, params).map_err(|e| self.error(&e))
     }
 
@@ -339,7 +355,12 @@ impl Admin for Pg {
 
 impl texts::Chunks for Pg {
     fn chunk(&self, chunk_id: i64) -> Result<Vec<u8>, StoreError> {
-        self.one("SELECT body FROM text_chunks WHERE id = $1", &[&chunk_id])?.bytes(0)
+        if let Some(body) = self.chunks.borrow_mut().get(chunk_id) {
+            return Ok(body);
+        }
+        let body = self.one("SELECT body FROM text_chunks WHERE id = $1", &[&chunk_id])?.bytes(0)?;
+        self.chunks.borrow_mut().keep(chunk_id, &body);
+        Ok(body)
     }
 }
 

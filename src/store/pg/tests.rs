@@ -101,6 +101,51 @@ fn reads_are_the_same_on_both_backends() {
     assert_eq!(ok(sqlite.run_table()), ok(pg.run_table()));
 }
 
+/// The TUI reads a step a key: each step's body as SQLite gives it, a step without edits in one
+/// round trip (its chunk, shared with the steps around it, is not fetched again).
+#[test]
+fn stepping_through_a_run_reads_each_step_as_sqlite_does_in_one_round_trip() {
+    use crate::store::backend::Browse;
+    let Some((_db, url)) = database() else { return };
+    // Observations of about 50 KB: a few steps to a chunk.
+    let obs = |i: usize| (0..2_000).map(|j| format!("line {i}.{j} of the output\n")).collect::<String>();
+    let mut run = Run {
+        instance_id: "steps".into(),
+        format: Some(Format::SweAgent),
+        steps: (0..12).map(|i| step(&format!("thought {i}"), "ls", &obs(i))).collect(),
+        ..Run::default()
+    };
+    run.edits.push(Edit {
+        step: Some(5),
+        path: "a.py".into(),
+        kind: EditKind::StrReplace,
+        status: EditStatus::Applied,
+        old_text: Some("a".into()),
+        new_text: Some("b".into()),
+        diff: Some("-a\n+b\n".into()),
+        lint_codes: Vec::new(),
+        trace: Default::default(),
+    });
+    let parsed = Parsed { runs: vec![run], ..Parsed::default() };
+    let mut sqlite = ok(Store::open_in_memory());
+    ok(sqlite.write_source(&record("/s.traj", &[2; 32]), &parsed));
+    ok(ok(Store::connect(&url)).write_source(&record("/s.traj", &[2; 32]), &parsed));
+    let pg = ok(Pg::open_read_only(&url));
+    let id = ok(sqlite.resolve_run("steps"));
+    // The statements prepared.
+    assert_eq!(ok(Browse::step_body(&pg, id, 5)).edits.len(), 1);
+    let before = pg.trips.get();
+    for i in 0..12 {
+        assert_eq!(
+            format!("{:?}", ok(sqlite.step_body(id, i))),
+            format!("{:?}", ok(Browse::step_body(&pg, id, i))),
+            "step {i}"
+        );
+    }
+    let trips = pg.trips.get() - before;
+    assert!(trips <= 12 + 2, "{trips} round trips for 12 steps, one of them with an edit");
+}
+
 /// A run's format stored under a name this trajan does not know is an error naming it, as on
 /// SQLite; a run without a format is not written.
 #[test]
