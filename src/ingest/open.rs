@@ -312,7 +312,10 @@ fn live(store: &mut Store, path: &Path, opts: &Options, on: &(dyn Fn(Event) + Sy
             let mut sink = Channel { tx, cancel, first: &first, after_first: opts.after_first };
             // A panic (a bug) ends the read like bad input: the pipeline reads the file whole,
             // and says what went wrong if it fails too.
-            let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| read::read(path, &mut sink, &bytes)))
+            // As a stream: its first steps reach the screen at once, where the slices would wait
+            // for a skim of their own beside the one above.
+            let stream = || read::read_as(path, &mut sink, &bytes, None);
+            let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(stream))
                 .unwrap_or_else(|panic| Err(ReadError::Invalid(crate::error::internal(path, &panic))));
             let _ = sink.tx.send(Piece::End(read));
         });
