@@ -20,7 +20,7 @@
 use super::piece::{DocPiece, Piece};
 use crate::analysis::reconstruct::Exec;
 use crate::ingest::stream_doc::read;
-use crate::ingest::stream_doc::replay::{self, Dirs};
+use crate::ingest::stream_doc::replay::{self, Alongside, Dirs};
 use crate::ingest::stream_doc::{ReadError, StepSink};
 use crate::model::{Edit, Format, Run, Step};
 use std::path::Path;
@@ -34,7 +34,15 @@ const STEPS_PER_PIECE: usize = 64;
 /// the writer is still there, or `None` when the file is for the whole-file path (what was
 /// handed over is taken back first).
 pub fn streamed(path: &Path, i: usize, tx: &SyncSender<(usize, Piece)>) -> Option<bool> {
-    let mut sink = Pieces { tx, i, dirs: Dirs::default(), steps: Vec::new(), runs: 0, declined: false };
+    let mut sink = Pieces {
+        tx,
+        i,
+        dirs: Dirs::default(),
+        along: Alongside::default(),
+        steps: Vec::new(),
+        runs: 0,
+        declined: false,
+    };
     let read = read::read(path, &mut sink, &AtomicU64::new(0));
     if !sink.flush() {
         return Some(false);
@@ -42,8 +50,11 @@ pub fn streamed(path: &Path, i: usize, tx: &SyncSender<(usize, Piece)>) -> Optio
     let ended = match read {
         Err(ReadError::Stopped) if sink.declined => Err(ReadError::Whole("a SWE-agent document")),
         Ok(_) if sink.runs == 0 => Err(ReadError::Whole("the document began no run")),
-        Ok(mut doc) => replay::reconstruct(path, &mut doc, &sink.dirs, &AtomicBool::new(false), &mut |_| {})
-            .map(|done| (doc, done)),
+        Ok(mut doc) => match std::mem::take(&mut sink.along).finish(&mut doc, &sink.dirs) {
+            Some(done) => Ok((doc, done)),
+            None => replay::reconstruct(path, &mut doc, &sink.dirs, &AtomicBool::new(false), &mut |_| {})
+                .map(|done| (doc, done)),
+        },
         Err(e) => Err(e),
     };
     match ended {
@@ -63,6 +74,8 @@ struct Pieces<'a> {
     tx: &'a SyncSender<(usize, Piece)>,
     i: usize,
     dirs: Dirs,
+    /// The shell edits, reconstructed as the steps come (the second reading spared when that holds).
+    along: Alongside,
     steps: Vec<Step>,
     /// Runs begun.
     runs: usize,
@@ -85,12 +98,13 @@ impl StepSink for Pieces<'_> {
             return false;
         }
         self.dirs.begin();
+        self.along.begin(run);
         self.runs += 1;
         self.flush() && self.tx.send((self.i, Piece::Doc(DocPiece::Run(Box::new(run.clone()))))).is_ok()
     }
 
-    /// The step's edits are made again by the second reading, with the shell edits.
-    fn step(&mut self, step: Step, _edits: Vec<Edit>, _how: Exec) -> bool {
+    fn step(&mut self, step: Step, edits: Vec<Edit>, how: Exec) -> bool {
+        self.along.step(&step, how, edits);
         self.dirs.step(&step);
         self.steps.push(step);
         self.steps.len() < STEPS_PER_PIECE || self.flush()
