@@ -3,19 +3,21 @@
 //! (`stream_doc::read`, as `trajan FILE` reads it) and written as it is read: the worker hands
 //! the writer each run as it begins and its steps in pieces of [`STEPS_PER_PIECE`], which the
 //! writer writes into the unit's one transaction (`Store::live_begin`, never committed before
-//! the end) while the worker parses on. Once the document is read, the worker reads it a second
-//! time for the shell edits (`stream_doc::replay`) while the writer finishes the steps; the
-//! writer then ends the write with the document's end and every edit. The database ends as the
+//! the end) while the worker parses on. The shell edits are reconstructed as the steps come
+//! when the document gives the submission before its steps (`replay::Alongside`: mini-swe-agent
+//! writes `info` first); otherwise, once the document is read, the worker reads it a second
+//! time for them (`stream_doc::replay`) while the writer finishes the steps. The writer then
+//! ends the write with the document's end and every edit. The database ends as the
 //! whole-file path leaves it (`tests/open_file.rs` compares them). A document the step reader
 //! does not take or stops on (another format, bad JSON, Python's `NaN`, a file cut mid-write)
 //! is rolled back and read whole, as a smaller file is; nothing of it is committed before its
 //! end, so a failure leaves the database as it was (a version stored before included).
 //!
 //! Only mini-swe-agent documents are taken: a SWE-agent document is read whole. Measured on the
-//! 220 MB file of `bench ingest --big swe-agent`, the step reader (twice, for the shell edits)
-//! cost 5.4 s of CPU against the whole read's 2.6 s (which parses the text in place, borrowing
-//! its strings), and the write took 8.4 s against 5.0 s; on the 200 MB mini-swe-agent file the
-//! write took as long either way and its peak memory fell from 606 to 191 MB.
+//! 220 MB file of `bench ingest --big swe-agent`, the step reader (twice, for the shell edits,
+//! as a stream) cost 5.4 s of CPU against the whole read's 2.6 s (which parses the text in
+//! place, borrowing its strings), and the write took 8.4 s against 5.0 s. A big mini-swe-agent
+//! document is parsed from slices (`stream_doc::sliced`); docs/BENCHMARKS.md has the figures.
 
 use super::piece::{DocPiece, Piece};
 use crate::analysis::reconstruct::Exec;
