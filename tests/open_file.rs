@@ -336,6 +336,12 @@ fn mini_shell_edits(steps: usize) -> Doc {
     ]
 }
 
+/// The document with its `info` member moved to the front (where mini-swe-agent writes it).
+fn info_first(mut doc: Doc) -> Doc {
+    doc.sort_by_key(|(key, _)| *key != "info");
+    doc
+}
+
 /// A RetryAgent file as SWE-agent writes it: `attempts` first, then the best attempt repeated at
 /// the top level.
 fn retry_agent(attempts_first: bool) -> Doc {
@@ -785,6 +791,8 @@ fn ingest_writes_a_big_document_as_it_reads_it_into_the_database_a_whole_read_gi
     .collect();
     files.extend([
         write(dir.path(), "gen__mini-2.traj.json", &mini_shell_edits(40)),
+        // `info` first, as mini-swe-agent writes it: the shell edits are made during the reading.
+        write(dir.path(), "gen__mini-3.traj.json", &info_first(mini_shell_edits(40))),
         write(dir.path(), "gen__swe0x-1.traj", &swe_agent_0x(23)),
         write(dir.path(), "gen__swe11-1.traj", &swe_agent_11(30)),
         write(dir.path(), "gen__mini-1.traj.json", &mini_info_last(21)),

@@ -1,6 +1,6 @@
 //! Markers read from observations and actions: clipped output, tool errors, test runs.
 
-use aho_corasick::AhoCorasick;
+use memchr::memmem::Finder;
 use std::sync::LazyLock;
 
 /// Strings that show the tool cut or elided its output.
@@ -28,22 +28,28 @@ const ERROR_MARKERS: &[&str] = &[
     "Usage: ",
 ];
 
-/// Whether `text` contains one of `patterns`: one pass of an Aho-Corasick automaton built once
-/// per list (every step's observation is read this way, so a searcher per pattern per step
-/// cost more than the rest of reading a step).
-fn contains_any(automaton: &LazyLock<Option<AhoCorasick>>, patterns: &[&str], text: &str) -> bool {
-    match automaton.as_ref() {
-        Some(ac) => ac.is_match(text),
-        None => patterns.iter().any(|p| text.contains(p)),
-    }
+/// Searchers for each pattern of a list, built once (every step's observation is read this
+/// way, so a searcher per pattern per step cost more than the rest of reading a step).
+type Finders = LazyLock<Vec<Finder<'static>>>;
+
+/// Whether `text` contains one of the patterns: a SIMD substring search per pattern. Measured
+/// on the 181 MB of observations of `bench ingest --big mini`: 65 ms, where one pass of an
+/// Aho-Corasick automaton over the eight clipped markers took 275-330 ms (its prefilter gains
+/// little on them).
+fn contains_any(finders: &Finders, text: &str) -> bool {
+    finders.iter().any(|f| f.find(text.as_bytes()).is_some())
 }
 
-static CLIPPED_AC: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| AhoCorasick::new(CLIPPED).ok());
-static ERROR_AC: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| AhoCorasick::new(ERROR_MARKERS).ok());
-static TESTS_AC: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| AhoCorasick::new(TEST_COMMANDS).ok());
+fn finders(patterns: &'static [&'static str]) -> Vec<Finder<'static>> {
+    patterns.iter().map(|p| Finder::new(p.as_bytes())).collect()
+}
+
+static CLIPPED_AT: Finders = LazyLock::new(|| finders(CLIPPED));
+static ERROR_AT: Finders = LazyLock::new(|| finders(ERROR_MARKERS));
+static TESTS_AT: Finders = LazyLock::new(|| finders(TEST_COMMANDS));
 
 pub fn output_clipped(observation: &str) -> bool {
-    contains_any(&CLIPPED_AC, CLIPPED, observation)
+    contains_any(&CLIPPED_AT, observation)
 }
 
 /// Whether an observation reports an error, by its text alone (used when no exit code is
@@ -52,7 +58,7 @@ pub fn output_clipped(observation: &str) -> bool {
 pub fn looks_like_error(observation: &str) -> bool {
     let head = prefix(observation, 2000);
     let tail = suffix(observation, 2000);
-    contains_any(&ERROR_AC, ERROR_MARKERS, head) || contains_any(&ERROR_AC, ERROR_MARKERS, tail)
+    contains_any(&ERROR_AT, head) || contains_any(&ERROR_AT, tail)
 }
 
 /// Commands that run tests.
@@ -72,7 +78,7 @@ const TEST_COMMANDS: &[&str] = &[
 
 /// Whether an action runs tests (pytest, unittest, tox, Django's runtests, cargo/go test...).
 pub fn runs_tests(action: &str) -> bool {
-    contains_any(&TESTS_AC, TEST_COMMANDS, action)
+    contains_any(&TESTS_AT, action)
 }
 
 fn prefix(s: &str, n: usize) -> &str {

@@ -15,7 +15,7 @@ use super::pipeline::{self, Progress, Report, UnitResult};
 use super::source::{self, UnitKind};
 use super::stream_doc::index::{self, Index};
 use super::stream_doc::read::{self, Document};
-use super::stream_doc::replay::{self, Dirs};
+use super::stream_doc::replay::{self, Alongside, Dirs};
 use super::stream_doc::skim::Skim;
 use super::stream_doc::{ReadError, StepSink};
 use crate::analysis::reconstruct::{Exec, Reconstructed};
@@ -247,7 +247,8 @@ enum Live {
 enum Piece {
     Begin(Run),
     Step(Step, Vec<Edit>),
-    End(Result<Document, ReadError>),
+    /// The reading's end; the runs' edits when they were reconstructed during it.
+    End(Result<Document, ReadError>, Option<Vec<Reconstructed>>),
 }
 
 /// The reading thread's sink: each run and step to the writer.
@@ -257,18 +258,25 @@ struct Channel<'a> {
     /// The first steps are committed; `after_first` not yet called on this thread.
     first: &'a AtomicBool,
     after_first: Option<fn()>,
+    /// The shell edits reconstructed as the steps come, when that holds (`replay::Alongside`).
+    along: Alongside,
+    dirs: Dirs,
 }
 
 impl StepSink for Channel<'_> {
     fn begin(&mut self, run: &Run) -> bool {
+        self.along.begin(run);
+        self.dirs.begin();
         !self.cancel.load(Ordering::Relaxed) && self.tx.send(Piece::Begin(run.clone())).is_ok()
     }
-    fn step(&mut self, step: Step, edits: Vec<Edit>, _how: Exec) -> bool {
+    fn step(&mut self, step: Step, edits: Vec<Edit>, how: Exec) -> bool {
         if self.first.load(Ordering::Relaxed)
             && let Some(f) = self.after_first.take()
         {
             f();
         }
+        self.along.step(&step, how, edits.clone());
+        self.dirs.step(&step);
         !self.cancel.load(Ordering::Relaxed) && self.tx.send(Piece::Step(step, edits)).is_ok()
     }
 }
@@ -309,12 +317,27 @@ fn live(store: &mut Store, path: &Path, opts: &Options, on: &(dyn Fn(Event) + Sy
             }
         });
         scope.spawn(|| {
-            let mut sink = Channel { tx, cancel, first: &first, after_first: opts.after_first };
+            let mut sink = Channel {
+                tx,
+                cancel,
+                first: &first,
+                after_first: opts.after_first,
+                along: Alongside::default(),
+                dirs: Dirs::default(),
+            };
             // A panic (a bug) ends the read like bad input: the pipeline reads the file whole,
             // and says what went wrong if it fails too.
-            let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| read::read(path, &mut sink, &bytes)))
-                .unwrap_or_else(|panic| Err(ReadError::Invalid(crate::error::internal(path, &panic))));
-            let _ = sink.tx.send(Piece::End(read));
+            // As a stream: its first steps reach the screen at once, where the slices would wait
+            // for a skim of their own beside the one above.
+            let stream = || {
+                let mut read = read::read_as(path, &mut sink, &bytes, None);
+                let along = std::mem::take(&mut sink.along);
+                let done = read.as_mut().ok().and_then(|doc| along.finish(doc, &sink.dirs));
+                (read, done)
+            };
+            let (read, done) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(stream))
+                .unwrap_or_else(|panic| (Err(ReadError::Invalid(crate::error::internal(path, &panic))), None));
+            let _ = sink.tx.send(Piece::End(read, done));
         });
         let mut writer = Writer {
             store,
@@ -412,7 +435,7 @@ impl Writer<'_> {
                         None => Err(crate::error::StoreError::Inconsistent("a step before its run".into())),
                     }
                 }
-                Ok(Piece::End(Ok(doc))) => {
+                Ok(Piece::End(Ok(doc), done)) => {
                     // The last steps are shown before the second reading (the shell edits)
                     // begins: the end of a file comes with its reading, not after it.
                     if pending > 0
@@ -421,11 +444,11 @@ impl Writer<'_> {
                         let e = IngestError::Store { path: self.path.to_path_buf(), source };
                         return self.abandon(Live::Done(UnitResult::Failed(e), 0));
                     }
-                    return self.finish(doc);
+                    return self.finish(doc, done);
                 }
-                Ok(Piece::End(Err(ReadError::Stopped))) => return self.abandon(Live::Cancelled),
-                Ok(Piece::End(Err(ReadError::Whole(why)))) => return self.interrupt(why.to_string()),
-                Ok(Piece::End(Err(ReadError::Invalid(e)))) => return self.interrupt(e.to_string()),
+                Ok(Piece::End(Err(ReadError::Stopped), _)) => return self.abandon(Live::Cancelled),
+                Ok(Piece::End(Err(ReadError::Whole(why)), _)) => return self.interrupt(why.to_string()),
+                Ok(Piece::End(Err(ReadError::Invalid(e)), _)) => return self.interrupt(e.to_string()),
             };
             if let Err(source) = written {
                 let e = IngestError::Store { path: self.path.to_path_buf(), source };
@@ -494,12 +517,17 @@ impl Writer<'_> {
         (self.on)(Event::Grown { bytes: self.bytes.load(Ordering::Relaxed), size: self.size, runs });
     }
 
-    fn finish(&mut self, mut doc: Document) -> Live {
+    /// End the write; `done`: the runs' edits when the reading made them, else a second
+    /// reading makes them.
+    fn finish(&mut self, mut doc: Document, done: Option<Vec<Reconstructed>>) -> Live {
         if self.lw.is_none() {
             return Live::Whole("the document began no run".to_string());
         }
-        let reconstructed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.reconstruct(&mut doc)))
-            .unwrap_or_else(|panic| Err(ReadError::Invalid(crate::error::internal(self.path, &panic))));
+        let reconstructed = match done {
+            Some(done) => Ok(done),
+            None => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.reconstruct(&mut doc)))
+                .unwrap_or_else(|panic| Err(ReadError::Invalid(crate::error::internal(self.path, &panic)))),
+        };
         let done = match reconstructed {
             Ok(done) => done,
             Err(ReadError::Stopped) => return self.abandon(Live::Cancelled),

@@ -144,17 +144,14 @@ pub fn resolve(path: &str, cwd: Option<&str>) -> String {
 /// How an editor tool opens a numbered view of a file.
 const CAT_N: &str = "Here's the result of running `cat -n` on ";
 
-/// Every line of every tool output is looked at: the phrase is searched with an automaton built
-/// once, not a searcher built per line.
-static CAT_N_AC: std::sync::LazyLock<Option<aho_corasick::AhoCorasick>> =
-    std::sync::LazyLock::new(|| aho_corasick::AhoCorasick::new([CAT_N]).ok());
+/// Every line of every tool output is looked at: the phrase is searched with a searcher built
+/// once, not one built per line.
+static CAT_N_AT: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new(CAT_N));
 
 /// What follows the phrase that opens an editor's numbered view, when the line holds it.
 fn after_cat_n(line: &str) -> Option<&str> {
-    match CAT_N_AC.as_ref() {
-        Some(ac) => ac.find(line).map(|m| &line[m.end()..]),
-        None => line.split_once(CAT_N).map(|(_, rest)| rest),
-    }
+    CAT_N_AT.find(line.as_bytes()).map(|at| &line[at + CAT_N.len()..])
 }
 
 pub fn tool_views(observation: &str, cwd: Option<&str>, edited: Option<&str>) -> Vec<Shown> {

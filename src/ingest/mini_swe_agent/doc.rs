@@ -102,13 +102,16 @@ impl MiniDoc {
 
     /// What reads the list of messages: the run begins with it.
     fn messages_seed<'a>(&'a mut self, sink: &'a mut dyn StepSink) -> MessagesSeed<'a> {
+        let submission = self.info.as_ref().filter(|i| i.is_object()).and_then(|i| nonempty_str(i, "submission"));
+        // The submission, when `info` came first: the shell edits can be reconstructed as the
+        // steps come (`replay::Alongside`).
         let head = Run {
             instance_id: self.instance(),
             format: Some(Format::MiniSweAgent),
             agent: Some("mini-swe-agent".to_string()),
+            submission: submission.clone(),
             ..Run::default()
         };
-        let submission = self.info.as_ref().filter(|i| i.is_object()).and_then(|i| nonempty_str(i, "submission"));
         MessagesSeed { doc: self, head, sink, submission }
     }
 

@@ -5,7 +5,8 @@
 //! Anything else, or an order that leaves the format open when the steps begin, is for the
 //! whole-file path ([`ReadError::Whole`]). The file is hashed as it is read.
 
-use super::{Ending, Halt, Halted, ReadError, StepSink};
+use super::skim::Skim;
+use super::{Ending, Halt, Halted, ReadError, StepSink, sliced};
 use crate::error::IngestError;
 use crate::ingest::mini_swe_agent::MiniDoc;
 use crate::ingest::swe_agent::SweDoc;
@@ -28,48 +29,102 @@ pub struct Document {
     pub hash: [u8; 32],
 }
 
-/// Read `path` a step at a time into `sink`; `progress` counts the bytes read so far.
+/// Read `path` a step at a time into `sink`; `progress` counts the bytes read so far. A big
+/// mini-swe-agent document is parsed from memory a value at a time ([`sliced`]), any other as a
+/// stream; both give the same steps, ending and errors.
 pub fn read(path: &Path, sink: &mut dyn StepSink, progress: &AtomicU64) -> Result<Document, ReadError> {
+    let size = std::fs::metadata(path).map_or(0, |m| m.len());
+    let skim = if size >= sliced::FROM_BYTES { sliced::skim_for(path) } else { None };
+    read_as(path, sink, progress, skim)
+}
+
+/// [`read`] from the values `skim` found, or as a stream when there is no skim.
+pub fn read_as(
+    path: &Path,
+    sink: &mut dyn StepSink,
+    progress: &AtomicU64,
+    skim: Option<Skim>,
+) -> Result<Document, ReadError> {
     let io = |e| ReadError::Invalid(IngestError::Io { path: path.to_path_buf(), source: e });
-    let file = std::fs::File::open(path).map_err(io)?;
-    let (mut hasher, mut size) = (blake3::Hasher::new(), 0u64);
     let mut state = State::Undecided(Members::default());
     let mut halted = Halted::default();
     let mut atif_keys = 0u8;
-    {
-        let hashing = Hashing { inner: file, hasher: &mut hasher, size: &mut size, progress };
-        let mut reader = BufReader::with_capacity(1 << 20, hashing);
-        if reader.fill_buf().map_err(io)?.starts_with(b"\xef\xbb\xbf") {
-            reader.consume(3);
+    let top = Top { path, state: &mut state, sink, halted: &mut halted, atif_keys: &mut atif_keys };
+    let skim_used = skim.is_some();
+    let (read, size, hash) = match skim {
+        Some(skim) => {
+            let mut blocks = sliced::Blocks::open(path, progress).map_err(io)?;
+            let read = top.visit_map(sliced::Members::new(&mut blocks, skim)).and_then(|()| blocks.finish());
+            (read, blocks.size, *blocks.hasher.finalize().as_bytes())
         }
-        // The reader by value: serde_json then reads a byte at a time from its buffer directly,
-        // twice as fast as through a reference.
-        let mut de = serde_json::Deserializer::from_reader(reader);
-        let top = Top { path, state: &mut state, sink, halted: &mut halted, atif_keys: &mut atif_keys };
-        // The end is read too: every byte of the file has been hashed once it is reached.
-        if let Err(e) = de.deserialize_map(top).and_then(|()| de.end()) {
-            let own = match &mut state {
-                State::Swe(doc) => doc.halted.0.take(),
-                State::Mini(doc) => doc.halted.0.take(),
-                State::Undecided(_) => None,
-            };
-            if own.is_some() {
-                halted.0 = own;
+        None => {
+            let file = std::fs::File::open(path).map_err(io)?;
+            let (mut hasher, mut size) = (blake3::Hasher::new(), 0u64);
+            let hashing = Hashing { inner: file, hasher: &mut hasher, size: &mut size, progress };
+            let mut reader = BufReader::with_capacity(1 << 20, hashing);
+            if reader.fill_buf().map_err(io)?.starts_with(b"\xef\xbb\xbf") {
+                reader.consume(3);
             }
-            return Err(halted.error(path, e));
+            // The reader by value: serde_json then reads a byte at a time from its buffer
+            // directly, twice as fast as through a reference.
+            let mut de = serde_json::Deserializer::from_reader(reader);
+            // The end is read too: every byte of the file has been hashed once it is reached.
+            let read = de.deserialize_map(top).and_then(|()| de.end());
+            drop(de);
+            (read, size, *hasher.finalize().as_bytes())
         }
+    };
+    if let Err(e) = read {
+        let own = match &mut state {
+            State::Swe(doc) => doc.halted.0.take(),
+            State::Mini(doc) => doc.halted.0.take(),
+            State::Undecided(_) => None,
+        };
+        if own.is_some() {
+            halted.0 = own;
+        }
+        if halted.0.is_none() && skim_used {
+            return Err(stream_error(path, e));
+        }
+        return Err(halted.error(path, e));
     }
     // `detect` takes `schema_version`, `agent` and `steps` together for ATIF before anything else.
     if atif_keys == (1 << ATIF_KEYS.len()) - 1 {
         return Err(ReadError::Whole("an ATIF trajectory"));
     }
-    let hash = *hasher.finalize().as_bytes();
     let (format, ending) = match state {
         State::Swe(doc) => (Format::SweAgent, doc.finish()),
         State::Mini(doc) => (Format::MiniSweAgent, doc.finish()),
         State::Undecided(_) => return Err(ReadError::Whole("not a SWE-agent or mini-swe-agent trajectory")),
     };
     Ok(Document { format, ending: ending.map_err(ReadError::Invalid)?, size, hash })
+}
+
+/// The error of a document whose values could not all be parsed from memory: the stream reads
+/// it again (its steps dropped) for serde_json's own message and position.
+fn stream_error(path: &Path, sliced: serde_json::Error) -> ReadError {
+    match read_as(path, &mut Dropped, &AtomicU64::new(0), None) {
+        Err(e) => e,
+        // The stream took what the values refused: say what they found.
+        Ok(_) => ReadError::Invalid(IngestError::json(path, &sliced)),
+    }
+}
+
+/// A sink that takes every step and keeps none.
+struct Dropped;
+
+impl StepSink for Dropped {
+    fn begin(&mut self, _run: &crate::model::Run) -> bool {
+        true
+    }
+    fn step(
+        &mut self,
+        _step: crate::model::Step,
+        _edits: Vec<crate::model::Edit>,
+        _how: crate::analysis::reconstruct::Exec,
+    ) -> bool {
+        true
+    }
 }
 
 /// Whether a file may be read a step at a time: a JSON object that is not JSON lines, under the

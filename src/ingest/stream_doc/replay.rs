@@ -47,20 +47,7 @@ pub fn reconstruct(
     cancel: &AtomicBool,
     tick: &mut dyn FnMut(u64),
 ) -> Result<Vec<Reconstructed>, ReadError> {
-    let recs = doc
-        .ending
-        .parsed
-        .runs
-        .iter()
-        .zip(&dirs.0)
-        .map(|(run, dirs)| {
-            let rec = Reconstructor::new(run.submission.as_deref(), dirs.iter().map(String::as_str));
-            match TempSpill::new() {
-                Ok(spill) => rec.spill_to(Box::new(spill)),
-                Err(_) => rec,
-            }
-        })
-        .collect();
+    let recs = doc.ending.parsed.runs.iter().zip(&dirs.0).map(|(run, dirs)| reconstructor(run, dirs)).collect();
     let bytes = AtomicU64::new(0);
     let mut sink = Replaying { recs, at: None, cancel, bytes: &bytes, tick };
     let again = read::read(path, &mut sink, &bytes);
@@ -72,15 +59,66 @@ pub fn reconstruct(
     if again.hash != doc.hash || sink.recs.len() != doc.ending.parsed.runs.len() {
         return Err(changed);
     }
+    Ok(finish_runs(doc, sink.recs))
+}
+
+/// A run's reconstruction, its edits' long texts kept in a temporary file (in memory when
+/// none can be made).
+fn reconstructor(run: &Run, dirs: &[String]) -> Reconstructor {
+    let rec = Reconstructor::new(run.submission.as_deref(), dirs.iter().map(String::as_str));
+    match TempSpill::new() {
+        Ok(spill) => rec.spill_to(Box::new(spill)),
+        Err(_) => rec,
+    }
+}
+
+/// Each run's edits once its steps are replayed: the reconstruction's, then the final patch's.
+fn finish_runs(doc: &mut Document, recs: Vec<Reconstructor>) -> Vec<Reconstructed> {
     let mut done = Vec::new();
-    for (run, rec) in doc.ending.parsed.runs.iter_mut().zip(sink.recs) {
+    for (run, rec) in doc.ending.parsed.runs.iter_mut().zip(recs) {
         let mut finals = std::mem::take(&mut run.edits);
         let mut d = rec.finish(&mut finals);
         run.edits = std::mem::take(&mut d.edits);
         run.edits.extend(finals);
         done.push(d);
     }
-    Ok(done)
+    done
+}
+
+/// The shell edits reconstructed during the first reading, on what each run says as it begins:
+/// its submission when the document gives it before the steps (mini-swe-agent's `info` comes
+/// first), and no working directory. When the document's end says the same (the submission,
+/// and no step with a working directory), the reconstruction had the inputs the second reading
+/// would give it, in the same order, and the second reading is spared; otherwise
+/// [`reconstruct`] reads the file again.
+#[derive(Default)]
+pub struct Alongside {
+    runs: Vec<(Option<String>, Reconstructor)>,
+}
+
+impl Alongside {
+    /// A run begins (its head, as the reader hands it over).
+    pub fn begin(&mut self, run: &Run) {
+        self.runs.push((run.submission.clone(), reconstructor(run, &[])));
+    }
+
+    /// The next step of the run begun last, as [`StepSink::step`] gets it.
+    pub fn step(&mut self, step: &Step, how: Exec, edits: Vec<Edit>) {
+        if let Some((_, rec)) = self.runs.last_mut() {
+            rec.step(step, how, edits);
+        }
+    }
+
+    /// The runs' edits, as [`reconstruct`] would make them, when what each run's reconstruction
+    /// assumed holds; `None` when the file must be read again.
+    pub fn finish(self, doc: &mut Document, dirs: &Dirs) -> Option<Vec<Reconstructed>> {
+        let runs = &doc.ending.parsed.runs;
+        let held = self.runs.len() == runs.len()
+            && dirs.0.len() == runs.len()
+            && dirs.0.iter().all(Vec::is_empty)
+            && self.runs.iter().zip(runs).all(|((assumed, _), run)| *assumed == run.submission);
+        held.then(|| finish_runs(doc, self.runs.into_iter().map(|(_, rec)| rec).collect()))
+    }
 }
 
 /// End a write begun with [`Store::live_begin`] under `key`: the document's end, its runs'

@@ -62,7 +62,10 @@ impl LiveWrites for Sqlite {
         };
         let mut blobs = BlobWriter { tx: &self.conn, committed: &self.blob_ids, new_blobs: &mut lw.w.new_blobs };
         let packer = texts::Packer::ready(&mut self.packer)?;
-        insert_steps(&self.conn, run.id, run.counts.steps, steps, &mut blobs, packer)?;
+        let ids = insert_steps(&self.conn, run.id, run.counts.steps, steps, &mut blobs, packer)?;
+        // Indexed in the same transaction: a document written as it is read leaves the writer's
+        // thread idle most of the time, and the texts are in hand (no pass reads them back).
+        super::search_index::index_steps(&self.conn, &ids, steps)?;
         insert_edits(&self.conn, run.id, edits, packer)?;
         run.counts.add(RunCounts::of(steps.len(), edits));
         run.changed = true;

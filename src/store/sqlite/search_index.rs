@@ -11,6 +11,7 @@
 
 use super::Sqlite;
 use crate::error::StoreError;
+use crate::model::Step;
 use crate::sanitize::sanitize;
 use crate::store::backend::{IndexStats, Search};
 use crate::store::read::{SEARCHED, SearchHit, phrase_words, record_snippet, snippet_of};
@@ -219,6 +220,18 @@ impl Sqlite {
         let at = u64::try_from(at.unwrap_or(0)).map_err(|e| StoreError::Corrupt(e.to_string()))?;
         record_snippet(texts::open_record(blob, at)?, words)
     }
+}
+
+/// Add steps just written to the index, in the transaction that wrote them (their run is not
+/// listed as waiting): the texts as [`Searched::of`] gives them, without reading them back.
+pub(super) fn index_steps(conn: &Connection, ids: &[i64], steps: &[Step]) -> Result<(), StoreError> {
+    let mut insert = conn
+        .prepare_cached("INSERT INTO main.steps_fts (rowid, thought, action, observation) VALUES (?1, ?2, ?3, ?4)")?;
+    for (id, s) in ids.iter().zip(steps) {
+        let [thought, action, observation] = [&s.thought, &s.action, &s.observation].map(|t| sanitize(t));
+        insert.execute(params![id, thought.as_ref(), action.as_ref(), observation.as_ref()])?;
+    }
+    Ok(())
 }
 
 /// Index pending runs, in the order of their steps' ids (the index appends fastest in rowid

@@ -370,6 +370,10 @@ fn insert_run(tx: &Connection, run: &Run, w: RunWrite<'_>) -> Result<i64, StoreE
     let mut blobs = BlobWriter { tx, committed, new_blobs };
     insert_history(tx, run_id, &run.history, &mut blobs)?;
     insert_steps(tx, run_id, 0, &run.steps, &mut blobs, packer)?;
+    // The search index takes the run in a later pass (store::search_index).
+    if !run.steps.is_empty() {
+        tx.prepare_cached("INSERT OR IGNORE INTO search_pending (run_id) VALUES (?1)")?.execute([run_id])?;
+    }
     insert_edits(tx, run_id, &run.edits, packer)?;
     Ok(run_id)
 }
@@ -446,7 +450,7 @@ pub(super) fn insert_history(
 }
 
 /// Steps of a run, the first of them numbered `first`: their rows, texts (compressed in chunks
-/// of these steps) and prompt parts; the run is listed as waiting for the search index.
+/// of these steps) and prompt parts. Their ids, in order; the search index is the caller's.
 pub(super) fn insert_steps(
     tx: &Connection,
     run_id: i64,
@@ -454,7 +458,7 @@ pub(super) fn insert_steps(
     steps: &[Step],
     blobs: &mut BlobWriter<'_>,
     packer: &mut texts::Packer,
-) -> Result<(), StoreError> {
+) -> Result<Vec<i64>, StoreError> {
     let mut step_stmt = tx.prepare_cached(
         "INSERT INTO steps (run_id, idx, tool, flags, obs_chars, action_head, execution_time, tokens_in,
             tokens_out, timestamp, open_file, working_dir, query_keep)
@@ -497,16 +501,12 @@ pub(super) fn insert_steps(
         "INSERT INTO step_texts (step_id, action, thought, observation, chunk_id, chunk_at)
          VALUES (?1, '', '', '', ?2, ?3)",
     )?;
-    for (step_id, place) in step_ids.into_iter().zip(texts.finish()?) {
+    for (step_id, place) in step_ids.iter().zip(texts.finish()?) {
         if let Some((chunk_id, at)) = place {
             stmt.execute(params![step_id, chunk_id, at])?;
         }
     }
-    // The search index takes the run in a later pass (store::search_index).
-    if !steps.is_empty() {
-        tx.prepare_cached("INSERT OR IGNORE INTO search_pending (run_id) VALUES (?1)")?.execute([run_id])?;
-    }
-    Ok(())
+    Ok(step_ids)
 }
 
 /// Edits of a run, in the order given; their bulky texts in chunks of their own
