@@ -2,7 +2,7 @@
 //! one step a key, and consecutive steps share a chunk (two to a few dozen a chunk), so most keys
 //! need no chunk from the server. A chunk never changes once written (a replaced run's texts
 //! go to new chunks; ids come from a sequence, never handed out twice), so a chunk kept is never
-//! stale.
+//! stale (a connection opened again drops them: the database may have been made again).
 
 use std::collections::VecDeque;
 

@@ -190,6 +190,8 @@ impl Pg {
             Pg::session(&mut fresh, self.read_only).map_err(|e| pg_error(&self.url, &e))?;
             *client = fresh;
             self.statements.borrow_mut().clear();
+            // The server may hold another database of that name by now (dropped, made again).
+            *self.chunks.borrow_mut() = chunks::Held::default();
             self.lost.set(false);
         }
         Ok(client)
