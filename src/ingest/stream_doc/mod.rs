@@ -12,7 +12,7 @@ pub mod index;
 pub mod read;
 pub mod replay;
 pub mod skim;
-pub mod sliced;
+mod sliced;
 
 use crate::analysis::reconstruct::{Exec, reconstruct};
 use crate::error::IngestError;

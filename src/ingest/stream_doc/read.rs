@@ -54,7 +54,7 @@ pub fn read_as(
     let (read, size, hash) = match skim {
         Some(skim) => {
             let mut blocks = sliced::Blocks::open(path, progress).map_err(io)?;
-            let read = top.visit_map(sliced::Members::new(&mut blocks, skim)).and_then(|()| blocks.finish());
+            let read = top.visit_map(sliced::Skimmed::new(&mut blocks, skim)).and_then(|()| blocks.finish());
             (read, blocks.size, *blocks.hasher.finalize().as_bytes())
         }
         None => {

@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Files smaller than this are read as a stream: the skim and the second look at the file cost
 /// more than they save.
-pub const FROM_BYTES: u64 = 4 << 20;
+pub(super) const FROM_BYTES: u64 = 4 << 20;
 
 /// Bytes read from the file at a time.
 const BLOCK: usize = 1 << 20;
@@ -30,7 +30,7 @@ const BLOCK: usize = 1 << 20;
 /// The skim of `path` when it is a document this reader takes: a mini-swe-agent document (its
 /// steps in `messages`, no SWE-agent list anywhere). `None`: read it as a stream (which also
 /// names the error of a file the skim could not read).
-pub fn skim_for(path: &Path) -> Option<Skim> {
+pub(super) fn skim_for(path: &Path) -> Option<Skim> {
     let skim = skim_file(path, &["messages", "trajectory", "attempts"]).ok()?;
     let swe = skim.members.iter().any(|m| matches!(m.key.as_str(), "trajectory" | "attempts" | "history"));
     (skim.list.as_deref() == Some("messages") && !swe).then_some(skim)
@@ -38,7 +38,7 @@ pub fn skim_for(path: &Path) -> Option<Skim> {
 
 /// The file read in order: the bytes of the value being parsed, and the skeleton of what lies
 /// between values.
-pub struct Blocks<'a> {
+pub(super) struct Blocks<'a> {
     file: std::fs::File,
     /// Bytes from file offset `base` on.
     buf: Vec<u8>,
@@ -47,13 +47,13 @@ pub struct Blocks<'a> {
     cursor: u64,
     eof: bool,
     skeleton: Vec<u8>,
-    pub hasher: blake3::Hasher,
-    pub size: u64,
+    pub(super) hasher: blake3::Hasher,
+    pub(super) size: u64,
     progress: &'a AtomicU64,
 }
 
 impl<'a> Blocks<'a> {
-    pub fn open(path: &Path, progress: &'a AtomicU64) -> std::io::Result<Blocks<'a>> {
+    pub(super) fn open(path: &Path, progress: &'a AtomicU64) -> std::io::Result<Blocks<'a>> {
         Ok(Blocks {
             file: std::fs::File::open(path)?,
             buf: Vec::with_capacity(BLOCK),
@@ -77,21 +77,7 @@ impl<'a> Blocks<'a> {
                 self.base = self.cursor;
             }
             let old = self.buf.len();
-            self.buf.resize(old + BLOCK, 0);
-            let n = loop {
-                match self.file.read(&mut self.buf[old..]) {
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                    other => break other,
-                }
-            };
-            let n = match n {
-                Ok(n) => n,
-                Err(e) => {
-                    self.buf.truncate(old);
-                    return Err(e);
-                }
-            };
-            self.buf.truncate(old + n);
+            let n = (&mut self.file).take(BLOCK as u64).read_to_end(&mut self.buf)?;
             self.hasher.update(&self.buf[old..]);
             self.size += n as u64;
             self.progress.store(self.size, Ordering::Relaxed);
@@ -130,7 +116,7 @@ impl<'a> Blocks<'a> {
     }
 
     /// Read to the end: the rest goes to the skeleton, which must then be one JSON value.
-    pub fn finish(&mut self) -> Result<(), serde_json::Error> {
+    pub(super) fn finish(&mut self) -> Result<(), serde_json::Error> {
         self.fill_to(u64::MAX).map_err(serde_json::Error::io)?;
         self.skip_to(self.base + self.buf.len() as u64).map_err(serde_json::Error::io)?;
         let skeleton = self.skeleton.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&self.skeleton);
@@ -140,7 +126,7 @@ impl<'a> Blocks<'a> {
 
 /// The top-level members of a skimmed document, as a serde map whose values are parsed from
 /// their slices; the steps list's elements are parsed one at a time.
-pub struct Members<'b, 'a> {
+pub(super) struct Skimmed<'b, 'a> {
     blocks: &'b mut Blocks<'a>,
     members: std::vec::IntoIter<Member>,
     elements: std::vec::IntoIter<Element>,
@@ -150,14 +136,14 @@ pub struct Members<'b, 'a> {
     current: Option<Member>,
 }
 
-impl<'b, 'a> Members<'b, 'a> {
-    pub fn new(blocks: &'b mut Blocks<'a>, skim: Skim) -> Members<'b, 'a> {
+impl<'b, 'a> Skimmed<'b, 'a> {
+    pub(super) fn new(blocks: &'b mut Blocks<'a>, skim: Skim) -> Skimmed<'b, 'a> {
         let list = skim.elements.first().and_then(|first| {
             skim.members
                 .iter()
                 .position(|m| Some(&m.key) == skim.list.as_ref() && m.start < first.start && first.start < m.end)
         });
-        Members {
+        Skimmed {
             blocks,
             members: skim.members.into_iter(),
             elements: skim.elements.into_iter(),
@@ -174,7 +160,7 @@ fn parse(blocks: &mut Blocks<'_>, start: u64, end: u64) -> Result<Value, serde_j
     serde_json::from_slice(blocks.value(start, end).map_err(serde_json::Error::io)?)
 }
 
-impl<'de> MapAccess<'de> for Members<'_, '_> {
+impl<'de> MapAccess<'de> for Skimmed<'_, '_> {
     type Error = serde_json::Error;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Self::Error> {
