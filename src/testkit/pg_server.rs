@@ -89,6 +89,22 @@ pub fn database(migrate: &dyn Fn(&str) -> Result<(), String>) -> Option<TestDb> 
     Some(TestDb { url: with_database(&admin, &name), name, admin })
 }
 
+impl TestDb {
+    /// The database dropped and made again under its name, a fresh copy of the template
+    /// (connections to it are cut).
+    #[allow(dead_code)] // Only the store's own tests use it; this file is compiled into several.
+    pub fn make_again(&self) {
+        let mut client = postgres::Client::connect(&self.admin, postgres::NoTls).unwrap_or_else(|e| panic!("{e}"));
+        let lock = "SELECT pg_advisory_lock(7421100999)";
+        let unlock = "SELECT pg_advisory_unlock(7421100999)";
+        let drop = format!("DROP DATABASE {} WITH (FORCE)", self.name);
+        let create = format!("CREATE DATABASE {} TEMPLATE {TEMPLATE}", self.name);
+        for sql in [lock, &drop, &create, unlock] {
+            client.execute(sql, &[]).unwrap_or_else(|e| panic!("{sql}: {e}"));
+        }
+    }
+}
+
 impl Drop for TestDb {
     fn drop(&mut self) {
         if let Ok(mut client) = postgres::Client::connect(&self.admin, postgres::NoTls) {

@@ -337,6 +337,33 @@ fn a_dropped_connection_is_an_error_then_the_store_reconnects() {
     assert_eq!(ok(store.count_runs()), 0, "the next call reconnects");
 }
 
+/// A database dropped and made again under its name while a store is connected: the store's
+/// next call reconnects and reads the new database's texts, not the chunks it kept from the old
+/// one (its chunk ids start again at 1).
+#[test]
+fn a_database_made_again_under_its_name_is_read_afresh_after_reconnecting() {
+    use crate::store::backend::Browse;
+    let Some((db, url)) = database() else { return };
+    let parsed = |observation: &str| Parsed {
+        runs: vec![Run {
+            instance_id: "again".into(),
+            format: Some(Format::SweAgent),
+            steps: vec![step("thought", "ls", observation)],
+            ..Run::default()
+        }],
+        ..Parsed::default()
+    };
+    ok(ok(Store::connect(&url)).write_source(&record("/a.traj", &[3; 32]), &parsed("the first database")));
+    let pg = ok(Pg::open_read_only(&url));
+    let id = ok(crate::store::backend::Reads::resolve_run(&pg, "again"));
+    assert_eq!(ok(Browse::step_body(&pg, id, 0)).step.observation, "the first database");
+    db.make_again();
+    ok(ok(Store::connect(&url)).write_source(&record("/a.traj", &[4; 32]), &parsed("the second one")));
+    // The connection went with the old database: an error, then the store reconnects.
+    let _ = Browse::step_body(&pg, id, 0);
+    assert_eq!(ok(Browse::step_body(&pg, id, 0)).step.observation, "the second one");
+}
+
 #[test]
 fn labels_of_one_key_are_written_in_turn_and_an_import_is_appended_once() {
     let Some((_db, url)) = database() else { return };
