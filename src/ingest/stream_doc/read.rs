@@ -84,7 +84,7 @@ pub fn read_as(
             halted.0 = own;
         }
         if halted.0.is_none() && skim_used {
-            return Err(stream_error(path, e));
+            return Err(stream_error(path));
         }
         return Err(halted.error(path, e));
     }
@@ -102,11 +102,13 @@ pub fn read_as(
 
 /// The error of a document whose values could not all be parsed from memory: the stream reads
 /// it again (its steps dropped) for serde_json's own message and position.
-fn stream_error(path: &Path, sliced: serde_json::Error) -> ReadError {
+fn stream_error(path: &Path) -> ReadError {
     match read_as(path, &mut Dropped, &AtomicU64::new(0), None) {
         Err(e) => e,
-        // The stream took what the values refused: say what they found.
-        Ok(_) => ReadError::Invalid(IngestError::json(path, &sliced)),
+        // The stream took what the values refused (the file changed between the skim and the
+        // reading, or a skim this reader misread): what was handed over is not trusted, and
+        // the file is read whole.
+        Ok(_) => ReadError::Whole("its values read from memory and the stream disagree"),
     }
 }
 

@@ -135,3 +135,19 @@ fn a_broken_document_is_refused_from_slices_as_from_the_stream() {
     let tried = variants.iter().filter(|v| both_ways(dir.path(), v)).count();
     assert!(tried > 80, "the slices were tried on {tried} of {} copies", variants.len());
 }
+
+/// A file that changed after its skim: its values are no longer where the skim found them. The
+/// stream takes the new file, so the reading asks for a whole read (what it handed over is not
+/// trusted) rather than naming an error the file does not have.
+#[test]
+fn a_file_changed_after_its_skim_is_read_whole() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("doc.traj.json");
+    let text = std::fs::read_to_string(corpus_minis().into_iter().next().expect("a real document")).expect("read");
+    std::fs::write(&path, &text).expect("write");
+    let skim = skim_for(&path).expect("a mini-swe-agent document");
+    std::fs::write(&path, text.replacen("\"content\": \"", "\"content\": \"moved ", 1)).expect("rewrite");
+    let read = read_as(&path, &mut Record::default(), &AtomicU64::new(0), Some(skim));
+    assert!(matches!(read, Err(ReadError::Whole(_))), "{read:?}");
+    assert!(read_as(&path, &mut Record::default(), &AtomicU64::new(0), None).is_ok(), "the stream takes it");
+}
