@@ -365,6 +365,11 @@ impl EditPlace {
         };
         EditPlace { own, chunk }
     }
+
+    /// The chunk holding its record, when it has one.
+    pub fn chunk_id(&self) -> Option<i64> {
+        self.chunk.map(|(id, _)| id)
+    }
 }
 
 /// A step's texts from a row's columns `first..first + 7`: thought, action, observation,

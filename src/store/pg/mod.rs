@@ -12,6 +12,7 @@
 //! Every text goes through [`enc`] and comes back through [`Cells`]: PostgreSQL's `text` cannot
 //! hold U+0000, which a trajectory may.
 
+mod ahead;
 mod aside;
 mod browse;
 mod chunks;

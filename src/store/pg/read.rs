@@ -1,6 +1,7 @@
 //! The CLI's reads (the run list, a run in full, a step's prompt) from PostgreSQL: the SQLite
 //! backend's queries in PostgreSQL's dialect, rows made into the same read models.
 
+use super::ahead::Ahead;
 use super::{Cells, Pg, enc};
 use crate::error::StoreError;
 use crate::model::{FailedScope, Message};
@@ -121,11 +122,13 @@ impl Pg {
             &[&run_id, &only],
         )?;
         let mut cache = texts::ChunkCache::default();
+        // Whole texts: the chunks the rows name fetched in batches, not a round trip each.
+        let ahead = Ahead::new(self, rows.iter().filter_map(|r| r.opt_int(15).ok().flatten()));
         rows.iter()
             .map(|r| {
                 let texts = match bound {
                     Some(bound) => texts::within_of_row(r, 10, self, bound)?,
-                    None => texts::of_row(r, 10, &mut cache, self)?,
+                    None => texts::of_row(r, 10, &mut cache, &ahead)?,
                 };
                 StepRow::from_row(r, texts)
             })
@@ -135,13 +138,10 @@ impl Pg {
     /// The edits of a run (or of one step) with their texts.
     pub(super) fn edit_texts(&self, run_id: i64, step: Option<i64>) -> Result<Vec<EditText>, StoreError> {
         let rows = self.rows(&format!("SELECT {EDIT_TEXT} FROM edits {}", edits_of(step)), &[&run_id, &step])?;
+        let edits = rows.iter().map(|r| EditText::from_row(r)).collect::<Result<Vec<_>, _>>()?;
+        let ahead = Ahead::new(self, edits.iter().filter_map(|(_, place)| place.chunk_id()));
         let mut cache = texts::ChunkCache::default();
-        rows.iter()
-            .map(|r| {
-                let (edit, place) = EditText::from_row(r)?;
-                edit.filled(place, &mut cache, self)
-            })
-            .collect()
+        edits.into_iter().map(|(edit, place)| edit.filled(place, &mut cache, &ahead)).collect()
     }
 
     /// The evaluation `id` (its verdict), with the tests of `tests_from` when another evaluation

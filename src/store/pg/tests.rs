@@ -146,6 +146,38 @@ fn stepping_through_a_run_reads_each_step_as_sqlite_does_in_one_round_trip() {
     assert!(trips <= 12 + 2, "{trips} round trips for 12 steps, one of them with an edit");
 }
 
+/// A run in full (`show`) names a chunk every step or two: its texts come as SQLite gives them,
+/// the chunks fetched in batches rather than a round trip each.
+#[test]
+fn a_long_run_in_full_reads_its_chunks_in_batches() {
+    use super::Cells;
+    let Some((_db, url)) = database() else { return };
+    // Observations larger than a chunk: each step's texts a chunk of their own.
+    let obs = |i: usize| (0..5_000).map(|j| format!("line {i}.{j} of a long output\n")).collect::<String>();
+    let steps = 70;
+    let run = Run {
+        instance_id: "long".into(),
+        format: Some(Format::SweAgent),
+        steps: (0..steps).map(|i| step(&format!("thought {i}"), "ls", &obs(i))).collect(),
+        ..Run::default()
+    };
+    let parsed = Parsed { runs: vec![run], ..Parsed::default() };
+    let mut sqlite = ok(Store::open_in_memory());
+    ok(sqlite.write_source(&record("/l.traj", &[5; 32]), &parsed));
+    ok(ok(Store::connect(&url)).write_source(&record("/l.traj", &[5; 32]), &parsed));
+    let pg = ok(Pg::open_read_only(&url));
+    let id = ok(sqlite.resolve_run("long"));
+    let chunks = pg.one("SELECT count(*) FROM text_chunks", &[]).and_then(|r| r.int(0));
+    assert!(ok(chunks) >= steps as i64, "a chunk a step");
+    let before = pg.trips.get();
+    let detail = ok(crate::store::backend::Reads::run_detail(&pg, id, None));
+    let trips = pg.trips.get() - before;
+    assert_eq!(detail.to_json(), ok(sqlite.run_detail(id, None)).to_json());
+    // About 17 statements for the run's rows (19 with the chunks one at a time: 87), and one a
+    // batch of 64 chunks.
+    assert!(trips <= 21, "{trips} round trips for a run of {steps} chunks");
+}
+
 /// A run's format stored under a name this trajan does not know is an error naming it, as on
 /// SQLite; a run without a format is not written.
 #[test]
