@@ -275,7 +275,9 @@ impl StepSink for Channel<'_> {
         {
             f();
         }
-        self.along.step(&step, how, edits.clone());
+        if self.along.wants() {
+            self.along.step(&step, how, edits.clone());
+        }
         self.dirs.step(&step);
         !self.cancel.load(Ordering::Relaxed) && self.tx.send(Piece::Step(step, edits)).is_ok()
     }

@@ -93,18 +93,32 @@ fn finish_runs(doc: &mut Document, recs: Vec<Reconstructor>) -> Vec<Reconstructe
 /// [`reconstruct`] reads the file again.
 #[derive(Default)]
 pub struct Alongside {
-    runs: Vec<(Option<String>, Reconstructor)>,
+    /// Per run: the submission assumed and its reconstruction; `None` once it cannot hold (not
+    /// mini-swe-agent's, whose steps have no working directory, or a step that has one), so no
+    /// work is spent on it.
+    runs: Vec<Option<(Option<String>, Reconstructor)>>,
 }
 
 impl Alongside {
     /// A run begins (its head, as the reader hands it over).
     pub fn begin(&mut self, run: &Run) {
-        self.runs.push((run.submission.clone(), reconstructor(run, &[])));
+        let mini = run.format == Some(crate::model::Format::MiniSweAgent);
+        self.runs.push(mini.then(|| (run.submission.clone(), reconstructor(run, &[]))));
+    }
+
+    /// Whether the run begun last is still reconstructed as its steps come (a caller need not
+    /// keep their edits for it otherwise).
+    pub fn wants(&self) -> bool {
+        matches!(self.runs.last(), Some(Some(_)))
     }
 
     /// The next step of the run begun last, as [`StepSink::step`] gets it.
     pub fn step(&mut self, step: &Step, how: Exec, edits: Vec<Edit>) {
-        if let Some((_, rec)) = self.runs.last_mut() {
+        let Some(last) = self.runs.last_mut() else { return };
+        if step.working_dir.is_some() {
+            *last = None;
+        }
+        if let Some((_, rec)) = last {
             rec.step(step, how, edits);
         }
     }
@@ -116,8 +130,9 @@ impl Alongside {
         let held = self.runs.len() == runs.len()
             && dirs.0.len() == runs.len()
             && dirs.0.iter().all(Vec::is_empty)
-            && self.runs.iter().zip(runs).all(|((assumed, _), run)| *assumed == run.submission);
-        held.then(|| finish_runs(doc, self.runs.into_iter().map(|(_, rec)| rec).collect()))
+            && self.runs.iter().zip(runs).all(|(along, run)| along.as_ref().is_some_and(|(s, _)| *s == run.submission));
+        let recs = self.runs.into_iter().map(|along| along.map(|(_, rec)| rec));
+        held.then(|| finish_runs(doc, recs.flatten().collect()))
     }
 }
 
