@@ -260,13 +260,11 @@ struct Channel<'a> {
     after_first: Option<fn()>,
     /// The shell edits reconstructed as the steps come, when that holds (`replay::Alongside`).
     along: Alongside,
-    dirs: Dirs,
 }
 
 impl StepSink for Channel<'_> {
     fn begin(&mut self, run: &Run) -> bool {
         self.along.begin(run);
-        self.dirs.begin();
         !self.cancel.load(Ordering::Relaxed) && self.tx.send(Piece::Begin(run.clone())).is_ok()
     }
     fn step(&mut self, step: Step, edits: Vec<Edit>, how: Exec) -> bool {
@@ -278,7 +276,6 @@ impl StepSink for Channel<'_> {
         if self.along.wants() {
             self.along.step(&step, how, edits.clone());
         }
-        self.dirs.step(&step);
         !self.cancel.load(Ordering::Relaxed) && self.tx.send(Piece::Step(step, edits)).is_ok()
     }
 }
@@ -319,14 +316,8 @@ fn live(store: &mut Store, path: &Path, opts: &Options, on: &(dyn Fn(Event) + Sy
             }
         });
         scope.spawn(|| {
-            let mut sink = Channel {
-                tx,
-                cancel,
-                first: &first,
-                after_first: opts.after_first,
-                along: Alongside::default(),
-                dirs: Dirs::default(),
-            };
+            let mut sink =
+                Channel { tx, cancel, first: &first, after_first: opts.after_first, along: Alongside::default() };
             // A panic (a bug) ends the read like bad input: the pipeline reads the file whole,
             // and says what went wrong if it fails too.
             // As a stream: its first steps reach the screen at once, where the slices would wait
@@ -334,7 +325,7 @@ fn live(store: &mut Store, path: &Path, opts: &Options, on: &(dyn Fn(Event) + Sy
             let stream = || {
                 let mut read = read::read_as(path, &mut sink, &bytes, None);
                 let along = std::mem::take(&mut sink.along);
-                let done = read.as_mut().ok().and_then(|doc| along.finish(doc, &sink.dirs));
+                let done = read.as_mut().ok().and_then(|doc| along.finish(doc));
                 (read, done)
             };
             let (read, done) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(stream))

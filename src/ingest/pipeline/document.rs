@@ -52,7 +52,7 @@ pub fn streamed(path: &Path, i: usize, tx: &SyncSender<(usize, Piece)>) -> Optio
     let ended = match read {
         Err(ReadError::Stopped) if sink.declined => Err(ReadError::Whole("a SWE-agent document")),
         Ok(_) if sink.runs == 0 => Err(ReadError::Whole("the document began no run")),
-        Ok(mut doc) => match std::mem::take(&mut sink.along).finish(&mut doc, &sink.dirs) {
+        Ok(mut doc) => match std::mem::take(&mut sink.along).finish(&mut doc) {
             Some(done) => Ok((doc, done)),
             None => replay::reconstruct(path, &mut doc, &sink.dirs, &AtomicBool::new(false), &mut |_| {})
                 .map(|done| (doc, done)),

@@ -87,10 +87,10 @@ fn finish_runs(doc: &mut Document, recs: Vec<Reconstructor>) -> Vec<Reconstructe
 
 /// The shell edits reconstructed during the first reading, on what each run says as it begins:
 /// its submission when the document gives it before the steps (mini-swe-agent's `info` comes
-/// first), and no working directory. When the document's end says the same (the submission,
-/// and no step with a working directory), the reconstruction had the inputs the second reading
-/// would give it, in the same order, and the second reading is spared; otherwise
-/// [`reconstruct`] reads the file again.
+/// first), and no working directory. When that holds (the document's end gives the same
+/// submission, and no step had a working directory), the reconstruction had the inputs the
+/// second reading would give it, in the same order, and the second reading is spared;
+/// otherwise [`reconstruct`] reads the file again.
 #[derive(Default)]
 pub struct Alongside {
     /// Per run: the submission assumed and its reconstruction; `None` once it cannot hold (not
@@ -125,11 +125,9 @@ impl Alongside {
 
     /// The runs' edits, as [`reconstruct`] would make them, when what each run's reconstruction
     /// assumed holds; `None` when the file must be read again.
-    pub fn finish(self, doc: &mut Document, dirs: &Dirs) -> Option<Vec<Reconstructed>> {
+    pub fn finish(self, doc: &mut Document) -> Option<Vec<Reconstructed>> {
         let runs = &doc.ending.parsed.runs;
         let held = self.runs.len() == runs.len()
-            && dirs.0.len() == runs.len()
-            && dirs.0.iter().all(Vec::is_empty)
             && self.runs.iter().zip(runs).all(|(along, run)| along.as_ref().is_some_and(|(s, _)| *s == run.submission));
         let recs = self.runs.into_iter().map(|along| along.map(|(_, rec)| rec));
         held.then(|| finish_runs(doc, recs.flatten().collect()))

@@ -34,6 +34,42 @@ pub(super) fn step(thought: &str, action: &str, observation: &str) -> Step {
     Step { thought: thought.into(), action: action.into(), observation: observation.into(), ..Step::default() }
 }
 
+/// An applied `str_replace` of `a` by `b` in `path` at `step`.
+fn a_to_b(step: usize, path: &str) -> Edit {
+    Edit {
+        step: Some(step),
+        path: path.into(),
+        kind: EditKind::StrReplace,
+        status: EditStatus::Applied,
+        old_text: Some("a".into()),
+        new_text: Some("b".into()),
+        diff: Some("-a\n+b\n".into()),
+        lint_codes: Vec::new(),
+        trace: Default::default(),
+    }
+}
+
+/// A run `name` of `steps` steps whose observations are `lines` numbered lines each, with
+/// `edits`, written to SQLite and to the database at `url`: the SQLite store, the PostgreSQL one
+/// opened read-only, and the run's id.
+fn written_to_both(url: &PgUrl, name: &str, steps: usize, lines: usize, edits: Vec<Edit>) -> (Store, Pg, i64) {
+    let obs = |i: usize| (0..lines).map(|j| format!("line {i}.{j} of the output\n")).collect::<String>();
+    let run = Run {
+        instance_id: name.into(),
+        format: Some(Format::SweAgent),
+        steps: (0..steps).map(|i| step(&format!("thought {i}"), "ls", &obs(i))).collect(),
+        edits,
+        ..Run::default()
+    };
+    let parsed = Parsed { runs: vec![run], ..Parsed::default() };
+    let path = format!("/{name}.traj");
+    let mut sqlite = ok(Store::open_in_memory());
+    ok(sqlite.write_source(&record(&path, &[2; 32]), &parsed));
+    ok(ok(Store::connect(url)).write_source(&record(&path, &[2; 32]), &parsed));
+    let id = ok(sqlite.resolve_run(name));
+    (sqlite, ok(Pg::open_read_only(url)), id)
+}
+
 /// Runs whose texts hold what tokenizers disagree on, a NUL, a step larger than a piece of
 /// terms, and an edit.
 fn runs() -> Parsed {
@@ -52,17 +88,7 @@ fn runs() -> Parsed {
         history: vec![Message { role: "system".into(), content: "You are \0 an agent".into(), extra: None }],
         ..Run::default()
     };
-    first.edits.push(Edit {
-        step: Some(0),
-        path: "pkg/__init__.py".into(),
-        kind: EditKind::StrReplace,
-        status: EditStatus::Applied,
-        old_text: Some("a".into()),
-        new_text: Some("b".into()),
-        diff: Some("-a\n+b\n".into()),
-        lint_codes: Vec::new(),
-        trace: Default::default(),
-    });
+    first.edits.push(a_to_b(0, "pkg/__init__.py"));
     let outcome = TestOutcome {
         instance_id: "inst\0ance-1".into(),
         format: Some(Format::SwebenchReport),
@@ -108,30 +134,7 @@ fn stepping_through_a_run_reads_each_step_as_sqlite_does_in_one_round_trip() {
     use crate::store::backend::Browse;
     let Some((_db, url)) = database() else { return };
     // Observations of about 50 KB: a few steps to a chunk.
-    let obs = |i: usize| (0..2_000).map(|j| format!("line {i}.{j} of the output\n")).collect::<String>();
-    let mut run = Run {
-        instance_id: "steps".into(),
-        format: Some(Format::SweAgent),
-        steps: (0..12).map(|i| step(&format!("thought {i}"), "ls", &obs(i))).collect(),
-        ..Run::default()
-    };
-    run.edits.push(Edit {
-        step: Some(5),
-        path: "a.py".into(),
-        kind: EditKind::StrReplace,
-        status: EditStatus::Applied,
-        old_text: Some("a".into()),
-        new_text: Some("b".into()),
-        diff: Some("-a\n+b\n".into()),
-        lint_codes: Vec::new(),
-        trace: Default::default(),
-    });
-    let parsed = Parsed { runs: vec![run], ..Parsed::default() };
-    let mut sqlite = ok(Store::open_in_memory());
-    ok(sqlite.write_source(&record("/s.traj", &[2; 32]), &parsed));
-    ok(ok(Store::connect(&url)).write_source(&record("/s.traj", &[2; 32]), &parsed));
-    let pg = ok(Pg::open_read_only(&url));
-    let id = ok(sqlite.resolve_run("steps"));
+    let (sqlite, pg, id) = written_to_both(&url, "steps", 12, 2_000, vec![a_to_b(5, "a.py")]);
     // The statements prepared.
     assert_eq!(ok(Browse::step_body(&pg, id, 5)).edits.len(), 1);
     let before = pg.trips.get();
@@ -153,20 +156,8 @@ fn a_long_run_in_full_reads_its_chunks_in_batches() {
     use super::Cells;
     let Some((_db, url)) = database() else { return };
     // Observations larger than a chunk: each step's texts a chunk of their own.
-    let obs = |i: usize| (0..5_000).map(|j| format!("line {i}.{j} of a long output\n")).collect::<String>();
     let steps = 70;
-    let run = Run {
-        instance_id: "long".into(),
-        format: Some(Format::SweAgent),
-        steps: (0..steps).map(|i| step(&format!("thought {i}"), "ls", &obs(i))).collect(),
-        ..Run::default()
-    };
-    let parsed = Parsed { runs: vec![run], ..Parsed::default() };
-    let mut sqlite = ok(Store::open_in_memory());
-    ok(sqlite.write_source(&record("/l.traj", &[5; 32]), &parsed));
-    ok(ok(Store::connect(&url)).write_source(&record("/l.traj", &[5; 32]), &parsed));
-    let pg = ok(Pg::open_read_only(&url));
-    let id = ok(sqlite.resolve_run("long"));
+    let (sqlite, pg, id) = written_to_both(&url, "long", steps, 5_500, Vec::new());
     let chunks = pg.one("SELECT count(*) FROM text_chunks", &[]).and_then(|r| r.int(0));
     assert!(ok(chunks) >= steps as i64, "a chunk a step");
     let before = pg.trips.get();
