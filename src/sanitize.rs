@@ -66,24 +66,56 @@ fn clean_into(text: &str, out: &mut String, sequences: bool) {
 }
 
 /// Byte offset of the first character that is not copied as it is, if any. Scans bytes: only
-/// ASCII controls and a few UTF-8 lead bytes can start one.
+/// ASCII controls and a few UTF-8 lead bytes can start one. Blocks of [`LANES`] bytes with none
+/// that might ([`maybe_dirty`]: a test the compiler runs on a whole block at once) are passed
+/// over; the others are scanned a byte at a time.
 fn first_dirty(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
     // End of the last variation selector seen: one starting there follows another.
     let mut selector_end = usize::MAX;
-    for (i, &b) in text.as_bytes().iter().enumerate() {
+    let blocks = bytes.chunks_exact(LANES);
+    let tail = blocks.remainder().len();
+    for (n, block) in blocks.enumerate() {
+        if block.iter().fold(false, |any, &b| any | maybe_dirty(b)) {
+            let at = n * LANES;
+            if let Some(found) = scan(text, at..at + LANES, &mut selector_end) {
+                return found;
+            }
+        }
+    }
+    scan(text, bytes.len() - tail..bytes.len(), &mut selector_end).unwrap_or(None)
+}
+
+/// Bytes tested at once by [`first_dirty`].
+const LANES: usize = 32;
+
+/// Whether byte `b` may start a character that is not copied as it is: a control other than
+/// newline and tab, DEL, or a lead byte of a character from U+0080 on (a superset of those
+/// [`scan`] looks at).
+#[inline]
+fn maybe_dirty(b: u8) -> bool {
+    (b < 0x20 && b != b'\n' && b != b'\t') | (b == 0x7f) | (b >= 0xc2)
+}
+
+/// [`first_dirty`] over the bytes `range` of `text`: `Some(answer)` once it is known (a dirty
+/// character, or a character that cannot be read), `None` to go on.
+fn scan(text: &str, range: std::ops::Range<usize>, selector_end: &mut usize) -> Option<Option<usize>> {
+    let start = range.start;
+    for (k, &b) in text.as_bytes().get(range)?.iter().enumerate() {
+        let i = start + k;
         match b {
             b'\n' | b'\t' => {}
-            0..0x20 | 0x7f => return Some(i),
+            0..0x20 | 0x7f => return Some(Some(i)),
             // Lead bytes of C1 controls, U+061C, U+20xx, U+FExx and the tag plane.
             0xc2 | 0xd8 | 0xe2 | 0xef | 0xf3 => {
-                let c = text.get(i..).and_then(|t| t.chars().next())?;
+                let Some(c) = text.get(i..).and_then(|t| t.chars().next()) else { return Some(None) };
                 if is_variation_selector(c) {
-                    if i == selector_end {
-                        return Some(i);
+                    if i == *selector_end {
+                        return Some(Some(i));
                     }
-                    selector_end = i + c.len_utf8();
+                    *selector_end = i + c.len_utf8();
                 } else if is_control(c) || is_invisible_format(c) || is_line_separator(c) || is_tag(c) {
-                    return Some(i);
+                    return Some(Some(i));
                 }
             }
             _ => {}

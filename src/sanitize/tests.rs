@@ -105,3 +105,42 @@ fn clean_stretches_between_sequences_are_copied_whole() {
     let text = format!("{long}\u{1b}[1m{long}\u{7}{long}");
     assert_eq!(sanitize(&text), format!("{long}{long}\u{2407}{long}"));
 }
+
+/// The byte-at-a-time scan [`first_dirty`] passes clean blocks over for.
+fn first_dirty_bytewise(text: &str) -> Option<usize> {
+    let mut selector_end = usize::MAX;
+    scan(text, 0..text.len(), &mut selector_end).unwrap_or(None)
+}
+
+#[test]
+fn clean_blocks_passed_over_find_what_a_byte_at_a_time_finds() {
+    // Characters that are, may look as if they were, or are not dirty, at every offset across
+    // the edges of the blocks tested at once, alone, in pairs (a variation selector after
+    // another only counts when they touch) and with a newline or tab beside them.
+    let marks = [
+        "\u{1b}", "\u{7f}", "\u{9b}", "\u{61c}", "\u{200b}", "\u{2028}", "\u{feff}", "\u{fe0f}", "\u{e0041}",
+        "é", "€", "😀", "\u{fe0f}\u{fe0f}", "\u{fe0f}a\u{fe0f}", "\n", "\t", "\r", "\u{0}",
+    ];
+    let mut checked = 0;
+    for len in [0, 1, 31, 32, 33, 63, 64, 65, 100] {
+        let base = "x".repeat(len);
+        for mark in marks {
+            for other in ["", "\n", "\u{fe0f}", "é"] {
+                for at in 0..=len {
+                    for gap in [0, 1, 31, 32] {
+                        let mut text = base.clone();
+                        text.insert_str(at, mark);
+                        let second = (at + mark.len() + gap).min(text.len());
+                        text.insert_str(second, other);
+                        assert_eq!(first_dirty(&text), first_dirty_bytewise(&text), "{text:?}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 10_000);
+    // A text with nothing dirty in its blocks but its tail.
+    let tail = format!("{}\u{1b}", "y".repeat(64));
+    assert_eq!(first_dirty(&tail), Some(64));
+}

@@ -16,6 +16,11 @@ use crate::label::{Label, Source};
 use crate::model::{Edit, FailedScope, Message, Parsed, Run, Step, StepFlags};
 use std::collections::HashMap;
 
+
+/// KiB of database pages a connection keeps in memory unless told otherwise
+/// ([`LiveWrites::limit_cache`]).
+pub const CACHE_KIB: i64 = 128_000;
+
 /// Every part of the interface: what a backend is.
 pub trait Backend:
     Admin + Writes + LiveWrites + Reads + Browse + Search + Labels + Notes + Exports + Tables + Send
@@ -156,8 +161,8 @@ pub trait LiveWrites {
     fn live_abandon(&mut self, lw: LiveWrite) -> Result<(), StoreError>;
 
     /// Hold at most about `kib` KiB of database pages in memory on this connection (a writer
-    /// that must stay small while a large file goes through it); nothing where the server
-    /// holds the pages.
+    /// that must stay small while a large file goes through it; [`CACHE_KIB`] by default);
+    /// nothing where the server holds the pages.
     fn limit_cache(&self, kib: i64) -> Result<(), StoreError>;
 }
 

@@ -1,64 +1,81 @@
-//! A large JSON document (a mini-swe-agent `.traj.json` of at least
-//! [`Options::stream_bytes`](super::Options)) read a step at a time on its worker
-//! (`stream_doc::read`, as `trajan FILE` reads it) and written as it is read: the worker hands
-//! the writer each run as it begins and its steps in pieces of [`STEPS_PER_PIECE`], which the
-//! writer writes into the unit's one transaction (`Store::live_begin`, never committed before
-//! the end) while the worker parses on. The shell edits are reconstructed as the steps come
-//! when the document gives the submission before its steps (`replay::Alongside`: mini-swe-agent
-//! writes `info` first); otherwise, once the document is read, the worker reads it a second
-//! time for them (`stream_doc::replay`) while the writer finishes the steps. The writer then
-//! ends the write with the document's end and every edit. The database ends as the
-//! whole-file path leaves it (`tests/open_file.rs` compares them). A document the step reader
-//! does not take or stops on (another format, bad JSON, Python's `NaN`, a file cut mid-write)
-//! is rolled back and read whole, as a smaller file is; nothing of it is committed before its
-//! end, so a failure leaves the database as it was (a version stored before included).
+//! A large JSON document (a `.traj.json` or `.traj` of at least
+//! [`Options::stream_bytes`](super::Options)) written as it is read: the worker hands the writer
+//! each run as it begins and its steps in pieces of [`STEPS_PER_PIECE`], which the writer writes
+//! and indexes into the unit's one transaction (`Store::live_begin`, never committed before the
+//! end) while the worker reads on. The writer then ends the write with the document's end and
+//! every edit. The database ends as the whole-file path leaves it (`tests/open_file.rs` and
+//! `tests/ingest_big.rs` compare them). A document this path does not take or stops on (another
+//! format, bad JSON, Python's `NaN`, a file cut mid-write) is rolled back and read whole, as a
+//! smaller file is; nothing of it is committed before its end, so a failure leaves the database
+//! as it was (a version stored before included).
 //!
-//! Only mini-swe-agent documents are taken: a SWE-agent document is read whole. Measured on the
-//! 220 MB file of `bench ingest --big swe-agent`, the step reader (twice, for the shell edits,
-//! as a stream) cost 5.4 s of CPU against the whole read's 2.6 s (which parses the text in
-//! place, borrowing its strings), and the write took 8.4 s against 5.0 s. A big mini-swe-agent
-//! document is parsed from slices (`stream_doc::sliced`); docs/BENCHMARKS.md has the figures.
+//! - A mini-swe-agent document is read from disk a step at a time (`stream_doc::read`, as
+//!   `trajan FILE` reads it; parsed from slices, `stream_doc::sliced`). Its shell edits are
+//!   reconstructed as the steps come when the document gives the submission before its steps
+//!   (`replay::Alongside`: mini-swe-agent writes `info` first); otherwise, once the document is
+//!   read, the worker reads it a second time for them (`stream_doc::replay`).
+//! - A SWE-agent document is read into memory, as the whole-file path reads it (its text parsed
+//!   in place, borrowing its strings: half the CPU of the step reader from disk), and its steps
+//!   are handed over as they are built. Its submission and working directories come after its
+//!   steps, so the steps are kept, shared with the writer, until the end, then replayed into the
+//!   reconstruction (`replay::Held`): memory holds what a whole read holds.
 
 use super::piece::{DocPiece, Piece};
 use crate::analysis::reconstruct::Exec;
-use crate::ingest::stream_doc::read;
-use crate::ingest::stream_doc::replay::{self, Alongside, Dirs};
+use crate::ingest::detect::{self, Detected};
+use crate::ingest::source::{self, Unit};
+use crate::ingest::stream_doc::read::{self, Document};
+use crate::ingest::stream_doc::replay::{self, Alongside, Dirs, Held};
 use crate::ingest::stream_doc::{ReadError, StepSink};
+use crate::ingest::{decode, swe_agent};
 use crate::model::{Edit, Format, Run, Step};
-use std::path::Path;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::mpsc::SyncSender;
 
 /// Steps handed to the writer at a time.
 const STEPS_PER_PIECE: usize = 64;
 
-/// Read `path`, unit `i`, a step at a time and hand it over, once the writer is on it: whether
-/// the writer is still there, or `None` when the file is for the whole-file path (what was
-/// handed over is taken back first).
-pub fn streamed(path: &Path, i: usize, tx: &SyncSender<(usize, Piece)>) -> Option<bool> {
-    let mut sink = Pieces {
-        tx,
-        i,
-        dirs: Dirs::default(),
-        along: Alongside::default(),
-        steps: Vec::new(),
-        runs: 0,
-        declined: false,
-    };
+/// Read `unit` (a file), unit `i`, a step at a time and hand it over, once the writer is on it:
+/// whether the writer is still there, or `None` when the file is for the whole-file path (what
+/// was handed over is taken back first). `max_document`: the largest file read into memory.
+pub fn streamed(unit: &Unit, i: usize, tx: &SyncSender<(usize, Piece)>, max_document: u64) -> Option<bool> {
+    let path = &unit.path;
+    // A SWE-agent document says so in its first member, before anything is read from it that
+    // would be read again (a mini-swe-agent document's skim).
+    let mut peek = Peek(None);
+    if let Err(ReadError::Stopped) = read::read_as(path, &mut peek, &AtomicU64::new(0), None)
+        && peek.0 == Some(Format::SweAgent)
+    {
+        return held(unit, i, tx, max_document);
+    }
+    let mut sink = Pieces::new(tx, i, Replay::Along(Dirs::default(), Alongside::default()));
     let read = read::read(path, &mut sink, &AtomicU64::new(0));
     if !sink.flush() {
         return Some(false);
     }
     let ended = match read {
-        Err(ReadError::Stopped) if sink.declined => Err(ReadError::Whole("a SWE-agent document")),
+        Err(ReadError::Stopped) if sink.declined && sink.runs == 0 => return held(unit, i, tx, max_document),
         Ok(_) if sink.runs == 0 => Err(ReadError::Whole("the document began no run")),
-        Ok(mut doc) => match std::mem::take(&mut sink.along).finish(&mut doc) {
-            Some(done) => Ok((doc, done)),
-            None => replay::reconstruct(path, &mut doc, &sink.dirs, &AtomicBool::new(false), &mut |_| {})
-                .map(|done| (doc, done)),
+        Ok(mut doc) => match sink.replay {
+            Replay::Along(dirs, along) => match along.finish(&mut doc) {
+                Some(done) => Ok((doc, done)),
+                None => replay::reconstruct(path, &mut doc, &dirs, &AtomicBool::new(false), &mut |_| {})
+                    .map(|done| (doc, done)),
+            },
+            Replay::Held(_) => Err(ReadError::Whole("steps kept for a document read from disk")),
         },
         Err(e) => Err(e),
     };
+    end(ended, i, tx)
+}
+
+/// Hand over the end of a document read to its end, or take back what was handed over.
+fn end(
+    ended: Result<(Document, Vec<crate::analysis::reconstruct::Reconstructed>), ReadError>,
+    i: usize,
+    tx: &SyncSender<(usize, Piece)>,
+) -> Option<bool> {
     match ended {
         Ok((doc, done)) => Some(tx.send((i, Piece::Doc(DocPiece::End(Box::new(doc), done)))).is_ok()),
         // The writer has gone.
@@ -70,44 +87,143 @@ pub fn streamed(path: &Path, i: usize, tx: &SyncSender<(usize, Piece)>) -> Optio
     }
 }
 
-/// The worker's sink: runs and pieces of steps to the writer, the working directories kept for
-/// the second reading.
+/// A SWE-agent document (the step reader declined it before handing anything over): read into
+/// memory as the whole-file path reads it, its steps handed over as they are built and kept
+/// for the reconstruction at the end. Text the whole-file path would read otherwise (not UTF-8,
+/// not told as SWE-agent's by `detect`, an error it may recover from) goes to it.
+fn held(unit: &Unit, i: usize, tx: &SyncSender<(usize, Piece)>, max_document: u64) -> Option<bool> {
+    let loaded = source::load(unit.clone(), max_document).ok()?;
+    let (path, bytes) = loaded.files.first()?;
+    let mut warnings = Vec::new();
+    let text = decode(path, bytes, &mut warnings);
+    if !warnings.is_empty() {
+        return None;
+    }
+    let mut sink = Pieces::new(tx, i, Replay::Held(Held::default()));
+    // The whole-file path's detection, on the other core while the steps are read: a document
+    // it tells as another format's is its to read.
+    let (read, detected) = std::thread::scope(|scope| {
+        let detected = scope.spawn(|| detect::detect(&detect::shape(&text), &text));
+        let read = swe_agent::read(path, &text, &mut sink, Pieces::restart);
+        (read, detected.join().ok())
+    });
+    if !sink.flush() {
+        return Some(false);
+    }
+    let read = match detected {
+        Some(Detected::Format(Format::SweAgent)) => read,
+        _ => Err(ReadError::Whole("not told as a SWE-agent trajectory")),
+    };
+    let (size, hash) = (loaded.size, loaded.hash);
+    // The text goes before the reconstruction: memory then holds the steps, as a whole read's.
+    drop(text);
+    drop(loaded);
+    let ended = read.and_then(|ending| {
+        let mut doc = Document { format: Format::SweAgent, ending, size, hash };
+        match sink.replay {
+            Replay::Held(held) => held.replay(&mut doc).map(|done| (doc, done)),
+            Replay::Along(..) => None,
+        }
+        .ok_or(ReadError::Whole("the runs read are not those the document ends with"))
+    });
+    end(ended, i, tx)
+}
+
+/// A sink that stops at the first run, keeping its format.
+struct Peek(Option<Format>);
+
+impl StepSink for Peek {
+    fn begin(&mut self, run: &Run) -> bool {
+        self.0 = run.format;
+        false
+    }
+    fn step(&mut self, _step: Step, _edits: Vec<Edit>, _how: Exec) -> bool {
+        false
+    }
+}
+
+/// How a document's shell edits are reconstructed.
+enum Replay {
+    /// As the steps come when the document allows it, else by a second reading; with the
+    /// working directories kept for it.
+    Along(Dirs, Alongside),
+    /// From the steps kept, once the document is read.
+    Held(Held),
+}
+
+/// The worker's sink: runs and pieces of steps to the writer, and what the reconstruction needs.
 struct Pieces<'a> {
     tx: &'a SyncSender<(usize, Piece)>,
     i: usize,
-    dirs: Dirs,
-    /// The shell edits, reconstructed as the steps come (the second reading spared when that holds).
-    along: Alongside,
+    replay: Replay,
     steps: Vec<Step>,
     /// Runs begun.
     runs: usize,
-    /// The document is not for this path (SWE-agent: see the module): nothing was handed over.
+    /// The document is not for this reading (a SWE-agent document read from disk): nothing was
+    /// handed over.
     declined: bool,
+    /// The writer has gone.
+    gone: bool,
 }
 
-impl Pieces<'_> {
+impl<'a> Pieces<'a> {
+    fn new(tx: &'a SyncSender<(usize, Piece)>, i: usize, replay: Replay) -> Pieces<'a> {
+        Pieces { tx, i, replay, steps: Vec::new(), runs: 0, declined: false, gone: false }
+    }
+
     /// Hand over the steps gathered; false when the writer has gone.
     fn flush(&mut self) -> bool {
-        self.steps.is_empty()
-            || self.tx.send((self.i, Piece::Doc(DocPiece::Steps(std::mem::take(&mut self.steps))))).is_ok()
+        if self.gone || self.steps.is_empty() {
+            return !self.gone;
+        }
+        let piece: Arc<[Step]> = std::mem::take(&mut self.steps).into();
+        if let Replay::Held(held) = &mut self.replay {
+            held.keep(piece.clone());
+        }
+        self.gone = self.tx.send((self.i, Piece::Doc(DocPiece::Steps(piece)))).is_err();
+        !self.gone
+    }
+
+    /// Take back what was handed over: the document is read again from its start.
+    fn restart(&mut self) {
+        self.steps.clear();
+        self.runs = 0;
+        if let Replay::Held(held) = &mut self.replay {
+            *held = Held::default();
+        }
+        self.gone = self.gone || self.tx.send((self.i, Piece::Doc(DocPiece::Retract))).is_err();
     }
 }
 
 impl StepSink for Pieces<'_> {
     fn begin(&mut self, run: &Run) -> bool {
-        if run.format != Some(Format::MiniSweAgent) {
-            self.declined = true;
+        if !self.flush() {
             return false;
         }
-        self.dirs.begin();
-        self.along.begin(run);
+        match &mut self.replay {
+            Replay::Along(..) if run.format != Some(Format::MiniSweAgent) => {
+                self.declined = true;
+                return false;
+            }
+            Replay::Along(dirs, along) => {
+                dirs.begin();
+                along.begin(run);
+            }
+            Replay::Held(held) => held.begin(),
+        }
         self.runs += 1;
-        self.flush() && self.tx.send((self.i, Piece::Doc(DocPiece::Run(Box::new(run.clone()))))).is_ok()
+        self.gone = self.tx.send((self.i, Piece::Doc(DocPiece::Run(Box::new(run.clone()))))).is_err();
+        !self.gone
     }
 
     fn step(&mut self, step: Step, edits: Vec<Edit>, how: Exec) -> bool {
-        self.along.step(&step, how, edits);
-        self.dirs.step(&step);
+        match &mut self.replay {
+            Replay::Along(dirs, along) => {
+                along.step(&step, how, edits);
+                dirs.step(&step);
+            }
+            Replay::Held(held) => held.step(&step, how, edits),
+        }
         self.steps.push(step);
         self.steps.len() < STEPS_PER_PIECE || self.flush()
     }

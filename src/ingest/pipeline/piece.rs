@@ -5,6 +5,7 @@ use crate::error::IngestError;
 use crate::ingest::Outcome;
 use crate::ingest::stream_doc::read::Document;
 use crate::model::{Format, Parsed, Run, Step};
+use std::sync::Arc;
 
 /// What a worker hands the writer about one unit.
 pub enum Piece {
@@ -35,8 +36,9 @@ pub enum Work {
 pub enum DocPiece {
     /// A run begins (the first opens the unit's write).
     Run(Box<Run>),
-    /// The next steps of the run begun last.
-    Steps(Vec<Step>),
+    /// The next steps of the run begun last (shared with a worker that keeps them for the
+    /// reconstruction, `replay::Held`).
+    Steps(Arc<[Step]>),
     /// The document read to its end, and its runs' edits reconstructed: the write ends.
     End(Box<Document>, Vec<Reconstructed>),
     /// The step reader stopped: what was written is rolled back; the unit comes again whole.

@@ -133,7 +133,7 @@ fn stepwise(shared: &Shared<'_>, i: usize, unit: &Unit, tx: &SyncSender<(usize, 
     }
     // The writer writes this unit's pieces as they come, not after the units before it.
     shared.wait_written(i);
-    match document::streamed(path, i, tx) {
+    match document::streamed(unit, i, tx, shared.opts.max_document) {
         Some(alive) => alive,
         None => tx.send((i, Piece::Whole(whole(unit.clone(), shared.known, shared.opts)))).is_ok(),
     }

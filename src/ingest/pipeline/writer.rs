@@ -15,6 +15,7 @@ use crate::ingest::Outcome;
 use crate::ingest::source::{self, Unit};
 use crate::ingest::stream_doc::replay;
 use crate::model::{Format, Parsed};
+use crate::store::backend::CACHE_KIB;
 use crate::store::{LiveWrite, SourceRecord, SourceWrite, Store};
 use std::time::{Duration, Instant};
 
@@ -34,6 +35,9 @@ struct Open {
     /// Input written since the last part was committed.
     uncommitted: u64,
 }
+
+/// KiB of database pages the writer keeps while it writes a document as it is read.
+const LIVE_CACHE_KIB: i64 = 16 * 1024;
 
 /// A document being written as it is read.
 struct Doc {
@@ -183,6 +187,9 @@ impl<'a> Writer<'a> {
                     let key = source::key(&unit.path);
                     let format = run.format.map_or("unknown", |f| f.name());
                     let note = format!("{}: the ingest of this file did not finish", unit.path.display());
+                    // Its writes append (steps, chunks, index segments in order): a small
+                    // cache writes as fast, and memory holds the document being read instead.
+                    let _ = self.store.limit_cache(LIVE_CACHE_KIB);
                     self.doc = Some(match self.store.live_begin(&key, unit.kind.name(), format, &note) {
                         Ok(lw) => Doc { lw: Some(lw), error: None },
                         Err(source) => {
@@ -202,6 +209,7 @@ impl<'a> Writer<'a> {
                 false
             }
             DocPiece::End(doc, done) => {
+                let _ = self.store.limit_cache(CACHE_KIB);
                 let (path, size, format) = (unit.path.clone(), doc.size, doc.format);
                 let result = match self.doc.take() {
                     Some(Doc { lw: Some(lw), .. }) => {
@@ -238,6 +246,7 @@ impl<'a> Writer<'a> {
 
     /// Roll back the document being written, if any: nothing of it was committed.
     fn retract(&mut self) {
+        let _ = self.store.limit_cache(CACHE_KIB);
         if let Some(Doc { lw: Some(lw), .. }) = self.doc.take() {
             self.store.live_interrupt(lw);
         }

@@ -12,6 +12,7 @@ use crate::ingest::source::UnitKind;
 use crate::model::{Edit, Run, Step};
 use crate::store::{LiveWrite, SourceRecord, Store, WriteStats};
 use std::path::Path;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Each run's working directories, in the order its steps met them (the roots of its
@@ -131,6 +132,83 @@ impl Alongside {
             && self.runs.iter().zip(runs).all(|(along, run)| along.as_ref().is_some_and(|(s, _)| *s == run.submission));
         let recs = self.runs.into_iter().map(|along| along.map(|(_, rec)| rec));
         held.then(|| finish_runs(doc, recs.flatten().collect()))
+    }
+}
+
+/// The steps of a document read from memory and written as they are read, kept (shared with
+/// the writer) until the document's end gives each run's submission and working directories;
+/// then replayed into the reconstruction as a second reading would ([`reconstruct`]) give them,
+/// without one. Memory holds the steps as a whole read (`Collect`) holds them.
+#[derive(Default)]
+pub struct Held {
+    runs: Vec<HeldRun>,
+    dirs: Dirs,
+}
+
+#[derive(Default)]
+struct HeldRun {
+    /// The steps, as handed to the writer.
+    pieces: Vec<Arc<[Step]>>,
+    /// Per step: how its action ran and the adapter's edits.
+    how: Vec<(Exec, Vec<Edit>)>,
+    /// Pieces trimmed to what the reconstruction reads.
+    trimmed: usize,
+}
+
+impl Held {
+    /// A run begins (after the pieces of the run before it were kept).
+    pub fn begin(&mut self) {
+        self.runs.push(HeldRun::default());
+        self.dirs.begin();
+    }
+
+    /// The next step of the run begun last, as [`StepSink::step`] gets it (the step itself
+    /// comes with its piece, [`Held::keep`]).
+    pub fn step(&mut self, step: &Step, how: Exec, edits: Vec<Edit>) {
+        self.dirs.step(step);
+        if let Some(run) = self.runs.last_mut() {
+            run.how.push((how, edits));
+        }
+    }
+
+    /// Steps of the run begun last, as handed to the writer. The pieces the writer is done with
+    /// keep only what the reconstruction reads of a step (its action, observation and working
+    /// directory): a SWE-agent step's prompt repeats its observation, and the document's text
+    /// is still in memory until it is read.
+    pub fn keep(&mut self, piece: Arc<[Step]>) {
+        let Some(run) = self.runs.last_mut() else { return };
+        run.pieces.push(piece);
+        while let Some(written) = run.pieces.get_mut(run.trimmed).and_then(Arc::get_mut) {
+            for step in written {
+                let Step { action, observation, working_dir, .. } = std::mem::take(step);
+                *step = Step { action, observation, working_dir, ..Step::default() };
+            }
+            run.trimmed += 1;
+        }
+    }
+
+    /// The runs' edits, reconstructed from the steps kept; `None` when the document's end does
+    /// not name the runs begun.
+    pub fn replay(self, doc: &mut Document) -> Option<Vec<Reconstructed>> {
+        let runs = &doc.ending.parsed.runs;
+        if self.runs.len() != runs.len()
+            || self.runs.iter().any(|r| r.pieces.iter().map(|p| p.len()).sum::<usize>() != r.how.len())
+        {
+            return None;
+        }
+        let recs = runs
+            .iter()
+            .zip(&self.dirs.0)
+            .zip(self.runs)
+            .map(|((run, dirs), held)| {
+                let mut rec = reconstructor(run, dirs);
+                for (step, (how, edits)) in held.pieces.iter().flat_map(|p| p.iter()).zip(held.how) {
+                    rec.step(step, how, edits);
+                }
+                rec
+            })
+            .collect();
+        Some(finish_runs(doc, recs))
     }
 }
 

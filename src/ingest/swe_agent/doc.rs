@@ -11,7 +11,7 @@ use super::{History, RunSteps, StepIn, model_name, run_fields, run_head, task_of
 use crate::error::IngestError;
 use crate::ingest::file_name::instance_from_file_name;
 use crate::ingest::json::{i64_field, maybe_nested_json};
-use crate::ingest::stream_doc::{Collect, Ending, Halt, Halted, ReadError, StepSink};
+use crate::ingest::stream_doc::{Ending, Halt, Halted, ReadError, StepSink};
 use crate::model::Parsed;
 use serde::Deserialize;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -155,12 +155,13 @@ impl SweDoc {
     }
 }
 
-/// Parse a document held in memory: its prompt messages are slices of `text`. `skip_top` skips
-/// the top-level trajectory (see [`super::parse`]).
-pub fn parse_text(path: &Path, text: &str, skip_top: bool) -> Result<Parsed, ReadError> {
+/// Read a document held in memory (its prompt messages are slices of `text`), its steps handed
+/// to `sink` as they are built; what it says at its end. `skip_top` skips the top-level
+/// trajectory (see [`super::read`]).
+pub fn read_text(path: &Path, text: &str, skip_top: bool, sink: &mut dyn StepSink) -> Result<Ending, ReadError> {
     struct Top<'a> {
         doc: &'a mut SweDoc,
-        sink: &'a mut Collect,
+        sink: &'a mut dyn StepSink,
     }
     impl<'de> Visitor<'de> for Top<'_> {
         type Value = ();
@@ -176,14 +177,12 @@ pub fn parse_text(path: &Path, text: &str, skip_top: bool) -> Result<Parsed, Rea
     }
     let mut doc = SweDoc::new(path, None, None);
     doc.skip_top = skip_top;
-    let mut sink = Collect::default();
     let mut de = serde_json::Deserializer::from_str(text);
-    let read = de.deserialize_map(Top { doc: &mut doc, sink: &mut sink }).and_then(|()| de.end());
+    let read = de.deserialize_map(Top { doc: &mut doc, sink }).and_then(|()| de.end());
     if let Err(e) = read {
         return Err(doc.halted.error(path, e));
     }
-    let ending = doc.finish().map_err(ReadError::Invalid)?;
-    Ok(sink.finish(ending))
+    doc.finish().map_err(ReadError::Invalid)
 }
 
 /// A `trajectory` list: each step built once the next is read, and handed to the sink. Its

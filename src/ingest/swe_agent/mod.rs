@@ -14,7 +14,7 @@ use crate::analysis::reconstruct::Exec;
 use crate::analysis::{edits, markers};
 use crate::error::IngestError;
 use crate::ingest::json::{content_text, f64_field, i64_field, str_field};
-use crate::ingest::stream_doc::ReadError;
+use crate::ingest::stream_doc::{Collect, Ending, ReadError, StepSink};
 use crate::model::{EditStatus, Format, Message, Parsed, QueryDelta, QueryMessage, Run, Step, StepFlags, Task};
 use serde::Deserialize;
 use serde_json::Value;
@@ -68,16 +68,30 @@ fn lenient_string<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::E
 /// Parse a whole file: the document is read as [`doc::SweDoc`] reads it from disk, its steps
 /// collected in memory.
 pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
-    match doc::parse_text(path, text, false) {
-        // A top-level `trajectory` before a RetryAgent's `attempts`: read again without it (the
-        // attempts are the runs).
-        Err(ReadError::Whole(_)) => doc::parse_text(path, text, true),
-        other => other,
-    }
-    .map_err(|e| match e {
+    let mut sink = Collect::default();
+    let ending = read(path, text, &mut sink, |sink| *sink = Collect::default()).map_err(|e| match e {
         ReadError::Invalid(e) => e,
         ReadError::Stopped | ReadError::Whole(_) => IngestError::shape(path, "SWE-agent: unexpected layout"),
-    })
+    })?;
+    Ok(sink.finish(ending))
+}
+
+/// Read a whole file's text a step at a time into `sink`; what the document says at its end.
+/// A top-level `trajectory` before a RetryAgent's `attempts` is read again without it (the
+/// attempts are the runs): `restart` first makes the sink forget the steps it was handed.
+pub fn read<S: StepSink>(
+    path: &Path,
+    text: &str,
+    sink: &mut S,
+    restart: impl FnOnce(&mut S),
+) -> Result<Ending, ReadError> {
+    match doc::read_text(path, text, false, sink) {
+        Err(ReadError::Whole(_)) => {
+            restart(sink);
+            doc::read_text(path, text, true, sink)
+        }
+        other => other,
+    }
 }
 
 /// The model of a replay config: `agent.model.name`, or for a RetryAgent config

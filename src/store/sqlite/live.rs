@@ -10,7 +10,9 @@
 //! steps), so a failed replacement leaves neither.
 
 use super::Sqlite;
-use super::write::{BlobWriter, insert_edits, insert_history, insert_run_row, insert_steps, with_run_fields};
+use super::write::{
+    BlobWriter, StepTexts, insert_edits, insert_history, insert_run_row, insert_steps, with_run_fields,
+};
 use crate::error::StoreError;
 use crate::model::{Edit, Parsed, Run, Step, StepFlags};
 use crate::store::backend::{LiveWrites, Writes};
@@ -39,6 +41,7 @@ impl LiveWrites for Sqlite {
     /// A run begins: its row, with what is known before its steps. Its id.
     fn live_run(&mut self, lw: &mut LiveWrite, run: &Run) -> Result<i64, StoreError> {
         self.live_tx(lw)?;
+        self.settle_texts()?;
         let w = &mut lw.w;
         let id = match w.old_ids.get(&run_key(run)) {
             Some(&kept) => kept,
@@ -60,13 +63,21 @@ impl LiveWrites for Sqlite {
         let Some(run) = lw.runs.last_mut() else {
             return Err(StoreError::Inconsistent("steps written before their run".into()));
         };
+        if self.open_texts.as_ref().is_some_and(|t| t.run_id != run.id) {
+            self.settle_texts()?;
+        }
         let mut blobs = BlobWriter { tx: &self.conn, committed: &self.blob_ids, new_blobs: &mut lw.w.new_blobs };
         let packer = texts::Packer::ready(&mut self.packer)?;
-        let ids = insert_steps(&self.conn, run.id, run.counts.steps, steps, &mut blobs, packer)?;
+        let open = self.open_texts.get_or_insert_with(|| StepTexts::new(run.id, packer));
+        let ids = insert_steps(&self.conn, run.id, run.counts.steps, steps, &mut blobs, open, packer)?;
         // Indexed in the same transaction: a document written as it is read leaves the writer's
         // thread idle most of the time, and the texts are in hand (no pass reads them back).
         super::search_index::index_steps(&self.conn, &ids, steps)?;
-        insert_edits(&self.conn, run.id, edits, packer)?;
+        if !edits.is_empty() {
+            // The edits' texts go through the same packer, after the steps'.
+            self.settle_texts()?;
+            insert_edits(&self.conn, run.id, edits, texts::Packer::ready(&mut self.packer)?)?;
+        }
         run.counts.add(RunCounts::of(steps.len(), edits));
         run.changed = true;
         lw.w.stats.steps += steps.len();
@@ -78,6 +89,7 @@ impl LiveWrites for Sqlite {
         if !lw.open {
             return Ok(());
         }
+        self.settle_texts()?;
         for run in lw.runs.iter_mut().filter(|r| r.changed) {
             self.conn.execute(
                 "UPDATE runs SET step_count = ?2, edit_count = ?3, rejected_count = ?4 WHERE id = ?1",
@@ -146,6 +158,14 @@ impl LiveWrites for Sqlite {
 }
 
 impl Sqlite {
+    /// Write the step texts still on their way into chunks, and their rows.
+    fn settle_texts(&mut self) -> Result<(), StoreError> {
+        match self.open_texts.take() {
+            Some(open) => open.finish(&self.conn, texts::Packer::ready(&mut self.packer)?),
+            None => Ok(()),
+        }
+    }
+
     fn live_tx(&mut self, lw: &mut LiveWrite) -> Result<(), StoreError> {
         if !lw.open {
             self.conn.execute_batch("BEGIN IMMEDIATE")?;
@@ -164,6 +184,7 @@ impl Sqlite {
         fill: &mut dyn FnMut(usize, usize, &mut Edit) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
         self.live_tx(lw)?;
+        self.settle_texts()?;
         lw.check_ending(&ending)?;
         // The edits written with the steps go; all of them come again, in the order (and so
         // with the ids) a whole write gives them.

@@ -45,6 +45,9 @@ pub struct Sqlite {
     writer: OnceCell<Box<Sqlite>>,
     /// Compresses step texts (made on the first write, then reused).
     packer: Option<texts::Packer>,
+    /// The step texts of the run a live write wrote last, still on their way into chunks
+    /// (`LiveWrites::live_steps`); written before the transaction commits.
+    open_texts: Option<write::StepTexts>,
     /// A batch of sources is open ([`super::backend::Writes::begin_batch`]).
     batch: bool,
     /// The source being written whose earlier parts are committed (`commit_part`).
@@ -87,6 +90,7 @@ impl Sqlite {
             path,
             writer: OnceCell::new(),
             packer: None,
+            open_texts: None,
             batch: false,
             parted: None,
             pending_index: Cell::new(false),

@@ -86,7 +86,7 @@ fn is_busy(e: &rusqlite::Error) -> bool {
 /// Settings of this connection only (nothing is written to the file).
 fn connection_pragmas(conn: &Connection) -> Result<(), StoreError> {
     conn.pragma_update(None, "foreign_keys", "ON")?;
-    conn.pragma_update(None, "cache_size", -128_000)?;
+    conn.pragma_update(None, "cache_size", -crate::store::backend::CACHE_KIB)?;
     conn.pragma_update(None, "temp_store", "MEMORY")?;
     Ok(())
 }

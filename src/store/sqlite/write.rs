@@ -142,6 +142,7 @@ impl Writes for Sqlite {
     /// Abandon an open source write: nothing of it is kept (inside a batch, the sources
     /// committed to the batch before it are kept).
     fn rollback_source(&mut self) {
+        self.open_texts = None;
         if !self.conn.is_autocommit() {
             let undo = if self.batch { "ROLLBACK TO source; RELEASE source" } else { "ROLLBACK" };
             if self.conn.execute_batch(undo).is_err() && !self.conn.is_autocommit() {
@@ -369,7 +370,9 @@ fn insert_run(tx: &Connection, run: &Run, w: RunWrite<'_>) -> Result<i64, StoreE
     let run_id = insert_run_row(tx, source_id, id, run, RunCounts::of(run.steps.len(), &run.edits))?;
     let mut blobs = BlobWriter { tx, committed, new_blobs };
     insert_history(tx, run_id, &run.history, &mut blobs)?;
-    insert_steps(tx, run_id, 0, &run.steps, &mut blobs, packer)?;
+    let mut texts = StepTexts::new(run_id, packer);
+    insert_steps(tx, run_id, 0, &run.steps, &mut blobs, &mut texts, packer)?;
+    texts.finish(tx, packer)?;
     // The search index takes the run in a later pass (store::search_index).
     if !run.steps.is_empty() {
         tx.prepare_cached("INSERT OR IGNORE INTO search_pending (run_id) VALUES (?1)")?.execute([run_id])?;
@@ -450,13 +453,16 @@ pub(super) fn insert_history(
 }
 
 /// Steps of a run, the first of them numbered `first`: their rows, texts (compressed in chunks
-/// of these steps) and prompt parts. Their ids, in order; the search index is the caller's.
+/// of these steps, pushed to `texts`: the rows of texts whose chunks are not written yet come
+/// with a later call or [`StepTexts::finish`]) and prompt parts. Their ids, in order; the search
+/// index is the caller's.
 pub(super) fn insert_steps(
     tx: &Connection,
     run_id: i64,
     first: usize,
     steps: &[Step],
     blobs: &mut BlobWriter<'_>,
+    texts: &mut StepTexts,
     packer: &mut texts::Packer,
 ) -> Result<Vec<i64>, StoreError> {
     let mut step_stmt = tx.prepare_cached(
@@ -465,7 +471,6 @@ pub(super) fn insert_steps(
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
     )?;
     let mut part_stmt = tx.prepare_cached("INSERT INTO query_parts (step_id, pos, blob_id) VALUES (?1, ?2, ?3)")?;
-    let mut texts = ChunkWriter::new(tx, run_id, packer);
     let mut step_ids = Vec::with_capacity(steps.len());
     for (i, s) in steps.iter().enumerate() {
         let idx = first + i;
@@ -487,9 +492,7 @@ pub(super) fn insert_steps(
         ])?;
         let step_id = tx.last_insert_rowid();
         step_ids.push(step_id);
-        if !texts.push(texts::step_fields(s))? {
-            insert_plain_texts(tx, step_id, s)?;
-        }
+        texts.push(tx, packer, step_id, s)?;
         if let Some(q) = &s.query {
             for (i, m) in q.append.iter().enumerate() {
                 let blob = blobs.prompt(m)?;
@@ -497,16 +500,60 @@ pub(super) fn insert_steps(
             }
         }
     }
-    let mut stmt = tx.prepare_cached(
-        "INSERT INTO step_texts (step_id, action, thought, observation, chunk_id, chunk_at)
-         VALUES (?1, '', '', '', ?2, ?3)",
-    )?;
-    for (step_id, place) in step_ids.iter().zip(texts.finish()?) {
-        if let Some((chunk_id, at)) = place {
-            stmt.execute(params![step_id, chunk_id, at])?;
-        }
-    }
+    texts.rows(tx)?;
     Ok(step_ids)
+}
+
+/// A run's step texts on their way into chunks: the packer compresses on its own thread, and a
+/// step's row in `step_texts` (which names its chunk) is written once its chunk is. A document
+/// written as it is read keeps one open across its pieces, so the writer never waits for the
+/// last chunk of a piece, and the chunks are those a whole write makes.
+pub(super) struct StepTexts {
+    pub(super) run_id: i64,
+    chunks: ChunkWriter,
+    /// The step of each record pushed, in push order.
+    ids: Vec<i64>,
+    /// Records whose rows are written (or need none).
+    written: usize,
+}
+
+impl StepTexts {
+    pub(super) fn new(run_id: i64, packer: &mut texts::Packer) -> StepTexts {
+        StepTexts { run_id, chunks: ChunkWriter::new(run_id, packer), ids: Vec::new(), written: 0 }
+    }
+
+    fn push(&mut self, tx: &Connection, packer: &mut texts::Packer, step_id: i64, s: &Step) -> Result<(), StoreError> {
+        self.ids.push(step_id);
+        if !self.chunks.push(tx, packer, texts::step_fields(s))? {
+            insert_plain_texts(tx, step_id, s)?;
+        }
+        Ok(())
+    }
+
+    /// Write the rows of the steps whose chunks are written.
+    fn rows(&mut self, tx: &Connection) -> Result<(), StoreError> {
+        let mut stmt = tx.prepare_cached(
+            "INSERT INTO step_texts (step_id, action, thought, observation, chunk_id, chunk_at)
+             VALUES (?1, '', '', '', ?2, ?3)",
+        )?;
+        while let (Some(place), Some(step_id)) = (self.chunks.places.get(self.written), self.ids.get(self.written)) {
+            match *place {
+                Place::Waiting => break,
+                Place::Plain => {}
+                Place::At(chunk_id, at) => {
+                    stmt.execute(params![step_id, chunk_id, at])?;
+                }
+            }
+            self.written += 1;
+        }
+        Ok(())
+    }
+
+    /// Write the last chunks and every row left.
+    pub(super) fn finish(mut self, tx: &Connection, packer: &mut texts::Packer) -> Result<(), StoreError> {
+        self.chunks.finish(tx, packer)?;
+        self.rows(tx)
+    }
 }
 
 /// Edits of a run, in the order given; their bulky texts in chunks of their own
@@ -517,13 +564,17 @@ pub(super) fn insert_edits(
     edits: &[Edit],
     packer: &mut texts::Packer,
 ) -> Result<(), StoreError> {
-    let mut chunks = ChunkWriter::new(tx, run_id, packer);
+    let mut chunks = ChunkWriter::new(run_id, packer);
     let hunks: Vec<Option<String>> = edits.iter().map(texts::hunks_json).collect();
     let mut plain = Vec::with_capacity(edits.len());
     for (e, hunks) in edits.iter().zip(&hunks) {
-        plain.push(!chunks.push(texts::edit_fields(e, hunks.as_deref()))?);
+        plain.push(!chunks.push(tx, packer, texts::edit_fields(e, hunks.as_deref()))?);
     }
-    let places = chunks.finish()?;
+    chunks.finish(tx, packer)?;
+    let places = chunks.places.into_iter().map(|p| match p {
+        Place::At(chunk_id, at) => Some((chunk_id, at)),
+        Place::Waiting | Place::Plain => None,
+    });
     let mut edit_stmt = tx.prepare_cached(
         "INSERT INTO edits (run_id, step_idx, path, kind, status, old_text, new_text, diff, lint_codes,
                             certainty, command, checked_at, shown, undone_at, hunks, partial, chunk_id, chunk_at)
@@ -558,53 +609,67 @@ pub(super) fn insert_edits(
     Ok(())
 }
 
-/// Packs a run's step or edit texts into compressed chunks ([`texts::Packer`]), writes the
-/// chunks, and says where each record went; a record whose texts do not fit is left to be stored
-/// plainly (`None`).
-struct ChunkWriter<'t> {
-    tx: &'t Connection,
-    run_id: i64,
-    packer: &'t mut texts::Packer,
-    /// Where each record pushed so far is: (chunk id, byte in the decompressed chunk).
-    places: Vec<Option<(i64, u32)>>,
+/// Where a record pushed to the packer is.
+#[derive(Debug, Clone, Copy)]
+enum Place {
+    /// In a chunk not written yet.
+    Waiting,
+    /// Not in a chunk: it has no text, or its texts do not fit a record (stored plainly).
+    Plain,
+    /// Chunk id, and byte in the decompressed chunk.
+    At(i64, u32),
 }
 
-impl<'t> ChunkWriter<'t> {
-    fn new(tx: &'t Connection, run_id: i64, packer: &'t mut texts::Packer) -> ChunkWriter<'t> {
+/// Packs a run's step or edit texts into compressed chunks ([`texts::Packer`]), writes the
+/// chunks, and says where each record went.
+struct ChunkWriter {
+    run_id: i64,
+    /// Where each record pushed so far is, in push order.
+    places: Vec<Place>,
+}
+
+impl ChunkWriter {
+    fn new(run_id: i64, packer: &mut texts::Packer) -> ChunkWriter {
         packer.clear();
-        ChunkWriter { tx, run_id, packer, places: Vec::new() }
+        ChunkWriter { run_id, places: Vec::new() }
     }
 
-    /// Push the next record; false when it does not fit a record (store it plainly) or has no
-    /// text at all.
-    fn push(&mut self, fields: texts::Fields<'_>) -> Result<bool, StoreError> {
+    /// Push the next record, and write the chunks compressed meanwhile; false when it does not
+    /// fit a record (store it plainly) or has no text at all.
+    fn push(
+        &mut self,
+        tx: &Connection,
+        packer: &mut texts::Packer,
+        fields: texts::Fields<'_>,
+    ) -> Result<bool, StoreError> {
         let index = self.places.len();
-        self.places.push(None);
         if fields.iter().all(Option::is_none) || !texts::fits(&fields) {
+            self.places.push(Place::Plain);
             return Ok(false);
         }
-        for chunk in self.packer.push(index, fields)? {
-            self.write(chunk)?;
+        self.places.push(Place::Waiting);
+        for chunk in packer.push(index, fields)? {
+            self.write(tx, chunk)?;
         }
         Ok(true)
     }
 
-    /// Write the last chunk; where each record is, in push order.
-    fn finish(mut self) -> Result<Vec<Option<(i64, u32)>>, StoreError> {
-        for chunk in self.packer.finish()? {
-            self.write(chunk)?;
+    /// Write the last chunks.
+    fn finish(&mut self, tx: &Connection, packer: &mut texts::Packer) -> Result<(), StoreError> {
+        for chunk in packer.finish()? {
+            self.write(tx, chunk)?;
         }
-        Ok(self.places)
+        Ok(())
     }
 
-    fn write(&mut self, chunk: texts::Chunk) -> Result<(), StoreError> {
-        let mut stmt = self.tx.prepare_cached("INSERT INTO text_chunks (run_id, body) VALUES (?1, ?2)")?;
+    fn write(&mut self, tx: &Connection, chunk: texts::Chunk) -> Result<(), StoreError> {
+        let mut stmt = tx.prepare_cached("INSERT INTO text_chunks (run_id, body) VALUES (?1, ?2)")?;
         stmt.execute(params![self.run_id, chunk.body])?;
         stmt.clear_bindings();
-        let chunk_id = self.tx.last_insert_rowid();
+        let chunk_id = tx.last_insert_rowid();
         for (index, at) in chunk.records {
             let place = self.places.get_mut(index).ok_or_else(|| StoreError::Encode("lost a record".into()))?;
-            *place = Some((chunk_id, at));
+            *place = Place::At(chunk_id, at);
         }
         Ok(())
     }
