@@ -336,6 +336,33 @@ fn mini_shell_edits(steps: usize) -> Doc {
     ]
 }
 
+/// A SWE-agent 1.1 run that edits a file with `sed -i` early and shows it with `cat`, its
+/// submission (which seeds the file's lines) in `info` after the trajectory: the shell edits are
+/// reconstructed once the document is read, from steps written long before.
+fn swe_shell_edits(steps: usize) -> Doc {
+    let patch =
+        "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1,3 +1,3 @@\n a = 1\n-b = old\n+b = new\n c = 3\n";
+    let mut trajectory = Vec::new();
+    for i in 0..steps {
+        let (action, out) = match i {
+            10 => ("sed -i 's/old/new/' x.py".to_string(), String::new()),
+            12 => ("cat x.py".to_string(), "a = 1\nb = new\nc = 3\n".to_string()),
+            // Contradicted by the next view: what it showed is kept with the edit.
+            14 => ("sed -i 's/c = 3/c = 4/' x.py".to_string(), String::new()),
+            15 => ("cat x.py".to_string(), "a = 1\nb = new\nc = 3\n".to_string()),
+            _ => (format!("ls dir{i}"), format!("f{i}.py\n")),
+        };
+        trajectory.push(json!({"action": action, "observation": out, "thought": format!("step {i}"),
+            "response": format!("step {i}\n\n```\n{action}\n```"), "execution_time": 0.1,
+            "state": {"open_file": "n/a", "working_dir": "/testbed"}}));
+    }
+    vec![
+        ("trajectory", Value::Array(trajectory)),
+        ("history", json!([{"role": "system", "content": "sys"}, {"role": "user", "content": "the task"}])),
+        ("info", json!({"swe_agent_version": "1.1.0", "exit_status": "submitted", "submission": patch})),
+    ]
+}
+
 /// The document with its `info` member moved to the front (where mini-swe-agent writes it).
 fn info_first(mut doc: Doc) -> Doc {
     doc.sort_by_key(|(key, _)| *key != "info");
@@ -419,6 +446,7 @@ fn what_a_step_needs_from_later_in_the_file_is_the_same_as_a_whole_read() {
     let files = [
         write(dir.path(), "gen__swe0x-1.traj", &swe_agent_0x(23)),
         write(dir.path(), "gen__swe11-1.traj", &swe_agent_11(30)),
+        write(dir.path(), "gen__swe11-2.traj", &swe_shell_edits(400)),
         write(dir.path(), "gen__mini-1.traj.json", &mini_info_last(21)),
         write(dir.path(), "gen__retry-1.traj", &retry_agent(true)),
         // The top-level trajectory before the attempts: only a whole read can leave it out.
@@ -804,7 +832,15 @@ fn ingest_writes_a_big_document_as_it_reads_it_into_the_database_a_whole_read_gi
     must(std::fs::write(&cut, &whole[..whole.find("thought 7").unwrap_or(whole.len() / 2)]), "write");
     let nan = dir.path().join("gen__nan-1.traj");
     must(std::fs::write(&nan, whole.replacen("\"thought 3\"", "NaN", 1)), "write");
-    files.extend([cut, nan]);
+    // A SWE-agent trajectory that also has the members of an ATIF one: the whole-file path's
+    // detection decides, as for a smaller file.
+    let mut atif = swe_agent_11(6);
+    atif.extend([
+        ("schema_version", json!("ATIF-v1.2")),
+        ("agent", json!({"name": "x", "version": "1"})),
+        ("steps", json!([])),
+    ]);
+    files.extend([cut, nan, write(dir.path(), "gen__atif-1.traj", &atif)]);
     for (n, file) in files.iter().enumerate() {
         let name = file.display().to_string();
         let (a, b) = (dir.path().join(format!("steps{n}.db")), dir.path().join(format!("whole{n}.db")));
@@ -812,9 +848,9 @@ fn ingest_writes_a_big_document_as_it_reads_it_into_the_database_a_whole_read_gi
             (ingest_with(&a, std::slice::from_ref(file), 0), ingest_with(&b, std::slice::from_ref(file), u64::MAX));
         assert_eq!(results(&stepwise), results(&read_whole), "{name}");
         assert_eq!(read_whole.stepwise, 0, "{name}");
-        // The files the step reader takes were written as they were read; the rest read whole.
-        // SWE-agent documents are read whole (`pipeline::document` says why).
-        let taken = name.contains("mini-swe-agent-1") || name.contains("gen__mini");
+        // The files the step reader takes were written as they were read (a SWE-agent document
+        // read into memory first, `pipeline::document`); the rest read whole.
+        let taken = !["mini-swe-agent-0", "gen__cut", "gen__nan", "gen__atif"].iter().any(|n| name.contains(n));
         assert_eq!(stepwise.stepwise, usize::from(taken), "{name}: written as it was read?");
         assert_same(&dump(&a), &dump(&b), &name);
         // Again: unchanged, nothing read.

@@ -299,3 +299,6 @@ impl Spill for TempSpill {
         String::from_utf8(bytes).map_err(std::io::Error::other)
     }
 }
+
+#[cfg(test)]
+mod tests;

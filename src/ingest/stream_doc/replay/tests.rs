@@ -1,0 +1,68 @@
+use super::*;
+use crate::ingest::swe_agent;
+use crate::model::Format;
+use serde_json::json;
+
+/// Keeps the steps as the ingest's worker keeps a SWE-agent document's, each piece's writer done
+/// with it at once: every step is trimmed to what the reconstruction reads as soon as it is kept.
+struct Kept(Held);
+
+impl StepSink for Kept {
+    fn begin(&mut self, _run: &Run) -> bool {
+        self.0.begin();
+        true
+    }
+    fn step(&mut self, step: Step, edits: Vec<Edit>, how: Exec) -> bool {
+        self.0.step(&step, how, edits);
+        self.0.keep(Arc::from(vec![step]));
+        true
+    }
+}
+
+/// A SWE-agent 1.1 run that edits a file with `sed -i`, shows it with `cat` (the second view
+/// contradicts the second edit), and edits another with the editor tool; the submission, which
+/// seeds the file's lines, comes after the steps.
+fn document() -> String {
+    let patch = "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1,3 +1,3 @@\n a = 1\n-b = old\n+b = new\n c = 3\n";
+    let steps: Vec<_> = (0..20)
+        .map(|i| {
+            let (action, observation) = match i {
+                3 => ("sed -i 's/old/new/' x.py".to_string(), String::new()),
+                5 => ("cat x.py".to_string(), "a = 1\nb = new\nc = 3\n".to_string()),
+                7 => ("sed -i 's/c = 3/c = 4/' x.py".to_string(), String::new()),
+                8 => ("cat x.py".to_string(), "a = 1\nb = new\nc = 3\n".to_string()),
+                9 => (
+                    "str_replace_editor str_replace /testbed/y.py --old_str 'p = 1' --new_str 'p = 2'".to_string(),
+                    "The file /testbed/y.py has been edited.".to_string(),
+                ),
+                _ => (format!("ls dir{i}"), format!("f{i}.py\n")),
+            };
+            json!({"action": action, "observation": observation, "thought": format!("step {i}"),
+                "response": format!("step {i}: {action}"), "state": {"open_file": "n/a", "working_dir": "/testbed"}})
+        })
+        .collect();
+    json!({"trajectory": steps, "history": [{"role": "system", "content": "sys"}, {"role": "user", "content": "task"}],
+        "info": {"exit_status": "submitted", "submission": patch}})
+    .to_string()
+}
+
+#[test]
+fn steps_kept_trimmed_once_written_give_the_edits_a_whole_read_gives() {
+    let (path, text) = (Path::new("gen__swe-1.traj"), document());
+    let whole = swe_agent::parse(path, &text).unwrap_or_else(|e| panic!("{e}"));
+    let mut kept = Kept(Held::default());
+    let ending = swe_agent::read(path, &text, &mut kept, |_| {}).unwrap_or_else(|e| panic!("{e:?}"));
+    let mut doc = Document { format: Format::SweAgent, ending, size: 0, hash: [0; 32] };
+    let Some(mut done) = kept.0.replay(&mut doc) else { panic!("the runs read are the document's") };
+    let run = &mut doc.ending.parsed.runs[0];
+    for (k, edit) in run.edits.iter_mut().enumerate() {
+        done[0].fill(k, edit).unwrap_or_else(|e| panic!("{e}"));
+    }
+    let shown = |edits: &[Edit]| edits.iter().map(|e| format!("{e:?}")).collect::<Vec<_>>();
+    assert_eq!(shown(&run.edits), shown(&whole.runs[0].edits));
+    let sure: Vec<_> = run.edits.iter().map(|e| e.trace.certainty).collect();
+    assert!(sure.contains(&Some(crate::model::Certainty::Verified)), "the view was read: {sure:?}");
+    assert!(sure.contains(&Some(crate::model::Certainty::Contradicted)), "{sure:?}");
+    // The shell edits (the editor's step is flagged by the adapter).
+    assert_eq!(done[0].edit_steps, [3, 7]);
+}
