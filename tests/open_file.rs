@@ -363,6 +363,23 @@ fn swe_shell_edits(steps: usize) -> Doc {
     ]
 }
 
+/// The document with its steps from `from` on in working directory `dir`, the first of them
+/// editing the submitted file there (which only a reconstruction that knew the folder from the
+/// start takes for the file the submission names).
+fn moved_to(mut doc: Doc, from: usize, dir: &str) -> Doc {
+    for (key, value) in &mut doc {
+        if let ("trajectory", Value::Array(steps)) = (*key, value) {
+            for step in steps.iter_mut().skip(from) {
+                step["state"]["working_dir"] = json!(dir);
+            }
+            if let Some(step) = steps.get_mut(from) {
+                step["action"] = json!("sed -i 's/a = 1/a = 2/' x.py");
+            }
+        }
+    }
+    doc
+}
+
 /// The document with its `info` member moved to the front (where mini-swe-agent writes it).
 fn info_first(mut doc: Doc) -> Doc {
     doc.sort_by_key(|(key, _)| *key != "info");
@@ -446,7 +463,6 @@ fn what_a_step_needs_from_later_in_the_file_is_the_same_as_a_whole_read() {
     let files = [
         write(dir.path(), "gen__swe0x-1.traj", &swe_agent_0x(23)),
         write(dir.path(), "gen__swe11-1.traj", &swe_agent_11(30)),
-        write(dir.path(), "gen__swe11-2.traj", &swe_shell_edits(400)),
         write(dir.path(), "gen__mini-1.traj.json", &mini_info_last(21)),
         write(dir.path(), "gen__retry-1.traj", &retry_agent(true)),
         // The top-level trajectory before the attempts: only a whole read can leave it out.
@@ -823,6 +839,10 @@ fn ingest_writes_a_big_document_as_it_reads_it_into_the_database_a_whole_read_gi
         write(dir.path(), "gen__mini-3.traj.json", &info_first(mini_shell_edits(40))),
         write(dir.path(), "gen__swe0x-1.traj", &swe_agent_0x(23)),
         write(dir.path(), "gen__swe11-1.traj", &swe_agent_11(30)),
+        write(dir.path(), "gen__swe11-2.traj", &swe_shell_edits(400)),
+        // A working directory met only after the first steps: the edits made as the steps came
+        // assumed the wrong roots, and the file is read a second time for them.
+        write(dir.path(), "gen__swe11-3.traj", &moved_to(swe_shell_edits(40), 30, "/elsewhere")),
         write(dir.path(), "gen__mini-1.traj.json", &mini_info_last(21)),
         write(dir.path(), "gen__retry-1.traj", &retry_agent(true)),
         write(dir.path(), "gen__retry-2.traj", &retry_agent(false)),

@@ -155,10 +155,13 @@ impl Reconstructed {
     }
 }
 
+/// The root relative paths are read from before any working directory (SWE-bench's checkout).
+pub const FIRST_ROOT: &str = "/testbed";
+
 impl Reconstructor {
     /// `working_dirs`: the steps' working directories, in step order (repeats are fine).
     pub fn new<'a>(submission: Option<&str>, working_dirs: impl IntoIterator<Item = &'a str>) -> Reconstructor {
-        let mut roots: Vec<String> = vec!["/testbed".to_string()];
+        let mut roots: Vec<String> = vec![FIRST_ROOT.to_string()];
         for wd in working_dirs {
             if !roots.iter().any(|r| r == wd) {
                 roots.push(wd.to_string());

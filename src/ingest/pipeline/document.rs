@@ -21,7 +21,7 @@
 //!   reconstruction (`replay::Held`): memory holds what a whole read holds.
 
 use super::piece::{DocPiece, Piece};
-use crate::analysis::reconstruct::Exec;
+use crate::analysis::reconstruct::{Exec, Reconstructed};
 use crate::ingest::detect::{self, Detected};
 use crate::ingest::source::{self, Unit};
 use crate::ingest::stream_doc::read::{self, Document};
@@ -29,6 +29,7 @@ use crate::ingest::stream_doc::replay::{self, Alongside, Dirs, Held};
 use crate::ingest::stream_doc::{ReadError, StepSink};
 use crate::ingest::{decode, swe_agent};
 use crate::model::{Edit, Format, Run, Step};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::mpsc::SyncSender;
@@ -49,7 +50,7 @@ pub fn streamed(unit: &Unit, i: usize, tx: &SyncSender<(usize, Piece)>, max_docu
     {
         return held(unit, i, tx, max_document);
     }
-    let mut sink = Pieces::new(tx, i, Replay::Along(Dirs::default(), Alongside::default()));
+    let mut sink = Pieces::new(tx, i, Replay::along(None));
     let read = read::read(path, &mut sink, &AtomicU64::new(0));
     if !sink.flush() {
         return Some(false);
@@ -57,22 +58,29 @@ pub fn streamed(unit: &Unit, i: usize, tx: &SyncSender<(usize, Piece)>, max_docu
     let ended = match read {
         Err(ReadError::Stopped) if sink.declined && sink.runs == 0 => return held(unit, i, tx, max_document),
         Ok(_) if sink.runs == 0 => Err(ReadError::Whole("the document began no run")),
-        Ok(mut doc) => match sink.replay {
-            Replay::Along(dirs, along) => match along.finish(&mut doc) {
-                Some(done) => Ok((doc, done)),
-                None => replay::reconstruct(path, &mut doc, &dirs, &AtomicBool::new(false), &mut |_| {})
-                    .map(|done| (doc, done)),
-            },
-            Replay::Held(_) => Err(ReadError::Whole("steps kept for a document read from disk")),
-        },
+        Ok(doc) => reconstructed(path, doc, sink.replay),
         Err(e) => Err(e),
     };
     end(ended, i, tx)
 }
 
+/// The document with its runs' shell edits, as `replay` makes them.
+fn reconstructed(path: &Path, mut doc: Document, replay: Replay) -> Result<(Document, Vec<Reconstructed>), ReadError> {
+    let done = match replay {
+        Replay::Along { dirs, along, .. } => match along.finish(&mut doc) {
+            Some(done) => done,
+            None => replay::reconstruct(path, &mut doc, &dirs, &AtomicBool::new(false), &mut |_| {})?,
+        },
+        Replay::Held(held) => {
+            held.replay(&mut doc).ok_or(ReadError::Whole("the runs read are not those the document ends with"))?
+        }
+    };
+    Ok((doc, done))
+}
+
 /// Hand over the end of a document read to its end, or take back what was handed over.
 fn end(
-    ended: Result<(Document, Vec<crate::analysis::reconstruct::Reconstructed>), ReadError>,
+    ended: Result<(Document, Vec<Reconstructed>), ReadError>,
     i: usize,
     tx: &SyncSender<(usize, Piece)>,
 ) -> Option<bool> {
@@ -88,9 +96,11 @@ fn end(
 }
 
 /// A SWE-agent document (the step reader declined it before handing anything over): read into
-/// memory as the whole-file path reads it, its steps handed over as they are built and kept
-/// for the reconstruction at the end. Text the whole-file path would read otherwise (not UTF-8,
-/// not told as SWE-agent's by `detect`, an error it may recover from) goes to it.
+/// memory as the whole-file path reads it, its steps handed over as they are built. Its shell
+/// edits are made as the steps come, on the submission its `info` gives
+/// (`swe_agent::submission_ahead`), or, for a document of RetryAgent attempts, from the steps
+/// kept until the end. Text the whole-file path would read otherwise (not UTF-8, not told as
+/// SWE-agent's by `detect`, an error it may recover from) goes to it.
 fn held(unit: &Unit, i: usize, tx: &SyncSender<(usize, Piece)>, max_document: u64) -> Option<bool> {
     let loaded = source::load(unit.clone(), max_document).ok()?;
     let (path, bytes) = loaded.files.first()?;
@@ -99,7 +109,11 @@ fn held(unit: &Unit, i: usize, tx: &SyncSender<(usize, Piece)>, max_document: u6
     if !warnings.is_empty() {
         return None;
     }
-    let mut sink = Pieces::new(tx, i, Replay::Held(Held::default()));
+    let replay = match swe_agent::submission_ahead(&text) {
+        Some(submission) => Replay::along(Some(submission)),
+        None => Replay::Held(Held::default()),
+    };
+    let mut sink = Pieces::new(tx, i, replay);
     // The whole-file path's detection, on the other core while the steps are read: a document
     // it tells as another format's is its to read.
     let (read, detected) = std::thread::scope(|scope| {
@@ -114,17 +128,12 @@ fn held(unit: &Unit, i: usize, tx: &SyncSender<(usize, Piece)>, max_document: u6
         Some(Detected::Format(Format::SweAgent)) => read,
         _ => Err(ReadError::Whole("not told as a SWE-agent trajectory")),
     };
-    let (size, hash) = (loaded.size, loaded.hash);
-    // The text goes before the reconstruction: memory then holds the steps, as a whole read's.
+    let (path, size, hash) = (path.clone(), loaded.size, loaded.hash);
+    // The text goes before the reconstruction ends: memory then holds at most the steps kept.
     drop(text);
     drop(loaded);
     let ended = read.and_then(|ending| {
-        let mut doc = Document { format: Format::SweAgent, ending, size, hash };
-        match sink.replay {
-            Replay::Held(held) => held.replay(&mut doc).map(|done| (doc, done)),
-            Replay::Along(..) => None,
-        }
-        .ok_or(ReadError::Whole("the runs read are not those the document ends with"))
+        reconstructed(&path, Document { format: Format::SweAgent, ending, size, hash }, sink.replay)
     });
     end(ended, i, tx)
 }
@@ -144,11 +153,18 @@ impl StepSink for Peek {
 
 /// How a document's shell edits are reconstructed.
 enum Replay {
-    /// As the steps come when the document allows it, else by a second reading; with the
-    /// working directories kept for it.
-    Along(Dirs, Alongside),
+    /// As the steps come when what the reconstruction assumes holds, else by a second reading
+    /// (the working directories kept for it). `assumed`: the submission read ahead
+    /// (SWE-agent), or `None`: each run's head gives it (mini-swe-agent).
+    Along { dirs: Dirs, along: Alongside, assumed: Option<Option<String>> },
     /// From the steps kept, once the document is read.
     Held(Held),
+}
+
+impl Replay {
+    fn along(assumed: Option<Option<String>>) -> Replay {
+        Replay::Along { dirs: Dirs::default(), along: Alongside::default(), assumed }
+    }
 }
 
 /// The worker's sink: runs and pieces of steps to the writer, and what the reconstruction needs.
@@ -188,9 +204,10 @@ impl<'a> Pieces<'a> {
     fn restart(&mut self) {
         self.steps.clear();
         self.runs = 0;
-        if let Replay::Held(held) = &mut self.replay {
-            *held = Held::default();
-        }
+        self.replay = match &self.replay {
+            Replay::Along { assumed, .. } => Replay::along(assumed.clone()),
+            Replay::Held(_) => Replay::Held(Held::default()),
+        };
         self.gone = self.gone || self.tx.send((self.i, Piece::Doc(DocPiece::Retract))).is_err();
     }
 }
@@ -201,13 +218,16 @@ impl StepSink for Pieces<'_> {
             return false;
         }
         match &mut self.replay {
-            Replay::Along(..) if run.format != Some(Format::MiniSweAgent) => {
+            Replay::Along { assumed: None, .. } if run.format != Some(Format::MiniSweAgent) => {
                 self.declined = true;
                 return false;
             }
-            Replay::Along(dirs, along) => {
+            Replay::Along { dirs, along, assumed } => {
                 dirs.begin();
-                along.begin(run);
+                match assumed {
+                    Some(submission) => along.begin_assuming(Some(submission.clone())),
+                    None => along.begin(run),
+                }
             }
             Replay::Held(held) => held.begin(),
         }
@@ -218,7 +238,7 @@ impl StepSink for Pieces<'_> {
 
     fn step(&mut self, step: Step, edits: Vec<Edit>, how: Exec) -> bool {
         match &mut self.replay {
-            Replay::Along(dirs, along) => {
+            Replay::Along { dirs, along, .. } => {
                 along.step(&step, how, edits);
                 dirs.step(&step);
             }

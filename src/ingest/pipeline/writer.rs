@@ -37,7 +37,7 @@ struct Open {
 }
 
 /// KiB of database pages the writer keeps while it writes a document as it is read.
-const LIVE_CACHE_KIB: i64 = 16 * 1024;
+const LIVE_CACHE_KIB: i64 = 2 * 1024;
 
 /// A document being written as it is read.
 struct Doc {

@@ -6,7 +6,7 @@
 
 use super::read::{self, Document};
 use super::{ReadError, StepSink};
-use crate::analysis::reconstruct::{Exec, Reconstructed, Reconstructor, Spill};
+use crate::analysis::reconstruct::{Exec, FIRST_ROOT, Reconstructed, Reconstructor, Spill};
 use crate::error::StoreError;
 use crate::ingest::source::UnitKind;
 use crate::model::{Edit, Run, Step};
@@ -66,7 +66,12 @@ pub fn reconstruct(
 /// A run's reconstruction, its edits' long texts kept in a temporary file (in memory when
 /// none can be made).
 fn reconstructor(run: &Run, dirs: &[String]) -> Reconstructor {
-    let rec = Reconstructor::new(run.submission.as_deref(), dirs.iter().map(String::as_str));
+    reconstructor_of(run.submission.as_deref(), dirs)
+}
+
+/// [`reconstructor`] of a run whose submission is `submission`.
+fn reconstructor_of(submission: Option<&str>, dirs: &[String]) -> Reconstructor {
+    let rec = Reconstructor::new(submission, dirs.iter().map(String::as_str));
     match TempSpill::new() {
         Ok(spill) => rec.spill_to(Box::new(spill)),
         Err(_) => rec,
@@ -86,25 +91,41 @@ fn finish_runs(doc: &mut Document, recs: Vec<Reconstructor>) -> Vec<Reconstructe
     done
 }
 
-/// The shell edits reconstructed during the first reading, on what each run says as it begins:
-/// its submission when the document gives it before the steps (mini-swe-agent's `info` comes
-/// first), and no working directory. When that holds (the document's end gives the same
-/// submission, and no step had a working directory), the reconstruction had the inputs the
-/// second reading would give it, in the same order, and the second reading is spared;
-/// otherwise [`reconstruct`] reads the file again.
+/// The shell edits reconstructed during the first reading, on a submission assumed as each run
+/// begins (mini-swe-agent's `info` comes first, with it; a SWE-agent document held in memory is
+/// skimmed for its `info` first) and the working directory of its first step. When that holds
+/// (the document's end gives the same submission, and no later step names another working
+/// directory), the reconstruction had the inputs the second reading would give it, in the same
+/// order, and the second reading is spared; otherwise [`reconstruct`] reads the file again.
 #[derive(Default)]
 pub struct Alongside {
-    /// Per run: the submission assumed and its reconstruction; `None` once it cannot hold (not
-    /// mini-swe-agent's, whose steps have no working directory, or a step that has one), so no
-    /// work is spent on it.
-    runs: Vec<Option<(Option<String>, Reconstructor)>>,
+    /// Per run; `None` once it cannot hold (not assumed, or a step in another working
+    /// directory), so no work is spent on it.
+    runs: Vec<Option<Along>>,
+}
+
+/// A run reconstructed as its steps come.
+struct Along {
+    /// The submission assumed.
+    submission: Option<String>,
+    /// The working directory of its first step, if any: a root of the reconstruction, as the
+    /// second reading's would be.
+    dirs: Vec<String>,
+    /// Made at the first step, once its working directory is known.
+    rec: Option<Reconstructor>,
 }
 
 impl Alongside {
-    /// A run begins (its head, as the reader hands it over).
+    /// A run begins (its head, as the reader hands it over): a mini-swe-agent run is
+    /// reconstructed assuming the submission its head gives.
     pub fn begin(&mut self, run: &Run) {
         let mini = run.format == Some(crate::model::Format::MiniSweAgent);
-        self.runs.push(mini.then(|| (run.submission.clone(), reconstructor(run, &[]))));
+        self.begin_assuming(mini.then(|| run.submission.clone()));
+    }
+
+    /// A run begins, reconstructed assuming `submission` (`None`: not reconstructed alongside).
+    pub fn begin_assuming(&mut self, submission: Option<Option<String>>) {
+        self.runs.push(submission.map(|submission| Along { submission, dirs: Vec::new(), rec: None }));
     }
 
     /// Whether the run begun last is still reconstructed as its steps come (a caller need not
@@ -116,12 +137,21 @@ impl Alongside {
     /// The next step of the run begun last, as [`StepSink::step`] gets it.
     pub fn step(&mut self, step: &Step, how: Exec, edits: Vec<Edit>) {
         let Some(last) = self.runs.last_mut() else { return };
-        if step.working_dir.is_some() {
+        let wd = step.working_dir.as_deref();
+        // A directory the second reading would have made a root before the first step.
+        let new_root = |a: &Along| wd.is_some_and(|d| d != FIRST_ROOT && !a.dirs.iter().any(|k| k == d));
+        if last.as_ref().is_some_and(|a| a.rec.is_some() && new_root(a)) {
             *last = None;
         }
-        if let Some((_, rec)) = last {
-            rec.step(step, how, edits);
-        }
+        let Some(along) = last else { return };
+        let rec = match &mut along.rec {
+            Some(rec) => rec,
+            None => {
+                along.dirs.extend(wd.map(str::to_string));
+                along.rec.insert(reconstructor_of(along.submission.as_deref(), &along.dirs))
+            }
+        };
+        rec.step(step, how, edits);
     }
 
     /// The runs' edits, as [`reconstruct`] would make them, when what each run's reconstruction
@@ -129,9 +159,10 @@ impl Alongside {
     pub fn finish(self, doc: &mut Document) -> Option<Vec<Reconstructed>> {
         let runs = &doc.ending.parsed.runs;
         let held = self.runs.len() == runs.len()
-            && self.runs.iter().zip(runs).all(|(along, run)| along.as_ref().is_some_and(|(s, _)| *s == run.submission));
-        let recs = self.runs.into_iter().map(|along| along.map(|(_, rec)| rec));
-        held.then(|| finish_runs(doc, recs.flatten().collect()))
+            && self.runs.iter().zip(runs).all(|(along, run)| along.as_ref().is_some_and(|a| a.submission == run.submission));
+        let recs = self.runs.into_iter().flatten();
+        let recs = recs.map(|a| a.rec.unwrap_or_else(|| reconstructor_of(a.submission.as_deref(), &[])));
+        held.then(|| finish_runs(doc, recs.collect()))
     }
 }
 

@@ -18,7 +18,7 @@ mod lex;
 mod parts;
 
 use lex::{Lexer, Tokens};
-pub use parts::skim_file;
+pub use parts::{skim_bytes, skim_file};
 use std::io::Read;
 
 /// Where a top-level member's value is: bytes `start..end` of the file.

@@ -94,6 +94,25 @@ pub fn read<S: StepSink>(
     }
 }
 
+/// A run's submission as its `info` gives it (none when blank).
+fn submission_of(info: &Value) -> Option<String> {
+    str_field(info, "submission").filter(|s| !s.trim().is_empty())
+}
+
+/// The submission of a document's one run, read from its `info` before its steps are (a skim
+/// of `text` finds the member, wherever it is): what a reconstruction made as the steps come
+/// assumes (`stream_doc::replay::Alongside`; the document's end then tells whether it holds).
+/// `None` for a document of RetryAgent attempts, or none found.
+pub fn submission_ahead(text: &str) -> Option<Option<String>> {
+    let skim = crate::ingest::stream_doc::skim::skim_bytes(text.as_bytes(), &[]).ok()?;
+    if skim.member("attempts").is_some() || skim.member("trajectory").is_none() {
+        return None;
+    }
+    let Some(info) = skim.member("info") else { return Some(None) };
+    let info = text.get(usize::try_from(info.start).ok()?..usize::try_from(info.end).ok()?)?;
+    Some(submission_of(&serde_json::from_str(info).ok()?))
+}
+
 /// The model of a replay config: `agent.model.name`, or for a RetryAgent config
 /// (`agent.type: retry`) the attempt's entry of `agent.agent_configs` (the first when the
 /// attempts outnumber the configs, as SWE-agent cycles through them).
@@ -132,7 +151,7 @@ fn run_fields(
 ) -> Run {
     let stats = info.get("model_stats").cloned().unwrap_or(Value::Null);
     let version = str_field(info, "swe_agent_version").unwrap_or_else(|| steps.version());
-    let submission = str_field(info, "submission").filter(|s| !s.trim().is_empty());
+    let submission = submission_of(info);
     let mut run = Run {
         format_version: Some(version),
         model,

@@ -18,15 +18,28 @@ const WINDOW: usize = 4096;
 /// Skim the file at `path` for the lists of `lists`, on as many cores as its size is worth.
 pub fn skim_file(path: &Path, lists: &[&str]) -> Result<Skim, SkimError> {
     let size = std::fs::metadata(path)?.len();
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
-    let parts = (size / MIN_PART).clamp(1, cores.max(1));
-    let cuts: Vec<u64> = (1..parts).map(|k| size / parts * k).collect();
     let open = |at: u64| -> std::io::Result<std::fs::File> {
         let mut f = std::fs::File::open(path)?;
         f.seek(SeekFrom::Start(at))?;
         Ok(f)
     };
-    skim_split(&open, lists, &cuts).map(|(skim, _)| skim)
+    skim_split(&open, lists, &cuts(size)).map(|(skim, _)| skim)
+}
+
+/// [`skim_file`] of a document held in memory.
+pub fn skim_bytes(bytes: &[u8], lists: &[&str]) -> Result<Skim, SkimError> {
+    let open = |at: u64| -> std::io::Result<&[u8]> {
+        let at = usize::try_from(at).map_err(std::io::Error::other)?;
+        Ok(bytes.get(at..).unwrap_or_default())
+    };
+    skim_split(&open, lists, &cuts(bytes.len() as u64)).map(|(skim, _)| skim)
+}
+
+/// Where a document of `size` bytes is cut: a part per core its size is worth.
+fn cuts(size: u64) -> Vec<u64> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+    let parts = (size / MIN_PART).clamp(1, cores.max(1));
+    (1..parts).map(|k| size / parts * k).collect()
 }
 
 /// Skim the document `open(offset)` reads from `offset` on, in parts cut near `cuts` (in
