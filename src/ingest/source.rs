@@ -412,13 +412,19 @@ pub fn too_large(path: &Path, size: u64, limit: u64) -> IngestError {
 /// Read a unit's bytes and hash them. A file over `max_bytes` is not read: an error naming its
 /// size and the limit.
 pub fn load(unit: Unit, max_bytes: u64) -> Result<Loaded, IngestError> {
+    let files = read_unit(&unit, max_bytes)?;
+    let size = files.iter().map(|(_, b)| b.len() as u64).sum();
+    let hash = hash_files(unit.kind, &files);
+    Ok(Loaded { unit, size, hash, files })
+}
+
+/// A unit's files, read ([`load`] without the hash).
+pub fn read_unit(unit: &Unit, max_bytes: u64) -> Result<Vec<(PathBuf, Vec<u8>)>, IngestError> {
     let paths: Vec<PathBuf> = match unit.kind {
         UnitKind::File => vec![unit.path.clone()],
         _ => unit.members.clone(),
     };
-    let mut hasher = blake3::Hasher::new();
     let mut files = Vec::with_capacity(paths.len());
-    let mut size = 0u64;
     for p in paths {
         let real = unit.real(&p);
         // Only regular files are read: a FIFO (named, or behind a symlink) would block forever,
@@ -433,15 +439,23 @@ pub fn load(unit: Unit, max_bytes: u64) -> Result<Loaded, IngestError> {
             Err(source) => return Err(IngestError::Io { path: p, source }),
         }
         let bytes = std::fs::read(&real).map_err(|source| IngestError::Io { path: p.clone(), source })?;
-        if unit.kind != UnitKind::File {
+        files.push((p, bytes));
+    }
+    Ok(files)
+}
+
+/// The hash `ingest` keeps of a unit's files, to tell an unchanged one: a file's bytes; for a
+/// unit of several files, each one's name, length and bytes.
+pub fn hash_files(kind: UnitKind, files: &[(PathBuf, Vec<u8>)]) -> [u8; 32] {
+    let mut hasher = blake3::Hasher::new();
+    for (p, bytes) in files {
+        if kind != UnitKind::File {
             hasher.update(p.file_name().map(|n| n.as_encoded_bytes()).unwrap_or_default());
             hasher.update(&(bytes.len() as u64).to_le_bytes());
         }
-        hasher.update(&bytes);
-        size += bytes.len() as u64;
-        files.push((p, bytes));
+        hasher.update(bytes);
     }
-    Ok(Loaded { unit, size, hash: *hasher.finalize().as_bytes(), files })
+    *hasher.finalize().as_bytes()
 }
 
 #[cfg(test)]

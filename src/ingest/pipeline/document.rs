@@ -32,7 +32,7 @@ use crate::model::{Edit, Format, Run, Step};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64};
-use std::sync::mpsc::SyncSender;
+use std::sync::mpsc::{Receiver, SyncSender};
 
 /// Steps handed to the writer at a time.
 const STEPS_PER_PIECE: usize = 64;
@@ -102,36 +102,37 @@ fn end(
 /// kept until the end. Text the whole-file path would read otherwise (not UTF-8, not told as
 /// SWE-agent's by `detect`, an error it may recover from) goes to it.
 fn held(unit: &Unit, i: usize, tx: &SyncSender<(usize, Piece)>, max_document: u64) -> Option<bool> {
-    let loaded = source::load(unit.clone(), max_document).ok()?;
-    let (path, bytes) = loaded.files.first()?;
+    let files = source::read_unit(unit, max_document).ok()?;
+    let (path, bytes) = files.first()?;
     let mut warnings = Vec::new();
     let text = decode(path, bytes, &mut warnings);
     if !warnings.is_empty() {
         return None;
     }
-    let replay = match swe_agent::submission_ahead(&text) {
-        Some(submission) => Replay::along(Some(submission)),
-        None => Replay::Held(Held::default()),
-    };
-    let mut sink = Pieces::new(tx, i, replay);
-    // The whole-file path's detection, on the other core while the steps are read: a document
-    // it tells as another format's is its to read.
-    let (read, detected) = std::thread::scope(|scope| {
-        let detected = scope.spawn(|| detect::detect(&detect::shape(&text), &text));
-        let read = swe_agent::read(path, &text, &mut sink, Pieces::restart);
-        (read, detected.join().ok())
+    let (ahead_tx, ahead) = std::sync::mpsc::channel();
+    let mut sink = Pieces::new(tx, i, Replay::Held(Held::default()));
+    sink.ahead = Some(ahead);
+    // On the other core while the steps are read: the submission read ahead (the steps are kept
+    // until it comes), the whole-file path's detection (a document it tells as another format's
+    // is its to read) and the hash.
+    let (read, helped) = std::thread::scope(|scope| {
+        let text = &text;
+        scope.spawn(move || ahead_tx.send(swe_agent::submission_ahead(text)));
+        let helper = scope.spawn(|| (detect::detect(&detect::shape(text), text), source::hash_files(unit.kind, &files)));
+        let read = swe_agent::read(path, text, &mut sink, Pieces::restart);
+        (read, helper.join().ok())
     });
     if !sink.flush() {
         return Some(false);
     }
-    let read = match detected {
-        Some(Detected::Format(Format::SweAgent)) => read,
-        _ => Err(ReadError::Whole("not told as a SWE-agent trajectory")),
+    let (read, hash) = match helped {
+        Some((Detected::Format(Format::SweAgent), hash)) => (read, hash),
+        _ => (Err(ReadError::Whole("not told as a SWE-agent trajectory")), [0; 32]),
     };
-    let (path, size, hash) = (path.clone(), loaded.size, loaded.hash);
+    let (path, size) = (path.clone(), bytes.len() as u64);
     // The text goes before the reconstruction ends: memory then holds at most the steps kept.
     drop(text);
-    drop(loaded);
+    drop(files);
     let ended = read.and_then(|ending| {
         reconstructed(&path, Document { format: Format::SweAgent, ending, size, hash }, sink.replay)
     });
@@ -180,11 +181,14 @@ struct Pieces<'a> {
     declined: bool,
     /// The writer has gone.
     gone: bool,
+    /// The submission read ahead, once it comes ([`swe_agent::submission_ahead`]): the steps
+    /// kept until then are replayed into a reconstruction made as the steps come.
+    ahead: Option<Receiver<Option<Option<String>>>>,
 }
 
 impl<'a> Pieces<'a> {
     fn new(tx: &'a SyncSender<(usize, Piece)>, i: usize, replay: Replay) -> Pieces<'a> {
-        Pieces { tx, i, replay, steps: Vec::new(), runs: 0, declined: false, gone: false }
+        Pieces { tx, i, replay, steps: Vec::new(), runs: 0, declined: false, gone: false, ahead: None }
     }
 
     /// Hand over the steps gathered; false when the writer has gone.
@@ -198,6 +202,17 @@ impl<'a> Pieces<'a> {
         }
         self.gone = self.tx.send((self.i, Piece::Doc(DocPiece::Steps(piece)))).is_err();
         !self.gone
+    }
+
+    /// Once the submission read ahead has come: the reconstruction as the steps come, from the
+    /// steps kept (none for a document it cannot assume one for, which keeps them).
+    fn look_ahead(&mut self) {
+        let Some(Ok(ahead)) = self.ahead.as_ref().map(Receiver::try_recv) else { return };
+        self.ahead = None;
+        if let (Some(submission), Replay::Held(held)) = (ahead, &mut self.replay) {
+            let (dirs, along) = std::mem::take(held).into_alongside(submission.clone(), &self.steps);
+            self.replay = Replay::Along { dirs, along, assumed: Some(submission) };
+        }
     }
 
     /// Take back what was handed over: the document is read again from its start.
@@ -237,6 +252,7 @@ impl StepSink for Pieces<'_> {
     }
 
     fn step(&mut self, step: Step, edits: Vec<Edit>, how: Exec) -> bool {
+        self.look_ahead();
         match &mut self.replay {
             Replay::Along { dirs, along, .. } => {
                 along.step(&step, how, edits);

@@ -218,6 +218,22 @@ impl Held {
         }
     }
 
+    /// The reconstruction as the steps come from here on, assuming `submission` for every run:
+    /// the steps kept so far (then `pending`, the last run's steps not handed over yet) replayed
+    /// into it, with the working directories met. The pieces are let go.
+    pub fn into_alongside(self, submission: Option<String>, pending: &[Step]) -> (Dirs, Alongside) {
+        let mut along = Alongside::default();
+        let last = self.runs.len().saturating_sub(1);
+        for (k, run) in self.runs.into_iter().enumerate() {
+            along.begin_assuming(Some(submission.clone()));
+            let tail = if k == last { pending } else { &[] };
+            for (step, (how, edits)) in run.pieces.iter().flat_map(|p| p.iter()).chain(tail).zip(run.how) {
+                along.step(step, how, edits);
+            }
+        }
+        (self.dirs, along)
+    }
+
     /// The runs' edits, reconstructed from the steps kept; `None` when the document's end does
     /// not name the runs begun.
     pub fn replay(self, doc: &mut Document) -> Option<Vec<Reconstructed>> {

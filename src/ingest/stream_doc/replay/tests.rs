@@ -66,3 +66,84 @@ fn steps_kept_trimmed_once_written_give_the_edits_a_whole_read_gives() {
     // The shell edits (the editor's step is flagged by the adapter).
     assert_eq!(done[0].edit_steps, [3, 7]);
 }
+
+/// Keeps the first `switch_at` steps, three to a piece (those of the last piece not yet kept
+/// when the switch comes), then goes on as the steps come on the submission read ahead, as the
+/// ingest's worker does once it has come.
+struct Switched {
+    held: Option<Held>,
+    pending: Vec<Step>,
+    along: Option<(Dirs, Alongside)>,
+    switch_at: usize,
+    seen: usize,
+    submission: Option<String>,
+}
+
+impl StepSink for Switched {
+    fn begin(&mut self, _run: &Run) -> bool {
+        if let Some(held) = &mut self.held {
+            held.begin();
+        }
+        true
+    }
+    fn step(&mut self, step: Step, edits: Vec<Edit>, how: Exec) -> bool {
+        if self.seen == self.switch_at
+            && let Some(held) = self.held.take()
+        {
+            self.along = Some(held.into_alongside(self.submission.clone(), &self.pending));
+            self.pending.clear();
+        }
+        self.seen += 1;
+        match (&mut self.held, &mut self.along) {
+            (Some(held), _) => {
+                held.step(&step, how, edits);
+                self.pending.push(step);
+                if self.pending.len() == 3 {
+                    held.keep(Arc::from(std::mem::take(&mut self.pending)));
+                }
+            }
+            (None, Some((dirs, along))) => {
+                dirs.step(&step);
+                along.step(&step, how, edits);
+            }
+            (None, None) => return false,
+        }
+        true
+    }
+}
+
+#[test]
+fn steps_kept_until_the_submission_comes_then_made_as_they_come_give_a_whole_reads_edits() {
+    let (path, text) = (Path::new("gen__swe-1.traj"), document());
+    let whole = swe_agent::parse(path, &text).unwrap_or_else(|e| panic!("{e}"));
+    let shown = |edits: &[Edit]| edits.iter().map(|e| format!("{e:?}")).collect::<Vec<_>>();
+    let submission = whole.runs[0].submission.clone();
+    assert!(submission.is_some());
+    // Before, between and after the edits and the views that check them.
+    for switch_at in [0, 1, 4, 5, 6, 8, 11, 12, 20] {
+        let mut sink = Switched {
+            held: Some(Held::default()),
+            pending: Vec::new(),
+            along: None,
+            switch_at,
+            seen: 0,
+            submission: submission.clone(),
+        };
+        let ending = swe_agent::read(path, &text, &mut sink, |_| {}).unwrap_or_else(|e| panic!("{e:?}"));
+        let mut doc = Document { format: Format::SweAgent, ending, size: 0, hash: [0; 32] };
+        let done = match (sink.held, sink.along) {
+            (Some(mut held), _) => {
+                held.keep(Arc::from(sink.pending));
+                held.replay(&mut doc)
+            }
+            (None, Some((_, along))) => along.finish(&mut doc),
+            (None, None) => None,
+        };
+        let Some(mut done) = done else { panic!("{switch_at}: what was assumed holds") };
+        let run = &mut doc.ending.parsed.runs[0];
+        for (k, edit) in run.edits.iter_mut().enumerate() {
+            done[0].fill(k, edit).unwrap_or_else(|e| panic!("{e}"));
+        }
+        assert_eq!(shown(&run.edits), shown(&whole.runs[0].edits), "switched at step {switch_at}");
+    }
+}
