@@ -101,7 +101,8 @@ pub fn unified_diff(path: &str, old: &str, new: &str) -> Option<String> {
 /// the one believed, 180 lines each, took 0.16 ms). `None` when they share a line.
 fn disjoint_diff(old: &str, new: &str, a: &str, b: &str) -> Option<String> {
     // Lines as similar tokenizes them: each with its line ending.
-    let (olds, news): (Vec<&str>, Vec<&str>) = (old.split_inclusive('\n').collect(), new.split_inclusive('\n').collect());
+    let (olds, news): (Vec<&str>, Vec<&str>) =
+        (old.split_inclusive('\n').collect(), new.split_inclusive('\n').collect());
     if olds.len() < DISJOINT_FROM || news.len() < DISJOINT_FROM {
         return None;
     }

@@ -118,8 +118,24 @@ fn clean_blocks_passed_over_find_what_a_byte_at_a_time_finds() {
     // the edges of the blocks tested at once, alone, in pairs (a variation selector after
     // another only counts when they touch) and with a newline or tab beside them.
     let marks = [
-        "\u{1b}", "\u{7f}", "\u{9b}", "\u{61c}", "\u{200b}", "\u{2028}", "\u{feff}", "\u{fe0f}", "\u{e0041}",
-        "é", "€", "😀", "\u{fe0f}\u{fe0f}", "\u{fe0f}a\u{fe0f}", "\n", "\t", "\r", "\u{0}",
+        "\u{1b}",
+        "\u{7f}",
+        "\u{9b}",
+        "\u{61c}",
+        "\u{200b}",
+        "\u{2028}",
+        "\u{feff}",
+        "\u{fe0f}",
+        "\u{e0041}",
+        "é",
+        "€",
+        "😀",
+        "\u{fe0f}\u{fe0f}",
+        "\u{fe0f}a\u{fe0f}",
+        "\n",
+        "\t",
+        "\r",
+        "\u{0}",
     ];
     let mut checked = 0;
     for len in [0, 1, 31, 32, 33, 63, 64, 65, 100] {

@@ -16,7 +16,6 @@ use crate::label::{Label, Source};
 use crate::model::{Edit, FailedScope, Message, Parsed, Run, Step, StepFlags};
 use std::collections::HashMap;
 
-
 /// KiB of database pages a connection keeps in memory unless told otherwise
 /// ([`LiveWrites::limit_cache`]).
 pub const CACHE_KIB: i64 = 128_000;

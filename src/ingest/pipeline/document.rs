@@ -118,7 +118,8 @@ fn held(unit: &Unit, i: usize, tx: &SyncSender<(usize, Piece)>, max_document: u6
     let (read, helped) = std::thread::scope(|scope| {
         let text = &text;
         scope.spawn(move || ahead_tx.send(swe_agent::submission_ahead(text)));
-        let helper = scope.spawn(|| (detect::detect(&detect::shape(text), text), source::hash_files(unit.kind, &files)));
+        let helper =
+            scope.spawn(|| (detect::detect(&detect::shape(text), text), source::hash_files(unit.kind, &files)));
         let read = swe_agent::read(path, text, &mut sink, Pieces::restart);
         (read, helper.join().ok())
     });

@@ -159,7 +159,11 @@ impl Alongside {
     pub fn finish(self, doc: &mut Document) -> Option<Vec<Reconstructed>> {
         let runs = &doc.ending.parsed.runs;
         let held = self.runs.len() == runs.len()
-            && self.runs.iter().zip(runs).all(|(along, run)| along.as_ref().is_some_and(|a| a.submission == run.submission));
+            && self
+                .runs
+                .iter()
+                .zip(runs)
+                .all(|(along, run)| along.as_ref().is_some_and(|a| a.submission == run.submission));
         let recs = self.runs.into_iter().flatten();
         let recs = recs.map(|a| a.rec.unwrap_or_else(|| reconstructor_of(a.submission.as_deref(), &[])));
         held.then(|| finish_runs(doc, recs.collect()))

@@ -23,7 +23,8 @@ impl StepSink for Kept {
 /// contradicts the second edit), and edits another with the editor tool; the submission, which
 /// seeds the file's lines, comes after the steps.
 fn document() -> String {
-    let patch = "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1,3 +1,3 @@\n a = 1\n-b = old\n+b = new\n c = 3\n";
+    let patch =
+        "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1,3 +1,3 @@\n a = 1\n-b = old\n+b = new\n c = 3\n";
     let steps: Vec<_> = (0..20)
         .map(|i| {
             let (action, observation) = match i {
