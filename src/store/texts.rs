@@ -126,30 +126,35 @@ pub fn fits(fields: &Fields<'_>) -> bool {
     fields.iter().flatten().all(|t| (t.len() as u64) < u64::from(ABSENT))
 }
 
-/// Gathers step records and compresses them a chunk at a time, on a thread of its own: the
-/// writer goes on with its rows while a chunk is compressed (on one big file, the core the
-/// parsing left idle compresses). Chunks come out in the order they were gathered.
+/// Gathers step records and compresses them a chunk at a time, on threads of their own
+/// ([`HELPERS`]): the writer goes on with its rows while chunks are compressed (on one big file,
+/// the core the parsing leaves idle compresses; at the end of a document, when the writer waits
+/// for the last edits' chunks, both cores do). Chunks come out in the order they were gathered.
 pub struct Packer {
     raw: Vec<u8>,
     records: Vec<(usize, u32)>,
-    helper: Compressing,
+    helpers: Vec<Compressing>,
+    /// Chunks sent to the helpers, and received back: chunk `k` goes to helper `k % HELPERS`.
+    sent: usize,
+    got: usize,
 }
 
 /// A chunk's raw records, and where each starts in it.
 type Gathered = (Vec<u8>, Vec<(usize, u32)>);
 
-/// Chunks gathered, compressed on the helper thread.
+/// One helper thread compressing the chunks sent to it, in order.
 struct Compressing {
     /// `None` once the helper is told to end (when dropped).
     work: Option<SyncSender<Gathered>>,
     done: Receiver<Result<Chunk, StoreError>>,
-    /// Chunks sent and not received yet.
-    in_flight: usize,
     thread: Option<JoinHandle<()>>,
 }
 
-/// Raw chunks waiting for the helper at most (each about [`CHUNK`] bytes).
-const QUEUED: usize = 4;
+/// Compressing threads.
+const HELPERS: usize = 2;
+
+/// Raw chunks waiting for each helper at most (each about [`CHUNK`] bytes).
+const QUEUED: usize = 2;
 
 impl Packer {
     /// The packer in `slot`, made on first use (a store makes its compressor once).
@@ -161,28 +166,8 @@ impl Packer {
     }
 
     pub fn new() -> Result<Packer, StoreError> {
-        let (work, queued) = sync_channel::<Gathered>(QUEUED);
-        let (finished, done) = channel();
-        let thread = std::thread::Builder::new()
-            .name("compress".into())
-            .spawn(move || {
-                let mut compressor = match zstd::bulk::Compressor::new(LEVEL) {
-                    Ok(c) => c,
-                    Err(e) => {
-                        let _ = finished.send(Err(encode(e)));
-                        return;
-                    }
-                };
-                for (raw, records) in queued {
-                    let chunk = compressor.compress(&raw).map_err(encode).map(|body| Chunk { body, records });
-                    if finished.send(chunk).is_err() {
-                        return;
-                    }
-                }
-            })
-            .map_err(encode)?;
-        let helper = Compressing { work: Some(work), done, in_flight: 0, thread: Some(thread) };
-        Ok(Packer { raw: Vec::new(), records: Vec::new(), helper })
+        let helpers = (0..HELPERS).map(|_| Compressing::start()).collect::<Result<_, _>>()?;
+        Ok(Packer { raw: Vec::new(), records: Vec::new(), helpers, sent: 0, got: 0 })
     }
 
     /// Add the texts of record `index` (a step's or an edit's; [`fits`] must hold); the chunks
@@ -223,35 +208,37 @@ impl Packer {
         self.received(true)
     }
 
-    /// Hand what was gathered to the helper.
+    /// Hand what was gathered to the next helper.
     fn send(&mut self) -> Result<(), StoreError> {
         if self.records.is_empty() {
             return Ok(());
         }
         let raw = std::mem::replace(&mut self.raw, Vec::with_capacity(CHUNK + CHUNK / 4));
         let records = std::mem::take(&mut self.records);
-        let work = self.helper.work.as_ref().ok_or_else(|| encode("the compressor has ended"))?;
+        let helper = &self.helpers[self.sent % HELPERS];
+        let work = helper.work.as_ref().ok_or_else(|| encode("the compressor has ended"))?;
         work.send((raw, records)).map_err(|_| encode("the compressor has ended"))?;
-        self.helper.in_flight += 1;
+        self.sent += 1;
         Ok(())
     }
 
-    /// The chunks compressed so far; all those in flight when `all` (a helper that has gone
-    /// answers each with an error at once). After an error the rest in flight is taken too, so
-    /// none is given out with a later write's.
+    /// The chunks compressed so far, in order; all those in flight when `all` (a helper that
+    /// has gone answers each with an error at once). After an error the rest in flight is taken
+    /// too, so none is given out with a later write's.
     fn received(&mut self, all: bool) -> Result<Vec<Chunk>, StoreError> {
         let mut chunks = Vec::new();
         let mut failed = None;
-        while self.helper.in_flight > 0 {
+        while self.got < self.sent {
+            let done = &self.helpers[self.got % HELPERS].done;
             let next = match all {
-                true => self.helper.done.recv().map_err(|_| encode("the compressor has ended")),
-                false => match self.helper.done.try_recv() {
+                true => done.recv().map_err(|_| encode("the compressor has ended")),
+                false => match done.try_recv() {
                     Ok(chunk) => Ok(chunk),
                     Err(TryRecvError::Empty) => break,
                     Err(TryRecvError::Disconnected) => Err(encode("the compressor has ended")),
                 },
             };
-            self.helper.in_flight -= 1;
+            self.got += 1;
             match next.and_then(|chunk| chunk) {
                 Ok(chunk) => chunks.push(chunk),
                 Err(e) => {
@@ -266,11 +253,41 @@ impl Packer {
     }
 }
 
+impl Compressing {
+    fn start() -> Result<Compressing, StoreError> {
+        let (work, queued) = sync_channel::<Gathered>(QUEUED);
+        let (finished, done) = channel();
+        let thread = std::thread::Builder::new()
+            .name("compress".into())
+            .spawn(move || {
+                let mut compressor = match zstd::bulk::Compressor::new(LEVEL) {
+                    Ok(c) => c,
+                    Err(e) => {
+                        let _ = finished.send(Err(encode(e)));
+                        return;
+                    }
+                };
+                for (raw, records) in queued {
+                    let chunk = compressor.compress(&raw).map_err(encode).map(|body| Chunk { body, records });
+                    if finished.send(chunk).is_err() {
+                        return;
+                    }
+                }
+            })
+            .map_err(encode)?;
+        Ok(Compressing { work: Some(work), done, thread: Some(thread) })
+    }
+}
+
 impl Drop for Packer {
     fn drop(&mut self) {
-        self.helper.work = None;
-        if let Some(thread) = self.helper.thread.take() {
-            let _ = thread.join();
+        for helper in &mut self.helpers {
+            helper.work = None;
+        }
+        for helper in &mut self.helpers {
+            if let Some(thread) = helper.thread.take() {
+                let _ = thread.join();
+            }
         }
     }
 }
