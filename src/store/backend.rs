@@ -161,8 +161,8 @@ pub trait LiveWrites {
 
     /// Hold at most about `kib` KiB of database pages in memory on this connection (a writer
     /// that must stay small while a large file goes through it; [`CACHE_KIB`] by default);
-    /// nothing where the server holds the pages.
-    fn limit_cache(&self, kib: i64) -> Result<(), StoreError>;
+    /// nothing where the server holds the pages. The limit it replaces (`kib` there).
+    fn limit_cache(&self, kib: i64) -> Result<i64, StoreError>;
 }
 
 /// Runs, steps and edits as the CLI and the TUI read them.

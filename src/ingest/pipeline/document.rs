@@ -3,8 +3,8 @@
 //! each run as it begins and its steps in pieces of [`STEPS_PER_PIECE`], which the writer writes
 //! and indexes into the unit's one transaction (`Store::live_begin`, never committed before the
 //! end) while the worker reads on. The writer then ends the write with the document's end and
-//! every edit. The database ends as the whole-file path leaves it (`tests/open_file.rs` and
-//! `tests/ingest_big.rs` compare them). A document this path does not take or stops on (another
+//! every edit. The database ends as the whole-file path leaves it (`tests/open_file.rs` compares
+//! them). A document this path does not take or stops on (another
 //! format, bad JSON, Python's `NaN`, a file cut mid-write) is rolled back and read whole, as a
 //! smaller file is; nothing of it is committed before its end, so a failure leaves the database
 //! as it was (a version stored before included).
@@ -16,9 +16,10 @@
 //!   read, the worker reads it a second time for them (`stream_doc::replay`).
 //! - A SWE-agent document is read into memory, as the whole-file path reads it (its text parsed
 //!   in place, borrowing its strings: half the CPU of the step reader from disk), and its steps
-//!   are handed over as they are built. Its submission and working directories come after its
-//!   steps, so the steps are kept, shared with the writer, until the end, then replayed into the
-//!   reconstruction (`replay::Held`): memory holds what a whole read holds.
+//!   are handed over as they are built. Its submission comes after its steps: it is read ahead
+//!   from a skim of the text on the other core, the steps kept (shared with the writer:
+//!   `replay::Held`) until it comes, then replayed into a reconstruction made as the steps come;
+//!   a RetryAgent document's steps are kept to the end. Memory holds the text and little more.
 
 use super::piece::{DocPiece, Piece};
 use crate::analysis::reconstruct::{Exec, Reconstructed};

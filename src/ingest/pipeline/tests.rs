@@ -159,3 +159,27 @@ fn a_streamed_file_is_committed_in_parts_that_other_readers_see_as_they_come() {
     assert_eq!(again.unchanged(), 1);
     assert_eq!(ok(store.integrity_check()), "ok");
 }
+
+/// A document written as it is read is written with a small page cache; the store's own limit
+/// (`trajan FILE` sets one for its writer) comes back after it, and after one that fails.
+#[test]
+fn the_page_cache_is_the_stores_own_again_after_a_document_written_as_read() {
+    let dir = ok(tempfile::tempdir());
+    let mut store = ok(Store::open(&dir.path().join("t.db")));
+    ok(store.limit_cache(16 * 1024));
+    let mini = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/corpus/mini-swe-agent-1/django__django-16560/django__django-16560.traj.json"
+    );
+    let swe = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/corpus/swe-agent-1.1/pytest-dev__pytest-6202.traj");
+    let report = ingest(&mut store, &[PathBuf::from(mini), PathBuf::from(swe)], &streaming(), &Silent);
+    assert_eq!((report.ingested(), report.stepwise), (2, 2), "{:?}", report.results);
+    assert_eq!(ok(store.limit_cache(16 * 1024)), 16 * 1024);
+    // Cut midway: rolled back, read whole, refused.
+    let text = ok(std::fs::read_to_string(swe));
+    let cut = dir.path().join("cut.traj");
+    ok(std::fs::write(&cut, &text[..text.len() / 2]));
+    let report = ingest(&mut store, &[cut], &streaming(), &Silent);
+    assert_eq!(report.stepwise, 0, "{:?}", report.results);
+    assert_eq!(ok(store.limit_cache(16 * 1024)), 16 * 1024);
+}

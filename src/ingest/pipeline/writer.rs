@@ -15,7 +15,6 @@ use crate::ingest::Outcome;
 use crate::ingest::source::{self, Unit};
 use crate::ingest::stream_doc::replay;
 use crate::model::{Format, Parsed};
-use crate::store::backend::CACHE_KIB;
 use crate::store::{LiveWrite, SourceRecord, SourceWrite, Store};
 use std::time::{Duration, Instant};
 
@@ -62,6 +61,8 @@ pub struct Writer<'a> {
     pub busy: Duration,
     /// Input of a streamed unit per committed part.
     part_bytes: u64,
+    /// The page cache's limit before the document being written as it is read.
+    cache_before: Option<i64>,
 }
 
 impl<'a> Writer<'a> {
@@ -77,6 +78,7 @@ impl<'a> Writer<'a> {
             batched_bytes: 0,
             done: Vec::new(),
             busy: Duration::ZERO,
+            cache_before: None,
         }
     }
 
@@ -189,7 +191,7 @@ impl<'a> Writer<'a> {
                     let note = format!("{}: the ingest of this file did not finish", unit.path.display());
                     // Its writes append (steps, chunks, index segments in order): a small
                     // cache writes as fast, and memory holds the document being read instead.
-                    let _ = self.store.limit_cache(LIVE_CACHE_KIB);
+                    self.cache_before = self.store.limit_cache(LIVE_CACHE_KIB).ok();
                     self.doc = Some(match self.store.live_begin(&key, unit.kind.name(), format, &note) {
                         Ok(lw) => Doc { lw: Some(lw), error: None },
                         Err(source) => {
@@ -209,7 +211,7 @@ impl<'a> Writer<'a> {
                 false
             }
             DocPiece::End(doc, done) => {
-                let _ = self.store.limit_cache(CACHE_KIB);
+                self.restore_cache();
                 let (path, size, format) = (unit.path.clone(), doc.size, doc.format);
                 let result = match self.doc.take() {
                     Some(Doc { lw: Some(lw), .. }) => {
@@ -244,9 +246,16 @@ impl<'a> Writer<'a> {
         }
     }
 
+    /// The page cache as it was before the document written as it is read.
+    fn restore_cache(&mut self) {
+        if let Some(kib) = self.cache_before.take() {
+            let _ = self.store.limit_cache(kib);
+        }
+    }
+
     /// Roll back the document being written, if any: nothing of it was committed.
     fn retract(&mut self) {
-        let _ = self.store.limit_cache(CACHE_KIB);
+        self.restore_cache();
         if let Some(Doc { lw: Some(lw), .. }) = self.doc.take() {
             self.store.live_interrupt(lw);
         }

@@ -1,8 +1,9 @@
 //! What a document read a step at a time and written as it was read still needs at its end,
 //! shared by `trajan FILE` (`ingest::open`) and `trajan ingest` (`ingest::pipeline::document`):
-//! its runs' shell edits reconstructed by a second reading ([`reconstruct`], the roots from
-//! each run's working directories ([`Dirs`]), the edits' long texts kept in a temporary file
-//! meanwhile), then the write ended with them ([`write_end`]).
+//! its runs' shell edits, made as the steps came on a submission assumed ([`Alongside`]), from
+//! the steps kept until the end ([`Held`]), or by a second reading ([`reconstruct`], the roots
+//! from each run's working directories ([`Dirs`])), the edits' long texts kept in a temporary
+//! file meanwhile; then the write ended with them ([`write_end`]).
 
 use super::read::{self, Document};
 use super::{ReadError, StepSink};
@@ -92,8 +93,8 @@ fn finish_runs(doc: &mut Document, recs: Vec<Reconstructor>) -> Vec<Reconstructe
 }
 
 /// The shell edits reconstructed during the first reading, on a submission assumed as each run
-/// begins (mini-swe-agent's `info` comes first, with it; a SWE-agent document held in memory is
-/// skimmed for its `info` first) and the working directory of its first step. When that holds
+/// begins (mini-swe-agent's `info` comes first, with it; a SWE-agent document held in memory has
+/// it read ahead from a skim) and the working directory of its first step. When that holds
 /// (the document's end gives the same submission, and no later step names another working
 /// directory), the reconstruction had the inputs the second reading would give it, in the same
 /// order, and the second reading is spared; otherwise [`reconstruct`] reads the file again.

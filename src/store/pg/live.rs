@@ -100,8 +100,8 @@ impl LiveWrites for Pg {
     }
 
     /// The server holds the pages: nothing to limit here.
-    fn limit_cache(&self, _kib: i64) -> Result<(), StoreError> {
-        Ok(())
+    fn limit_cache(&self, kib: i64) -> Result<i64, StoreError> {
+        Ok(kib)
     }
 }
 

@@ -138,9 +138,12 @@ impl LiveWrites for Sqlite {
 
     /// Hold at most about `kib` KiB of database pages in memory on this connection (a writer
     /// that must stay small while a large file goes through it).
-    fn limit_cache(&self, kib: i64) -> Result<(), StoreError> {
+    fn limit_cache(&self, kib: i64) -> Result<i64, StoreError> {
+        // Negative: KiB; positive: pages.
+        let before: i64 = self.conn.query_row("PRAGMA cache_size", [], |r| r.get(0))?;
+        let page: i64 = self.conn.query_row("PRAGMA page_size", [], |r| r.get(0))?;
         self.conn.pragma_update(None, "cache_size", -kib.max(64))?;
-        Ok(())
+        Ok(if before < 0 { -before } else { before * page / 1024 })
     }
 
     /// Give up a write: everything of the source is removed (see the module).
