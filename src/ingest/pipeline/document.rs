@@ -43,8 +43,9 @@ const STEPS_PER_PIECE: usize = 64;
 /// was handed over is taken back first). `max_document`: the largest file read into memory.
 pub fn streamed(unit: &Unit, i: usize, tx: &SyncSender<(usize, Piece)>, max_document: u64) -> Option<bool> {
     let path = &unit.path;
-    // A SWE-agent document says so in its first member, before anything is read from it that
-    // would be read again (a mini-swe-agent document's skim).
+    // A SWE-agent document says so by its first run, before anything is read from it that would
+    // be read again (a mini-swe-agent document's skim). One that changes into one after this
+    // look is read from disk below all the same, its edits by a second reading.
     let mut peek = Peek(None);
     if let Err(ReadError::Stopped) = read::read_as(path, &mut peek, &AtomicU64::new(0), None)
         && peek.0 == Some(Format::SweAgent)
@@ -57,7 +58,6 @@ pub fn streamed(unit: &Unit, i: usize, tx: &SyncSender<(usize, Piece)>, max_docu
         return Some(false);
     }
     let ended = match read {
-        Err(ReadError::Stopped) if sink.declined && sink.runs == 0 => return held(unit, i, tx, max_document),
         Ok(_) if sink.runs == 0 => Err(ReadError::Whole("the document began no run")),
         Ok(doc) => reconstructed(path, doc, sink.replay),
         Err(e) => Err(e),
@@ -96,9 +96,9 @@ fn end(
     }
 }
 
-/// A SWE-agent document (the step reader declined it before handing anything over): read into
-/// memory as the whole-file path reads it, its steps handed over as they are built. Its shell
-/// edits are made as the steps come, on the submission its `info` gives
+/// A SWE-agent document (told by its first run, nothing handed over yet): read into memory as
+/// the whole-file path reads it, its steps handed over as they are built. Its shell edits are
+/// made as the steps come, on the submission its `info` gives
 /// (`swe_agent::submission_ahead`), or, for a document of RetryAgent attempts, from the steps
 /// kept until the end. Text the whole-file path would read otherwise (not UTF-8, not told as
 /// SWE-agent's by `detect`, an error it may recover from) goes to it.
@@ -178,9 +178,6 @@ struct Pieces<'a> {
     steps: Vec<Step>,
     /// Runs begun.
     runs: usize,
-    /// The document is not for this reading (a SWE-agent document read from disk): nothing was
-    /// handed over.
-    declined: bool,
     /// The writer has gone.
     gone: bool,
     /// The submission read ahead, once it comes ([`swe_agent::submission_ahead`]): the steps
@@ -190,7 +187,7 @@ struct Pieces<'a> {
 
 impl<'a> Pieces<'a> {
     fn new(tx: &'a SyncSender<(usize, Piece)>, i: usize, replay: Replay) -> Pieces<'a> {
-        Pieces { tx, i, replay, steps: Vec::new(), runs: 0, declined: false, gone: false, ahead: None }
+        Pieces { tx, i, replay, steps: Vec::new(), runs: 0, gone: false, ahead: None }
     }
 
     /// Hand over the steps gathered; false when the writer has gone.
@@ -235,10 +232,6 @@ impl StepSink for Pieces<'_> {
             return false;
         }
         match &mut self.replay {
-            Replay::Along { assumed: None, .. } if run.format != Some(Format::MiniSweAgent) => {
-                self.declined = true;
-                return false;
-            }
             Replay::Along { dirs, along, assumed } => {
                 dirs.begin();
                 match assumed {
