@@ -74,6 +74,8 @@ pub(super) struct Replay {
     /// The step's working directory passed its cap (a chain of `cd`): the rest of the step's
     /// edits are too large to replay.
     pub lost_cwd: bool,
+    /// The Python scripts run last, parsed.
+    pub trees: super::pyscript::Trees,
 }
 
 /// Whether two paths name one file: equal, or one is the other under a known root (or, both
@@ -102,6 +104,7 @@ impl Replay {
             stash: Vec::new(),
             budget: Budget::new(limits),
             lost_cwd: false,
+            trees: Default::default(),
         }
     }
 

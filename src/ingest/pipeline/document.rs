@@ -26,7 +26,7 @@ use crate::analysis::reconstruct::{Exec, Reconstructed};
 use crate::ingest::detect::{self, Detected};
 use crate::ingest::source::{self, Unit};
 use crate::ingest::stream_doc::read::{self, Document};
-use crate::ingest::stream_doc::replay::{self, Alongside, Dirs, Held};
+use crate::ingest::stream_doc::replay::{self, Beside, Dirs, Held};
 use crate::ingest::stream_doc::{ReadError, StepSink};
 use crate::ingest::{decode, swe_agent};
 use crate::model::{Edit, Format, Run, Step};
@@ -52,31 +52,36 @@ pub fn streamed(unit: &Unit, i: usize, tx: &SyncSender<(usize, Piece)>, max_docu
     {
         return held(unit, i, tx, max_document);
     }
-    let mut sink = Pieces::new(tx, i, Replay::along(None));
+    let mut sink = Pieces::new(tx, i, Replay::along(None))?;
     let read = read::read(path, &mut sink, &AtomicU64::new(0));
     if !sink.flush() {
         return Some(false);
     }
     let ended = match read {
         Ok(_) if sink.runs == 0 => Err(ReadError::Whole("the document began no run")),
-        Ok(doc) => reconstructed(path, doc, sink.replay),
+        Ok(doc) => reconstructed(path, doc, sink),
         Err(e) => Err(e),
     };
     end(ended, i, tx)
 }
 
 /// The document with its runs' shell edits, as `replay` makes them.
-fn reconstructed(path: &Path, mut doc: Document, replay: Replay) -> Result<(Document, Vec<Reconstructed>), ReadError> {
-    let done = match replay {
-        Replay::Along { dirs, along, .. } => match along.finish(&mut doc) {
-            Some(done) => done,
-            None => replay::reconstruct(path, &mut doc, &dirs, &AtomicBool::new(false), &mut |_| {})?,
+fn reconstructed(path: &Path, doc: Document, sink: Pieces) -> Result<(Document, Vec<Reconstructed>), ReadError> {
+    match sink.replay {
+        Replay::Along { dirs, .. } => match sink.beside.finish(doc)? {
+            (doc, Some(done)) => Ok((doc, done)),
+            (mut doc, None) => {
+                let done = replay::reconstruct(path, &mut doc, &dirs, &AtomicBool::new(false), &mut |_| {})?;
+                Ok((doc, done))
+            }
         },
         Replay::Held(held) => {
-            held.replay(&mut doc).ok_or(ReadError::Whole("the runs read are not those the document ends with"))?
+            let mut doc = doc;
+            let done =
+                held.replay(&mut doc).ok_or(ReadError::Whole("the runs read are not those the document ends with"))?;
+            Ok((doc, done))
         }
-    };
-    Ok((doc, done))
+    }
 }
 
 /// Hand over the end of a document read to its end, or take back what was handed over.
@@ -111,7 +116,7 @@ fn held(unit: &Unit, i: usize, tx: &SyncSender<(usize, Piece)>, max_document: u6
         return None;
     }
     let (ahead_tx, ahead) = std::sync::mpsc::channel();
-    let mut sink = Pieces::new(tx, i, Replay::Held(Held::default()));
+    let mut sink = Pieces::new(tx, i, Replay::Held(Held::default()))?;
     sink.ahead = Some(ahead);
     // On the other core while the steps are read: the submission read ahead (the steps are kept
     // until it comes), the whole-file path's detection (a document it tells as another format's
@@ -135,9 +140,8 @@ fn held(unit: &Unit, i: usize, tx: &SyncSender<(usize, Piece)>, max_document: u6
     // The text goes before the reconstruction ends: memory then holds at most the steps kept.
     drop(text);
     drop(files);
-    let ended = read.and_then(|ending| {
-        reconstructed(&path, Document { format: Format::SweAgent, ending, size, hash }, sink.replay)
-    });
+    let ended =
+        read.and_then(|ending| reconstructed(&path, Document { format: Format::SweAgent, ending, size, hash }, sink));
     end(ended, i, tx)
 }
 
@@ -156,17 +160,17 @@ impl StepSink for Peek {
 
 /// How a document's shell edits are reconstructed.
 enum Replay {
-    /// As the steps come when what the reconstruction assumes holds, else by a second reading
-    /// (the working directories kept for it). `assumed`: the submission read ahead
-    /// (SWE-agent), or `None`: each run's head gives it (mini-swe-agent).
-    Along { dirs: Dirs, along: Alongside, assumed: Option<Option<String>> },
+    /// As the steps come (on [`Pieces::beside`]) when what the reconstruction assumes holds,
+    /// else by a second reading (the working directories kept for it). `assumed`: the
+    /// submission read ahead (SWE-agent), or `None`: each run's head gives it (mini-swe-agent).
+    Along { dirs: Dirs, assumed: Option<Option<String>> },
     /// From the steps kept, once the document is read.
     Held(Held),
 }
 
 impl Replay {
     fn along(assumed: Option<Option<String>>) -> Replay {
-        Replay::Along { dirs: Dirs::default(), along: Alongside::default(), assumed }
+        Replay::Along { dirs: Dirs::default(), assumed }
     }
 }
 
@@ -175,7 +179,11 @@ struct Pieces<'a> {
     tx: &'a SyncSender<(usize, Piece)>,
     i: usize,
     replay: Replay,
+    /// The reconstruction as the steps come, on the other core.
+    beside: Beside,
     steps: Vec<Step>,
+    /// Per step gathered: how its action ran and the adapter's edits.
+    hows: Vec<(Exec, Vec<Edit>)>,
     /// Runs begun.
     runs: usize,
     /// The writer has gone.
@@ -186,8 +194,10 @@ struct Pieces<'a> {
 }
 
 impl<'a> Pieces<'a> {
-    fn new(tx: &'a SyncSender<(usize, Piece)>, i: usize, replay: Replay) -> Pieces<'a> {
-        Pieces { tx, i, replay, steps: Vec::new(), runs: 0, gone: false, ahead: None }
+    /// `None` when no thread can be made for the reconstruction (the file is read whole).
+    fn new(tx: &'a SyncSender<(usize, Piece)>, i: usize, replay: Replay) -> Option<Pieces<'a>> {
+        let beside = Beside::spawn().ok()?;
+        Some(Pieces { tx, i, replay, beside, steps: Vec::new(), hows: Vec::new(), runs: 0, gone: false, ahead: None })
     }
 
     /// Hand over the steps gathered; false when the writer has gone.
@@ -196,10 +206,12 @@ impl<'a> Pieces<'a> {
             return !self.gone;
         }
         let piece: Arc<[Step]> = std::mem::take(&mut self.steps).into();
-        if let Replay::Held(held) = &mut self.replay {
-            held.keep(piece.clone());
+        let hows = std::mem::take(&mut self.hows);
+        self.gone = self.tx.send((self.i, Piece::Doc(DocPiece::Steps(piece.clone())))).is_err();
+        match &mut self.replay {
+            Replay::Along { .. } => self.beside.steps(piece, hows),
+            Replay::Held(held) => held.keep(piece, hows),
         }
-        self.gone = self.tx.send((self.i, Piece::Doc(DocPiece::Steps(piece)))).is_err();
         !self.gone
     }
 
@@ -208,16 +220,21 @@ impl<'a> Pieces<'a> {
     fn look_ahead(&mut self) {
         let Some(Ok(ahead)) = self.ahead.as_ref().map(Receiver::try_recv) else { return };
         self.ahead = None;
-        if let (Some(submission), Replay::Held(held)) = (ahead, &mut self.replay) {
-            let (dirs, along) = std::mem::take(held).into_alongside(submission.clone(), &self.steps);
-            self.replay = Replay::Along { dirs, along, assumed: Some(submission) };
+        if let Some(submission) = ahead
+            && self.flush()
+            && let Replay::Held(held) = &mut self.replay
+        {
+            let dirs = std::mem::take(held).into_beside(submission.clone(), &self.beside);
+            self.replay = Replay::Along { dirs, assumed: Some(submission) };
         }
     }
 
     /// Take back what was handed over: the document is read again from its start.
     fn restart(&mut self) {
         self.steps.clear();
+        self.hows.clear();
         self.runs = 0;
+        self.beside.restart();
         self.replay = match &self.replay {
             Replay::Along { assumed, .. } => Replay::along(assumed.clone()),
             Replay::Held(_) => Replay::Held(Held::default()),
@@ -232,11 +249,11 @@ impl StepSink for Pieces<'_> {
             return false;
         }
         match &mut self.replay {
-            Replay::Along { dirs, along, assumed } => {
+            Replay::Along { dirs, assumed } => {
                 dirs.begin();
                 match assumed {
-                    Some(submission) => along.begin_assuming(Some(submission.clone())),
-                    None => along.begin(run),
+                    Some(submission) => self.beside.begin_assuming(Some(submission.clone())),
+                    None => self.beside.begin(run),
                 }
             }
             Replay::Held(held) => held.begin(),
@@ -249,12 +266,10 @@ impl StepSink for Pieces<'_> {
     fn step(&mut self, step: Step, edits: Vec<Edit>, how: Exec) -> bool {
         self.look_ahead();
         match &mut self.replay {
-            Replay::Along { dirs, along, .. } => {
-                along.step(&step, how, edits);
-                dirs.step(&step);
-            }
-            Replay::Held(held) => held.step(&step, how, edits),
+            Replay::Along { dirs, .. } => dirs.step(&step),
+            Replay::Held(held) => held.step(&step),
         }
+        self.hows.push((how, edits));
         self.steps.push(step);
         self.steps.len() < STEPS_PER_PIECE || self.flush()
     }

@@ -16,6 +16,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+mod beside;
+pub use beside::Beside;
+
 /// Each run's working directories, in the order its steps met them (the roots of its
 /// reconstruction).
 #[derive(Debug, Default)]
@@ -120,8 +123,13 @@ impl Alongside {
     /// A run begins (its head, as the reader hands it over): a mini-swe-agent run is
     /// reconstructed assuming the submission its head gives.
     pub fn begin(&mut self, run: &Run) {
-        let mini = run.format == Some(crate::model::Format::MiniSweAgent);
-        self.begin_assuming(mini.then(|| run.submission.clone()));
+        self.begin_assuming(Alongside::assumed(run));
+    }
+
+    /// The submission a run is reconstructed assuming, from its head (`None`: not
+    /// reconstructed alongside): a mini-swe-agent run's own.
+    pub fn assumed(run: &Run) -> Option<Option<String>> {
+        (run.format == Some(crate::model::Format::MiniSweAgent)).then(|| run.submission.clone())
     }
 
     /// A run begins, reconstructed assuming `submission` (`None`: not reconstructed alongside).
@@ -200,20 +208,19 @@ impl Held {
 
     /// The next step of the run begun last, as [`StepSink::step`] gets it (the step itself
     /// comes with its piece, [`Held::keep`]).
-    pub fn step(&mut self, step: &Step, how: Exec, edits: Vec<Edit>) {
+    pub fn step(&mut self, step: &Step) {
         self.dirs.step(step);
-        if let Some(run) = self.runs.last_mut() {
-            run.how.push((how, edits));
-        }
     }
 
-    /// Steps of the run begun last, as handed to the writer. The pieces the writer is done with
-    /// keep only what the reconstruction reads of a step (its action, observation and working
-    /// directory): a SWE-agent step's prompt repeats its observation, and the document's text
-    /// is still in memory until it is read.
-    pub fn keep(&mut self, piece: Arc<[Step]>) {
+    /// Steps of the run begun last, as handed to the writer, each with how its action ran and
+    /// the adapter's edits (`hows`). The pieces the writer is done with keep only what the
+    /// reconstruction reads of a step (its action, observation and working directory): a
+    /// SWE-agent step's prompt repeats its observation, and the document's text is still in
+    /// memory until it is read.
+    pub fn keep(&mut self, piece: Arc<[Step]>, hows: Vec<(Exec, Vec<Edit>)>) {
         let Some(run) = self.runs.last_mut() else { return };
         run.pieces.push(piece);
+        run.how.extend(hows);
         while let Some(written) = run.pieces.get_mut(run.trimmed).and_then(Arc::get_mut) {
             for step in written {
                 let Step { action, observation, working_dir, .. } = std::mem::take(step);
@@ -223,20 +230,19 @@ impl Held {
         }
     }
 
-    /// The reconstruction as the steps come from here on, assuming `submission` for every run:
-    /// the steps kept so far (then `pending`, the last run's steps not handed over yet) replayed
-    /// into it, with the working directories met. The pieces are let go.
-    pub fn into_alongside(self, submission: Option<String>, pending: &[Step]) -> (Dirs, Alongside) {
-        let mut along = Alongside::default();
-        let last = self.runs.len().saturating_sub(1);
-        for (k, run) in self.runs.into_iter().enumerate() {
-            along.begin_assuming(Some(submission.clone()));
-            let tail = if k == last { pending } else { &[] };
-            for (step, (how, edits)) in run.pieces.iter().flat_map(|p| p.iter()).chain(tail).zip(run.how) {
-                along.step(step, how, edits);
+    /// The reconstruction as the steps come from here on, on `beside`, assuming `submission`
+    /// for every run: the steps kept so far fed to it; the working directories met. The
+    /// pieces are let go.
+    pub fn into_beside(self, submission: Option<String>, beside: &Beside) -> Dirs {
+        for run in self.runs {
+            beside.begin_assuming(Some(submission.clone()));
+            let mut hows = run.how.into_iter();
+            for piece in run.pieces {
+                let of_piece = hows.by_ref().take(piece.len()).collect();
+                beside.steps(piece, of_piece);
             }
         }
-        (self.dirs, along)
+        self.dirs
     }
 
     /// The runs' edits, reconstructed from the steps kept; `None` when the document's end does

@@ -17,8 +17,9 @@ impl Replay {
         cwd: &Option<String>,
         step: &Step<'_>,
     ) -> bool {
+        let Some(tree) = self.trees.tree(code) else { return false };
         let read = |p: &str| self.known_of(&resolve(p, cwd.as_deref())).cloned().unwrap_or_default();
-        let Some(files) = super::simulate(code, &read) else { return false };
+        let Some(files) = super::simulate(code, &tree, &read) else { return false };
         let first = command.lines().next().unwrap_or(command);
         for (p, wrote) in files {
             let (after, pairs) = match wrote {

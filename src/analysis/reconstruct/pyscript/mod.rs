@@ -27,16 +27,47 @@ pub use text::Doc;
 use super::known::Known;
 use eval::Eval;
 pub use eval::Written;
+use tree_sitter::Tree;
 
 /// What a script did to each file it wrote, in the order first written (paths as the script
 /// names them): the file's text after it, the literals it replaced in a text not known, or
 /// nothing known. `None` when the script is not read as edits. `read`: what the run knows of a
 /// file, by the script's name.
-pub fn simulate(code: &str, read: &dyn Fn(&str) -> Known) -> Option<Vec<(String, Written)>> {
-    let tree = crate::analysis::symbols::parse_python(code)?;
+/// `tree`: the script's syntax tree ([`Trees::tree`]).
+pub fn simulate(code: &str, tree: &Tree, read: &dyn Fn(&str) -> Known) -> Option<Vec<(String, Written)>> {
     let mut ev = Eval::new(code.as_bytes(), read);
     ev.module(tree.root_node()).ok()?;
     Some(ev.written)
+}
+
+/// Scripts kept parsed at most.
+const TREES: usize = 4;
+/// The longest script kept parsed: a copy of it is kept to tell it again.
+const TREE_BYTES: usize = 256 * 1024;
+
+/// The syntax trees of the scripts a run ran last: an agent runs one script again and again
+/// (`python reproduce.py` after each edit), and parsing is most of what reading one costs.
+#[derive(Default)]
+pub struct Trees(Vec<(Box<str>, Tree)>);
+
+impl Trees {
+    /// The syntax tree of `code`, parsed unless it was among the last scripts parsed.
+    pub fn tree(&mut self, code: &str) -> Option<Tree> {
+        if let Some(i) = self.0.iter().position(|(kept, _)| **kept == *code) {
+            let kept = self.0.remove(i);
+            let tree = kept.1.clone();
+            self.0.push(kept);
+            return Some(tree);
+        }
+        let tree = crate::analysis::symbols::parse_python(code)?;
+        if code.len() <= TREE_BYTES {
+            if self.0.len() == TREES {
+                self.0.remove(0);
+            }
+            self.0.push((code.into(), tree.clone()));
+        }
+        Some(tree)
+    }
 }
 
 #[cfg(test)]

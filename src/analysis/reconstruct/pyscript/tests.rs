@@ -5,10 +5,15 @@ use super::*;
 use crate::analysis::reconstruct::tests::{edit_at, replay};
 use crate::model::{Certainty, CheckedBy};
 
+/// What [`simulate`] reads of `code`.
+fn sim(code: &str, read: &dyn Fn(&str) -> Known) -> Option<Vec<(String, Written)>> {
+    simulate(code, &Trees::default().tree(code)?, read)
+}
+
 /// What a script left in `path`, the run knowing `files` whole.
 fn after(code: &str, files: &[(&str, &str)], path: &str) -> Option<String> {
     let read = |p: &str| files.iter().find(|(n, _)| *n == p).map(|(_, t)| Known::whole(t, None)).unwrap_or_default();
-    let out = simulate(code, &read).expect("read as edits");
+    let out = sim(code, &read).expect("read as edits");
     out.into_iter().find(|(p, _)| p == path).and_then(|(_, w)| match w {
         Written::Text(d) => d.known.text(),
         _ => None,
@@ -68,11 +73,11 @@ fn what_is_not_read_stays_unknown_or_gives_the_script_up() {
     let files = [("a.py", "x = 1\n")];
     // The text is not known: the file's edit waits for a view.
     let read = |p: &str| files.iter().find(|(n, _)| *n == p).map(|(_, t)| Known::whole(t, None)).unwrap_or_default();
-    let out = simulate("s = open('a.py').read()\nopen('a.py', 'w').write(s.upper())\n", &read).expect("read");
+    let out = sim("s = open('a.py').read()\nopen('a.py', 'w').write(s.upper())\n", &read).expect("read");
     assert!(matches!(out.as_slice(), [(p, Written::Unknown)] if p == "a.py"));
     // A file name that is not known, a shell run from Python: not read as edits at all.
-    assert!(simulate("import sys\nopen(sys.argv[1], 'w').write('x')\n", &read).is_none());
-    assert!(simulate("import os\nos.system(\"sed -i 's/a/b/' a.py\")\n", &read).is_none());
+    assert!(sim("import sys\nopen(sys.argv[1], 'w').write('x')\n", &read).is_none());
+    assert!(sim("import os\nos.system(\"sed -i 's/a/b/' a.py\")\n", &read).is_none());
     // The old text absent from a file known whole: written back unchanged.
     assert_eq!(
         after("s = open('a.py').read()\ns = s.replace('y = 2', 'y = 3')\nopen('a.py', 'w').write(s)\n", &files, "a.py")
@@ -135,7 +140,7 @@ fn lines_by_number_on_a_file_partly_shown() {
     let mut k = Known::default();
     k.show(2, &["def get_auth(url):".into(), "    parsed = urlparse(url)".into(), "    return parsed".into()]);
     let read = |p: &str| if p == "u.py" { k.clone() } else { Known::default() };
-    let out = simulate(code, &read).expect("read as edits");
+    let out = sim(code, &read).expect("read as edits");
     let [(path, Written::Text(d))] = out.as_slice() else { panic!("{out:?}") };
     assert_eq!(path, "u.py");
     let lines: Vec<String> = d.known.segs.iter().map(|s| s.text().map_or("?".to_string(), |t| t.to_string())).collect();
@@ -147,5 +152,26 @@ fn lines_by_number_on_a_file_partly_shown() {
     let mut other = Known::default();
     other.show(3, &["    parsed = something_else".into()]);
     let read = |_: &str| other.clone();
-    assert!(simulate(code, &read).is_some_and(|w| w.is_empty()));
+    assert!(sim(code, &read).is_some_and(|w| w.is_empty()));
+}
+
+#[test]
+fn a_script_run_again_is_read_from_the_tree_kept_and_another_is_parsed() {
+    let mut trees = Trees::default();
+    let scripts: Vec<String> =
+        (0..=TREES).map(|i| format!("open('f{i}.py', 'w').write('{}')\n", "x".repeat(i))).collect();
+    for round in 0..2 {
+        for code in &scripts {
+            let tree = trees.tree(code).expect("parsed");
+            // The tree is the script's own: its text spans the whole script.
+            assert_eq!(tree.root_node().end_byte(), code.len(), "round {round}: {code}");
+            assert_eq!(tree.root_node().utf8_text(code.as_bytes()).ok(), Some(code.as_str()));
+        }
+    }
+    // The last ones run are kept, the oldest let go.
+    let kept: Vec<&str> = trees.0.iter().map(|(c, _)| &**c).collect();
+    assert_eq!(kept, scripts[1..].iter().map(String::as_str).collect::<Vec<_>>());
+    let tree = trees.tree(&scripts[2]).expect("kept");
+    assert_eq!(tree.root_node().end_byte(), scripts[2].len());
+    assert_eq!(trees.0.last().map(|(c, _)| &**c), Some(scripts[2].as_str()), "the one run last is kept longest");
 }

@@ -13,8 +13,8 @@ impl StepSink for Kept {
         true
     }
     fn step(&mut self, step: Step, edits: Vec<Edit>, how: Exec) -> bool {
-        self.0.step(&step, how, edits);
-        self.0.keep(Arc::from(vec![step]));
+        self.0.step(&step);
+        self.0.keep(Arc::from(vec![step]), vec![(how, edits)]);
         true
     }
 }
@@ -68,16 +68,25 @@ fn steps_kept_trimmed_once_written_give_the_edits_a_whole_read_gives() {
     assert_eq!(done[0].edit_steps, [3, 7]);
 }
 
-/// Keeps the first `switch_at` steps, three to a piece (those of the last piece not yet kept
-/// when the switch comes), then goes on as the steps come on the submission read ahead, as the
-/// ingest's worker does once it has come.
+/// Keeps the first `switch_at` steps, three to a piece (the last piece kept partial when the
+/// switch comes), then goes on as the steps come on the submission read ahead, on a thread of
+/// its own, as the ingest's worker does once it has come.
 struct Switched {
     held: Option<Held>,
     pending: Vec<Step>,
-    along: Option<(Dirs, Alongside)>,
+    hows: Vec<(Exec, Vec<Edit>)>,
+    along: Option<(Dirs, Beside)>,
     switch_at: usize,
     seen: usize,
     submission: Option<String>,
+}
+
+impl Switched {
+    fn keep(&mut self) {
+        if let Some(held) = &mut self.held {
+            held.keep(Arc::from(std::mem::take(&mut self.pending)), std::mem::take(&mut self.hows));
+        }
+    }
 }
 
 impl StepSink for Switched {
@@ -88,24 +97,26 @@ impl StepSink for Switched {
         true
     }
     fn step(&mut self, step: Step, edits: Vec<Edit>, how: Exec) -> bool {
-        if self.seen == self.switch_at
-            && let Some(held) = self.held.take()
-        {
-            self.along = Some(held.into_alongside(self.submission.clone(), &self.pending));
-            self.pending.clear();
+        if self.seen == self.switch_at {
+            self.keep();
+            if let Some(held) = self.held.take() {
+                let Ok(beside) = Beside::spawn() else { return false };
+                self.along = Some((held.into_beside(self.submission.clone(), &beside), beside));
+            }
         }
         self.seen += 1;
         match (&mut self.held, &mut self.along) {
             (Some(held), _) => {
-                held.step(&step, how, edits);
+                held.step(&step);
                 self.pending.push(step);
+                self.hows.push((how, edits));
                 if self.pending.len() == 3 {
-                    held.keep(Arc::from(std::mem::take(&mut self.pending)));
+                    self.keep();
                 }
             }
-            (None, Some((dirs, along))) => {
+            (None, Some((dirs, beside))) => {
                 dirs.step(&step);
-                along.step(&step, how, edits);
+                beside.steps(Arc::from(vec![step]), vec![(how, edits)]);
             }
             (None, None) => return false,
         }
@@ -125,6 +136,7 @@ fn steps_kept_until_the_submission_comes_then_made_as_they_come_give_a_whole_rea
         let mut sink = Switched {
             held: Some(Held::default()),
             pending: Vec::new(),
+            hows: Vec::new(),
             along: None,
             switch_at,
             seen: 0,
@@ -132,12 +144,14 @@ fn steps_kept_until_the_submission_comes_then_made_as_they_come_give_a_whole_rea
         };
         let ending = swe_agent::read(path, &text, &mut sink, |_| {}).unwrap_or_else(|e| panic!("{e:?}"));
         let mut doc = Document { format: Format::SweAgent, ending, size: 0, hash: [0; 32] };
+        sink.keep();
         let done = match (sink.held, sink.along) {
-            (Some(mut held), _) => {
-                held.keep(Arc::from(sink.pending));
-                held.replay(&mut doc)
+            (Some(held), _) => held.replay(&mut doc),
+            (None, Some((_, beside))) => {
+                let (finished, done) = beside.finish(doc).unwrap_or_else(|e| panic!("{e:?}"));
+                doc = finished;
+                done
             }
-            (None, Some((_, along))) => along.finish(&mut doc),
             (None, None) => None,
         };
         let Some(mut done) = done else { panic!("{switch_at}: what was assumed holds") };
