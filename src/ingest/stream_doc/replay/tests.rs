@@ -162,3 +162,67 @@ fn steps_kept_until_the_submission_comes_then_made_as_they_come_give_a_whole_rea
         assert_eq!(shown(&run.edits), shown(&whole.runs[0].edits), "switched at step {switch_at}");
     }
 }
+
+/// Feeds a [`Beside`] each piece of three steps, as the worker does; `restart_after`: the
+/// document is read again from its start once that many steps were fed.
+struct Fed {
+    beside: Beside,
+    submission: Option<String>,
+    pending: Vec<Step>,
+    hows: Vec<(Exec, Vec<Edit>)>,
+    restart_after: Option<usize>,
+    seen: usize,
+}
+
+impl Fed {
+    fn flush(&mut self) {
+        if !self.pending.is_empty() {
+            self.beside.steps(Arc::from(std::mem::take(&mut self.pending)), std::mem::take(&mut self.hows));
+        }
+    }
+}
+
+impl StepSink for Fed {
+    fn begin(&mut self, _run: &Run) -> bool {
+        self.beside.begin_assuming(Some(self.submission.clone()));
+        true
+    }
+    fn step(&mut self, step: Step, edits: Vec<Edit>, how: Exec) -> bool {
+        self.pending.push(step);
+        self.hows.push((how, edits));
+        if self.pending.len() == 3 {
+            self.flush();
+        }
+        self.seen += 1;
+        // A reader that gives up here: the next reading starts over.
+        self.restart_after.is_none_or(|n| self.seen < n)
+    }
+}
+
+#[test]
+fn a_reconstruction_on_its_own_thread_gives_a_whole_reads_edits_and_forgets_a_reading_given_up() {
+    let (path, text) = (Path::new("gen__swe-1.traj"), document());
+    let whole = swe_agent::parse(path, &text).unwrap_or_else(|e| panic!("{e}"));
+    let shown = |edits: &[Edit]| edits.iter().map(|e| format!("{e:?}")).collect::<Vec<_>>();
+    for restart_after in [None, Some(4), Some(9)] {
+        let Ok(beside) = Beside::spawn() else { panic!("a thread") };
+        let submission = whole.runs[0].submission.clone();
+        let mut sink = Fed { beside, submission, pending: Vec::new(), hows: Vec::new(), restart_after, seen: 0 };
+        if restart_after.is_some() {
+            assert!(swe_agent::read(path, &text, &mut sink, |_| {}).is_err(), "the reading was given up");
+            sink.flush();
+            sink.beside.restart();
+            (sink.restart_after, sink.seen) = (None, 0);
+        }
+        let ending = swe_agent::read(path, &text, &mut sink, |_| {}).unwrap_or_else(|e| panic!("{e:?}"));
+        sink.flush();
+        let doc = Document { format: Format::SweAgent, ending, size: 0, hash: [0; 32] };
+        let (mut doc, done) = sink.beside.finish(doc).unwrap_or_else(|e| panic!("{e:?}"));
+        let Some(mut done) = done else { panic!("{restart_after:?}: what was assumed holds") };
+        let run = &mut doc.ending.parsed.runs[0];
+        for (k, edit) in run.edits.iter_mut().enumerate() {
+            done[0].fill(k, edit).unwrap_or_else(|e| panic!("{e}"));
+        }
+        assert_eq!(shown(&run.edits), shown(&whole.runs[0].edits), "given up after {restart_after:?}");
+    }
+}
