@@ -12,8 +12,10 @@
 //! - A mini-swe-agent document is read from disk a step at a time (`stream_doc::read`, as
 //!   `trajan FILE` reads it; parsed from slices, `stream_doc::sliced`). Its shell edits are
 //!   reconstructed as the steps come when the document gives the submission before its steps
-//!   (`replay::Alongside`: mini-swe-agent writes `info` first); otherwise, once the document is
-//!   read, the worker reads it a second time for them (`stream_doc::replay`).
+//!   (`replay::Alongside`: mini-swe-agent writes `info` first), on a thread of their own
+//!   (`replay::Beside`, fed the pieces handed to the writer), while the worker parses on;
+//!   otherwise, once the document is read, the worker reads it a second time for them
+//!   (`stream_doc::replay`).
 //! - A SWE-agent document is read into memory, as the whole-file path reads it (its text parsed
 //!   in place, borrowing its strings: half the CPU of the step reader from disk), and its steps
 //!   are handed over as they are built. Its submission comes after its steps: it is read ahead
