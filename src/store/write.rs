@@ -173,7 +173,7 @@ impl LiveWrite {
 }
 
 /// How a step's flags change at the end of a read.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) enum FlagChange {
     Set(i64),
     Add(i64),

@@ -242,8 +242,10 @@ impl Reconstructor {
 
     /// Hand the spill the diffs of the edits made since, and what views that contradicted an
     /// edit showed. Neither is read again before the end: a diff is only ever drawn anew (a
-    /// script's, once a view shows what it did), and a contradiction is kept once.
+    /// script's, once a view shows what it did), and a contradiction is kept once. A view that
+    /// contradicts several edits shows each the same: it is kept once for all of them.
     fn settle(&mut self) {
+        let contradicted = std::mem::take(&mut self.r.contradicted);
         let Some(spill) = self.spill.as_mut() else { return };
         for (id, rec) in self.r.recs.iter_mut().enumerate().skip(self.settled) {
             if let Some(d) = rec.edit.diff.take() {
@@ -256,13 +258,19 @@ impl Reconstructor {
             }
         }
         self.settled = self.r.recs.len();
-        for (id, rec) in self.r.recs.iter_mut().enumerate() {
-            if let Some((_, both)) = rec.contradicted.as_mut()
-                && !both.is_empty()
-                && let Ok(key) = spill.put(both)
-            {
+        let mut last: Option<(u64, String)> = None;
+        for id in contradicted {
+            let Some((_, both)) = self.r.recs.get_mut(id).and_then(|rec| rec.contradicted.as_mut()) else { continue };
+            if both.is_empty() {
+                continue;
+            }
+            let key = match &last {
+                Some((key, text)) if text == both => Ok(*key),
+                _ => spill.put(both),
+            };
+            if let Ok(key) = key {
                 self.shown.insert(id, key);
-                *both = String::new();
+                last = Some((key, std::mem::take(both)));
             }
         }
     }

@@ -67,6 +67,9 @@ pub(super) struct Replay {
     /// Folders a relative path may be relative to (working directories, `cd` targets).
     pub roots: Vec<String>,
     pub recs: Vec<Rec>,
+    /// Edits contradicted since the spill last took what the views showed
+    /// (`Reconstructor::settle`), in the order contradicted.
+    pub contradicted: Vec<EditId>,
     /// `git stash` entries: per file, the state it had and the edits it undid.
     pub stash: Vec<Vec<(usize, Known, Vec<EditId>)>>,
     /// What the run may cost ([`super::budget`]); every simulator spends from it.
@@ -101,6 +104,7 @@ impl Replay {
             index: HashMap::new(),
             roots,
             recs: Vec::new(),
+            contradicted: Vec::new(),
             stash: Vec::new(),
             budget: Budget::new(limits),
             lost_cwd: false,
@@ -520,6 +524,7 @@ impl Replay {
         for id in contradicted {
             if let Some(rec) = self.recs.get_mut(id) {
                 rec.contradicted = Some((by, both.clone()));
+                self.contradicted.push(id);
             }
         }
     }

@@ -168,12 +168,19 @@ impl Pg {
             })?;
             lw.w.instances.insert(run.instance_id);
         }
-        for (run_id, step, change) in lw.flag_changes(fixups, edited) {
+        // The steps of a run that change alike, in one round trip (a run may have thousands of
+        // edited steps), in order: a flag added after it was set.
+        let changes = lw.flag_changes(fixups, edited);
+        for alike in changes.chunk_by(|a, b| (a.0, a.2) == (b.0, b.2)) {
+            let (run_id, change) = (alike[0].0, alike[0].2);
+            let steps: Vec<i64> = alike.iter().map(|c| c.1).collect();
             let (sql, bits) = match change {
-                FlagChange::Set(bits) => ("UPDATE steps SET flags = $3 WHERE run_id = $1 AND idx = $2", bits),
-                FlagChange::Add(bits) => ("UPDATE steps SET flags = flags | $3 WHERE run_id = $1 AND idx = $2", bits),
+                FlagChange::Set(bits) => ("UPDATE steps SET flags = $3 WHERE run_id = $1 AND idx = ANY($2)", bits),
+                FlagChange::Add(bits) => {
+                    ("UPDATE steps SET flags = flags | $3 WHERE run_id = $1 AND idx = ANY($2)", bits)
+                }
             };
-            self.exec(sql, &[&run_id, &step, &bits])?;
+            self.exec(sql, &[&run_id, &steps, &bits])?;
         }
         self.exec(
             "UPDATE sources SET format = $2, size = $3, hash = $4, warnings = NULL WHERE id = $1",

@@ -220,7 +220,7 @@ impl Sqlite {
                 FlagChange::Set(bits) => ("UPDATE steps SET flags = ?3 WHERE run_id = ?1 AND idx = ?2", bits),
                 FlagChange::Add(bits) => ("UPDATE steps SET flags = flags | ?3 WHERE run_id = ?1 AND idx = ?2", bits),
             };
-            self.conn.execute(sql, params![run_id, step, bits])?;
+            self.conn.prepare_cached(sql)?.execute(params![run_id, step, bits])?;
         }
         self.conn.execute(
             "UPDATE sources SET format = ?2, size = ?3, hash = ?4, warnings = NULL WHERE id = ?1",

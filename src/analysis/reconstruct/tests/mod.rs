@@ -456,3 +456,54 @@ fn substitutions_chained_on_a_line_never_shown_are_inverted_one_by_one() {
     assert_eq!(certainty(&r, 2), Some(Certainty::Unknown));
     assert_eq!(certainty(&r, 1), Some(Certainty::Unknown));
 }
+
+/// Texts kept in memory, counting what was put.
+#[derive(Clone, Default)]
+struct Counted(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl Spill for Counted {
+    fn put(&mut self, text: &str) -> std::io::Result<u64> {
+        let mut kept = self.0.lock().map_err(|_| std::io::Error::other("poisoned"))?;
+        kept.push(text.to_string());
+        Ok(kept.len() as u64 - 1)
+    }
+    fn get(&mut self, key: u64) -> std::io::Result<String> {
+        let kept = self.0.lock().map_err(|_| std::io::Error::other("poisoned"))?;
+        kept.get(key as usize).cloned().ok_or_else(|| std::io::Error::other("no such key"))
+    }
+}
+
+#[test]
+fn a_view_contradicting_several_edits_is_spilled_once_and_each_edit_gets_it_back() {
+    let steps = [
+        ("cat f.py", TEN),
+        ("sed -i 's/two/TWO/' f.py", ""),
+        ("sed -i 's/four/FOUR/' f.py", ""),
+        ("cat g.py", "a\nb\n"),
+        ("sed -i 's/a/A/' g.py", ""),
+        ("sed -i 's/six/SIX/' f.py", ""),
+        // Shows none of the three edits of f.py; then one of g.py's.
+        ("cat f.py", TEN),
+        ("cat g.py", "a\nb\n"),
+    ];
+    let whole = replay(&steps, None);
+    let spill = Counted::default();
+    let mut rec = Reconstructor::new(None, std::iter::empty()).spill_to(Box::new(spill.clone()));
+    for (a, o) in steps {
+        let step = Step { action: a.to_string(), observation: o.to_string(), ..Step::default() };
+        rec.step(&step, Exec::Shell(EditStatus::Applied), Vec::new());
+    }
+    let mut done = rec.finish(&mut []);
+    let mut edits = std::mem::take(&mut done.edits);
+    for (k, edit) in edits.iter_mut().enumerate() {
+        done.fill(k, edit).unwrap_or_else(|e| panic!("{e}"));
+    }
+    let shown = |edits: &[Edit]| edits.iter().map(|e| format!("{e:?}")).collect::<Vec<_>>();
+    assert_eq!(shown(&edits), shown(&whole.edits));
+    let contradicted: Vec<_> =
+        whole.edits.iter().filter(|e| e.trace.certainty == Some(Certainty::Contradicted)).collect();
+    assert_eq!(contradicted.len(), 4, "{:#?}", whole.edits);
+    // The 4 edits' diffs, and what the two views showed: once each.
+    let kept = spill.0.lock().map(|k| k.len()).unwrap_or_default();
+    assert_eq!(kept, 4 + 2);
+}
