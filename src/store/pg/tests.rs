@@ -456,6 +456,34 @@ fn a_live_write_reads_as_a_whole_write_does() {
     assert_eq!(ok(pg.source_fingerprint("/live.traj")), Some((1, vec![2; 32])));
 }
 
+/// The flags a live write's end sets (a step's fixed up) and adds (the steps the
+/// reconstruction edited, many of them alike), the same on both backends.
+#[test]
+fn the_flags_a_live_write_ends_with_are_the_same_on_both_backends() {
+    let Some((db, url)) = database() else { return };
+    let parsed = runs();
+    let run = &parsed.runs[0];
+    let set = crate::model::StepFlags { error: true, test_run: true, ..Default::default() };
+    // Step 1 set, then given the edit flag; steps 0 and 3 given it too, 2 left as it was.
+    let (fixups, edited) = ([(0, 1, set)], [vec![0, 1, 3]]);
+    let mut flags = Vec::new();
+    for mut store in [ok(Store::open_in_memory()), ok(Store::connect(&url))] {
+        let mut lw = ok(store.live_begin("/live.traj", "file", "swe-agent", "reading"));
+        let id = ok(store.live_run(&mut lw, run));
+        ok(store.live_steps(&mut lw, &run.steps, &[]));
+        let ending = Parsed { runs: vec![run.clone()], ..Parsed::default() };
+        ok(store.live_finish(lw, &record("/live.traj", &[2; 32]), ending, &fixups, &edited, &mut |_, _, _| Ok(())));
+        let steps = ok(store.run_detail(id, None)).step_list;
+        flags.push(steps.iter().map(|s| s.flags).collect::<Vec<_>>());
+    }
+    drop(db);
+    let edit = crate::model::StepFlags { edit: true, ..Default::default() };
+    let before: Vec<crate::model::StepFlags> = run.steps.iter().map(|s| s.flags).collect();
+    assert_eq!(flags[1], flags[0], "PostgreSQL against SQLite");
+    let with_edit = |f: crate::model::StepFlags| crate::model::StepFlags { edit: true, ..f };
+    assert_eq!(flags[0], [with_edit(before[0]), with_edit(set), before[2], with_edit(before[3])], "{edit:?}");
+}
+
 #[test]
 fn replacing_a_source_keeps_run_ids_and_removing_it_leaves_nothing() {
     let Some((_db, url)) = database() else { return };
