@@ -460,7 +460,7 @@ fn a_live_write_reads_as_a_whole_write_does() {
 /// reconstruction edited, many of them alike), the same on both backends.
 #[test]
 fn the_flags_a_live_write_ends_with_are_the_same_on_both_backends() {
-    let Some((db, url)) = database() else { return };
+    let Some((_db, url)) = database() else { return };
     let parsed = runs();
     let run = &parsed.runs[0];
     let set = crate::model::StepFlags { error: true, test_run: true, ..Default::default() };
@@ -476,12 +476,10 @@ fn the_flags_a_live_write_ends_with_are_the_same_on_both_backends() {
         let steps = ok(store.run_detail(id, None)).step_list;
         flags.push(steps.iter().map(|s| s.flags).collect::<Vec<_>>());
     }
-    drop(db);
-    let edit = crate::model::StepFlags { edit: true, ..Default::default() };
     let before: Vec<crate::model::StepFlags> = run.steps.iter().map(|s| s.flags).collect();
     assert_eq!(flags[1], flags[0], "PostgreSQL against SQLite");
     let with_edit = |f: crate::model::StepFlags| crate::model::StepFlags { edit: true, ..f };
-    assert_eq!(flags[0], [with_edit(before[0]), with_edit(set), before[2], with_edit(before[3])], "{edit:?}");
+    assert_eq!(flags[0], [with_edit(before[0]), with_edit(set), before[2], with_edit(before[3])]);
 }
 
 #[test]
