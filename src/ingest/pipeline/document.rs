@@ -68,7 +68,7 @@ pub fn streamed(unit: &Unit, i: usize, tx: &SyncSender<(usize, Piece)>, max_docu
 }
 
 /// The document with its runs' shell edits, as `replay` makes them.
-fn reconstructed(path: &Path, doc: Document, sink: Pieces) -> Result<(Document, Vec<Reconstructed>), ReadError> {
+fn reconstructed(path: &Path, mut doc: Document, sink: Pieces) -> Result<(Document, Vec<Reconstructed>), ReadError> {
     match sink.replay {
         Replay::Along { dirs, .. } => match sink.beside.finish(doc)? {
             (doc, Some(done)) => Ok((doc, done)),
@@ -78,7 +78,6 @@ fn reconstructed(path: &Path, doc: Document, sink: Pieces) -> Result<(Document, 
             }
         },
         Replay::Held(held) => {
-            let mut doc = doc;
             let done =
                 held.replay(&mut doc).ok_or(ReadError::Whole("the runs read are not those the document ends with"))?;
             Ok((doc, done))
