@@ -333,7 +333,7 @@ fn the_llm_prompt_carries_the_new_signals() {
         "a stale reference is a file the agent did not change",
         "definitions changed in src/widget.cpp (cpp)",
         "stale reference: `resize` (re-signed to `int Widget::resize(int w, int h)`)",
-        "gold location Widget::resize: shown step 0, changed by the agent",
+        "gold location widgets::Widget::resize: shown step 0, changed by the agent",
         "harness tests: FAIL_TO_PASS 1 passed, 0 failed; PASS_TO_PASS 1 passed, 1 failed (the fix is in place; regressions elsewhere)",
     ] {
         assert!(text.contains(want), "`{want}` not in the dry run:\n{text}");

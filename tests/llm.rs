@@ -68,14 +68,17 @@ fn good(mode: &str, step: usize) -> Behaviour {
     let content = serde_json::json!({
         "modes": [{"mode": mode, "confidence": 0.8, "evidence": [{"step": step, "note": "see here"}], "rationale": "because"}],
         "unclassified": false,
-        "summary": "a summary"
+        "summary": "a summary",
+        "onset": {"step": step, "evidence": [{"step": step, "note": "the first edit elsewhere"}], "confidence": 0.6,
+                  "rationale": "the first edit in the wrong place"},
+        "blame": {"value": "agent", "reason": "its own edit"}
     });
     Behaviour::Reply { content: content.to_string(), tokens_in: 1000, tokens_out: 50 }
 }
 
 fn unclassified() -> Behaviour {
     Behaviour::Reply {
-        content: r#"{"modes": [], "unclassified": true, "summary": "wrong logic"}"#.into(),
+        content: r#"{"modes": [], "unclassified": true, "summary": "wrong logic", "onset": {"step": 1, "rationale": "the fix it committed to"}, "blame": {"value": "agent", "reason": "wrong logic"}}"#.into(),
         tokens_in: 900,
         tokens_out: 20,
     }
@@ -529,7 +532,9 @@ fn a_key_echoed_cut_short_is_redacted_everywhere() {
             "modes": [{"mode": "missed_edit_location", "confidence": 0.8,
                        "evidence": [{"step": 2, "note": "see here"}], "rationale": format!("because {}", &KEY[4..])}],
             "unclassified": false,
-            "summary": format!("key {}", &KEY[..KEY.len() - 4])
+            "summary": format!("key {}", &KEY[..KEY.len() - 4]),
+            "onset": {"step": 2, "rationale": "r"},
+            "blame": {"value": "agent", "reason": "r"}
         });
         Behaviour::Reply { content: content.to_string(), tokens_in: 10, tokens_out: 5 }
     })

@@ -766,6 +766,7 @@ fn a_file_read_before_stays_until_its_new_version_is_written_whole() {
         exit_category: String::new(),
         summary: String::new(),
         provenance: trajan::label::Provenance::default(),
+        judgement: Default::default(),
     };
     must(store.add_label(&label, None), "label");
     drop(store);

@@ -129,7 +129,8 @@ fn an_llm_is_measured_the_same_way_and_a_failed_reply_is_not_a_label() {
         let mode = if prompt.contains(&format!("({b})")) { "no_such_mode" } else { "missed_edit_location" };
         let content = serde_json::json!({
             "modes": [{"mode": mode, "confidence": 0.8, "evidence": [{"step": 1, "note": "n"}], "rationale": "r"}],
-            "unclassified": false, "summary": "s"
+            "unclassified": false, "summary": "s",
+            "onset": {"step": 1, "rationale": "r"}, "blame": {"value": "agent", "reason": "r"}
         });
         Behaviour::Reply { content: content.to_string(), tokens_in: 100, tokens_out: 10 }
     })

@@ -10,6 +10,7 @@
 //! - [`classification`]: the 2×2 confusion of a rater against a reference, precision, recall, F1;
 //! - [`coverage`](mod@coverage): the share of a rater's ratings that name at least one mode;
 //! - [`consensus`]: a per-mode majority of given raters (e.g. the humans);
+//! - [`onset`](mod@onset): onset (steps within 0, 1, 3; mean distance) and blame (kappa) agreement;
 //! - [`bootstrap`]: percentile intervals by resampling items, deterministic for a seed;
 //! - [`report`]: all of it per mode, serializable for the CLI.
 //!
@@ -23,6 +24,7 @@ pub mod classification;
 pub mod consensus;
 pub mod coverage;
 pub mod kappa;
+pub mod onset;
 pub mod report;
 pub mod table;
 
@@ -35,6 +37,7 @@ pub use classification::Confusion;
 pub use consensus::{consensus_column, human_consensus, majority};
 pub use coverage::{Coverage, coverage};
 pub use kappa::{cohen_kappa, cohen_kappa_from_matrix, raw_agreement};
+pub use onset::{BlameAgreement, OnsetAgreement, ValueAgreement, blame_agreement, onset_agreement};
 pub use report::{
     AgreementReport, AlphaScore, ClassifierScore, Estimate, MicroScore, ModeAgreement, PairAgreement, Reference,
     agreement_report,

@@ -5,11 +5,12 @@
 use crate::classify::rules::{self, Finding};
 use crate::classify::signals::Signals;
 use crate::label::taxonomy::Taxonomy;
-use crate::label::{Label, ModeVerdict, Provenance, Source};
+use crate::label::{Judgement, Label, ModeVerdict, Provenance, Source};
 
 /// Names the heuristic in labels; bumped when a rule changes what it gives.
 pub const RATER: &str = "heuristic";
-pub const VERSION: &str = "trajan-heuristic/2";
+/// 3: onset and blame.
+pub const VERSION: &str = "trajan-heuristic/3";
 
 /// Classify one run from its signals. `input_hash` identifies the signals (a label with the same
 /// hash and taxonomy is not made again).
@@ -28,6 +29,8 @@ pub fn classify(run_id: i64, signals: &Signals, taxonomy: &Taxonomy, input_hash:
         if best >= taxonomy.assign_threshold { modes.push(verdict) } else { considered.push(verdict) }
     }
     modes.sort_by(|a, b| b.confidence.total_cmp(&a.confidence));
+    let blame = crate::classify::blame::blame(signals);
+    let onset = crate::classify::onset::onset(signals, &modes, &blame);
     let summary = summary(signals, &modes, &considered);
     Label {
         run_id,
@@ -40,6 +43,7 @@ pub fn classify(run_id: i64, signals: &Signals, taxonomy: &Taxonomy, input_hash:
         exit_category: signals.exit.name().into(),
         summary,
         provenance: Provenance { model: Some(VERSION.into()), input_hash: Some(input_hash), ..Provenance::default() },
+        judgement: Judgement { onset: Some(onset), blame: Some(blame) },
     }
 }
 

@@ -24,7 +24,7 @@ pub fn run(runs: usize, latency_ms: u64, concurrency: usize) -> Result<i32> {
     let taxonomy = Taxonomy::preset("refactoring").unwrap_or_else(|| unreachable!("the default preset is embedded"));
     let ids = store.classify_candidates(Some(trajan::model::FailedScope::WithUnknown))?;
     let latency = Duration::from_millis(latency_ms);
-    let reply = r#"{"modes": [{"mode": "missed_edit_location", "confidence": 0.7, "evidence": [{"step": 1, "note": "viewed"}], "rationale": "synthetic"}], "unclassified": false, "summary": "synthetic"}"#;
+    let reply = r#"{"modes": [{"mode": "missed_edit_location", "confidence": 0.7, "evidence": [{"step": 1, "note": "viewed"}], "rationale": "synthetic"}], "unclassified": false, "summary": "synthetic", "onset": {"step": 1, "rationale": "synthetic"}, "blame": {"value": "agent", "reason": "synthetic"}}"#;
     let server = ChatServer::start(move |_| {
         Behaviour::Delay(latency, Box::new(Behaviour::Reply { content: reply.into(), tokens_in: 4000, tokens_out: 80 }))
     })?;

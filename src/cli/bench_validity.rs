@@ -12,6 +12,8 @@ use trajan::classify::{heuristic, llm::pipeline::classify_llm, pipeline::classif
 use trajan::config::UserConfig;
 use trajan::ingest::pipeline::{self, Options, Silent};
 use trajan::label::{Label, Source, taxonomy::Taxonomy};
+use trajan::review::onset_reference::{self, OnsetEntry};
+use trajan::review::onset_validity::{BlameScore, OnsetCase, OnsetScore, out_of_range, score_blame, score_onset};
 use trajan::review::reference_set::{self, Entry};
 use trajan::review::validity::{Case, Side, Validity, score};
 use trajan::sanitize::sanitize;
@@ -36,6 +38,11 @@ pub struct ValidityArgs {
     pub resamples: usize,
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
+    /// The reference onsets and blame (the shape of `onset.json`: one entry per run with
+    /// `onset.step`, `onset.also_acceptable`, `blame.value`); default: `onset.json` beside the
+    /// reference labels, when there is one.
+    #[arg(long)]
+    pub onset: Option<PathBuf>,
     /// Keep the database at this path (it must not exist yet) to browse the set after.
     #[arg(long)]
     pub keep_db: Option<PathBuf>,
@@ -108,6 +115,10 @@ pub fn run(args: &ValidityArgs) -> Result<i32> {
         }
         cases.push(Case { run_id: run.id, entry, label });
     }
+    let onset = match onset_file(args) {
+        Some(path) => Some(onsets(&path, &runs, &store, source, &rater)?),
+        None => None,
+    };
     let modes = taxonomy.mode_ids();
     let bootstrap = BootstrapOptions { resamples: args.resamples, seed: args.seed, ..BootstrapOptions::default() };
     let validity = score(&cases, &modes, taxonomy.assign_threshold, &bootstrap)?;
@@ -122,6 +133,12 @@ pub fn run(args: &ValidityArgs) -> Result<i32> {
             "ingest_failures": failed,
             "not_scored": missing,
             "validity": validity,
+            "onset": onset.as_ref().map(|o| serde_json::json!({
+                "reference": o.path,
+                "problems": o.problems,
+                "onset": o.onset,
+                "blame": o.blame,
+            })),
         }))?;
     } else {
         let head = format!(
@@ -130,9 +147,149 @@ pub fn run(args: &ValidityArgs) -> Result<i32> {
             args.reference.display(),
             cases.len() + missing.iter().filter(|m| !cases.iter().any(|c| c.entry.file == m.file)).count()
         );
-        emit(&text(&head, &validity, &missing, &failed, &bootstrap))?;
+        let mut out = text(&head, &validity, &missing, &failed, &bootstrap);
+        if let Some(o) = &onset {
+            out.push_str(&onset_text(o));
+        }
+        emit(&out)?;
     }
-    Ok(if missing.is_empty() && failed.is_empty() { 0 } else { 1 })
+    let clean = onset.as_ref().is_none_or(|o| o.problems.is_empty());
+    Ok(if missing.is_empty() && failed.is_empty() && clean { 0 } else { 1 })
+}
+
+/// The onset reference to score: the one given, else `onset.json` beside the reference labels.
+fn onset_file(args: &ValidityArgs) -> Option<PathBuf> {
+    if let Some(p) = &args.onset {
+        return Some(p.clone());
+    }
+    let beside = args.reference.with_file_name("onset.json");
+    beside.is_file().then_some(beside)
+}
+
+/// The onset and blame scores, and the entries that could not be scored (entry by entry).
+struct Onsets {
+    path: PathBuf,
+    problems: Vec<String>,
+    onset: OnsetScore,
+    blame: BlameScore,
+}
+
+fn onsets(
+    path: &Path,
+    runs: &[trajan::store::read::RunSummary],
+    store: &Store,
+    source: Source,
+    rater: &str,
+) -> Result<Onsets> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read the onset reference {}", path.display()))?;
+    let items: Vec<serde_json::Value> =
+        serde_json::from_str(&text).with_context(|| format!("{}: not a JSON array", path.display()))?;
+    if !onset_reference::is_onset_reference(&items) {
+        bail!("{}: not an onset reference (entries with `file`, `onset` and `blame` objects)", path.display());
+    }
+    let mut problems = Vec::new();
+    let mut cases = Vec::new();
+    for (at, entry) in onset_reference::read(items) {
+        let entry: OnsetEntry = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                problems.push(format!("{at}: {e}"));
+                continue;
+            }
+        };
+        let Some(run) = runs.iter().find(|r| Path::new(&r.source).ends_with(&entry.file)) else {
+            problems.push(format!("{at}: {}: no run was read from this file", entry.file));
+            continue;
+        };
+        let steps = run.steps.max(0) as usize;
+        if let Some(why) = out_of_range(&entry, steps) {
+            problems.push(format!("{at}: {why}"));
+            continue;
+        }
+        let label = current_label(store, run.id, source, rater)?;
+        cases.push(OnsetCase { run_id: run.id, steps, entry, label });
+    }
+    Ok(Onsets { path: path.to_path_buf(), problems, onset: score_onset(&cases), blame: score_blame(&cases) })
+}
+
+fn ratio(n: usize, d: usize) -> String {
+    if d == 0 { "—".into() } else { format!("{n} of {d} ({:.1}%)", n as f64 * 100.0 / d as f64) }
+}
+
+fn onset_text(o: &Onsets) -> String {
+    let mut out = String::new();
+    let s = &o.onset;
+    let _ = writeln!(
+        out,
+        "
+onset against {} ({} agent-blamed runs scored)",
+        o.path.display(),
+        s.runs
+    );
+    let _ = writeln!(out, "  an onset given:                         {}", ratio(s.given, s.runs));
+    let _ = writeln!(out, "  the reference's step or an acceptable:  {}", ratio(s.accepted, s.runs));
+    let _ = writeln!(out, "  within 2 steps of the reference's:      {}", ratio(s.near, s.runs));
+    let _ = writeln!(out, "  within tolerance (either):              {}", ratio(s.within, s.runs));
+    let mean = s.mean_distance.map_or_else(|| "—".into(), |d| format!("{d:.1} steps"));
+    let _ = writeln!(out, "  mean distance to the reference's step:  {mean}");
+    let _ = writeln!(out, "  by rule (onsets given; within tolerance):");
+    for g in &s.by_rule {
+        let _ = writeln!(out, "    {:<28} {}", g.name, ratio(g.within, g.runs));
+    }
+    let _ = writeln!(out, "  reliability by the onset's confidence (within tolerance):");
+    for g in s.by_confidence.iter().filter(|g| g.runs > 0) {
+        let _ = writeln!(out, "    {:<12} {}", g.name, ratio(g.within, g.runs));
+    }
+    for m in &s.misses {
+        let given = m.classifier.map_or_else(|| "none".into(), |c| c.to_string());
+        let _ = writeln!(
+            out,
+            "  missed: run {} {}: reference {} (also {}), classifier {given}: {}",
+            m.run_id,
+            sanitize(&m.file),
+            m.reference.map_or_else(|| "none".into(), |r| r.to_string()),
+            steps(&m.acceptable),
+            sanitize(&m.rationale)
+        );
+    }
+    let b = &o.blame;
+    let _ = writeln!(
+        out,
+        "
+blame ({} failed runs scored)",
+        b.runs
+    );
+    let _ =
+        writeln!(out, "  {:<12} {:>3} {:>3} {:>3}  {:<10} {:<10}", "value", "tp", "fp", "fn", "precision", "recall");
+    let p = |x: Option<f64>| x.map_or_else(|| "—".into(), |x| format!("{x:.2}"));
+    for v in &b.values {
+        let _ = writeln!(
+            out,
+            "  {:<12} {:>3} {:>3} {:>3}  {:<10} {:<10}",
+            v.value,
+            v.tp,
+            v.fp,
+            v.fn_,
+            p(v.precision),
+            p(v.recall)
+        );
+    }
+    for d in &b.disagreements {
+        let _ = writeln!(
+            out,
+            "  differs: run {} {}: reference {}, classifier {}: {}",
+            d.run_id,
+            sanitize(&d.file),
+            d.reference,
+            d.classifier,
+            sanitize(&d.reason)
+        );
+    }
+    for problem in &o.problems {
+        let _ = writeln!(out, "not scored (onset): {}", sanitize(problem));
+    }
+    out
 }
 
 fn current_label(store: &Store, run: i64, source: Source, rater: &str) -> Result<Option<Label>> {

@@ -88,6 +88,16 @@ pub struct LabelArgs {
     pub adjudicate: bool,
     #[arg(long)]
     pub taxonomy: Option<String>,
+    /// The run's onset: the decisive error step (given only when the failure is the agent's).
+    #[arg(long)]
+    pub onset: Option<usize>,
+    /// Whose failure it is: agent, task or environment.
+    #[arg(long, value_parser = parse_blame)]
+    pub blame: Option<trajan::label::Blame>,
+}
+
+fn parse_blame(s: &str) -> Result<trajan::label::Blame, String> {
+    trajan::label::Blame::from_name(s).ok_or_else(|| format!("{s:?} is not a blame: agent, task or environment"))
 }
 
 pub fn label(store: &mut Store, args: &LabelArgs, rater_flag: Option<&str>) -> Result<i32> {
@@ -107,6 +117,8 @@ pub fn label(store: &mut Store, args: &LabelArgs, rater_flag: Option<&str>) -> R
         evidence: args.evidence.clone(),
         note: args.note.clone(),
         adjudication: args.adjudicate,
+        onset: args.onset,
+        blame: args.blame,
     };
     let label = verdict.into_label(id, &rater, &taxonomy, detail.summary.steps.max(0) as usize, exit)?;
     let label_id = store.add_label(&label, args.note.as_deref())?;

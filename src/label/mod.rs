@@ -2,10 +2,12 @@
 //! confidence, the evidence steps and the rationale of each, and what produced it.
 
 mod exit;
+mod judgement;
 mod rule;
 pub mod taxonomy;
 
 pub use exit::ExitCategory;
+pub use judgement::{Blame, BlameVerdict, Judgement, Onset};
 pub use rule::Rule;
 
 use serde::{Deserialize, Serialize};
@@ -107,6 +109,10 @@ pub struct Label {
     pub summary: String,
     #[serde(default)]
     pub provenance: Provenance,
+    /// Onset and blame (every classifier judges both for a failed run; a reviewer may judge
+    /// either or neither).
+    #[serde(flatten)]
+    pub judgement: Judgement,
 }
 
 impl Label {
@@ -135,6 +141,10 @@ pub struct HumanVerdict {
     pub evidence: Vec<usize>,
     pub note: Option<String>,
     pub adjudication: bool,
+    /// The decisive error step, when the reviewer marked one.
+    pub onset: Option<usize>,
+    /// Whose failure it is, when the reviewer said.
+    pub blame: Option<Blame>,
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -173,6 +183,16 @@ impl HumanVerdict {
             })
             .collect::<Vec<_>>();
         let summary = if verdicts.is_empty() { "unclassified".to_string() } else { modes.join(", ") };
+        let judgement = Judgement {
+            onset: self.onset.map(|step| Onset {
+                step: Some(step),
+                evidence: vec![Evidence { step, note: String::new() }],
+                confidence: self.confidence,
+                rationale: String::new(),
+                missing: Vec::new(),
+            }),
+            blame: self.blame.map(|b| BlameVerdict::of(b, String::new())),
+        };
         let label = Label {
             run_id,
             source: if self.adjudication { Source::Adjudication } else { Source::Human },
@@ -184,6 +204,7 @@ impl HumanVerdict {
             exit_category,
             summary,
             provenance: Provenance::default(),
+            judgement,
         };
         label.check(taxonomy, steps)?;
         Ok(label)
@@ -215,6 +236,7 @@ impl Label {
                 }));
             }
         }
+        self.judgement.check(steps)?;
         let rater = self.rater.trim();
         if rater.is_empty() || rater.chars().any(char::is_control) {
             return Err(VerdictError(

@@ -7,6 +7,8 @@ pub mod compare;
 pub mod export;
 pub mod filter;
 pub mod import;
+pub mod onset_reference;
+pub mod onset_validity;
 pub mod outcomes;
 pub mod reference_set;
 pub mod stats;

@@ -95,6 +95,7 @@ impl Entry {
             exit_category: ExitCategory::classify(self.exit_category.as_deref(), true).name().into(),
             summary,
             provenance: Provenance::default(),
+            judgement: Default::default(),
         }
     }
 

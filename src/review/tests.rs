@@ -12,6 +12,9 @@ fn set(run: i64, source: Source, rater: &str, modes: &[&str], at: &str) -> Label
         taxonomy_version: "1.0".into(),
         exit_category: "submitted".into(),
         input_hash: None,
+        judged: false,
+        onset_step: None,
+        blame: None,
     }
 }
 

@@ -229,6 +229,7 @@ mod tests {
             exit_category: String::new(),
             summary: String::new(),
             provenance: Default::default(),
+            judgement: Default::default(),
         }
     }
 

@@ -2,8 +2,8 @@
 //! classification errors, as both backends give them.
 
 use crate::error::StoreError;
-use crate::label::{Evidence, Label, ModeVerdict, Provenance, Source};
-use crate::store::cells::{Cells, named};
+use crate::label::{Blame, Evidence, Judgement, Label, ModeVerdict, Provenance, Source};
+use crate::store::cells::{Cells, named, opt_named};
 use serde::Serialize;
 
 /// A stored label with where and when.
@@ -62,6 +62,12 @@ pub struct LabelSet {
     pub exit_category: String,
     /// The LLM's prompt hash (or the heuristic's signals hash).
     pub input_hash: Option<String>,
+    /// Whether the rater judged onset or blame at all.
+    pub judged: bool,
+    /// The decisive error step, when one was given.
+    pub onset_step: Option<usize>,
+    /// Whose failure it is, when judged.
+    pub blame: Option<Blame>,
 }
 
 /// What a rater's history of one run is kept under: the writers of one key take turns, so the
@@ -128,7 +134,8 @@ pub const LABEL_COLUMNS: &str = "l.id, r.instance_id, l.created_at, l.note, l.ru
     l.taxonomy_version, l.exit_category, l.summary, l.model, l.input_hash, l.tokens_in, l.tokens_out, l.cost,
     l.latency_ms,
     l.id = (SELECT max(c.id) FROM labels c WHERE c.run_id = l.run_id AND c.source = l.source
-            AND c.rater = l.rater AND c.taxonomy = l.taxonomy AND c.taxonomy_version = l.taxonomy_version)";
+            AND c.rater = l.rater AND c.taxonomy = l.taxonomy AND c.taxonomy_version = l.taxonomy_version),
+    l.judgement";
 
 impl LabelRow {
     /// A row of the [`LABEL_COLUMNS`], without its modes ([`LabelRow::add_mode`] adds them).
@@ -158,6 +165,7 @@ impl LabelRow {
                     cost: r.opt_real(15)?,
                     latency_ms: count(16)?,
                 },
+                judgement: Judgement::from_json(r.opt_text(18)?.as_deref()),
             },
         })
     }
@@ -186,9 +194,26 @@ pub fn with_modes(mut rows: Vec<LabelRow>, verdicts: Vec<(i64, bool, ModeVerdict
     rows
 }
 
+/// The columns of a [`LabelSet`] (labels `l`), in the order [`LabelSet::from_row`] reads them;
+/// `MODES` is the backend's aggregate of the label's assigned modes, in order, joined by U+001F.
+pub fn label_set_columns(modes: &str) -> String {
+    format!(
+        "l.run_id, l.source, l.rater, l.created_at, l.taxonomy_version, ({modes}), coalesce(l.exit_category, ''),
+         l.input_hash, l.judgement IS NOT NULL, l.onset_step, l.blame"
+    )
+}
+
+/// The judgement columns of a label's row as written: its JSON, the onset step and the blame value.
+pub fn judgement_cells(label: &Label) -> (Option<String>, Option<i64>, Option<&'static str>) {
+    let j = &label.judgement;
+    let step = j.onset.as_ref().and_then(|o| o.step).map(|s| s as i64);
+    (j.to_json(), step, j.blame.as_ref().and_then(|b| b.value).map(Blame::name))
+}
+
 impl LabelSet {
     /// A row of `run_id, source, rater, created_at, taxonomy_version, the assigned modes joined
-    /// by U+001F in order, exit_category, input_hash`.
+    /// by U+001F in order, exit_category, input_hash, judgement IS NOT NULL, onset_step, blame`
+    /// (see [`label_set_columns`]).
     pub fn from_row(r: &dyn Cells) -> Result<LabelSet, StoreError> {
         let modes = r.opt_text(5)?;
         Ok(LabelSet {
@@ -200,6 +225,9 @@ impl LabelSet {
             modes: modes.map(|m| m.split('\u{1f}').map(str::to_string).collect()).unwrap_or_default(),
             exit_category: r.text(6)?,
             input_hash: r.opt_text(7)?,
+            judged: r.flag(8)?,
+            onset_step: r.opt_int(9)?.and_then(|s| usize::try_from(s).ok()),
+            blame: opt_named(r, 10, "blame")?,
         })
     }
 }

@@ -194,6 +194,7 @@ pub fn label_from(
         exit_category: signals.exit.name().into(),
         summary: reply.summary.clone(),
         provenance,
+        judgement: reply.judgement.clone(),
     }
 }
 

@@ -97,10 +97,29 @@ pub fn system_prompt(taxonomy: &Taxonomy) -> String {
            missed location); when every FAIL_TO_PASS test passes, the agent found the location; a loop is the same \
            check failing the same way after each edit; scratch files (reproduction and check scripts) are not \
            attempts at the fix.\n\n\
+         - Blame: whose failure it is. \"agent\": its own error (wrong diagnosis, wrong place, an unfinished \
+           change, its budget spent on a detour, its own unparsed replies). \"task\": the task or its tests are \
+           defective: the agent's patch resolves what the issue describes, every failing test asserts something \
+           the issue neither states nor clearly implies (an exact new API, keyword or value only the gold patch \
+           introduces, an internal structure, a test id that does not exist), and no PASS_TO_PASS regression is \
+           the agent's; but when the agent itself located the root cause the tests exercise and patched elsewhere, \
+           the blame stays the agent's. \"environment\": the harness or infrastructure broke the run (harness \
+           errors, tests the harness skipped then graded as failures, an environment or API error).\n\
+         - Onset, given exactly when the blame is \"agent\" (else null): the earliest step whose action, or the \
+           reasoning that action carried out, put the run on the path to its failure, such that had it gone right \
+           the failure would likely not have happened: the step that commits to a wrong diagnosis or design, the \
+           first edit in the wrong place while the right one was within reach, an edit that silently changed \
+           nothing, a revert never re-applied, the step that abandons a refused edit, the step that declares the \
+           work done while sites the agent listed are unchanged, the first of the final streak of unparsed replies \
+           before a format exit. Not exploration that merely did not help, nor later steps that follow from it.\n\n\
          Reply with one JSON object and nothing else:\n\
          {\"modes\": [{\"mode\": \"<mode id>\", \"confidence\": 0.8, \"evidence\": [{\"step\": 12, \"note\": \"what step 12 shows\"}], \
-         \"rationale\": \"why this mode\"}], \"unclassified\": false, \"summary\": \"one line on why the run failed\"}\n\
-         With no mode: {\"modes\": [], \"unclassified\": true, \"summary\": \"...\"}\n",
+         \"rationale\": \"why this mode\"}], \"unclassified\": false, \"summary\": \"one line on why the run failed\", \
+         \"onset\": {\"step\": 9, \"evidence\": [{\"step\": 9, \"note\": \"what step 9 decided\"}], \"confidence\": 0.6, \
+         \"rationale\": \"one line in the taxonomy's terms\"}, \"blame\": {\"value\": \"agent\", \"reason\": \"why\"}}\n\
+         With no mode: {\"modes\": [], \"unclassified\": true, \"summary\": \"...\", \"onset\": {...}, \"blame\": {...}}\n\
+         A failure that is not the agent's: \"onset\": {\"step\": null, \"evidence\": [], \"confidence\": 0.0, \
+         \"rationale\": \"...\"}.\n",
     );
     s
 }

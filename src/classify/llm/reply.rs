@@ -1,9 +1,12 @@
 //! Reading and validating the LLM's reply: one JSON object with modes (each with confidence,
-//! evidence steps and rationale) or unclassified, and a summary. Unknown modes, steps out of
-//! range, bad confidences and contradictions are errors whose text goes back to the model once.
+//! evidence steps and rationale) or unclassified, a summary, the run's onset (the decisive
+//! error step, its evidence, confidence and rationale) and its blame (agent, task or
+//! environment, with the reason). Unknown modes, steps out of range, bad confidences, a blame
+//! that is none of the three and contradictions are errors whose text goes back to the model
+//! once.
 
 use crate::label::taxonomy::Taxonomy;
-use crate::label::{Evidence, ModeVerdict};
+use crate::label::{Blame, BlameVerdict, Evidence, Judgement, ModeVerdict, Onset};
 use serde::{Deserialize, Serialize};
 
 /// A validated reply.
@@ -11,6 +14,9 @@ use serde::{Deserialize, Serialize};
 pub struct Reply {
     pub modes: Vec<ModeVerdict>,
     pub summary: String,
+    /// Onset and blame.
+    #[serde(default)]
+    pub judgement: Judgement,
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -25,6 +31,28 @@ struct RawReply {
     unclassified: Option<bool>,
     #[serde(default)]
     summary: Option<String>,
+    #[serde(default)]
+    onset: Option<RawOnset>,
+    #[serde(default)]
+    blame: Option<RawBlame>,
+}
+
+#[derive(Deserialize)]
+struct RawOnset {
+    step: Option<i64>,
+    #[serde(default)]
+    evidence: Vec<RawEvidence>,
+    #[serde(default)]
+    confidence: Option<f64>,
+    #[serde(default)]
+    rationale: String,
+}
+
+#[derive(Deserialize)]
+struct RawBlame {
+    value: Option<String>,
+    #[serde(default)]
+    reason: String,
 }
 
 #[derive(Deserialize)]
@@ -131,7 +159,72 @@ pub fn parse(text: &str, taxonomy: &Taxonomy, steps: usize) -> Result<Reply, Rep
         modes.push(ModeVerdict { mode: m.mode, confidence: m.confidence, evidence, rationale });
     }
     let summary: String = raw.summary.unwrap_or_default().trim().chars().take(SUMMARY_CAP).collect();
-    Ok(Reply { modes, summary })
+    let judgement = judgement(raw.onset, raw.blame, steps)?;
+    Ok(Reply { modes, summary, judgement })
+}
+
+/// A step the reply names, checked against the run's steps.
+fn step_in(step: i64, what: &str, steps: usize) -> Result<usize, ReplyError> {
+    if step < 0 || step as usize >= steps {
+        return Err(ReplyError(format!(
+            "{what} {step} is out of range: the run has steps 0 to {}",
+            steps.saturating_sub(1)
+        )));
+    }
+    Ok(step as usize)
+}
+
+/// The reply's onset and blame: both given, the blame one of the three, the onset's steps in the
+/// run, and an onset step only with the agent's blame.
+fn judgement(onset: Option<RawOnset>, blame: Option<RawBlame>, steps: usize) -> Result<Judgement, ReplyError> {
+    let blame = blame.ok_or_else(|| ReplyError("the reply gives no \"blame\": agent, task or environment".into()))?;
+    let onset = onset.ok_or_else(|| {
+        ReplyError("the reply gives no \"onset\" (a step, or null when the blame is not the agent's)".into())
+    })?;
+    let value = match blame.value.as_deref().map(str::trim) {
+        Some(v) => Blame::from_name(&v.to_ascii_lowercase())
+            .ok_or_else(|| ReplyError(format!("blame {v:?} is none of agent, task, environment")))?,
+        None => return Err(ReplyError("the blame has no value: agent, task or environment".into())),
+    };
+    if blame.reason.trim().is_empty() {
+        return Err(ReplyError("the blame has no reason".into()));
+    }
+    let step = onset.step.map(|s| step_in(s, "onset step", steps)).transpose()?;
+    if let (Some(s), Blame::Task | Blame::Environment) = (step, value) {
+        return Err(ReplyError(format!(
+            "onset step {s} is given with blame {}: give an onset step only when the blame is the agent's, else null",
+            value.name()
+        )));
+    }
+    let confidence = onset.confidence.unwrap_or(0.5);
+    if !(0.0..=1.0).contains(&confidence) {
+        return Err(ReplyError(format!("onset confidence {confidence} is outside 0.0 to 1.0")));
+    }
+    let mut evidence = Vec::new();
+    for e in onset.evidence {
+        let (s, note) = match e {
+            RawEvidence::Step(s) => (s, String::new()),
+            RawEvidence::Noted { step, note } => (step, note),
+        };
+        evidence.push(Evidence { step: step_in(s, "onset evidence step", steps)?, note: cap(note, NOTE_CAP) });
+    }
+    if let Some(s) = step.filter(|s| !evidence.iter().any(|e| e.step == *s)) {
+        evidence.insert(0, Evidence { step: s, note: String::new() });
+    }
+    Ok(Judgement {
+        onset: Some(Onset {
+            step,
+            evidence,
+            confidence,
+            rationale: cap(onset.rationale, RATIONALE_CAP),
+            missing: Vec::new(),
+        }),
+        blame: Some(BlameVerdict {
+            value: Some(value),
+            reason: cap(blame.reason, RATIONALE_CAP),
+            evidence: Vec::new(),
+        }),
+    })
 }
 
 #[cfg(test)]
@@ -144,7 +237,7 @@ mod tests {
 
     #[test]
     fn good_replies_in_the_shapes_models_send() {
-        let plain = r#"{"modes": [{"mode": "context_flooding", "confidence": 0.7, "evidence": [{"step": 3, "note": "cat of a 40k file"}, 5], "rationale": "re-read"}], "unclassified": false, "summary": "lost the thread"}"#;
+        let plain = r#"{"modes": [{"mode": "context_flooding", "confidence": 0.7, "evidence": [{"step": 3, "note": "cat of a 40k file"}, 5], "rationale": "re-read"}], "unclassified": false, "summary": "lost the thread", "onset": {"step": 4, "evidence": [{"step": 3, "note": "chose the wrong file"}], "confidence": 0.6, "rationale": "first edit elsewhere"}, "blame": {"value": "agent", "reason": "its own choice"}}"#;
         let r = parse(plain, &taxonomy(), 10).unwrap();
         assert_eq!(
             r.modes[0].evidence,
@@ -153,13 +246,24 @@ mod tests {
         assert_eq!(r.summary, "lost the thread");
         let fenced = format!("Here is my answer:\n```json\n{plain}\n```\n");
         assert_eq!(parse(&fenced, &taxonomy(), 10).unwrap(), r);
-        let none = parse(r#"{"modes": [], "unclassified": true, "summary": "wrong logic"}"#, &taxonomy(), 10).unwrap();
+        // The onset's own step is evidence too.
+        let onset = r.judgement.onset.clone().unwrap_or_default();
+        assert_eq!((onset.step, onset.evidence.iter().map(|e| e.step).collect::<Vec<_>>()), (Some(4), vec![4, 3]));
+        assert_eq!(r.judgement.blame.as_ref().and_then(|b| b.value), Some(Blame::Agent));
+        let none = parse(
+            r#"{"modes": [], "unclassified": true, "summary": "a test id that does not exist", "onset": {"step": null}, "blame": {"value": "Task", "reason": "no such test"}}"#,
+            &taxonomy(),
+            10,
+        )
+        .unwrap();
         assert!(none.modes.is_empty());
+        assert_eq!(none.judgement.onset.as_ref().map(|o| o.step), Some(None));
+        assert_eq!(none.judgement.blame.and_then(|b| b.value), Some(Blame::Task));
         // Plain JSON whose text holds a fence, and fields of the model's own, are fine.
-        let ticks = r#"{"modes": [{"mode": "context_flooding", "confidence": 0.6, "evidence": [2], "rationale": "ran ```cat big.py``` twice"}], "reasoning": "mine", "summary": "s"}"#;
+        let ticks = r#"{"modes": [{"mode": "context_flooding", "confidence": 0.6, "evidence": [2], "rationale": "ran ```cat big.py``` twice"}], "reasoning": "mine", "summary": "s", "onset": {"step": 4, "evidence": [{"step": 3, "note": "chose the wrong file"}], "confidence": 0.6, "rationale": "first edit elsewhere"}, "blame": {"value": "agent", "reason": "its own choice"}}"#;
         assert_eq!(parse(ticks, &taxonomy(), 10).unwrap().modes[0].rationale, "ran ```cat big.py``` twice");
         let long = format!(
-            r#"{{"modes": [{{"mode": "context_flooding", "confidence": 0.6, "evidence": [2], "rationale": "{}"}}]}}"#,
+            r#"{{"modes": [{{"mode": "context_flooding", "confidence": 0.6, "evidence": [2], "rationale": "{}"}}], "onset": {{"step": 2}}, "blame": {{"value": "agent", "reason": "r"}}}}"#,
             "r".repeat(10_000)
         );
         assert_eq!(parse(&long, &taxonomy(), 10).unwrap().modes[0].rationale.chars().count(), RATIONALE_CAP + 1);
@@ -199,6 +303,28 @@ mod tests {
                 "twice",
             ),
             (r#"{"labels": []}"#, "not the JSON object"),
+            (r#"{"modes": [], "unclassified": true, "onset": {"step": 1}}"#, "no \"blame\""),
+            (r#"{"modes": [], "unclassified": true, "blame": {"value": "agent", "reason": "r"}}"#, "no \"onset\""),
+            (
+                r#"{"modes": [], "unclassified": true, "onset": {"step": 12}, "blame": {"value": "agent", "reason": "r"}}"#,
+                "onset step 12 is out of range: the run has steps 0 to 9",
+            ),
+            (
+                r#"{"modes": [], "unclassified": true, "onset": {"step": 2}, "blame": {"value": "harness", "reason": "r"}}"#,
+                "blame \"harness\" is none of agent, task, environment",
+            ),
+            (
+                r#"{"modes": [], "unclassified": true, "onset": {"step": 2}, "blame": {"value": "environment", "reason": "r"}}"#,
+                "onset step 2 is given with blame environment",
+            ),
+            (
+                r#"{"modes": [], "unclassified": true, "onset": {"step": 2, "evidence": [-1]}, "blame": {"value": "agent", "reason": "r"}}"#,
+                "onset evidence step -1 is out of range",
+            ),
+            (
+                r#"{"modes": [], "unclassified": true, "onset": {"step": 2}, "blame": {"value": "agent", "reason": " "}}"#,
+                "no reason",
+            ),
             (r#"{"modes": "none"}"#, "not the JSON object"),
         ];
         for (text, want) in cases {

@@ -22,23 +22,28 @@ pub enum Via {
 }
 
 /// How a stored shell edit was made, read from the command the reconstruction stored with it;
-/// and whether it added to the file (`>>`, `tee -a`) rather than wrote it whole.
-fn via(e: &Edit) -> (Via, bool) {
+/// whether it added to the file (`>>`, `tee -a`) rather than wrote it whole; and the script file
+/// it ran (`python fix.py`: `fix.py`; not an inline `-c` or `-` script).
+fn via(e: &Edit) -> (Via, bool, Option<String>) {
     if e.kind != EditKind::ShellWrite {
-        return (Via::Tool, false);
+        return (Via::Tool, false, None);
     }
     let parsed = e.command.as_deref().and_then(parse).unwrap_or_default();
-    let Some(c) = parsed.first().and_then(|p| p.cmds.first()) else { return (Via::Shell, false) };
+    let Some(c) = parsed.first().and_then(|p| p.cmds.first()) else { return (Via::Shell, false, None) };
     let args: Vec<&str> = c.args().iter().map(|a| a.text.as_str()).collect();
     let reverse = args.iter().any(|a| *a == "-R" || *a == "--reverse");
     match c.name().unwrap_or("") {
-        n if n.starts_with("python") => (Via::Script, false),
-        "patch" => (Via::Patch { reverse }, false),
-        "git" if args.first() == Some(&"apply") => (Via::Patch { reverse }, false),
+        n if n.starts_with("python") => {
+            let inline = args.iter().any(|a| *a == "-c" || *a == "-");
+            let script = args.iter().find(|a| !a.starts_with('-')).filter(|_| !inline).map(|a| a.to_string());
+            (Via::Script, false, script)
+        }
+        "patch" => (Via::Patch { reverse }, false, None),
+        "git" if args.first() == Some(&"apply") => (Via::Patch { reverse }, false, None),
         n => {
             let appends = c.redirects.iter().any(|r| r.op == RedirectOp::Append && r.fd.is_none_or(|f| f == 1))
                 || (n == "tee" && args.iter().any(|a| *a == "-a" || *a == "--append"));
-            (Via::Shell, appends)
+            (Via::Shell, appends, None)
         }
     }
 }
@@ -57,6 +62,8 @@ pub(super) struct EditEvent {
     /// Added to the file (`>>`, `tee -a`), not the whole file.
     pub append: bool,
     pub via: Via,
+    /// The script file a [`Via::Script`] edit ran, as the command wrote it.
+    pub script: Option<String>,
     /// The step whose `git checkout`/`restore`/`stash`/`reset --hard` undid it (and no `stash
     /// pop` brought it back), as the reconstruction stored it.
     pub undone_at: Option<usize>,
@@ -64,7 +71,7 @@ pub(super) struct EditEvent {
 
 impl EditEvent {
     pub fn from_row(e: &Edit, path: String) -> EditEvent {
-        let (via, append) = via(e);
+        let (via, append, script) = via(e);
         EditEvent {
             step: e.step.map(|s| s as usize),
             path,
@@ -75,6 +82,7 @@ impl EditEvent {
             changed_nothing: e.changed_nothing(),
             append,
             via,
+            script,
             undone_at: e.undone_at.map(|s| s as usize),
         }
     }

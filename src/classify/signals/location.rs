@@ -4,17 +4,22 @@
 
 use super::FunctionLocation;
 use super::views::{Shown, ViewKind};
+use crate::analysis::reconstruct::patch::{Hunk, parse};
 use crate::analysis::symbols::scopes::{self, KnownLines};
 use crate::analysis::symbols::{self, ChangeKind, Lang};
 
 /// Where one gold file's hunks sit (`["QuerySet", "filter"]`), whether the agent's changes to
 /// the file reached each (the same definition, or one inside the other: a hunk header may name
-/// only the class; unknown when the agent's diff of the file is), the first step that showed
-/// its definition, and the first failing FAIL_TO_PASS test named for it.
+/// only the class; or, both diffs against the base, a changed line of the agent's within the
+/// gold hunk's lines with no definition's head between the two changes; unknown when the
+/// agent's diff of the file is), the first step that showed its definition, and the first
+/// failing FAIL_TO_PASS test named for it. `agent_base_diff` is the agent's diff of the file
+/// when it is against the base (a submission), else empty.
 pub(super) fn gold_functions(
     path: &str,
     gold_diff: &str,
     agent_touched: &[Vec<String>],
+    agent_base_diff: &str,
     known: &mut KnownLines,
     shown: &[Shown<'_>],
     failing_tests: &[&str],
@@ -22,16 +27,34 @@ pub(super) fn gold_functions(
     let Some(lang) = Lang::of_path(path) else { return Vec::new() };
     let sep = lang.separator();
     let gold = symbols::changes(lang, gold_diff);
-    let gold_touched = touched(lang, gold_diff, Some(known));
+    let views = view_texts(path, shown);
+    let agent_hunks: Vec<Hunk> = parse(agent_base_diff).into_iter().flat_map(|f| f.hunks).collect();
     // A definition the gold patch adds did not exist for the agent to find: adding a helper is a
     // design, not a location; the places the gold changes are.
     let added: Vec<&str> =
         gold.changes.iter().filter(|c| c.kind == ChangeKind::Added).map(|c| c.qualified.as_str()).collect();
-    gold_touched
+    // Each gold location, and whether an agent's change lies within one of its hunks.
+    let mut places: Vec<(Vec<String>, bool)> = Vec::new();
+    for hunk in scopes::hunk_texts(gold_diff) {
+        let near = parse(&hunk)
+            .into_iter()
+            .flat_map(|f| f.hunks)
+            .next()
+            .is_some_and(|g| agent_hunks.iter().any(|a| same_place(lang, &g, a)));
+        for p in touched(lang, &hunk, Some(known), &views) {
+            if added.contains(&p.join(sep).as_str()) {
+                continue;
+            }
+            match places.iter_mut().find(|(q, _)| *q == p) {
+                Some(place) => place.1 |= near,
+                None => places.push((p, near)),
+            }
+        }
+    }
+    places
         .into_iter()
-        .filter(|g| !added.contains(&g.join(sep).as_str()))
-        .map(|gold| {
-            let edited = (!agent_touched.is_empty()).then(|| agent_touched.iter().any(|a| reaches(a, &gold)));
+        .map(|(gold, near)| {
+            let edited = (!agent_touched.is_empty()).then(|| near || agent_touched.iter().any(|a| reaches(a, &gold)));
             let name = gold.last().cloned().unwrap_or_default();
             let failing_test = failing_tests.iter().find(|t| test_names(t, &name)).map(|t| t.to_string());
             FunctionLocation { name: gold.join(sep), seen: first_shown(lang, path, &name, shown), edited, failing_test }
@@ -39,10 +62,80 @@ pub(super) fn gold_functions(
         .collect()
 }
 
-/// The definitions a file's diff changed, per hunk: a Python hunk over the base file's known
-/// lines when they reach it (`known`: the diff is against the base), else as the hunk itself
-/// and its header show.
-pub(super) fn touched(lang: Lang, file_diff: &str, known: Option<&mut KnownLines>) -> Vec<Vec<String>> {
+/// The base-file line numbers of a hunk's changed lines (an added line at the old line above
+/// it), with each old-side line's text by number.
+fn changed_at(h: &Hunk) -> (Vec<usize>, Vec<(usize, &str)>) {
+    let mut at = h.old_start;
+    let mut changed = Vec::new();
+    let mut old = Vec::new();
+    for (mark, text) in &h.lines {
+        match mark {
+            '+' => changed.push(at.saturating_sub(1).max(h.old_start)),
+            '-' => {
+                changed.push(at);
+                old.push((at, text.as_str()));
+                at += 1;
+            }
+            _ => {
+                old.push((at, text.as_str()));
+                at += 1;
+            }
+        }
+    }
+    (changed, old)
+}
+
+/// Whether an agent's hunk changes the base file within a gold hunk's lines, with no
+/// definition's head (at an indentation at most the changed lines') between the nearest two
+/// changes: the same place, whatever the two hunk headers name. The two hunks are placed by the
+/// old lines they share (a gold patch may have been made on a base a few lines off the run's):
+/// hunks that share none are not in the same place.
+fn same_place(lang: Lang, gold: &Hunk, agent: &Hunk) -> bool {
+    let (g_changed, g_old) = changed_at(gold);
+    let (a_changed, a_old) = changed_at(agent);
+    // The offset from the gold's line numbers to the agent's, by the old lines both show.
+    let mut offsets: Vec<i64> = Vec::new();
+    for (n, t) in g_old.iter().filter(|(_, t)| t.trim().len() >= 8) {
+        offsets.extend(a_old.iter().filter(|(_, u)| u.trim() == t.trim()).map(|(m, _)| *m as i64 - *n as i64));
+    }
+    offsets.sort_unstable();
+    let Some((delta, count)) = offsets.chunk_by(|a, b| a == b).map(|c| (c[0], c.len())).max_by_key(|&(_, n)| n) else {
+        return false;
+    };
+    if count < 2 {
+        return false;
+    }
+    let shift = |n: usize| (n as i64 + delta).max(0) as usize;
+    let start = shift(gold.old_start);
+    let span = start..start + gold.old_count.max(1);
+    let Some(a) = a_changed.iter().copied().find(|l| span.contains(l)) else { return false };
+    let Some(g) = g_changed.iter().map(|&l| shift(l)).min_by_key(|l| l.abs_diff(a)) else { return false };
+    let text = |n: usize| {
+        let gold_side = g_old.iter().find(|(m, _)| shift(*m) == n).map(|(_, t)| *t);
+        gold_side.or_else(|| a_old.iter().find(|(m, _)| *m == n).map(|(_, t)| *t))
+    };
+    let indent = |t: &str| t.len() - t.trim_start().len();
+    let depth = text(a).or_else(|| text(g)).map_or(0, indent);
+    let (lo, hi) = (a.min(g), a.max(g));
+    (lo + 1..=hi).all(|n| {
+        text(n).is_some_and(|t| {
+            t.trim().is_empty() || indent(t) > depth || symbols::extract_line(lang, t).definitions.is_empty()
+        })
+    })
+}
+
+/// The definitions a file's diff changed, per hunk: the innermost definition that holds each
+/// changed line. A Python hunk over the base file's known lines when they reach it (`known`:
+/// the diff is against the base); else placed in a view of the file that shows its old side
+/// (`views`); else as the hunk itself and its header show (a header names whatever definition
+/// git's function context found above the hunk: an outer function, or a nested helper that
+/// ended before the change).
+pub(super) fn touched(
+    lang: Lang,
+    file_diff: &str,
+    known: Option<&mut KnownLines>,
+    views: &[String],
+) -> Vec<Vec<String>> {
     let mut out: Vec<Vec<String>> = Vec::new();
     let mut add = |paths: Vec<Vec<String>>| {
         for p in paths {
@@ -51,16 +144,90 @@ pub(super) fn touched(lang: Lang, file_diff: &str, known: Option<&mut KnownLines
             }
         }
     };
-    match known {
-        Some(known) if lang == Lang::Python => {
-            let resolved = scopes::python_scopes(file_diff, known);
-            for (hunk, paths) in scopes::hunk_texts(file_diff).iter().zip(resolved) {
-                add(paths.unwrap_or_else(|| symbols::changes(lang, hunk).touched));
-            }
-        }
-        _ => add(symbols::changes(lang, file_diff).touched),
+    let hunks = scopes::hunk_texts(file_diff);
+    let by_lines = match known {
+        Some(known) if lang == Lang::Python => scopes::python_scopes(file_diff, known),
+        _ => vec![None; hunks.len()],
+    };
+    for (hunk, paths) in hunks.iter().zip(by_lines) {
+        add(paths.or_else(|| in_views(lang, hunk, views)).unwrap_or_else(|| symbols::changes(lang, hunk).touched));
+    }
+    if hunks.is_empty() {
+        add(symbols::changes(lang, file_diff).touched);
     }
     out
+}
+
+/// The texts of the run's views of `path` (one file each), line numbers taken off.
+pub(super) fn view_texts(path: &str, shown: &[Shown<'_>]) -> Vec<String> {
+    shown
+        .iter()
+        .filter(|s| matches!(s.views.as_slice(), [v] if v.path == path))
+        .map(|s| symbols::strip_view(s.observation).into_owned())
+        .collect()
+}
+
+/// Old-side lines a hunk must show for its place in a view to count: fewer could be anywhere.
+const MIN_PLACED: usize = 3;
+
+/// The innermost definitions around one hunk's changed lines, read from a view that holds its
+/// old side (context and removed lines, in order, once): the view parsed, each changed line
+/// placed in it (an added line where it is inserted, after the old line above it). `None` when
+/// no view holds the hunk and the definitions around it. A changed line at the module level
+/// adds no definition.
+fn in_views(lang: Lang, hunk: &str, views: &[String]) -> Option<Vec<Vec<String>>> {
+    let h = parse(hunk).into_iter().next()?.hunks.into_iter().next()?;
+    let mut old: Vec<&str> = Vec::new();
+    // Each changed line's place among the old lines, and whether it is indented (inside a
+    // definition, or a block at least).
+    let mut targets: Vec<(usize, bool)> = Vec::new();
+    let indented = |t: &str| t.starts_with([' ', '\t']);
+    for (mark, text) in &h.lines {
+        match mark {
+            '-' => {
+                targets.push((old.len(), indented(text)));
+                old.push(text);
+            }
+            '+' if !text.trim().is_empty() => targets.push((old.len().saturating_sub(1), indented(text))),
+            '+' => {}
+            _ => old.push(text),
+        }
+    }
+    if old.iter().filter(|l| !l.trim().is_empty()).count() < MIN_PLACED || targets.is_empty() {
+        return None;
+    }
+    for view in views {
+        let lines: Vec<&str> = view.lines().collect();
+        let fits = |k: usize| {
+            old.iter().enumerate().all(|(i, o)| lines.get(k + i).is_some_and(|l| l.trim_end() == o.trim_end()))
+        };
+        let mut at = (0..lines.len().saturating_sub(old.len() - 1)).filter(|&k| fits(k));
+        let (Some(k), None) = (at.next(), at.next()) else { continue };
+        let defs = symbols::extract(lang, view).definitions;
+        let mut paths: Vec<Vec<String>> = Vec::new();
+        // An indented line outside every definition the view shows: the view starts inside the
+        // definition, below its head, and cannot name it.
+        let mut placed = true;
+        for &(t, indented) in &targets {
+            let line = k + t + 1;
+            let inner =
+                defs.iter().filter(|d| !d.prototype && d.line <= line && line <= d.end_line).max_by_key(|d| d.line);
+            match inner {
+                Some(d) => {
+                    let p: Vec<String> = d.path(lang).into_iter().map(str::to_string).collect();
+                    if !paths.contains(&p) {
+                        paths.push(p);
+                    }
+                }
+                None if indented => placed = false,
+                None => {}
+            }
+        }
+        if placed {
+            return Some(paths);
+        }
+    }
+    None
 }
 
 /// The base file's lines the run showed before it first edited `path` (numbered views; a view

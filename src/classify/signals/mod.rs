@@ -8,14 +8,18 @@ mod commands;
 mod compiler;
 mod context;
 mod edits;
+mod grading;
 mod location;
 mod loops;
+mod origin;
 pub mod paths;
 mod propagation;
 mod table;
 mod views;
 
 pub use crate::analysis::symbols::ChangeKind;
+pub use grading::{Grading, Naming, Unstated};
+pub use origin::Origin;
 pub use propagation::FileSymbols;
 
 pub use crate::label::ExitCategory;
@@ -28,8 +32,9 @@ use std::collections::{BTreeMap, HashMap};
 
 /// Bumped when a signal's meaning changes: stored signals of another version are recomputed.
 /// 2: symbols and actions read; 3: shell edits reconstructed (diffs, edits that changed
-/// nothing, script writes).
-pub const VERSION: u32 = 3;
+/// nothing, script writes); 4: where the patch was written, the final format streak, the
+/// grading's signs (onset and blame).
+pub const VERSION: u32 = 4;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Signals {
@@ -77,6 +82,16 @@ pub struct Signals {
     pub symbols: Vec<FileSymbols>,
     /// The same check failing the same way after each of several edits.
     pub loops: Vec<TestLoop>,
+    /// Where the final patch's source changes were first written.
+    #[serde(default)]
+    pub origins: Vec<Origin>,
+    /// On a format exit, the first step of the final streak of unparsed replies.
+    #[serde(default)]
+    pub format_streak: Option<usize>,
+    /// What the grading shows beyond pass and fail (test ids, the gold's own change, API the
+    /// task never names).
+    #[serde(default)]
+    pub grading: Grading,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -242,7 +257,12 @@ pub enum LostWhy {
     BuildCopy,
     /// `git checkout`/`stash`/`restore`/`reset --hard` at this step undid it, never re-applied;
     /// `checked`: tests or a script ran between the edit and the reset (a before/after check).
-    GitRevert { step: usize, checked: bool },
+    GitRevert {
+        /// The step that undid it (`reset_at`: the edit's own step is the lost edit's `step`).
+        #[serde(rename = "reset_at")]
+        step: usize,
+        checked: bool,
+    },
     /// Applied (or written through the shell: `shell`) but absent from the submitted patch.
     NotInPatch { shell: bool },
     /// A shell edit whose pattern or address matched none of the lines the run showed, the
@@ -492,6 +512,9 @@ pub fn compute(run: &RunInput) -> Signals {
     let first_edit_step =
         edits.iter().filter(|e| e.changed() && !e.undoes() && !scratch(&e.path)).filter_map(|e| e.step).min();
     let task_files_edited = task_files_edited(run, &table, &patch_files);
+    let origins = origin::origins(&edits, &table);
+    let format_streak = format_streak(&context, exit, steps.len());
+    let grading = grading::grading(run, &expected);
     Signals {
         version: VERSION,
         steps: steps.len(),
@@ -518,7 +541,27 @@ pub fn compute(run: &RunInput) -> Signals {
         tests: test_results(run),
         symbols,
         loops,
+        origins,
+        format_streak,
+        grading,
     }
+}
+
+/// On a format exit, the first step of the final streak of unparsed replies: consecutive format
+/// errors that end within two steps of the run's end (earlier streaks were recovered from).
+fn format_streak(c: &ContextSignals, exit: ExitCategory, steps: usize) -> Option<usize> {
+    let last = *c.format_error_steps.last()?;
+    if exit != ExitCategory::Format || last + 3 < steps {
+        return None;
+    }
+    let mut first = last;
+    for &s in c.format_error_steps.iter().rev().skip(1) {
+        if s + 1 != first {
+            break;
+        }
+        first = s;
+    }
+    Some(first)
 }
 
 /// The agent's diff, and whether it is against the base (a submission) rather than its edits'
@@ -693,7 +736,8 @@ fn expected_files(
                             crate::analysis::symbols::scopes::learn(&agent_file, &mut known);
                             crate::analysis::symbols::scopes::learn(d, &mut known);
                         }
-                        location::touched(lang, &agent_file, agent_diff.against_base.then_some(&mut known))
+                        let views = location::view_texts(&name, shown);
+                        location::touched(lang, &agent_file, agent_diff.against_base.then_some(&mut known), &views)
                     }
                     _ => {
                         let sep = lang.map_or(".", |l| l.separator());
@@ -704,7 +748,8 @@ fn expected_files(
                             .collect()
                     }
                 };
-                location::gold_functions(&name, d, &touched, &mut known, shown, &failing_tests)
+                let base_diff = if agent_diff.against_base { agent_file.as_str() } else { "" };
+                location::gold_functions(&name, d, &touched, base_diff, &mut known, shown, &failing_tests)
             }
             _ => Vec::new(),
         };

@@ -48,6 +48,7 @@ pub fn table(s: &Signals) -> String {
     context(&mut o, s);
     definitions(&mut o, s);
     struggles(&mut o, s);
+    onset_and_blame(&mut o, s);
     o.0
 }
 
@@ -305,5 +306,41 @@ fn struggles(o: &mut Lines, s: &Signals) {
     }
     for m in s.failing_test_files.iter().take(MAX_ITEMS) {
         let _ = writeln!(o, "failing test {} names unchanged {}", m.test, m.path);
+    }
+}
+
+/// What onset and blame read: where the patch was first written, the final format streak, and
+/// what the grading shows beyond pass and fail.
+fn onset_and_blame(o: &mut Lines, s: &Signals) {
+    for origin in s.origins.iter().take(MAX_ITEMS) {
+        let script = origin.written_at.map(|w| format!(" (by a script written at step {w})")).unwrap_or_default();
+        let _ = writeln!(
+            o,
+            "patch origin: {} first written at step {}{script}; {} of its final lines",
+            origin.path, origin.step, origin.lines
+        );
+    }
+    if let Some(f) = s.format_streak {
+        let _ = writeln!(o, "final streak of unparsed replies from step {f} to the format exit");
+    }
+    let g = &s.grading;
+    if !g.impossible.is_empty() {
+        let _ = writeln!(o, "failing test ids no runner prints (no such test): {}", g.impossible.join(", "));
+    }
+    if !g.cut.is_empty() {
+        let _ = writeln!(o, "failing test ids cut short by the harness: {}", g.cut.join(", "));
+    }
+    if g.patch_is_gold {
+        let _ = writeln!(o, "the agent's patch makes the gold patch's own change");
+    }
+    for u in g.unstated.iter().take(MAX_ITEMS) {
+        let _ = writeln!(
+            o,
+            "the gold adds parameter `{}` to {} ({}), which the task never names",
+            u.name, u.definition, u.path
+        );
+    }
+    for n in g.failures_naming_gold.iter().take(MAX_ITEMS) {
+        let _ = writeln!(o, "failing test {} names `{}`, which only the gold patch introduces", n.test, n.name);
     }
 }

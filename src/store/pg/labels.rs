@@ -11,7 +11,7 @@ use crate::label::{Label, Source};
 use crate::store::backend::Labels;
 use crate::store::labels::{
     CachedReply, Classified, ClassifyErrorRow, LABEL_COLUMNS, LabelKey, LabelRow, LabelSet, NewLabel, histories,
-    mode_verdict, run_of_keys, with_modes,
+    judgement_cells, label_set_columns, mode_verdict, run_of_keys, with_modes,
 };
 use std::collections::HashMap;
 
@@ -121,15 +121,17 @@ impl Labels for Pg {
     }
 
     fn current_label_sets(&self, taxonomy: &str, version: &str) -> Result<Vec<LabelSet>, StoreError> {
+        let columns = label_set_columns(
+            "SELECT string_agg(mode, chr(31) ORDER BY mode) FROM label_modes WHERE label_id = l.id AND assigned = 1",
+        );
         self.rows(
-            "SELECT l.run_id, l.source, l.rater, l.created_at, l.taxonomy_version,
-                    (SELECT string_agg(mode, chr(31) ORDER BY mode) FROM label_modes
-                     WHERE label_id = l.id AND assigned = 1),
-                    coalesce(l.exit_category, ''), l.input_hash
-             FROM labels l
-             WHERE l.id IN (SELECT max(id) FROM labels WHERE taxonomy = $1 AND taxonomy_version = $2
-                            GROUP BY run_id, source, rater)
-             ORDER BY l.run_id, l.id",
+            &format!(
+                "SELECT {columns}
+                 FROM labels l
+                 WHERE l.id IN (SELECT max(id) FROM labels WHERE taxonomy = $1 AND taxonomy_version = $2
+                                GROUP BY run_id, source, rater)
+                 ORDER BY l.run_id, l.id"
+            ),
             &[&enc(taxonomy), &enc(version)],
         )?
         .iter()
@@ -259,6 +261,7 @@ fn insert_labels(pg: &Pg, labels: &[(&Label, Option<&str>, Option<&str>)]) -> Re
     for (&id, &(label, note, created_at)) in ids.iter().zip(labels) {
         let p = &label.provenance;
         let run = who.get(&label.run_id);
+        let (judgement, onset_step, blame) = judgement_cells(label);
         rows.int(id)
             .int(label.run_id)
             .text(label.source.name())
@@ -280,6 +283,9 @@ fn insert_labels(pg: &Pg, labels: &[(&Label, Option<&str>, Option<&str>)]) -> Re
             .opt_text(run.map(|r| r.instance.as_str()))
             .opt_int(run.and_then(|r| r.attempt))
             .opt_int(run.map(|r| r.nth))
+            .opt_text(judgement.as_deref())
+            .opt_int(onset_step)
+            .opt_text(blame)
             .end();
         for (assigned, verdicts) in [(true, &label.modes), (false, &label.considered)] {
             for m in verdicts {
@@ -298,7 +304,7 @@ fn insert_labels(pg: &Pg, labels: &[(&Label, Option<&str>, Option<&str>)]) -> Re
     pg.copy_in(
         "COPY labels (id, run_id, source, rater, taxonomy, taxonomy_version, unclassified, exit_category, summary,
              note, model, input_hash, tokens_in, tokens_out, cost, latency_ms, created_at,
-             run_source, run_instance, run_attempt, run_nth) FROM STDIN",
+             run_source, run_instance, run_attempt, run_nth, judgement, onset_step, blame) FROM STDIN",
         rows.data(),
     )?;
     if !modes.is_empty() {

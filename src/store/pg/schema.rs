@@ -407,4 +407,11 @@ BEGIN
     RETURN NULL;
 END $$;
 "#,
+    // 6: SQLite's migration 9: onset and blame beside a label's modes (the judgement as JSON,
+    //    the onset step and the blame value copied out for the statistics' filters).
+    r#"
+ALTER TABLE labels ADD COLUMN judgement text;
+ALTER TABLE labels ADD COLUMN onset_step bigint;
+ALTER TABLE labels ADD COLUMN blame text COLLATE "C";
+"#,
 ];

@@ -127,6 +127,60 @@ fn reads_are_the_same_on_both_backends() {
     assert_eq!(ok(sqlite.run_table()), ok(pg.run_table()));
 }
 
+/// A label's onset and blame read back as written, and as the statistics read them, the same on
+/// both backends.
+#[test]
+fn onset_and_blame_read_back_as_on_sqlite() {
+    use crate::label::{Blame, BlameVerdict, Evidence, Judgement, Label, Onset, Source};
+    let Some((sqlite, pg, _db)) = pair() else { return };
+    let id = ok(sqlite.resolve_run("inst\0ance-1"));
+    let judged = |source: Source, rater: &str, judgement: Judgement| Label {
+        run_id: id,
+        source,
+        rater: rater.into(),
+        taxonomy: "refactoring".into(),
+        taxonomy_version: "1.0".into(),
+        modes: Vec::new(),
+        considered: Vec::new(),
+        exit_category: String::new(),
+        summary: String::new(),
+        provenance: Default::default(),
+        judgement,
+    };
+    let onset = Onset {
+        step: Some(2),
+        evidence: vec![Evidence { step: 2, note: "the first edit".into() }],
+        confidence: 0.6,
+        rationale: "r".into(),
+        missing: vec!["no gold patch".into()],
+    };
+    let labels = [
+        judged(
+            Source::Heuristic,
+            "heuristic",
+            Judgement { onset: Some(onset), blame: Some(BlameVerdict::of(Blame::Agent, "a")) },
+        ),
+        judged(Source::Human, "ann", Judgement { onset: None, blame: Some(BlameVerdict::of(Blame::Task, "t")) }),
+        judged(Source::Human, "bob", Judgement::default()),
+    ];
+    for store in [&sqlite, &pg] {
+        for l in &labels {
+            ok(store.add_label(l, None));
+        }
+    }
+    let read = |store: &Store| ok(store.labels(Some(id), false)).into_iter().map(|r| r.label).collect::<Vec<_>>();
+    assert_eq!(read(&pg), labels.to_vec());
+    assert_eq!(read(&sqlite), read(&pg));
+    let sets = |store: &Store| -> Vec<(String, bool, Option<usize>, Option<Blame>)> {
+        ok(store.current_label_sets("refactoring", "1.0"))
+            .into_iter()
+            .map(|s| (s.rater, s.judged, s.onset_step, s.blame))
+            .collect()
+    };
+    assert_eq!(sets(&pg), sets(&sqlite));
+    assert_eq!(sets(&pg)[0], ("heuristic".to_string(), true, Some(2), Some(Blame::Agent)));
+}
+
 /// The TUI reads a step a key: each step's body as SQLite gives it, a step without edits in one
 /// round trip (its chunk, shared with the steps around it, is not fetched again).
 #[test]
@@ -406,6 +460,7 @@ fn labels_of_one_key_are_written_in_turn_and_an_import_is_appended_once() {
         exit_category: String::new(),
         summary: String::new(),
         provenance: Default::default(),
+        judgement: Default::default(),
     };
     let threads: Vec<_> = (0..8)
         .map(|i| {
@@ -565,6 +620,7 @@ fn labels_and_notes_follow_their_runs_through_a_source_removed_and_ingested_agai
         exit_category: String::new(),
         summary: String::new(),
         provenance: Default::default(),
+        judgement: Default::default(),
     };
     // The same instance twice in one file: the first and the second are told apart.
     ok(store.write_source(&record("/o.jsonl", &[1; 32]), &placed(&["a__a-1", "b__b-2", "a__a-1"])));

@@ -7,7 +7,7 @@ use crate::label::{Label, Source};
 use crate::store::backend::Labels;
 use crate::store::labels::{
     CachedReply, Classified, ClassifyErrorRow, LABEL_COLUMNS, LabelKey, LabelRow, LabelSet, NewLabel, histories,
-    mode_verdict, run_of_keys, with_modes,
+    judgement_cells, label_set_columns, mode_verdict, run_of_keys, with_modes,
 };
 use rusqlite::{OptionalExtension, params};
 use std::collections::HashMap;
@@ -148,16 +148,17 @@ impl Labels for Sqlite {
     /// The latest label per run, source and rater under `taxonomy` at `version`, as mode sets
     /// (labels of another version are another vocabulary and are not mixed in).
     fn current_label_sets(&self, taxonomy: &str, version: &str) -> Result<Vec<LabelSet>, StoreError> {
-        let mut stmt = self.conn.prepare(
-            "SELECT l.run_id, l.source, l.rater, l.created_at, l.taxonomy_version,
-                    (SELECT group_concat(mode, char(31)) FROM (SELECT mode FROM label_modes
-                     WHERE label_id = l.id AND assigned = 1 ORDER BY mode)),
-                    coalesce(l.exit_category, ''), l.input_hash
+        let columns = label_set_columns(
+            "SELECT group_concat(mode, char(31)) FROM (SELECT mode FROM label_modes
+             WHERE label_id = l.id AND assigned = 1 ORDER BY mode)",
+        );
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT {columns}
              FROM labels l
              WHERE l.id IN (SELECT max(id) FROM labels WHERE taxonomy = ?1 AND taxonomy_version = ?2
                             GROUP BY run_id, source, rater)
-             ORDER BY l.run_id, l.id",
-        )?;
+             ORDER BY l.run_id, l.id"
+        ))?;
         collect(&mut stmt, [taxonomy, version], LabelSet::from_row)
     }
 
@@ -219,11 +220,13 @@ impl Labels for Sqlite {
 fn insert_label(tx: &rusqlite::Connection, label: &Label, note: Option<&str>) -> Result<i64, StoreError> {
     let p = &label.provenance;
     let who = super::identity::of_run(tx, label.run_id)?;
+    let (judgement, onset_step, blame) = judgement_cells(label);
     tx.prepare_cached(&format!(
         "INSERT INTO labels (run_id, source, rater, taxonomy, taxonomy_version, unclassified, exit_category, summary, note,
              model, input_hash, tokens_in, tokens_out, cost, latency_ms, created_at,
-             run_source, run_instance, run_attempt, run_nth)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, {NOW}, ?16, ?17, ?18, ?19)"
+             run_source, run_instance, run_attempt, run_nth, judgement, onset_step, blame)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, {NOW}, ?16, ?17, ?18, ?19,
+                 ?20, ?21, ?22)"
     ))?
     .execute(params![
         label.run_id,
@@ -245,6 +248,9 @@ fn insert_label(tx: &rusqlite::Connection, label: &Label, note: Option<&str>) ->
         who.as_ref().map(|w| &w.instance),
         who.as_ref().and_then(|w| w.attempt),
         who.as_ref().map(|w| w.nth),
+        judgement,
+        onset_step,
+        blame,
     ])?;
     let id = tx.last_insert_rowid();
     let mut stmt = tx.prepare_cached(
@@ -262,7 +268,7 @@ fn insert_label(tx: &rusqlite::Connection, label: &Label, note: Option<&str>) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::label::{Evidence, ModeVerdict, Provenance};
+    use crate::label::{Blame, BlameVerdict, Evidence, Judgement, ModeVerdict, Onset, Provenance};
     use crate::store::Store;
 
     fn label(rater: &str, mode: Option<&str>, hash: &str) -> Label {
@@ -283,6 +289,14 @@ mod tests {
             exit_category: "submitted".into(),
             summary: "s".into(),
             provenance: Provenance { input_hash: Some(hash.into()), tokens_in: Some(7), ..Provenance::default() },
+            // A reviewer who named a mode marked the onset too.
+            judgement: match mode {
+                Some(_) => Judgement {
+                    onset: Some(Onset { step: Some(3), confidence: 0.9, ..Onset::default() }),
+                    blame: Some(BlameVerdict::of(Blame::Agent, "its edit")),
+                },
+                None => Judgement::default(),
+            },
         }
     }
 
@@ -303,6 +317,11 @@ mod tests {
         assert_eq!(raters, [("ann", true), ("bob", false)]);
         let hashes = store.latest_input_hashes(Source::Human, "ann", "refactoring", "1.0").unwrap();
         assert_eq!(hashes.get(&42).map(String::as_str), Some("h2"));
+        // Onset and blame as the statistics read them: bob's, judged; ann's latest judged nothing.
+        let sets = store.current_label_sets("refactoring", "1.0").unwrap();
+        let judged: Vec<(&str, bool, Option<usize>, Option<Blame>)> =
+            sets.iter().map(|s| (s.rater.as_str(), s.judged, s.onset_step, s.blame)).collect();
+        assert_eq!(judged, [("ann", false, None, None), ("bob", true, Some(3), Some(Blame::Agent))]);
     }
 
     #[test]

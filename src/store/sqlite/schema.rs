@@ -342,4 +342,13 @@ UPDATE notes SET
                WHERE r.id = notes.run_id);
 CREATE INDEX notes_identity ON notes(run_source, run_instance);
 "#,
+    // 9: onset and blame beside a label's modes (failure-modes.md, "Failure onset and blame"):
+    //    the judgement as JSON (`label::Judgement`: the onset step, its evidence, confidence and
+    //    rationale; the blame value and its reason), NULL when the rater judged neither; the onset
+    //    step and the blame value copied out for the statistics' filters.
+    r#"
+ALTER TABLE labels ADD COLUMN judgement TEXT;
+ALTER TABLE labels ADD COLUMN onset_step INTEGER;
+ALTER TABLE labels ADD COLUMN blame TEXT;            -- agent | task | environment
+"#,
 ];

@@ -70,6 +70,10 @@ pub struct Draft {
     pub confidence: f64,
     pub evidence: BTreeSet<usize>,
     pub note: String,
+    /// The step the reviewer marked as the run's onset.
+    pub onset: Option<usize>,
+    /// Whose failure the reviewer says it is.
+    pub blame: Option<crate::label::Blame>,
 }
 
 impl Default for Draft {
@@ -80,6 +84,8 @@ impl Default for Draft {
             confidence: 1.0,
             evidence: BTreeSet::new(),
             note: String::new(),
+            onset: None,
+            blame: None,
         }
     }
 }
@@ -137,6 +143,8 @@ impl super::App {
             confidence: l.modes.first().map_or(1.0, |m| m.confidence),
             evidence: l.modes.iter().flat_map(|m| m.evidence.iter().map(|e| e.step)).collect(),
             note: row.note.clone().unwrap_or_default(),
+            onset: l.judgement.onset.as_ref().and_then(|o| o.step),
+            blame: l.judgement.blame.as_ref().and_then(|b| b.value),
         }
     }
 
@@ -163,6 +171,8 @@ impl super::App {
             evidence: d.evidence.iter().copied().collect(),
             note: note.clone(),
             adjudication,
+            onset: d.onset,
+            blame: d.blame,
         };
         let steps = run.data.steps.len();
         match verdict.into_label(run.run_id(), &self.review.rater, &self.review.taxonomy, steps, exit.name().into()) {

@@ -399,6 +399,7 @@ fn evidence_keys_walk_the_cited_steps_and_say_why() {
         exit_category: "submitted".into(),
         summary: String::new(),
         provenance: Provenance::default(),
+        judgement: Default::default(),
     };
     let mut data = run_data(2, 10);
     data.labels = vec![crate::store::labels::LabelRow {
@@ -460,6 +461,7 @@ fn heuristic_label(run: i64, mode: &str) -> crate::store::labels::LabelRow {
             exit_category: "submitted".into(),
             summary: String::new(),
             provenance: Provenance::default(),
+            judgement: Default::default(),
         },
     }
 }

@@ -199,7 +199,8 @@ fn a_method_deep_in_a_factory_is_located_by_the_view_the_run_showed() {
     let method = "create_reverse_many_to_one_manager.RelatedManager.get_prefetch_queryset".to_string();
     assert_eq!(located(&seen), vec![(method, Some(true))]);
     assert_eq!(fired(&seen, Rule::ExpectedFunctionNotEdited), None);
-    // Without the view, the headers are all there is: a method against the factory's name.
+    // Without the view, the headers name a method and the factory around it; the two hunks still
+    // change the same line of the base file: the agent reached the gold's place.
     let unseen = factory_method(false);
-    assert_eq!(located(&unseen), vec![("get_prefetch_queryset".to_string(), Some(false))]);
+    assert_eq!(located(&unseen), vec![("get_prefetch_queryset".to_string(), Some(true))]);
 }

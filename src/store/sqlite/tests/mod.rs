@@ -276,6 +276,7 @@ fn a_deleted_runs_id_is_never_given_to_another_run_while_labels_name_it() {
         exit_category: String::new(),
         summary: String::new(),
         provenance: Provenance::default(),
+        judgement: Default::default(),
     };
     store.add_label(&label, None).unwrap();
     // The file changes: b's place now holds another instance.
@@ -417,6 +418,7 @@ fn a_read_only_store_never_writes_and_opens_a_writer_when_asked() {
         exit_category: String::new(),
         summary: String::new(),
         provenance: crate::label::Provenance::default(),
+        judgement: Default::default(),
     };
     let refused = reader.add_label(&label, None).err().map(|e| e.to_string()).unwrap_or_default();
     assert!(refused.contains("readonly"), "{refused}");

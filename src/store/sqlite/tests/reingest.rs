@@ -21,6 +21,7 @@ fn label(run_id: i64, rater: &str) -> Label {
         exit_category: String::new(),
         summary: String::new(),
         provenance: Provenance::default(),
+        judgement: Default::default(),
     }
 }
 
