@@ -114,8 +114,8 @@ pub fn label_index(
             let labels = state
                 .labels
                 .iter()
-                .filter(|(source, _, _)| source.is_human() || !hide_classifiers(run))
-                .map(|(source, rater, modes)| (source.name().to_string(), rater.clone(), modes.clone()))
+                .filter(|l| l.source.is_human() || !hide_classifiers(run))
+                .map(|l| (l.source.name().to_string(), l.rater.clone(), l.modes.clone()))
                 .collect();
             (run, RunLabels { labels, disputed: state.disagreement })
         })

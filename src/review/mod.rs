@@ -16,7 +16,7 @@ pub mod summary;
 pub mod validity;
 
 use crate::agreement::{Rating, RatingTable, Reference, Table};
-use crate::label::Source;
+use crate::label::{Blame, Source};
 use crate::store::labels::LabelSet;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -114,6 +114,19 @@ impl Queue {
     }
 }
 
+/// One current label of a run, as the run list and its filter read it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CurrentLabel {
+    pub source: Source,
+    pub rater: String,
+    /// Assigned modes, sorted; empty: unclassified.
+    pub modes: Vec<String>,
+    /// The onset step it gives, if any.
+    pub onset: Option<usize>,
+    /// The blame it gives, if judged.
+    pub blame: Option<Blame>,
+}
+
 /// What the run list needs to know of a run's labels for the queues.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ReviewState {
@@ -121,8 +134,8 @@ pub struct ReviewState {
     pub disagreement: bool,
     /// The reference's modes, when there is one.
     pub reference: Option<Vec<String>>,
-    /// Every current label of the run: (source, rater, assigned modes).
-    pub labels: Vec<(Source, String, Vec<String>)>,
+    /// Every current label of the run.
+    pub labels: Vec<CurrentLabel>,
 }
 
 /// The review state of every labelled run, for `rater`.
@@ -134,7 +147,16 @@ pub fn states(sets: &[LabelSet], rater: &str) -> BTreeMap<i64, ReviewState> {
                 mine: labelled_by(&labels, rater),
                 disagreement: disagreement(&labels),
                 reference: reference(&labels).map(|r| r.into_iter().collect()),
-                labels: labels.iter().map(|l| (l.source, l.rater.clone(), l.modes.clone())).collect(),
+                labels: labels
+                    .iter()
+                    .map(|l| CurrentLabel {
+                        source: l.source,
+                        rater: l.rater.clone(),
+                        modes: l.modes.clone(),
+                        onset: l.onset_step,
+                        blame: l.blame,
+                    })
+                    .collect(),
             };
             (run, state)
         })

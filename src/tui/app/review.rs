@@ -48,8 +48,7 @@ impl Review {
 
     /// Whether the run has classifier labels that blind review hides from this reviewer.
     pub fn hides_classifiers(&self, run: i64) -> bool {
-        self.blinded(run)
-            && self.states.get(&run).is_some_and(|s| s.labels.iter().any(|(source, _, _)| !source.is_human()))
+        self.blinded(run) && self.states.get(&run).is_some_and(|s| s.labels.iter().any(|l| !l.source.is_human()))
     }
 
     /// What the run-list filter may read of the labels: blind review hides the classifiers'

@@ -560,11 +560,18 @@ fn the_label_filter_is_blind_too() {
     use crate::label::Source;
     let mut app = app_with_runs();
     app.review.rater = "ann".into();
-    let flooding = (Source::Heuristic, "heuristic".to_string(), vec!["context_flooding".to_string()]);
+    let label = |source: Source, rater: &str, modes: &[&str]| crate::review::CurrentLabel {
+        source,
+        rater: rater.into(),
+        modes: modes.iter().map(|m| m.to_string()).collect(),
+        onset: None,
+        blame: None,
+    };
+    let flooding = label(Source::Heuristic, "heuristic", &["context_flooding"]);
     let not_mine = crate::review::ReviewState { labels: vec![flooding.clone()], ..Default::default() };
     let mine_too = crate::review::ReviewState {
         mine: true,
-        labels: vec![flooding, (Source::Human, "ann".into(), Vec::new())],
+        labels: vec![flooding, label(Source::Human, "ann", &[])],
         ..Default::default()
     };
     app.update(Action::ReviewLoaded([(2, not_mine), (3, mine_too)].into_iter().collect()));

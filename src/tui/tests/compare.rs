@@ -238,7 +238,13 @@ fn blind_review_hides_the_classifiers_modes_in_the_comparison() {
     }
     for id in ids {
         let state = h.ui.app.review.states.entry(id).or_default();
-        state.labels.push((crate::label::Source::Heuristic, "heuristic".into(), vec!["context_flooding".into()]));
+        state.labels.push(crate::review::CurrentLabel {
+            source: crate::label::Source::Heuristic,
+            rater: "heuristic".into(),
+            modes: vec!["context_flooding".into()],
+            onset: None,
+            blame: None,
+        });
     }
     assert!(h.ui.app.review.blind, "blind review is the default");
     h.ui.draw();
