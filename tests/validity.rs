@@ -160,3 +160,61 @@ fn an_llm_is_measured_the_same_way_and_a_failed_reply_is_not_a_label() {
     assert_eq!(conf.get("missed_edit_location"), Some(&(positives, scored.len() as u64 - positives, 0)), "{v}");
     assert_eq!(v["validity"]["runs"].as_u64(), Some(scored.len() as u64));
 }
+
+/// Onset and blame (issue 37) against the set's onset.json: the counts the report prints are
+/// the reference's own, counted here independently; the development figures stay at or above
+/// the goals the heuristic was measured at (60% of agent onsets within tolerance; task blame
+/// precision 0.8).
+#[test]
+fn onset_and_blame_are_scored_against_the_sets_onset_reference() {
+    let path = common::fixtures_dir("labelled").join("onset.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let entries: Vec<Value> = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+    let agent = entries.iter().filter(|e| e["blame"]["value"] == "agent" && e["onset"]["step"].is_u64()).count();
+    let task = entries.iter().filter(|e| e["blame"]["value"] == "task").count();
+    let (code, v) = validity(&["--resamples", "0"]);
+    assert_eq!(code, Some(0), "every entry scored: {}", v["onset"]);
+    let o = &v["onset"]["onset"];
+    assert_eq!(o["runs"].as_u64(), Some(agent as u64), "{o}");
+    let within = o["within"].as_u64().unwrap_or(0);
+    assert!(within * 10 >= agent as u64 * 6, "onset within tolerance on {within} of {agent}: {o}");
+    // Each miss names a run the reference blames on the agent, with its reference step.
+    for m in o["misses"].as_array().cloned().unwrap_or_default() {
+        let e = entries.iter().find(|e| e["file"] == m["file"]).unwrap_or_else(|| panic!("{m}"));
+        assert_eq!(e["onset"]["step"], m["reference"], "{m}");
+    }
+    let values = v["onset"]["blame"]["values"].as_array().cloned().unwrap_or_default();
+    let t = values.iter().find(|x| x["value"] == "task").unwrap_or_else(|| panic!("{values:?}"));
+    let (tp, fn_) = (t["tp"].as_u64().unwrap_or(0), t["fn_"].as_u64().unwrap_or(0));
+    assert_eq!(tp + fn_, task as u64, "every task-blamed run is counted: {t}");
+    assert!(t["precision"].as_f64().is_some_and(|p| p >= 0.8), "{t}");
+}
+
+/// A reference with an unknown run, a step out of the run's range and a value that is no blame
+/// is reported entry by entry; the good entries are still scored.
+#[test]
+fn a_bad_onset_reference_is_reported_entry_by_entry() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let path = common::fixtures_dir("labelled").join("onset.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+    let mut entries: Vec<Value> = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+    entries[0]["file"] = "runs/nobody/none.traj".into();
+    entries[1]["onset"]["step"] = 5000.into();
+    entries[2]["blame"]["value"] = "harness".into();
+    let bad = dir.path().join("onset.json");
+    std::fs::write(&bad, serde_json::to_string(&entries).unwrap_or_default()).unwrap_or_else(|e| panic!("{e}"));
+    let (code, v) = validity(&["--resamples", "0", "--onset", &bad.display().to_string()]);
+    assert_eq!(code, Some(1), "problems make the exit status 1");
+    let problems: Vec<String> =
+        v["onset"]["problems"].as_array().cloned().unwrap_or_default().iter().map(|p| p.to_string()).collect();
+    assert_eq!(problems.len(), 3, "{problems:?}");
+    assert!(problems[0].contains("item 1: runs/nobody/none.traj: no run was read from this file"), "{problems:?}");
+    assert!(problems[1].contains("item 2: ") && problems[1].contains("step 5000 out of range"), "{problems:?}");
+    assert!(
+        problems[2].contains("item 3: ") && problems[2].contains("blame \\\"harness\\\" is none of"),
+        "{problems:?}"
+    );
+    let agent = |e: &Value| e["blame"]["value"] == "agent" && e["onset"]["step"].is_u64();
+    let scored = entries.iter().skip(3).filter(|e| agent(e)).count() as u64;
+    assert_eq!(v["onset"]["onset"]["runs"].as_u64(), Some(scored), "the other agent onsets are scored");
+}

@@ -540,12 +540,22 @@ fn show(db: &Location, run: &str, step: Option<i64>, prompt: bool, task: bool, j
         }
         return Ok(0);
     }
+    if step.is_some() {
+        if json {
+            output::print_json(&detail)?
+        } else {
+            output::print_step(&detail)?
+        }
+        return Ok(0);
+    }
+    // The run's current labels (each with its onset and blame) come with the run as a whole.
+    let labels = store.labels(Some(id), true)?;
     if json {
-        output::print_json(&detail)?;
-    } else if step.is_some() {
-        output::print_step(&detail)?;
+        let mut value = serde_json::to_value(&detail)?;
+        value["labels"] = serde_json::to_value(&labels)?;
+        output::print_json(&value)?;
     } else {
-        output::print_run(&detail)?;
+        output::print_run(&detail, &labels)?;
     }
     Ok(0)
 }

@@ -8,6 +8,7 @@ use trajan::analysis::reconstruct::unplaced::is_unplaced;
 use trajan::model::TestGroup;
 use trajan::review::export::escape_c1;
 use trajan::sanitize::sanitize;
+use trajan::store::labels::LabelRow;
 use trajan::store::read::{RunDetail, RunSummary, SearchHit, StepRow, Verdict};
 
 /// Write to stdout. A closed pipe (`trajan runs | head`) is reported as an `io::Error` of kind
@@ -152,10 +153,38 @@ pub fn print_task(task: &str) -> std::io::Result<()> {
     emit(&text)
 }
 
-pub fn print_run(d: &RunDetail) -> std::io::Result<()> {
+pub fn print_run(d: &RunDetail, labels: &[LabelRow]) -> std::io::Result<()> {
     let mut out = String::new();
-    render_run(&mut out, d);
+    render_run(&mut out, d, labels);
     emit(&out)
+}
+
+/// Each current label in a line: who, the modes, the onset and the blame with its reason.
+fn render_labels(out: &mut String, labels: &[LabelRow]) {
+    if labels.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\nlabels (current):");
+    for row in labels {
+        let l = &row.label;
+        let modes = if l.modes.is_empty() {
+            "unclassified".to_string()
+        } else {
+            l.modes.iter().map(|m| format!("{} ({:.2})", m.mode, m.confidence)).collect::<Vec<_>>().join(", ")
+        };
+        let _ = writeln!(out, "  {} {}: {}", l.source.name(), cell(&l.rater, 40), cell(&modes, 200));
+        if let Some(o) = &l.judgement.onset {
+            let at = o.step.map_or_else(|| "none".to_string(), |s| format!("step {s} ({:.2})", o.confidence));
+            let _ = writeln!(out, "    onset {at}: {}", cell(&o.rationale, 300));
+            if !o.missing.is_empty() {
+                let _ = writeln!(out, "    missing: {}", cell(&o.missing.join("; "), 300));
+            }
+        }
+        if let Some(b) = &l.judgement.blame {
+            let value = b.value.map_or("none", |v| v.name());
+            let _ = writeln!(out, "    blame {value}: {}", cell(&b.reason, 300));
+        }
+    }
 }
 
 /// `show RUN --step N`: one line naming the run, then the step whole (its texts and edits); the
@@ -171,7 +200,7 @@ pub fn print_step(d: &RunDetail) -> std::io::Result<()> {
 }
 
 /// The overview: the run, its task and tests folded, each step folded.
-fn render_run(out: &mut String, d: &RunDetail) {
+fn render_run(out: &mut String, d: &RunDetail, labels: &[LabelRow]) {
     let s = &d.summary;
     let _ = writeln!(out, "run {}  {}", s.id, cell(&s.instance_id, 120));
     let _ = writeln!(
@@ -189,6 +218,7 @@ fn render_run(out: &mut String, d: &RunDetail) {
         s.cost.map(|c| format!("{c:.4}")).unwrap_or_else(|| "-".into()),
     );
     let _ = writeln!(out, "  source {}", whole(&s.source));
+    render_labels(out, labels);
     if let Some(task) = d.task.as_ref().and_then(|t| t.instruction.as_deref()) {
         let _ = writeln!(out, "\ntask:");
         render_block(out, task, TASK_LINES, WHOLE_TASK);

@@ -348,6 +348,52 @@ mod tests {
         assert!(!reaches(&path("make_xref"), &path("make_xrefs")));
     }
 
+    /// A view of the file the hunks sit in: a method holding a nested helper that ends before
+    /// the code after it.
+    const VIEW: &str = "class Reader:\n    def read(self, data):\n        def strip(x):\n            return x.strip()\n\n        parts = data.split(',')\n        parts = [strip(p) for p in parts]\n        return parts\n\n    def close(self):\n        self.done = True\n";
+
+    #[test]
+    fn a_change_is_placed_in_the_innermost_definition_holding_it_not_the_hunk_headers_name() {
+        // git's Python driver names the nested helper above the change; the change is in `read`.
+        let gold = "@@ -5,4 +5,4 @@ def strip(x):\n \n-        parts = data.split(',')\n+        parts = data.split(';')\n         parts = [strip(p) for p in parts]\n         return parts\n";
+        let views = vec![VIEW.to_string()];
+        assert_eq!(in_views(Lang::Python, gold, &views), Some(vec![vec!["Reader".to_string(), "read".to_string()]]));
+        // A change inside the helper is the helper's.
+        let inner = "@@ -3,4 +3,4 @@ def read(self, data):\n         def strip(x):\n-            return x.strip()\n+            return x.strip().lower()\n \n         parts = data.split(',')\n";
+        let helper = ["Reader", "read", "strip"].map(str::to_string).to_vec();
+        assert_eq!(in_views(Lang::Python, inner, &views), Some(vec![helper]));
+        // A view that starts below the definition's head cannot name it.
+        let partial = vec![VIEW.lines().skip(4).collect::<Vec<_>>().join("\n")];
+        assert_eq!(in_views(Lang::Python, gold, &partial), None);
+    }
+
+    fn hunk(text: &str) -> Hunk {
+        parse(text).into_iter().flat_map(|f| f.hunks).next().unwrap_or_else(|| panic!("a hunk: {text}"))
+    }
+
+    #[test]
+    fn hunks_that_change_one_block_are_the_same_place_whatever_their_headers_and_bases() {
+        // The gold's base is 9 lines off the run's; the two share their old lines.
+        let gold = hunk(
+            "@@ -105,4 +105,5 @@ def unparse(node):\n             return result\n         elif isinstance(node, ast.Tuple):\n-            result = []\n+            if not node.elts:\n+                return []\n+            result = []\n             for elem in node.elts:\n",
+        );
+        let agent = hunk(
+            "@@ -114,4 +114,6 @@ def _parse_annotation(annotation):\n             return result\n         elif isinstance(node, ast.Tuple):\n+            if not node.elts:\n+                return [()]\n             result = []\n             for elem in node.elts:\n",
+        );
+        assert!(same_place(Lang::Python, &gold, &agent));
+        // A definition's head between the two changes: another place.
+        let gold = hunk(
+            "@@ -10,4 +10,4 @@ class A:\n     def f(self):\n-        return 1\n+        return 2\n     def g(self):\n         return 3\n",
+        );
+        let agent = hunk(
+            "@@ -10,5 +10,5 @@ class A:\n     def f(self):\n         return 1\n     def g(self):\n-        return 3\n+        return 4\n",
+        );
+        assert!(!same_place(Lang::Python, &gold, &agent));
+        // Hunks that share no line are not placed together.
+        let far = hunk("@@ -300,2 +300,2 @@\n-    x = compute_something_else()\n+    x = 2\n     return value_of_it\n");
+        assert!(!same_place(Lang::Python, &gold, &far));
+    }
+
     #[test]
     fn a_test_named_for_a_function_names_it_and_a_short_or_partial_name_does_not() {
         let pytest = "tests/test_utils.py::test_prepend_scheme_if_needed[http://user@example.com/path?query-http://user@example.com/path?query]";
