@@ -223,7 +223,8 @@ fn harbor_0_6_trials_read_their_artifacts_trajectory_and_their_own_verdict() {
     assert_eq!(cython["model"], "gpt-5-codex");
     // A trial with a reward and no trajectory is an evaluation without a run; one whose
     // verifier never ran (`verifier_result: null`) has no verdict and is no error.
-    assert_eq!(orphans(&db), [("sqlite-with-gcov".to_string(), Some(false), 0, "no_trajectory".to_string())]);
+    // Its tests are the verifier's report (ctrf.json: one failed test).
+    assert_eq!(orphans(&db), [("sqlite-with-gcov".to_string(), Some(false), 1, "no_trajectory".to_string())]);
     assert!(stderr.contains("sqlite-with-gcov__Zz9yY8x: no trajectory"), "{stderr}");
 }
 
@@ -305,4 +306,63 @@ fn the_ingest_summary_says_what_joined_and_json_has_the_same_counts() {
     let out = trajan(&db, &["ingest".as_ref(), layout("beside-trajectory").as_os_str()]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("verdicts: 5 of 6 runs; evaluations that matched no run: 2 (names another model: 0, patch differs: 1, no trajectory: 1)"), "{stderr}");
+}
+
+/// A Terminal-Bench 2 job of an agent whose tools write and edit files by name (`write_file
+/// {file_path, content}`, `edit_file {file_path, old_string, new_string}`) and whose shell tool
+/// answers with a JSON object of streams (issue 38): every edit call is an edit with its diff and
+/// its result, the observations read as a terminal shows them (and searched so), and each trial's
+/// tests are the verifier's report (`ctrf.json`, else the pytest lines of `test-stdout.txt`).
+#[test]
+fn terminal_bench_2_tool_calls_are_edits_streams_are_text_and_the_verifier_gives_the_tests() {
+    let (_dir, db) = db();
+    let stderr = ingest(&db, &[layout("harbor-0.6-tools")]);
+    assert!(!stderr.contains("error") && !stderr.contains("warning"), "{stderr}");
+    let run = show(&db, "regex-log");
+    let edits: Vec<(Option<i64>, String, String, String)> = run["edit_list"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|e| !e["step"].is_null())
+        .map(|e| {
+            let s = |k: &str| e[k].as_str().unwrap_or_default().to_string();
+            (e["step"].as_i64(), s("path"), s("kind"), s("status"))
+        })
+        .collect();
+    let want = [
+        (Some(2), "/app/regex.py", "create", "applied"),
+        (Some(6), "/app/regex.py", "str_replace", "applied"),
+        (Some(7), "/app/regex.py", "str_replace", "refused_by_tool"),
+        (Some(8), "/app/regex.txt", "create", "applied"),
+    ]
+    .map(|(st, p, k, s)| (st, p.to_string(), k.to_string(), s.to_string()));
+    assert_eq!(edits, want);
+    let diffs = run["edit_list"].as_array().cloned().unwrap_or_default();
+    assert!(
+        diffs.iter().filter(|e| !e["step"].is_null()).all(|e| e["diff"].as_str().is_some_and(|d| d.contains("@@")))
+    );
+    // The stream object reads as a terminal shows it.
+    let obs = run["step_list"][3]["observation"].as_str().unwrap_or_default().to_string();
+    assert!(obs.starts_with("[stderr]\nTraceback") && obs.ends_with("[exit code 1]"), "{obs}");
+    assert!(!obs.contains("\\n") && !obs.contains("\"stdout\""), "{obs}");
+    let found = json(&db, &["search", "ModuleNotFoundError: No module named", "--json"]);
+    let runs: Vec<&str> = found.as_array().into_iter().flatten().filter_map(|h| h["instance_id"].as_str()).collect();
+    assert_eq!(runs, ["regex-log"], "{found}");
+    // The verifier's tests, with their messages.
+    let tests = run["outcome"]["tests"].as_array().cloned().unwrap_or_default();
+    let failing: Vec<&str> = tests.iter().filter(|t| t["passed"] == false).filter_map(|t| t["name"].as_str()).collect();
+    assert_eq!(
+        failing,
+        ["test_outputs.py::test_regex_matches_last_date", "test_outputs.py::test_rejects_invalid_dates"]
+    );
+    assert!(tests[1]["message"].as_str().is_some_and(|m| m.starts_with("AssertionError: assert ['2025-01-03']")));
+    // A trial whose agent wrote no trajectory: its tests come from the verifier's output.
+    assert_eq!(orphans(&db), [("polyglot-c-py".to_string(), Some(false), 2, "no_trajectory".to_string())]);
+    // The classifier sees the edits: the run attempted them.
+    let out = trajan(&db, &["classify", "--json"]);
+    assert!(out.status.success(), "{}", common::both(&out));
+    let labels = json(&db, &["labels", "--json"]);
+    let summary =
+        labels.as_array().into_iter().flatten().find(|l| l["instance_id"] == "regex-log").map(|l| l["summary"].clone());
+    assert!(summary.as_ref().and_then(Value::as_str).is_some_and(|s| !s.contains("no edit attempted")), "{summary:?}");
 }

@@ -11,5 +11,7 @@ pub mod markers;
 pub mod paths;
 pub mod reconstruct;
 pub mod snippet;
+pub mod streams;
 pub mod symbols;
 pub mod syntax;
+pub mod tool_edits;

@@ -13,8 +13,8 @@
 //! fields ATIF has no place for and those its own mapping would not give back, so it reads back
 //! as the run it was.
 
-use crate::analysis::markers;
 use crate::analysis::reconstruct::{Exec, reconstruct};
+use crate::analysis::{markers, streams, tool_edits};
 use crate::atif::map::{self, ext, set_amount, set_count, set_i64, set_text};
 use crate::atif::{self, Trajectory};
 use crate::error::IngestError;
@@ -115,6 +115,7 @@ pub fn run_of(path: &Path, t: &Trajectory, ctx: &Context, warnings: &mut Vec<Str
         step_out = add(step_out, m.completion_tokens, i64::saturating_add);
         let (step, how) = agent_step(s, &step_ext);
         exec.push(how);
+        run.edits.extend(call_edits(s, run.steps.len()));
         run.steps.push(step);
     }
     let fm = t.final_metrics.clone().unwrap_or_default();
@@ -178,10 +179,36 @@ fn compaction(s: &atif::Step) -> Option<&'static str> {
     (s.source == "system" && delegates && summarizes).then_some("summarization")
 }
 
+/// The edits a step's tool calls make, read by what each call does (`analysis::tool_edits`),
+/// each applied or refused as its result says.
+fn call_edits(s: &atif::Step, idx: usize) -> Vec<crate::model::Edit> {
+    let results: &[atif::ObservationResult] = s.observation.as_ref().map(|o| o.results.as_slice()).unwrap_or_default();
+    let calls: &[atif::ToolCall] = s.tool_calls.as_deref().unwrap_or_default();
+    let mut out = Vec::new();
+    for (i, c) in calls.iter().enumerate() {
+        // A result names its call; without names, the calls' results come in their order.
+        let named = results.iter().find(|r| r.source_call_id.as_deref() == Some(c.tool_call_id.as_str()));
+        let result = named.or_else(|| results.get(i).filter(|r| r.source_call_id.is_none()));
+        let answer = result.map(|r| decoded(map::result_text(r)));
+        let status = tool_edits::status(answer.as_deref());
+        out.extend(tool_edits::call_edits(idx, &c.function_name, &c.arguments, status));
+    }
+    out
+}
+
+/// A result's text, a JSON object of streams read as its streams.
+fn decoded(text: String) -> String {
+    streams::decode(&text).unwrap_or(text)
+}
+
 /// The step, and how its action ran (a shell command's writes are reconstructed; their verdict
 /// is unknown: ATIF carries no exit status).
 fn agent_step(s: &atif::Step, e: &Map<String, Value>) -> (Step, Exec) {
     let mut step = map::agent_step(s);
+    if !e.contains_key("observation") {
+        let results = s.observation.iter().flat_map(|o| &o.results);
+        step.observation = results.map(|r| decoded(map::result_text(r))).collect::<Vec<_>>().join("\n");
+    }
     let mut how = Exec::Tool;
     if e.get("flags").is_none() {
         step.flags = StepFlags {

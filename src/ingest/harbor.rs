@@ -1,9 +1,11 @@
 //! Harbor job folders (Terminal-Bench 2.0, Harbor-run SWE-bench): `<job>/<task>__<id>/` is one
 //! trial, read as one unit: `result.json` (the trial: task, agent, tokens, cost, the verifier's
 //! rewards, an exception), `agent/trajectory.json` (ATIF, `ingest::atif`), and the verifier's
-//! `reward.txt` / `reward.json` and `test-stdout.txt`. The trial becomes a run (when the agent
-//! wrote a trajectory) and an evaluation whose verdict is the reward: resolved when it is 1 (or
-//! more), failed below. The job's own `result.json`, `config.json` and `lock.json` are not inputs.
+//! `reward.txt` / `reward.json`, `test-stdout.txt` and `ctrf.json`. The trial becomes a run (when
+//! the agent wrote a trajectory) and an evaluation whose verdict is the reward: resolved when it
+//! is 1 (or more), failed below; its tests are the verifier's per-test report (`ctrf.json`, with
+//! each failure's message), else the pytest lines of `test-stdout.txt`. The job's own
+//! `result.json`, `config.json` and `lock.json` are not inputs.
 //! Everything else under a trial (episode logs, recordings, subagent trajectories, artifacts) is
 //! the agent's working material, not read.
 //!
@@ -18,18 +20,19 @@
 use super::atif::{self, Context, task_of_trial};
 use super::json::{at, f64_field, i64_field, parse_value, str_field};
 use crate::error::IngestError;
-use crate::model::{Format, Parsed, TestOutcome};
+use crate::model::{Format, Parsed, TestCase, TestOutcome, TestStatus};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
 /// A trial folder's files, in the order they are read (those present).
-const MEMBERS: [&str; 6] = [
+const MEMBERS: [&str; 7] = [
     "result.json",
     "agent/trajectory.json",
     "artifacts/trajectory.json",
     "verifier/reward.txt",
     "verifier/reward.json",
     "verifier/test-stdout.txt",
+    "verifier/ctrf.json",
 ];
 
 /// Where a trial's trajectory may be, in the order looked at.
@@ -66,8 +69,8 @@ fn names_a_trial(result: &Path) -> bool {
     }
 }
 
-/// A job folder's own files (its `result.json`, `config.json`, `lock.json`), when `dir` holds
-/// trials: they summarize the trials and are not read.
+/// A job folder's own files (its `result.json`, `config.json`, `lock.json`, `job.log`), when
+/// `dir` holds trials: they summarize the trials and are not read.
 pub fn job_files(dir: &Path) -> Vec<PathBuf> {
     let holds_trials = std::fs::read_dir(dir)
         .map(|entries| {
@@ -77,7 +80,21 @@ pub fn job_files(dir: &Path) -> Vec<PathBuf> {
     if !holds_trials {
         return Vec::new();
     }
-    ["result.json", "config.json", "lock.json"].iter().map(|n| dir.join(n)).collect()
+    ["result.json", "config.json", "lock.json", "job.log"].iter().map(|n| dir.join(n)).collect()
+}
+
+/// Why a file of a trial that is not one of its members is not read: the harness's own files
+/// (the trial's configuration, its log, the exception's traceback) or the agent's working
+/// material (episode logs, recordings, artifacts).
+pub fn unread_reason(path: &Path) -> &'static str {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let in_trial_root = path.parent().is_some_and(|p| p.join("result.json").is_file());
+    match name {
+        "config.json" if in_trial_root => "a Harbor trial's configuration (result.json holds what it says)",
+        "trial.log" | "exception.txt" => "the Harbor harness's log of the trial (result.json names its exception)",
+        "docker-compose-mounts.json" | "manifest.json" => "a Harbor trial's environment files",
+        _ => "part of a Harbor trial, not read (the agent's working material)",
+    }
 }
 
 /// Parse a trial from its member files (path, text).
@@ -165,7 +182,8 @@ pub fn parse_trial(dir: &Path, files: &[(PathBuf, String)]) -> Result<Parsed, In
         )),
     }
     let log = file("verifier/test-stdout.txt").map(|(_, t)| t.clone());
-    if reward.is_some() || log.is_some() {
+    let tests = verifier_tests(&file, log.as_deref(), &mut parsed.warnings);
+    if reward.is_some() || log.is_some() || !tests.is_empty() {
         parsed.outcomes.push(TestOutcome {
             instance_id: task,
             format: Some(Format::Atif),
@@ -173,10 +191,40 @@ pub fn parse_trial(dir: &Path, files: &[(PathBuf, String)]) -> Result<Parsed, In
             run_label: Some(trial),
             resolved: reward.map(|r| r >= 1.0),
             log,
+            tests,
             ..TestOutcome::default()
         });
     }
     Ok(parsed)
+}
+
+/// The verifier's tests: its CTRF report, else the pytest lines of its output. A skipped test is
+/// neither passed nor failed, and is not listed.
+fn verifier_tests<'a>(
+    file: &impl Fn(&str) -> Option<&'a (PathBuf, String)>,
+    log: Option<&str>,
+    warnings: &mut Vec<String>,
+) -> Vec<TestCase> {
+    let logged = match file("verifier/ctrf.json") {
+        Some((path, text)) => match super::ctrf::read(text) {
+            Ok(tests) => tests,
+            Err(e) => {
+                warnings.push(format!("{}: {e}; the tests are read from test-stdout.txt", path.display()));
+                log.map(super::harness::log_parsers::pytest_tests).unwrap_or_default()
+            }
+        },
+        None => log.map(super::harness::log_parsers::pytest_tests).unwrap_or_default(),
+    };
+    logged
+        .into_iter()
+        .filter(|t| t.status != TestStatus::Skipped)
+        .map(|t| TestCase {
+            name: t.name,
+            group: None,
+            passed: matches!(t.status, TestStatus::Passed | TestStatus::Xfail),
+            message: t.message,
+        })
+        .collect()
 }
 
 /// The trial's reward and all its rewards: `verifier_result.rewards` of result.json (its `reward`,

@@ -38,13 +38,18 @@ pub fn hidden_file(path: &Path) -> Option<Skip> {
 
 /// The regular files under `dir` (at any depth) that are not `members`, each skipped as `what`.
 pub fn unread_under(dir: &Path, members: &[PathBuf], what: &str) -> Vec<(PathBuf, Skip)> {
+    unread_under_by(dir, members, |_| what)
+}
+
+/// As [`unread_under`], each file with the reason `why` gives for it.
+pub fn unread_under_by<'a>(dir: &Path, members: &[PathBuf], why: impl Fn(&Path) -> &'a str) -> Vec<(PathBuf, Skip)> {
     walkdir::WalkDir::new(dir)
         .follow_links(false)
         .sort_by_file_name()
         .into_iter()
         .flatten()
         .filter(|e| e.file_type().is_file() && !members.iter().any(|m| m == e.path()))
-        .map(|e| (e.path().to_path_buf(), Skip::not_read(what)))
+        .map(|e| (e.path().to_path_buf(), Skip::not_read(why(e.path()))))
         .collect()
 }
 

@@ -9,6 +9,7 @@ pub mod archive;
 pub mod atif;
 pub mod claude_code;
 pub mod codex;
+pub mod ctrf;
 pub mod detect;
 pub mod eval_log;
 pub mod experiments;

@@ -153,7 +153,9 @@ fn walk(root: &Path, d: &mut Discovery) {
             // A Harbor or Terminal-Bench trial is read whole from its own files; the rest under
             // it is the agent's working material (`ingest::harbor`, `ingest::terminal_bench`).
             if let Some((u, what)) = trial_unit(path) {
-                d.passed.extend(layout::unread_under(path, &u.members, what));
+                let harbor = u.kind == UnitKind::HarborTrial;
+                let why = |p: &Path| if harbor { super::harbor::unread_reason(p) } else { what };
+                d.passed.extend(layout::unread_under_by(path, &u.members, why));
                 d.units.push(u);
                 it.skip_current_dir();
                 continue;
@@ -165,7 +167,10 @@ fn walk(root: &Path, d: &mut Discovery) {
             }
             for job_file in super::harbor::job_files(path) {
                 if job_file.is_file() {
-                    d.passed.push((job_file.clone(), Skip::not_read("a Harbor job's summary (its trials are read)")));
+                    d.passed.push((
+                        job_file.clone(),
+                        Skip::not_read("a Harbor job's summary or log (its trials are read)"),
+                    ));
                 }
                 claimed.insert(job_file);
             }

@@ -163,6 +163,12 @@ fn pytest_line(line: &str) -> Option<(String, TestStatus)> {
     Some((c.get(1)?.as_str().to_string(), status(c.get(2)?.as_str())?))
 }
 
+/// The tests of a plain pytest output (no harness markers, no task to grade against: a
+/// Terminal-Bench verifier's `test-stdout.txt`), each with its last status.
+pub fn pytest_tests(log: &str) -> Vec<LoggedTest> {
+    status_map(pytest_v2(log))
+}
+
 fn pytest(log: &str) -> Vec<(String, TestStatus)> {
     log.split('\n').filter_map(pytest_line).collect()
 }
