@@ -17,7 +17,7 @@
 use crate::error::IngestError;
 use crate::ingest::json::{at, compact, content_text, for_each_jsonl_line, i64_field, nonempty_str, str_field};
 use crate::ingest::turns::{Turns, add};
-use crate::model::{EditKind, EditStatus, Format, Message, Parsed, Run, Step, Task};
+use crate::model::{EditStatus, Format, Message, Parsed, Run, Step, Task};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -277,38 +277,8 @@ impl Session {
             (_, true) => EditStatus::Applied,
             _ => EditStatus::Unknown,
         };
-        let path = s("file_path");
-        let replace = |old: &Value, new: &Value| {
-            crate::analysis::edits::edit_from_texts(
-                Some(idx),
-                &path,
-                EditKind::StrReplace,
-                status,
-                old.as_str().map(str::to_string),
-                new.as_str().map(str::to_string),
-                Vec::new(),
-            )
-        };
-        let edits = match call.name.as_str() {
-            "Edit" => vec![replace(&input["old_string"], &input["new_string"])],
-            "MultiEdit" => input
-                .get("edits")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .map(|e| replace(&e["old_string"], &e["new_string"]))
-                .collect(),
-            "Write" => vec![crate::analysis::edits::edit_from_texts(
-                Some(idx),
-                &path,
-                EditKind::Create,
-                status,
-                None,
-                str_field(input, "content"),
-                Vec::new(),
-            )],
-            _ => Vec::new(),
-        };
+        // `Edit`, `MultiEdit`, `Write` and any other call that edits, by what its arguments do.
+        let edits = crate::analysis::tool_edits::call_edits(idx, &call.name, input, status);
         for edit in edits {
             self.turns.edit(idx, edit);
         }

@@ -11,7 +11,7 @@
 //! (a heredoc in a shell command, or a tool call) is read into one edit per hunk. No instance id
 //! (the session id stands in) and no verdict.
 
-use crate::analysis::edit_blocks;
+use crate::analysis::{edit_blocks, tool_edits};
 use crate::error::IngestError;
 use crate::ingest::json::{
     at, compact, content_text, f64_field, for_each_jsonl_line, i64_field, nonempty_str, str_field,
@@ -172,14 +172,9 @@ impl Session {
         let args = raw.map(crate::ingest::json::maybe_nested_json).unwrap_or(Value::Null);
         let (text, exit_code, duration) = output_of(output);
         let command = shell_command(&args);
-        let patch_text = match (&command, raw) {
-            (Some(c), _) if c.contains("*** Begin Patch") => Some(c.clone()),
-            (None, Some(Value::String(s))) if name == "apply_patch" => Some(s.clone()),
-            (None, _) => {
-                str_field(&args, "input").or_else(|| str_field(&args, "patch")).filter(|_| name == "apply_patch")
-            }
-            _ => None,
-        };
+        // A shell `apply_patch <<'EOF'` is read here; any other shell write is the
+        // reconstruction's.
+        let shell_patch = command.as_ref().filter(|c| c.contains("*** Begin Patch")).cloned();
         let step = Step {
             thought,
             action: command.clone().unwrap_or_else(|| action_text(&name, &args)),
@@ -196,16 +191,21 @@ impl Session {
             let error = exit_code.map(|c| c != 0);
             self.turns.tool(step, error.or(output.map(|_| false)))
         };
-        if let Some(patch) = patch_text {
-            let status = match exit_code {
-                Some(0) => EditStatus::Applied,
-                Some(_) => EditStatus::RefusedByTool,
-                None if text.starts_with("Success.") => EditStatus::Applied,
-                None => EditStatus::Unknown,
-            };
-            for block in edit_blocks::apply_patch(&patch) {
-                self.turns.edit(idx, block.edit(idx, status));
-            }
+        let status = match exit_code {
+            Some(0) => EditStatus::Applied,
+            Some(_) => EditStatus::RefusedByTool,
+            None if text.starts_with("Success.") => EditStatus::Applied,
+            None => tool_edits::status(output.map(|_| text.as_str())),
+        };
+        let edits = match (&shell_patch, &command) {
+            (Some(patch), _) => edit_blocks::apply_patch(patch).iter().map(|b| b.edit(idx, status)).collect(),
+            (None, Some(_)) => Vec::new(),
+            // `apply_patch` as a custom tool (the patch itself) or a function call (`{"input":
+            // ...}`), and any other call that edits, by what its arguments do.
+            (None, None) => tool_edits::call_edits(idx, &name, raw.unwrap_or(&Value::Null), status),
+        };
+        for edit in edits {
+            self.turns.edit(idx, edit);
         }
     }
 
@@ -329,5 +329,24 @@ mod tests {
         }
         assert!(run.steps.iter().filter(|s| s.flags.edit).count() == 2);
         assert_eq!(p.tasks[0].instruction.as_deref().map(|t| t.starts_with("finish up the users work")), Some(true));
+    }
+
+    /// `apply_patch` as a function call whose arguments are `{"input": PATCH}` (issue 42): its
+    /// hunks are the step's edits, as the same patch in a shell heredoc or a custom tool's input.
+    #[test]
+    fn apply_patch_as_a_function_call_with_its_input_gives_its_edits() {
+        let patch = "*** Begin Patch\n*** Update File: src/app.ts\n@@\n-const port = 3000;\n+const port = 8080;\n*** End Patch\n";
+        let call = serde_json::json!({"timestamp": "2025-11-17T21:33:00.000Z", "type": "response_item", "payload": {
+            "type": "function_call", "name": "apply_patch",
+            "arguments": serde_json::json!({"input": patch}).to_string(), "call_id": "call_1"}});
+        let output = serde_json::json!({"timestamp": "2025-11-17T21:33:01.000Z", "type": "response_item", "payload": {
+            "type": "function_call_output", "call_id": "call_1",
+            "output": serde_json::json!({"output": "Success. Updated the following files:\nM src/app.ts\n", "metadata": {"exit_code": 0}}).to_string()}});
+        let meta = r#"{"timestamp":"2025-11-17T21:30:28.664Z","type":"session_meta","payload":{"id":"s-1","cwd":"/w","cli_version":"0.58.0"}}"#;
+        let text = format!("{meta}\n{call}\n{output}\n");
+        let p = parse(Path::new("rollout.jsonl"), &text).unwrap_or_else(|e| panic!("{e}"));
+        let edits: Vec<(&str, EditStatus)> = p.runs[0].edits.iter().map(|e| (e.path.as_str(), e.status)).collect();
+        assert_eq!(edits, [("src/app.ts", EditStatus::Applied)]);
+        assert!(p.runs[0].edits[0].diff.as_deref().is_some_and(|d| d.contains("+const port = 8080;")));
     }
 }

@@ -11,11 +11,10 @@
 //! is the trial's raw log, not a second run (`ingest::harbor`); a trial without a trajectory
 //! reads its run from the session.
 
-use crate::analysis::edits::edit_from_texts;
 use crate::error::IngestError;
 use crate::ingest::json::{compact, content_text, f64_field, for_each_jsonl_line, i64_field, nonempty_str, str_field};
 use crate::ingest::turns::{Turns, add};
-use crate::model::{EditKind, EditStatus, Format, Message, Parsed, Run, Step, Task};
+use crate::model::{EditStatus, Format, Message, Parsed, Run, Step, Task};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -243,29 +242,8 @@ impl Session {
             (_, true) => EditStatus::Applied,
             _ => EditStatus::Unknown,
         };
-        let path = s("path");
-        let edits = match call.name.as_str() {
-            "write" => vec![edit_from_texts(
-                Some(idx),
-                &path,
-                EditKind::Create,
-                status,
-                None,
-                str_field(args, "content"),
-                Vec::new(),
-            )],
-            "edit" => args
-                .get("edits")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .map(|e| {
-                    let (old, new) = (str_field(e, "oldText"), str_field(e, "newText"));
-                    edit_from_texts(Some(idx), &path, EditKind::StrReplace, status, old, new, Vec::new())
-                })
-                .collect(),
-            _ => Vec::new(),
-        };
+        // `write`, `edit` (a list of `oldText`/`newText`) and any other call that edits.
+        let edits = crate::analysis::tool_edits::call_edits(idx, &call.name, args, status);
         for edit in edits {
             self.turns.edit(idx, edit);
         }
