@@ -366,3 +366,41 @@ fn terminal_bench_2_tool_calls_are_edits_streams_are_text_and_the_verifier_gives
         labels.as_array().into_iter().flatten().find(|l| l["instance_id"] == "regex-log").map(|l| l["summary"].clone());
     assert!(summary.as_ref().and_then(Value::as_str).is_some_and(|s| !s.contains("no edit attempted")), "{summary:?}");
 }
+
+fn copy_tree(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from).into_iter().flatten() {
+        let rel = entry.path().strip_prefix(from).unwrap_or_else(|e| panic!("{e}"));
+        let target = to.join(rel);
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap_or_else(|e| panic!("{e}"));
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+}
+
+/// Two jobs of one task (issue 38): a trial whose agent kept no trajectory is that trial's
+/// evaluation without a run, never another job's run's, whatever model (or none) it names.
+#[test]
+fn a_trial_without_a_trajectory_is_its_own_and_no_other_trials_run() {
+    let (dir, db) = db();
+    let job = layout("harbor-0.6-tools").join("jobs/2026-02-03__16-40-12");
+    let (a, b) = (dir.path().join("jobs/a"), dir.path().join("jobs/b"));
+    copy_tree(&job, &a);
+    copy_tree(&job, &b);
+    let trial = b.join("regex-log__Hq2wE9r");
+    std::fs::remove_dir_all(trial.join("agent")).unwrap_or_else(|e| panic!("{e}"));
+    let result = trial.join("result.json");
+    let mut r: Value = serde_json::from_str(&std::fs::read_to_string(&result).unwrap_or_default()).unwrap_or_default();
+    r["agent_info"] = Value::Null;
+    r["config"]["agent"]["model_name"] = Value::Null;
+    std::fs::write(&result, r.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    let stderr = ingest(&db, &[dir.path().join("jobs")]);
+    assert!(!stderr.contains("error"), "{stderr}");
+    let why: Vec<(String, String)> = orphans(&db).into_iter().map(|o| (o.0, o.3)).collect();
+    assert!(why.contains(&("regex-log".to_string(), "no_trajectory".to_string())), "{why:?}");
+    assert!(why.iter().all(|(_, w)| w == "no_trajectory"), "{why:?}");
+    // The run of job a keeps its own trial's verdict and tests.
+    let run = show(&db, "regex-log");
+    assert!(run["outcome"]["source"].as_str().is_some_and(|s| s.contains("/jobs/a/")), "{}", run["outcome"]);
+}

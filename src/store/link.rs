@@ -7,7 +7,9 @@
 //! - it names another model (a harness folder or its `run_instance.log`, a prediction's model,
 //!   or a summary whose file name names the model it evaluated), unless its patch is the run's
 //!   submission: the same patch evaluated is the strongest evidence there is;
-//! - the run is a RetryAgent attempt that was not the one submitted.
+//! - the run is a RetryAgent attempt that was not the one submitted;
+//! - it is a Harbor trial's verdict and the run is another trial's (a trial without a
+//!   trajectory is an evaluation without a run, never another trial's).
 //!
 //! A layout word (`logs`, `eval`, `results`, `run_evaluation`, `trajs`, ...) is never a model
 //! name. Among the rest, the same unit (a Harbor trial's run and verdict), the same patch, a
@@ -24,6 +26,9 @@ use std::path::Path;
 /// submission.
 const LAYOUT_WORDS: [&str; 9] =
     ["logs", "eval", "evals", "results", "run_evaluation", "run evaluation", "trajs", "trajectories", "evaluation"];
+
+/// The format of a Harbor trial's verdict (`ingest::harbor`: read with the trial's run).
+pub(super) const HARBOR_TRIAL: &str = "atif";
 
 /// Whether a folder name is a layout word (`logs`, `run evaluation`, ...), in any case.
 pub fn is_layout_word(name: &str) -> bool {
@@ -79,6 +84,8 @@ pub(super) enum Reason {
     OtherLabel(String),
     NotSubmitted,
     NothingTies(usize),
+    /// A Harbor trial's verdict, and the run is another trial's.
+    OtherTrial,
 }
 
 impl Reason {
@@ -88,6 +95,7 @@ impl Reason {
             Reason::OtherModel(m) => format!("it evaluated another model ({m})"),
             Reason::OtherLabel(l) => format!("its file name ({l}) names another model"),
             Reason::NotSubmitted => "this run is a RetryAgent attempt that was not the one submitted".into(),
+            Reason::OtherTrial => "it is another Harbor trial's verdict (a trial's evaluation is its own run's)".into(),
             Reason::NothingTies(n) => format!(
                 "{n} runs share this instance and nothing (model, patch, submission folder) ties it to this one"
             ),
@@ -192,6 +200,10 @@ fn best(run: &RunSide, candidates: &[Candidate], shared: usize) -> Option<i64> {
 pub(super) fn judge(run: &RunSide, c: &Candidate, shared: usize) -> Result<Fit, Reason> {
     if run.best_attempt == Some(false) {
         return Err(Reason::NotSubmitted);
+    }
+    // A Harbor trial's verdict is its own trial's, whatever the other trials of its task hold.
+    if c.format == HARBOR_TRIAL && c.unit != run.unit {
+        return Err(Reason::OtherTrial);
     }
     let patch_match = match (&run.submission, &c.patch) {
         (Some(a), Some(b)) => Some(same_patch(a, b)),

@@ -106,7 +106,8 @@ fn judge_instance(runs: &[RunSide], outcomes: &[Candidate]) -> HashMap<i64, Opti
         .iter()
         .map(|c| {
             let reasons: Vec<Reason> = runs.iter().filter_map(|r| link::judge(r, c, shared).err()).collect();
-            let why = if runs.is_empty() {
+            let every_other_trial = !reasons.is_empty() && reasons.iter().all(|r| *r == Reason::OtherTrial);
+            let why = if runs.is_empty() || every_other_trial {
                 Some(Why::NoTrajectory)
             } else if reasons.len() < runs.len() {
                 None
