@@ -20,6 +20,8 @@ struct Bar {
     bar: ProgressBar,
     total: AtomicUsize,
     done: AtomicUsize,
+    /// The file being read or written now, as shown.
+    current: std::sync::Mutex<String>,
 }
 
 impl Bar {
@@ -36,21 +38,42 @@ impl Bar {
         .unwrap_or_else(|_| ProgressStyle::default_bar())
         .progress_chars("=> ");
         bar.set_style(style);
-        Bar { bar, total: AtomicUsize::new(0), done: AtomicUsize::new(0) }
+        Bar {
+            bar,
+            total: AtomicUsize::new(0),
+            done: AtomicUsize::new(0),
+            current: std::sync::Mutex::new(String::new()),
+        }
+    }
+
+    /// `done/total files`, and the file being worked on.
+    fn message(&self) {
+        let (done, total) = (self.done.load(Ordering::Relaxed), self.total.load(Ordering::Relaxed));
+        let current = self.current.lock().map(|c| c.clone()).unwrap_or_default();
+        let at = if current.is_empty() || done >= total { String::new() } else { format!(" · {current}") };
+        self.bar.set_message(format!("{done}/{total} files{at}"));
     }
 }
 
 impl Progress for Bar {
     fn start(&self, units: usize, bytes: u64) {
         self.bar.set_length(bytes);
-        self.bar.set_message(format!("0/{units} files"));
         self.total.store(units, Ordering::Relaxed);
+        self.message();
+        // The spinner and the clock move while a slow file is read.
+        self.bar.enable_steady_tick(std::time::Duration::from_millis(100));
     }
     fn advance(&self, bytes: u64, _path: &Path) {
         self.bar.inc(bytes);
-        let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
-        let total = self.total.load(Ordering::Relaxed);
-        self.bar.set_message(format!("{done}/{total} files"));
+        self.done.fetch_add(1, Ordering::Relaxed);
+        self.message();
+    }
+    fn current(&self, path: &Path) {
+        let name = path.file_name().map(|n| sanitize(&n.to_string_lossy()).into_owned()).unwrap_or_default();
+        if let Ok(mut c) = self.current.lock() {
+            *c = name;
+        }
+        self.message();
     }
     fn finish(&self) {
         self.bar.finish_and_clear();

@@ -160,6 +160,8 @@ impl Report {
 pub trait Progress: Sync {
     fn start(&self, units: usize, bytes: u64);
     fn advance(&self, bytes: u64, path: &std::path::Path);
+    /// The unit the writer waits for or writes now (a slow file shows as the current one).
+    fn current(&self, _path: &std::path::Path) {}
     fn finish(&self);
 }
 
@@ -213,6 +215,9 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &Options, progress: &d
         let mut pending: BTreeMap<usize, VecDeque<Piece>> = BTreeMap::new();
         let mut expect = 0usize;
         let mut writer = writer::Writer::new(store, progress, opts.part_bytes);
+        if let Some(first) = units.first() {
+            progress.current(&first.path);
+        }
         loop {
             let (i, piece) = match rx.try_recv() {
                 Ok(next) => next,
@@ -236,6 +241,10 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &Options, progress: &d
                 if writer.handle(unit, piece) {
                     pending.remove(&expect);
                     expect += 1;
+                    // The unit written next is the one the display names while it comes.
+                    if let Some(next) = units.get(expect) {
+                        progress.current(&next.path);
+                    }
                     let (lock, cv) = &shared.written;
                     *lock.lock().unwrap_or_else(|p| p.into_inner()) = expect;
                     cv.notify_all();

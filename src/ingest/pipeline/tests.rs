@@ -183,3 +183,43 @@ fn the_page_cache_is_the_stores_own_again_after_a_document_written_as_read() {
     assert_eq!(report.stepwise, 0, "{:?}", report.results);
     assert_eq!(ok(store.limit_cache(16 * 1024)), 16 * 1024);
 }
+
+/// What a progress display is told, in order.
+#[derive(Default)]
+struct Told(std::sync::Mutex<Vec<String>>);
+
+impl Progress for Told {
+    fn start(&self, units: usize, _: u64) {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).push(format!("start {units}"));
+    }
+    fn advance(&self, _: u64, path: &std::path::Path) {
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).push(format!("done {name}"));
+    }
+    fn current(&self, path: &std::path::Path) {
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).push(format!("now {name}"));
+    }
+    fn finish(&self) {}
+}
+
+/// Every file is named as the current one before it is done (issue 38: the display never
+/// stalls on "10/181 files" while a slow file is read: it names that file).
+#[test]
+fn each_file_is_shown_as_the_current_one_before_it_is_done() {
+    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/formats"));
+    let told = Told::default();
+    let mut store = ok(Store::open_in_memory());
+    ingest(&mut store, &[dir], &Options::default(), &told);
+    let events = told.0.into_inner().unwrap_or_else(|p| p.into_inner());
+    let done: Vec<&String> = events.iter().filter(|e| e.starts_with("done ")).collect();
+    assert!(done.len() > 5, "{events:?}");
+    for d in done {
+        let name = &d["done ".len()..];
+        let at = events.iter().position(|e| e == d).unwrap_or(0);
+        assert!(
+            events[..at].iter().any(|e| *e == format!("now {name}")),
+            "{name} done before it was shown: {events:?}"
+        );
+    }
+}
