@@ -106,6 +106,30 @@ fn parquet_tables_read_back_with_their_rows_and_types() {
     }
     let label_types = types("labels");
     assert!(label_types.contains(&("unclassified".to_string(), Physical::BOOLEAN)), "{label_types:?}");
+    // Onset and blame: the step a number, the confidence a float, the blame text; and a run's
+    // blame as its statistics read it (the heuristic's here: the agent's).
+    for (name, want) in
+        [("onset_step", Physical::INT64), ("onset_confidence", Physical::DOUBLE), ("blame", Physical::BYTE_ARRAY)]
+    {
+        assert!(label_types.contains(&(name.to_string(), want)), "{name}: {label_types:?}");
+    }
+    assert!(runs_types.contains(&("blame".to_string(), Physical::BYTE_ARRAY)), "{runs_types:?}");
+    let texts = |table: &str, column: &str| -> Vec<String> {
+        let reader = read(table);
+        let rows = reader.get_row_iter(None).unwrap_or_else(|e| panic!("{e}"));
+        rows.filter_map(|row| {
+            let row = row.unwrap_or_else(|e| panic!("{e}"));
+            row.get_column_iter().find(|(n, _)| n.as_str() == column).and_then(|(_, f)| match f {
+                parquet::record::Field::Str(s) => Some(s.clone()),
+                _ => None,
+            })
+        })
+        .collect()
+    };
+    let label_blames = texts("labels", "blame");
+    assert_eq!(label_blames.len() as i64, label_rows, "every heuristic label judges blame");
+    assert!(label_blames.iter().all(|b| b == "agent"), "{label_blames:?}");
+    assert_eq!(texts("runs", "blame"), label_blames, "each labelled run's blame is its label's");
     assert!(types("steps").contains(&("test_run".to_string(), Physical::BOOLEAN)));
     // Values survive: the resolved flags of the runs, in order.
     let reader = read("runs");

@@ -1,7 +1,7 @@
 //! The binary on a PostgreSQL store (the server `.ci/run` starts; without one these tests pass
 //! and say they were skipped): every reading command answers as on SQLite for the same input
 //! (corpus and fixtures: runs, show, search of many phrases, classify, labels, agreement, stats,
-//! exports), eight processes labelling, importing and classifying at once, `trajan copy` there and
+//! exports; onset and blame in them), eight processes labelling, importing and classifying at once, `trajan copy` there and
 //! back, and the faults: a wrong password, a server that does not answer, a connection killed in
 //! the middle of an ingest. The password is never printed nor stored.
 
@@ -169,6 +169,34 @@ fn classify_label_agreement_stats_and_exports_answer_alike() {
     for table in ["runs", "steps", "edits"] {
         pair.same(&["export", table, "--format", "csv"]);
     }
+}
+
+#[test]
+fn onset_and_blame_in_statistics_agreement_filters_and_exports_answer_alike() {
+    let Some(pair) = Pair::new(&[fixtures()]) else { return };
+    for db in [pair.file.as_os_str(), pair.pg()] {
+        ok(db, &["classify"]);
+        ok(db, &["label", "classify__mixture", "--mode", "context_flooding", "--blame", "task", "--rater", "ann"]);
+        ok(db, &["label", "classify__cut-off", "--unclassified", "--blame", "environment", "--rater", "ann"]);
+        ok(db, &["label", "classify__flooding", "--mode", "context_flooding", "--onset", "2", "--rater", "ann"]);
+        ok(db, &["label", "classify__flooding", "--mode", "context_flooding", "--onset", "3", "--rater", "bob"]);
+    }
+    let stats: Value = serde_json::from_str(&pair.same(&["stats", "--json"])).unwrap_or_default();
+    assert_eq!(
+        (stats["total"]["blamed_task"].as_u64(), stats["total"]["blamed_environment"].as_u64()),
+        (Some(1), Some(1))
+    );
+    let agreement: Value =
+        serde_json::from_str(&pair.same(&["agreement", "--json", "--resamples", "0"])).unwrap_or_default();
+    let pairs = agreement["onset_and_blame"]["pairs"].as_array().cloned().unwrap_or_default();
+    let ann_bob = pairs.iter().find(|p| p["a"] == "human:ann" && p["b"] == "human:bob");
+    assert_eq!(ann_bob.map(|p| p["onset"]["within_1"]["value"].clone()), Some(1.0.into()), "{agreement}");
+    let kept: Value =
+        serde_json::from_str(&pair.same(&["runs", "--filter", "blame:task", "--json"])).unwrap_or_default();
+    assert_eq!(kept.as_array().map(|r| r.len()), Some(1), "{kept}");
+    pair.same(&["runs", "--filter", "onset:yes source:human", "--json"]);
+    pair.same(&["stats", "--by", "exit", "--source", "human"]);
+    pair.same(&["export", "runs", "--format", "csv"]);
 }
 
 #[test]

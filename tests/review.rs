@@ -17,6 +17,9 @@ use trajan::store::Store;
 
 mod common;
 
+#[path = "review/blame.rs"]
+mod blame;
+
 const KEY_VAR: &str = "TRAJAN_TEST_REVIEW_KEY";
 
 /// The taxonomy's modes, in order.
@@ -24,7 +27,7 @@ const MODES: [&str; 4] =
     ["missed_edit_location", "required_temporary_errors", "context_flooding", "incomplete_peripheral_propagation"];
 
 /// The label export's CSV columns, as docs/LABELLING.md documents them (stable names).
-const LABEL_CSV: [&str; 25] = [
+const LABEL_CSV: [&str; 28] = [
     "label_id",
     "run_id",
     "instance_id",
@@ -50,11 +53,27 @@ const LABEL_CSV: [&str; 25] = [
     "tokens_out",
     "cost",
     "latency_ms",
+    "onset_step",
+    "onset_confidence",
+    "blame",
 ];
 
 /// The statistics export's CSV columns before the `mode:<id>` ones (docs/LABELLING.md).
-const STATS_CSV: [&str; 10] =
-    ["taxonomy", "source", "by", "group", "runs", "labelled", "with_mode", "coverage", "compared", "agreement"];
+const STATS_CSV: [&str; 13] = [
+    "taxonomy",
+    "source",
+    "by",
+    "group",
+    "runs",
+    "labelled",
+    "with_mode",
+    "coverage",
+    "compared",
+    "agreement",
+    "blamed_task",
+    "blamed_environment",
+    "blame_unjudged",
+];
 
 fn command(db: &Path) -> Command {
     let mut c = common::command();
@@ -421,7 +440,9 @@ fn labelled_db() -> (tempfile::TempDir, PathBuf) {
     let reply = serde_json::json!({
         "modes": [{"mode": "missed_edit_location", "confidence": 0.8, "evidence": [{"step": 1, "note": "see here"}], "rationale": "because"}],
         "unclassified": false,
-        "summary": "a summary"
+        "summary": "a summary",
+        "onset": {"step": 1, "evidence": [{"step": 1, "note": "see here"}], "confidence": 0.6, "rationale": "because"},
+        "blame": {"value": "agent", "reason": "its own edit"}
     });
     let server =
         ChatServer::start(move |_| Behaviour::Reply { content: reply.to_string(), tokens_in: 1000, tokens_out: 50 })
@@ -626,7 +647,16 @@ fn stats_export_in_every_format_names_the_taxonomy_and_the_llm_models() {
     assert!(title.contains("refactoring@1.0") && title.contains("test-model (2 prompts)"), "{title}");
     // No run has two raters yet: the agreement columns are left out, and a line says why (the
     // CSV, JSON and JSON lines keep every column for scripts).
-    let mut md_header = vec!["group", "runs", "labelled", "with_mode", "coverage"];
+    let mut md_header = vec![
+        "group",
+        "runs",
+        "labelled",
+        "with_mode",
+        "coverage",
+        "blamed_task",
+        "blamed_environment",
+        "blame_unjudged",
+    ];
     md_header.extend(mode_columns.iter().map(String::as_str));
     assert!(md.contains(&format!("| {} |", md_header.join(" | "))), "{md}");
     assert!(md.lines().any(|l| l.starts_with("| total | 11 |")), "{md}");
@@ -1317,8 +1347,9 @@ fn runs_filter_selects_as_the_tui_filter_does() {
 #[test]
 fn the_readmes_query_over_exported_rows_gives_the_numbers_of_stats() {
     // The README's DuckDB query, run over the exported CSV rows (the same columns as the Parquet
-    // files): one source's current labels of the taxonomy's version, on failed runs, counted
-    // per model and mode. History rows (a rater's earlier labels) must not count.
+    // files): one source's current labels of the taxonomy's version, on failed runs the label
+    // does not blame on the task or the environment, counted per model and mode. History rows (a
+    // rater's earlier labels) must not count.
     let (_dir, db) = labelled_db();
     ok(&db, &["classify"]); // unchanged labels: nothing new
     label(&db, &instance("flooding"), "ann", &["--mode", "missed_edit_location"]); // ann changes her mind
@@ -1337,6 +1368,8 @@ fn the_readmes_query_over_exported_rows_gives_the_numbers_of_stats() {
                 && l["taxonomy"] == "refactoring"
                 && l["taxonomy_version"] == "1.0"
                 && run["resolved"] == "false"
+                && l["blame"] != "task"
+                && l["blame"] != "environment"
                 && !l["modes"].is_empty();
             if keep {
                 let model = if run["model"].is_empty() { "unknown".to_string() } else { run["model"].clone() };

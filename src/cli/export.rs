@@ -4,10 +4,12 @@
 use super::output::emit;
 use super::settings;
 use anyhow::{Context, Result, bail};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use strum::IntoEnumIterator;
 use trajan::agreement::BootstrapOptions;
 use trajan::config::UserConfig;
+use trajan::label::Blame;
 use trajan::review::chart::{self, Kind};
 use trajan::review::export::ExportedLabel;
 use trajan::review::export::{self, atif, parquet, tables};
@@ -21,7 +23,8 @@ What, and in which formats (--format; default first):
   labels          every label (--current: the current ones): csv, json, jsonl, markdown, parquet (-o DIR)
   notes           reviewers' notes: csv, json, jsonl, markdown
   stats           failure modes per group (--by, --source): csv, json, jsonl, markdown
-  runs|steps|edits  the tables: csv, parquet (-o DIR)
+  runs|steps|edits  the tables: csv, parquet (-o DIR); runs end with each run's blame, read as
+                  `stats --source S` reads it (the labels its modes come from)
   run RUN         one run as an ATIF trajectory: atif (-o FILE also writes FILE.labels.json)
   chart KIND      a chart of the numbers `stats --json` and `agreement --json` print: svg, png
                   (png when -o ends in .png); KIND is one of
@@ -64,7 +67,7 @@ pub struct ExportArgs {
     /// Stats, chart, report: group by (all, model, agent, benchmark, exit).
     #[arg(long, default_value = "all")]
     pub by: String,
-    /// Stats, chart, report: whose labels.
+    /// Stats, chart, report: whose labels; runs: whose blame the `blame` column gives.
     #[arg(long, default_value = "best")]
     pub source: String,
     #[arg(long)]
@@ -140,6 +143,19 @@ pub fn run_atif(store: &Store, args: &ExportArgs) -> Result<i32> {
     Ok(0)
 }
 
+/// Each labelled run's blame as `stats --source S` reads it (the labels its modes come from),
+/// under the taxonomy in use.
+fn run_blames(store: &Store, args: &ExportArgs) -> Result<BTreeMap<i64, Blame>> {
+    let config = UserConfig::load(|k| std::env::var(k).ok())?;
+    let taxonomy = settings::taxonomy(args.taxonomy.as_deref(), &config)?;
+    let pick = settings::pick(&args.source)?;
+    Ok(trajan::review::stats::run_blames(&store.current_label_sets(&taxonomy.name, &taxonomy.version)?, pick))
+}
+
+fn run_values(r: &trajan::store::read::RunRow, blames: &BTreeMap<i64, Blame>) -> Vec<tables::Value> {
+    tables::run_values(r, blames.get(&r.summary.id).copied())
+}
+
 pub fn tables(store: &Store, args: &ExportArgs) -> Result<i32> {
     if !args.items.is_empty() {
         bail!("export {}: takes no run", args.what);
@@ -151,7 +167,9 @@ pub fn tables(store: &Store, args: &ExportArgs) -> Result<i32> {
             };
             let n = match args.what.as_str() {
                 "runs" => {
-                    parquet::write(dir, "runs", tables::RUN_COLUMNS, store.run_table()?.iter().map(tables::run_values))?
+                    let blames = run_blames(store, args)?;
+                    let rows = store.run_table()?;
+                    parquet::write(dir, "runs", tables::RUN_COLUMNS, rows.iter().map(|r| run_values(r, &blames)))?
                 }
                 "edits" => parquet::write(
                     dir,
@@ -173,7 +191,10 @@ pub fn tables(store: &Store, args: &ExportArgs) -> Result<i32> {
         }
         "csv" => {
             let text = match args.what.as_str() {
-                "runs" => tables::csv(tables::RUN_COLUMNS, store.run_table()?.iter().map(tables::run_values))?,
+                "runs" => {
+                    let blames = run_blames(store, args)?;
+                    tables::csv(tables::RUN_COLUMNS, store.run_table()?.iter().map(|r| run_values(r, &blames)))?
+                }
                 "edits" => tables::csv(tables::EDIT_COLUMNS, store.edit_table()?.into_iter().map(tables::edit_values))?,
                 "steps" => {
                     let mut rows = Vec::new();

@@ -1,6 +1,7 @@
 //! The command line: argument parsing and dispatch. Thin: each command calls the library and
 //! prints.
 
+mod agreement;
 mod bench;
 mod bench_classify;
 mod bench_edits;
@@ -214,7 +215,7 @@ enum Command {
     },
     /// Agreement between raters per mode: Cohen's kappa, Krippendorff's alpha,
     /// precision/recall/F1 against the reference, confusion, coverage, n, bootstrap 95% intervals.
-    Agreement(review::AgreementArgs),
+    Agreement(agreement::AgreementArgs),
     /// Failure-mode distribution overall or by model, agent, benchmark or exit.
     Stats(review::StatsArgs),
     /// Export labels or statistics (csv, json, jsonl, markdown), the runs, steps, edits and labels
@@ -233,6 +234,10 @@ enum Command {
         /// adjudications are counted as skipped).
         #[arg(long)]
         adjudications: bool,
+        /// With a labelled set (labels.json): its onset reference (onset.json), whose onset and
+        /// blame each run's reference label then carries.
+        #[arg(long, value_name = "ONSET_JSON")]
+        onset: Option<PathBuf>,
     },
     /// Create or upgrade the schema: of a PostgreSQL database (as a role that owns it; no other
     /// command changes its schema, so reviewers' roles need no DDL), or of a file.
@@ -426,7 +431,7 @@ pub fn run() -> Result<i32> {
         Command::Notes { run, json } => review::notes(&open(&db, Access::Read)?, run.as_deref(), json),
         Command::Agreement(args) => {
             let store = if args.table.is_some() { None } else { Some(open(&db, Access::Read)?) };
-            review::agreement(store.as_ref(), &args)
+            agreement::agreement(store.as_ref(), &args)
         }
         Command::Stats(args) => review::stats(&open(&db, Access::Read)?, &args, cli.include_unknown),
         Command::Export(args) => {
@@ -439,8 +444,15 @@ pub fn run() -> Result<i32> {
                 _ => review::export(&store, &args, cli.include_unknown),
             }
         }
-        Command::ImportLabels { file, json, taxonomy, adjudications } => {
-            review::import(&mut open(&db, Access::Write)?, &file, json, taxonomy.as_deref(), adjudications)
+        Command::ImportLabels { file, json, taxonomy, adjudications, onset } => {
+            let args = review::ImportArgs {
+                file: &file,
+                onset: onset.as_deref(),
+                json,
+                taxonomy: taxonomy.as_deref(),
+                adjudications,
+            };
+            review::import(&mut open(&db, Access::Write)?, &args)
         }
         Command::Demo { ui: own } => demo::run(&ui_args(Some(&own))),
         Command::Bench { what } => bench::run(what),

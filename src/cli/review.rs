@@ -1,11 +1,10 @@
-//! `trajan label`, `agreement`, `stats`, `export`, `import-labels`.
+//! `trajan label`, `note`, `notes`, `stats`, `export`, `import-labels` (`agreement`: `cli::agreement`).
 
 use super::output::{emit, print_json};
 use super::settings;
 use anyhow::{Context, Result, bail};
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
-use trajan::agreement::{AgreementReport, BootstrapOptions, Estimate, Rating, Reference, Table, agreement_report};
+use std::path::Path;
 use trajan::config::UserConfig;
 use trajan::label::ExitCategory;
 use trajan::label::HumanVerdict;
@@ -133,125 +132,6 @@ pub fn label(store: &mut Store, args: &LabelArgs, rater_flag: Option<&str>) -> R
 }
 
 #[derive(clap::Args)]
-pub struct AgreementArgs {
-    #[arg(long)]
-    pub json: bool,
-    #[arg(long)]
-    pub taxonomy: Option<String>,
-    /// A rating table (CSV: item,rater,modes with modes separated by `;`) instead of the database.
-    #[arg(long)]
-    pub table: Option<PathBuf>,
-    /// With --table: the rater others are scored against (default: the consensus of all).
-    #[arg(long)]
-    pub reference: Option<String>,
-    /// Bootstrap resamples for the 95% intervals (0: none).
-    #[arg(long, default_value_t = 1000)]
-    pub resamples: usize,
-    #[arg(long, default_value_t = 42)]
-    pub seed: u64,
-}
-
-/// A rating table from CSV (`item,rater,modes`).
-fn read_table(path: &Path) -> Result<Table<Rating>> {
-    let mut reader = csv::Reader::from_path(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let mut records = Vec::new();
-    for (i, row) in reader.records().enumerate() {
-        let row = row.with_context(|| format!("{}: line {}", path.display(), i + 2))?;
-        let (Some(item), Some(rater)) = (row.get(0), row.get(1)) else {
-            bail!("{}: line {}: expected item,rater,modes", path.display(), i + 2);
-        };
-        let modes: Rating =
-            row.get(2).unwrap_or("").split(';').map(str::trim).filter(|m| !m.is_empty()).map(str::to_string).collect();
-        records.push((item.to_string(), rater.to_string(), modes));
-    }
-    Table::from_records(records).with_context(|| path.display().to_string())
-}
-
-pub fn agreement(store: Option<&Store>, args: &AgreementArgs) -> Result<i32> {
-    let config = UserConfig::load(|k| std::env::var(k).ok())?;
-    let taxonomy = settings::taxonomy(args.taxonomy.as_deref(), &config)?;
-    let modes: Vec<String> = taxonomy.mode_ids();
-    let bootstrap = BootstrapOptions { resamples: args.resamples, seed: args.seed, ..BootstrapOptions::default() };
-    let report = match (&args.table, store) {
-        (Some(path), _) => {
-            let table = read_table(path)?;
-            let raters: Vec<String> = table.raters().to_vec();
-            let reference = match &args.reference {
-                Some(r) => Reference::Rater(r.clone()),
-                None => Reference::Consensus(raters.clone()),
-            };
-            agreement_report(&table, &modes, &raters, &reference, &bootstrap)?
-        }
-        (None, Some(store)) => match trajan::review::summary::agreement(store, &taxonomy, &bootstrap)? {
-            Some(report) => report,
-            None => bail!("no labels under {} yet (trajan classify, trajan label)", taxonomy.stamp()),
-        },
-        (None, None) => bail!("no database and no --table"),
-    };
-    if args.json {
-        print_json(&serde_json::json!({"taxonomy": taxonomy.stamp(), "report": report}))?;
-    } else {
-        emit(&agreement_text(&report, &taxonomy))?;
-    }
-    Ok(0)
-}
-
-fn est(e: &Estimate) -> String {
-    match (e.value, &e.ci) {
-        (None, _) => "—".into(),
-        (Some(v), Some(ci)) => format!("{v:.3} [{:.3}, {:.3}]", ci.low, ci.high),
-        (Some(v), None) => format!("{v:.3}"),
-    }
-}
-
-fn agreement_text(r: &AgreementReport, taxonomy: &Taxonomy) -> String {
-    let mut o = String::new();
-    let _ = writeln!(
-        o,
-        "agreement under {} on {} runs; 95% bootstrap intervals in brackets",
-        sanitize(&taxonomy.stamp()),
-        r.items
-    );
-    let _ = writeln!(o, "coverage (share of rated runs with any mode):");
-    for c in &r.coverage {
-        let share = c.share.map(|s| format!("{:.1}%", s * 100.0)).unwrap_or_else(|| "—".into());
-        let _ = writeln!(o, "  {:<28} {share} of {}", sanitize(&c.rater), c.rated);
-    }
-    for m in &r.modes {
-        let _ = writeln!(o, "\n{}", m.mode);
-        let _ = writeln!(o, "  Krippendorff's alpha {} over {} runs", est(&m.alpha.alpha), m.alpha.units);
-        for p in &m.pairs {
-            let raw = p.raw_agreement.map(|a| format!("{:.1}%", a * 100.0)).unwrap_or_else(|| "—".into());
-            let _ = writeln!(
-                o,
-                "  kappa {:<22} ~ {:<22} {} (n {}, raw agreement {raw})",
-                sanitize(&p.a),
-                sanitize(&p.b),
-                est(&p.kappa),
-                p.n
-            );
-        }
-        for c in &m.against_reference {
-            let f = &c.confusion;
-            let _ = writeln!(
-                o,
-                "  vs reference: {:<20} P {} R {} F1 {} (n {}; tp {} fp {} fn {} tn {})",
-                sanitize(&c.rater),
-                est(&c.precision),
-                est(&c.recall),
-                est(&c.f1),
-                c.n,
-                f.tp,
-                f.fp,
-                f.fn_,
-                f.tn
-            );
-        }
-    }
-    o
-}
-
-#[derive(clap::Args)]
 pub struct StatsArgs {
     /// Group by model, agent, benchmark, exit (or all).
     #[arg(long, default_value = "all")]
@@ -332,17 +212,23 @@ pub fn export(store: &Store, args: &super::export::ExportArgs, include_unknown: 
     Ok(0)
 }
 
-pub fn import(
-    store: &mut Store,
-    path: &Path,
-    json: bool,
-    taxonomy_flag: Option<&str>,
-    adjudications: bool,
-) -> Result<i32> {
+/// `import-labels FILE [--onset ONSETS]`.
+pub struct ImportArgs<'a> {
+    pub file: &'a Path,
+    /// An onset reference (onset.json) read with a labelled set.
+    pub onset: Option<&'a Path>,
+    pub json: bool,
+    pub taxonomy: Option<&'a str>,
+    pub adjudications: bool,
+}
+
+pub fn import(store: &mut Store, args: &ImportArgs<'_>) -> Result<i32> {
     let config = UserConfig::load(|k| std::env::var(k).ok())?;
-    let local = settings::taxonomy(taxonomy_flag, &config)?;
+    let (path, json, adjudications) = (args.file, args.json, args.adjudications);
+    let local = settings::taxonomy(args.taxonomy, &config)?;
     let text = trajan::files::read_regular(path, trajan::files::LABEL_EXPORT)?;
-    let records = import::read_export(&text).with_context(|| path.display().to_string())?;
+    let onsets = args.onset.map(|p| trajan::files::read_regular(p, trajan::files::LABEL_EXPORT)).transpose()?;
+    let records = import::read_export(&text, onsets.as_deref()).with_context(|| path.display().to_string())?;
     let report = import::import(store, records, &local, adjudications)?;
     if json {
         print_json(&report)?;

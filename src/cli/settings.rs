@@ -36,9 +36,13 @@ pub fn load_taxonomy(name: Option<&str>) -> Result<Taxonomy> {
 pub fn ask(by: &str, source: &str, scope: FailedScope) -> Result<trajan::review::summary::Ask> {
     let by = trajan::review::stats::By::parse(by)
         .with_context(|| format!("--by {by:?}: one of all, model, agent, benchmark, exit"))?;
-    let pick = trajan::review::stats::Pick::parse(source)
-        .with_context(|| format!("--source {source:?}: one of best, heuristic, llm, human, reference"))?;
-    Ok(trajan::review::summary::Ask { by, pick, scope, blind_rater: None, only: None })
+    Ok(trajan::review::summary::Ask { by, pick: pick(source)?, scope, blind_rater: None, only: None })
+}
+
+/// Whose labels `--source` names.
+pub fn pick(source: &str) -> Result<trajan::review::stats::Pick> {
+    trajan::review::stats::Pick::parse(source)
+        .with_context(|| format!("--source {source:?}: one of best, heuristic, llm, human, reference"))
 }
 
 /// The statistics `--by` and `--source` ask for; with `bootstrap`, the agreement report too.

@@ -136,6 +136,9 @@ pub const LABEL_COLUMNS: &[&str] = &[
     "tokens_out",
     "cost",
     "latency_ms",
+    "onset_step",
+    "onset_confidence",
+    "blame",
 ];
 
 fn opt<T: ToString>(v: &Option<T>) -> String {
@@ -146,6 +149,7 @@ fn label_record(e: &ExportedLabel) -> Vec<Cell> {
     let l = &e.label;
     let p = &l.provenance;
     let llm = l.source == crate::label::Source::Llm;
+    let onset = l.judgement.onset.as_ref();
     let join = |f: &dyn Fn(&crate::label::ModeVerdict) -> String| l.modes.iter().map(f).collect::<Vec<_>>().join(";");
     let text = Cell::Text;
     let number = |n: String| Cell::Number(n);
@@ -177,6 +181,9 @@ fn label_record(e: &ExportedLabel) -> Vec<Cell> {
         number(opt(&p.tokens_out)),
         number(opt(&p.cost)),
         number(opt(&p.latency_ms)),
+        number(opt(&onset.and_then(|o| o.step))),
+        number(opt(&onset.map(|o| o.confidence))),
+        text(l.judgement.blame.as_ref().and_then(|b| b.value).map(|b| b.name().to_string()).unwrap_or_default()),
     ]
 }
 
@@ -265,8 +272,21 @@ pub fn notes(rows: &[crate::store::notes::NoteRow], format: Format) -> Result<St
 }
 
 /// The CSV columns of a statistics row; then one `mode:<id>` column per mode.
-pub const STATS_COLUMNS: &[&str] =
-    &["taxonomy", "source", "by", "group", "runs", "labelled", "with_mode", "coverage", "compared", "agreement"];
+pub const STATS_COLUMNS: &[&str] = &[
+    "taxonomy",
+    "source",
+    "by",
+    "group",
+    "runs",
+    "labelled",
+    "with_mode",
+    "coverage",
+    "compared",
+    "agreement",
+    "blamed_task",
+    "blamed_environment",
+    "blame_unjudged",
+];
 
 fn ratio(x: Option<f64>) -> String {
     x.map(|v| format!("{v:.4}")).unwrap_or_default()
@@ -285,6 +305,9 @@ fn stats_record(s: &Stats, r: &Row, modes: &[String]) -> Vec<Cell> {
         number(ratio(r.coverage)),
         number(r.compared.to_string()),
         number(ratio(r.agreement)),
+        number(r.blamed_task.to_string()),
+        number(r.blamed_environment.to_string()),
+        number(r.blame_unjudged.to_string()),
     ];
     v.extend(modes.iter().map(|m| number(r.modes.get(m).copied().unwrap_or(0).to_string())));
     v
@@ -315,7 +338,7 @@ pub fn stats(s: &Stats, modes: &[String], format: Format) -> Result<String, Expo
             .iter()
             .chain(std::iter::once(&s.total))
             .map(|r| {
-                let line = serde_json::json!({"taxonomy": s.taxonomy, "source": s.source, "by": s.by, "llm_models": s.llm_models, "row": r});
+                let line = serde_json::json!({"taxonomy": s.taxonomy, "source": s.source, "by": s.by, "llm_models": s.llm_models, "blame_note": s.blame_note, "row": r});
                 json(&line, false).map(|l| l + "\n")
             })
             .collect(),
@@ -337,6 +360,8 @@ pub fn stats(s: &Stats, modes: &[String], format: Format) -> Result<String, Expo
                      `trajan label`; `trajan agreement` has the details once they do).\n",
                 );
             }
+            // Runs set apart by their blame, never silently.
+            text.push_str(&format!("\nBlame: {}\n", cells::markdown_line(&s.blame_note)));
             Ok(text)
         }
     }

@@ -29,6 +29,8 @@
 //!   MODE), `rater:NAME` (a label by a rater whose name contains NAME), `source:heuristic|llm|
 //!   human|adjudication`, and the words `disputed` (reviewers disagree, no adjudication after
 //!   them) and `unlabelled` (no reviewer has labelled the run; also `unlabeled`).
+//! - **Onset and blame** (of the same labels): `blame:agent|task|environment` (a label blames
+//!   it), `onset:yes` (a label gives an onset step), `onset:no` (none does).
 //!
 //! Field names are case-insensitive. A bad term (`foo:bar`, `steps>x`, `resolved:maybe`) is an
 //! error naming it; the empty query matches every run.
@@ -38,6 +40,8 @@
 #[cfg(test)]
 mod tests;
 
+use crate::label::Blame;
+use crate::review::CurrentLabel;
 use crate::store::read::RunSummary;
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
@@ -74,6 +78,10 @@ enum Test {
     Rater(String),
     /// A label from this source (`heuristic`, `llm`, `human`, `adjudication`).
     Source(String),
+    /// A label gives this blame.
+    Blame(Blame),
+    /// A label gives an onset step (`true`), or none does.
+    Onset(bool),
     Disputed,
     Unlabelled,
     /// The run submitted a non-empty patch (`true`) or not.
@@ -82,19 +90,16 @@ enum Test {
     Ids(Vec<(i64, i64)>),
 }
 
-/// A current label as the filter reads it: (source, rater, assigned modes).
-pub type LabelFact = (String, String, Vec<String>);
-
 /// What the filter knows of a run's current labels (those the reviewer may see).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RunLabels {
-    pub labels: Vec<LabelFact>,
+    pub labels: Vec<CurrentLabel>,
     pub disputed: bool,
 }
 
 impl RunLabels {
     fn reviewed(&self) -> bool {
-        self.labels.iter().any(|(source, _, _)| source == "human" || source == "adjudication")
+        self.labels.iter().any(|l| l.source.is_human())
     }
 }
 
@@ -111,12 +116,8 @@ pub fn label_index(
     states
         .iter()
         .map(|(&run, state)| {
-            let labels = state
-                .labels
-                .iter()
-                .filter(|l| l.source.is_human() || !hide_classifiers(run))
-                .map(|l| (l.source.name().to_string(), l.rater.clone(), l.modes.clone()))
-                .collect();
+            let labels =
+                state.labels.iter().filter(|l| l.source.is_human() || !hide_classifiers(run)).cloned().collect();
             (run, RunLabels { labels, disputed: state.disagreement })
         })
         .collect()
@@ -227,6 +228,19 @@ fn field_test(raw: &str, name: &str, op: &str, value: &str) -> Result<Test, Filt
             }
             "source" => err("expected heuristic, llm, human or adjudication".into()),
             _ => Ok(Test::Mode(value)),
+        };
+    }
+    if field == "blame" {
+        return match Blame::from_name(&value.to_ascii_lowercase()) {
+            Some(b) if op == ":" => Ok(Test::Blame(b)),
+            _ => err("use blame:agent, blame:task or blame:environment".into()),
+        };
+    }
+    if field == "onset" {
+        return match (op, value.to_ascii_lowercase().as_str()) {
+            (":", "yes" | "y" | "true") => Ok(Test::Onset(true)),
+            (":", "no" | "n" | "false" | "none") => Ok(Test::Onset(false)),
+            _ => err("use onset:yes or onset:no".into()),
         };
     }
     if field == "patch" {
@@ -343,11 +357,13 @@ fn contains(hay: &str, needle: &str) -> bool {
 
 impl Term {
     fn matches(&self, run: &RunSummary, labels: Option<&RunLabels>) -> bool {
-        let any = |f: &dyn Fn(&LabelFact) -> bool| labels.is_some_and(|l| l.labels.iter().any(f));
+        let any = |f: &dyn Fn(&CurrentLabel) -> bool| labels.is_some_and(|l| l.labels.iter().any(f));
         let hit = match &self.test {
-            Test::Mode(needle) => any(&|(_, _, modes)| modes.iter().any(|m| contains(m, needle))),
-            Test::Rater(needle) => any(&|(_, rater, _)| contains(rater, needle)),
-            Test::Source(source) => any(&|(s, _, _)| s == source),
+            Test::Mode(needle) => any(&|l| l.modes.iter().any(|m| contains(m, needle))),
+            Test::Rater(needle) => any(&|l| contains(&l.rater, needle)),
+            Test::Source(source) => any(&|l| l.source.name() == source),
+            Test::Blame(blame) => any(&|l| l.blame == Some(*blame)),
+            Test::Onset(wanted) => any(&|l| l.onset.is_some()) == *wanted,
             Test::Disputed => labels.is_some_and(|l| l.disputed),
             Test::Unlabelled => !labels.is_some_and(RunLabels::reviewed),
             Test::Patch(wanted) => run.has_patch == *wanted,

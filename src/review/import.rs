@@ -10,9 +10,10 @@
 //! and adjudications (the reference is settled here) are imported only when asked.
 
 use super::export::ExportedLabel;
+use super::onset_reference::OnsetEntry;
 use crate::error::StoreError;
-use crate::label::Label;
 use crate::label::taxonomy::Taxonomy;
+use crate::label::{Blame, Label};
 use crate::store::Store;
 use crate::store::labels::{LabelKey, LabelRow, NewLabel};
 use crate::store::read::{RunFilter, RunSummary};
@@ -49,26 +50,54 @@ impl ImportReport {
     }
 }
 
-/// The text is not a label export at all (not JSON, not JSON lines).
+/// The text is not a label export at all (not JSON, not JSON lines), or an onset reference is
+/// given where it cannot be read.
 #[derive(Debug, thiserror::Error)]
-#[error("not a label export (JSON): {0}")]
-pub struct NotAnExport(String);
+pub enum NotAnExport {
+    #[error("not a label export (JSON): {0}")]
+    Json(String),
+    #[error("{0}")]
+    Onset(String),
+}
 
 /// A record of an export, by its position (`item 3`, `line 7`), read or with why not.
 pub type Record = (String, Result<ExportedLabel, String>);
 
 /// Every record of a label export (a JSON array, or JSON lines), each read on its own; a
-/// reference set (`review::reference`: one entry per run, every mode judged) is read as labels
-/// of the rater `reference`.
-pub fn read_export(text: &str) -> Result<Vec<Record>, NotAnExport> {
+/// reference set (`review::reference_set`: one entry per run, every mode judged) is read as labels
+/// of the rater `reference`, with the onset and blame of `onsets` (an onset reference's text,
+/// `review::onset_reference`) when given ([`reference_records`]).
+pub fn read_export(text: &str, onsets: Option<&str>) -> Result<Vec<Record>, NotAnExport> {
     let parse = |v: serde_json::Value| serde_json::from_value::<ExportedLabel>(v).map_err(|e| e.to_string());
+    let array = |text: &str| serde_json::from_str::<Vec<serde_json::Value>>(text);
+    let onsets = match onsets {
+        None => None,
+        Some(o) => match array(o) {
+            Ok(items) if super::onset_reference::is_onset_reference(&items) => {
+                Some(super::onset_reference::read(items))
+            }
+            _ => return Err(NotAnExport::Onset("--onset: not an onset reference (the shape of onset.json)".into())),
+        },
+    };
+    let not_a_set = || NotAnExport::Onset("--onset goes with a labelled set (the shape of labels.json)".into());
     if text.trim_start().starts_with('[') {
-        let items: Vec<serde_json::Value> = serde_json::from_str(text).map_err(|e| NotAnExport(e.to_string()))?;
+        let items = array(text).map_err(|e| NotAnExport::Json(e.to_string()))?;
+        if super::onset_reference::is_onset_reference(&items) {
+            return Err(NotAnExport::Onset(
+                "an onset reference holds no modes: import it with its labelled set (import-labels labels.json --onset onset.json)"
+                    .into(),
+            ));
+        }
         if super::reference_set::is_reference(&items) {
-            let entries = super::reference_set::read(items).into_iter().enumerate();
-            return Ok(entries.map(|(i, (at, e))| (at, e.map(|e| e.record(i)))).collect());
+            return Ok(reference_records(items, onsets.unwrap_or_default()));
+        }
+        if onsets.is_some() {
+            return Err(not_a_set());
         }
         return Ok(items.into_iter().enumerate().map(|(i, v)| (format!("item {}", i + 1), parse(v))).collect());
+    }
+    if onsets.is_some() {
+        return Err(not_a_set());
     }
     Ok(text
         .lines()
@@ -79,6 +108,40 @@ pub fn read_export(text: &str) -> Result<Vec<Record>, NotAnExport> {
             (format!("line {}", i + 1), item)
         })
         .collect())
+}
+
+/// The records of a reference set, and with `onsets` (an onset reference's entries) a second
+/// record of each run an entry names (by file): the same modes with its onset and blame
+/// (`reference_set::Entry::record_judged`). An onset entry that names no run of the set, or
+/// cannot be read, is a record that says why.
+fn reference_records(items: Vec<serde_json::Value>, onsets: Vec<(String, Result<OnsetEntry, String>)>) -> Vec<Record> {
+    let entries = super::reference_set::read(items);
+    let mut judged: BTreeMap<String, crate::label::Judgement> = BTreeMap::new();
+    let mut unplaced = Vec::new();
+    for (at, onset) in onsets {
+        let at = format!("onset reference, {at}");
+        match onset {
+            Ok(o) if entries.iter().any(|(_, e)| e.as_ref().is_ok_and(|e| e.file == o.file)) => {
+                judged.insert(o.file.clone(), o.judgement());
+            }
+            Ok(o) => unplaced.push((at, Err(format!("{}: no entry of the labelled set names this file", o.file)))),
+            Err(why) => unplaced.push((at, Err(why))),
+        }
+    }
+    let mut records = Vec::new();
+    for (i, (at, entry)) in entries.into_iter().enumerate() {
+        match entry {
+            Ok(entry) => {
+                records.push((at.clone(), Ok(entry.record(i))));
+                if let Some(j) = judged.remove(&entry.file) {
+                    records.push((format!("{at} with its onset"), Ok(entry.record_judged(i, j))));
+                }
+            }
+            Err(why) => records.push((at, Err(why))),
+        }
+    }
+    records.extend(unplaced);
+    records
 }
 
 /// Why an imported label is not valid here, if it is not: its taxonomy must be the local one (or
@@ -106,16 +169,27 @@ fn invalid(e: &ExportedLabel, local: &Taxonomy, steps: i64) -> Option<String> {
     l.check(&taxonomy, steps.max(0) as usize).err().map(|e| e.0)
 }
 
-/// The longest free text of a record: its note, summary, a rationale or an evidence note.
+/// The longest free text of a record: its note, summary, a rationale (of a mode or the onset),
+/// the blame's reason or an evidence note.
 fn longest_text(e: &ExportedLabel) -> Option<(&'static str, usize)> {
     let l = &e.label;
+    let (onset, blame) = (l.judgement.onset.as_ref(), l.judgement.blame.as_ref());
     let verdicts = l.modes.iter().chain(&l.considered);
     let rationales = verdicts.clone().map(|m| ("rationale", m.rationale.len()));
-    let notes = verdicts.flat_map(|m| m.evidence.iter().map(|ev| ("evidence note", ev.note.len())));
+    let evidence = verdicts
+        .flat_map(|m| &m.evidence)
+        .chain(onset.into_iter().flat_map(|o| &o.evidence))
+        .chain(blame.into_iter().flat_map(|b| &b.evidence));
+    let judged = [
+        ("onset rationale", onset.map_or(0, |o| o.rationale.len())),
+        ("onset's missing evidence", onset.map_or(0, |o| o.missing.iter().map(String::len).sum())),
+        ("blame reason", blame.map_or(0, |b| b.reason.len())),
+    ];
     [("note", e.note.as_deref().map_or(0, str::len)), ("summary", l.summary.len())]
         .into_iter()
         .chain(rationales)
-        .chain(notes)
+        .chain(judged)
+        .chain(evidence.map(|ev| ("evidence note", ev.note.len())))
         .max_by_key(|&(_, len)| len)
 }
 
@@ -142,13 +216,21 @@ fn modes(l: &Label) -> BTreeSet<String> {
     l.modes.iter().map(|m| m.mode.clone()).collect()
 }
 
-fn show(s: BTreeSet<String>) -> String {
-    if s.is_empty() { "unclassified".to_string() } else { s.into_iter().collect::<Vec<_>>().join(", ") }
+/// A label's modes, and its onset and blame when it judged them: `x, y (onset 4, blame agent)`.
+fn show(l: &Label) -> String {
+    let s = modes(l);
+    let modes = if s.is_empty() { "unclassified".to_string() } else { s.into_iter().collect::<Vec<_>>().join(", ") };
+    let j = &l.judgement;
+    let onset = j.onset.as_ref().map(|o| o.step.map_or("onset none".to_string(), |s| format!("onset {s}")));
+    let blame = j.blame.as_ref().map(|b| format!("blame {}", b.value.map_or("none", Blame::name)));
+    let judged: Vec<String> = onset.into_iter().chain(blame).collect();
+    if judged.is_empty() { modes } else { format!("{modes} ({})", judged.join(", ")) }
 }
 
-/// A label as told apart from another by the same rater on the same run: its time and modes.
-fn sameness(created_at: &str, label: &Label) -> (String, BTreeSet<String>) {
-    (created_at.to_string(), modes(label))
+/// A label as told apart from another by the same rater on the same run: its time, modes, and
+/// its onset and blame whole (a different judgement is a different label).
+fn sameness(created_at: &str, label: &Label) -> (String, BTreeSet<String>, Option<String>) {
+    (created_at.to_string(), modes(label), label.judgement.to_json())
 }
 
 /// What of a rater's imported history of one run (`imported`, oldest first) extends the local
@@ -174,8 +256,8 @@ fn extension<'a>(
     let latest_local = local.iter().map(|r| r.created_at.as_str()).max().unwrap_or("");
     let after = new.iter().all(|e| e.created_at.as_str() > latest_local);
     if !(local_known && after) {
-        let here = local.last().map(|r| format!("{} ({})", show(modes(&r.label)), r.created_at)).unwrap_or_default();
-        let theirs = new.last().map(|e| format!("{} ({})", show(modes(&e.label)), e.created_at)).unwrap_or_default();
+        let here = local.last().map(|r| format!("{} ({})", show(&r.label), r.created_at)).unwrap_or_default();
+        let theirs = new.last().map(|e| format!("{} ({})", show(&e.label), e.created_at)).unwrap_or_default();
         let instance = new[0].instance_id.as_deref().unwrap_or("?");
         conflicts.push(format!("{instance} by {rater} ({source}): here {here}, imported {theirs}"));
         return (Vec::new(), present.len());

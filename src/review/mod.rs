@@ -2,11 +2,13 @@
 //! a run is judged by (an adjudication, else the reviewers' consensus), disagreements, the review
 //! queues, the agreement table, statistics and exports; and runs compared side by side.
 
+pub mod blame;
 pub mod chart;
 pub mod compare;
 pub mod export;
 pub mod filter;
 pub mod import;
+pub mod onset_agreement;
 pub mod onset_reference;
 pub mod onset_validity;
 pub mod outcomes;
@@ -190,12 +192,17 @@ pub fn reference_on(labels: &[&LabelSet], mode: &str) -> Option<bool> {
     }
 }
 
+/// Raters in the order agreement tables list them: the heuristic, the LLMs, the reviewers.
+pub fn sort_raters(raters: &mut [String]) {
+    raters.sort_by_key(|r| (!r.starts_with("heuristic"), !r.starts_with("llm:"), r.clone()));
+}
+
 /// The agreement inputs of the current labels: a table with one item per run and one rater per
 /// classifier and reviewer, the rater names, and the reference, per mode ([`reference_on`]).
 pub fn agreement_inputs(sets: &[LabelSet], modes: &[String]) -> (RatingTable, Vec<String>, Reference) {
     let runs = by_run(sets);
     let mut raters: Vec<String> = sets.iter().filter_map(rater_key).collect::<BTreeSet<_>>().into_iter().collect();
-    raters.sort_by_key(|r| (!r.starts_with("heuristic"), !r.starts_with("llm:"), r.clone()));
+    sort_raters(&mut raters);
     let items: Vec<String> = runs.keys().map(|r| r.to_string()).collect();
     let cells = runs
         .values()

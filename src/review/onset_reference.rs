@@ -5,7 +5,7 @@
 //! blame, or gives an onset to a failure that is not the agent's is reported with its position,
 //! and the others are still read.
 
-use crate::label::Blame;
+use crate::label::{Blame, BlameVerdict, Evidence, Judgement, Onset};
 use serde::Deserialize;
 
 /// One run's reference onset and blame.
@@ -30,6 +30,23 @@ impl OnsetEntry {
     /// Every step the entry names (its onset and the acceptable ones).
     pub fn steps(&self) -> impl Iterator<Item = usize> + '_ {
         self.step.into_iter().chain(self.acceptable.iter().copied())
+    }
+
+    /// The entry as a label's onset and blame: the acceptable steps are the onset's evidence
+    /// (`also acceptable`), the confidence a number as the labelled set's (high 0.9, medium
+    /// 0.6, low 0.3; none given: 0).
+    pub fn judgement(&self) -> Judgement {
+        let evidence = self.acceptable.iter().map(|&step| Evidence { step, note: "also acceptable".into() }).collect();
+        Judgement {
+            onset: Some(Onset {
+                step: self.step,
+                evidence,
+                confidence: self.confidence.as_deref().map_or(0.0, super::reference_set::weight),
+                rationale: self.rationale.clone(),
+                missing: Vec::new(),
+            }),
+            blame: Some(BlameVerdict { value: self.blame, reason: self.reason.clone(), evidence: Vec::new() }),
+        }
     }
 }
 

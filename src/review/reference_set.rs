@@ -16,6 +16,10 @@ pub const TAXONOMY: (&str, &str) = ("refactoring", "1.0");
 /// No time is given in the file: the labels are dated at the epoch (so importing the file again
 /// finds them present).
 const UNDATED: &str = "1970-01-01T00:00:00.000Z";
+/// A run's label with the onset and blame of an onset reference is dated a second later: the
+/// next label of the rater's history, after the one of its modes alone (so a database that
+/// imported the set without them takes them as that rater's newer label).
+const JUDGED: &str = "1970-01-01T00:00:01.000Z";
 
 /// One run of the set, as the reviewer labelled it.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -50,14 +54,19 @@ pub struct Judgement {
     pub rationale: String,
 }
 
+/// A confidence as a number: high 0.9, medium 0.6, low (or anything else) 0.3.
+pub fn weight(confidence: &str) -> f64 {
+    match confidence.to_ascii_lowercase().as_str() {
+        "high" => 0.9,
+        "medium" => 0.6,
+        _ => 0.3,
+    }
+}
+
 impl Judgement {
-    /// The confidence as a number: high 0.9, medium 0.6, low 0.3.
+    /// The confidence as a number ([`weight`]).
     pub fn weight(&self) -> f64 {
-        match self.confidence.to_ascii_lowercase().as_str() {
-            "high" => 0.9,
-            "medium" => 0.6,
-            _ => 0.3,
-        }
+        weight(&self.confidence)
     }
 }
 
@@ -114,6 +123,15 @@ impl Entry {
             current: true,
             label: self.label(),
         }
+    }
+
+    /// [`Entry::record`] with the onset and blame of an onset reference, dated a second later
+    /// ([`JUDGED`]).
+    pub fn record_judged(&self, position: usize, judgement: crate::label::Judgement) -> ExportedLabel {
+        let mut r = self.record(position);
+        r.created_at = JUDGED.into();
+        r.label.judgement = judgement;
+        r
     }
 }
 

@@ -1,11 +1,12 @@
 //! Failure-mode statistics: the distribution of modes over failed runs, overall or by model,
 //! agent, benchmark or exit category, with coverage and agreement with the reference.
 
+use super::blame::reference_blame;
 use super::outcomes::{OutcomeRow, outcome_row};
 use super::{by_run, reference};
 use crate::agreement::Rating;
 use crate::label::ExitCategory;
-use crate::label::Source;
+use crate::label::{Blame, Source};
 use crate::model::FailedScope;
 use crate::store::labels::LabelSet;
 use crate::store::read::RunSummary;
@@ -75,7 +76,8 @@ pub fn benchmark(instance_id: &str) -> &'static str {
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Row {
     pub group: String,
-    /// Failed runs (of the scope the statistics were asked for) in the group.
+    /// Failed runs (of the scope the statistics were asked for) in the group counted as the
+    /// agent's: not blamed on the task or the environment.
     pub runs: usize,
     /// Of those, runs with a label from the chosen source.
     pub labelled: usize,
@@ -90,6 +92,12 @@ pub struct Row {
     /// Share of those whose modes equal the reference's (not for `reference` or `best`, which
     /// are the reference where there is one).
     pub agreement: Option<f64>,
+    /// Failed runs set apart: their labels (the source's, as for their modes) blame the task.
+    pub blamed_task: usize,
+    /// Failed runs set apart: their labels blame the environment.
+    pub blamed_environment: usize,
+    /// Labelled runs counted as the agent's whose labels judge no blame.
+    pub blame_unjudged: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -110,6 +118,9 @@ pub struct Stats {
     /// steps and cost; the groups of `rows` and more (groups without a failed run too).
     pub outcomes: Vec<OutcomeRow>,
     pub outcomes_total: OutcomeRow,
+    /// How many failed runs were set apart as the task's or the environment's, and whose blame
+    /// the statistics go by ([`super::blame::note`]).
+    pub blame_note: String,
 }
 
 fn group_of(run: &RunSummary, by: By, exit: Option<&str>) -> String {
@@ -152,23 +163,56 @@ pub fn add_orphans(stats: &mut Stats, orphans: &[crate::store::Orphan], by: By) 
     }
 }
 
-fn chosen(labels: &[&LabelSet], pick: Pick) -> Option<Rating> {
+/// A run's modes and blame, from the same labels.
+struct Chosen {
+    modes: Rating,
+    blame: Option<Blame>,
+}
+
+fn chosen(labels: &[&LabelSet], pick: Pick) -> Option<Chosen> {
     let latest = |source: Source| {
         labels
             .iter()
             .filter(|l| l.source == source)
             .max_by(|a, b| a.created_at.cmp(&b.created_at))
-            .map(|l| l.modes.iter().cloned().collect())
+            .map(|l| Chosen { modes: l.modes.iter().cloned().collect(), blame: l.blame })
     };
+    let referenced =
+        |labels: &[&LabelSet]| reference(labels).map(|modes| Chosen { modes, blame: reference_blame(labels) });
     match pick {
         Pick::Heuristic => latest(Source::Heuristic),
         Pick::Llm => latest(Source::Llm),
         Pick::Human => {
             let humans: Vec<&LabelSet> = labels.iter().copied().filter(|l| l.source == Source::Human).collect();
-            reference(&humans)
+            referenced(&humans)
         }
-        Pick::Reference => reference(labels),
-        Pick::Best => reference(labels).or_else(|| latest(Source::Llm)).or_else(|| latest(Source::Heuristic)),
+        Pick::Reference => referenced(labels),
+        Pick::Best => referenced(labels).or_else(|| latest(Source::Llm)).or_else(|| latest(Source::Heuristic)),
+    }
+}
+
+/// The blame a run's statistics go by under `pick`: that of the labels its modes come from.
+pub fn run_blame(labels: &[&LabelSet], pick: Pick) -> Option<Blame> {
+    chosen(labels, pick).and_then(|c| c.blame)
+}
+
+/// [`run_blame`] of every labelled run of `sets` that has one.
+pub fn run_blames(sets: &[LabelSet], pick: Pick) -> BTreeMap<i64, Blame> {
+    by_run(sets).into_iter().filter_map(|(run, labels)| Some((run, run_blame(&labels, pick)?))).collect()
+}
+
+/// Count a failed run in a row: set apart when its labels blame the task or the environment,
+/// else among the agent's.
+fn count(row: &mut Row, choice: Option<&Chosen>, reference: Option<&Rating>, pick: Pick) {
+    match choice.and_then(|c| c.blame) {
+        Some(Blame::Task) => row.blamed_task += 1,
+        Some(Blame::Environment) => row.blamed_environment += 1,
+        blame => {
+            if choice.is_some() && blame.is_none() {
+                row.blame_unjudged += 1;
+            }
+            add(row, choice.map(|c| &c.modes), reference, pick);
+        }
     }
 }
 
@@ -210,15 +254,16 @@ pub fn stats(runs: &[RunSummary], sets: &[LabelSet], by: By, pick: Pick, taxonom
         if !scope.admits(run.resolved) {
             continue;
         }
-        let rating = chosen(&mine, pick);
+        let choice = chosen(&mine, pick);
         let reference = reference(&mine);
         let row = groups.entry(g.clone()).or_insert_with(|| Row { group: g, ..Row::default() });
-        add(row, rating.as_ref(), reference.as_ref(), pick);
-        add(&mut total, rating.as_ref(), reference.as_ref(), pick);
+        count(row, choice.as_ref(), reference.as_ref(), pick);
+        count(&mut total, choice.as_ref(), reference.as_ref(), pick);
     }
     let mut rows: Vec<Row> = groups.into_values().collect();
     rows.iter_mut().for_each(finish);
     finish(&mut total);
+    let blame_note = super::blame::note(total.blamed_task, total.blamed_environment, total.blame_unjudged, pick.name());
     let mut llm_models: BTreeMap<String, BTreeSet<&str>> = BTreeMap::new();
     for l in sets.iter().filter(|l| l.source == Source::Llm) {
         llm_models.entry(l.rater.clone()).or_default().insert(l.input_hash.as_deref().unwrap_or(""));
@@ -237,5 +282,6 @@ pub fn stats(runs: &[RunSummary], sets: &[LabelSet], by: By, pick: Pick, taxonom
         outcome_unknown_left_out: runs.iter().filter(|r| r.resolved.is_none() && !scope.admits(None)).count(),
         outcomes: every.iter().map(|(g, runs)| outcome_row(g.clone(), runs)).collect(),
         outcomes_total: outcome_row("total".into(), &runs.iter().collect::<Vec<_>>()),
+        blame_note,
     }
 }

@@ -1,8 +1,10 @@
 //! The statistics and agreement a reader asks for, composed once for the CLI (`trajan stats`,
 //! `export stats`, `agreement`) and the TUI's statistics screen: the runs and current labels are
 //! read from the store, blind review leaves out what the reviewer may not see yet, and the
-//! statistics and the agreement report are computed over what is left.
+//! statistics and the agreement report are computed over what is left (`agreement`: on the modes,
+//! and on onset and blame, `review::onset_agreement`).
 
+use super::onset_agreement::{JudgementAgreement, judgement_agreement};
 use super::stats::{By, Pick, Stats, stats};
 use crate::agreement::{AgreementError, AgreementReport, BootstrapOptions, agreement_report};
 use crate::error::StoreError;
@@ -101,12 +103,21 @@ pub fn stats_report(
     Ok(StatsReport { stats, agreement, by: ask.by, blind: ask.blind_rater.is_some() })
 }
 
-/// The agreement report of every rater under the taxonomy (`None` without labels).
+/// `trajan agreement` over the database: on the modes, and on onset and blame.
+#[derive(Debug, Clone)]
+pub struct Agreement {
+    pub report: AgreementReport,
+    pub onset_and_blame: JudgementAgreement,
+}
+
+/// The agreement of every rater under the taxonomy, on the modes and on onset and blame (`None`
+/// without labels).
 pub fn agreement(
     store: &Store,
     taxonomy: &Taxonomy,
     bootstrap: &BootstrapOptions,
-) -> Result<Option<AgreementReport>, SummaryError> {
+) -> Result<Option<Agreement>, SummaryError> {
     let (_, sets) = rows(store, taxonomy, None, None)?;
-    Ok(agreement_of(&sets, taxonomy, bootstrap)?)
+    let Some(report) = agreement_of(&sets, taxonomy, bootstrap)? else { return Ok(None) };
+    Ok(Some(Agreement { report, onset_and_blame: judgement_agreement(&sets, bootstrap)? }))
 }

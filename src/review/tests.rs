@@ -87,3 +87,70 @@ fn benchmarks_from_instance_ids() {
     assert_eq!(benchmark("classify__mixture"), "fixtures");
     assert_eq!(benchmark("whatever"), "other");
 }
+
+/// A failed run of the fixtures' benchmark.
+fn failed_run(id: i64) -> crate::store::read::RunSummary {
+    crate::store::read::RunSummary {
+        id,
+        instance_id: format!("demo__run-{id}"),
+        format: crate::model::Format::SweAgent,
+        format_version: None,
+        agent: None,
+        model: None,
+        exit_status: Some("submitted".into()),
+        resolved: Some(false),
+        steps: 10,
+        edits: 1,
+        rejected_edits: 0,
+        cost: None,
+        attempt: None,
+        source: "x.traj".into(),
+        has_patch: true,
+    }
+}
+
+fn blamed(mut l: LabelSet, blame: Option<Blame>) -> LabelSet {
+    l.judged = blame.is_some();
+    l.blame = blame;
+    l
+}
+
+#[test]
+fn runs_blamed_on_the_task_or_environment_leave_the_agents_statistics_by_the_modes_source() {
+    use stats::{By, Pick, stats};
+    let runs: Vec<_> = (1..=5).map(failed_run).collect();
+    let sets = vec![
+        // Run 1: the heuristic blames the agent, the reviewer the task.
+        blamed(set(1, Source::Heuristic, "heuristic", &["x"], "1"), Some(Blame::Agent)),
+        blamed(set(1, Source::Human, "ann", &["x"], "2"), Some(Blame::Task)),
+        // Run 2: the LLM blames the environment; no reviewer.
+        blamed(set(2, Source::Llm, "gpt", &["y"], "1"), Some(Blame::Environment)),
+        blamed(set(2, Source::Heuristic, "heuristic", &["y"], "1"), Some(Blame::Agent)),
+        // Run 3: the agent's, by everyone.
+        blamed(set(3, Source::Heuristic, "heuristic", &["x", "y"], "1"), Some(Blame::Agent)),
+        // Run 4: a reviewer who judged no blame.
+        set(4, Source::Human, "ann", &["y"], "1"),
+        // Run 5: no label.
+    ];
+    let s = stats(&runs, &sets, By::All, Pick::Best, "t@1", crate::model::FailedScope::Failed);
+    let t = &s.total;
+    // Best: run 1 by the reviewer (task), run 2 by the LLM (environment): both set apart.
+    assert_eq!((t.runs, t.labelled, t.with_mode), (3, 2, 2), "{t:?}");
+    assert_eq!((t.blamed_task, t.blamed_environment, t.blame_unjudged), (1, 1, 1), "{t:?}");
+    assert_eq!(t.modes.get("x"), Some(&1), "run 1's x is not the agent's: {t:?}");
+    assert_eq!(t.coverage, Some(1.0));
+    assert!(s.blame_note.starts_with("2 failed runs set apart") && s.blame_note.contains("(source best)"));
+    // The heuristic's own blame: every run it labelled is the agent's.
+    let h = stats(&runs, &sets, By::All, Pick::Heuristic, "t@1", crate::model::FailedScope::Failed);
+    assert_eq!((h.total.runs, h.total.labelled, h.total.blamed_task, h.total.blamed_environment), (5, 3, 0, 0));
+    assert_eq!(h.total.modes.get("x"), Some(&2));
+    // The reviewers': run 1 is the task's; run 4 is theirs with no blame judged.
+    let r = stats(&runs, &sets, By::All, Pick::Human, "t@1", crate::model::FailedScope::Failed);
+    assert_eq!((r.total.runs, r.total.labelled, r.total.blamed_task, r.total.blame_unjudged), (4, 1, 1, 1));
+    assert_eq!(r.rows[0].blamed_task, 1, "the group's row counts it too");
+    // The runs table's blame column reads the same.
+    let blames = stats::run_blames(&sets, Pick::Best);
+    assert_eq!(blames.get(&1), Some(&Blame::Task));
+    assert_eq!(blames.get(&2), Some(&Blame::Environment));
+    assert_eq!(blames.get(&4), None);
+}

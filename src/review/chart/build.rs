@@ -78,7 +78,13 @@ pub fn figure_of(
             },
         ),
     };
-    Figure { kind, title, stamp: stamp(kind, s, blind, date), axis: axis.to_string(), body }
+    let axis = match (kind, s.total.blamed_task + s.total.blamed_environment) {
+        (Kind::Modes | Kind::Coverage, apart @ 1..) => {
+            format!("{axis}; not counting {apart} blamed on the task or the environment")
+        }
+        _ => axis.to_string(),
+    };
+    Figure { kind, title, stamp: stamp(kind, s, blind, date), axis, body }
 }
 
 /// Untrusted text (a model's name) as one safe line.

@@ -1,6 +1,7 @@
 //! The tables `export runs|steps|edits|labels` write, as typed columns: one definition each,
 //! shared by CSV and Parquet, so both carry the same column names (docs/LABELLING.md lists them).
 
+use crate::label::Blame;
 use crate::store::export::{EditTableRow, StepTableRow};
 use crate::store::read::RunRow;
 
@@ -54,9 +55,12 @@ pub const RUN_COLUMNS: Columns = &[
     ("api_calls", Kind::Int),
     ("attempt", Kind::Int),
     ("source", Kind::Text),
+    ("blame", Kind::Text),
 ];
 
-pub fn run_values(r: &RunRow) -> Vec<Value> {
+/// A run's values in [`RUN_COLUMNS`] order; `blame`: the run's blame as the statistics read it
+/// (`review::stats::run_blames`).
+pub fn run_values(r: &RunRow, blame: Option<Blame>) -> Vec<Value> {
     use Value::*;
     let (s, u) = (&r.summary, &r.usage);
     vec![
@@ -77,6 +81,7 @@ pub fn run_values(r: &RunRow) -> Vec<Value> {
         Int(u.api_calls),
         Int(s.attempt),
         Text(Some(s.source.clone())),
+        Text(blame.map(|b| b.name().to_string())),
     ]
 }
 
@@ -178,6 +183,9 @@ pub const LABEL_KINDS: Columns = &[
     ("tokens_out", Kind::Int),
     ("cost", Kind::Float),
     ("latency_ms", Kind::Int),
+    ("onset_step", Kind::Int),
+    ("onset_confidence", Kind::Float),
+    ("blame", Kind::Text),
 ];
 
 /// A label's values in [`LABEL_KINDS`] order: the CSV record's cells, typed.

@@ -1,4 +1,5 @@
 use super::*;
+use crate::label::Blame;
 use std::time::Instant;
 
 fn run(id: i64, instance: &str) -> RunSummary {
@@ -50,12 +51,62 @@ fn sample() -> Vec<RunSummary> {
     ]
 }
 
+/// A current label of `source` by `rater`, with its modes, onset step and blame.
+fn current(source: &str, rater: &str, modes: &[&str], onset: Option<usize>, blame: Option<Blame>) -> CurrentLabel {
+    CurrentLabel {
+        source: crate::label::Source::from_name(source).unwrap_or_else(|| panic!("no source {source}")),
+        rater: rater.to_string(),
+        modes: modes.iter().map(|m| m.to_string()).collect(),
+        onset,
+        blame,
+    }
+}
+
+/// The ids of the runs `query` keeps with these labels, in order.
+fn kept_ids(runs: &[RunSummary], labels: &LabelIndex, query: &str) -> Vec<i64> {
+    let filter = parse(query).unwrap_or_else(|e| panic!("{query}: {e}"));
+    let mut ids: Vec<i64> = apply(runs, labels, &filter, Sort::default()).into_iter().map(|i| runs[i].id).collect();
+    ids.sort_unstable();
+    ids
+}
+
+#[test]
+fn blame_and_onset_terms_read_the_same_labels() {
+    let runs = sample();
+    let labels: LabelIndex = [
+        (1, vec![current("heuristic", "heuristic", &["context_flooding"], Some(4), Some(Blame::Agent))]),
+        (
+            2,
+            vec![
+                current("heuristic", "heuristic", &[], None, Some(Blame::Agent)),
+                current("human", "ann", &[], None, Some(Blame::Task)),
+            ],
+        ),
+        (3, vec![current("llm", "gpt-4.1", &[], None, Some(Blame::Environment))]),
+        (4, vec![current("human", "bob", &["missed_edit_location"], None, None)]),
+    ]
+    .into_iter()
+    .map(|(run, labels)| (run, RunLabels { labels, disputed: false }))
+    .collect();
+    let kept = |query: &str| kept_ids(&runs, &labels, query);
+    assert_eq!(kept("blame:task"), [2]);
+    assert_eq!(kept("blame:agent"), [1, 2], "any label that gives it");
+    assert_eq!(kept("BLAME:Environment"), [3]);
+    assert_eq!(kept("-blame:agent"), [3, 4, 5]);
+    assert_eq!(kept("blame:task source:human"), [2]);
+    assert_eq!(kept("onset:yes"), [1]);
+    assert_eq!(kept("onset:no"), [2, 3, 4, 5], "no label gives a step (unlabelled runs too)");
+    assert_eq!(kept("-onset:yes"), kept("onset:no"));
+    for bad in ["blame:agnet", "blame>1", "blame:"] {
+        assert!(error(bad).contains("use blame:agent, blame:task or blame:environment"), "{bad}: {}", error(bad));
+    }
+    assert!(error("onset:maybe").contains("use onset:yes or onset:no"));
+}
+
 #[test]
 fn label_terms_read_the_current_labels() {
     let runs = sample();
-    let label = |source: &str, rater: &str, modes: &[&str]| {
-        (source.to_string(), rater.to_string(), modes.iter().map(|m| m.to_string()).collect::<Vec<_>>())
-    };
+    let label = |source: &str, rater: &str, modes: &[&str]| current(source, rater, modes, None, None);
     let labels: LabelIndex = [
         (1, RunLabels { labels: vec![label("heuristic", "heuristic", &["context_flooding"])], disputed: false }),
         (
@@ -75,13 +126,7 @@ fn label_terms_read_the_current_labels() {
     ]
     .into_iter()
     .collect();
-    let kept = |query: &str| -> Vec<i64> {
-        let filter = parse(query).unwrap_or_else(|e| panic!("{query}: {e}"));
-        let mut ids: Vec<i64> =
-            apply(&runs, &labels, &filter, Sort::default()).into_iter().map(|i| runs[i].id).collect();
-        ids.sort_unstable();
-        ids
-    };
+    let kept = |query: &str| kept_ids(&runs, &labels, query);
     assert_eq!(kept("label:context_flooding"), [1, 4]);
     assert_eq!(kept("label:missed"), [3, 4]);
     assert_eq!(kept("-label:missed"), [1, 2, 5]);

@@ -639,6 +639,7 @@ fn the_statistics_screen_opens_regroups_and_returns() {
         outcome_unknown_left_out: 0,
         outcomes: Vec::new(),
         outcomes_total: Default::default(),
+        blame_note: String::new(),
     };
     let report = StatsReport { stats, agreement: None, by: By::All, blind: false };
     app.update(Action::StatsLoaded(Box::new(report.clone())));

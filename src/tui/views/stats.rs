@@ -1,5 +1,6 @@
 //! The statistics screen: failure modes over the failed runs as bars, the groups (by model,
-//! agent, benchmark or exit) with coverage and agreement, and the confusion matrix of one rater
+//! agent, benchmark or exit) with coverage and agreement and the runs set apart as the task's or
+//! the environment's (`review::blame`, said under the summary), and the confusion matrix of one rater
 //! against the reference for one mode. Wide terminals show the confusion beside the rest;
 //! narrower ones (80x24 included) show every section in one column that scrolls. Screens wide
 //! and tall enough (160x48) draw the chart `c` picks under them (`views::chart`).
@@ -104,6 +105,9 @@ fn summary(view: &StatsView, width: usize, theme: &Theme) -> Vec<Line<'static>> 
         text.push_str(" · blind review: the runs you labelled");
     }
     let mut out: Vec<Line<'static>> = text::wrap(&text, width).into_iter().map(|l| line(l, theme.text)).collect();
+    // Runs set apart by their blame, and whose blame it is: said, never silent.
+    let apart = if t.blamed_task + t.blamed_environment > 0 { theme.header } else { theme.muted };
+    out.extend(text::wrap(&s.blame_note, width).into_iter().map(|l| line(l, apart)));
     out.push(Line::default());
     out
 }
@@ -129,28 +133,32 @@ fn mode_bars(view: &StatsView, modes: &[String], width: usize, theme: &Theme) ->
     out
 }
 
-/// The groups table: runs, labelled, coverage and agreement per group and in total.
+/// The groups table: runs, labelled, coverage and agreement per group and in total, and the
+/// runs set apart as the task's or the environment's.
 fn groups(view: &StatsView, width: usize, theme: &Theme) -> Vec<Line<'static>> {
     let s = &view.stats;
     // Agreement only where some run has two raters to compare; else a line says why.
     let compared = s.rows.iter().chain(std::iter::once(&s.total)).any(|r| r.compared > 0);
     // The numbers keep their columns; the group's name takes what is left.
-    let numbers = 5 + 9 + 9 + if compared { 10 } else { 0 };
+    let numbers = 5 + 9 + 9 + if compared { 10 } else { 0 } + 6 + 5;
     let name = width.saturating_sub(numbers).clamp(6, 40);
-    let row = |group: &str, runs: String, labelled: String, coverage: String, agreement: String| {
+    let row = |group: &str, cells: [String; 6]| {
+        let [runs, labelled, coverage, agreement, task, env] = cells;
         let agreement = if compared { format!("{agreement:>10}") } else { String::new() };
-        format!("{:<name$}{runs:>5}{labelled:>9}{coverage:>9}{agreement}", text::fit(group, name))
+        format!("{:<name$}{runs:>5}{labelled:>9}{coverage:>9}{agreement}{task:>6}{env:>5}", text::fit(group, name))
     };
-    let mut out = vec![
-        Line::default(),
-        line(
-            row(&format!("by {} (s)", s.by), "runs".into(), "labelled".into(), "coverage".into(), "agreement".into()),
-            theme.header,
-        ),
-    ];
+    let head = ["runs", "labelled", "coverage", "agreement", "task", "env"].map(String::from);
+    let mut out = vec![Line::default(), line(row(&format!("by {} (s)", s.by), head), theme.header)];
     for r in s.rows.iter().chain(std::iter::once(&s.total)) {
-        let cells = (r.runs.to_string(), r.labelled.to_string(), pct(r.coverage), pct(r.agreement));
-        out.push(line(row(&r.group, cells.0, cells.1, cells.2, cells.3), theme.text));
+        let cells = [
+            r.runs.to_string(),
+            r.labelled.to_string(),
+            pct(r.coverage),
+            pct(r.agreement),
+            r.blamed_task.to_string(),
+            r.blamed_environment.to_string(),
+        ];
+        out.push(line(row(&r.group, cells), theme.text));
     }
     if !compared {
         let why = "agreement: no run has labels from two raters yet (label runs: 1–9, w)";

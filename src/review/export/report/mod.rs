@@ -120,7 +120,7 @@ fn statistics(out: &mut String, c: &Contents) -> Result<(), ReportError> {
         if s.scope == "failed" { "failed runs" } else { "failed and outcome-unknown runs" },
         c.runs.len()
     );
-    out.push_str("<div class=\"wide\"><table><tr><th>group</th><th>failed runs</th><th>labelled</th><th>coverage</th><th>agreement</th>");
+    out.push_str("<div class=\"wide\"><table><tr><th>group</th><th>failed runs</th><th>labelled</th><th>coverage</th><th>agreement</th><th>blamed on the task</th><th>blamed on the environment</th>");
     for m in c.modes {
         let _ = write!(out, "<th>{}</th>", esc(m));
     }
@@ -128,19 +128,23 @@ fn statistics(out: &mut String, c: &Contents) -> Result<(), ReportError> {
     for r in s.rows.iter().chain(std::iter::once(&s.total)) {
         let _ = write!(
             out,
-            "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>",
+            "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>",
             esc(&r.group),
             r.runs,
             r.labelled,
             pct(r.coverage),
-            pct(r.agreement)
+            pct(r.agreement),
+            r.blamed_task,
+            r.blamed_environment
         );
         for m in c.modes {
             let _ = write!(out, "<td class=\"n\">{}</td>", r.modes.get(m).copied().unwrap_or(0));
         }
         out.push_str("</tr>");
     }
-    out.push_str("</table></div><table><tr><th>group</th><th>runs</th><th>resolved</th><th>failed</th><th>unknown</th><th>resolve rate</th></tr>");
+    // Runs set apart by their blame, and whose blame it is: said under the table, never silent.
+    let _ = write!(out, "</table></div><p class=\"muted\" id=\"blame-note\">{}</p>", esc(&s.blame_note));
+    out.push_str("<table><tr><th>group</th><th>runs</th><th>resolved</th><th>failed</th><th>unknown</th><th>resolve rate</th></tr>");
     for o in s.outcomes.iter().chain(std::iter::once(&s.outcomes_total)) {
         let _ = write!(
             out,
