@@ -7,6 +7,7 @@ pub mod compare;
 pub mod export;
 pub mod filter;
 pub mod import;
+pub mod onset;
 pub mod onset_reference;
 pub mod onset_validity;
 pub mod outcomes;
