@@ -131,3 +131,38 @@ fn runs_of_different_instances_are_compared_with_a_warning() {
     let out = trajan(&db, &["compare", "1", "2", "--json"]);
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
+
+#[test]
+fn each_runs_onset_and_blame_are_in_the_json() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let db = dir.path().join("t.db");
+    ingest(&db, &[&replays()]);
+    // The heuristic judges all three (their outcome is unknown: counted as failed runs here).
+    let out = trajan(&db, &["classify", "--include-unknown"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let label = |run: &str, rater: &str, extra: &[&str]| {
+        let mut args = vec!["--rater", rater, "label", run, "--mode", "context_flooding"];
+        args.extend(extra);
+        let out = trajan(&db, &args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    };
+    // Run 1: a reviewer's onset, then an adjudication's (the one the run is read by, before the
+    // heuristic's); run 2: the task's failure; run 3: the heuristic's alone.
+    label("1", "bob", &["--onset", "2", "--blame", "agent"]);
+    label("1", "cat", &["--onset", "5", "--blame", "agent", "--adjudicate"]);
+    label("2", "cat", &["--blame", "task", "--adjudicate"]);
+    let c = compare_json(&db, &["1", "2", "3"]);
+    let run = |k: usize| &c["runs"][k];
+    assert_eq!(
+        (&run(0)["onset"], &run(0)["blame"], &run(0)["judged_by"]),
+        (&json!(5), &json!("agent"), &json!("adjudication:cat"))
+    );
+    let judgements = run(0)["judgements"].as_array().cloned().unwrap_or_default();
+    let sources: Vec<&Value> = judgements.iter().map(|j| &j["source"]).collect();
+    assert_eq!(sources, [&json!("heuristic"), &json!("human"), &json!("adjudication")], "{judgements:?}");
+    assert_eq!(judgements[1], json!({"source": "human", "rater": "bob", "onset": 2, "blame": "agent"}));
+    assert_eq!((&run(1)["onset"], &run(1)["blame"]), (&Value::Null, &json!("task")));
+    assert_eq!(run(2)["judged_by"], json!("heuristic"));
+    assert_eq!((&run(2)["onset"], &run(2)["blame"]), (&run(2)["judgements"][0]["onset"], &json!("agent")));
+    assert!(run(2)["onset"].is_u64(), "{}", run(2));
+}

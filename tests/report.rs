@@ -368,3 +368,50 @@ fn a_report_of_the_runs_a_filter_keeps() {
     let out = trajan(&db, &["export", "report", "--filter", "steps>x", "-o", "/dev/null"]);
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("steps>x"));
 }
+
+/// The part of a report's DOM that is run `id`'s page.
+fn section(dom: &str, id: i64) -> &str {
+    let start = format!("<section class=\"run\" id=\"r{id}\"");
+    let at = dom.find(&start).unwrap_or_else(|| panic!("no page for run {id}"));
+    let rest = &dom[at..];
+    &rest[..rest.find("</section>").unwrap_or(rest.len())]
+}
+
+#[test]
+fn a_runs_page_names_its_onset_and_blame_and_links_the_onset_step() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let db = dir.path().join("o.db");
+    ok(&db, &["ingest", &fixture("demo").to_string_lossy()]);
+    ok(&db, &["classify"]);
+    // demo__calc-2: the heuristic's onset is step 2; an adjudication (by a hostile name) says 4.
+    let rater = "<i onmouseover=alert(1)>cat</i>";
+    let adjudicate = ["label", "demo__calc-2", "--mode", "context_flooding", "--onset", "4", "--blame", "agent"];
+    ok(&db, &[&["--rater", rater][..], &adjudicate, &["--adjudicate"]].concat());
+    ok(
+        &db,
+        &["--rater", "cat", "label", "demo__mini-1", "--mode", "context_flooding", "--blame", "task", "--adjudicate"],
+    );
+    let runs = json(&db, &["runs", "--json"]);
+    let id = |instance: &str| {
+        runs.as_array().into_iter().flatten().find(|r| r["instance_id"] == instance).and_then(|r| r["id"].as_i64())
+    };
+    let (calc, mini) = (id("demo__calc-2").unwrap_or(-1), id("demo__mini-1").unwrap_or(-1));
+    let html = dir.path().join("o.html");
+    ok(&db, &["export", "report", "demo__calc-2", "demo__mini-1", "-o", &html.to_string_lossy()]);
+    let page = chromium::dump_dom(&html).unwrap_or_else(|e| panic!("{e}"));
+    assert!(page.console.is_empty(), "console messages:\n{}", page.console.join("\n"));
+    let calc_page = section(&page.dom, calc);
+    let named = format!(
+        "<dt>onset</dt><dd class=\"onset\"><a href=\"#r{calc}-s4\">step 4</a>/7 · blame agent <span class=\"muted\">(adjudication &lt;i onmouseover=alert(1)&gt;cat&lt;/i&gt;)</span></dd>"
+    );
+    assert!(calc_page.contains(&named), "the onset among the facts, linked:\n{calc_page}");
+    assert!(calc_page.contains(&format!("<a href=\"#r{calc}-s4\" class=\"test onset\">4</a>")), "the index marks it");
+    assert!(calc_page.contains(&format!("<article class=\"step test onset\" id=\"r{calc}-s4\">")), "{calc_page}");
+    assert_eq!(calc_page.matches("class=\"flag onset\"").count(), 1, "one step is the onset");
+    // Each label says its own: the heuristic's onset is still there, in its label.
+    assert!(calc_page.contains(&format!("onset <a href=\"#r{calc}-s2\">step 2</a> · blame agent")), "{calc_page}");
+    let mini_page = section(&page.dom, mini);
+    assert!(mini_page.contains("<dt>onset</dt><dd class=\"onset\">none · blame task"), "{mini_page}");
+    assert!(!mini_page.contains("class=\"flag onset\""), "no step of the task's failure is an onset");
+    assert!(!tags(&page.dom).iter().any(|(t, _)| t == "i"), "the rater's name is text");
+}

@@ -622,19 +622,25 @@ fn compare_three_runs_at_80x24() {
     t.expect_clean_exit();
 }
 
+/// The folder `fixtures_folder` of the fixtures ingested into a database in `dir` and classified,
+/// with the reviewer `tess` named in the config file the pane's XDG_CONFIG_HOME points at.
+fn classified_for_tess(dir: &TempDir, fixtures_folder: &str) -> PathBuf {
+    let db = ingest(dir.path(), &[fixtures().join(fixtures_folder)]);
+    let out = common::command().arg("--db").arg(&db).arg("classify").output();
+    assert!(out.is_ok_and(|o| o.status.success()), "classify failed");
+    let config = dir.path().join("home/trajan");
+    std::fs::create_dir_all(&config).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(config.join("config.toml"), "[labels]\nrater = \"tess\"\n").unwrap_or_else(|e| panic!("{e}"));
+    db
+}
+
 /// Blind labelling in a classified run: the heuristic's label is hidden until the reviewer saves
 /// one; then the cited steps are marked in the list, `v` jumps to each with the reason in the
 /// status line, and the labels panel shows every label and whether it agrees.
 #[test]
 fn labels_blind_review_and_evidence_steps() {
     let dir = tempdir();
-    let db = ingest(dir.path(), &[fixtures().join("classify")]);
-    let out = common::command().arg("--db").arg(&db).arg("classify").output();
-    assert!(out.is_ok_and(|o| o.status.success()), "classify failed");
-    // The reviewer's name, from the config file the pane's XDG_CONFIG_HOME points at.
-    let config = dir.path().join("home/trajan");
-    std::fs::create_dir_all(&config).unwrap_or_else(|e| panic!("{e}"));
-    std::fs::write(config.join("config.toml"), "[labels]\nrater = \"tess\"\n").unwrap_or_else(|e| panic!("{e}"));
+    let db = classified_for_tess(&dir, "classify");
     let t = Tmux::start("labels", dir, &db, &["open", "classify__mixture"], 120, 30);
     t.wait_for("the run view", |s| header(s).contains("step 0 of 0–9"));
     t.keys(&["L"]);
@@ -642,7 +648,13 @@ fn labels_blind_review_and_evidence_steps() {
     assert!(!screen.contains("◆"), "blind: no evidence markers yet:\n{screen}");
     t.keys(&["1", "2", "w"]);
     let screen = t.wait_text("agrees with your label");
-    assert!(screen.contains("● missed_edit_location  0.80") && screen.contains("human · tess"), "{screen}");
+    assert!(screen.contains("● missed_edit_location  0.80"), "{screen}");
+    // The heuristic's label (its modes, evidence, onset and blame) comes first; the end of the
+    // panel has the reviewer's.
+    t.keys(&["$"]);
+    t.wait_text("human · tess");
+    t.keys(&["0"]);
+    t.wait_text("agrees with your label");
     t.keys(&["v"]);
     let screen = t.wait_text("evidence for missed_edit_location (heuristic)");
     assert!(header(&screen).contains("step 1 of 0–9"), "v goes to the first cited step:\n{screen}");
@@ -653,6 +665,53 @@ fn labels_blind_review_and_evidence_steps() {
     t.keys(&["q"]);
     let screen = t.wait_for("the run list", |s| header(s).contains(" runs"));
     assert!(screen.contains("✓ classify__mixture"), "the list marks the runs I labelled:\n{screen}");
+    t.keys(&["q"]);
+    t.expect_clean_exit();
+}
+
+/// Onset and blame end to end at 80x24: blind, `O` says the classifiers' onset is hidden; `t`
+/// marks the step as the onset (`✗` in the step list, named in the header), `B` cycles the blame
+/// (the task's clears the onset, and says so); saved with `w`, `O` goes back to it, and the run
+/// list shows the onset of the run's steps and the blame.
+#[test]
+fn onset_marked_blamed_saved_and_listed_at_80x24() {
+    let dir = tempdir();
+    let db = classified_for_tess(&dir, "demo");
+    let t = Tmux::start("onset", dir, &db, &[], 80, 24);
+    t.wait_for("the complete run list", |s| s.contains("demo__calc-2") && !header(s).contains("loading"));
+    // `]`: the first failed run tess has not labelled; the heuristic's onset is hidden from her.
+    t.keys(&["]"]);
+    t.wait_for("the run view of demo__calc-2", |s| {
+        header(s).contains("demo__calc-2") && header(s).contains("step 0 of 0–6")
+    });
+    t.keys(&["O"]);
+    let screen = t.wait_text("blind review: the classifiers' onset is hidden");
+    assert!(!header(&screen).contains("onset") && !screen.contains('✗'), "{screen}");
+    t.keys(&["j", "j", "j", "t"]);
+    let screen = t.wait_text("your onset: step 3; blame: agent");
+    assert!(header(&screen).contains("onset 3/7 agent"), "{screen}");
+    assert!(screen.contains("│   3✗"), "the step list marks it:\n{screen}");
+    assert!(screen.contains("onset step 3 · blame agent"), "the label strip shows both:\n{screen}");
+    t.keys(&["B"]);
+    let screen = t.wait_text("your blame: task; onset step 3 cleared");
+    assert!(!screen.contains('✗') && header(&screen).contains("blame task"), "{screen}");
+    // Environment, none, the agent's again; the onset marked again; saved with a mode.
+    t.keys(&["B", "B", "B"]);
+    t.wait_text("your blame: agent (the failure is the agent's)");
+    t.keys(&["t"]);
+    t.wait_text("your onset: step 3");
+    t.keys(&["1", "w"]);
+    t.wait_text("saved label");
+    t.keys(&["g"]);
+    t.wait_for("the first step", |s| header(s).contains("step 0 of 0–6"));
+    t.keys(&["O"]);
+    let screen = t.wait_text("step 3: the onset (yours)");
+    assert!(header(&screen).contains("step 3 of 0–6"), "{screen}");
+    t.keys(&["q"]);
+    let screen = t.wait_for("the run list", |s| header(s).contains(" runs") && s.contains("3/7"));
+    let row = screen.lines().find(|l| l.contains("demo__calc-2")).unwrap_or_default();
+    assert!(row.contains("✓ demo__calc-2") && row.contains("3/7") && row.contains("agent"), "{screen}");
+    assert!(screen.contains("onset blame"), "the columns' titles:\n{screen}");
     t.keys(&["q"]);
     t.expect_clean_exit();
 }

@@ -3,6 +3,7 @@
 //! alignment, the divergences and the patches come from [`crate::analysis::compare`]; what each
 //! run did in sum (files viewed and edited, tests run, labels) from the runs' lines.
 
+use super::onset::{Judged, Judges};
 use crate::analysis::compare::{self, Divergence, FilePresence, Kind, Row, Signature, StepFacts};
 use crate::analysis::paths::repo_relative;
 use crate::error::StoreError;
@@ -75,6 +76,14 @@ pub struct ComparedRun {
     pub classifier_modes: Vec<String>,
     /// Modes of the reviewers' latest labels and adjudications.
     pub reviewer_modes: Vec<String>,
+    /// The run's onset step and blame, from its adjudication, else its LLM label, else its
+    /// heuristic label ([`super::onset::pick`] with no reviewer); `judged_by` names that label
+    /// (`heuristic`, `llm:MODEL`, `adjudication:NAME`).
+    pub onset: Option<usize>,
+    pub blame: Option<crate::label::Blame>,
+    pub judged_by: Option<String>,
+    /// Every current label's onset and blame (oldest first), the reviewers' too.
+    pub judgements: Vec<Judged>,
     #[serde(skip)]
     pub steps: Vec<StepLine>,
     #[serde(skip)]
@@ -172,7 +181,17 @@ fn compared(run: RunData, signatures: Vec<Signature>) -> ComparedRun {
             .collect();
         set.into_iter().collect()
     };
+    let judgements: Vec<Judged> = run.labels.iter().map(|l| Judged::of(&l.label)).collect();
+    let picked = super::onset::pick(&judgements, None, false);
+    let judged_by = picked.map(|(_, l)| match l.source.name() {
+        name if name == l.rater => name.to_string(),
+        name => format!("{name}:{}", l.rater),
+    });
     ComparedRun {
+        onset: picked.and_then(|(_, l)| l.onset_step()),
+        blame: picked.and_then(|(_, l)| l.blame()),
+        judged_by,
+        judgements,
         files_viewed: viewed,
         files_edited: edited,
         tests_run: run.steps.iter().filter(|s| s.flags.test_run).count(),

@@ -8,6 +8,7 @@ pub mod compare;
 pub mod export;
 pub mod filter;
 pub mod import;
+pub mod onset;
 pub mod onset_agreement;
 pub mod onset_reference;
 pub mod onset_validity;

@@ -86,6 +86,12 @@ pub enum Command {
     ConfidenceDown,
     /// Attach (or detach) the step under the cursor as evidence.
     AttachEvidence,
+    /// Go to the step of the run's onset (the one the run is shown with).
+    GotoOnset,
+    /// Mark (or unmark) the step under the cursor as the onset in the label being made.
+    MarkOnset,
+    /// The blame of the label being made: agent, task, environment, none.
+    CycleBlame,
     /// Write the label's note.
     Note,
     /// Write (or clear) the reviewer's note on the step under the cursor: a bookmark with text.

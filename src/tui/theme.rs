@@ -44,6 +44,8 @@ pub struct Theme {
     pub marker_error: Style,
     pub marker_clipped: Style,
     pub marker_test: Style,
+    /// The run's onset: its step in the step list and the comparison, its name in the header.
+    pub onset: Style,
     pub sparkline: Style,
     pub help_key: Style,
 }
@@ -84,6 +86,7 @@ impl Default for Theme {
             marker_error: bold,
             marker_clipped: plain,
             marker_test: plain,
+            onset: bold.add_modifier(Modifier::UNDERLINED),
             sparkline: plain,
             help_key: bold,
         }
@@ -140,6 +143,7 @@ slots!(
     marker_error,
     marker_clipped,
     marker_test,
+    onset,
     sparkline,
     help_key,
 );

@@ -5,6 +5,7 @@ mod compare;
 mod export;
 mod index;
 mod list;
+mod onset;
 mod reading;
 mod review;
 mod run;
@@ -14,6 +15,7 @@ pub(crate) mod tests;
 
 pub use compare::{ComparePanel, CompareSearch, CompareView, MAX_COLUMNS, MIN_COLUMN, Picker, visible_columns};
 pub use list::ListState;
+pub use onset::Shown;
 pub use reading::{Reading, thousands};
 pub use review::{CONFIDENCE_STEP, Draft, Review};
 pub use run::{BODY_CACHE, Panel, RunView, Search, UNREAD};

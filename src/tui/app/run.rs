@@ -535,6 +535,17 @@ impl super::App {
                     self.set_info(format!("step {step} {what} your label's evidence"));
                 }
             }
+            Command::GotoOnset => return self.goto_onset(),
+            Command::MarkOnset => {
+                if let Some(step) = run.step_index().and_then(|s| usize::try_from(s).ok()) {
+                    let message = run.draft.toggle_onset(step);
+                    self.set_info(message);
+                }
+            }
+            Command::CycleBlame => {
+                let message = run.draft.cycle_blame();
+                self.set_info(message);
+            }
             Command::Note => {
                 let text = run.draft.note.clone();
                 self.prompt = Some(Prompt { kind: PromptKind::Note, text });

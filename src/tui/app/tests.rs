@@ -743,3 +743,5 @@ fn space_and_b_scroll_the_step_body_a_page() {
     cmd(&mut app, C::BodyPageUp);
     assert_eq!(app.run.as_ref().map(|r| r.scroll), Some(3));
 }
+
+mod onset;

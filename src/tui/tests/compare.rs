@@ -13,7 +13,7 @@ use crate::tui::headless::Headless;
 
 impl Harness {
     /// The three replays of marshmallow-1867.
-    fn replays(width: u16, height: u16) -> Harness {
+    pub(super) fn replays(width: u16, height: u16) -> Harness {
         Harness::of("", width, height)
     }
 

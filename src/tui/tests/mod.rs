@@ -1,6 +1,7 @@
 //! The TUI driven by real key events into ratatui's `TestBackend`, checked with insta snapshots.
 
 mod compare;
+mod onset;
 mod screens;
 
 use crate::tui::headless::Headless;

@@ -15,7 +15,7 @@ impl Harness {
     }
 
     /// The same, classified by the heuristic, with reviewer `ann` (blind review on).
-    fn classified(width: u16, height: u16) -> Harness {
+    pub(super) fn classified(width: u16, height: u16) -> Harness {
         let mut h = Harness::demo(width, height);
         let taxonomy = crate::label::taxonomy::Taxonomy::preset("refactoring").unwrap_or_else(|| panic!("preset"));
         let runs = ok(h.ui.store.classify_candidates(Some(crate::model::FailedScope::WithUnknown)));
@@ -146,7 +146,7 @@ fn too_small_terminal() {
 }
 
 /// Both sizes of a scenario on the classified database.
-fn both_classified(name: &str, scenario: impl Fn(&mut Harness)) {
+pub(super) fn both_classified(name: &str, scenario: impl Fn(&mut Harness)) {
     for (w, h) in [(80, 24), (160, 48)] {
         let mut harness = Harness::classified(w, h);
         scenario(&mut harness);

@@ -17,7 +17,7 @@ fn theme_file(text: &str) -> tempfile::NamedTempFile {
 
 #[test]
 fn slot_names_are_distinct_and_complete() {
-    assert_eq!(SLOT_NAMES.len(), 28);
+    assert_eq!(SLOT_NAMES.len(), 29);
     let mut names = SLOT_NAMES.to_vec();
     names.sort_unstable();
     names.dedup();

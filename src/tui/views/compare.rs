@@ -1,10 +1,11 @@
 //! The comparison screen: a summary per run on top, the aligned steps (or the patches) below,
 //! the runs in columns; and the picker of a run to compare with.
 
-use super::{ViewCtx, window};
+use super::{ONSET_MARK, ViewCtx, window};
 use crate::review::compare::{ComparedRun, Comparison};
+use crate::review::onset::{self, By, Judged};
 use crate::tui::action::Viewport;
-use crate::tui::app::{App, ComparePanel, CompareView, Picker, visible_columns};
+use crate::tui::app::{App, ComparePanel, CompareView, Picker, Shown, visible_columns};
 use crate::tui::diff::DiffSource;
 use crate::tui::keymap::Context;
 use crate::tui::text;
@@ -33,7 +34,9 @@ pub fn draw(frame: &mut Frame, header: Rect, area: Rect, app: &App, ctx: &mut Vi
     let rows = usize::from(rest.height.saturating_sub(2));
     match view.panel {
         ComparePanel::Steps => {
-            draw_steps(frame, rest, view, columns, &theme);
+            let onsets: Vec<Option<i64>> =
+                view.data.runs.iter().map(|r| judged(app, r).and_then(|(_, l)| l.onset).map(|s| s as i64)).collect();
+            draw_steps(frame, rest, view, columns, &onsets, &theme);
             Viewport { rows, ..Viewport::default() }
         }
         ComparePanel::Patches => {
@@ -69,6 +72,12 @@ fn draw_header(frame: &mut Frame, area: Rect, view: &CompareView, theme: &Theme)
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
+/// The onset and blame a compared run is shown with, and whose: this reviewer's own, else the
+/// adjudication's, else a classifier's (hidden by blind review, as in the run view).
+fn judged<'a>(app: &App, run: &'a ComparedRun) -> Option<(By, &'a Judged)> {
+    onset::pick(&run.judgements, Some(&app.review.rater), app.review.blinded(run.summary.id))
+}
+
 /// The column rectangles of `area` (after the gutter) for `n` runs.
 fn column_areas(area: Rect, n: usize) -> Vec<Rect> {
     let inner = Rect { x: area.x + GUTTER as u16, width: area.width.saturating_sub(GUTTER as u16), ..area };
@@ -92,7 +101,14 @@ fn draw_summaries(frame: &mut Frame, area: Rect, app: &App, columns: std::ops::R
     for (k, rect) in columns.zip(areas) {
         let run = &view.data.runs[k];
         let blinded = app.review.hides_classifiers(run.summary.id);
-        let lines = summary_lines(run, k == view.focus, blinded, usize::from(rect.width.saturating_sub(1)), theme);
+        let w = usize::from(rect.width.saturating_sub(1));
+        let mut lines = summary_lines(run, k == view.focus, blinded, w, theme);
+        // The onset and blame at the end of the verdict's line, as the run view's header says them.
+        if let (Some((by, l)), Some(line)) = (judged(app, run), lines.get_mut(1)) {
+            let shown = Shown { by, onset: l.onset, blame: l.blame };
+            let steps = usize::try_from(run.summary.steps).unwrap_or(0);
+            line.spans.extend(super::run::onset_spans(&shown, steps, w.saturating_sub(line.width()), theme));
+        }
         frame.render_widget(Paragraph::new(lines), rect);
     }
 }
@@ -140,12 +156,22 @@ fn summary_lines(run: &ComparedRun, focused: bool, blinded: bool, w: usize, them
     ]
 }
 
-fn draw_steps(frame: &mut Frame, area: Rect, view: &CompareView, columns: std::ops::Range<usize>, theme: &Theme) {
+/// `onsets`: per run, the step of the onset it is shown with (its row marked).
+fn draw_steps(
+    frame: &mut Frame,
+    area: Rect,
+    view: &CompareView,
+    columns: std::ops::Range<usize>,
+    onsets: &[Option<i64>],
+    theme: &Theme,
+) {
+    let onset = if onsets.iter().any(Option::is_some) { format!(" · {ONSET_MARK} onset") } else { String::new() };
+    let footer = format!(" ▶ divergence{onset} · Tab: patches ");
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme.border_focus)
         .title(Span::styled(format!(" steps aligned · {} rows ", view.rows()), theme.title))
-        .title_bottom(Line::from(Span::styled(" ▶ divergence · Tab: patches ", theme.muted)).right_aligned());
+        .title_bottom(Line::from(Span::styled(footer, theme.muted)).right_aligned());
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let rows = usize::from(inner.height);
@@ -182,8 +208,12 @@ fn draw_steps(frame: &mut Frame, area: Rect, view: &CompareView, columns: std::o
                     let what = super::run::summary(step, &run.edits, w.saturating_sub(12));
                     let what = if what.is_empty() { super::run::kind(step).to_string() } else { what };
                     let style = if same { theme.text } else { theme.warning };
+                    let number = match onsets.get(k).copied().flatten() == Some(step.index) {
+                        true => Span::styled(format!("{:>4}{ONSET_MARK}", step.index), theme.onset),
+                        false => Span::styled(format!("{:>4} ", step.index), theme.muted),
+                    };
                     Line::from(vec![
-                        Span::styled(format!("{:>4} ", step.index), theme.muted),
+                        number,
                         Span::styled(
                             text::fit(&format!("{:<6} {what}", super::run::kind(step)), w.saturating_sub(5)),
                             style,

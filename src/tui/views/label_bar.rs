@@ -1,5 +1,5 @@
-//! The reviewer's label being made, in a strip under the step panel: the modes chosen,
-//! confidence, evidence steps, and whether it is saved, so the step stays in sight while it is
+//! The reviewer's label being made, in a strip under the step panel: the modes chosen, onset
+//! and blame, confidence, evidence steps, and whether it is saved, so the step stays in sight while it is
 //! labelled (the labels panel, `L`, has the whole form).
 
 use crate::tui::app::{Draft, Panel, RunView};
@@ -33,7 +33,9 @@ pub fn lines(run: &RunView, width: u16, theme: &Theme) -> Option<Vec<Line<'stati
     let steps: Vec<String> = d.evidence.iter().map(|s| s.to_string()).collect();
     let evidence = if steps.is_empty() { String::new() } else { format!(" · evidence steps {}", steps.join(", ")) };
     let note = if d.note.is_empty() { String::new() } else { format!(" · note: {}", d.note) };
-    let body = format!("{what} · confidence {:.2}{evidence}{note}", d.confidence);
+    let onset = d.onset.map(|s| format!(" · onset step {s}")).unwrap_or_default();
+    let blame = d.blame.map(|b| format!(" · blame {}", b.name())).unwrap_or_default();
+    let body = format!("{what}{onset}{blame} · confidence {:.2}{evidence}{note}", d.confidence);
     if saved {
         // Saved, it folds to one line: the step gets the rows back.
         let line = text::fit(&format!("─ your label · saved: {body} "), w);

@@ -75,10 +75,38 @@ pub fn lines(run: &RunView, width: u16, theme: &Theme) -> (String, Arc<Vec<Line<
                 }
             }
         }
+        out.extend(judgement_lines(l, w, theme));
     }
     out.push(Line::default());
     out.push(Line::from(Span::styled("v / V: next / previous evidence step", theme.muted)));
     (format!("labels · {}", run.data.labels.len()), Arc::new(out))
+}
+
+/// A label's onset and blame, with the reasons it gives: `onset step 4 · blame agent`.
+fn judgement_lines(l: &crate::label::Label, w: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let j = &l.judgement;
+    let onset = j.onset.as_ref().and_then(|o| o.step);
+    let blame = j.blame.as_ref().and_then(|b| b.value);
+    if onset.is_none() && blame.is_none() {
+        return Vec::new();
+    }
+    let mut parts = Vec::new();
+    if let Some(s) = onset {
+        parts.push(format!("{} onset step {s}", super::ONSET_MARK));
+    }
+    if let Some(b) = blame {
+        parts.push(format!("blame {}", b.name()));
+    }
+    let mut out = vec![Line::from(Span::styled(text::fit(&parts.join(" · "), w), theme.onset))];
+    let why = [j.onset.as_ref().map(|o| o.rationale.as_str()), j.blame.as_ref().map(|b| b.reason.as_str())];
+    for reason in why.into_iter().flatten().filter(|r| !r.is_empty()) {
+        out.extend(
+            text::wrap(reason, w.saturating_sub(2))
+                .into_iter()
+                .map(|t| Line::from(Span::styled(format!("  {t}"), theme.muted))),
+        );
+    }
+    out
 }
 
 /// The reviewer's label being made: the modes by key, unclassified, confidence, evidence, note.
@@ -113,6 +141,10 @@ fn draft_lines(run: &RunView, w: usize, theme: &Theme) -> Vec<Line<'static>> {
     )));
     let steps: Vec<String> = d.evidence.iter().map(|s| s.to_string()).collect();
     let evidence = if steps.is_empty() { "none".to_string() } else { steps.join(", ") };
+    let onset = d.onset.map_or("none".to_string(), |s| format!("step {s}"));
+    let blame = d.blame.map_or("none", |b| b.name());
+    let judged = format!("  onset {onset} (t) · blame {blame} (B)");
+    out.extend(text::wrap(&judged, w).into_iter().map(|t| Line::from(Span::styled(t, theme.muted))));
     let line = format!("  confidence {:.2} (+/-) · evidence steps {evidence} (a) · note (c): {}", d.confidence, d.note);
     out.extend(text::wrap(&line, w).into_iter().map(|t| Line::from(Span::styled(t, theme.muted))));
     out

@@ -1,6 +1,8 @@
 //! The run list: a table of the visible window only.
 
 use super::ViewCtx;
+use crate::label::Blame;
+use crate::review::onset;
 use crate::store::read::RunSummary;
 use crate::tui::action::Viewport;
 use crate::tui::app::App;
@@ -12,7 +14,7 @@ use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table};
 
 struct Column {
     title: &'static str,
-    value: fn(&RunSummary) -> String,
+    value: fn(&Listed) -> String,
     /// At most this wide, however long the values (the flexible columns take what is left).
     max: u16,
     /// A flexible column may be narrowed to this before any column is dropped.
@@ -21,10 +23,19 @@ struct Column {
     priority: u8,
     /// A cut value keeps its end (models: `…anthropic/claude-sonnet-4`).
     keep_end: bool,
+    /// Onset and blame: shown only when some run has them to show.
+    judged: bool,
 }
 
-fn resolved(r: &RunSummary) -> String {
-    match r.resolved {
+/// A run of the list, with the onset and blame it is shown with (`review::onset::pick`).
+struct Listed<'a> {
+    run: &'a RunSummary,
+    onset: Option<usize>,
+    blame: Option<Blame>,
+}
+
+fn resolved(c: &Listed) -> String {
+    match c.run.resolved {
         Some(true) => "yes",
         Some(false) => "no",
         None => "-",
@@ -32,49 +43,38 @@ fn resolved(r: &RunSummary) -> String {
     .to_string()
 }
 
+/// The blame in five columns: `agent`, `task`, `env`.
+fn blame(c: &Listed) -> String {
+    match c.blame {
+        Some(Blame::Environment) => "env".to_string(),
+        Some(b) => b.name().to_string(),
+        None => String::new(),
+    }
+}
+
+/// A column with no onset or blame in it.
+const fn column(title: &'static str, value: fn(&Listed) -> String, max: u16, min: u16, priority: u8) -> Column {
+    Column { title, value, max, min, priority, keep_end: false, judged: false }
+}
+
 /// The instance first (it names the run), then the model: runs of one task differ by model, so
 /// it is the last column to go.
 const COLUMNS: &[Column] = &[
-    Column { title: "instance", value: instance, max: 60, min: 16, priority: 9, keep_end: false },
-    Column { title: "id", value: |r| r.id.to_string(), max: 6, min: 6, priority: 1, keep_end: false },
-    Column {
-        title: "agent",
-        value: |r| r.agent.clone().unwrap_or_default(),
-        max: 16,
-        min: 8,
-        priority: 2,
-        keep_end: false,
-    },
-    Column {
-        title: "model",
-        value: |r| r.model.clone().unwrap_or_default(),
-        max: 40,
-        min: 12,
-        priority: 8,
-        keep_end: true,
-    },
-    Column {
-        title: "exit",
-        value: |r| r.exit_status.clone().unwrap_or_default(),
-        max: 24,
-        min: 9,
-        priority: 4,
-        keep_end: false,
-    },
-    Column { title: "res", value: resolved, max: 3, min: 3, priority: 7, keep_end: false },
-    Column { title: "steps", value: |r| r.steps.to_string(), max: 6, min: 5, priority: 6, keep_end: false },
-    Column { title: "edits", value: edits, max: 7, min: 5, priority: 5, keep_end: false },
-    Column {
-        title: "cost",
-        value: |r| r.cost.map(|c| format!("{c:.2}")).unwrap_or_default(),
-        max: 8,
-        min: 4,
-        priority: 3,
-        keep_end: false,
-    },
+    column("instance", instance, 60, 16, 11),
+    column("id", |c| c.run.id.to_string(), 6, 6, 1),
+    column("agent", |c| c.run.agent.clone().unwrap_or_default(), 16, 8, 2),
+    Column { keep_end: true, ..column("model", |c| c.run.model.clone().unwrap_or_default(), 40, 12, 10) },
+    column("exit", |c| c.run.exit_status.clone().unwrap_or_default(), 24, 9, 4),
+    column("res", resolved, 3, 3, 9),
+    Column { judged: true, ..column("onset", |c| onset::step_of(c.onset, c.run.steps), 11, 5, 7) },
+    Column { judged: true, ..column("blame", blame, 5, 5, 6) },
+    column("steps", |c| c.run.steps.to_string(), 6, 5, 8),
+    column("edits", edits, 7, 5, 5),
+    column("cost", |c| c.run.cost.map(|c| format!("{c:.2}")).unwrap_or_default(), 8, 4, 3),
 ];
 
-fn instance(r: &RunSummary) -> String {
+fn instance(c: &Listed) -> String {
+    let r = c.run;
     // RetryAgent attempts share an instance: number them.
     match r.attempt {
         Some(a) => format!("{} #{a}", r.instance_id),
@@ -82,7 +82,8 @@ fn instance(r: &RunSummary) -> String {
     }
 }
 
-fn edits(r: &RunSummary) -> String {
+fn edits(c: &Listed) -> String {
+    let r = c.run;
     if r.rejected_edits > 0 { format!("{}!{}", r.edits, r.rejected_edits) } else { r.edits.to_string() }
 }
 
@@ -91,16 +92,20 @@ pub fn submitted_nothing(r: &RunSummary) -> bool {
     !r.has_patch && r.exit_status.as_deref().is_some_and(|e| e.to_ascii_lowercase().starts_with("submitted"))
 }
 
-/// Columns of this priority or lower are dropped before any column is narrowed below its need.
+/// Columns of this priority or lower are dropped before any column is narrowed below its need;
+/// with onset and blame shown, the exit status too (the blame says more of why a run failed).
 const OPTIONAL: u8 = 3;
+const OPTIONAL_JUDGED: u8 = 4;
 
 /// The columns that fit `width` and their widths, in the table's order. Each column asks for the
 /// width its title and the rows on screen need (`need`, up to its maximum). When they do not fit,
-/// the optional columns go first (id, agent, cost: least important first); then the widest
+/// the optional columns go first (id, agent, cost: least important first; exit when `judged`); then the widest
 /// column gives up width, down to its minimum; then the least important column left goes, and
-/// the others ask again. Width left over goes to the instance.
-fn layout(width: u16, need: &[u16]) -> Vec<(usize, u16)> {
-    let mut kept: Vec<usize> = (0..COLUMNS.len()).collect();
+/// the others ask again. Width left over goes to the instance. The onset and blame columns are
+/// left out unless some run is `judged`.
+fn layout(width: u16, need: &[u16], judged: bool) -> Vec<(usize, u16)> {
+    let mut kept: Vec<usize> = (0..COLUMNS.len()).filter(|&i| judged || !COLUMNS[i].judged).collect();
+    let optional = if judged { OPTIONAL_JUDGED } else { OPTIONAL };
     let total = |kept: &[usize], widths: &[u16]| -> u32 {
         kept.iter().map(|&i| u32::from(widths[i]) + 1).sum::<u32>().saturating_sub(1)
     };
@@ -108,7 +113,7 @@ fn layout(width: u16, need: &[u16]) -> Vec<(usize, u16)> {
         |kept: &[usize]| kept.iter().enumerate().min_by_key(|(_, i)| COLUMNS[**i].priority).map(|(p, &i)| (p, i));
     while total(&kept, need) > u32::from(width) {
         match least(&kept) {
-            Some((pos, i)) if COLUMNS[i].priority <= OPTIONAL => {
+            Some((pos, i)) if COLUMNS[i].priority <= optional => {
                 kept.remove(pos);
             }
             _ => break,
@@ -162,8 +167,24 @@ pub fn draw(frame: &mut Frame, header: Rect, area: Rect, app: &App, ctx: &mut Vi
     );
 
     let rows = usize::from(area.height.saturating_sub(3));
-    let on_screen: Vec<&RunSummary> =
-        list.visible.iter().skip(list.offset).take(rows).filter_map(|&i| list.runs.get(i)).collect();
+    let review = &app.review;
+    let shown = |id: i64| {
+        let labels = review.states.get(&id).map(|s| s.labels.as_slice()).unwrap_or_default();
+        onset::pick(labels, Some(&review.rater), review.blinded(id)).map(|(_, l)| l)
+    };
+    let on_screen: Vec<Listed> = list
+        .visible
+        .iter()
+        .skip(list.offset)
+        .take(rows)
+        .filter_map(|&i| list.runs.get(i))
+        .map(|run| {
+            let judged = shown(run.id);
+            Listed { run, onset: judged.and_then(|l| l.onset), blame: judged.and_then(|l| l.blame) }
+        })
+        .collect();
+    // Onset and blame columns when any run has them to show this reviewer.
+    let judged = review.states.keys().any(|&id| shown(id).is_some());
     // Review and comparison marks before the instance: ✓ ≠ + ∅ and a space.
     let need: Vec<u16> = COLUMNS
         .iter()
@@ -179,7 +200,7 @@ pub fn draw(frame: &mut Frame, header: Rect, area: Rect, app: &App, ctx: &mut Vi
             u16::try_from(need).unwrap_or(u16::MAX).clamp(c.min, c.max)
         })
         .collect();
-    let columns = layout(area.width.saturating_sub(2), &need);
+    let columns = layout(area.width.saturating_sub(2), &need, judged);
     let widths: Vec<Constraint> = columns.iter().map(|&(_, w)| Constraint::Length(w)).collect();
     let head: Vec<Cell> = columns.iter().map(|&(i, _)| Cell::from(COLUMNS[i].title)).collect();
     let body: Vec<Row> = on_screen
@@ -192,14 +213,14 @@ pub fn draw(frame: &mut Frame, header: Rect, area: Rect, app: &App, ctx: &mut Vi
                 .map(|&(i, w)| {
                     let c = &COLUMNS[i];
                     let value = (c.value)(r);
-                    let value = if i == 0 { marked(app, r, value) } else { value };
+                    let value = if i == 0 { marked(app, r.run, value) } else { value };
                     let w = usize::from(w);
                     Cell::from(if c.keep_end { text::fit_left(&value, w) } else { text::fit(&value, w) })
                 })
                 .collect();
             let style = if pos == list.cursor {
                 theme.selection
-            } else if r.resolved == Some(true) {
+            } else if r.run.resolved == Some(true) {
                 // Resolved runs recede; failures and unknowns are what a reviewer reads.
                 theme.muted
             } else {
@@ -256,13 +277,36 @@ mod tests {
     fn at_80_columns_the_model_stays_and_the_agent_and_cost_go_first() {
         // Three runs of one task by three OpenRouter models: the model tells them apart.
         let need = need_all(&[("instance", 23), ("model", 36), ("exit", 9), ("agent", 9), ("id", 6), ("cost", 4)]);
-        let columns = layout(78, &need);
+        let columns = layout(78, &need, false);
         let shown = titles(&columns);
         assert_eq!(shown, ["instance", "model", "exit", "res", "steps", "edits"], "{columns:?}");
         let model = columns[1].1;
         assert!(model >= 24, "the model keeps most of its width: {columns:?}");
         let used: u16 = columns.iter().map(|&(_, w)| w + 1).sum::<u16>() - 1;
         assert_eq!(used, 78, "the width is used whole: {columns:?}");
+    }
+
+    #[test]
+    fn at_80_columns_onset_and_blame_take_the_place_of_the_exit() {
+        let need = need_all(&[
+            ("instance", 24),
+            ("model", 36),
+            ("exit", 9),
+            ("agent", 9),
+            ("id", 6),
+            ("cost", 4),
+            ("onset", 7),
+            ("steps", 5),
+            ("edits", 5),
+        ]);
+        let columns = layout(78, &need, true);
+        let shown = titles(&columns);
+        assert_eq!(shown, ["instance", "model", "res", "onset", "blame", "steps", "edits"], "{columns:?}");
+        assert_eq!(columns[0].1, 24, "the instance is not cut: {columns:?}");
+        assert!(columns[1].1 >= 20, "the model keeps most of its width: {columns:?}");
+        // Nothing judged: the columns are not there at all.
+        let shown = titles(&layout(78, &need, false));
+        assert_eq!(shown, ["instance", "model", "exit", "res", "steps", "edits"]);
     }
 
     #[test]
@@ -281,7 +325,7 @@ mod tests {
     #[test]
     fn at_200_columns_a_long_model_is_not_cut_while_the_instance_is_padded() {
         let need = need_all(&[("instance", 23), ("model", 36), ("exit", 9), ("agent", 14)]);
-        let columns = layout(198, &need);
+        let columns = layout(198, &need, true);
         let model = columns.iter().find(|&&(i, _)| COLUMNS[i].title == "model").map(|&(_, w)| w);
         assert_eq!(model, Some(36), "{columns:?}");
         assert_eq!(titles(&columns).len(), COLUMNS.len(), "every column fits: {columns:?}");

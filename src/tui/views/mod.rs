@@ -25,6 +25,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 use std::sync::Arc;
 
+/// The onset step's mark: in the step list, the labels panel and the comparison.
+pub const ONSET_MARK: &str = "✗";
+
 /// The smallest terminal the views lay out in; below it a message is shown instead.
 pub const MIN_SIZE: (u16, u16) = (60, 12);
 

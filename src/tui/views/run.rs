@@ -1,10 +1,11 @@
 //! The run view: header, step list on the left, a panel on the right (and the state panel as a
 //! third column on wide terminals).
 
-use super::{ViewCtx, label_bar, labels, panels, state, step, window};
+use super::{ONSET_MARK, ViewCtx, label_bar, labels, panels, state, step, window};
+use crate::label::Blame;
 use crate::store::browse::{EditLine, StepLine};
 use crate::tui::action::Viewport;
-use crate::tui::app::{App, Panel, RunView, UNREAD};
+use crate::tui::app::{App, Panel, RunView, Shown, UNREAD};
 use crate::tui::text;
 use crate::tui::theme::Theme;
 use ratatui::Frame;
@@ -70,6 +71,11 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App, run: &RunView, theme: &
         Span::styled(" · ", theme.text),
         Span::styled(text::fit(&s.instance_id, 48), theme.accent),
     ];
+    // The onset and blame the run is shown with, as long as the room left allows.
+    if let Some(shown) = run.shown_onset() {
+        let used: usize = spans.iter().map(|s| s.width()).sum();
+        spans.extend(onset_spans(&shown, run.data.steps.len(), usize::from(area.width).saturating_sub(used), theme));
+    }
     if let Some(search) = &run.search {
         let hits = format!(" · /{} ({} hits)", text::fit(&search.query, 20), search.hits.len());
         spans.push(Span::styled(hits, theme.muted));
@@ -87,6 +93,39 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App, run: &RunView, theme: &
         }
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// The onset and blame shown, after a ` · `, in the longest words that fit `room` columns:
+/// `onset step 15/49 · blame agent (heuristic)`, `onset 15/49 agent (heuristic)`, `onset 15/49
+/// agent`, `✗15`; a task's or
+/// environment's failure names its blame. Nothing when not even the shortest fits.
+pub(super) fn onset_spans(shown: &Shown, steps: usize, room: usize, theme: &Theme) -> Vec<Span<'static>> {
+    let by = shown.by.name();
+    let words = match (shown.onset, shown.blame) {
+        (Some(s), Some(b)) => [
+            format!("onset step {s}/{steps} · blame {} ({by})", b.name()),
+            format!("onset {s}/{steps} {} ({by})", b.name()),
+            format!("onset {s}/{steps} {}", b.name()),
+            format!("{ONSET_MARK}{s}"),
+        ],
+        (Some(s), None) => [
+            format!("onset step {s}/{steps} ({by})"),
+            format!("onset {s}/{steps} ({by})"),
+            format!("onset {s}/{steps}"),
+            format!("{ONSET_MARK}{s}"),
+        ],
+        (None, Some(b)) => {
+            let none = if b == Blame::Agent { "no onset step" } else { "no onset" };
+            let b = b.name();
+            [format!("blame {b}, {none} ({by})"), format!("blame {b} ({by})"), format!("blame {b}"), b.to_string()]
+        }
+        (None, None) => return Vec::new(),
+    };
+    let room = room.saturating_sub(3);
+    match words.into_iter().find(|w| unicode_width::UnicodeWidthStr::width(w.as_str()) <= room) {
+        Some(w) => vec![Span::styled(" · ", theme.text), Span::styled(w, theme.onset)],
+        None => Vec::new(),
+    }
 }
 
 /// Four marker columns: the edit (`E` applied, `R` rejected or refused), an error or format
@@ -173,6 +212,7 @@ fn summary_text(step: &StepLine, edits: &[EditLine]) -> String {
 
 fn draw_steps(frame: &mut Frame, area: Rect, run: &RunView, app: &App, theme: &Theme, rows: usize) {
     let hits = run.search.as_ref().map(|s| &s.hits);
+    let onset = run.shown_onset().and_then(|o| o.onset).map(|s| s as i64);
     let width = usize::from(area.width.saturating_sub(2));
     let lines: Vec<Line> = run
         .data
@@ -184,15 +224,22 @@ fn draw_steps(frame: &mut Frame, area: Rect, run: &RunView, app: &App, theme: &T
         .map(|(pos, s)| {
             let selected = pos == run.cursor;
             let hit = hits.is_some_and(|h| h.binary_search(&s.index).is_ok());
-            let mut spans =
-                vec![Span::styled(format!("{:>4}", s.index), if hit { theme.search_match } else { theme.muted })];
+            let number = match (hit, onset == Some(s.index)) {
+                (true, _) => theme.search_match,
+                (false, true) => theme.onset,
+                (false, false) => theme.muted,
+            };
+            let mut spans = vec![Span::styled(format!("{:>4}", s.index), number)];
             if s.obs_chars == UNREAD {
                 spans.push(Span::styled("      not read yet", theme.muted));
                 let line = Line::from(spans);
                 return if selected { line.style(theme.selection) } else { line };
             }
-            // Steps a label cites as evidence (v / V jump between them), else steps with a note.
-            spans.push(if run.is_evidence(s.index) {
+            // The onset step (O goes there), else steps a label cites as evidence (v / V jump
+            // between them), else steps with a note.
+            spans.push(if onset == Some(s.index) {
+                Span::styled(ONSET_MARK, theme.onset)
+            } else if run.is_evidence(s.index) {
                 Span::styled("◆", theme.marker_error)
             } else if run.notes_of(s.index).next().is_some() {
                 Span::styled("✎", theme.accent)

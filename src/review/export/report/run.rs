@@ -3,6 +3,7 @@
 
 use super::html::{esc, push_esc};
 use super::steps::{anchor, push_edit, push_index, push_steps};
+use crate::review::onset::{Judges, pick};
 use crate::store::labels::LabelRow;
 use crate::store::read::RunDetail;
 use std::collections::BTreeMap;
@@ -56,6 +57,7 @@ pub fn push_run(out: &mut String, d: &RunDetail, labels: &[LabelRow]) {
     );
     fact(out, "API calls", &opt(d.usage.api_calls.map(|t| t.to_string())));
     fact(out, "source", &r.source);
+    let onset = judgement(out, d, labels);
     out.push_str("</dl>\n");
     if let Some(task) = d.task.as_ref().and_then(|t| t.instruction.as_ref()) {
         out.push_str("<details class=\"task\"><summary>task statement</summary><pre>");
@@ -66,10 +68,35 @@ pub fn push_run(out: &mut String, d: &RunDetail, labels: &[LabelRow]) {
     push_labels(out, d, labels);
     state(out, d);
     submission(out, d);
-    push_index(out, d);
+    push_index(out, d, onset);
     out.push_str("<h3>steps</h3>\n");
-    push_steps(out, d);
+    push_steps(out, d, onset);
     out.push_str("</section>\n");
+}
+
+/// The run's onset and blame among its facts: the adjudication's, else the LLM's, else the
+/// heuristic's (`review::onset::pick`, for no reviewer in particular), the onset step linked.
+/// Returns the onset step when it is one of the run's.
+fn judgement(out: &mut String, d: &RunDetail, labels: &[LabelRow]) -> Option<i64> {
+    let (by, l) = pick(labels.iter().map(|r| &r.label), None, false)?;
+    let steps = d.step_list.len();
+    let step = l.onset_step().map(|s| s as i64).filter(|&s| d.step_list.iter().any(|x| x.index == s));
+    out.push_str("<dt>onset</dt><dd class=\"onset\">");
+    match (l.onset_step(), step) {
+        (Some(s), Some(_)) => {
+            let _ = write!(out, "<a href=\"#{}\">step {s}</a>/{steps}", anchor(d.summary.id, s as i64));
+        }
+        (Some(s), None) => {
+            let _ = write!(out, "step {s} (not in the run)");
+        }
+        (None, _) => out.push_str("none"),
+    }
+    if let Some(b) = l.blame() {
+        let _ = write!(out, " · blame {}", b.name());
+    }
+    let rater = if l.rater() == l.source().name() { String::new() } else { format!(" {}", esc(l.rater())) };
+    let _ = write!(out, " <span class=\"muted\">({}{rater})</span></dd>", by.name());
+    step
 }
 
 fn verdict(out: &mut String, d: &RunDetail) {
@@ -151,6 +178,7 @@ fn push_labels(out: &mut String, d: &RunDetail, labels: &[LabelRow]) {
         if l.modes.is_empty() {
             out.push_str("<p>unclassified</p>");
         }
+        label_judgement(out, id, steps, l);
         out.push_str("<ul>");
         for m in &l.modes {
             let _ = write!(out, "<li><b>{}</b> ({:.2})", esc(&m.mode), m.confidence);
@@ -176,6 +204,33 @@ fn push_labels(out: &mut String, d: &RunDetail, labels: &[LabelRow]) {
         }
         out.push_str("</div>");
     }
+}
+
+/// A label's onset (linked) and blame, with the reasons it gives.
+fn label_judgement(out: &mut String, id: i64, steps: i64, l: &crate::label::Label) {
+    let (onset, blame) = (l.onset_step(), l.blame());
+    if onset.is_none() && blame.is_none() {
+        return;
+    }
+    out.push_str("<p class=\"judgement\">");
+    match onset.map(|s| s as i64) {
+        Some(s) if s < steps => {
+            let _ = write!(out, "onset <a href=\"#{}\">step {s}</a>", anchor(id, s));
+        }
+        Some(s) => {
+            let _ = write!(out, "onset step {s} (not in the run)");
+        }
+        None => out.push_str("no onset"),
+    }
+    if let Some(b) = blame {
+        let _ = write!(out, " · blame {}", b.name());
+    }
+    let j = &l.judgement;
+    let why = [j.onset.as_ref().map(|o| o.rationale.as_str()), j.blame.as_ref().map(|b| b.reason.as_str())];
+    for reason in why.into_iter().flatten().filter(|r| !r.is_empty()) {
+        let _ = write!(out, "<br><span class=\"muted\">{}</span>", esc(reason));
+    }
+    out.push_str("</p>");
 }
 
 /// What the run left: files edited (applied, rejected, other), the last open file and folder.

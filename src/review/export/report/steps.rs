@@ -43,21 +43,32 @@ const FULL_INDEX: usize = 500;
 const EVERY: i64 = 100;
 
 /// The step index: a link per step (in a long run, per marked step and every 100th), marked as
-/// the step is.
-pub fn push_index(out: &mut String, d: &RunDetail) {
+/// the step is; the `onset` step always, marked `onset`.
+pub fn push_index(out: &mut String, d: &RunDetail, onset: Option<i64>) {
     let id = d.summary.id;
     let long = d.step_list.len() > FULL_INDEX;
     let _ = write!(
         out,
-        "<details class=\"index\"><summary>step index ({} steps; edits, errors and test runs marked{})</summary><nav>",
+        "<details class=\"index\"><summary>step index ({} steps; {}edits, errors and test runs marked{})</summary><nav>",
         d.step_list.len(),
+        if onset.is_some() { "the onset, " } else { "" },
         if long { "; the others every 100th" } else { "" }
     );
-    for s in d.step_list.iter().filter(|s| !long || !s.flags.is_empty() || s.index % EVERY == 0) {
-        let marks = flags(s).join(" ");
+    let onset_step = |s: &StepRow| onset == Some(s.index);
+    for s in d.step_list.iter().filter(|s| !long || !s.flags.is_empty() || s.index % EVERY == 0 || onset_step(s)) {
+        let marks = marks(s, onset_step(s)).join(" ");
         let _ = write!(out, "<a href=\"#{}\" class=\"{marks}\">{}</a> ", anchor(id, s.index), s.index);
     }
     out.push_str("</nav></details>\n");
+}
+
+/// A step's marks (its flags, and `onset`): the classes of its index link and its article.
+fn marks(step: &StepRow, onset: bool) -> Vec<&'static str> {
+    let mut marks = flags(step);
+    if onset {
+        marks.push("onset");
+    }
+    marks
 }
 
 /// `text` escaped, its middle left out when it is longer than [`MAX_TEXT`].
@@ -175,8 +186,8 @@ pub fn push_edit(out: &mut String, run: i64, e: &EditRow) {
     out.push_str("</div>");
 }
 
-/// Every step, each with its edits.
-pub fn push_steps(out: &mut String, d: &RunDetail) {
+/// Every step, each with its edits; the `onset` step marked.
+pub fn push_steps(out: &mut String, d: &RunDetail, onset: Option<i64>) {
     let id = d.summary.id;
     let mut folded = Vec::new();
     let mut edits: BTreeMap<i64, Vec<&EditRow>> = BTreeMap::new();
@@ -186,7 +197,7 @@ pub fn push_steps(out: &mut String, d: &RunDetail) {
         }
     }
     for s in &d.step_list {
-        let marks = flags(s);
+        let marks = marks(s, onset == Some(s.index));
         let _ = write!(
             out,
             "<article class=\"step {}\" id=\"{}\"><h4><a href=\"#{}\">step {}</a>",
