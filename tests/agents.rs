@@ -264,6 +264,13 @@ fn terminal_bench_run_folders() {
         "{}",
         c.stderr
     );
+    // Its tests timed out (`is_resolved: null`, `failure_mode: test_timeout`): unresolved, as the
+    // harness's own summary counts it (2 resolved, 1 unresolved).
+    let out = trajan(&c.db, &["runs", "--evaluations", "--json"]);
+    let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    let timed_out: Vec<&serde_json::Value> =
+        list.as_array().into_iter().flatten().filter(|o| o["instance_id"] == "count-dataset-tokens").collect();
+    assert!(!timed_out.is_empty() && timed_out.iter().all(|o| o["resolved"] == false), "{list}");
 }
 
 /// fixtures/formats/openclaw: beside the ATIF trajectory the session is the trial's raw log, not

@@ -404,3 +404,90 @@ fn a_trial_without_a_trajectory_is_its_own_and_no_other_trials_run() {
     let run = show(&db, "regex-log");
     assert!(run["outcome"]["source"].as_str().is_some_and(|s| s.contains("/jobs/a/")), "{}", run["outcome"]);
 }
+
+/// A Harbor trial written by the test: `reward` its verdict, `model` its configured model (none:
+/// the trial names none), `steps` whether its agent kept a trajectory.
+fn write_trial(job: &Path, task: &str, n: usize, model: Option<&str>, reward: f64, steps: bool) {
+    let trial = job.join(format!("{task}__T{n:06}"));
+    std::fs::create_dir_all(trial.join("verifier")).unwrap_or_else(|e| panic!("{e}"));
+    let result = serde_json::json!({
+        "task_name": task, "trial_name": format!("{task}__T{n:06}"), "source": "terminal-bench",
+        "config": {"agent": {"model_name": model}}, "agent_info": null,
+        "verifier_result": {"rewards": {"reward": reward}}, "exception_info": null
+    });
+    std::fs::write(trial.join("result.json"), result.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(trial.join("verifier/reward.txt"), format!("{reward}\n")).unwrap_or_else(|e| panic!("{e}"));
+    if steps {
+        std::fs::create_dir_all(trial.join("agent")).unwrap_or_else(|e| panic!("{e}"));
+        let t = serde_json::json!({"schema_version": "ATIF-v1.2", "session_id": "s",
+            "agent": {"name": "deepagent-harbor", "version": "0.0.1", "model_name": model},
+            "steps": [{"step_id": 1, "source": "user", "message": "do the task"},
+                      {"step_id": 2, "source": "agent", "message": "done"}]});
+        std::fs::write(trial.join("agent/trajectory.json"), t.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    }
+}
+
+/// Every resolve figure adds up (issue 38): per model, the runs and the trials that kept no
+/// trajectory together, as counted here from what the test wrote; every "X of Y (P%)" has
+/// P = X/Y; `stats --json`, the Markdown table, the chart and the report give the same numbers;
+/// a trial that names no model at all is counted apart under a name that says so.
+#[test]
+fn resolve_rates_per_model_add_up_with_trials_without_a_trajectory() {
+    let (dir, db) = db();
+    let models = ["anthropic/claude-opus-4-5", "openai/gpt-5"];
+    // (model, task index, reward, trajectory kept), as the test counts them.
+    let mut trials: Vec<(Option<&str>, usize, f64, bool)> = Vec::new();
+    for (m, model) in models.iter().enumerate() {
+        for i in 0..12 {
+            let reward = if (i + m) % 3 == 0 { 1.0 } else { 0.0 };
+            trials.push((Some(model), i, reward, i % 4 != 1));
+        }
+    }
+    trials.push((None, 20, 0.0, false));
+    trials.push((None, 21, 1.0, false));
+    for (n, (model, task, reward, steps)) in trials.iter().enumerate() {
+        let job = dir.path().join(format!("jobs/job-{}", model.map_or("none", |m| m.rsplit('/').next().unwrap_or(m))));
+        write_trial(&job, &format!("task-{task:02}"), n, *model, *reward, *steps);
+    }
+    let stderr = ingest(&db, &[dir.path().join("jobs")]);
+    assert!(!stderr.contains("error"), "{stderr}");
+    let stats = json(&db, &["stats", "--by", "model", "--json"]);
+    let rows = stats["outcomes"].as_array().cloned().unwrap_or_default();
+    let row =
+        |group: &str| rows.iter().find(|r| r["group"] == group).cloned().unwrap_or_else(|| panic!("{group}: {rows:?}"));
+    for model in models.iter().map(|m| Some(*m)).chain([None]) {
+        let mine: Vec<_> = trials.iter().filter(|t| t.0 == model).collect();
+        let count =
+            |f: &dyn Fn(&&(Option<&str>, usize, f64, bool)) -> bool| mine.iter().filter(|t| f(t)).count() as u64;
+        let r = row(model.unwrap_or("no model named"));
+        let n = |k: &str| r[k].as_u64().unwrap_or(u64::MAX);
+        assert_eq!(n("resolved"), count(&|t| t.3 && t.2 >= 1.0), "{r}");
+        assert_eq!(n("failed"), count(&|t| t.3 && t.2 < 1.0), "{r}");
+        assert_eq!(n("no_trajectory"), count(&|t| !t.3), "{r}");
+        assert_eq!(n("no_trajectory_resolved"), count(&|t| !t.3 && t.2 >= 1.0), "{r}");
+        let rate = count(&|t| t.2 >= 1.0) as f64 / mine.len() as f64;
+        assert!((r["resolve_rate"].as_f64().unwrap_or(-1.0) - rate).abs() < 1e-9, "{r}");
+    }
+    // Every "X of Y (P%)" anywhere has P = X/Y, and the texts agree.
+    let markdown = String::from_utf8_lossy(&trajan(&db, &["stats", "--by", "model"]).stdout).into_owned();
+    let report_path = dir.path().join("report.html");
+    let out = trajan(&db, &["export", "report", "-o", &report_path.display().to_string()]);
+    assert!(out.status.success(), "{}", common::both(&out));
+    let report = std::fs::read_to_string(&report_path).unwrap_or_default();
+    let figures = regex::Regex::new(r"(\d+) of (\d+) \((\d+\.\d)%\)").unwrap_or_else(|e| panic!("{e}"));
+    let mut seen = 0;
+    for text in [&markdown, &report] {
+        for c in figures.captures_iter(text) {
+            let (x, y, p): (f64, f64, f64) =
+                (c[1].parse().unwrap_or(0.0), c[2].parse().unwrap_or(1.0), c[3].parse().unwrap_or(-1.0));
+            assert!((x * 100.0 / y - p).abs() < 0.051, "{} is not {x}/{y}", &c[0]);
+            seen += 1;
+        }
+    }
+    let total = trials.len();
+    let resolved_all = trials.iter().filter(|t| t.2 >= 1.0).count();
+    let want = format!("{resolved_all} of {total} (");
+    assert!(markdown.contains(&want), "the total {want}… in\n{markdown}");
+    assert!(report.contains(&want), "the total {want}… in the report");
+    assert!(seen >= 6, "{seen} figures:\n{markdown}");
+}

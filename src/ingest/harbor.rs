@@ -112,10 +112,7 @@ pub fn parse_trial(dir: &Path, files: &[(PathBuf, String)]) -> Result<Parsed, In
         .unwrap_or_default();
     let task = str_field(&result, "task_name").filter(|t| !t.is_empty()).unwrap_or_else(|| task_of_trial(&trial));
     let agent_result = result.get("agent_result").unwrap_or(&Value::Null);
-    let model = at(&result, &["agent_info", "model_info", "name"])
-        .or_else(|| at(&result, &["config", "agent", "model_name"]))
-        .and_then(Value::as_str)
-        .map(str::to_string);
+    let model = trial_model(&result, dir);
     let exception = result.get("exception_info").filter(|e| e.is_object());
     let mut parsed = Parsed::default();
     let (reward, rewards) = match reward_of(&result, &file, &mut parsed.warnings) {
@@ -225,6 +222,33 @@ fn verifier_tests<'a>(
             message: t.message,
         })
         .collect()
+}
+
+/// The model a trial ran: as its configuration names it (`config.agent.model_name`, the name the
+/// agent's trajectory gives too: `anthropic/claude-...`), else as its agent reports it
+/// (`agent_info.model_info`: `provider/name`), else as the job's `config.json` names its one
+/// agent's model (a trial that failed before its agent started names none of its own).
+fn trial_model(result: &Value, dir: &Path) -> Option<String> {
+    let text =
+        |v: Option<&Value>| v.and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty()).map(str::to_string);
+    if let Some(m) = text(at(result, &["config", "agent", "model_name"])) {
+        return Some(m);
+    }
+    if let Some(name) = text(at(result, &["agent_info", "model_info", "name"])) {
+        return Some(match text(at(result, &["agent_info", "model_info", "provider"])) {
+            Some(p) if !name.contains('/') => format!("{p}/{name}"),
+            _ => name,
+        });
+    }
+    let job = dir.parent()?.join("config.json");
+    if !std::fs::metadata(&job).is_ok_and(|m| m.is_file() && m.len() <= MAX_TRIAL_RESULT) {
+        return None;
+    }
+    let config: Value = serde_json::from_str(&std::fs::read_to_string(job).ok()?).ok()?;
+    match config.get("agents").and_then(Value::as_array).map(Vec::as_slice) {
+        Some([only]) => text(only.get("model_name")),
+        _ => None,
+    }
 }
 
 /// The trial's reward and all its rewards: `verifier_result.rewards` of result.json (its `reward`,

@@ -313,6 +313,33 @@ fn stats_record(s: &Stats, r: &Row, modes: &[String]) -> Vec<Cell> {
     v
 }
 
+/// The resolve rates of every group, runs and evaluations without a trajectory together, as the
+/// charts and the report give them.
+fn resolve_table(s: &Stats) -> String {
+    let number = |n: usize| Cell::Number(n.to_string());
+    let header: Vec<String> =
+        ["group", "runs", "resolved", "failed", "unknown", "without a trajectory", "resolve rate"]
+            .map(String::from)
+            .to_vec();
+    let rows: Vec<Vec<Cell>> = s
+        .outcomes
+        .iter()
+        .chain(std::iter::once(&s.outcomes_total))
+        .map(|o| {
+            vec![
+                Cell::Text(o.group.clone()),
+                number(o.runs),
+                number(o.resolved),
+                number(o.failed),
+                number(o.unknown),
+                number(o.no_trajectory),
+                Cell::Text(o.rate_text()),
+            ]
+        })
+        .collect();
+    format!("\n{}", markdown("## Resolve rates (runs, and evaluations without a trajectory)", &header, &rows))
+}
+
 /// "Failure modes", or "Failure modes by model" when grouped.
 fn stats_title(by: &str) -> String {
     if by == super::stats::By::All.name() { "Failure modes".to_string() } else { format!("Failure modes by {by}") }
@@ -362,6 +389,7 @@ pub fn stats(s: &Stats, modes: &[String], format: Format) -> Result<String, Expo
             }
             // Runs set apart by their blame, never silently.
             text.push_str(&format!("\nBlame: {}\n", cells::markdown_line(&s.blame_note)));
+            text.push_str(&resolve_table(s));
             Ok(text)
         }
     }

@@ -87,6 +87,30 @@ fn rate(resolved: usize, failed: usize) -> Option<f64> {
 }
 
 impl OutcomeRow {
+    /// The resolve rate's figures: the resolved verdicts (runs, and evaluations without a
+    /// trajectory) and every verdict; the rate is the first over the second.
+    pub fn verdicts(&self) -> (usize, usize) {
+        let resolved = self.resolved + self.no_trajectory_resolved;
+        (resolved, resolved + self.failed + self.no_trajectory_failed)
+    }
+
+    /// `X of Y (P%)` with P = X/Y, then what the figures leave out or take in: runs without a
+    /// verdict, evaluations without a trajectory.
+    pub fn rate_text(&self) -> String {
+        let (resolved, verdicts) = self.verdicts();
+        let mut out = match verdicts {
+            0 => "no verdict".to_string(),
+            n => format!("{resolved} of {n} ({:.1}%)", resolved as f64 * 100.0 / n as f64),
+        };
+        if self.no_trajectory > 0 {
+            out.push_str(&format!(", {} without a trajectory", self.no_trajectory));
+        }
+        if self.unknown > 0 {
+            out.push_str(&format!(", {} runs without a verdict", self.unknown));
+        }
+        out
+    }
+
     /// Count an evaluation without a trajectory (its verdict, if any) in the row.
     pub fn add_without_trajectory(&mut self, resolved: Option<bool>) {
         self.no_trajectory += 1;

@@ -136,14 +136,22 @@ fn group_of(run: &RunSummary, by: By, exit: Option<&str>) -> String {
     }
 }
 
+/// The group of evaluations without a trajectory that name no model the runs have, nor any
+/// model at all: counted apart, and said so by its name.
+pub const NO_MODEL: &str = "no model named";
+
 /// Count the evaluations that matched no run for want of a trajectory in the resolve rates
-/// (`outcomes`), by the group their model, benchmark or nothing names (`unknown`; by exit, `no
-/// trajectory`). The others evaluated another model's or patch's run: not counted.
+/// (`outcomes`), under the group their own files name: by model, the runs' model it names (as
+/// the join reads names: `org/model` is `model`), or that its summary's file name names, else
+/// its own model, else [`NO_MODEL`]; by benchmark, its instance's; by agent, `unknown`; by exit,
+/// `no trajectory`. The others evaluated another model's or patch's run: not counted.
 pub fn add_orphans(stats: &mut Stats, orphans: &[crate::store::Orphan], by: By) {
+    let models: Vec<String> =
+        if by == By::Model { stats.outcomes.iter().map(|r| r.group.clone()).collect() } else { Vec::new() };
     for o in orphans.iter().filter(|o| o.why == crate::store::Why::NoTrajectory) {
         let group = match by {
             By::All => "all".to_string(),
-            By::Model => o.model.clone().unwrap_or_else(|| "unknown".into()),
+            By::Model => model_group(o, &models),
             By::Agent => "unknown".into(),
             By::Benchmark => benchmark(&o.instance_id).into(),
             By::Exit => "no trajectory".into(),
@@ -161,6 +169,20 @@ pub fn add_orphans(stats: &mut Stats, orphans: &[crate::store::Orphan], by: By) 
         }
         stats.outcomes_total.add_without_trajectory(o.resolved);
     }
+}
+
+/// The model group an evaluation without a trajectory belongs to, among the runs' `models`.
+fn model_group(o: &crate::store::Orphan, models: &[String]) -> String {
+    let known = |m: &&String| m.as_str() != "unknown" && m.as_str() != NO_MODEL;
+    if let Some(model) = o.model.as_deref().filter(|m| !m.trim().is_empty()) {
+        let same = models.iter().filter(known).find(|g| crate::store::same_model(g, model));
+        return same.cloned().unwrap_or_else(|| model.to_string());
+    }
+    let named = o
+        .label
+        .as_deref()
+        .and_then(|l| models.iter().filter(known).find(|g| crate::store::label_names_model(l, g)).cloned());
+    named.unwrap_or_else(|| NO_MODEL.to_string())
 }
 
 /// A run's modes and blame, from the same labels.

@@ -277,7 +277,7 @@ pub fn same_model(a: &str, b: &str) -> bool {
 
 /// Whether a summary's file name (`<model>.<run_id>`, with `/` spelled `_` or `__`) names the
 /// run's model: its last path segment, compared with punctuation folded.
-fn label_names_model(label: &str, model: &str) -> bool {
+pub fn label_names_model(label: &str, model: &str) -> bool {
     let fold = |s: &str| -> String {
         s.to_ascii_lowercase().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect()
     };

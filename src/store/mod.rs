@@ -32,7 +32,7 @@ use std::path::Path;
 
 pub use backend::{Backend, IndexStats};
 pub use grade::ungraded;
-pub use link::{Unjoined, is_layout_word};
+pub use link::{Unjoined, is_layout_word, label_names_model, same_model};
 pub use sqlite::APPLICATION_ID;
 pub use texts::{Cut, SHOWN};
 pub use unmatched::{Joined, Orphan, Why};

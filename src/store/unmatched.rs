@@ -52,11 +52,35 @@ pub struct Orphan {
     pub instance_id: String,
     /// The model it names (a harness folder's, a trial's), if any.
     pub model: Option<String>,
+    /// Its evaluation run id or summary's file name (which may name the model), if any.
+    pub label: Option<String>,
     pub resolved: Option<bool>,
     pub tests: i64,
     pub format: String,
     pub source: String,
     pub why: Why,
+}
+
+/// The columns of an [`Orphan`] candidate (outcomes `o` joined to their sources `s`), in the
+/// order [`Orphan::from_row`] reads them.
+pub const ORPHAN_COLUMNS: &str =
+    "o.id, o.instance_id, o.model, o.resolved, o.test_count, o.format, s.path, o.run_label";
+
+impl Orphan {
+    /// A row of [`ORPHAN_COLUMNS`], its `why` to be decided.
+    pub fn from_row(r: &dyn super::cells::Cells) -> Result<Orphan, StoreError> {
+        Ok(Orphan {
+            outcome_id: r.int(0)?,
+            instance_id: r.text(1)?,
+            model: r.opt_text(2)?,
+            resolved: r.opt_flag(3)?,
+            tests: r.int(4)?,
+            format: r.text(5)?,
+            source: r.text(6)?,
+            label: r.opt_text(7)?,
+            why: Why::NoTrajectory,
+        })
+    }
 }
 
 /// What joined, over the whole database.

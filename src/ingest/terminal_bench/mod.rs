@@ -4,8 +4,9 @@
 //! `<task_id>/<task_id>.<k>-of-<n>.<run_id>/` trial folders.
 //!
 //! A trial folder is one unit (`trial_members`): its `results.json` gives the verdict
-//! (`is_resolved`; `null` with no parser results is a verdict unknown, the failure mode kept as the
-//! run's exit), its tests (`parser_results`) and tokens; `sessions/agent.cast` (the asciinema
+//! (`is_resolved`; `null` with a failure mode, `test_timeout` say, is unresolved as the harness's
+//! summary counts it, and without one a verdict unknown; the failure mode is kept as the run's
+//! exit), its tests (`parser_results`) and tokens; `sessions/agent.cast` (the asciinema
 //! recording, `cast`) gives the steps, a command typed at each prompt and what the screen
 //! printed until the next (without a recording, `commands.txt`'s keystrokes, with no output);
 //! `panes/post-test.txt` is the test run's screen; the run's `run_metadata.json` and `tb.lock`
@@ -190,7 +191,9 @@ fn trial(r: &Value, who: &Who, log: Option<String>) -> Result<Trial, String> {
     let task_id = nonempty_str(r, "task_id").ok_or_else(|| "a trial without a `task_id`".to_string())?;
     let trial_name = nonempty_str(r, "trial_name");
     let failure = nonempty_str(r, "failure_mode").filter(|f| f != "unset");
-    let resolved = r.get("is_resolved").and_then(Value::as_bool);
+    // `null` with a failure mode (`test_timeout`, `agent_timeout`, `parse_error`): unresolved,
+    // as the harness's own summary counts it (`not is_resolved`), the failure mode its reason.
+    let resolved = r.get("is_resolved").and_then(Value::as_bool).or(failure.as_ref().map(|_| false));
     let tests: Vec<TestCase> = r
         .get("parser_results")
         .and_then(Value::as_object)

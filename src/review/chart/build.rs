@@ -45,19 +45,8 @@ pub fn figure_of(
         ),
         Kind::Resolve => (
             by("Resolve rate"),
-            "resolved runs among the runs with a verdict",
-            share_body(
-                outcome_rows(s, grouped),
-                "resolve rate",
-                |o| o.resolve_rate,
-                |o| {
-                    let unknown = if o.unknown > 0 { format!(", {} unknown", o.unknown) } else { String::new() };
-                    match o.resolve_rate {
-                        Some(r) => format!("{} of {} ({}){unknown}", o.resolved, o.resolved + o.failed, pct(r)),
-                        None => format!("no verdict{unknown}"),
-                    }
-                },
-            ),
+            "resolved among every verdict: runs, and evaluations without a trajectory",
+            share_body(outcome_rows(s, grouped), "resolve rate", |o| o.resolve_rate, |o| o.rate_text()),
         ),
         Kind::Steps => (
             by("Steps of failed and resolved runs"),

@@ -7,7 +7,7 @@ use crate::error::StoreError;
 use crate::model::TestCase;
 use crate::store::grade::{lists_of, regrade};
 use crate::store::link::{Candidate, RunSide, Unjoined, home, joins};
-use crate::store::unmatched::{self, Joined, Orphan, Why};
+use crate::store::unmatched::{self, Joined, ORPHAN_COLUMNS, Orphan};
 use std::collections::HashMap;
 
 /// Grade the instance's test logs, then join each of its runs to the outcome and prediction that
@@ -53,26 +53,17 @@ pub fn orphans(pg: &Pg) -> Result<Vec<Orphan>, StoreError> {
     // `unmatched::orphans`.
     let candidates = pg
         .rows(
-            "SELECT o.id, o.instance_id, o.model, o.resolved, o.test_count, o.format, s.path
-             FROM outcomes o JOIN sources s ON s.id = o.source_id
-             WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.outcome_id = o.id)
-               AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.tests_outcome_id = o.id)
-             ORDER BY o.instance_id, s.path, o.id",
+            &format!(
+                "SELECT {ORPHAN_COLUMNS}
+                 FROM outcomes o JOIN sources s ON s.id = o.source_id
+                 WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.outcome_id = o.id)
+                   AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.tests_outcome_id = o.id)
+                 ORDER BY o.instance_id, s.path, o.id"
+            ),
             &[],
         )?
         .iter()
-        .map(|r| {
-            Ok(Orphan {
-                outcome_id: r.int(0)?,
-                instance_id: r.text(1)?,
-                model: r.opt_text(2)?,
-                resolved: r.opt_flag(3)?,
-                tests: r.int(4)?,
-                format: r.text(5)?,
-                source: r.text(6)?,
-                why: Why::NoTrajectory,
-            })
-        })
+        .map(|r| Orphan::from_row(r))
         .collect::<Result<Vec<_>, StoreError>>()?;
     unmatched::orphans(candidates, &mut |instance_id| {
         let mut runs = runs_of(pg, instance_id)?;

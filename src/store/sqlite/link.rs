@@ -3,7 +3,7 @@
 
 use crate::error::StoreError;
 use crate::store::link::{Candidate, RunSide, Unjoined, home, joins};
-use crate::store::unmatched::{self, Joined, Orphan, Why};
+use crate::store::unmatched::{self, Joined, ORPHAN_COLUMNS, Orphan};
 use rusqlite::{Connection, OptionalExtension, params};
 
 /// Grade the instance's test logs, then join each of its runs to the outcome and prediction that
@@ -50,26 +50,13 @@ pub fn unjoined(conn: &Connection, run_id: i64) -> Result<Vec<Unjoined>, StoreEr
 /// Every evaluation that matched no run, by instance and source (`store::unmatched`).
 pub fn orphans(conn: &Connection) -> Result<Vec<Orphan>, StoreError> {
     // Every evaluation no run took, its `why` decided by `unmatched::orphans`.
-    let candidates: Vec<Orphan> = conn
-        .prepare(
-            "SELECT o.id, o.instance_id, o.model, o.resolved, o.test_count, o.format, s.path
-             FROM outcomes o JOIN sources s ON s.id = o.source_id
-             WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.outcome_id = o.id OR r.tests_outcome_id = o.id)
-             ORDER BY o.instance_id, s.path, o.id",
-        )?
-        .query_map([], |r| {
-            Ok(Orphan {
-                outcome_id: r.get(0)?,
-                instance_id: r.get(1)?,
-                model: r.get(2)?,
-                resolved: r.get(3)?,
-                tests: r.get(4)?,
-                format: r.get(5)?,
-                source: r.get(6)?,
-                why: Why::NoTrajectory,
-            })
-        })?
-        .collect::<Result<_, _>>()?;
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {ORPHAN_COLUMNS}
+         FROM outcomes o JOIN sources s ON s.id = o.source_id
+         WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.outcome_id = o.id OR r.tests_outcome_id = o.id)
+         ORDER BY o.instance_id, s.path, o.id"
+    ))?;
+    let candidates: Vec<Orphan> = super::collect(&mut stmt, [], Orphan::from_row)?;
     unmatched::orphans(candidates, &mut |instance_id| {
         let mut runs = runs_of(conn, instance_id)?;
         for run in &mut runs {

@@ -71,7 +71,11 @@ pub fn report(
     bootstrap: &BootstrapOptions,
     date: &str,
 ) -> Result<String, ReportError> {
-    let ask = Ask { only: Some(runs.iter().map(|r| r.id).collect()), ..ask.clone() };
+    // A report of every run is the database's statistics, evaluations without a trajectory
+    // counted in the resolve rates as everywhere; a report of some runs, of those runs alone.
+    let every = i64::try_from(runs.len()).is_ok_and(|n| store.count_runs().is_ok_and(|all| all == n));
+    let only = (!every).then(|| runs.iter().map(|r| r.id).collect());
+    let ask = Ask { only, ..ask.clone() };
     let stats = stats_report(store, taxonomy, &ask, Some(bootstrap))?;
     page(store, &Contents { runs, stats: &stats, modes: &taxonomy.mode_ids(), date })
 }
@@ -144,17 +148,22 @@ fn statistics(out: &mut String, c: &Contents) -> Result<(), ReportError> {
     }
     // Runs set apart by their blame, and whose blame it is: said under the table, never silent.
     let _ = write!(out, "</table></div><p class=\"muted\" id=\"blame-note\">{}</p>", esc(&s.blame_note));
-    out.push_str("<table><tr><th>group</th><th>runs</th><th>resolved</th><th>failed</th><th>unknown</th><th>resolve rate</th></tr>");
+    out.push_str(
+        "<table><tr><th>group</th><th>runs</th><th>resolved</th><th>failed</th><th>unknown</th><th>without a trajectory (resolved, failed)</th><th>resolve rate</th></tr>",
+    );
     for o in s.outcomes.iter().chain(std::iter::once(&s.outcomes_total)) {
         let _ = write!(
             out,
-            "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+            "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{} ({}, {})</td><td class=\"n\">{}</td></tr>",
             esc(&o.group),
             o.runs,
             o.resolved,
             o.failed,
             o.unknown,
-            pct(o.resolve_rate)
+            o.no_trajectory,
+            o.no_trajectory_resolved,
+            o.no_trajectory_failed,
+            esc(&o.rate_text())
         );
     }
     out.push_str("</table>\n");
