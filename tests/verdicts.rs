@@ -427,6 +427,9 @@ fn write_trial(job: &Path, task: &str, n: usize, model: Option<&str>, reward: f6
     }
 }
 
+/// A written trial: its model, task index, reward, and whether it kept a trajectory.
+type Trial = (Option<&'static str>, usize, f64, bool);
+
 /// Every resolve figure adds up (issue 38): per model, the runs and the trials that kept no
 /// trajectory together, as counted here from what the test wrote; every "X of Y (P%)" has
 /// P = X/Y; `stats --json`, the Markdown table, the chart and the report give the same numbers;
@@ -436,7 +439,7 @@ fn resolve_rates_per_model_add_up_with_trials_without_a_trajectory() {
     let (dir, db) = db();
     let models = ["anthropic/claude-opus-4-5", "openai/gpt-5"];
     // (model, task index, reward, trajectory kept), as the test counts them.
-    let mut trials: Vec<(Option<&str>, usize, f64, bool)> = Vec::new();
+    let mut trials: Vec<Trial> = Vec::new();
     for (m, model) in models.iter().enumerate() {
         for i in 0..12 {
             let reward = if (i + m) % 3 == 0 { 1.0 } else { 0.0 };
@@ -457,8 +460,7 @@ fn resolve_rates_per_model_add_up_with_trials_without_a_trajectory() {
         |group: &str| rows.iter().find(|r| r["group"] == group).cloned().unwrap_or_else(|| panic!("{group}: {rows:?}"));
     for model in models.iter().map(|m| Some(*m)).chain([None]) {
         let mine: Vec<_> = trials.iter().filter(|t| t.0 == model).collect();
-        let count =
-            |f: &dyn Fn(&&(Option<&str>, usize, f64, bool)) -> bool| mine.iter().filter(|t| f(t)).count() as u64;
+        let count = |f: &dyn Fn(&&Trial) -> bool| mine.iter().filter(|t| f(t)).count() as u64;
         let r = row(model.unwrap_or("no model named"));
         let n = |k: &str| r[k].as_u64().unwrap_or(u64::MAX);
         assert_eq!(n("resolved"), count(&|t| t.3 && t.2 >= 1.0), "{r}");
