@@ -56,7 +56,11 @@ pub fn orphans(conn: &Connection) -> Result<Vec<Orphan>, StoreError> {
          WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.outcome_id = o.id OR r.tests_outcome_id = o.id)
          ORDER BY o.instance_id, s.path, o.id"
     ))?;
-    let candidates: Vec<Orphan> = super::collect(&mut stmt, [], Orphan::from_row)?;
+    let mut candidates: Vec<Orphan> = Vec::new();
+    let mut rows = stmt.query([])?;
+    while let Some(r) = rows.next()? {
+        candidates.push(Orphan::from_row(r)?);
+    }
     unmatched::orphans(candidates, &mut |instance_id| {
         let mut runs = runs_of(conn, instance_id)?;
         for run in &mut runs {
