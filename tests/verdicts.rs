@@ -337,6 +337,16 @@ fn terminal_bench_2_tool_calls_are_edits_streams_are_text_and_the_verifier_gives
     ]
     .map(|(st, p, k, s)| (st, p.to_string(), k.to_string(), s.to_string()));
     assert_eq!(edits, want);
+    // The edit steps are marked so in the step list (a refused one as rejected).
+    let flagged = |s: &Value, f: &str| s["flags"].as_array().is_some_and(|a| a.iter().any(|x| x == f));
+    let marked: Vec<(i64, bool)> = run["step_list"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|s| flagged(s, "edit"))
+        .map(|s| (s["index"].as_i64().unwrap_or(-1), flagged(s, "edit_rejected")))
+        .collect();
+    assert_eq!(marked, [(2, false), (6, false), (7, true), (8, false)]);
     let diffs = run["edit_list"].as_array().cloned().unwrap_or_default();
     assert!(
         diffs.iter().filter(|e| !e["step"].is_null()).all(|e| e["diff"].as_str().is_some_and(|d| d.contains("@@")))

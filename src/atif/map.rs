@@ -94,7 +94,8 @@ pub fn message(s: &Step) -> Message {
     }
 }
 
-/// A tool call as the action text: its command-like argument, else its name and arguments.
+/// A tool call as the action text: its command-like argument, else its name and the file it
+/// names, else its name and arguments.
 pub fn call_text(c: &ToolCall) -> String {
     let decoded: Option<Value> = match &c.arguments {
         Value::String(s) => serde_json::from_str(s).ok(),
@@ -105,10 +106,14 @@ pub fn call_text(c: &ToolCall) -> String {
         // Terminus sends keystrokes ending in a newline (Enter): the command is the line.
         return cmd.strip_suffix('\n').unwrap_or(cmd).to_string();
     }
-    match args {
-        Value::Object(o) if o.is_empty() => c.function_name.clone(),
-        Value::Null => c.function_name.clone(),
-        other => format!("{} {other}", c.function_name),
+    // A file tool (`read_file`, `write_file`, `edit_file`): its name and the file; the whole
+    // arguments are the step's `args`.
+    let path = ["file_path", "path", "filePath", "filename", "file"].iter().find_map(|k| args.get(*k)?.as_str());
+    match (args, path) {
+        (_, Some(p)) if !p.trim().is_empty() && !p.contains('\n') => format!("{} {p}", c.function_name),
+        (Value::Object(o), _) if o.is_empty() => c.function_name.clone(),
+        (Value::Null, _) => c.function_name.clone(),
+        (other, _) => format!("{} {other}", c.function_name),
     }
 }
 

@@ -113,9 +113,14 @@ pub fn run_of(path: &Path, t: &Trajectory, ctx: &Context, warnings: &mut Vec<Str
         step_cost = add(step_cost, m.cost_usd, |a, b| a + b);
         step_in = add(step_in, m.prompt_tokens, i64::saturating_add);
         step_out = add(step_out, m.completion_tokens, i64::saturating_add);
-        let (step, how) = agent_step(s, &step_ext);
+        let (mut step, how) = agent_step(s, &step_ext);
         exec.push(how);
-        run.edits.extend(call_edits(s, run.steps.len()));
+        let edits = call_edits(s, run.steps.len());
+        if !edits.is_empty() && step_ext.get("flags").is_none() {
+            step.flags.edit = true;
+            step.flags.edit_rejected = edits.iter().any(|e| e.status.is_rejection());
+        }
+        run.edits.extend(edits);
         run.steps.push(step);
     }
     let fm = t.final_metrics.clone().unwrap_or_default();

@@ -31,6 +31,8 @@ pub struct StepLine {
     pub obs_chars: i64,
     /// First line of the action, at most 200 characters (raw; sanitized when drawn).
     pub action_head: String,
+    /// A step without an action: the first words of its message.
+    pub says: Option<String>,
     pub open_file: Option<String>,
     pub working_dir: Option<String>,
 }
@@ -50,7 +52,7 @@ pub struct EditLine {
 }
 
 impl StepLine {
-    /// A row of the columns `idx, tool, flags, obs_chars, action_head, open_file, working_dir`.
+    /// A row of [`STEP_LINE`]'s columns.
     pub fn from_row(r: &dyn Cells) -> Result<StepLine, StoreError> {
         Ok(StepLine {
             index: r.int(0)?,
@@ -60,6 +62,7 @@ impl StepLine {
             action_head: r.text(4)?,
             open_file: r.opt_text(5)?,
             working_dir: r.opt_text(6)?,
+            says: r.opt_text(7)?,
         })
     }
 
@@ -72,15 +75,41 @@ impl StepLine {
             flags: step.flags,
             obs_chars: step.observation.chars().count() as i64,
             action_head: action_head(&step.action),
+            says: says(step),
             open_file: step.open_file.clone(),
             working_dir: step.working_dir.clone(),
         }
     }
 }
 
-/// What a step's line shows of its action: the first line, at most 200 characters.
+/// The columns of a [`StepLine`], in the order [`StepLine::from_row`] reads them.
+pub const STEP_LINE: &str = "idx, tool, flags, obs_chars, action_head, open_file, working_dir, says";
+
+/// What a step's line shows of its action: its first line that is not a comment (a tool's code
+/// that opens with `// Check the file` is named by its code), at most 200 characters.
 pub fn action_head(action: &str) -> String {
-    action.trim_start().lines().next().unwrap_or("").chars().take(200).collect()
+    let comment = |l: &&str| {
+        let t = l.trim_start();
+        t.is_empty() || t.starts_with("//") || (t.starts_with('#') && !t.starts_with("#!")) || t.starts_with("--")
+    };
+    let mut lines = action.trim_start().lines();
+    let first = lines.clone().find(|l| !comment(l)).or_else(|| lines.next()).unwrap_or("");
+    first.trim_start().chars().take(200).collect()
+}
+
+/// Words of a message shown for a step without an action.
+const SAYS: usize = 80;
+
+/// What a step without an action says: the first line of its message (its thought, else its
+/// reply), at most 80 characters; `None` for a step with an action, or with nothing said.
+pub fn says(step: &crate::model::Step) -> Option<String> {
+    if !step.action.trim().is_empty() {
+        return None;
+    }
+    let text =
+        [Some(step.thought.as_str()), step.response.as_deref()].into_iter().flatten().find(|t| !t.trim().is_empty())?;
+    let line = text.trim_start().lines().next().unwrap_or("").trim();
+    Some(line.chars().take(SAYS).collect()).filter(|l: &String| !l.is_empty())
 }
 
 impl StepBody {
@@ -225,5 +254,31 @@ impl From<EditText> for crate::store::read::EditRow {
             hunks: e.hunks,
             partial: e.partial,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_steps_head_skips_comments_and_a_message_only_step_says_its_first_words() {
+        assert_eq!(action_head("  ls -la\ncat x"), "ls -la");
+        assert_eq!(action_head("// Check the file\nconst x = read('a');"), "const x = read('a');");
+        assert_eq!(action_head("# look first\n\ngrep -n f a.py"), "grep -n f a.py");
+        assert_eq!(action_head("#!/bin/bash\necho"), "#!/bin/bash");
+        assert_eq!(action_head("// only a comment"), "// only a comment");
+        let step = |action: &str, thought: &str| crate::model::Step {
+            action: action.into(),
+            thought: thought.into(),
+            ..crate::model::Step::default()
+        };
+        assert_eq!(
+            says(&step("", "\n  Line 2 has no IPv4 address.\nMore.")).as_deref(),
+            Some("Line 2 has no IPv4 address.")
+        );
+        assert_eq!(says(&step("ls", "Looking.")), None, "a step with an action says what it does");
+        assert_eq!(says(&step("", "  ")), None);
+        assert_eq!(says(&step("", &"w".repeat(300))).map(|s| s.chars().count()), Some(SAYS));
     }
 }

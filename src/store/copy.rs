@@ -130,6 +130,7 @@ pub const TABLES: &[Table] = &[
             "open_file",
             "working_dir",
             "query_keep",
+            "says",
         ],
         key: ID,
     },

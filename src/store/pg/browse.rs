@@ -4,7 +4,7 @@ use super::read::edits_of;
 use super::{Cells, Pg, enc};
 use crate::error::StoreError;
 use crate::store::backend::{Browse, Labels, Notes, Reads};
-use crate::store::browse::{EDIT_LINE, EditLine, RunData, StepBody, StepLine};
+use crate::store::browse::{EDIT_LINE, EditLine, RunData, STEP_LINE, StepBody, StepLine};
 use crate::store::read::StepRow;
 use crate::store::read::{RunSummary, SUMMARY_SELECT};
 use crate::store::texts;
@@ -30,8 +30,7 @@ impl Browse for Pg {
 
     fn step_lines(&self, run_id: i64, from: usize) -> Result<Vec<StepLine>, StoreError> {
         self.rows(
-            "SELECT idx, tool, flags, obs_chars, action_head, open_file, working_dir
-             FROM steps WHERE run_id = $1 AND idx >= $2 ORDER BY idx",
+            &format!("SELECT {STEP_LINE} FROM steps WHERE run_id = $1 AND idx >= $2 ORDER BY idx"),
             &[&run_id, &(from as i64)],
         )?
         .iter()

@@ -414,4 +414,8 @@ ALTER TABLE labels ADD COLUMN judgement text;
 ALTER TABLE labels ADD COLUMN onset_step bigint;
 ALTER TABLE labels ADD COLUMN blame text COLLATE "C";
 "#,
+    // 7: SQLite's migration 10: what a step without an action says, for the step list.
+    r#"
+ALTER TABLE steps ADD COLUMN says text;
+"#,
 ];

@@ -472,7 +472,7 @@ pub(super) fn write_steps(
         ("text_chunks (id, run_id, body)", &chunks),
         (
             "steps (id, run_id, idx, tool, flags, obs_chars, action_head, execution_time, tokens_in, tokens_out,
-                    timestamp, open_file, working_dir, query_keep)",
+                    timestamp, open_file, working_dir, query_keep, says)",
             &steps,
         ),
         ("step_texts (step_id, action, thought, observation, response, args, chunk_id, chunk_at)", &step_texts),
@@ -575,6 +575,7 @@ impl Rows<'_> {
                 .opt_text(s.open_file.as_deref())
                 .opt_text(s.working_dir.as_deref())
                 .opt_int(s.query.as_ref().map(|q| q.keep as i64))
+                .opt_text(crate::store::browse::says(s).as_deref())
                 .end();
             if let Some(q) = &s.query {
                 for (k, m) in q.append.iter().enumerate() {

@@ -3,7 +3,7 @@
 use super::{Sqlite, collect};
 use crate::error::StoreError;
 use crate::store::backend::{Browse, Labels, Notes, Reads};
-use crate::store::browse::{EDIT_LINE, EDIT_TEXT, EditLine, EditText, RunData, StepBody, StepLine};
+use crate::store::browse::{EDIT_LINE, EDIT_TEXT, EditLine, EditText, RunData, STEP_LINE, StepBody, StepLine};
 use crate::store::read::{RunSummary, SUMMARY_SELECT};
 use crate::store::texts;
 use rusqlite::params;
@@ -44,10 +44,9 @@ impl Browse for Sqlite {
 
     /// One line per step of a run, from step `from` on (a run being read grows).
     fn step_lines(&self, run_id: i64, from: usize) -> Result<Vec<StepLine>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT idx, tool, flags, obs_chars, action_head, open_file, working_dir
-             FROM steps WHERE run_id = ?1 AND idx >= ?2 ORDER BY idx",
-        )?;
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!("SELECT {STEP_LINE} FROM steps WHERE run_id = ?1 AND idx >= ?2 ORDER BY idx"))?;
         collect(&mut stmt, params![run_id, from as i64], StepLine::from_row)
     }
 

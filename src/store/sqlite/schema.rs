@@ -351,4 +351,9 @@ ALTER TABLE labels ADD COLUMN judgement TEXT;
 ALTER TABLE labels ADD COLUMN onset_step INTEGER;
 ALTER TABLE labels ADD COLUMN blame TEXT;            -- agent | task | environment
 "#,
+    // 10: what a step without an action says: the first words of its message, for the step list
+    //     (`store::browse::says`); NULL for a step with an action, and for steps stored before.
+    r#"
+ALTER TABLE steps ADD COLUMN says TEXT;
+"#,
 ];

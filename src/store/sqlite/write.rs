@@ -467,8 +467,8 @@ pub(super) fn insert_steps(
 ) -> Result<Vec<i64>, StoreError> {
     let mut step_stmt = tx.prepare_cached(
         "INSERT INTO steps (run_id, idx, tool, flags, obs_chars, action_head, execution_time, tokens_in,
-            tokens_out, timestamp, open_file, working_dir, query_keep)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+            tokens_out, timestamp, open_file, working_dir, query_keep, says)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
     )?;
     let mut part_stmt = tx.prepare_cached("INSERT INTO query_parts (step_id, pos, blob_id) VALUES (?1, ?2, ?3)")?;
     let mut step_ids = Vec::with_capacity(steps.len());
@@ -489,6 +489,7 @@ pub(super) fn insert_steps(
             s.open_file,
             s.working_dir,
             s.query.as_ref().map(|q| q.keep as i64),
+            crate::store::browse::says(s),
         ])?;
         let step_id = tx.last_insert_rowid();
         step_ids.push(step_id);

@@ -258,6 +258,7 @@ impl RunView {
             flags: crate::model::StepFlags::default(),
             obs_chars: UNREAD,
             action_head: String::new(),
+            says: None,
             open_file: None,
             working_dir: None,
         }));

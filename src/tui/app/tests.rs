@@ -35,6 +35,7 @@ pub fn run_data(id: i64, n: i64) -> RunData {
             flags: StepFlags { edit: i == 3 || i == 5, edit_rejected: i == 5, error: i == 7, ..StepFlags::default() },
             obs_chars: i * 10,
             action_head: format!("echo {i}"),
+            says: None,
             open_file: None,
             working_dir: None,
         })

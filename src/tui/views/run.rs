@@ -147,7 +147,12 @@ fn markers(step: &StepLine, theme: &Theme) -> Vec<Span<'static>> {
 pub fn kind(step: &StepLine) -> &'static str {
     let head = step.action_head.trim_start();
     if step.flags.format_error || head.is_empty() {
-        return if step.flags.format_error { "format" } else { "-" };
+        return match (step.flags.format_error, &step.says) {
+            (true, _) => "format",
+            // A step without an action said something: a message.
+            (false, Some(_)) => "say",
+            (false, None) => "-",
+        };
     }
     if step.flags.edit {
         return "edit";
@@ -170,6 +175,22 @@ pub fn kind(step: &StepLine) -> &'static str {
     }
 }
 
+/// A tool's step named by its tool when its action's own words name nothing a command would
+/// (code, JSON arguments: `write_file {"file_path": ...}` is `write_file`, not `{"file_path"`).
+fn named(step: &StepLine, brief: crate::analysis::brief::Brief) -> String {
+    let text = brief.text();
+    match step.tool.as_deref() {
+        Some(tool)
+            if !text.is_empty()
+                && !text.starts_with(tool)
+                && !text.starts_with(|c: char| c.is_alphanumeric() || c == '.' || c == '/') =>
+        {
+            tool.to_string()
+        }
+        _ => text,
+    }
+}
+
 /// What tells the step from its neighbours, in at most `width` columns: for an edit the file
 /// (and line) it changed, for other steps the command word and its main argument. When that is
 /// too long, a file and line keep their end (`…aints.py:144`) and the command word goes first.
@@ -187,9 +208,16 @@ pub(super) fn summary(step: &StepLine, edits: &[EditLine], width: usize) -> Stri
 }
 
 fn summary_text(step: &StepLine, edits: &[EditLine]) -> String {
+    // A message, not an unparsed reply (that one is a format error, and says so).
+    if step.action_head.trim().is_empty()
+        && !step.flags.format_error
+        && let Some(says) = &step.says
+    {
+        return says.clone();
+    }
     let brief = crate::analysis::brief::brief(&step.action_head);
     if !step.flags.edit {
-        return brief.text();
+        return named(step, brief);
     }
     let start = edits.partition_point(|e| e.step.is_some_and(|s| s < step.index));
     let files: Vec<&str> = edits[start..]
@@ -309,4 +337,34 @@ fn draw_panel(
     }
     frame.render_widget(Paragraph::new(visible).block(block), area);
     (lines.len(), rows, overflow)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(tool: Option<&str>, head: &str, says: Option<&str>) -> StepLine {
+        StepLine {
+            index: 0,
+            tool: tool.map(str::to_string),
+            flags: crate::model::StepFlags::default(),
+            obs_chars: 0,
+            action_head: head.into(),
+            says: says.map(str::to_string),
+            open_file: None,
+            working_dir: None,
+        }
+    }
+
+    #[test]
+    fn a_message_only_step_shows_its_words_and_a_tool_its_name() {
+        let said = line(None, "", Some("The helper and the regex are in place."));
+        assert_eq!((kind(&said), summary_text(&said, &[]).as_str()), ("say", "The helper and the regex are in place."));
+        assert_eq!(kind(&line(None, "", None)), "-", "nothing said, nothing done");
+        // A tool whose action opens with code or JSON is named by the tool.
+        let code = line(Some("execute_code"), "{\"code\": 1}", None);
+        assert_eq!(summary_text(&code, &[]), "execute_code");
+        let file = line(Some("read_file"), "read_file /app/sample.log", None);
+        assert_eq!(summary_text(&file, &[]), "read_file sample.log");
+    }
 }
