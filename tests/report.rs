@@ -88,16 +88,20 @@ fn expected(kind: &str, stats: &Value, modes: &[String], grouped: bool) -> Vec<S
         "resolve" => {
             for o in outcomes {
                 out.push(o["group"].as_str().unwrap_or("").to_string());
-                let unknown = if n(&o["unknown"]) > 0 { format!(", {} unknown", o["unknown"]) } else { String::new() };
-                out.push(match o["resolve_rate"].is_null() {
-                    true => format!("no verdict{unknown}"),
-                    false => format!(
-                        "{} of {} ({}){unknown}",
-                        o["resolved"],
-                        n(&o["resolved"]) + n(&o["failed"]),
-                        pct(&o["resolve_rate"])
-                    ),
-                });
+                // Runs and evaluations without a trajectory alike: X of Y with P = X/Y.
+                let resolved = n(&o["resolved"]) + n(&o["no_trajectory_resolved"]);
+                let verdicts = resolved + n(&o["failed"]) + n(&o["no_trajectory_failed"]);
+                let mut text = match o["resolve_rate"].is_null() {
+                    true => "no verdict".to_string(),
+                    false => format!("{resolved} of {verdicts} ({})", pct(&o["resolve_rate"])),
+                };
+                if n(&o["no_trajectory"]) > 0 {
+                    text.push_str(&format!(", {} without a trajectory", o["no_trajectory"]));
+                }
+                if n(&o["unknown"]) > 0 {
+                    text.push_str(&format!(", {} runs without a verdict", o["unknown"]));
+                }
+                out.push(text);
             }
         }
         "steps" | "cost" => {
