@@ -9,8 +9,8 @@ use crate::label::{Judgement, Label, ModeVerdict, Provenance, Source};
 
 /// Names the heuristic in labels; bumped when a rule changes what it gives.
 pub const RATER: &str = "heuristic";
-/// 3: onset and blame.
-pub const VERSION: &str = "trajan-heuristic/3";
+/// 3: onset and blame; 4: propagation from the followers of the agent's own change.
+pub const VERSION: &str = "trajan-heuristic/4";
 
 /// Classify one run from its signals. `input_hash` identifies the signals (a label with the same
 /// hash and taxonomy is not made again).

@@ -22,6 +22,7 @@ impl Rule {
             Rule::FloodThenRepeat => flood_then_repeat(s),
             Rule::StaleIdentifier => stale_identifier(s),
             Rule::GoldPeripheryUntouched => gold_periphery(s),
+            Rule::ChangeNotCarried => change_not_carried(s),
             Rule::BudgetExhausted => budget(s),
             Rule::Forfeited => forfeited(s),
         }
@@ -146,8 +147,9 @@ fn expected_files(s: &Signals, seen: bool) -> Option<Finding> {
         .filter(|e| !e.edited)
         .filter(|e| !core_changed || e.role != Some(Role::Periphery))
         // A gold patch's docs, configs, tests, release notes and plumbing are not places the fix
-        // had to be.
+        // had to be; a file that follows the agent's own change is its periphery (propagation).
         .filter(|e| e.required())
+        .filter(|e| !s.followers.iter().any(|f| f.site == f.path && e.path.as_deref() == Some(f.path.as_str())))
         .filter(|e| gold || e.rejected_at.is_empty())
         .filter(|e| e.first_seen.is_some() == seen)
         .collect();
@@ -230,8 +232,13 @@ fn expected_functions(s: &Signals) -> Option<Finding> {
     let mut never_seen = false;
     let mut named_by_test = Vec::new();
     for e in s.expected.iter().filter(|e| e.required() && e.in_patch && !e.functions.is_empty()) {
-        let missed_tested: Vec<_> =
-            e.functions.iter().filter(|f| f.edited == Some(false) && f.failing_test.is_some()).collect();
+        // A location that follows the agent's own change (a call site of it) is periphery.
+        let follows = |name: &str| s.followers.iter().any(|f| f.path == e.named && f.site == name);
+        let missed_tested: Vec<_> = e
+            .functions
+            .iter()
+            .filter(|f| f.edited == Some(false) && f.failing_test.is_some() && !follows(&f.name))
+            .collect();
         // Judged when the agent's diff of the file is known and reaches none of them, or misses
         // one its failing test is named for.
         let none_reached = e.functions.iter().all(|f| f.edited == Some(false));
@@ -555,6 +562,34 @@ fn gold_periphery(s: &Signals) -> Option<Finding> {
             by_kind.join("; ")
         ),
     })
+}
+
+/// Gold sites that follow the agent's own change, left (failure-modes.md: core changed,
+/// periphery left stale; propagation needs the agent's own central change, here a gold
+/// definition its diff reached). Surer when the run showed the agent a site it then left.
+fn change_not_carried(s: &Signals) -> Option<Finding> {
+    if s.followers.is_empty() {
+        return None;
+    }
+    let mut evidence = Vec::new();
+    let central: Vec<&str> = s.followers.iter().map(|f| f.follows.as_str()).collect();
+    for o in &s.origins {
+        evidence.push(ev(o.first(), format!("made the change in {}", o.path)));
+    }
+    let mut sites = Vec::new();
+    for f in &s.followers {
+        if let Some(st) = f.seen {
+            evidence.push(ev(st, format!("saw {}, which {} `{}`; never changed it", f.site, f.how_words(), f.follows)));
+        }
+        sites.push(format!("{} ({} `{}`)", f.site, f.how_words(), f.follows));
+    }
+    evidence.push(ev(last_step(s), "ended with the followers of its change stale"));
+    let seen = s.followers.iter().any(|f| f.seen.is_some());
+    let mut rationale = format!("the agent's own change ({}) not carried to: {}", central.join(", "), sites.join("; "));
+    if seen {
+        rationale.push_str("; the run showed the agent a site it left");
+    }
+    Some(Finding { rule: Rule::ChangeNotCarried, confidence: if seen { 0.8 } else { 0.7 }, evidence, rationale })
 }
 
 fn budget(s: &Signals) -> Option<Finding> {

@@ -16,6 +16,8 @@ pub enum Rule {
     FloodThenRepeat,
     StaleIdentifier,
     GoldPeripheryUntouched,
+    /// Gold sites that follow the agent's own change (call it, make the same change) left.
+    ChangeNotCarried,
     BudgetExhausted,
     Forfeited,
 }

@@ -33,33 +33,88 @@ pub(super) fn gold_functions(
     // design, not a location; the places the gold changes are.
     let added: Vec<&str> =
         gold.changes.iter().filter(|c| c.kind == ChangeKind::Added).map(|c| c.qualified.as_str()).collect();
-    // Each gold location, and whether an agent's change lies within one of its hunks.
-    let mut places: Vec<(Vec<String>, bool)> = Vec::new();
+    // Each gold location, whether an agent's change lies within one of its hunks, and what its
+    // hunks' changed lines call.
+    let mut places: Vec<(Vec<String>, bool, Vec<String>)> = Vec::new();
     for hunk in scopes::hunk_texts(gold_diff) {
-        let near = parse(&hunk)
-            .into_iter()
-            .flat_map(|f| f.hunks)
-            .next()
-            .is_some_and(|g| agent_hunks.iter().any(|a| same_place(lang, &g, a)));
+        let parsed = parse(&hunk).into_iter().flat_map(|f| f.hunks).next();
+        let near = parsed.as_ref().is_some_and(|g| agent_hunks.iter().any(|a| same_place(lang, g, a)));
+        let calls = parsed.map(|g| changed_calls(&g)).unwrap_or_default();
         for p in touched(lang, &hunk, Some(known), &views) {
             if added.contains(&p.join(sep).as_str()) {
                 continue;
             }
-            match places.iter_mut().find(|(q, _)| *q == p) {
-                Some(place) => place.1 |= near,
-                None => places.push((p, near)),
+            match places.iter_mut().find(|(q, ..)| *q == p) {
+                Some(place) => {
+                    place.1 |= near;
+                    let more: Vec<String> = calls.iter().filter(|c| !place.2.contains(c)).cloned().collect();
+                    place.2.extend(more);
+                }
+                None => places.push((p, near, calls.clone())),
             }
         }
     }
     places
         .into_iter()
-        .map(|(gold, near)| {
+        .map(|(gold, near, calls)| {
             let edited = (!agent_touched.is_empty()).then(|| near || agent_touched.iter().any(|a| reaches(a, &gold)));
             let name = gold.last().cloned().unwrap_or_default();
             let failing_test = failing_tests.iter().find(|t| test_names(t, &name)).map(|t| t.to_string());
-            FunctionLocation { name: gold.join(sep), seen: first_shown(lang, path, &name, shown), edited, failing_test }
+            let seen = first_shown(lang, path, &name, shown);
+            FunctionLocation { name: gold.join(sep), seen, edited, failing_test, calls }
         })
         .collect()
+}
+
+/// At most this many names called per gold location.
+const MAX_CALLS: usize = 24;
+
+/// The names a hunk's changed lines call (`name(`), definitions' own heads (`def name(`) aside.
+pub(super) fn changed_calls(h: &Hunk) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (_, line) in h.lines.iter().filter(|(m, _)| *m != ' ') {
+        for name in calls_in(line) {
+            if out.len() < MAX_CALLS && !out.contains(&name) {
+                out.push(name);
+            }
+        }
+    }
+    out
+}
+
+/// Words that open a definition: the name after one is defined, not called.
+const DEFINES: &[&str] = &["def", "class", "fn", "func", "function", "struct", "interface", "new"];
+
+/// The names a line calls: an identifier (3 characters or more) right before `(` that no
+/// defining word precedes.
+pub(super) fn calls_in(line: &str) -> Vec<String> {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    let chars: Vec<(usize, char)> = line.char_indices().collect();
+    let mut out = Vec::new();
+    let mut prev_word = "";
+    let mut i = 0;
+    while i < chars.len() {
+        let (start, c) = chars[i];
+        if !ident(c) || c.is_ascii_digit() {
+            if !c.is_whitespace() {
+                prev_word = "";
+            }
+            i += 1;
+            continue;
+        }
+        let mut j = i;
+        while j < chars.len() && ident(chars[j].1) {
+            j += 1;
+        }
+        let end = chars.get(j).map_or(line.len(), |b| b.0);
+        let word = &line[start..end];
+        if chars.get(j).is_some_and(|b| b.1 == '(') && !DEFINES.contains(&prev_word) && word.len() >= 3 {
+            out.push(word.to_string());
+        }
+        prev_word = word;
+        i = j;
+    }
+    out
 }
 
 /// The base-file line numbers of a hunk's changed lines (an added line at the old line above

@@ -8,6 +8,7 @@ mod commands;
 mod compiler;
 mod context;
 mod edits;
+mod followers;
 mod grading;
 mod location;
 mod loops;
@@ -18,6 +19,7 @@ mod table;
 mod views;
 
 pub use crate::analysis::symbols::ChangeKind;
+pub use followers::Follower;
 pub use grading::{Grading, Naming, Unstated};
 pub use origin::Origin;
 pub use propagation::FileSymbols;
@@ -33,8 +35,8 @@ use std::collections::{BTreeMap, HashMap};
 /// Bumped when a signal's meaning changes: stored signals of another version are recomputed.
 /// 2: symbols and actions read; 3: shell edits reconstructed (diffs, edits that changed
 /// nothing, script writes); 4: where the patch was written, the final format streak, the
-/// grading's signs (onset and blame).
-pub const VERSION: u32 = 4;
+/// grading's signs (onset and blame); 5: the followers of the agent's own change.
+pub const VERSION: u32 = 5;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Signals {
@@ -92,6 +94,9 @@ pub struct Signals {
     /// task never names).
     #[serde(default)]
     pub grading: Grading,
+    /// Gold sites that follow the agent's own change and that it left (stale periphery).
+    #[serde(default)]
+    pub followers: Vec<Follower>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -138,6 +143,10 @@ pub struct FunctionLocation {
     /// harness says the tests that exercise this location fail.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failing_test: Option<String>,
+    /// What its gold hunks' changed lines call (`get_unpacked_marks`): a call site of a
+    /// definition the agent changed follows that change.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub calls: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -515,6 +524,7 @@ pub fn compute(run: &RunInput) -> Signals {
     let origins = origin::origins(&edits, &table);
     let format_streak = format_streak(&context, exit, steps.len());
     let grading = grading::grading(run, &expected);
+    let followers = gold.map(|g| followers::followers(g, &agent_diff, &expected, &table)).unwrap_or_default();
     Signals {
         version: VERSION,
         steps: steps.len(),
@@ -544,6 +554,7 @@ pub fn compute(run: &RunInput) -> Signals {
         origins,
         format_streak,
         grading,
+        followers,
     }
 }
 
