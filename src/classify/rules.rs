@@ -288,8 +288,13 @@ fn gave_up_applying(s: &Signals) -> Option<Finding> {
     for f in s.files.iter().filter(|f| f.rejected.len() >= 2 && !f.in_patch) {
         let rs: Vec<_> = s.rejections.iter().filter(|r| r.path == f.path).collect();
         let gave_up = rs.last().is_some_and(|r| r.after == After::Abandoned);
-        let undefined =
-            rs.iter().any(|r| r.by == "linter" && r.codes.iter().any(|c| UNDEFINED_NAME.contains(&c.as_str())));
+        // Refusals of a legitimate intermediate state belong to required temporary errors; those
+        // of names the edit itself swallowed are a failure to apply.
+        let undefined = rs.iter().any(|r| {
+            r.by == "linter"
+                && r.codes.iter().any(|c| UNDEFINED_NAME.contains(&c.as_str()))
+                && (!r.pending.is_empty() || r.overwritten.is_empty())
+        });
         if gave_up && !undefined {
             files.push(f.path.clone());
             for r in rs {
@@ -377,7 +382,12 @@ fn gated(s: &Signals, rule: Rule) -> Option<Finding> {
         return None;
     }
     let linted: Vec<&Rejection> = s.rejections.iter().filter(|r| r.by == "linter").collect();
-    let undefined = |r: &Rejection| r.codes.iter().any(|c| UNDEFINED_NAME.contains(&c.as_str()));
+    // Undefined names of a legitimate intermediate state; names the agent's own edit made
+    // undefined (it swallowed their definition) are no temporary error of the change.
+    let undefined = |r: &Rejection| {
+        r.codes.iter().any(|c| UNDEFINED_NAME.contains(&c.as_str()))
+            && (!r.pending.is_empty() || r.overwritten.is_empty())
+    };
     let then = |a: &After| match rule {
         Rule::GatedRejectionBypassed => matches!(a, After::Bypassed { .. }),
         Rule::GatedRejectionAbandoned => matches!(a, After::Abandoned),

@@ -141,7 +141,15 @@ pub(super) fn rejections(edits: &[EditEvent]) -> Vec<Rejection> {
             None => After::Abandoned,
         };
         let by = if e.status == EditStatus::RejectedByLinter { "linter" } else { "tool" };
-        out.push(Rejection { step, path: e.path.clone(), codes: e.codes.clone(), by: by.into(), after });
+        out.push(Rejection {
+            step,
+            path: e.path.clone(),
+            codes: e.codes.clone(),
+            by: by.into(),
+            after,
+            pending: Vec::new(),
+            overwritten: Vec::new(),
+        });
     }
     out
 }

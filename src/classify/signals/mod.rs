@@ -16,6 +16,7 @@ mod origin;
 pub mod paths;
 mod propagation;
 mod table;
+mod undefined;
 mod views;
 
 pub use crate::analysis::symbols::ChangeKind;
@@ -250,6 +251,14 @@ pub struct Rejection {
     /// `linter` (a gate refused it) or `tool` (old_str not found, several matches...).
     pub by: String,
     pub after: After,
+    /// Undefined names of a legitimate intermediate state (a definition or import renamed before
+    /// its uses; a name used before what defines it is written).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pending: Vec<String>,
+    /// Undefined names the edit itself made so (it removed their definition with nothing in its
+    /// place, or its range swallowed the lines that used them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub overwritten: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -498,7 +507,12 @@ pub fn compute(run: &RunInput) -> Signals {
         let missed = gold_files.iter().filter(|e| !e.in_patch).count();
         if gold_files.is_empty() { 0.0 } else { missed as f64 / gold_files.len() as f64 }
     });
-    let rejections = edits::rejections(&edits);
+    let mut rejections = edits::rejections(&edits);
+    for r in &mut rejections {
+        let observation = steps.iter().find(|s| s.index as usize == r.step).map_or("", |s| s.observation.as_str());
+        let diff = edits.iter().find(|e| e.step == Some(r.step) && e.path == r.path).and_then(|e| e.diff.as_deref());
+        undefined::read(r, observation, diff);
+    }
     let mut lint_codes: BTreeMap<String, usize> = BTreeMap::new();
     for r in &rejections {
         for c in &r.codes {

@@ -330,7 +330,7 @@ fn a_shell_edit_that_changed_nothing_is_no_edit_and_lost_when_last() {
 
 mod defects;
 mod evidence_needed;
-mod followers;
 mod onset_and_blame;
 mod periphery_kinds;
+mod refactoring;
 mod what_the_harness_says;

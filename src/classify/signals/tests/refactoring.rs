@@ -1,6 +1,7 @@
-//! Propagation found from the agent's own change (issue 39): gold sites that call what the agent
-//! changed, make the same change, or change the same statement, left by the agent; each with the
-//! near miss that is no propagation.
+//! The modes of refactoring runs (issue 39): propagation found from the agent's own change
+//! (gold sites that call what the agent changed, make the same change, or change the same
+//! statement, left by the agent), and required temporary errors told from the agent's own
+//! breakage; each with the near miss that is no mode.
 
 use super::{edit, fired, run, step};
 use crate::classify::input::Task;
@@ -95,4 +96,37 @@ fn the_same_statement_in_another_file_follows_and_in_the_same_file_does_not() {
         &gold,
     );
     assert!(s.followers.is_empty(), "{:?}", s.followers);
+}
+
+/// SWE-agent 0.x's lint gate, in its own words (failure-modes.md), refusing a windowed edit.
+fn refused(names: &[&str]) -> String {
+    let errors: String = names.iter().map(|n| format!("- F821 undefined name '{n}'\n")).collect();
+    format!(
+        "Your proposed edit has introduced new syntax error(s). Please read this error message carefully and then retry editing the file.\n\nERRORS:\n{errors}\nThis is how your edit would have looked if applied\n-------------------------------------------------\n[File: /repo/src/calc.py (20 lines total)]\n\nYour changes have NOT been applied. Please fix your edit command and try again.\n"
+    )
+}
+
+/// Required temporary errors (issue 39): a definition renamed before its uses is refused, then
+/// abandoned; the hard negative, an edit whose range swallowed the line defining a name the
+/// rest still uses, refused for that undefined name, is the agent's own breakage.
+#[test]
+fn an_undefined_name_of_a_rename_in_passing_is_a_temporary_error_and_a_swallowed_one_is_not() {
+    let gated = |old: &str, new: &str, names: &[&str]| {
+        let steps = vec![
+            step(0, "open src/calc.py", "1:def total(xs):"),
+            step(1, "edit 5:6\nend_of_edit", &refused(names)),
+            step(2, "submit", ""),
+        ];
+        let d = format!("--- a/src/calc.py\n+++ b/src/calc.py\n@@ -5,2 +5,2 @@\n{old}{new}");
+        let edits =
+            vec![edit(Some(1), "/repo/src/calc.py", "windowed_edit", "rejected_by_linter", &["F821"], Some(&d))];
+        compute(&run(steps, edits, Some(false), None))
+    };
+    let rename =
+        gated("-def total(xs):\n-    return sum(xs)\n", "+def add_all(xs):\n+    return sum(xs)\n", &["total"]);
+    assert_eq!(rename.rejections[0].pending, ["total"]);
+    assert!(fired(&rename, Rule::GatedRejectionAbandoned).is_some_and(|c| c >= 0.7));
+    let swallowed = gated("-    count = 0\n-    for x in xs:\n", "+    for x in sorted(xs):\n", &["count"]);
+    assert_eq!(swallowed.rejections[0].overwritten, ["count"]);
+    assert_eq!(fired(&swallowed, Rule::GatedRejectionAbandoned), None, "its own edit broke the file");
 }
