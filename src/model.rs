@@ -69,6 +69,8 @@ pub enum Format {
     #[serde(rename = "openclaw")]
     #[strum(serialize = "openclaw")]
     OpenClaw,
+    /// Atlassian Rovo Dev transcripts (SWE-PolyBench submissions' plain-text `trajs/<id>`).
+    RovoDev,
 }
 
 impl Format {
@@ -701,7 +703,8 @@ mod tests {
                 "moatless",
                 "agentless",
                 "terminal-bench",
-                "openclaw"
+                "openclaw",
+                "rovo-dev"
             ]
         );
         assert!(Format::iter().all(|f| Format::from_name(f.name()) == Some(f)));

@@ -185,7 +185,7 @@ fn autocoderover_final_report_gives_the_swe_agent_runs_their_verdict_and_task_fo
 #[test]
 fn swe_polybench_results_are_evaluations_with_their_tests() {
     let (_dir, db) = db();
-    let stderr = ingest(&db, &[layout("swe-polybench")]);
+    let stderr = ingest(&db, &[layout("swe-polybench/evaluation/PB500/20250610_prometheus")]);
     assert!(!stderr.contains("error") && !stderr.contains("run summary"), "{stderr}");
     assert_eq!(
         orphans(&db),
@@ -199,6 +199,38 @@ fn swe_polybench_results_are_evaluations_with_their_tests() {
     let total = &stats["outcomes_total"];
     assert_eq!((total["runs"].as_i64(), total["no_trajectory"].as_i64()), (Some(0), Some(2)), "{total}");
     assert_eq!(total["resolve_rate"].as_f64(), Some(0.5), "{total}");
+}
+
+#[test]
+fn rovo_dev_transcripts_are_runs_with_their_polybench_verdicts_and_tests() {
+    let (_dir, db) = db();
+    let stderr = ingest(&db, &[layout("swe-polybench/evaluation/PBVerified/20251208_atlassian-rovo-dev")]);
+    assert!(!stderr.contains("warning") && !stderr.contains("error"), "{stderr}");
+    assert!(stderr.contains("verdicts: 2 of 2 runs"), "{stderr}");
+    assert_eq!(verdicts(&db), map(&[("google__gson-2024", Some(true)), ("microsoft__vscode-131416", Some(false))]));
+    assert!(orphans(&db).is_empty(), "every result joined its transcript");
+    let run = show(&db, "microsoft__vscode-131416");
+    assert_eq!(run["format"], "rovo-dev");
+    // The model is the submission's name in all_preds.jsonl.
+    assert_eq!(run["model"], "atlassian_rovo_dev_20251208");
+    let failing: Vec<&str> = run["outcome"]["tests"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|t| t["passed"] == false)
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert_eq!(
+        failing,
+        ["src/vs/platform/terminal/test/node/ptyService.test.ts > PtyService > restores the title after a reload"]
+    );
+    assert_eq!(run["steps"], 12);
+    // The refused edit is counted as refused, the applied ones as edits.
+    let text = String::from_utf8_lossy(&trajan(&db, &["runs"]).stdout).into_owned();
+    assert!(text.lines().any(|l| l.contains("microsoft__vscode-131416") && l.contains("4!1")), "{text}");
+    // A failed transcript is classified like any other run, its evidence steps its own.
+    let out = trajan(&db, &["classify", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
 #[test]

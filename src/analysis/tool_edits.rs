@@ -20,7 +20,7 @@ use serde_json::{Map, Value};
 const PATH_KEYS: &[&str] =
     &["file_path", "path", "filePath", "filename", "file", "target_file", "absolute_path", "filepath", "notebook_path"];
 /// Keys that hold a file's whole new content.
-const CONTENT_KEYS: &[&str] = &["content", "file_text", "contents", "new_content", "text", "code"];
+const CONTENT_KEYS: &[&str] = &["content", "file_text", "contents", "new_content", "initial_content", "text", "code"];
 /// Pairs of keys that hold the text replaced and its replacement.
 const PAIRS: &[(&str, &str)] = &[
     ("old_string", "new_string"),
@@ -101,10 +101,12 @@ fn pair(args: &Map<String, Value>) -> Option<(&str, &str)> {
     PAIRS.iter().find_map(|(o, n)| Some((text(args, o)?, text(args, n)?)))
 }
 
-/// A tool whose name says it only reads (`read_file`, `view_file`, `cat`).
+/// A tool whose name says it only reads (`read_file`, `view_file`, `cat`); not one that also
+/// says it changes (`find_and_replace_code`, `search_replace`).
 fn reads(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
     ["read", "view", "cat", "list", "search", "grep", "glob", "find"].iter().any(|w| n.starts_with(w))
+        && !["replace", "edit", "write"].iter().any(|w| n.contains(w))
 }
 
 /// A unified diff or an `apply_patch` envelope.

@@ -140,6 +140,8 @@ pub fn detect(shape: &Shape, text: &str) -> Detected {
                 Detected::Format(Format::SwebenchEvalLog)
             } else if is_aider_history(text) {
                 Detected::Format(Format::Aider)
+            } else if crate::ingest::rovo_dev::is_transcript(text) {
+                Detected::Format(Format::RovoDev)
             } else if is_asciicast(text.trim_start_matches('\u{feff}').trim_start()) {
                 Detected::NotRead("an asciinema recording outside a Terminal-Bench trial folder (its trial reads it)")
             } else {

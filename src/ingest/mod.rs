@@ -27,6 +27,7 @@ pub mod openhands;
 pub mod pipeline;
 pub mod polybench;
 pub mod predictions;
+pub mod rovo_dev;
 pub mod skip;
 pub mod source;
 pub mod stream;
@@ -354,6 +355,7 @@ fn parse_as(format: Format, path: &Path, text: &str) -> Result<Parsed, IngestErr
         Format::Agentless => agentless::parse(path, text),
         Format::TerminalBench => terminal_bench::parse_results(path, text),
         Format::OpenClaw => openclaw::parse(path, text),
+        Format::RovoDev => rovo_dev::parse(path, text),
     }
 }
 

@@ -55,6 +55,15 @@ pub fn views(s: &Step, roots: &Roots) -> Vec<View> {
             }
             return out;
         }
+        // Rovo Dev's file tools: `open_files` takes several, `inspect_code` one.
+        Some("open_files") => {
+            out.extend(words[1..].iter().map(|p| open(p)));
+            return out;
+        }
+        Some("inspect_code") => {
+            out.extend(words.get(1).map(|p| open(p)));
+            return out;
+        }
         Some("str_replace_editor") if words.get(1).map(String::as_str) == Some("view") => {
             if let Some(p) = words.get(2) {
                 out.push(open(p));
@@ -181,6 +190,12 @@ mod tests {
             [("src/a.py".into(), Open)]
         );
         assert_eq!(paths(&step("open src/b.py 40", None, None)), [("src/b.py".into(), Open)]);
+        // Rovo Dev's file tools.
+        assert_eq!(
+            paths(&step("open_files src/a.ts 'src/b c.ts'", None, None)),
+            [("src/a.ts".into(), Open), ("src/b c.ts".into(), Open)]
+        );
+        assert_eq!(paths(&step("inspect_code src/a.ts", None, None)), [("src/a.ts".into(), Open)]);
         assert_eq!(paths(&step("scroll_down", None, Some("/testbed/src/b.py"))), [("src/b.py".into(), Navigate)]);
         assert_eq!(
             paths(&step("cd src && head -n 40 c.py | nl && sed -n '1,20p' d.py", None, None)),
