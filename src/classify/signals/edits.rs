@@ -7,6 +7,7 @@ use crate::analysis::markers::runs_tests;
 use crate::analysis::reconstruct::command::{RedirectOp, parse};
 use crate::classify::input::{Edit, Step};
 use crate::model::{EditKind, EditStatus};
+use std::collections::HashMap;
 
 /// How an edit was made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -127,49 +128,53 @@ impl EditEvent {
 /// Steps after a rejection within which a shell write to the same file is a bypass.
 const BYPASS_WINDOW: usize = 3;
 
-/// Every rejected or refused edit, with what the agent did to that file next.
+/// Every rejected or refused edit, with what the agent did to that file next. One pass from
+/// the end, keeping each file's next applied edit: linear in the edits.
 pub(super) fn rejections(edits: &[EditEvent]) -> Vec<Rejection> {
     let mut out = Vec::new();
-    for (i, e) in edits.iter().enumerate() {
-        let Some(step) = e.step.filter(|_| e.rejected()) else { continue };
-        let next = edits[i + 1..].iter().find(|n| n.path == e.path && n.step.is_some() && !n.rejected());
-        let after = match next {
-            Some(n) if n.kind == EditKind::ShellWrite && n.step.is_some_and(|s| s <= step + BYPASS_WINDOW) => {
-                After::Bypassed { step: n.step.unwrap_or(step) }
-            }
-            Some(n) => After::Recovered { step: n.step.unwrap_or(step) },
-            None => After::Abandoned,
-        };
-        let by = if e.status == EditStatus::RejectedByLinter { "linter" } else { "tool" };
-        out.push(Rejection {
-            step,
-            path: e.path.clone(),
-            codes: e.codes.clone(),
-            by: by.into(),
-            after,
-            pending: Vec::new(),
-            overwritten: Vec::new(),
-        });
+    let mut next_applied: HashMap<&str, &EditEvent> = HashMap::new();
+    for e in edits.iter().rev() {
+        if let Some(step) = e.step.filter(|_| e.rejected()) {
+            let after = match next_applied.get(e.path.as_str()) {
+                Some(n) if n.kind == EditKind::ShellWrite && n.step.is_some_and(|s| s <= step + BYPASS_WINDOW) => {
+                    After::Bypassed { step: n.step.unwrap_or(step) }
+                }
+                Some(n) => After::Recovered { step: n.step.unwrap_or(step) },
+                None => After::Abandoned,
+            };
+            let by = if e.status == EditStatus::RejectedByLinter { "linter" } else { "tool" };
+            out.push(Rejection {
+                step,
+                path: e.path.clone(),
+                codes: e.codes.clone(),
+                by: by.into(),
+                after,
+                pending: Vec::new(),
+                overwritten: Vec::new(),
+            });
+        } else if e.step.is_some() {
+            next_applied.insert(e.path.as_str(), e);
+        }
     }
+    out.reverse();
     out
 }
 
-/// Applied edits whose diff undoes an earlier applied edit of the same file.
+/// Applied edits whose diff undoes an earlier applied edit of the same file: each edit's lines
+/// read once and looked up by what would undo them, linear in the edits.
 pub(super) fn reverts(edits: &[EditEvent]) -> Vec<Revert> {
-    let applied: Vec<&EditEvent> = edits.iter().filter(|e| e.changed()).collect();
+    // (path, removed, added) of the edits seen so far -> the step of the latest.
+    let mut seen: HashMap<(&str, Vec<&str>, Vec<&str>), Option<usize>> = HashMap::new();
     let mut out = Vec::new();
-    for (j, b) in applied.iter().enumerate() {
+    for b in edits.iter().filter(|e| e.changed()) {
         let (b_removed, b_added) = b.hunk_lines();
-        if b_removed.is_empty() && b_added.is_empty() {
-            continue;
+        if !b_removed.is_empty() || !b_added.is_empty() {
+            let undoing = (b.path.as_str(), b_added.clone(), b_removed.clone());
+            if let (Some(a_step), Some(step)) = (seen.get(&undoing), b.step) {
+                out.push(Revert { step, path: b.path.clone(), reverts_step: a_step.unwrap_or(0) });
+            }
         }
-        let undone = applied[..j].iter().rev().find(|a| {
-            let (a_removed, a_added) = a.hunk_lines();
-            a.path == b.path && a_removed == b_added && a_added == b_removed
-        });
-        if let (Some(a), Some(step)) = (undone, b.step) {
-            out.push(Revert { step, path: b.path.clone(), reverts_step: a.step.unwrap_or(0) });
-        }
+        seen.insert((b.path.as_str(), b_removed, b_added), b.step);
     }
     out
 }
@@ -177,9 +182,8 @@ pub(super) fn reverts(edits: &[EditEvent]) -> Vec<Revert> {
 /// The run's stored edits, repository-relative, in step order. Shell edits are the
 /// reconstruction's (`analysis::reconstruct`): placed in the folder their command ran in.
 pub(super) fn events(rows: &[Edit], steps: &[Step], roots: &Roots) -> Vec<EditEvent> {
-    let wd = |step: Option<i64>| {
-        step.and_then(|i| steps.iter().find(|s| s.index == i)).and_then(|s| s.working_dir.as_deref())
-    };
+    let dirs: HashMap<i64, &str> = steps.iter().filter_map(|s| Some((s.index, s.working_dir.as_deref()?))).collect();
+    let wd = |step: Option<i64>| step.and_then(|i| dirs.get(&i).copied());
     let mut out: Vec<EditEvent> = rows.iter().map(|e| EditEvent::from_row(e, roots.rel(&e.path, wd(e.step)))).collect();
     out.sort_by_key(|e| e.step.unwrap_or(usize::MAX));
     out
@@ -199,16 +203,24 @@ pub(super) fn lost_edits(
     submitted: bool,
 ) -> Vec<LostEdit> {
     let mut out = Vec::new();
+    // Each file's edits, found once: linear in the edits, whatever the number of files.
+    let mut by_path: HashMap<&str, Vec<&EditEvent>> = HashMap::new();
+    for e in edits {
+        by_path.entry(e.path.as_str()).or_default().push(e);
+    }
+    let reverted: std::collections::HashSet<(&str, usize)> =
+        reverts.iter().map(|r| (r.path.as_str(), r.step)).collect();
     for f in files {
+        let of_file = by_path.get(f.path.as_str()).map_or(&[][..], Vec::as_slice);
         // Tests and docs the agent touched and put back are not the change.
         let kind = super::paths::FileKind::of(&f.path);
         let aside =
             f.created || f.scratch || matches!(kind, super::paths::FileKind::Test | super::paths::FileKind::Doc);
         // The last step that changed the file (a reversed patch undoes: it is not a change; nor
         // is a shell edit that changed nothing).
-        let last = edits.iter().filter(|e| e.path == f.path && e.changed() && !e.undoes()).filter_map(|e| e.step).max();
+        let last = of_file.iter().filter(|e| e.changed() && !e.undoes()).filter_map(|e| e.step).max();
         // The last attempt at the file changed nothing, and nothing changed it after.
-        let noop = edits.iter().filter(|e| e.path == f.path && e.changed_nothing).filter_map(|e| e.step).max();
+        let noop = of_file.iter().filter(|e| e.changed_nothing).filter_map(|e| e.step).max();
         if let Some(step) = noop.filter(|s| last.is_none_or(|l| l < *s))
             && !aside
         {
@@ -226,16 +238,15 @@ pub(super) fn lost_edits(
             }
             continue;
         }
-        if reverts.iter().any(|r| r.path == f.path && r.step == last) {
+        if reverted.contains(&(f.path.as_str(), last)) {
             continue;
         }
         // Undone by git (the reconstruction's `undone_at`), or by a reversed patch after it.
-        let at_last = |e: &&EditEvent| e.path == f.path && e.step == Some(last);
-        let by_git = edits.iter().filter(at_last).filter(|e| e.changed() && !e.undoes()).filter_map(|e| e.undone_at);
-        let by_patch =
-            edits.iter().filter(|e| e.path == f.path && e.undoes()).filter_map(|e| e.step).filter(|s| *s > last);
+        let at_last = |e: &&&EditEvent| e.step == Some(last);
+        let by_git = of_file.iter().filter(at_last).filter(|e| e.changed() && !e.undoes()).filter_map(|e| e.undone_at);
+        let by_patch = of_file.iter().filter(|e| e.undoes()).filter_map(|e| e.step).filter(|s| *s > last);
         let reset = by_git.chain(by_patch).min();
-        let shell = edits.iter().filter(at_last).any(|e| e.kind == EditKind::ShellWrite);
+        let shell = of_file.iter().filter(at_last).any(|e| e.kind == EditKind::ShellWrite);
         let why = match reset {
             Some(r) => {
                 let checked = steps.iter().any(|s| {
@@ -250,4 +261,58 @@ pub(super) fn lost_edits(
         out.push(LostEdit { step: last, path: f.path.clone(), why });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn edit(step: usize, path: &str, kind: EditKind, status: EditStatus, diff: &str) -> EditEvent {
+        EditEvent {
+            step: Some(step),
+            path: path.into(),
+            kind,
+            status,
+            codes: Vec::new(),
+            diff: Some(diff.into()),
+            changed_nothing: false,
+            append: false,
+            via: Via::Tool,
+            script: None,
+            undone_at: None,
+        }
+    }
+
+    /// Issue 42: the passes over a run's edits are one look-up per edit (20,001 edits took
+    /// 12.9 s to classify when each looked through all the others). What they find is as
+    /// before: each rejection's next applied edit of its own file, each revert's latest undone
+    /// edit, among edits of thousands of files interleaved.
+    #[test]
+    fn rejections_and_reverts_over_many_files_find_their_own_files_edits() {
+        const FILES: usize = 3_000;
+        let mut edits = Vec::new();
+        for f in 0..FILES {
+            let p = format!("src/m{f}.py");
+            let s = 10 * f;
+            edits.push(edit(s, &p, EditKind::StrReplace, EditStatus::RejectedByLinter, "-a\n+b\n"));
+            edits.push(edit(s + 1, &p, EditKind::StrReplace, EditStatus::Applied, "-a\n+b\n"));
+            edits.push(edit(s + 2, &p, EditKind::StrReplace, EditStatus::Applied, "-b\n+a\n"));
+            if f % 2 == 0 {
+                edits.push(edit(s + 3, &p, EditKind::StrReplace, EditStatus::RefusedByTool, "-x\n+y\n"));
+            }
+        }
+        edits.sort_by_key(|e| (e.step, e.path.clone()));
+        let rejections = rejections(&edits);
+        assert_eq!(rejections.len(), FILES + FILES / 2);
+        for r in &rejections {
+            let f: usize = r.path.trim_start_matches("src/m").trim_end_matches(".py").parse().unwrap_or(usize::MAX);
+            let expected = if r.step == 10 * f { After::Recovered { step: 10 * f + 1 } } else { After::Abandoned };
+            assert_eq!(r.after, expected, "{r:?}");
+        }
+        let reverts = reverts(&edits);
+        assert_eq!(reverts.len(), FILES);
+        assert!(reverts.iter().enumerate().all(|(f, r)| {
+            r.path == format!("src/m{f}.py") && (r.step, r.reverts_step) == (10 * f + 2, 10 * f + 1)
+        }));
+    }
 }

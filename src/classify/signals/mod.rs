@@ -508,10 +508,20 @@ pub fn compute(run: &RunInput) -> Signals {
         if gold_files.is_empty() { 0.0 } else { missed as f64 / gold_files.len() as f64 }
     });
     let mut rejections = edits::rejections(&edits);
-    for r in &mut rejections {
-        let observation = steps.iter().find(|s| s.index as usize == r.step).map_or("", |s| s.observation.as_str());
-        let diff = edits.iter().find(|e| e.step == Some(r.step) && e.path == r.path).and_then(|e| e.diff.as_deref());
-        undefined::read(r, observation, diff);
+    if !rejections.is_empty() {
+        let observations: HashMap<usize, &str> =
+            steps.iter().map(|s| (s.index as usize, s.observation.as_str())).collect();
+        let mut diffs: HashMap<(usize, &str), Option<&str>> = HashMap::new();
+        for e in &edits {
+            if let Some(step) = e.step {
+                diffs.entry((step, e.path.as_str())).or_insert(e.diff.as_deref());
+            }
+        }
+        for r in &mut rejections {
+            let observation = observations.get(&r.step).copied().unwrap_or("");
+            let diff = diffs.get(&(r.step, r.path.as_str())).copied().flatten();
+            undefined::read(r, observation, diff);
+        }
     }
     let mut lint_codes: BTreeMap<String, usize> = BTreeMap::new();
     for r in &rejections {
