@@ -422,7 +422,7 @@ impl<'a> RunFields<'a> {
             model: enc_opt(run.model.as_deref()),
             exit_status: enc_opt(run.exit_status.as_deref()),
             submission: enc_opt(run.submission.as_deref()),
-            cost: run.cost,
+            cost: crate::model::kept_cost(run.cost),
             tokens_sent: run.tokens_sent,
             tokens_received: run.tokens_received,
             api_calls: run.api_calls,
