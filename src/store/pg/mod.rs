@@ -68,6 +68,9 @@ pub struct Pg {
     batch_terms: Vec<i64>,
     /// The source being written whose earlier parts are committed.
     parted: Option<i64>,
+    /// The path whose lock this session holds past its transactions, while the write of a source
+    /// committed in parts goes on (`write.rs`, `hold_path`).
+    held: Option<String>,
     /// A transaction is open (a write in progress): a lost connection is not silently reopened.
     in_transaction: Cell<bool>,
     /// The server said it ends the session (terminated, shutting down) or the link broke: the
@@ -119,6 +122,7 @@ impl Pg {
             unit_terms: RefCell::new(Vec::new()),
             batch_terms: Vec::new(),
             parted: None,
+            held: None,
             in_transaction: Cell::new(false),
             lost: Cell::new(false),
             #[cfg(test)]
@@ -454,6 +458,8 @@ impl Cells for Row {
     }
 }
 
+#[cfg(test)]
+mod hostile_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
