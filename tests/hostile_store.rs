@@ -215,3 +215,44 @@ fn agreement_lists_the_pairs_of_at_most_twenty_raters() {
     assert_eq!(bounded["against_reference"].as_array().map(Vec::len), Some(39), "everyone against r39");
     assert_ne!(bounded["alpha"]["values"], alone["alpha"]["values"], "alpha over all forty");
 }
+
+/// Issue 42, item 1, against the test server (which trusts its loopback: any password works):
+/// a password with an unencoded `?` connects and is never printed (`migrate`, `copy`); one with
+/// `@` or `/` is refused before any connection, showing nothing of it; libpq's `key=value` pairs
+/// name the server, never a file.
+#[test]
+fn a_password_with_a_slash_a_question_mark_or_an_at_is_never_printed() {
+    let Some(db) = common::pg_database() else { return };
+    let (base, name) = db.url.rsplit_once('/').unwrap_or_else(|| panic!("{}", db.url));
+    let at = base.rsplit_once('@').map_or(base, |(_, at)| at);
+    let (host, port) = at.split_once(':').unwrap_or_else(|| panic!("{at}"));
+    let with = |password: &str| format!("postgres://postgres:{password}@{at}/{name}");
+    let secret = |said: &str| said.contains("Sekr1t") || said.contains("Xy9");
+    let migrate = trajan(Path::new(&with("Sekr1t?Xy9")), &["migrate"]);
+    let said = both(&migrate);
+    assert!(migrate.status.success() && said.contains(&format!("postgres://postgres:***@{at}/{name}")), "{said}");
+    assert!(!secret(&said), "{said}");
+    let dir = must(tempfile::tempdir(), "tempdir");
+    let (file, input) = (dir.path().join("a.db"), dir.path().join("s.jsonl"));
+    must(std::fs::write(&input, openclaw_session(&[(1, 0.5)])), "write");
+    assert!(trajan(&file, &["ingest".as_ref(), input.as_os_str()]).status.success());
+    let copied = trajan(
+        &file,
+        &["copy".as_ref(), "--from".as_ref(), file.as_os_str(), "--to".as_ref(), with("Sekr1t?Xy9").as_ref()],
+    );
+    assert!(copied.status.success() && !secret(&both(&copied)), "{}", both(&copied));
+    for password in ["Sekr1t@Xy9", "Sekr1t/Xy9", "Sekr1t/Xy9?k=v"] {
+        let out = trajan(Path::new(&with(password)), &["runs"]);
+        let said = both(&out);
+        assert_eq!(out.status.code(), Some(2), "{said}");
+        assert!(!secret(&said) && said.contains("%40"), "{said}");
+    }
+    let pairs = format!("host={host} port={port} user=postgres password='Sekr1t Xy9' dbname={name}");
+    let out = common::command().current_dir(dir.path()).args(["--db", &pairs, "migrate"]).output();
+    let out = must(out, "run trajan");
+    let said = both(&out);
+    assert!(out.status.success() && said.contains("password=***") && !secret(&said), "{said}");
+    let files: Vec<String> =
+        must(std::fs::read_dir(dir.path()), "ls").flatten().map(|e| e.file_name().to_string_lossy().into()).collect();
+    assert!(!files.iter().any(|f| f.contains("host=")), "no file made of the pairs: {files:?}");
+}
