@@ -19,7 +19,7 @@ pub(super) fn client_config(roots: Option<&PathBuf>, host_name: bool) -> Result<
         .with_safe_default_protocol_versions()
         .map_err(|e| tls_error(e.to_string()))?;
     let verifier: Arc<dyn ServerCertVerifier> = match roots {
-        None => Arc::new(Unverified(provider)),
+        None => Arc::new(Lenient { provider, chain: None }),
         Some(path) => {
             let mut store = rustls::RootCertStore::empty();
             let certs = CertificateDer::pem_file_iter(path)
@@ -30,60 +30,26 @@ pub(super) fn client_config(roots: Option<&PathBuf>, host_name: bool) -> Result<
             if store.is_empty() {
                 return Err(tls_error(format!("{}: no certificate in it", path.display())));
             }
-            let webpki = rustls::client::WebPkiServerVerifier::builder_with_provider(Arc::new(store), provider)
+            let webpki = rustls::client::WebPkiServerVerifier::builder_with_provider(Arc::new(store), provider.clone())
                 .build()
                 .map_err(|e| tls_error(e.to_string()))?;
-            if host_name { webpki } else { Arc::new(ChainOnly(webpki)) }
+            if host_name { webpki } else { Arc::new(Lenient { provider, chain: Some(webpki) }) }
         }
     };
     Ok(builder.dangerous().with_custom_certificate_verifier(verifier).with_no_client_auth())
 }
 
-/// `sslmode=prefer` / `require` without trusted certificates, as libpq: the channel is encrypted,
-/// the certificate not checked (its handshake signatures are).
+/// The checks short of `verify-full`, as libpq makes them: without trusted certificates
+/// (`sslmode=prefer` or `require`; `chain` none) the certificate is not checked; with them
+/// (`verify-ca`, or `sslrootcert` with a weaker mode) its chain is, not its host name. The
+/// handshake's signatures are checked either way.
 #[derive(Debug)]
-struct Unverified(Arc<CryptoProvider>);
-
-impl ServerCertVerifier for Unverified {
-    fn verify_server_cert(
-        &self,
-        _end_entity: &CertificateDer<'_>,
-        _intermediates: &[CertificateDer<'_>],
-        _server_name: &ServerName<'_>,
-        _ocsp: &[u8],
-        _now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        verify_tls12_signature(message, cert, dss, &self.0.signature_verification_algorithms)
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        verify_tls13_signature(message, cert, dss, &self.0.signature_verification_algorithms)
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.signature_verification_algorithms.supported_schemes()
-    }
+struct Lenient {
+    provider: Arc<CryptoProvider>,
+    chain: Option<Arc<rustls::client::WebPkiServerVerifier>>,
 }
 
-/// `verify-ca`, and `sslrootcert` with a weaker mode: the chain is checked, not the host name.
-#[derive(Debug)]
-struct ChainOnly(Arc<rustls::client::WebPkiServerVerifier>);
-
-impl ServerCertVerifier for ChainOnly {
+impl ServerCertVerifier for Lenient {
     fn verify_server_cert(
         &self,
         end_entity: &CertificateDer<'_>,
@@ -92,7 +58,8 @@ impl ServerCertVerifier for ChainOnly {
         ocsp: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        match self.0.verify_server_cert(end_entity, intermediates, server_name, ocsp, now) {
+        let Some(chain) = &self.chain else { return Ok(ServerCertVerified::assertion()) };
+        match chain.verify_server_cert(end_entity, intermediates, server_name, ocsp, now) {
             Err(rustls::Error::InvalidCertificate(rustls::CertificateError::NotValidForName))
             | Err(rustls::Error::InvalidCertificate(rustls::CertificateError::NotValidForNameContext { .. })) => {
                 Ok(ServerCertVerified::assertion())
@@ -107,7 +74,7 @@ impl ServerCertVerifier for ChainOnly {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.0.verify_tls12_signature(message, cert, dss)
+        verify_tls12_signature(message, cert, dss, &self.provider.signature_verification_algorithms)
     }
 
     fn verify_tls13_signature(
@@ -116,10 +83,10 @@ impl ServerCertVerifier for ChainOnly {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.0.verify_tls13_signature(message, cert, dss)
+        verify_tls13_signature(message, cert, dss, &self.provider.signature_verification_algorithms)
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.supported_verify_schemes()
+        self.provider.signature_verification_algorithms.supported_schemes()
     }
 }

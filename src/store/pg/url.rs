@@ -135,42 +135,34 @@ impl PgUrl {
                     wait = if s > 0 { Duration::from_secs(s.unsigned_abs()) } else { WAIT };
                 }
                 "keepalives" => {
-                    config.keepalives(seconds(value, "keepalives")? != 0);
+                    config.keepalives(seconds(value, key)? != 0);
                 }
                 "keepalives_idle" => {
-                    config.keepalives_idle(secs(seconds(value, "keepalives_idle")?));
+                    config.keepalives_idle(secs(seconds(value, key)?));
                 }
                 "keepalives_interval" => {
-                    config.keepalives_interval(secs(seconds(value, "keepalives_interval")?));
+                    config.keepalives_interval(secs(seconds(value, key)?));
                 }
                 "keepalives_count" => {
-                    let n = u32::try_from(seconds(value, "keepalives_count")?)
-                        .map_err(|_| "keepalives_count is negative")?;
-                    config.keepalives_retries(n);
+                    config.keepalives_retries(u32::try_from(seconds(value, key)?).map_err(|_| "keepalives_count < 0")?);
                 }
                 "tcp_user_timeout" => {
-                    config.tcp_user_timeout(secs(seconds(value, "tcp_user_timeout")?));
+                    config.tcp_user_timeout(secs(seconds(value, key)?));
                 }
                 "sslmode" => mode = value.clone(),
                 "sslrootcert" => root = Some(PathBuf::from(value)),
                 "sslnegotiation" => {
-                    let choices = [("postgres", SslNegotiation::Postgres), ("direct", SslNegotiation::Direct)];
-                    config.ssl_negotiation(one_of(key, value, &choices)?);
+                    use SslNegotiation::*;
+                    config.ssl_negotiation(one_of(key, value, &[("postgres", Postgres), ("direct", Direct)])?);
                 }
                 "target_session_attrs" => {
-                    let choices = [
-                        ("any", TargetSessionAttrs::Any),
-                        ("read-write", TargetSessionAttrs::ReadWrite),
-                        ("read-only", TargetSessionAttrs::ReadOnly),
-                    ];
+                    use TargetSessionAttrs::*;
+                    let choices = [("any", Any), ("read-write", ReadWrite), ("read-only", ReadOnly)];
                     config.target_session_attrs(one_of(key, value, &choices)?);
                 }
                 "channel_binding" => {
-                    let choices = [
-                        ("disable", ChannelBinding::Disable),
-                        ("prefer", ChannelBinding::Prefer),
-                        ("require", ChannelBinding::Require),
-                    ];
+                    use ChannelBinding::*;
+                    let choices = [("disable", Disable), ("prefer", Prefer), ("require", Require)];
                     config.channel_binding(one_of(key, value, &choices)?);
                 }
                 "load_balance_hosts" => shuffle = one_of(key, value, &[("disable", false), ("random", true)])?,
