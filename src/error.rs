@@ -191,7 +191,7 @@ pub enum StoreError {
     )]
     Unmigrated { url: String, found: i64, known: i64 },
     /// The target of a copy already holds data.
-    #[error("{0} already holds data: a copy goes into an empty store")]
+    #[error("{0} already holds data that is not a copy of the source: a copy goes into an empty store")]
     NotEmpty(String),
     /// Two stores compared after a copy differ.
     #[error("table {table} differs: {why}")]

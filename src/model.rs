@@ -113,6 +113,30 @@ impl Parsed {
     pub fn is_empty(&self) -> bool {
         self.runs.is_empty() && self.outcomes.is_empty() && self.predictions.is_empty() && self.tasks.is_empty()
     }
+
+    /// Costs that are no cost (negative, past [`MAX_COST`], not finite) read as none, each with a
+    /// warning naming the file `path` and the run.
+    pub fn refuse_absurd_costs(&mut self, path: &std::path::Path) {
+        for run in &mut self.runs {
+            if let Some(c) = run.cost.filter(|&c| kept_cost(Some(c)).is_none()) {
+                self.warnings.push(format!(
+                    "{}: {}: a cost of {c:e} is not a run's cost (0 to {MAX_COST:e} US dollars); read as null",
+                    path.display(),
+                    run.instance_id
+                ));
+                run.cost = None;
+            }
+        }
+    }
+}
+
+/// The most a run may cost, in US dollars: a million (a run costs cents to a few hundred).
+/// Anything past it, negative or not finite is no cost ([`kept_cost`]).
+pub const MAX_COST: f64 = 1e6;
+
+/// A run's cost as kept and shown: `None` for a cost outside 0 to [`MAX_COST`] or not finite.
+pub fn kept_cost(cost: Option<f64>) -> Option<f64> {
+    cost.filter(|c| (0.0..=MAX_COST).contains(c))
 }
 
 /// One agent run on one task instance.

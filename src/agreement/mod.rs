@@ -39,8 +39,8 @@ pub use coverage::{Coverage, coverage};
 pub use kappa::{cohen_kappa, cohen_kappa_from_matrix, raw_agreement};
 pub use onset::{BlameAgreement, OnsetAgreement, ValueAgreement, blame_agreement, onset_agreement};
 pub use report::{
-    AgreementReport, AlphaScore, ClassifierScore, Estimate, MicroScore, ModeAgreement, PairAgreement, Reference,
-    agreement_report,
+    AgreementReport, AlphaScore, ClassifierScore, Estimate, MicroScore, ModeAgreement, PAIR_RATERS, PairAgreement,
+    Reference, agreement_report,
 };
 pub use table::{Rating, RatingTable, Table};
 

@@ -89,7 +89,7 @@ pub struct ClassifierScore {
 pub struct ModeAgreement {
     /// The mode id.
     pub mode: String,
-    /// Every pair of the report's raters, in rater order.
+    /// Every pair of the report's pair raters ([`AgreementReport::pair_raters`]), in rater order.
     pub pairs: Vec<PairAgreement>,
     /// Alpha over all the report's raters.
     pub alpha: AlphaScore,
@@ -112,6 +112,13 @@ pub struct MicroScore {
     pub f1: Option<f64>,
 }
 
+/// Rater pairs are listed (kappa, raw agreement) among at most this many raters: the number of
+/// pairs grows with the square of the raters (300 raters make 44,850 pairs a mode), each
+/// bootstrapped. With more raters, the pairs listed are those of the reference rater (when one
+/// is named) and the raters who rated the most items; alpha, coverage and the scores against
+/// the reference still cover every rater.
+pub const PAIR_RATERS: usize = 20;
+
 /// The report of [`agreement_report`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AgreementReport {
@@ -119,6 +126,10 @@ pub struct AgreementReport {
     pub items: usize,
     /// The raters compared, in order.
     pub raters: Vec<String>,
+    /// The raters whose pairs are listed ([`PAIR_RATERS`] at most), in order.
+    pub pair_raters: Vec<String>,
+    /// Pairs of raters per mode not listed (a rater beyond [`PAIR_RATERS`] in them).
+    pub pairs_left_out: usize,
     /// What they are scored against.
     pub reference: Reference,
     /// How the intervals were computed.
@@ -133,8 +144,8 @@ pub struct AgreementReport {
 
 /// The agreement report of `raters` (names of table columns, in the order to report) on `modes`.
 ///
-/// Per mode (one-vs-rest): kappa and raw agreement for every pair of `raters`; alpha over all of
-/// them; and each rater that is not the reference (nor part of a consensus reference) scored
+/// Per mode (one-vs-rest): kappa and raw agreement for every pair of `raters` (of at most
+/// [`PAIR_RATERS`] of them: [`pair_columns`]); alpha over all of them; and each rater that is not the reference (nor part of a consensus reference) scored
 /// against `reference`. Intervals per [`BootstrapOptions`]: kappa, precision, recall and F1
 /// resample the items both sides rated, alpha the pairable items. Every interval uses the same
 /// seed, so they are reproducible one by one.
@@ -152,22 +163,23 @@ pub fn agreement_report(
     let (reference_columns, scored): (Vec<usize>, Vec<usize>) = match reference {
         Reference::Rater(name) => {
             let r = indices(table, std::slice::from_ref(name))?;
-            (r.clone(), columns.iter().copied().filter(|c| !r.contains(c)).collect())
+            (r.clone(), others(&columns, &r))
         }
         Reference::Consensus(names) => {
             let r = indices(table, names)?;
-            (r.clone(), columns.iter().copied().filter(|c| !r.contains(c)).collect())
+            (r.clone(), others(&columns, &r))
         }
         Reference::Given { scored, .. } => (Vec::new(), indices(table, scored)?),
     };
 
+    let paired = pair_columns(table, &columns, reference);
     let mut micro: Vec<Confusion> = vec![Confusion::default(); scored.len()];
     let mut mode_reports = Vec::with_capacity(modes.len());
     for mode in modes {
         let binary = table.one_vs_rest(mode);
         let mut pairs = Vec::new();
-        for (i, &a) in columns.iter().enumerate() {
-            for &b in &columns[i + 1..] {
+        for (i, &a) in paired.iter().enumerate() {
+            for &b in &paired[i + 1..] {
                 pairs.push(pair_agreement(&binary, a, b, bootstrap)?);
             }
         }
@@ -195,6 +207,8 @@ pub fn agreement_report(
     Ok(AgreementReport {
         items: table.items().len(),
         raters: columns.iter().filter_map(|&c| table.raters().get(c).cloned()).collect(),
+        pair_raters: paired.iter().filter_map(|&c| table.raters().get(c).cloned()).collect(),
+        pairs_left_out: pairs_of(columns.len()) - pairs_of(paired.len()),
         reference: reference.clone(),
         bootstrap: *bootstrap,
         coverage: columns.iter().map(|&c| coverage(table, c)).collect(),
@@ -213,8 +227,45 @@ pub fn agreement_report(
     })
 }
 
+/// Pairs among `n` raters.
+fn pairs_of(n: usize) -> usize {
+    n * n.saturating_sub(1) / 2
+}
+
+/// The columns whose pairs are listed: all of them up to [`PAIR_RATERS`]; beyond, the reference
+/// rater (when one is named) and the raters who rated the most items (the first in order among
+/// equals), in the order of `columns`.
+fn pair_columns(table: &RatingTable, columns: &[usize], reference: &Reference) -> Vec<usize> {
+    if columns.len() <= PAIR_RATERS {
+        return columns.to_vec();
+    }
+    let named = match reference {
+        Reference::Rater(name) => table.rater_index(name),
+        _ => None,
+    };
+    let mut rated = vec![0usize; table.raters().len()];
+    for row in table.rows() {
+        for (c, cell) in row.iter().enumerate() {
+            rated[c] += usize::from(cell.is_some());
+        }
+    }
+    let mut order: Vec<(usize, usize)> = columns.iter().copied().enumerate().collect();
+    order.sort_by_key(|&(k, c)| (Some(c) != named, std::cmp::Reverse(rated.get(c).copied().unwrap_or(0)), k));
+    order.truncate(PAIR_RATERS);
+    order.sort_unstable();
+    order.into_iter().map(|(_, c)| c).collect()
+}
+
 fn indices(table: &RatingTable, names: &[String]) -> Result<Vec<usize>, AgreementError> {
-    names.iter().map(|n| table.rater_index(n).ok_or_else(|| AgreementError::UnknownRater(n.clone()))).collect()
+    let at: std::collections::HashMap<&str, usize> =
+        table.raters().iter().enumerate().map(|(i, r)| (r.as_str(), i)).rev().collect();
+    names.iter().map(|n| at.get(n.as_str()).copied().ok_or_else(|| AgreementError::UnknownRater(n.clone()))).collect()
+}
+
+/// `columns` without those of `reference`.
+fn others(columns: &[usize], reference: &[usize]) -> Vec<usize> {
+    let taken: std::collections::HashSet<usize> = reference.iter().copied().collect();
+    columns.iter().copied().filter(|c| !taken.contains(c)).collect()
 }
 
 fn confusion_of(pairs: &[(bool, bool)], indices: &[usize]) -> Confusion {

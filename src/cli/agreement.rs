@@ -6,7 +6,9 @@ use super::settings;
 use anyhow::{Context, Result, bail};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use trajan::agreement::{AgreementReport, BootstrapOptions, Estimate, Rating, Reference, Table, agreement_report};
+use trajan::agreement::{
+    AgreementReport, BootstrapOptions, Estimate, PAIR_RATERS, Rating, Reference, Table, agreement_report,
+};
 use trajan::config::UserConfig;
 use trajan::label::taxonomy::Taxonomy;
 use trajan::review::onset_agreement::JudgementAgreement;
@@ -107,6 +109,15 @@ fn agreement_text(r: &AgreementReport, taxonomy: &Taxonomy) -> String {
         let share = c.share.map(|s| format!("{:.1}%", s * 100.0)).unwrap_or_else(|| "—".into());
         let _ = writeln!(o, "  {:<28} {share} of {}", sanitize(&c.rater), c.rated);
     }
+    if r.pairs_left_out > 0 {
+        let _ = writeln!(
+            o,
+            "kappa between raters: the pairs of the {} raters who rated the most runs; {} more pairs a mode are not listed (at most {PAIR_RATERS} raters' pairs are); alpha and the scores against the reference cover all {} raters",
+            r.pair_raters.len(),
+            r.pairs_left_out,
+            r.raters.len()
+        );
+    }
     for m in &r.modes {
         let _ = writeln!(o, "\n{}", m.mode);
         let _ = writeln!(o, "  Krippendorff's alpha {} over {} runs", est(&m.alpha.alpha), m.alpha.units);
@@ -149,6 +160,14 @@ fn share(x: Option<f64>) -> String {
 fn judgement_text(j: &JudgementAgreement) -> String {
     let mut o =
         String::from("\nonset and blame, between raters over the runs both judged (an onset or a blame given)\n");
+    if j.pair_raters.len() < j.raters.len() {
+        let _ = writeln!(
+            o,
+            "  the pairs of the {} raters who judged the most runs (and the reference); the other {} raters' pairs are not listed (at most {PAIR_RATERS} raters' pairs are)",
+            j.pair_raters.len(),
+            j.raters.len() - j.pair_raters.len()
+        );
+    }
     if j.pairs.is_empty() {
         o.push_str(
             "  no two raters judged onset or blame on the same run yet (trajan label RUN --onset N --blame B)\n",

@@ -115,6 +115,9 @@ pub fn run(store: &mut Store, paths: &[PathBuf], format: Option<Format>, flags: 
         && let Some(indexed) = build_index(store)?
     {
         print_index_summary(&report, &indexed);
+        if indexed.failed.is_some() {
+            status = status.max(1);
+        }
         if let Some(signal) = indexed.stopped_by {
             status = trajan::interrupt::exit_status(signal);
         }
@@ -131,12 +134,15 @@ struct Indexed {
     left: i64,
     /// The stop signal (Ctrl-C) that ended the phase early.
     stopped_by: Option<i32>,
+    /// Why the index could not be written (a full disk): the runs stay stored, and listed.
+    failed: Option<String>,
 }
 
 /// The search index, built after the write as a phase of its own with its own progress line
 /// (runs indexed). A stop signal ends it between batches: the batches done stay indexed, the
-/// rest waits for the first search (a database never holds a half-indexed run). `None` when no
-/// run waits for the index.
+/// rest waits for the first search (a database never holds a half-indexed run). So does the
+/// rest when the index cannot be written (a full disk): said, and the exit status is 1. `None`
+/// when no run waits for the index.
 fn build_index(store: &Store) -> Result<Option<Indexed>> {
     let started = Instant::now();
     let total = store.search_pending()?;
@@ -151,12 +157,16 @@ fn build_index(store: &Store) -> Result<Option<Indexed>> {
             trajan::interrupt::caught().is_some()
         });
     bar.finish_and_clear();
-    let stats = stats?;
+    let (stats, failed) = match stats {
+        Ok(stats) => (stats, None),
+        Err(e) => (IndexStats::default(), Some(e.to_string())),
+    };
     Ok(Some(Indexed {
         stats,
         elapsed: started.elapsed(),
         left: store.search_pending()?,
         stopped_by: trajan::interrupt::caught(),
+        failed,
     }))
 }
 
@@ -176,6 +186,14 @@ fn index_bar(runs: i64) -> ProgressBar {
 
 /// The index phase's line, and the whole ingest's "stored and searchable" rate.
 fn print_index_summary(report: &Report, indexed: &Indexed) {
+    if let Some(why) = &indexed.failed {
+        let runs = if indexed.left == 1 { "run" } else { "runs" };
+        eprintln!(
+            "search index: not written: {why}; every file stays stored, and the {} {runs} left are indexed by the first search (in memory while the database cannot be written)",
+            indexed.left
+        );
+        return;
+    }
     let secs = indexed.elapsed.as_secs_f64();
     let text_mb = indexed.stats.bytes as f64 / 1e6;
     let mut line = format!(
@@ -206,7 +224,8 @@ fn print_index_summary(report: &Report, indexed: &Indexed) {
 
 /// 0: every file of a supported format was read whole (notes may be printed); 1: a file of a
 /// supported format could not be read, or lost content (lines, records or a cut file's tail
-/// skipped, bytes or values replaced). Files that are no input are skipped and change nothing.
+/// skipped, bytes or values replaced), or the search index could not be written after the
+/// files were (`run`). Files that are no input are skipped and change nothing.
 pub fn exit_status(report: &Report) -> i32 {
     if report.has_problems() { 1 } else { 0 }
 }

@@ -56,7 +56,8 @@ use trajan::store::{Location, Store};
 )]
 pub struct Cli {
     /// The database: an SQLite file, or a PostgreSQL server shared by a team
-    /// (`postgres://user@host/db`, `?sslmode=require` for TLS; the password is never shown).
+    /// (`postgres://user@host/db`, `?sslmode=require` for TLS, or libpq's `host=... dbname=...`;
+    /// the password is never shown).
     #[arg(long, global = true, env = "TRAJAN_DB", default_value = "trajan.db", hide_env_values = true)]
     db: PathBuf,
     #[command(flatten)]

@@ -144,7 +144,7 @@ impl Session {
             let input = ["input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"]
                 .iter()
                 .filter_map(|k| i64_field(usage, k))
-                .reduce(|a, b| a + b);
+                .reduce(i64::saturating_add);
             let output = i64_field(usage, "output_tokens");
             self.sent = add(self.sent, input);
             self.received = add(self.received, output);

@@ -532,6 +532,7 @@ impl Writer<'_> {
         };
         let (ids, steps) = (lw.run_ids(), lw.steps());
         let (format, size) = (doc.format, doc.size);
+        doc.ending.parsed.refuse_absurd_costs(self.path);
         let warnings = doc.ending.parsed.warnings.clone();
         match replay::write_end(self.store, lw, self.key, doc, done) {
             Ok(stats) => {

@@ -78,11 +78,30 @@ impl Turns {
     }
 }
 
-/// The sum of two counts either of which may be unknown (unknown only when both are).
-pub fn add<T: std::ops::Add<Output = T>>(a: Option<T>, b: Option<T>) -> Option<T> {
+/// The sum of two counts either of which may be unknown (unknown only when both are). Token
+/// counts saturate at `i64::MAX` rather than wrap; a cost summed past any number is infinite,
+/// which the store refuses (`store::write::kept_cost`).
+pub fn add<T: Plus>(a: Option<T>, b: Option<T>) -> Option<T> {
     match (a, b) {
-        (Some(x), Some(y)) => Some(x + y),
+        (Some(x), Some(y)) => Some(x.plus(y)),
         (x, y) => x.or(y),
+    }
+}
+
+/// Addition that never wraps.
+pub trait Plus {
+    fn plus(self, other: Self) -> Self;
+}
+
+impl Plus for i64 {
+    fn plus(self, other: i64) -> i64 {
+        self.saturating_add(other)
+    }
+}
+
+impl Plus for f64 {
+    fn plus(self, other: f64) -> f64 {
+        self + other
     }
 }
 

@@ -9,12 +9,14 @@
 pub mod atif;
 mod cells;
 mod file;
+mod new_file;
 pub mod parquet;
 pub mod report;
 pub mod tables;
 
 pub use cells::{clean, escape_c1};
 pub use file::{WhyNot, WriteError, write_file};
+pub use new_file::{NAMES, write_new};
 
 use super::stats::{Row, Stats};
 use crate::label::Label;
@@ -46,19 +48,6 @@ pub struct ExportError(String);
 pub fn today() -> String {
     let d = time::OffsetDateTime::now_utc().date();
     format!("{:04}-{:02}-{:02}", d.year(), u8::from(d.month()), d.day())
-}
-
-/// `STEM.EXT` in `dir`, or `STEM-2.EXT`, `STEM-3.EXT`... the first name no file has yet.
-pub fn free_name(dir: &std::path::Path, stem: &str, ext: &str) -> std::path::PathBuf {
-    let mut n = 1;
-    loop {
-        let name = if n == 1 { format!("{stem}.{ext}") } else { format!("{stem}-{n}.{ext}") };
-        let path = dir.join(name);
-        if std::fs::symlink_metadata(&path).is_err() || n > 999 {
-            return path;
-        }
-        n += 1;
-    }
 }
 
 /// A label as exported (and imported by `import-labels`): the label whole, with the run it is

@@ -208,10 +208,14 @@ pub fn agreement_inputs(sets: &[LabelSet], modes: &[String]) -> (RatingTable, Ve
     let cells = runs
         .values()
         .map(|labels| {
-            raters
-                .iter()
-                .map(|name| labels.iter().find(|l| rater_key(l).as_deref() == Some(name.as_str())).map(|l| set(l)))
-                .collect()
+            // A rater's first label of the run (one lookup a rater: raters may be thousands).
+            let mut of: std::collections::HashMap<String, &LabelSet> = std::collections::HashMap::new();
+            for l in labels {
+                if let Some(key) = rater_key(l) {
+                    of.entry(key).or_insert(l);
+                }
+            }
+            raters.iter().map(|name| of.get(name).map(|l| set(l))).collect()
         })
         .collect();
     let table = Table::from_rows(items, raters.clone(), cells)

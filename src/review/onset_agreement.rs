@@ -27,12 +27,16 @@ pub struct JudgedPair {
     pub blame: BlameAgreement,
 }
 
-/// Every pair of raters who judged some run both judged.
+/// Every pair of raters who judged some run both judged, among at most
+/// [`PAIR_RATERS`](crate::agreement::PAIR_RATERS) raters.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct JudgementAgreement {
     /// The raters who judged onset or blame on some run, in the agreement table's order, and
     /// `reference` last when it judged any.
     pub raters: Vec<String>,
+    /// Those whose pairs are compared: every rater up to `PAIR_RATERS`; beyond, `reference` and
+    /// the raters who judged the most runs.
+    pub pair_raters: Vec<String>,
     pub pairs: Vec<JudgedPair>,
 }
 
@@ -73,9 +77,10 @@ pub fn judgement_agreement(
         raters.push(REFERENCE.to_string());
     }
     let values: Vec<(Blame, &str)> = Blame::ALL.iter().map(|b| (*b, b.name())).collect();
+    let paired = pair_raters(&raters, &by_rater);
     let mut pairs = Vec::new();
-    for (i, a) in raters.iter().enumerate() {
-        for b in &raters[i + 1..] {
+    for (i, a) in paired.iter().enumerate() {
+        for b in &paired[i + 1..] {
             let (Some(first), Some(second)) = (by_rater.get(a), by_rater.get(b)) else { continue };
             let both: Vec<(Judged, Judged)> =
                 first.iter().filter_map(|(run, x)| second.get(run).map(|y| (*x, *y))).collect();
@@ -94,7 +99,21 @@ pub fn judgement_agreement(
             });
         }
     }
-    Ok(JudgementAgreement { raters, pairs })
+    Ok(JudgementAgreement { raters, pair_raters: paired, pairs })
+}
+
+/// The raters whose pairs are compared: all up to `PAIR_RATERS`; beyond, `reference` and the
+/// raters who judged the most runs (the first in order among equals), in the order of `raters`.
+fn pair_raters(raters: &[String], by_rater: &BTreeMap<String, BTreeMap<i64, Judged>>) -> Vec<String> {
+    if raters.len() <= crate::agreement::PAIR_RATERS {
+        return raters.to_vec();
+    }
+    let judged = |r: &String| by_rater.get(r).map_or(0, BTreeMap::len);
+    let mut order: Vec<(usize, &String)> = raters.iter().enumerate().collect();
+    order.sort_by_key(|&(k, r)| (r != REFERENCE, std::cmp::Reverse(judged(r)), k));
+    order.truncate(crate::agreement::PAIR_RATERS);
+    order.sort_unstable();
+    order.into_iter().map(|(_, r)| r.clone()).collect()
 }
 
 #[cfg(test)]
@@ -148,5 +167,23 @@ mod tests {
         // Ann alone is the reference: they agree on everything.
         let r = &a.pairs[2];
         assert_eq!((r.onset.exact.value, r.blame.raw, r.onset.one_sided), (Some(1.0), Some(1.0), 0));
+    }
+
+    #[test]
+    fn the_pairs_of_at_most_twenty_raters_are_compared() {
+        // Forty reviewers; the last twenty judged more runs than the first twenty.
+        let mut sets = Vec::new();
+        for r in 0..40usize {
+            for run in 0..if r < 20 { 2 } else { 4 } {
+                sets.push(set(run, Source::Human, &format!("r{r:02}"), Some(r % 3), Some(Blame::Agent)));
+            }
+        }
+        let none = BootstrapOptions { resamples: 0, ..BootstrapOptions::default() };
+        let a = judgement_agreement(&sets, &none).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(a.raters.len(), 41, "forty and the reference");
+        let mut kept: Vec<String> = (20..40).map(|r| format!("human:r{r:02}")).take(19).collect();
+        kept.push(REFERENCE.to_string());
+        assert_eq!(a.pair_raters, kept, "the reference, then those who judged most");
+        assert_eq!(a.pairs.len(), 20 * 19 / 2);
     }
 }

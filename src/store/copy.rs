@@ -233,6 +233,9 @@ const BATCH_BYTES: usize = 16 << 20;
 pub struct Copied {
     pub tables: usize,
     pub rows: u64,
+    /// The target held every row already (a copy stopped while it built the target's search
+    /// index): the rows were compared equal (`rows` of them), and the index finished.
+    pub resumed: bool,
 }
 
 /// How far a copy or a comparison has come, for a reviewer watching a copy of gigabytes.
@@ -247,10 +250,13 @@ pub enum Progress<'a> {
 }
 
 /// Copy every table of `from` into `to`, which must hold no data, telling `progress` after each
-/// batch and each table. On error nothing of the copy is kept in `to`.
+/// batch and each table. On error nothing of the copy is kept in `to`. A target that holds
+/// exactly the rows of `from` is a copy stopped after its rows were committed (SQLite builds
+/// the search index after that): it is finished ([`Copied::resumed`]). Any other target that
+/// holds data is refused.
 pub fn copy(from: &Store, to: &mut Store, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Copied, StoreError> {
     if !to.is_empty_store()? {
-        return Err(StoreError::NotEmpty(to.location()));
+        return resume(from, to, progress);
     }
     to.begin_load()?;
     let copied = (|| {
@@ -290,6 +296,19 @@ pub fn copy(from: &Store, to: &mut Store, progress: &mut dyn FnMut(Progress<'_>)
             Err(e)
         }
     }
+}
+
+/// A target that holds data: compared with `from` (the first table that differs ends it), and
+/// when equal, its search index built.
+fn resume(from: &Store, to: &mut Store, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Copied, StoreError> {
+    let rows = match compare(from, to, progress) {
+        Ok(rows) => rows,
+        Err(StoreError::Differs { .. }) => return Err(StoreError::NotEmpty(to.location())),
+        Err(e) => return Err(e),
+    };
+    progress(Progress::Indexing);
+    to.build_search_index(&mut |_, _| {})?;
+    Ok(Copied { tables: TABLES.len(), rows, resumed: true })
 }
 
 /// Compare two stores table by table (every row, in order): the rows compared, or an error

@@ -108,7 +108,7 @@ impl Store {
     }
 }
 
-/// Where a database is: an SQLite file, or a PostgreSQL server (`postgres://...`).
+/// Where a database is: an SQLite file, or a PostgreSQL server (`postgres://...`, `host=...`).
 #[derive(Debug, Clone)]
 pub enum Location {
     File(std::path::PathBuf),
@@ -116,7 +116,8 @@ pub enum Location {
 }
 
 impl Location {
-    /// `--db` as given: a `postgres://` or `postgresql://` URL, else a file's path.
+    /// `--db` as given: a `postgres://` or `postgresql://` URL or libpq `key=value` pairs
+    /// (`host=db dbname=trajan`), else a file's path.
     pub fn parse(text: &std::ffi::OsStr) -> Result<Location, StoreError> {
         match text.to_str() {
             Some(t) if pg::url::is_url(t) => Ok(Location::Server(Box::new(pg::url::PgUrl::parse(t)?))),

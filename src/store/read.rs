@@ -153,7 +153,8 @@ impl RunSummary {
             steps: r.int(8)?,
             edits: r.int(9)?,
             rejected_edits: r.int(10)?,
-            cost: r.opt_real(11)?,
+            // A store written before costs were bounded may hold one past any real run's.
+            cost: crate::model::kept_cost(r.opt_real(11)?),
             attempt: r.opt_int(12)?,
             source: r.text(13)?,
             has_patch: r.flag(14)?,

@@ -121,9 +121,8 @@ fn export_chart(store: &Store, taxonomy: &Taxonomy, ask: &Ask, kind: Kind, dir: 
     let report = stats_report(store, taxonomy, ask, Some(&boot)).map_err(|e| e.to_string())?;
     let date = export::today();
     let svg = chart::svg(&chart::figure(kind, &report, &taxonomy.mode_ids(), &date)).map_err(|e| e.to_string())?;
-    let path = export::free_name(dir, &format!("trajan-{}-by-{}-{date}", kind.name(), ask.by.name()), "svg");
-    export::write_file(&path, svg).map_err(|e| e.to_string())?;
-    Ok(path)
+    let stem = format!("trajan-{}-by-{}-{date}", kind.name(), ask.by.name());
+    export::write_new(dir, &stem, "svg", svg.as_bytes()).map_err(|e| e.to_string())
 }
 
 /// The runs as `trajan export report RUN...` writes them.
@@ -136,9 +135,7 @@ fn export_report(store: &Store, taxonomy: &Taxonomy, ask: &Ask, ids: &[i64], dir
         [one] => format!("trajan-report-run-{one}-{date}"),
         many => format!("trajan-report-{}-runs-{date}", many.len()),
     };
-    let path = export::free_name(dir, &stem, "html");
-    export::write_file(&path, page).map_err(|e| e.to_string())?;
-    Ok(path)
+    export::write_new(dir, &stem, "html", page.as_bytes()).map_err(|e| e.to_string())
 }
 
 /// The runs waiting for the search index added to it, through a connection that may write.

@@ -110,7 +110,8 @@ impl<'a> Writer<'a> {
                 self.open = Some(Open { format, write, error, warnings: Vec::new(), bytes: 0, uncommitted: 0 });
                 false
             }
-            Piece::Batch(batch, bytes) => {
+            Piece::Batch(mut batch, bytes) => {
+                batch.refuse_absurd_costs(&unit.path);
                 self.batch(unit, batch, bytes);
                 self.progress.advance(bytes, &unit.path);
                 false
@@ -210,7 +211,8 @@ impl<'a> Writer<'a> {
                 self.retract();
                 false
             }
-            DocPiece::End(doc, done) => {
+            DocPiece::End(mut doc, done) => {
+                doc.ending.parsed.refuse_absurd_costs(&unit.path);
                 self.restore_cache();
                 let (path, size, format) = (unit.path.clone(), doc.size, doc.format);
                 let result = match self.doc.take() {
@@ -294,7 +296,8 @@ impl<'a> Writer<'a> {
             }
             Work::Parsed { size, hash, outcome } => match outcome {
                 Outcome::Skipped(skip) => (size, UnitResult::Skipped { path, skip }),
-                Outcome::Parsed { format, parsed } => {
+                Outcome::Parsed { format, mut parsed } => {
+                    parsed.refuse_absurd_costs(&unit.path);
                     if let Err(source) = self.store.begin_batch() {
                         return (size, UnitResult::Failed(IngestError::Store { path, source }));
                     }

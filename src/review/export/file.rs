@@ -42,6 +42,9 @@ pub enum WhyNot {
     ReadOnly,
     #[error("no space left on the device")]
     NoSpace,
+    /// Every name a new file may take is taken (`write_new`).
+    #[error("every name up to {last} is taken; move some of those files away")]
+    NoFreeName { last: String },
     /// Another I/O error: the system's message without its code.
     #[error("{0}")]
     Io(String),
@@ -88,6 +91,16 @@ impl Staged {
     /// Rename it over `dest`.
     pub(crate) fn persist(self, dest: &Path) -> Result<(), tempfile::PersistError> {
         self.file.persist(dest).map(|_| ())
+    }
+
+    /// Give it the name `dest` only if nothing (not even a link) has that name; on failure the
+    /// error and the file, to try another name.
+    pub(crate) fn persist_new(self, dest: &Path) -> Result<(), (std::io::Error, Staged)> {
+        let Staged { file, _gone } = self;
+        match file.persist_noclobber(dest) {
+            Ok(_) => Ok(()),
+            Err(e) => Err((e.error, Staged { file: e.file, _gone })),
+        }
     }
 }
 
@@ -225,7 +238,7 @@ fn keep_owner(file: &std::fs::File, old: &std::fs::Metadata) {
 }
 
 /// An I/O error as a reason; `dir` is the folder written in.
-fn why_not(e: &std::io::Error, dir: &Path) -> WhyNot {
+pub(super) fn why_not(e: &std::io::Error, dir: &Path) -> WhyNot {
     use std::io::ErrorKind;
     match e.kind() {
         // The folder was there a moment ago (it was checked): a file system like /proc.

@@ -62,6 +62,7 @@ impl LiveWrites for Pg {
             )?;
             run.changed = false;
         }
+        self.hold_path(lw.w.source_id)?;
         self.run("COMMIT")?;
         lw.open = false;
         Ok(())
@@ -87,16 +88,20 @@ impl LiveWrites for Pg {
         if lw.open {
             self.rollback_source();
         }
+        self.release_path();
     }
 
     fn live_abandon(&mut self, lw: LiveWrite) -> Result<(), StoreError> {
         if lw.open {
             self.rollback_source();
         }
-        match self.opt("SELECT path FROM sources WHERE id = $1", &[&lw.w.source_id])? {
-            Some(r) => self.remove_source(&super::Cells::text(&r, 0)?).map(|_| ()),
-            None => Ok(()),
-        }
+        let removed = match self.opt("SELECT path FROM sources WHERE id = $1", &[&lw.w.source_id]) {
+            Ok(Some(r)) => super::Cells::text(&r, 0).and_then(|path| self.remove_source(&path)).map(|_| ()),
+            Ok(None) => Ok(()),
+            Err(e) => Err(e),
+        };
+        self.release_path();
+        removed
     }
 
     /// The server holds the pages: nothing to limit here.

@@ -16,6 +16,8 @@ mod ahead;
 mod aside;
 mod browse;
 mod chunks;
+mod connect;
+pub mod conninfo;
 mod copy;
 mod export;
 mod identity;
@@ -28,6 +30,7 @@ mod schema;
 mod search;
 mod tables;
 mod term_rows;
+mod tls;
 pub mod url;
 mod write;
 
@@ -35,8 +38,9 @@ use super::backend::{Admin, Backend};
 pub use super::cells::Cells;
 use super::texts;
 use crate::error::StoreError;
+use connect::{Conn, Failed};
 use postgres::types::ToSql;
-use postgres::{Client, Row, Statement};
+use postgres::{Row, Statement};
 use std::borrow::Cow;
 use std::cell::{Cell, OnceCell, RefCell, RefMut};
 use std::collections::HashMap;
@@ -46,7 +50,7 @@ pub use schema::APPLICATION;
 
 /// A connection to a trajan database on a PostgreSQL server.
 pub struct Pg {
-    client: RefCell<Client>,
+    client: RefCell<Conn>,
     url: PgUrl,
     read_only: bool,
     /// For a store opened read-only, the connection [`Admin::writer`] opened to write.
@@ -68,6 +72,9 @@ pub struct Pg {
     batch_terms: Vec<i64>,
     /// The source being written whose earlier parts are committed.
     parted: Option<i64>,
+    /// The path whose lock this session holds past its transactions, while the write of a source
+    /// committed in parts goes on (`write.rs`, `hold_path`).
+    held: Option<String>,
     /// A transaction is open (a write in progress): a lost connection is not silently reopened.
     in_transaction: Cell<bool>,
     /// The server said it ends the session (terminated, shutting down) or the link broke: the
@@ -104,8 +111,8 @@ impl Pg {
 
     /// A connection whatever the schema (for `migrate`).
     fn unchecked(url: &PgUrl, read_only: bool) -> Result<Pg, StoreError> {
-        let mut client = url.connect()?;
-        Pg::session(&mut client, read_only).map_err(|e| pg_error(url, &e))?;
+        let client = url.connect()?;
+        Pg::session(&client, read_only).map_err(|e| failed(url, e))?;
         Ok(Pg {
             client: RefCell::new(client),
             url: url.clone(),
@@ -119,6 +126,7 @@ impl Pg {
             unit_terms: RefCell::new(Vec::new()),
             batch_terms: Vec::new(),
             parted: None,
+            held: None,
             in_transaction: Cell::new(false),
             lost: Cell::new(false),
             #[cfg(test)]
@@ -126,12 +134,12 @@ impl Pg {
         })
     }
 
-    fn session(client: &mut Client, read_only: bool) -> Result<(), postgres::Error> {
-        client.batch_execute("SET client_min_messages = warning; SET statement_timeout = 0; SET work_mem = '64MB'")?;
-        if read_only {
-            client.batch_execute("SET default_transaction_read_only = on")?;
+    fn session(client: &Conn, read_only: bool) -> Result<(), Failed> {
+        let sets = "SET client_min_messages = warning; SET statement_timeout = 0; SET work_mem = '64MB'";
+        match read_only {
+            true => client.session(&format!("{sets}; SET default_transaction_read_only = on")),
+            false => client.session(sets),
         }
-        Ok(())
     }
 
     /// Apply the migrations this database lacks, in one transaction under an advisory lock (two
@@ -184,11 +192,11 @@ impl Pg {
 
     /// The connection, opened again when the server dropped it (outside a transaction: one in
     /// flight is lost, and its error says so).
-    fn client(&self) -> Result<RefMut<'_, Client>, StoreError> {
+    fn client(&self) -> Result<RefMut<'_, Conn>, StoreError> {
         let mut client = self.client.borrow_mut();
         if (client.is_closed() || self.lost.get()) && !self.in_transaction.get() {
-            let mut fresh = self.url.connect()?;
-            Pg::session(&mut fresh, self.read_only).map_err(|e| pg_error(&self.url, &e))?;
+            let fresh = self.url.connect()?;
+            Pg::session(&fresh, self.read_only).map_err(|e| failed(&self.url, e))?;
             *client = fresh;
             self.statements.borrow_mut().clear();
             // The server may hold another database of that name by now (dropped, made again).
@@ -198,40 +206,43 @@ impl Pg {
         Ok(client)
     }
 
-    fn prepared(&self, client: &mut Client, sql: &str) -> Result<Statement, StoreError> {
+    fn prepared(&self, client: &Conn, sql: &str) -> Result<Statement, StoreError> {
         if let Some(s) = self.statements.borrow().get(sql) {
             return Ok(s.clone());
         }
         #[cfg(test)]
         self.trips.set(self.trips.get() + 1);
-        let stmt = client.prepare(sql).map_err(|e| self.error(&e))?;
+        let stmt = client.prepare(sql).map_err(|e| self.error(e))?;
         self.statements.borrow_mut().insert(sql.to_string(), stmt.clone());
         Ok(stmt)
     }
 
-    fn error(&self, e: &postgres::Error) -> StoreError {
-        if session_ended(e) {
-            self.lost.set(true);
+    fn error(&self, e: Failed) -> StoreError {
+        if let Failed::Client(e) = &e
+            && !session_ended(e)
+        {
+            return pg_error(&self.url, e);
         }
-        pg_error(&self.url, e)
+        self.lost.set(true);
+        failed(&self.url, e)
     }
 
     pub(super) fn rows(&self, sql: &str, params: &Params<'_>) -> Result<Vec<Row>, StoreError> {
-        let mut client = self.client()?;
-        let stmt = self.prepared(&mut client, sql)?;
+        let client = self.client()?;
+        let stmt = self.prepared(&client, sql)?;
         #[cfg(test)]
         self.trips.set(self.trips.get() + 1);
-        client.query(&stmt, params).map_err(|e| self.error(&e))
+        client.query(&stmt, params).map_err(|e| self.error(e))
     }
 
     /// A statement prepared for this call only: planned with the parameters' values every time
     /// (a cached statement may be given a generic plan after a few calls), for queries whose best
     /// plan depends on them (search).
     pub(super) fn rows_once(&self, sql: &str, params: &Params<'_>) -> Result<Vec<Row>, StoreError> {
-        let mut client = self.client()?;
+        let client = self.client()?;
         #[cfg(test)]
         self.trips.set(self.trips.get() + 1);
-        client.query(sql, params).map_err(|e| self.error(&e))
+        client.query(sql, params).map_err(|e| self.error(e))
     }
 
     pub(super) fn opt(&self, sql: &str, params: &Params<'_>) -> Result<Option<Row>, StoreError> {
@@ -243,9 +254,9 @@ impl Pg {
     }
 
     pub(super) fn exec(&self, sql: &str, params: &Params<'_>) -> Result<u64, StoreError> {
-        let mut client = self.client()?;
-        let stmt = self.prepared(&mut client, sql)?;
-        client.execute(&stmt, params).map_err(|e| self.error(&e))
+        let client = self.client()?;
+        let stmt = self.prepared(&client, sql)?;
+        client.execute(&stmt, params).map_err(|e| self.error(e))
     }
 
     /// Statements without parameters (transaction control, DDL).
@@ -255,16 +266,12 @@ impl Pg {
             "COMMIT" | "ROLLBACK" => self.in_transaction.set(false),
             _ => {}
         }
-        self.client()?.batch_execute(sql).map_err(|e| self.error(&e))
+        self.client()?.batch(sql).map_err(|e| self.error(e))
     }
 
     /// `COPY table (columns) FROM STDIN` with rows already in COPY's text format.
     pub(super) fn copy_in(&self, sql: &str, data: &[u8]) -> Result<(), StoreError> {
-        use std::io::Write;
-        let mut client = self.client()?;
-        let mut writer = client.copy_in(sql).map_err(|e| self.error(&e))?;
-        writer.write_all(data).map_err(|e| StoreError::Postgres(e.to_string()))?;
-        writer.finish().map_err(|e| self.error(&e))?;
+        self.client()?.copy_in(sql, data).map_err(|e| self.error(e))?;
         Ok(())
     }
 
@@ -303,6 +310,14 @@ impl Pg {
 /// terminated by an administrator, shutting down; class 08: a connection exception).
 fn session_ended(e: &postgres::Error) -> bool {
     e.is_closed() || e.code().is_some_and(|c| c.code().starts_with("57P") || c.code().starts_with("08"))
+}
+
+/// A failed call as a store error: the server's words, or the host that stopped answering.
+fn failed(url: &PgUrl, e: Failed) -> StoreError {
+    match e {
+        Failed::Client(e) => pg_error(url, &e),
+        Failed::Silent(why) => StoreError::Postgres(url.scrub(&why)),
+    }
 }
 
 /// A client error as a store error: the server's words, never the password.
@@ -454,6 +469,8 @@ impl Cells for Row {
     }
 }
 
+#[cfg(test)]
+mod hostile_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! Writing one source into PostgreSQL: a transaction per unit (a savepoint of a batch), the
 //! unit's path under an advisory lock for the transaction (two workers ingesting one file wait
-//! for each other: the second replaces what the first wrote, never adds to it), run rows first,
+//! for each other: the second replaces what the first wrote, never adds to it; a source committed
+//! in parts, a big streamed file, holds the lock from its first commit to its end), run rows first,
 //! then every other row of the unit sent with `COPY`, ids taken from the sequences beforehand.
 //! A source seen before is replaced whole, as in SQLite.
 
@@ -128,6 +129,7 @@ impl Writes for Pg {
             self.batch_terms.extend(sent);
         }
         self.parted = None;
+        self.release_path();
         Ok(w.stats)
     }
 
@@ -141,6 +143,7 @@ impl Writes for Pg {
             self.exec("UPDATE sources SET hash = '\\x'::bytea WHERE id = $1", &[&w.source_id])?;
             self.parted = Some(w.source_id);
         }
+        self.hold_path(w.source_id)?;
         self.end_terms()?;
         self.run("COMMIT")?;
         self.unit_terms.borrow_mut().clear();
@@ -172,6 +175,7 @@ impl Writes for Pg {
                 self.abandon();
             }
         }
+        self.release_path();
     }
 
     fn begin_batch(&mut self) -> Result<(), StoreError> {
@@ -258,6 +262,26 @@ impl Pg {
     fn forget_terms(&self, steps: Vec<i64>) {
         if let Some(aside) = self.aside.as_ref().filter(|_| !steps.is_empty()) {
             let _ = aside.finish(Job::Forget(steps));
+        }
+    }
+
+    /// Keep the lock of the source's path past the transaction (a session lock, taken while the
+    /// transaction's lock is held): another writer of the file waits for the whole write, not
+    /// for its next commit, so it never adds to a source half written, nor replaces it midway.
+    pub(super) fn hold_path(&mut self, source_id: i64) -> Result<(), StoreError> {
+        if self.held.is_none() {
+            let path = self.path_of(source_id)?;
+            self.exec("SELECT pg_advisory_lock(hashtextextended($1, 7421))", &[&enc(&path)])?;
+            self.held = Some(path);
+        }
+        Ok(())
+    }
+
+    /// The write of a source committed in parts is over: its path's lock goes.
+    pub(super) fn release_path(&mut self) {
+        if let Some(path) = self.held.take() {
+            // A session lost since holds nothing; the server says so, nothing more.
+            let _ = self.exec("SELECT pg_advisory_unlock(hashtextextended($1, 7421))", &[&enc(&path)]);
         }
     }
 
@@ -422,7 +446,7 @@ impl<'a> RunFields<'a> {
             model: enc_opt(run.model.as_deref()),
             exit_status: enc_opt(run.exit_status.as_deref()),
             submission: enc_opt(run.submission.as_deref()),
-            cost: run.cost,
+            cost: crate::model::kept_cost(run.cost),
             tokens_sent: run.tokens_sent,
             tokens_received: run.tokens_received,
             api_calls: run.api_calls,

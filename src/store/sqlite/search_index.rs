@@ -51,25 +51,21 @@ impl Search for Sqlite {
     /// cannot be written, the waiting runs are indexed into a temporary index of this connection
     /// instead (`temp.pending_fts`, the same tokenizer; rebuilt when the list of waiting runs
     /// changes), which searches read beside `steps_fts` ([`Search::matched_steps`]): a search
-    /// never answers from an incomplete index.
+    /// never answers from an incomplete index. So too when the index cannot be written (a full
+    /// disk): the runs left waiting are indexed in memory for this connection.
     fn ensure_search_index(&self) -> Result<(), StoreError> {
         let runs = self.search_pending()?;
         if runs == 0 {
             self.pending_index.set(false);
             return Ok(());
         }
-        match self.write_store() {
-            Ok(writer) => {
-                writer.build_search_index(&mut |_, _| {})?;
-                self.pending_index.set(false);
-                Ok(())
-            }
-            Err(_) => {
-                self.index_pending_here()?;
-                self.pending_index.set(true);
-                Ok(())
-            }
+        if self.write_store().and_then(|writer| writer.build_search_index(&mut |_, _| {})).is_ok() {
+            self.pending_index.set(false);
+            return Ok(());
         }
+        self.index_pending_here()?;
+        self.pending_index.set(true);
+        Ok(())
     }
 
     /// Full-text search for a phrase over thoughts, actions and observations. The index is

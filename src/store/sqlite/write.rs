@@ -414,6 +414,7 @@ pub(super) fn with_run_fields<T>(
 ) -> Result<T, StoreError> {
     let format = crate::store::write::run_format(run)?;
     let (steps, edits, rejected) = (counts.steps as i64, counts.edits as i64, counts.rejected as i64);
+    let cost = crate::model::kept_cost(run.cost);
     f(&[
         &run.position,
         &run.instance_id,
@@ -423,7 +424,7 @@ pub(super) fn with_run_fields<T>(
         &run.model,
         &run.exit_status,
         &run.submission,
-        &run.cost,
+        &cost,
         &run.tokens_sent,
         &run.tokens_received,
         &run.api_calls,

@@ -216,6 +216,34 @@ fn the_chart_on_screen_and_the_run_at_hand_are_written_and_named() {
     assert!(status.contains("trajan-report-2-runs-") && status.contains("(2 runs)"), "{status}");
 }
 
+#[cfg(unix)]
+#[test]
+fn the_chart_key_never_writes_through_a_link_put_where_it_writes() {
+    let (out, elsewhere) = (ok(tempfile::tempdir()), ok(tempfile::tempdir()));
+    let victim = elsewhere.path().join("victim");
+    ok(std::fs::write(&victim, "keep me"));
+    let stem = format!("trajan-coverage-by-all-{}", crate::review::export::today());
+    let name = |n: usize| if n == 1 { format!("{stem}.svg") } else { format!("{stem}-{n}.svg") };
+    // Every name the key may write is taken, the last one by a link to a file elsewhere.
+    for n in 1..crate::review::export::NAMES {
+        ok(std::fs::write(out.path().join(name(n)), "old"));
+    }
+    let last = out.path().join(name(crate::review::export::NAMES));
+    ok(std::os::unix::fs::symlink(&victim, &last));
+    let mut h = Harness::classified(160, 48);
+    h.ui.app.export_dir = out.path().to_path_buf();
+    h.press("] L 1 w q % c c e");
+    assert_eq!(ok(std::fs::read_to_string(&victim)), "keep me");
+    let status = h.ui.app.status.clone().unwrap_or_else(|| panic!("a status"));
+    assert!(status.error && status.text.contains("is taken"), "{status:?}");
+    // One name freed: the chart goes there, and the status line says where.
+    ok(std::fs::remove_file(out.path().join(name(500))));
+    h.press("e");
+    assert!(ok(std::fs::read_to_string(out.path().join(name(500)))).contains("Coverage"));
+    let status = h.ui.app.status.clone().map(|s| s.text).unwrap_or_default();
+    assert!(status.contains(&out.path().join(name(500)).display().to_string()), "{status}");
+}
+
 #[test]
 fn statistics_from_the_run_view() {
     // `%` works in a run too, and q comes back to it.
