@@ -6,6 +6,7 @@
 
 use super::edits::edit_from_texts;
 use crate::model::{Edit, EditKind, EditStatus};
+use std::collections::HashSet;
 
 /// One change a block asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -176,7 +177,7 @@ pub fn search_replace(text: &str) -> Vec<Block> {
 
 /// Aider's whole-file blocks (the `whole` edit format) for the files in `applied`: the file's
 /// name on a line, then a fenced block holding the file's new content.
-pub fn whole_files(text: &str, applied: &[String]) -> Vec<Block> {
+pub fn whole_files(text: &str, applied: &HashSet<String>) -> Vec<Block> {
     if applied.is_empty() {
         return Vec::new();
     }
@@ -184,7 +185,7 @@ pub fn whole_files(text: &str, applied: &[String]) -> Vec<Block> {
     let mut blocks = Vec::new();
     let mut i = 1;
     while i < lines.len() {
-        let name = file_name(lines[i - 1]).filter(|n| applied.iter().any(|a| a == n));
+        let name = file_name(lines[i - 1]).filter(|n| applied.contains(n));
         match name {
             Some(path) if is_fence(lines[i]) => {
                 let mut body = String::new();
@@ -258,7 +259,7 @@ mod tests {
     #[test]
     fn whole_file_blocks_only_for_files_applied() {
         let reply = "I'll create it.\n\ncalc.py\n```\ndef add(a, b):\n    return a + b\n```\n\nnotes.md\n```\nnot applied\n```\n";
-        let blocks = whole_files(reply, &["calc.py".to_string()]);
+        let blocks = whole_files(reply, &HashSet::from(["calc.py".to_string()]));
         assert_eq!(
             blocks,
             vec![Block { path: "calc.py".into(), change: Change::Write("def add(a, b):\n    return a + b\n".into()) }]

@@ -331,6 +331,30 @@ mod tests {
         assert_eq!(p.tasks[0].instruction.as_deref().map(|t| t.starts_with("finish up the users work")), Some(true));
     }
 
+    /// Issue 42: a crashed session's call never answered, then 40,000 calls each answered at
+    /// once. Each output searched every call held behind the lost one (8 x 10^8 looks); by id
+    /// it is one. Same steps, in the order of the calls, the lost one first with no output.
+    #[test]
+    fn outputs_behind_a_call_never_answered_find_their_call_by_id() {
+        const N: usize = 40_000;
+        let item =
+            |payload: serde_json::Value| serde_json::json!({"type": "response_item", "payload": payload}).to_string();
+        let call = |id: &str| {
+            item(serde_json::json!({"type": "function_call", "name": "read_file", "call_id": id,
+                "arguments": serde_json::json!({"path": id}).to_string()}))
+        };
+        let mut lines = vec![call("lost")];
+        for i in 0..N {
+            lines.push(call(&format!("c{i}")));
+            lines.push(item(serde_json::json!({"type": "function_call_output", "call_id": format!("c{i}"), "output": format!("read {i}")})));
+        }
+        let p = parse(Path::new("rollout.jsonl"), &lines.join("\n")).unwrap_or_else(|e| panic!("{e}"));
+        let steps = &p.runs[0].steps;
+        assert_eq!(steps.len(), N + 1);
+        assert_eq!((steps[0].tool.as_deref(), steps[0].observation.as_str()), (Some("read_file"), ""));
+        assert!(steps[1..].iter().enumerate().all(|(i, s)| s.observation == format!("read {i}")));
+    }
+
     /// `apply_patch` as a function call whose arguments are `{"input": PATCH}` (issue 42): its
     /// hunks are the step's edits, as the same patch in a shell heredoc or a custom tool's input.
     #[test]
