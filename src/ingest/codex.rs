@@ -68,6 +68,8 @@ struct Session {
     thought: Vec<String>,
     /// The last item was a reply (not a tool call left without one).
     replied: bool,
+    /// Edits of paths outside the working folder, said (the file's path is put before each).
+    notes: Vec<String>,
 }
 
 impl Session {
@@ -205,6 +207,13 @@ impl Session {
             (None, None) => tool_edits::call_edits(idx, &name, raw.unwrap_or(&Value::Null), status),
         };
         for edit in edits {
+            if let Some(what) = edit_blocks::outside(&edit.path) {
+                self.notes.push(format!(
+                    "step {}: an edit of `{}`, {what}: stored as written, not resolved",
+                    idx + 1,
+                    crate::sanitize::sanitize(&edit.path)
+                ));
+            }
             self.turns.edit(idx, edit);
         }
     }
@@ -243,7 +252,8 @@ impl Session {
         };
         self.turns.into_run(&mut run);
         let task = Task { instance_id, instruction: self.task, ..Task::default() };
-        Parsed { runs: vec![run], tasks: vec![task], ..Parsed::default() }
+        let warnings = self.notes.iter().map(|n| format!("{}: {n}", path.display())).collect();
+        Parsed { runs: vec![run], tasks: vec![task], warnings, ..Parsed::default() }
     }
 }
 
@@ -329,6 +339,25 @@ mod tests {
         }
         assert!(run.steps.iter().filter(|s| s.flags.edit).count() == 2);
         assert_eq!(p.tasks[0].instruction.as_deref().map(|t| t.starts_with("finish up the users work")), Some(true));
+    }
+
+    /// Issue 42: an `apply_patch` of a path outside the working folder was stored as text and
+    /// said nothing. The path is stored as written; a note says what it is.
+    #[test]
+    fn edits_of_paths_outside_the_working_folder_are_noted() {
+        let patch = "*** Begin Patch\n*** Add File: ../../etc/cron.d/job\n+* * * * * root sh /tmp/x\n*** Delete File: /etc/passwd\n*** End Patch\n";
+        let call = serde_json::json!({"type": "response_item", "payload": {"type": "custom_tool_call",
+            "name": "apply_patch", "input": patch, "call_id": "c1"}});
+        let p = parse(Path::new("rollout.jsonl"), &call.to_string()).unwrap_or_else(|e| panic!("{e}"));
+        let paths: Vec<&str> = p.runs[0].edits.iter().map(|e| e.path.as_str()).collect();
+        assert_eq!(paths, ["../../etc/cron.d/job", "/etc/passwd"]);
+        assert_eq!(
+            p.warnings,
+            [
+                "rollout.jsonl: step 1: an edit of `../../etc/cron.d/job`, a path that leaves the working folder (`..`): stored as written, not resolved",
+                "rollout.jsonl: step 1: an edit of `/etc/passwd`, an absolute path: stored as written, not resolved",
+            ]
+        );
     }
 
     /// Issue 42: a crashed session's call never answered, then 40,000 calls each answered at

@@ -408,6 +408,8 @@ impl Replay {
                     }
                 }
             }
+            // Gone, as after `rm`.
+            (EditKind::Delete, _) => *known = Known::empty(),
             _ => *known = Known::default(),
         }
     }
