@@ -347,19 +347,19 @@ mod tests {
         serde_json::from_str::<Value>(text).unwrap_or_default()["claude_code"].clone()
     }
 
-    /// Issue 42: 40,000 calls made at once behind one never answered, answered last first.
-    /// Each answer searched the calls from the front (8 x 10^8 comparisons, and a shift of
+    /// Issue 42: 50,000 calls made at once behind one never answered, answered last first.
+    /// Each answer searched the calls from the front (1.25 x 10^9 comparisons, and a shift of
     /// every call after it); by id it is one look-up. Same steps: each answered call with its
     /// result, the lost one at the end with none.
     #[test]
     fn answers_in_any_order_behind_a_lost_call_find_their_call_by_id() {
-        const N: usize = 40_000;
+        const N: usize = 50_000;
         let use_block = |id: &str| json!({"type": "tool_use", "id": id, "name": "Grep", "input": {"pattern": id}});
         let calls: Vec<Value> =
-            std::iter::once(use_block("lost")).chain((0..N).map(|i| use_block(&format!("t{i}")))).collect();
+            std::iter::once(use_block("lost")).chain((0..N).map(|i| use_block(&format!("toolu_{i:026}")))).collect();
         let results: Vec<Value> = (0..N)
             .rev()
-            .map(|i| json!({"type": "tool_result", "tool_use_id": format!("t{i}"), "content": format!("found {i}")}))
+            .map(|i| json!({"type": "tool_result", "tool_use_id": format!("toolu_{i:026}"), "content": format!("found {i}")}))
             .collect();
         let lines = [
             record("user", "u0", None, false, json!("find them")),
@@ -370,7 +370,7 @@ mod tests {
         assert_eq!(run.steps.len(), N + 1);
         assert!(run.steps.iter().take(N).enumerate().all(|(k, s)| {
             let i = N - 1 - k;
-            s.action == format!("Grep t{i}") && s.observation == format!("found {i}")
+            s.action == format!("Grep toolu_{i:026}") && s.observation == format!("found {i}")
         }));
         let last = &run.steps[N];
         assert_eq!((last.action.as_str(), last.observation.as_str()), ("Grep lost", ""));

@@ -360,12 +360,12 @@ mod tests {
         );
     }
 
-    /// Issue 42: a crashed session's call never answered, then 40,000 calls each answered at
-    /// once. Each output searched every call held behind the lost one (8 x 10^8 looks); by id
+    /// Issue 42: a crashed session's call never answered, then 50,000 calls each answered at
+    /// once. Each output searched every call held behind the lost one (1.25 x 10^9 looks); by id
     /// it is one. Same steps, in the order of the calls, the lost one first with no output.
     #[test]
     fn outputs_behind_a_call_never_answered_find_their_call_by_id() {
-        const N: usize = 40_000;
+        const N: usize = 50_000;
         let item =
             |payload: serde_json::Value| serde_json::json!({"type": "response_item", "payload": payload}).to_string();
         let call = |id: &str| {
@@ -374,8 +374,8 @@ mod tests {
         };
         let mut lines = vec![call("lost")];
         for i in 0..N {
-            lines.push(call(&format!("c{i}")));
-            lines.push(item(serde_json::json!({"type": "function_call_output", "call_id": format!("c{i}"), "output": format!("read {i}")})));
+            lines.push(call(&format!("call_{i:026}")));
+            lines.push(item(serde_json::json!({"type": "function_call_output", "call_id": format!("call_{i:026}"), "output": format!("read {i}")})));
         }
         let p = parse(Path::new("rollout.jsonl"), &lines.join("\n")).unwrap_or_else(|e| panic!("{e}"));
         let steps = &p.runs[0].steps;

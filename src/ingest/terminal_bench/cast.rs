@@ -101,14 +101,23 @@ impl Screen {
         }
     }
 
-    /// Follow the lines and pieces of the output from byte `from` on.
+    /// Follow the lines and pieces of the output from byte `from` on: the last newline, the
+    /// last carriage return and the last piece that is not empty among the bytes added.
     fn follow(&mut self, from: usize) {
-        for (at, b) in self.output.bytes().enumerate().skip(from) {
-            match b {
-                b'\n' => (self.line, self.piece, self.drawn) = (at + 1, at + 1, (at + 1, at + 1)),
-                b'\r' => self.piece = at + 1,
-                _ => self.drawn = (self.piece, at + 1),
-            }
+        let bytes = self.output.as_bytes();
+        let mut at = from;
+        if let Some(k) = memchr::memrchr(b'\n', bytes.get(from..).unwrap_or_default()) {
+            at = from + k + 1;
+            (self.line, self.piece, self.drawn) = (at, at, (at, at));
+        }
+        let tail = bytes.get(at..).unwrap_or_default();
+        let kept = tail.len() - tail.iter().rev().take_while(|b| **b == b'\r').count();
+        if kept > 0 {
+            let start = memchr::memrchr(b'\r', &tail[..kept]).map_or(self.piece, |k| at + k + 1);
+            self.drawn = (start, at + kept);
+        }
+        if let Some(k) = memchr::memrchr(b'\r', tail) {
+            self.piece = at + k + 1;
         }
     }
 
