@@ -355,6 +355,9 @@ pub enum EditKind {
     WindowedEdit,
     ShellWrite,
     FinalPatch,
+    /// A file deleted (or moved away) by a patch that does not hold its text: no old or new
+    /// text, a diff of headers alone (`+++ /dev/null`, `rename to`).
+    Delete,
 }
 
 impl EditKind {
@@ -740,7 +743,7 @@ mod tests {
         let statuses: Vec<&str> = EditStatus::iter().map(EditStatus::name).collect();
         assert_eq!(statuses, ["applied", "rejected_by_linter", "refused_by_tool", "unknown"]);
         let kinds: Vec<&str> = EditKind::iter().map(EditKind::name).collect();
-        assert_eq!(kinds, ["str_replace", "create", "insert", "windowed_edit", "shell_write", "final_patch"]);
+        assert_eq!(kinds, ["str_replace", "create", "insert", "windowed_edit", "shell_write", "final_patch", "delete"]);
         let groups: Vec<&str> = TestGroup::iter().map(TestGroup::name).collect();
         assert_eq!(groups, ["FAIL_TO_PASS", "PASS_TO_PASS", "FAIL_TO_FAIL", "PASS_TO_FAIL"]);
         assert!(TestGroup::iter().all(|g| TestGroup::from_name(g.name()) == Some(g)));

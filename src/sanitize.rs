@@ -34,6 +34,28 @@ pub fn sanitize(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Terminal output's escape sequences only, as [`sanitize`] shows them: CSI and other escape
+/// sequences removed, string sequences (OSC: a window title, a clipboard write; DCS, SOS, PM,
+/// APC) as a marker with their text, `⟦OSC 52;c;aGk=⟧`. Every other character is kept as it is
+/// (carriage returns, for a reader that redraws lines; `sanitize` shows the rest when printed).
+pub fn escapes(text: &str) -> Cow<'_, str> {
+    if !text.contains('\u{1b}') {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut s = Scanner { text, pos: 0 };
+    while let Some(at) = s.rest().find('\u{1b}') {
+        out.push_str(&s.rest()[..at]);
+        s.pos += at + 1;
+        escape(&mut s, &mut out);
+    }
+    out.push_str(s.rest());
+    Cow::Owned(out)
+}
+
+/// The names string sequences are shown with (`⟦OSC ...⟧`).
+pub const STRING_SEQUENCES: [&str; 5] = ["OSC", "DCS", "SOS", "PM", "APC"];
+
 /// Appends `text` cleaned to `out`. `sequences`: ESC, CSI and string introducers start escape
 /// sequences (false inside a string sequence's payload, which cannot hold them).
 fn clean_into(text: &str, out: &mut String, sequences: bool) {

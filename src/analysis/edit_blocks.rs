@@ -1,11 +1,12 @@
 //! The patch formats agents write edits in, read into replacements a diff can be drawn from:
 //! Codex's `apply_patch` envelope (`*** Begin Patch`, `*** Update File:`, `@@` hunks without
-//! line numbers, `*** End Patch`) and aider's edit blocks (SEARCH/REPLACE blocks under a file
+//! line numbers, `*** Delete File:`, `*** Move to:`, `*** End Patch`) and aider's edit blocks (SEARCH/REPLACE blocks under a file
 //! name, whole files under a file name). A hunk replaces its old lines (context and removed) by
 //! its new lines (context and added), as a `str_replace` does, so each is one edit.
 
 use super::edits::edit_from_texts;
 use crate::model::{Edit, EditKind, EditStatus};
+use std::collections::HashSet;
 
 /// One change a block asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,6 +17,8 @@ pub enum Change {
     Write(String),
     /// Delete the file.
     Delete,
+    /// Move the file to `to` (its hunks that follow are edits of `to`).
+    Move { to: String },
 }
 
 /// A change to one file.
@@ -26,15 +29,47 @@ pub struct Block {
 }
 
 impl Block {
-    /// The block as an edit of step `step` with `status`.
+    /// The block as an edit of step `step` with `status`. A deletion (or a move: the file gone from its path) is a `delete` edit whose diff says
+    /// so in git's words; the text the file held is not in the patch.
     pub fn edit(&self, step: usize, status: EditStatus) -> Edit {
         let (kind, old, new) = match &self.change {
             Change::Replace { old, new } => (EditKind::StrReplace, Some(old.clone()), Some(new.clone())),
             Change::Write(text) => (EditKind::Create, None, Some(text.clone())),
-            Change::Delete => (EditKind::StrReplace, None, Some(String::new())),
+            Change::Delete | Change::Move { .. } => (EditKind::Delete, None, None),
         };
-        edit_from_texts(Some(step), &self.path, kind, status, old, new, Vec::new())
+        let mut edit = edit_from_texts(Some(step), &self.path, kind, status, old, new, Vec::new());
+        let side = |p: &str| p.trim_start_matches('/').to_string();
+        edit.diff = match &self.change {
+            Change::Delete => Some(format!("--- a/{}\n+++ /dev/null\n", side(&self.path))),
+            Change::Move { to } => {
+                Some(format!("rename from {0}\nrename to {1}\n--- a/{0}\n+++ b/{1}\n", side(&self.path), side(to)))
+            }
+            _ => edit.diff,
+        };
+        edit
     }
+}
+
+/// What a path an `apply_patch` names is, when it is not a path inside the working folder (the
+/// envelope's paths are relative to it): it is stored as written, never resolved.
+pub fn outside(path: &str) -> Option<&'static str> {
+    let p = path.trim();
+    let drive = p.len() > 2 && p.as_bytes()[1] == b':' && p.as_bytes()[0].is_ascii_alphabetic();
+    if p.starts_with('/') || p.starts_with('\\') || drive {
+        return Some("an absolute path");
+    }
+    let mut depth = 0i64;
+    for part in p.split(['/', '\\']) {
+        match part {
+            "" | "." => {}
+            ".." => depth -= 1,
+            _ => depth += 1,
+        }
+        if depth < 0 {
+            return Some("a path that leaves the working folder (`..`)");
+        }
+    }
+    None
 }
 
 /// The blocks of every `*** Begin Patch` ... `*** End Patch` envelope in `text` (a shell command
@@ -83,7 +118,15 @@ pub fn apply_patch(text: &str) -> Vec<Block> {
             flush(&file, &mut old, &mut new, &mut blocks);
             file = None;
             blocks.push(Block { path: path.trim().to_string(), change: Change::Delete });
-        } else if line.starts_with("*** Move to: ") || line.starts_with("*** End of File") {
+        } else if let Some(to) = line.strip_prefix("*** Move to: ") {
+            // The file leaves its path; its hunks (read next) are the new path's.
+            flush(&file, &mut old, &mut new, &mut blocks);
+            if let Some((from, false)) = &file {
+                let to = to.trim().to_string();
+                blocks.push(Block { path: from.clone(), change: Change::Move { to: to.clone() } });
+                file = Some((to, false));
+            }
+        } else if line.starts_with("*** End of File") {
         } else if line.starts_with("@@") {
             // A new hunk of the same file.
             if file.as_ref().is_some_and(|(_, added)| !added) {
@@ -176,7 +219,7 @@ pub fn search_replace(text: &str) -> Vec<Block> {
 
 /// Aider's whole-file blocks (the `whole` edit format) for the files in `applied`: the file's
 /// name on a line, then a fenced block holding the file's new content.
-pub fn whole_files(text: &str, applied: &[String]) -> Vec<Block> {
+pub fn whole_files(text: &str, applied: &HashSet<String>) -> Vec<Block> {
     if applied.is_empty() {
         return Vec::new();
     }
@@ -184,7 +227,7 @@ pub fn whole_files(text: &str, applied: &[String]) -> Vec<Block> {
     let mut blocks = Vec::new();
     let mut i = 1;
     while i < lines.len() {
-        let name = file_name(lines[i - 1]).filter(|n| applied.iter().any(|a| a == n));
+        let name = file_name(lines[i - 1]).filter(|n| applied.contains(n));
         match name {
             Some(path) if is_fence(lines[i]) => {
                 let mut body = String::new();
@@ -234,6 +277,41 @@ mod tests {
         assert!(apply_patch("no patch here\n*** Update File: x\n+a\n").is_empty());
     }
 
+    /// Issue 42: `*** Delete File:` was an applied `str_replace` with no diff and `*** Move to:`
+    /// was passed over (the hunks named the old path). A deletion is a `delete` edit with git's
+    /// headers for one; a move is the old path's `delete` (renamed) and hunks of the new path.
+    #[test]
+    fn deletions_and_moves_are_edits_that_say_so() {
+        let patch = "*** Begin Patch\n*** Delete File: old.txt\n*** Update File: src/a.py\n*** Move to: src/b.py\n@@\n-x = 1\n+x = 2\n*** End Patch\n";
+        let edits: Vec<Edit> = apply_patch(patch).iter().map(|b| b.edit(1, EditStatus::Applied)).collect();
+        let kinds: Vec<(&str, EditKind)> = edits.iter().map(|e| (e.path.as_str(), e.kind)).collect();
+        assert_eq!(
+            kinds,
+            [("old.txt", EditKind::Delete), ("src/a.py", EditKind::Delete), ("src/b.py", EditKind::StrReplace)]
+        );
+        assert_eq!(edits[0].diff.as_deref(), Some("--- a/old.txt\n+++ /dev/null\n"));
+        assert_eq!(edits[0].new_text, None, "the text deleted is not in the patch, and none is made up");
+        assert_eq!(
+            edits[1].diff.as_deref(),
+            Some("rename from src/a.py\nrename to src/b.py\n--- a/src/a.py\n+++ b/src/b.py\n")
+        );
+        assert!(edits[2].diff.as_deref().is_some_and(|d| d.contains("-x = 1\n+x = 2")), "{:?}", edits[2].diff);
+    }
+
+    /// Issue 42: paths outside the working folder were stored as text and said nothing; they
+    /// are still stored as written, and what they are is said.
+    #[test]
+    fn paths_outside_the_working_folder_are_told() {
+        assert_eq!(outside("../../etc/cron.d/job"), Some("a path that leaves the working folder (`..`)"));
+        assert_eq!(outside("src/../../x"), Some("a path that leaves the working folder (`..`)"));
+        for absolute in ["/etc/passwd", "C:\\Windows\\x.ini", "\\\\server\\share"] {
+            assert_eq!(outside(absolute), Some("an absolute path"), "{absolute}");
+        }
+        for inside in ["src/a.py", "src/../b.py", "./c.py", "a..b/c"] {
+            assert_eq!(outside(inside), None, "{inside}");
+        }
+    }
+
     #[test]
     fn search_replace_blocks_in_both_fence_orders() {
         let reply = "Here is the fix.\n\nmathweb/flask/app.py\n```python\n<<<<<<< SEARCH\nfrom flask import Flask\n=======\nimport math\nfrom flask import Flask\n>>>>>>> REPLACE\n```\n\n```\nhello.py\n<<<<<<< SEARCH\n=======\nprint('hi')\n>>>>>>> REPLACE\n```\n";
@@ -258,7 +336,7 @@ mod tests {
     #[test]
     fn whole_file_blocks_only_for_files_applied() {
         let reply = "I'll create it.\n\ncalc.py\n```\ndef add(a, b):\n    return a + b\n```\n\nnotes.md\n```\nnot applied\n```\n";
-        let blocks = whole_files(reply, &["calc.py".to_string()]);
+        let blocks = whole_files(reply, &HashSet::from(["calc.py".to_string()]));
         assert_eq!(
             blocks,
             vec![Block { path: "calc.py".into(), change: Change::Write("def add(a, b):\n    return a + b\n".into()) }]

@@ -15,6 +15,7 @@ use crate::error::IngestError;
 use crate::ingest::turns::{Turns, add};
 use crate::model::{EditStatus, Format, Parsed, Run, Step, Task};
 use serde_json::{Map, Value};
+use std::collections::HashSet;
 use std::path::Path;
 
 const SESSION: &str = "# aider chat started at ";
@@ -107,6 +108,8 @@ struct Exchange {
     input: Vec<String>,
     reply: Vec<String>,
     output: Vec<String>,
+    /// A reply line that is not blank was read (input after it is the next exchange's).
+    replied: bool,
 }
 
 #[derive(Default)]
@@ -127,9 +130,7 @@ impl Session {
                 Line::Input(text) => {
                     // Consecutive input lines are one prompt.
                     match current.as_mut() {
-                        Some(ex) if ex.reply.iter().all(|r| r.trim().is_empty()) && ex.output.is_empty() => {
-                            ex.input.push(text.to_string())
-                        }
+                        Some(ex) if !ex.replied && ex.output.is_empty() => ex.input.push(text.to_string()),
                         _ => {
                             s.steps.extend(current.take());
                             current = Some(Exchange { input: vec![text.to_string()], ..Exchange::default() });
@@ -142,6 +143,7 @@ impl Session {
                 },
                 Line::Reply(text) => {
                     if let Some(ex) = current.as_mut() {
+                        ex.replied |= !text.trim().is_empty();
                         ex.reply.push(text.to_string());
                     }
                 }
@@ -197,7 +199,7 @@ impl Session {
                 Some(_) => turns.shell(step, None),
                 None => turns.tool(step, Some(last_error)),
             };
-            let applied: Vec<String> = ex
+            let applied: HashSet<String> = ex
                 .output
                 .iter()
                 .filter_map(|l| l.strip_prefix("Applied edit to "))
@@ -283,6 +285,52 @@ fn amount(n: &str) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn runs_of(text: &str) -> Vec<Run> {
+        parse(Path::new("repo/.aider.chat.history.md"), text).unwrap_or_else(|e| panic!("{e}")).runs
+    }
+
+    /// Issue 42: an input line after each of 100,000 blank reply lines. Whether input still
+    /// belonged to the prompt looked at every reply line so far (5 x 10^9 looks); a flag says
+    /// it. One prompt of every input line, as before.
+    #[test]
+    fn input_after_blank_reply_lines_joins_the_prompt_at_once() {
+        const N: usize = 100_000;
+        let mut text = String::from("# aider chat started at 2025-01-01 10:00:00\n\n#### line 0\n");
+        for i in 1..=N {
+            text.push_str(&format!("\n#### line {i}\n"));
+        }
+        text.push_str("\nThe reply.\n");
+        let runs = runs_of(&text);
+        assert_eq!(runs[0].steps.len(), 1);
+        let step = &runs[0].steps[0];
+        assert_eq!(step.action.lines().count(), N + 1);
+        assert_eq!((step.action.lines().last(), step.thought.as_str()), (Some(&*format!("line {N}")), "The reply."));
+    }
+
+    /// Issue 42: 40,000 SEARCH/REPLACE blocks, each of its own file, and as many `Applied edit
+    /// to` lines. Each block looked for its file among every line (1.6 x 10^9 comparisons); a
+    /// set answers at once. Every block an applied edit, as before.
+    #[test]
+    fn many_blocks_and_applied_lines_match_at_once() {
+        const N: usize = 40_000;
+        let mut text =
+            String::from("# aider chat started at 2025-01-01 10:00:00\n> Aider v0.86.1\n\n#### fix them\n\n");
+        for i in 0..N {
+            text.push_str(&format!(
+                "f{i}.py\n```\n<<<<<<< SEARCH\na = {i}\n=======\na = {}\n>>>>>>> REPLACE\n```\n\n",
+                i + 1
+            ));
+        }
+        for i in 0..N {
+            text.push_str(&format!("> Applied edit to f{i}.py\n"));
+        }
+        let runs = runs_of(&text);
+        let edits = &runs[0].edits;
+        assert_eq!(edits.len(), N);
+        assert!(edits.iter().all(|e| e.status == EditStatus::Applied));
+        assert_eq!(edits[N - 1].path, format!("f{}.py", N - 1));
+    }
 
     #[test]
     fn token_lines_are_read_with_their_units() {

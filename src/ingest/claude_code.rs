@@ -16,7 +16,7 @@
 
 use crate::error::IngestError;
 use crate::ingest::json::{at, compact, content_text, for_each_jsonl_line, i64_field, nonempty_str, str_field};
-use crate::ingest::turns::{Turns, add};
+use crate::ingest::turns::{Pending, Turns, add};
 use crate::model::{EditStatus, Format, Message, Parsed, Run, Step, Task};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -32,7 +32,9 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
         sidechain: heads.iter().flatten().filter(|h| h.conversation() && h.sidechain).count(),
         ..Session::default()
     };
-    s.dropped = heads.iter().flatten().filter(|h| h.conversation() && !h.sidechain).count() - on_thread.len();
+    // Every record of the thread is a main-thread one: the rest of those are off it.
+    s.dropped =
+        heads.iter().flatten().filter(|h| h.conversation() && !h.sidechain).count().saturating_sub(on_thread.len());
     let mut warnings = Vec::new();
     for_each_jsonl_line(path, text, &mut warnings, |line, r| {
         match str_of(&r, "type") {
@@ -70,28 +72,29 @@ impl Head<'_> {
     }
 }
 
-/// The lines (0-based) of the main thread: from the last main-thread record back through
-/// `parentUuid` to the root.
+/// The lines (0-based) of the main thread's records: from the last main-thread record back
+/// through `parentUuid` to the root. A sub-agent's record met on the way (a parent that is one)
+/// is passed through, never part of the thread.
 fn thread(heads: &[Option<Head>]) -> HashSet<usize> {
     let by_id: HashMap<&str, usize> = heads
         .iter()
         .enumerate()
         .filter_map(|(i, h)| Some((h.as_ref().filter(|h| h.conversation())?.uuid.as_deref()?, i)))
         .collect();
-    let mut chain = HashSet::new();
+    let mut seen = HashSet::new();
     let mut next = heads.iter().rposition(|h| h.as_ref().is_some_and(|h| h.conversation() && !h.sidechain));
     while let Some(i) = next {
-        if !chain.insert(i) {
+        if !seen.insert(i) {
             break;
         }
         next = heads[i].as_ref().and_then(|h| h.parent.as_deref()).and_then(|p| by_id.get(p).copied());
     }
-    chain
+    seen.retain(|i| heads[*i].as_ref().is_some_and(|h| !h.sidechain));
+    seen
 }
 
 /// A tool call waiting for its result.
 struct Call {
-    id: String,
     name: String,
     input: Value,
     thought: String,
@@ -108,7 +111,7 @@ struct Session {
     task: Option<String>,
     history: Vec<Message>,
     turns: Turns,
-    pending: Vec<Call>,
+    pending: Pending<Call>,
     /// Thinking and text of the current response not yet given to a call.
     thought: Vec<String>,
     /// The current response's usage, for its first step.
@@ -163,14 +166,13 @@ impl Session {
                 (_, Some("thinking")) => self.thought.extend(nonempty_str(b, "thinking")),
                 (_, Some("tool_use")) => {
                     let call = Call {
-                        id: str_field(b, "id").unwrap_or_default(),
                         name: str_field(b, "name").unwrap_or_default(),
                         input: b.get("input").cloned().unwrap_or(Value::Null),
                         thought: std::mem::take(&mut self.thought).join("\n\n"),
                         tokens: std::mem::take(&mut self.tokens),
                         timestamp: str_field(r, "timestamp"),
                     };
-                    self.pending.push(call);
+                    self.pending.push(str_field(b, "id").unwrap_or_default(), call);
                 }
                 _ => {}
             }
@@ -195,11 +197,9 @@ impl Session {
         }
         for result in results {
             let id = str_of(result, "tool_use_id").unwrap_or_default();
-            let at = self.pending.iter().position(|c| c.id == id);
-            let call = match at {
-                Some(i) => self.pending.remove(i),
+            let call = match self.pending.take(id) {
+                Some(call) => call,
                 None => Call {
-                    id: id.to_string(),
                     name: String::new(),
                     input: Value::Null,
                     thought: String::new(),
@@ -214,8 +214,7 @@ impl Session {
 
     /// Text said since the last call, with no call after it: a reply step.
     fn reply(&mut self) {
-        let calls = std::mem::take(&mut self.pending);
-        for call in calls {
+        for call in self.pending.drain() {
             self.step(call, None, None, None);
         }
         if self.thought.is_empty() {
@@ -324,5 +323,75 @@ impl Session {
         self.turns.into_run(&mut run);
         let task = Task { instance_id, instruction: self.task, ..Task::default() };
         Parsed { runs: vec![run], tasks: vec![task], ..Parsed::default() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn record(kind: &str, uuid: &str, parent: Option<&str>, sidechain: bool, content: Value) -> String {
+        let role = if kind == "assistant" { "assistant" } else { "user" };
+        json!({"type": kind, "uuid": uuid, "parentUuid": parent, "isSidechain": sidechain, "sessionId": "s-1",
+               "message": {"role": role, "content": content}})
+        .to_string()
+    }
+
+    fn parse_lines(lines: &[String]) -> Parsed {
+        parse(Path::new("s-1.jsonl"), &lines.join("\n")).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn meta(p: &Parsed) -> Value {
+        let text = p.runs[0].metadata.as_deref().unwrap_or("{}");
+        serde_json::from_str::<Value>(text).unwrap_or_default()["claude_code"].clone()
+    }
+
+    /// Issue 42: 50,000 calls made at once behind one never answered, answered last first.
+    /// Each answer searched the calls from the front (1.25 x 10^9 comparisons, and a shift of
+    /// every call after it); by id it is one look-up. Same steps: each answered call with its
+    /// result, the lost one at the end with none.
+    #[test]
+    fn answers_in_any_order_behind_a_lost_call_find_their_call_by_id() {
+        const N: usize = 50_000;
+        let use_block = |id: &str| json!({"type": "tool_use", "id": id, "name": "Grep", "input": {"pattern": id}});
+        let calls: Vec<Value> =
+            std::iter::once(use_block("lost")).chain((0..N).map(|i| use_block(&format!("toolu_{i:026}")))).collect();
+        let results: Vec<Value> = (0..N)
+            .rev()
+            .map(|i| json!({"type": "tool_result", "tool_use_id": format!("toolu_{i:026}"), "content": format!("found {i}")}))
+            .collect();
+        let lines = [
+            record("user", "u0", None, false, json!("find them")),
+            record("assistant", "a1", Some("u0"), false, Value::Array(calls)),
+            record("user", "u2", Some("a1"), false, Value::Array(results)),
+        ];
+        let run = &parse_lines(&lines).runs[0];
+        assert_eq!(run.steps.len(), N + 1);
+        assert!(run.steps.iter().take(N).enumerate().all(|(k, s)| {
+            let i = N - 1 - k;
+            s.action == format!("Grep toolu_{i:026}") && s.observation == format!("found {i}")
+        }));
+        let last = &run.steps[N];
+        assert_eq!((last.action.as_str(), last.observation.as_str()), ("Grep lost", ""));
+    }
+
+    /// Issue 42: a main-thread record whose parent is a sub-agent's record. The thread went
+    /// through the sub-agent's record and counted it as the main thread's: the count of records
+    /// off the thread wrapped to 2^64 - 1 (a panic in a test build). The sub-agent's record is
+    /// passed through, not a step.
+    #[test]
+    fn a_main_record_under_a_sidechain_record_counts_nothing_off_the_thread() {
+        let lines = [
+            record("user", "m1", None, false, json!("fix it")),
+            record("assistant", "s1", Some("m1"), true, json!([{"type": "text", "text": "sub-agent says"}])),
+            record("assistant", "m2", Some("s1"), false, json!([{"type": "text", "text": "done"}])),
+        ];
+        let p = parse_lines(&lines);
+        let m = meta(&p);
+        assert_eq!(m.get("records_off_the_thread"), None, "{m}");
+        assert_eq!(m["sidechain_records"], 1);
+        let thoughts: Vec<&str> = p.runs[0].steps.iter().map(|s| s.thought.as_str()).collect();
+        assert_eq!(thoughts, ["done"]);
     }
 }

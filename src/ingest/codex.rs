@@ -68,6 +68,8 @@ struct Session {
     thought: Vec<String>,
     /// The last item was a reply (not a tool call left without one).
     replied: bool,
+    /// Edits of paths outside the working folder, said (the file's path is put before each).
+    notes: Vec<String>,
 }
 
 impl Session {
@@ -205,6 +207,13 @@ impl Session {
             (None, None) => tool_edits::call_edits(idx, &name, raw.unwrap_or(&Value::Null), status),
         };
         for edit in edits {
+            if let Some(what) = edit_blocks::outside(&edit.path) {
+                self.notes.push(format!(
+                    "step {}: an edit of `{}`, {what}: stored as written, not resolved",
+                    idx + 1,
+                    crate::sanitize::sanitize(&edit.path)
+                ));
+            }
             self.turns.edit(idx, edit);
         }
     }
@@ -243,7 +252,8 @@ impl Session {
         };
         self.turns.into_run(&mut run);
         let task = Task { instance_id, instruction: self.task, ..Task::default() };
-        Parsed { runs: vec![run], tasks: vec![task], ..Parsed::default() }
+        let warnings = self.notes.iter().map(|n| format!("{}: {n}", path.display())).collect();
+        Parsed { runs: vec![run], tasks: vec![task], warnings, ..Parsed::default() }
     }
 }
 
@@ -329,6 +339,49 @@ mod tests {
         }
         assert!(run.steps.iter().filter(|s| s.flags.edit).count() == 2);
         assert_eq!(p.tasks[0].instruction.as_deref().map(|t| t.starts_with("finish up the users work")), Some(true));
+    }
+
+    /// Issue 42: an `apply_patch` of a path outside the working folder was stored as text and
+    /// said nothing. The path is stored as written; a note says what it is.
+    #[test]
+    fn edits_of_paths_outside_the_working_folder_are_noted() {
+        let patch = "*** Begin Patch\n*** Add File: ../../etc/cron.d/job\n+* * * * * root sh /tmp/x\n*** Delete File: /etc/passwd\n*** End Patch\n";
+        let call = serde_json::json!({"type": "response_item", "payload": {"type": "custom_tool_call",
+            "name": "apply_patch", "input": patch, "call_id": "c1"}});
+        let p = parse(Path::new("rollout.jsonl"), &call.to_string()).unwrap_or_else(|e| panic!("{e}"));
+        let paths: Vec<&str> = p.runs[0].edits.iter().map(|e| e.path.as_str()).collect();
+        assert_eq!(paths, ["../../etc/cron.d/job", "/etc/passwd"]);
+        assert_eq!(
+            p.warnings,
+            [
+                "rollout.jsonl: step 1: an edit of `../../etc/cron.d/job`, a path that leaves the working folder (`..`): stored as written, not resolved",
+                "rollout.jsonl: step 1: an edit of `/etc/passwd`, an absolute path: stored as written, not resolved",
+            ]
+        );
+    }
+
+    /// Issue 42: a crashed session's call never answered, then 50,000 calls each answered at
+    /// once. Each output searched every call held behind the lost one (1.25 x 10^9 looks); by id
+    /// it is one. Same steps, in the order of the calls, the lost one first with no output.
+    #[test]
+    fn outputs_behind_a_call_never_answered_find_their_call_by_id() {
+        const N: usize = 50_000;
+        let item =
+            |payload: serde_json::Value| serde_json::json!({"type": "response_item", "payload": payload}).to_string();
+        let call = |id: &str| {
+            item(serde_json::json!({"type": "function_call", "name": "read_file", "call_id": id,
+                "arguments": serde_json::json!({"path": id}).to_string()}))
+        };
+        let mut lines = vec![call("lost")];
+        for i in 0..N {
+            lines.push(call(&format!("call_{i:026}")));
+            lines.push(item(serde_json::json!({"type": "function_call_output", "call_id": format!("call_{i:026}"), "output": format!("read {i}")})));
+        }
+        let p = parse(Path::new("rollout.jsonl"), &lines.join("\n")).unwrap_or_else(|e| panic!("{e}"));
+        let steps = &p.runs[0].steps;
+        assert_eq!(steps.len(), N + 1);
+        assert_eq!((steps[0].tool.as_deref(), steps[0].observation.as_str()), (Some("read_file"), ""));
+        assert!(steps[1..].iter().enumerate().all(|(i, s)| s.observation == format!("read {i}")));
     }
 
     /// `apply_patch` as a function call whose arguments are `{"input": PATCH}` (issue 42): its

@@ -68,34 +68,98 @@ pub fn autocoderover_task(dir: &Path) -> bool {
         || names_in(dir).iter().any(|n| n.starts_with("conversation_round_") && n.ends_with(".json"))
 }
 
+/// An event file's index: its digits without leading zeros, ordered as the number they write,
+/// whatever its size (an index past 64 bits is still an event's, in its place).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Index<'a>(usize, &'a str);
+
+impl<'a> Index<'a> {
+    /// The index `digits` write (ASCII digits only: no sign, no space).
+    pub fn of(digits: &'a str) -> Option<Index<'a>> {
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let d = digits.trim_start_matches('0');
+        Some(Index(d.len(), d))
+    }
+}
+
 /// An OpenHands V1 event file name: `event-<index, 5+ digits>-<uuid>.json`; its index.
-pub fn v1_event_index(name: &str) -> Option<u64> {
+pub fn v1_event_index(name: &str) -> Option<Index<'_>> {
     let rest = name.strip_prefix("event-")?.strip_suffix(".json")?;
     let (index, id) = rest.split_once('-')?;
     let hex_id = id.len() >= 8 && id.chars().all(|c| c.is_ascii_hexdigit() || c == '-');
-    (index.len() >= 5 && hex_id).then(|| index.parse().ok()).flatten()
+    (index.len() >= 5 && hex_id).then(|| Index::of(index)).flatten()
 }
 
-/// The members of the OpenHands V1 conversation a folder holds (its non-hidden files `names`):
-/// `base_state.json` (in the folder, or beside an `events/` folder), then the event files in
-/// the order of their index. `None` unless every file is an event file or the state.
-pub fn conversation_members(dir: &Path, names: &[String]) -> Option<Vec<PathBuf>> {
-    let mut events: Vec<(u64, &String)> = names.iter().filter_map(|n| Some((v1_event_index(n)?, n))).collect();
-    let state = names.iter().any(|n| n == "base_state.json");
-    if events.is_empty() || events.len() + usize::from(state) != names.len() {
+/// An OpenHands V0 event file name (in an `events/` folder): `<id>.json`, the id in digits.
+pub fn v0_event_index(name: &str) -> Option<Index<'_>> {
+    Index::of(name.strip_suffix(".json")?)
+}
+
+/// Why a file among a conversation's events that is not one is not read.
+pub const NOT_AN_EVENT: &str = "in an OpenHands conversation's events folder, not an event by its name \
+     (the events beside it are read as one conversation): not read";
+
+/// A folder of events read as one unit: the files read, in order, and the files beside them
+/// that are not events (a README, `desktop.ini`, `+3.json`), skipped by name and never
+/// splitting the conversation into a run per event.
+#[derive(Debug, Default)]
+pub struct Events {
+    pub members: Vec<PathBuf>,
+    pub strays: Vec<PathBuf>,
+}
+
+/// The events a folder holds (its non-hidden entries `names`, in the order of `index`), and its
+/// other files. `None` when no file is an event.
+fn events_in<'a>(
+    dir: &Path,
+    names: &'a [String],
+    index: impl Fn(&'a str) -> Option<Index<'a>>,
+    also: &[&str],
+) -> Option<Events> {
+    let mut events: Vec<(Index, &String)> = names.iter().filter_map(|n| Some((index(n)?, n))).collect();
+    if events.is_empty() {
         return None;
     }
     events.sort();
-    let mut members = Vec::with_capacity(events.len() + 1);
-    let beside =
-        dir.parent().map(|p| p.join("base_state.json")).filter(|_| dir.file_name().is_some_and(|n| n == "events"));
-    if state {
-        members.push(dir.join("base_state.json"));
-    } else if let Some(b) = beside.filter(|b| b.is_file()) {
-        members.push(b);
+    let strays = names
+        .iter()
+        .filter(|n| index(n).is_none() && !also.contains(&n.as_str()))
+        .map(|n| dir.join(n))
+        .filter(|p| !p.is_dir())
+        .collect();
+    Some(Events { members: events.into_iter().map(|(_, n)| dir.join(n)).collect(), strays })
+}
+
+/// The OpenHands events a folder holds, read as one unit.
+#[derive(Debug)]
+pub enum EventFolder {
+    /// A V1 conversation: `base_state.json` (in the folder, or beside an `events/` folder), then
+    /// the `event-NNNNN-<uuid>.json` files in the order of their index.
+    V1(Events),
+    /// A V0 file-store session's `events/` folder: the `<id>.json` files in the order of their ids.
+    V0(Events),
+}
+
+/// The events of a folder (its non-hidden entries `names`), by the kind most of its event files
+/// are (the other kind's files are strays). `None` when no file is an event.
+pub fn event_folder(dir: &Path, names: &[String]) -> Option<EventFolder> {
+    let v1 = events_in(dir, names, v1_event_index, &["base_state.json"]);
+    let in_events = dir.file_name().is_some_and(|n| n == "events");
+    let v0 = events_in(dir, names, v0_event_index, &[]).filter(|_| in_events);
+    let count = |e: &Option<Events>| e.as_ref().map_or(0, |e| e.members.len());
+    if count(&v0) > count(&v1) {
+        return v0.map(EventFolder::V0);
     }
-    members.extend(events.into_iter().map(|(_, n)| dir.join(n)));
-    Some(members)
+    let mut found = v1?;
+    let beside = dir.parent().map(|p| p.join("base_state.json")).filter(|_| in_events);
+    if names.iter().any(|n| n == "base_state.json") {
+        found.members.insert(0, dir.join("base_state.json"));
+    } else if let Some(b) = beside.filter(|b| b.is_file()) {
+        found.members.insert(0, b);
+    }
+    Some(EventFolder::V1(found))
 }
 
 /// The non-hidden file names directly in a folder.
@@ -119,12 +183,12 @@ pub fn beside(dir: &Path) -> Beside {
     let events = dir.join("events");
     let event_names = if events.is_dir() { names_in(&events) } else { Vec::new() };
     // An OpenHands V1 conversation: its state is read with the events.
-    if conversation_members(&events, &event_names).is_some() && dir.join("base_state.json").is_file() {
+    let found = event_folder(&events, &event_names);
+    if matches!(found, Some(EventFolder::V1(_))) && dir.join("base_state.json").is_file() {
         b.members.push(dir.join("base_state.json"));
     }
     // An OpenHands V0 file-store session: the cache pages copy the events; the state is a pickle.
-    let v0 = !event_names.is_empty() && event_names.iter().all(|n| n.strip_suffix(".json").is_some_and(is_number));
-    if v0 {
+    if matches!(found, Some(EventFolder::V0(_))) {
         let cache = dir.join("event_cache");
         let what = "an OpenHands event cache page: copies of events/<id>.json, which are read";
         b.passed.extend(unread_under(&cache, &[], what).into_iter().filter(|(p, _)| !is_hidden(p)));
@@ -138,10 +202,6 @@ pub fn beside(dir: &Path) -> Beside {
     b
 }
 
-fn is_number(s: &str) -> bool {
-    !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit())
-}
-
 fn is_hidden(p: &Path) -> bool {
     p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with('.'))
 }
@@ -152,8 +212,8 @@ mod tests {
 
     #[test]
     fn v1_event_names_give_their_index() {
-        assert_eq!(v1_event_index("event-00012-0881f83f-b543-43f3-9baa-4c9e190a1167.json"), Some(12));
-        assert_eq!(v1_event_index("event-123456-abcdef01.json"), Some(123456));
+        assert_eq!(v1_event_index("event-00012-0881f83f-b543-43f3-9baa-4c9e190a1167.json"), Index::of("12"));
+        assert_eq!(v1_event_index("event-123456-abcdef01.json"), Index::of("123456"));
         for other in ["event-0012-0881f83f.json", "event-00012-xyz.json", "12.json", "event-00012-0881f83f.jsonl"] {
             assert_eq!(v1_event_index(other), None, "{other}");
         }

@@ -16,7 +16,7 @@
 
 use crate::analysis::edits;
 use crate::error::IngestError;
-use crate::ingest::json::{at, compact, f64_field, i64_field, nonempty_str, parse_value, str_field};
+use crate::ingest::json::{at, compact, f64_field, i64_field, nonempty_str, str_field};
 use crate::ingest::turns::{Turns, add};
 use crate::model::{Edit, EditKind, EditStatus, Format, Parsed, Run, Step, Task};
 use serde_json::value::RawValue;
@@ -24,13 +24,14 @@ use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::Path;
 
+mod tree;
+
 pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
     let doc: Doc = serde_json::from_str(text).map_err(|e| IngestError::json(path, &e))?;
     if let Some(transitions) = &doc.transitions {
         Ok(state_machine(path, &doc, transitions))
     } else if let Some(root) = doc.root {
-        let root = parse_value(path, root.get())?;
-        tree(path, &doc, &root)
+        tree(path, &doc, root)
     } else {
         Err(IngestError::shape(path, "Moatless: neither `transitions` nor a `root` node"))
     }
@@ -206,25 +207,33 @@ fn edit_of(t: &Value, request: &Value, output: &Value, retried: bool) -> Option<
     Some(e)
 }
 
-/// A moatless-tree-search dump: the nodes with an action, depth first in the order of their ids.
-fn tree(path: &Path, doc: &Doc, root: &Value) -> Result<Parsed, IngestError> {
+/// A moatless-tree-search dump: the nodes with an action, depth first in the order of their ids
+/// (its nodes read in one pass, `tree`).
+fn tree(path: &Path, doc: &Doc, root: &RawValue) -> Result<Parsed, IngestError> {
+    let all = if root.get().starts_with('{') {
+        tree::nodes(root.get()).map_err(|e| IngestError::json(path, &e))?
+    } else {
+        Vec::new()
+    };
+    let task = all.first().and_then(|r| r.message.as_str()).filter(|m| !m.trim().is_empty()).map(str::to_string);
     let mut nodes = Vec::new();
-    let mut stack = vec![root];
+    let mut stack: Vec<usize> = if all.is_empty() { Vec::new() } else { vec![0] };
     while let Some(n) = stack.pop() {
-        nodes.push(n);
-        let mut children: Vec<&Value> = n.get("children").and_then(Value::as_array).into_iter().flatten().collect();
-        children.sort_by_key(|c| std::cmp::Reverse(i64_field(c, "node_id")));
+        let Some(node) = all.get(n) else { continue };
+        nodes.push(node);
+        // The child with the highest id first: the stack hands out the lowest first.
+        let mut children = node.children.clone();
+        children.sort_by_key(|c| std::cmp::Reverse(all.get(*c).and_then(|c| c.id)));
         stack.extend(children);
     }
-    let acting: Vec<&&Value> = nodes.iter().filter(|n| n.get("action").is_some_and(|a| !a.is_null())).collect();
+    let acting: Vec<&&tree::Node> = nodes.iter().filter(|n| !n.action.is_null()).collect();
     if acting.is_empty() {
         let why = "a moatless-tree-search dump holding only its unexpanded root: no step to review";
         return Ok(Parsed { nothing: Some(why.into()), ..Parsed::default() });
     }
     let mut turns = Turns::default();
     for n in acting {
-        let action = &n["action"];
-        let obs = n.get("observation").unwrap_or(&Value::Null);
+        let (action, obs) = (&n.action, &n.observation);
         let name = nonempty_str(action, "action_name")
             .or_else(|| nonempty_str(action, "name"))
             .unwrap_or_else(|| "action".into());
@@ -252,6 +261,41 @@ fn tree(path: &Path, doc: &Doc, root: &Value) -> Result<Parsed, IngestError> {
         ..Run::default()
     };
     turns.into_run(&mut run);
-    let task = Task { instance_id, instruction: nonempty_str(root, "message"), ..Task::default() };
+    let task = Task { instance_id, instruction: task, ..Task::default() };
     Ok(Parsed { runs: vec![run], tasks: vec![task], ..Parsed::default() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 42: a search tree 5,000 nodes deep (each node a child of the one before) failed
+    /// with "recursion limit exceeded" past about 63 nodes. Every node with an action is a step,
+    /// in the tree's order; the task is the root's message.
+    #[test]
+    fn a_tree_of_any_depth_is_read_without_recursion() {
+        const DEPTH: usize = 5_000;
+        let mut text =
+            String::from(r#"{"selector": {}, "max_iterations": 9000, "metadata": {"instance_id": "deep-1"}, "root": "#);
+        for i in 0..DEPTH {
+            let action = if i == 0 { "null".to_string() } else { format!(r#"{{"action_name": "step{i}"}}"#) };
+            let message = if i == 0 { r#""fix the bug""# } else { "null" };
+            text.push_str(&format!(
+                r#"{{"node_id": {i}, "message": {message}, "action": {action}, "observation": {{"message": "saw {i}"}}, "children": ["#
+            ));
+        }
+        // A second child of the deepest parent but one, with a lower id: visited before its sibling.
+        text.push_str(&"]}".repeat(1));
+        text.push_str(r#", {"node_id": 1, "action": {"action_name": "early"}, "children": []}"#);
+        text.push_str(&"]}".repeat(DEPTH - 1));
+        text.push('}');
+        let p = parse(Path::new("deep.json"), &text).unwrap_or_else(|e| panic!("{e}"));
+        let steps = &p.runs[0].steps;
+        assert_eq!(steps.len(), DEPTH);
+        let tools: Vec<&str> = steps.iter().filter_map(|s| s.tool.as_deref()).collect();
+        assert_eq!(&tools[..2], ["step1", "step2"]);
+        assert_eq!(&tools[DEPTH - 3..], ["step4998", "early", "step4999"]);
+        assert_eq!(steps[DEPTH - 1].observation, "saw 4999");
+        assert_eq!(p.tasks[0].instruction.as_deref(), Some("fix the bug"));
+    }
 }

@@ -13,7 +13,7 @@
 
 use crate::error::IngestError;
 use crate::ingest::json::{compact, content_text, f64_field, for_each_jsonl_line, i64_field, nonempty_str, str_field};
-use crate::ingest::turns::{Turns, add};
+use crate::ingest::turns::{Pending, Turns, add};
 use crate::model::{EditStatus, Format, Message, Parsed, Run, Step, Task};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -106,7 +106,6 @@ fn branch(heads: &[Option<Head>]) -> HashSet<usize> {
 }
 
 struct Call {
-    id: String,
     name: String,
     args: Value,
     thought: String,
@@ -123,7 +122,7 @@ struct Session {
     task: Option<String>,
     history: Vec<Message>,
     turns: Turns,
-    pending: Vec<Call>,
+    pending: Pending<Call>,
     sent: Option<i64>,
     received: Option<i64>,
     cost: Option<f64>,
@@ -137,10 +136,9 @@ impl Session {
             Some("assistant") => self.assistant(r, m),
             Some("toolResult") => {
                 let id = str_field(m, "toolCallId").unwrap_or_default();
-                let call = match self.pending.iter().position(|c| c.id == id) {
-                    Some(i) => self.pending.remove(i),
+                let call = match self.pending.take(&id) {
+                    Some(call) => call,
                     None => Call {
-                        id,
                         name: str_field(m, "toolName").unwrap_or_default(),
                         args: Value::Null,
                         thought: String::new(),
@@ -199,14 +197,16 @@ impl Session {
         let mut thought = thought.join("\n\n");
         let mut tokens = tokens;
         for c in calls {
-            self.pending.push(Call {
-                id: str_field(c, "id").unwrap_or_default(),
-                name: str_field(c, "name").unwrap_or_default(),
-                args: crate::ingest::json::maybe_nested_json(c.get("arguments").unwrap_or(&Value::Null)),
-                thought: std::mem::take(&mut thought),
-                tokens: std::mem::take(&mut tokens),
-                timestamp: str_field(r, "timestamp"),
-            });
+            self.pending.push(
+                str_field(c, "id").unwrap_or_default(),
+                Call {
+                    name: str_field(c, "name").unwrap_or_default(),
+                    args: crate::ingest::json::maybe_nested_json(c.get("arguments").unwrap_or(&Value::Null)),
+                    thought: std::mem::take(&mut thought),
+                    tokens: std::mem::take(&mut tokens),
+                    timestamp: str_field(r, "timestamp"),
+                },
+            );
         }
     }
 
@@ -250,7 +250,7 @@ impl Session {
     }
 
     fn finish(mut self, path: &Path) -> (Run, Option<Task>) {
-        for call in std::mem::take(&mut self.pending) {
+        for call in self.pending.drain() {
             self.step(call, String::new(), None);
         }
         let instance_id = self.id.clone().unwrap_or_else(|| crate::ingest::file_name::instance_from_file_name(path));
@@ -275,5 +275,43 @@ impl Session {
         self.turns.into_run(&mut run);
         let task = self.task.map(|t| Task { instance_id, instruction: Some(t), ..Task::default() });
         (run, task)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Issue 42: 50,000 calls made at once behind one never answered, answered last first: each
+    /// answer searched the calls from the front (1.25 x 10^9 comparisons); by id it is one look-up.
+    /// Same steps: each answered call with its result, the lost one at the end with none.
+    #[test]
+    fn answers_in_any_order_behind_a_lost_call_find_their_call_by_id() {
+        const N: usize = 50_000;
+        let call = |id: &str| json!({"type": "toolCall", "id": id, "name": "read", "arguments": {"path": id}});
+        let calls: Vec<Value> =
+            std::iter::once(call("lost")).chain((0..N).map(|i| call(&format!("toolu_{i:026}")))).collect();
+        let mut lines = vec![
+            json!({"type": "session", "version": 3, "id": "sess-1", "cwd": "/w"}),
+            json!({"type": "message", "id": "m0", "parentId": null, "message": {"role": "user", "content": "read them"}}),
+            json!({"type": "message", "id": "m1", "parentId": "m0", "message": {"role": "assistant", "content": calls}}),
+        ];
+        let mut parent = "m1".to_string();
+        for i in (0..N).rev() {
+            let id = format!("r{i}");
+            lines.push(json!({"type": "message", "id": id, "parentId": parent, "message": {
+                "role": "toolResult", "toolCallId": format!("toolu_{i:026}"), "content": format!("text {i}")}}));
+            parent = id;
+        }
+        let text: Vec<String> = lines.iter().map(Value::to_string).collect();
+        let p = parse(Path::new("sess-1.jsonl"), &text.join("\n")).unwrap_or_else(|e| panic!("{e}"));
+        let run = &p.runs[0];
+        assert_eq!(run.steps.len(), N + 1);
+        assert!(run.steps.iter().take(N).enumerate().all(|(k, s)| {
+            let i = N - 1 - k;
+            s.action == format!("view toolu_{i:026}") && s.observation == format!("text {i}")
+        }));
+        assert_eq!((run.steps[N].action.as_str(), run.steps[N].observation.as_str()), ("view lost", ""));
     }
 }

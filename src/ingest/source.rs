@@ -121,7 +121,7 @@ fn unit_for_file(path: &Path) -> Unit {
     {
         return u;
     }
-    if let Some(u) = path.parent().and_then(folder_unit)
+    if let Some((u, _)) = path.parent().and_then(folder_unit)
         && u.members.iter().any(|m| m == path)
     {
         return u;
@@ -184,8 +184,12 @@ fn walk(root: &Path, d: &mut Discovery) {
             }
             // A folder unit's member files are read with it; everything else in it (other
             // files, subfolders) is walked as usual.
-            if let Some(u) = folder_unit(path) {
+            if let Some((u, strays)) = folder_unit(path) {
                 claimed.extend(u.members.iter().cloned());
+                for stray in strays {
+                    claimed.insert(stray.clone());
+                    d.passed.push((stray, Skip::not_read(layout::NOT_AN_EVENT)));
+                }
                 if u.kind == UnitKind::HarnessDir {
                     let script = path.join("eval.sh");
                     if script.is_file() {
@@ -278,8 +282,9 @@ fn trial_unit(dir: &Path) -> Option<(Unit, &'static str)> {
     Some((unit, "part of a Terminal-Bench trial, not read (screen dumps, tmux logs, the tests' recording)"))
 }
 
-/// The folder unit a directory forms, if any.
-fn folder_unit(dir: &Path) -> Option<Unit> {
+/// The folder unit a directory forms, if any, and the files in it that are not read with it
+/// though nothing else reads them (files beside a conversation's events that are not events).
+fn folder_unit(dir: &Path) -> Option<(Unit, Vec<PathBuf>)> {
     // Hidden files (`.DS_Store`) never decide what a folder is.
     let names: Vec<String> = std::fs::read_dir(dir)
         .ok()?
@@ -293,29 +298,21 @@ fn folder_unit(dir: &Path) -> Option<Unit> {
         || (has("patch.diff") && has("test_output.txt"));
     if harness {
         let members = HARNESS_FILES.iter().filter(|n| has(n)).map(|n| dir.join(n)).collect();
-        return Some(Unit { path: dir.to_path_buf(), kind: UnitKind::HarnessDir, members, archive: None });
+        return Some((
+            Unit { path: dir.to_path_buf(), kind: UnitKind::HarnessDir, members, archive: None },
+            Vec::new(),
+        ));
     }
-    if let Some(members) = layout::conversation_members(dir, &names) {
-        return Some(Unit { path: dir.to_path_buf(), kind: UnitKind::Conversation, members, archive: None });
-    }
-    if let Some(members) = super::agentless::stage_members(dir) {
-        return Some(Unit { path: dir.to_path_buf(), kind: UnitKind::AgentlessStage, members, archive: None });
-    }
-    let is_events = dir.file_name().is_some_and(|n| n == "events");
-    let mut ids: Vec<(u64, String)> = names
-        .iter()
-        .filter_map(|n| n.strip_suffix(".json").and_then(|s| s.parse::<u64>().ok()).map(|i| (i, n.clone())))
-        .collect();
-    if is_events && !ids.is_empty() && ids.len() == names.len() {
-        ids.sort();
-        return Some(Unit {
-            path: dir.to_path_buf(),
-            kind: UnitKind::EventDir,
-            members: ids.into_iter().map(|(_, n)| dir.join(n)).collect(),
-            archive: None,
-        });
-    }
-    None
+    let (kind, events) = match layout::event_folder(dir, &names) {
+        Some(layout::EventFolder::V1(e)) => (UnitKind::Conversation, e),
+        Some(layout::EventFolder::V0(e)) => (UnitKind::EventDir, e),
+        None => {
+            let members = super::agentless::stage_members(dir)?;
+            let unit = Unit { path: dir.to_path_buf(), kind: UnitKind::AgentlessStage, members, archive: None };
+            return Some((unit, Vec::new()));
+        }
+    };
+    Some((Unit { path: dir.to_path_buf(), kind, members: events.members, archive: None }, events.strays))
 }
 
 /// The symlinks directly in a folder that lead to no file (a harness folder's `image_build_dir`
@@ -537,6 +534,62 @@ mod tests {
                 (UnitKind::File, "inst/sub/x.traj".to_string()),
                 (UnitKind::EventDir, "sessions/s1/events".to_string()),
             ]
+        );
+    }
+
+    fn write_all(dir: &Path, files: &[&str]) {
+        std::fs::create_dir_all(dir).unwrap_or_else(|e| panic!("{e}"));
+        for f in files {
+            std::fs::write(dir.join(f), "{}").unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+
+    fn names(paths: impl IntoIterator<Item = PathBuf>) -> Vec<String> {
+        paths.into_iter().filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())).collect()
+    }
+
+    /// Issue 42: a README among a V1 conversation's 13 event files made every event a unit of
+    /// its own (13 runs); an index past 64 bits was no event either. The README is skipped by
+    /// name, once; the conversation is one unit, the long index last.
+    #[test]
+    fn a_stray_file_among_v1_events_is_skipped_and_splits_nothing() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let conv = dir.path().join("conversations/c1");
+        let mut files: Vec<String> = (0..12).map(|i| format!("event-{i:05}-0881f83f-b543.json")).collect();
+        files.push("event-123456789012345678901234-0881f83f.json".into());
+        files.push("README.md".into());
+        write_all(&conv.join("events"), &files.iter().map(String::as_str).collect::<Vec<_>>());
+        write_all(&conv, &["base_state.json"]);
+        let d = discover(&[dir.path().to_path_buf()]);
+        assert_eq!(d.units.len(), 1, "{:?}", d.units);
+        assert_eq!(d.units[0].kind, UnitKind::Conversation);
+        let members = names(d.units[0].members.clone());
+        assert_eq!(members.len(), 14);
+        assert_eq!((members[0].as_str(), members[1].as_str()), ("base_state.json", "event-00000-0881f83f-b543.json"));
+        assert_eq!(members[13], "event-123456789012345678901234-0881f83f.json");
+        let passed: Vec<(String, &str)> =
+            d.passed.iter().map(|(p, s)| (names([p.clone()]).concat(), s.reason.as_str())).collect();
+        assert_eq!(passed, [("README.md".to_string(), layout::NOT_AN_EVENT)]);
+    }
+
+    /// Issue 42: `desktop.ini` in a V0 `events/` folder made each event a unit of its own, and
+    /// the session's event cache was then read as a second copy; `+3.json` was read as event 3
+    /// again. Both are skipped by name; the events are one unit, the cache not read.
+    #[test]
+    fn stray_files_in_a_v0_events_folder_are_skipped_and_split_nothing() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let session = dir.path().join("sessions/s1");
+        write_all(&session.join("events"), &["0.json", "1.json", "2.json", "3.json", "+3.json", "desktop.ini"]);
+        write_all(&session.join("event_cache"), &["0-25.json"]);
+        let d = discover(&[dir.path().to_path_buf()]);
+        assert_eq!(d.units.len(), 1, "{:?}", d.units);
+        assert_eq!(d.units[0].kind, UnitKind::EventDir);
+        assert_eq!(names(d.units[0].members.clone()), ["0.json", "1.json", "2.json", "3.json"]);
+        let passed: Vec<(String, bool)> =
+            d.passed.iter().map(|(p, s)| (names([p.clone()]).concat(), s.reason == layout::NOT_AN_EVENT)).collect();
+        assert_eq!(
+            passed,
+            [("0-25.json".to_string(), false), ("+3.json".to_string(), true), ("desktop.ini".to_string(), true)]
         );
     }
 

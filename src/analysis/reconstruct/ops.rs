@@ -40,6 +40,7 @@ impl Replay {
             self.forget();
             return;
         };
+        self.blank = false;
         let mut cwd = step.cwd.clone();
         let printing: Vec<usize> = pipelines
             .iter()
@@ -694,6 +695,7 @@ impl Replay {
     }
 
     pub fn python_code(&mut self, code: &str, command: &str, cwd: &Option<String>, step: &Step<'_>) {
+        self.blank = false;
         if self.simulate_python(code, command, cwd, step) {
             return;
         }

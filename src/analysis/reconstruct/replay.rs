@@ -79,6 +79,10 @@ pub(super) struct Replay {
     pub lost_cwd: bool,
     /// The Python scripts run last, parsed.
     pub trees: super::pyscript::Trees,
+    /// Every file is as [`Replay::forget`] leaves it: nothing was read, run or applied since it
+    /// last ran, so it has nothing to forget (once the work is spent, every later edit asks it
+    /// again; it must not go through every file each time).
+    pub blank: bool,
 }
 
 /// Whether two paths name one file: equal, or one is the other under a known root (or, both
@@ -109,6 +113,7 @@ impl Replay {
             budget: Budget::new(limits),
             lost_cwd: false,
             trees: Default::default(),
+            blank: false,
         }
     }
 
@@ -292,6 +297,10 @@ impl Replay {
     /// what reading it costs: every later edit is too large to replay, no view checks
     /// anything), or a step too large to read may have changed any of them.
     pub fn forget(&mut self) {
+        if self.blank {
+            return;
+        }
+        self.blank = true;
         for file in &mut self.files {
             file.known = Known::default();
             file.base = None;
@@ -324,6 +333,7 @@ impl Replay {
         if self.budget.exhausted() || !self.budget.spend(self.files[f].known.segs.len()) {
             self.forget();
         } else if !edit.status.is_rejection() {
+            self.blank = false;
             self.touch(f, None);
             self.apply_tool(&mut edit, f, id);
         } else if edit.kind == EditKind::WindowedEdit && edit.old_text.is_none() {
@@ -398,6 +408,8 @@ impl Replay {
                     }
                 }
             }
+            // Gone, as after `rm`.
+            (EditKind::Delete, _) => *known = Known::empty(),
             _ => *known = Known::default(),
         }
     }
@@ -407,6 +419,7 @@ impl Replay {
         if self.budget.exhausted() {
             return;
         }
+        self.blank = false;
         self.view_within(shown, by);
         // A view past a cap leaves its file unknown; no edit is the worse for it.
         self.budget.take_trip();
@@ -724,6 +737,7 @@ impl Replay {
     /// steps whose edits wrote its lines; what no step explains is attributed to a script
     /// that wrote the file, when one did.
     pub fn submission(&mut self, patch_text: &str, final_edits: &mut [Edit]) {
+        self.blank = false;
         let files = patch::parse(patch_text);
         for file in &files {
             if file.deleted {

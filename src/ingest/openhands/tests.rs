@@ -422,3 +422,24 @@ fn corpus_event_list_basic_json() {
         Some(true)
     );
 }
+
+/// Issue 42: a V1 conversation whose first action is never observed, then 50,000 actions each
+/// observed at once. Each observation searched every action held behind the lost one (1.25 x 10^9
+/// looks); by id it is one. Same steps in the order of the actions, the lost one first.
+#[test]
+fn v1_observations_behind_an_action_never_observed_find_their_action_by_id() {
+    const N: usize = 50_000;
+    let action = |id: &str| serde_json::json!({"kind": "ActionEvent", "id": id, "tool_name": "probe", "action": {"kind": "ProbeAction", "n": id}});
+    let mut c = v1::Conversation::default();
+    c.event(action("lost"));
+    for i in 0..N {
+        c.event(action(&format!("act_{i:026}")));
+        c.event(serde_json::json!({"kind": "ObservationEvent", "action_id": format!("act_{i:026}"),
+            "observation": {"kind": "ProbeObservation", "content": format!("seen {i}")}}));
+    }
+    let p = c.finish(Path::new("conv-1/events"), None);
+    let steps = &p.runs[0].steps;
+    assert_eq!(steps.len(), N + 1);
+    assert_eq!((steps[0].tool.as_deref(), steps[0].observation.as_str()), (Some("probe"), ""));
+    assert!(steps[1..].iter().enumerate().all(|(i, s)| s.observation == format!("seen {i}")));
+}

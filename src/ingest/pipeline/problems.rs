@@ -133,6 +133,7 @@ const NOTES: &[&str] = &[
     "a trailing comma before a closing bracket, dropped",
     "only the resolved ids are read",
     "the evaluation timed out",
+    "stored as written, not resolved",
 ];
 
 /// One problem: its kind, the file, and the message (which names the file).

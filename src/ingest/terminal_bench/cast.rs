@@ -3,8 +3,10 @@
 //! "data"]` event per line: what the screen printed and what was typed, full of escape sequences
 //! and carriage returns.
 //!
-//! The output is cleaned (escape sequences removed, a line rewritten by `\r` kept as it was
-//! last drawn) and cut at each shell prompt (`user@host:dir# `): a step is what was typed after a
+//! The output is cleaned (escape sequences removed, a string sequence such as a window title
+//! or a clipboard write shown as a marker, `⟦OSC 52;c;aGk=⟧`, as `sanitize` shows them; a line
+//! rewritten by `\r` kept as it was last drawn, the markers of what was drawn over kept before
+//! it) and cut at each shell prompt (`user@host:dir# `): a step is what was typed after a
 //! prompt (the `i` events; without them, the line the shell echoed) and what the screen printed
 //! until the next prompt.
 
@@ -60,28 +62,62 @@ pub fn read(text: &str) -> Recording {
 }
 
 /// The turn being read: its start, what was typed, the cleaned output, and an escape sequence
-/// cut at the end of the last event.
+/// cut at the end of the last event. Where the last line of the output begins, and where the
+/// piece of it drawn last (after a `\r`) begins and ends, are kept as the output grows, so an
+/// event costs its own length, never the line's (a progress bar redraws one line for ever).
 #[derive(Default)]
 struct Screen {
     open: Option<f64>,
     typed: String,
     output: String,
     carry: String,
+    /// The start of the output's last line (after its last `\n`).
+    line: usize,
+    /// The start of the piece being drawn on it (after its last `\r`).
+    piece: usize,
+    /// The last piece that is not empty: its start and end.
+    drawn: (usize, usize),
 }
+
+/// The longest prompt told from output (a `user@host:dir# ` line); longer lines are output.
+const MAX_PROMPT: usize = 1024;
 
 impl Screen {
     fn output(&mut self, t: f64, data: &str, turns: &mut Vec<Turn>) {
         let joined = format!("{}{data}", std::mem::take(&mut self.carry));
         let (complete, rest) = split_incomplete_escape(&joined);
         self.carry = rest.to_string();
-        self.output.push_str(&console::strip_ansi_codes(complete));
+        let from = self.output.len();
+        self.output.push_str(&crate::sanitize::escapes(complete));
+        self.follow(from);
         // A prompt at the end of what is on screen: the turn before it ends, the next begins.
-        let tail = last_line(&self.output);
-        if is_prompt(&tail) {
-            let cut = self.output.len() - tail_len(&self.output);
-            self.output.truncate(cut);
+        if is_prompt_line(self.output.get(self.drawn.0..self.drawn.1).unwrap_or_default()) {
+            // What the prompt's line carried (a window title) ends the turn before it.
+            let said = markers(self.output.get(self.line..).unwrap_or_default());
+            self.output.truncate(self.line);
+            self.output.push_str(&said);
             self.close(t, turns);
             self.open = Some(t);
+        }
+    }
+
+    /// Follow the lines and pieces of the output from byte `from` on: the last newline, the
+    /// last carriage return and the last piece that is not empty among the bytes added.
+    fn follow(&mut self, from: usize) {
+        let bytes = self.output.as_bytes();
+        let mut at = from;
+        if let Some(k) = memchr::memrchr(b'\n', bytes.get(from..).unwrap_or_default()) {
+            at = from + k + 1;
+            (self.line, self.piece, self.drawn) = (at, at, (at, at));
+        }
+        let tail = bytes.get(at..).unwrap_or_default();
+        let kept = tail.len() - tail.iter().rev().take_while(|b| **b == b'\r').count();
+        if kept > 0 {
+            let start = memchr::memrchr(b'\r', &tail[..kept]).map_or(self.piece, |k| at + k + 1);
+            self.drawn = (start, at + kept);
+        }
+        if let Some(k) = memchr::memrchr(b'\r', tail) {
+            self.piece = at + k + 1;
         }
     }
 
@@ -101,6 +137,7 @@ impl Screen {
     /// End the open turn at `t` (the output before the first prompt is no turn).
     fn close(&mut self, t: f64, turns: &mut Vec<Turn>) {
         let output = clean_lines(&std::mem::take(&mut self.output));
+        (self.line, self.piece, self.drawn) = (0, 0, (0, 0));
         let typed = std::mem::take(&mut self.typed);
         let Some(at) = self.open.take() else { return };
         // The shell echoes what was typed: the first line of the output.
@@ -124,14 +161,22 @@ impl Screen {
     }
 }
 
-/// The last line of the text as drawn (after its last `\r`).
-fn last_line(text: &str) -> String {
-    let line = text.rsplit('\n').next().unwrap_or(text);
-    line.rsplit('\r').find(|piece| !piece.is_empty()).unwrap_or("").to_string()
-}
-
-fn tail_len(text: &str) -> usize {
-    text.rsplit('\n').next().map_or(0, str::len)
+/// A piece of a line that is a shell prompt, after the markers of what the shell sent before it
+/// (a window title): at most [`MAX_PROMPT`] bytes are looked at.
+fn is_prompt_line(piece: &str) -> bool {
+    if !(piece.ends_with("# ") || piece.ends_with("$ ")) {
+        return false;
+    }
+    let mut from = piece.len().saturating_sub(MAX_PROMPT);
+    while !piece.is_char_boundary(from) {
+        from += 1;
+    }
+    let start = match piece[from..].rfind('⟧') {
+        Some(i) => from + i + '⟧'.len_utf8(),
+        None if from == 0 => 0,
+        None => return false,
+    };
+    (start == 0 || piece.starts_with('⟦')) && is_prompt(&piece[start..])
 }
 
 /// A shell prompt: `user@host:dir# ` or `$ ` (an optional `(venv) ` before it).
@@ -143,12 +188,38 @@ fn is_prompt(line: &str) -> bool {
     word(user) && word(host) && (rest.ends_with("# ") || rest.ends_with("$ ")) && !rest.contains('\n')
 }
 
-/// Lines with `\r\n` ends, each as last drawn after its carriage returns.
+/// The markers of string sequences (`⟦OSC 0;title⟧`) in `text`, in order.
+fn markers(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find('⟦') {
+        let inside = &rest[at + '⟦'.len_utf8()..];
+        let named = crate::sanitize::STRING_SEQUENCES
+            .iter()
+            .any(|n| inside.strip_prefix(n).is_some_and(|r| r.starts_with([' ', '⟧'])));
+        match inside.find('⟧').filter(|_| named) {
+            Some(end) => {
+                let marker_end = at + '⟦'.len_utf8() + end + '⟧'.len_utf8();
+                out.push_str(&rest[at..marker_end]);
+                rest = &rest[marker_end..];
+            }
+            None => rest = inside,
+        }
+    }
+    out
+}
+
+/// Lines with `\r\n` ends, each as last drawn after its carriage returns; the markers of what
+/// was drawn over (a clipboard write under a progress bar) kept before it.
 fn clean_lines(text: &str) -> String {
     text.split('\n')
         .map(|l| {
             let l = l.strip_suffix('\r').unwrap_or(l);
-            l.rsplit('\r').find(|p| !p.is_empty()).unwrap_or("")
+            let pieces: Vec<&str> = l.split('\r').collect();
+            let last = pieces.iter().rposition(|p| !p.is_empty());
+            let kept = last.map_or("", |i| pieces[i]);
+            let over: String = pieces[..last.unwrap_or(0)].iter().map(|p| markers(p)).collect();
+            over + kept
         })
         .collect::<Vec<_>>()
         .join("\n")
@@ -206,6 +277,43 @@ mod tests {
         assert_eq!(rec.turns.len(), 1);
         assert_eq!((rec.turns[0].command.as_str(), rec.turns[0].output.as_str()), ("echo hi", "hi"));
         assert_eq!(rec.warnings.len(), 1, "{:?}", rec.warnings);
+    }
+
+    /// Issue 42: a progress bar redrawn 300,000 times with `\r` and never a newline (a 9 MB
+    /// recording). Each event looked back over the whole line for its start (4.5 x 10^11 bytes
+    /// gone through); now an event costs its own length. The line reads as last drawn.
+    #[test]
+    fn a_progress_bar_redrawn_without_newlines_costs_each_event_its_own_length() {
+        const N: usize = 300_000;
+        let mut cast = String::from("{\"version\": 2, \"width\": 80, \"height\": 24}\n[0.1, \"o\", \"u@h:/x$ \"]\n");
+        cast.push_str("[0.2, \"i\", \"fetch\\r\"]\n[0.3, \"o\", \"fetch\\r\\n\"]\n");
+        for i in 0..N {
+            cast.push_str(&format!("[1.0, \"o\", \"\\r{i} of {N}\"]\n"));
+        }
+        cast.push_str("[2.0, \"o\", \"\\r\\ndone\\r\\nu@h:/x$ \"]\n");
+        let rec = read(&cast);
+        let turns: Vec<(&str, &str)> = rec.turns.iter().map(|t| (t.command.as_str(), t.output.as_str())).collect();
+        assert_eq!(turns, [("fetch", &*format!("{} of {N}\ndone", N - 1))]);
+    }
+
+    /// Issue 42: a window title, a clipboard write and a DCS string were taken out without a
+    /// word. Each is a marker with its text where it was (a title before the prompt ends the
+    /// turn before it; a clipboard write drawn over by `\r` stays before what was drawn last);
+    /// colours and cursor movement are still removed.
+    #[test]
+    fn string_sequences_are_markers_with_their_text() {
+        let cast = concat!(
+            "{\"version\": 2, \"width\": 80, \"height\": 24}\n",
+            "[0.1, \"o\", \"\\u001b]0;u@h: /x\\u0007u@h:/x$ \"]\n",
+            "[0.2, \"i\", \"make\\r\"]\n",
+            "[0.3, \"o\", \"make\\r\\n\\u001b[1;31mok\\u001b[0m \\u001b]52;c;cm0gLXJm\\u0007\\r\\n\"]\n",
+            "[0.4, \"o\", \"\\u001bPq#0;2;0;0;0\\u001b\\\\50%\\r100%\\r\\n\"]\n",
+            "[0.5, \"o\", \"\\u001b]0;u@h: /x\\u0007u@h:/x$ \"]\n",
+        );
+        let rec = read(cast);
+        assert_eq!(rec.turns.len(), 1, "{:?}", rec.turns);
+        assert_eq!(rec.turns[0].command, "make");
+        assert_eq!(rec.turns[0].output, "ok ⟦OSC 52;c;cm0gLXJm⟧\n⟦DCS q#0;2;0;0;0⟧100%\n⟦OSC 0;u@h: /x⟧");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Figures from the numbers of a [`StatsReport`]: each bar's and box's label is the number
 //! `stats --json` / `agreement --json` prints, formatted.
 
+use super::bound;
 use super::{Bar, Bars, Body, BoxRow, Boxes, Figure, Kind, Scale, Series};
 use crate::agreement::{AgreementReport, Estimate};
 use crate::review::outcomes::{OutcomeRow, Spread};
@@ -24,11 +25,14 @@ pub fn figure_of(
 ) -> Figure {
     let grouped = s.by != By::All.name();
     let by = |what: &str| if grouped { format!("{what} by {}", s.by) } else { what.to_string() };
+    let (s, note) = bound::stats(kind, s);
+    let s = s.as_ref();
+    let mut notes: Vec<String> = note.into_iter().collect();
     let (title, axis, body) = match kind {
         Kind::Modes => (
             by("Failure modes"),
             "labelled failed runs with the mode (share of the group's labelled failed runs)",
-            modes_body(s, modes),
+            modes_body(s, modes, &mut notes),
         ),
         Kind::Coverage => (
             by("Coverage"),
@@ -62,7 +66,7 @@ pub fn figure_of(
             "Agreement per failure mode".to_string(),
             "Krippendorff's alpha over every rater, Cohen's kappa of each rater against the reference; 95% bootstrap intervals",
             match agreement {
-                Some(a) => agreement_body(a),
+                Some(a) => agreement_body(a, &mut notes),
                 None => Body::Empty("no labels yet: trajan classify, trajan label".into()),
             },
         ),
@@ -73,7 +77,8 @@ pub fn figure_of(
         }
         _ => axis.to_string(),
     };
-    Figure { kind, title, stamp: stamp(kind, s, blind, date), axis, body }
+    let note = (!notes.is_empty()).then(|| clean(&notes.join("; ")));
+    Figure { kind, title, stamp: stamp(kind, s, blind, date), axis, note, body }
 }
 
 /// Untrusted text (a model's name) as one safe line.
@@ -116,31 +121,53 @@ fn outcome_rows(s: &Stats, grouped: bool) -> Vec<&OutcomeRow> {
     rows
 }
 
-/// Per mode one bar per group: the labelled failed runs with the mode.
-fn modes_body(s: &Stats, modes: &[String]) -> Body {
+/// Per mode one bar per group: the labelled failed runs with the mode. Past the bound, the
+/// modes used least are one row: their labels summed (a run may count under several).
+fn modes_body(s: &Stats, modes: &[String], notes: &mut Vec<String>) -> Body {
     if s.total.labelled == 0 {
         return Body::Empty("no labelled failed runs yet: trajan classify, trajan label".into());
     }
-    let max = s.rows.iter().flat_map(|r| r.modes.values()).copied().max().unwrap_or(0);
-    let series = s
+    let used = |m: &&String| s.total.modes.get(*m).copied().unwrap_or(0);
+    let allowed = bound::categories(s.rows.len());
+    let (kept, rest) = match modes.len() > allowed {
+        true => bound::split(modes.iter().collect(), allowed - 1, used),
+        false => (modes.iter().collect(), Vec::new()),
+    };
+    let mut categories: Vec<String> = kept.iter().map(|m| clean(m)).collect();
+    if !rest.is_empty() {
+        categories.push(format!("{} other modes, labels summed", rest.len()));
+        notes.push(format!(
+            "the {} modes used most drawn; the labels of the other {} summed as one row",
+            kept.len(),
+            rest.len()
+        ));
+    }
+    let series: Vec<Series> = s
         .rows
         .iter()
-        .map(|r| Series {
-            name: clean(&r.group),
-            bars: modes
+        .map(|r| {
+            let count = |m: &String| r.modes.get(m).copied().unwrap_or(0);
+            let mut bars: Vec<Bar> = kept
                 .iter()
                 .map(|m| {
-                    let n = r.modes.get(m).copied().unwrap_or(0);
+                    let n = count(m);
                     let label = match r.labelled {
                         0 => format!("{n}"),
                         of => format!("{n} ({})", pct(n as f64 / of as f64)),
                     };
                     Bar { value: Some(n as f64), interval: None, label }
                 })
-                .collect(),
+                .collect();
+            if !rest.is_empty() {
+                let n: usize = rest.iter().map(|m| count(m)).sum();
+                bars.push(Bar { value: Some(n as f64), interval: None, label: format!("{n} labels") });
+            }
+            Series { name: clean(&r.group), bars }
         })
         .collect();
-    Body::Bars(Bars { categories: modes.iter().map(|m| clean(m)).collect(), series, scale: Scale::Count(max as f64) })
+    let most = s.rows.iter().flat_map(|r| r.modes.values()).copied().max().unwrap_or(0) as f64;
+    let max = series.iter().flat_map(|x| &x.bars).filter_map(|b| b.value).fold(most, f64::max);
+    Body::Bars(Bars { categories, series, scale: Scale::Count(max) })
 }
 
 /// One series of shares, a bar per row.
@@ -216,19 +243,31 @@ fn estimate_bar(e: &Estimate, n: impl std::fmt::Display) -> Bar {
     Bar { value: e.value, interval, label }
 }
 
-/// Per mode: alpha over every rater, then each scored rater's kappa against the reference.
-fn agreement_body(a: &AgreementReport) -> Body {
-    let raters: Vec<String> =
+/// Per mode: alpha over every rater, then each scored rater's kappa against the reference. Past
+/// the bounds, the first raters and the modes with the most units (coefficients do not add up).
+fn agreement_body(a: &AgreementReport, notes: &mut Vec<String>) -> Body {
+    let mut raters: Vec<String> =
         a.modes.first().map(|m| m.against_reference.iter().map(|c| c.rater.clone()).collect()).unwrap_or_default();
+    if raters.len() > bound::SERIES - 1 {
+        notes.push(format!("{} more raters' kappas not drawn", raters.len() - (bound::SERIES - 1)));
+        raters.truncate(bound::SERIES - 1);
+    }
+    let (modes, rest) = bound::split(a.modes.iter().collect(), bound::categories(raters.len() + 1), |m| m.alpha.units);
+    if !rest.is_empty() {
+        notes.push(format!(
+            "the {} modes with the most units drawn; {} more not (coefficients do not add up)",
+            modes.len(),
+            rest.len()
+        ));
+    }
     let mut series = vec![Series {
         name: "alpha, every rater".into(),
-        bars: a.modes.iter().map(|m| estimate_bar(&m.alpha.alpha, m.alpha.units)).collect(),
+        bars: modes.iter().map(|m| estimate_bar(&m.alpha.alpha, m.alpha.units)).collect(),
     }];
     for (i, rater) in raters.iter().enumerate() {
         series.push(Series {
             name: format!("kappa, {} against the reference", clean(rater)),
-            bars: a
-                .modes
+            bars: modes
                 .iter()
                 .map(|m| match m.against_reference.get(i) {
                     Some(c) => estimate_bar(&c.kappa, c.n),
@@ -237,5 +276,5 @@ fn agreement_body(a: &AgreementReport) -> Body {
                 .collect(),
         });
     }
-    Body::Bars(Bars { categories: a.modes.iter().map(|m| clean(&m.mode)).collect(), series, scale: Scale::Coefficient })
+    Body::Bars(Bars { categories: modes.iter().map(|m| clean(&m.mode)).collect(), series, scale: Scale::Coefficient })
 }

@@ -48,25 +48,26 @@ fn width_of(text: &str, size: f64) -> u32 {
     font(size).box_size(text).map_or(text.chars().count() as u32 * 8, |(w, _)| w)
 }
 
-/// `text` cut (with `…`) to at most `max` pixels.
+/// `text` cut (with `…`) to at most `max` pixels: the longest start that fits, found by halving
+/// (a long name is measured a few times, not once per character).
 fn fit(text: &str, size: f64, max: u32) -> String {
     if width_of(text, size) <= max {
         return text.to_string();
     }
-    let mut chars: Vec<char> = text.chars().collect();
-    while !chars.is_empty() {
-        chars.pop();
-        let cut: String = chars.iter().collect::<String>() + "…";
-        if width_of(&cut, size) <= max {
-            return cut;
-        }
+    // No character is narrower than a pixel: more than `max` of them never fit.
+    let chars: Vec<char> = text.chars().take(max as usize + 1).collect();
+    let cut = |n: usize| chars[..n].iter().collect::<String>() + "…";
+    let (mut fits, mut over) = (0, chars.len());
+    while over - fits > 1 {
+        let mid = (fits + over) / 2;
+        if width_of(&cut(mid), size) <= max { fits = mid } else { over = mid }
     }
-    "…".into()
+    cut(fits)
 }
 
 /// Where everything goes, in pixels.
-struct Layout {
-    height: u32,
+pub(super) struct Layout {
+    pub(super) height: u32,
     legend: Vec<(i32, i32, usize, String)>,
     plot_top: i32,
     plot_bottom: i32,
@@ -105,8 +106,8 @@ fn bar_label(b: &Bars, s: &super::Series, bar: &Bar) -> String {
     if b.series.len() > PALETTE.len() { format!("{}: {}", s.name, bar.label) } else { bar.label.clone() }
 }
 
-fn layout(fig: &Figure) -> Layout {
-    let mut y = PAD + 24 + 22;
+pub(super) fn layout(fig: &Figure) -> Layout {
+    let mut y = PAD + 24 + 22 + if fig.note.is_some() { 18 } else { 0 };
     let mut legend = Vec::new();
     if let Body::Bars(b) = &fig.body
         && b.series.len() > 1
@@ -192,6 +193,9 @@ fn paint<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, fig: &Figure, l: &La
     let title = FontDesc::new(FontFamily::Name(FAMILY), 20.0, FontStyle::Bold).color(&INK);
     text(root, &fit(&fig.title, 20.0, WIDTH - 2 * PAD as u32), (PAD, PAD), title)?;
     text(root, &fit(&fig.stamp, 12.0, WIDTH - 2 * PAD as u32), (PAD, PAD + 28), font(12.0).color(&MUTED))?;
+    if let Some(note) = &fig.note {
+        text(root, &fit(note, 12.0, WIDTH - 2 * PAD as u32), (PAD, PAD + 46), font(12.0).color(&INK))?;
+    }
     for (x, y, i, name) in &l.legend {
         root.draw(&Rectangle::new([(*x, *y + 2), (*x + 11, *y + 13)], colour(*i).filled()))?;
         text(root, name, (*x + 16, *y), font(12.0).color(&INK))?;
@@ -295,10 +299,75 @@ pub fn svg(fig: &Figure) -> Result<String, DrawError> {
     Ok(out)
 }
 
+/// Pixels a PNG may have (a figure within its bounds, `bound`, has far fewer): its image is
+/// never allocated past them.
+const MAX_PIXELS: u64 = 2 * WIDTH as u64 * 16_384;
+
+/// The regular and bold faces of the bundled font, to ask which characters they draw.
+fn faces() -> Option<&'static (ttf_parser::Face<'static>, ttf_parser::Face<'static>)> {
+    static FACES: OnceLock<Option<(ttf_parser::Face<'static>, ttf_parser::Face<'static>)>> = OnceLock::new();
+    FACES
+        .get_or_init(|| {
+            let regular = ttf_parser::Face::parse(dejavu::sans::regular(), 0).ok()?;
+            Some((regular, ttf_parser::Face::parse(dejavu::sans::bold(), 0).ok()?))
+        })
+        .as_ref()
+}
+
+/// `text` as the bundled font draws it: a run of characters it has no glyph for (an emoji, with
+/// the joiners and selectors of its sequence) as their code points, `[U+1F680]`, not as empty
+/// boxes.
+pub(super) fn drawable(text: &str) -> std::borrow::Cow<'_, str> {
+    let Some((regular, bold)) = faces() else { return text.into() };
+    let has = |c: char| regular.glyph_index(c).is_some() && bold.glyph_index(c).is_some();
+    if text.chars().all(has) {
+        return text.into();
+    }
+    let (mut out, mut run) = (String::new(), Vec::new());
+    let flush = |run: &mut Vec<char>, out: &mut String| {
+        if !run.is_empty() {
+            let codes: Vec<String> = run.drain(..).map(|c| format!("U+{:04X}", c as u32)).collect();
+            out.push_str(&format!("[{}]", codes.join(" ")));
+        }
+    };
+    for c in text.chars() {
+        let joins = !run.is_empty() && matches!(c, '\u{200d}' | '\u{fe00}'..='\u{fe0f}' | '\u{1f3fb}'..='\u{1f3ff}');
+        if joins || !has(c) {
+            run.push(c);
+        } else {
+            flush(&mut run, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut run, &mut out);
+    out.into()
+}
+
+/// The figure with every text as the bundled font draws it.
+fn drawable_figure(fig: &Figure) -> Figure {
+    let d = |s: &String| drawable(s).into_owned();
+    let mut f = fig.clone();
+    for s in [&mut f.title, &mut f.stamp, &mut f.axis].into_iter().chain(f.note.as_mut()) {
+        *s = d(s);
+    }
+    match &mut f.body {
+        Body::Bars(b) => {
+            b.categories.iter_mut().for_each(|c| *c = d(c));
+            for s in &mut b.series {
+                s.name = d(&s.name);
+                s.bars.iter_mut().for_each(|bar| bar.label = d(&bar.label));
+            }
+        }
+        Body::Boxes(b) => b.rows.iter_mut().for_each(|r| (r.name, r.label) = (d(&r.name), d(&r.label))),
+        Body::Empty(why) => *why = d(why),
+    }
+    f
+}
+
 /// The figure as a PNG image: its SVG rendered at twice its size (sharp on a dense screen), with
-/// the bundled font only.
+/// the bundled font only; a character it has no glyph for is written as its code point.
 pub fn png(fig: &Figure) -> Result<Vec<u8>, DrawError> {
-    let svg = svg(fig)?;
+    let svg = svg(&drawable_figure(fig))?;
     let mut options = resvg::usvg::Options::default();
     let fonts = options.fontdb_mut();
     fonts.load_font_data(dejavu::sans::regular().to_vec());
@@ -306,6 +375,9 @@ pub fn png(fig: &Figure) -> Result<Vec<u8>, DrawError> {
     fonts.set_sans_serif_family("DejaVu Sans");
     let tree = resvg::usvg::Tree::from_str(&svg, &options).map_err(|e| DrawError(e.to_string()))?;
     let size = tree.size().to_int_size().scale_by(SCALE).ok_or_else(|| DrawError("the chart is too large".into()))?;
+    if u64::from(size.width()) * u64::from(size.height()) > MAX_PIXELS {
+        return Err(DrawError(format!("the chart is too large ({} x {} pixels)", size.width(), size.height())));
+    }
     let mut pixmap = resvg::tiny_skia::Pixmap::new(size.width(), size.height())
         .ok_or_else(|| DrawError("the chart is too large".into()))?;
     resvg::render(&tree, resvg::tiny_skia::Transform::from_scale(SCALE, SCALE), &mut pixmap.as_mut());

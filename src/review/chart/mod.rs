@@ -5,6 +5,7 @@
 //!
 //! Text from trajectories (model and agent names) is sanitized and kept on one line here, once.
 
+mod bound;
 mod build;
 mod draw;
 
@@ -56,6 +57,8 @@ pub struct Figure {
     pub stamp: String,
     /// What the values are ("labelled failed runs with the mode").
     pub axis: String,
+    /// What the chart summed or left out to stay within its bounds (`bound`), said on it.
+    pub note: Option<String>,
     pub body: Body,
 }
 
@@ -143,3 +146,6 @@ pub const PALETTE: [(u8, u8, u8); 8] = [
     (240, 228, 66),
     (0, 0, 0),
 ];
+
+#[cfg(test)]
+mod tests;

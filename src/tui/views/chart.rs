@@ -28,6 +28,9 @@ pub fn draw(frame: &mut Frame, area: Rect, fig: &Figure, theme: &Theme) {
     frame.render_widget(block, area);
     let width = usize::from(inner.width);
     let mut head = vec![Line::from(Span::styled(text::fit(&fig.axis, width), theme.muted))];
+    if let Some(note) = &fig.note {
+        head.push(Line::from(Span::styled(text::fit(note, width), theme.muted)));
+    }
     match &fig.body {
         Body::Bars(b) if b.series.len() > 1 => head.push(legend(b, width, theme)),
         _ => {}

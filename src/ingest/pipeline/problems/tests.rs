@@ -88,6 +88,13 @@ fn replaced_bytes_and_values_and_notes() {
     let warnings = trial.map(|p| p.warnings).unwrap_or_default();
     let found: Vec<ProblemKind> = warnings.iter().map(|w| ProblemKind::of_warning(&dir, w)).collect();
     assert_eq!(found, vec![ProblemKind::Note], "{warnings:?}");
+    // A Codex edit of a path outside the working folder, stored as written, is said.
+    let patch = "*** Begin Patch\n*** Add File: ../x.txt\n+x\n*** End Patch\n";
+    let call = serde_json::json!({"type": "response_item", "payload": {"type": "custom_tool_call",
+        "name": "apply_patch", "input": patch, "call_id": "c1"}});
+    let meta = r#"{"timestamp": "2025-11-17T21:30:28Z", "type": "session_meta", "payload": {"id": "s-1", "cli_version": "0.58.0"}}"#;
+    let found = warning_kinds("rollout-1.jsonl", format!("{meta}\n{call}\n").as_bytes());
+    assert_eq!(kinds(&found), vec![ProblemKind::Note], "{found:?}");
 }
 
 #[test]
