@@ -91,7 +91,7 @@ fn edits_come_from_the_arguments_and_apply_as_the_answer_says() {
             (Some(4), "src/vs/platform/terminal/node/ptyService.ts", EditKind::StrReplace, EditStatus::Applied),
             (Some(5), "src/vs/platform/terminal/common/terminal.ts", EditKind::StrReplace, EditStatus::RefusedByTool),
             (Some(7), test_file, EditKind::Create, EditStatus::Applied),
-            (Some(8), test_file, EditKind::StrReplace, EditStatus::Applied),
+            (Some(8), test_file, EditKind::Delete, EditStatus::Applied),
         ]
     );
     // The double-quoted YAML with a `\` continuation is the text replaced, whole.
