@@ -11,10 +11,10 @@
 //!
 //! A runtime of one thread per connection, the caller's: it runs only while the caller waits.
 
-use super::url::{Tls, describe};
 use crate::error::StoreError;
 use std::cell::Cell;
 use std::future::Future;
+use std::path::PathBuf;
 use std::time::Duration;
 use tokio::runtime::Runtime;
 use tokio::task::JoinHandle;
@@ -272,4 +272,32 @@ impl Drop for Conn {
             rt.shutdown_background();
         }
     }
+}
+
+/// What TLS the URL asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Tls {
+    Off,
+    /// Offered or required; the certificate checked against these roots when given.
+    On {
+        roots: Option<PathBuf>,
+        host_name: bool,
+    },
+}
+
+/// A client error in words: the server's message, or the cause of a failed connection.
+pub fn describe(e: &tokio_postgres::Error) -> String {
+    if let Some(db) = e.as_db_error() {
+        return format!("{}: {}", db.severity(), db.message());
+    }
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        let more = s.to_string();
+        if !text.contains(&more) {
+            text = format!("{text}: {more}");
+        }
+        source = s.source();
+    }
+    text
 }
