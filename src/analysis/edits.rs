@@ -210,6 +210,11 @@ pub fn split_patch(patch: &str) -> Vec<FilePatch> {
     let mut files: Vec<FilePatch> = Vec::new();
     let mut current: Option<FilePatch> = None;
     let mut in_hunk = false;
+    // Lines the hunk's header says are left of its old and new sides: a hunk ends when both
+    // are read, so a removed line that reads `--- ` is not taken for the next file's header,
+    // and a `--- ` line after it is (diffs joined without `diff --git`). A header without
+    // numbers leaves the hunk open until a line that is none of a hunk's.
+    let mut left: Option<(usize, usize)> = None;
     for raw in patch.split_inclusive('\n') {
         let line = raw.trim_end_matches(['\n', '\r']);
         let starts_file = line.starts_with("diff --git ")
@@ -233,6 +238,7 @@ pub fn split_patch(patch: &str) -> Vec<FilePatch> {
         cur.diff.push('\n');
         if line.starts_with("@@") {
             in_hunk = true;
+            left = hunk_counts(line).map(|(_, old, _, new)| (old, new));
             continue;
         }
         if !in_hunk {
@@ -245,23 +251,40 @@ pub fn split_patch(patch: &str) -> Vec<FilePatch> {
             }
             continue;
         }
-        if let Some(rest) = line.strip_prefix('+') {
+        let (old_side, new_side) = if let Some(rest) = line.strip_prefix('+') {
             cur.new_text.push_str(rest);
             cur.new_text.push('\n');
+            (false, true)
         } else if let Some(rest) = line.strip_prefix('-') {
             cur.old_text.push_str(rest);
             cur.old_text.push('\n');
+            (true, false)
         } else if let Some(rest) = line.strip_prefix(' ') {
             cur.old_text.push_str(rest);
             cur.old_text.push('\n');
             cur.new_text.push_str(rest);
             cur.new_text.push('\n');
-        } else if line.starts_with('\\') {
-            // "\ No newline at end of file"
+            (true, true)
         } else if line.is_empty() {
+            // A context line whose space was trimmed.
             cur.old_text.push('\n');
             cur.new_text.push('\n');
+            (true, true)
         } else {
+            (false, false)
+        };
+        if let Some((old, new)) = left.as_mut().filter(|_| old_side || new_side) {
+            *old = old.saturating_sub(usize::from(old_side));
+            *new = new.saturating_sub(usize::from(new_side));
+            if (*old, *new) == (0, 0) {
+                in_hunk = false;
+            }
+            continue;
+        }
+        if old_side || new_side {
+            continue;
+        } else if !line.starts_with('\\') {
+            // Not "\ No newline at end of file": the hunk is over.
             in_hunk = false;
         }
     }
@@ -270,6 +293,23 @@ pub fn split_patch(patch: &str) -> Vec<FilePatch> {
     }
     files.retain(|f| !f.path.is_empty());
     files
+}
+
+/// The numbers of a hunk's header `@@ -a,b +c,d @@`: old start and count, new start and count
+/// (a count left out is 1).
+pub fn hunk_counts(line: &str) -> Option<(usize, usize, usize, usize)> {
+    let rest = line.strip_prefix("@@ ")?;
+    let (ranges, _) = rest.split_once(" @@")?;
+    let (old, new) = ranges.split_once(' ')?;
+    let range = |r: &str| -> Option<(usize, usize)> {
+        match r.split_once(',') {
+            Some((s, c)) => Some((s.parse().ok()?, c.parse().ok()?)),
+            None => Some((r.parse().ok()?, 1)),
+        }
+    };
+    let (a, b) = range(old.strip_prefix('-')?)?;
+    let (c, d) = range(new.strip_prefix('+')?)?;
+    Some((a, b, c, d))
 }
 
 fn path_from_diff_git(line: &str) -> Option<String> {
@@ -411,6 +451,31 @@ mod tests {
         assert_eq!(files[1].path, "y/z.md");
         assert_eq!(files[1].new_text, "hello\n");
         assert!(files[1].diff.starts_with("diff --git a/y/z.md"));
+    }
+
+    /// Edits' diffs joined without `diff --git` (a run's edits when it submitted nothing): each
+    /// file is its own, read by its hunks' counts. All were the first file's before, the next
+    /// headers read as its removed and added lines.
+    #[test]
+    fn diffs_joined_without_git_headers_split_per_file() {
+        let patch =
+            "--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@\n keep\n-old\n+new\n--- a/y.py\n+++ b/y.py\n@@ -3 +3 @@\n-a\n+b\n";
+        let files = split_patch(patch);
+        let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, ["x.py", "y.py"]);
+        assert_eq!((files[0].old_text.as_str(), files[0].new_text.as_str()), ("keep\nold\n", "keep\nnew\n"));
+        assert_eq!((files[1].old_text.as_str(), files[1].new_text.as_str()), ("a\n", "b\n"));
+    }
+
+    /// A removed line whose text starts `-- ` (an SQL or Lua comment) is the hunk's, as its
+    /// counts say; so is a context line whose space was trimmed.
+    #[test]
+    fn a_removed_comment_line_and_a_trimmed_context_line_stay_in_their_hunk() {
+        let patch = "diff --git a/q.sql b/q.sql\n--- a/q.sql\n+++ b/q.sql\n@@ -1,3 +1,3 @@\n--- a comment\n\n select 1;\n+select 2;\n";
+        let files = split_patch(patch);
+        assert_eq!(files.len(), 1);
+        assert_eq!(files[0].old_text, "-- a comment\n\nselect 1;\n");
+        assert_eq!(files[0].new_text, "\nselect 1;\nselect 2;\n");
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 use super::known::{EditId, Known, Seg};
 use super::sed::Unsupported;
+use crate::analysis::edits::hunk_counts;
 use std::rc::Rc;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,21 +35,6 @@ pub struct FileDiff {
     pub new_file: bool,
     pub deleted: bool,
     pub hunks: Vec<Hunk>,
-}
-
-fn header_numbers(line: &str) -> Option<(usize, usize, usize, usize)> {
-    let rest = line.strip_prefix("@@ ")?;
-    let (ranges, _) = rest.split_once(" @@")?;
-    let (old, new) = ranges.split_once(' ')?;
-    let range = |r: &str| -> Option<(usize, usize)> {
-        match r.split_once(',') {
-            Some((s, c)) => Some((s.parse().ok()?, c.parse().ok()?)),
-            None => Some((r.parse().ok()?, 1)),
-        }
-    };
-    let (a, b) = range(old.strip_prefix('-')?)?;
-    let (c, d) = range(new.strip_prefix('+')?)?;
-    Some((a, b, c, d))
 }
 
 fn path_of(raw: &str) -> String {
@@ -106,7 +92,7 @@ pub fn parse(text: &str) -> Vec<FileDiff> {
             }
             continue;
         }
-        if let Some((old_start, old_count, new_start, new_count)) = header_numbers(line) {
+        if let Some((old_start, old_count, new_start, new_count)) = hunk_counts(line) {
             let mut hunk =
                 Hunk { header: line.to_string(), old_start, old_count, new_start, new_count, lines: Vec::new() };
             let (mut old_left, mut new_left) = (old_count, new_count);

@@ -51,16 +51,21 @@ pub(super) fn agent_diff(run: &RunInput, edits: &[EditEvent]) -> String {
 /// Per file of a diff in one of the seven languages: the definitions it changed.
 pub(super) fn file_symbols(diff: &str) -> Vec<FileSymbols> {
     let mut out: Vec<FileSymbols> = Vec::new();
+    // Where each file is in `out`: one look-up per file's diff, however many files.
+    let mut at: HashMap<String, usize> = HashMap::new();
     for f in split_patch(diff) {
         let Some(lang) = Lang::of_path(&f.path) else { continue };
         let path = repo_relative(&f.path, None);
         let c = symbols::changes(lang, &f.diff);
         let sep = lang.separator();
         let touched = c.touched.iter().map(|p| p.join(sep));
-        match out.iter_mut().find(|x| x.path == path) {
+        match at.get(&path).and_then(|i| out.get_mut(*i)) {
             // Edits of one file come one diff at a time: gather them.
             Some(x) => {
                 for ch in c.changes {
+                    if x.changes.len() >= MAX_CHANGES {
+                        break;
+                    }
                     if !x.changes.iter().any(|y| y.qualified == ch.qualified && y.kind == ch.kind) {
                         x.changes.push(ch);
                     }
@@ -70,6 +75,7 @@ pub(super) fn file_symbols(diff: &str) -> Vec<FileSymbols> {
             None => {
                 let mut changes = c.changes;
                 changes.truncate(MAX_CHANGES);
+                at.insert(path.clone(), out.len());
                 out.push(FileSymbols { path, lang, changes, touched: touched.collect() })
             }
         }
