@@ -3,6 +3,7 @@
 //! The verdict strings are the exact ones real trajectories print (SWE-agent's linter and
 //! `str_replace_editor`, OpenHands' editor), as collected in the failure-mode notes.
 
+use crate::analysis::diff;
 use crate::model::{Edit, EditKind, EditStatus, EditTrace};
 use similar::TextDiff;
 
@@ -206,24 +207,21 @@ pub struct FilePatch {
 }
 
 /// Split a submission patch into per-file sections. Tolerates `\r\n` and leading blank lines.
+/// Hunks are read by `analysis::diff` (by their counts): diffs joined without `diff --git` are
+/// split per file, and a removed line that reads `--- ` stays in its hunk.
 pub fn split_patch(patch: &str) -> Vec<FilePatch> {
+    let lines = diff::lines(patch);
     let mut files: Vec<FilePatch> = Vec::new();
     let mut current: Option<FilePatch> = None;
-    let mut in_hunk = false;
-    // Lines the hunk's header says are left of its old and new sides: a hunk ends when both
-    // are read, so a removed line that reads `--- ` is not taken for the next file's header,
-    // and a `--- ` line after it is (diffs joined without `diff --git`). A header without
-    // numbers leaves the hunk open until a line that is none of a hunk's.
-    let mut left: Option<(usize, usize)> = None;
-    for raw in patch.split_inclusive('\n') {
-        let line = raw.trim_end_matches(['\n', '\r']);
-        let starts_file = line.starts_with("diff --git ")
-            || (line.starts_with("--- ") && !in_hunk && current.as_ref().is_none_or(|c| c.diff.contains("@@")));
+    // Whether the current file has a hunk yet: a `--- ` line before one is its own header.
+    let mut hunked = false;
+    let mut i = 0;
+    while let Some(&line) = lines.get(i) {
+        let starts_file =
+            line.starts_with("diff --git ") || (line.starts_with("--- ") && (current.is_none() || hunked));
         if starts_file {
-            if let Some(done) = current.take() {
-                files.push(done);
-            }
-            in_hunk = false;
+            files.extend(current.take());
+            hunked = false;
             current = Some(FilePatch {
                 path: path_from_diff_git(line).unwrap_or_default(),
                 diff: String::new(),
@@ -232,84 +230,43 @@ pub fn split_patch(patch: &str) -> Vec<FilePatch> {
             });
         }
         let Some(cur) = current.as_mut() else {
+            i += 1;
             continue;
         };
+        if line.starts_with("@@") {
+            let (hunk, next) = diff::read_hunk(&lines, i);
+            for raw in lines.get(i..next).unwrap_or_default() {
+                cur.diff.push_str(raw);
+                cur.diff.push('\n');
+            }
+            for l in &hunk.lines {
+                if l.mark != '+' {
+                    cur.old_text.push_str(l.text);
+                    cur.old_text.push('\n');
+                }
+                if l.mark != '-' {
+                    cur.new_text.push_str(l.text);
+                    cur.new_text.push('\n');
+                }
+            }
+            hunked = true;
+            i = next;
+            continue;
+        }
         cur.diff.push_str(line);
         cur.diff.push('\n');
-        if line.starts_with("@@") {
-            in_hunk = true;
-            left = hunk_counts(line).map(|(_, old, _, new)| (old, new));
-            continue;
+        if let Some(p) = line.strip_prefix("+++ ").and_then(clean_patch_path) {
+            cur.path = p;
+        } else if let Some(p) = line.strip_prefix("--- ").and_then(clean_patch_path)
+            && cur.path.is_empty()
+        {
+            cur.path = p;
         }
-        if !in_hunk {
-            if let Some(p) = line.strip_prefix("+++ ").and_then(clean_patch_path) {
-                cur.path = p;
-            } else if let Some(p) = line.strip_prefix("--- ").and_then(clean_patch_path)
-                && cur.path.is_empty()
-            {
-                cur.path = p;
-            }
-            continue;
-        }
-        let (old_side, new_side) = if let Some(rest) = line.strip_prefix('+') {
-            cur.new_text.push_str(rest);
-            cur.new_text.push('\n');
-            (false, true)
-        } else if let Some(rest) = line.strip_prefix('-') {
-            cur.old_text.push_str(rest);
-            cur.old_text.push('\n');
-            (true, false)
-        } else if let Some(rest) = line.strip_prefix(' ') {
-            cur.old_text.push_str(rest);
-            cur.old_text.push('\n');
-            cur.new_text.push_str(rest);
-            cur.new_text.push('\n');
-            (true, true)
-        } else if line.is_empty() {
-            // A context line whose space was trimmed.
-            cur.old_text.push('\n');
-            cur.new_text.push('\n');
-            (true, true)
-        } else {
-            (false, false)
-        };
-        if let Some((old, new)) = left.as_mut().filter(|_| old_side || new_side) {
-            *old = old.saturating_sub(usize::from(old_side));
-            *new = new.saturating_sub(usize::from(new_side));
-            if (*old, *new) == (0, 0) {
-                in_hunk = false;
-            }
-            continue;
-        }
-        if old_side || new_side {
-            continue;
-        } else if !line.starts_with('\\') {
-            // Not "\ No newline at end of file": the hunk is over.
-            in_hunk = false;
-        }
+        i += 1;
     }
-    if let Some(done) = current {
-        files.push(done);
-    }
+    files.extend(current);
     files.retain(|f| !f.path.is_empty());
     files
-}
-
-/// The numbers of a hunk's header `@@ -a,b +c,d @@`: old start and count, new start and count
-/// (a count left out is 1).
-pub fn hunk_counts(line: &str) -> Option<(usize, usize, usize, usize)> {
-    let rest = line.strip_prefix("@@ ")?;
-    let (ranges, _) = rest.split_once(" @@")?;
-    let (old, new) = ranges.split_once(' ')?;
-    let range = |r: &str| -> Option<(usize, usize)> {
-        match r.split_once(',') {
-            Some((s, c)) => Some((s.parse().ok()?, c.parse().ok()?)),
-            None => Some((r.parse().ok()?, 1)),
-        }
-    };
-    let (a, b) = range(old.strip_prefix('-')?)?;
-    let (c, d) = range(new.strip_prefix('+')?)?;
-    Some((a, b, c, d))
 }
 
 fn path_from_diff_git(line: &str) -> Option<String> {
@@ -339,23 +296,22 @@ pub struct DiffHunk {
     pub changes: Vec<String>,
 }
 
-/// The hunks of one file's section of a unified diff ([`FilePatch::diff`]).
+/// The hunks of one file's section of a unified diff ([`FilePatch::diff`]), read by
+/// `analysis::diff`.
 pub fn hunks(file_diff: &str) -> Vec<DiffHunk> {
-    let mut out: Vec<DiffHunk> = Vec::new();
-    for raw in file_diff.split_inclusive('\n') {
-        let line = raw.trim_end_matches(['\n', '\r']);
-        if line.starts_with("@@") {
-            out.push(DiffHunk { header: line.to_string(), text: String::new(), changes: Vec::new() });
-        }
-        let Some(hunk) = out.last_mut() else { continue };
-        hunk.text.push_str(line);
-        hunk.text.push('\n');
-        if (line.starts_with('+') && !line.starts_with("+++ ")) || (line.starts_with('-') && !line.starts_with("--- "))
-        {
-            hunk.changes.push(line.trim_end().to_string());
-        }
-    }
-    out
+    diff::hunks(file_diff)
+        .into_iter()
+        .map(|h| DiffHunk {
+            header: h.header.to_string(),
+            text: h.text(),
+            changes: h
+                .lines
+                .iter()
+                .filter(|l| l.mark != ' ')
+                .map(|l| format!("{}{}", l.mark, l.text).trim_end().to_string())
+                .collect(),
+        })
+        .collect()
 }
 
 /// The final submission patch as per-file edits.
@@ -476,6 +432,15 @@ mod tests {
         assert_eq!(files.len(), 1);
         assert_eq!(files[0].old_text, "-- a comment\n\nselect 1;\n");
         assert_eq!(files[0].new_text, "\nselect 1;\nselect 2;\n");
+    }
+
+    /// Issue 43: a removed line whose text starts `-- ` was left out of the hunk's changes.
+    #[test]
+    fn a_removed_comment_line_is_one_of_the_hunks_changes() {
+        let diff = "--- a/q.sql\n+++ b/q.sql\n@@ -1,2 +1,1 @@\n--- old note\n select 1;\n";
+        let h = hunks(diff);
+        assert_eq!(h.len(), 1);
+        assert_eq!(h[0].changes, ["--- old note"]);
     }
 
     #[test]

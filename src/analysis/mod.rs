@@ -5,6 +5,7 @@
 
 pub mod brief;
 pub mod compare;
+pub mod diff;
 pub mod edit_blocks;
 pub mod edits;
 pub mod markers;

@@ -4,7 +4,7 @@
 
 use super::known::{EditId, Known, Seg};
 use super::sed::Unsupported;
-use crate::analysis::edits::hunk_counts;
+use crate::analysis::diff::{self, hunk_counts};
 use std::rc::Rc;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,7 +45,7 @@ fn path_of(raw: &str) -> String {
 /// Parse a (possibly multi-file) unified diff. Hunk bodies are read by their counts, so a
 /// removed line starting `--` is not taken for a header.
 pub fn parse(text: &str) -> Vec<FileDiff> {
-    let lines: Vec<&str> = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
+    let lines = diff::lines(text);
     let mut files: Vec<FileDiff> = Vec::new();
     let mut i = 0;
     while i < lines.len() {
@@ -93,29 +93,10 @@ pub fn parse(text: &str) -> Vec<FileDiff> {
             continue;
         }
         if let Some((old_start, old_count, new_start, new_count)) = hunk_counts(line) {
-            let mut hunk =
-                Hunk { header: line.to_string(), old_start, old_count, new_start, new_count, lines: Vec::new() };
-            let (mut old_left, mut new_left) = (old_count, new_count);
-            while (old_left > 0 || new_left > 0) && i < lines.len() {
-                let l = lines[i];
-                let (mark, body) = match l.chars().next() {
-                    Some(c @ (' ' | '-' | '+')) => (c, &l[1..]),
-                    None => (' ', ""),
-                    Some('\\') => {
-                        i += 1;
-                        continue;
-                    }
-                    Some(_) => break,
-                };
-                i += 1;
-                if mark != '+' {
-                    old_left = old_left.saturating_sub(1);
-                }
-                if mark != '-' {
-                    new_left = new_left.saturating_sub(1);
-                }
-                hunk.lines.push((mark, body.to_string()));
-            }
+            let (read, next) = diff::read_hunk(&lines, i - 1);
+            i = next;
+            let lines = read.lines.iter().map(|l| (l.mark, l.text.to_string())).collect();
+            let hunk = Hunk { header: line.to_string(), old_start, old_count, new_start, new_count, lines };
             if files.is_empty() {
                 files.push(FileDiff::default());
             }

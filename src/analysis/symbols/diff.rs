@@ -83,27 +83,10 @@ struct Hunk {
 }
 
 fn hunks(file_diff: &str) -> Vec<Hunk> {
-    let mut out: Vec<(String, Vec<(char, &str)>)> = Vec::new();
-    for raw in file_diff.lines() {
-        let line = raw.strip_suffix('\r').unwrap_or(raw);
-        if let Some(rest) = line.strip_prefix("@@") {
-            let header = rest.split_once("@@").map(|(_, h)| h.trim().to_string()).unwrap_or_default();
-            out.push((header, Vec::new()));
-            continue;
-        }
-        let Some((_, lines)) = out.last_mut() else { continue };
-        match line.chars().next() {
-            Some(c @ (' ' | '-' | '+')) if !line.starts_with("--- ") && !line.starts_with("+++ ") => {
-                lines.push((c, &line[1..]))
-            }
-            None => lines.push((' ', "")),
-            Some('\\') => {}
-            _ => {
-                // `diff --git` of the next file, or anything else: the hunk is over.
-                out.push((String::new(), Vec::new()));
-            }
-        }
-    }
+    let out: Vec<(String, Vec<(char, &str)>)> = crate::analysis::diff::hunks(file_diff)
+        .into_iter()
+        .map(|h| (h.section().to_string(), h.lines.iter().map(|l| (l.mark, l.text)).collect()))
+        .collect();
     out.into_iter()
         .filter(|(_, l)| !l.is_empty())
         .map(|(header, lines)| {

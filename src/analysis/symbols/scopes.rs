@@ -10,6 +10,7 @@
 //! known lines, and it changes no definition line of its own (a definition added, removed or
 //! re-signed is read from the hunk itself).
 
+use crate::analysis::diff;
 use std::collections::BTreeMap;
 
 /// The base file's lines by number (1-based), as far as they are known.
@@ -24,23 +25,10 @@ pub fn learn(file_diff: &str, known: &mut KnownLines) {
     }
 }
 
-/// Each hunk of a file's diff as a diff of its own (`@@` line and body), in order.
+/// Each hunk of a file's diff as a diff of its own (`@@` line and body), in order; hunks
+/// whose header does not place them left out.
 pub fn hunk_texts(file_diff: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for raw in file_diff.lines() {
-        if raw.strip_prefix("@@ -").and_then(|r| r.split([',', ' ']).next()).is_some_and(|n| n.parse::<usize>().is_ok())
-        {
-            out.push(String::new());
-        }
-        if let Some(h) = out.last_mut() {
-            if raw.starts_with("diff ") || raw.starts_with("--- ") || raw.starts_with("+++ ") {
-                continue;
-            }
-            h.push_str(raw);
-            h.push('\n');
-        }
-    }
-    out
+    diff::hunks(file_diff).iter().filter(|h| h.placed()).map(diff::Hunk::text).collect()
 }
 
 /// Per hunk of one Python file's diff: the scope paths of its changed lines, or `None` when the
@@ -76,47 +64,28 @@ struct Hunk {
 }
 
 fn hunks(file_diff: &str) -> Vec<Hunk> {
-    let mut out: Vec<Hunk> = Vec::new();
-    let mut line = 0usize;
-    for raw in file_diff.lines() {
-        let raw = raw.strip_suffix('\r').unwrap_or(raw);
-        if let Some(rest) = raw.strip_prefix("@@ -") {
-            let start = rest.split([',', ' ']).next().and_then(|n| n.parse::<usize>().ok());
-            if let Some(start) = start {
-                line = start;
-                out.push(Hunk { old: Vec::new(), targets: Vec::new(), changes_def: false });
+    let mut out = Vec::new();
+    for h in diff::hunks(file_diff).iter().filter(|h| h.placed()) {
+        let mut hunk = Hunk { old: Vec::new(), targets: Vec::new(), changes_def: false };
+        // The old line the next line sits before (an added line sits after the old line before it).
+        let mut at = h.counts.map_or(1, |(start, ..)| start);
+        for l in &h.lines {
+            if let Some(n) = l.old_no {
+                at = n;
+                hunk.old.push((n, l.text.to_string()));
             }
-            continue;
-        }
-        let Some(h) = out.last_mut() else { continue };
-        if raw.starts_with("--- ") || raw.starts_with("+++ ") || raw.starts_with("diff ") {
-            continue;
-        }
-        match raw.chars().next() {
-            Some(' ') | None => {
-                h.old.push((line, raw.get(1..).unwrap_or("").to_string()));
-                line += 1;
-            }
-            Some('-') => {
-                let text = &raw[1..];
-                h.old.push((line, text.to_string()));
-                h.changes_def |= definition(text).is_some();
-                if !text.trim().is_empty() {
-                    // A removed line: the walk starts above it, at its own indentation.
-                    h.targets.push((line, indentation(text)));
-                }
-                line += 1;
-            }
-            Some('+') => {
-                let text = &raw[1..];
-                h.changes_def |= definition(text).is_some();
-                if !text.trim().is_empty() {
-                    // An added line sits after the old line before it.
-                    h.targets.push((line, indentation(text)));
+            if l.mark != ' ' {
+                hunk.changes_def |= definition(l.text).is_some();
+                if !l.text.trim().is_empty() {
+                    // A changed line: the walk starts above it, at its own indentation.
+                    hunk.targets.push((at, indentation(l.text)));
                 }
             }
-            _ => {}
+            if l.old_no.is_some() {
+                at += 1;
+            }
         }
+        out.push(hunk);
     }
     out
 }
@@ -206,5 +175,19 @@ mod tests {
     fn a_module_level_change_has_no_scope() {
         let diff = "@@ -1,2 +1,2 @@\n-X = 1\n+X = 2\n Y = 3\n";
         assert_eq!(python_scopes(diff, &mut KnownLines::new()), vec![Some(vec![])]);
+    }
+
+    /// Issue 43: a removed line whose text starts `-- ` was passed over as a file header, so
+    /// every later old line was numbered one short.
+    #[test]
+    fn a_removed_line_reading_like_a_header_keeps_the_old_lines_numbered() {
+        let diff = "@@ -5,3 +5,2 @@\n--- a rule\n x = 1\n y = 2\n";
+        let mut known = KnownLines::new();
+        learn(diff, &mut known);
+        let lines: Vec<(usize, &str)> = known.iter().map(|(n, t)| (*n, t.as_str())).collect();
+        assert_eq!(lines, [(5, "-- a rule"), (6, "x = 1"), (7, "y = 2")]);
+        // A hunk the reconstruction could not place adds nothing.
+        learn("@@ -?,1 +?,1 @@ not placed\n-z = 3\n+z = 4\n", &mut known);
+        assert_eq!(known.len(), 3);
     }
 }

@@ -427,3 +427,13 @@ fn a_function_header_before_a_hunk_that_defines_its_sibling_is_not_its_scope() {
     );
     assert_eq!(changes(Lang::Python, &d).touched, vec![vec!["Timer".to_string(), "clear".to_string()]]);
 }
+
+/// Issue 43: a removed line whose text starts `-- ` (a docstring's rule) ended the hunk, so
+/// the change below it was read apart from the function it sits in (its docstring's closing
+/// quotes opening a string that swallowed it).
+#[test]
+fn a_removed_line_reading_like_a_header_does_not_end_its_hunk() {
+    let hunk = "@@ -1,6 +1,5 @@\n def f():\n     \"\"\"Doc.\n--- old rule\n     \"\"\"\n-    return 1\n+    return 2\n";
+    let c = changes(Lang::Python, &diff("h.py", hunk));
+    assert_eq!(c.touched, [vec!["f".to_string()]]);
+}

@@ -115,24 +115,6 @@ pub fn from_text_diff<'d>(diff: &'d TextDiff<'_, '_, str>, path: &str) -> Vec<Fi
     vec![file]
 }
 
-/// `@@ -a[,b] +c[,d] @@`: (old start, old count, new start, new count); a start not placed
-/// (`-?,2`: a script's own text) is 0.
-fn parse_hunk_header(line: &str) -> Option<(usize, usize, usize, usize)> {
-    let rest = line.strip_prefix("@@ ")?;
-    let (ranges, _) = rest.split_once(" @@")?;
-    let (old, new) = ranges.split_once(' ')?;
-    let start = |s: &str| if s == "?" { Some(0) } else { s.parse().ok() };
-    let range = |r: &str| -> Option<(usize, usize)> {
-        match r.split_once(',') {
-            Some((s, count)) => Some((start(s)?, count.parse().ok()?)),
-            None => Some((start(r)?, 1)),
-        }
-    };
-    let (a, b) = range(old.strip_prefix('-')?)?;
-    let (c, d) = range(new.strip_prefix('+')?)?;
-    Some((a, b, c, d))
-}
-
 /// A path from `--- a/x` / `+++ b/x` (timestamp after a tab dropped); `None` for /dev/null.
 fn header_path(rest: &str, prefix: &str) -> Option<String> {
     let rest = rest.split('\t').next().unwrap_or(rest).trim_end();
@@ -265,9 +247,8 @@ impl<'a> Parser<'a> {
             return 2;
         }
         if line.starts_with("@@") {
-            let parsed = parse_hunk_header(line);
-            // A start of 0 names the line before the hunk, so only an empty side has it.
-            self.placed = parsed.is_some_and(|(a, b, c, d)| (a > 0 || b == 0) && (c > 0 || d == 0));
+            let parsed = crate::analysis::diff::hunk_counts(line);
+            self.placed = parsed.is_some_and(crate::analysis::diff::placed);
             let (old_start, old_count, new_start, new_count) = parsed.unwrap_or((1, 0, 1, 0));
             self.file().hunks.push(Hunk { header: Cow::Borrowed(line), lines: Vec::new() });
             self.left = (old_count, new_count);
@@ -345,14 +326,6 @@ pub fn parse_unified<'a>(text: &'a str, fallback: &'a str) -> Vec<FileDiff<'a>> 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn hunk_headers_parse_with_and_without_counts() {
-        assert_eq!(parse_hunk_header("@@ -1,3 +1,4 @@ fn main()"), Some((1, 3, 1, 4)));
-        assert_eq!(parse_hunk_header("@@ -5 +5 @@"), Some((5, 1, 5, 1)));
-        assert_eq!(parse_hunk_header("@@ -0,0 +1,2 @@"), Some((0, 0, 1, 2)));
-        assert_eq!(parse_hunk_header("@@ garbage @@"), None);
-    }
 
     #[test]
     fn a_removed_line_starting_with_dashes_stays_in_its_hunk() {
