@@ -91,7 +91,7 @@ pub fn joined(conn: &Connection) -> Result<Joined, StoreError> {
 fn runs_of(conn: &Connection, instance_id: &str) -> Result<Vec<RunSide>, StoreError> {
     Ok(conn
         .prepare_cached(
-            "SELECT r.id, r.model, s.path, s.kind, r.submission, r.best_attempt, r.source_id FROM runs r
+            "SELECT r.id, r.model, s.path, s.kind, r.submission, r.best_attempt, r.source_id, r.position FROM runs r
              JOIN sources s ON s.id = r.source_id WHERE r.instance_id = ?1",
         )?
         .query_map([instance_id], |r| {
@@ -104,6 +104,7 @@ fn runs_of(conn: &Connection, instance_id: &str) -> Result<Vec<RunSide>, StoreEr
                 home: home(&path, &kind, instance_id),
                 submission: r.get(4)?,
                 best_attempt: r.get(5)?,
+                position: r.get(7)?,
             })
         })?
         .collect::<Result<_, _>>()?)
