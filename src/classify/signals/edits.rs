@@ -164,7 +164,8 @@ pub(super) fn rejections(edits: &[EditEvent]) -> Vec<Rejection> {
 /// read once and looked up by what would undo them, linear in the edits.
 pub(super) fn reverts(edits: &[EditEvent]) -> Vec<Revert> {
     // (path, removed, added) of the edits seen so far -> the step of the latest.
-    let mut seen: HashMap<(&str, Vec<&str>, Vec<&str>), Option<usize>> = HashMap::new();
+    type Seen<'a> = HashMap<(&'a str, Vec<&'a str>, Vec<&'a str>), Option<usize>>;
+    let mut seen: Seen<'_> = HashMap::new();
     let mut out = Vec::new();
     for b in edits.iter().filter(|e| e.changed()) {
         let (b_removed, b_added) = b.hunk_lines();

@@ -264,8 +264,8 @@ pub fn verdict(row: &Value, column: &str) -> Result<Option<bool>, RowError> {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Bool(b)) => Ok(Some(*b)),
         Some(Value::Number(n)) => match n.as_f64() {
-            Some(x) if x == 0.0 => Ok(Some(false)),
-            Some(x) if x == 1.0 => Ok(Some(true)),
+            Some(0.0) => Ok(Some(false)),
+            Some(1.0) => Ok(Some(true)),
             _ => Err(RowError::new(column, format!("expected a verdict (true/false, 0/1), found {n}"))),
         },
         Some(other) => {

@@ -107,17 +107,49 @@ fn err(path: &Path, e: impl std::fmt::Display) -> IngestError {
 
 /// Write `rows` to `path` in row groups of `group_rows`, compressed with snappy.
 pub fn write(path: &Path, schema: Arc<Type>, rows: &[Value], group_rows: usize) -> Result<u64, IngestError> {
-    let file = std::fs::File::create(path).map_err(|source| IngestError::Io { path: path.to_path_buf(), source })?;
-    let props = Arc::new(WriterProperties::builder().set_compression(Compression::SNAPPY).build());
-    let mut writer = SerializedFileWriter::new(file, schema.clone(), props).map_err(|e| err(path, e))?;
+    let mut w = Shard::create(path, schema)?;
     for group in rows.chunks(group_rows.max(1)) {
-        write_group(path, &mut writer, &schema, group)?;
+        w.group(group)?;
     }
     if rows.is_empty() {
-        write_group(path, &mut writer, &schema, &[])?;
+        w.group(&[])?;
     }
-    writer.close().map_err(|e| err(path, e))?;
-    Ok(std::fs::metadata(path).map(|m| m.len()).unwrap_or(0))
+    w.close()
+}
+
+/// A shard being written a row group at a time (a generator never holds more than a group).
+pub struct Shard {
+    path: std::path::PathBuf,
+    schema: Arc<Type>,
+    writer: SerializedFileWriter<std::io::BufWriter<std::fs::File>>,
+}
+
+impl Shard {
+    pub fn create(path: &Path, schema: Arc<Type>) -> Result<Shard, IngestError> {
+        let file =
+            std::fs::File::create(path).map_err(|source| IngestError::Io { path: path.to_path_buf(), source })?;
+        let props = Arc::new(WriterProperties::builder().set_compression(Compression::SNAPPY).build());
+        let writer = SerializedFileWriter::new(std::io::BufWriter::new(file), schema.clone(), props)
+            .map_err(|e| err(path, e))?;
+        Ok(Shard { path: path.to_path_buf(), schema, writer })
+    }
+
+    /// Write one row group.
+    pub fn group(&mut self, rows: &[Value]) -> Result<(), IngestError> {
+        write_group(&self.path, &mut self.writer, &self.schema, rows)
+    }
+
+    /// Bytes written so far.
+    pub fn written(&self) -> u64 {
+        self.writer.bytes_written() as u64
+    }
+
+    /// Finish the file (its footer): its size.
+    pub fn close(self) -> Result<u64, IngestError> {
+        let path = self.path.clone();
+        self.writer.close().map_err(|e| err(&path, e))?;
+        Ok(std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0))
+    }
 }
 
 /// Write one row group of `rows`.
