@@ -85,7 +85,7 @@ pub fn detect(shape: &Shape, text: &str) -> Detected {
                 Detected::Format(Format::Atif)
             } else if let Some(d) = agent_object(keys) {
                 d
-            } else if let Some(k) = crate::ingest::dataset::Kind::of_columns(keys) {
+            } else if let Some(k) = crate::ingest::dataset::row::Kind::of_columns(keys) {
                 // One row of a published dataset (its `trajectory` is no `.traj`'s).
                 Detected::Format(k.format())
             } else if has(keys, "trajectory") || has(keys, "attempts") {
@@ -242,7 +242,7 @@ pub fn is_asciicast(t: &str) -> bool {
 /// predictions and tasks, SWE-bench tasks.
 fn record_format(keys: &[String]) -> Option<Format> {
     let has = |k: &str| keys.iter().any(|x| x == k);
-    if let Some(k) = crate::ingest::dataset::Kind::of_columns(keys) {
+    if let Some(k) = crate::ingest::dataset::row::Kind::of_columns(keys) {
         // A published dataset's row (SWE-smith's has an instance id and a patch, as a task does).
         Some(k.format())
     } else if has("history") && has("issue") && has("git_patch") {

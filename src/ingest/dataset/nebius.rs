@@ -7,7 +7,7 @@
 //! reply (usually `submit`) has no answer. `target` is the verdict, `generated_patch` the
 //! submission (it begins with a newline), `eval_logs` the evaluation's log.
 
-use super::{RowError, RowRun, optional_str, required_list, required_str, verdict};
+use super::row::{RowError, RowRun, kind_of, optional_str, required_list, required_str, verdict};
 use crate::analysis::edits;
 use crate::ingest::swe_agent::chat::{self, ChatTurn};
 use crate::model::{Message, Run};
@@ -28,7 +28,7 @@ pub fn row(row: &Value) -> Result<RowRun, RowError> {
     for (i, m) in messages.iter().enumerate() {
         let column = || format!("trajectory[{i}]");
         if !m.is_object() {
-            return Err(RowError::new(&column(), format!("expected a message, found {}", super::kind_of(m))));
+            return Err(RowError::new(&column(), format!("expected a message, found {}", kind_of(m))));
         }
         let role = m.get("role").and_then(Value::as_str).unwrap_or_default();
         let text = m.get("text").and_then(Value::as_str).unwrap_or_default();

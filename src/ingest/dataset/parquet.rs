@@ -15,7 +15,8 @@
 //!   resume inside a group), named with the row; a row that reads but is wrong (a null instance
 //!   id, `messages` that are not JSON) is named and skipped alone.
 
-use super::{Kind, RowAt, add_row, dataset_name, rows_lost, split_name};
+use super::add_row;
+use super::row::{Kind, RowAt, dataset_name, rows_lost, split_name};
 use crate::error::IngestError;
 use crate::model::Parsed;
 use parquet::basic::{ConvertedType, LogicalType, Type as Physical};

@@ -8,7 +8,7 @@
 //! metadata. The model is not a column: the dataset card names it.
 
 use super::chat::{self, Calls};
-use super::{RowError, RowRun, optional_str, required_list, required_str, verdict};
+use super::row::{RowError, RowRun, kind_of, optional_str, required_list, required_str, verdict};
 use serde_json::{Map, Value};
 use std::path::Path;
 
@@ -19,10 +19,7 @@ pub fn row(shard: &Path, row: &Value) -> Result<RowRun, RowError> {
     let instance_id = required_str(row, "instance_id")?.to_string();
     let messages = required_list(row, "trajectory")?;
     if let Some((i, m)) = messages.iter().enumerate().find(|(_, m)| !m.is_object()) {
-        return Err(RowError::new(
-            &format!("trajectory[{i}]"),
-            format!("expected a message, found {}", super::kind_of(m)),
-        ));
+        return Err(RowError::new(&format!("trajectory[{i}]"), format!("expected a message, found {}", kind_of(m))));
     }
     let resolved = verdict(row, "resolved")?;
     let patch = optional_str(row, "model_patch")?.filter(|p| !p.trim().is_empty()).map(str::to_string);

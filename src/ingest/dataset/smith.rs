@@ -9,7 +9,7 @@
 //! `model` the model, `traj_id` the run's id.
 
 use super::chat::{self, Calls};
-use super::{RowError, RowRun, optional_str, required_str, verdict};
+use super::row::{RowError, RowRun, kind_of, optional_str, required_str, verdict};
 use crate::analysis::edits;
 use crate::ingest::swe_agent::chat::{self as swe_chat, ChatTurn};
 use crate::model::{Message, Run, flatten_content};
@@ -60,16 +60,13 @@ pub fn row(shard: &Path, row: &Value, split: Option<&str>) -> Result<RowRun, Row
         Ok(other) => {
             return Err(RowError::new(
                 "messages",
-                format!("expected a JSON list of messages, found {}", super::kind_of(&other)),
+                format!("expected a JSON list of messages, found {}", kind_of(&other)),
             ));
         }
         Err(e) => return Err(RowError::new("messages", format!("not JSON: {e}"))),
     };
     if let Some((i, m)) = messages.iter().enumerate().find(|(_, m)| !m.is_object()) {
-        return Err(RowError::new(
-            &format!("messages[{i}]"),
-            format!("expected a message, found {}", super::kind_of(m)),
-        ));
+        return Err(RowError::new(&format!("messages[{i}]"), format!("expected a message, found {}", kind_of(m))));
     }
     let resolved = verdict(row, "resolved")?;
     let model = optional_str(row, "model")?.filter(|m| !m.trim().is_empty()).map(str::to_string);

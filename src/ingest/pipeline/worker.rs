@@ -123,6 +123,10 @@ fn streamed(shared: &Shared<'_>, i: usize, unit: &Unit, format: Format, tx: &Syn
 /// Whether a file begins as Parquet does (`PAR1`).
 fn starts_parquet(path: &std::path::Path) -> bool {
     use std::io::Read;
+    // Only a regular file is opened here: opening a FIFO would block (`load` says what it is).
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
     let mut head = [0u8; 4];
     std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut head)).is_ok() && dataset::parquet::is_parquet(&head)
 }
