@@ -1,8 +1,8 @@
 //! Embeds `fixtures/` in the binary so `trajan demo` works wherever the binary is. The real
 //! corpus (`fixtures/corpus/`), the results-folder layouts (`fixtures/layouts/`), the
 //! classifier's single cases (`fixtures/classify-cases/`), the labelled development set
-//! (`fixtures/labelled/`) and the report's hostile run (`fixtures/report/`) are test data, not
-//! demo data, and stay out.
+//! (`fixtures/labelled/`), the report's hostile run (`fixtures/report/`) and the published
+//! datasets' rows (`fixtures/datasets/`) are test data, not demo data, and stay out.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -40,7 +40,10 @@ fn collect(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
             // The real corpus, the layout fixtures (results folders as teams keep them), the
             // classifier's single cases, the labelled development set and the report's hostile
             // run are test data, not demo data.
-            if ["corpus", "layouts", "classify-cases", "labelled", "report"].iter().any(|d| p == root.join(d)) {
+            if ["corpus", "layouts", "classify-cases", "labelled", "report", "datasets"]
+                .iter()
+                .any(|d| p == root.join(d))
+            {
                 continue;
             }
             collect(root, &p, out);

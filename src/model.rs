@@ -71,6 +71,17 @@ pub enum Format {
     OpenClaw,
     /// Atlassian Rovo Dev transcripts (SWE-PolyBench submissions' plain-text `trajs/<id>`).
     RovoDev,
+    /// nebius/SWE-agent-trajectories rows (Parquet shards or their JSON lines): SWE-agent's
+    /// `role`/`text` messages (`ingest::dataset::nebius`).
+    NebiusSweAgent,
+    /// nebius/SWE-rebench-openhands-trajectories rows: OpenHands' OpenAI chat messages with tool
+    /// calls (`ingest::dataset::rebench`).
+    #[serde(rename = "swe-rebench-openhands")]
+    #[strum(serialize = "swe-rebench-openhands")]
+    SweRebenchOpenHands,
+    /// SWE-bench/SWE-smith-trajectories rows: `messages` as a JSON string, in the tool, xml and
+    /// ticks dialects (`ingest::dataset::smith`).
+    SweSmith,
 }
 
 impl Format {
@@ -731,7 +742,10 @@ mod tests {
                 "agentless",
                 "terminal-bench",
                 "openclaw",
-                "rovo-dev"
+                "rovo-dev",
+                "nebius-swe-agent",
+                "swe-rebench-openhands",
+                "swe-smith"
             ]
         );
         assert!(Format::iter().all(|f| Format::from_name(f.name()) == Some(f)));

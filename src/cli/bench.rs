@@ -17,9 +17,11 @@ pub enum BenchCommand {
         /// Total size, e.g. 10M, 100M, 1G.
         #[arg(long, default_value = "100M")]
         size: String,
-        /// swe-agent, mini, mixed, openhands (one output.jsonl of the whole size), or one file of
+        /// swe-agent, mini, mixed, openhands (one output.jsonl of the whole size), one file of
         /// the whole size of openhands-v1, codex, claude-code, openclaw, aider, moatless,
-        /// agentless or terminal-bench (its trial's agent.cast).
+        /// agentless or terminal-bench (its trial's agent.cast), or Parquet shards of a published
+        /// dataset's schema: nebius (nebius/SWE-agent-trajectories), rebench
+        /// (nebius/SWE-rebench-openhands-trajectories), smith (SWE-bench/SWE-smith-trajectories).
         #[arg(long, default_value = "mixed")]
         kind: String,
     },
@@ -134,7 +136,10 @@ pub fn run(cmd: BenchCommand) -> Result<i32> {
             let bytes = parse_size(&size)?;
             let kind = Kind::parse(&kind).with_context(|| {
                 let agents: Vec<&str> = synth::agents::Agent::ALL.iter().map(|a| a.name()).collect();
-                format!("unknown kind {kind:?}: swe-agent, mini, mixed, openhands, {}", agents.join(", "))
+                format!(
+                    "unknown kind {kind:?}: swe-agent, mini, mixed, openhands, {}, nebius, rebench, smith",
+                    agents.join(", ")
+                )
             })?;
             let g = synth::generate(&dir, kind, bytes)?;
             super::output::emit(&format!(

@@ -32,6 +32,9 @@ pub struct Context {
     pub cost: Option<f64>,
     pub tokens_sent: Option<i64>,
     pub tokens_received: Option<i64>,
+    /// The run's submitted patch, when the source keeps it beside the trajectory (a published
+    /// dataset's row): the run's final patch, known before its shell edits are reconstructed.
+    pub submission: Option<String>,
     /// Merged into the run's metadata (`harbor`: the trial, its rewards, its exception).
     pub metadata: Map<String, Value>,
 }
@@ -83,8 +86,12 @@ pub fn run_of(path: &Path, t: &Trajectory, ctx: &Context, warnings: &mut Vec<Str
         agent: Some(t.agent.name.clone()).filter(|n| !n.is_empty()),
         model,
         exit_status: ctx.exit_status.clone(),
+        submission: ctx.submission.clone(),
         ..Run::default()
     };
+    if let Some(patch) = &run.submission {
+        run.edits.extend(crate::analysis::edits::final_patch_edits(patch));
+    }
     let mut task: Option<String> = None;
     let mut compactions = Vec::new();
     let mut copied = 0usize;

@@ -85,6 +85,9 @@ pub fn detect(shape: &Shape, text: &str) -> Detected {
                 Detected::Format(Format::Atif)
             } else if let Some(d) = agent_object(keys) {
                 d
+            } else if let Some(k) = crate::ingest::dataset::row::Kind::of_columns(keys) {
+                // One row of a published dataset (its `trajectory` is no `.traj`'s).
+                Detected::Format(k.format())
             } else if has(keys, "trajectory") || has(keys, "attempts") {
                 Detected::Format(Format::SweAgent)
             } else if has(keys, "trajectory_format") || (has(keys, "messages") && has(keys, "info")) {
@@ -235,11 +238,14 @@ pub fn is_asciicast(t: &str) -> bool {
 }
 
 /// The format of a record (a JSON-lines line, an object, a list's first item) told by its keys:
-/// OpenHands output (the resolver's, and the evaluation's of every year), multi-SWE-bench
+/// a published dataset's row (`ingest::dataset`), OpenHands output (the resolver's, and the evaluation's of every year), multi-SWE-bench
 /// predictions and tasks, SWE-bench tasks.
 fn record_format(keys: &[String]) -> Option<Format> {
     let has = |k: &str| keys.iter().any(|x| x == k);
-    if has("history") && has("issue") && has("git_patch") {
+    if let Some(k) = crate::ingest::dataset::row::Kind::of_columns(keys) {
+        // A published dataset's row (SWE-smith's has an instance id and a patch, as a task does).
+        Some(k.format())
+    } else if has("history") && has("issue") && has("git_patch") {
         Some(Format::OpenHandsResolver)
     } else if has("history") && (has("instance_id") || has("instance") || has("instruction")) {
         // `instance_id` since mid-2024; OpenDevin's 2024 lines have `id`, `instance`, `instruction`.

@@ -151,6 +151,7 @@ pub fn parse_trial(dir: &Path, files: &[(PathBuf, String)]) -> Result<Parsed, In
         cost: f64_field(agent_result, "cost_usd"),
         tokens_sent: i64_field(agent_result, "n_input_tokens"),
         tokens_received: i64_field(agent_result, "n_output_tokens"),
+        submission: None,
         metadata,
     };
     let mut run_model = model;

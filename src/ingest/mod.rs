@@ -10,6 +10,7 @@ pub mod atif;
 pub mod claude_code;
 pub mod codex;
 pub mod ctrf;
+pub mod dataset;
 pub mod detect;
 pub mod eval_log;
 pub mod experiments;
@@ -154,6 +155,9 @@ pub fn parse_file(path: &Path, bytes: &[u8], forced: Option<Format>) -> Result<O
             Ok(Outcome::Skipped(Skip::empty()))
         };
     }
+    if dataset::parquet::is_parquet(bytes) {
+        return parquet_outcome(path, bytes);
+    }
     if let Some(nul) = bytes.iter().take(source::SNIFF_BYTES).position(|b| *b == 0) {
         return binary_outcome(source::binary(path, nul));
     }
@@ -171,6 +175,20 @@ pub fn parse_file(path: &Path, bytes: &[u8], forced: Option<Format>) -> Result<O
         }
         skipped @ Outcome::Skipped(_) => skipped,
     })
+}
+
+/// A Parquet file read from memory (an archive's member): a dataset's shard, or skipped with
+/// its columns named.
+fn parquet_outcome(path: &Path, bytes: &[u8]) -> Result<Outcome, IngestError> {
+    match dataset::parquet::parse_bytes(path, bytes.to_vec(), dataset::parquet::Limits::default())? {
+        Some((format, parsed)) => Ok(Outcome::Parsed { format, parsed }),
+        None => Ok(Outcome::Skipped(Skip::new(SkipKind::Binary, "Parquet of no known dataset".to_string()))),
+    }
+}
+
+/// A Parquet shard whose columns name no dataset trajan reads: skipped, its columns named.
+pub fn unknown_parquet(columns: &[String]) -> Skip {
+    Skip::new(SkipKind::Binary, format!("Parquet of no known dataset (columns: {})", skip::key_list(columns)))
 }
 
 /// Binary content (`error` says where): an error when the file's name says it is an input (a
@@ -356,6 +374,7 @@ fn parse_as(format: Format, path: &Path, text: &str) -> Result<Parsed, IngestErr
         Format::TerminalBench => terminal_bench::parse_results(path, text),
         Format::OpenClaw => openclaw::parse(path, text),
         Format::RovoDev => rovo_dev::parse(path, text),
+        Format::NebiusSweAgent | Format::SweRebenchOpenHands | Format::SweSmith => dataset::parse(path, text),
     }
 }
 

@@ -30,6 +30,10 @@ const LAYOUT_WORDS: [&str; 9] =
 /// The format of a Harbor trial's verdict (`ingest::harbor`: read with the trial's run).
 pub(super) const HARBOR_TRIAL: &str = "atif";
 
+/// The run label of a verdict read in a published dataset's row (`ingest::dataset`): `row:N`,
+/// tied to the run at position N of the same source.
+pub const ROW_VERDICT: &str = "row:";
+
 /// Whether a folder name is a layout word (`logs`, `run evaluation`, ...), in any case.
 pub fn is_layout_word(name: &str) -> bool {
     let name = name.trim();
@@ -47,6 +51,8 @@ pub(super) struct RunSide {
     pub submission: Option<String>,
     /// RetryAgent: `Some(false)` for an attempt that was not chosen.
     pub best_attempt: Option<bool>,
+    /// Its position in its source (a dataset's row in its shard).
+    pub position: i64,
 }
 
 pub(super) struct Candidate {
@@ -86,6 +92,8 @@ pub(super) enum Reason {
     NothingTies(usize),
     /// A Harbor trial's verdict, and the run is another trial's.
     OtherTrial,
+    /// A dataset row's verdict, and the run is another row's.
+    OtherRow,
 }
 
 impl Reason {
@@ -96,6 +104,7 @@ impl Reason {
             Reason::OtherLabel(l) => format!("its file name ({l}) names another model"),
             Reason::NotSubmitted => "this run is a RetryAgent attempt that was not the one submitted".into(),
             Reason::OtherTrial => "it is another Harbor trial's verdict (a trial's evaluation is its own run's)".into(),
+            Reason::OtherRow => "it is another dataset row's verdict (a row's verdict is its own run's)".into(),
             Reason::NothingTies(n) => format!(
                 "{n} runs share this instance and nothing (model, patch, submission folder) ties it to this one"
             ),
@@ -204,6 +213,13 @@ pub(super) fn judge(run: &RunSide, c: &Candidate, shared: usize) -> Result<Fit, 
     // A Harbor trial's verdict is its own trial's, whatever the other trials of its task hold.
     if c.format == HARBOR_TRIAL && c.unit != run.unit {
         return Err(Reason::OtherTrial);
+    }
+    // A dataset row's verdict (`run_label` `row:N`) is its own row's run's, and nobody else's.
+    if let Some(row) = c.label.as_deref().and_then(|l| l.strip_prefix(ROW_VERDICT)) {
+        if c.unit != run.unit || row != run.position.to_string() {
+            return Err(Reason::OtherRow);
+        }
+        return Ok(Fit { tied: true, verdict: c.verdict, score: i64::MAX });
     }
     let patch_match = match (&run.submission, &c.patch) {
         (Some(a), Some(b)) => Some(same_patch(a, b)),
@@ -348,6 +364,7 @@ mod tests {
             models: models.iter().map(|m| m.to_string()).collect(),
             home: home.into(),
             submission: submission.map(str::to_string),
+            position: 0,
             best_attempt: None,
         }
     }

@@ -18,6 +18,7 @@ mod grade;
 mod identity;
 pub mod labels;
 mod link;
+pub use link::ROW_VERDICT;
 pub mod notes;
 pub mod pg;
 pub mod read;

@@ -4,6 +4,7 @@
 //! each agent beyond the SWE-bench family grown to the size asked (`agents`).
 
 pub mod agents;
+pub mod datasets;
 pub mod edits;
 mod failed;
 mod random;
@@ -25,6 +26,8 @@ pub enum Kind {
     OpenHands,
     /// One file of an agent beyond the SWE-bench family, of the whole size (`agents`).
     Agent(agents::Agent),
+    /// Parquet shards of a published dataset's schema (`datasets`).
+    Dataset(trajan::ingest::dataset::Kind),
 }
 
 impl Kind {
@@ -34,7 +37,7 @@ impl Kind {
             "mini" | "mini-swe-agent" => Some(Kind::Mini),
             "mixed" => Some(Kind::Mixed),
             "openhands" => Some(Kind::OpenHands),
-            other => agents::Agent::parse(other).map(Kind::Agent),
+            other => datasets::parse(other).map(Kind::Dataset).or_else(|| agents::Agent::parse(other).map(Kind::Agent)),
         }
     }
 }
@@ -177,6 +180,9 @@ pub fn generate(dir: &Path, kind: Kind, total_bytes: u64) -> std::io::Result<Gen
     if let Kind::Agent(agent) = kind {
         return agents::generate(dir, agent, total_bytes);
     }
+    if let Kind::Dataset(dataset) = kind {
+        return datasets::generate(dir, dataset, total_bytes);
+    }
     let mut g = Generated::default();
     let mut seed = 1u64;
     if kind == Kind::OpenHands {
@@ -198,7 +204,7 @@ pub fn generate(dir: &Path, kind: Kind, total_bytes: u64) -> std::io::Result<Gen
     while g.bytes < total_bytes {
         let use_swe = match kind {
             Kind::SweAgent11 => true,
-            Kind::Mini | Kind::OpenHands | Kind::Agent(_) => false,
+            Kind::Mini | Kind::OpenHands | Kind::Agent(_) | Kind::Dataset(_) => false,
             Kind::Mixed => seed % 2 == 1,
         };
         let mut rng = Rng(seed | 1);

@@ -57,6 +57,8 @@ pub struct Options {
     pub part_bytes: u64,
     /// The largest file read whole, and the longest line of a streamed file ([`MAX_DOCUMENT`]).
     pub max_document: u64,
+    /// Bounds of a dataset's Parquet shard read (its row groups).
+    pub parquet: crate::ingest::dataset::parquet::Limits,
 }
 
 impl Default for Options {
@@ -68,6 +70,7 @@ impl Default for Options {
             batch_bytes: BATCH_BYTES,
             part_bytes: PART_BYTES,
             max_document: MAX_DOCUMENT,
+            parquet: crate::ingest::dataset::parquet::Limits::default(),
         }
     }
 }

@@ -8,7 +8,7 @@ use super::{Options, WINDOW};
 use crate::error::IngestError;
 use crate::ingest::source::{self, Unit, UnitKind};
 use crate::ingest::stream_doc::read;
-use crate::ingest::{parse_loaded, stream};
+use crate::ingest::{dataset, parse_loaded, stream};
 use crate::model::Format;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -65,6 +65,9 @@ pub fn run(shared: &Shared<'_>, tx: SyncSender<(usize, Piece)>) {
 fn one(shared: &Shared<'_>, i: usize, unit: &Unit, tx: &SyncSender<(usize, Piece)>) -> bool {
     let opts = shared.opts;
     let size = unit_size(unit);
+    if unit.kind == UnitKind::File && unit.archive.is_none() && starts_parquet(&unit.path) {
+        return parquet_shard(shared, i, unit, tx);
+    }
     if unit.kind == UnitKind::File {
         // The first bytes decide what is not worth reading at all (binary content), before a
         // large file is read whole or streamed.
@@ -111,6 +114,50 @@ fn streamed(shared: &Shared<'_>, i: usize, unit: &Unit, format: Format, tx: &Syn
     let mut alive = true;
     let limits = stream::Limits { batch_bytes: shared.opts.batch_bytes, max_line: shared.opts.max_document };
     let result = stream::read_batches(&unit.path, format, limits, |batch, bytes| {
+        alive = tx.send((i, Piece::Batch(batch, bytes))).is_ok();
+        alive
+    });
+    alive && tx.send((i, Piece::End(result.err()))).is_ok()
+}
+
+/// Whether a file begins as Parquet does (`PAR1`).
+fn starts_parquet(path: &std::path::Path) -> bool {
+    use std::io::Read;
+    // Only a regular file is opened here: opening a FIFO would block (`load` says what it is).
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
+    let mut head = [0u8; 4];
+    std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut head)).is_ok() && dataset::parquet::is_parquet(&head)
+}
+
+/// A dataset's Parquet shard: told by its columns (a shard of no known dataset is skipped, its
+/// columns named), hashed, then (when changed) read a row group at a time once it is the unit
+/// being written, each group's runs a batch of its open transaction.
+fn parquet_shard(shared: &Shared<'_>, i: usize, unit: &Unit, tx: &SyncSender<(usize, Piece)>) -> bool {
+    let path = &unit.path;
+    let size = unit_size(unit);
+    let kind = match dataset::parquet::shape_of_file(path) {
+        Ok(dataset::parquet::Shape::Dataset(k)) => k,
+        Ok(dataset::parquet::Shape::Unknown(columns)) => {
+            let outcome = crate::ingest::Outcome::Skipped(crate::ingest::unknown_parquet(&columns));
+            return tx.send((i, Piece::Whole(Work::Parsed { size, hash: [0; 32], outcome }))).is_ok();
+        }
+        Err(e) => return tx.send((i, Piece::Whole(Work::Failed(size, e)))).is_ok(),
+    };
+    let (size, hash) = match stream::hash_file(path) {
+        Ok(h) => h,
+        Err(e) => return tx.send((i, Piece::Whole(Work::Failed(size, e)))).is_ok(),
+    };
+    if is_unchanged(shared.known, path, &hash) {
+        return tx.send((i, Piece::Whole(Work::Unchanged(size)))).is_ok();
+    }
+    shared.wait_written(i);
+    if tx.send((i, Piece::Begin { format: kind.format(), size, hash })).is_err() {
+        return false;
+    }
+    let mut alive = true;
+    let result = dataset::parquet::read_groups(path, kind, shared.opts.parquet, |batch, bytes| {
         alive = tx.send((i, Piece::Batch(batch, bytes))).is_ok();
         alive
     });

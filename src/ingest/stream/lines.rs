@@ -2,7 +2,7 @@
 //! read: what the batch reader and the sniffer both need.
 
 use crate::error::IngestError;
-use crate::ingest::{openhands, predictions, swebench_dataset};
+use crate::ingest::{dataset, openhands, predictions, swebench_dataset};
 use crate::model::{Format, Parsed};
 use serde_json::Value;
 use std::path::Path;
@@ -17,6 +17,7 @@ pub fn line_parser(format: Format) -> Option<LineParser> {
         Format::OpenHandsResolver => Some(openhands::resolver::parse_line),
         Format::SweAgentPreds | Format::MultiSwebenchPreds => Some(predictions::parse_line),
         Format::SwebenchDataset | Format::MultiSwebenchDataset => Some(swebench_dataset::parse_line),
+        Format::NebiusSweAgent | Format::SweRebenchOpenHands | Format::SweSmith => Some(dataset::parse_line),
         _ => None,
     }
 }

@@ -6,6 +6,7 @@
 
 mod actions;
 mod args;
+pub(crate) mod chat;
 mod doc;
 
 pub(crate) use doc::SweDoc;

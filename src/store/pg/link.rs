@@ -92,7 +92,7 @@ pub fn joined(pg: &Pg) -> Result<Joined, StoreError> {
 
 fn runs_of(pg: &Pg, instance_id: &str) -> Result<Vec<RunSide>, StoreError> {
     pg.rows(
-        "SELECT r.id, r.model, s.path, s.kind, r.submission, r.best_attempt, r.source_id FROM runs r
+        "SELECT r.id, r.model, s.path, s.kind, r.submission, r.best_attempt, r.source_id, r.position FROM runs r
          JOIN sources s ON s.id = r.source_id WHERE r.instance_id = $1 ORDER BY r.id",
         &[&enc(instance_id)],
     )?
@@ -105,6 +105,7 @@ fn runs_of(pg: &Pg, instance_id: &str) -> Result<Vec<RunSide>, StoreError> {
             home: home(&r.text(2)?, &r.text(3)?, instance_id),
             submission: r.opt_text(4)?,
             best_attempt: r.opt_flag(5)?,
+            position: r.int(7)?,
         })
     })
     .collect()

@@ -1,0 +1,200 @@
+//! Synthetic shards of the published trajectory datasets (`bench gen --kind nebius|rebench|
+//! smith`): rows of each dataset's schema (`ingest::dataset::Kind::schema`), shaped as the
+//! fixtures of `fixtures/datasets/` are (the public rows' nesting and oddities), with varied
+//! text, many runs per instance, about one in five resolved. Written a row group (100 rows) at a
+//! time into shards of about 64 MB, named as the Hub names them (`train-00000-of-NNNNN.parquet`;
+//! SWE-smith's split by dialect), so memory holds one group.
+
+use super::random::{Generated, Rng, WORDS, code_lines, prose};
+use serde_json::{Value, json};
+use std::path::Path;
+use trajan::ingest::dataset::{Kind, parquet, shred};
+
+const GROUP_ROWS: usize = 100;
+const SHARD_BYTES: u64 = 64 << 20;
+
+pub fn parse(kind: &str) -> Option<Kind> {
+    match kind {
+        "nebius" => Some(Kind::Nebius),
+        "rebench" => Some(Kind::Rebench),
+        "smith" => Some(Kind::Smith),
+        _ => None,
+    }
+}
+
+pub fn generate(dir: &Path, kind: Kind, total_bytes: u64) -> std::io::Result<Generated> {
+    std::fs::create_dir_all(dir)?;
+    let schema = parquet::schema(kind).map_err(std::io::Error::other)?;
+    let mut g = Generated::default();
+    let mut seed = 1u64;
+    let mut names = Vec::new();
+    while g.bytes < total_bytes {
+        let split = match kind {
+            Kind::Smith => ["tool", "xml", "ticks"][names.len() % 3],
+            _ => "train",
+        };
+        let tmp = dir.join(format!(".{split}-{:05}.parquet.tmp", names.len()));
+        let mut shard = shred::Shard::create(&tmp, schema.clone()).map_err(std::io::Error::other)?;
+        while shard.written() < SHARD_BYTES.min(total_bytes - g.bytes) {
+            let mut rows = Vec::with_capacity(GROUP_ROWS);
+            for _ in 0..GROUP_ROWS {
+                let (row, steps) = row(kind, split, seed);
+                rows.push(row);
+                g.steps += steps;
+                seed += 1;
+            }
+            shard.group(&rows).map_err(std::io::Error::other)?;
+        }
+        g.bytes += shard.close().map_err(std::io::Error::other)?;
+        g.files += 1;
+        names.push((tmp, split));
+    }
+    let n = names.len();
+    for (i, (tmp, split)) in names.into_iter().enumerate() {
+        std::fs::rename(&tmp, dir.join(format!("{split}-{i:05}-of-{n:05}.parquet")))?;
+    }
+    Ok(g)
+}
+
+/// One row and its step count.
+fn row(kind: Kind, split: &str, seed: u64) -> (Value, usize) {
+    let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    let instance = format!("synth__{}-{}", rng.pick(WORDS), seed / 20);
+    let resolved = rng.below(5) == 0;
+    let file = format!("src/{}_{}.py", rng.pick(WORDS), rng.pick(WORDS));
+    let patch = format!(
+        "diff --git a/{file} b/{file}\n--- a/{file}\n+++ b/{file}\n@@ -10,1 +10,1 @@\n-    return {}\n+    return {}\n",
+        rng.pick(WORDS),
+        rng.pick(WORDS)
+    );
+    match kind {
+        Kind::Nebius => nebius(&mut rng, &instance, resolved, &file, &patch),
+        Kind::Rebench => rebench(&mut rng, seed, &instance, resolved, &file, &patch),
+        Kind::Smith => smith(&mut rng, split, &instance, resolved, &file, &patch),
+    }
+}
+
+fn foot(open: &str) -> String {
+    format!("\n(Open file: {open})\n(Current directory: /repo)\nbash-$")
+}
+
+fn nebius(rng: &mut Rng, instance: &str, resolved: bool, file: &str, patch: &str) -> (Value, usize) {
+    let m = |role: &str, text: Option<String>| json!({"cutoff_date": null, "mask": role == "ai", "role": role, "system_prompt": null, "text": text});
+    let mut traj = vec![
+        json!({"cutoff_date": "01.01.2023", "mask": false, "role": "system", "system_prompt": "SETTING: You are an autonomous programmer, and you're working directly in the command line with a special interface.", "text": null}),
+        m(
+            "user",
+            Some(format!(
+                "We're currently solving the following issue within our repository. Here's the issue text:\nISSUE:\n{}\n{}",
+                prose(rng, 60),
+                foot("n/a")
+            )),
+        ),
+    ];
+    let steps = 10 + rng.below(30) as usize;
+    for i in 0..steps {
+        let (action, out, open) = match rng.below(4) {
+            0 => (format!("open {file} {}", 1 + rng.below(200)), code_lines(rng, 60, 1), format!("/repo/{file}")),
+            1 => (
+                format!("edit {}:{}\n    return {}\nend_of_edit", 10 + i, 10 + i, rng.pick(WORDS)),
+                format!("File updated.\n{}", code_lines(rng, 20, 1)),
+                format!("/repo/{file}"),
+            ),
+            2 => (
+                "python -m pytest tests -q".to_string(),
+                format!("{}\n1 failed, 3 passed", code_lines(rng, 15, 1)),
+                "n/a".to_string(),
+            ),
+            _ => (format!("search_dir \"{}\"", rng.pick(WORDS)), code_lines(rng, 25, 1), "n/a".to_string()),
+        };
+        traj.push(m("ai", Some(format!("{}\n```\n{action}\n```", prose(rng, 40)))));
+        traj.push(m("user", Some(format!("{out}{}", foot(&open)))));
+    }
+    traj.push(m("ai", Some("Let's submit.\n```\nsubmit\n```".into())));
+    let model = ["swe-agent-llama-70b", "swe-agent-llama-8b", "swe-agent-qwen-72b"][rng.below(3) as usize];
+    let row = json!({
+        "instance_id": instance, "model_name": model,
+        "target": resolved, "trajectory": traj, "exit_status": "submitted", "generated_patch": format!("\n{patch}"),
+        "eval_logs": format!("___TESTS_SECTION___\n{}\n___TESTS_SECTION_END___\n", code_lines(rng, 10, 1)),
+    });
+    (row, steps + 1)
+}
+
+fn call(id: String, name: &str, args: Value) -> Value {
+    json!({"function": {"arguments": args.to_string(), "name": name}, "id": id, "type": "function"})
+}
+
+fn rebench(rng: &mut Rng, seed: u64, instance: &str, resolved: bool, file: &str, patch: &str) -> (Value, usize) {
+    let m = |role: &str, content: String, tool_calls: Option<Value>, name: Option<&str>, id: Option<String>| json!({"content": content, "name": name, "role": role, "tool_call_id": id, "tool_calls": tool_calls});
+    let mut traj = vec![
+        m(
+            "system",
+            "You are OpenHands agent, a helpful AI assistant that can interact with a computer to solve tasks.".into(),
+            None,
+            None,
+            None,
+        ),
+        m("user", format!("<issue_description>\n{}\n</issue_description>", prose(rng, 80)), None, None, None),
+    ];
+    let steps = 20 + rng.below(40) as usize;
+    for i in 0..steps {
+        let id = format!("call_{seed}_{i}");
+        let (name, args, out) = if rng.below(3) == 0 {
+            let old = format!("    return {}", rng.pick(WORDS));
+            let new = format!("    return {}", rng.pick(WORDS));
+            (
+                "str_replace_editor",
+                json!({"command": "str_replace", "path": format!("/testbed/{file}"), "old_str": old, "new_str": new}),
+                format!("The file /testbed/{file} has been edited.\n{}", code_lines(rng, 12, 1)),
+            )
+        } else {
+            (
+                "execute_bash",
+                json!({"command": format!("cd /testbed && grep -rn {} src", rng.pick(WORDS))}),
+                format!("{}\n[The command completed with exit code 0.]", code_lines(rng, 30, 1)),
+            )
+        };
+        traj.push(m("assistant", prose(rng, 25), Some(json!([call(id.clone(), name, args)])), None, None));
+        traj.push(m("tool", out, None, Some(name), Some(id)));
+    }
+    let row = json!({
+        "trajectory_id": format!("chatcmpl-{seed:032x}"), "instance_id": instance, "repo": "synth/repo", "trajectory": traj,
+        "tools": [{"function": {"description": "Execute a bash command", "name": "execute_bash", "parameters": "{\"type\": \"object\"}"}, "type": "function"}],
+        "model_patch": patch, "exit_status": "submit", "resolved": i64::from(resolved),
+        "gen_tests_correct": if rng.below(2) == 0 { Value::Null } else { json!(1.0) }, "pred_passes_gen_tests": Value::Null,
+    });
+    (row, steps)
+}
+
+fn smith(rng: &mut Rng, split: &str, instance: &str, resolved: bool, file: &str, patch: &str) -> (Value, usize) {
+    let mut msgs = vec![
+        json!({"role": "system", "content": "You are a helpful assistant that can interact with a computer to solve tasks."}),
+        json!({"role": "user", "content": format!("<pr_description>\n{}\n</pr_description>", prose(rng, 80))}),
+    ];
+    let steps = 20 + rng.below(40) as usize;
+    for i in 0..steps {
+        let thought = prose(rng, 30);
+        let command = format!("grep -rn {} /testbed/{file}", rng.pick(WORDS));
+        let out = format!("OBSERVATION:\n{}", code_lines(rng, 30, 1));
+        match split {
+            "tool" => {
+                let id = format!("toolu_{i:04}");
+                msgs.push(json!({"role": "assistant", "content": thought, "thought": thought, "action": command, "agent": "main", "message_type": "action", "tool_calls": [call(id.clone(), "bash", json!({"command": command}))]}));
+                msgs.push(json!({"role": "tool", "content": [{"type": "text", "text": out}], "agent": "main", "message_type": "observation", "tool_call_ids": [id]}));
+            }
+            "xml" => {
+                msgs.push(json!({"role": "assistant", "content": format!("{thought}\n\n<function=bash>\n<parameter=command>{command}</parameter>\n</function>")}));
+                msgs.push(json!({"role": "user", "content": out}));
+            }
+            _ => {
+                msgs.push(json!({"role": "assistant", "content": format!("{thought}\n\n```\n{command}\n```")}));
+                msgs.push(json!({"role": "user", "content": out}));
+            }
+        }
+    }
+    let row = json!({
+        "messages": Value::Array(msgs).to_string(), "instance_id": instance, "resolved": resolved,
+        "model": "claude-3-7-sonnet-20250219", "traj_id": format!("{instance}.{:08x}", rng.below(1 << 32)), "patch": patch,
+    });
+    (row, steps)
+}

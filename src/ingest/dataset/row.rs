@@ -1,0 +1,353 @@
+//! What every dataset's reader shares: the datasets told by their columns ([`Kind`]), their
+//! published schemas, where a row is ([`RowAt`]), why it could not be read ([`RowError`]), the
+//! typed reading of a row's columns, the dataset's name and split from the shard's path.
+
+use crate::model::{Format, Run};
+use serde_json::{Map, Value};
+use std::path::Path;
+
+/// The run label of an outcome read in a dataset's row: `row:N`, N the run's position in its
+/// shard. `store::link` joins such a verdict to that row's run only.
+pub use crate::store::ROW_VERDICT;
+
+/// The datasets trajan reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::EnumIter)]
+pub enum Kind {
+    /// nebius/SWE-agent-trajectories: SWE-agent's `role`/`text` messages, `target` the verdict.
+    Nebius,
+    /// nebius/SWE-rebench-openhands-trajectories: OpenHands' OpenAI chat messages with tool calls.
+    Rebench,
+    /// SWE-bench/SWE-smith-trajectories: `messages` as a JSON string, splits tool, xml, ticks.
+    Smith,
+}
+
+impl Kind {
+    pub fn format(self) -> Format {
+        match self {
+            Kind::Nebius => Format::NebiusSweAgent,
+            Kind::Rebench => Format::SweRebenchOpenHands,
+            Kind::Smith => Format::SweSmith,
+        }
+    }
+
+    pub fn of_format(format: Format) -> Option<Kind> {
+        match format {
+            Format::NebiusSweAgent => Some(Kind::Nebius),
+            Format::SweRebenchOpenHands => Some(Kind::Rebench),
+            Format::SweSmith => Some(Kind::Smith),
+            _ => None,
+        }
+    }
+
+    /// The dataset's name on the Hugging Face Hub.
+    pub fn dataset(self) -> &'static str {
+        match self {
+            Kind::Nebius => "nebius/SWE-agent-trajectories",
+            Kind::Rebench => "nebius/SWE-rebench-openhands-trajectories",
+            Kind::Smith => "SWE-bench/SWE-smith-trajectories",
+        }
+    }
+
+    /// The columns that tell the dataset (every one present).
+    pub fn columns(self) -> &'static [&'static str] {
+        match self {
+            Kind::Nebius => &["instance_id", "model_name", "target", "trajectory", "generated_patch"],
+            Kind::Rebench => &["trajectory_id", "instance_id", "trajectory", "model_patch", "resolved"],
+            Kind::Smith => &["messages", "instance_id", "resolved", "traj_id", "patch"],
+        }
+    }
+
+    /// The dataset a row's columns (a shard's schema, a JSON line's keys) belong to.
+    pub fn of_columns(columns: &[String]) -> Option<Kind> {
+        use strum::IntoEnumIterator;
+        Kind::iter().find(|k| k.columns().iter().all(|c| columns.iter().any(|x| x == c)))
+    }
+
+    /// The schema the dataset's shards are published with (the generator and the tests write it).
+    pub fn schema(self) -> &'static str {
+        match self {
+            Kind::Nebius => {
+                "message schema {
+                  optional binary instance_id (STRING);
+                  optional binary model_name (STRING);
+                  optional boolean target;
+                  optional group trajectory (LIST) {
+                    repeated group list {
+                      optional group element {
+                        optional binary cutoff_date (STRING);
+                        optional boolean mask;
+                        optional binary role (STRING);
+                        optional binary system_prompt (STRING);
+                        optional binary text (STRING);
+                      }
+                    }
+                  }
+                  optional binary exit_status (STRING);
+                  optional binary generated_patch (STRING);
+                  optional binary eval_logs (STRING);
+                }"
+            }
+            Kind::Rebench => {
+                "message schema {
+                  optional binary trajectory_id (STRING);
+                  optional binary instance_id (STRING);
+                  optional binary repo (STRING);
+                  optional group trajectory (LIST) {
+                    repeated group list {
+                      optional group element {
+                        optional binary content (STRING);
+                        optional binary name (STRING);
+                        optional binary role (STRING);
+                        optional binary tool_call_id (STRING);
+                        optional group tool_calls (LIST) {
+                          repeated group list {
+                            optional group element {
+                              optional group function {
+                                optional binary arguments (STRING);
+                                optional binary name (STRING);
+                              }
+                              optional binary id (STRING);
+                              optional binary type (STRING);
+                            }
+                          }
+                        }
+                      }
+                    }
+                  }
+                  optional group tools (LIST) {
+                    repeated group list {
+                      optional group element {
+                        optional group function {
+                          optional binary description (STRING);
+                          optional binary name (STRING);
+                          optional binary parameters (STRING);
+                        }
+                        optional binary type (STRING);
+                      }
+                    }
+                  }
+                  optional binary model_patch (STRING);
+                  optional binary exit_status (STRING);
+                  optional int64 resolved;
+                  optional double gen_tests_correct;
+                  optional double pred_passes_gen_tests;
+                }"
+            }
+            Kind::Smith => {
+                "message schema {
+                  optional binary messages (STRING);
+                  optional binary instance_id (STRING);
+                  optional boolean resolved;
+                  optional binary model (STRING);
+                  optional binary traj_id (STRING);
+                  optional binary patch (STRING);
+                }"
+            }
+        }
+    }
+
+    /// The columns the reader asks a shard for (the others are not read).
+    pub fn wanted(self) -> &'static [&'static str] {
+        match self {
+            Kind::Nebius => {
+                &["instance_id", "model_name", "target", "trajectory", "exit_status", "generated_patch", "eval_logs"]
+            }
+            Kind::Rebench => &[
+                "trajectory_id",
+                "instance_id",
+                "repo",
+                "trajectory",
+                "model_patch",
+                "exit_status",
+                "resolved",
+                "gen_tests_correct",
+                "pred_passes_gen_tests",
+            ],
+            Kind::Smith => &["messages", "instance_id", "resolved", "model", "traj_id", "patch"],
+        }
+    }
+}
+
+/// Where a row is: for its warnings and its run's metadata.
+#[derive(Debug, Clone)]
+pub struct RowAt<'a> {
+    pub shard: &'a Path,
+    /// The dataset's name (from the Hugging Face cache's folder, else the kind's).
+    pub dataset: &'a str,
+    /// The split, from the shard's name (`train-00000-of-00012.parquet`: `train`).
+    pub split: Option<&'a str>,
+    /// Row group and row in it (Parquet), or `None` and the line (JSON lines).
+    pub group: Option<usize>,
+    pub row: usize,
+    /// The row's position in its shard (0-based), the run's `position`.
+    pub position: usize,
+}
+
+impl RowAt<'_> {
+    /// "SHARD: row group G, row R" or "SHARD: line N".
+    pub fn name(&self) -> String {
+        match self.group {
+            Some(g) => format!("{}: row group {g}, row {}", self.shard.display(), self.row),
+            None => format!("{}: line {}", self.shard.display(), self.row),
+        }
+    }
+}
+
+/// Why a row could not be read: the column and what was wrong with it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowError {
+    pub column: String,
+    pub why: String,
+}
+
+impl RowError {
+    pub fn new(column: &str, why: impl Into<String>) -> RowError {
+        RowError { column: column.to_string(), why: why.into() }
+    }
+    pub fn text(&self, at: &RowAt<'_>) -> String {
+        format!("{}: column `{}`: {}", at.name(), self.column, self.why)
+    }
+}
+
+/// A string column, required: present, a string, not blank.
+pub fn required_str<'a>(row: &'a Value, column: &str) -> Result<&'a str, RowError> {
+    match row.get(column) {
+        None | Some(Value::Null) => Err(RowError::new(column, "missing (null)")),
+        Some(Value::String(s)) if s.trim().is_empty() => Err(RowError::new(column, "empty")),
+        Some(Value::String(s)) => Ok(s),
+        Some(other) => Err(RowError::new(column, format!("expected a string, found {}", kind_of(other)))),
+    }
+}
+
+/// A string column that may be null; another type is an error.
+pub fn optional_str<'a>(row: &'a Value, column: &str) -> Result<Option<&'a str>, RowError> {
+    match row.get(column) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err(RowError::new(column, format!("expected a string, found {}", kind_of(other)))),
+    }
+}
+
+/// A list column, required.
+pub fn required_list<'a>(row: &'a Value, column: &str) -> Result<&'a [Value], RowError> {
+    match row.get(column) {
+        None | Some(Value::Null) => Err(RowError::new(column, "missing (null)")),
+        Some(Value::Array(items)) if items.is_empty() => Err(RowError::new(column, "an empty list: no message")),
+        Some(Value::Array(items)) => Ok(items),
+        Some(other) => Err(RowError::new(column, format!("expected a list of messages, found {}", kind_of(other)))),
+    }
+}
+
+/// A verdict column: a boolean, or 0/1 (SWE-rebench's `resolved` is an int64); null is unknown.
+pub fn verdict(row: &Value, column: &str) -> Result<Option<bool>, RowError> {
+    match row.get(column) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(*b)),
+        Some(Value::Number(n)) => match n.as_f64() {
+            Some(0.0) => Ok(Some(false)),
+            Some(1.0) => Ok(Some(true)),
+            _ => Err(RowError::new(column, format!("expected a verdict (true/false, 0/1), found {n}"))),
+        },
+        Some(other) => {
+            Err(RowError::new(column, format!("expected a verdict (true/false, 0/1), found {}", kind_of(other))))
+        }
+    }
+}
+
+pub fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a struct",
+    }
+}
+
+/// The dataset a shard belongs to: `OWNER/NAME` of a Hugging Face cache folder
+/// (`datasets--OWNER--NAME`) on its path, else the kind's published name.
+pub fn dataset_name(path: &Path, kind: Kind) -> String {
+    for c in path.components().rev() {
+        let name = c.as_os_str().to_string_lossy();
+        if let Some(rest) = name.strip_prefix("datasets--")
+            && let Some((owner, name)) = rest.split_once("--")
+            && !owner.is_empty()
+            && !name.is_empty()
+        {
+            return format!("{owner}/{name}");
+        }
+    }
+    kind.dataset().to_string()
+}
+
+/// The split a shard's name gives: `train-00000-of-00012.parquet` and `train.parquet` are
+/// `train`; `tool-00001-of-00004.parquet` is `tool`. `None` for a name of another shape.
+pub fn split_name(path: &Path) -> Option<String> {
+    let stem = path.file_name()?.to_string_lossy();
+    let stem =
+        stem.strip_suffix(".parquet").or_else(|| stem.strip_suffix(".jsonl")).or_else(|| stem.strip_suffix(".json"))?;
+    let split = match stem.split_once('-') {
+        Some((split, rest)) if rest.split('-').any(|p| p == "of") => split,
+        Some(_) => return None,
+        None => stem,
+    };
+    (!split.is_empty() && split.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+        .then(|| split.to_string())
+}
+
+/// What one row gives: its run, and its verdict when it has one.
+pub struct RowRun {
+    pub run: Run,
+    pub resolved: Option<bool>,
+    /// The evaluation's log, when the row keeps it (nebius' `eval_logs`).
+    pub log: Option<String>,
+    /// Columns kept in the run's metadata beside where the row is.
+    pub extra: Map<String, Value>,
+}
+
+/// The warning counting a shard's rows that could not be read.
+pub fn rows_lost(path: &Path, failed: usize, total: usize) -> String {
+    format!("{}: {failed} of {total} rows could not be read (each named above); the others were", path.display())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn datasets_are_told_by_their_columns() {
+        let cols = |c: &[&str]| c.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let nebius =
+            cols(&["instance_id", "model_name", "target", "trajectory", "exit_status", "generated_patch", "eval_logs"]);
+        assert_eq!(Kind::of_columns(&nebius), Some(Kind::Nebius));
+        let smith = cols(&["messages", "instance_id", "resolved", "model", "traj_id", "patch"]);
+        assert_eq!(Kind::of_columns(&smith), Some(Kind::Smith));
+        let rebench = cols(&[
+            "trajectory_id",
+            "instance_id",
+            "repo",
+            "trajectory",
+            "tools",
+            "model_patch",
+            "exit_status",
+            "resolved",
+        ]);
+        assert_eq!(Kind::of_columns(&rebench), Some(Kind::Rebench));
+        // A SWE-bench task has an instance id and a patch, and nothing else of these.
+        assert_eq!(Kind::of_columns(&cols(&["instance_id", "patch", "repo", "base_commit"])), None);
+    }
+
+    #[test]
+    fn names_and_splits_come_from_the_path() {
+        let p = Path::new(
+            "/h/.cache/huggingface/hub/datasets--nebius--SWE-agent-trajectories/snapshots/abc/data/train-00003-of-00012.parquet",
+        );
+        assert_eq!(dataset_name(p, Kind::Smith), "nebius/SWE-agent-trajectories");
+        assert_eq!(split_name(p).as_deref(), Some("train"));
+        assert_eq!(dataset_name(Path::new("/d/x.parquet"), Kind::Smith), "SWE-bench/SWE-smith-trajectories");
+        assert_eq!(split_name(Path::new("/d/tool-00000-of-00003.parquet")).as_deref(), Some("tool"));
+        assert_eq!(split_name(Path::new("/d/xml.parquet")).as_deref(), Some("xml"));
+        assert_eq!(split_name(Path::new("/d/my-shard.parquet")), None);
+    }
+}
