@@ -667,3 +667,47 @@ fn text_with_nul_and_the_escape_reads_back_as_written() {
     }
     assert!(matches!(enc("plain"), Cow::Borrowed(_)));
 }
+
+/// The tables of the store and their columns, as `(table, column)`.
+type Columns = std::collections::BTreeSet<(String, String)>;
+
+/// Issue 43: the DDL is written once per dialect (`sqlite/schema.rs`, `pg/schema.rs`); after
+/// migrating, both stores hold the same tables with the same columns. What only one backend
+/// has is its search index (SQLite's FTS5 tables, PostgreSQL's terms) and its own bookkeeping,
+/// named here.
+#[test]
+fn both_stores_have_the_same_tables_and_columns_after_migrating() {
+    let Some((_db, url)) = database() else { return };
+    let pg = ok(Pg::open_read_only(&url));
+    let sql = "SELECT table_name::text, column_name::text FROM information_schema.columns \
+               WHERE table_schema = current_schema()";
+    let on_pg: Columns = ok(pg.rows(sql, &[])).iter().map(|r| (r.get(0), r.get(1))).collect();
+    let dir = ok(tempfile::tempdir());
+    let path = dir.path().join("s.db");
+    drop(ok(Store::open(&path)));
+    let conn = ok(rusqlite::Connection::open(&path));
+    let mut stmt = ok(conn
+        .prepare("SELECT m.name, p.name FROM sqlite_master m JOIN pragma_table_info(m.name) p WHERE m.type = 'table'"));
+    let rows = ok(stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))));
+    let mut on_sqlite: Columns = rows.map(ok).collect();
+    // A table whose rows keep the order they were written in (`copy::TABLES`' key `None`) has
+    // it in SQLite's `rowid`, in PostgreSQL's column `id`.
+    for t in copy::TABLES.iter().filter(|t| t.key.is_none()) {
+        on_sqlite.insert((t.name.into(), "id".into()));
+    }
+    let only = |a: &Columns, b: &Columns| -> Vec<String> {
+        a.difference(b).filter(|(t, _)| !backend_own(t)).map(|(t, c)| format!("{t}.{c}")).collect()
+    };
+    assert_eq!(only(&on_sqlite, &on_pg), Vec::<String>::new(), "columns SQLite has and PostgreSQL lacks");
+    assert_eq!(only(&on_pg, &on_sqlite), Vec::<String>::new(), "columns PostgreSQL has and SQLite lacks");
+    assert!(on_pg.contains(&("runs".into(), "metadata".into())), "the comparison saw the tables: {on_pg:?}");
+}
+
+/// A table one backend has for itself: its search index (SQLite's FTS5 tables, built after the
+/// write from the runs `search_pending` lists; PostgreSQL's terms and lexemes) or its schema's
+/// version (SQLite keeps it in `user_version`).
+fn backend_own(table: &str) -> bool {
+    table.starts_with("steps_fts")
+        || table.starts_with("sqlite_")
+        || matches!(table, "search_pending" | "step_terms" | "step_lexemes" | "trajan_schema")
+}
