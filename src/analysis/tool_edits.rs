@@ -92,8 +92,15 @@ pub fn call_edits(step: usize, name: &str, args: &Value, status: EditStatus) -> 
     }
     match first(args, CONTENT_KEYS) {
         Some(content) => vec![block(Change::Write(content.into()))],
+        None if deletes(name) => vec![block(Change::Delete)],
         None => Vec::new(),
     }
+}
+
+/// A tool named for deleting a file (`delete_file`, `DeleteFile`, `remove_file`).
+fn deletes(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    ["delete", "remove"].iter().any(|w| n.starts_with(w))
 }
 
 /// An old string and its replacement, under one of the known pairs of keys.
@@ -196,6 +203,17 @@ mod tests {
 
     fn kinds(edits: &[Edit]) -> Vec<(String, EditKind)> {
         edits.iter().map(|e| (e.path.clone(), e.kind)).collect()
+    }
+
+    #[test]
+    fn a_tool_named_for_deleting_deletes_its_file() {
+        let args = json!({"file_path": "src/old.ts"});
+        assert_eq!(
+            kinds(&call_edits(3, "delete_file", &args, EditStatus::Applied)),
+            [("src/old.ts".into(), EditKind::Delete)]
+        );
+        assert_eq!(kinds(&call_edits(3, "RemoveFile", &json!({"path": "a.py"}), EditStatus::Applied)).len(), 1);
+        assert!(call_edits(3, "describe_file", &args, EditStatus::Applied).is_empty());
     }
 
     #[test]

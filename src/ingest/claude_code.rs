@@ -16,8 +16,8 @@
 
 use crate::error::IngestError;
 use crate::ingest::json::{at, compact, content_text, for_each_jsonl_line, i64_field, nonempty_str, str_field};
-use crate::ingest::turns::{Pending, Turns, add};
-use crate::model::{EditStatus, Format, Message, Parsed, Run, Step, Task};
+use crate::ingest::turns::{Pending, Ran, Turns, add, said_status};
+use crate::model::{Format, Message, Parsed, Run, Step, Task};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -265,22 +265,13 @@ impl Session {
             working_dir: self.cwd.clone(),
             ..Step::default()
         };
-        let idx = if call.name == "Bash" {
-            let code = error.map(i64::from).or_else(|| structured.and_then(|t| i64_field(t, "exitCode")));
-            self.turns.shell(step, code)
+        let ran = if call.name == "Bash" {
+            Ran::Shell(error.map(i64::from).or_else(|| structured.and_then(|t| i64_field(t, "exitCode"))))
         } else {
-            self.turns.tool(step, error.or(answered.then_some(false)))
-        };
-        let status = match (error, answered) {
-            (Some(true), _) => EditStatus::RefusedByTool,
-            (_, true) => EditStatus::Applied,
-            _ => EditStatus::Unknown,
+            Ran::Tool(error.or(answered.then_some(false)))
         };
         // `Edit`, `MultiEdit`, `Write` and any other call that edits, by what its arguments do.
-        let edits = crate::analysis::tool_edits::call_edits(idx, &call.name, input, status);
-        for edit in edits {
-            self.turns.edit(idx, edit);
-        }
+        self.turns.call(step, ran, input, said_status(error, answered));
     }
 
     fn into_parsed(mut self, path: &Path) -> Parsed {

@@ -13,8 +13,8 @@
 
 use crate::error::IngestError;
 use crate::ingest::json::{compact, content_text, f64_field, for_each_jsonl_line, i64_field, nonempty_str, str_field};
-use crate::ingest::turns::{Pending, Turns, add};
-use crate::model::{EditStatus, Format, Message, Parsed, Run, Step, Task};
+use crate::ingest::turns::{Pending, Ran, Turns, add, said_status};
+use crate::model::{Format, Message, Parsed, Run, Step, Task};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -232,21 +232,13 @@ impl Session {
             working_dir: self.cwd.clone(),
             ..Step::default()
         };
-        let idx = if call.name == "exec" {
-            self.turns.shell(step, error.map(i64::from))
+        let ran = if call.name == "exec" {
+            Ran::Shell(error.map(i64::from))
         } else {
-            self.turns.tool(step, error.or(answered.then_some(false)))
-        };
-        let status = match (error, answered) {
-            (Some(true), _) => EditStatus::RefusedByTool,
-            (_, true) => EditStatus::Applied,
-            _ => EditStatus::Unknown,
+            Ran::Tool(error.or(answered.then_some(false)))
         };
         // `write`, `edit` (a list of `oldText`/`newText`) and any other call that edits.
-        let edits = crate::analysis::tool_edits::call_edits(idx, &call.name, args, status);
-        for edit in edits {
-            self.turns.edit(idx, edit);
-        }
+        self.turns.call(step, ran, args, said_status(error, answered));
     }
 
     fn finish(mut self, path: &Path) -> (Run, Option<Task>) {

@@ -18,10 +18,9 @@
 //! Answers cut by the transcript are not output the agent saw cut: they are not marked clipped.
 //! Phases after the first are kept in the run's metadata (the step each starts at).
 
-use crate::analysis::edit_blocks::{Block, Change};
 use crate::analysis::tool_edits;
 use crate::error::IngestError;
-use crate::ingest::turns::Turns;
+use crate::ingest::turns::{Ran, Turns};
 use crate::model::{Format, Message, Parsed, Run, Step, Task};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -287,24 +286,11 @@ impl Transcript {
             ..Step::default()
         };
         let status = tool_edits::status(answered.then_some(step.observation.as_str()));
-        let idx = match call.name.as_str() {
-            "bash" | "powershell" => self.turns.shell(step, None),
-            _ => self.turns.tool(step, None),
+        let ran = match call.name.as_str() {
+            "bash" | "powershell" => Ran::Shell(None),
+            _ => Ran::Tool(None),
         };
-        let edits = match call.name.as_str() {
-            "delete_file" => {
-                let path = s("file_path");
-                if path.is_empty() {
-                    Vec::new()
-                } else {
-                    vec![Block { path, change: Change::Delete }.edit(idx, status)]
-                }
-            }
-            name => tool_edits::call_edits(idx, name, args, status),
-        };
-        for edit in edits {
-            self.turns.edit(idx, edit);
-        }
+        self.turns.call(step, ran, args, status);
     }
 
     fn finish(mut self, path: &Path) -> (Run, Option<Task>) {

@@ -40,6 +40,22 @@ impl Turns {
         self.push(step, Exec::Tool)
     }
 
+    /// A tool call read from its JSON arguments (Claude Code, OpenClaw, Codex, Rovo Dev): a
+    /// shell step when it ran a shell (`Ran::Shell`), a tool step otherwise, with the edits its
+    /// arguments make (`analysis::tool_edits::call_edits`: a file and its content, old and new
+    /// strings, a patch...) attached as `status` says.
+    pub fn call(&mut self, step: Step, ran: Ran, args: &serde_json::Value, status: EditStatus) -> usize {
+        let name = step.tool.clone().unwrap_or_default();
+        let idx = match ran {
+            Ran::Shell(code) => self.shell(step, code),
+            Ran::Tool(error) => self.tool(step, error),
+        };
+        for edit in crate::analysis::tool_edits::call_edits(idx, &name, args, status) {
+            self.edit(idx, edit);
+        }
+        idx
+    }
+
     /// A step that ran nothing: a reply, a stage of a pipeline.
     pub fn plain(&mut self, step: Step) -> usize {
         self.push(step, Exec::Tool)
@@ -75,6 +91,23 @@ impl Turns {
         run.edits = self.edits;
         run.edits.extend(finals);
         reconstruct(run, &self.exec);
+    }
+}
+
+/// How a tool call ran: a shell with its exit code, or another tool with the error it said.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ran {
+    Shell(Option<i64>),
+    Tool(Option<bool>),
+}
+
+/// What became of a call's edits when the tool says whether it failed: refused when it did,
+/// applied when it answered, unknown when it never did.
+pub fn said_status(error: Option<bool>, answered: bool) -> EditStatus {
+    match (error, answered) {
+        (Some(true), _) => EditStatus::RefusedByTool,
+        (_, true) => EditStatus::Applied,
+        _ => EditStatus::Unknown,
     }
 }
 
