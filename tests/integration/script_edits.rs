@@ -2,9 +2,7 @@
 //! Pro) whose Python edit scripts, written by a here-document and run in a later step, had no
 //! diff before the scripts were simulated.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use trajan::ingest::{Outcome, parse_file};
 use trajan::model::{Certainty, Edit, EditKind, Run};
 

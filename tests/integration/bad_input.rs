@@ -3,9 +3,7 @@
 //! the good run, leave the database sound (`PRAGMA integrity_check`), and give the same result
 //! when the folder is ingested again.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::value::RawValue;
 use std::collections::{BTreeSet, HashMap};
 use std::ffi::OsStr;

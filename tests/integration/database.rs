@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use trajan::store::Store;
 
-mod common;
-use common::trajan;
+use crate::common;
+use crate::common::trajan;
 
 fn must<T, E: std::fmt::Display>(r: Result<T, E>, what: &str) -> T {
     r.unwrap_or_else(|e| panic!("{what}: {e}"))

@@ -13,8 +13,8 @@ use trajan::model::{EditKind, Format};
 use trajan::store::Store;
 use trajan::store::read::{RunFilter, RunSummary};
 
-mod common;
-use common::must;
+use crate::common;
+use crate::common::must;
 
 fn rows(name: &str) -> Value {
     let path = common::fixtures_dir("datasets").join(name);

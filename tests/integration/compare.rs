@@ -5,8 +5,8 @@
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
-mod common;
-use common::trajan;
+use crate::common;
+use crate::common::trajan;
 
 fn replays() -> PathBuf {
     common::fixtures_dir("corpus/swe-agent-replays")

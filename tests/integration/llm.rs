@@ -2,21 +2,19 @@
 //! starts on 127.0.0.1 (`src/testkit/chat_server.rs`), scripted per run with good replies and every
 //! fault the classifier must survive.
 
+use crate::chat_server;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-#[allow(dead_code)]
-#[path = "../src/testkit/chat_server.rs"]
-mod chat_server;
 
 use chat_server::{Behaviour, ChatServer, RecordedRequest, error_body};
 use trajan::label::Source;
 use trajan::store::Store;
 
-mod common;
+use crate::common;
 
 const KEY_VAR: &str = "TRAJAN_TEST_LLM_KEY";
 const KEY: &str = "sk-test-9f8e7d6c5b4a-never-stored";

@@ -4,8 +4,8 @@
 use serde_json::Value;
 use std::path::Path;
 
-mod common;
-use common::{json, trajan};
+use crate::common;
+use crate::common::{json, trajan};
 
 fn ingest<P: AsRef<std::ffi::OsStr>>(db: &Path, paths: &[P]) -> String {
     let mut args: Vec<std::ffi::OsString> = vec!["ingest".into()];

@@ -5,12 +5,10 @@
 //! payloads (`fixtures/report/`) leaves no element, attribute or script of theirs in the page.
 
 /// Test support shared with `bench report` (which reads `elapsed`).
-#[allow(dead_code)]
-#[path = "../src/testkit/chromium.rs"]
-mod chromium;
-mod common;
+use crate::chromium;
+use crate::common;
 
-use common::{json, text as ok, trajan};
+use crate::common::{json, text as ok, trajan};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -5,8 +5,8 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-mod common;
-use common::trajan;
+use crate::common;
+use crate::common::trajan;
 
 fn fixtures() -> PathBuf {
     common::fixtures().to_path_buf()

@@ -4,18 +4,16 @@
 //! Each test has its own temporary folder, used as `XDG_CONFIG_HOME` too, so no user config
 //! leaks in.
 
+use crate::chat_server;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-#[allow(dead_code)]
-#[path = "../src/testkit/chat_server.rs"]
-mod chat_server;
 
 use chat_server::{Behaviour, ChatServer};
 use trajan::store::Store;
 
-mod common;
+use crate::common;
 
 #[path = "review/blame.rs"]
 mod blame;

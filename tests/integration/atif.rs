@@ -9,7 +9,7 @@ use trajan::review::export::atif;
 use trajan::store::Store;
 use trajan::store::read::RunFilter;
 
-mod common;
+use crate::common;
 
 fn fixtures() -> PathBuf {
     common::fixtures().to_path_buf()

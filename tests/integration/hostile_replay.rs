@@ -3,9 +3,7 @@
 //! backtracks without end. Each run is kept, with the edit it could not replay unknown, and so
 //! is every other file of the ingest; `trajan FILE` reads them to the end too.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::json;
 use std::sync::atomic::AtomicBool;
 use trajan::ingest::open::{self, Options};

@@ -4,8 +4,8 @@
 use serde_json::Value;
 use std::path::PathBuf;
 
-mod common;
-use common::{json, trajan};
+use crate::common;
+use crate::common::{json, trajan};
 
 struct Ingested {
     _dir: tempfile::TempDir,

@@ -18,8 +18,8 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-mod common;
-use common::{json, text, trajan};
+use crate::common;
+use crate::common::{json, text, trajan};
 
 fn layouts() -> PathBuf {
     common::fixtures_dir("layouts")

@@ -12,7 +12,7 @@ use trajan::ingest::source;
 use trajan::store::Store;
 use trajan::store::read::RunFilter;
 
-mod common;
+use crate::common;
 
 /// What the joins gave, keyed by run (its source and instance, with a count for several runs
 /// of one source and instance), plus the evaluations that matched no run.

@@ -10,7 +10,7 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-mod common;
+use crate::common;
 
 fn trajan(db: &OsStr, args: &[&str]) -> Output {
     common::command().arg("--db").arg(db).args(args).output().unwrap_or_else(|e| panic!("cannot run trajan: {e}"))

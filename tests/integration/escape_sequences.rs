@@ -1,9 +1,7 @@
 //! Terminal escape sequences in trajectory text must never reach the terminal through the text
 //! output of `trajan`, while `--json` output keeps the text exactly (JSON-escaped).
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::ffi::OsStr;
 
 /// ANSI colours, an OSC 52 clipboard write (BEL-terminated), an OSC title (ST-terminated),

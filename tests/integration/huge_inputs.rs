@@ -6,9 +6,7 @@
 //! (`child_*`, ignored otherwise), which does the work and prints its peak memory (VmHWM from
 //! /proc) with what it found, so tests running alongside do not count.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 use std::path::Path;
 use std::process::Command;
@@ -29,9 +27,12 @@ fn peak_kb() -> u64 {
 /// Run the helper test `name` alone in a new process of this binary with `vars`; its report.
 fn in_child(name: &str, vars: &[(&str, String)]) -> Value {
     let exe = must(std::env::current_exe(), "current_exe");
+    // The test's whole name in this binary: its module's path without the crate's.
+    let module = module_path!().split_once("::").map_or("", |(_, m)| m);
+    let full = format!("{module}::{name}");
     let out = must(
         Command::new(exe)
-            .args([name, "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+            .args([full.as_str(), "--exact", "--ignored", "--nocapture", "--test-threads=1"])
             .env(CHILD, "1")
             .envs(vars.iter().map(|(k, v)| (*k, v)))
             .output(),

@@ -19,7 +19,7 @@ use trajan::ingest::open::{self, Batches, Event, Options};
 use trajan::ingest::pipeline::{self, UnitResult};
 use trajan::store::Store;
 
-mod common;
+use crate::common;
 
 fn must<T, E: std::fmt::Display>(r: Result<T, E>, what: &str) -> T {
     r.unwrap_or_else(|e| panic!("{what}: {e}"))

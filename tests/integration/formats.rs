@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-mod common;
-use common::{json, trajan};
+use crate::common;
+use crate::common::{json, trajan};
 
 fn formats(rel: &str) -> PathBuf {
     common::fixtures_dir("formats").join(rel)

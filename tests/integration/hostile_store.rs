@@ -5,8 +5,8 @@
 use serde_json::{Value, json};
 use std::path::Path;
 
-mod common;
-use common::{both, must, trajan};
+use crate::common;
+use crate::common::{both, must, trajan};
 
 /// An OpenClaw session whose assistant messages report these (tokens in and out, cost).
 fn openclaw_session(usages: &[(i64, f64)]) -> String {

@@ -6,7 +6,7 @@
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-mod common;
+use crate::common;
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agreement")

@@ -6,8 +6,8 @@ use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
-mod common;
-use common::trajan;
+use crate::common;
+use crate::common::trajan;
 
 fn ingested(path: &Path) -> (tempfile::TempDir, PathBuf) {
     ingested_all(&[path.to_path_buf()])

@@ -4,15 +4,13 @@
 //! reference's own counting (positives, confusions, disagreements with the reference's words),
 //! computed here from labels.json independently.
 
+use crate::chat_server;
+use chat_server::{Behaviour, ChatServer};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-#[allow(dead_code)]
-#[path = "../src/testkit/chat_server.rs"]
-mod chat_server;
-use chat_server::{Behaviour, ChatServer};
 
-mod common;
+use crate::common;
 
 const MODES: [&str; 4] =
     ["missed_edit_location", "required_temporary_errors", "context_flooding", "incomplete_peripheral_propagation"];

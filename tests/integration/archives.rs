@@ -8,7 +8,7 @@ use trajan::ingest::pipeline::{self, Options, Silent};
 use trajan::store::Store;
 use trajan::store::read::RunFilter;
 
-mod common;
+use crate::common;
 
 fn fixtures() -> PathBuf {
     common::fixtures().to_path_buf()

@@ -6,7 +6,7 @@ use parquet::file::reader::{FileReader, SerializedFileReader};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-mod common;
+use crate::common;
 
 fn trajan(db: &Path, home: &Path, args: &[&str]) -> Output {
     let out = run(db, home, args);

@@ -9,8 +9,8 @@ use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-mod common;
-use common::{fixtures, json, trajan};
+use crate::common;
+use crate::common::{fixtures, json, trajan};
 
 struct Ingested {
     _dir: tempfile::TempDir,
