@@ -265,15 +265,14 @@ pub(super) fn lost_edits(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn edit(step: usize, path: &str, kind: EditKind, status: EditStatus, diff: &str) -> EditEvent {
+impl EditEvent {
+    /// An applied `str_replace` through the tool with `diff`, for the signals' tests.
+    pub fn tool(step: Option<usize>, path: &str, diff: &str) -> EditEvent {
         EditEvent {
-            step: Some(step),
+            step,
             path: path.into(),
-            kind,
-            status,
+            kind: EditKind::StrReplace,
+            status: EditStatus::Applied,
             codes: Vec::new(),
             diff: Some(diff.into()),
             changed_nothing: false,
@@ -282,6 +281,15 @@ mod tests {
             script: None,
             undone_at: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn edit(step: usize, path: &str, kind: EditKind, status: EditStatus, diff: &str) -> EditEvent {
+        EditEvent { kind, status, ..EditEvent::tool(Some(step), path, diff) }
     }
 
     /// Issue 42: the passes over a run's edits are one look-up per edit (20,001 edits took

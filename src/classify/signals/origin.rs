@@ -89,22 +89,9 @@ fn script_written(edits: &[EditEvent], e: &EditEvent, step: usize) -> Option<usi
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{EditKind, EditStatus};
 
     fn edit(step: Option<usize>, path: &str, diff: &str) -> EditEvent {
-        EditEvent {
-            step,
-            path: path.into(),
-            kind: EditKind::StrReplace,
-            status: EditStatus::Applied,
-            codes: Vec::new(),
-            diff: Some(diff.into()),
-            changed_nothing: false,
-            append: false,
-            via: Via::Tool,
-            script: None,
-            undone_at: None,
-        }
+        EditEvent::tool(step, path, diff)
     }
 
     #[test]
