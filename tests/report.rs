@@ -261,6 +261,9 @@ fn assert_not_blank(png: &Path) {
 
 #[test]
 fn the_corpus_report_opens_in_chromium_with_every_run_and_step() {
+    if !common::tools::have(common::tools::Tool::Chromium) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let db = dir.path().join("c.db");
     ok(&db, &["ingest", &fixture("corpus").to_string_lossy()]);
@@ -290,6 +293,9 @@ fn the_corpus_report_opens_in_chromium_with_every_run_and_step() {
 
 #[test]
 fn no_payload_of_a_hostile_run_becomes_markup_or_runs() {
+    if !common::tools::have(common::tools::Tool::Chromium) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let db = dir.path().join("x.db");
     ok(&db, &["ingest", &fixture("report").to_string_lossy()]);
@@ -383,6 +389,9 @@ fn section(dom: &str, id: i64) -> &str {
 
 #[test]
 fn a_runs_page_names_its_onset_and_blame_and_links_the_onset_step() {
+    if !common::tools::have(common::tools::Tool::Chromium) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let db = dir.path().join("o.db");
     ok(&db, &["ingest", &fixture("demo").to_string_lossy()]);
@@ -418,4 +427,15 @@ fn a_runs_page_names_its_onset_and_blame_and_links_the_onset_step() {
     assert!(mini_page.contains("<dt>onset</dt><dd class=\"onset\">none · blame task"), "{mini_page}");
     assert!(!mini_page.contains("class=\"flag onset\""), "no step of the task's failure is an onset");
     assert!(!tags(&page.dom).iter().any(|(t, _)| t == "i"), "the rater's name is text");
+}
+
+/// On a machine without Chromium (an empty PATH) the report's page tests pass, skipped, say so and
+/// are recorded for the list at the end of `cargo test`; under `TRAJAN_REQUIRE_TOOLS=1`
+/// (`.ci/run`) they fail instead. (Needs no Chromium itself.)
+#[test]
+fn without_chromium_a_page_test_is_skipped_and_said_unless_required() {
+    common::tools::assert_skipped_then_required(
+        common::tools::Tool::Chromium,
+        "a_runs_page_names_its_onset_and_blame_and_links_the_onset_step",
+    );
 }

@@ -153,12 +153,13 @@ fn send(worker: &mut Worker, app: &mut App, effects: Vec<Effect>) {
 }
 
 fn draw(guard: &mut Guard, app: &mut App, ctx: &mut ViewCtx) -> Result<(), TuiError> {
-    use crossterm::execute;
     use crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
+    use crossterm::{execute, queue};
     let mut viewport = crate::tui::action::Viewport::default();
-    execute!(std::io::stdout(), BeginSynchronizedUpdate)?;
-    let drawn = guard.terminal.draw(|f| viewport = views::draw(f, app, ctx));
-    execute!(std::io::stdout(), EndSynchronizedUpdate)?;
+    // Into the frame's buffer: the frame and its start go out in one write when `draw` flushes.
+    queue!(guard.terminal.backend_mut(), BeginSynchronizedUpdate)?;
+    let drawn = guard.terminal.draw(|f| viewport = views::draw(f, app, ctx)).map(|_| ());
+    execute!(guard.terminal.backend_mut(), EndSynchronizedUpdate)?;
     drawn?;
     // The views report what they laid out; paging and scroll limits follow it.
     let effects = app.update(Action::Viewport(viewport));

@@ -8,6 +8,7 @@
 #![allow(dead_code, unused_imports)] // each test file uses a different subset
 
 mod places;
+pub mod tools;
 mod run;
 pub use places::*;
 pub use run::*;
