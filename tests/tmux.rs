@@ -976,3 +976,29 @@ fn emoji_sequences_in_run_names_keep_the_list_columns() {
 fn without_tmux_a_test_is_skipped_and_said_unless_required() {
     common::tools::assert_skipped_then_required(common::tools::Tool::Tmux, "rejected_edit_verdict_fits");
 }
+
+/// `trajan FILE` leaves what it read in the database file itself when it ends, not in SQLite's
+/// write-ahead log beside it: the `.db` copied alone holds the run.
+#[test]
+fn a_file_opened_leaves_its_run_in_the_database_file_not_the_log() {
+    if !common::tools::have(common::tools::Tool::Tmux) {
+        return;
+    }
+    let dir = tempdir();
+    let file = long_mini_trajectory(dir.path(), 2_000);
+    let db = dir.path().join("t.db");
+    let alone = tempdir();
+    let copy = alone.path().join("t.db");
+    let file_arg = file.to_string_lossy().into_owned();
+    let t = Tmux::start("open-wal", dir, &db, &[&file_arg], 120, 30);
+    t.wait_long("the end of the reading", Duration::from_secs(60), |s| s.contains("read gen__long-1.traj.json: 1 run"));
+    t.keys(&["q", "q"]);
+    t.expect_clean_exit();
+    std::fs::copy(&db, &copy).unwrap_or_else(|e| panic!("{e}"));
+    let wal = db.with_extension("db-wal");
+    let left = std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0);
+    assert_eq!(left, 0, "{} holds {left} bytes after trajan ended", wal.display());
+    let runs = common::json(&copy, &["runs", "--json"]);
+    let steps: Vec<i64> = runs.as_array().into_iter().flatten().filter_map(|r| r["steps"].as_i64()).collect();
+    assert_eq!(steps, vec![2_000], "the database file alone: {runs}");
+}
