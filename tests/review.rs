@@ -660,7 +660,9 @@ fn stats_export_in_every_format_names_the_taxonomy_and_the_llm_models() {
     md_header.extend(mode_columns.iter().map(String::as_str));
     assert!(md.contains(&format!("| {} |", md_header.join(" | "))), "{md}");
     assert!(md.lines().any(|l| l.starts_with("| total | 11 |")), "{md}");
-    assert!(md.contains("Agreement: no run has labels from two raters to compare yet"), "{md}");
+    // The default labels (`best`) are the reference where there is one: never compared, and
+    // the line says so, not that raters are missing.
+    assert!(md.contains("Agreement: the labels counted (best) are the reference where there is one, so not compared"), "{md}");
     assert_eq!(json["total"]["compared"], 0);
 
     // `stats` prints the same numbers as `export stats`.
@@ -1238,6 +1240,13 @@ fn stats_of_a_hand_labelled_set_count_what_the_reviewers_said() {
     // Runs with two raters: the printed table has the agreement columns.
     let md = ok(&db, &["stats", "--source", "human", "--by", "exit", "--include-unknown"]);
     assert!(md.contains("| coverage | compared | agreement |") && !md.contains("Agreement: no run"), "{md}");
+    // The same runs under the default labels (`best`): two raters labelled them, so the line
+    // must not say none has, but what is compared where.
+    let md = ok(&db, &["stats", "--by", "exit", "--include-unknown"]);
+    assert!(!md.contains("two raters") && !md.contains("no run has"), "{md}");
+    assert!(md.contains("the labels counted (best) are the reference") && md.contains("`trajan agreement`"), "{md}");
+    let md = ok(&db, &["stats", "--source", "llm", "--include-unknown"]);
+    assert!(md.contains("no run has both a label of llm and a reference"), "{md}");
 
     // The heuristic's numbers are its own: every failed run labelled.
     let h = stats(&db, &["--source", "heuristic", "--include-unknown"]);

@@ -257,6 +257,29 @@ fn add(row: &mut Row, rating: Option<&Rating>, reference: Option<&Rating>, pick:
     }
 }
 
+/// Why the statistics have no agreement column, in one sentence the CLI and the TUI both print
+/// (each adds where to look), or `None` when some run is compared. Labels `reference` and `best`
+/// are the reference where there is one: against it they would agree with themselves, so they are
+/// never compared, however many raters labelled a run; raters are compared with each other (and
+/// with the reference) by `trajan agreement` and the statistics screen's confusion panel.
+pub fn agreement_note(s: &Stats) -> Option<String> {
+    if s.rows.iter().chain(std::iter::once(&s.total)).any(|r| r.compared > 0) {
+        return None;
+    }
+    Some(match Pick::parse(&s.source) {
+        Some(Pick::Reference | Pick::Best) => format!(
+            "agreement: the labels counted ({}) are the reference where there is one, so not compared \
+             with it; raters compared:",
+            s.source
+        ),
+        _ => format!(
+            "agreement: no run has both a label of {} and a reference (two reviewers' labels, or an \
+             adjudication) to compare yet;",
+            s.source
+        ),
+    })
+}
+
 fn finish(row: &mut Row) {
     row.coverage = (row.labelled > 0).then(|| row.with_mode as f64 / row.labelled as f64);
     row.agreement = row.agreement.map(|agreeing| agreeing / row.compared as f64);

@@ -160,9 +160,9 @@ fn groups(view: &StatsView, width: usize, theme: &Theme) -> Vec<Line<'static>> {
         ];
         out.push(line(row(&r.group, cells), theme.text));
     }
-    if !compared {
-        let why = "agreement: no run has labels from two raters yet (label runs: 1–9, w)";
-        out.extend(text::wrap(why, width).into_iter().map(|l| line(l, theme.muted)));
+    if let Some(note) = crate::review::stats::agreement_note(s) {
+        let why = format!("{note} the confusion panel, trajan agreement");
+        out.extend(text::wrap(&why, width).into_iter().map(|l| line(l, theme.muted)));
     }
     out
 }
