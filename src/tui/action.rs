@@ -274,4 +274,7 @@ pub struct Viewport {
     pub panel_overflow: usize,
     /// The help overlay's largest useful scroll, when it is open.
     pub help_max: Option<usize>,
+    /// The step panel's scroll that shows the search's first match, once the step's body is
+    /// drawn while [`crate::tui::app::run::RunView::to_match`] asks for it.
+    pub match_scroll: Option<usize>,
 }

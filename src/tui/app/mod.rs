@@ -488,6 +488,10 @@ impl App {
             view.scroll_into_view(self.rows);
         }
         if let Some(run) = self.run.as_mut().filter(|_| self.screen == Screen::Run) {
+            if let Some(at) = v.match_scroll.filter(|_| run.to_match) {
+                run.scroll = at;
+                run.to_match = false;
+            }
             run.scroll = run.scroll.min(v.panel_lines.saturating_sub(v.panel_rows));
             run.panel_rows = v.panel_rows.max(1);
             // Past the longest visible line nothing is left to see; keep a whole step.

@@ -82,6 +82,9 @@ pub struct RunView {
     pub unfolded: bool,
     pub diff_mode: DiffMode,
     pub search: Option<Search>,
+    /// A search (or `n`/`N`) just moved to a step: the step panel opens at the first line that
+    /// matches, once the body is drawn (the view finds the line: `Viewport::match_scroll`).
+    pub to_match: bool,
     /// File shown in a patch panel.
     pub file: usize,
     /// The submission and the gold patch split per file, once, when the run loads (`None`:
@@ -194,6 +197,7 @@ impl RunView {
             unfolded: false,
             diff_mode: DiffMode::Unified,
             search: None,
+            to_match: false,
             file: 0,
             growing: false,
             follow_end: false,
@@ -479,6 +483,7 @@ impl super::App {
             Command::SearchNext | Command::SearchPrev => match run.next_hit(cmd == Command::SearchNext) {
                 Some(index) => {
                     run.go_to_index(index);
+                    run.to_match = true;
                 }
                 None => self.set_info("no search hits (/ to search)".into()),
             },
@@ -643,6 +648,7 @@ impl super::App {
         if !on_hit && let Some(index) = run.next_hit(true) {
             run.go_to_index(index);
         }
+        run.to_match = true;
         self.set_info(format!("{query:?}: {count} steps match (n/N next/previous)"));
         self.load_current_step()
     }

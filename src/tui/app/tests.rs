@@ -340,7 +340,7 @@ fn panels_cycle_and_scroll_is_clamped_by_the_viewport() {
     cmd(&mut app, C::PrevPanel);
     assert_eq!(app.run.as_ref().map(|r| r.panel), Some(Panel::Labels));
     cmd(&mut app, C::LineEnd);
-    let viewport = Viewport { rows: 20, panel_lines: 50, panel_rows: 20, panel_overflow: 13, help_max: None };
+    let viewport = Viewport { rows: 20, panel_lines: 50, panel_rows: 20, panel_overflow: 13, help_max: None, match_scroll: None };
     app.update(Action::Viewport(viewport));
     assert_eq!(app.run.as_ref().map(|r| r.scroll), Some(30));
     cmd(&mut app, C::ScrollUp);

@@ -41,11 +41,12 @@ pub fn draw(frame: &mut Frame, header: Rect, area: Rect, app: &App, run: &RunVie
         }
         None => columns[1],
     };
-    let (panel_lines, panel_rows, panel_overflow) = draw_panel(frame, panel_area, run, run.panel, ctx, true);
+    let (panel_lines, panel_rows, panel_overflow, match_scroll) =
+        draw_panel(frame, panel_area, run, run.panel, ctx, true);
     if wide {
         draw_panel(frame, columns[2], run, Panel::State, ctx, false);
     }
-    Viewport { rows, panel_lines, panel_rows, panel_overflow, help_max: None }
+    Viewport { rows, panel_lines, panel_rows, panel_overflow, help_max: None, match_scroll }
 }
 
 fn draw_header(frame: &mut Frame, area: Rect, app: &App, run: &RunView, theme: &Theme) {
@@ -306,7 +307,7 @@ fn draw_panel(
     panel: Panel,
     ctx: &mut ViewCtx,
     focused: bool,
-) -> (usize, usize, usize) {
+) -> (usize, usize, usize, Option<usize>) {
     let width = area.width.saturating_sub(2);
     let rows = usize::from(area.height.saturating_sub(2));
     let (title, lines) = match panel {
@@ -316,7 +317,10 @@ fn draw_panel(
         Panel::FinalPatch | Panel::GoldPatch => panels::patch(run, panel, width, ctx),
         Panel::Labels => labels::lines(run, width, &ctx.theme),
     };
-    let (scroll, hscroll) = if focused { (run.scroll, run.hscroll) } else { (0, 0) };
+    // A search just landed on this step: the panel opens where the match is, not at its top.
+    let match_scroll = (focused && panel == Panel::Step && run.to_match && run.body().is_some())
+        .then(|| match_line(&lines, run.search.as_ref().map(|s| s.query.as_str())).map_or(0, |l| l.saturating_sub(2)));
+    let (scroll, hscroll) = if focused { (match_scroll.unwrap_or(run.scroll), run.hscroll) } else { (0, 0) };
     let (visible, overflow) = window(&lines, scroll, rows, hscroll, usize::from(width));
     let mut block = Block::default()
         .borders(Borders::ALL)
@@ -336,7 +340,25 @@ fn draw_panel(
         block = block.title_bottom(Line::from(Span::styled(footer, ctx.theme.muted)).right_aligned());
     }
     frame.render_widget(Paragraph::new(visible).block(block), area);
-    (lines.len(), rows, overflow)
+    (lines.len(), rows, overflow, match_scroll)
+}
+
+/// The first of `lines` holding the search `query` (as the body marks it: the whole phrase, any
+/// case), else the first holding one of its words (the index matches words; a phrase may be
+/// wrapped across lines).
+fn match_line(lines: &[Line<'static>], query: Option<&str>) -> Option<usize> {
+    let phrase = text::search_words(query);
+    let words: Vec<String> = query
+        .unwrap_or_default()
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
+        .filter(|w| w.chars().count() >= 2)
+        .map(str::to_ascii_lowercase)
+        .collect();
+    let plain: Vec<String> =
+        lines.iter().map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect::<String>().to_ascii_lowercase()).collect();
+    [phrase, words]
+        .iter()
+        .find_map(|wanted| plain.iter().position(|l| wanted.iter().any(|w| l.contains(w.as_str()))))
 }
 
 #[cfg(test)]
