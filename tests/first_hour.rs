@@ -21,11 +21,7 @@ fn walkthrough() -> Vec<String> {
         .nth(1)
         .and_then(|b| b.split("```").next())
         .unwrap_or_else(|| panic!("the walk-through has no ```sh block"));
-    block
-        .lines()
-        .map(|l| l.split("   #").next().unwrap_or(l).trim().to_string())
-        .filter(|l| !l.is_empty())
-        .collect()
+    block.lines().map(|l| l.split("   #").next().unwrap_or(l).trim().to_string()).filter(|l| !l.is_empty()).collect()
 }
 
 #[test]

@@ -662,7 +662,10 @@ fn stats_export_in_every_format_names_the_taxonomy_and_the_llm_models() {
     assert!(md.lines().any(|l| l.starts_with("| total | 11 |")), "{md}");
     // The default labels (`best`) are the reference where there is one: never compared, and
     // the line says so, not that raters are missing.
-    assert!(md.contains("Agreement: the labels counted (best) are the reference where there is one, so not compared"), "{md}");
+    assert!(
+        md.contains("Agreement: the labels counted (best) are the reference where there is one, so not compared"),
+        "{md}"
+    );
     assert_eq!(json["total"]["compared"], 0);
 
     // `stats` prints the same numbers as `export stats`.

@@ -68,6 +68,9 @@ pub enum Command {
     /// Next / previous step a label cites as evidence.
     NextEvidence,
     PrevEvidence,
+    /// Next / previous step with a reviewer's note (`m` writes one).
+    NextNote,
+    PrevNote,
     /// Show the labels panel.
     Labels,
     /// Toggle the n-th mode of the taxonomy in the label being made.

@@ -8,8 +8,8 @@
 #![allow(dead_code, unused_imports)] // each test file uses a different subset
 
 mod places;
-pub mod tools;
 mod run;
+pub mod tools;
 pub use places::*;
 pub use run::*;
 

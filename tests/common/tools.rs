@@ -110,8 +110,10 @@ fn record(tool: Tool, test: &str) {
         .unwrap_or_default();
     // The binary's stem is `NAME-HASH`: the test file's name.
     let file = binary.rsplit_once('-').map_or(binary.as_str(), |(name, _)| name).to_string();
-    let name: String =
-        format!("{file}::{test}").chars().map(|c| if c.is_ascii_alphanumeric() || c == ':' { c } else { '_' }).collect();
+    let name: String = format!("{file}::{test}")
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == ':' { c } else { '_' })
+        .collect();
     let _ = std::fs::create_dir_all(&dir);
     let _ = std::fs::write(dir.join(name), format!("{}\n{file}\n{test}\n", tool.name()));
 }

@@ -380,6 +380,20 @@ impl RunView {
         }
     }
 
+    /// The next (or previous) step after the cursor with a reviewer's note, wrapping around, and
+    /// the first note on it.
+    pub fn next_note(&self, forward: bool) -> Option<&crate::store::notes::NoteRow> {
+        let here = self.step_index()?;
+        let mut notes: Vec<&crate::store::notes::NoteRow> = self.data.notes.iter().collect();
+        notes.sort_by_key(|n| (n.step, n.id));
+        if forward {
+            notes.iter().find(|n| n.step > here).or_else(|| notes.first()).copied()
+        } else {
+            let before = notes.iter().rev().find(|n| n.step < here).or_else(|| notes.last()).map(|n| n.step)?;
+            notes.into_iter().find(|n| n.step == before)
+        }
+    }
+
     pub fn is_evidence(&self, index: i64) -> bool {
         self.evidence.binary_search_by_key(&index, |(s, _)| *s).is_ok()
     }
@@ -509,6 +523,14 @@ impl super::App {
                     self.set_info("the classifiers' evidence is hidden until you save your label (blind review)".into())
                 }
                 None => self.set_info("no label cites a step (trajan classify makes labels)".into()),
+            },
+            Command::NextNote | Command::PrevNote => match run.next_note(cmd == Command::NextNote) {
+                Some(note) => {
+                    let (index, said) = (note.step, format!("{}: {}", note.rater, note.text));
+                    run.go_to_index(index);
+                    self.set_info(format!("step {index}: note by {said}"));
+                }
+                None => self.set_info("no step has a note (m writes one)".into()),
             },
             Command::Labels => {
                 run.panel = if run.panel == Panel::Labels { Panel::Step } else { Panel::Labels };

@@ -340,7 +340,8 @@ fn panels_cycle_and_scroll_is_clamped_by_the_viewport() {
     cmd(&mut app, C::PrevPanel);
     assert_eq!(app.run.as_ref().map(|r| r.panel), Some(Panel::Labels));
     cmd(&mut app, C::LineEnd);
-    let viewport = Viewport { rows: 20, panel_lines: 50, panel_rows: 20, panel_overflow: 13, help_max: None, match_scroll: None };
+    let viewport =
+        Viewport { rows: 20, panel_lines: 50, panel_rows: 20, panel_overflow: 13, help_max: None, match_scroll: None };
     app.update(Action::Viewport(viewport));
     assert_eq!(app.run.as_ref().map(|r| r.scroll), Some(30));
     cmd(&mut app, C::ScrollUp);
@@ -435,6 +436,44 @@ fn evidence_keys_walk_the_cited_steps_and_say_why() {
     let mut app = app_in_run(5);
     cmd(&mut app, C::NextEvidence);
     assert!(app.status.as_ref().is_some_and(|s| s.text.contains("trajan classify")));
+    assert_eq!(cursor_step(&app), Some(0));
+}
+
+/// `'` and `"` go to the next and previous step with a note, wrapping around, and say whose
+/// note it is; a run without notes says how to write one.
+#[test]
+fn notes_are_jumped_between() {
+    let note = |id: i64, step: i64, rater: &str, text: &str| crate::store::notes::NoteRow {
+        id,
+        run_id: 2,
+        instance_id: None,
+        step,
+        rater: rater.into(),
+        text: text.into(),
+        created_at: String::new(),
+    };
+    let mut data = run_data(2, 10);
+    data.notes = vec![
+        note(1, 6, "ann", "reads the wrong file"),
+        note(2, 3, "bob", "here it goes wrong"),
+        note(3, 3, "ann", "agreed"),
+    ];
+    let mut app = app_with_runs();
+    app.update(Action::RunLoaded(Box::new(data)));
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        cmd(&mut app, C::NextNote);
+        seen.push(cursor_step(&app).unwrap_or(-1));
+    }
+    assert_eq!(seen, [3, 6, 3], "in step order, once per step, wrapping around");
+    assert_eq!(app.status.as_ref().map(|s| s.text.as_str()), Some("step 3: note by bob: here it goes wrong"));
+    cmd(&mut app, C::PrevNote);
+    assert_eq!(cursor_step(&app), Some(6));
+    cmd(&mut app, C::PrevNote);
+    assert_eq!(cursor_step(&app), Some(3));
+    let mut app = app_in_run(5);
+    cmd(&mut app, C::NextNote);
+    assert!(app.status.as_ref().is_some_and(|s| s.text.contains("m writes one")));
     assert_eq!(cursor_step(&app), Some(0));
 }
 

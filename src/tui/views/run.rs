@@ -354,11 +354,11 @@ fn match_line(lines: &[Line<'static>], query: Option<&str>) -> Option<usize> {
         .filter(|w| w.chars().count() >= 2)
         .map(str::to_ascii_lowercase)
         .collect();
-    let plain: Vec<String> =
-        lines.iter().map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect::<String>().to_ascii_lowercase()).collect();
-    [phrase, words]
+    let plain: Vec<String> = lines
         .iter()
-        .find_map(|wanted| plain.iter().position(|l| wanted.iter().any(|w| l.contains(w.as_str()))))
+        .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect::<String>().to_ascii_lowercase())
+        .collect();
+    [phrase, words].iter().find_map(|wanted| plain.iter().position(|l| wanted.iter().any(|w| l.contains(w.as_str()))))
 }
 
 #[cfg(test)]
