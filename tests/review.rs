@@ -1429,3 +1429,24 @@ fn notes_on_steps_are_written_listed_and_exported() {
     let out = trajan(&db, &["note", &run, "--step", "999", "x", "--rater", "ann"]);
     assert!(!out.status.success() && text(&out).contains("has no step 999"), "{}", text(&out));
 }
+
+/// `stats` says, below its table, how many of the failed runs counted have no gold patch known
+/// (the heuristic's rules that need one did not run on them), as `classify` and the labels do;
+/// `stats --json` counts them (`without_gold`); `export stats` says it too.
+#[test]
+fn stats_footnote_the_failed_runs_without_a_gold_patch() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    ok(&db, &["ingest", fixtures().to_str().unwrap()]);
+    let md = ok(&db, &["stats"]);
+    let note = md.lines().find(|l| l.starts_with("Gold patch: ")).unwrap_or_else(|| panic!("no footnote:\n{md}"));
+    assert!(
+        note.contains("7 of 11 failed runs without a gold patch")
+            && note.contains("expected_function_not_edited, gold_periphery_untouched did not run on them"),
+        "{note}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&ok(&db, &["stats", "--json"])).unwrap();
+    assert_eq!(json["without_gold"], 7, "{json}");
+    let md = ok(&db, &["export", "stats", "--format", "markdown"]);
+    assert!(md.contains("Gold patch: 7 of 11 failed runs"), "export stats says it too:\n{md}");
+}

@@ -376,6 +376,9 @@ pub fn stats(s: &Stats, modes: &[String], format: Format) -> Result<String, Expo
             }
             // Runs set apart by their blame, never silently.
             text.push_str(&format!("\nBlame: {}\n", cells::markdown_line(&s.blame_note)));
+            if let Some(note) = super::stats::gold_note(s) {
+                text.push_str(&format!("\nGold patch: {note}.\n"));
+            }
             text.push_str(&resolve_table(s));
             Ok(text)
         }

@@ -185,6 +185,10 @@ pub trait Reads {
     /// Every run of an instance id, in id order (none when no run has it).
     fn runs_of_instance(&self, instance_id: &str) -> Result<Vec<i64>, StoreError>;
 
+    /// The runs whose task has no gold patch stored (the heuristic's rules that need one do not
+    /// run on them), in id order.
+    fn runs_without_gold(&self) -> Result<Vec<i64>, StoreError>;
+
     /// A run with its steps (all, or only `only_step`), edits, outcome and task.
     fn run_detail(&self, id: i64, only_step: Option<i64>) -> Result<RunDetail, StoreError>;
 

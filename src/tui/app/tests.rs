@@ -680,6 +680,7 @@ fn the_statistics_screen_opens_regroups_and_returns() {
         outcomes: Vec::new(),
         outcomes_total: Default::default(),
         blame_note: String::new(),
+        without_gold: 0,
     };
     let report = StatsReport { stats, agreement: None, by: By::All, blind: false };
     app.update(Action::StatsLoaded(Box::new(report.clone())));

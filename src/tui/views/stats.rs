@@ -108,6 +108,9 @@ fn summary(view: &StatsView, width: usize, theme: &Theme) -> Vec<Line<'static>> 
     // Runs set apart by their blame, and whose blame it is: said, never silent.
     let apart = if t.blamed_task + t.blamed_environment > 0 { theme.header } else { theme.muted };
     out.extend(text::wrap(&s.blame_note, width).into_iter().map(|l| line(l, apart)));
+    if let Some(note) = crate::review::stats::gold_note(s) {
+        out.extend(text::wrap(&note, width).into_iter().map(|l| line(l, theme.muted)));
+    }
     out.push(Line::default());
     out
 }
