@@ -2,6 +2,7 @@
 //! third column on wide terminals).
 
 use super::{ONSET_MARK, ViewCtx, label_bar, labels, panels, state, step, window};
+use crate::analysis::compare::{StepFacts, signature};
 use crate::label::Blame;
 use crate::store::browse::{EditLine, StepLine};
 use crate::tui::action::Viewport;
@@ -162,17 +163,15 @@ pub fn kind(step: &StepLine) -> &'static str {
         return "test";
     }
     match step.tool.as_deref() {
-        Some("str_replace_editor") if head.contains(" view ") => "view",
-        // OpenHands reads: "view /path".
-        _ if head.starts_with("view ") => "view",
-        Some("open" | "goto" | "scroll_up" | "scroll_down" | "read") => "view",
-        Some("find_file" | "search_dir" | "search_file") => "search",
-        Some("submit" | "finish") => "submit",
         Some("think") => "think",
         Some("message") => "say",
-        _ if head.starts_with("cat ") || head.contains("&& cat ") => "view",
-        _ if head.starts_with("grep ") || head.starts_with("find ") || head.contains("&& grep ") => "search",
-        _ => "run",
+        Some("read") => "view",
+        // The rest as the comparison reads the step (`nl -ba f | sed -n`, `cd d && cat f`: a
+        // view; `grep`, `ls`, `find`: a search), so the step list and the compared rows agree.
+        tool => {
+            let facts = StepFacts { tool, head, flags: step.flags, edited: None };
+            signature(&facts).kind.name()
+        }
     }
 }
 
@@ -376,6 +375,23 @@ mod tests {
             open_file: None,
             working_dir: None,
         }
+    }
+
+    /// The step list and the comparison's rows name a step's kind alike: a numbered listing
+    /// piped to `sed -n` is a view (it was `run` here while the comparison aligned it as a view).
+    #[test]
+    fn a_numbered_listing_is_a_view_as_the_comparison_reads_it() {
+        for (tool, head) in [
+            (Some("bash"), "nl -ba /testbed/src/a.py | sed -n '10,40p'"),
+            (None, "cd /testbed && nl -ba src/a.py | sed -n 1,80p"),
+            (Some("bash"), "sed -n '10,40p' src/a.py"),
+            (Some("str_replace_editor"), "str_replace_editor view /testbed/src/a.py"),
+        ] {
+            assert_eq!(kind(&line(tool, head, None)), "view", "{head}");
+        }
+        assert_eq!(kind(&line(Some("bash"), "cd /r && grep -rn needle src", None)), "search");
+        assert_eq!(kind(&line(Some("bash"), "python reproduce.py", None)), "run");
+        assert_eq!(kind(&line(Some("submit"), "submit", None)), "submit");
     }
 
     #[test]
