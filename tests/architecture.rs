@@ -680,8 +680,21 @@ fn strongly_connected(
 fn the_top_level_is_the_design_cards() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let allowed = [
-        "Cargo.toml", "Cargo.lock", "README.md", "build.rs", "rustfmt.toml", "src", "fixtures", "themes", "tests",
-        "docs", "scripts", ".ci", ".git", ".gitignore", "target",
+        "Cargo.toml",
+        "Cargo.lock",
+        "README.md",
+        "build.rs",
+        "rustfmt.toml",
+        "src",
+        "fixtures",
+        "themes",
+        "tests",
+        "docs",
+        "scripts",
+        ".ci",
+        ".git",
+        ".gitignore",
+        "target",
     ];
     let tracked = std::process::Command::new("git").arg("-C").arg(root).args(["ls-files"]).output();
     let Ok(tracked) = tracked.map(|o| String::from_utf8_lossy(&o.stdout).into_owned()) else { return };
