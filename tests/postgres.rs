@@ -593,3 +593,35 @@ fn a_reviewer_with_the_readmes_grants_copies_and_one_without_sequence_updates_is
     assert!(copied.status.success(), "a reviewer with the README's grants copies: {}", text(&copied));
     assert!(text(&copied).contains("every table compared equal"), "{}", text(&copied));
 }
+
+/// Without `--rater`, a config's `rater`, `$USER` or `$LOGNAME`, a label on PostgreSQL is the
+/// database user's the URL logs in as; on a file there is no such user, and trajan asks who is
+/// labelling.
+#[test]
+fn without_a_rater_the_database_user_labels_on_postgresql() {
+    let Some(target) = common::pg_database() else { return };
+    let user = target.url.split("://").nth(1).and_then(|r| r.split('@').next()).unwrap_or_default().to_string();
+    ok(OsStr::new(&target.url), &["ingest", fixtures().to_str().unwrap_or_default()]);
+    let anonymous = |db: &OsStr| {
+        common::command()
+            .env_remove("USER")
+            .env_remove("LOGNAME")
+            .arg("--db")
+            .arg(db)
+            .args(["label", "classify__mixture", "--mode", "context_flooding"])
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let out = anonymous(OsStr::new(&target.url));
+    assert!(out.status.success(), "{}", text(&out));
+    let labels: Value = serde_json::from_str(&ok(OsStr::new(&target.url), &["labels", "--json"])).unwrap_or_default();
+    let human: Vec<&Value> = labels.as_array().into_iter().flatten().filter(|l| l["source"] == "human").collect();
+    assert_eq!(human.len(), 1, "{labels}");
+    assert_eq!(human[0]["rater"], user.as_str(), "the database user labels: {labels}");
+    // A file has no database user.
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let file = dir.path().join("t.db");
+    ok(file.as_os_str(), &["ingest", fixtures().to_str().unwrap_or_default()]);
+    let out = anonymous(file.as_os_str());
+    assert!(!out.status.success() && text(&out).contains("who is labelling?"), "{}", text(&out));
+}

@@ -6,14 +6,18 @@ use trajan::config::UserConfig;
 use trajan::label::taxonomy::{self, Taxonomy};
 use trajan::model::FailedScope;
 
-/// The reviewer's name: the flag, the config file, `$USER`, `$LOGNAME`.
-pub fn rater(flag: Option<&str>, config: &UserConfig) -> Result<String> {
+/// The reviewer's name: the flag, the config file, `$USER`, `$LOGNAME`, else the database user
+/// a PostgreSQL store logs in as (`login`: `postgres://ann@db/trajan` labels as `ann` where no
+/// other name is given).
+pub fn rater(flag: Option<&str>, config: &UserConfig, login: Option<String>) -> Result<String> {
+    let given = |n: &String| !n.trim().is_empty();
     let name = flag
         .map(str::to_string)
-        .or_else(|| config.labels.rater.clone())
-        .or_else(|| std::env::var("USER").ok())
-        .or_else(|| std::env::var("LOGNAME").ok())
-        .filter(|n| !n.trim().is_empty());
+        .filter(given)
+        .or_else(|| config.labels.rater.clone().filter(given))
+        .or_else(|| std::env::var("USER").ok().filter(given))
+        .or_else(|| std::env::var("LOGNAME").ok().filter(given))
+        .or_else(|| login.filter(given));
     name.context("who is labelling? give --rater NAME, or `rater` under [labels] in config.toml")
 }
 

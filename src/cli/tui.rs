@@ -82,7 +82,7 @@ fn launch(db: &Location, store: Store, first: First, args: &UiArgs) -> Result<i3
     let ctx = ViewCtx::new(theme, keymap, source);
     let user = trajan::config::UserConfig::load(env)?;
     let review = trajan::tui::app::Review {
-        rater: super::settings::rater(args.rater.as_deref(), &user).unwrap_or_default(),
+        rater: super::settings::rater(args.rater.as_deref(), &user, db.login()).unwrap_or_default(),
         blind: user.labels.blind.unwrap_or(true),
         taxonomy: super::settings::taxonomy(None, &user)?,
         scope: super::settings::scope(args.include_unknown, &user),

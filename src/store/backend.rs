@@ -57,6 +57,12 @@ pub trait Admin {
     /// Where the database is, for messages: a file's path, or a server's URL without its
     /// password.
     fn location(&self) -> String;
+
+    /// The database user the store logs in as (PostgreSQL, when its URL names one): who labels
+    /// when nothing else says (`cli::settings::rater`). `None` for a file.
+    fn login(&self) -> Option<String> {
+        None
+    }
 }
 
 /// Writing sources: one unit at a time, or a batch of units in one transaction.

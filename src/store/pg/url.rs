@@ -35,6 +35,8 @@ pub struct PgUrl {
     tls: Tls,
     /// The bound of each wait on a host ([`WAIT`], or `connect_timeout`).
     wait: Duration,
+    /// The role it logs in as, when it names one.
+    user: Option<String>,
 }
 
 impl std::fmt::Debug for PgUrl {
@@ -189,12 +191,18 @@ impl PgUrl {
         config.connect_timeout(wait);
         let password = config.get_password().map(|p| String::from_utf8_lossy(p).into_owned()).filter(|p| !p.is_empty());
         let targets = targets(&config, &hosts, &addrs, &ports)?;
-        Ok(PgUrl { targets, shuffle, shown: info.shown, password, tls, wait })
+        let user = config.get_user().map(str::to_string).filter(|u| !u.is_empty());
+        Ok(PgUrl { targets, shuffle, shown: info.shown, password, tls, wait, user })
     }
 
     /// The string without its password.
     pub fn shown(&self) -> &str {
         &self.shown
+    }
+
+    /// The role the URL logs in as, when it names one (`postgres://ann@db/trajan`: `ann`).
+    pub fn user(&self) -> Option<&str> {
+        self.user.as_deref()
     }
 
     /// `host:port` of the first server.
