@@ -129,6 +129,15 @@ pub struct Prompt {
     pub text: String,
 }
 
+/// Something typed that waits for the reviewer's name.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Waiting {
+    /// A note on a step of a run.
+    StepNote { run: i64, step: i64, text: String },
+    /// The label being made, to save (as an adjudication or not).
+    Label { adjudication: bool },
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PromptKind {
     Filter,
@@ -140,6 +149,9 @@ pub enum PromptKind {
     StepNote,
     /// The run list's sort column: one key picks it.
     Sort,
+    /// Who is labelling, asked when a note or a label is to be saved and no name was given
+    /// (`--rater`, config, `$USER`): what was typed waits for it ([`App::waiting`]).
+    Rater,
 }
 
 impl PromptKind {
@@ -151,6 +163,7 @@ impl PromptKind {
             PromptKind::Note => "note",
             PromptKind::StepNote => "note on this step",
             PromptKind::Sort => "sort by",
+            PromptKind::Rater => "who is labelling? your name",
         }
     }
 }
@@ -170,6 +183,9 @@ pub struct App {
     /// coming back to a run comes back to the same step.
     places: std::collections::HashMap<i64, usize>,
     pub prompt: Option<Prompt>,
+    /// What waits for the reviewer's name ([`PromptKind::Rater`]): kept until it is given, and
+    /// offered again by the prompt it came from when that prompt is given up.
+    pub waiting: Option<Waiting>,
     /// Help overlay and its scroll.
     pub help: Option<usize>,
     pub status: Option<Status>,
@@ -245,6 +261,7 @@ impl App {
             run: None,
             places: std::collections::HashMap::new(),
             prompt: None,
+            waiting: None,
             help: None,
             status: None,
             size,
@@ -373,7 +390,15 @@ impl App {
                 Vec::new()
             }
             Action::InputCancel => {
-                self.prompt = None;
+                if self.prompt.take().is_some_and(|p| p.kind == PromptKind::Rater) {
+                    let what = match &self.waiting {
+                        Some(Waiting::StepNote { step, .. }) => {
+                            format!("the note on step {step} is kept, not saved: m shows it again")
+                        }
+                        _ => "your label is kept, not saved: w saves it once you give your name".to_string(),
+                    };
+                    self.set_info(what);
+                }
                 Vec::new()
             }
             Action::InputSubmit => self.submit_prompt(),
@@ -592,6 +617,12 @@ impl App {
         vec![Effect::Copy(text)]
     }
 
+    /// Ask who is labelling ([`PromptKind::Rater`]); what waits is in [`App::waiting`].
+    fn ask_rater(&mut self) {
+        self.prompt = Some(Prompt { kind: PromptKind::Rater, text: String::new() });
+        self.set_info("no reviewer named (--rater, config.toml, $USER): type your name; what you typed is kept".into());
+    }
+
     fn submit_prompt(&mut self) -> Vec<Effect> {
         let Some(prompt) = self.prompt.take() else { return Vec::new() };
         match prompt.kind {
@@ -623,12 +654,35 @@ impl App {
             PromptKind::StepNote => {
                 let Some(run) = self.run.as_ref() else { return Vec::new() };
                 let Some(step) = run.step_index() else { return Vec::new() };
+                let text = prompt.text.trim().to_string();
                 if self.review.rater.is_empty() {
-                    self.set_error("no reviewer named: --rater NAME, or rater under [labels] in config.toml".into());
+                    // The note is kept while the name is asked for.
+                    self.waiting = Some(Waiting::StepNote { run: run.run_id(), step, text });
+                    self.ask_rater();
                     return Vec::new();
                 }
-                let text = prompt.text.trim().to_string();
+                self.waiting = None;
                 vec![Effect::SaveNote { run: run.run_id(), step, rater: self.review.rater.clone(), text }]
+            }
+            PromptKind::Rater => {
+                let name = prompt.text.trim().to_string();
+                if name.is_empty() {
+                    self.ask_rater();
+                    return Vec::new();
+                }
+                self.review.rater = name.clone();
+                self.set_info(format!(
+                    "labelling as {name} until trajan ends (--rater, or rater under [labels] in config.toml, for good)"
+                ));
+                let mut effects = vec![self.load_review()];
+                match self.waiting.take() {
+                    Some(Waiting::StepNote { run, step, text }) => {
+                        effects.push(Effect::SaveNote { run, step, rater: name, text });
+                    }
+                    Some(Waiting::Label { adjudication }) => effects.extend(self.save_label(adjudication)),
+                    None => {}
+                }
+                effects
             }
             PromptKind::Goto => {
                 let Some(run) = self.run.as_mut() else { return Vec::new() };

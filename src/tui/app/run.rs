@@ -609,7 +609,16 @@ impl super::App {
         let Some(run) = self.run.as_ref() else { return };
         let Some(step) = run.step_index() else { return };
         let rater = &self.review.rater;
-        let text = run.notes_of(step).find(|n| &n.rater == rater).map(|n| n.text.clone()).unwrap_or_default();
+        // A note typed before a name was given, on this step: offered again.
+        let kept = match &self.waiting {
+            Some(super::Waiting::StepNote { run: r, step: s, text }) if *r == run.run_id() && *s == step => {
+                Some(text.clone())
+            }
+            _ => None,
+        };
+        let text = kept.unwrap_or_else(|| {
+            run.notes_of(step).find(|n| &n.rater == rater).map(|n| n.text.clone()).unwrap_or_default()
+        });
         self.prompt = Some(Prompt { kind: PromptKind::StepNote, text });
     }
 

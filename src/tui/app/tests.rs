@@ -565,10 +565,51 @@ fn adjudication_unclassified_and_modes_out_of_range() {
     let [Effect::SaveLabel { label, .. }] = &effects[..] else { panic!("{effects:?}") };
     assert!(label.modes.is_empty(), "unclassified clears the modes");
     assert_eq!(label.source, crate::label::Source::Adjudication);
-    // Without a reviewer's name nothing is saved.
+    // Without a reviewer's name nothing is saved yet: the name is asked for, the label kept and
+    // saved once it is given.
     app.review.rater.clear();
     assert!(cmd(&mut app, C::SaveLabel).is_empty());
-    assert!(app.status.as_ref().is_some_and(|s| s.text.contains("who is labelling")));
+    assert_eq!(app.prompt.as_ref().map(|p| p.kind), Some(PromptKind::Rater));
+    type_text(&mut app, "dee");
+    let effects = app.update(Action::InputSubmit);
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::SaveLabel { label, .. } if label.rater == "dee" && label.modes.is_empty())),
+        "{effects:?}"
+    );
+    assert_eq!(app.review.rater, "dee");
+}
+
+/// A note typed on a step before any name was given is kept: the name is asked for and the note
+/// saved under it; the prompt given up, `m` offers the typed note again.
+#[test]
+fn a_step_note_typed_without_a_name_is_kept_and_the_name_asked() {
+    let mut app = app_in_run(5);
+    app.review.rater.clear();
+    cmd(&mut app, C::StepNote);
+    type_text(&mut app, "reads the wrong file");
+    assert!(app.update(Action::InputSubmit).is_empty(), "nothing saved without a name");
+    assert_eq!(app.prompt.as_ref().map(|p| p.kind), Some(PromptKind::Rater));
+    // Given up: the note is kept, and `m` shows it again.
+    app.update(Action::InputCancel);
+    assert!(app.status.as_ref().is_some_and(|s| s.text.contains("is kept")), "{:?}", app.status);
+    cmd(&mut app, C::StepNote);
+    assert_eq!(app.prompt.as_ref().map(|p| p.text.as_str()), Some("reads the wrong file"));
+    app.update(Action::InputSubmit);
+    // An empty name asks again.
+    app.update(Action::InputSubmit);
+    assert_eq!(app.prompt.as_ref().map(|p| p.kind), Some(PromptKind::Rater));
+    type_text(&mut app, "eve");
+    let effects = app.update(Action::InputSubmit);
+    assert!(
+        effects.iter().any(
+            |e| matches!(e, Effect::SaveNote { rater, text, .. } if rater == "eve" && text == "reads the wrong file")
+        ),
+        "{effects:?}"
+    );
+    assert!(effects.iter().any(|e| matches!(e, Effect::LoadReview { rater, .. } if rater == "eve")), "{effects:?}");
+    assert!(app.waiting.is_none());
 }
 
 #[test]
