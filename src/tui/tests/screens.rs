@@ -389,3 +389,19 @@ fn search_opens_the_step_at_the_matching_line() {
     let screen = h.screen();
     assert!(screen.contains("line 30 holds the needleword here"), "`n` lands on the match:\n{screen}");
 }
+
+/// At 80 columns the header keeps the filter and the queue the reviewer set: a long store name
+/// (a PostgreSQL server's) gives way to them.
+#[test]
+fn at_80_columns_the_header_keeps_the_filter_and_the_queue() {
+    let mut h = Harness::demo(80, 24);
+    h.ui.app.review.rater = "ann".into();
+    h.ui.ctx.source = "reviews-db.internal.example.org:5432/trajan_team_reviews".into();
+    h.press("/");
+    h.type_text("resolved:no");
+    h.press("Enter Q");
+    let screen = h.screen();
+    let header = screen.lines().next().unwrap_or_default().to_string();
+    assert!(header.contains("filter: resolved:no") && header.contains("queue: "), "{header}");
+    assert!(header.contains("\" trajan · review"), "the store's name keeps its start: {header}");
+}

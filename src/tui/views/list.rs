@@ -172,16 +172,18 @@ pub fn draw(frame: &mut Frame, header: Rect, area: Rect, app: &App, ctx: &mut Vi
         crate::review::Queue::All => String::new(),
         q => format!(" · queue: {}", q.name()),
     };
-    let title = format!(
-        " trajan · {} · {} of {} runs{} · sort {}{}{}",
-        ctx.source,
-        list.visible.len(),
-        total,
-        loading,
-        list.sort.label(),
-        filter,
-        queue
-    );
+    // The filter and the queue are what the reviewer set: they stay; the sort order goes when
+    // they need its room, and the store's name gives way to them (cut, else left out).
+    let width = |s: &str| unicode_width::UnicodeWidthStr::width(s);
+    let counts = format!(" · {} of {} runs{}", list.visible.len(), total, loading);
+    let sort = format!(" · sort {}", list.sort.label());
+    let head = " trajan";
+    let fits = |rest: &str| width(head) + " · ".len() + 8 + width(rest) <= usize::from(header.width);
+    let with_sort = format!("{counts}{sort}{filter}{queue}");
+    let rest = if fits(&with_sort) { with_sort } else { format!("{counts}{filter}{queue}") };
+    let room = usize::from(header.width).saturating_sub(width(head) + width(" · ") + width(&rest));
+    let title =
+        if room >= 4 { format!("{head} · {}{rest}", text::fit(&ctx.source, room)) } else { format!("{head}{rest}") };
     frame.render_widget(
         Paragraph::new(Line::from(Span::styled(text::fit(&title, usize::from(header.width)), theme.title))),
         header,
