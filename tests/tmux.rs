@@ -1002,3 +1002,45 @@ fn a_file_opened_leaves_its_run_in_the_database_file_not_the_log() {
     let steps: Vec<i64> = runs.as_array().into_iter().flatten().filter_map(|r| r["steps"].as_i64()).collect();
     assert_eq!(steps, vec![2_000], "the database file alone: {runs}");
 }
+
+/// Another reviewer's labels reach an open TUI without a key: two reviewers who disagree on a
+/// run, labelling from other processes, and the run list marks it `≠` within seconds; on the
+/// store given (a file, or a PostgreSQL database).
+fn others_labels_reach_an_open_tui(test: &str, db: &Path, dir: TempDir) {
+    let run = |args: &[&str]| {
+        let out = common::command().arg("--db").arg(db).args(args).output().unwrap_or_else(|e| panic!("{e}"));
+        assert!(out.status.success(), "{args:?}: {}", common::both(&out));
+    };
+    run(&["ingest", &fixtures().join("demo").to_string_lossy()]);
+    run(&["classify"]);
+    let t = Tmux::start(test, dir, db, &[], 100, 30);
+    let screen = t.wait_for("the complete run list", |s| s.contains("demo__calc-2") && !header(s).contains("loading"));
+    assert!(!screen.contains('≠'), "no disagreement yet:\n{screen}");
+    run(&["--rater", "ann", "label", "demo__calc-2", "--mode", "context_flooding"]);
+    run(&["--rater", "bob", "label", "demo__calc-2", "--mode", "missed_edit_location"]);
+    let screen = t.wait_long("the disagreement marked without a key", Duration::from_secs(15), |s| {
+        s.lines().any(|l| l.contains("≠ demo__calc-2"))
+    });
+    t.assert_running(&screen);
+    t.keys(&["q"]);
+    t.expect_clean_exit();
+}
+
+#[test]
+fn others_labels_reach_an_open_tui_on_a_file() {
+    if !common::tools::have(common::tools::Tool::Tmux) {
+        return;
+    }
+    let dir = tempdir();
+    let db = dir.path().join("t.db");
+    others_labels_reach_an_open_tui("refresh-file", &db, dir);
+}
+
+#[test]
+fn others_labels_reach_an_open_tui_on_postgresql() {
+    if !common::tools::have(common::tools::Tool::Tmux) {
+        return;
+    }
+    let Some(pg) = common::pg_database() else { return };
+    others_labels_reach_an_open_tui("refresh-pg", Path::new(&pg.url), tempdir());
+}

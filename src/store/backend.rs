@@ -360,6 +360,11 @@ pub trait Notes {
 
     /// The notes of a run (or of every run), by run and step.
     fn notes(&self, run: Option<i64>) -> Result<Vec<NoteRow>, StoreError>;
+
+    /// A short text that changes whenever a label or a note is written, by anyone (labels are
+    /// only ever added; a note written again gets a new time): an open TUI asks for it every
+    /// few seconds and reads the labels again when it changed. Cheap: counts and maxima.
+    fn review_stamp(&self) -> Result<String, StoreError>;
 }
 
 /// Reads for the exports.

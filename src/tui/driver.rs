@@ -83,6 +83,9 @@ pub fn run(store: Store, ctx: ViewCtx, opts: Options) -> Result<(), TuiError> {
 
     // Draw only when something changed: an idle screen sends nothing over SSH.
     let mut dirty = true;
+    // Other reviewers label the same store: every few seconds the store is asked whether its
+    // labels changed (a count and a maximum), and what is on screen is read again when they did.
+    let mut last_check = std::time::Instant::now();
     let mut typed: std::collections::VecDeque<Event> = std::collections::VecDeque::new();
     loop {
         // A stop signal (closed terminal, kill) ends the TUI like `q`: the guard restores the
@@ -128,8 +131,15 @@ pub fn run(store: Store, ctx: ViewCtx, opts: Options) -> Result<(), TuiError> {
                 dirty = true;
             }
         }
+        if last_check.elapsed() >= REVIEW_POLL && !worker.busy() {
+            last_check = std::time::Instant::now();
+            dispatch(&mut worker, &mut app, Action::Tick);
+        }
     }
 }
+
+/// How often an open TUI asks the store whether its labels changed.
+const REVIEW_POLL: Duration = Duration::from_secs(2);
 
 /// Apply an action; its effects go to the worker (the clipboard is written here, on the
 /// terminal's thread).

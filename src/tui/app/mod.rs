@@ -37,6 +37,10 @@ pub const HSCROLL_STEP: usize = 8;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     LoadRun(i64),
+    /// Ask the store for its labels' stamp (`Action::ReviewStamp`).
+    CheckReview,
+    /// Read the current labels and the notes of a run again (`Action::RunLabelsLoaded`).
+    LoadRunLabels(i64),
     /// Load a run again (it was being read and is complete now): keys do not wait for it.
     RefreshRun(i64),
     /// Steps of a run being read, from `from` on.
@@ -183,6 +187,8 @@ pub struct App {
     /// coming back to a run comes back to the same step.
     places: std::collections::HashMap<i64, usize>,
     pub prompt: Option<Prompt>,
+    /// The store's labels as last seen ([`Action::ReviewStamp`]); `None` until first asked.
+    pub review_stamp: Option<String>,
     /// What waits for the reviewer's name ([`PromptKind::Rater`]): kept until it is given, and
     /// offered again by the prompt it came from when that prompt is given up.
     pub waiting: Option<Waiting>,
@@ -261,6 +267,7 @@ impl App {
             run: None,
             places: std::collections::HashMap::new(),
             prompt: None,
+            review_stamp: None,
             waiting: None,
             help: None,
             status: None,
@@ -342,6 +349,16 @@ impl App {
                 Vec::new()
             }
             Action::RunLoaded(data) => self.run_loaded(*data),
+            Action::Tick => vec![Effect::CheckReview],
+            Action::ReviewStamp(stamp) => match self.review_stamp.replace(stamp.clone()) {
+                // Someone labelled or noted since: what is on screen is read again.
+                Some(known) if known != stamp => self.refresh(),
+                _ => Vec::new(),
+            },
+            Action::RunLabelsLoaded { run, labels, notes } => {
+                self.run_labels_loaded(run, labels, notes);
+                Vec::new()
+            }
             Action::StepsLoaded { run, from, steps, edits } => self.steps_loaded(run, from, steps, edits),
             Action::Feed(feed) => self.feed(feed),
             Action::StepPeeked { run, line, body } => {
@@ -578,6 +595,12 @@ impl App {
                 self.help = Some(0);
                 Vec::new()
             }
+            Command::Refresh => {
+                self.set_info("read again: runs, labels and notes".into());
+                let mut effects = vec![Effect::LoadAllRuns];
+                effects.extend(self.refresh());
+                effects
+            }
             Command::Stats if self.screen != Screen::Stats => {
                 let by = self.stats.as_ref().map_or(crate::review::stats::By::All, |s| s.by);
                 vec![self.load_stats(by)]
@@ -615,6 +638,46 @@ impl App {
         }
         self.set_info(note);
         vec![Effect::Copy(text)]
+    }
+
+    /// What the labels show, read again: every run's review state (the list's marks, the
+    /// queues), the open run's labels and notes, the statistics when they are on screen. A draft
+    /// being made is kept.
+    fn refresh(&mut self) -> Vec<Effect> {
+        let mut effects = vec![self.load_review()];
+        if let Some(run) = self.run.as_ref() {
+            effects.push(Effect::LoadRunLabels(run.run_id()));
+        }
+        if self.screen == Screen::Stats {
+            let by = self.stats.as_ref().map_or(crate::review::stats::By::All, |s| s.by);
+            effects.push(self.load_stats(by));
+        }
+        effects
+    }
+
+    /// The open run's labels and notes as the store has them now (blind review as when it was
+    /// opened); the label being made stays when it differs from the saved one.
+    fn run_labels_loaded(
+        &mut self,
+        id: i64,
+        mut labels: Vec<crate::store::labels::LabelRow>,
+        notes: Vec<crate::store::notes::NoteRow>,
+    ) {
+        if self.run.as_ref().is_none_or(|r| r.run_id() != id) {
+            return;
+        }
+        let before = labels.len();
+        if self.review.blinded(id) {
+            labels.retain(|l| l.label.source.is_human());
+        }
+        let saved = self.draft_from_labels(&labels);
+        let Some(view) = self.run.as_mut() else { return };
+        view.hidden_labels = before - labels.len();
+        view.set_labels(labels, notes);
+        if view.draft == view.saved_draft {
+            view.draft = saved.clone();
+        }
+        view.saved_draft = saved;
     }
 
     /// Ask who is labelling ([`PromptKind::Rater`]); what waits is in [`App::waiting`].

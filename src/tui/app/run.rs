@@ -394,6 +394,17 @@ impl RunView {
         }
     }
 
+    /// The run's labels and notes replaced by newer ones (the evidence they cite with them).
+    pub fn set_labels(
+        &mut self,
+        labels: Vec<crate::store::labels::LabelRow>,
+        notes: Vec<crate::store::notes::NoteRow>,
+    ) {
+        self.evidence = cited_steps(&labels);
+        self.data.labels = labels;
+        self.data.notes = notes;
+    }
+
     pub fn is_evidence(&self, index: i64) -> bool {
         self.evidence.binary_search_by_key(&index, |(s, _)| *s).is_ok()
     }

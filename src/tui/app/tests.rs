@@ -827,3 +827,47 @@ fn space_and_b_scroll_the_step_body_a_page() {
 }
 
 mod onset;
+
+/// The store's labels stamped every few seconds: the first stamp is only remembered; a changed
+/// one reads again every run's review state and the open run's labels and notes; those replace
+/// the run's, its evidence with them, while a draft being made stays. `ctrl-r` does it now (and
+/// reads the run list again).
+#[test]
+fn labels_changed_in_the_store_are_read_again() {
+    let mut app = app_in_run(10);
+    app.review.rater = "ann".into();
+    app.review.blind = false;
+    assert_eq!(app.update(Action::Tick), vec![Effect::CheckReview]);
+    assert!(app.update(Action::ReviewStamp("1 1 0 0 ".into())).is_empty(), "the first stamp is remembered");
+    assert!(app.update(Action::ReviewStamp("1 1 0 0 ".into())).is_empty(), "nothing changed");
+    // The reviewer is making a label meanwhile.
+    cmd(&mut app, C::ToggleMode2);
+    let draft = app.run.as_ref().map(|r| r.draft.clone());
+    let effects = app.update(Action::ReviewStamp("2 7 0 0 ".into()));
+    assert!(effects.iter().any(|e| matches!(e, Effect::LoadReview { rater, .. } if rater == "ann")), "{effects:?}");
+    assert!(effects.contains(&Effect::LoadRunLabels(2)), "{effects:?}");
+    let note = crate::store::notes::NoteRow {
+        id: 3,
+        run_id: 2,
+        instance_id: None,
+        step: 4,
+        rater: "bob".into(),
+        text: "here".into(),
+        created_at: String::new(),
+    };
+    app.update(Action::RunLabelsLoaded {
+        run: 2,
+        labels: vec![heuristic_label(2, "context_flooding")],
+        notes: vec![note],
+    });
+    let run = app.run.as_ref().unwrap_or_else(|| panic!("the run is open"));
+    assert_eq!(run.data.labels.len(), 1);
+    assert!(run.is_evidence(2), "the new label's evidence is marked");
+    assert_eq!(run.notes_of(4).count(), 1, "the new note is there");
+    assert_eq!(Some(run.draft.clone()), draft, "the draft being made stays");
+    // Labels of another run (the reviewer moved on) change nothing.
+    app.update(Action::RunLabelsLoaded { run: 9, labels: Vec::new(), notes: Vec::new() });
+    assert_eq!(app.run.as_ref().map(|r| r.data.labels.len()), Some(1));
+    let effects = cmd(&mut app, C::Refresh);
+    assert!(effects.contains(&Effect::LoadAllRuns) && effects.contains(&Effect::LoadRunLabels(2)), "{effects:?}");
+}
