@@ -285,7 +285,7 @@ mod tests {
             ));
         }
         // A second child of the deepest parent but one, with a lower id: visited before its sibling.
-        text.push_str(&"]}".repeat(1));
+        text.push_str("]}");
         text.push_str(r#", {"node_id": 1, "action": {"action_name": "early"}, "children": []}"#);
         text.push_str(&"]}".repeat(DEPTH - 1));
         text.push('}');

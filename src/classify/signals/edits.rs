@@ -162,9 +162,12 @@ pub(super) fn rejections(edits: &[EditEvent]) -> Vec<Rejection> {
 
 /// Applied edits whose diff undoes an earlier applied edit of the same file: each edit's lines
 /// read once and looked up by what would undo them, linear in the edits.
+/// An edit as what would undo it: (path, removed lines, added lines).
+type Undoing<'a> = (&'a str, Vec<&'a str>, Vec<&'a str>);
+
 pub(super) fn reverts(edits: &[EditEvent]) -> Vec<Revert> {
     // (path, removed, added) of the edits seen so far -> the step of the latest.
-    let mut seen: HashMap<(&str, Vec<&str>, Vec<&str>), Option<usize>> = HashMap::new();
+    let mut seen: HashMap<Undoing<'_>, Option<usize>> = HashMap::new();
     let mut out = Vec::new();
     for b in edits.iter().filter(|e| e.changed()) {
         let (b_removed, b_added) = b.hunk_lines();
