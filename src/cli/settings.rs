@@ -10,14 +10,14 @@ use trajan::model::FailedScope;
 /// a PostgreSQL store logs in as (`login`: `postgres://ann@db/trajan` labels as `ann` where no
 /// other name is given).
 pub fn rater(flag: Option<&str>, config: &UserConfig, login: Option<String>) -> Result<String> {
-    let given = |n: &String| !n.trim().is_empty();
+    // The first name given is the name; a blank one is refused, not passed over.
     let name = flag
         .map(str::to_string)
-        .filter(given)
-        .or_else(|| config.labels.rater.clone().filter(given))
-        .or_else(|| std::env::var("USER").ok().filter(given))
-        .or_else(|| std::env::var("LOGNAME").ok().filter(given))
-        .or_else(|| login.filter(given));
+        .or_else(|| config.labels.rater.clone())
+        .or_else(|| std::env::var("USER").ok())
+        .or_else(|| std::env::var("LOGNAME").ok())
+        .or(login)
+        .filter(|n| !n.trim().is_empty());
     name.context("who is labelling? give --rater NAME, or `rater` under [labels] in config.toml")
 }
 
