@@ -111,9 +111,10 @@ fn edits_come_from_the_arguments_and_apply_as_the_answer_says() {
         )
     );
     assert!(run.steps[5].flags.edit_rejected);
-    // The file created is the file's content, the deletion empties it.
+    // The file created is the file's content; the deletion is a delete edit, with no new text (as
+    // a Codex patch's `*** Delete File`: `edit_blocks`).
     assert!(run.edits[2].new_text.as_deref().is_some_and(|t| t.starts_with("import * as assert from 'assert';\n")));
-    assert_eq!(run.edits[3].new_text.as_deref(), Some(""));
+    assert_eq!(run.edits[3].new_text.as_deref(), None);
 }
 
 #[test]
