@@ -11,7 +11,6 @@
 //!
 //! A runtime of one thread per connection, the caller's: it runs only while the caller waits.
 
-use super::url::{Tls, describe};
 use crate::error::StoreError;
 use std::cell::Cell;
 use std::future::Future;
@@ -21,6 +20,34 @@ use tokio::task::JoinHandle;
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, Config, NoTls, Row, SimpleQueryMessage, Statement, ToStatement};
 use tokio_postgres_rustls::MakeRustlsConnect;
+
+/// What TLS the URL asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Tls {
+    Off,
+    /// Offered or required; the certificate checked against these roots when given.
+    On {
+        roots: Option<std::path::PathBuf>,
+        host_name: bool,
+    },
+}
+
+/// A client error in words: the server's message, or the cause of a failed connection.
+pub(super) fn describe(e: &tokio_postgres::Error) -> String {
+    if let Some(db) = e.as_db_error() {
+        return format!("{}: {}", db.severity(), db.message());
+    }
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        let more = s.to_string();
+        if !text.contains(&more) {
+            text = format!("{text}: {more}");
+        }
+        source = s.source();
+    }
+    text
+}
 
 /// One host to connect to: its configuration (that host alone) and its name (`host:port`).
 #[derive(Clone)]

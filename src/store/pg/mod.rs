@@ -325,7 +325,7 @@ fn pg_error(url: &PgUrl, e: &postgres::Error) -> StoreError {
     if e.is_closed() {
         return StoreError::Postgres(format!("the connection to {} was lost", url.host_port()));
     }
-    StoreError::Postgres(url.scrub(&url::describe(e)))
+    StoreError::Postgres(url.scrub(&connect::describe(e)))
 }
 
 impl Admin for Pg {

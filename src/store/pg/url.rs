@@ -10,7 +10,7 @@
 //! (then the chain is checked, as libpq does). `verify-ca` and `verify-full` check the chain
 //! against `sslrootcert` (default `~/.postgresql/root.crt`) and the host name.
 
-use super::connect::{Conn, Target};
+use super::connect::{Conn, Target, Tls};
 use super::conninfo::Conninfo;
 use crate::error::StoreError;
 use std::path::PathBuf;
@@ -45,17 +45,6 @@ impl std::fmt::Debug for PgUrl {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.shown)
     }
-}
-
-/// What TLS the URL asks for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Tls {
-    Off,
-    /// Offered or required; the certificate checked against these roots when given.
-    On {
-        roots: Option<PathBuf>,
-        host_name: bool,
-    },
 }
 
 /// Whether `text` names a PostgreSQL server rather than a file: a `postgres://` or
@@ -292,23 +281,6 @@ fn targets(
         out.push(Target { config: c, at: format!("{name}:{port}") });
     }
     Ok(out)
-}
-
-/// A client error in words: the server's message, or the cause of a failed connection.
-pub fn describe(e: &tokio_postgres::Error) -> String {
-    if let Some(db) = e.as_db_error() {
-        return format!("{}: {}", db.severity(), db.message());
-    }
-    let mut text = e.to_string();
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        let more = s.to_string();
-        if !text.contains(&more) {
-            text = format!("{text}: {more}");
-        }
-        source = s.source();
-    }
-    text
 }
 
 /// libpq's default file of trusted certificates.
