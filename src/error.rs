@@ -199,6 +199,12 @@ pub enum StoreError {
     /// A PostgreSQL database whose `trajan_schema` table is another program's.
     #[error("{0} is not a trajan database")]
     NotTrajanServer(String),
+    /// A copy into PostgreSQL by a role that may not advance the id sequences the copy sets at its
+    /// end: said before a row is copied (it failed at the end, after the whole copy).
+    #[error(
+        "{role} may not set the id sequences a copy advances ({missing}): copy as the database's owner, or have the owner run `GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO {role}` (README: A shared store, Roles)"
+    )]
+    CopyPrivileges { role: String, missing: String },
     /// A value the store refuses (a note on a step the run does not have, a note too long).
     #[error("{0}")]
     Invalid(String),

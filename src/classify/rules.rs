@@ -65,7 +65,7 @@ const UNTESTED_CAP: f64 = 0.45;
 /// which only the per-test results can tell from a fix in another place on the same path.
 const NEEDS_TEST_RESULTS: &[Rule] = &[Rule::ExpectedFunctionNotEdited];
 /// Rules that run only with a gold patch (the others read the task text and the run).
-pub const NEEDS_GOLD: &[Rule] = &[Rule::ExpectedFunctionNotEdited, Rule::GoldPeripheryUntouched];
+pub use crate::label::NEEDS_GOLD;
 
 /// Every rule that fires on a run. A resolved run gets none. A run that never attempted an edit
 /// (cut off before any: the rulings of failure-modes.md) gets no edit-based mode; flooding

@@ -63,7 +63,7 @@ pub struct Cli {
     #[command(flatten)]
     ui: UiFlags,
     /// Who is labelling, in `label` and the TUI (default: `rater` under [labels] in
-    /// config.toml, else $USER).
+    /// config.toml, else $USER, else $LOGNAME, else the PostgreSQL user of --db).
     #[arg(long, global = true)]
     rater: Option<String>,
     /// Count runs whose outcome is unknown (no evaluation ingested) as failed runs: in

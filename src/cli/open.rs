@@ -55,6 +55,7 @@ pub fn run(db: &Location, paths: &[PathBuf], ui: &UiArgs) -> Result<i32> {
         let mut runs = store.list_runs(RunFilter::default())?;
         runs.retain(|r| opened.runs.binary_search(&r.id).is_ok());
         output::print_run_table(&runs)?;
+        fold_log(&store);
         return Ok(super::ingest::exit_status(&opened.report));
     }
     let screen = super::open(db, Access::Read)?;
@@ -97,6 +98,13 @@ pub fn run(db: &Location, paths: &[PathBuf], ui: &UiArgs) -> Result<i32> {
         std::thread::sleep(Duration::from_millis(10));
     }
     let opened = if reader.is_finished() { reader.join().ok().flatten() } else { None };
+    // The TUI's worker may keep its connections open until the process ends, so the close of
+    // the last one, which would checkpoint, never comes: fold the log in now.
+    if matches!(db, Location::File(_))
+        && let Ok(store) = super::open(db, Access::Write)
+    {
+        fold_log(&store);
+    }
     let code = ran?;
     // What went wrong is said again where it stays: on the terminal once the TUI is gone.
     if let Some(opened) = opened.filter(|o| !o.cancelled && o.report.has_problems()) {
@@ -104,6 +112,16 @@ pub fn run(db: &Location, paths: &[PathBuf], ui: &UiArgs) -> Result<i32> {
         return Ok(code.max(1));
     }
     Ok(code)
+}
+
+/// What the reading wrote, moved from SQLite's write-ahead log into the database file (and the
+/// log emptied), so that the `.db` alone holds it: a copy of the file, a backup that leaves the
+/// `-wal` behind. Nothing to do on PostgreSQL. A failure (another process reading at that
+/// moment) is said and leaves the data where SQLite reads it anyway, in the log.
+fn fold_log(store: &trajan::store::Store) {
+    if let Err(e) = store.checkpoint() {
+        eprintln!("warning: the database's log was not folded into the file: {e}");
+    }
 }
 
 /// Once the first screen is there, the threads reading and writing the file run at a lower

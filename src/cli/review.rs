@@ -34,7 +34,7 @@ pub struct NoteArgs {
 /// `trajan note RUN --step N TEXT`: write (or remove) the reviewer's note on a step.
 pub fn note(store: &Store, args: &NoteArgs, rater_flag: Option<&str>) -> Result<i32> {
     let config = UserConfig::load(|k| std::env::var(k).ok())?;
-    let rater = settings::rater(rater_flag, &config)?;
+    let rater = settings::rater(rater_flag, &config, store.login())?;
     let id = store.resolve_run(&args.run)?;
     let text = args.text.as_deref().unwrap_or_default();
     let kept = store.set_note(id, args.step, &rater, if args.delete { "" } else { text })?;
@@ -105,7 +105,7 @@ pub fn label(store: &mut Store, args: &LabelArgs, rater_flag: Option<&str>) -> R
         bail!("give the modes (--mode MODE...) or --unclassified");
     }
     let taxonomy = settings::taxonomy(args.taxonomy.as_deref(), &config)?;
-    let rater = settings::rater(rater_flag, &config)?;
+    let rater = settings::rater(rater_flag, &config, store.login())?;
     let id = store.resolve_run(&args.run)?;
     let detail = store.run_detail(id, Some(-1))?;
     let has_patch = detail.submission.as_deref().is_some_and(|s| !s.trim().is_empty());
@@ -274,7 +274,7 @@ pub fn filtered(
     let parsed = filter::parse(query).with_context(|| format!("--filter {query:?}"))?;
     let taxonomy = settings::taxonomy(taxonomy, config)?;
     let sets = store.current_label_sets(&taxonomy.name, &taxonomy.version)?;
-    let rater = settings::rater(rater, config).unwrap_or_default();
+    let rater = settings::rater(rater, config, store.login()).unwrap_or_default();
     let labels = filter::label_index(&trajan::review::states(&sets, &rater), |_| false);
     let keep = filter::apply(&runs, &labels, &parsed, filter::Sort::default());
     let mut slots: Vec<Option<trajan::store::read::RunSummary>> = runs.into_iter().map(Some).collect();

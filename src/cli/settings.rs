@@ -6,13 +6,17 @@ use trajan::config::UserConfig;
 use trajan::label::taxonomy::{self, Taxonomy};
 use trajan::model::FailedScope;
 
-/// The reviewer's name: the flag, the config file, `$USER`, `$LOGNAME`.
-pub fn rater(flag: Option<&str>, config: &UserConfig) -> Result<String> {
+/// The reviewer's name: the flag, the config file, `$USER`, `$LOGNAME`, else the database user
+/// a PostgreSQL store logs in as (`login`: `postgres://ann@db/trajan` labels as `ann` where no
+/// other name is given).
+pub fn rater(flag: Option<&str>, config: &UserConfig, login: Option<String>) -> Result<String> {
+    // The first name given is the name; a blank one is refused, not passed over.
     let name = flag
         .map(str::to_string)
         .or_else(|| config.labels.rater.clone())
         .or_else(|| std::env::var("USER").ok())
         .or_else(|| std::env::var("LOGNAME").ok())
+        .or(login)
         .filter(|n| !n.trim().is_empty());
     name.context("who is labelling? give --rater NAME, or `rater` under [labels] in config.toml")
 }

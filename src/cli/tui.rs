@@ -77,12 +77,14 @@ fn launch(db: &Location, store: Store, first: First, args: &UiArgs) -> Result<i3
         Location::File(path) => {
             path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| path.display().to_string())
         }
-        Location::Server(_) => db.shown(),
+        // The server and database: the whole URL (user, options) would push the filter and the
+        // queue out of an 80-column header.
+        Location::Server(url) => url.short().to_string(),
     };
     let ctx = ViewCtx::new(theme, keymap, source);
     let user = trajan::config::UserConfig::load(env)?;
     let review = trajan::tui::app::Review {
-        rater: super::settings::rater(args.rater.as_deref(), &user).unwrap_or_default(),
+        rater: super::settings::rater(args.rater.as_deref(), &user, db.login()).unwrap_or_default(),
         blind: user.labels.blind.unwrap_or(true),
         taxonomy: super::settings::taxonomy(None, &user)?,
         scope: super::settings::scope(args.include_unknown, &user),

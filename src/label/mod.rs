@@ -8,7 +8,7 @@ pub mod taxonomy;
 
 pub use exit::ExitCategory;
 pub use judgement::{Blame, BlameVerdict, Judgement, Onset};
-pub use rule::Rule;
+pub use rule::{NEEDS_GOLD, Rule};
 
 use serde::{Deserialize, Serialize};
 

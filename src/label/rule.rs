@@ -22,6 +22,10 @@ pub enum Rule {
     Forfeited,
 }
 
+/// Rules that run only with a gold patch (the others read the task text and the run): the
+/// classifier skips them without one, and the statistics say so (`review::stats::gold_note`).
+pub const NEEDS_GOLD: &[Rule] = &[Rule::ExpectedFunctionNotEdited, Rule::GoldPeripheryUntouched];
+
 impl Rule {
     pub fn name(self) -> &'static str {
         self.into()

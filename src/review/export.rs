@@ -370,14 +370,15 @@ pub fn stats(s: &Stats, modes: &[String], format: Format) -> Result<String, Expo
                 &header,
                 &rows.iter().map(|r| pick(r)).collect::<Vec<Vec<Cell>>>(),
             );
-            if !compared {
-                text.push_str(
-                    "\nAgreement: no run has labels from two raters to compare yet (label runs in the TUI, or \
-                     `trajan label`; `trajan agreement` has the details once they do).\n",
-                );
+            if let Some(note) = super::stats::agreement_note(s) {
+                let note = note.strip_prefix("agreement: ").unwrap_or(&note);
+                text.push_str(&format!("\nAgreement: {note} `trajan agreement`.\n"));
             }
             // Runs set apart by their blame, never silently.
             text.push_str(&format!("\nBlame: {}\n", cells::markdown_line(&s.blame_note)));
+            if let Some(note) = super::stats::gold_note(s) {
+                text.push_str(&format!("\nGold patch: {note}.\n"));
+            }
             text.push_str(&resolve_table(s));
             Ok(text)
         }

@@ -121,6 +121,10 @@ pub struct Stats {
     /// How many failed runs were set apart as the task's or the environment's, and whose blame
     /// the statistics go by ([`super::blame::note`]).
     pub blame_note: String,
+    /// Of the failed runs counted, those whose task has no gold patch known: the heuristic's
+    /// rules that need one ([`crate::label::NEEDS_GOLD`] names them) did not run on
+    /// them, so their modes may be undercounted (`gold_note` says so).
+    pub without_gold: usize,
 }
 
 fn group_of(run: &RunSummary, by: By, exit: Option<&str>) -> String {
@@ -257,6 +261,29 @@ fn add(row: &mut Row, rating: Option<&Rating>, reference: Option<&Rating>, pick:
     }
 }
 
+/// Why the statistics have no agreement column, in one sentence the CLI and the TUI both print
+/// (each adds where to look), or `None` when some run is compared. Labels `reference` and `best`
+/// are the reference where there is one: against it they would agree with themselves, so they are
+/// never compared, however many raters labelled a run; raters are compared with each other (and
+/// with the reference) by `trajan agreement` and the statistics screen's confusion panel.
+pub fn agreement_note(s: &Stats) -> Option<String> {
+    if s.rows.iter().chain(std::iter::once(&s.total)).any(|r| r.compared > 0) {
+        return None;
+    }
+    Some(match Pick::parse(&s.source) {
+        Some(Pick::Reference | Pick::Best) => format!(
+            "agreement: the labels counted ({}) are the reference where there is one, so not compared \
+             with it; raters compared:",
+            s.source
+        ),
+        _ => format!(
+            "agreement: no run has both a label of {} and a reference (two reviewers' labels, or an \
+             adjudication) to compare yet;",
+            s.source
+        ),
+    })
+}
+
 fn finish(row: &mut Row) {
     row.coverage = (row.labelled > 0).then(|| row.with_mode as f64 / row.labelled as f64);
     row.agreement = row.agreement.map(|agreeing| agreeing / row.compared as f64);
@@ -305,5 +332,21 @@ pub fn stats(runs: &[RunSummary], sets: &[LabelSet], by: By, pick: Pick, taxonom
         outcomes: every.iter().map(|(g, runs)| outcome_row(g.clone(), runs)).collect(),
         outcomes_total: outcome_row("total".into(), &runs.iter().collect::<Vec<_>>()),
         blame_note,
+        without_gold: 0,
     }
+}
+
+/// The footnote for failed runs without a gold patch (`None` when every one has it), as the
+/// CLI, the exports and the TUI print it.
+pub fn gold_note(s: &Stats) -> Option<String> {
+    let failed = s.total.runs + s.total.blamed_task + s.total.blamed_environment;
+    let rules: Vec<&str> = crate::label::NEEDS_GOLD.iter().map(|r| r.name()).collect();
+    (s.without_gold > 0).then(|| {
+        format!(
+            "{} of {failed} failed runs without a gold patch: the heuristic's {} did not run on them \
+             (ingest the tasks' dataset file to give them one)",
+            s.without_gold,
+            rules.join(", ")
+        )
+    })
 }

@@ -95,6 +95,8 @@ pub fn stats_report(
         None => None,
     };
     let mut stats = stats(&runs, &sets, ask.by, ask.pick, &taxonomy.stamp(), ask.scope);
+    let without: HashSet<i64> = store.runs_without_gold()?.into_iter().collect();
+    stats.without_gold = runs.iter().filter(|r| ask.scope.admits(r.resolved) && without.contains(&r.id)).count();
     // Evaluations without a trajectory count in the resolve rates of the whole database (not of
     // a chosen subset of runs, nor of a blind reviewer's own runs).
     if ask.only.is_none() && ask.blind_rater.is_none() {

@@ -57,6 +57,12 @@ pub trait Admin {
     /// Where the database is, for messages: a file's path, or a server's URL without its
     /// password.
     fn location(&self) -> String;
+
+    /// The database user the store logs in as (PostgreSQL, when its URL names one): who labels
+    /// when nothing else says (`cli::settings::rater`). `None` for a file.
+    fn login(&self) -> Option<String> {
+        None
+    }
 }
 
 /// Writing sources: one unit at a time, or a batch of units in one transaction.
@@ -184,6 +190,10 @@ pub trait Reads {
 
     /// Every run of an instance id, in id order (none when no run has it).
     fn runs_of_instance(&self, instance_id: &str) -> Result<Vec<i64>, StoreError>;
+
+    /// The runs whose task has no gold patch stored (the heuristic's rules that need one do not
+    /// run on them), in id order.
+    fn runs_without_gold(&self) -> Result<Vec<i64>, StoreError>;
 
     /// A run with its steps (all, or only `only_step`), edits, outcome and task.
     fn run_detail(&self, id: i64, only_step: Option<i64>) -> Result<RunDetail, StoreError>;
@@ -350,6 +360,11 @@ pub trait Notes {
 
     /// The notes of a run (or of every run), by run and step.
     fn notes(&self, run: Option<i64>) -> Result<Vec<NoteRow>, StoreError>;
+
+    /// A short text that changes whenever a label or a note is written, by anyone (labels are
+    /// only ever added; a note written again gets a new time): an open TUI asks for it every
+    /// few seconds and reads the labels again when it changed. Cheap: counts and maxima.
+    fn review_stamp(&self) -> Result<String, StoreError>;
 }
 
 /// Reads for the exports.

@@ -117,6 +117,14 @@ pub enum Location {
 }
 
 impl Location {
+    /// The database user a server's URL logs in as, when it names one; `None` for a file.
+    pub fn login(&self) -> Option<String> {
+        match self {
+            Location::File(_) => None,
+            Location::Server(url) => url.user().map(str::to_string),
+        }
+    }
+
     /// `--db` as given: a `postgres://` or `postgresql://` URL or libpq `key=value` pairs
     /// (`host=db dbname=trajan`), else a file's path.
     pub fn parse(text: &std::ffi::OsStr) -> Result<Location, StoreError> {

@@ -36,10 +36,18 @@ pub fn require() -> Result<PathBuf, String> {
 }
 
 fn open(file: &Path, what: &[String]) -> Result<Page, String> {
+    open_at(file, "", what)
+}
+
+/// [`open`] at `#fragment` of the page (none when empty).
+fn open_at(file: &Path, fragment: &str, what: &[String]) -> Result<Page, String> {
     let browser = require()?;
     let profile = tempfile::tempdir().map_err(|e| format!("a profile folder: {e}"))?;
-    let url =
+    let mut url =
         format!("file://{}", std::fs::canonicalize(file).map_err(|e| format!("{}: {e}", file.display()))?.display());
+    if !fragment.is_empty() {
+        url = format!("{url}#{fragment}");
+    }
     let started = Instant::now();
     let mut child = Command::new(browser)
         .args([
@@ -102,6 +110,16 @@ fn open(file: &Path, what: &[String]) -> Result<Page, String> {
 /// The page's DOM once it has loaded (and its scripts have run).
 pub fn dump_dom(file: &Path) -> Result<Page, String> {
     open(file, &["--dump-dom".to_string()])
+}
+
+/// The page's DOM once it has loaded at `#fragment` in a `width` x `height` window, its timers
+/// run for up to five seconds of virtual time: what a script measured of the layout (a test's
+/// probe, added to a copy of the page) is in it. (A screenshot cannot show a page scrolled to a
+/// fragment: headless Chromium draws any page opened at a fragment blank.)
+pub fn dump_dom_at(file: &Path, fragment: &str, width: u32, height: u32) -> Result<Page, String> {
+    let what =
+        [format!("--window-size={width},{height}"), "--virtual-time-budget=5000".to_string(), "--dump-dom".to_string()];
+    open_at(file, fragment, &what)
 }
 
 /// A screenshot of the page's first `width` x `height` pixels, written to `png`.

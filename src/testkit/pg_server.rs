@@ -22,11 +22,16 @@ pub struct TestDb {
     admin: String,
 }
 
-/// The admin URL of the test server, or `None` (and a note, once) when no server was given.
+/// The admin URL of the test server, or `None` (and a note, once) when no server was given; a
+/// failure instead under `TRAJAN_REQUIRE_TOOLS=1` (`.ci/run`, which always gives one).
 pub fn server() -> Option<String> {
     match std::env::var("TRAJAN_TEST_PG") {
         Ok(url) if !url.is_empty() => Some(url),
         _ => {
+            // `.ci/run` starts a server and sets TRAJAN_REQUIRE_TOOLS=1: there, none is a failure.
+            if std::env::var("TRAJAN_REQUIRE_TOOLS").is_ok_and(|v| !v.is_empty() && v != "0") {
+                panic!("no PostgreSQL server was given (TRAJAN_TEST_PG) and TRAJAN_REQUIRE_TOOLS is set");
+            }
             static SAID: Once = Once::new();
             SAID.call_once(|| {
                 use std::io::Write;

@@ -57,6 +57,9 @@ pub enum Command {
     Open,
     Back,
     Quit,
+    /// Read again what others may have changed: the run list, every run's labels, the open
+    /// run's labels and notes (the TUI also does it by itself when the store's labels change).
+    Refresh,
     Filter,
     SortNext,
     SortReverse,
@@ -68,6 +71,9 @@ pub enum Command {
     /// Next / previous step a label cites as evidence.
     NextEvidence,
     PrevEvidence,
+    /// Next / previous step with a reviewer's note (`m` writes one).
+    NextNote,
+    PrevNote,
     /// Show the labels panel.
     Labels,
     /// Toggle the n-th mode of the taxonomy in the label being made.
@@ -161,6 +167,16 @@ pub enum Action {
     /// Open a run (`trajan open RUN`).
     Open(i64),
     RunLoaded(Box<RunData>),
+    /// Every few seconds (the driver's clock): time to ask whether the labels changed.
+    Tick,
+    /// The store's labels and notes, stamped ([`crate::store::backend::Notes::review_stamp`]).
+    ReviewStamp(String),
+    /// The current labels and the notes of a run, read again (someone may have labelled it).
+    RunLabelsLoaded {
+        run: i64,
+        labels: Vec<crate::store::labels::LabelRow>,
+        notes: Vec<crate::store::notes::NoteRow>,
+    },
     StepLoaded(Box<StepBody>),
     SearchDone {
         query: String,
@@ -274,4 +290,7 @@ pub struct Viewport {
     pub panel_overflow: usize,
     /// The help overlay's largest useful scroll, when it is open.
     pub help_max: Option<usize>,
+    /// The step panel's scroll that shows the search's first match, once the step's body is
+    /// drawn while [`crate::tui::app::run::RunView::to_match`] asks for it.
+    pub match_scroll: Option<usize>,
 }

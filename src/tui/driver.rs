@@ -83,6 +83,9 @@ pub fn run(store: Store, ctx: ViewCtx, opts: Options) -> Result<(), TuiError> {
 
     // Draw only when something changed: an idle screen sends nothing over SSH.
     let mut dirty = true;
+    // Other reviewers label the same store: every few seconds the store is asked whether its
+    // labels changed (a count and a maximum), and what is on screen is read again when they did.
+    let mut last_check = std::time::Instant::now();
     let mut typed: std::collections::VecDeque<Event> = std::collections::VecDeque::new();
     loop {
         // A stop signal (closed terminal, kill) ends the TUI like `q`: the guard restores the
@@ -128,8 +131,15 @@ pub fn run(store: Store, ctx: ViewCtx, opts: Options) -> Result<(), TuiError> {
                 dirty = true;
             }
         }
+        if last_check.elapsed() >= REVIEW_POLL && !worker.busy() {
+            last_check = std::time::Instant::now();
+            dispatch(&mut worker, &mut app, Action::Tick);
+        }
     }
 }
+
+/// How often an open TUI asks the store whether its labels changed.
+const REVIEW_POLL: Duration = Duration::from_secs(2);
 
 /// Apply an action; its effects go to the worker (the clipboard is written here, on the
 /// terminal's thread).
@@ -153,12 +163,13 @@ fn send(worker: &mut Worker, app: &mut App, effects: Vec<Effect>) {
 }
 
 fn draw(guard: &mut Guard, app: &mut App, ctx: &mut ViewCtx) -> Result<(), TuiError> {
-    use crossterm::execute;
     use crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
+    use crossterm::{execute, queue};
     let mut viewport = crate::tui::action::Viewport::default();
-    execute!(std::io::stdout(), BeginSynchronizedUpdate)?;
-    let drawn = guard.terminal.draw(|f| viewport = views::draw(f, app, ctx));
-    execute!(std::io::stdout(), EndSynchronizedUpdate)?;
+    // Into the frame's buffer: the frame and its start go out in one write when `draw` flushes.
+    queue!(guard.terminal.backend_mut(), BeginSynchronizedUpdate)?;
+    let drawn = guard.terminal.draw(|f| viewport = views::draw(f, app, ctx)).map(|_| ());
+    execute!(guard.terminal.backend_mut(), EndSynchronizedUpdate)?;
     drawn?;
     // The views report what they laid out; paging and scroll limits follow it.
     let effects = app.update(Action::Viewport(viewport));

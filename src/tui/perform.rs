@@ -23,6 +23,17 @@ pub fn perform(store: &Store, effect: Effect) -> Option<Action> {
 pub fn perform_with_progress(store: &Store, effect: Effect, progress: &mut dyn FnMut(Action)) -> Option<Action> {
     Some(match effect {
         Effect::BuildIndex => build_index(store, progress),
+        Effect::CheckReview => match store.review_stamp() {
+            Ok(stamp) => Action::ReviewStamp(stamp),
+            // Said once the store answers again; a check that fails says nothing.
+            Err(_) => return None,
+        },
+        Effect::LoadRunLabels(run) => {
+            match store.labels(Some(run), true).and_then(|l| Ok((l, store.notes(Some(run))?))) {
+                Ok((labels, notes)) => Action::RunLabelsLoaded { run, labels, notes },
+                Err(e) => Action::Failed(format!("run {run}'s labels: {e}")),
+            }
+        }
         Effect::LoadRun(id) | Effect::RefreshRun(id) => match store.run_data(id) {
             Ok(data) => Action::RunLoaded(Box::new(data)),
             Err(e) => Action::Failed(format!("run {id}: {e}")),
@@ -58,10 +69,17 @@ pub fn perform_with_progress(store: &Store, effect: Effect, progress: &mut dyn F
                 Err(e) => Action::Failed(format!("saving the note: {e}")),
             }
         }
-        Effect::LoadReview { taxonomy, version, rater } => match store.current_label_sets(&taxonomy, &version) {
-            Ok(sets) => Action::ReviewLoaded(crate::review::states(&sets, &rater)),
-            Err(e) => Action::Failed(format!("reading the labels: {e}")),
-        },
+        Effect::LoadReview { taxonomy, version, rater } => {
+            // The labels' stamp before they are read: a label written meanwhile changes the next
+            // stamp, and is read then (the first check would otherwise take it as known).
+            if let Ok(stamp) = store.review_stamp() {
+                progress(Action::ReviewStamp(stamp));
+            }
+            match store.current_label_sets(&taxonomy, &version) {
+                Ok(sets) => Action::ReviewLoaded(crate::review::states(&sets, &rater)),
+                Err(e) => Action::Failed(format!("reading the labels: {e}")),
+            }
+        }
         Effect::LoadStats { taxonomy, ask } => {
             // Point estimates: `trajan agreement` gives the bootstrap intervals.
             let once = crate::agreement::BootstrapOptions { resamples: 0, ..Default::default() };

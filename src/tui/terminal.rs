@@ -12,12 +12,18 @@ use crossterm::terminal::{self, EnterAlternateScreen, LeaveAlternateScreen};
 use crossterm::{cursor, execute};
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
-use std::io::{Stdout, Write};
+use std::io::{BufWriter, Stdout, Write};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::ThreadId;
 
-pub type Term = Terminal<CrosstermBackend<Stdout>>;
+/// Frames are written through a buffer large enough for a whole frame of a big terminal, flushed
+/// once per frame by `Terminal::draw`: one write per frame, not one per kilobyte (`Stdout`'s own
+/// buffer), so a loaded machine or a slow link never shows a frame half drawn.
+pub type Term = Terminal<CrosstermBackend<BufWriter<Stdout>>>;
+
+/// The frame buffer's size: a 200x50 screen redrawn whole, every cell coloured, fits.
+const FRAME_BUFFER: usize = 1 << 18;
 
 /// Whether mouse capture is on, so the restore (from Drop or the panic hook) undoes it.
 static MOUSE: AtomicBool = AtomicBool::new(false);
@@ -55,7 +61,7 @@ impl Guard {
             restore();
             return Err(e);
         }
-        match Terminal::new(CrosstermBackend::new(std::io::stdout())) {
+        match Terminal::new(CrosstermBackend::new(BufWriter::with_capacity(FRAME_BUFFER, std::io::stdout()))) {
             Ok(terminal) => Ok(Guard { terminal }),
             Err(e) => {
                 restore();

@@ -9,6 +9,7 @@
 
 mod places;
 mod run;
+pub mod tools;
 pub use places::*;
 pub use run::*;
 

@@ -671,3 +671,35 @@ fn strongly_connected(
     }
     s.out
 }
+
+/// The checkout's top level is the design card's (`Cargo.toml`, `src`, `fixtures`, `themes`,
+/// `tests`, `docs`) and the tooling's (`.ci`, `scripts`, the lock file, the build script, the
+/// formatter's settings, the README): the looks (themes, the chart font's licence) live under
+/// `themes/`, not in a folder of their own.
+#[test]
+fn the_top_level_is_the_design_cards() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let allowed = [
+        "Cargo.toml",
+        "Cargo.lock",
+        "README.md",
+        "build.rs",
+        "rustfmt.toml",
+        "src",
+        "fixtures",
+        "themes",
+        "tests",
+        "docs",
+        "scripts",
+        ".ci",
+        ".git",
+        ".gitignore",
+        "target",
+    ];
+    let tracked = std::process::Command::new("git").arg("-C").arg(root).args(["ls-files"]).output();
+    let Ok(tracked) = tracked.map(|o| String::from_utf8_lossy(&o.stdout).into_owned()) else { return };
+    let top: BTreeSet<&str> = tracked.lines().filter_map(|l| l.split('/').next()).collect();
+    let stray: Vec<&&str> = top.iter().filter(|t| !allowed.contains(t)).collect();
+    assert!(stray.is_empty(), "top-level entries outside the design card: {stray:?}");
+    assert!(root.join("themes/fonts/DejaVu-LICENSE").is_file(), "the chart font's licence, with the looks");
+}

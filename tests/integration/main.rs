@@ -3,8 +3,9 @@
 //! one per file is most of what a change costs a `cargo test` on two cores.
 //!
 //! Kept apart: `tests/tmux.rs`, the terminal tests, which read the screens of the real binary
-//! in tmux and wait for them; run beside the rest of the suite they would share two cores with
-//! every other test's processes.
+//! in tmux and wait for them (run beside the rest of the suite they would share two cores with
+//! every other test's processes); `tests/zz_skipped.rs`, which must run last to list the tests
+//! the others skipped.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -31,6 +32,7 @@ mod database;
 mod datasets;
 mod escape_sequences;
 mod exports;
+mod first_hour;
 mod formats;
 mod golden_json;
 mod hostile_replay;

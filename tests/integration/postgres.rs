@@ -517,3 +517,111 @@ fn an_ingest_leaves_the_statistics_of_what_it_wrote() {
     ok(OsStr::new(&pg.url), &["ingest", fixtures().to_str().unwrap_or_default()]);
     assert_eq!(analyzed(&mut client), 3);
 }
+
+/// The README's two blocks of role SQL (`## A shared store`, Roles), with the names of this test.
+fn readme_role_sql(suffix: &str, database: &str) -> (String, String) {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .unwrap_or_else(|e| panic!("README.md: {e}"));
+    let roles = readme.split("- **Roles.**").nth(1).unwrap_or_else(|| panic!("no Roles in the README"));
+    let blocks: Vec<&str> =
+        roles.split("```sql\n").skip(1).take(2).map(|b| b.split("```").next().unwrap_or("")).collect();
+    assert_eq!(blocks.len(), 2, "the README's Roles give two SQL blocks");
+    let named = |sql: &str| {
+        sql.replace("reviewers", &format!("reviewers_{suffix}"))
+            .replace("readers", &format!("readers_{suffix}"))
+            .replace("ROLE ann ", &format!("ROLE ann_{suffix} "))
+            .replace("PASSWORD '...'", "PASSWORD 'pw'")
+            .replace("DATABASE trajan ", &format!("DATABASE {database} "))
+    };
+    (named(blocks[0]), named(blocks[1]))
+}
+
+/// The README's role SQL works as written (the roles by a superuser, the grants by the owner,
+/// here the server's admin role), and its grants are all `trajan copy` needs: a reviewer copies a
+/// file onto the server. A role whose grants leave out `UPDATE` on the sequences (as the README's
+/// did) is refused before anything is copied, told what to grant, and the target stays empty.
+#[test]
+fn a_reviewer_with_the_readmes_grants_copies_and_one_without_sequence_updates_is_told_up_front() {
+    let Some(target) = common::pg_database() else { return };
+    let Some(admin) = common::pg_server::server() else { return };
+    let database = target.url.rsplit('/').next().unwrap_or_default().split('?').next().unwrap_or_default().to_string();
+    let suffix = format!("{}", std::process::id());
+    let (roles, grants) = readme_role_sql(&suffix, &database);
+    let mut server = postgres::Client::connect(&admin, postgres::NoTls).unwrap_or_else(|e| panic!("{e}"));
+    let mut owner = postgres::Client::connect(&target.url, postgres::NoTls).unwrap_or_else(|e| panic!("{e}"));
+    let cleanup = format!(
+        "DROP OWNED BY ann_{suffix}, short_{suffix}; DROP ROLE IF EXISTS ann_{suffix}; DROP ROLE IF EXISTS short_{suffix}; \
+         DROP ROLE IF EXISTS reviewers_{suffix}; DROP ROLE IF EXISTS readers_{suffix}"
+    );
+    let _ = server.batch_execute(&format!(
+        "DROP ROLE IF EXISTS ann_{suffix}; DROP ROLE IF EXISTS short_{suffix}; DROP ROLE IF EXISTS reviewers_{suffix}; DROP ROLE IF EXISTS readers_{suffix}"
+    ));
+    server.batch_execute(&roles).unwrap_or_else(|e| panic!("the README's roles: {e}\n{roles}"));
+    let granted = owner.batch_execute(&grants);
+    // A role with the grants as they were: no UPDATE on the sequences.
+    let short = format!("CREATE ROLE short_{suffix} LOGIN; GRANT CONNECT ON DATABASE {database} TO short_{suffix};");
+    let short_grants = format!(
+        "GRANT USAGE ON SCHEMA public TO short_{suffix}; \
+         GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO short_{suffix}; \
+         GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO short_{suffix};"
+    );
+    let made = server.batch_execute(&short).and_then(|()| owner.batch_execute(&short_grants));
+    let as_role = |role: &str| {
+        let rest = target.url.split_once('@').map(|(_, r)| r).unwrap_or_default();
+        format!("postgres://{role}_{suffix}@{rest}")
+    };
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let file = dir.path().join("t.db");
+    ok(file.as_os_str(), &["ingest", fixtures().to_str().unwrap_or_default()]);
+    let from = file.to_str().unwrap_or_default().to_string();
+    let refused = trajan(file.as_os_str(), &["copy", "--from", &from, "--to", &as_role("short")]);
+    let empty = ok(OsStr::new(&target.url), &["runs", "--json"]);
+    let copied = trajan(file.as_os_str(), &["copy", "--from", &from, "--to", &as_role("ann")]);
+    drop(owner);
+    let _ = server.batch_execute(&cleanup);
+    granted.unwrap_or_else(|e| panic!("the README's grants, as the owner: {e}\n{grants}"));
+    made.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
+    let said = text(&refused);
+    assert!(
+        said.contains(&format!("short_{suffix} may not set the id sequences a copy advances"))
+            && said.contains("GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES"),
+        "{said}"
+    );
+    assert!(!said.contains("steps: "), "refused before a table was copied: {said}");
+    assert_eq!(empty.trim(), "[]", "nothing was copied");
+    assert!(copied.status.success(), "a reviewer with the README's grants copies: {}", text(&copied));
+    assert!(text(&copied).contains("every table compared equal"), "{}", text(&copied));
+}
+
+/// Without `--rater`, a config's `rater`, `$USER` or `$LOGNAME`, a label on PostgreSQL is the
+/// database user's the URL logs in as; on a file there is no such user, and trajan asks who is
+/// labelling.
+#[test]
+fn without_a_rater_the_database_user_labels_on_postgresql() {
+    let Some(target) = common::pg_database() else { return };
+    let user = target.url.split("://").nth(1).and_then(|r| r.split('@').next()).unwrap_or_default().to_string();
+    ok(OsStr::new(&target.url), &["ingest", fixtures().to_str().unwrap_or_default()]);
+    let anonymous = |db: &OsStr| {
+        common::command()
+            .env_remove("USER")
+            .env_remove("LOGNAME")
+            .arg("--db")
+            .arg(db)
+            .args(["label", "classify__mixture", "--mode", "context_flooding"])
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let out = anonymous(OsStr::new(&target.url));
+    assert!(out.status.success(), "{}", text(&out));
+    let labels: Value = serde_json::from_str(&ok(OsStr::new(&target.url), &["labels", "--json"])).unwrap_or_default();
+    let human: Vec<&Value> = labels.as_array().into_iter().flatten().filter(|l| l["source"] == "human").collect();
+    assert_eq!(human.len(), 1, "{labels}");
+    assert_eq!(human[0]["rater"], user.as_str(), "the database user labels: {labels}");
+    // A file has no database user.
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let file = dir.path().join("t.db");
+    ok(file.as_os_str(), &["ingest", fixtures().to_str().unwrap_or_default()]);
+    let out = anonymous(file.as_os_str());
+    assert!(!out.status.success() && text(&out).contains("who is labelling?"), "{}", text(&out));
+}

@@ -259,6 +259,9 @@ fn assert_not_blank(png: &Path) {
 
 #[test]
 fn the_corpus_report_opens_in_chromium_with_every_run_and_step() {
+    if !common::tools::have(common::tools::Tool::Chromium) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let db = dir.path().join("c.db");
     ok(&db, &["ingest", &fixture("corpus").to_string_lossy()]);
@@ -288,6 +291,9 @@ fn the_corpus_report_opens_in_chromium_with_every_run_and_step() {
 
 #[test]
 fn no_payload_of_a_hostile_run_becomes_markup_or_runs() {
+    if !common::tools::have(common::tools::Tool::Chromium) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let db = dir.path().join("x.db");
     ok(&db, &["ingest", &fixture("report").to_string_lossy()]);
@@ -317,7 +323,7 @@ fn no_payload_of_a_hostile_run_becomes_markup_or_runs() {
         "html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h3", "h4", "span", "nav", "a",
         "input", "button", "main", "section", "p", "div", "table", "tbody", "tr", "th", "td", "figure", "svg", "rect",
         "text", "polyline", "dl", "dt", "dd", "details", "summary", "pre", "article", "code", "b", "ul", "li", "br",
-        "script",
+        "wbr", "script",
     ]
     .into_iter()
     .collect();
@@ -381,6 +387,9 @@ fn section(dom: &str, id: i64) -> &str {
 
 #[test]
 fn a_runs_page_names_its_onset_and_blame_and_links_the_onset_step() {
+    if !common::tools::have(common::tools::Tool::Chromium) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let db = dir.path().join("o.db");
     ok(&db, &["ingest", &fixture("demo").to_string_lossy()]);
@@ -416,4 +425,75 @@ fn a_runs_page_names_its_onset_and_blame_and_links_the_onset_step() {
     assert!(mini_page.contains("<dt>onset</dt><dd class=\"onset\">none · blame task"), "{mini_page}");
     assert!(!mini_page.contains("class=\"flag onset\""), "no step of the task's failure is an onset");
     assert!(!tags(&page.dom).iter().any(|(t, _)| t == "i"), "the rater's name is text");
+}
+
+/// On a machine without Chromium (an empty PATH) the report's page tests pass, skipped, say so and
+/// are recorded for the list at the end of `cargo test`; under `TRAJAN_REQUIRE_TOOLS=1`
+/// (`.ci/run`) they fail instead. (Needs no Chromium itself.)
+#[test]
+fn without_chromium_a_page_test_is_skipped_and_said_unless_required() {
+    common::tools::assert_skipped_then_required(
+        common::tools::Tool::Chromium,
+        "report::a_runs_page_names_its_onset_and_blame_and_links_the_onset_step",
+    );
+}
+
+/// What a probe script measures of a report's layout (written into `data-probe` on `<body>`).
+const PROBE: &str = r##"<script>
+window.addEventListener("load", function () { setTimeout(function () {
+  var out = {};
+  var target = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+  var h2 = target.querySelector("h2");
+  var r = h2.getBoundingClientRect();
+  out.h2Top = r.top;
+  out.headerBottom = document.querySelector("header.top").getBoundingClientRect().bottom;
+  var at = document.elementFromPoint(r.left + 4, r.top + r.height / 2);
+  out.h2Seen = !!(at && h2.contains(at));
+  var wide = document.querySelector("#stats .wide");
+  out.statsCut = wide.scrollWidth - wide.clientWidth;
+  var spans = document.querySelectorAll("pre.diff > span");
+  out.diffGap = spans.length > 1 ? spans[1].getBoundingClientRect().top - spans[0].getBoundingClientRect().bottom : -1;
+  document.body.setAttribute("data-probe", JSON.stringify(out));
+}, 1000); });
+</script>"##;
+
+/// The corpus's report as a reader sees it at 1280x900 (Chromium's layout, measured by a probe
+/// added to a copy of the page, its Content-Security-Policy removed for it): opened at a run late
+/// in the page (`#rN`: it was blank) the run's heading is in view, below the sticky header, not
+/// under it; the statistics table fits the page (it was cut at 1280 pixels: the mode names now
+/// wrap); a diff's lines follow each other without an empty line between them (they were
+/// double-spaced). A screenshot of the top is not blank.
+#[test]
+fn the_report_at_1280_pixels_opens_at_a_run_fits_its_statistics_and_diffs_are_single_spaced() {
+    if !common::tools::have(common::tools::Tool::Chromium) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let db = dir.path().join("c.db");
+    ok(&db, &["ingest", &fixture("corpus").to_string_lossy()]);
+    ok(&db, &["classify"]);
+    let html = dir.path().join("corpus.html");
+    ok(&db, &["export", "report", "-o", &html.to_string_lossy()]);
+    let page = std::fs::read_to_string(&html).unwrap_or_else(|e| panic!("{e}"));
+    let last = sections(&page).last().map(|s| s.0).unwrap_or_else(|| panic!("no run"));
+    let start = page.find("<meta http-equiv=\"Content-Security-Policy\"").unwrap_or_else(|| panic!("no CSP"));
+    let end = start + page[start..].find('>').unwrap_or(0) + 1;
+    let probed = format!("{}{}", &page[..start], &page[end..]).replace("</body>", &format!("{PROBE}</body>"));
+    let probe_file = dir.path().join("probed.html");
+    std::fs::write(&probe_file, probed).unwrap_or_else(|e| panic!("{e}"));
+    let loaded = chromium::dump_dom_at(&probe_file, &format!("r{last}"), 1280, 900).unwrap_or_else(|e| panic!("{e}"));
+    let attr = loaded.dom.split("data-probe=\"").nth(1).and_then(|s| s.split('"').next()).unwrap_or("");
+    let probe: Value = serde_json::from_str(&attr.replace("&quot;", "\""))
+        .unwrap_or_else(|e| panic!("no probe in the page ({e}): {}", &loaded.dom[..loaded.dom.len().min(300)]));
+    let (top, header) = (probe["h2Top"].as_f64().unwrap_or(-1.0), probe["headerBottom"].as_f64().unwrap_or(0.0));
+    assert!(top >= header - 1.0 && top < 900.0, "run {last}'s heading at {top}, the header ends at {header}: {probe}");
+    assert_eq!(probe["h2Seen"], true, "run {last}'s heading is drawn where it is, not covered: {probe}");
+    assert!(probe["statsCut"].as_f64().is_some_and(|c| c <= 0.0), "the statistics table is cut: {probe}");
+    assert!(probe["diffGap"].as_f64().is_some_and(|g| g.abs() < 1.0), "a diff's lines are spaced apart: {probe}");
+    let shot = dir.path().join("top-1280.png");
+    chromium::screenshot(&html, &shot, 1280, 900).unwrap_or_else(|e| panic!("{e}"));
+    assert_not_blank(&shot);
+    if let Some(keep) = std::env::var_os("TRAJAN_KEEP_SCREENSHOTS") {
+        let _ = std::fs::copy(&shot, std::path::Path::new(&keep).join("report-top-1280.png"));
+    }
 }

@@ -658,7 +658,12 @@ fn stats_export_in_every_format_names_the_taxonomy_and_the_llm_models() {
     md_header.extend(mode_columns.iter().map(String::as_str));
     assert!(md.contains(&format!("| {} |", md_header.join(" | "))), "{md}");
     assert!(md.lines().any(|l| l.starts_with("| total | 11 |")), "{md}");
-    assert!(md.contains("Agreement: no run has labels from two raters to compare yet"), "{md}");
+    // The default labels (`best`) are the reference where there is one: never compared, and
+    // the line says so, not that raters are missing.
+    assert!(
+        md.contains("Agreement: the labels counted (best) are the reference where there is one, so not compared"),
+        "{md}"
+    );
     assert_eq!(json["total"]["compared"], 0);
 
     // `stats` prints the same numbers as `export stats`.
@@ -1236,6 +1241,13 @@ fn stats_of_a_hand_labelled_set_count_what_the_reviewers_said() {
     // Runs with two raters: the printed table has the agreement columns.
     let md = ok(&db, &["stats", "--source", "human", "--by", "exit", "--include-unknown"]);
     assert!(md.contains("| coverage | compared | agreement |") && !md.contains("Agreement: no run"), "{md}");
+    // The same runs under the default labels (`best`): two raters labelled them, so the line
+    // must not say none has, but what is compared where.
+    let md = ok(&db, &["stats", "--by", "exit", "--include-unknown"]);
+    assert!(!md.contains("two raters") && !md.contains("no run has"), "{md}");
+    assert!(md.contains("the labels counted (best) are the reference") && md.contains("`trajan agreement`"), "{md}");
+    let md = ok(&db, &["stats", "--source", "llm", "--include-unknown"]);
+    assert!(md.contains("no run has both a label of llm and a reference"), "{md}");
 
     // The heuristic's numbers are its own: every failed run labelled.
     let h = stats(&db, &["--source", "heuristic", "--include-unknown"]);
@@ -1414,4 +1426,25 @@ fn notes_on_steps_are_written_listed_and_exported() {
     assert_eq!(json[0]["text"], "one line up");
     let out = trajan(&db, &["note", &run, "--step", "999", "x", "--rater", "ann"]);
     assert!(!out.status.success() && text(&out).contains("has no step 999"), "{}", text(&out));
+}
+
+/// `stats` says, below its table, how many of the failed runs counted have no gold patch known
+/// (the heuristic's rules that need one did not run on them), as `classify` and the labels do;
+/// `stats --json` counts them (`without_gold`); `export stats` says it too.
+#[test]
+fn stats_footnote_the_failed_runs_without_a_gold_patch() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    ok(&db, &["ingest", fixtures().to_str().unwrap()]);
+    let md = ok(&db, &["stats"]);
+    let note = md.lines().find(|l| l.starts_with("Gold patch: ")).unwrap_or_else(|| panic!("no footnote:\n{md}"));
+    assert!(
+        note.contains("7 of 11 failed runs without a gold patch")
+            && note.contains("expected_function_not_edited, gold_periphery_untouched did not run on them"),
+        "{note}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&ok(&db, &["stats", "--json"])).unwrap();
+    assert_eq!(json["without_gold"], 7, "{json}");
+    let md = ok(&db, &["export", "stats", "--format", "markdown"]);
+    assert!(md.contains("Gold patch: 7 of 11 failed runs"), "export stats says it too:\n{md}");
 }

@@ -242,3 +242,22 @@ fn files_are_told_apart_by_their_folder() {
     unify_files(&mut runs);
     assert_eq!(runs[0][0].file.as_deref(), Some("utils.py"));
 }
+
+/// `nl -ba FILE | sed -n 'A,Bp'` (numbered lines of a file, a window of them) is a view of
+/// FILE, as `sed -n` and `cat` are, however it is written.
+#[test]
+fn a_numbered_listing_piped_to_sed_is_a_view_of_its_file() {
+    let cat = step("cat /testbed/src/a.py");
+    for head in [
+        "nl -ba /testbed/src/a.py | sed -n '10,40p'",
+        "nl -ba src/a.py | sed -n 10,40p",
+        "cd /testbed && nl -ba src/a.py | sed -n '1,80p'",
+        "cat -n src/a.py | sed -n '5,9p'",
+        "sed -n '10,40p' src/a.py | nl -ba",
+        "nl -ba -- src/a.py",
+    ] {
+        let s = step(head);
+        assert_eq!((s.kind, s.file.as_deref()), (Kind::View, Some("src/a.py")), "{head}");
+        assert_eq!(s, cat, "{head}: the same step as cat");
+    }
+}

@@ -58,6 +58,7 @@ fn stats(groups: usize, modes: usize) -> (Stats, Vec<String>) {
             ..OutcomeRow::default()
         },
         blame_note: String::new(),
+        without_gold: 0,
     };
     (s, names)
 }

@@ -369,6 +369,10 @@ impl Admin for Pg {
     fn location(&self) -> String {
         self.url.shown().to_string()
     }
+
+    fn login(&self) -> Option<String> {
+        self.url.user().map(str::to_string)
+    }
 }
 
 impl texts::Chunks for Pg {

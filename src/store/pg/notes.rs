@@ -48,4 +48,14 @@ impl Notes for Pg {
         .map(|r| NoteRow::from_row(r))
         .collect()
     }
+
+    fn review_stamp(&self) -> Result<String, StoreError> {
+        self.one(
+            "SELECT (SELECT count(*)::text FROM labels) || ' ' || (SELECT coalesce(max(id), 0)::text FROM labels) || ' ' ||
+                    (SELECT count(*)::text FROM notes) || ' ' || (SELECT coalesce(max(id), 0)::text FROM notes) || ' ' ||
+                    (SELECT coalesce(max(created_at), '') FROM notes)",
+            &[],
+        )?
+        .text(0)
+    }
 }

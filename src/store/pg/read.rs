@@ -67,6 +67,18 @@ impl Reads for Pg {
             .collect()
     }
 
+    fn runs_without_gold(&self) -> Result<Vec<i64>, StoreError> {
+        self.rows(
+            "SELECT r.id FROM runs r WHERE NOT EXISTS
+               (SELECT 1 FROM tasks t WHERE t.instance_id = r.instance_id AND t.gold_patch IS NOT NULL)
+             ORDER BY r.id",
+            &[],
+        )?
+        .iter()
+        .map(|r| r.int(0))
+        .collect()
+    }
+
     fn run_detail(&self, id: i64, only_step: Option<i64>) -> Result<RunDetail, StoreError> {
         let RunRow { summary, usage } = self.run_row(id)?;
         let r = self.one("SELECT submission, outcome_id, tests_outcome_id FROM runs WHERE id = $1", &[&id])?;

@@ -90,6 +90,18 @@ impl Tables for Pg {
     }
 
     fn begin_load(&mut self) -> Result<(), StoreError> {
+        // The copy ends by advancing every id sequence past the copied ids (`setval`, which needs
+        // UPDATE on the sequence): a role that may not is told now, not after the whole copy.
+        let names: Vec<String> = SEQUENCES.iter().map(|(s, _)| s.to_string()).collect();
+        let missing: Vec<String> = self
+            .rows("SELECT s FROM unnest($1::text[]) s WHERE NOT has_sequence_privilege(s, 'UPDATE')", &[&names])?
+            .iter()
+            .map(|r| r.text(0))
+            .collect::<Result<_, _>>()?;
+        if !missing.is_empty() {
+            let role = self.one("SELECT current_user::text", &[])?.text(0)?;
+            return Err(StoreError::CopyPrivileges { role: sanitize(&role).into_owned(), missing: missing.join(", ") });
+        }
         self.run("BEGIN")
     }
 

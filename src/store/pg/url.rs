@@ -35,6 +35,10 @@ pub struct PgUrl {
     tls: Tls,
     /// The bound of each wait on a host ([`WAIT`], or `connect_timeout`).
     wait: Duration,
+    /// The role it logs in as, when it names one.
+    user: Option<String>,
+    /// `host:port/database`: where it is, in few columns (a header's).
+    short: String,
 }
 
 impl std::fmt::Debug for PgUrl {
@@ -178,12 +182,29 @@ impl PgUrl {
         config.connect_timeout(wait);
         let password = config.get_password().map(|p| String::from_utf8_lossy(p).into_owned()).filter(|p| !p.is_empty());
         let targets = targets(&config, &hosts, &addrs, &ports)?;
-        Ok(PgUrl { targets, shuffle, shown: info.shown, password, tls, wait })
+        let user = config.get_user().map(str::to_string).filter(|u| !u.is_empty());
+        let at = targets.first().map(|t| t.at.clone()).unwrap_or_default();
+        let short = match config.get_dbname() {
+            Some(db) => format!("{at}/{db}"),
+            None => at,
+        };
+        Ok(PgUrl { targets, shuffle, shown: info.shown, password, tls, wait, user, short })
     }
 
     /// The string without its password.
     pub fn shown(&self) -> &str {
         &self.shown
+    }
+
+    /// `host:port/database`, without the scheme, user, password or options: where the store is,
+    /// in the few columns of a header.
+    pub fn short(&self) -> &str {
+        &self.short
+    }
+
+    /// The role the URL logs in as, when it names one (`postgres://ann@db/trajan`: `ann`).
+    pub fn user(&self) -> Option<&str> {
+        self.user.as_deref()
     }
 
     /// `host:port` of the first server.
@@ -270,6 +291,17 @@ fn default_root_cert() -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The short form a header shows: host, port and database; no user, password or options.
+    #[test]
+    fn a_url_in_short_is_its_server_and_database() {
+        let url = PgUrl::parse("postgres://ann:secret@db.example:6543/trajan?sslmode=require")
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(url.short(), "db.example:6543/trajan");
+        assert_eq!(url.user(), Some("ann"));
+        let pairs = PgUrl::parse("host=db dbname=reviews user=bob").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((pairs.short(), pairs.user()), ("db:5432/reviews", Some("bob")));
+    }
 
     #[test]
     fn the_password_is_never_shown() {

@@ -59,4 +59,14 @@ impl Notes for Sqlite {
         )?;
         collect(&mut stmt, [run], NoteRow::from_row)
     }
+
+    fn review_stamp(&self) -> Result<String, StoreError> {
+        Ok(self.conn.query_row(
+            "SELECT (SELECT count(*) FROM labels) || ' ' || (SELECT coalesce(max(id), 0) FROM labels) || ' ' ||
+                    (SELECT count(*) FROM notes) || ' ' || (SELECT coalesce(max(id), 0) FROM notes) || ' ' ||
+                    (SELECT coalesce(max(created_at), '') FROM notes)",
+            [],
+            |r| r.get(0),
+        )?)
+    }
 }

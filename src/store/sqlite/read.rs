@@ -57,6 +57,16 @@ impl Reads for Sqlite {
         Ok(ids)
     }
 
+    fn runs_without_gold(&self) -> Result<Vec<i64>, StoreError> {
+        let mut stmt = self.conn.prepare(
+            "SELECT r.id FROM runs r WHERE NOT EXISTS
+               (SELECT 1 FROM tasks t WHERE t.instance_id = r.instance_id AND t.gold_patch IS NOT NULL)
+             ORDER BY r.id",
+        )?;
+        let ids = stmt.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
+        Ok(ids)
+    }
+
     /// A run with its steps (all, or only `only_step`), edits, outcome and task.
     fn run_detail(&self, id: i64, only_step: Option<i64>) -> Result<RunDetail, StoreError> {
         let RunRow { summary, usage } = self.run_row(id)?;

@@ -37,6 +37,10 @@ pub const HSCROLL_STEP: usize = 8;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     LoadRun(i64),
+    /// Ask the store for its labels' stamp (`Action::ReviewStamp`).
+    CheckReview,
+    /// Read the current labels and the notes of a run again (`Action::RunLabelsLoaded`).
+    LoadRunLabels(i64),
     /// Load a run again (it was being read and is complete now): keys do not wait for it.
     RefreshRun(i64),
     /// Steps of a run being read, from `from` on.
@@ -129,6 +133,15 @@ pub struct Prompt {
     pub text: String,
 }
 
+/// Something typed that waits for the reviewer's name.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Waiting {
+    /// A note on a step of a run.
+    StepNote { run: i64, step: i64, text: String },
+    /// The label being made, to save (as an adjudication or not).
+    Label { adjudication: bool },
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PromptKind {
     Filter,
@@ -140,6 +153,9 @@ pub enum PromptKind {
     StepNote,
     /// The run list's sort column: one key picks it.
     Sort,
+    /// Who is labelling, asked when a note or a label is to be saved and no name was given
+    /// (`--rater`, config, `$USER`): what was typed waits for it ([`App::waiting`]).
+    Rater,
 }
 
 impl PromptKind {
@@ -151,6 +167,7 @@ impl PromptKind {
             PromptKind::Note => "note",
             PromptKind::StepNote => "note on this step",
             PromptKind::Sort => "sort by",
+            PromptKind::Rater => "who is labelling? your name",
         }
     }
 }
@@ -170,6 +187,11 @@ pub struct App {
     /// coming back to a run comes back to the same step.
     places: std::collections::HashMap<i64, usize>,
     pub prompt: Option<Prompt>,
+    /// The store's labels as last seen ([`Action::ReviewStamp`]); `None` until first asked.
+    pub review_stamp: Option<String>,
+    /// What waits for the reviewer's name ([`PromptKind::Rater`]): kept until it is given, and
+    /// offered again by the prompt it came from when that prompt is given up.
+    pub waiting: Option<Waiting>,
     /// Help overlay and its scroll.
     pub help: Option<usize>,
     pub status: Option<Status>,
@@ -245,6 +267,8 @@ impl App {
             run: None,
             places: std::collections::HashMap::new(),
             prompt: None,
+            review_stamp: None,
+            waiting: None,
             help: None,
             status: None,
             size,
@@ -325,6 +349,16 @@ impl App {
                 Vec::new()
             }
             Action::RunLoaded(data) => self.run_loaded(*data),
+            Action::Tick => vec![Effect::CheckReview],
+            Action::ReviewStamp(stamp) => match self.review_stamp.replace(stamp.clone()) {
+                // Someone labelled or noted since: what is on screen is read again.
+                Some(known) if known != stamp => self.refresh(),
+                _ => Vec::new(),
+            },
+            Action::RunLabelsLoaded { run, labels, notes } => {
+                self.run_labels_loaded(run, labels, notes);
+                Vec::new()
+            }
             Action::StepsLoaded { run, from, steps, edits } => self.steps_loaded(run, from, steps, edits),
             Action::Feed(feed) => self.feed(feed),
             Action::StepPeeked { run, line, body } => {
@@ -373,7 +407,15 @@ impl App {
                 Vec::new()
             }
             Action::InputCancel => {
-                self.prompt = None;
+                if self.prompt.take().is_some_and(|p| p.kind == PromptKind::Rater) {
+                    let what = match &self.waiting {
+                        Some(Waiting::StepNote { step, .. }) => {
+                            format!("the note on step {step} is kept, not saved: m shows it again")
+                        }
+                        _ => "your label is kept, not saved: w saves it once you give your name".to_string(),
+                    };
+                    self.set_info(what);
+                }
                 Vec::new()
             }
             Action::InputSubmit => self.submit_prompt(),
@@ -488,6 +530,10 @@ impl App {
             view.scroll_into_view(self.rows);
         }
         if let Some(run) = self.run.as_mut().filter(|_| self.screen == Screen::Run) {
+            if let Some(at) = v.match_scroll.filter(|_| run.to_match) {
+                run.scroll = at;
+                run.to_match = false;
+            }
             run.scroll = run.scroll.min(v.panel_lines.saturating_sub(v.panel_rows));
             run.panel_rows = v.panel_rows.max(1);
             // Past the longest visible line nothing is left to see; keep a whole step.
@@ -549,6 +595,12 @@ impl App {
                 self.help = Some(0);
                 Vec::new()
             }
+            Command::Refresh => {
+                self.set_info("read again: runs, labels and notes".into());
+                let mut effects = vec![Effect::LoadAllRuns];
+                effects.extend(self.refresh());
+                effects
+            }
             Command::Stats if self.screen != Screen::Stats => {
                 let by = self.stats.as_ref().map_or(crate::review::stats::By::All, |s| s.by);
                 vec![self.load_stats(by)]
@@ -588,6 +640,52 @@ impl App {
         vec![Effect::Copy(text)]
     }
 
+    /// What the labels show, read again: every run's review state (the list's marks, the
+    /// queues), the open run's labels and notes, the statistics when they are on screen. A draft
+    /// being made is kept.
+    fn refresh(&mut self) -> Vec<Effect> {
+        let mut effects = vec![self.load_review()];
+        if let Some(run) = self.run.as_ref() {
+            effects.push(Effect::LoadRunLabels(run.run_id()));
+        }
+        if self.screen == Screen::Stats {
+            let by = self.stats.as_ref().map_or(crate::review::stats::By::All, |s| s.by);
+            effects.push(self.load_stats(by));
+        }
+        effects
+    }
+
+    /// The open run's labels and notes as the store has them now (blind review as when it was
+    /// opened); the label being made stays when it differs from the saved one.
+    fn run_labels_loaded(
+        &mut self,
+        id: i64,
+        mut labels: Vec<crate::store::labels::LabelRow>,
+        notes: Vec<crate::store::notes::NoteRow>,
+    ) {
+        if self.run.as_ref().is_none_or(|r| r.run_id() != id) {
+            return;
+        }
+        let before = labels.len();
+        if self.review.blinded(id) {
+            labels.retain(|l| l.label.source.is_human());
+        }
+        let saved = self.draft_from_labels(&labels);
+        let Some(view) = self.run.as_mut() else { return };
+        view.hidden_labels = before - labels.len();
+        view.set_labels(labels, notes);
+        if view.draft == view.saved_draft {
+            view.draft = saved.clone();
+        }
+        view.saved_draft = saved;
+    }
+
+    /// Ask who is labelling ([`PromptKind::Rater`]); what waits is in [`App::waiting`].
+    fn ask_rater(&mut self) {
+        self.prompt = Some(Prompt { kind: PromptKind::Rater, text: String::new() });
+        self.set_info("no reviewer named (--rater, config.toml, $USER): type your name; what you typed is kept".into());
+    }
+
     fn submit_prompt(&mut self) -> Vec<Effect> {
         let Some(prompt) = self.prompt.take() else { return Vec::new() };
         match prompt.kind {
@@ -619,12 +717,35 @@ impl App {
             PromptKind::StepNote => {
                 let Some(run) = self.run.as_ref() else { return Vec::new() };
                 let Some(step) = run.step_index() else { return Vec::new() };
+                let text = prompt.text.trim().to_string();
                 if self.review.rater.is_empty() {
-                    self.set_error("no reviewer named: --rater NAME, or rater under [labels] in config.toml".into());
+                    // The note is kept while the name is asked for.
+                    self.waiting = Some(Waiting::StepNote { run: run.run_id(), step, text });
+                    self.ask_rater();
                     return Vec::new();
                 }
-                let text = prompt.text.trim().to_string();
+                self.waiting = None;
                 vec![Effect::SaveNote { run: run.run_id(), step, rater: self.review.rater.clone(), text }]
+            }
+            PromptKind::Rater => {
+                let name = prompt.text.trim().to_string();
+                if name.is_empty() {
+                    self.ask_rater();
+                    return Vec::new();
+                }
+                self.review.rater = name.clone();
+                self.set_info(format!(
+                    "labelling as {name} until trajan ends (--rater, or rater under [labels] in config.toml, for good)"
+                ));
+                let mut effects = vec![self.load_review()];
+                match self.waiting.take() {
+                    Some(Waiting::StepNote { run, step, text }) => {
+                        effects.push(Effect::SaveNote { run, step, rater: name, text });
+                    }
+                    Some(Waiting::Label { adjudication }) => effects.extend(self.save_label(adjudication)),
+                    None => {}
+                }
+                effects
             }
             PromptKind::Goto => {
                 let Some(run) = self.run.as_mut() else { return Vec::new() };

@@ -151,9 +151,9 @@ impl super::App {
     pub(super) fn save_label(&mut self, adjudication: bool) -> Vec<Effect> {
         let Some(run) = self.run.as_ref() else { return Vec::new() };
         if self.review.rater.is_empty() {
-            self.set_error(
-                "who is labelling? start trajan with --rater NAME, or set `rater` under [labels] in config.toml".into(),
-            );
+            // The draft stays as it is; saved once the name is given.
+            self.waiting = Some(super::Waiting::Label { adjudication });
+            self.ask_rater();
             return Vec::new();
         }
         if !run.draft.is_ready() {

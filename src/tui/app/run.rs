@@ -82,6 +82,9 @@ pub struct RunView {
     pub unfolded: bool,
     pub diff_mode: DiffMode,
     pub search: Option<Search>,
+    /// A search (or `n`/`N`) just moved to a step: the step panel opens at the first line that
+    /// matches, once the body is drawn (the view finds the line: `Viewport::match_scroll`).
+    pub to_match: bool,
     /// File shown in a patch panel.
     pub file: usize,
     /// The submission and the gold patch split per file, once, when the run loads (`None`:
@@ -194,6 +197,7 @@ impl RunView {
             unfolded: false,
             diff_mode: DiffMode::Unified,
             search: None,
+            to_match: false,
             file: 0,
             growing: false,
             follow_end: false,
@@ -376,6 +380,31 @@ impl RunView {
         }
     }
 
+    /// The next (or previous) step after the cursor with a reviewer's note, wrapping around, and
+    /// the first note on it.
+    pub fn next_note(&self, forward: bool) -> Option<&crate::store::notes::NoteRow> {
+        let here = self.step_index()?;
+        let mut notes: Vec<&crate::store::notes::NoteRow> = self.data.notes.iter().collect();
+        notes.sort_by_key(|n| (n.step, n.id));
+        if forward {
+            notes.iter().find(|n| n.step > here).or_else(|| notes.first()).copied()
+        } else {
+            let before = notes.iter().rev().find(|n| n.step < here).or_else(|| notes.last()).map(|n| n.step)?;
+            notes.into_iter().find(|n| n.step == before)
+        }
+    }
+
+    /// The run's labels and notes replaced by newer ones (the evidence they cite with them).
+    pub fn set_labels(
+        &mut self,
+        labels: Vec<crate::store::labels::LabelRow>,
+        notes: Vec<crate::store::notes::NoteRow>,
+    ) {
+        self.evidence = cited_steps(&labels);
+        self.data.labels = labels;
+        self.data.notes = notes;
+    }
+
     pub fn is_evidence(&self, index: i64) -> bool {
         self.evidence.binary_search_by_key(&index, |(s, _)| *s).is_ok()
     }
@@ -479,6 +508,7 @@ impl super::App {
             Command::SearchNext | Command::SearchPrev => match run.next_hit(cmd == Command::SearchNext) {
                 Some(index) => {
                     run.go_to_index(index);
+                    run.to_match = true;
                 }
                 None => self.set_info("no search hits (/ to search)".into()),
             },
@@ -504,6 +534,14 @@ impl super::App {
                     self.set_info("the classifiers' evidence is hidden until you save your label (blind review)".into())
                 }
                 None => self.set_info("no label cites a step (trajan classify makes labels)".into()),
+            },
+            Command::NextNote | Command::PrevNote => match run.next_note(cmd == Command::NextNote) {
+                Some(note) => {
+                    let (index, said) = (note.step, format!("{}: {}", note.rater, note.text));
+                    run.go_to_index(index);
+                    self.set_info(format!("step {index}: note by {said}"));
+                }
+                None => self.set_info("no step has a note (m writes one)".into()),
             },
             Command::Labels => {
                 run.panel = if run.panel == Panel::Labels { Panel::Step } else { Panel::Labels };
@@ -582,7 +620,16 @@ impl super::App {
         let Some(run) = self.run.as_ref() else { return };
         let Some(step) = run.step_index() else { return };
         let rater = &self.review.rater;
-        let text = run.notes_of(step).find(|n| &n.rater == rater).map(|n| n.text.clone()).unwrap_or_default();
+        // A note typed before a name was given, on this step: offered again.
+        let kept = match &self.waiting {
+            Some(super::Waiting::StepNote { run: r, step: s, text }) if *r == run.run_id() && *s == step => {
+                Some(text.clone())
+            }
+            _ => None,
+        };
+        let text = kept.unwrap_or_else(|| {
+            run.notes_of(step).find(|n| &n.rater == rater).map(|n| n.text.clone()).unwrap_or_default()
+        });
         self.prompt = Some(Prompt { kind: PromptKind::StepNote, text });
     }
 
@@ -643,6 +690,7 @@ impl super::App {
         if !on_hit && let Some(index) = run.next_hit(true) {
             run.go_to_index(index);
         }
+        run.to_match = true;
         self.set_info(format!("{query:?}: {count} steps match (n/N next/previous)"));
         self.load_current_step()
     }

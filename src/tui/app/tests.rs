@@ -340,7 +340,8 @@ fn panels_cycle_and_scroll_is_clamped_by_the_viewport() {
     cmd(&mut app, C::PrevPanel);
     assert_eq!(app.run.as_ref().map(|r| r.panel), Some(Panel::Labels));
     cmd(&mut app, C::LineEnd);
-    let viewport = Viewport { rows: 20, panel_lines: 50, panel_rows: 20, panel_overflow: 13, help_max: None };
+    let viewport =
+        Viewport { rows: 20, panel_lines: 50, panel_rows: 20, panel_overflow: 13, help_max: None, match_scroll: None };
     app.update(Action::Viewport(viewport));
     assert_eq!(app.run.as_ref().map(|r| r.scroll), Some(30));
     cmd(&mut app, C::ScrollUp);
@@ -438,6 +439,44 @@ fn evidence_keys_walk_the_cited_steps_and_say_why() {
     assert_eq!(cursor_step(&app), Some(0));
 }
 
+/// `'` and `"` go to the next and previous step with a note, wrapping around, and say whose
+/// note it is; a run without notes says how to write one.
+#[test]
+fn notes_are_jumped_between() {
+    let note = |id: i64, step: i64, rater: &str, text: &str| crate::store::notes::NoteRow {
+        id,
+        run_id: 2,
+        instance_id: None,
+        step,
+        rater: rater.into(),
+        text: text.into(),
+        created_at: String::new(),
+    };
+    let mut data = run_data(2, 10);
+    data.notes = vec![
+        note(1, 6, "ann", "reads the wrong file"),
+        note(2, 3, "bob", "here it goes wrong"),
+        note(3, 3, "ann", "agreed"),
+    ];
+    let mut app = app_with_runs();
+    app.update(Action::RunLoaded(Box::new(data)));
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        cmd(&mut app, C::NextNote);
+        seen.push(cursor_step(&app).unwrap_or(-1));
+    }
+    assert_eq!(seen, [3, 6, 3], "in step order, once per step, wrapping around");
+    assert_eq!(app.status.as_ref().map(|s| s.text.as_str()), Some("step 3: note by bob: here it goes wrong"));
+    cmd(&mut app, C::PrevNote);
+    assert_eq!(cursor_step(&app), Some(6));
+    cmd(&mut app, C::PrevNote);
+    assert_eq!(cursor_step(&app), Some(3));
+    let mut app = app_in_run(5);
+    cmd(&mut app, C::NextNote);
+    assert!(app.status.as_ref().is_some_and(|s| s.text.contains("m writes one")));
+    assert_eq!(cursor_step(&app), Some(0));
+}
+
 fn heuristic_label(run: i64, mode: &str) -> crate::store::labels::LabelRow {
     use crate::label::{Evidence, Label, ModeVerdict, Provenance, Source};
     crate::store::labels::LabelRow {
@@ -526,10 +565,51 @@ fn adjudication_unclassified_and_modes_out_of_range() {
     let [Effect::SaveLabel { label, .. }] = &effects[..] else { panic!("{effects:?}") };
     assert!(label.modes.is_empty(), "unclassified clears the modes");
     assert_eq!(label.source, crate::label::Source::Adjudication);
-    // Without a reviewer's name nothing is saved.
+    // Without a reviewer's name nothing is saved yet: the name is asked for, the label kept and
+    // saved once it is given.
     app.review.rater.clear();
     assert!(cmd(&mut app, C::SaveLabel).is_empty());
-    assert!(app.status.as_ref().is_some_and(|s| s.text.contains("who is labelling")));
+    assert_eq!(app.prompt.as_ref().map(|p| p.kind), Some(PromptKind::Rater));
+    type_text(&mut app, "dee");
+    let effects = app.update(Action::InputSubmit);
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::SaveLabel { label, .. } if label.rater == "dee" && label.modes.is_empty())),
+        "{effects:?}"
+    );
+    assert_eq!(app.review.rater, "dee");
+}
+
+/// A note typed on a step before any name was given is kept: the name is asked for and the note
+/// saved under it; the prompt given up, `m` offers the typed note again.
+#[test]
+fn a_step_note_typed_without_a_name_is_kept_and_the_name_asked() {
+    let mut app = app_in_run(5);
+    app.review.rater.clear();
+    cmd(&mut app, C::StepNote);
+    type_text(&mut app, "reads the wrong file");
+    assert!(app.update(Action::InputSubmit).is_empty(), "nothing saved without a name");
+    assert_eq!(app.prompt.as_ref().map(|p| p.kind), Some(PromptKind::Rater));
+    // Given up: the note is kept, and `m` shows it again.
+    app.update(Action::InputCancel);
+    assert!(app.status.as_ref().is_some_and(|s| s.text.contains("is kept")), "{:?}", app.status);
+    cmd(&mut app, C::StepNote);
+    assert_eq!(app.prompt.as_ref().map(|p| p.text.as_str()), Some("reads the wrong file"));
+    app.update(Action::InputSubmit);
+    // An empty name asks again.
+    app.update(Action::InputSubmit);
+    assert_eq!(app.prompt.as_ref().map(|p| p.kind), Some(PromptKind::Rater));
+    type_text(&mut app, "eve");
+    let effects = app.update(Action::InputSubmit);
+    assert!(
+        effects.iter().any(
+            |e| matches!(e, Effect::SaveNote { rater, text, .. } if rater == "eve" && text == "reads the wrong file")
+        ),
+        "{effects:?}"
+    );
+    assert!(effects.iter().any(|e| matches!(e, Effect::LoadReview { rater, .. } if rater == "eve")), "{effects:?}");
+    assert!(app.waiting.is_none());
 }
 
 #[test]
@@ -641,6 +721,7 @@ fn the_statistics_screen_opens_regroups_and_returns() {
         outcomes: Vec::new(),
         outcomes_total: Default::default(),
         blame_note: String::new(),
+        without_gold: 0,
     };
     let report = StatsReport { stats, agreement: None, by: By::All, blind: false };
     app.update(Action::StatsLoaded(Box::new(report.clone())));
@@ -746,3 +827,47 @@ fn space_and_b_scroll_the_step_body_a_page() {
 }
 
 mod onset;
+
+/// The store's labels stamped every few seconds: the first stamp is only remembered; a changed
+/// one reads again every run's review state and the open run's labels and notes; those replace
+/// the run's, its evidence with them, while a draft being made stays. `ctrl-r` does it now (and
+/// reads the run list again).
+#[test]
+fn labels_changed_in_the_store_are_read_again() {
+    let mut app = app_in_run(10);
+    app.review.rater = "ann".into();
+    app.review.blind = false;
+    assert_eq!(app.update(Action::Tick), vec![Effect::CheckReview]);
+    assert!(app.update(Action::ReviewStamp("1 1 0 0 ".into())).is_empty(), "the first stamp is remembered");
+    assert!(app.update(Action::ReviewStamp("1 1 0 0 ".into())).is_empty(), "nothing changed");
+    // The reviewer is making a label meanwhile.
+    cmd(&mut app, C::ToggleMode2);
+    let draft = app.run.as_ref().map(|r| r.draft.clone());
+    let effects = app.update(Action::ReviewStamp("2 7 0 0 ".into()));
+    assert!(effects.iter().any(|e| matches!(e, Effect::LoadReview { rater, .. } if rater == "ann")), "{effects:?}");
+    assert!(effects.contains(&Effect::LoadRunLabels(2)), "{effects:?}");
+    let note = crate::store::notes::NoteRow {
+        id: 3,
+        run_id: 2,
+        instance_id: None,
+        step: 4,
+        rater: "bob".into(),
+        text: "here".into(),
+        created_at: String::new(),
+    };
+    app.update(Action::RunLabelsLoaded {
+        run: 2,
+        labels: vec![heuristic_label(2, "context_flooding")],
+        notes: vec![note],
+    });
+    let run = app.run.as_ref().unwrap_or_else(|| panic!("the run is open"));
+    assert_eq!(run.data.labels.len(), 1);
+    assert!(run.is_evidence(2), "the new label's evidence is marked");
+    assert_eq!(run.notes_of(4).count(), 1, "the new note is there");
+    assert_eq!(Some(run.draft.clone()), draft, "the draft being made stays");
+    // Labels of another run (the reviewer moved on) change nothing.
+    app.update(Action::RunLabelsLoaded { run: 9, labels: Vec::new(), notes: Vec::new() });
+    assert_eq!(app.run.as_ref().map(|r| r.data.labels.len()), Some(1));
+    let effects = cmd(&mut app, C::Refresh);
+    assert!(effects.contains(&Effect::LoadAllRuns) && effects.contains(&Effect::LoadRunLabels(2)), "{effects:?}");
+}

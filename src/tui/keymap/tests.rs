@@ -166,8 +166,8 @@ fn help_lists_context_then_global_in_file_order() {
     let commands: Vec<Command> = help.iter().map(|e| e.command).collect();
     assert_eq!(&commands[..4], &[Command::Down, Command::Up, Command::PrevStep, Command::NextStep]);
     assert_eq!(
-        &commands[commands.len() - 5..],
-        &[Command::Back, Command::Quit, Command::Help, Command::Copy, Command::Stats]
+        &commands[commands.len() - 6..],
+        &[Command::Back, Command::Quit, Command::Refresh, Command::Help, Command::Copy, Command::Stats]
     );
     assert_eq!(help[3].keys, "l, →");
     assert!(help.iter().any(|e| e.command == Command::ScrollDown && e.keys == "ctrl-e"));

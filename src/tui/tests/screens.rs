@@ -343,3 +343,65 @@ fn a_note_on_a_step_is_written_shown_marked_and_listed() {
     h.ui.settle();
     assert!(ok(h.ui.store.notes(Some(run))).is_empty(), "an empty note removes it");
 }
+
+/// A mini-swe-agent run of three steps whose step 1 observation has 36 lines, the word
+/// `needleword` on its 30th (under the fold), in a folder of its own.
+fn run_with_a_match_deep_in_a_step() -> tempfile::TempDir {
+    let dir = ok(tempfile::tempdir());
+    let mut output: Vec<String> = (0..36).map(|i| format!("line {i} of the listing")).collect();
+    output[30] = "line 30 holds the needleword here".into();
+    let obs = |o: &str| format!("<returncode>0</returncode>\n<output>\n{o}\n</output>");
+    let messages = serde_json::json!([
+        {"role": "system", "content": "sys"},
+        {"role": "user", "content": "the task"},
+        {"role": "assistant", "content": "THOUGHT: look.\n\n```bash\nls\n```"},
+        {"role": "user", "content": obs("a b c")},
+        {"role": "assistant", "content": "THOUGHT: list.\n\n```bash\ncat listing.txt\n```"},
+        {"role": "user", "content": obs(&output.join("\n"))},
+        {"role": "assistant", "content": "THOUGHT: done.\n\n```bash\necho done\n```"},
+        {"role": "user", "content": obs("done")},
+    ]);
+    let traj = serde_json::json!({
+        "info": {"exit_status": "Submitted", "submission": ""},
+        "messages": messages,
+        "trajectory_format": "mini-swe-agent-1",
+        "instance_id": "gen__needle-1",
+    });
+    ok(std::fs::write(dir.path().join("gen__needle-1.traj.json"), traj.to_string()));
+    dir
+}
+
+/// In-run search opens the step panel at the line of the match, not at the top of the step,
+/// and `n` coming back to it does the same.
+#[test]
+fn search_opens_the_step_at_the_matching_line() {
+    let folder = run_with_a_match_deep_in_a_step();
+    let mut h = Harness::over(folder.path(), "needle.db", 80, 24);
+    h.press("Enter /");
+    h.type_text("needleword");
+    h.press("Enter");
+    let screen = h.screen();
+    assert!(screen.lines().next().is_some_and(|l| l.contains("step 1 of")), "{screen}");
+    assert!(screen.contains("line 30 holds the needleword here"), "the match is on screen:\n{screen}");
+    assert!(!screen.contains("cat listing.txt"), "the panel is scrolled to the match, past the action:\n{screen}");
+    // Away and back with `n`: at the match again.
+    h.press("g n");
+    let screen = h.screen();
+    assert!(screen.contains("line 30 holds the needleword here"), "`n` lands on the match:\n{screen}");
+}
+
+/// At 80 columns the header keeps the filter and the queue the reviewer set: a long store name
+/// (a PostgreSQL server's) gives way to them.
+#[test]
+fn at_80_columns_the_header_keeps_the_filter_and_the_queue() {
+    let mut h = Harness::demo(80, 24);
+    h.ui.app.review.rater = "ann".into();
+    h.ui.ctx.source = "reviews-db.internal.example.org:5432/trajan_team_reviews".into();
+    h.press("/");
+    h.type_text("resolved:no");
+    h.press("Enter Q");
+    let screen = h.screen();
+    let header = screen.lines().next().unwrap_or_default().to_string();
+    assert!(header.contains("filter: resolved:no") && header.contains("queue: "), "{header}");
+    assert!(header.contains("\" trajan · review"), "the store's name keeps its start: {header}");
+}

@@ -21,8 +21,9 @@ struct Column {
     min: u16,
     /// Columns with a lower priority are dropped first on narrow screens.
     priority: u8,
-    /// A cut value keeps its end (models: `…anthropic/claude-sonnet-4`).
-    keep_end: bool,
+    /// A model: cut, it drops its provider's prefix first (`anthropic/claude-sonnet-4` →
+    /// `claude-sonnet-4`), then its end (`claude-sonnet…`): the family is what tells runs apart.
+    model: bool,
     /// Onset and blame: shown only when some run has them to show.
     judged: bool,
 }
@@ -54,7 +55,7 @@ fn blame(c: &Listed) -> String {
 
 /// A column with no onset or blame in it.
 const fn column(title: &'static str, value: fn(&Listed) -> String, max: u16, min: u16, priority: u8) -> Column {
-    Column { title, value, max, min, priority, keep_end: false, judged: false }
+    Column { title, value, max, min, priority, model: false, judged: false }
 }
 
 /// The instance first (it names the run), then the model: runs of one task differ by model, so
@@ -63,7 +64,7 @@ const COLUMNS: &[Column] = &[
     column("instance", instance, 60, 16, 11),
     column("id", |c| c.run.id.to_string(), 6, 6, 1),
     column("agent", |c| c.run.agent.clone().unwrap_or_default(), 16, 8, 2),
-    Column { keep_end: true, ..column("model", |c| c.run.model.clone().unwrap_or_default(), 40, 12, 10) },
+    Column { model: true, ..column("model", |c| c.run.model.clone().unwrap_or_default(), 40, 12, 10) },
     column("exit", |c| c.run.exit_status.clone().unwrap_or_default(), 24, 9, 4),
     column("res", resolved, 3, 3, 9),
     Column { judged: true, ..column("onset", |c| onset::step_of(c.onset, c.run.steps), 11, 5, 7) },
@@ -87,6 +88,17 @@ fn edits(c: &Listed) -> String {
     if r.rejected_edits > 0 { format!("{}!{}", r.edits, r.rejected_edits) } else { r.edits.to_string() }
 }
 
+/// A model's name in `width` columns: whole when it fits, else without its provider's prefix
+/// (what precedes the last `/`), cut at its end when even that is too long.
+fn fit_model(name: &str, width: usize) -> String {
+    let whole = text::fit(name, width);
+    if !whole.ends_with('…') {
+        return whole;
+    }
+    let own = name.rsplit('/').next().unwrap_or(name);
+    text::fit(own, width)
+}
+
 /// Whether the run says it submitted yet handed in no patch (marked `∅` in the list).
 pub fn submitted_nothing(r: &RunSummary) -> bool {
     !r.has_patch && r.exit_status.as_deref().is_some_and(|e| e.to_ascii_lowercase().starts_with("submitted"))
@@ -101,9 +113,11 @@ const OPTIONAL_JUDGED: u8 = 4;
 /// width its title and the rows on screen need (`need`, up to its maximum). When they do not fit,
 /// the optional columns go first (id, agent, cost: least important first; exit when `judged`); then the widest
 /// column gives up width, down to its minimum; then the least important column left goes, and
-/// the others ask again. Width left over goes to the instance. The onset and blame columns are
-/// left out unless some run is `judged`.
-fn layout(width: u16, need: &[u16], judged: bool) -> Vec<(usize, u16)> {
+/// the others ask again. Width left over goes to the columns whose values it shows whole (`want`:
+/// their widest value, past their maximum, up to twice it), the most important first; what is still left stays
+/// empty at the right, so no column is padded past its widest value. The onset and blame columns
+/// are left out unless some run is `judged`.
+fn layout(width: u16, need: &[u16], want: &[u16], judged: bool) -> Vec<(usize, u16)> {
     let mut kept: Vec<usize> = (0..COLUMNS.len()).filter(|&i| judged || !COLUMNS[i].judged).collect();
     let optional = if judged { OPTIONAL_JUDGED } else { OPTIONAL };
     let total = |kept: &[usize], widths: &[u16]| -> u32 {
@@ -134,9 +148,16 @@ fn layout(width: u16, need: &[u16], judged: bool) -> Vec<(usize, u16)> {
         kept.remove(pos);
         widths = need.to_vec();
     }
-    let slack = u32::from(width).saturating_sub(total(&kept, &widths));
-    if let Some(w) = widths.first_mut() {
-        *w = w.saturating_add(u16::try_from(slack).unwrap_or(u16::MAX));
+    let mut slack = u16::try_from(u32::from(width).saturating_sub(total(&kept, &widths))).unwrap_or(u16::MAX);
+    let mut by_importance = kept.clone();
+    by_importance.sort_by_key(|&i| std::cmp::Reverse(COLUMNS[i].priority));
+    for i in by_importance {
+        // Up to twice its maximum: one long value (an agent's error as its exit) does not take
+        // the whole screen.
+        let wanted = want.get(i).copied().unwrap_or(0).min(COLUMNS[i].max.saturating_mul(2));
+        let more = wanted.saturating_sub(widths[i]).min(slack);
+        widths[i] += more;
+        slack -= more;
     }
     kept.into_iter().map(|i| (i, widths[i])).collect()
 }
@@ -151,16 +172,18 @@ pub fn draw(frame: &mut Frame, header: Rect, area: Rect, app: &App, ctx: &mut Vi
         crate::review::Queue::All => String::new(),
         q => format!(" · queue: {}", q.name()),
     };
-    let title = format!(
-        " trajan · {} · {} of {} runs{} · sort {}{}{}",
-        ctx.source,
-        list.visible.len(),
-        total,
-        loading,
-        list.sort.label(),
-        filter,
-        queue
-    );
+    // The filter and the queue are what the reviewer set: they stay; the sort order goes when
+    // they need its room, and the store's name gives way to them (cut, else left out).
+    let width = |s: &str| unicode_width::UnicodeWidthStr::width(s);
+    let counts = format!(" · {} of {} runs{}", list.visible.len(), total, loading);
+    let sort = format!(" · sort {}", list.sort.label());
+    let head = " trajan";
+    let fits = |rest: &str| width(head) + " · ".len() + 8 + width(rest) <= usize::from(header.width);
+    let with_sort = format!("{counts}{sort}{filter}{queue}");
+    let rest = if fits(&with_sort) { with_sort } else { format!("{counts}{filter}{queue}") };
+    let room = usize::from(header.width).saturating_sub(width(head) + width(" · ") + width(&rest));
+    let title =
+        if room >= 4 { format!("{head} · {}{rest}", text::fit(&ctx.source, room)) } else { format!("{head}{rest}") };
     frame.render_widget(
         Paragraph::new(Line::from(Span::styled(text::fit(&title, usize::from(header.width)), theme.title))),
         header,
@@ -186,7 +209,7 @@ pub fn draw(frame: &mut Frame, header: Rect, area: Rect, app: &App, ctx: &mut Vi
     // Onset and blame columns when any run has them to show this reviewer.
     let judged = review.states.keys().any(|&id| shown(id).is_some());
     // Review and comparison marks before the instance: ✓ ≠ + ∅ and a space.
-    let need: Vec<u16> = COLUMNS
+    let want: Vec<u16> = COLUMNS
         .iter()
         .enumerate()
         .map(|(k, c)| {
@@ -196,11 +219,11 @@ pub fn draw(frame: &mut Frame, header: Rect, area: Rect, app: &App, ctx: &mut Vi
                 .map(|r| unicode_width::UnicodeWidthStr::width(text::one_line(&(c.value)(r)).as_str()))
                 .max()
                 .unwrap_or(0);
-            let need = values.max(c.title.len()) + marks;
-            u16::try_from(need).unwrap_or(u16::MAX).clamp(c.min, c.max)
+            u16::try_from(values.max(c.title.len()) + marks).unwrap_or(u16::MAX)
         })
         .collect();
-    let columns = layout(area.width.saturating_sub(2), &need, judged);
+    let need: Vec<u16> = COLUMNS.iter().zip(&want).map(|(c, &w)| w.clamp(c.min, c.max)).collect();
+    let columns = layout(area.width.saturating_sub(2), &need, &want, judged);
     let widths: Vec<Constraint> = columns.iter().map(|&(_, w)| Constraint::Length(w)).collect();
     let head: Vec<Cell> = columns.iter().map(|&(i, _)| Cell::from(COLUMNS[i].title)).collect();
     let body: Vec<Row> = on_screen
@@ -215,7 +238,7 @@ pub fn draw(frame: &mut Frame, header: Rect, area: Rect, app: &App, ctx: &mut Vi
                     let value = (c.value)(r);
                     let value = if i == 0 { marked(app, r.run, value) } else { value };
                     let w = usize::from(w);
-                    Cell::from(if c.keep_end { text::fit_left(&value, w) } else { text::fit(&value, w) })
+                    Cell::from(if c.model { fit_model(&value, w) } else { text::fit(&value, w) })
                 })
                 .collect();
             let style = if pos == list.cursor {
@@ -277,7 +300,7 @@ mod tests {
     fn at_80_columns_the_model_stays_and_the_agent_and_cost_go_first() {
         // Three runs of one task by three OpenRouter models: the model tells them apart.
         let need = need_all(&[("instance", 23), ("model", 36), ("exit", 9), ("agent", 9), ("id", 6), ("cost", 4)]);
-        let columns = layout(78, &need, false);
+        let columns = layout(78, &need, &need, false);
         let shown = titles(&columns);
         assert_eq!(shown, ["instance", "model", "exit", "res", "steps", "edits"], "{columns:?}");
         let model = columns[1].1;
@@ -299,13 +322,13 @@ mod tests {
             ("steps", 5),
             ("edits", 5),
         ]);
-        let columns = layout(78, &need, true);
+        let columns = layout(78, &need, &need, true);
         let shown = titles(&columns);
         assert_eq!(shown, ["instance", "model", "res", "onset", "blame", "steps", "edits"], "{columns:?}");
         assert_eq!(columns[0].1, 24, "the instance is not cut: {columns:?}");
         assert!(columns[1].1 >= 20, "the model keeps most of its width: {columns:?}");
         // Nothing judged: the columns are not there at all.
-        let shown = titles(&layout(78, &need, false));
+        let shown = titles(&layout(78, &need, &need, false));
         assert_eq!(shown, ["instance", "model", "exit", "res", "steps", "edits"]);
     }
 
@@ -325,9 +348,36 @@ mod tests {
     #[test]
     fn at_200_columns_a_long_model_is_not_cut_while_the_instance_is_padded() {
         let need = need_all(&[("instance", 23), ("model", 36), ("exit", 9), ("agent", 14)]);
-        let columns = layout(198, &need, true);
+        let columns = layout(198, &need, &need, true);
         let model = columns.iter().find(|&&(i, _)| COLUMNS[i].title == "model").map(|&(_, w)| w);
         assert_eq!(model, Some(36), "{columns:?}");
         assert_eq!(titles(&columns).len(), COLUMNS.len(), "every column fits: {columns:?}");
+    }
+
+    /// At 200 columns each column is as wide as its widest value, no wider: the instance is not
+    /// padded with the width left over (it took 115 columns for ids of 36); a value past its
+    /// column's maximum (an agent's long name) gets what it needs from that width.
+    #[test]
+    fn at_200_columns_widths_follow_the_values() {
+        let want = need_all(&[("instance", 40), ("model", 27), ("exit", 9), ("agent", 20), ("cost", 4)]);
+        let mut want = want;
+        let agent = COLUMNS.iter().position(|c| c.title == "agent").unwrap_or(0);
+        want[agent] = 24;
+        let need: Vec<u16> = COLUMNS.iter().zip(&want).map(|(c, &w)| w.clamp(c.min, c.max)).collect();
+        let columns = layout(198, &need, &want, false);
+        let width = |title: &str| columns.iter().find(|&&(i, _)| COLUMNS[i].title == title).map(|&(_, w)| w);
+        assert_eq!(width("instance"), Some(40), "{columns:?}");
+        assert_eq!(width("agent"), Some(24), "past its maximum, from the width left: {columns:?}");
+        let used: u16 = columns.iter().map(|&(_, w)| w + 1).sum::<u16>() - 1;
+        assert!(used < 150, "the rest stays empty: {columns:?}");
+    }
+
+    /// A model cut to its column drops its provider first, then its end: the family stays.
+    #[test]
+    fn a_cut_model_keeps_its_start() {
+        assert_eq!(fit_model("google/gemini-3-pro-preview", 25), "gemini-3-pro-preview");
+        assert_eq!(fit_model("anthropic/claude-3-5-sonnet-20241022", 20), "claude-3-5-sonnet-2…");
+        assert_eq!(fit_model("gpt-4o", 25), "gpt-4o");
+        assert_eq!(fit_model("openai/gpt-4o", 25), "openai/gpt-4o", "whole when it fits");
     }
 }

@@ -2,6 +2,7 @@
 //! third column on wide terminals).
 
 use super::{ONSET_MARK, ViewCtx, label_bar, labels, panels, state, step, window};
+use crate::analysis::compare::{StepFacts, signature};
 use crate::label::Blame;
 use crate::store::browse::{EditLine, StepLine};
 use crate::tui::action::Viewport;
@@ -41,11 +42,12 @@ pub fn draw(frame: &mut Frame, header: Rect, area: Rect, app: &App, run: &RunVie
         }
         None => columns[1],
     };
-    let (panel_lines, panel_rows, panel_overflow) = draw_panel(frame, panel_area, run, run.panel, ctx, true);
+    let (panel_lines, panel_rows, panel_overflow, match_scroll) =
+        draw_panel(frame, panel_area, run, run.panel, ctx, true);
     if wide {
         draw_panel(frame, columns[2], run, Panel::State, ctx, false);
     }
-    Viewport { rows, panel_lines, panel_rows, panel_overflow, help_max: None }
+    Viewport { rows, panel_lines, panel_rows, panel_overflow, help_max: None, match_scroll }
 }
 
 fn draw_header(frame: &mut Frame, area: Rect, app: &App, run: &RunView, theme: &Theme) {
@@ -161,17 +163,15 @@ pub fn kind(step: &StepLine) -> &'static str {
         return "test";
     }
     match step.tool.as_deref() {
-        Some("str_replace_editor") if head.contains(" view ") => "view",
-        // OpenHands reads: "view /path".
-        _ if head.starts_with("view ") => "view",
-        Some("open" | "goto" | "scroll_up" | "scroll_down" | "read") => "view",
-        Some("find_file" | "search_dir" | "search_file") => "search",
-        Some("submit" | "finish") => "submit",
         Some("think") => "think",
         Some("message") => "say",
-        _ if head.starts_with("cat ") || head.contains("&& cat ") => "view",
-        _ if head.starts_with("grep ") || head.starts_with("find ") || head.contains("&& grep ") => "search",
-        _ => "run",
+        Some("read") => "view",
+        // The rest as the comparison reads the step (`nl -ba f | sed -n`, `cd d && cat f`: a
+        // view; `grep`, `ls`, `find`: a search), so the step list and the compared rows agree.
+        tool => {
+            let facts = StepFacts { tool, head, flags: step.flags, edited: None };
+            signature(&facts).kind.name()
+        }
     }
 }
 
@@ -306,7 +306,7 @@ fn draw_panel(
     panel: Panel,
     ctx: &mut ViewCtx,
     focused: bool,
-) -> (usize, usize, usize) {
+) -> (usize, usize, usize, Option<usize>) {
     let width = area.width.saturating_sub(2);
     let rows = usize::from(area.height.saturating_sub(2));
     let (title, lines) = match panel {
@@ -316,7 +316,10 @@ fn draw_panel(
         Panel::FinalPatch | Panel::GoldPatch => panels::patch(run, panel, width, ctx),
         Panel::Labels => labels::lines(run, width, &ctx.theme),
     };
-    let (scroll, hscroll) = if focused { (run.scroll, run.hscroll) } else { (0, 0) };
+    // A search just landed on this step: the panel opens where the match is, not at its top.
+    let match_scroll = (focused && panel == Panel::Step && run.to_match && run.body().is_some())
+        .then(|| match_line(&lines, run.search.as_ref().map(|s| s.query.as_str())).map_or(0, |l| l.saturating_sub(2)));
+    let (scroll, hscroll) = if focused { (match_scroll.unwrap_or(run.scroll), run.hscroll) } else { (0, 0) };
     let (visible, overflow) = window(&lines, scroll, rows, hscroll, usize::from(width));
     let mut block = Block::default()
         .borders(Borders::ALL)
@@ -336,7 +339,25 @@ fn draw_panel(
         block = block.title_bottom(Line::from(Span::styled(footer, ctx.theme.muted)).right_aligned());
     }
     frame.render_widget(Paragraph::new(visible).block(block), area);
-    (lines.len(), rows, overflow)
+    (lines.len(), rows, overflow, match_scroll)
+}
+
+/// The first of `lines` holding the search `query` (as the body marks it: the whole phrase, any
+/// case), else the first holding one of its words (the index matches words; a phrase may be
+/// wrapped across lines).
+fn match_line(lines: &[Line<'static>], query: Option<&str>) -> Option<usize> {
+    let phrase = text::search_words(query);
+    let words: Vec<String> = query
+        .unwrap_or_default()
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
+        .filter(|w| w.chars().count() >= 2)
+        .map(str::to_ascii_lowercase)
+        .collect();
+    let plain: Vec<String> = lines
+        .iter()
+        .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect::<String>().to_ascii_lowercase())
+        .collect();
+    [phrase, words].iter().find_map(|wanted| plain.iter().position(|l| wanted.iter().any(|w| l.contains(w.as_str()))))
 }
 
 #[cfg(test)]
@@ -354,6 +375,23 @@ mod tests {
             open_file: None,
             working_dir: None,
         }
+    }
+
+    /// The step list and the comparison's rows name a step's kind alike: a numbered listing
+    /// piped to `sed -n` is a view (it was `run` here while the comparison aligned it as a view).
+    #[test]
+    fn a_numbered_listing_is_a_view_as_the_comparison_reads_it() {
+        for (tool, head) in [
+            (Some("bash"), "nl -ba /testbed/src/a.py | sed -n '10,40p'"),
+            (None, "cd /testbed && nl -ba src/a.py | sed -n 1,80p"),
+            (Some("bash"), "sed -n '10,40p' src/a.py"),
+            (Some("str_replace_editor"), "str_replace_editor view /testbed/src/a.py"),
+        ] {
+            assert_eq!(kind(&line(tool, head, None)), "view", "{head}");
+        }
+        assert_eq!(kind(&line(Some("bash"), "cd /r && grep -rn needle src", None)), "search");
+        assert_eq!(kind(&line(Some("bash"), "python reproduce.py", None)), "run");
+        assert_eq!(kind(&line(Some("submit"), "submit", None)), "submit");
     }
 
     #[test]

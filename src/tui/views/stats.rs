@@ -108,6 +108,9 @@ fn summary(view: &StatsView, width: usize, theme: &Theme) -> Vec<Line<'static>> 
     // Runs set apart by their blame, and whose blame it is: said, never silent.
     let apart = if t.blamed_task + t.blamed_environment > 0 { theme.header } else { theme.muted };
     out.extend(text::wrap(&s.blame_note, width).into_iter().map(|l| line(l, apart)));
+    if let Some(note) = crate::review::stats::gold_note(s) {
+        out.extend(text::wrap(&note, width).into_iter().map(|l| line(l, theme.muted)));
+    }
     out.push(Line::default());
     out
 }
@@ -160,9 +163,9 @@ fn groups(view: &StatsView, width: usize, theme: &Theme) -> Vec<Line<'static>> {
         ];
         out.push(line(row(&r.group, cells), theme.text));
     }
-    if !compared {
-        let why = "agreement: no run has labels from two raters yet (label runs: 1–9, w)";
-        out.extend(text::wrap(why, width).into_iter().map(|l| line(l, theme.muted)));
+    if let Some(note) = crate::review::stats::agreement_note(s) {
+        let why = format!("{note} the confusion panel, trajan agreement");
+        out.extend(text::wrap(&why, width).into_iter().map(|l| line(l, theme.muted)));
     }
     out
 }

@@ -1,5 +1,6 @@
 //! A unified diff as HTML: one line per `<span>` (added, removed, context, hunk header, file
-//! header), the code highlighted by CSS classes for the file's syntax (so the page's one style
+//! header), its newline inside it (a block `<span>` with a newline between it and the next is
+//! drawn with an empty line between them: the diff was double-spaced), the code highlighted by CSS classes for the file's syntax (so the page's one style
 //! sheet colours it: no inline style, which the page's Content-Security-Policy forbids). Each
 //! hunk keeps two parse states, the old side's (context and removed lines) and the new side's
 //! (context and added lines), as the TUI's diffs do; the same limits bound the work.
@@ -118,7 +119,7 @@ pub fn push_diff(out: &mut String, path: &str, diff: &str) {
                 let _ = std::fmt::Write::write_fmt(
                     out,
                     format_args!(
-                        "<span class=\"cut\">… {} lines not shown here (trajan show prints them) …</span>\n",
+                        "<span class=\"cut\">… {} lines not shown here (trajan show prints them) …\n</span>",
                         skip.len()
                     ),
                 );
@@ -133,14 +134,14 @@ pub fn push_diff(out: &mut String, path: &str, diff: &str) {
             sides = (!plain).then(|| (Side::new(syntax), Side::new(syntax)));
             out.push_str("<span class=\"hunk\">");
             push_esc(out, line);
-            out.push_str("</span>\n");
+            out.push_str("\n</span>");
             continue;
         }
         if header {
             in_hunk = false;
             out.push_str("<span class=\"meta\">");
             push_esc(out, line);
-            out.push_str("</span>\n");
+            out.push_str("\n</span>");
             continue;
         }
         let (class, code) = match line.chars().next() {
@@ -168,7 +169,7 @@ pub fn push_diff(out: &mut String, path: &str, diff: &str) {
         if !done {
             out.push_str(&esc(code));
         }
-        out.push_str("</span>\n");
+        out.push_str("\n</span>");
     }
     out.push_str("</pre>");
 }
@@ -183,13 +184,17 @@ mod tests {
             "--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@\n def f():\n-    return \"\"\"a\n+    return \"<b>\" # </span>\n";
         let mut out = String::new();
         push_diff(&mut out, "x.py", diff);
-        assert!(out.contains("<span class=\"meta\">--- a/x.py</span>"), "{out}");
-        assert!(out.contains("<span class=\"hunk\">@@ -1,2 +1,2 @@</span>"), "{out}");
+        assert!(out.contains("<span class=\"meta\">--- a/x.py\n</span>"), "{out}");
+        assert!(out.contains("<span class=\"hunk\">@@ -1,2 +1,2 @@\n</span>"), "{out}");
         assert!(out.contains("<span class=\"k\">def</span>"), "python is highlighted: {out}");
         assert!(out.contains("&lt;b&gt;") && out.contains("&lt;/span&gt;"), "code is escaped: {out}");
         assert_eq!(out.matches("<span").count(), out.matches("</span>").count(), "{out}");
-        for line in out.lines().filter(|l| l.starts_with("<span class=\"del") || l.starts_with("<span class=\"add")) {
-            assert_eq!(line.matches("<span").count(), line.matches("</span>").count(), "{line}");
+        // Each line's newline is inside its span: nothing but spans between them, so a browser
+        // draws no empty line between two lines of the diff.
+        let body = out.trim_start_matches("<pre class=\"diff\">").trim_end_matches("</pre>");
+        for line in body.split("\n</span>").filter(|l| !l.is_empty()) {
+            assert!(line.starts_with("<span class=\""), "text between the lines' spans: {line:?}");
+            assert_eq!(line.matches("<span").count(), line.matches("</span>").count() + 1, "{line}");
         }
     }
 }

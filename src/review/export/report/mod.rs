@@ -109,6 +109,13 @@ pub fn page(store: &Store, c: &Contents) -> Result<String, ReportError> {
     Ok(out)
 }
 
+/// `text` escaped, with a place a line may break after each `_` and `/` (`<wbr>`): the mode
+/// names and models that head the statistics' columns wrap instead of widening the table past
+/// the page (it was cut at 1280 pixels).
+fn breakable(text: &str) -> String {
+    esc(text).replace('_', "_<wbr>").replace('/', "/<wbr>")
+}
+
 fn pct(x: Option<f64>) -> String {
     x.map(|v| format!("{:.1}%", v * 100.0)).unwrap_or_else(|| "—".into())
 }
@@ -126,14 +133,14 @@ fn statistics(out: &mut String, c: &Contents) -> Result<(), ReportError> {
     );
     out.push_str("<div class=\"wide\"><table><tr><th>group</th><th>failed runs</th><th>labelled</th><th>coverage</th><th>agreement</th><th>blamed on the task</th><th>blamed on the environment</th>");
     for m in c.modes {
-        let _ = write!(out, "<th>{}</th>", esc(m));
+        let _ = write!(out, "<th>{}</th>", breakable(m));
     }
     out.push_str("</tr>");
     for r in s.rows.iter().chain(std::iter::once(&s.total)) {
         let _ = write!(
             out,
             "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>",
-            esc(&r.group),
+            breakable(&r.group),
             r.runs,
             r.labelled,
             pct(r.coverage),

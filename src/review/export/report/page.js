@@ -89,6 +89,20 @@
   });
   document.getElementById("search-next").addEventListener("click", function () { go(1); });
   document.getElementById("search-prev").addEventListener("click", function () { go(-1); });
+  // Opened at a run or a step (`report.html#r139`): the browser scrolls there before the steps
+  // around it are laid out (each is sized by an estimate until it is drawn), so the place it
+  // lands on may hold other steps, or nothing yet. Once two frames have drawn them, go there again.
+  function toTarget() {
+    var id = decodeURIComponent(location.hash.slice(1));
+    var target = id ? document.getElementById(id) : null;
+    if (!target) { return; }
+    target.scrollIntoView({ block: "start" });
+    requestAnimationFrame(function () {
+      requestAnimationFrame(function () { target.scrollIntoView({ block: "start" }); });
+    });
+  }
+  window.addEventListener("hashchange", toTarget);
+  toTarget();
   document.getElementById("unfold").addEventListener("click", function () {
     var all = document.querySelectorAll("p.fold");
     for (var i = 0; i < all.length; i++) { toggle(all[i], true); }

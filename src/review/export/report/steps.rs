@@ -176,7 +176,16 @@ pub fn push_edit(out: &mut String, run: i64, e: &EditRow) {
         block(out, "cmd", cmd);
     }
     match &e.diff {
-        Some(d) if !d.is_empty() => push_diff(out, &e.path, d),
+        Some(d) if !d.is_empty() => match fold_reason(&e.path, d) {
+            // Folded: a scratch file (a 1,687-line `.orig` copy) or a long diff would bury the
+            // edits around it; the summary says what is inside.
+            Some(why) => {
+                let _ = write!(out, "<details class=\"diff\"><summary>diff · {why}</summary>");
+                push_diff(out, &e.path, d);
+                out.push_str("</details>");
+            }
+            None => push_diff(out, &e.path, d),
+        },
         _ => out.push_str("<p class=\"muted\">no diff</p>"),
     }
     if let Some(shown) = &e.shown {
@@ -184,6 +193,23 @@ pub fn push_edit(out: &mut String, run: i64, e: &EditRow) {
         push_diff(out, &e.path, shown);
     }
     out.push_str("</div>");
+}
+
+/// Diffs longer than this many lines are folded (a click opens them).
+const FOLD_DIFF_LINES: usize = 200;
+
+/// Endings of the copies tools and agents leave beside a file (`patch` and editors' backups,
+/// merge leftovers): a diff of one is folded, whatever its length.
+const SCRATCH: &[&str] = &[".orig", ".rej", ".bak", ".backup", ".swp", "~"];
+
+/// Why an edit's diff is shown folded (its summary line), or `None` to show it.
+fn fold_reason(path: &str, diff: &str) -> Option<String> {
+    let lines = diff.lines().count();
+    let name = path.rsplit('/').next().unwrap_or(path);
+    if let Some(end) = SCRATCH.iter().find(|end| name.ends_with(**end)) {
+        return Some(format!("{lines} lines of a scratch file ({end}): click to show"));
+    }
+    (lines > FOLD_DIFF_LINES).then(|| format!("{lines} lines: click to show"))
 }
 
 /// Every step, each with its edits; the `onset` step marked.
@@ -227,6 +253,23 @@ pub fn push_steps(out: &mut String, d: &RunDetail, onset: Option<i64>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A scratch copy in a patch (a 1,687-line `.orig`) is folded whatever its length, and so is
+    /// any diff over 200 lines; a short diff of a source file is shown.
+    #[test]
+    fn scratch_files_and_long_diffs_are_folded() {
+        let diff = |n: usize| {
+            let body: String = (0..n).map(|i| format!("+line {i}\n")).collect();
+            format!("--- /dev/null\n+++ b/src/a.py.orig\n@@ -0,0 +1,{n} @@\n{body}")
+        };
+        let long = diff(1_687);
+        let why = fold_reason("src/a.py.orig", &long).unwrap_or_default();
+        assert!(why.starts_with("1690 lines of a scratch file (.orig)"), "{why}");
+        assert!(fold_reason("src/a.py.orig", &diff(3)).is_some(), "a short scratch file too");
+        assert!(fold_reason("src/a.py", &diff(300)).is_some_and(|w| w.starts_with("303 lines")));
+        assert_eq!(fold_reason("src/a.py", &diff(20)), None);
+        assert_eq!(fold_reason("src/original.py", &diff(20)), None, "a name that only contains `orig`");
+    }
 
     #[test]
     fn a_data_block_cannot_be_ended_by_its_text() {
