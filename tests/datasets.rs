@@ -438,3 +438,32 @@ fn generated_open_swe_and_swe_gym_shards_read_whole() {
     let verdicts: Vec<(Option<bool>, Format)> = runs(&store).iter().map(|r| (r.resolved, r.format)).collect();
     assert_eq!(verdicts, [(Some(true), Format::SweGymOpenHands), (Some(false), Format::SweGymOpenHands)]);
 }
+
+/// The dataset's name is the runs' benchmark: `stats --by benchmark` groups them under it (the
+/// Hugging Face cache's folder names it), not under what their instance ids look like.
+#[test]
+fn stats_by_benchmark_groups_a_dataset_s_runs_under_its_name() {
+    let dir = must(tempfile::tempdir(), "tempdir");
+    let root = dir.path().join("hub/datasets--nebius--SWE-agent-trajectories/snapshots/a8a64e5/data");
+    let rows = list(&rows("nebius-rows.json"));
+    shard(Kind::Nebius, &root.join("train-00000-of-00001.parquet"), &rows, 2);
+    let db = dir.path().join("t.db");
+    let (report, store) = ingest(&db, &[dir.path().join("hub")]);
+    assert!(failures(&report).is_empty(), "{:?}", failures(&report));
+    assert!(runs(&store).iter().all(|r| r.dataset.as_deref() == Some("nebius/SWE-agent-trajectories")));
+    drop(store);
+    let out = common::command()
+        .arg("--db")
+        .arg(&db)
+        .args(["stats", "--by", "benchmark", "--json"])
+        .env("HOME", dir.path())
+        .env("XDG_CONFIG_HOME", dir.path())
+        .output();
+    let out = must(out, "stats");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = must(serde_json::from_slice(&out.stdout), "stats JSON");
+    let groups: Vec<&str> =
+        v["outcomes"].as_array().into_iter().flatten().filter_map(|r| r["group"].as_str()).collect();
+    assert_eq!(groups, ["nebius/SWE-agent-trajectories"], "{v}");
+    assert_eq!(v["outcomes"][0]["runs"], 3, "{v}");
+}
