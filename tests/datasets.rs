@@ -54,6 +54,14 @@ fn failures(report: &Report) -> Vec<String> {
     report.failures().map(|e| e.to_string()).collect()
 }
 
+/// What the dataset tests check of a run: instance, model, verdict, format, steps, whether it
+/// submitted a patch.
+type RunLine<'a> = (&'a str, Option<&'a str>, Option<bool>, Format, i64, bool);
+
+fn line(r: &RunSummary) -> RunLine<'_> {
+    (r.instance_id.as_str(), r.model.as_deref(), r.resolved, r.format, r.steps, r.has_patch)
+}
+
 fn edit_kinds(store: &Store, id: i64) -> Vec<EditKind> {
     must(store.run_detail(id, None), "run detail").edit_list.iter().map(|e| e.kind).collect()
 }
@@ -333,10 +341,7 @@ fn open_swe_traces_rows_read_with_their_verdicts_and_teacher_models() {
         warnings(&report)
     );
     let runs = runs(&store);
-    let got: Vec<(&str, Option<&str>, Option<bool>, Format, i64, bool)> = runs
-        .iter()
-        .map(|r| (r.instance_id.as_str(), r.model.as_deref(), r.resolved, r.format, r.steps, r.has_patch))
-        .collect();
+    let got: Vec<RunLine<'_>> = runs.iter().map(line).collect();
     assert_eq!(
         got,
         [
@@ -359,7 +364,10 @@ fn open_swe_traces_rows_read_with_their_verdicts_and_teacher_models() {
     let rest = must(store.run_rest(runs[2].id), "run rest");
     let meta: Value = must(serde_json::from_str(rest.metadata.as_deref().unwrap_or("{}")), "metadata");
     assert_eq!(meta["dataset"]["name"], "nvidia/Open-SWE-Traces");
-    assert_eq!((meta["dataset"]["language"].as_str(), meta["dataset"]["not_judged"].as_bool()), (Some("go"), Some(true)));
+    assert_eq!(
+        (meta["dataset"]["language"].as_str(), meta["dataset"]["not_judged"].as_bool()),
+        (Some("go"), Some(true))
+    );
 }
 
 /// SWE-Gym/OpenHands-Sampled-Trajectories: two samples of one instance, each with its own verdict,
@@ -377,13 +385,9 @@ fn swe_gym_samples_of_one_instance_keep_their_own_verdicts_and_patches() {
         warnings(&report)
     );
     let runs = runs(&store);
-    let got: Vec<(Option<bool>, Option<&str>, i64, bool, Format)> =
-        runs.iter().map(|r| (r.resolved, r.model.as_deref(), r.steps, r.has_patch, r.format)).collect();
-    let model = Some("gpt-4o-2024-08-06");
-    assert_eq!(
-        got,
-        [(Some(true), model, 4, true, Format::SweGymOpenHands), (Some(false), model, 4, false, Format::SweGymOpenHands)]
-    );
+    let got: Vec<RunLine<'_>> = runs.iter().map(line).collect();
+    let (id, model, gym) = ("dask__dask-9212", Some("gpt-4o-2024-08-06"), Format::SweGymOpenHands);
+    assert_eq!(got, [(id, model, Some(true), gym, 4, true), (id, model, Some(false), gym, 4, false)]);
     let kinds = edit_kinds(&store, runs[0].id);
     assert!(kinds.contains(&EditKind::StrReplace) && kinds.contains(&EditKind::FinalPatch), "{kinds:?}");
     assert!(!edit_kinds(&store, runs[1].id).contains(&EditKind::FinalPatch));

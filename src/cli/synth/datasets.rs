@@ -134,7 +134,8 @@ fn call(id: String, name: &str, args: Value) -> Value {
 /// and SWE-Gym's (with `function_call` and each call's `index`, `gym`).
 fn openhands_chat(rng: &mut Rng, seed: u64, file: &str, gym: bool) -> (Vec<Value>, usize) {
     let m = |role: &str, content: String, tool_calls: Option<Value>, name: Option<&str>, id: Option<String>| {
-        let mut v = json!({"content": content, "name": name, "role": role, "tool_call_id": id, "tool_calls": tool_calls});
+        let mut v =
+            json!({"content": content, "name": name, "role": role, "tool_call_id": id, "tool_calls": tool_calls});
         if gym {
             v["function_call"] = Value::Null;
         }
@@ -230,7 +231,8 @@ fn openswe(rng: &mut Rng, seed: u64, instance: &str, file: &str) -> (Value, usiz
     // 1 resolved, 0 not, -1 not judged.
     let resolved = [1, 0, 0, 0, -1][rng.below(5) as usize];
     let teacher = ["MiniMax-M2.5", "Qwen3.5-122B-A10B"][rng.below(2) as usize];
-    let language = ["python", "go", "typescript", "javascript", "rust", "java", "php", "c", "cpp"][rng.below(9) as usize];
+    let language =
+        ["python", "go", "typescript", "javascript", "rust", "java", "php", "c", "cpp"][rng.below(9) as usize];
     let row = json!({
         "instance_id": instance, "repo": "synth/repo", "license": "MIT", "language": language,
         "trajectory_id": format!("{:08x}-0000-4000-8000-{seed:012x}", rng.below(1 << 32)), "messages": traj,

@@ -97,7 +97,8 @@ mod tests {
     fn the_agent_is_told_by_the_system_prompt() {
         let oh = [json!({"role": "system", "content": "You are OpenHands agent, a helpful AI assistant"})];
         assert_eq!(agent(&oh), "openhands");
-        let sa = [json!({"role": "system", "content": "You are a helpful assistant that can interact with a computer"})];
+        let sa =
+            [json!({"role": "system", "content": "You are a helpful assistant that can interact with a computer"})];
         assert_eq!(agent(&sa), "swe-agent");
     }
 }
