@@ -82,6 +82,14 @@ pub enum Format {
     /// SWE-bench/SWE-smith-trajectories rows: `messages` as a JSON string, in the tool, xml and
     /// ticks dialects (`ingest::dataset::smith`).
     SweSmith,
+    /// nvidia/Open-SWE-Traces rows: OpenHands' and SWE-agent's OpenAI chat messages with tool
+    /// calls in nine languages (`ingest::dataset::openswe`).
+    OpenSweTraces,
+    /// SWE-Gym/OpenHands-Sampled-Trajectories rows: OpenHands' chat messages with tool calls
+    /// (`ingest::dataset::swegym`).
+    #[serde(rename = "swe-gym-openhands")]
+    #[strum(serialize = "swe-gym-openhands")]
+    SweGymOpenHands,
 }
 
 impl Format {
@@ -745,7 +753,9 @@ mod tests {
                 "rovo-dev",
                 "nebius-swe-agent",
                 "swe-rebench-openhands",
-                "swe-smith"
+                "swe-smith",
+                "open-swe-traces",
+                "swe-gym-openhands"
             ]
         );
         assert!(Format::iter().all(|f| Format::from_name(f.name()) == Some(f)));

@@ -21,7 +21,8 @@ pub enum BenchCommand {
         /// the whole size of openhands-v1, codex, claude-code, openclaw, aider, moatless,
         /// agentless or terminal-bench (its trial's agent.cast), or Parquet shards of a published
         /// dataset's schema: nebius (nebius/SWE-agent-trajectories), rebench
-        /// (nebius/SWE-rebench-openhands-trajectories), smith (SWE-bench/SWE-smith-trajectories).
+        /// (nebius/SWE-rebench-openhands-trajectories), smith (SWE-bench/SWE-smith-trajectories), openswe (nvidia/Open-SWE-Traces),
+        /// swegym (SWE-Gym/OpenHands-Sampled-Trajectories).
         #[arg(long, default_value = "mixed")]
         kind: String,
     },
@@ -137,7 +138,7 @@ pub fn run(cmd: BenchCommand) -> Result<i32> {
             let kind = Kind::parse(&kind).with_context(|| {
                 let agents: Vec<&str> = synth::agents::Agent::ALL.iter().map(|a| a.name()).collect();
                 format!(
-                    "unknown kind {kind:?}: swe-agent, mini, mixed, openhands, {}, nebius, rebench, smith",
+                    "unknown kind {kind:?}: swe-agent, mini, mixed, openhands, {}, nebius, rebench, smith, openswe, swegym",
                     agents.join(", ")
                 )
             })?;

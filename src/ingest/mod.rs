@@ -374,7 +374,11 @@ fn parse_as(format: Format, path: &Path, text: &str) -> Result<Parsed, IngestErr
         Format::TerminalBench => terminal_bench::parse_results(path, text),
         Format::OpenClaw => openclaw::parse(path, text),
         Format::RovoDev => rovo_dev::parse(path, text),
-        Format::NebiusSweAgent | Format::SweRebenchOpenHands | Format::SweSmith => dataset::parse(path, text),
+        Format::NebiusSweAgent
+        | Format::SweRebenchOpenHands
+        | Format::SweSmith
+        | Format::OpenSweTraces
+        | Format::SweGymOpenHands => dataset::parse(path, text),
     }
 }
 

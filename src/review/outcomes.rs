@@ -156,6 +156,7 @@ mod tests {
             attempt: None,
             source: "f".into(),
             has_patch: false,
+            dataset: None,
         };
         let runs = [run(Some(true), 10, Some(1.0)), run(Some(false), 30, None), run(None, 5, Some(2.0))];
         let row = outcome_row("g".into(), &runs.iter().collect::<Vec<_>>());

@@ -56,7 +56,13 @@ impl Pick {
     }
 }
 
-/// The benchmark a run belongs to, read from its instance id: RefactorBench tasks, the
+/// The benchmark a run belongs to: the published dataset it is a row of (its name, as
+/// `metadata.dataset.name` holds it), else [`benchmark`] of its instance id.
+pub fn run_benchmark(run: &RunSummary) -> String {
+    run.dataset.clone().unwrap_or_else(|| benchmark(&run.instance_id).into())
+}
+
+/// The benchmark an instance id names: RefactorBench tasks, the
 /// project's fixtures, SWE-bench style `owner__repo-NUMBER`, else `other`.
 pub fn benchmark(instance_id: &str) -> &'static str {
     if instance_id.contains("refactor") {
@@ -132,7 +138,7 @@ fn group_of(run: &RunSummary, by: By, exit: Option<&str>) -> String {
         By::All => "all".into(),
         By::Model => run.model.clone().unwrap_or_else(|| "unknown".into()),
         By::Agent => run.agent.clone().unwrap_or_else(|| "unknown".into()),
-        By::Benchmark => benchmark(&run.instance_id).into(),
+        By::Benchmark => run_benchmark(run),
         By::Exit => exit
             .filter(|e| !e.is_empty())
             .map(str::to_string)

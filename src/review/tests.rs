@@ -88,6 +88,26 @@ fn benchmarks_from_instance_ids() {
     assert_eq!(benchmark("whatever"), "other");
 }
 
+/// A run that is a row of a published dataset has the dataset's name as its benchmark, whatever
+/// its instance id looks like; other runs keep the one their instance id names.
+#[test]
+fn a_dataset_row_s_benchmark_is_its_dataset() {
+    use crate::store::read::dataset_name;
+    let mut row = failed_run(1);
+    row.instance_id = "django__django-11163".into();
+    row.dataset = dataset_name(Some(r#"{"dataset":{"name":"nvidia/Open-SWE-Traces","row":0}}"#.into()));
+    assert_eq!(row.dataset.as_deref(), Some("nvidia/Open-SWE-Traces"));
+    assert_eq!(stats::run_benchmark(&row), "nvidia/Open-SWE-Traces");
+    let mut plain = failed_run(2);
+    plain.instance_id = "django__django-11163".into();
+    assert_eq!(stats::run_benchmark(&plain), "swe-bench");
+    // Metadata of another shape names no dataset.
+    assert_eq!(dataset_name(Some(r#"{"dataset":{"row":1}}"#.into())), None);
+    assert_eq!(dataset_name(Some(r#"{"dataset":"x"}"#.into())), None);
+    assert_eq!(dataset_name(Some("{\"dataset\":".into())), None);
+    assert_eq!(dataset_name(None), None);
+}
+
 /// A failed run of the fixtures' benchmark.
 fn failed_run(id: i64) -> crate::store::read::RunSummary {
     crate::store::read::RunSummary {
@@ -106,6 +126,7 @@ fn failed_run(id: i64) -> crate::store::read::RunSummary {
         attempt: None,
         source: "x.traj".into(),
         has_patch: true,
+        dataset: None,
     }
 }
 

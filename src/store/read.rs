@@ -106,6 +106,10 @@ pub struct RunSummary {
     /// Whether the run submitted a patch with something in it (a run can say "submitted" and
     /// hand in nothing).
     pub has_patch: bool,
+    /// The published dataset the run is a row of (`metadata.dataset.name`, written by
+    /// `ingest::dataset`): its benchmark in the statistics.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dataset: Option<String>,
 }
 
 /// What a run used, beside its line in the run list: `show` and `export runs` print it.
@@ -139,7 +143,8 @@ impl RunSummary {
     /// A row of the columns `id, instance_id, format, format_version, agent, model (the run's,
     /// else its prediction's), exit_status, resolved, step_count, edit_count, rejected_count,
     /// cost, attempt, source path, whether it submitted a patch with something in it` (the
-    /// first of [`SUMMARY_SELECT`]'s). A format this trajan does not know is an error.
+    /// first of [`SUMMARY_SELECT`]'s), and its 19th: the metadata of a dataset's row (else
+    /// null). A format this trajan does not know is an error.
     pub fn from_row(r: &dyn Cells) -> Result<RunSummary, StoreError> {
         Ok(RunSummary {
             id: r.int(0)?,
@@ -158,8 +163,24 @@ impl RunSummary {
             attempt: r.opt_int(12)?,
             source: r.text(13)?,
             has_patch: r.flag(14)?,
+            dataset: dataset_name(r.opt_text(18)?),
         })
     }
+}
+
+/// The name of the published dataset a run's metadata says it is a row of
+/// (`{"dataset": {"name": ...}}`); `None` for other metadata, or none.
+pub fn dataset_name(metadata: Option<String>) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Meta {
+        dataset: Option<Named>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Named {
+        name: Option<String>,
+    }
+    let meta: Meta = serde_json::from_str(&metadata?).ok()?;
+    meta.dataset?.name.filter(|n| !n.trim().is_empty())
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -442,7 +463,8 @@ pub const SUMMARY_SELECT: &str = "
            COALESCE(r.model, p.model), r.exit_status, o.resolved, r.step_count, r.edit_count,
            r.rejected_count, r.cost, r.attempt, s.path,
            r.submission IS NOT NULL AND trim(r.submission) != '',
-           r.tokens_sent, r.tokens_received, r.api_calls
+           r.tokens_sent, r.tokens_received, r.api_calls,
+           CASE WHEN r.metadata LIKE '{\"dataset\":%' THEN r.metadata END
     FROM runs r
     JOIN sources s ON s.id = r.source_id
     LEFT JOIN outcomes o ON o.id = r.outcome_id

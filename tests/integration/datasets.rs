@@ -54,6 +54,14 @@ fn failures(report: &Report) -> Vec<String> {
     report.failures().map(|e| e.to_string()).collect()
 }
 
+/// What the dataset tests check of a run: instance, model, verdict, format, steps, whether it
+/// submitted a patch.
+type RunLine<'a> = (&'a str, Option<&'a str>, Option<bool>, Format, i64, bool);
+
+fn line(r: &RunSummary) -> RunLine<'_> {
+    (r.instance_id.as_str(), r.model.as_deref(), r.resolved, r.format, r.steps, r.has_patch)
+}
+
 fn edit_kinds(store: &Store, id: i64) -> Vec<EditKind> {
     must(store.run_detail(id, None), "run detail").edit_list.iter().map(|e| e.kind).collect()
 }
@@ -315,4 +323,151 @@ fn a_row_of_a_million_messages_is_refused_by_its_group_and_the_others_read() {
         "{w:?}"
     );
     assert_eq!(runs(&store).len(), 2);
+}
+
+/// nvidia/Open-SWE-Traces: OpenHands' chat messages read as steps and edits; `resolved` 1, 0 and
+/// -1 (not judged: no verdict); the model from `metadata.teacher_model`; no patch column.
+#[test]
+fn open_swe_traces_rows_read_with_their_verdicts_and_teacher_models() {
+    let dir = must(tempfile::tempdir(), "tempdir");
+    let rows = list(&rows("openswe-rows.json"));
+    let root = dir.path().join("hub/datasets--nvidia--Open-SWE-Traces/snapshots/0a1b2c3/data");
+    let p = shard(Kind::OpenSwe, &root.join("train-00000-of-00001.parquet"), &rows, 2);
+    let (report, store) = ingest(&dir.path().join("t.db"), &[p]);
+    assert!(
+        failures(&report).is_empty() && warnings(&report).is_empty(),
+        "{:?} {:?}",
+        failures(&report),
+        warnings(&report)
+    );
+    let runs = runs(&store);
+    let got: Vec<RunLine<'_>> = runs.iter().map(line).collect();
+    assert_eq!(
+        got,
+        [
+            ("python-attrs__attrs-770", Some("MiniMax-M2.5"), Some(true), Format::OpenSweTraces, 4, false),
+            ("altair-viz__altair-3118", Some("Qwen3.5-122B-A10B"), Some(false), Format::OpenSweTraces, 4, false),
+            (
+                "open-telemetry__opentelemetry-go-contrib-6962",
+                Some("MiniMax-M2.5"),
+                None,
+                Format::OpenSweTraces,
+                4,
+                false
+            ),
+        ]
+    );
+    assert!(runs.iter().all(|r| r.agent.as_deref() == Some("openhands")), "{runs:?}");
+    let detail = must(store.run_detail(runs[2].id, None), "detail");
+    assert!(detail.step_list[0].action.contains("grep -n 'spanNameFormatter'"), "{:?}", detail.step_list[0].action);
+    assert!(edit_kinds(&store, runs[2].id).contains(&EditKind::StrReplace), "{:?}", edit_kinds(&store, runs[2].id));
+    let rest = must(store.run_rest(runs[2].id), "run rest");
+    let meta: Value = must(serde_json::from_str(rest.metadata.as_deref().unwrap_or("{}")), "metadata");
+    assert_eq!(meta["dataset"]["name"], "nvidia/Open-SWE-Traces");
+    assert_eq!(
+        (meta["dataset"]["language"].as_str(), meta["dataset"]["not_judged"].as_bool()),
+        (Some("go"), Some(true))
+    );
+}
+
+/// SWE-Gym/OpenHands-Sampled-Trajectories: two samples of one instance, each with its own verdict,
+/// the model from `run_id`, the submission from `test_result.git_patch` (empty: none).
+#[test]
+fn swe_gym_samples_of_one_instance_keep_their_own_verdicts_and_patches() {
+    let dir = must(tempfile::tempdir(), "tempdir");
+    let rows = list(&rows("swegym-rows.json"));
+    let p = shard(Kind::SweGym, &dir.path().join("data/train.raw-00000-of-00003.parquet"), &rows, 1);
+    let (report, store) = ingest(&dir.path().join("t.db"), &[p]);
+    assert!(
+        failures(&report).is_empty() && warnings(&report).is_empty(),
+        "{:?} {:?}",
+        failures(&report),
+        warnings(&report)
+    );
+    let runs = runs(&store);
+    let got: Vec<RunLine<'_>> = runs.iter().map(line).collect();
+    let (id, model, gym) = ("dask__dask-9212", Some("gpt-4o-2024-08-06"), Format::SweGymOpenHands);
+    assert_eq!(got, [(id, model, Some(true), gym, 4, true), (id, model, Some(false), gym, 4, false)]);
+    let kinds = edit_kinds(&store, runs[0].id);
+    assert!(kinds.contains(&EditKind::StrReplace) && kinds.contains(&EditKind::FinalPatch), "{kinds:?}");
+    assert!(!edit_kinds(&store, runs[1].id).contains(&EditKind::FinalPatch));
+    let detail = must(store.run_detail(runs[0].id, None), "detail");
+    assert_eq!(detail.step_list[2].action, "python /workspace/reproduce_error.py");
+    let rest = must(store.run_rest(runs[0].id), "run rest");
+    let meta: Value = must(serde_json::from_str(rest.metadata.as_deref().unwrap_or("{}")), "metadata");
+    assert_eq!(meta["dataset"]["split"], "train.raw");
+}
+
+/// Shards written by `bench gen --kind openswe|swegym` read whole, with no warning; and their
+/// rows as JSON lines too.
+#[test]
+fn generated_open_swe_and_swe_gym_shards_read_whole() {
+    let dir = must(tempfile::tempdir(), "tempdir");
+    for kind in ["openswe", "swegym"] {
+        let out = dir.path().join(kind);
+        let made = common::command()
+            .args(["bench", "gen"])
+            .arg(&out)
+            .args(["--size", "1M", "--kind", kind])
+            .env("HOME", dir.path())
+            .env("XDG_CONFIG_HOME", dir.path())
+            .output();
+        let made = must(made, "bench gen");
+        assert!(made.status.success(), "{kind}: {}", String::from_utf8_lossy(&made.stderr));
+        let (report, store) = ingest(&dir.path().join(format!("{kind}.db")), std::slice::from_ref(&out));
+        assert!(
+            failures(&report).is_empty() && warnings(&report).is_empty(),
+            "{kind}: {:?} {:?}",
+            failures(&report),
+            warnings(&report)
+        );
+        let runs = runs(&store);
+        assert!(runs.len() >= 100, "{kind}: {} runs", runs.len());
+        let want = if kind == "openswe" { Format::OpenSweTraces } else { Format::SweGymOpenHands };
+        assert!(runs.iter().all(|r| r.format == want && r.steps >= 20), "{kind}");
+        // Verdicts: some resolved, some not; Open-SWE-Traces' -1 rows have none.
+        assert!(runs.iter().any(|r| r.resolved == Some(true)) && runs.iter().any(|r| r.resolved == Some(false)));
+        assert_eq!(runs.iter().any(|r| r.resolved.is_none()), kind == "openswe", "{kind}");
+    }
+    // The fixtures' rows as a JSON-lines export.
+    let mut text = String::new();
+    for r in list(&rows("swegym-rows.json")) {
+        text.push_str(&r.to_string());
+        text.push('\n');
+    }
+    let p = dir.path().join("train.raw.jsonl");
+    must(std::fs::write(&p, text), "write");
+    let (report, store) = ingest(&dir.path().join("lines.db"), &[p]);
+    assert!(failures(&report).is_empty(), "{:?}", failures(&report));
+    let verdicts: Vec<(Option<bool>, Format)> = runs(&store).iter().map(|r| (r.resolved, r.format)).collect();
+    assert_eq!(verdicts, [(Some(true), Format::SweGymOpenHands), (Some(false), Format::SweGymOpenHands)]);
+}
+
+/// The dataset's name is the runs' benchmark: `stats --by benchmark` groups them under it (the
+/// Hugging Face cache's folder names it), not under what their instance ids look like.
+#[test]
+fn stats_by_benchmark_groups_a_dataset_s_runs_under_its_name() {
+    let dir = must(tempfile::tempdir(), "tempdir");
+    let root = dir.path().join("hub/datasets--nebius--SWE-agent-trajectories/snapshots/a8a64e5/data");
+    let rows = list(&rows("nebius-rows.json"));
+    shard(Kind::Nebius, &root.join("train-00000-of-00001.parquet"), &rows, 2);
+    let db = dir.path().join("t.db");
+    let (report, store) = ingest(&db, &[dir.path().join("hub")]);
+    assert!(failures(&report).is_empty(), "{:?}", failures(&report));
+    assert!(runs(&store).iter().all(|r| r.dataset.as_deref() == Some("nebius/SWE-agent-trajectories")));
+    drop(store);
+    let out = common::command()
+        .arg("--db")
+        .arg(&db)
+        .args(["stats", "--by", "benchmark", "--json"])
+        .env("HOME", dir.path())
+        .env("XDG_CONFIG_HOME", dir.path())
+        .output();
+    let out = must(out, "stats");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = must(serde_json::from_slice(&out.stdout), "stats JSON");
+    let groups: Vec<&str> =
+        v["outcomes"].as_array().into_iter().flatten().filter_map(|r| r["group"].as_str()).collect();
+    assert_eq!(groups, ["nebius/SWE-agent-trajectories"], "{v}");
+    assert_eq!(v["outcomes"][0]["runs"], 3, "{v}");
 }

@@ -18,6 +18,8 @@ pub fn parse(kind: &str) -> Option<Kind> {
         "nebius" => Some(Kind::Nebius),
         "rebench" => Some(Kind::Rebench),
         "smith" => Some(Kind::Smith),
+        "openswe" => Some(Kind::OpenSwe),
+        "swegym" => Some(Kind::SweGym),
         _ => None,
     }
 }
@@ -31,6 +33,7 @@ pub fn generate(dir: &Path, kind: Kind, total_bytes: u64) -> std::io::Result<Gen
     while g.bytes < total_bytes {
         let split = match kind {
             Kind::Smith => ["tool", "xml", "ticks"][names.len() % 3],
+            Kind::SweGym => "train.raw",
             _ => "train",
         };
         let tmp = dir.join(format!(".{split}-{:05}.parquet.tmp", names.len()));
@@ -71,6 +74,8 @@ fn row(kind: Kind, split: &str, seed: u64) -> (Value, usize) {
         Kind::Nebius => nebius(&mut rng, &instance, resolved, &file, &patch),
         Kind::Rebench => rebench(&mut rng, seed, &instance, resolved, &file, &patch),
         Kind::Smith => smith(&mut rng, split, &instance, resolved, &file, &patch),
+        Kind::OpenSwe => openswe(&mut rng, seed, &instance, &file),
+        Kind::SweGym => swegym(&mut rng, seed, &instance, resolved, &file, &patch),
     }
 }
 
@@ -124,8 +129,18 @@ fn call(id: String, name: &str, args: Value) -> Value {
     json!({"function": {"arguments": args.to_string(), "name": name}, "id": id, "type": "function"})
 }
 
-fn rebench(rng: &mut Rng, seed: u64, instance: &str, resolved: bool, file: &str, patch: &str) -> (Value, usize) {
-    let m = |role: &str, content: String, tool_calls: Option<Value>, name: Option<&str>, id: Option<String>| json!({"content": content, "name": name, "role": role, "tool_call_id": id, "tool_calls": tool_calls});
+/// An OpenHands conversation of OpenAI chat messages with tool calls (`execute_bash`,
+/// `str_replace_editor`), every message carrying every field: SWE-rebench's, Open-SWE-Traces'
+/// and SWE-Gym's (with `function_call` and each call's `index`, `gym`).
+fn openhands_chat(rng: &mut Rng, seed: u64, file: &str, gym: bool) -> (Vec<Value>, usize) {
+    let m = |role: &str, content: String, tool_calls: Option<Value>, name: Option<&str>, id: Option<String>| {
+        let mut v =
+            json!({"content": content, "name": name, "role": role, "tool_call_id": id, "tool_calls": tool_calls});
+        if gym {
+            v["function_call"] = Value::Null;
+        }
+        v
+    };
     let mut traj = vec![
         m(
             "system",
@@ -154,9 +169,21 @@ fn rebench(rng: &mut Rng, seed: u64, instance: &str, resolved: bool, file: &str,
                 format!("{}\n[The command completed with exit code 0.]", code_lines(rng, 30, 1)),
             )
         };
-        traj.push(m("assistant", prose(rng, 25), Some(json!([call(id.clone(), name, args)])), None, None));
+        let mut c = call(id.clone(), name, args);
+        let out = if gym {
+            c["index"] = Value::Null;
+            format!("OBSERVATION:\n{out}")
+        } else {
+            out
+        };
+        traj.push(m("assistant", prose(rng, 25), Some(json!([c])), None, None));
         traj.push(m("tool", out, None, Some(name), Some(id)));
     }
+    (traj, steps)
+}
+
+fn rebench(rng: &mut Rng, seed: u64, instance: &str, resolved: bool, file: &str, patch: &str) -> (Value, usize) {
+    let (traj, steps) = openhands_chat(rng, seed, file, false);
     let row = json!({
         "trajectory_id": format!("chatcmpl-{seed:032x}"), "instance_id": instance, "repo": "synth/repo", "trajectory": traj,
         "tools": [{"function": {"description": "Execute a bash command", "name": "execute_bash", "parameters": "{\"type\": \"object\"}"}, "type": "function"}],
@@ -195,6 +222,35 @@ fn smith(rng: &mut Rng, split: &str, instance: &str, resolved: bool, file: &str,
     let row = json!({
         "messages": Value::Array(msgs).to_string(), "instance_id": instance, "resolved": resolved,
         "model": "claude-3-7-sonnet-20250219", "traj_id": format!("{instance}.{:08x}", rng.below(1 << 32)), "patch": patch,
+    });
+    (row, steps)
+}
+
+fn openswe(rng: &mut Rng, seed: u64, instance: &str, file: &str) -> (Value, usize) {
+    let (traj, steps) = openhands_chat(rng, seed, file, false);
+    // 1 resolved, 0 not, -1 not judged.
+    let resolved = [1, 0, 0, 0, -1][rng.below(5) as usize];
+    let teacher = ["MiniMax-M2.5", "Qwen3.5-122B-A10B"][rng.below(2) as usize];
+    let language =
+        ["python", "go", "typescript", "javascript", "rust", "java", "php", "c", "cpp"][rng.below(9) as usize];
+    let row = json!({
+        "instance_id": instance, "repo": "synth/repo", "license": "MIT", "language": language,
+        "trajectory_id": format!("{:08x}-0000-4000-8000-{seed:012x}", rng.below(1 << 32)), "messages": traj,
+        "tools": ["{\"type\": \"function\", \"function\": {\"name\": \"execute_bash\"}}"], "resolved": resolved,
+        "metadata": {"category": "bug-fix", "reference_patch": {"patch": "diff --git a/x b/x\n"}, "teacher_model": {"name": teacher, "enable_thinking": teacher.starts_with("MiniMax"), "reasoning_effort": "high"}},
+        "hf_dataset_name": "nebius/SWE-rebench-V2",
+    });
+    (row, steps)
+}
+
+fn swegym(rng: &mut Rng, seed: u64, instance: &str, resolved: bool, file: &str, patch: &str) -> (Value, usize) {
+    let (traj, steps) = openhands_chat(rng, seed, file, true);
+    let model = ["gpt-4o-2024-08-06", "claude-3-5-sonnet-20241022"][rng.below(2) as usize];
+    let row = json!({
+        "instance_id": instance, "run_id": format!("{model}_maxiter_30_N_v2.1-no-hint-train-t04-run_{}", 1 + rng.below(3)),
+        "resolved": resolved, "messages": traj,
+        "tools": [{"function": {"description": "Execute a bash command", "name": "execute_bash", "parameters": "{\"type\": \"object\"}"}, "type": "function"}],
+        "test_result": {"git_patch": patch},
     });
     (row, steps)
 }

@@ -16,11 +16,13 @@
 
 pub mod chat;
 pub mod nebius;
+pub mod openswe;
 pub mod parquet;
 pub mod rebench;
 pub mod row;
 pub mod shred;
 pub mod smith;
+pub mod swegym;
 
 pub use row::{Kind, ROW_VERDICT, RowAt, RowError, RowRun};
 
@@ -39,6 +41,8 @@ pub fn read_row(kind: Kind, at: &RowAt<'_>, row: &Value) -> Result<RowRun, RowEr
         Kind::Nebius => nebius::row(row),
         Kind::Rebench => rebench::row(at.shard, row),
         Kind::Smith => smith::row(at.shard, row, at.split),
+        Kind::OpenSwe => openswe::row(at.shard, row),
+        Kind::SweGym => swegym::row(at.shard, row),
     }
 }
 

@@ -89,6 +89,7 @@ enum Expect {
     List,
     Verdict,
     Number,
+    Struct,
 }
 
 impl Expect {
@@ -98,14 +99,18 @@ impl Expect {
             Expect::List => "a list",
             Expect::Verdict => "a boolean or an integer",
             Expect::Number => "a number",
+            Expect::Struct => "a struct",
         }
     }
 }
 
 fn expected(kind: Kind, column: &str) -> Expect {
     match (kind, column) {
-        (_, "trajectory") => Expect::List,
-        (Kind::Nebius, "target") | (Kind::Rebench | Kind::Smith, "resolved") => Expect::Verdict,
+        (_, "trajectory") | (Kind::OpenSwe | Kind::SweGym, "messages") => Expect::List,
+        (Kind::OpenSwe, "metadata") | (Kind::SweGym, "test_result") => Expect::Struct,
+        (Kind::Nebius, "target") | (Kind::Rebench | Kind::Smith | Kind::OpenSwe | Kind::SweGym, "resolved") => {
+            Expect::Verdict
+        }
         (Kind::Rebench, "gen_tests_correct" | "pred_passes_gen_tests") => Expect::Number,
         _ => Expect::Text,
     }
@@ -139,6 +144,7 @@ fn fits(t: &Type, e: Expect) -> bool {
     };
     match e {
         Expect::List => is_list(t),
+        Expect::Struct => t.is_group() && !is_list(t),
         _ if t.is_group() => false,
         Expect::Text => t.get_physical_type() == Physical::BYTE_ARRAY,
         Expect::Verdict => matches!(t.get_physical_type(), Physical::BOOLEAN | Physical::INT32 | Physical::INT64),

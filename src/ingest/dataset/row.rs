@@ -19,6 +19,10 @@ pub enum Kind {
     Rebench,
     /// SWE-bench/SWE-smith-trajectories: `messages` as a JSON string, splits tool, xml, ticks.
     Smith,
+    /// nvidia/Open-SWE-Traces: OpenHands' and SWE-agent's OpenAI chat messages, `resolved` 1/0/-1.
+    OpenSwe,
+    /// SWE-Gym/OpenHands-Sampled-Trajectories: OpenHands' chat messages, `test_result` a struct.
+    SweGym,
 }
 
 impl Kind {
@@ -27,6 +31,8 @@ impl Kind {
             Kind::Nebius => Format::NebiusSweAgent,
             Kind::Rebench => Format::SweRebenchOpenHands,
             Kind::Smith => Format::SweSmith,
+            Kind::OpenSwe => Format::OpenSweTraces,
+            Kind::SweGym => Format::SweGymOpenHands,
         }
     }
 
@@ -35,6 +41,8 @@ impl Kind {
             Format::NebiusSweAgent => Some(Kind::Nebius),
             Format::SweRebenchOpenHands => Some(Kind::Rebench),
             Format::SweSmith => Some(Kind::Smith),
+            Format::OpenSweTraces => Some(Kind::OpenSwe),
+            Format::SweGymOpenHands => Some(Kind::SweGym),
             _ => None,
         }
     }
@@ -45,6 +53,8 @@ impl Kind {
             Kind::Nebius => "nebius/SWE-agent-trajectories",
             Kind::Rebench => "nebius/SWE-rebench-openhands-trajectories",
             Kind::Smith => "SWE-bench/SWE-smith-trajectories",
+            Kind::OpenSwe => "nvidia/Open-SWE-Traces",
+            Kind::SweGym => "SWE-Gym/OpenHands-Sampled-Trajectories",
         }
     }
 
@@ -54,6 +64,8 @@ impl Kind {
             Kind::Nebius => &["instance_id", "model_name", "target", "trajectory", "generated_patch"],
             Kind::Rebench => &["trajectory_id", "instance_id", "trajectory", "model_patch", "resolved"],
             Kind::Smith => &["messages", "instance_id", "resolved", "traj_id", "patch"],
+            Kind::OpenSwe => &["instance_id", "trajectory_id", "messages", "resolved", "metadata"],
+            Kind::SweGym => &["instance_id", "run_id", "resolved", "messages", "test_result"],
         }
     }
 
@@ -143,6 +155,101 @@ impl Kind {
                   optional binary patch (STRING);
                 }"
             }
+            Kind::OpenSwe => {
+                "message schema {
+                  optional binary instance_id (STRING);
+                  optional binary repo (STRING);
+                  optional binary license (STRING);
+                  optional binary language (STRING);
+                  optional binary trajectory_id (STRING);
+                  optional group messages (LIST) {
+                    repeated group list {
+                      optional group element {
+                        optional binary content (STRING);
+                        optional binary name (STRING);
+                        optional binary role (STRING);
+                        optional binary tool_call_id (STRING);
+                          optional group tool_calls (LIST) {
+                            repeated group list {
+                              optional group element {
+                                optional group function {
+                                  optional binary arguments (STRING);
+                                  optional binary name (STRING);
+                                }
+                                optional binary id (STRING);
+                                optional binary type (STRING);
+                              }
+                            }
+                          }
+                      }
+                    }
+                  }
+                  optional group tools (LIST) {
+                    repeated group list {
+                      optional binary element (STRING);
+                    }
+                  }
+                  optional int32 resolved;
+                  optional group metadata {
+                    optional binary category (STRING);
+                    optional group reference_patch {
+                      optional binary patch (STRING);
+                    }
+                    optional group teacher_model {
+                      optional binary name (STRING);
+                      optional boolean enable_thinking;
+                      optional binary reasoning_effort (STRING);
+                    }
+                  }
+                  optional binary hf_dataset_name (STRING);
+                }"
+            }
+            Kind::SweGym => {
+                "message schema {
+                  optional binary instance_id (STRING);
+                  optional binary run_id (STRING);
+                  optional boolean resolved;
+                  optional group messages (LIST) {
+                    repeated group list {
+                      optional group element {
+                        optional binary content (STRING);
+                        optional binary function_call (STRING);
+                        optional binary name (STRING);
+                        optional binary role (STRING);
+                        optional binary tool_call_id (STRING);
+                          optional group tool_calls (LIST) {
+                            repeated group list {
+                              optional group element {
+                                optional group function {
+                                  optional binary arguments (STRING);
+                                  optional binary name (STRING);
+                                }
+                                optional binary id (STRING);
+                                optional int64 index;
+                                optional binary type (STRING);
+                              }
+                            }
+                          }
+                      }
+                    }
+                  }
+                  optional group tools (LIST) {
+                    repeated group list {
+                      optional group element {
+                        optional group function {
+                          optional binary description (STRING);
+                          optional binary name (STRING);
+                          optional binary parameters (STRING);
+                        }
+                        optional binary type (STRING);
+                      }
+                    }
+                  }
+                  optional group test_result {
+                    optional binary git_patch (STRING);
+                  }
+                }"
+            }
         }
     }
 
@@ -164,6 +271,18 @@ impl Kind {
                 "pred_passes_gen_tests",
             ],
             Kind::Smith => &["messages", "instance_id", "resolved", "model", "traj_id", "patch"],
+            Kind::OpenSwe => &[
+                "instance_id",
+                "repo",
+                "license",
+                "language",
+                "trajectory_id",
+                "messages",
+                "resolved",
+                "metadata",
+                "hf_dataset_name",
+            ],
+            Kind::SweGym => &["instance_id", "run_id", "resolved", "messages", "test_result"],
         }
     }
 }
@@ -334,6 +453,23 @@ mod tests {
             "resolved",
         ]);
         assert_eq!(Kind::of_columns(&rebench), Some(Kind::Rebench));
+        let open_swe = cols(&[
+            "instance_id",
+            "repo",
+            "license",
+            "language",
+            "trajectory_id",
+            "messages",
+            "tools",
+            "resolved",
+            "metadata",
+            "hf_dataset_name",
+        ]);
+        assert_eq!(Kind::of_columns(&open_swe), Some(Kind::OpenSwe));
+        let gym = cols(&["instance_id", "run_id", "resolved", "messages", "tools", "test_result"]);
+        assert_eq!(Kind::of_columns(&gym), Some(Kind::SweGym));
+        // Chat messages with a verdict and nothing else of either: no dataset.
+        assert_eq!(Kind::of_columns(&cols(&["instance_id", "messages", "resolved"])), None);
         // A SWE-bench task has an instance id and a patch, and nothing else of these.
         assert_eq!(Kind::of_columns(&cols(&["instance_id", "patch", "repo", "base_commit"])), None);
     }

@@ -17,7 +17,11 @@ pub fn line_parser(format: Format) -> Option<LineParser> {
         Format::OpenHandsResolver => Some(openhands::resolver::parse_line),
         Format::SweAgentPreds | Format::MultiSwebenchPreds => Some(predictions::parse_line),
         Format::SwebenchDataset | Format::MultiSwebenchDataset => Some(swebench_dataset::parse_line),
-        Format::NebiusSweAgent | Format::SweRebenchOpenHands | Format::SweSmith => Some(dataset::parse_line),
+        Format::NebiusSweAgent
+        | Format::SweRebenchOpenHands
+        | Format::SweSmith
+        | Format::OpenSweTraces
+        | Format::SweGymOpenHands => Some(dataset::parse_line),
         _ => None,
     }
 }

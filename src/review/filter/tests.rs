@@ -19,6 +19,7 @@ fn run(id: i64, instance: &str) -> RunSummary {
         attempt: None,
         source: "x.traj".to_string(),
         has_patch: true,
+        dataset: None,
     }
 }
 

@@ -23,6 +23,7 @@ pub fn summary(id: i64, instance: &str, resolved: Option<bool>, steps: i64) -> R
         attempt: None,
         source: "/x".into(),
         has_patch: true,
+        dataset: None,
     }
 }
 
