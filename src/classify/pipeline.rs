@@ -74,6 +74,10 @@ pub fn signals_of(store: &Store, run_id: i64) -> Result<(Signals, String), RunEr
 }
 
 /// Classify `runs` with the heuristic under `taxonomy`. `progress` is called after each run.
+///
+/// The store is read on this thread (it is not shared between threads) while workers, one per
+/// core, measure and classify the runs read; their results are taken back in the runs' order,
+/// so what is written, and in what order, is what one thread would write.
 pub fn classify_heuristic(
     store: &mut Store,
     taxonomy: &Taxonomy,
@@ -81,54 +85,172 @@ pub fn classify_heuristic(
     mut progress: impl FnMut(usize),
 ) -> Result<Report, StoreError> {
     let latest = store.latest_input_hashes(Source::Heuristic, heuristic::RATER, &taxonomy.name, &taxonomy.version)?;
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, MAX_WORKERS);
     let mut report = Report::default();
     let mut batch: Vec<Classified> = Vec::with_capacity(BATCH);
-    for (done, &run_id) in runs.iter().enumerate() {
-        match signals_of(store, run_id) {
-            Err(e) => report.errors.push((run_id, e.to_string())),
-            Ok((s, json)) => {
-                let hash = input_hash(&json, taxonomy);
-                let label = if latest.get(&run_id) == Some(&hash) {
-                    report.unchanged += 1;
-                    None
-                } else {
-                    let label = heuristic::classify(run_id, &s, taxonomy, hash);
-                    report.labelled += 1;
-                    report.without_gold += usize::from(s.miss_ratio.is_none() && s.resolved != Some(true));
-                    if !label.modes.is_empty() {
-                        report.with_modes += 1;
+    let (jobs, queue) = std::sync::mpsc::sync_channel::<(usize, i64, RunInput)>(workers * 2);
+    let queue = std::sync::Mutex::new(queue);
+    let (done_tx, done) = std::sync::mpsc::channel::<(usize, i64, Result<Measured, RunError>)>();
+    std::thread::scope(|scope| -> Result<(), StoreError> {
+        // Owned here, so that however this ends the workers see the queue close and stop.
+        let jobs = jobs;
+        for _ in 0..workers {
+            let (queue, done_tx, latest) = (&queue, done_tx.clone(), &latest);
+            scope.spawn(move || {
+                loop {
+                    let job = match queue.lock() {
+                        Ok(q) => q.recv(),
+                        Err(_) => return,
+                    };
+                    let Ok((seq, run_id, input)) = job else { return };
+                    let measured = measured(run_id, &input, taxonomy, latest);
+                    if done_tx.send((seq, run_id, measured)).is_err() {
+                        return;
                     }
-                    for m in &label.modes {
-                        *report.by_mode.entry(m.mode.clone()).or_default() += 1;
+                }
+            });
+        }
+        drop(done_tx);
+        // Results come back in any order: each is taken up in the runs' order.
+        let mut waiting: BTreeMap<usize, (i64, Result<Measured, RunError>)> = BTreeMap::new();
+        let mut next = 0;
+        let mut take_up = |waiting: &mut BTreeMap<usize, (i64, Result<Measured, RunError>)>,
+                           store: &mut Store|
+         -> Result<(), StoreError> {
+            while let Some((run_id, result)) = waiting.remove(&next) {
+                next += 1;
+                match result {
+                    Err(e) => report.errors.push((run_id, e.to_string())),
+                    Ok(m) => {
+                        report.count(&m);
+                        batch.push(m.classified);
                     }
-                    *report.by_exit.entry(label.exit_category.clone()).or_default() += 1;
-                    Some(label)
-                };
-                let signals_hash = blake3::hash(json.as_bytes()).to_hex()[..32].to_string();
-                batch.push(Classified {
-                    run_id,
-                    signals_version: crate::classify::signals::VERSION,
-                    signals_json: json,
-                    signals_hash,
-                    label,
-                });
+                }
+                if batch.len() >= BATCH {
+                    store.save_classified(&batch)?;
+                    batch.clear();
+                }
+                progress(next);
             }
+            Ok(())
+        };
+        for (seq, &run_id) in runs.iter().enumerate() {
+            match run_input(store, run_id) {
+                Ok(input) => {
+                    if jobs.send((seq, run_id, input)).is_err() {
+                        break;
+                    }
+                }
+                Err(e) => {
+                    waiting.insert(seq, (run_id, Err(e.into())));
+                }
+            }
+            while let Ok((seq, run_id, result)) = done.try_recv() {
+                waiting.insert(seq, (run_id, result));
+            }
+            take_up(&mut waiting, store)?;
         }
-        if batch.len() >= BATCH {
+        drop(jobs);
+        for (seq, run_id, result) in done.iter() {
+            waiting.insert(seq, (run_id, result));
+            take_up(&mut waiting, store)?;
+        }
+        take_up(&mut waiting, store)?;
+        if !batch.is_empty() {
             store.save_classified(&batch)?;
-            batch.clear();
         }
-        progress(done + 1);
-    }
-    if !batch.is_empty() {
-        store.save_classified(&batch)?;
-    }
+        Ok(())
+    })?;
     Ok(report)
+}
+
+/// At most this many threads measure runs.
+const MAX_WORKERS: usize = 8;
+
+/// One run measured and, unless its label is already the latest, classified.
+struct Measured {
+    classified: Classified,
+    /// A new label for a failed run without a gold patch (the rules needing one did not run).
+    without_gold: bool,
+}
+
+impl Report {
+    fn count(&mut self, m: &Measured) {
+        let Some(label) = &m.classified.label else {
+            self.unchanged += 1;
+            return;
+        };
+        self.labelled += 1;
+        self.without_gold += usize::from(m.without_gold);
+        if !label.modes.is_empty() {
+            self.with_modes += 1;
+        }
+        for mode in &label.modes {
+            *self.by_mode.entry(mode.mode.clone()).or_default() += 1;
+        }
+        *self.by_exit.entry(label.exit_category.clone()).or_default() += 1;
+    }
+}
+
+/// A run's signals, and its label when the latest differs (pure: run on a worker).
+fn measured(
+    run_id: i64,
+    input: &RunInput,
+    taxonomy: &Taxonomy,
+    latest: &std::collections::HashMap<i64, String>,
+) -> Result<Measured, RunError> {
+    let s = measure(input)?;
+    let json = serde_json::to_string(&s).map_err(|e| StoreError::Encode(e.to_string()))?;
+    let hash = input_hash(&json, taxonomy);
+    let label = (latest.get(&run_id) != Some(&hash)).then(|| heuristic::classify(run_id, &s, taxonomy, hash));
+    let signals_hash = blake3::hash(json.as_bytes()).to_hex()[..32].to_string();
+    Ok(Measured {
+        without_gold: s.miss_ratio.is_none() && s.resolved != Some(true),
+        classified: Classified {
+            run_id,
+            signals_version: crate::classify::signals::VERSION,
+            signals_json: json,
+            signals_hash,
+            label,
+        },
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Runs measured on several threads are taken up in their order: an unreadable run among
+    /// them is its error, in its place, the others labelled; a second pass changes nothing.
+    #[test]
+    fn runs_are_taken_up_in_their_order_with_an_unreadable_one_its_error() {
+        use crate::model::{Format, Parsed, Run, Step};
+        use crate::store::SourceRecord;
+        fn ok<T>(r: Result<T, StoreError>) -> T {
+            r.unwrap_or_else(|e| panic!("{e}"))
+        }
+        let mut store = ok(Store::open_in_memory());
+        let runs = (0..60)
+            .map(|i| Run {
+                instance_id: format!("r__r-{i}"),
+                format: Some(Format::SweAgent),
+                steps: vec![Step { action: format!("cat f{i}.py"), observation: "x = 1".into(), ..Step::default() }],
+                ..Run::default()
+            })
+            .collect();
+        let record = SourceRecord { path: "/a.traj", kind: "file", format: "test", size: 1, hash: &[1; 32] };
+        ok(store.write_source(&record, &Parsed { runs, ..Parsed::default() }));
+        let mut ids: Vec<i64> = (0..60).map(|i| ok(store.resolve_run(&format!("r__r-{i}")))).collect();
+        ids.insert(30, -7);
+        let taxonomy = Taxonomy::preset("refactoring").unwrap_or_else(|| panic!("preset"));
+        let mut seen = Vec::new();
+        let report = ok(classify_heuristic(&mut store, &taxonomy, &ids, |n| seen.push(n)));
+        assert_eq!(seen, (1..=61).collect::<Vec<_>>(), "progress in order, once per run");
+        assert_eq!((report.labelled, report.unchanged), (60, 0));
+        assert_eq!(report.errors.iter().map(|(id, _)| *id).collect::<Vec<_>>(), [-7]);
+        let again = ok(classify_heuristic(&mut store, &taxonomy, &ids, |_| {}));
+        assert_eq!((again.labelled, again.unchanged, again.errors.len()), (0, 60, 1));
+    }
 
     #[test]
     fn a_run_whose_measuring_panics_is_that_runs_error() {
