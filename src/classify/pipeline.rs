@@ -74,27 +74,44 @@ pub fn signals_of(store: &Store, run_id: i64) -> Result<(Signals, String), RunEr
 }
 
 /// Classify `runs` with the heuristic under `taxonomy`. `progress` is called after each run.
-///
-/// The store is read on this thread (it is not shared between threads) while workers, one per
-/// core, measure and classify the runs read; their results are taken back in the runs' order,
-/// so what is written, and in what order, is what one thread would write.
+/// The runs are read through `store` on this thread, measured on a worker per core.
 pub fn classify_heuristic(
     store: &mut Store,
+    taxonomy: &Taxonomy,
+    runs: &[i64],
+    progress: impl FnMut(usize),
+) -> Result<Report, StoreError> {
+    classify_heuristic_reading(store, Vec::new(), taxonomy, runs, progress)
+}
+
+/// [`classify_heuristic`] with `readers`, read-only stores of the same database (one per
+/// worker): each worker reads the runs it measures, so reading is shared by the cores too.
+/// Without them the store is read on this thread (a store is not shared between threads) while
+/// workers, one per core, measure and classify the runs read. Either way results are taken up
+/// in the runs' order, so what is written, and in what order, is what one thread would write.
+pub fn classify_heuristic_reading(
+    store: &mut Store,
+    readers: Vec<Store>,
     taxonomy: &Taxonomy,
     runs: &[i64],
     mut progress: impl FnMut(usize),
 ) -> Result<Report, StoreError> {
     let latest = store.latest_input_hashes(Source::Heuristic, heuristic::RATER, &taxonomy.name, &taxonomy.version)?;
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, MAX_WORKERS);
+    let reading = !readers.is_empty();
+    let mut readers: Vec<Option<Store>> = readers.into_iter().map(Some).collect();
+    if !reading {
+        readers.resize_with(workers, || None);
+    }
     let mut report = Report::default();
     let mut batch: Vec<Classified> = Vec::with_capacity(BATCH);
-    let (jobs, queue) = std::sync::mpsc::sync_channel::<(usize, i64, RunInput)>(workers * 2);
+    let (jobs, queue) = std::sync::mpsc::sync_channel::<(usize, i64, Option<RunInput>)>(readers.len() * 2);
     let queue = std::sync::Mutex::new(queue);
     let (done_tx, done) = std::sync::mpsc::channel::<(usize, i64, Result<Measured, RunError>)>();
     std::thread::scope(|scope| -> Result<(), StoreError> {
         // Owned here, so that however this ends the workers see the queue close and stop.
         let jobs = jobs;
-        for _ in 0..workers {
+        for reader in readers {
             let (queue, done_tx, latest) = (&queue, done_tx.clone(), &latest);
             scope.spawn(move || {
                 loop {
@@ -103,7 +120,12 @@ pub fn classify_heuristic(
                         Err(_) => return,
                     };
                     let Ok((seq, run_id, input)) = job else { return };
-                    let measured = measured(run_id, &input, taxonomy, latest);
+                    let input = match (input, &reader) {
+                        (Some(input), _) => Ok(input),
+                        (None, Some(reader)) => run_input(reader, run_id).map_err(RunError::from),
+                        (None, None) => Err(RunError::Store(StoreError::Encode("no store to read the run".into()))),
+                    };
+                    let measured = input.and_then(|input| measured(run_id, &input, taxonomy, latest));
                     if done_tx.send((seq, run_id, measured)).is_err() {
                         return;
                     }
@@ -135,7 +157,7 @@ pub fn classify_heuristic(
             Ok(())
         };
         for (seq, &run_id) in runs.iter().enumerate() {
-            match run_input(store, run_id) {
+            match if reading { Ok(None) } else { run_input(store, run_id).map(Some) } {
                 Ok(input) => {
                     if jobs.send((seq, run_id, input)).is_err() {
                         break;
@@ -250,6 +272,42 @@ mod tests {
         assert_eq!(report.errors.iter().map(|(id, _)| *id).collect::<Vec<_>>(), [-7]);
         let again = ok(classify_heuristic(&mut store, &taxonomy, &ids, |_| {}));
         assert_eq!((again.labelled, again.unchanged, again.errors.len()), (0, 60, 1));
+    }
+
+    /// Workers that read the runs themselves (a read-only store each) write what one reader
+    /// writes: the same signals, in the same order.
+    #[test]
+    fn workers_reading_their_runs_write_what_one_reader_writes() {
+        fn ok<T>(r: Result<T, StoreError>) -> T {
+            r.unwrap_or_else(|e| panic!("{e}"))
+        }
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let taxonomy = Taxonomy::preset("refactoring").unwrap_or_else(|| panic!("preset"));
+        let mut signals = Vec::new();
+        for (name, readers) in [("one.db", 0), ("many.db", 3)] {
+            let path = dir.path().join(name);
+            let mut store = ok(Store::open(&path));
+            let runs = (0..50)
+                .map(|i| crate::model::Run {
+                    instance_id: format!("r__r-{i}"),
+                    format: Some(crate::model::Format::SweAgent),
+                    steps: vec![crate::model::Step { action: format!("cat f{i}.py"), ..Default::default() }],
+                    ..Default::default()
+                })
+                .collect();
+            let record =
+                crate::store::SourceRecord { path: "/a.traj", kind: "file", format: "test", size: 1, hash: &[1; 32] };
+            ok(store.write_source(&record, &crate::model::Parsed { runs, ..Default::default() }));
+            let ids: Vec<i64> = (0..50).map(|i| ok(store.resolve_run(&format!("r__r-{i}")))).collect();
+            let readers = (0..readers).map(|_| ok(Store::open_read_only(&path))).collect();
+            let report = ok(classify_heuristic_reading(&mut store, readers, &taxonomy, &ids, |_| {}));
+            assert_eq!((report.labelled, report.errors.len()), (50, 0), "{name}");
+            signals.push(
+                ids.iter().map(|id| ok(store.signals_json(*id, crate::classify::signals::VERSION))).collect::<Vec<_>>(),
+            );
+        }
+        assert!(signals[0].iter().all(Option::is_some), "every run's signals written");
+        assert_eq!(signals[0], signals[1]);
     }
 
     #[test]

@@ -12,8 +12,8 @@ use trajan::config::UserConfig;
 use trajan::label::taxonomy::Taxonomy;
 use trajan::model::FailedScope;
 use trajan::sanitize::sanitize;
-use trajan::store::Store;
 use trajan::store::labels::LabelRow;
+use trajan::store::{Location, Store};
 
 #[derive(clap::Args)]
 pub struct ClassifyArgs {
@@ -105,11 +105,13 @@ pub fn select_runs(store: &Store, named: &[String], all: bool, scope: FailedScop
     Ok(ids)
 }
 
-fn run_heuristic(store: &mut Store, taxonomy: &Taxonomy, runs: &[i64], json: bool) -> Result<i32> {
+fn run_heuristic(store: &mut Store, db: &Location, taxonomy: &Taxonomy, runs: &[i64], json: bool) -> Result<i32> {
     let bar = progress_bar(runs.len(), "runs");
     let started = std::time::Instant::now();
-    let report = pipeline::classify_heuristic(store, taxonomy, runs, |n| bar.set_position(n as u64))
-        .context("classification stopped")?;
+    let report = pipeline::classify_heuristic_reading(store, readers(db, runs.len()), taxonomy, runs, |n| {
+        bar.set_position(n as u64)
+    })
+    .context("classification stopped")?;
     bar.finish_and_clear();
     if json {
         print_json(&report)?;
@@ -117,6 +119,16 @@ fn run_heuristic(store: &mut Store, taxonomy: &Taxonomy, runs: &[i64], json: boo
         emit(&heuristic_summary(&report, taxonomy, runs.len(), started.elapsed()))?;
     }
     Ok(if report.errors.is_empty() { 0 } else { 1 })
+}
+
+/// A read-only store of `db` per core, for the workers to read the runs they classify; none
+/// (the runs read on one thread) for a few runs, or when one cannot be opened.
+fn readers(db: &Location, runs: usize) -> Vec<Store> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    if runs < 64 || cores < 2 {
+        return Vec::new();
+    }
+    (0..cores).map(|_| Store::open_at(db, true)).collect::<Result<Vec<_>, _>>().unwrap_or_default()
 }
 
 fn heuristic_summary(r: &Report, taxonomy: &Taxonomy, total: usize, took: std::time::Duration) -> String {
@@ -258,7 +270,7 @@ const OPENAI: &str = "https://api.openai.com/v1";
 
 /// `trajan classify`: the heuristic, or with `--llm` the LLM (settings: flags, then the config
 /// file's `[llm]`, then defaults).
-pub fn run(store: &mut Store, args: &ClassifyArgs, include_unknown: bool) -> Result<i32> {
+pub fn run(store: &mut Store, db: &Location, args: &ClassifyArgs, include_unknown: bool) -> Result<i32> {
     let config = UserConfig::load(|k| std::env::var(k).ok())?;
     let taxonomy = super::settings::load_taxonomy(args.taxonomy.as_deref().or(config.classify.taxonomy.as_deref()))?;
     let scope = super::settings::scope(include_unknown, &config);
@@ -273,7 +285,7 @@ pub fn run(store: &mut Store, args: &ClassifyArgs, include_unknown: bool) -> Res
         }
     }
     if !args.llm {
-        return run_heuristic(store, &taxonomy, &runs, args.json);
+        return run_heuristic(store, db, &taxonomy, &runs, args.json);
     }
     let opts = llm_options(&args.endpoint, &config);
     if args.dry_run {

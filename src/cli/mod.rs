@@ -403,7 +403,7 @@ pub fn run() -> Result<i32> {
         Command::Classify(args) => {
             // `--dry-run` writes nothing.
             let access = if args.dry_run { Access::Read } else { Access::Write };
-            classify::run(&mut open(&db, access)?, &args, cli.include_unknown)
+            classify::run(&mut open(&db, access)?, &db, &args, cli.include_unknown)
         }
         Command::Labels { run, history, json } => {
             let store = open(&db, Access::Read)?;
