@@ -125,7 +125,9 @@ pub fn classify_heuristic_reading(
                         (None, Some(reader)) => run_input(reader, run_id).map_err(RunError::from),
                         (None, None) => Err(RunError::Store(StoreError::Encode("no store to read the run".into()))),
                     };
-                    let measured = input.and_then(|input| measured(run_id, &input, taxonomy, latest));
+                    // A panic anywhere in a run's work is that run's error, never a lost worker.
+                    let measured =
+                        input.and_then(|input| guard(|| measured(run_id, &input, taxonomy, latest)).and_then(|m| m));
                     if done_tx.send((seq, run_id, measured)).is_err() {
                         return;
                     }
