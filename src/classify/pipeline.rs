@@ -173,6 +173,12 @@ pub fn classify_heuristic_reading(
                 waiting.insert(seq, (run_id, result));
             }
             take_up(&mut waiting, store)?;
+            // Results held behind a slow run are bounded: no new run is sent until it is in.
+            while waiting.len() >= MAX_WAITING {
+                let Ok((seq, run_id, result)) = done.recv() else { break };
+                waiting.insert(seq, (run_id, result));
+                take_up(&mut waiting, store)?;
+            }
         }
         drop(jobs);
         for (seq, run_id, result) in done.iter() {
@@ -190,6 +196,9 @@ pub fn classify_heuristic_reading(
 
 /// At most this many threads measure runs.
 const MAX_WORKERS: usize = 8;
+
+/// At most this many runs' results wait for an earlier run's (each holds its signals).
+const MAX_WAITING: usize = 4 * BATCH;
 
 /// One run measured and, unless its label is already the latest, classified.
 struct Measured {
