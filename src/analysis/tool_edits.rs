@@ -97,10 +97,11 @@ pub fn call_edits(step: usize, name: &str, args: &Value, status: EditStatus) -> 
     }
 }
 
-/// A tool named for deleting a file (`delete_file`, `DeleteFile`, `remove_file`).
+/// A tool named for deleting a file (`delete_file`, `DeleteFile`, `remove_file`): not one that
+/// removes lines or text from it (`remove_lines`).
 fn deletes(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
-    ["delete", "remove"].iter().any(|w| n.starts_with(w))
+    ["delete", "remove"].iter().any(|w| n.starts_with(w)) && n.ends_with("file")
 }
 
 /// An old string and its replacement, under one of the known pairs of keys.
@@ -214,6 +215,7 @@ mod tests {
         );
         assert_eq!(kinds(&call_edits(3, "RemoveFile", &json!({"path": "a.py"}), EditStatus::Applied)).len(), 1);
         assert!(call_edits(3, "describe_file", &args, EditStatus::Applied).is_empty());
+        assert!(call_edits(3, "remove_lines", &args, EditStatus::Applied).is_empty());
     }
 
     #[test]
