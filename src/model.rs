@@ -90,6 +90,11 @@ pub enum Format {
     #[serde(rename = "swe-gym-openhands")]
     #[strum(serialize = "swe-gym-openhands")]
     SweGymOpenHands,
+    /// Terminal-Bench 2 trials published as rows: an ATIF trajectory in a column, the trial's
+    /// `reward`, `cost_usd` and `test_report` (`ingest::dataset::terminal_bench`).
+    #[serde(rename = "terminal-bench-rows")]
+    #[strum(serialize = "terminal-bench-rows")]
+    TerminalBenchRows,
 }
 
 impl Format {
@@ -755,7 +760,8 @@ mod tests {
                 "swe-rebench-openhands",
                 "swe-smith",
                 "open-swe-traces",
-                "swe-gym-openhands"
+                "swe-gym-openhands",
+                "terminal-bench-rows"
             ]
         );
         assert!(Format::iter().all(|f| Format::from_name(f.name()) == Some(f)));

@@ -22,7 +22,8 @@ pub enum BenchCommand {
         /// agentless or terminal-bench (its trial's agent.cast), or Parquet shards of a published
         /// dataset's schema: nebius (nebius/SWE-agent-trajectories), rebench
         /// (nebius/SWE-rebench-openhands-trajectories), smith (SWE-bench/SWE-smith-trajectories), openswe (nvidia/Open-SWE-Traces),
-        /// swegym (SWE-Gym/OpenHands-Sampled-Trajectories).
+        /// swegym (SWE-Gym/OpenHands-Sampled-Trajectories), tb2 (Terminal-Bench 2 trials as rows:
+        /// ATIF in a column, reward, cost, CTRF report).
         #[arg(long, default_value = "mixed")]
         kind: String,
     },
@@ -138,7 +139,7 @@ pub fn run(cmd: BenchCommand) -> Result<i32> {
             let kind = Kind::parse(&kind).with_context(|| {
                 let agents: Vec<&str> = synth::agents::Agent::ALL.iter().map(|a| a.name()).collect();
                 format!(
-                    "unknown kind {kind:?}: swe-agent, mini, mixed, openhands, {}, nebius, rebench, smith, openswe, swegym",
+                    "unknown kind {kind:?}: swe-agent, mini, mixed, openhands, {}, nebius, rebench, smith, openswe, swegym, tb2",
                     agents.join(", ")
                 )
             })?;

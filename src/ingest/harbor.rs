@@ -180,14 +180,15 @@ pub fn parse_trial(dir: &Path, files: &[(PathBuf, String)]) -> Result<Parsed, In
         )),
     }
     let log = file("verifier/test-stdout.txt").map(|(_, t)| t.clone());
-    let tests = verifier_tests(&file, log.as_deref(), &mut parsed.warnings);
+    let ctrf = file("verifier/ctrf.json").map(|(p, t)| (p.display().to_string(), t.as_str()));
+    let tests = verifier_tests(ctrf, log.as_deref(), &mut parsed.warnings);
     if reward.is_some() || log.is_some() || !tests.is_empty() {
         parsed.outcomes.push(TestOutcome {
             instance_id: task,
             format: Some(Format::Atif),
             model: run_model,
             run_label: Some(trial),
-            resolved: reward.map(|r| r >= 1.0),
+            resolved: reward.map(resolved_by),
             log,
             tests,
             ..TestOutcome::default()
@@ -196,22 +197,25 @@ pub fn parse_trial(dir: &Path, files: &[(PathBuf, String)]) -> Result<Parsed, In
     Ok(parsed)
 }
 
-/// The verifier's tests: its CTRF report, else the pytest lines of its output. A skipped test is
-/// neither passed nor failed, and is not listed.
-fn verifier_tests<'a>(
-    file: &impl Fn(&str) -> Option<&'a (PathBuf, String)>,
-    log: Option<&str>,
-    warnings: &mut Vec<String>,
-) -> Vec<TestCase> {
-    let logged = match file("verifier/ctrf.json") {
-        Some((path, text)) => match super::ctrf::read(text) {
+/// Whether a trial's reward resolves its task: 1 (or more) does, anything below fails.
+pub fn resolved_by(reward: f64) -> bool {
+    reward >= 1.0
+}
+
+/// The verifier's tests: its CTRF report (where it is, for the warning when it cannot be read,
+/// and its text), else the pytest lines of its output. A skipped test is neither passed nor
+/// failed, and is not listed.
+pub fn verifier_tests(ctrf: Option<(String, &str)>, log: Option<&str>, warnings: &mut Vec<String>) -> Vec<TestCase> {
+    let from_log = || log.map(super::harness::log_parsers::pytest_tests).unwrap_or_default();
+    let logged = match ctrf {
+        Some((at, text)) => match super::ctrf::read(text) {
             Ok(tests) => tests,
             Err(e) => {
-                warnings.push(format!("{}: {e}; the tests are read from test-stdout.txt", path.display()));
-                log.map(super::harness::log_parsers::pytest_tests).unwrap_or_default()
+                warnings.push(format!("{at}: {e}; the tests are read from the verifier's output"));
+                from_log()
             }
         },
-        None => log.map(super::harness::log_parsers::pytest_tests).unwrap_or_default(),
+        None => from_log(),
     };
     logged
         .into_iter()

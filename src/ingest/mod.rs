@@ -378,7 +378,8 @@ fn parse_as(format: Format, path: &Path, text: &str) -> Result<Parsed, IngestErr
         | Format::SweRebenchOpenHands
         | Format::SweSmith
         | Format::OpenSweTraces
-        | Format::SweGymOpenHands => dataset::parse(path, text),
+        | Format::SweGymOpenHands
+        | Format::TerminalBenchRows => dataset::parse(path, text),
     }
 }
 

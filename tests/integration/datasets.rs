@@ -398,12 +398,12 @@ fn swe_gym_samples_of_one_instance_keep_their_own_verdicts_and_patches() {
     assert_eq!(meta["dataset"]["split"], "train.raw");
 }
 
-/// Shards written by `bench gen --kind openswe|swegym` read whole, with no warning; and their
-/// rows as JSON lines too.
+/// Shards written by `bench gen --kind openswe|swegym|tb2` read whole, with no warning; and
+/// their rows as JSON lines too.
 #[test]
-fn generated_open_swe_and_swe_gym_shards_read_whole() {
+fn generated_open_swe_swe_gym_and_terminal_bench_shards_read_whole() {
     let dir = must(tempfile::tempdir(), "tempdir");
-    for kind in ["openswe", "swegym"] {
+    for kind in ["openswe", "swegym", "tb2"] {
         let out = dir.path().join(kind);
         let made = common::command()
             .args(["bench", "gen"])
@@ -423,7 +423,11 @@ fn generated_open_swe_and_swe_gym_shards_read_whole() {
         );
         let runs = runs(&store);
         assert!(runs.len() >= 100, "{kind}: {} runs", runs.len());
-        let want = if kind == "openswe" { Format::OpenSweTraces } else { Format::SweGymOpenHands };
+        let want = match kind {
+            "openswe" => Format::OpenSweTraces,
+            "swegym" => Format::SweGymOpenHands,
+            _ => Format::TerminalBenchRows,
+        };
         assert!(runs.iter().all(|r| r.format == want && r.steps >= 20), "{kind}");
         // Verdicts: some resolved, some not; Open-SWE-Traces' -1 rows have none.
         assert!(runs.iter().any(|r| r.resolved == Some(true)) && runs.iter().any(|r| r.resolved == Some(false)));
@@ -470,4 +474,52 @@ fn stats_by_benchmark_groups_a_dataset_s_runs_under_its_name() {
         v["outcomes"].as_array().into_iter().flatten().filter_map(|r| r["group"].as_str()).collect();
     assert_eq!(groups, ["nebius/SWE-agent-trajectories"], "{v}");
     assert_eq!(v["outcomes"][0]["runs"], 3, "{v}");
+}
+
+/// Terminal-Bench 2 trials as rows (the two trials of the Harbor job fixture, flattened): each
+/// row is the same run as the trial folder it came from (steps, verdict, tests, model, cost), the
+/// task's instruction kept; a row that names no task is named and the others read.
+#[test]
+fn terminal_bench_rows_read_as_the_trial_folders_they_came_from() {
+    let dir = must(tempfile::tempdir(), "tempdir");
+    let mut rows = list(&rows("terminal-bench-rows.json"));
+    let mut nameless = rows[0].clone();
+    nameless["task_name"] = Value::Null;
+    nameless["trial_name"] = Value::String("  ".into());
+    rows.push(nameless);
+    let p = shard(Kind::TerminalBench, &dir.path().join("data/train-00000-of-00001.parquet"), &rows, 2);
+    let (report, store) = ingest(&dir.path().join("rows.db"), std::slice::from_ref(&p));
+    assert!(failures(&report).is_empty(), "{:?}", failures(&report));
+    let w = warnings(&report);
+    let named = format!(
+        "{}: row group 1, row 0: column `task_name`: missing, and no `trial_name` to take the task from",
+        p.display()
+    );
+    assert!(w.contains(&named), "{w:?}");
+    let job = common::fixtures_dir("layouts").join("harbor/terminal-bench-2.0/2025-11-05__14-22-31");
+    let (_, folders) = ingest(&dir.path().join("folders.db"), &[job]);
+    let from_rows = runs(&store);
+    let from_folders = runs(&folders);
+    assert_eq!(from_rows.len(), 2);
+    assert!(from_rows.iter().all(|r| r.format == Format::TerminalBenchRows));
+    assert_eq!(from_rows.iter().filter(|r| r.dataset.as_deref() == Some("terminal-bench@2.0")).count(), 2);
+    for r in &from_rows {
+        let f = from_folders.iter().find(|f| f.instance_id == r.instance_id);
+        let f = must(f.ok_or("no such trial"), "the trial folder's run");
+        let (a, b) = (must(store.run_detail(r.id, None), "row"), must(folders.run_detail(f.id, None), "trial"));
+        assert_eq!((r.model.as_deref(), r.resolved, r.steps), (f.model.as_deref(), f.resolved, f.steps), "{r:?}");
+        let actions =
+            |d: &trajan::store::read::RunDetail| d.step_list.iter().map(|s| s.action.clone()).collect::<Vec<_>>();
+        assert_eq!(actions(&a), actions(&b), "{}", r.instance_id);
+        let tests = |d: &trajan::store::read::RunDetail| {
+            d.outcome.as_ref().map(|o| o.tests.iter().map(|t| (t.name.clone(), t.passed)).collect::<Vec<_>>())
+        };
+        assert_eq!(tests(&a), tests(&b), "{}", r.instance_id);
+        assert_eq!((r.cost, a.usage.tokens_sent), (f.cost, b.usage.tokens_sent), "{}", r.instance_id);
+        assert_eq!(a.task.as_ref().map(|t| t.instruction.is_some()), Some(true), "{}", r.instance_id);
+    }
+    let hello = from_rows.iter().find(|r| r.instance_id == "hello-world").map(|r| r.id);
+    let hello = must(store.run_detail(must(hello.ok_or("no hello-world"), "hello-world"), None), "detail");
+    assert_eq!(hello.summary.resolved, Some(true));
+    assert!(hello.outcome.as_ref().is_some_and(|o| !o.tests.is_empty()), "the CTRF report's tests");
 }

@@ -1,5 +1,5 @@
 //! Synthetic shards of the published trajectory datasets (`bench gen --kind nebius|rebench|
-//! smith`): rows of each dataset's schema (`ingest::dataset::Kind::schema`), shaped as the
+//! smith|openswe|swegym|tb2`): rows of each dataset's schema (`ingest::dataset::Kind::schema`), shaped as the
 //! fixtures of `fixtures/datasets/` are (the public rows' nesting and oddities), with varied
 //! text, many runs per instance, about one in five resolved. Written a row group (100 rows) at a
 //! time into shards of about 64 MB, named as the Hub names them (`train-00000-of-NNNNN.parquet`;
@@ -20,6 +20,7 @@ pub fn parse(kind: &str) -> Option<Kind> {
         "smith" => Some(Kind::Smith),
         "openswe" => Some(Kind::OpenSwe),
         "swegym" => Some(Kind::SweGym),
+        "tb2" => Some(Kind::TerminalBench),
         _ => None,
     }
 }
@@ -76,6 +77,7 @@ fn row(kind: Kind, split: &str, seed: u64) -> (Value, usize) {
         Kind::Smith => smith(&mut rng, split, &instance, resolved, &file, &patch),
         Kind::OpenSwe => openswe(&mut rng, seed, &instance, &file),
         Kind::SweGym => swegym(&mut rng, seed, &instance, resolved, &file, &patch),
+        Kind::TerminalBench => terminal_bench(&mut rng, seed, resolved),
     }
 }
 
@@ -253,4 +255,49 @@ fn swegym(rng: &mut Rng, seed: u64, instance: &str, resolved: bool, file: &str, 
         "test_result": {"git_patch": patch},
     });
     (row, steps)
+}
+
+/// A Terminal-Bench 2 trial as a row: terminus-2's ATIF trajectory (as the Harbor fixtures of
+/// `fixtures/layouts/harbor/terminal-bench-2.0` are: keystrokes as `bash_command` calls, the
+/// terminal's screen as each answer) as a JSON string, its reward, cost and CTRF test report.
+fn terminal_bench(rng: &mut Rng, seed: u64, resolved: bool) -> (Value, usize) {
+    let task = format!("{}-{}", rng.pick(WORDS), rng.pick(WORDS));
+    let trial = format!("{task}__{:07}", seed % 10_000_000);
+    let mut steps = vec![
+        json!({"step_id": 1, "source": "system", "message": "You are Terminus, a terminal agent."}),
+        json!({"step_id": 2, "source": "user", "message": format!("Task Description:\n{}\n", prose(rng, 60))}),
+    ];
+    let n = 20 + rng.below(30) as usize;
+    for i in 0..n {
+        let keys = match rng.below(4) {
+            0 => format!("cat /app/{}.py\n", rng.pick(WORDS)),
+            1 => format!("grep -rn {} /app | head -40\n", rng.pick(WORDS)),
+            2 => "python -m pytest -q /app/tests\n".to_string(),
+            _ => format!("sed -i 's/{}/{}/' /app/main.py\n", rng.pick(WORDS), rng.pick(WORDS)),
+        };
+        let id = format!("call_{i}_1");
+        steps.push(json!({
+            "step_id": i + 3, "source": "agent",
+            "message": format!("Analysis: {}\nPlan: {}", prose(rng, 20), prose(rng, 12)),
+            "tool_calls": [{"tool_call_id": id, "function_name": "bash_command", "arguments": {"keystrokes": keys, "duration": 1.0}}],
+            "observation": {"results": [{"source_call_id": id, "content": format!("root@{seed:x}:/app# {keys}{}", code_lines(rng, 25, 1))}]},
+            "metrics": {"prompt_tokens": 1500 + 200 * i, "completion_tokens": 90},
+        }));
+    }
+    let trajectory = json!({
+        "schema_version": "ATIF-v1.5", "session_id": format!("{seed:08x}-0000-4000-8000-000000000000"),
+        "agent": {"name": "terminus-2", "version": "2.0.0", "model_name": "anthropic/claude-sonnet-4-5-20250929"},
+        "steps": steps, "final_metrics": {"total_steps": n + 2},
+    });
+    let outcome = if resolved { "passed" } else { "failed" };
+    let report = json!({"results": {"tool": {"name": "pytest"}, "summary": {"tests": 2, "passed": 1 + u32::from(resolved), "failed": u32::from(!resolved)},
+        "tests": [{"name": "tests/test_outputs.py::test_exists", "status": "passed", "duration": 0.01},
+                  {"name": "tests/test_outputs.py::test_content", "status": outcome, "duration": 0.02}]}});
+    let row = json!({
+        "task_name": task, "trial_name": trial, "agent_name": "terminus-2", "model_name": "anthropic/claude-sonnet-4-5-20250929",
+        "trajectory": trajectory.to_string(), "reward": if resolved { 1.0 } else { 0.0 }, "cost_usd": 0.01 * (1 + rng.below(20)) as f64,
+        "n_input_tokens": 30_000 + rng.below(100_000) as i64, "n_output_tokens": 2_000 + rng.below(5_000) as i64,
+        "exception_type": if rng.below(10) == 0 { json!("AgentTimeoutError") } else { Value::Null }, "test_report": report.to_string(),
+    });
+    (row, n)
 }

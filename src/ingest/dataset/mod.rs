@@ -23,6 +23,7 @@ pub mod row;
 pub mod shred;
 pub mod smith;
 pub mod swegym;
+pub mod terminal_bench;
 
 pub use row::{Kind, ROW_VERDICT, RowAt, RowError, RowRun};
 
@@ -43,6 +44,7 @@ pub fn read_row(kind: Kind, at: &RowAt<'_>, row: &Value) -> Result<RowRun, RowEr
         Kind::Smith => smith::row(at.shard, row, at.split),
         Kind::OpenSwe => openswe::row(at.shard, row),
         Kind::SweGym => swegym::row(at.shard, row),
+        Kind::TerminalBench => terminal_bench::row(at.shard, row),
     }
 }
 
@@ -56,7 +58,9 @@ pub fn add_row(kind: Kind, at: &RowAt<'_>, row: &Value, parsed: &mut Parsed) -> 
             return false;
         }
     };
-    let RowRun { mut run, resolved, log, mut extra } = read;
+    let RowRun { mut run, resolved, log, tests, task, notes, mut extra } = read;
+    parsed.warnings.extend(notes.into_iter().map(|n| format!("{}: {n}", at.name())));
+    parsed.tasks.extend(task);
     run.format = Some(kind.format());
     run.position = at.position as i64;
     let mut meta = Map::new();
@@ -72,14 +76,15 @@ pub fn add_row(kind: Kind, at: &RowAt<'_>, row: &Value, parsed: &mut Parsed) -> 
     let mut outer = Map::new();
     outer.insert("dataset".into(), Value::Object(meta));
     run.metadata = Some(Value::Object(outer).to_string());
-    if let Some(resolved) = resolved {
+    if resolved.is_some() || !tests.is_empty() {
         parsed.outcomes.push(TestOutcome {
             instance_id: run.instance_id.clone(),
             format: Some(kind.format()),
             model: run.model.clone(),
             run_label: Some(format!("{ROW_VERDICT}{}", at.position)),
-            resolved: Some(resolved),
+            resolved,
             log,
+            tests,
             patch: run.submission.clone(),
             ..TestOutcome::default()
         });

@@ -73,5 +73,5 @@ pub fn row(row: &Value) -> Result<RowRun, RowError> {
     if let Some(c) = cutoff {
         extra.insert("cutoff_date".into(), c.into());
     }
-    Ok(RowRun { run, resolved, log, extra })
+    Ok(RowRun { run, resolved, log, extra, ..RowRun::default() })
 }

@@ -75,7 +75,7 @@ pub fn row(shard: &Path, row: &Value) -> Result<RowRun, RowError> {
     if row.get("resolved").and_then(Value::as_i64) == Some(-1) {
         extra.insert("not_judged".into(), true.into());
     }
-    Ok(RowRun { run, resolved, log: None, extra })
+    Ok(RowRun { run, resolved, log: None, extra, ..RowRun::default() })
 }
 
 #[cfg(test)]

@@ -106,6 +106,8 @@ impl Expect {
 
 fn expected(kind: Kind, column: &str) -> Expect {
     match (kind, column) {
+        (Kind::TerminalBench, "trajectory") => Expect::Text,
+        (Kind::TerminalBench, "reward" | "cost_usd" | "n_input_tokens" | "n_output_tokens") => Expect::Number,
         (_, "trajectory") | (Kind::OpenSwe | Kind::SweGym, "messages") => Expect::List,
         (Kind::OpenSwe, "metadata") | (Kind::SweGym, "test_result") => Expect::Struct,
         (Kind::Nebius, "target") | (Kind::Rebench | Kind::Smith | Kind::OpenSwe | Kind::SweGym, "resolved") => {

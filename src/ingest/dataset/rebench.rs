@@ -39,5 +39,5 @@ pub fn row(shard: &Path, row: &Value) -> Result<RowRun, RowError> {
             extra.insert(key.into(), v.clone());
         }
     }
-    Ok(RowRun { run, resolved, log: None, extra })
+    Ok(RowRun { run, resolved, log: None, extra, ..RowRun::default() })
 }

@@ -2,7 +2,7 @@
 //! published schemas, where a row is ([`RowAt`]), why it could not be read ([`RowError`]), the
 //! typed reading of a row's columns, the dataset's name and split from the shard's path.
 
-use crate::model::{Format, Run};
+use crate::model::{Format, Run, Task, TestCase};
 use serde_json::{Map, Value};
 use std::path::Path;
 
@@ -23,6 +23,9 @@ pub enum Kind {
     OpenSwe,
     /// SWE-Gym/OpenHands-Sampled-Trajectories: OpenHands' chat messages, `test_result` a struct.
     SweGym,
+    /// Terminal-Bench 2 trials as rows: an ATIF trajectory in a column, `reward`, `cost_usd`,
+    /// `test_report`.
+    TerminalBench,
 }
 
 impl Kind {
@@ -33,6 +36,7 @@ impl Kind {
             Kind::Smith => Format::SweSmith,
             Kind::OpenSwe => Format::OpenSweTraces,
             Kind::SweGym => Format::SweGymOpenHands,
+            Kind::TerminalBench => Format::TerminalBenchRows,
         }
     }
 
@@ -43,6 +47,7 @@ impl Kind {
             Format::SweSmith => Some(Kind::Smith),
             Format::OpenSweTraces => Some(Kind::OpenSwe),
             Format::SweGymOpenHands => Some(Kind::SweGym),
+            Format::TerminalBenchRows => Some(Kind::TerminalBench),
             _ => None,
         }
     }
@@ -55,6 +60,9 @@ impl Kind {
             Kind::Smith => "SWE-bench/SWE-smith-trajectories",
             Kind::OpenSwe => "nvidia/Open-SWE-Traces",
             Kind::SweGym => "SWE-Gym/OpenHands-Sampled-Trajectories",
+            // Harbor's name for the benchmark (`harbor run -d terminal-bench@2.0`): rows of its
+            // trials are published under many owners' names, found on the shard's path.
+            Kind::TerminalBench => "terminal-bench@2.0",
         }
     }
 
@@ -66,6 +74,7 @@ impl Kind {
             Kind::Smith => &["messages", "instance_id", "resolved", "traj_id", "patch"],
             Kind::OpenSwe => &["instance_id", "trajectory_id", "messages", "resolved", "metadata"],
             Kind::SweGym => &["instance_id", "run_id", "resolved", "messages", "test_result"],
+            Kind::TerminalBench => &["trajectory", "reward", "cost_usd", "test_report"],
         }
     }
 
@@ -250,6 +259,21 @@ impl Kind {
                   }
                 }"
             }
+            Kind::TerminalBench => {
+                "message schema {
+                  optional binary task_name (STRING);
+                  optional binary trial_name (STRING);
+                  optional binary agent_name (STRING);
+                  optional binary model_name (STRING);
+                  optional binary trajectory (STRING);
+                  optional double reward;
+                  optional double cost_usd;
+                  optional int64 n_input_tokens;
+                  optional int64 n_output_tokens;
+                  optional binary exception_type (STRING);
+                  optional binary test_report (STRING);
+                }"
+            }
         }
     }
 
@@ -283,6 +307,19 @@ impl Kind {
                 "hf_dataset_name",
             ],
             Kind::SweGym => &["instance_id", "run_id", "resolved", "messages", "test_result"],
+            Kind::TerminalBench => &[
+                "task_name",
+                "trial_name",
+                "agent_name",
+                "model_name",
+                "trajectory",
+                "reward",
+                "cost_usd",
+                "n_input_tokens",
+                "n_output_tokens",
+                "exception_type",
+                "test_report",
+            ],
         }
     }
 }
@@ -416,11 +453,18 @@ pub fn split_name(path: &Path) -> Option<String> {
 }
 
 /// What one row gives: its run, and its verdict when it has one.
+#[derive(Default)]
 pub struct RowRun {
     pub run: Run,
     pub resolved: Option<bool>,
     /// The evaluation's log, when the row keeps it (nebius' `eval_logs`).
     pub log: Option<String>,
+    /// The evaluation's tests, when the row reports them (Terminal-Bench's `test_report`).
+    pub tests: Vec<TestCase>,
+    /// The task the run states (its instruction), when the row gives it whole.
+    pub task: Option<Task>,
+    /// What was odd in the row but did not stop its reading, each named by the row's place.
+    pub notes: Vec<String>,
     /// Columns kept in the run's metadata beside where the row is.
     pub extra: Map<String, Value>,
 }

@@ -94,7 +94,7 @@ pub fn row(shard: &Path, row: &Value, split: Option<&str>) -> Result<RowRun, Row
     if split.is_some_and(|s| s != dialect.name()) {
         extra.insert("split_differs".into(), true.into());
     }
-    Ok(RowRun { run, resolved, log: None, extra })
+    Ok(RowRun { run, resolved, log: None, extra, ..RowRun::default() })
 }
 
 /// A `ticks` conversation: the system prompt and task are the history; each assistant reply

@@ -46,7 +46,7 @@ pub fn row(shard: &Path, row: &Value) -> Result<RowRun, RowError> {
     if let Some(id) = run_id {
         extra.insert("run_id".into(), id.into());
     }
-    Ok(RowRun { run, resolved, log: None, extra })
+    Ok(RowRun { run, resolved, log: None, extra, ..RowRun::default() })
 }
 
 #[cfg(test)]

@@ -21,7 +21,8 @@ pub fn line_parser(format: Format) -> Option<LineParser> {
         | Format::SweRebenchOpenHands
         | Format::SweSmith
         | Format::OpenSweTraces
-        | Format::SweGymOpenHands => Some(dataset::parse_line),
+        | Format::SweGymOpenHands
+        | Format::TerminalBenchRows => Some(dataset::parse_line),
         _ => None,
     }
 }
