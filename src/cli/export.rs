@@ -76,6 +76,11 @@ pub struct ExportArgs {
     /// resolved:no steps>50 label:context`).
     #[arg(long, conflicts_with = "items")]
     pub filter: Option<String>,
+    /// Report: how many of its runs get their page of steps (the first, in the run list's
+    /// order); the statistics count every run. A page of 100,000 runs' steps is gigabytes no
+    /// browser opens: choose runs with --filter, or raise this.
+    #[arg(long, default_value_t = trajan::review::export::report::PAGES)]
+    pub pages: usize,
     /// Chart and report: bootstrap resamples for the agreement's 95% intervals (0: none).
     #[arg(long, default_value_t = 1000)]
     pub resamples: usize,

@@ -32,7 +32,7 @@ pub fn run(store: &Store, args: &ExportArgs, include_unknown: bool) -> Result<i3
         bail!("export report: no run to report (the filter kept none, or the database has none)");
     }
     let ask = settings::ask(&args.by, &args.source, settings::scope(include_unknown, &config))?;
-    let page = report::report(store, &taxonomy, &ask, &runs, &bootstrap(args), &export::today())?;
+    let page = report::report(store, &taxonomy, &ask, &runs, args.pages, &bootstrap(args), &export::today())?;
     match &args.output {
         None if std::io::IsTerminal::is_terminal(&std::io::stdout()) => {
             bail!("export report writes a page for a browser: give the file with -o report.html")
@@ -40,13 +40,14 @@ pub fn run(store: &Store, args: &ExportArgs, include_unknown: bool) -> Result<i3
         None => super::output::emit(&page)?,
         Some(path) => {
             export::write_file(path, &page)?;
-            let steps: i64 = runs.iter().map(|r| r.steps).sum();
-            eprintln!(
-                "wrote {} ({} runs, {steps} steps, {} bytes)",
-                sanitize(&path.display().to_string()),
-                runs.len(),
-                page.len()
-            );
+            let paged = &runs[..runs.len().min(args.pages)];
+            let steps: i64 = paged.iter().map(|r| r.steps).sum();
+            let pages = if paged.len() < runs.len() {
+                format!("{} runs, the first {} with their {steps} steps (--pages)", runs.len(), paged.len())
+            } else {
+                format!("{} runs, {steps} steps", runs.len())
+            };
+            eprintln!("wrote {} ({pages}, {} bytes)", sanitize(&path.display().to_string()), page.len());
         }
     }
     Ok(0)

@@ -147,7 +147,8 @@ fn export_chart(store: &Store, taxonomy: &Taxonomy, ask: &Ask, kind: Kind, dir: 
 fn export_report(store: &Store, taxonomy: &Taxonomy, ask: &Ask, ids: &[i64], dir: &Path) -> Result<PathBuf, String> {
     let runs = ids.iter().map(|&id| store.run_summary(id)).collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())?;
     let date = export::today();
-    let page = export::report::report(store, taxonomy, ask, &runs, &BootstrapOptions::default(), &date)
+    let pages = export::report::PAGES;
+    let page = export::report::report(store, taxonomy, ask, &runs, pages, &BootstrapOptions::default(), &date)
         .map_err(|e| e.to_string())?;
     let stem = match ids {
         [one] => format!("trajan-report-run-{one}-{date}"),

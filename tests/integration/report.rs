@@ -377,6 +377,26 @@ fn a_report_of_the_runs_a_filter_keeps() {
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("steps>x"));
 }
 
+/// A report of many runs (a dataset's 100,000) gives the first `--pages` their pages and says
+/// so; its statistics count them all, and its run list lists only the runs with a page.
+#[test]
+fn a_report_pages_only_its_first_runs_and_says_so() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let db = labelled(dir.path());
+    let runs = json(&db, &["runs", "--json"]);
+    let all: Vec<i64> = runs.as_array().into_iter().flatten().filter_map(|r| r["id"].as_i64()).collect();
+    assert!(all.len() > 2, "{}", all.len());
+    let html = ok(&db, &["export", "report", "--pages", "2", "-o", "/dev/stdout"]);
+    let got: Vec<i64> = sections(&html).into_iter().map(|(id, _, _)| id).collect();
+    assert_eq!(got, all[..2], "the first two runs, in the run list's order");
+    let said = format!("The statistics count all {} runs; the first 2 have their pages here.", all.len());
+    assert!(html.contains(&said), "the page says what it left out");
+    assert_eq!(html.matches("<tr><td><a href=\"#r").count(), 2, "the run list links only pages that exist");
+    let whole = ok(&db, &["export", "report", "-o", "/dev/stdout"]);
+    assert_eq!(sections(&whole).len(), all.len());
+    assert!(!whole.contains("have their pages here"));
+}
+
 /// The part of a report's DOM that is run `id`'s page.
 fn section(dom: &str, id: i64) -> &str {
     let start = format!("<section class=\"run\" id=\"r{id}\"");

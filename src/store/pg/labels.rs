@@ -91,16 +91,19 @@ impl Labels for Pg {
     }
 
     fn labels(&self, run: Option<i64>, current_only: bool) -> Result<Vec<LabelRow>, StoreError> {
+        // One statement for a run, one for every run (as SQLite's: a generic plan of
+        // `$1 IS NULL OR l.run_id = $1` reads every label to find one run's).
+        let which = if run.is_some() { "l.run_id = $1" } else { "$1::bigint IS NULL" };
         let current = if current_only {
-            "AND l.id IN (SELECT max(id) FROM labels GROUP BY run_id, source, rater, taxonomy)"
+            format!("AND l.id IN (SELECT max(id) FROM labels l WHERE {which} GROUP BY run_id, source, rater, taxonomy)")
         } else {
-            ""
+            String::new()
         };
         let rows = self
             .rows(
                 &format!(
                     "SELECT {LABEL_COLUMNS} FROM labels l LEFT JOIN runs r ON r.id = l.run_id
-                     WHERE ($1::bigint IS NULL OR l.run_id = $1) {current} ORDER BY l.run_id, l.id"
+                     WHERE {which} {current} ORDER BY l.run_id, l.id"
                 ),
                 &[&run],
             )?
@@ -109,9 +112,11 @@ impl Labels for Pg {
             .collect::<Result<Vec<_>, _>>()?;
         let verdicts = self
             .rows(
-                "SELECT m.label_id, m.mode, m.assigned, m.confidence, m.evidence, m.rationale
-                 FROM label_modes m JOIN labels l ON l.id = m.label_id
-                 WHERE $1::bigint IS NULL OR l.run_id = $1 ORDER BY m.id",
+                &format!(
+                    "SELECT m.label_id, m.mode, m.assigned, m.confidence, m.evidence, m.rationale
+                     FROM label_modes m JOIN labels l ON l.id = m.label_id
+                     WHERE {which} ORDER BY m.id"
+                ),
                 &[&run],
             )?
             .iter()

@@ -124,23 +124,26 @@ impl Labels for Sqlite {
     /// Labels, oldest first: all of them, or of one run; with `current_only`, the latest per
     /// run, source, rater and taxonomy.
     fn labels(&self, run: Option<i64>, current_only: bool) -> Result<Vec<LabelRow>, StoreError> {
+        // One statement for a run, one for every run: with `?1 IS NULL OR l.run_id = ?1` SQLite
+        // read (and grouped) every label to find one run's, 0.27 s a run at 100,000 runs.
+        let which = if run.is_some() { "l.run_id = ?1" } else { "?1 IS NULL" };
         let current = if current_only {
-            "AND l.id IN (SELECT max(id) FROM labels GROUP BY run_id, source, rater, taxonomy)"
+            format!("AND l.id IN (SELECT max(id) FROM labels l WHERE {which} GROUP BY run_id, source, rater, taxonomy)")
         } else {
-            ""
+            String::new()
         };
         let sql = format!(
             "SELECT {LABEL_COLUMNS} FROM labels l LEFT JOIN runs r ON r.id = l.run_id
-             WHERE (?1 IS NULL OR l.run_id = ?1) {current} ORDER BY l.run_id, l.id"
+             WHERE {which} {current} ORDER BY l.run_id, l.id"
         );
-        let mut stmt = self.conn.prepare(&sql)?;
+        let mut stmt = self.conn.prepare_cached(&sql)?;
         let rows = collect(&mut stmt, [run], LabelRow::from_row)?;
         // Every mode verdict of those labels in one query, not one per label.
-        let mut modes = self.conn.prepare(
+        let mut modes = self.conn.prepare_cached(&format!(
             "SELECT m.label_id, m.mode, m.assigned, m.confidence, m.evidence, m.rationale
              FROM label_modes m JOIN labels l ON l.id = m.label_id
-             WHERE ?1 IS NULL OR l.run_id = ?1 ORDER BY m.rowid",
-        )?;
+             WHERE {which} ORDER BY m.rowid"
+        ))?;
         let verdicts = collect(&mut modes, [run], mode_verdict)?;
         Ok(with_modes(rows, verdicts))
     }

@@ -28,6 +28,10 @@ use std::fmt::Write as _;
 use strum::IntoEnumIterator;
 
 const SCRIPT: &str = include_str!("page.js");
+
+/// How many runs get their page of steps unless asked otherwise (`export report --pages`): a
+/// dataset's 100,000 runs' steps would make a page of gigabytes.
+pub const PAGES: usize = 500;
 const STYLE: &str = include_str!("page.css");
 
 #[derive(Debug, thiserror::Error)]
@@ -40,9 +44,11 @@ pub enum ReportError {
     Summary(#[from] SummaryError),
 }
 
-/// What the page is about: its runs, the statistics over them, the taxonomy's modes, the date.
+/// What the page is about: its runs (the first `pages` of them with their steps), the
+/// statistics over them, the taxonomy's modes, the date.
 pub struct Contents<'a> {
     pub runs: &'a [RunSummary],
+    pub pages: usize,
     pub stats: &'a StatsReport,
     pub modes: &'a [String],
     pub date: &'a str,
@@ -61,13 +67,14 @@ fn policy(style: &str) -> String {
     )
 }
 
-/// The page of `runs`, with the statistics `ask` asks for computed over them (the agreement's
-/// intervals as `bootstrap` says), stamped with `date`.
+/// The page of `runs`, the first `pages` with their steps, with the statistics `ask` asks for
+/// computed over them all (the agreement's intervals as `bootstrap` says), stamped with `date`.
 pub fn report(
     store: &Store,
     taxonomy: &Taxonomy,
     ask: &Ask,
     runs: &[RunSummary],
+    pages: usize,
     bootstrap: &BootstrapOptions,
     date: &str,
 ) -> Result<String, ReportError> {
@@ -77,7 +84,7 @@ pub fn report(
     let only = (!every).then(|| runs.iter().map(|r| r.id).collect());
     let ask = Ask { only, ..ask.clone() };
     let stats = stats_report(store, taxonomy, &ask, Some(bootstrap))?;
-    page(store, &Contents { runs, stats: &stats, modes: &taxonomy.mode_ids(), date })
+    page(store, &Contents { runs, pages, stats: &stats, modes: &taxonomy.mode_ids(), date })
 }
 
 /// The whole page. Each run is read from `store` when its page is written.
@@ -99,8 +106,9 @@ pub fn page(store: &Store, c: &Contents) -> Result<String, ReportError> {
         esc(c.date)
     );
     statistics(&mut out, c)?;
-    run_list(&mut out, c.runs);
-    for r in c.runs {
+    let paged = &c.runs[..c.runs.len().min(c.pages)];
+    run_list(&mut out, paged, c.runs.len());
+    for r in paged {
         let detail = store.run_detail(r.id, None)?;
         let labels = store.labels(Some(r.id), true)?;
         run::push_run(&mut out, &detail, &labels);
@@ -183,11 +191,19 @@ fn statistics(out: &mut String, c: &Contents) -> Result<(), ReportError> {
     Ok(())
 }
 
-fn run_list(out: &mut String, runs: &[RunSummary]) {
+/// The runs that have their page here, of `total` the statistics count.
+fn run_list(out: &mut String, runs: &[RunSummary], total: usize) {
+    let _ = write!(out, "<section id=\"runs\"><h2>runs ({total})</h2>");
+    if runs.len() < total {
+        let _ = write!(
+            out,
+            "<p class=\"muted\">The statistics count all {total} runs; the first {} have their pages here. Choose others with <code>--filter</code>, or more with <code>--pages</code>.</p>",
+            runs.len()
+        );
+    }
     let _ = write!(
         out,
-        "<section id=\"runs\"><h2>runs ({})</h2><table><tr><th>run</th><th>instance</th><th>agent</th><th>model</th><th>resolved</th><th>steps</th><th>edits</th><th>cost</th><th>exit status</th></tr>",
-        runs.len()
+        "<table><tr><th>run</th><th>instance</th><th>agent</th><th>model</th><th>resolved</th><th>steps</th><th>edits</th><th>cost</th><th>exit status</th></tr>"
     );
     for r in runs {
         let _ = write!(
