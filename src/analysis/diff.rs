@@ -1,11 +1,14 @@
-//! The one reader of a unified diff's hunks: the `@@ -a,b +c,d @@` header and the lines it
-//! counts. A hunk is read by its counts, so a removed line whose text starts `-- ` (an SQL, Lua
-//! or Haskell comment: `--- x` in the diff) is the hunk's, and a `--- a/file` after the counts
-//! are read is the next file's header. A header without numbers (`@@`, a hand-written hunk)
-//! leaves the hunk open until a line that is no hunk line (` `, `-`, `+`, `\`, or empty).
+//! The one reader of unified diffs: a diff's files (their `diff --git` / `---` / `+++` headers,
+//! renames, new, deleted and binary files) and each file's hunks (the `@@ -a,b +c,d @@` header
+//! and the lines it counts, numbered on each side, `\ No newline at end of file` marked). A hunk
+//! is read by its counts, so a removed line whose text starts `-- ` (an SQL, Lua or Haskell
+//! comment: `--- x` in the diff) is the hunk's, and a `--- a/file` after the counts are read is
+//! the next file's header. A header without numbers (`@@`, a hand-written hunk) leaves the hunk
+//! open until a line that is no hunk line (` `, `-`, `+`, `\`, or empty).
 //!
-//! Every place that reads hunks (the patch replay, the symbols of a diff, a Python hunk's
-//! scopes, the classifier's hunks, a submission split per file) reads them here.
+//! Every place that reads a diff reads it here: the patch replay, a submission split per file,
+//! the symbols of a diff, a Python hunk's scopes, the classifier's hunks and changed lines, the
+//! TUI's diff view and the HTML report's diff colouring.
 
 /// A hunk line: its mark (`' '`, `'-'`, `'+'`) and its text, with its line number on each side
 /// it is on (context both, removed the old, added the new), counted from the header's starts.
@@ -15,6 +18,10 @@ pub struct Line<'a> {
     pub text: &'a str,
     pub old_no: Option<usize>,
     pub new_no: Option<usize>,
+    /// Followed by `\ No newline at end of file`.
+    pub no_newline: bool,
+    /// Its index in the lines of the text read ([`lines`]).
+    pub row: usize,
 }
 
 /// One hunk of a file's diff.
@@ -25,13 +32,14 @@ pub struct Hunk<'a> {
     /// Old start and count, new start and count; `None` for a header without numbers.
     pub counts: Option<(usize, usize, usize, usize)>,
     pub lines: Vec<Line<'a>>,
+    /// The header's index in the lines of the text read ([`lines`]).
+    pub row: usize,
 }
 
 impl<'a> Hunk<'a> {
     /// What follows the header's second `@@` (git's function context), trimmed.
     pub fn section(&self) -> &'a str {
-        let rest = self.header.strip_prefix("@@").unwrap_or(self.header);
-        rest.split_once("@@").map_or("", |(_, s)| s.trim())
+        section(self.header)
     }
 
     /// Its header places it in the file (see [`placed`]).
@@ -52,6 +60,12 @@ impl<'a> Hunk<'a> {
         }
         out
     }
+}
+
+/// What follows a hunk header's second `@@` (git's function context), trimmed.
+pub fn section(header: &str) -> &str {
+    let rest = header.strip_prefix("@@").unwrap_or(header);
+    rest.split_once("@@").map_or("", |(_, s)| s.trim())
 }
 
 /// The numbers of a hunk's header `@@ -a,b +c,d @@`: old start and count, new start and count
@@ -90,9 +104,17 @@ pub fn read_hunk<'a>(lines: &[&'a str], at: usize) -> (Hunk<'a>, usize) {
     let counts = hunk_counts(header);
     let (mut old_no, mut new_no) = counts.map_or((1, 1), |(a, _, c, _)| (a.max(1), c.max(1)));
     let mut left = counts.map(|(_, b, _, d)| (b, d));
-    let mut hunk = Hunk { header, counts, lines: Vec::new() };
+    let mut hunk = Hunk { header, counts, lines: Vec::new(), row: at };
     let mut i = at + 1;
     while let Some(&line) = lines.get(i) {
+        // "\ No newline at end of file": of the line before, even the last one counted.
+        if line.starts_with('\\') {
+            if let Some(last) = hunk.lines.last_mut() {
+                last.no_newline = true;
+            }
+            i += 1;
+            continue;
+        }
         if left == Some((0, 0)) {
             break;
         }
@@ -100,11 +122,6 @@ pub fn read_hunk<'a>(lines: &[&'a str], at: usize) -> (Hunk<'a>, usize) {
             Some(c @ (' ' | '-' | '+')) => (c, &line[1..]),
             // A context line whose space was trimmed.
             None => (' ', ""),
-            // "\ No newline at end of file".
-            Some('\\') => {
-                i += 1;
-                continue;
-            }
             Some(_) => break,
         };
         // Without counts, a file's `--- ` / `+++ ` pair ends the hunk.
@@ -113,7 +130,14 @@ pub fn read_hunk<'a>(lines: &[&'a str], at: usize) -> (Hunk<'a>, usize) {
         }
         let on_old = mark != '+';
         let on_new = mark != '-';
-        hunk.lines.push(Line { mark, text, old_no: on_old.then_some(old_no), new_no: on_new.then_some(new_no) });
+        hunk.lines.push(Line {
+            mark,
+            text,
+            old_no: on_old.then_some(old_no),
+            new_no: on_new.then_some(new_no),
+            no_newline: false,
+            row: i,
+        });
         old_no += usize::from(on_old);
         new_no += usize::from(on_new);
         if let Some((old, new)) = left.as_mut() {
@@ -125,25 +149,20 @@ pub fn read_hunk<'a>(lines: &[&'a str], at: usize) -> (Hunk<'a>, usize) {
     (hunk, i)
 }
 
-/// The hunks of one file's section of a diff (its headers and other lines passed over), in
-/// order. A hunk with no line is left out.
-pub fn hunks(file_diff: &str) -> Vec<Hunk<'_>> {
-    let lines = lines(file_diff);
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < lines.len() {
-        if lines[i].starts_with("@@") {
-            let (hunk, next) = read_hunk(&lines, i);
-            if !hunk.lines.is_empty() {
-                out.push(hunk);
-            }
-            i = next;
-        } else {
-            i += 1;
-        }
-    }
-    out
+/// The hunks of a diff (its headers and other lines passed over), in order. A hunk with no line
+/// is left out.
+pub fn hunks(diff: &str) -> Vec<Hunk<'_>> {
+    files(diff).into_iter().flat_map(|f| f.hunks).filter(|h| !h.lines.is_empty()).collect()
 }
+
+/// The removed and added lines of a diff's hunks, in order (context left out): a line whose
+/// text starts `-- ` or `++ ` is one of them, not a file header.
+pub fn changed_lines(diff: &str) -> Vec<Line<'_>> {
+    files(diff).into_iter().flat_map(|f| f.hunks).flat_map(|h| h.lines).filter(|l| l.mark != ' ').collect()
+}
+
+mod files;
+pub use files::{File, files};
 
 #[cfg(test)]
 mod tests {
