@@ -68,12 +68,19 @@ pub fn section(header: &str) -> &str {
     rest.split_once("@@").map_or("", |(_, s)| s.trim())
 }
 
+/// A hunk header's ranges as written (`-a,b`, `+c,d`) and what follows them (` @@ section`
+/// without its ` @@`).
+pub fn header_ranges(line: &str) -> Option<(&str, &str, &str)> {
+    let rest = line.strip_prefix("@@ ")?;
+    let (ranges, tail) = rest.split_once(" @@")?;
+    let (old, new) = ranges.split_once(' ')?;
+    Some((old, new, tail))
+}
+
 /// The numbers of a hunk's header `@@ -a,b +c,d @@`: old start and count, new start and count
 /// (a count left out is 1; a start not placed, `-?,2` of a script's own text, is 0).
 pub fn hunk_counts(line: &str) -> Option<(usize, usize, usize, usize)> {
-    let rest = line.strip_prefix("@@ ")?;
-    let (ranges, _) = rest.split_once(" @@")?;
-    let (old, new) = ranges.split_once(' ')?;
+    let (old, new, _) = header_ranges(line)?;
     let start = |s: &str| if s == "?" { Some(0) } else { s.parse().ok() };
     let range = |r: &str| -> Option<(usize, usize)> {
         match r.split_once(',') {

@@ -141,7 +141,7 @@ pub fn diff_at_line(diff: &str, start: usize) -> String {
         return diff.to_string();
     }
     let shift = |range: &str| -> Option<String> {
-        let (sign, rest) = range.split_at(1);
+        let (sign, rest) = (range.get(..1)?, range.get(1..)?);
         let (first, count) = match rest.split_once(',') {
             Some((f, c)) => (f, Some(c)),
             None => (rest, None),
@@ -156,11 +156,8 @@ pub fn diff_at_line(diff: &str, start: usize) -> String {
     };
     let mut out = String::with_capacity(diff.len() + 16);
     for line in diff.split_inclusive('\n') {
-        let renumbered = line.strip_prefix("@@ ").and_then(|rest| {
-            let (ranges, tail) = rest.split_once(" @@")?;
-            let (old, new) = ranges.split_once(' ')?;
-            Some(format!("@@ {} {} @@{tail}", shift(old)?, shift(new)?))
-        });
+        let renumbered = diff::header_ranges(line)
+            .and_then(|(old, new, tail)| Some(format!("@@ {} {} @@{tail}", shift(old)?, shift(new)?)));
         out.push_str(renumbered.as_deref().unwrap_or(line));
     }
     out
@@ -426,6 +423,7 @@ mod tests {
         assert_eq!(diff_at_line(&diff, 1), diff);
         assert_eq!(diff_at_line("@@ -1 +1,2 @@\n-a\n+a\n+b\n", 10), "@@ -10 +10,2 @@\n-a\n+a\n+b\n");
         assert_eq!(diff_at_line("@@ -0,0 +1 @@\n+a\n", 5), "@@ -4,0 +5 @@\n+a\n");
+        assert_eq!(diff_at_line("@@  +1 @@\n+a\n", 5), "@@  +1 @@\n+a\n", "an empty range is left as it is");
     }
 
     #[test]
