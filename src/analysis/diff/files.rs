@@ -2,7 +2,7 @@
 //! `+++`), diffs joined without `diff --git` (each `---` / `+++` pair opens a file), and hunks
 //! that name no file (a file without paths).
 
-use super::{Hunk, lines, read_hunk};
+use super::hunk::{Hunk, lines, read_hunk};
 
 /// One file of a diff: what its headers say, and its hunks.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
