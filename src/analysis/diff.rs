@@ -1,148 +1,30 @@
-//! The one reader of a unified diff's hunks: the `@@ -a,b +c,d @@` header and the lines it
-//! counts. A hunk is read by its counts, so a removed line whose text starts `-- ` (an SQL, Lua
-//! or Haskell comment: `--- x` in the diff) is the hunk's, and a `--- a/file` after the counts
-//! are read is the next file's header. A header without numbers (`@@`, a hand-written hunk)
-//! leaves the hunk open until a line that is no hunk line (` `, `-`, `+`, `\`, or empty).
+//! The one reader of unified diffs: a diff's files (their `diff --git` / `---` / `+++` headers,
+//! renames, new, deleted and binary files) and each file's hunks (the `@@ -a,b +c,d @@` header
+//! and the lines it counts, numbered on each side, `\ No newline at end of file` marked). A hunk
+//! is read by its counts, so a removed line whose text starts `-- ` (an SQL, Lua or Haskell
+//! comment: `--- x` in the diff) is the hunk's, and a `--- a/file` after the counts are read is
+//! the next file's header. A header without numbers (`@@`, a hand-written hunk) leaves the hunk
+//! open until a line that is no hunk line (` `, `-`, `+`, `\`, or empty).
 //!
-//! Every place that reads hunks (the patch replay, the symbols of a diff, a Python hunk's
-//! scopes, the classifier's hunks, a submission split per file) reads them here.
+//! Every place that reads a diff reads it here: the patch replay, a submission split per file,
+//! the symbols of a diff, a Python hunk's scopes, the classifier's hunks and changed lines, the
+//! TUI's diff view and the HTML report's diff colouring.
 
-/// A hunk line: its mark (`' '`, `'-'`, `'+'`) and its text, with its line number on each side
-/// it is on (context both, removed the old, added the new), counted from the header's starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Line<'a> {
-    pub mark: char,
-    pub text: &'a str,
-    pub old_no: Option<usize>,
-    pub new_no: Option<usize>,
+mod files;
+mod hunk;
+pub use files::{File, files};
+pub use hunk::{Hunk, Line, header_ranges, hunk_counts, lines, placed, section};
+
+/// The hunks of a diff (its headers and other lines passed over), in order. A hunk with no line
+/// is left out.
+pub fn hunks(diff: &str) -> Vec<Hunk<'_>> {
+    files(diff).into_iter().flat_map(|f| f.hunks).filter(|h| !h.lines.is_empty()).collect()
 }
 
-/// One hunk of a file's diff.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Hunk<'a> {
-    /// The whole `@@ ... @@ section` line.
-    pub header: &'a str,
-    /// Old start and count, new start and count; `None` for a header without numbers.
-    pub counts: Option<(usize, usize, usize, usize)>,
-    pub lines: Vec<Line<'a>>,
-}
-
-impl<'a> Hunk<'a> {
-    /// What follows the header's second `@@` (git's function context), trimmed.
-    pub fn section(&self) -> &'a str {
-        let rest = self.header.strip_prefix("@@").unwrap_or(self.header);
-        rest.split_once("@@").map_or("", |(_, s)| s.trim())
-    }
-
-    /// Its header places it in the file (see [`placed`]).
-    pub fn placed(&self) -> bool {
-        self.counts.is_some_and(placed)
-    }
-
-    /// The hunk as a diff of its own: its header and lines.
-    pub fn text(&self) -> String {
-        let mut out =
-            String::with_capacity(self.header.len() + 1 + self.lines.iter().map(|l| l.text.len() + 2).sum::<usize>());
-        out.push_str(self.header);
-        out.push('\n');
-        for l in &self.lines {
-            out.push(l.mark);
-            out.push_str(l.text);
-            out.push('\n');
-        }
-        out
-    }
-}
-
-/// The numbers of a hunk's header `@@ -a,b +c,d @@`: old start and count, new start and count
-/// (a count left out is 1; a start not placed, `-?,2` of a script's own text, is 0).
-pub fn hunk_counts(line: &str) -> Option<(usize, usize, usize, usize)> {
-    let rest = line.strip_prefix("@@ ")?;
-    let (ranges, _) = rest.split_once(" @@")?;
-    let (old, new) = ranges.split_once(' ')?;
-    let start = |s: &str| if s == "?" { Some(0) } else { s.parse().ok() };
-    let range = |r: &str| -> Option<(usize, usize)> {
-        match r.split_once(',') {
-            Some((s, c)) => Some((start(s)?, c.parse().ok()?)),
-            None => Some((start(r)?, 1)),
-        }
-    };
-    let (a, b) = range(old.strip_prefix('-')?)?;
-    let (c, d) = range(new.strip_prefix('+')?)?;
-    Some((a, b, c, d))
-}
-
-/// Whether a hunk's numbers place it: a start of 0 names the line before the hunk, so only an
-/// empty side has it (`-?,2`, a script's own text that matched no known line, reads as 0).
-pub fn placed((old_start, old_count, new_start, new_count): (usize, usize, usize, usize)) -> bool {
-    (old_start > 0 || old_count == 0) && (new_start > 0 || new_count == 0)
-}
-
-/// A diff's lines, `\r` of CRLF diffs removed.
-pub fn lines(text: &str) -> Vec<&str> {
-    text.lines().map(|l| l.strip_suffix('\r').unwrap_or(l)).collect()
-}
-
-/// The hunk whose header is `lines[at]` (a line starting `@@`), and the index of the first
-/// line after it.
-pub fn read_hunk<'a>(lines: &[&'a str], at: usize) -> (Hunk<'a>, usize) {
-    let header = lines.get(at).copied().unwrap_or("");
-    let counts = hunk_counts(header);
-    let (mut old_no, mut new_no) = counts.map_or((1, 1), |(a, _, c, _)| (a.max(1), c.max(1)));
-    let mut left = counts.map(|(_, b, _, d)| (b, d));
-    let mut hunk = Hunk { header, counts, lines: Vec::new() };
-    let mut i = at + 1;
-    while let Some(&line) = lines.get(i) {
-        if left == Some((0, 0)) {
-            break;
-        }
-        let (mark, text) = match line.chars().next() {
-            Some(c @ (' ' | '-' | '+')) => (c, &line[1..]),
-            // A context line whose space was trimmed.
-            None => (' ', ""),
-            // "\ No newline at end of file".
-            Some('\\') => {
-                i += 1;
-                continue;
-            }
-            Some(_) => break,
-        };
-        // Without counts, a file's `--- ` / `+++ ` pair ends the hunk.
-        if left.is_none() && line.starts_with("--- ") && lines.get(i + 1).is_some_and(|n| n.starts_with("+++ ")) {
-            break;
-        }
-        let on_old = mark != '+';
-        let on_new = mark != '-';
-        hunk.lines.push(Line { mark, text, old_no: on_old.then_some(old_no), new_no: on_new.then_some(new_no) });
-        old_no += usize::from(on_old);
-        new_no += usize::from(on_new);
-        if let Some((old, new)) = left.as_mut() {
-            *old = old.saturating_sub(usize::from(on_old));
-            *new = new.saturating_sub(usize::from(on_new));
-        }
-        i += 1;
-    }
-    (hunk, i)
-}
-
-/// The hunks of one file's section of a diff (its headers and other lines passed over), in
-/// order. A hunk with no line is left out.
-pub fn hunks(file_diff: &str) -> Vec<Hunk<'_>> {
-    let lines = lines(file_diff);
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < lines.len() {
-        if lines[i].starts_with("@@") {
-            let (hunk, next) = read_hunk(&lines, i);
-            if !hunk.lines.is_empty() {
-                out.push(hunk);
-            }
-            i = next;
-        } else {
-            i += 1;
-        }
-    }
-    out
+/// The removed and added lines of a diff's hunks, in order (context left out): a line whose
+/// text starts `-- ` or `++ ` is one of them, not a file header.
+pub fn changed_lines(diff: &str) -> Vec<Line<'_>> {
+    files(diff).into_iter().flat_map(|f| f.hunks).flat_map(|h| h.lines).filter(|l| l.mark != ' ').collect()
 }
 
 #[cfg(test)]

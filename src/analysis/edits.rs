@@ -141,7 +141,7 @@ pub fn diff_at_line(diff: &str, start: usize) -> String {
         return diff.to_string();
     }
     let shift = |range: &str| -> Option<String> {
-        let (sign, rest) = range.split_at(1);
+        let (sign, rest) = (range.get(..1)?, range.get(1..)?);
         let (first, count) = match rest.split_once(',') {
             Some((f, c)) => (f, Some(c)),
             None => (rest, None),
@@ -156,11 +156,8 @@ pub fn diff_at_line(diff: &str, start: usize) -> String {
     };
     let mut out = String::with_capacity(diff.len() + 16);
     for line in diff.split_inclusive('\n') {
-        let renumbered = line.strip_prefix("@@ ").and_then(|rest| {
-            let (ranges, tail) = rest.split_once(" @@")?;
-            let (old, new) = ranges.split_once(' ')?;
-            Some(format!("@@ {} {} @@{tail}", shift(old)?, shift(new)?))
-        });
+        let renumbered = diff::header_ranges(line)
+            .and_then(|(old, new, tail)| Some(format!("@@ {} {} @@{tail}", shift(old)?, shift(new)?)));
         out.push_str(renumbered.as_deref().unwrap_or(line));
     }
     out
@@ -206,82 +203,37 @@ pub struct FilePatch {
     pub new_text: String,
 }
 
-/// Split a submission patch into per-file sections. Tolerates `\r\n` and leading blank lines.
-/// Hunks are read by `analysis::diff` (by their counts): diffs joined without `diff --git` are
-/// split per file, and a removed line that reads `--- ` stays in its hunk.
+/// Split a submission patch into per-file sections (read by [`diff::files`]), files that name
+/// no path left out. Tolerates `\r\n` and leading blank lines; diffs joined without
+/// `diff --git` are split per file, and a removed line that reads `--- ` stays in its hunk.
 pub fn split_patch(patch: &str) -> Vec<FilePatch> {
-    let lines = diff::lines(patch);
-    let mut files: Vec<FilePatch> = Vec::new();
-    let mut current: Option<FilePatch> = None;
-    // Whether the current file has a hunk yet: a `--- ` line before one is its own header.
-    let mut hunked = false;
-    let mut i = 0;
-    while let Some(&line) = lines.get(i) {
-        let starts_file =
-            line.starts_with("diff --git ") || (line.starts_with("--- ") && (current.is_none() || hunked));
-        if starts_file {
-            files.extend(current.take());
-            hunked = false;
-            current = Some(FilePatch {
-                path: path_from_diff_git(line).unwrap_or_default(),
-                diff: String::new(),
+    diff::files(patch)
+        .into_iter()
+        .filter_map(|f| {
+            let path = f.path().filter(|p| !p.is_empty())?.to_string();
+            let mut out = FilePatch {
+                path,
+                diff: String::with_capacity(f.text.len()),
                 old_text: String::new(),
                 new_text: String::new(),
-            });
-        }
-        let Some(cur) = current.as_mut() else {
-            i += 1;
-            continue;
-        };
-        if line.starts_with("@@") {
-            let (hunk, next) = diff::read_hunk(&lines, i);
-            for raw in lines.get(i..next).unwrap_or_default() {
-                cur.diff.push_str(raw);
-                cur.diff.push('\n');
+            };
+            for line in diff::lines(f.text) {
+                out.diff.push_str(line);
+                out.diff.push('\n');
             }
-            for l in &hunk.lines {
+            for l in f.hunks.iter().flat_map(|h| &h.lines) {
                 if l.mark != '+' {
-                    cur.old_text.push_str(l.text);
-                    cur.old_text.push('\n');
+                    out.old_text.push_str(l.text);
+                    out.old_text.push('\n');
                 }
                 if l.mark != '-' {
-                    cur.new_text.push_str(l.text);
-                    cur.new_text.push('\n');
+                    out.new_text.push_str(l.text);
+                    out.new_text.push('\n');
                 }
             }
-            hunked = true;
-            i = next;
-            continue;
-        }
-        cur.diff.push_str(line);
-        cur.diff.push('\n');
-        if let Some(p) = line.strip_prefix("+++ ").and_then(clean_patch_path) {
-            cur.path = p;
-        } else if let Some(p) = line.strip_prefix("--- ").and_then(clean_patch_path)
-            && cur.path.is_empty()
-        {
-            cur.path = p;
-        }
-        i += 1;
-    }
-    files.extend(current);
-    files.retain(|f| !f.path.is_empty());
-    files
-}
-
-fn path_from_diff_git(line: &str) -> Option<String> {
-    let rest = line.strip_prefix("diff --git ")?;
-    let b = rest.rsplit_once(" b/").map(|(_, b)| b)?;
-    Some(b.to_string())
-}
-
-fn clean_patch_path(p: &str) -> Option<String> {
-    let p = p.split('\t').next().unwrap_or(p).trim();
-    if p == "/dev/null" {
-        return None;
-    }
-    let p = p.strip_prefix("a/").or_else(|| p.strip_prefix("b/")).unwrap_or(p);
-    Some(p.to_string())
+            Some(out)
+        })
+        .collect()
 }
 
 /// One hunk of a file's unified diff.
@@ -471,6 +423,7 @@ mod tests {
         assert_eq!(diff_at_line(&diff, 1), diff);
         assert_eq!(diff_at_line("@@ -1 +1,2 @@\n-a\n+a\n+b\n", 10), "@@ -10 +10,2 @@\n-a\n+a\n+b\n");
         assert_eq!(diff_at_line("@@ -0,0 +1 @@\n+a\n", 5), "@@ -4,0 +5 @@\n+a\n");
+        assert_eq!(diff_at_line("@@  +1 @@\n+a\n", 5), "@@  +1 @@\n+a\n", "an empty range is left as it is");
     }
 
     #[test]

@@ -145,37 +145,16 @@ struct Grade {
     unchanged_wrong: usize,
 }
 
-/// The removed and added lines of a diff, and the first line number its hunks name.
+/// The removed and added lines of a diff, and the first line number its hunks name (0 for a
+/// hunk not placed, or appended where the file's length was never shown: `(where: ...)`).
 fn changed_lines(diff: &str) -> (Vec<String>, Vec<String>, Option<usize>) {
     let (mut removed, mut added, mut first) = (Vec::new(), Vec::new(), None);
-    let mut old_at = 0usize;
-    let mut new_at = 0usize;
-    for l in diff.lines() {
-        if let Some(h) = l.strip_prefix("@@ -") {
-            if l.contains("(where:") {
-                // Appended where the file's length was never shown: the place is unknown.
-                first = first.or(Some(0));
-            }
-            let mut parts = h.split([' ', ',']);
-            old_at = parts.next().and_then(|n| n.parse().ok()).unwrap_or(0);
-            let plus = h.split(" +").nth(1).unwrap_or("");
-            new_at = plus.split([',', ' ']).next().and_then(|n| n.parse().ok()).unwrap_or(0);
-            continue;
-        }
-        if l.starts_with("---") || l.starts_with("+++") {
-            continue;
-        }
-        if let Some(t) = l.strip_prefix('-') {
-            first = first.or(Some(old_at));
-            removed.push(t.to_string());
-            old_at += 1;
-        } else if let Some(t) = l.strip_prefix('+') {
-            first = first.or(Some(new_at));
-            added.push(t.to_string());
-            new_at += 1;
-        } else {
-            old_at += 1;
-            new_at += 1;
+    for h in trajan::analysis::diff::hunks(diff) {
+        let unknown = !h.placed() || h.header.contains("(where:");
+        for l in h.lines.iter().filter(|l| l.mark != ' ') {
+            let no = if l.mark == '-' { l.old_no } else { l.new_no };
+            first = first.or(if unknown { Some(0) } else { no });
+            if l.mark == '-' { &mut removed } else { &mut added }.push(l.text.to_string());
         }
     }
     (removed, added, first)
@@ -290,6 +269,11 @@ mod tests {
         assert_eq!(
             changed_lines("--- a/x\n+++ b/x\n@@ -3,2 +3,2 @@\n a\n-b\n+c\n"),
             (vec!["b".into()], vec!["c".into()], Some(4))
+        );
+        // Issue 43: a removed `-- ` comment and an added `++i;` are changes, not headers.
+        assert_eq!(
+            changed_lines("--- a/x\n+++ b/x\n@@ -3,2 +3,2 @@\n a\n--- b\n+++c;\n"),
+            (vec!["-- b".into()], vec!["++c;".into()], Some(4))
         );
         let diff = "--- a/x\n+++ b/x\n@@ -2,2 +2,2 @@\n a\n-b\n+c\n";
         assert_eq!(apply_strictly(diff, "z\na\nb\nd\n").as_deref(), Some("z\na\nc\nd\n"));

@@ -4,7 +4,7 @@
 
 use super::known::{EditId, Known, Seg};
 use super::sed::Unsupported;
-use crate::analysis::diff::{self, hunk_counts};
+use crate::analysis::diff;
 use std::rc::Rc;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,76 +37,28 @@ pub struct FileDiff {
     pub hunks: Vec<Hunk>,
 }
 
-fn path_of(raw: &str) -> String {
-    let raw = raw.split('\t').next().unwrap_or(raw).trim();
-    raw.strip_prefix("a/").or_else(|| raw.strip_prefix("b/")).unwrap_or(raw).to_string()
-}
-
-/// Parse a (possibly multi-file) unified diff. Hunk bodies are read by their counts, so a
-/// removed line starting `--` is not taken for a header.
+/// Parse a (possibly multi-file) unified diff, read by [`diff::files`]: files that name a path
+/// or hold hunks, and their hunks with numbers (a hunk header without them is passed over).
 pub fn parse(text: &str) -> Vec<FileDiff> {
-    let lines = diff::lines(text);
-    let mut files: Vec<FileDiff> = Vec::new();
-    let mut i = 0;
-    while i < lines.len() {
-        let line = lines[i];
-        i += 1;
-        if let Some(rest) = line.strip_prefix("diff --git ") {
-            let b = rest.rsplit_once(" b/").map(|(_, b)| b).unwrap_or(rest);
-            files.push(FileDiff { path: b.to_string(), raw_path: format!("b/{b}"), ..FileDiff::default() });
-            continue;
-        }
-        if line.starts_with("new file mode") {
-            if let Some(f) = files.last_mut() {
-                f.new_file = true;
-            }
-            continue;
-        }
-        if line.starts_with("deleted file mode") {
-            if let Some(f) = files.last_mut() {
-                f.deleted = true;
-            }
-            continue;
-        }
-        if let Some(old) = line.strip_prefix("--- ")
-            && let Some(new) = lines.get(i).and_then(|l| l.strip_prefix("+++ "))
-        {
-            i += 1;
-            let reuse = files.last().is_some_and(|f| f.hunks.is_empty() && !f.path.is_empty());
-            if !reuse {
-                files.push(FileDiff::default());
-            }
-            let Some(f) = files.last_mut() else { continue };
-            let old_raw = old.split('\t').next().unwrap_or(old).trim();
-            let new_raw = new.split('\t').next().unwrap_or(new).trim();
-            if new_raw == "/dev/null" {
-                f.deleted = true;
-                f.path = path_of(old_raw);
-                f.raw_path = old_raw.to_string();
-            } else {
-                f.path = path_of(new_raw);
-                f.raw_path = new_raw.to_string();
-            }
-            if old_raw == "/dev/null" {
-                f.new_file = true;
-            }
-            continue;
-        }
-        if let Some((old_start, old_count, new_start, new_count)) = hunk_counts(line) {
-            let (read, next) = diff::read_hunk(&lines, i - 1);
-            i = next;
-            let lines = read.lines.iter().map(|l| (l.mark, l.text.to_string())).collect();
-            let hunk = Hunk { header: line.to_string(), old_start, old_count, new_start, new_count, lines };
-            if files.is_empty() {
-                files.push(FileDiff::default());
-            }
-            if let Some(f) = files.last_mut() {
-                f.hunks.push(hunk);
-            }
-        }
-    }
-    files.retain(|f| !f.path.is_empty() || !f.hunks.is_empty());
-    files
+    diff::files(text)
+        .into_iter()
+        .filter(|f| f.path().is_some_and(|p| !p.is_empty()) || !f.hunks.is_empty())
+        .map(|f| FileDiff {
+            path: f.path().unwrap_or_default().to_string(),
+            raw_path: f.raw_path.clone().unwrap_or_default(),
+            new_file: f.new_file,
+            deleted: f.deleted,
+            hunks: f
+                .hunks
+                .iter()
+                .filter_map(|h| {
+                    let (old_start, old_count, new_start, new_count) = h.counts?;
+                    let lines = h.lines.iter().map(|l| (l.mark, l.text.to_string())).collect();
+                    Some(Hunk { header: h.header.to_string(), old_start, old_count, new_start, new_count, lines })
+                })
+                .collect(),
+        })
+        .collect()
 }
 
 /// Strip `n` leading components of a path (`patch -pN`).

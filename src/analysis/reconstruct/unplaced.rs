@@ -6,6 +6,7 @@
 //! command's text when nothing later (a view, the submitted patch) shows what it did.
 
 use super::replay::Replay;
+use crate::analysis::diff;
 use crate::analysis::edits::unified_diff;
 use crate::model::Certainty;
 
@@ -13,37 +14,37 @@ use crate::model::Certainty;
 pub const NOTE: &str = "not placed: the command's own text; the run never showed where it is in the file";
 
 /// A diff of each `(old, new)` pair, in order, with hunks that name no line; `None` when no
-/// pair changes anything.
+/// pair changes anything. Each pair's diff is read by `analysis::diff` (a removed `-- ` line is
+/// the hunk's), its hunks written again with their counts and no start.
 pub fn diff(path: &str, pairs: &[(String, String)]) -> Option<String> {
     let mut out = String::new();
     for (old, new) in pairs {
         let Some(d) = unified_diff(path, old, new) else { continue };
-        for line in d.split_inclusive('\n') {
-            if line.starts_with("--- ") || line.starts_with("+++ ") {
-                if out.is_empty() || !out.contains("@@") {
-                    out.push_str(line);
-                }
-                continue;
+        for h in diff::hunks(&d) {
+            if out.is_empty() {
+                out.push_str(&format!("--- a/{0}\n+++ b/{0}\n", path.trim_start_matches('/')));
             }
-            match line.strip_prefix("@@ ").and_then(|r| r.split_once(" @@")) {
-                Some((ranges, _)) => {
-                    let hide = |r: &str| match r.split_once(',') {
-                        Some((sign, count)) => format!("{}?,{count}", &sign[..1]),
-                        None => format!("{}?", &r[..1.min(r.len())]),
-                    };
-                    let sides: Vec<String> = ranges.split(' ').map(hide).collect();
-                    out.push_str(&format!("@@ {} @@ {NOTE}\n", sides.join(" ")));
+            let (_, old_count, _, new_count) = h.counts.unwrap_or((0, 0, 0, 0));
+            let hide = |sign: char, count: usize| {
+                if count == 1 { format!("{sign}?") } else { format!("{sign}?,{count}") }
+            };
+            out.push_str(&format!("@@ {} {} @@ {NOTE}\n", hide('-', old_count), hide('+', new_count)));
+            for l in &h.lines {
+                out.push(l.mark);
+                out.push_str(l.text);
+                out.push('\n');
+                if l.no_newline {
+                    out.push_str("\\ No newline at end of file\n");
                 }
-                None => out.push_str(line),
             }
         }
     }
-    out.contains("@@").then_some(out)
+    (!out.is_empty()).then_some(out)
 }
 
 /// Whether a diff's hunks are not placed (made by [`diff`]).
 pub fn is_unplaced(diff: &str) -> bool {
-    diff.lines().any(|l| l.starts_with("@@ -?"))
+    diff::hunks(diff).iter().any(|h| h.header.starts_with("@@ -?"))
 }
 
 impl Replay {
@@ -80,5 +81,17 @@ mod tests {
         assert!(is_unplaced(&d));
         assert!(!is_unplaced("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"));
         assert_eq!(diff("x", &[("a".into(), "a".into())]), None);
+    }
+
+    /// Issue 43: a removed line whose text starts `-- ` (`--- x` in the diff) was dropped as a
+    /// file header.
+    #[test]
+    fn a_removed_comment_line_stays_in_its_hunk() {
+        let pairs = vec![("-- old note\nSELECT 1;\n".to_string(), "SELECT 2;\n".to_string())];
+        let d = diff("q.sql", &pairs).expect("a diff");
+        assert_eq!(
+            d,
+            format!("--- a/q.sql\n+++ b/q.sql\n@@ -?,2 +? @@ {NOTE}\n--- old note\n-SELECT 1;\n+SELECT 2;\n")
+        );
     }
 }

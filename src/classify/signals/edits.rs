@@ -109,19 +109,9 @@ impl EditEvent {
 
     /// Removed and added lines of the diff, without headers.
     fn hunk_lines(&self) -> (Vec<&str>, Vec<&str>) {
-        let mut removed = Vec::new();
-        let mut added = Vec::new();
-        for line in self.diff.as_deref().unwrap_or("").lines() {
-            if line.starts_with("---") || line.starts_with("+++") {
-                continue;
-            }
-            if let Some(l) = line.strip_prefix('-') {
-                removed.push(l.trim_end());
-            } else if let Some(l) = line.strip_prefix('+') {
-                added.push(l.trim_end());
-            }
-        }
-        (removed, added)
+        let changed = crate::analysis::diff::changed_lines(self.diff.as_deref().unwrap_or(""));
+        let side = |mark: char| changed.iter().filter(|l| l.mark == mark).map(|l| l.text.trim_end()).collect();
+        (side('-'), side('+'))
     }
 }
 
@@ -303,11 +293,11 @@ mod tests {
         for f in 0..FILES {
             let p = format!("src/m{f}.py");
             let s = 10 * f;
-            edits.push(edit(s, &p, EditKind::StrReplace, EditStatus::RejectedByLinter, "-a\n+b\n"));
-            edits.push(edit(s + 1, &p, EditKind::StrReplace, EditStatus::Applied, "-a\n+b\n"));
-            edits.push(edit(s + 2, &p, EditKind::StrReplace, EditStatus::Applied, "-b\n+a\n"));
+            edits.push(edit(s, &p, EditKind::StrReplace, EditStatus::RejectedByLinter, "@@ -1 +1 @@\n-a\n+b\n"));
+            edits.push(edit(s + 1, &p, EditKind::StrReplace, EditStatus::Applied, "@@ -1 +1 @@\n-a\n+b\n"));
+            edits.push(edit(s + 2, &p, EditKind::StrReplace, EditStatus::Applied, "@@ -1 +1 @@\n-b\n+a\n"));
             if f % 2 == 0 {
-                edits.push(edit(s + 3, &p, EditKind::StrReplace, EditStatus::RefusedByTool, "-x\n+y\n"));
+                edits.push(edit(s + 3, &p, EditKind::StrReplace, EditStatus::RefusedByTool, "@@ -1 +1 @@\n-x\n+y\n"));
             }
         }
         edits.sort_by_key(|e| (e.step, e.path.clone()));
@@ -323,5 +313,17 @@ mod tests {
         assert!(reverts.iter().enumerate().all(|(f, r)| {
             r.path == format!("src/m{f}.py") && (r.step, r.reverts_step) == (10 * f + 2, 10 * f + 1)
         }));
+    }
+
+    /// Issue 43: lines starting `--` / `++` (`---i;`, `+++k;` in the diff) are the edit's: an
+    /// edit that also adds `++k;` does not undo one that also removed `--i;`.
+    #[test]
+    fn lines_starting_with_two_dashes_or_pluses_are_changes() {
+        let p = "src/c.c";
+        let edits = [
+            edit(1, p, EditKind::StrReplace, EditStatus::Applied, "@@ -1,2 +1 @@\n-x\n---i;\n+y\n"),
+            edit(2, p, EditKind::StrReplace, EditStatus::Applied, "@@ -1 +1,2 @@\n-y\n+x\n+++k;\n"),
+        ];
+        assert_eq!(reverts(&edits), []);
     }
 }

@@ -155,7 +155,7 @@ fn form(line: &str) -> Option<String> {
 
 /// The names a hunk defines (its header's definition, and `def`/`class` lines on either side).
 fn defined(h: &Hunk) -> Vec<String> {
-    let header = h.header.split("@@").nth(2).unwrap_or("");
+    let header = crate::analysis::diff::section(&h.header);
     std::iter::once(header)
         .chain(h.lines.iter().map(|(_, l)| l.as_str()))
         .filter_map(|l| {

@@ -7,6 +7,7 @@
 use super::ExpectedFile;
 use super::paths::repo_relative;
 use super::propagation::contains_word;
+use crate::analysis::diff;
 use crate::analysis::edits::split_patch;
 use crate::analysis::symbols::{self, ChangeKind, Lang};
 use crate::classify::input::RunInput;
@@ -89,9 +90,10 @@ pub(super) fn grading(run: &RunInput, expected: &[ExpectedFile]) -> Grading {
 /// Identifiers (4 characters or more) on the gold's added lines and on none of its removed ones.
 fn introduced(gold: &str) -> BTreeSet<String> {
     let idents = |sign: char| -> BTreeSet<String> {
-        gold.lines()
-            .filter(|l| l.starts_with(sign) && !l.starts_with("+++") && !l.starts_with("---"))
-            .flat_map(|l| l[1..].split(|c: char| !(c.is_alphanumeric() || c == '_')))
+        diff::changed_lines(gold)
+            .into_iter()
+            .filter(|l| l.mark == sign)
+            .flat_map(|l| l.text.split(|c: char| !(c.is_alphanumeric() || c == '_')))
             .filter(|w| w.len() >= 4 && w.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_'))
             .map(str::to_string)
             .collect()
@@ -161,11 +163,10 @@ fn changed_lines(patch: &str) -> BTreeSet<(String, char, String)> {
         if super::paths::FileKind::of(&path) != super::paths::FileKind::Source {
             continue;
         }
-        for l in f.diff.lines().filter(|l| !l.starts_with("+++") && !l.starts_with("---")) {
-            let Some(sign) = l.chars().next().filter(|c| matches!(c, '+' | '-')) else { continue };
-            let body = l[1..].trim();
+        for l in diff::changed_lines(&f.diff) {
+            let body = l.text.trim();
             if !body.is_empty() {
-                out.insert((path.clone(), sign, body.to_string()));
+                out.insert((path.clone(), l.mark, body.to_string()));
             }
         }
     }
@@ -206,5 +207,19 @@ mod tests {
         let names = introduced(gold);
         assert!(names.contains("consider_mro"), "{names:?}");
         assert!(!names.contains("get_marks"), "on both sides");
+    }
+
+    /// Issue 43: a removed line whose text starts `--` (an SQL comment, C's `--count;`) or an
+    /// added one starting `++` reads `--- ...` / `+++ ...` in the diff: it is a change, not a
+    /// file header.
+    #[test]
+    fn lines_starting_with_two_dashes_or_pluses_are_changes() {
+        let gold = "--- a/q.sql\n+++ b/q.sql\n@@ -1 +1 @@\n--- legacy_flag\n+legacy_flag = 1\n";
+        assert!(introduced(gold).is_empty(), "on both sides: {:?}", introduced(gold));
+        let gold = "--- a/src/c.c\n+++ b/src/c.c\n@@ -1 +1,2 @@\n x = 0;\n+++count_items;\n";
+        assert!(introduced(gold).contains("count_items"));
+        let patch = "--- a/src/c.c\n+++ b/src/c.c\n@@ -1 +1 @@\n---count;\n+++count;\n";
+        let changed: Vec<(char, String)> = changed_lines(patch).into_iter().map(|(_, s, t)| (s, t)).collect();
+        assert_eq!(changed, [('+', "++count;".to_string()), ('-', "--count;".to_string())]);
     }
 }

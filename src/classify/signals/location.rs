@@ -363,10 +363,9 @@ fn first_shown(lang: Lang, path: &str, name: &str, shown: &[Shown<'_>]) -> Optio
 /// A gold file change that only adds or removes test names in a collection (a database
 /// backend's set of tests to skip): benchmark plumbing, periphery at most.
 pub(super) fn is_plumbing(file_diff: &str) -> bool {
-    let changed: Vec<&str> = file_diff
-        .lines()
-        .filter(|l| (l.starts_with('+') || l.starts_with('-')) && !l.starts_with("+++") && !l.starts_with("---"))
-        .map(|l| l[1..].trim())
+    let changed: Vec<&str> = crate::analysis::diff::changed_lines(file_diff)
+        .into_iter()
+        .map(|l| l.text.trim())
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .collect();
     let mut names_a_test = false;
@@ -473,5 +472,12 @@ mod tests {
         assert!(is_plumbing(skip));
         assert!(!is_plumbing("@@ -1 +1 @@\n-    supports_json = False\n+    supports_json = True\n"));
         assert!(!is_plumbing("@@ -1 +1 @@\n-msg = 'a'\n+msg = 'b'\n"), "strings that name no test");
+    }
+
+    /// Issue 43: a removed SQL comment (`--- note` in the diff) is a change, and not a test's name.
+    #[test]
+    fn a_removed_comment_starting_with_two_dashes_is_a_change() {
+        let diff = "@@ -1 +1 @@\n--- drop support for x\n+    \"tests.test_b\",\n";
+        assert!(!is_plumbing(diff));
     }
 }

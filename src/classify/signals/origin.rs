@@ -36,10 +36,10 @@ const MIN_LINE: usize = 8;
 
 /// The added lines of a diff that say something, trimmed.
 fn added(diff: &str) -> HashSet<&str> {
-    diff.lines()
-        .filter(|l| !l.starts_with("+++"))
-        .filter_map(|l| l.strip_prefix('+'))
-        .map(str::trim)
+    crate::analysis::diff::changed_lines(diff)
+        .into_iter()
+        .filter(|l| l.mark == '+')
+        .map(|l| l.text.trim())
         .filter(|l| l.chars().count() >= MIN_LINE)
         .collect()
 }
@@ -90,8 +90,9 @@ fn script_written(edits: &[EditEvent], e: &EditEvent, step: usize) -> Option<usi
 mod tests {
     use super::*;
 
-    fn edit(step: Option<usize>, path: &str, diff: &str) -> EditEvent {
-        EditEvent::tool(step, path, diff)
+    /// An edit whose diff is one hunk (a header without numbers) of `lines`.
+    fn edit(step: Option<usize>, path: &str, lines: &str) -> EditEvent {
+        EditEvent::tool(step, path, &format!("@@\n{lines}"))
     }
 
     #[test]
@@ -118,5 +119,12 @@ mod tests {
             edit(None, "docs/a.rst", "+a long line of docs\n"),
         ];
         assert_eq!(origins(&docs, &table), vec![]);
+    }
+
+    /// Issue 43: an added line starting `++` (`+++count_widgets;` in the diff) is added.
+    #[test]
+    fn an_added_line_starting_with_two_pluses_is_added() {
+        let diff = "@@ -1 +1,2 @@\n x\n+++count_widgets;\n";
+        assert!(added(diff).contains("++count_widgets;"));
     }
 }

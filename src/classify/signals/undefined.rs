@@ -65,12 +65,8 @@ fn names_in(lines: &[&str], name: &str) -> bool {
 pub(super) fn read(r: &mut Rejection, observation: &str, diff: Option<&str>) {
     let names = undefined_names(observation);
     let Some(diff) = diff else { return };
-    let side = |mark: char| -> Vec<&str> {
-        diff.lines()
-            .filter(|l| !l.starts_with("---") && !l.starts_with("+++"))
-            .filter_map(|l| l.strip_prefix(mark))
-            .collect()
-    };
+    let changed = crate::analysis::diff::changed_lines(diff);
+    let side = |mark: char| -> Vec<&str> { changed.iter().filter(|l| l.mark == mark).map(|l| l.text).collect() };
     let (old, new) = (side('-'), side('+'));
     let old_defs: Vec<String> = old.iter().flat_map(|l| defines(l)).collect();
     let new_defs: Vec<String> = new.iter().flat_map(|l| defines(l)).collect();
@@ -141,5 +137,15 @@ mod tests {
         assert_eq!(defines("import os.path"), ["path"]);
         assert_eq!(defines("x, y = 1, 2"), ["x", "y"]);
         assert!(defines("if a == b:").is_empty() && defines("f(x=1)").is_empty());
+    }
+
+    /// Issue 43: the old side's line `--load_rows(p)` (`---load_rows(p)` in the diff) is read:
+    /// the name was used before the edit, so the edit did not start to use it.
+    #[test]
+    fn a_removed_line_starting_with_two_dashes_is_on_the_old_side() {
+        let mut r = rejection();
+        let diff = "@@ -1,2 +1,2 @@\n-x = 1\n---load_rows(p)\n+x = 2\n+y = load_rows(p)\n";
+        read(&mut r, "- F821 undefined name 'load_rows'", Some(diff));
+        assert_eq!((r.pending.len(), r.overwritten.as_slice()), (0, &["load_rows".to_string()][..]));
     }
 }

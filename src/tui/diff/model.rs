@@ -1,10 +1,11 @@
 //! The diff as data: files, hunks, lines with their numbers. Built from two texts (similar) or
-//! parsed from a unified diff (`git diff`, OpenHands patches). Text is borrowed raw: sanitizing
-//! happens when lines are painted.
+//! read from a unified diff (`git diff`, OpenHands patches) by `analysis::diff`, the one diff
+//! reader. Text is borrowed raw: sanitizing happens when lines are painted.
 
 use std::borrow::Cow;
 use std::time::Duration;
 
+use crate::analysis::diff;
 use similar::udiff::UnifiedHunkHeader;
 use similar::{ChangeTag, TextDiff};
 
@@ -47,8 +48,6 @@ pub struct FileDiff<'a> {
     /// Lines that are neither headers nor hunks (a commit message before the diff...).
     pub meta: Vec<&'a str>,
     pub hunks: Vec<Hunk<'a>>,
-    /// Opened by `diff ...` and not yet given its `---`/`+++` pair.
-    awaiting_paths: bool,
 }
 
 impl FileDiff<'_> {
@@ -64,12 +63,6 @@ impl FileDiff<'_> {
     /// The path whose extension picks the syntax.
     pub fn syntax_path<'p>(&'p self, fallback: &'p str) -> &'p str {
         self.new_path.as_deref().or(self.old_path.as_deref()).unwrap_or(fallback)
-    }
-
-    fn note(&mut self, note: &'static str) {
-        if !self.notes.contains(&note) {
-            self.notes.push(note);
-        }
     }
 }
 
@@ -115,212 +108,53 @@ pub fn from_text_diff<'d>(diff: &'d TextDiff<'_, '_, str>, path: &str) -> Vec<Fi
     vec![file]
 }
 
-/// A path from `--- a/x` / `+++ b/x` (timestamp after a tab dropped); `None` for /dev/null.
-fn header_path(rest: &str, prefix: &str) -> Option<String> {
-    let rest = rest.split('\t').next().unwrap_or(rest).trim_end();
-    let rest = unquote(rest);
-    if rest == "/dev/null" {
-        return None;
-    }
-    Some(rest.strip_prefix(prefix).unwrap_or(&rest).to_string())
-}
-
-fn unquote(s: &str) -> Cow<'_, str> {
-    match s.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
-        Some(inner) => Cow::Owned(inner.replace("\\\"", "\"").replace("\\\\", "\\")),
-        None => Cow::Borrowed(s),
-    }
-}
-
-/// Paths from `diff --git a/x b/y` (best effort: `---`/`+++` lines, when present, win).
-fn diff_git_paths(rest: &str) -> (Option<String>, Option<String>) {
-    let rest = rest.trim_end();
-    if let Some(inner) = rest.strip_prefix("a/")
-        && let Some(at) = inner.rfind(" b/")
-    {
-        return (Some(inner[..at].to_string()), Some(inner[at + 3..].to_string()));
-    }
-    if let Some(inner) = rest.strip_prefix("\"a/")
-        && let Some(at) = inner.rfind("\" \"b/")
-    {
-        let new = inner[at + 5..].strip_suffix('"').unwrap_or(&inner[at + 5..]);
-        return (Some(inner[..at].to_string()), Some(new.to_string()));
-    }
-    (None, Some(rest.to_string()))
-}
-
-struct Parser<'a> {
-    files: Vec<FileDiff<'a>>,
-    fallback: &'a str,
-    /// Lines still expected by the current hunk header (old, new).
-    left: (usize, usize),
-    /// Next line numbers (old, new).
-    next: (usize, usize),
-    /// Inside a hunk whose counts are spent or unknown: `+`/`-`/` ` lines still belong to it.
-    lenient: bool,
-    /// The hunk names its lines (`@@ -?,2 +?,2 @@`, `@@ -0,3 +0,4 @@`: not placed, so its
-    /// lines get no numbers).
-    placed: bool,
-    in_binary: bool,
-}
-
-impl<'a> Parser<'a> {
-    fn file(&mut self) -> &mut FileDiff<'a> {
-        if self.files.is_empty() {
-            let path = (!self.fallback.is_empty()).then(|| self.fallback.to_string());
-            self.files.push(FileDiff { old_path: path.clone(), new_path: path, ..FileDiff::default() });
-        }
-        self.files.last_mut().expect("just pushed")
-    }
-
-    fn new_file(&mut self, file: FileDiff<'a>) {
-        self.files.push(file);
-        self.left = (0, 0);
-        self.lenient = false;
-        self.in_binary = false;
-    }
-
-    fn body(&mut self, kind: Kind, text: &'a str) {
-        let (old_no, new_no) = match kind {
-            _ if !self.placed => (None, None),
-            Kind::Context => (Some(self.next.0), Some(self.next.1)),
-            Kind::Removed => (Some(self.next.0), None),
-            Kind::Added => (None, Some(self.next.1)),
-        };
-        if old_no.is_some() {
-            self.next.0 += 1;
-            self.left.0 = self.left.0.saturating_sub(1);
-        }
-        if new_no.is_some() {
-            self.next.1 += 1;
-            self.left.1 = self.left.1.saturating_sub(1);
-        }
-        let line = DiffLine { kind, text, old_no, new_no, no_newline: false };
-        if let Some(hunk) = self.file().hunks.last_mut() {
-            hunk.lines.push(line);
-        }
-    }
-
-    fn no_newline(&mut self) {
-        if let Some(line) = self.files.last_mut().and_then(|f| f.hunks.last_mut()).and_then(|h| h.lines.last_mut()) {
-            line.no_newline = true;
-        }
-    }
-
-    /// A line inside a hunk, by its first byte; `false` when it is not a body line.
-    fn body_line(&mut self, line: &'a str, blank_is_context: bool) -> bool {
-        match line.as_bytes().first() {
-            Some(b' ') => self.body(Kind::Context, &line[1..]),
-            None if blank_is_context => self.body(Kind::Context, ""),
-            Some(b'-') => self.body(Kind::Removed, &line[1..]),
-            Some(b'+') => self.body(Kind::Added, &line[1..]),
-            Some(b'\\') => self.no_newline(),
-            _ => return false,
-        }
-        true
-    }
-
-    fn header(&mut self, line: &'a str, next_line: Option<&str>) -> usize {
-        if let Some(rest) = line.strip_prefix("diff ") {
-            let (old_path, new_path) = match rest.strip_prefix("--git ") {
-                Some(paths) => diff_git_paths(paths),
-                None => (None, Some(rest.to_string())),
-            };
-            self.new_file(FileDiff { old_path, new_path, awaiting_paths: true, ..FileDiff::default() });
-            return 1;
-        }
-        if let (Some(old), Some(new)) = (line.strip_prefix("--- "), next_line.and_then(|n| n.strip_prefix("+++ "))) {
-            let reuse = self.files.last().is_some_and(|f| f.awaiting_paths && f.hunks.is_empty());
-            if !reuse {
-                self.new_file(FileDiff::default());
-            }
-            self.lenient = false;
-            let file = self.file();
-            file.awaiting_paths = false;
-            file.old_path = header_path(old, "a/");
-            file.new_path = header_path(new, "b/");
-            match (&file.old_path, &file.new_path) {
-                (None, Some(_)) => file.note("new file"),
-                (Some(_), None) => file.note("deleted"),
-                _ => {}
-            }
-            return 2;
-        }
-        if line.starts_with("@@") {
-            let parsed = crate::analysis::diff::hunk_counts(line);
-            self.placed = parsed.is_some_and(crate::analysis::diff::placed);
-            let (old_start, old_count, new_start, new_count) = parsed.unwrap_or((1, 0, 1, 0));
-            self.file().hunks.push(Hunk { header: Cow::Borrowed(line), lines: Vec::new() });
-            self.left = (old_count, new_count);
-            // A count of 0 gives the line *before* the hunk; numbering starts after it.
-            self.next = (old_start.max(1), new_start.max(1));
-            self.lenient = true;
-            self.in_binary = false;
-            return 1;
-        }
-        if self.lenient && self.body_line(line, false) {
-            return 1;
-        }
-        self.meta(line);
-        1
-    }
-
-    /// git's extended headers become notes; other text is kept as meta lines.
-    fn meta(&mut self, line: &'a str) {
-        if self.in_binary {
-            self.in_binary = !line.is_empty();
-            return;
-        }
-        if line.trim().is_empty() || line.starts_with("index ") || line.contains("similarity index ") {
-            return;
-        }
-        let file = self.file();
-        if line.starts_with("new file mode") {
-            file.note("new file");
-        } else if line.starts_with("deleted file mode") {
-            file.note("deleted");
-        } else if line.starts_with("old mode ") || line.starts_with("new mode ") {
-            file.note("mode changed");
-        } else if let Some(path) = line.strip_prefix("rename from ").or_else(|| line.strip_prefix("copy from ")) {
-            file.old_path = Some(unquote(path).into_owned());
-        } else if let Some(path) = line.strip_prefix("rename to ").or_else(|| line.strip_prefix("copy to ")) {
-            file.new_path = Some(unquote(path).into_owned());
-        } else if line.starts_with("Binary files ") {
-            file.note("binary");
-        } else if line == "GIT binary patch" {
-            file.note("binary");
-            self.in_binary = true;
-        } else {
-            file.meta.push(line);
-        }
-    }
-}
-
-/// Parse a unified diff, possibly of several files, with `\r\n` line ends. Hunks before any file
-/// header belong to `fallback`. Never fails: unknown lines are kept as meta lines.
+/// A unified diff, possibly of several files, with `\r\n` line ends, as `analysis::diff` reads
+/// it. Hunks before any file header belong to `fallback`. Never fails: unknown lines are kept
+/// as meta lines. A hunk not placed (`@@ -?,2 +?,2 @@`, `@@ -0,3 +0,4 @@`, `@@`) numbers no line.
 pub fn parse_unified<'a>(text: &'a str, fallback: &'a str) -> Vec<FileDiff<'a>> {
-    let lines: Vec<&str> = text.split_inclusive('\n').map(strip_eol).collect();
-    let mut p = Parser {
-        files: Vec::new(),
-        fallback,
-        left: (0, 0),
-        next: (1, 1),
-        lenient: false,
-        in_binary: false,
-        placed: true,
-    };
-    let mut i = 0;
-    while i < lines.len() {
-        let line = lines[i];
-        // While the hunk header's counts last, `+`/`-`/` ` lines are body, even `--- x`.
-        if p.left != (0, 0) && p.body_line(line, true) {
-            i += 1;
-            continue;
-        }
-        p.left = (0, 0);
-        i += p.header(line, lines.get(i + 1).copied());
-    }
-    p.files
+    diff::files(text)
+        .into_iter()
+        .map(|f| {
+            let notes = [
+                (f.new_file, "new file"),
+                (f.deleted, "deleted"),
+                (f.mode_changed, "mode changed"),
+                (f.binary, "binary"),
+            ]
+            .into_iter()
+            .filter_map(|(on, note)| on.then_some(note))
+            .collect();
+            let (old_path, new_path) = match (f.old_path, f.new_path) {
+                (None, None) => {
+                    let path = (!fallback.is_empty()).then(|| fallback.to_string());
+                    (path.clone(), path)
+                }
+                paths => paths,
+            };
+            let hunks = f.hunks.into_iter().map(hunk).collect();
+            FileDiff { old_path, new_path, notes, meta: f.meta, hunks }
+        })
+        .collect()
+}
+
+fn hunk(h: diff::Hunk<'_>) -> Hunk<'_> {
+    let placed = h.placed();
+    let lines = h
+        .lines
+        .iter()
+        .map(|l| DiffLine {
+            kind: match l.mark {
+                '-' => Kind::Removed,
+                '+' => Kind::Added,
+                _ => Kind::Context,
+            },
+            text: l.text,
+            old_no: l.old_no.filter(|_| placed),
+            new_no: l.new_no.filter(|_| placed),
+            no_newline: l.no_newline,
+        })
+        .collect();
+    Hunk { header: Cow::Borrowed(h.header), lines }
 }
 
 #[cfg(test)]

@@ -41,17 +41,12 @@ fn certainty(run: &Run, step: usize) -> Option<Certainty> {
 
 /// The removed and added lines of an edit's diff.
 fn changes(e: &Edit) -> Vec<String> {
-    e.diff
-        .as_deref()
-        .unwrap_or("")
-        .lines()
-        .filter(|l| (l.starts_with('-') || l.starts_with('+')) && !l.starts_with("---") && !l.starts_with("+++"))
-        .map(str::to_string)
-        .collect()
+    let diff = e.diff.as_deref().unwrap_or("");
+    crate::analysis::diff::changed_lines(diff).iter().map(|l| format!("{}{}", l.mark, l.text)).collect()
 }
 
 fn hunk_headers(e: &Edit) -> Vec<String> {
-    e.diff.as_deref().unwrap_or("").lines().filter(|l| l.starts_with("@@")).map(str::to_string).collect()
+    crate::analysis::diff::hunks(e.diff.as_deref().unwrap_or("")).iter().map(|h| h.header.to_string()).collect()
 }
 
 #[test]

@@ -6,6 +6,7 @@
 //! (context and added lines), as the TUI's diffs do; the same limits bound the work.
 
 use super::html::{esc, push_esc};
+use crate::analysis::diff;
 use crate::analysis::syntax::{
     MAX_HIGHLIGHT_DIFF_LINES, MAX_HIGHLIGHT_LINE_CHARS, is_plain_text, syntax_for_path, syntax_set,
 };
@@ -103,17 +104,45 @@ const MAX_LINES: usize = 800;
 const HEAD_LINES: usize = 500;
 const TAIL_LINES: usize = 200;
 
+/// What a line of a diff is, as `analysis::diff` reads it.
+#[derive(Clone, Copy)]
+enum Row<'a> {
+    /// A file header, `\ No newline at end of file`, other text.
+    Meta,
+    /// A hunk's `@@` line.
+    Hunk,
+    /// A hunk's line: its mark and text.
+    Line(char, &'a str),
+}
+
+/// What each of `lines` (the diff's lines, [`diff::lines`]) is.
+fn rows<'a>(diff: &'a str, lines: &[&str]) -> Vec<Row<'a>> {
+    let mut rows = vec![Row::Meta; lines.len()];
+    for h in diff::files(diff).into_iter().flat_map(|f| f.hunks) {
+        if let Some(r) = rows.get_mut(h.row) {
+            *r = Row::Hunk;
+        }
+        for l in &h.lines {
+            if let Some(r) = rows.get_mut(l.row) {
+                *r = Row::Line(l.mark, l.text);
+            }
+        }
+    }
+    rows
+}
+
 /// Appends `diff` (a unified diff of `path`) as a `<pre class="diff">`.
 pub fn push_diff(out: &mut String, path: &str, diff: &str) {
     let syntax = syntax_for_path(path);
     let plain = is_plain_text(syntax);
     let mut sides: Option<(Side, Side)> = None;
     let mut classes = Classes::default();
-    let mut in_hunk = false;
-    let total = diff.lines().count();
+    let lines = diff::lines(diff);
+    let rows = rows(diff, &lines);
+    let total = lines.len();
     let skip = if total > MAX_LINES { HEAD_LINES..total - TAIL_LINES } else { 0..0 };
     out.push_str("<pre class=\"diff\">");
-    for (n, line) in diff.lines().enumerate() {
+    for (n, (line, row)) in lines.iter().zip(&rows).enumerate() {
         if skip.contains(&n) {
             if n == skip.start {
                 let _ = std::fmt::Write::write_fmt(
@@ -124,37 +153,38 @@ pub fn push_diff(out: &mut String, path: &str, diff: &str) {
                     ),
                 );
                 // The tail is parsed afresh: its first lines may be coloured as if a hunk began there.
+                let in_hunk = matches!(rows.get(skip.end), Some(Row::Line(..)));
                 sides = (!plain && in_hunk).then(|| (Side::new(syntax), Side::new(syntax)));
             }
             continue;
         }
-        let header = !in_hunk || line.starts_with("diff --git ");
-        if line.starts_with("@@") {
-            in_hunk = true;
-            sides = (!plain).then(|| (Side::new(syntax), Side::new(syntax)));
-            out.push_str("<span class=\"hunk\">");
-            push_esc(out, line);
-            out.push_str("\n</span>");
-            continue;
-        }
-        if header {
-            in_hunk = false;
-            out.push_str("<span class=\"meta\">");
-            push_esc(out, line);
-            out.push_str("\n</span>");
-            continue;
-        }
-        let (class, code) = match line.chars().next() {
-            Some('+') => ("add", &line[1..]),
-            Some('-') => ("del", &line[1..]),
-            Some(' ') => ("ctx", &line[1..]),
-            _ => ("meta", line),
+        let (mark, code) = match *row {
+            Row::Hunk => {
+                sides = (!plain).then(|| (Side::new(syntax), Side::new(syntax)));
+                out.push_str("<span class=\"hunk\">");
+                push_esc(out, line);
+                out.push_str("\n</span>");
+                continue;
+            }
+            Row::Meta => {
+                out.push_str("<span class=\"meta\">");
+                push_esc(out, line);
+                out.push_str("\n</span>");
+                continue;
+            }
+            Row::Line(mark, code) => (mark, code),
+        };
+        let class = match mark {
+            '+' => "add",
+            '-' => "del",
+            _ => "ctx",
         };
         out.push_str("<span class=\"");
         out.push_str(class);
         out.push_str("\">");
-        if class != "meta" {
-            out.push(line.chars().next().unwrap_or(' '));
+        // A context line whose space was trimmed stays empty.
+        if !line.is_empty() {
+            out.push(mark);
         }
         let coloured = n < MAX_HIGHLIGHT_DIFF_LINES && code.chars().count() <= MAX_HIGHLIGHT_LINE_CHARS;
         let done = match (&mut sides, class, coloured) {
@@ -196,5 +226,17 @@ mod tests {
             assert!(line.starts_with("<span class=\""), "text between the lines' spans: {line:?}");
             assert_eq!(line.matches("<span").count(), line.matches("</span>").count() + 1, "{line}");
         }
+    }
+
+    /// Diffs joined without `diff --git`: the next file's `---` / `+++` lines after a hunk's
+    /// counts are headers, and a removed `-- ` comment within them is a removed line.
+    #[test]
+    fn headers_after_a_hunk_are_headers_and_a_removed_comment_is_removed() {
+        let diff = "--- a/q.sql\n+++ b/q.sql\n@@ -1,2 +1 @@\n--- note\n select 1;\n--- a/r.sql\n+++ b/r.sql\n@@ -1 +1 @@\n-x\n+y\n";
+        let mut out = String::new();
+        push_diff(&mut out, "q.sql", diff);
+        assert!(out.contains("<span class=\"del\">-"), "{out}");
+        assert!(out.contains("<span class=\"meta\">--- a/r.sql\n</span>"), "{out}");
+        assert!(out.contains("<span class=\"meta\">+++ b/r.sql\n</span>"), "{out}");
     }
 }
