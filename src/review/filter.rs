@@ -42,6 +42,7 @@ mod tests;
 
 use crate::label::Blame;
 use crate::review::CurrentLabel;
+use crate::review::order::{self, Ranks};
 use crate::store::read::RunSummary;
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
@@ -444,11 +445,29 @@ impl Filter {
 /// Indices into `runs` of the runs matching `filter`, in `sort` order. With free words and the default sort, the
 /// best fuzzy matches come first (ties by instance id).
 pub fn apply(runs: &[RunSummary], labels: &LabelIndex, filter: &Filter, sort: Sort) -> Vec<usize> {
+    apply_ranked(runs, &Ranks::of(runs), labels, filter, sort)
+}
+
+/// [`apply`] with the runs' ranks in their text columns already known (the TUI's list keeps them): the sort
+/// compares integers. Ranks that are not those of `runs` are computed again.
+pub fn apply_ranked(
+    runs: &[RunSummary],
+    ranks: &Ranks,
+    labels: &LabelIndex,
+    filter: &Filter,
+    sort: Sort,
+) -> Vec<usize> {
+    let computed;
+    let ranks = if ranks.fit(runs.len()) {
+        ranks
+    } else {
+        computed = Ranks::of(runs);
+        &computed
+    };
     let m = SkimMatcherV2::default();
     let by_score = filter.has_words() && sort == Sort::default();
-    // Sort keys are copied next to the index, text as natural-order bytes in one buffer, so that comparisons are
-    // short memcmps in contiguous memory instead of walks through strings scattered over the heap.
-    let (mut hits, mut buf) = (Vec::new(), Vec::new());
+    // (best score first, missing values last both ways, the key, then instance, id, position).
+    let mut hits: Vec<(std::cmp::Reverse<i64>, bool, u64, u32, i64, usize)> = Vec::new();
     let mut memo = std::collections::HashMap::new();
     for (index, run) in runs.iter().enumerate() {
         let fuzzy = |field, word, repeated| match repeated {
@@ -456,78 +475,34 @@ pub fn apply(runs: &[RunSummary], labels: &LabelIndex, filter: &Filter, sort: So
             false => m.fuzzy_match(field, word),
         };
         let Some(score) = filter.matches_with(run, labels.get(&run.id), fuzzy) else { continue };
-        let instance = natural_key(&mut buf, &run.instance_id);
-        let mut text = |s: Option<&String>| s.map_or(Key::Null, |s| Key::Text(natural_key(&mut buf, s)));
-        let num = |n: Option<f64>| n.map_or(Key::Null, Key::Num);
+        let text = |rank: u32| (rank != order::NULL).then_some(u64::from(rank));
         let key = match sort.key {
-            SortKey::Id => Key::Num(run.id as f64),
-            SortKey::Instance => Key::Text(instance),
-            SortKey::Agent => text(run.agent.as_ref()),
-            SortKey::Model => text(run.model.as_ref()),
-            SortKey::Exit => text(run.exit_status.as_ref()),
-            SortKey::Resolved => num(run.resolved.map(f64::from)),
-            SortKey::Steps => Key::Num(run.steps as f64),
-            SortKey::Edits => Key::Num(run.edits as f64),
-            SortKey::Cost => num(run.cost),
+            SortKey::Id => Some(ordered(run.id as f64)),
+            SortKey::Instance => text(ranks.instance[index]),
+            SortKey::Agent => text(ranks.agent[index]),
+            SortKey::Model => text(ranks.model[index]),
+            SortKey::Exit => text(ranks.exit[index]),
+            SortKey::Resolved => run.resolved.map(u64::from),
+            SortKey::Steps => Some(ordered(run.steps as f64)),
+            SortKey::Edits => Some(ordered(run.edits as f64)),
+            SortKey::Cost => run.cost.map(ordered),
         };
-        hits.push(Hit { score: if by_score { score } else { 0 }, key, instance, id: run.id, index });
-    }
-    let text = |(start, end): Span| &buf[start..end];
-    hits.sort_unstable_by(|a, b| {
-        let dir = |o: std::cmp::Ordering| if sort.descending { o.reverse() } else { o };
-        let key = match (a.key, b.key) {
-            (Key::Num(x), Key::Num(y)) => dir(x.total_cmp(&y)),
-            (Key::Text(x), Key::Text(y)) => dir(text(x).cmp(text(y))),
-            // Missing values last in both directions.
-            (x, y) => matches!(x, Key::Null).cmp(&matches!(y, Key::Null)),
+        let (missing, key) = match key {
+            Some(k) if sort.descending => (false, !k),
+            Some(k) => (false, k),
+            None => (true, 0),
         };
-        (b.score.cmp(&a.score))
-            .then(key)
-            .then_with(|| text(a.instance).cmp(text(b.instance)))
-            .then(a.id.cmp(&b.id))
-            .then(a.index.cmp(&b.index))
-    });
-    hits.into_iter().map(|h| h.index).collect()
-}
-
-/// A byte range of the key buffer.
-type Span = (usize, usize);
-
-struct Hit {
-    score: i64,
-    key: Key,
-    instance: Span,
-    id: i64,
-    index: usize,
-}
-
-#[derive(Clone, Copy)]
-enum Key {
-    Null,
-    Num(f64),
-    Text(Span),
-}
-
-/// Appends to `buf` the bytes whose order is the natural order of `s`: ASCII case folded, and each run of digits
-/// written as `0`, its length without leading zeros and those digits, so that `django-9999` sorts before
-/// `django-10000`.
-fn natural_key(buf: &mut Vec<u8>, s: &str) -> Span {
-    let (start, bytes) = (buf.len(), s.as_bytes());
-    let mut i = 0;
-    while i < bytes.len() {
-        let run = bytes[i..].iter().take_while(|c| c.is_ascii_digit()).count();
-        if run == 0 {
-            buf.push(bytes[i].to_ascii_lowercase());
-            i += 1;
-            continue;
-        }
-        let digits = &bytes[i..i + run];
-        let digits = &digits[digits.iter().position(|&c| c != b'0').unwrap_or(run)..];
-        buf.extend([b'0', digits.len().min(255) as u8]);
-        buf.extend_from_slice(digits);
-        i += run;
+        let score = std::cmp::Reverse(if by_score { score } else { 0 });
+        hits.push((score, missing, key, ranks.instance[index], run.id, index));
     }
-    (start, buf.len())
+    hits.sort_unstable();
+    hits.into_iter().map(|h| h.5).collect()
+}
+
+/// `x` as an integer of the same order (`f64::total_cmp`'s).
+fn ordered(x: f64) -> u64 {
+    let bits = x.to_bits();
+    if bits >> 63 == 1 { !bits } else { bits | 1 << 63 }
 }
 
 /// A run-list column to sort by.

@@ -12,6 +12,7 @@ pub mod onset;
 pub mod onset_agreement;
 pub mod onset_reference;
 pub mod onset_validity;
+pub mod order;
 pub mod outcomes;
 pub mod reference_set;
 pub mod stats;

@@ -282,7 +282,7 @@ fn instance_order_is_natural() {
     assert_eq!(apply(&runs, &LabelIndex::new(), &Filter::default(), Sort::default()), [2, 1, 0]);
     let key = |s: &str| {
         let mut buf = Vec::new();
-        natural_key(&mut buf, s);
+        crate::review::order::natural_key(&mut buf, s);
         buf
     };
     assert_eq!(key("a01b"), key("A1b"));

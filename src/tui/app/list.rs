@@ -26,6 +26,9 @@ pub struct ListState {
     pub queue: Option<std::collections::HashSet<i64>>,
     /// The labels the filter's `label:`, `rater:`, `source:`, `disputed`, `unlabelled` read.
     pub labels: filter::LabelIndex,
+    /// Each run's rank in the text columns, computed when the runs arrive: a sort key sorts
+    /// integers.
+    pub ranks: crate::review::order::Ranks,
 }
 
 impl ListState {
@@ -36,6 +39,7 @@ impl ListState {
         if selected.is_none() {
             self.offset = 0;
         }
+        self.ranks = crate::review::order::Ranks::of(&runs);
         self.runs = runs;
         self.complete = complete;
         self.refresh(selected);
@@ -43,7 +47,7 @@ impl ListState {
 
     /// Re-apply filter and sort, keeping the selected run selected when it is still shown.
     pub fn refresh(&mut self, keep: Option<i64>) {
-        self.visible = filter::apply(&self.runs, &self.labels, &self.filter, self.sort);
+        self.visible = filter::apply_ranked(&self.runs, &self.ranks, &self.labels, &self.filter, self.sort);
         if let Some(queue) = &self.queue {
             self.visible.retain(|&i| queue.contains(&self.runs[i].id));
         }
