@@ -1,9 +1,5 @@
 mod cli;
 
-/// See Cargo.toml: frees across threads without a lock per arena.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() {
     let result = cli::run();
     // What threads still running would have removed (an archive's unpacked folder) goes.

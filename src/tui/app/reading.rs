@@ -69,10 +69,8 @@ impl App {
                 let Some(view) = self.run.as_mut().filter(|v| v.run_id() == run) else { return Vec::new() };
                 view.while_read = true;
                 view.extend_unread(steps);
-                // `G` pressed before the file was skimmed: the last step is known now.
-                if view.follow_end {
-                    view.go(usize::MAX);
-                }
+                // `G` or `j` pressed before the file was skimmed: the step is known now.
+                view.arrived();
                 self.load_current_step()
             }
             Feed::Begun(id) => {
@@ -154,10 +152,9 @@ impl App {
                 let forgot = view.store_lines(from, steps);
                 let finals = view.data.edits.iter().position(|e| e.step.is_none()).unwrap_or(view.data.edits.len());
                 view.data.edits.splice(finals..finals, edits);
-                if view.follow_end {
-                    view.go(usize::MAX);
-                }
-                if view.follow_end || forgot {
+                let before = view.cursor;
+                view.arrived();
+                if view.follow_end || view.cursor != before || forgot {
                     effects = self.load_current_step();
                 }
             }
@@ -353,6 +350,36 @@ mod tests {
         let effects = app.update(Action::RunLoaded(Box::new(run_data(7, 100))));
         assert_eq!(effects, vec![Effect::LoadStep { run: 7, index: 99 }]);
         assert_eq!(app.run.as_ref().map(|r| (r.cursor, r.while_read)), Some((99, false)));
+    }
+
+    /// `j` (and `l`, a page down) on the last step known, the run being read and its file not
+    /// skimmed yet: the move waits for the steps, and keys pressed meanwhile add to it; another
+    /// key drops it. (`bench tui --open-only` pressed `l` on a first screen of one step, and the
+    /// key was lost.)
+    #[test]
+    fn a_move_past_the_steps_known_while_the_run_is_read_is_made_when_they_come() {
+        let mut app = App::new((100, 30));
+        app.update(Action::Feed(Feed::Begun(7)));
+        app.update(progress(&[(7, 1)]));
+        app.update(Action::RunLoaded(Box::new(run_data(7, 1))));
+        app.update(Action::Command(Command::NextStep));
+        app.update(Action::Command(Command::Down));
+        assert_eq!(app.run.as_ref().map(|r| (r.cursor, r.wanted)), Some((0, Some(2))));
+        let effects = app.update(Action::StepsLoaded { run: 7, from: 1, steps: lines(1, 5), edits: Vec::new() });
+        assert!(effects.contains(&Effect::LoadStep { run: 7, index: 2 }), "{effects:?}");
+        assert_eq!(app.run.as_ref().map(|r| (r.cursor, r.wanted)), Some((2, None)));
+        // Past the end again, then the file skimmed: made then.
+        app.update(Action::Command(Command::PageDown));
+        assert_eq!(app.run.as_ref().map(|r| r.cursor), Some(4));
+        let peek = PeekStep(std::sync::Arc::new(|i| Err(format!("step {i}"))));
+        app.update(Action::Feed(Feed::Indexed { run: 7, steps: 100, peek }));
+        let page = app.rows;
+        assert_eq!(app.run.as_ref().map(|r| (r.cursor, r.wanted)), Some(((2 + page).min(99), None)));
+        // Past the end, then `k`: the wait is dropped.
+        app.update(Action::Command(Command::Bottom));
+        app.update(Action::Command(Command::Down));
+        app.update(Action::Command(Command::Up));
+        assert_eq!(app.run.as_ref().map(|r| (r.cursor, r.wanted)), Some((98, None)));
     }
 
     /// Steps are read ahead on a lane of their own: the step shown may be stored before its read

@@ -106,6 +106,9 @@ pub struct RunView {
     pub growing: bool,
     /// The last key was `G` (the last step): steps that arrive move the cursor on to the new last.
     pub follow_end: bool,
+    /// Where `j`, `l` or a page down pressed past the steps known (the run being read, its file
+    /// not skimmed yet) would have gone: the cursor goes there as the steps arrive.
+    pub wanted: Option<usize>,
     /// The run is being read and its file was skimmed: the lines from here on are steps not yet
     /// stored (read from the file when the reviewer goes there, else placeholders).
     pub unread_from: Option<usize>,
@@ -139,10 +142,12 @@ fn cited_steps(labels: &[crate::store::labels::LabelRow]) -> Vec<(i64, String)> 
 impl RunView {
     /// A move of the cursor, the body's scroll or the patch file shown; whether `cmd` was one.
     fn moved(&mut self, cmd: Command, page: usize) -> bool {
+        // Keys pressed while a move waits go on from where it would end.
+        let from = self.wanted.take().unwrap_or(self.cursor);
         match cmd {
-            Command::Down | Command::NextStep => self.go(self.cursor + 1),
+            Command::Down | Command::NextStep => self.go_down(from + 1),
             Command::Up | Command::PrevStep => self.go(self.cursor.saturating_sub(1)),
-            Command::PageDown => self.go(self.cursor + page),
+            Command::PageDown => self.go_down(from + page),
             Command::PageUp => self.go(self.cursor.saturating_sub(page)),
             Command::Top => self.go(0),
             Command::Bottom => self.go(usize::MAX),
@@ -201,6 +206,7 @@ impl RunView {
             file: 0,
             growing: false,
             follow_end: false,
+            wanted: None,
             unread_from: None,
             peeked: Vec::new(),
             while_read: false,
@@ -225,9 +231,27 @@ impl RunView {
         self.diff_mode = prev.diff_mode;
         self.file = prev.file;
         self.follow_end = prev.follow_end;
+        self.wanted = prev.wanted;
+        self.arrived();
+    }
+
+    /// Steps arrived (stored, or the file skimmed): a move that waited for them is made: the
+    /// last step after `G`, the step `j` or a page down was pressed for.
+    pub fn arrived(&mut self) {
         if self.follow_end {
-            self.cursor = self.data.steps.len().saturating_sub(1);
+            self.go(usize::MAX);
+        } else if let Some(want) = self.wanted {
+            self.go(want);
+            if want < self.data.steps.len() {
+                self.wanted = None;
+            }
         }
+    }
+
+    /// Move down to `pos`; past the steps known while the run is read, the move waits for them.
+    fn go_down(&mut self, pos: usize) {
+        self.wanted = (self.while_read && pos >= self.data.steps.len()).then_some(pos);
+        self.go(pos);
     }
 
     pub fn run_id(&self) -> i64 {
