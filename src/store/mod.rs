@@ -22,6 +22,7 @@ pub use link::ROW_VERDICT;
 pub mod notes;
 pub mod pg;
 pub mod read;
+mod sql;
 mod sqlite;
 pub mod terms;
 mod texts;

@@ -20,14 +20,12 @@ mod connect;
 pub mod conninfo;
 mod copy;
 mod export;
-mod identity;
-mod labels;
 mod link;
 mod live;
-mod notes;
 mod read;
 mod schema;
 mod search;
+mod sql;
 mod tables;
 mod term_rows;
 mod tls;
@@ -212,7 +210,7 @@ impl Pg {
         }
         #[cfg(test)]
         self.trips.set(self.trips.get() + 1);
-        let stmt = client.prepare(sql).map_err(|e| self.error(e))?;
+        let stmt = client.prepare(&crate::store::sql::dollars(sql)).map_err(|e| self.error(e))?;
         self.statements.borrow_mut().insert(sql.to_string(), stmt.clone());
         Ok(stmt)
     }

@@ -108,7 +108,7 @@ impl Writes for Pg {
             for id in &w.instances {
                 super::link::relink_instance(self, id)?;
             }
-            super::identity::follow_runs(self, w.source_id)?;
+            crate::store::sql::identity::follow_runs(self, w.source_id)?;
             let warnings = (!w.warnings.is_empty()).then(|| serde_json::Value::from(w.warnings.clone()).to_string());
             self.exec(
                 "UPDATE sources SET warnings = $2 WHERE id = $1",

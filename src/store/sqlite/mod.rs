@@ -9,15 +9,13 @@
 mod browse;
 mod export;
 mod grade;
-mod identity;
-mod labels;
 mod link;
 mod live;
-mod notes;
 mod open;
 mod read;
 mod schema;
 mod search_index;
+mod sql;
 mod tables;
 mod write;
 

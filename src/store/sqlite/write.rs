@@ -97,7 +97,7 @@ impl Writes for Sqlite {
             for id in &w.instances {
                 super::link::relink_instance(&self.conn, id)?;
             }
-            super::identity::follow_runs(&self.conn, w.source_id)?;
+            crate::store::sql::identity::follow_runs(self, w.source_id)?;
             let warnings = (!w.warnings.is_empty()).then(|| serde_json::Value::from(w.warnings.clone()).to_string());
             self.conn.execute("UPDATE sources SET warnings = ?2 WHERE id = ?1", params![w.source_id, warnings])?;
             if self.parted == Some(w.source_id) {
