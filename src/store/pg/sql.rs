@@ -8,6 +8,7 @@ use super::copy::CopyRows;
 use super::{Pg, enc};
 use crate::error::StoreError;
 use crate::store::cells::Cells;
+use crate::store::read::StepRow;
 use crate::store::sql::{Arg, Sql};
 use crate::store::texts::Chunks;
 use bytes::BytesMut;
@@ -128,6 +129,10 @@ impl Sql for Pg {
             rows.end();
         }
         self.copy_in(&format!("COPY {table} ({}) FROM STDIN", columns.join(", ")), rows.data())
+    }
+
+    fn shown_step(&self, run_id: i64, index: i64) -> Result<Option<(StepRow, bool)>, StoreError> {
+        self.shown_step_at_once(run_id, index)
     }
 
     fn with_chunks<R>(&self, named: Vec<i64>, read: impl FnOnce(&dyn Chunks) -> R) -> R {

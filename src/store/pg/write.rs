@@ -7,13 +7,13 @@
 
 use super::aside::{Aside, JOB_BYTES, Job};
 use super::copy::CopyRows;
-use super::link::insert_tests;
 use super::term_rows::TermRows;
 use super::{Cells, Pg, enc, enc_opt};
 use crate::error::StoreError;
 use crate::model::{CheckedBy, Edit, Message, Parsed, Run, Step, TestOutcome};
 use crate::sanitize::sanitize;
 use crate::store::backend::Writes;
+use crate::store::sql::link::insert_tests;
 use crate::store::terms;
 use crate::store::texts;
 use crate::store::write::{RunCounts, SourceRecord, SourceWrite, WriteStats, json_list, message_hash, run_key};
@@ -106,7 +106,7 @@ impl Writes for Pg {
     fn commit_source(&mut self, w: SourceWrite) -> Result<WriteStats, StoreError> {
         let finish = || -> Result<(), StoreError> {
             for id in &w.instances {
-                super::link::relink_instance(self, id)?;
+                crate::store::sql::link::relink_instance(self, id)?;
             }
             crate::store::sql::identity::follow_runs(self, w.source_id)?;
             let warnings = (!w.warnings.is_empty()).then(|| serde_json::Value::from(w.warnings.clone()).to_string());
@@ -220,7 +220,7 @@ impl Writes for Pg {
             delete_contents(self, id)?;
             self.exec("DELETE FROM sources WHERE id = $1", &[&id])?;
             for instance in &instances {
-                super::link::relink_instance(self, instance)?;
+                crate::store::sql::link::relink_instance(self, instance)?;
             }
             Ok(true)
         })();

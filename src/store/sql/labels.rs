@@ -7,14 +7,14 @@
 use super::{Sql, args};
 use crate::error::StoreError;
 use crate::label::{Label, Source};
-use crate::store::backend::{Labels, Reads};
+use crate::store::backend::Labels;
 use crate::store::labels::{
     CachedReply, Classified, ClassifyErrorRow, LABEL_COLUMNS, LabelKey, LabelRow, LabelSet, NewLabel, histories,
     judgement_cells, label_set_columns, mode_verdict, run_of_keys, with_modes,
 };
 use std::collections::HashMap;
 
-impl<S: Sql + Reads> Labels for S {
+impl<S: Sql> Labels for S {
     fn signals_json(&self, run_id: i64, version: u32) -> Result<Option<String>, StoreError> {
         self.opt(
             "SELECT json FROM signals WHERE run_id = ?1 AND version = ?2",

@@ -10,11 +10,16 @@
 //! written here is implemented for every `Sql` (the modules below); a backend keeps only what is
 //! its own (connecting, migrations, search, the write path's encoding).
 
+mod browse;
+mod export;
 pub(super) mod identity;
 mod labels;
+pub(super) mod link;
 mod notes;
+pub(super) mod read;
 
 use super::cells::Cells;
+use super::read::StepRow;
 use super::texts::Chunks;
 use crate::error::StoreError;
 
@@ -126,6 +131,15 @@ pub trait Sql: Chunks {
     fn with_chunks<R>(&self, named: Vec<i64>, read: impl FnOnce(&dyn Chunks) -> R) -> R
     where
         Self: Sized;
+
+    /// Step `index` of a run with its texts within [`super::texts::SHOWN`], and whether it may have
+    /// edits (their texts are read only then); `None` when there is no such step.
+    fn shown_step(&self, run_id: i64, index: i64) -> Result<Option<(StepRow, bool)>, StoreError>
+    where
+        Self: Sized,
+    {
+        browse::shown_step(self, run_id, index)
+    }
 
     /// Every row of `sql`, made into `T` by `make`.
     fn rows<T>(

@@ -66,9 +66,13 @@ fn literals(source: &str) -> Vec<String> {
 fn no_shared_query_holds_one_backends_placeholder_or_syntax() {
     let files = [
         ("mod.rs", include_str!("mod.rs")),
+        ("browse.rs", include_str!("browse.rs")),
+        ("export.rs", include_str!("export.rs")),
         ("identity.rs", include_str!("identity.rs")),
         ("labels.rs", include_str!("labels.rs")),
+        ("link.rs", include_str!("link.rs")),
         ("notes.rs", include_str!("notes.rs")),
+        ("read.rs", include_str!("read.rs")),
     ];
     // PostgreSQL's: `$1`, `::` casts, arrays; SQLite's: `INSERT OR`, its functions, `rowid`,
     // `IS` between values. Either's goes through a fragment of `Sql`.

@@ -6,13 +6,8 @@
 //! compressed (`store::texts`); the search index (FTS5) is built after the write
 //! (`search_index.rs`); reads are in `read.rs`, `browse.rs`, `labels.rs`, `export.rs`.
 
-mod browse;
-mod export;
-mod grade;
-mod link;
 mod live;
 mod open;
-mod read;
 mod schema;
 mod search_index;
 mod sql;
@@ -178,20 +173,6 @@ impl Cells for rusqlite::Row<'_> {
     fn bytes(&self, i: usize) -> Result<Vec<u8>, StoreError> {
         Ok(self.get(i)?)
     }
-}
-
-/// Every row of a statement, made into `T` by `make`.
-fn collect<T>(
-    stmt: &mut rusqlite::Statement<'_>,
-    params: impl rusqlite::Params,
-    mut make: impl FnMut(&dyn Cells) -> Result<T, StoreError>,
-) -> Result<Vec<T>, StoreError> {
-    let mut rows = stmt.query(params)?;
-    let mut out = Vec::new();
-    while let Some(r) = rows.next()? {
-        out.push(make(r)?);
-    }
-    Ok(out)
 }
 
 #[cfg(test)]

@@ -95,7 +95,7 @@ impl Writes for Sqlite {
     fn commit_source(&mut self, w: SourceWrite) -> Result<WriteStats, StoreError> {
         let finish = || -> Result<(), StoreError> {
             for id in &w.instances {
-                super::link::relink_instance(&self.conn, id)?;
+                crate::store::sql::link::relink_instance(self, id)?;
             }
             crate::store::sql::identity::follow_runs(self, w.source_id)?;
             let warnings = (!w.warnings.is_empty()).then(|| serde_json::Value::from(w.warnings.clone()).to_string());
@@ -243,7 +243,7 @@ impl Writes for Sqlite {
             delete_contents(&self.conn, id)?;
             self.conn.execute("DELETE FROM sources WHERE id = ?1", [id])?;
             for instance in &instances {
-                super::link::relink_instance(&self.conn, instance)?;
+                crate::store::sql::link::relink_instance(self, instance)?;
             }
             Ok(true)
         })();
