@@ -46,6 +46,15 @@ pub struct Table {
     pub key: Option<&'static [&'static str]>,
 }
 
+impl Table {
+    /// Every row, its columns in order, ordered by its key or else by `row_order` (the order rows
+    /// were written in: SQLite's `rowid`, PostgreSQL's `id`).
+    pub fn select(&self, row_order: &str) -> String {
+        let key = self.key.map_or_else(|| row_order.to_string(), |k| k.join(", "));
+        format!("SELECT {} FROM {} ORDER BY {key}", self.columns.join(", "), self.name)
+    }
+}
+
 const ID: Option<&[&str]> = Some(&["id"]);
 
 /// Every table of data, parents before children.

@@ -7,9 +7,8 @@ use super::ahead::Ahead;
 use super::copy::CopyRows;
 use super::{Pg, enc};
 use crate::error::StoreError;
-use crate::store::cells::Cells;
 use crate::store::read::StepRow;
-use crate::store::sql::{Arg, Sql};
+use crate::store::sql::{Arg, EachRow, Sql};
 use crate::store::texts::Chunks;
 use bytes::BytesMut;
 use postgres::types::{IsNull, ToSql, Type, to_sql_checked};
@@ -63,12 +62,7 @@ impl Sql for Pg {
         format!("SELECT string_agg({column}, chr(31) ORDER BY {column}) {from}")
     }
 
-    fn each(
-        &self,
-        sql: &str,
-        args: &[Arg<'_>],
-        row: &mut dyn FnMut(&dyn Cells) -> Result<(), StoreError>,
-    ) -> Result<(), StoreError> {
+    fn each(&self, sql: &str, args: &[Arg<'_>], row: EachRow<'_>) -> Result<(), StoreError> {
         let params: Vec<&(dyn ToSql + Sync)> = args.iter().map(|a| a as &(dyn ToSql + Sync)).collect();
         for r in self.rows(sql, &params)? {
             row(&r)?;

@@ -10,34 +10,26 @@ use super::copy::CopyRows;
 use super::term_rows::TermRows;
 use super::{Cells, Pg, enc, enc_opt};
 use crate::error::StoreError;
-use crate::model::{CheckedBy, Edit, Message, Parsed, Run, Step, TestOutcome};
+use crate::model::{CheckedBy, Edit, Message, Parsed, Run, Step};
 use crate::sanitize::sanitize;
 use crate::store::backend::Writes;
-use crate::store::sql::link::insert_tests;
+use crate::store::sql::write;
 use crate::store::terms;
 use crate::store::texts;
-use crate::store::write::{RunCounts, SourceRecord, SourceWrite, WriteStats, json_list, message_hash, run_key};
+use crate::store::write::{RunCounts, SourceRecord, SourceWrite, WriteStats, message_hash, run_key};
 use std::collections::HashMap;
 
 impl Writes for Pg {
     fn source_hashes(&self) -> Result<HashMap<String, Vec<u8>>, StoreError> {
-        self.rows("SELECT path, hash FROM sources", &[])?.iter().map(|r| Ok((r.text(0)?, r.bytes(1)?))).collect()
+        write::source_hashes(self)
     }
 
     fn source_warnings(&self, path: &str) -> Result<Vec<String>, StoreError> {
-        let row = self.opt("SELECT warnings FROM sources WHERE path = $1", &[&enc(path)])?;
-        let text = match row {
-            Some(r) => r.opt_text(0)?,
-            None => None,
-        };
-        Ok(text.and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default())
+        write::source_warnings(self, path)
     }
 
     fn source_fingerprint(&self, path: &str) -> Result<Option<(u64, Vec<u8>)>, StoreError> {
-        match self.opt("SELECT size, hash FROM sources WHERE path = $1", &[&enc(path)])? {
-            Some(r) => Ok(Some((r.int(0)?.max(0) as u64, r.bytes(1)?))),
-            None => Ok(None),
-        }
+        write::source_fingerprint(self, path)
     }
 
     fn begin_source(&mut self, src: &SourceRecord<'_>) -> Result<SourceWrite, StoreError> {
@@ -67,56 +59,12 @@ impl Writes for Pg {
             w.stats.steps += run.steps.len();
         }
         self.with_packer(|pg, packer| write_steps(pg, &unit, packer, true))?;
-        for o in &parsed.outcomes {
-            insert_outcome(self, w.source_id, o)?;
-            w.instances.insert(o.instance_id.clone());
-            w.stats.outcomes += 1;
-        }
-        for p in &parsed.predictions {
-            self.exec(
-                "INSERT INTO predictions (source_id, instance_id, model, patch) VALUES ($1, $2, $3, $4)",
-                &[&w.source_id, &enc(&p.instance_id), &enc_opt(p.model.as_deref()), &enc_opt(p.patch.as_deref())],
-            )?;
-            w.instances.insert(p.instance_id.clone());
-            w.stats.predictions += 1;
-        }
-        for t in &parsed.tasks {
-            let (f2p, p2p) = (json_list(&t.fail_to_pass), json_list(&t.pass_to_pass));
-            self.exec(
-                "INSERT INTO tasks (source_id, instance_id, instruction, gold_patch, fail_to_pass, pass_to_pass)
-                 VALUES ($1, $2, $3, $4, $5, $6)",
-                &[
-                    &w.source_id,
-                    &enc(&t.instance_id),
-                    &enc_opt(t.instruction.as_deref()),
-                    &enc_opt(t.gold_patch.as_deref()),
-                    &enc_opt(f2p.as_deref()),
-                    &enc_opt(p2p.as_deref()),
-                ],
-            )?;
-            if t.gold_patch.is_some() || !t.fail_to_pass.is_empty() || !t.pass_to_pass.is_empty() {
-                w.stats.tasks += 1;
-            }
-            w.instances.insert(t.instance_id.clone());
-        }
-        w.warnings.extend(parsed.warnings.iter().cloned());
-        Ok(())
+        write::append_evaluations(self, w, parsed)
     }
 
     fn commit_source(&mut self, w: SourceWrite) -> Result<WriteStats, StoreError> {
         let finish = || -> Result<(), StoreError> {
-            for id in &w.instances {
-                crate::store::sql::link::relink_instance(self, id)?;
-            }
-            crate::store::sql::identity::follow_runs(self, w.source_id)?;
-            let warnings = (!w.warnings.is_empty()).then(|| serde_json::Value::from(w.warnings.clone()).to_string());
-            self.exec(
-                "UPDATE sources SET warnings = $2 WHERE id = $1",
-                &[&w.source_id, &enc_opt(warnings.as_deref())],
-            )?;
-            if self.parted == Some(w.source_id) {
-                self.exec("UPDATE sources SET hash = $2 WHERE id = $1", &[&w.source_id, &w.hash])?;
-            }
+            write::settle_source(self, &w, self.parted == Some(w.source_id))?;
             self.end_terms()?;
             self.run(if self.batch { "RELEASE source" } else { "COMMIT" })
         };
@@ -216,7 +164,7 @@ impl Writes for Pg {
                 return Ok(false);
             };
             let id = row.int(0)?;
-            let instances = instances_of_source(self, id)?;
+            let instances = write::instances_of_source(self, id)?;
             delete_contents(self, id)?;
             self.exec("DELETE FROM sources WHERE id = $1", &[&id])?;
             for instance in &instances {
@@ -237,14 +185,7 @@ impl Writes for Pg {
     }
 
     fn runs_of_sources(&self, paths: &[String]) -> Result<Vec<i64>, StoreError> {
-        let paths: Vec<String> = paths.iter().map(|p| enc(p).into_owned()).collect();
-        self.rows(
-            "SELECT DISTINCT r.id FROM runs r JOIN sources s ON s.id = r.source_id WHERE s.path = ANY($1) ORDER BY r.id",
-            &[&paths],
-        )?
-        .iter()
-        .map(|r| r.int(0))
-        .collect()
+        write::runs_of_sources(self, paths)
     }
 }
 
@@ -299,7 +240,7 @@ impl Pg {
         w.source_id = match existing {
             Some(row) => {
                 let id = row.int(0)?;
-                w.instances.extend(instances_of_source(self, id)?);
+                w.instances.extend(write::instances_of_source(self, id)?);
                 for r in
                     self.rows("SELECT position, instance_id, attempt, id FROM runs WHERE source_id = $1", &[&id])?
                 {
@@ -325,19 +266,6 @@ impl Pg {
         };
         Ok(w)
     }
-}
-
-pub(super) fn instances_of_source(pg: &Pg, source_id: i64) -> Result<Vec<String>, StoreError> {
-    pg.rows(
-        "SELECT instance_id FROM runs WHERE source_id = $1
-         UNION SELECT instance_id FROM outcomes WHERE source_id = $1
-         UNION SELECT instance_id FROM predictions WHERE source_id = $1
-         UNION SELECT instance_id FROM tasks WHERE source_id = $1",
-        &[&source_id],
-    )?
-    .iter()
-    .map(|r| r.text(0))
-    .collect()
 }
 
 /// Remove everything a source contributed (its runs' rows cascade), and the prompt messages no
@@ -760,30 +688,4 @@ fn write_terms(pg: &Pg, parts: &[StepsOf<'_>], step_ids: &[Vec<i64>]) -> Result<
         }
     }
     rows.send(pg)
-}
-
-fn insert_outcome(pg: &Pg, source_id: i64, o: &TestOutcome) -> Result<(), StoreError> {
-    let logged = o.logged.as_ref().and_then(|l| serde_json::to_string(l).ok());
-    let id = pg
-        .one(
-            "INSERT INTO outcomes (source_id, instance_id, format, model, run_label, resolved,
-                patch_applied, patch_exists, test_count, log, patch, logged)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
-            &[
-                &source_id,
-                &enc(&o.instance_id),
-                &enc(o.format.map(|f| f.name()).unwrap_or("unknown")),
-                &enc_opt(o.model.as_deref()),
-                &enc_opt(o.run_label.as_deref()),
-                &o.resolved.map(i64::from),
-                &o.patch_applied.map(i64::from),
-                &o.patch_exists.map(i64::from),
-                &(o.tests.len() as i64),
-                &enc_opt(o.log.as_deref()),
-                &enc_opt(o.patch.as_deref()),
-                &enc_opt(logged.as_deref()),
-            ],
-        )?
-        .int(0)?;
-    insert_tests(pg, id, &o.tests)
 }

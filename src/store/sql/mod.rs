@@ -17,6 +17,7 @@ mod labels;
 pub(super) mod link;
 mod notes;
 pub(super) mod read;
+pub(super) mod write;
 
 use super::cells::Cells;
 use super::read::StepRow;
@@ -81,6 +82,9 @@ macro_rules! args {
 }
 pub(super) use args;
 
+/// What [`Sql::each`] hands each row to.
+pub type EachRow<'r> = &'r mut dyn FnMut(&dyn Cells) -> Result<(), StoreError>;
+
 /// What a backend gives the shared layer: statements, transactions, and a few dialect fragments.
 pub trait Sql: Chunks {
     /// The time now as text, as both stores keep it (`2024-05-01T12:00:00.000Z`).
@@ -97,12 +101,7 @@ pub trait Sql: Chunks {
     fn sorted_join(column: &str, from: &str) -> String;
 
     /// Each row of `sql` (with `?N` placeholders) handed to `row`, in order.
-    fn each(
-        &self,
-        sql: &str,
-        args: &[Arg<'_>],
-        row: &mut dyn FnMut(&dyn Cells) -> Result<(), StoreError>,
-    ) -> Result<(), StoreError>;
+    fn each(&self, sql: &str, args: &[Arg<'_>], row: EachRow<'_>) -> Result<(), StoreError>;
 
     /// Run a statement that returns no rows; the number of rows it changed.
     fn execute(&self, sql: &str, args: &[Arg<'_>]) -> Result<u64, StoreError>;

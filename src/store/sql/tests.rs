@@ -73,6 +73,7 @@ fn no_shared_query_holds_one_backends_placeholder_or_syntax() {
         ("link.rs", include_str!("link.rs")),
         ("notes.rs", include_str!("notes.rs")),
         ("read.rs", include_str!("read.rs")),
+        ("write.rs", include_str!("write.rs")),
     ];
     // PostgreSQL's: `$1`, `::` casts, arrays; SQLite's: `INSERT OR`, its functions, `rowid`,
     // `IS` between values. Either's goes through a fragment of `Sql`.

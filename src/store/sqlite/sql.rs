@@ -3,8 +3,7 @@
 
 use super::Sqlite;
 use crate::error::StoreError;
-use crate::store::cells::Cells;
-use crate::store::sql::{Arg, Sql};
+use crate::store::sql::{Arg, EachRow, Sql};
 use crate::store::texts::Chunks;
 use rusqlite::types::{ToSqlOutput, ValueRef};
 
@@ -38,12 +37,7 @@ impl Sql for Sqlite {
         format!("SELECT group_concat({column}, char(31)) FROM (SELECT {column} {from} ORDER BY {column})")
     }
 
-    fn each(
-        &self,
-        sql: &str,
-        args: &[Arg<'_>],
-        row: &mut dyn FnMut(&dyn Cells) -> Result<(), StoreError>,
-    ) -> Result<(), StoreError> {
+    fn each(&self, sql: &str, args: &[Arg<'_>], row: EachRow<'_>) -> Result<(), StoreError> {
         let mut stmt = self.conn.prepare_cached(sql)?;
         let mut rows = stmt.query(rusqlite::params_from_iter(args))?;
         while let Some(r) = rows.next()? {

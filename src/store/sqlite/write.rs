@@ -3,24 +3,21 @@
 
 use super::Sqlite;
 use crate::error::StoreError;
-use crate::model::{CheckedBy, Edit, Message, Parsed, QueryMessage, Run, Step, TestOutcome};
+use crate::model::{CheckedBy, Edit, Message, Parsed, QueryMessage, Run, Step};
 use crate::store::backend::Writes;
+use crate::store::sql::write;
 use crate::store::texts;
-use crate::store::write::{RunCounts, SourceRecord, SourceWrite, WriteStats, json_list, message_hash, run_key};
+use crate::store::write::{RunCounts, SourceRecord, SourceWrite, WriteStats, message_hash, run_key};
 use rusqlite::{Connection, OptionalExtension, ToSql, params};
 use std::collections::HashMap;
 
 impl Writes for Sqlite {
     fn source_hashes(&self) -> Result<HashMap<String, Vec<u8>>, StoreError> {
-        let mut stmt = self.conn.prepare("SELECT path, hash FROM sources")?;
-        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        write::source_hashes(self)
     }
 
     fn source_warnings(&self, path: &str) -> Result<Vec<String>, StoreError> {
-        let text: Option<Option<String>> =
-            self.conn.query_row("SELECT warnings FROM sources WHERE path = ?1", [path], |r| r.get(0)).optional()?;
-        Ok(text.flatten().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default())
+        write::source_warnings(self, path)
     }
 
     /// Start writing a source: one IMMEDIATE transaction until [`Store::commit_source`] or
@@ -55,55 +52,13 @@ impl Writes for Sqlite {
             w.stats.runs += 1;
             w.stats.steps += run.steps.len();
         }
-        for o in &parsed.outcomes {
-            insert_outcome(conn, w.source_id, o)?;
-            w.instances.insert(o.instance_id.clone());
-            w.stats.outcomes += 1;
-        }
-        for p in &parsed.predictions {
-            conn.prepare_cached(
-                "INSERT INTO predictions (source_id, instance_id, model, patch) VALUES (?1, ?2, ?3, ?4)",
-            )?
-            .execute(params![w.source_id, p.instance_id, p.model, p.patch])?;
-            w.instances.insert(p.instance_id.clone());
-            w.stats.predictions += 1;
-        }
-        for t in &parsed.tasks {
-            conn.prepare_cached(
-                "INSERT INTO tasks (source_id, instance_id, instruction, gold_patch, fail_to_pass, pass_to_pass)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            )?
-            .execute(params![
-                w.source_id,
-                t.instance_id,
-                t.instruction,
-                t.gold_patch,
-                json_list(&t.fail_to_pass),
-                json_list(&t.pass_to_pass),
-            ])?;
-            if t.gold_patch.is_some() || !t.fail_to_pass.is_empty() || !t.pass_to_pass.is_empty() {
-                w.stats.tasks += 1;
-            }
-            // A task's lists grade the test logs of its instance (`link`).
-            w.instances.insert(t.instance_id.clone());
-        }
-        w.warnings.extend(parsed.warnings.iter().cloned());
-        Ok(())
+        write::append_evaluations(self, w, parsed)
     }
 
     /// Join the touched instances, record the warnings, commit.
     fn commit_source(&mut self, w: SourceWrite) -> Result<WriteStats, StoreError> {
         let finish = || -> Result<(), StoreError> {
-            for id in &w.instances {
-                crate::store::sql::link::relink_instance(self, id)?;
-            }
-            crate::store::sql::identity::follow_runs(self, w.source_id)?;
-            let warnings = (!w.warnings.is_empty()).then(|| serde_json::Value::from(w.warnings.clone()).to_string());
-            self.conn.execute("UPDATE sources SET warnings = ?2 WHERE id = ?1", params![w.source_id, warnings])?;
-            if self.parted == Some(w.source_id) {
-                // Written in parts: the placeholder hash gives way to the file's.
-                self.conn.execute("UPDATE sources SET hash = ?2 WHERE id = ?1", params![w.source_id, w.hash])?;
-            }
+            write::settle_source(self, &w, self.parted == Some(w.source_id))?;
             self.conn.execute_batch(if self.batch { "RELEASE source" } else { "COMMIT" })?;
             Ok(())
         };
@@ -207,28 +162,11 @@ impl Writes for Sqlite {
 
     /// The size and hash a source was stored with, if it was.
     fn source_fingerprint(&self, path: &str) -> Result<Option<(u64, Vec<u8>)>, StoreError> {
-        let row: Option<(i64, Vec<u8>)> = self
-            .conn
-            .query_row("SELECT size, hash FROM sources WHERE path = ?1", [path], |r| Ok((r.get(0)?, r.get(1)?)))
-            .optional()?;
-        Ok(row.map(|(size, hash)| (size.max(0) as u64, hash)))
+        write::source_fingerprint(self, path)
     }
 
-    /// The runs of these sources (by path), in id order.
     fn runs_of_sources(&self, paths: &[String]) -> Result<Vec<i64>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT r.id FROM runs r JOIN sources s ON s.id = r.source_id WHERE s.path = ?1 ORDER BY r.id",
-        )?;
-        let mut ids = Vec::new();
-        for path in paths {
-            let rows = stmt.query_map([path], |r| r.get::<_, i64>(0))?;
-            for id in rows {
-                ids.push(id?);
-            }
-        }
-        ids.sort_unstable();
-        ids.dedup();
-        Ok(ids)
+        write::runs_of_sources(self, paths)
     }
 
     /// Remove a source and everything it contributed; the instances it touched are joined
@@ -239,7 +177,7 @@ impl Writes for Sqlite {
             let id: Option<i64> =
                 self.conn.query_row("SELECT id FROM sources WHERE path = ?1", [path], |r| r.get(0)).optional()?;
             let Some(id) = id else { return Ok(false) };
-            let instances = super::write::instances_of_source(&self.conn, id)?;
+            let instances = write::instances_of_source(self, id)?;
             delete_contents(&self.conn, id)?;
             self.conn.execute("DELETE FROM sources WHERE id = ?1", [id])?;
             for instance in &instances {
@@ -269,7 +207,7 @@ impl Sqlite {
         let mut w = SourceWrite { hash: src.hash.to_vec(), ..SourceWrite::default() };
         w.source_id = match existing {
             Some(id) => {
-                w.instances.extend(instances_of_source(conn, id)?);
+                w.instances.extend(write::instances_of_source(self, id)?);
                 // Runs keep their ids across a replace when they are the same run (same place in
                 // the source, instance and attempt), so what refers to them stays attached.
                 let mut stmt =
@@ -312,17 +250,6 @@ impl Sqlite {
         w.next_run_id = highest.max(w.old_ids.values().copied().max().unwrap_or(0)) + 1;
         Ok(w)
     }
-}
-
-pub(super) fn instances_of_source(tx: &Connection, source_id: i64) -> Result<Vec<String>, StoreError> {
-    let mut stmt = tx.prepare(
-        "SELECT instance_id FROM runs WHERE source_id = ?1
-         UNION SELECT instance_id FROM outcomes WHERE source_id = ?1
-         UNION SELECT instance_id FROM predictions WHERE source_id = ?1
-         UNION SELECT instance_id FROM tasks WHERE source_id = ?1",
-    )?;
-    let rows = stmt.query_map([source_id], |r| r.get(0))?;
-    Ok(rows.collect::<Result<_, _>>()?)
 }
 
 /// Remove everything a source contributed, the full-text entries and any blobs no longer used.
@@ -728,33 +655,4 @@ impl BlobWriter<'_> {
         self.new_blobs.push((hash, id));
         Ok(id)
     }
-}
-
-fn insert_outcome(tx: &Connection, source_id: i64, o: &TestOutcome) -> Result<(), StoreError> {
-    tx.prepare_cached(
-        "INSERT INTO outcomes (source_id, instance_id, format, model, run_label, resolved,
-            patch_applied, patch_exists, test_count, log, patch, logged)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-    )?
-    .execute(params![
-        source_id,
-        o.instance_id,
-        o.format.map(|f| f.name()).unwrap_or("unknown"),
-        o.model,
-        o.run_label,
-        o.resolved,
-        o.patch_applied,
-        o.patch_exists,
-        o.tests.len() as i64,
-        o.log,
-        o.patch,
-        o.logged.as_ref().and_then(|l| serde_json::to_string(l).ok()),
-    ])?;
-    let outcome_id = tx.last_insert_rowid();
-    let mut stmt =
-        tx.prepare_cached("INSERT INTO tests (outcome_id, name, grp, passed, message) VALUES (?1, ?2, ?3, ?4, ?5)")?;
-    for t in &o.tests {
-        stmt.execute(params![outcome_id, t.name, t.group.map(|g| g.name()), t.passed, t.message])?;
-    }
-    Ok(())
 }
