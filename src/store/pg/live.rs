@@ -2,22 +2,22 @@
 //! SQLite backend (`sqlite/live.rs` says why), each commit a transaction that takes the path's
 //! lock again.
 
-use super::write::{RunFields, StepsOf, insert_run_row, write_steps};
-use super::{Pg, enc};
+use super::Pg;
+use super::write::{StepsOf, write_steps};
 use crate::error::StoreError;
 use crate::model::{Edit, Parsed, Run, Step, StepFlags};
 use crate::store::backend::{LiveWrites, Writes};
+use crate::store::sql::live;
 use crate::store::texts;
 use crate::store::write::{
-    FlagChange, LiveRun, LiveWrite, RunCounts, SourceRecord, UNFINISHED, WriteStats, in_edit_batches, run_key,
+    LiveRun, LiveWrite, RunCounts, SourceRecord, UNFINISHED, WriteStats, in_edit_batches, run_key,
 };
 
 impl LiveWrites for Pg {
     fn live_begin(&mut self, path: &str, kind: &str, format: &str, note: &str) -> Result<LiveWrite, StoreError> {
         let record = SourceRecord { path, kind, format, size: 0, hash: &UNFINISHED };
         let w = self.begin_source(&record)?;
-        let warnings = serde_json::Value::from(vec![note.to_string()]).to_string();
-        if let Err(e) = self.exec("UPDATE sources SET warnings = $2 WHERE id = $1", &[&w.source_id, &enc(&warnings)]) {
+        if let Err(e) = live::note_unfinished(self, w.source_id, note) {
             self.rollback_source();
             return Err(e);
         }
@@ -30,7 +30,7 @@ impl LiveWrites for Pg {
             Some(&kept) => kept,
             None => self.ids("runs_id_seq", 1)?[0],
         };
-        insert_run_row(self, lw.w.source_id, id, run, RunCounts::default())?;
+        live::insert_run_row(self, lw.w.source_id, id, run, RunCounts::default())?;
         lw.w.instances.insert(run.instance_id.clone());
         lw.w.stats.runs += 1;
         lw.runs.push(LiveRun { id, counts: RunCounts::default(), changed: false });
@@ -54,14 +54,7 @@ impl LiveWrites for Pg {
         if !lw.open {
             return Ok(());
         }
-        for run in lw.runs.iter_mut().filter(|r| r.changed) {
-            let c = run.counts;
-            self.exec(
-                "UPDATE runs SET step_count = $2, edit_count = $3, rejected_count = $4 WHERE id = $1",
-                &[&run.id, &(c.steps as i64), &(c.edits as i64), &(c.rejected as i64)],
-            )?;
-            run.changed = false;
-        }
+        live::store_counts(self, &mut lw.runs)?;
         self.hold_path(lw.w.source_id)?;
         self.run("COMMIT")?;
         lw.open = false;
@@ -95,8 +88,8 @@ impl LiveWrites for Pg {
         if lw.open {
             self.rollback_source();
         }
-        let removed = match self.opt("SELECT path FROM sources WHERE id = $1", &[&lw.w.source_id]) {
-            Ok(Some(r)) => super::Cells::text(&r, 0).and_then(|path| self.remove_source(&path)).map(|_| ()),
+        let removed = match live::path_of(self, lw.w.source_id) {
+            Ok(Some(path)) => self.remove_source(&path).map(|_| ()),
             Ok(None) => Ok(()),
             Err(e) => Err(e),
         };
@@ -147,9 +140,7 @@ impl Pg {
     ) -> Result<(), StoreError> {
         self.live_tx(lw)?;
         lw.check_ending(&ending)?;
-        for live in &lw.runs {
-            self.exec("DELETE FROM edits WHERE run_id = $1", &[&live.id])?;
-        }
+        live::drop_live_edits(self, &lw.runs)?;
         for (i, mut run) in std::mem::take(&mut ending.runs).into_iter().enumerate() {
             let live = &mut lw.runs[i];
             // A run keeps the id it had before a replace; its rows follow (ON UPDATE CASCADE).
@@ -160,7 +151,7 @@ impl Pg {
                 live.id = kept;
             }
             let counts = RunCounts { steps: live.counts.steps, ..RunCounts::of(0, &run.edits) };
-            update_run_row(self, live.id, &run, counts)?;
+            live::update_run_row(self, live.id, &run, counts)?;
             let id = live.id;
             let history = StepsOf { run_id: id, first: 0, steps: &[], edits: &[], history: &run.history };
             self.with_packer(|pg, packer| write_steps(pg, &[history], packer, false))?;
@@ -173,40 +164,9 @@ impl Pg {
             })?;
             lw.w.instances.insert(run.instance_id);
         }
-        // The steps of a run that change alike, in one round trip (a run may have thousands of
-        // edited steps), in order: a flag added after it was set.
-        let changes = lw.flag_changes(fixups, edited);
-        for alike in changes.chunk_by(|a, b| (a.0, a.2) == (b.0, b.2)) {
-            let (run_id, change) = (alike[0].0, alike[0].2);
-            let steps: Vec<i64> = alike.iter().map(|c| c.1).collect();
-            let (sql, bits) = match change {
-                FlagChange::Set(bits) => ("UPDATE steps SET flags = $3 WHERE run_id = $1 AND idx = ANY($2)", bits),
-                FlagChange::Add(bits) => {
-                    ("UPDATE steps SET flags = flags | $3 WHERE run_id = $1 AND idx = ANY($2)", bits)
-                }
-            };
-            self.exec(sql, &[&run_id, &steps, &bits])?;
-        }
-        self.exec(
-            "UPDATE sources SET format = $2, size = $3, hash = $4, warnings = NULL WHERE id = $1",
-            &[&lw.w.source_id, &enc(record.format), &(record.size as i64), &&record.hash[..]],
-        )?;
+        live::change_flags(self, &lw.flag_changes(fixups, edited))?;
+        live::finish_source(self, lw.w.source_id, record)?;
         self.append(&mut lw.w, &ending)?;
         Ok(())
     }
-}
-
-/// A run's row once its document has been read to the end.
-fn update_run_row(pg: &Pg, id: i64, run: &Run, counts: RunCounts) -> Result<(), StoreError> {
-    let f = RunFields::of(run, counts)?;
-    let params: Vec<&(dyn postgres::types::ToSql + Sync)> = std::iter::once(&id as _).chain(f.params()).collect();
-    pg.exec(
-        "UPDATE runs SET position = $2, instance_id = $3, format = $4, format_version = $5, agent = $6,
-            model = $7, exit_status = $8, submission = $9, cost = $10, tokens_sent = $11,
-            tokens_received = $12, api_calls = $13, attempt = $14, best_attempt = $15, step_count = $16,
-            edit_count = $17, rejected_count = $18, metadata = $19
-         WHERE id = $1",
-        &params,
-    )?;
-    Ok(())
 }

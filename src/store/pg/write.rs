@@ -10,7 +10,7 @@ use super::copy::CopyRows;
 use super::term_rows::TermRows;
 use super::{Cells, Pg, enc, enc_opt};
 use crate::error::StoreError;
-use crate::model::{CheckedBy, Edit, Message, Parsed, Run, Step};
+use crate::model::{CheckedBy, Edit, Message, Parsed, Step};
 use crate::sanitize::sanitize;
 use crate::store::backend::Writes;
 use crate::store::sql::write;
@@ -52,7 +52,13 @@ impl Writes for Pg {
                 Some(&kept) => kept,
                 None => self.ids("runs_id_seq", 1)?[0],
             };
-            insert_run_row(self, w.source_id, id, run, RunCounts::of(run.steps.len(), &run.edits))?;
+            crate::store::sql::live::insert_run_row(
+                self,
+                w.source_id,
+                id,
+                run,
+                RunCounts::of(run.steps.len(), &run.edits),
+            )?;
             unit.push(StepsOf { run_id: id, first: 0, steps: &run.steps, edits: &run.edits, history: &run.history });
             w.instances.insert(run.instance_id.clone());
             w.stats.runs += 1;
@@ -300,92 +306,6 @@ pub(super) fn delete_contents(pg: &Pg, source_id: i64) -> Result<(), StoreError>
         pg.run("RELEASE blobs")?;
     }
     Ok(())
-}
-
-/// The run's own row.
-pub(super) fn insert_run_row(pg: &Pg, source_id: i64, id: i64, run: &Run, counts: RunCounts) -> Result<(), StoreError> {
-    let f = RunFields::of(run, counts)?;
-    let params: Vec<&(dyn postgres::types::ToSql + Sync)> =
-        [&id as _, &source_id as _].into_iter().chain(f.params()).collect();
-    pg.exec(
-        "INSERT INTO runs (id, source_id, position, instance_id, format, format_version, agent, model,
-            exit_status, submission, cost, tokens_sent, tokens_received, api_calls, attempt,
-            best_attempt, step_count, edit_count, rejected_count, metadata)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)",
-        &params,
-    )?;
-    Ok(())
-}
-
-/// A run row's fields, as bound (the insert, and the update when a read ends).
-pub(super) struct RunFields<'a> {
-    pub position: i64,
-    pub instance_id: std::borrow::Cow<'a, str>,
-    pub format: std::borrow::Cow<'a, str>,
-    pub format_version: Option<std::borrow::Cow<'a, str>>,
-    pub agent: Option<std::borrow::Cow<'a, str>>,
-    pub model: Option<std::borrow::Cow<'a, str>>,
-    pub exit_status: Option<std::borrow::Cow<'a, str>>,
-    pub submission: Option<std::borrow::Cow<'a, str>>,
-    pub cost: Option<f64>,
-    pub tokens_sent: Option<i64>,
-    pub tokens_received: Option<i64>,
-    pub api_calls: Option<i64>,
-    pub attempt: Option<i64>,
-    pub best_attempt: Option<i64>,
-    pub steps: i64,
-    pub edits: i64,
-    pub rejected: i64,
-    pub metadata: Option<std::borrow::Cow<'a, str>>,
-}
-
-impl<'a> RunFields<'a> {
-    /// The fields as parameters, in the order of [`RunFields`].
-    pub fn params(&self) -> [&(dyn postgres::types::ToSql + Sync); 18] {
-        [
-            &self.position,
-            &self.instance_id,
-            &self.format,
-            &self.format_version,
-            &self.agent,
-            &self.model,
-            &self.exit_status,
-            &self.submission,
-            &self.cost,
-            &self.tokens_sent,
-            &self.tokens_received,
-            &self.api_calls,
-            &self.attempt,
-            &self.best_attempt,
-            &self.steps,
-            &self.edits,
-            &self.rejected,
-            &self.metadata,
-        ]
-    }
-
-    pub fn of(run: &'a Run, counts: RunCounts) -> Result<RunFields<'a>, StoreError> {
-        Ok(RunFields {
-            position: run.position,
-            instance_id: enc(&run.instance_id),
-            format: enc(crate::store::write::run_format(run)?),
-            format_version: enc_opt(run.format_version.as_deref()),
-            agent: enc_opt(run.agent.as_deref()),
-            model: enc_opt(run.model.as_deref()),
-            exit_status: enc_opt(run.exit_status.as_deref()),
-            submission: enc_opt(run.submission.as_deref()),
-            cost: crate::model::kept_cost(run.cost),
-            tokens_sent: run.tokens_sent,
-            tokens_received: run.tokens_received,
-            api_calls: run.api_calls,
-            attempt: run.attempt,
-            best_attempt: run.best_attempt.map(i64::from),
-            steps: counts.steps as i64,
-            edits: counts.edits as i64,
-            rejected: counts.rejected as i64,
-            metadata: enc_opt(run.metadata.as_deref()),
-        })
-    }
 }
 
 /// Where a run's step rows go: its id, the index of its first step, the steps and edits.

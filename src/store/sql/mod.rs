@@ -15,6 +15,7 @@ mod export;
 pub(super) mod identity;
 mod labels;
 pub(super) mod link;
+pub(super) mod live;
 mod notes;
 pub(super) mod read;
 pub(super) mod write;

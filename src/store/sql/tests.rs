@@ -71,6 +71,7 @@ fn no_shared_query_holds_one_backends_placeholder_or_syntax() {
         ("identity.rs", include_str!("identity.rs")),
         ("labels.rs", include_str!("labels.rs")),
         ("link.rs", include_str!("link.rs")),
+        ("live.rs", include_str!("live.rs")),
         ("notes.rs", include_str!("notes.rs")),
         ("read.rs", include_str!("read.rs")),
         ("write.rs", include_str!("write.rs")),

@@ -10,17 +10,16 @@
 //! steps), so a failed replacement leaves neither.
 
 use super::Sqlite;
-use super::write::{
-    BlobWriter, StepTexts, insert_edits, insert_history, insert_run_row, insert_steps, with_run_fields,
-};
+use super::write::{BlobWriter, StepTexts, insert_edits, insert_history, insert_steps};
 use crate::error::StoreError;
 use crate::model::{Edit, Parsed, Run, Step, StepFlags};
 use crate::store::backend::{LiveWrites, Writes};
+use crate::store::sql::live;
 use crate::store::texts;
 use crate::store::write::{
-    FlagChange, LiveRun, LiveWrite, RunCounts, SourceRecord, UNFINISHED, WriteStats, in_edit_batches, run_key,
+    LiveRun, LiveWrite, RunCounts, SourceRecord, UNFINISHED, WriteStats, in_edit_batches, run_key,
 };
-use rusqlite::{OptionalExtension, params};
+use rusqlite::params;
 
 impl LiveWrites for Sqlite {
     /// Begin writing a source read a step at a time; `note` is the warning it carries until it
@@ -28,12 +27,9 @@ impl LiveWrites for Sqlite {
     fn live_begin(&mut self, path: &str, kind: &str, format: &str, note: &str) -> Result<LiveWrite, StoreError> {
         let record = SourceRecord { path, kind, format, size: 0, hash: &UNFINISHED };
         let w = self.begin_source(&record)?;
-        let warnings = serde_json::Value::from(vec![note.to_string()]).to_string();
-        if let Err(e) =
-            self.conn.execute("UPDATE sources SET warnings = ?2 WHERE id = ?1", params![w.source_id, warnings])
-        {
+        if let Err(e) = live::note_unfinished(self, w.source_id, note) {
             self.rollback_source();
-            return Err(e.into());
+            return Err(e);
         }
         Ok(LiveWrite { w, runs: Vec::new(), open: true })
     }
@@ -50,7 +46,7 @@ impl LiveWrites for Sqlite {
                 w.next_run_id - 1
             }
         };
-        insert_run_row(&self.conn, w.source_id, id, run, RunCounts::default())?;
+        live::insert_run_row(self, w.source_id, id, run, RunCounts::default())?;
         w.instances.insert(run.instance_id.clone());
         w.stats.runs += 1;
         lw.runs.push(LiveRun { id, counts: RunCounts::default(), changed: false });
@@ -90,13 +86,7 @@ impl LiveWrites for Sqlite {
             return Ok(());
         }
         self.settle_texts()?;
-        for run in lw.runs.iter_mut().filter(|r| r.changed) {
-            self.conn.execute(
-                "UPDATE runs SET step_count = ?2, edit_count = ?3, rejected_count = ?4 WHERE id = ?1",
-                params![run.id, run.counts.steps as i64, run.counts.edits as i64, run.counts.rejected as i64],
-            )?;
-            run.changed = false;
-        }
+        live::store_counts(self, &mut lw.runs)?;
         self.conn.execute_batch("COMMIT")?;
         lw.open = false;
         self.blob_ids.extend(lw.w.new_blobs.drain(..));
@@ -151,9 +141,7 @@ impl LiveWrites for Sqlite {
         if lw.open {
             self.rollback_source();
         }
-        let path: Option<String> =
-            self.conn.query_row("SELECT path FROM sources WHERE id = ?1", [lw.w.source_id], |r| r.get(0)).optional()?;
-        match path {
+        match live::path_of(self, lw.w.source_id)? {
             Some(p) => self.remove_source(&p).map(|_| ()),
             None => Ok(()),
         }
@@ -189,11 +177,7 @@ impl Sqlite {
         self.live_tx(lw)?;
         self.settle_texts()?;
         lw.check_ending(&ending)?;
-        // The edits written with the steps go; all of them come again, in the order (and so
-        // with the ids) a whole write gives them.
-        for live in &lw.runs {
-            self.conn.execute("DELETE FROM edits WHERE run_id = ?1", [live.id])?;
-        }
+        live::drop_live_edits(self, &lw.runs)?;
         for (i, mut run) in std::mem::take(&mut ending.runs).into_iter().enumerate() {
             let live = &mut lw.runs[i];
             // A run keeps the id it had before a replace (the instance may only be known now).
@@ -204,7 +188,7 @@ impl Sqlite {
                 live.id = kept;
             }
             let counts = RunCounts { steps: live.counts.steps, ..RunCounts::of(0, &run.edits) };
-            update_run_row(&self.conn, live.id, &run, counts)?;
+            live::update_run_row(self, live.id, &run, counts)?;
             let mut blobs = BlobWriter { tx: &self.conn, committed: &self.blob_ids, new_blobs: &mut lw.w.new_blobs };
             insert_history(&self.conn, live.id, &run.history, &mut blobs)?;
             // In batches of about EDIT_BATCH_BYTES of text: their texts compress together (one
@@ -215,17 +199,8 @@ impl Sqlite {
             })?;
             lw.w.instances.insert(run.instance_id);
         }
-        for (run_id, step, change) in lw.flag_changes(fixups, edited) {
-            let (sql, bits) = match change {
-                FlagChange::Set(bits) => ("UPDATE steps SET flags = ?3 WHERE run_id = ?1 AND idx = ?2", bits),
-                FlagChange::Add(bits) => ("UPDATE steps SET flags = flags | ?3 WHERE run_id = ?1 AND idx = ?2", bits),
-            };
-            self.conn.prepare_cached(sql)?.execute(params![run_id, step, bits])?;
-        }
-        self.conn.execute(
-            "UPDATE sources SET format = ?2, size = ?3, hash = ?4, warnings = NULL WHERE id = ?1",
-            params![lw.w.source_id, record.format, record.size as i64, &record.hash[..]],
-        )?;
+        live::change_flags(self, &lw.flag_changes(fixups, edited))?;
+        live::finish_source(self, lw.w.source_id, record)?;
         // Outcomes, predictions and tasks as a whole write adds them; the warnings with them.
         self.append(&mut lw.w, &ending)?;
         Ok(())
@@ -240,21 +215,5 @@ fn rekey(conn: &rusqlite::Connection, from: i64, to: i64) -> Result<(), StoreErr
     for table in ["steps", "history", "edits", "text_chunks", "search_pending"] {
         conn.execute(&format!("UPDATE {table} SET run_id = ?2 WHERE run_id = ?1"), params![from, to])?;
     }
-    Ok(())
-}
-
-/// A run's row once its document has been read to the end.
-fn update_run_row(conn: &rusqlite::Connection, id: i64, run: &Run, counts: RunCounts) -> Result<(), StoreError> {
-    with_run_fields(run, counts, |fields| {
-        let values = std::iter::once(&id as &dyn rusqlite::ToSql).chain(fields.iter().copied());
-        conn.prepare_cached(
-            "UPDATE runs SET position = ?2, instance_id = ?3, format = ?4, format_version = ?5, agent = ?6,
-                model = ?7, exit_status = ?8, submission = ?9, cost = ?10, tokens_sent = ?11,
-                tokens_received = ?12, api_calls = ?13, attempt = ?14, best_attempt = ?15, step_count = ?16,
-                edit_count = ?17, rejected_count = ?18, metadata = ?19
-             WHERE id = ?1",
-        )?
-        .execute(rusqlite::params_from_iter(values))
-    })?;
     Ok(())
 }

@@ -8,7 +8,7 @@ use crate::store::backend::Writes;
 use crate::store::sql::write;
 use crate::store::texts;
 use crate::store::write::{RunCounts, SourceRecord, SourceWrite, WriteStats, message_hash, run_key};
-use rusqlite::{Connection, OptionalExtension, ToSql, params};
+use rusqlite::{Connection, OptionalExtension, params};
 use std::collections::HashMap;
 
 impl Writes for Sqlite {
@@ -35,8 +35,6 @@ impl Writes for Sqlite {
 
     /// Add parsed content to an open source write. On error the caller rolls back.
     fn append(&mut self, w: &mut SourceWrite, parsed: &Parsed) -> Result<(), StoreError> {
-        let conn = &self.conn;
-        let packer = texts::Packer::ready(&mut self.packer)?;
         for run in &parsed.runs {
             let id = match w.old_ids.get(&run_key(run)) {
                 Some(&kept) => kept,
@@ -45,9 +43,16 @@ impl Writes for Sqlite {
                     w.next_run_id - 1
                 }
             };
-            let target =
-                RunWrite { source_id: w.source_id, id, committed: &self.blob_ids, new_blobs: &mut w.new_blobs, packer };
-            insert_run(conn, run, target)?;
+            crate::store::sql::live::insert_run_row(
+                &*self,
+                w.source_id,
+                id,
+                run,
+                RunCounts::of(run.steps.len(), &run.edits),
+            )?;
+            let packer = texts::Packer::ready(&mut self.packer)?;
+            let target = RunWrite { id, committed: &self.blob_ids, new_blobs: &mut w.new_blobs, packer };
+            insert_run(&self.conn, run, target)?;
             w.instances.insert(run.instance_id.clone());
             w.stats.runs += 1;
             w.stats.steps += run.steps.len();
@@ -285,7 +290,6 @@ pub(super) fn delete_contents(tx: &Connection, source_id: i64) -> Result<(), Sto
 pub(super) type BlobCache = HashMap<[u8; 16], i64>;
 
 struct RunWrite<'a> {
-    source_id: i64,
     id: i64,
     committed: &'a BlobCache,
     new_blobs: &'a mut Vec<([u8; 16], i64)>,
@@ -293,8 +297,8 @@ struct RunWrite<'a> {
 }
 
 fn insert_run(tx: &Connection, run: &Run, w: RunWrite<'_>) -> Result<i64, StoreError> {
-    let RunWrite { source_id, id, committed, new_blobs, packer } = w;
-    let run_id = insert_run_row(tx, source_id, id, run, RunCounts::of(run.steps.len(), &run.edits))?;
+    let RunWrite { id, committed, new_blobs, packer } = w;
+    let run_id = id;
     let mut blobs = BlobWriter { tx, committed, new_blobs };
     insert_history(tx, run_id, &run.history, &mut blobs)?;
     let mut texts = StepTexts::new(run_id, packer);
@@ -308,64 +312,6 @@ fn insert_run(tx: &Connection, run: &Run, w: RunWrite<'_>) -> Result<i64, StoreE
     Ok(run_id)
 }
 
-/// The run's own row (no steps, history or edits).
-pub(super) fn insert_run_row(
-    tx: &Connection,
-    source_id: i64,
-    id: i64,
-    run: &Run,
-    counts: RunCounts,
-) -> Result<i64, StoreError> {
-    with_run_fields(run, counts, |fields| {
-        let keys: [&dyn ToSql; 2] = [&id, &source_id];
-        let values = keys.into_iter().chain(fields.iter().copied());
-        tx.prepare_cached(
-            "INSERT INTO runs (id, source_id, position, instance_id, format, format_version, agent, model,
-                exit_status, submission, cost, tokens_sent, tokens_received, api_calls, attempt,
-                best_attempt, step_count, edit_count, rejected_count, metadata)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
-        )?
-        .execute(rusqlite::params_from_iter(values))
-    })?;
-    Ok(tx.last_insert_rowid())
-}
-
-/// A run row's fields after its keys, in the order `position, instance_id, format,
-/// format_version, agent, model, exit_status, submission, cost, tokens_sent, tokens_received,
-/// api_calls, attempt, best_attempt, step_count, edit_count, rejected_count, metadata` (the
-/// row's insert and its update when a read ends both bind them).
-pub(super) fn with_run_fields<T>(
-    run: &Run,
-    counts: RunCounts,
-    f: impl FnOnce(&[&dyn ToSql]) -> rusqlite::Result<T>,
-) -> Result<T, StoreError> {
-    let format = crate::store::write::run_format(run)?;
-    let (steps, edits, rejected) = (counts.steps as i64, counts.edits as i64, counts.rejected as i64);
-    let cost = crate::model::kept_cost(run.cost);
-    f(&[
-        &run.position,
-        &run.instance_id,
-        &format,
-        &run.format_version,
-        &run.agent,
-        &run.model,
-        &run.exit_status,
-        &run.submission,
-        &cost,
-        &run.tokens_sent,
-        &run.tokens_received,
-        &run.api_calls,
-        &run.attempt,
-        &run.best_attempt,
-        &steps,
-        &edits,
-        &rejected,
-        &run.metadata,
-    ])
-    .map_err(StoreError::from)
-}
-
-/// The messages of a run's history that are not steps.
 pub(super) fn insert_history(
     tx: &Connection,
     run_id: i64,
