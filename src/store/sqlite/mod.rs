@@ -4,7 +4,8 @@
 //! ([`Sqlite::open_read_only`]); what a file must hold to be opened is in `open.rs`. Writes go
 //! through `write.rs`, one transaction per source (or a savepoint of a batch); step texts are
 //! compressed (`store::texts`); the search index (FTS5) is built after the write
-//! (`search_index.rs`); reads are in `read.rs`, `browse.rs`, `labels.rs`, `export.rs`.
+//! (`search_index.rs`). Reads, labels, notes and what a write does around its rows are
+//! `store::sql`'s, written once for both stores over `sql.rs`.
 
 mod live;
 mod open;
