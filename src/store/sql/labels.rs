@@ -8,6 +8,7 @@ use super::{Sql, args};
 use crate::error::StoreError;
 use crate::label::{Label, Source};
 use crate::store::backend::Labels;
+use crate::store::copy::{LABEL_MODES, LABELS};
 use crate::store::labels::{
     CachedReply, Classified, ClassifyErrorRow, LABEL_COLUMNS, LabelKey, LabelRow, LabelSet, NewLabel, histories,
     judgement_cells, label_set_columns, mode_verdict, run_of_keys, with_modes,
@@ -203,35 +204,6 @@ fn insert_label<S: Sql>(
     ids.first().copied().ok_or_else(|| StoreError::Corrupt("no id for a new label".into()))
 }
 
-const LABEL_ROW: [&str; 24] = [
-    "id",
-    "run_id",
-    "source",
-    "rater",
-    "taxonomy",
-    "taxonomy_version",
-    "unclassified",
-    "exit_category",
-    "summary",
-    "note",
-    "model",
-    "input_hash",
-    "tokens_in",
-    "tokens_out",
-    "cost",
-    "latency_ms",
-    "created_at",
-    "run_source",
-    "run_instance",
-    "run_attempt",
-    "run_nth",
-    "judgement",
-    "onset_step",
-    "blame",
-];
-
-const MODE_ROW: [&str; 6] = ["label_id", "mode", "assigned", "confidence", "evidence", "rationale"];
-
 /// Append labels (each with its note and time, or now), in this order: their ids are taken in
 /// one go, ascending in the order given (the caller holds their keys' locks, so a key's latest
 /// label is the last given), each with its run's identity (it follows the run through
@@ -262,7 +234,7 @@ fn insert_labels<S: Sql>(sql: &S, labels: &[(&Label, Option<&str>, Option<&str>)
                 .collect()
         })
         .collect();
-    let (mut rows, mut modes) = (Vec::with_capacity(labels.len() * LABEL_ROW.len()), Vec::new());
+    let (mut rows, mut modes) = (Vec::with_capacity(labels.len() * LABELS.columns.len()), Vec::new());
     for (i, (&id, &(label, note, created_at))) in ids.iter().zip(labels).enumerate() {
         let p = &label.provenance;
         let run = who.get(&label.run_id);
@@ -298,8 +270,8 @@ fn insert_labels<S: Sql>(sql: &S, labels: &[(&Label, Option<&str>, Option<&str>)
             modes.extend(args![id, &m.mode, assigned, m.confidence, evidence, &m.rationale]);
         }
     }
-    sql.bulk("labels", &LABEL_ROW, &rows)?;
-    sql.bulk("label_modes", &MODE_ROW, &modes)?;
+    sql.bulk(LABELS.name, LABELS.columns, &rows)?;
+    sql.bulk(LABEL_MODES.name, LABEL_MODES.columns, &modes)?;
     Ok(ids)
 }
 
