@@ -1,6 +1,8 @@
 //! The store's interface: what the rest of the program may ask of a database, typed in and typed
-//! out. No SQL, row or transaction crosses it; each backend (`sqlite`, `pg`) implements every
-//! trait here with its own SQL, and [`crate::store::Store`] hands calls to the one it opened.
+//! out. No SQL, row or transaction crosses it. `Reads`, `Browse`, `Exports`, `Labels` and `Notes`
+//! are implemented once for both backends (`store::sql`, over its `Sql` trait); each backend
+//! (`sqlite`, `pg`) implements the others with its own SQL, and [`crate::store::Store`] hands calls
+//! to the one it opened.
 //! What both backends compute alike (the runs to classify) is a provided method.
 
 use super::browse::{EditLine, RunData, StepBody, StepLine};

@@ -46,7 +46,55 @@ pub struct Table {
     pub key: Option<&'static [&'static str]>,
 }
 
+impl Table {
+    /// Every row, its columns in order, ordered by its key or else by `row_order` (the order rows
+    /// were written in: SQLite's `rowid`, PostgreSQL's `id`).
+    pub fn select(&self, row_order: &str) -> String {
+        let key = self.key.map_or_else(|| row_order.to_string(), |k| k.join(", "));
+        format!("SELECT {} FROM {} ORDER BY {key}", self.columns.join(", "), self.name)
+    }
+}
+
 const ID: Option<&[&str]> = Some(&["id"]);
+
+/// The labels (`store::sql::labels` writes them in bulk, these columns in this order).
+pub const LABELS: Table = Table {
+    name: "labels",
+    columns: &[
+        "id",
+        "run_id",
+        "source",
+        "rater",
+        "taxonomy",
+        "taxonomy_version",
+        "unclassified",
+        "exit_category",
+        "summary",
+        "note",
+        "model",
+        "input_hash",
+        "tokens_in",
+        "tokens_out",
+        "cost",
+        "latency_ms",
+        "created_at",
+        "run_source",
+        "run_instance",
+        "run_attempt",
+        "run_nth",
+        "judgement",
+        "onset_step",
+        "blame",
+    ],
+    key: ID,
+};
+
+/// Each label's verdicts on modes.
+pub const LABEL_MODES: Table = Table {
+    name: "label_modes",
+    columns: &["label_id", "mode", "assigned", "confidence", "evidence", "rationale"],
+    key: None,
+};
 
 /// Every table of data, parents before children.
 pub const TABLES: &[Table] = &[
@@ -166,41 +214,8 @@ pub const TABLES: &[Table] = &[
         key: ID,
     },
     Table { name: "signals", columns: &["run_id", "version", "hash", "json"], key: Some(&["run_id"]) },
-    Table {
-        name: "labels",
-        columns: &[
-            "id",
-            "run_id",
-            "source",
-            "rater",
-            "taxonomy",
-            "taxonomy_version",
-            "unclassified",
-            "exit_category",
-            "summary",
-            "note",
-            "model",
-            "input_hash",
-            "tokens_in",
-            "tokens_out",
-            "cost",
-            "latency_ms",
-            "created_at",
-            "run_source",
-            "run_instance",
-            "run_attempt",
-            "run_nth",
-            "judgement",
-            "onset_step",
-            "blame",
-        ],
-        key: ID,
-    },
-    Table {
-        name: "label_modes",
-        columns: &["label_id", "mode", "assigned", "confidence", "evidence", "rationale"],
-        key: None,
-    },
+    LABELS,
+    LABEL_MODES,
     Table {
         name: "llm_cache",
         columns: &["model", "prompt_hash", "reply", "tokens_in", "tokens_out", "latency_ms", "created_at"],

@@ -253,3 +253,21 @@ impl ClassifyErrorRow {
         })
     }
 }
+
+/// A label of `rater` on run `run_id` under taxonomy `refactoring` 1.0 that names nothing (tests).
+#[cfg(test)]
+pub fn blank_label(run_id: i64, source: Source, rater: &str) -> Label {
+    Label {
+        run_id,
+        source,
+        rater: rater.into(),
+        taxonomy: "refactoring".into(),
+        taxonomy_version: "1.0".into(),
+        modes: Vec::new(),
+        considered: Vec::new(),
+        exit_category: String::new(),
+        summary: String::new(),
+        provenance: Provenance::default(),
+        judgement: Judgement::default(),
+    }
+}

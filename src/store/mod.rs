@@ -4,7 +4,8 @@
 //! (`sqlite/`, the embedded default) or a PostgreSQL server shared by a team (`pg/`). The
 //! interface is the traits of `backend.rs` (typed in, typed out: no SQL, row or transaction
 //! crosses it); a `Store` dereferences to the backend it opened, so `store.list_runs(..)` reads
-//! the same on both. What both compute alike lives beside the traits: the read models
+//! the same on both. The queries both answer alike are written once (`sql/`, over the `Sql`
+//! trait each backend implements). What both compute alike lives beside the traits: the read models
 //! (`read.rs`, `browse.rs`, `labels.rs`, `export.rs`), how outcomes join runs (`link.rs`), how a
 //! test log is graded (`grade.rs`), how step texts are packed (`texts.rs`). See
 //! docs/ARCHITECTURE.md for the schema.
@@ -22,6 +23,7 @@ pub use link::ROW_VERDICT;
 pub mod notes;
 pub mod pg;
 pub mod read;
+mod sql;
 mod sqlite;
 pub mod terms;
 mod texts;

@@ -255,6 +255,21 @@ impl StepRow {
     }
 }
 
+impl StepRow {
+    /// The step with these texts (read after its row, from their chunk).
+    pub fn with_texts(self, texts: Texts) -> StepRow {
+        StepRow {
+            thought: texts.thought,
+            action: texts.action,
+            observation: texts.observation,
+            response: texts.response,
+            args: texts.args.and_then(|a| serde_json::from_str(&a).ok()),
+            cuts: texts.cuts,
+            ..self
+        }
+    }
+}
+
 #[cfg(test)]
 impl StepRow {
     /// A step with these texts and nothing else, run in `/testbed` (for tests).

@@ -1,127 +1,82 @@
-//! A source written while it is read (`trajan PATH`) into PostgreSQL: the same steps as the
-//! SQLite backend (`sqlite/live.rs` says why), each commit a transaction that takes the path's
-//! lock again.
+//! A source written while it is read (`trajan PATH`) into PostgreSQL: `store::sql::live`
+//! orchestrates (`sqlite/live.rs` says why it goes as it does); here are PostgreSQL's step rows,
+//! each batch a transaction that takes the path's lock again, and the lock held to the end.
 
-use super::write::{RunFields, StepsOf, insert_run_row, write_steps};
-use super::{Pg, enc};
+use super::Pg;
+use super::write::{StepsOf, write_steps};
 use crate::error::StoreError;
-use crate::model::{Edit, Parsed, Run, Step, StepFlags};
-use crate::store::backend::{LiveWrites, Writes};
+use crate::model::{Edit, Run, Step};
+use crate::store::sql::live::LivePath;
 use crate::store::texts;
-use crate::store::write::{
-    FlagChange, LiveRun, LiveWrite, RunCounts, SourceRecord, UNFINISHED, WriteStats, in_edit_batches, run_key,
-};
+use crate::store::write::{LiveRun, SourceWrite, in_edit_batches};
 
-impl LiveWrites for Pg {
-    fn live_begin(&mut self, path: &str, kind: &str, format: &str, note: &str) -> Result<LiveWrite, StoreError> {
-        let record = SourceRecord { path, kind, format, size: 0, hash: &UNFINISHED };
-        let w = self.begin_source(&record)?;
-        let warnings = serde_json::Value::from(vec![note.to_string()]).to_string();
-        if let Err(e) = self.exec("UPDATE sources SET warnings = $2 WHERE id = $1", &[&w.source_id, &enc(&warnings)]) {
-            self.rollback_source();
-            return Err(e);
-        }
-        Ok(LiveWrite { w, runs: Vec::new(), open: true })
-    }
-
-    fn live_run(&mut self, lw: &mut LiveWrite, run: &Run) -> Result<i64, StoreError> {
-        self.live_tx(lw)?;
-        let id = match lw.w.old_ids.get(&run_key(run)) {
-            Some(&kept) => kept,
-            None => self.ids("runs_id_seq", 1)?[0],
-        };
-        insert_run_row(self, lw.w.source_id, id, run, RunCounts::default())?;
-        lw.w.instances.insert(run.instance_id.clone());
-        lw.w.stats.runs += 1;
-        lw.runs.push(LiveRun { id, counts: RunCounts::default(), changed: false });
-        Ok(id)
-    }
-
-    fn live_steps(&mut self, lw: &mut LiveWrite, steps: &[Step], edits: &[Edit]) -> Result<(), StoreError> {
-        self.live_tx(lw)?;
-        let Some(run) = lw.runs.last_mut() else {
-            return Err(StoreError::Inconsistent("steps written before their run".into()));
-        };
-        let part = StepsOf { run_id: run.id, first: run.counts.steps, steps, edits, history: &[] };
-        self.with_packer(|pg, packer| write_steps(pg, &[part], packer, false))?;
-        run.counts.add(RunCounts::of(steps.len(), edits));
-        run.changed = true;
-        lw.w.stats.steps += steps.len();
+impl LivePath for Pg {
+    fn live_open(&mut self, w: &SourceWrite) -> Result<(), StoreError> {
+        self.run("BEGIN")?;
+        let path = self.one("SELECT path FROM sources WHERE id = $1", &[&w.source_id])?;
+        self.exec("SELECT pg_advisory_xact_lock(hashtextextended($1, 7421))", &[&path.get::<_, &str>(0)])?;
         Ok(())
     }
 
-    fn live_commit(&mut self, lw: &mut LiveWrite) -> Result<(), StoreError> {
-        if !lw.open {
-            return Ok(());
-        }
-        for run in lw.runs.iter_mut().filter(|r| r.changed) {
-            let c = run.counts;
-            self.exec(
-                "UPDATE runs SET step_count = $2, edit_count = $3, rejected_count = $4 WHERE id = $1",
-                &[&run.id, &(c.steps as i64), &(c.edits as i64), &(c.rejected as i64)],
-            )?;
-            run.changed = false;
-        }
-        self.hold_path(lw.w.source_id)?;
-        self.run("COMMIT")?;
-        lw.open = false;
+    fn live_settle(&mut self) -> Result<(), StoreError> {
         Ok(())
     }
 
-    fn live_finish(
+    fn live_close(&mut self, w: &mut SourceWrite) -> Result<(), StoreError> {
+        self.hold_path(w.source_id)?;
+        self.run("COMMIT")
+    }
+
+    fn live_release(&mut self) {
+        self.release_path();
+    }
+
+    fn fresh_run_id(&mut self, _w: &mut SourceWrite) -> Result<i64, StoreError> {
+        Ok(self.ids("runs_id_seq", 1)?[0])
+    }
+
+    fn live_step_rows(
         &mut self,
-        mut lw: LiveWrite,
-        record: &SourceRecord<'_>,
-        ending: Parsed,
-        fixups: &[(usize, usize, StepFlags)],
-        edited: &[Vec<usize>],
-        fill: &mut dyn FnMut(usize, usize, &mut Edit) -> Result<(), StoreError>,
-    ) -> Result<WriteStats, StoreError> {
-        if let Err(e) = self.live_finish_inner(&mut lw, record, ending, fixups, edited, fill) {
-            self.rollback_source();
-            return Err(e);
-        }
-        self.commit_source(lw.w)
+        _w: &mut SourceWrite,
+        run: &LiveRun,
+        steps: &[Step],
+        edits: &[Edit],
+    ) -> Result<(), StoreError> {
+        let part = StepsOf { run_id: run.id, first: run.counts.steps, steps, edits, history: &[] };
+        self.with_packer(|pg, packer| write_steps(pg, &[part], packer, false))
     }
 
-    fn live_interrupt(&mut self, lw: LiveWrite) {
-        if lw.open {
-            self.rollback_source();
-        }
-        self.release_path();
+    /// Its rows follow (`ON UPDATE CASCADE`).
+    fn rekey_run(&mut self, from: i64, to: i64) -> Result<(), StoreError> {
+        self.exec("UPDATE runs SET id = $2 WHERE id = $1", &[&from, &to])?;
+        Ok(())
     }
 
-    fn live_abandon(&mut self, lw: LiveWrite) -> Result<(), StoreError> {
-        if lw.open {
-            self.rollback_source();
-        }
-        let removed = match self.opt("SELECT path FROM sources WHERE id = $1", &[&lw.w.source_id]) {
-            Ok(Some(r)) => super::Cells::text(&r, 0).and_then(|path| self.remove_source(&path)).map(|_| ()),
-            Ok(None) => Ok(()),
-            Err(e) => Err(e),
-        };
-        self.release_path();
-        removed
+    fn live_end_rows(
+        &mut self,
+        _w: &mut SourceWrite,
+        id: i64,
+        run: &mut Run,
+        fill: &mut dyn FnMut(usize, &mut Edit) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let history = StepsOf { run_id: id, first: 0, steps: &[], edits: &[], history: &run.history };
+        self.with_packer(|pg, packer| write_steps(pg, &[history], packer, false))?;
+        let mut edits = std::mem::take(&mut run.edits);
+        self.with_packer(|pg, packer| {
+            in_edit_batches(&mut edits, fill, &mut |batch| {
+                let part = StepsOf { run_id: id, first: 0, steps: &[], edits: batch, history: &[] };
+                write_steps(pg, &[part], packer, false)
+            })
+        })
     }
 
     /// The server holds the pages: nothing to limit here.
-    fn limit_cache(&self, kib: i64) -> Result<i64, StoreError> {
+    fn limit_pages(&self, kib: i64) -> Result<i64, StoreError> {
         Ok(kib)
     }
 }
 
 impl Pg {
-    /// A transaction for the next batch of a live write, under the path's lock.
-    fn live_tx(&mut self, lw: &mut LiveWrite) -> Result<(), StoreError> {
-        if !lw.open {
-            self.run("BEGIN")?;
-            lw.open = true;
-            let path = self.one("SELECT path FROM sources WHERE id = $1", &[&lw.w.source_id])?;
-            self.exec("SELECT pg_advisory_xact_lock(hashtextextended($1, 7421))", &[&path.get::<_, &str>(0)])?;
-        }
-        Ok(())
-    }
-
     /// Run `f` with the store's compressor (made on first use).
     pub(super) fn with_packer<T>(
         &mut self,
@@ -135,78 +90,4 @@ impl Pg {
         self.packer = Some(packer);
         done
     }
-
-    fn live_finish_inner(
-        &mut self,
-        lw: &mut LiveWrite,
-        record: &SourceRecord<'_>,
-        mut ending: Parsed,
-        fixups: &[(usize, usize, StepFlags)],
-        edited: &[Vec<usize>],
-        fill: &mut dyn FnMut(usize, usize, &mut Edit) -> Result<(), StoreError>,
-    ) -> Result<(), StoreError> {
-        self.live_tx(lw)?;
-        lw.check_ending(&ending)?;
-        for live in &lw.runs {
-            self.exec("DELETE FROM edits WHERE run_id = $1", &[&live.id])?;
-        }
-        for (i, mut run) in std::mem::take(&mut ending.runs).into_iter().enumerate() {
-            let live = &mut lw.runs[i];
-            // A run keeps the id it had before a replace; its rows follow (ON UPDATE CASCADE).
-            if let Some(&kept) = lw.w.old_ids.get(&run_key(&run))
-                && kept != live.id
-            {
-                self.exec("UPDATE runs SET id = $2 WHERE id = $1", &[&live.id, &kept])?;
-                live.id = kept;
-            }
-            let counts = RunCounts { steps: live.counts.steps, ..RunCounts::of(0, &run.edits) };
-            update_run_row(self, live.id, &run, counts)?;
-            let id = live.id;
-            let history = StepsOf { run_id: id, first: 0, steps: &[], edits: &[], history: &run.history };
-            self.with_packer(|pg, packer| write_steps(pg, &[history], packer, false))?;
-            let mut edits = std::mem::take(&mut run.edits);
-            self.with_packer(|pg, packer| {
-                in_edit_batches(&mut edits, &mut |k, e| fill(i, k, e), &mut |batch| {
-                    let part = StepsOf { run_id: id, first: 0, steps: &[], edits: batch, history: &[] };
-                    write_steps(pg, &[part], packer, false)
-                })
-            })?;
-            lw.w.instances.insert(run.instance_id);
-        }
-        // The steps of a run that change alike, in one round trip (a run may have thousands of
-        // edited steps), in order: a flag added after it was set.
-        let changes = lw.flag_changes(fixups, edited);
-        for alike in changes.chunk_by(|a, b| (a.0, a.2) == (b.0, b.2)) {
-            let (run_id, change) = (alike[0].0, alike[0].2);
-            let steps: Vec<i64> = alike.iter().map(|c| c.1).collect();
-            let (sql, bits) = match change {
-                FlagChange::Set(bits) => ("UPDATE steps SET flags = $3 WHERE run_id = $1 AND idx = ANY($2)", bits),
-                FlagChange::Add(bits) => {
-                    ("UPDATE steps SET flags = flags | $3 WHERE run_id = $1 AND idx = ANY($2)", bits)
-                }
-            };
-            self.exec(sql, &[&run_id, &steps, &bits])?;
-        }
-        self.exec(
-            "UPDATE sources SET format = $2, size = $3, hash = $4, warnings = NULL WHERE id = $1",
-            &[&lw.w.source_id, &enc(record.format), &(record.size as i64), &&record.hash[..]],
-        )?;
-        self.append(&mut lw.w, &ending)?;
-        Ok(())
-    }
-}
-
-/// A run's row once its document has been read to the end.
-fn update_run_row(pg: &Pg, id: i64, run: &Run, counts: RunCounts) -> Result<(), StoreError> {
-    let f = RunFields::of(run, counts)?;
-    let params: Vec<&(dyn postgres::types::ToSql + Sync)> = std::iter::once(&id as _).chain(f.params()).collect();
-    pg.exec(
-        "UPDATE runs SET position = $2, instance_id = $3, format = $4, format_version = $5, agent = $6,
-            model = $7, exit_status = $8, submission = $9, cost = $10, tokens_sent = $11,
-            tokens_received = $12, api_calls = $13, attempt = $14, best_attempt = $15, step_count = $16,
-            edit_count = $17, rejected_count = $18, metadata = $19
-         WHERE id = $1",
-        &params,
-    )?;
-    Ok(())
 }

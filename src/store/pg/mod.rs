@@ -1,11 +1,13 @@
 //! The PostgreSQL backend: one database on a server, shared by a team (reviewers labelling from
 //! their machines, evaluation workers ingesting at once).
 //!
-//! The same tables as SQLite (`schema.rs`), its own SQL. Writes: a unit in one transaction (a
-//! batch of units: one transaction, a savepoint each), its rows sent with `COPY` (`copy.rs`), ids
+//! The same tables as SQLite (`schema.rs`); reads, labels, notes and what a write does around its
+//! rows are `store::sql`'s, over `sql.rs` (`?N` placeholders rewritten to `$N`). Writes: a unit
+//! in one transaction (a batch of units: one transaction, a savepoint each), its rows sent with
+//! `COPY` (`copy.rs`), ids
 //! from sequences, the unit's path under an advisory lock so two workers never write one file
 //! twice (`write.rs`). Labels: the writers of one (run, source, rater, taxonomy) take an advisory
-//! lock on it, so "the latest label" is the last committed (`labels.rs`). Search: the terms of
+//! lock on it, so "the latest label" is the last committed (`Sql::lock_keys`). Search: the terms of
 //! SQLite's tokenizer under a trigram index (`search.rs`). A dropped connection is opened again
 //! on the next call; what was in flight is an error.
 //!
@@ -19,15 +21,10 @@ mod chunks;
 mod connect;
 pub mod conninfo;
 mod copy;
-mod export;
-mod identity;
-mod labels;
-mod link;
 mod live;
-mod notes;
-mod read;
 mod schema;
 mod search;
+mod sql;
 mod tables;
 mod term_rows;
 mod tls;
@@ -212,7 +209,7 @@ impl Pg {
         }
         #[cfg(test)]
         self.trips.set(self.trips.get() + 1);
-        let stmt = client.prepare(sql).map_err(|e| self.error(e))?;
+        let stmt = client.prepare(&crate::store::sql::dollars(sql)).map_err(|e| self.error(e))?;
         self.statements.borrow_mut().insert(sql.to_string(), stmt.clone());
         Ok(stmt)
     }

@@ -316,7 +316,7 @@ CREATE INDEX runs_tests_outcome ON runs(tests_outcome_id);
     //    re-ingests, beside its id (`store::identity`): the source's path, the instance, the
     //    RetryAgent attempt, and which of the source's runs with that instance and attempt it is.
     //    When a source is written, the labels and notes of its runs' identities are pointed at
-    //    those runs (`pg/identity.rs`). Labels and notes of runs gone before this migration keep
+    //    those runs (`sql/identity.rs`). Labels and notes of runs gone before this migration keep
     //    no identity.
     r#"
 ALTER TABLE labels ADD COLUMN run_source text COLLATE "C";

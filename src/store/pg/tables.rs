@@ -52,8 +52,7 @@ impl Tables for Pg {
         table: &Table,
         each: &mut dyn FnMut(Vec<Value>) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        let key = table.key.map_or_else(|| "id".to_string(), |k| k.join(", "));
-        let sql = format!("SELECT {} FROM {} ORDER BY {key}", table.columns.join(", "), table.name);
+        let sql = table.select(<Self as crate::store::sql::Sql>::ROW_ORDER);
         let own = !self.in_transaction.get();
         if own {
             self.run("BEGIN")?;

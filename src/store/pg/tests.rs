@@ -135,17 +135,8 @@ fn onset_and_blame_read_back_as_on_sqlite() {
     let Some((sqlite, pg, _db)) = pair() else { return };
     let id = ok(sqlite.resolve_run("inst\0ance-1"));
     let judged = |source: Source, rater: &str, judgement: Judgement| Label {
-        run_id: id,
-        source,
-        rater: rater.into(),
-        taxonomy: "refactoring".into(),
-        taxonomy_version: "1.0".into(),
-        modes: Vec::new(),
-        considered: Vec::new(),
-        exit_category: String::new(),
-        summary: String::new(),
-        provenance: Default::default(),
         judgement,
+        ..crate::store::labels::blank_label(id, source, rater)
     };
     let onset = Onset {
         step: Some(2),
@@ -449,22 +440,13 @@ fn a_database_made_again_under_its_name_is_read_afresh_after_reconnecting() {
 fn labels_of_one_key_are_written_in_turn_and_an_import_is_appended_once() {
     let Some((_db, url)) = database() else { return };
     let label = |rater: &str, mode: &str| crate::label::Label {
-        run_id: 7,
-        source: crate::label::Source::Human,
-        rater: rater.into(),
-        taxonomy: "refactoring".into(),
-        taxonomy_version: "1.0".into(),
         modes: vec![crate::label::ModeVerdict {
             mode: mode.into(),
             confidence: 1.0,
             evidence: Vec::new(),
             rationale: String::new(),
         }],
-        considered: Vec::new(),
-        exit_category: String::new(),
-        summary: String::new(),
-        provenance: Default::default(),
-        judgement: Default::default(),
+        ..crate::store::labels::blank_label(7, crate::label::Source::Human, rater)
     };
     let threads: Vec<_> = (0..8)
         .map(|i| {
@@ -613,19 +595,8 @@ fn placed(instances: &[&str]) -> Parsed {
 fn labels_and_notes_follow_their_runs_through_a_source_removed_and_ingested_again() {
     let Some((_db, url)) = database() else { return };
     let mut store = ok(Store::connect(&url));
-    let label = |run_id: i64, rater: &str| crate::label::Label {
-        run_id,
-        source: crate::label::Source::Human,
-        rater: rater.into(),
-        taxonomy: "refactoring".into(),
-        taxonomy_version: "1.0".into(),
-        modes: Vec::new(),
-        considered: Vec::new(),
-        exit_category: String::new(),
-        summary: String::new(),
-        provenance: Default::default(),
-        judgement: Default::default(),
-    };
+    let label =
+        |run_id: i64, rater: &str| crate::store::labels::blank_label(run_id, crate::label::Source::Human, rater);
     // The same instance twice in one file: the first and the second are told apart.
     ok(store.write_source(&record("/o.jsonl", &[1; 32]), &placed(&["a__a-1", "b__b-2", "a__a-1"])));
     let ids: Vec<i64> = ok(store.runs_of_sources(&["/o.jsonl".to_string()]));

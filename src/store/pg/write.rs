@@ -7,37 +7,29 @@
 
 use super::aside::{Aside, JOB_BYTES, Job};
 use super::copy::CopyRows;
-use super::link::insert_tests;
 use super::term_rows::TermRows;
 use super::{Cells, Pg, enc, enc_opt};
 use crate::error::StoreError;
-use crate::model::{CheckedBy, Edit, Message, Parsed, Run, Step, TestOutcome};
+use crate::model::{CheckedBy, Edit, Message, Parsed, Step};
 use crate::sanitize::sanitize;
 use crate::store::backend::Writes;
+use crate::store::sql::write;
 use crate::store::terms;
 use crate::store::texts;
-use crate::store::write::{RunCounts, SourceRecord, SourceWrite, WriteStats, json_list, message_hash, run_key};
+use crate::store::write::{RunCounts, SourceRecord, SourceWrite, WriteStats, message_hash, run_key};
 use std::collections::HashMap;
 
 impl Writes for Pg {
     fn source_hashes(&self) -> Result<HashMap<String, Vec<u8>>, StoreError> {
-        self.rows("SELECT path, hash FROM sources", &[])?.iter().map(|r| Ok((r.text(0)?, r.bytes(1)?))).collect()
+        write::source_hashes(self)
     }
 
     fn source_warnings(&self, path: &str) -> Result<Vec<String>, StoreError> {
-        let row = self.opt("SELECT warnings FROM sources WHERE path = $1", &[&enc(path)])?;
-        let text = match row {
-            Some(r) => r.opt_text(0)?,
-            None => None,
-        };
-        Ok(text.and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default())
+        write::source_warnings(self, path)
     }
 
     fn source_fingerprint(&self, path: &str) -> Result<Option<(u64, Vec<u8>)>, StoreError> {
-        match self.opt("SELECT size, hash FROM sources WHERE path = $1", &[&enc(path)])? {
-            Some(r) => Ok(Some((r.int(0)?.max(0) as u64, r.bytes(1)?))),
-            None => Ok(None),
-        }
+        write::source_fingerprint(self, path)
     }
 
     fn begin_source(&mut self, src: &SourceRecord<'_>) -> Result<SourceWrite, StoreError> {
@@ -60,63 +52,25 @@ impl Writes for Pg {
                 Some(&kept) => kept,
                 None => self.ids("runs_id_seq", 1)?[0],
             };
-            insert_run_row(self, w.source_id, id, run, RunCounts::of(run.steps.len(), &run.edits))?;
+            crate::store::sql::live::insert_run_row(
+                self,
+                w.source_id,
+                id,
+                run,
+                RunCounts::of(run.steps.len(), &run.edits),
+            )?;
             unit.push(StepsOf { run_id: id, first: 0, steps: &run.steps, edits: &run.edits, history: &run.history });
             w.instances.insert(run.instance_id.clone());
             w.stats.runs += 1;
             w.stats.steps += run.steps.len();
         }
         self.with_packer(|pg, packer| write_steps(pg, &unit, packer, true))?;
-        for o in &parsed.outcomes {
-            insert_outcome(self, w.source_id, o)?;
-            w.instances.insert(o.instance_id.clone());
-            w.stats.outcomes += 1;
-        }
-        for p in &parsed.predictions {
-            self.exec(
-                "INSERT INTO predictions (source_id, instance_id, model, patch) VALUES ($1, $2, $3, $4)",
-                &[&w.source_id, &enc(&p.instance_id), &enc_opt(p.model.as_deref()), &enc_opt(p.patch.as_deref())],
-            )?;
-            w.instances.insert(p.instance_id.clone());
-            w.stats.predictions += 1;
-        }
-        for t in &parsed.tasks {
-            let (f2p, p2p) = (json_list(&t.fail_to_pass), json_list(&t.pass_to_pass));
-            self.exec(
-                "INSERT INTO tasks (source_id, instance_id, instruction, gold_patch, fail_to_pass, pass_to_pass)
-                 VALUES ($1, $2, $3, $4, $5, $6)",
-                &[
-                    &w.source_id,
-                    &enc(&t.instance_id),
-                    &enc_opt(t.instruction.as_deref()),
-                    &enc_opt(t.gold_patch.as_deref()),
-                    &enc_opt(f2p.as_deref()),
-                    &enc_opt(p2p.as_deref()),
-                ],
-            )?;
-            if t.gold_patch.is_some() || !t.fail_to_pass.is_empty() || !t.pass_to_pass.is_empty() {
-                w.stats.tasks += 1;
-            }
-            w.instances.insert(t.instance_id.clone());
-        }
-        w.warnings.extend(parsed.warnings.iter().cloned());
-        Ok(())
+        write::append_evaluations(self, w, parsed)
     }
 
     fn commit_source(&mut self, w: SourceWrite) -> Result<WriteStats, StoreError> {
         let finish = || -> Result<(), StoreError> {
-            for id in &w.instances {
-                super::link::relink_instance(self, id)?;
-            }
-            super::identity::follow_runs(self, w.source_id)?;
-            let warnings = (!w.warnings.is_empty()).then(|| serde_json::Value::from(w.warnings.clone()).to_string());
-            self.exec(
-                "UPDATE sources SET warnings = $2 WHERE id = $1",
-                &[&w.source_id, &enc_opt(warnings.as_deref())],
-            )?;
-            if self.parted == Some(w.source_id) {
-                self.exec("UPDATE sources SET hash = $2 WHERE id = $1", &[&w.source_id, &w.hash])?;
-            }
+            write::settle_source(self, &w, self.parted == Some(w.source_id))?;
             self.end_terms()?;
             self.run(if self.batch { "RELEASE source" } else { "COMMIT" })
         };
@@ -216,11 +170,11 @@ impl Writes for Pg {
                 return Ok(false);
             };
             let id = row.int(0)?;
-            let instances = instances_of_source(self, id)?;
+            let instances = write::instances_of_source(self, id)?;
             delete_contents(self, id)?;
             self.exec("DELETE FROM sources WHERE id = $1", &[&id])?;
             for instance in &instances {
-                super::link::relink_instance(self, instance)?;
+                crate::store::sql::link::relink_instance(self, instance)?;
             }
             Ok(true)
         })();
@@ -237,14 +191,7 @@ impl Writes for Pg {
     }
 
     fn runs_of_sources(&self, paths: &[String]) -> Result<Vec<i64>, StoreError> {
-        let paths: Vec<String> = paths.iter().map(|p| enc(p).into_owned()).collect();
-        self.rows(
-            "SELECT DISTINCT r.id FROM runs r JOIN sources s ON s.id = r.source_id WHERE s.path = ANY($1) ORDER BY r.id",
-            &[&paths],
-        )?
-        .iter()
-        .map(|r| r.int(0))
-        .collect()
+        write::runs_of_sources(self, paths)
     }
 }
 
@@ -299,7 +246,7 @@ impl Pg {
         w.source_id = match existing {
             Some(row) => {
                 let id = row.int(0)?;
-                w.instances.extend(instances_of_source(self, id)?);
+                w.instances.extend(write::instances_of_source(self, id)?);
                 for r in
                     self.rows("SELECT position, instance_id, attempt, id FROM runs WHERE source_id = $1", &[&id])?
                 {
@@ -325,19 +272,6 @@ impl Pg {
         };
         Ok(w)
     }
-}
-
-pub(super) fn instances_of_source(pg: &Pg, source_id: i64) -> Result<Vec<String>, StoreError> {
-    pg.rows(
-        "SELECT instance_id FROM runs WHERE source_id = $1
-         UNION SELECT instance_id FROM outcomes WHERE source_id = $1
-         UNION SELECT instance_id FROM predictions WHERE source_id = $1
-         UNION SELECT instance_id FROM tasks WHERE source_id = $1",
-        &[&source_id],
-    )?
-    .iter()
-    .map(|r| r.text(0))
-    .collect()
 }
 
 /// Remove everything a source contributed (its runs' rows cascade), and the prompt messages no
@@ -372,92 +306,6 @@ pub(super) fn delete_contents(pg: &Pg, source_id: i64) -> Result<(), StoreError>
         pg.run("RELEASE blobs")?;
     }
     Ok(())
-}
-
-/// The run's own row.
-pub(super) fn insert_run_row(pg: &Pg, source_id: i64, id: i64, run: &Run, counts: RunCounts) -> Result<(), StoreError> {
-    let f = RunFields::of(run, counts)?;
-    let params: Vec<&(dyn postgres::types::ToSql + Sync)> =
-        [&id as _, &source_id as _].into_iter().chain(f.params()).collect();
-    pg.exec(
-        "INSERT INTO runs (id, source_id, position, instance_id, format, format_version, agent, model,
-            exit_status, submission, cost, tokens_sent, tokens_received, api_calls, attempt,
-            best_attempt, step_count, edit_count, rejected_count, metadata)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)",
-        &params,
-    )?;
-    Ok(())
-}
-
-/// A run row's fields, as bound (the insert, and the update when a read ends).
-pub(super) struct RunFields<'a> {
-    pub position: i64,
-    pub instance_id: std::borrow::Cow<'a, str>,
-    pub format: std::borrow::Cow<'a, str>,
-    pub format_version: Option<std::borrow::Cow<'a, str>>,
-    pub agent: Option<std::borrow::Cow<'a, str>>,
-    pub model: Option<std::borrow::Cow<'a, str>>,
-    pub exit_status: Option<std::borrow::Cow<'a, str>>,
-    pub submission: Option<std::borrow::Cow<'a, str>>,
-    pub cost: Option<f64>,
-    pub tokens_sent: Option<i64>,
-    pub tokens_received: Option<i64>,
-    pub api_calls: Option<i64>,
-    pub attempt: Option<i64>,
-    pub best_attempt: Option<i64>,
-    pub steps: i64,
-    pub edits: i64,
-    pub rejected: i64,
-    pub metadata: Option<std::borrow::Cow<'a, str>>,
-}
-
-impl<'a> RunFields<'a> {
-    /// The fields as parameters, in the order of [`RunFields`].
-    pub fn params(&self) -> [&(dyn postgres::types::ToSql + Sync); 18] {
-        [
-            &self.position,
-            &self.instance_id,
-            &self.format,
-            &self.format_version,
-            &self.agent,
-            &self.model,
-            &self.exit_status,
-            &self.submission,
-            &self.cost,
-            &self.tokens_sent,
-            &self.tokens_received,
-            &self.api_calls,
-            &self.attempt,
-            &self.best_attempt,
-            &self.steps,
-            &self.edits,
-            &self.rejected,
-            &self.metadata,
-        ]
-    }
-
-    pub fn of(run: &'a Run, counts: RunCounts) -> Result<RunFields<'a>, StoreError> {
-        Ok(RunFields {
-            position: run.position,
-            instance_id: enc(&run.instance_id),
-            format: enc(crate::store::write::run_format(run)?),
-            format_version: enc_opt(run.format_version.as_deref()),
-            agent: enc_opt(run.agent.as_deref()),
-            model: enc_opt(run.model.as_deref()),
-            exit_status: enc_opt(run.exit_status.as_deref()),
-            submission: enc_opt(run.submission.as_deref()),
-            cost: crate::model::kept_cost(run.cost),
-            tokens_sent: run.tokens_sent,
-            tokens_received: run.tokens_received,
-            api_calls: run.api_calls,
-            attempt: run.attempt,
-            best_attempt: run.best_attempt.map(i64::from),
-            steps: counts.steps as i64,
-            edits: counts.edits as i64,
-            rejected: counts.rejected as i64,
-            metadata: enc_opt(run.metadata.as_deref()),
-        })
-    }
 }
 
 /// Where a run's step rows go: its id, the index of its first step, the steps and edits.
@@ -760,30 +608,4 @@ fn write_terms(pg: &Pg, parts: &[StepsOf<'_>], step_ids: &[Vec<i64>]) -> Result<
         }
     }
     rows.send(pg)
-}
-
-fn insert_outcome(pg: &Pg, source_id: i64, o: &TestOutcome) -> Result<(), StoreError> {
-    let logged = o.logged.as_ref().and_then(|l| serde_json::to_string(l).ok());
-    let id = pg
-        .one(
-            "INSERT INTO outcomes (source_id, instance_id, format, model, run_label, resolved,
-                patch_applied, patch_exists, test_count, log, patch, logged)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
-            &[
-                &source_id,
-                &enc(&o.instance_id),
-                &enc(o.format.map(|f| f.name()).unwrap_or("unknown")),
-                &enc_opt(o.model.as_deref()),
-                &enc_opt(o.run_label.as_deref()),
-                &o.resolved.map(i64::from),
-                &o.patch_applied.map(i64::from),
-                &o.patch_exists.map(i64::from),
-                &(o.tests.len() as i64),
-                &enc_opt(o.log.as_deref()),
-                &enc_opt(o.patch.as_deref()),
-                &enc_opt(logged.as_deref()),
-            ],
-        )?
-        .int(0)?;
-    insert_tests(pg, id, &o.tests)
 }

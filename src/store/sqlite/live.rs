@@ -1,72 +1,62 @@
-//! A source written while it is read (`trajan PATH`): its steps committed in batches, so a
-//! reader (the TUI) sees them as they come, and its runs' fields, history and final patch
-//! written at the end, with the same rows as `write_source` writes.
+//! A source written while it is read (`trajan PATH`) into SQLite: its steps committed in
+//! batches, so a reader (the TUI) sees them as they come, and its runs' fields, history and final
+//! patch written at the end, with the same rows as `write_source` writes (`store::sql::live`
+//! orchestrates; here are SQLite's step rows and transactions).
 //!
-//! Until it ends, the source's hash is [`UNFINISHED`] and its warnings say the read has not
-//! finished: a write stopped by a crash is never taken for an unchanged file, and the next
+//! Until it ends, the source's hash is [`crate::store::UNFINISHED`] and its warnings say the read
+//! has not finished: a write stopped by a crash is never taken for an unchanged file, and the next
 //! ingest of that file replaces it. A write that fails or is cancelled is removed
 //! (`live_abandon`): the database never keeps part of a file. A source seen before is
 //! replaced in the first batch's transaction (readers see the old version or the new one's first
 //! steps), so a failed replacement leaves neither.
 
 use super::Sqlite;
-use super::write::{
-    BlobWriter, StepTexts, insert_edits, insert_history, insert_run_row, insert_steps, with_run_fields,
-};
+use super::write::{BlobWriter, StepTexts, insert_edits, insert_history, insert_steps};
 use crate::error::StoreError;
-use crate::model::{Edit, Parsed, Run, Step, StepFlags};
-use crate::store::backend::{LiveWrites, Writes};
+use crate::model::{Edit, Run, Step};
+use crate::store::sql::live::LivePath;
 use crate::store::texts;
-use crate::store::write::{
-    FlagChange, LiveRun, LiveWrite, RunCounts, SourceRecord, UNFINISHED, WriteStats, in_edit_batches, run_key,
-};
-use rusqlite::{OptionalExtension, params};
+use crate::store::write::{LiveRun, SourceWrite, in_edit_batches};
+use rusqlite::params;
 
-impl LiveWrites for Sqlite {
-    /// Begin writing a source read a step at a time; `note` is the warning it carries until it
-    /// ends. The transaction stays open until `live_commit`.
-    fn live_begin(&mut self, path: &str, kind: &str, format: &str, note: &str) -> Result<LiveWrite, StoreError> {
-        let record = SourceRecord { path, kind, format, size: 0, hash: &UNFINISHED };
-        let w = self.begin_source(&record)?;
-        let warnings = serde_json::Value::from(vec![note.to_string()]).to_string();
-        if let Err(e) =
-            self.conn.execute("UPDATE sources SET warnings = ?2 WHERE id = ?1", params![w.source_id, warnings])
-        {
-            self.rollback_source();
-            return Err(e.into());
+impl LivePath for Sqlite {
+    /// The one writer's transaction, until `live_commit`.
+    fn live_open(&mut self, _w: &SourceWrite) -> Result<(), StoreError> {
+        Ok(self.conn.execute_batch("BEGIN IMMEDIATE")?)
+    }
+
+    /// Write the step texts still on their way into chunks, and their rows.
+    fn live_settle(&mut self) -> Result<(), StoreError> {
+        match self.open_texts.take() {
+            Some(open) => open.finish(&self.conn, texts::Packer::ready(&mut self.packer)?),
+            None => Ok(()),
         }
-        Ok(LiveWrite { w, runs: Vec::new(), open: true })
     }
 
-    /// A run begins: its row, with what is known before its steps. Its id.
-    fn live_run(&mut self, lw: &mut LiveWrite, run: &Run) -> Result<i64, StoreError> {
-        self.live_tx(lw)?;
-        self.settle_texts()?;
-        let w = &mut lw.w;
-        let id = match w.old_ids.get(&run_key(run)) {
-            Some(&kept) => kept,
-            None => {
-                w.next_run_id += 1;
-                w.next_run_id - 1
-            }
-        };
-        insert_run_row(&self.conn, w.source_id, id, run, RunCounts::default())?;
-        w.instances.insert(run.instance_id.clone());
-        w.stats.runs += 1;
-        lw.runs.push(LiveRun { id, counts: RunCounts::default(), changed: false });
-        Ok(id)
+    fn live_close(&mut self, w: &mut SourceWrite) -> Result<(), StoreError> {
+        self.conn.execute_batch("COMMIT")?;
+        self.blob_ids.extend(w.new_blobs.drain(..));
+        Ok(())
     }
 
-    /// The next steps of the run begun last, with the edits they made.
-    fn live_steps(&mut self, lw: &mut LiveWrite, steps: &[Step], edits: &[Edit]) -> Result<(), StoreError> {
-        self.live_tx(lw)?;
-        let Some(run) = lw.runs.last_mut() else {
-            return Err(StoreError::Inconsistent("steps written before their run".into()));
-        };
+    fn live_release(&mut self) {}
+
+    fn fresh_run_id(&mut self, w: &mut SourceWrite) -> Result<i64, StoreError> {
+        w.next_run_id += 1;
+        Ok(w.next_run_id - 1)
+    }
+
+    fn live_step_rows(
+        &mut self,
+        w: &mut SourceWrite,
+        run: &LiveRun,
+        steps: &[Step],
+        edits: &[Edit],
+    ) -> Result<(), StoreError> {
         if self.open_texts.as_ref().is_some_and(|t| t.run_id != run.id) {
-            self.settle_texts()?;
+            self.live_settle()?;
         }
-        let mut blobs = BlobWriter { tx: &self.conn, committed: &self.blob_ids, new_blobs: &mut lw.w.new_blobs };
+        let mut blobs = BlobWriter { tx: &self.conn, committed: &self.blob_ids, new_blobs: &mut w.new_blobs };
         let packer = texts::Packer::ready(&mut self.packer)?;
         let open = self.open_texts.get_or_insert_with(|| StepTexts::new(run.id, packer));
         let ids = insert_steps(&self.conn, run.id, run.counts.steps, steps, &mut blobs, open, packer)?;
@@ -75,186 +65,40 @@ impl LiveWrites for Sqlite {
         super::search_index::index_steps(&self.conn, &ids, steps)?;
         if !edits.is_empty() {
             // The edits' texts go through the same packer, after the steps'.
-            self.settle_texts()?;
+            self.live_settle()?;
             insert_edits(&self.conn, run.id, edits, texts::Packer::ready(&mut self.packer)?)?;
         }
-        run.counts.add(RunCounts::of(steps.len(), edits));
-        run.changed = true;
-        lw.w.stats.steps += steps.len();
         Ok(())
     }
 
-    /// Commit what was written: readers see it from now on, each run's row with its counts.
-    fn live_commit(&mut self, lw: &mut LiveWrite) -> Result<(), StoreError> {
-        if !lw.open {
-            return Ok(());
+    /// The steps refer to the run: checked at commit, once all are moved.
+    fn rekey_run(&mut self, from: i64, to: i64) -> Result<(), StoreError> {
+        self.conn.execute_batch("PRAGMA defer_foreign_keys = ON")?;
+        self.conn.execute("UPDATE runs SET id = ?2 WHERE id = ?1", params![from, to])?;
+        for table in ["steps", "history", "edits", "text_chunks", "search_pending"] {
+            self.conn.execute(&format!("UPDATE {table} SET run_id = ?2 WHERE run_id = ?1"), params![from, to])?;
         }
-        self.settle_texts()?;
-        for run in lw.runs.iter_mut().filter(|r| r.changed) {
-            self.conn.execute(
-                "UPDATE runs SET step_count = ?2, edit_count = ?3, rejected_count = ?4 WHERE id = ?1",
-                params![run.id, run.counts.steps as i64, run.counts.edits as i64, run.counts.rejected as i64],
-            )?;
-            run.changed = false;
-        }
-        self.conn.execute_batch("COMMIT")?;
-        lw.open = false;
-        self.blob_ids.extend(lw.w.new_blobs.drain(..));
         Ok(())
     }
 
-    /// End the write: each run's fields as the document gives them at its end (`ending.runs`,
-    /// in the order the runs began), its history, the tasks, steps whose flags changed
-    /// (`fixups`: run, step, flags), the real size and hash. A run's `edits` are all its edits,
-    /// reconstructed once the whole run was read: they replace those written with its steps;
-    /// `edited[run]` are the steps that get the `edit` flag. `fill(run, k, edit)` completes the
-    /// `k`th edit of a run just before it is written (its texts may be kept elsewhere until
-    /// then), and the texts go once it is.
-    fn live_finish(
+    fn live_end_rows(
         &mut self,
-        mut lw: LiveWrite,
-        record: &SourceRecord<'_>,
-        ending: Parsed,
-        fixups: &[(usize, usize, StepFlags)],
-        edited: &[Vec<usize>],
-        fill: &mut dyn FnMut(usize, usize, &mut Edit) -> Result<(), StoreError>,
-    ) -> Result<WriteStats, StoreError> {
-        let finished = self.live_finish_inner(&mut lw, record, ending, fixups, edited, fill);
-        if let Err(e) = finished {
-            self.rollback_source();
-            lw.open = false;
-            return Err(e);
-        }
-        self.commit_source(lw.w)
+        w: &mut SourceWrite,
+        id: i64,
+        run: &mut Run,
+        fill: &mut dyn FnMut(usize, &mut Edit) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let mut blobs = BlobWriter { tx: &self.conn, committed: &self.blob_ids, new_blobs: &mut w.new_blobs };
+        insert_history(&self.conn, id, &run.history, &mut blobs)?;
+        let (conn, packer) = (&self.conn, &mut self.packer);
+        in_edit_batches(&mut run.edits, fill, &mut |batch| insert_edits(conn, id, batch, texts::Packer::ready(packer)?))
     }
 
-    /// Stop a write without ending it: what was committed stays, marked unfinished (a whole
-    /// write of the file replaces it, keeping its runs' ids); what was not is rolled back.
-    fn live_interrupt(&mut self, lw: LiveWrite) {
-        if lw.open {
-            self.rollback_source();
-        }
-    }
-
-    /// Hold at most about `kib` KiB of database pages in memory on this connection (a writer
-    /// that must stay small while a large file goes through it).
-    fn limit_cache(&self, kib: i64) -> Result<i64, StoreError> {
-        // Negative: KiB; positive: pages.
+    /// Negative `cache_size`: KiB; positive: pages.
+    fn limit_pages(&self, kib: i64) -> Result<i64, StoreError> {
         let before: i64 = self.conn.query_row("PRAGMA cache_size", [], |r| r.get(0))?;
         let page: i64 = self.conn.query_row("PRAGMA page_size", [], |r| r.get(0))?;
         self.conn.pragma_update(None, "cache_size", -kib.max(64))?;
         Ok(if before < 0 { -before } else { before * page / 1024 })
     }
-
-    /// Give up a write: everything of the source is removed (see the module).
-    fn live_abandon(&mut self, lw: LiveWrite) -> Result<(), StoreError> {
-        if lw.open {
-            self.rollback_source();
-        }
-        let path: Option<String> =
-            self.conn.query_row("SELECT path FROM sources WHERE id = ?1", [lw.w.source_id], |r| r.get(0)).optional()?;
-        match path {
-            Some(p) => self.remove_source(&p).map(|_| ()),
-            None => Ok(()),
-        }
-    }
-}
-
-impl Sqlite {
-    /// Write the step texts still on their way into chunks, and their rows.
-    fn settle_texts(&mut self) -> Result<(), StoreError> {
-        match self.open_texts.take() {
-            Some(open) => open.finish(&self.conn, texts::Packer::ready(&mut self.packer)?),
-            None => Ok(()),
-        }
-    }
-
-    fn live_tx(&mut self, lw: &mut LiveWrite) -> Result<(), StoreError> {
-        if !lw.open {
-            self.conn.execute_batch("BEGIN IMMEDIATE")?;
-            lw.open = true;
-        }
-        Ok(())
-    }
-
-    fn live_finish_inner(
-        &mut self,
-        lw: &mut LiveWrite,
-        record: &SourceRecord<'_>,
-        mut ending: Parsed,
-        fixups: &[(usize, usize, StepFlags)],
-        edited: &[Vec<usize>],
-        fill: &mut dyn FnMut(usize, usize, &mut Edit) -> Result<(), StoreError>,
-    ) -> Result<(), StoreError> {
-        self.live_tx(lw)?;
-        self.settle_texts()?;
-        lw.check_ending(&ending)?;
-        // The edits written with the steps go; all of them come again, in the order (and so
-        // with the ids) a whole write gives them.
-        for live in &lw.runs {
-            self.conn.execute("DELETE FROM edits WHERE run_id = ?1", [live.id])?;
-        }
-        for (i, mut run) in std::mem::take(&mut ending.runs).into_iter().enumerate() {
-            let live = &mut lw.runs[i];
-            // A run keeps the id it had before a replace (the instance may only be known now).
-            if let Some(&kept) = lw.w.old_ids.get(&run_key(&run))
-                && kept != live.id
-            {
-                rekey(&self.conn, live.id, kept)?;
-                live.id = kept;
-            }
-            let counts = RunCounts { steps: live.counts.steps, ..RunCounts::of(0, &run.edits) };
-            update_run_row(&self.conn, live.id, &run, counts)?;
-            let mut blobs = BlobWriter { tx: &self.conn, committed: &self.blob_ids, new_blobs: &mut lw.w.new_blobs };
-            insert_history(&self.conn, live.id, &run.history, &mut blobs)?;
-            // In batches of about EDIT_BATCH_BYTES of text: their texts compress together (one
-            // edit per frame barely compresses), and memory stays bounded by a batch.
-            let (conn, packer, id) = (&self.conn, &mut self.packer, live.id);
-            in_edit_batches(&mut run.edits, &mut |k, e| fill(i, k, e), &mut |batch| {
-                insert_edits(conn, id, batch, texts::Packer::ready(packer)?)
-            })?;
-            lw.w.instances.insert(run.instance_id);
-        }
-        for (run_id, step, change) in lw.flag_changes(fixups, edited) {
-            let (sql, bits) = match change {
-                FlagChange::Set(bits) => ("UPDATE steps SET flags = ?3 WHERE run_id = ?1 AND idx = ?2", bits),
-                FlagChange::Add(bits) => ("UPDATE steps SET flags = flags | ?3 WHERE run_id = ?1 AND idx = ?2", bits),
-            };
-            self.conn.prepare_cached(sql)?.execute(params![run_id, step, bits])?;
-        }
-        self.conn.execute(
-            "UPDATE sources SET format = ?2, size = ?3, hash = ?4, warnings = NULL WHERE id = ?1",
-            params![lw.w.source_id, record.format, record.size as i64, &record.hash[..]],
-        )?;
-        // Outcomes, predictions and tasks as a whole write adds them; the warnings with them.
-        self.append(&mut lw.w, &ending)?;
-        Ok(())
-    }
-}
-
-/// Give run `from` the id `to` (free), with its steps and edits.
-fn rekey(conn: &rusqlite::Connection, from: i64, to: i64) -> Result<(), StoreError> {
-    // The steps refer to the run: checked at commit, once all are moved.
-    conn.execute_batch("PRAGMA defer_foreign_keys = ON")?;
-    conn.execute("UPDATE runs SET id = ?2 WHERE id = ?1", params![from, to])?;
-    for table in ["steps", "history", "edits", "text_chunks", "search_pending"] {
-        conn.execute(&format!("UPDATE {table} SET run_id = ?2 WHERE run_id = ?1"), params![from, to])?;
-    }
-    Ok(())
-}
-
-/// A run's row once its document has been read to the end.
-fn update_run_row(conn: &rusqlite::Connection, id: i64, run: &Run, counts: RunCounts) -> Result<(), StoreError> {
-    with_run_fields(run, counts, |fields| {
-        let values = std::iter::once(&id as &dyn rusqlite::ToSql).chain(fields.iter().copied());
-        conn.prepare_cached(
-            "UPDATE runs SET position = ?2, instance_id = ?3, format = ?4, format_version = ?5, agent = ?6,
-                model = ?7, exit_status = ?8, submission = ?9, cost = ?10, tokens_sent = ?11,
-                tokens_received = ?12, api_calls = ?13, attempt = ?14, best_attempt = ?15, step_count = ?16,
-                edit_count = ?17, rejected_count = ?18, metadata = ?19
-             WHERE id = ?1",
-        )?
-        .execute(rusqlite::params_from_iter(values))
-    })?;
-    Ok(())
 }

@@ -4,20 +4,14 @@
 //! ([`Sqlite::open_read_only`]); what a file must hold to be opened is in `open.rs`. Writes go
 //! through `write.rs`, one transaction per source (or a savepoint of a batch); step texts are
 //! compressed (`store::texts`); the search index (FTS5) is built after the write
-//! (`search_index.rs`); reads are in `read.rs`, `browse.rs`, `labels.rs`, `export.rs`.
+//! (`search_index.rs`). Reads, labels, notes and what a write does around its rows are
+//! `store::sql`'s, written once for both stores over `sql.rs`.
 
-mod browse;
-mod export;
-mod grade;
-mod identity;
-mod labels;
-mod link;
 mod live;
-mod notes;
 mod open;
-mod read;
 mod schema;
 mod search_index;
+mod sql;
 mod tables;
 mod write;
 
@@ -180,20 +174,6 @@ impl Cells for rusqlite::Row<'_> {
     fn bytes(&self, i: usize) -> Result<Vec<u8>, StoreError> {
         Ok(self.get(i)?)
     }
-}
-
-/// Every row of a statement, made into `T` by `make`.
-fn collect<T>(
-    stmt: &mut rusqlite::Statement<'_>,
-    params: impl rusqlite::Params,
-    mut make: impl FnMut(&dyn Cells) -> Result<T, StoreError>,
-) -> Result<Vec<T>, StoreError> {
-    let mut rows = stmt.query(params)?;
-    let mut out = Vec::new();
-    while let Some(r) = rows.next()? {
-        out.push(make(r)?);
-    }
-    Ok(out)
 }
 
 #[cfg(test)]

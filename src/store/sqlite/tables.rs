@@ -36,8 +36,7 @@ impl Tables for Sqlite {
         table: &Table,
         each: &mut dyn FnMut(Vec<Value>) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        let key = table.key.map_or_else(|| "rowid".to_string(), |k| k.join(", "));
-        let sql = format!("SELECT {} FROM {} ORDER BY {key}", table.columns.join(", "), table.name);
+        let sql = table.select(<Self as crate::store::sql::Sql>::ROW_ORDER);
         let mut stmt = self.conn.prepare(&sql)?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {

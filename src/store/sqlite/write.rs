@@ -3,24 +3,21 @@
 
 use super::Sqlite;
 use crate::error::StoreError;
-use crate::model::{CheckedBy, Edit, Message, Parsed, QueryMessage, Run, Step, TestOutcome};
+use crate::model::{CheckedBy, Edit, Message, Parsed, QueryMessage, Run, Step};
 use crate::store::backend::Writes;
+use crate::store::sql::write;
 use crate::store::texts;
-use crate::store::write::{RunCounts, SourceRecord, SourceWrite, WriteStats, json_list, message_hash, run_key};
-use rusqlite::{Connection, OptionalExtension, ToSql, params};
+use crate::store::write::{RunCounts, SourceRecord, SourceWrite, WriteStats, message_hash, run_key};
+use rusqlite::{Connection, OptionalExtension, params};
 use std::collections::HashMap;
 
 impl Writes for Sqlite {
     fn source_hashes(&self) -> Result<HashMap<String, Vec<u8>>, StoreError> {
-        let mut stmt = self.conn.prepare("SELECT path, hash FROM sources")?;
-        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        write::source_hashes(self)
     }
 
     fn source_warnings(&self, path: &str) -> Result<Vec<String>, StoreError> {
-        let text: Option<Option<String>> =
-            self.conn.query_row("SELECT warnings FROM sources WHERE path = ?1", [path], |r| r.get(0)).optional()?;
-        Ok(text.flatten().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default())
+        write::source_warnings(self, path)
     }
 
     /// Start writing a source: one IMMEDIATE transaction until [`Store::commit_source`] or
@@ -38,8 +35,6 @@ impl Writes for Sqlite {
 
     /// Add parsed content to an open source write. On error the caller rolls back.
     fn append(&mut self, w: &mut SourceWrite, parsed: &Parsed) -> Result<(), StoreError> {
-        let conn = &self.conn;
-        let packer = texts::Packer::ready(&mut self.packer)?;
         for run in &parsed.runs {
             let id = match w.old_ids.get(&run_key(run)) {
                 Some(&kept) => kept,
@@ -48,62 +43,27 @@ impl Writes for Sqlite {
                     w.next_run_id - 1
                 }
             };
-            let target =
-                RunWrite { source_id: w.source_id, id, committed: &self.blob_ids, new_blobs: &mut w.new_blobs, packer };
-            insert_run(conn, run, target)?;
+            crate::store::sql::live::insert_run_row(
+                &*self,
+                w.source_id,
+                id,
+                run,
+                RunCounts::of(run.steps.len(), &run.edits),
+            )?;
+            let packer = texts::Packer::ready(&mut self.packer)?;
+            let target = RunWrite { id, committed: &self.blob_ids, new_blobs: &mut w.new_blobs, packer };
+            insert_run(&self.conn, run, target)?;
             w.instances.insert(run.instance_id.clone());
             w.stats.runs += 1;
             w.stats.steps += run.steps.len();
         }
-        for o in &parsed.outcomes {
-            insert_outcome(conn, w.source_id, o)?;
-            w.instances.insert(o.instance_id.clone());
-            w.stats.outcomes += 1;
-        }
-        for p in &parsed.predictions {
-            conn.prepare_cached(
-                "INSERT INTO predictions (source_id, instance_id, model, patch) VALUES (?1, ?2, ?3, ?4)",
-            )?
-            .execute(params![w.source_id, p.instance_id, p.model, p.patch])?;
-            w.instances.insert(p.instance_id.clone());
-            w.stats.predictions += 1;
-        }
-        for t in &parsed.tasks {
-            conn.prepare_cached(
-                "INSERT INTO tasks (source_id, instance_id, instruction, gold_patch, fail_to_pass, pass_to_pass)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            )?
-            .execute(params![
-                w.source_id,
-                t.instance_id,
-                t.instruction,
-                t.gold_patch,
-                json_list(&t.fail_to_pass),
-                json_list(&t.pass_to_pass),
-            ])?;
-            if t.gold_patch.is_some() || !t.fail_to_pass.is_empty() || !t.pass_to_pass.is_empty() {
-                w.stats.tasks += 1;
-            }
-            // A task's lists grade the test logs of its instance (`link`).
-            w.instances.insert(t.instance_id.clone());
-        }
-        w.warnings.extend(parsed.warnings.iter().cloned());
-        Ok(())
+        write::append_evaluations(self, w, parsed)
     }
 
     /// Join the touched instances, record the warnings, commit.
     fn commit_source(&mut self, w: SourceWrite) -> Result<WriteStats, StoreError> {
         let finish = || -> Result<(), StoreError> {
-            for id in &w.instances {
-                super::link::relink_instance(&self.conn, id)?;
-            }
-            super::identity::follow_runs(&self.conn, w.source_id)?;
-            let warnings = (!w.warnings.is_empty()).then(|| serde_json::Value::from(w.warnings.clone()).to_string());
-            self.conn.execute("UPDATE sources SET warnings = ?2 WHERE id = ?1", params![w.source_id, warnings])?;
-            if self.parted == Some(w.source_id) {
-                // Written in parts: the placeholder hash gives way to the file's.
-                self.conn.execute("UPDATE sources SET hash = ?2 WHERE id = ?1", params![w.source_id, w.hash])?;
-            }
+            write::settle_source(self, &w, self.parted == Some(w.source_id))?;
             self.conn.execute_batch(if self.batch { "RELEASE source" } else { "COMMIT" })?;
             Ok(())
         };
@@ -207,28 +167,11 @@ impl Writes for Sqlite {
 
     /// The size and hash a source was stored with, if it was.
     fn source_fingerprint(&self, path: &str) -> Result<Option<(u64, Vec<u8>)>, StoreError> {
-        let row: Option<(i64, Vec<u8>)> = self
-            .conn
-            .query_row("SELECT size, hash FROM sources WHERE path = ?1", [path], |r| Ok((r.get(0)?, r.get(1)?)))
-            .optional()?;
-        Ok(row.map(|(size, hash)| (size.max(0) as u64, hash)))
+        write::source_fingerprint(self, path)
     }
 
-    /// The runs of these sources (by path), in id order.
     fn runs_of_sources(&self, paths: &[String]) -> Result<Vec<i64>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT r.id FROM runs r JOIN sources s ON s.id = r.source_id WHERE s.path = ?1 ORDER BY r.id",
-        )?;
-        let mut ids = Vec::new();
-        for path in paths {
-            let rows = stmt.query_map([path], |r| r.get::<_, i64>(0))?;
-            for id in rows {
-                ids.push(id?);
-            }
-        }
-        ids.sort_unstable();
-        ids.dedup();
-        Ok(ids)
+        write::runs_of_sources(self, paths)
     }
 
     /// Remove a source and everything it contributed; the instances it touched are joined
@@ -239,11 +182,11 @@ impl Writes for Sqlite {
             let id: Option<i64> =
                 self.conn.query_row("SELECT id FROM sources WHERE path = ?1", [path], |r| r.get(0)).optional()?;
             let Some(id) = id else { return Ok(false) };
-            let instances = super::write::instances_of_source(&self.conn, id)?;
+            let instances = write::instances_of_source(self, id)?;
             delete_contents(&self.conn, id)?;
             self.conn.execute("DELETE FROM sources WHERE id = ?1", [id])?;
             for instance in &instances {
-                super::link::relink_instance(&self.conn, instance)?;
+                crate::store::sql::link::relink_instance(self, instance)?;
             }
             Ok(true)
         })();
@@ -269,7 +212,7 @@ impl Sqlite {
         let mut w = SourceWrite { hash: src.hash.to_vec(), ..SourceWrite::default() };
         w.source_id = match existing {
             Some(id) => {
-                w.instances.extend(instances_of_source(conn, id)?);
+                w.instances.extend(write::instances_of_source(self, id)?);
                 // Runs keep their ids across a replace when they are the same run (same place in
                 // the source, instance and attempt), so what refers to them stays attached.
                 let mut stmt =
@@ -314,17 +257,6 @@ impl Sqlite {
     }
 }
 
-pub(super) fn instances_of_source(tx: &Connection, source_id: i64) -> Result<Vec<String>, StoreError> {
-    let mut stmt = tx.prepare(
-        "SELECT instance_id FROM runs WHERE source_id = ?1
-         UNION SELECT instance_id FROM outcomes WHERE source_id = ?1
-         UNION SELECT instance_id FROM predictions WHERE source_id = ?1
-         UNION SELECT instance_id FROM tasks WHERE source_id = ?1",
-    )?;
-    let rows = stmt.query_map([source_id], |r| r.get(0))?;
-    Ok(rows.collect::<Result<_, _>>()?)
-}
-
 /// Remove everything a source contributed, the full-text entries and any blobs no longer used.
 pub(super) fn delete_contents(tx: &Connection, source_id: i64) -> Result<(), StoreError> {
     // A run still waiting for the index has nothing in it: deleting its rowids is a no-op.
@@ -358,7 +290,6 @@ pub(super) fn delete_contents(tx: &Connection, source_id: i64) -> Result<(), Sto
 pub(super) type BlobCache = HashMap<[u8; 16], i64>;
 
 struct RunWrite<'a> {
-    source_id: i64,
     id: i64,
     committed: &'a BlobCache,
     new_blobs: &'a mut Vec<([u8; 16], i64)>,
@@ -366,8 +297,8 @@ struct RunWrite<'a> {
 }
 
 fn insert_run(tx: &Connection, run: &Run, w: RunWrite<'_>) -> Result<i64, StoreError> {
-    let RunWrite { source_id, id, committed, new_blobs, packer } = w;
-    let run_id = insert_run_row(tx, source_id, id, run, RunCounts::of(run.steps.len(), &run.edits))?;
+    let RunWrite { id, committed, new_blobs, packer } = w;
+    let run_id = id;
     let mut blobs = BlobWriter { tx, committed, new_blobs };
     insert_history(tx, run_id, &run.history, &mut blobs)?;
     let mut texts = StepTexts::new(run_id, packer);
@@ -381,64 +312,6 @@ fn insert_run(tx: &Connection, run: &Run, w: RunWrite<'_>) -> Result<i64, StoreE
     Ok(run_id)
 }
 
-/// The run's own row (no steps, history or edits).
-pub(super) fn insert_run_row(
-    tx: &Connection,
-    source_id: i64,
-    id: i64,
-    run: &Run,
-    counts: RunCounts,
-) -> Result<i64, StoreError> {
-    with_run_fields(run, counts, |fields| {
-        let keys: [&dyn ToSql; 2] = [&id, &source_id];
-        let values = keys.into_iter().chain(fields.iter().copied());
-        tx.prepare_cached(
-            "INSERT INTO runs (id, source_id, position, instance_id, format, format_version, agent, model,
-                exit_status, submission, cost, tokens_sent, tokens_received, api_calls, attempt,
-                best_attempt, step_count, edit_count, rejected_count, metadata)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
-        )?
-        .execute(rusqlite::params_from_iter(values))
-    })?;
-    Ok(tx.last_insert_rowid())
-}
-
-/// A run row's fields after its keys, in the order `position, instance_id, format,
-/// format_version, agent, model, exit_status, submission, cost, tokens_sent, tokens_received,
-/// api_calls, attempt, best_attempt, step_count, edit_count, rejected_count, metadata` (the
-/// row's insert and its update when a read ends both bind them).
-pub(super) fn with_run_fields<T>(
-    run: &Run,
-    counts: RunCounts,
-    f: impl FnOnce(&[&dyn ToSql]) -> rusqlite::Result<T>,
-) -> Result<T, StoreError> {
-    let format = crate::store::write::run_format(run)?;
-    let (steps, edits, rejected) = (counts.steps as i64, counts.edits as i64, counts.rejected as i64);
-    let cost = crate::model::kept_cost(run.cost);
-    f(&[
-        &run.position,
-        &run.instance_id,
-        &format,
-        &run.format_version,
-        &run.agent,
-        &run.model,
-        &run.exit_status,
-        &run.submission,
-        &cost,
-        &run.tokens_sent,
-        &run.tokens_received,
-        &run.api_calls,
-        &run.attempt,
-        &run.best_attempt,
-        &steps,
-        &edits,
-        &rejected,
-        &run.metadata,
-    ])
-    .map_err(StoreError::from)
-}
-
-/// The messages of a run's history that are not steps.
 pub(super) fn insert_history(
     tx: &Connection,
     run_id: i64,
@@ -728,33 +601,4 @@ impl BlobWriter<'_> {
         self.new_blobs.push((hash, id));
         Ok(id)
     }
-}
-
-fn insert_outcome(tx: &Connection, source_id: i64, o: &TestOutcome) -> Result<(), StoreError> {
-    tx.prepare_cached(
-        "INSERT INTO outcomes (source_id, instance_id, format, model, run_label, resolved,
-            patch_applied, patch_exists, test_count, log, patch, logged)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-    )?
-    .execute(params![
-        source_id,
-        o.instance_id,
-        o.format.map(|f| f.name()).unwrap_or("unknown"),
-        o.model,
-        o.run_label,
-        o.resolved,
-        o.patch_applied,
-        o.patch_exists,
-        o.tests.len() as i64,
-        o.log,
-        o.patch,
-        o.logged.as_ref().and_then(|l| serde_json::to_string(l).ok()),
-    ])?;
-    let outcome_id = tx.last_insert_rowid();
-    let mut stmt =
-        tx.prepare_cached("INSERT INTO tests (outcome_id, name, grp, passed, message) VALUES (?1, ?2, ?3, ?4, ?5)")?;
-    for t in &o.tests {
-        stmt.execute(params![outcome_id, t.name, t.group.map(|g| g.name()), t.passed, t.message])?;
-    }
-    Ok(())
 }

@@ -257,7 +257,7 @@ fn files_that_are_not_trajan_databases_are_refused_untouched() {
 
 #[test]
 fn a_deleted_runs_id_is_never_given_to_another_run_while_labels_name_it() {
-    use crate::label::{Label, Provenance, Source};
+    use crate::label::Source;
     let mut store = Store::open_in_memory().unwrap();
     let two = Parsed { runs: vec![run("a__a-1", None, "x"), run("b__b-2", None, "y")], ..Parsed::default() };
     let mut second = run("b__b-2", None, "y");
@@ -265,19 +265,7 @@ fn a_deleted_runs_id_is_never_given_to_another_run_while_labels_name_it() {
     let two = Parsed { runs: vec![two.runs[0].clone(), second], ..Parsed::default() };
     store.write_source(&record("/o.jsonl", &[1; 32]), &two).unwrap();
     let b = store.resolve_run("b__b-2").unwrap();
-    let label = Label {
-        run_id: b,
-        source: Source::Human,
-        rater: "ann".into(),
-        taxonomy: "refactoring".into(),
-        taxonomy_version: "1.0".into(),
-        modes: Vec::new(),
-        considered: Vec::new(),
-        exit_category: String::new(),
-        summary: String::new(),
-        provenance: Provenance::default(),
-        judgement: Default::default(),
-    };
+    let label = crate::store::labels::blank_label(b, Source::Human, "ann");
     store.add_label(&label, None).unwrap();
     // The file changes: b's place now holds another instance.
     let mut other = run("c__c-3", None, "z");
@@ -407,19 +395,7 @@ fn a_read_only_store_never_writes_and_opens_a_writer_when_asked() {
     let reader = ok(Store::open_read_only(&db));
     assert!(reader.is_read_only());
     assert!(ok(reader.conn.is_readonly(rusqlite::MAIN_DB)), "opened with SQLITE_OPEN_READONLY");
-    let label = crate::label::Label {
-        run_id: ok(reader.resolve_run("a")),
-        source: crate::label::Source::Human,
-        rater: "ann".into(),
-        taxonomy: "refactoring".into(),
-        taxonomy_version: "1.0".into(),
-        modes: Vec::new(),
-        considered: Vec::new(),
-        exit_category: String::new(),
-        summary: String::new(),
-        provenance: crate::label::Provenance::default(),
-        judgement: Default::default(),
-    };
+    let label = crate::store::labels::blank_label(ok(reader.resolve_run("a")), crate::label::Source::Human, "ann");
     let refused = reader.add_label(&label, None).err().map(|e| e.to_string()).unwrap_or_default();
     assert!(refused.contains("readonly"), "{refused}");
     let writer = ok(reader.writer());

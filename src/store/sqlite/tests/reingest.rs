@@ -3,26 +3,14 @@
 //! them), through any re-ingest.
 
 use super::{ok, record, run, unmarked_trajan};
-use crate::label::{Label, Provenance, Source};
+use crate::label::{Label, Source};
 use crate::model::Parsed;
 use crate::store::backend::*;
 use crate::store::read::RunFilter;
 use crate::store::sqlite::Sqlite as Store;
 
 fn label(run_id: i64, rater: &str) -> Label {
-    Label {
-        run_id,
-        source: Source::Human,
-        rater: rater.into(),
-        taxonomy: "refactoring".into(),
-        taxonomy_version: "1.0".into(),
-        modes: Vec::new(),
-        considered: Vec::new(),
-        exit_category: String::new(),
-        summary: String::new(),
-        provenance: Provenance::default(),
-        judgement: Default::default(),
-    }
+    crate::store::labels::blank_label(run_id, Source::Human, rater)
 }
 
 /// Runs at their places in the source.

@@ -1,0 +1,258 @@
+//! One SQL layer for both stores: the queries, their rows' mapping and the orchestration around
+//! them written once, over [`Sql`], which each backend implements (`sqlite/sql.rs`,
+//! `pg/sql.rs`).
+//!
+//! A statement is written with `?1`, `?2`... placeholders (SQLite's); PostgreSQL's side rewrites
+//! them to `$1`, `$2`... once per statement, beside its prepared-statement cache. What the two
+//! dialects say differently is a fragment of the trait ([`Sql::NOW`], [`Sql::ROW_ORDER`],
+//! [`Sql::in_list`], [`Sql::sorted_join`]); what only a transaction of one can do is a method
+//! (per-key locks, ids taken ahead, bulk rows). Every interface trait of `backend.rs` that is
+//! written here is implemented for every `Sql` (the modules below); a backend keeps only what is
+//! its own (connecting, migrations, search, the write path's encoding).
+
+mod browse;
+mod export;
+pub(super) mod identity;
+mod labels;
+pub(super) mod link;
+pub(super) mod live;
+mod notes;
+pub(super) mod read;
+pub(super) mod write;
+
+use super::cells::Cells;
+use super::read::StepRow;
+use super::texts::Chunks;
+use crate::error::StoreError;
+
+/// A statement's parameter, borrowed: a hot loop binds without allocating.
+#[derive(Debug, Clone, Copy)]
+pub enum Arg<'a> {
+    Null,
+    Int(i64),
+    Real(f64),
+    Text(&'a str),
+    Bytes(&'a [u8]),
+}
+
+impl From<i64> for Arg<'_> {
+    fn from(v: i64) -> Self {
+        Arg::Int(v)
+    }
+}
+
+impl From<bool> for Arg<'_> {
+    fn from(v: bool) -> Self {
+        Arg::Int(i64::from(v))
+    }
+}
+
+impl From<f64> for Arg<'_> {
+    fn from(v: f64) -> Self {
+        Arg::Real(v)
+    }
+}
+
+impl<'a> From<&'a str> for Arg<'a> {
+    fn from(v: &'a str) -> Self {
+        Arg::Text(v)
+    }
+}
+
+impl<'a> From<&'a String> for Arg<'a> {
+    fn from(v: &'a String) -> Self {
+        Arg::Text(v)
+    }
+}
+
+impl<'a> From<&'a [u8]> for Arg<'a> {
+    fn from(v: &'a [u8]) -> Self {
+        Arg::Bytes(v)
+    }
+}
+
+impl<'a, T: Into<Arg<'a>>> From<Option<T>> for Arg<'a> {
+    fn from(v: Option<T>) -> Self {
+        v.map_or(Arg::Null, Into::into)
+    }
+}
+
+/// `[Arg; N]` from values of any type an [`Arg`] is made from.
+macro_rules! args {
+    ($($v:expr),* $(,)?) => { [$($crate::store::sql::Arg::from($v)),*] };
+}
+pub(super) use args;
+
+/// What [`Sql::each`] hands each row to.
+pub type EachRow<'r> = &'r mut dyn FnMut(&dyn Cells) -> Result<(), StoreError>;
+
+/// What a backend gives the shared layer: statements, transactions, and a few dialect fragments.
+pub trait Sql: Chunks {
+    /// The time now as text, as both stores keep it (`2024-05-01T12:00:00.000Z`).
+    const NOW: &'static str;
+
+    /// The column that orders a table's rows as they were written (SQLite's `rowid`, PostgreSQL's
+    /// `id`), for the tables whose key does not.
+    const ROW_ORDER: &'static str;
+
+    /// `IN` the ids of parameter `param` (a JSON array of integers, see [`id_list`]).
+    fn in_list(param: &str) -> String;
+
+    /// The values of `column` from `from` (`FROM ... WHERE ...`), sorted, joined by U+001F.
+    fn sorted_join(column: &str, from: &str) -> String;
+
+    /// Each row of `sql` (with `?N` placeholders) handed to `row`, in order.
+    fn each(&self, sql: &str, args: &[Arg<'_>], row: EachRow<'_>) -> Result<(), StoreError>;
+
+    /// Run a statement that returns no rows; the number of rows it changed.
+    fn execute(&self, sql: &str, args: &[Arg<'_>]) -> Result<u64, StoreError>;
+
+    /// Begin a write transaction (SQLite: `BEGIN IMMEDIATE`, the one writer).
+    fn begin(&self) -> Result<(), StoreError>;
+
+    fn commit(&self) -> Result<(), StoreError>;
+
+    /// Roll the open transaction back (after an error: its own error is not the one to report).
+    fn rollback(&self);
+
+    /// Take these keys' locks for the transaction, so writers of one key take turns (PostgreSQL's
+    /// advisory locks; SQLite's one writer holds them all already).
+    fn lock_keys(&self, keys: Vec<String>) -> Result<(), StoreError>;
+
+    /// `n` new ids of `table`, ascending, in the open transaction.
+    fn new_ids(&self, table: &str, n: usize) -> Result<Vec<i64>, StoreError>;
+
+    /// Rows of `table` (`cells`: a row's `columns.len()` values after another): a prepared
+    /// statement in a loop (SQLite), or one `COPY` (PostgreSQL).
+    fn bulk(&self, table: &str, columns: &[&str], cells: &[Arg<'_>]) -> Result<(), StoreError>;
+
+    /// `read` with the chunks of `named` at hand: fetched ahead in batches where each is a round
+    /// trip (PostgreSQL), one at a time where it is a page read (SQLite).
+    fn with_chunks<R>(&self, named: Vec<i64>, read: impl FnOnce(&dyn Chunks) -> R) -> R
+    where
+        Self: Sized;
+
+    /// Step `index` of a run with its texts within [`super::texts::SHOWN`], and whether it may have
+    /// edits (their texts are read only then); `None` when there is no such step.
+    fn shown_step(&self, run_id: i64, index: i64) -> Result<Option<(StepRow, bool)>, StoreError>
+    where
+        Self: Sized,
+    {
+        browse::shown_step(self, run_id, index)
+    }
+
+    /// Every row of `sql`, made into `T` by `make`.
+    fn rows<T>(
+        &self,
+        sql: &str,
+        args: &[Arg<'_>],
+        mut make: impl FnMut(&dyn Cells) -> Result<T, StoreError>,
+    ) -> Result<Vec<T>, StoreError>
+    where
+        Self: Sized,
+    {
+        let mut out = Vec::new();
+        self.each(sql, args, &mut |r| {
+            out.push(make(r)?);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// The first row of `sql`, if any, made into `T`.
+    fn opt<T>(
+        &self,
+        sql: &str,
+        args: &[Arg<'_>],
+        make: impl FnOnce(&dyn Cells) -> Result<T, StoreError>,
+    ) -> Result<Option<T>, StoreError>
+    where
+        Self: Sized,
+    {
+        let mut make = Some(make);
+        let mut out = None;
+        self.each(sql, args, &mut |r| {
+            if let Some(make) = make.take() {
+                out = Some(make(r)?);
+            }
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// The first row of `sql`, which must be there.
+    fn one<T>(
+        &self,
+        sql: &str,
+        args: &[Arg<'_>],
+        make: impl FnOnce(&dyn Cells) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError>
+    where
+        Self: Sized,
+    {
+        self.opt(sql, args, make)?.ok_or_else(|| StoreError::Corrupt(format!("no row from: {sql}")))
+    }
+
+    /// The integers of the first column.
+    fn ints(&self, sql: &str, args: &[Arg<'_>]) -> Result<Vec<i64>, StoreError>
+    where
+        Self: Sized,
+    {
+        self.rows(sql, args, |r| r.int(0))
+    }
+
+    /// Run `f` in a write transaction: committed when it succeeds, rolled back otherwise.
+    fn transaction<T>(&self, f: impl FnOnce() -> Result<T, StoreError>) -> Result<T, StoreError>
+    where
+        Self: Sized,
+    {
+        self.begin()?;
+        match f() {
+            Ok(v) => {
+                self.commit()?;
+                Ok(v)
+            }
+            Err(e) => {
+                self.rollback();
+                Err(e)
+            }
+        }
+    }
+}
+
+/// Ids as [`Sql::in_list`] reads them: a JSON array.
+pub fn id_list(ids: &[i64]) -> String {
+    let mut out = String::with_capacity(2 + ids.len() * 8);
+    out.push('[');
+    for (i, id) in ids.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&id.to_string());
+    }
+    out.push(']');
+    out
+}
+
+/// `?N` placeholders as PostgreSQL's `$N`, outside quoted text and names.
+pub fn dollars(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len());
+    let mut quote: Option<char> = None;
+    let mut chars = sql.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '?') if chars.peek().is_some_and(char::is_ascii_digit) => {
+                out.push('$');
+                continue;
+            }
+            _ => {}
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;
