@@ -136,19 +136,7 @@ pub fn run(db: &Location, sizes: &Sizes, open_only: bool) -> Result<i32> {
     }
     let sweep = t.elapsed();
     let rss_end = super::memory::proc_status_kb("VmRSS")?;
-    let mut all: Vec<Duration> = times.iter().map(|(_, d)| *d).collect();
-    all.sort();
-    let pct = |p: f64| all[((all.len() - 1) as f64 * p) as usize];
-    let worst = times.iter().max_by_key(|(_, d)| *d).cloned().unwrap_or_default();
-    let _ = writeln!(
-        out,
-        "keypress          {} keys: median {:.2} ms, p99 {:.2} ms, max {:.2} ms ({})",
-        all.len(),
-        ms(pct(0.5)),
-        ms(pct(0.99)),
-        ms(worst.1),
-        worst.0
-    );
+    let _ = writeln!(out, "keypress          {}", key_times(&times, ""));
     let _ = writeln!(
         out,
         "long diffs        {finished} shown with {} lines coloured, the rest coloured while idle in {:.0} ms",
@@ -199,18 +187,24 @@ fn list_keys(ui: &mut Headless) -> Result<String> {
         ui.press(k).map_err(anyhow::Error::msg)?;
         times.push((k.to_string(), t.elapsed()));
     }
+    let what = format!(" (move, sort by each column, filter `{filter}` typed and cleared)");
+    Ok(format!("list keys         {}", key_times(&times, &what)))
+}
+
+/// "N keys WHAT: median, p99 and max (the slowest key)" of timed keys.
+fn key_times(times: &[(String, Duration)], what: &str) -> String {
     let mut all: Vec<Duration> = times.iter().map(|(_, d)| *d).collect();
     all.sort();
-    let pct = |p: f64| all[((all.len() - 1) as f64 * p) as usize];
+    let pct = |p: f64| all.get(((all.len().max(1) - 1) as f64 * p) as usize).copied().unwrap_or_default();
     let worst = times.iter().max_by_key(|(_, d)| *d).cloned().unwrap_or_default();
-    Ok(format!(
-        "list keys         {} keys (move, sort by each column, filter `{filter}` typed and cleared): median {:.2} ms, p99 {:.2} ms, max {:.2} ms ({})",
+    format!(
+        "{} keys{what}: median {:.2} ms, p99 {:.2} ms, max {:.2} ms ({})",
         all.len(),
         ms(pct(0.5)),
         ms(pct(0.99)),
         ms(worst.1),
         worst.0
-    ))
+    )
 }
 
 /// A part's figures printed as soon as it is measured (a failure in a later part keeps them).
