@@ -410,6 +410,24 @@ pub fn verdict(row: &Value, column: &str) -> Result<Option<bool>, RowError> {
     }
 }
 
+/// A number column that may be null; a number that is not finite is no value.
+pub fn number(row: &Value, column: &str) -> Result<Option<f64>, RowError> {
+    match row.get(column) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => Ok(n.as_f64().filter(|x| x.is_finite())),
+        Some(other) => Err(RowError::new(column, format!("expected a number, found {}", kind_of(other)))),
+    }
+}
+
+/// A count column that may be null: a whole number at least 0.
+pub fn count(row: &Value, column: &str) -> Result<Option<i64>, RowError> {
+    match number(row, column)? {
+        Some(x) if x >= 0.0 && x.fract() == 0.0 => Ok(Some(x.min(i64::MAX as f64) as i64)),
+        Some(x) => Err(RowError::new(column, format!("expected a count, found {x}"))),
+        None => Ok(None),
+    }
+}
+
 pub fn kind_of(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",

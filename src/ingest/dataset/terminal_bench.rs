@@ -10,7 +10,7 @@
 //! The task is `task_name`, else the task of `trial_name` (`<task>__<7 characters>`); a row with
 //! neither cannot say which task it ran and is not read.
 
-use super::row::{RowError, RowRun, kind_of, optional_str};
+use super::row::{RowError, RowRun, count, kind_of, number, optional_str};
 use crate::atif::Trajectory;
 use crate::error::json_message;
 use crate::ingest::atif::{self, Context, task_of_trial};
@@ -94,24 +94,6 @@ fn trajectory(row: &Value) -> Result<Trajectory, RowError> {
             "trajectory",
             format!("expected an ATIF trajectory (a JSON string or a struct), found {}", kind_of(other)),
         )),
-    }
-}
-
-/// A number column that may be null; a number that is not finite is no value.
-fn number(row: &Value, column: &str) -> Result<Option<f64>, RowError> {
-    match row.get(column) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Number(n)) => Ok(n.as_f64().filter(|x| x.is_finite())),
-        Some(other) => Err(RowError::new(column, format!("expected a number, found {}", kind_of(other)))),
-    }
-}
-
-/// A count column that may be null: a whole number at least 0.
-fn count(row: &Value, column: &str) -> Result<Option<i64>, RowError> {
-    match number(row, column)? {
-        Some(x) if x >= 0.0 && x.fract() == 0.0 => Ok(Some(x.min(i64::MAX as f64) as i64)),
-        Some(x) => Err(RowError::new(column, format!("expected a count, found {x}"))),
-        None => Ok(None),
     }
 }
 
