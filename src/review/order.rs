@@ -8,22 +8,35 @@ use crate::store::read::RunSummary;
 /// The rank of a run with no value in the column: after every value.
 pub const NULL: u32 = u32::MAX;
 
-/// Each run's rank (equal values, equal ranks) in each text column, indexed as the runs are.
+/// Each run's rank (equal values, equal ranks) in each text column, indexed as the runs are,
+/// and its id's rank with the runs in id order: a sort's whole key fits one `u128`.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Ranks {
     pub instance: Vec<u32>,
     pub agent: Vec<u32>,
     pub model: Vec<u32>,
     pub exit: Vec<u32>,
+    /// The rank of each run's id (ids are unique: no two runs share one).
+    pub id: Vec<u32>,
+    /// The runs' indices in id order: `by_id[id[i]] == i`.
+    pub by_id: Vec<u32>,
 }
 
 impl Ranks {
     pub fn of(runs: &[RunSummary]) -> Ranks {
+        let mut by_id: Vec<u32> = (0..runs.len() as u32).collect();
+        by_id.sort_unstable_by_key(|&i| runs[i as usize].id);
+        let mut id = vec![0; runs.len()];
+        for (rank, &i) in by_id.iter().enumerate() {
+            id[i as usize] = rank as u32;
+        }
         Ranks {
             instance: ranks(runs.iter().map(|r| Some(r.instance_id.as_str()))),
             agent: ranks(runs.iter().map(|r| r.agent.as_deref())),
             model: ranks(runs.iter().map(|r| r.model.as_deref())),
             exit: ranks(runs.iter().map(|r| r.exit_status.as_deref())),
+            id,
+            by_id,
         }
     }
 
