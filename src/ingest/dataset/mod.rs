@@ -8,8 +8,9 @@
 //! with tool calls and SWE-smith's `<function=...>` text through `ingest::atif`, see [`chat`]),
 //! its verdict (an outcome tied to its row: [`ROW_VERDICT`]), its patch (the submission), its
 //! model and the task its conversation states ([`task`]); the dataset's name, split, shard and
-//! row are kept in the run's metadata under `dataset`. A shard is one source: re-ingesting it unchanged adds nothing, a new revision
-//! replaces its runs (labels follow them, as for any file).
+//! row are kept in the run's metadata under `dataset`. A shard is one source: re-ingesting it
+//! unchanged adds nothing, a new revision replaces its runs (labels follow them, as for any
+//! file).
 //!
 //! A row that cannot be read is named (shard, row group, row, column, why) in a warning and
 //! counted; the rest of the shard is read ([`parquet`]).

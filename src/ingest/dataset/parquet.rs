@@ -81,7 +81,7 @@ pub fn shape_of_file(path: &Path, forced: Option<Format>) -> Result<Shape, Inges
 
 /// The dataset `--format` names for a Parquet file: only a dataset's rows come as Parquet, so
 /// another format is an error naming the ones that do.
-pub fn forced_kind(path: &Path, format: Format) -> Result<Kind, IngestError> {
+fn forced_kind(path: &Path, format: Format) -> Result<Kind, IngestError> {
     use strum::IntoEnumIterator;
     Kind::of_format(format).ok_or_else(|| {
         let kinds: Vec<&str> = Kind::iter().map(|k| k.format().name()).collect();
