@@ -95,6 +95,16 @@ pub enum Format {
     #[serde(rename = "terminal-bench-rows")]
     #[strum(serialize = "terminal-bench-rows")]
     TerminalBenchRows,
+    /// nvidia/SWE-Zero-openhands-trajectories and SWE-Hero rows: OpenHands' OpenAI chat messages
+    /// with tool calls, no verdict (`ingest::dataset::swezero`).
+    #[serde(rename = "swe-zero-openhands")]
+    #[strum(serialize = "swe-zero-openhands")]
+    SweZeroOpenHands,
+    /// R2E-Gym/R2EGym-SFT-Trajectories rows: `messages` alone, `<function=...>` calls in the
+    /// text, no verdict, the instance named by the issue (`ingest::dataset::r2egym`).
+    #[serde(rename = "r2e-gym-sft")]
+    #[strum(serialize = "r2e-gym-sft")]
+    R2eGymSft,
 }
 
 impl Format {
@@ -761,7 +771,9 @@ mod tests {
                 "swe-smith",
                 "open-swe-traces",
                 "swe-gym-openhands",
-                "terminal-bench-rows"
+                "terminal-bench-rows",
+                "swe-zero-openhands",
+                "r2e-gym-sft"
             ]
         );
         assert!(Format::iter().all(|f| Format::from_name(f.name()) == Some(f)));

@@ -23,7 +23,8 @@ pub enum BenchCommand {
         /// dataset's schema: nebius (nebius/SWE-agent-trajectories), rebench
         /// (nebius/SWE-rebench-openhands-trajectories), smith (SWE-bench/SWE-smith-trajectories), openswe (nvidia/Open-SWE-Traces),
         /// swegym (SWE-Gym/OpenHands-Sampled-Trajectories), tb2 (Terminal-Bench 2 trials as rows:
-        /// ATIF in a column, reward, cost, CTRF report).
+        /// ATIF in a column, reward, cost, CTRF report), swezero
+        /// (nvidia/SWE-Zero-openhands-trajectories), r2egym (R2E-Gym/R2EGym-SFT-Trajectories).
         #[arg(long, default_value = "mixed")]
         kind: String,
     },
@@ -139,7 +140,7 @@ pub fn run(cmd: BenchCommand) -> Result<i32> {
             let kind = Kind::parse(&kind).with_context(|| {
                 let agents: Vec<&str> = synth::agents::Agent::ALL.iter().map(|a| a.name()).collect();
                 format!(
-                    "unknown kind {kind:?}: swe-agent, mini, mixed, openhands, {}, nebius, rebench, smith, openswe, swegym, tb2",
+                    "unknown kind {kind:?}: swe-agent, mini, mixed, openhands, {}, nebius, rebench, smith, openswe, swegym, tb2, swezero, r2egym",
                     agents.join(", ")
                 )
             })?;

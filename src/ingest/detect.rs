@@ -285,10 +285,14 @@ pub fn is_eval_log(text: &str) -> bool {
 /// The format of a JSON object cut mid-write, from the top-level keys written before the cut
 /// (the one cut included): the same rules as [`detect`], and mini-swe-agent's `messages` alone
 /// when every key is one of its own (its `info` and `trajectory_format` may come after the cut).
+/// A dataset told by its columns being exactly these (R2E-Gym's `messages`) is not told so: more
+/// keys may have come after the cut.
 pub fn detect_cut(keys: &[String]) -> Option<Format> {
+    use crate::ingest::dataset::row::{Kind, Told};
     const MINI: &[&str] = &["info", "messages", "trajectory_format", "instance_id"];
+    let exact = |f: Format| Kind::of_format(f).is_some_and(|k| matches!(k.told(), Told::Exactly(_)));
     match detect(&Shape::Object(keys.to_vec()), "") {
-        Detected::Format(f) => Some(f),
+        Detected::Format(f) if !exact(f) => Some(f),
         _ if keys.iter().any(|k| k == "messages") && keys.iter().all(|k| MINI.contains(&k.as_str())) => {
             Some(Format::MiniSweAgent)
         }

@@ -156,7 +156,7 @@ pub fn parse_file(path: &Path, bytes: &[u8], forced: Option<Format>) -> Result<O
         };
     }
     if dataset::parquet::is_parquet(bytes) {
-        return parquet_outcome(path, bytes);
+        return parquet_outcome(path, bytes, forced);
     }
     if let Some(nul) = bytes.iter().take(source::SNIFF_BYTES).position(|b| *b == 0) {
         return binary_outcome(source::binary(path, nul));
@@ -177,10 +177,10 @@ pub fn parse_file(path: &Path, bytes: &[u8], forced: Option<Format>) -> Result<O
     })
 }
 
-/// A Parquet file read from memory (an archive's member): a dataset's shard, or skipped with
-/// its columns named.
-fn parquet_outcome(path: &Path, bytes: &[u8]) -> Result<Outcome, IngestError> {
-    match dataset::parquet::parse_bytes(path, bytes.to_vec(), dataset::parquet::Limits::default())? {
+/// A Parquet file read from memory (an archive's member): a dataset's shard (the one `forced`
+/// names, else the one its columns tell), or skipped with its columns named.
+fn parquet_outcome(path: &Path, bytes: &[u8], forced: Option<Format>) -> Result<Outcome, IngestError> {
+    match dataset::parquet::parse_bytes(path, bytes.to_vec(), dataset::parquet::Limits::default(), forced)? {
         Some((format, parsed)) => Ok(Outcome::Parsed { format, parsed }),
         None => Ok(Outcome::Skipped(Skip::new(SkipKind::Binary, "Parquet of no known dataset".to_string()))),
     }
@@ -379,7 +379,9 @@ fn parse_as(format: Format, path: &Path, text: &str) -> Result<Parsed, IngestErr
         | Format::SweSmith
         | Format::OpenSweTraces
         | Format::SweGymOpenHands
-        | Format::TerminalBenchRows => dataset::parse(path, text),
+        | Format::TerminalBenchRows
+        | Format::SweZeroOpenHands
+        | Format::R2eGymSft => dataset::parse(path, text, dataset::Kind::of_format(format)),
     }
 }
 

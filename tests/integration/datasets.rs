@@ -3,7 +3,8 @@
 //! schemas at test time, and as their JSON-lines export; each row a run with its steps, verdict,
 //! patch and model. Then what goes wrong with shards people download: a cut shard, a shard of
 //! another dataset, a column of the wrong type, rows that cannot be read, a huge cell, a row of
-//! a million messages.
+//! a million messages. The datasets whose rows have no verdict are in `unjudged`; `--format` on
+//! shards in `forced`.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -15,6 +16,11 @@ use trajan::store::read::{RunFilter, RunSummary};
 
 use crate::common;
 use crate::common::must;
+
+#[path = "datasets/forced.rs"]
+mod forced;
+#[path = "datasets/unjudged.rs"]
+mod unjudged;
 
 fn rows(name: &str) -> Value {
     let path = common::fixtures_dir("datasets").join(name);
@@ -76,6 +82,15 @@ fn nebius_rows_are_runs_with_their_own_verdicts() {
     assert!(warnings(&report).is_empty(), "{:?}", warnings(&report));
     let runs = runs(&store);
     assert_eq!(runs.len(), 3);
+    // The issue of the first user turn is the task's statement, written once per instance
+    // (the two runs of one instance are in two row groups).
+    let task = must(store.run_detail(runs[1].id, None), "detail").task.and_then(|t| t.instruction);
+    assert_eq!(task.as_deref(), Some("Add support for `summary` and `description` fields for paths"));
+    let tasks = unjudged::tasks(&dir.path().join("t.db"));
+    assert_eq!(
+        tasks.iter().map(|t| t.0.as_str()).collect::<Vec<_>>(),
+        ["marshmallow-code__apispec-382", "Unidata__MetPy-3437"]
+    );
     // Two runs of one instance by one model: each gets its own row's verdict.
     let got: Vec<(&str, Option<&str>, Option<bool>, Format)> =
         runs.iter().map(|r| (r.instance_id.as_str(), r.model.as_deref(), r.resolved, r.format)).collect();
@@ -188,8 +203,10 @@ fn a_cached_dataset_read_again_adds_nothing_and_a_new_shard_replaces_its_own_run
     assert_eq!(report.ingested(), 2, "{:?}", report.results);
     let first = runs(&store);
     drop(store);
+    let tasks = unjudged::tasks(&db);
     let (again, store) = ingest(&db, &[dir.path().join("hub")]);
     assert_eq!((again.ingested(), again.unchanged()), (0, 2));
+    assert_eq!(unjudged::tasks(&db), tasks, "no task added");
     assert_eq!(runs(&store).iter().map(|r| r.id).collect::<Vec<_>>(), first.iter().map(|r| r.id).collect::<Vec<_>>());
     drop(store);
     // A new revision of the first shard: its second row now resolved too.

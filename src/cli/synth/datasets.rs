@@ -1,5 +1,5 @@
 //! Synthetic shards of the published trajectory datasets (`bench gen --kind nebius|rebench|
-//! smith|openswe|swegym|tb2`): rows of each dataset's schema (`ingest::dataset::Kind::schema`), shaped as the
+//! smith|openswe|swegym|tb2|swezero|r2egym`): rows of each dataset's schema (`ingest::dataset::Kind::schema`), shaped as the
 //! fixtures of `fixtures/datasets/` are (the public rows' nesting and oddities), with varied
 //! text, many runs per instance, about one in five resolved. Written a row group (100 rows) at a
 //! time into shards of about 64 MB, named as the Hub names them (`train-00000-of-NNNNN.parquet`;
@@ -21,6 +21,8 @@ pub fn parse(kind: &str) -> Option<Kind> {
         "openswe" => Some(Kind::OpenSwe),
         "swegym" => Some(Kind::SweGym),
         "tb2" => Some(Kind::TerminalBench),
+        "swezero" => Some(Kind::SweZero),
+        "r2egym" => Some(Kind::R2eGym),
         _ => None,
     }
 }
@@ -78,7 +80,17 @@ fn row(kind: Kind, split: &str, seed: u64) -> (Value, usize) {
         Kind::OpenSwe => openswe(&mut rng, seed, &instance, &file),
         Kind::SweGym => swegym(&mut rng, seed, &instance, resolved, &file, &patch),
         Kind::TerminalBench => terminal_bench(&mut rng, seed, resolved),
+        Kind::SweZero => swezero(&mut rng, seed, &file, &patch),
+        Kind::R2eGym => r2egym(&mut rng, seed, &file),
     }
+}
+
+/// The task of a group of 20 rows (`seed / 20`): its instance and its issue, the same for each
+/// of its runs (as in the datasets, where one issue is run many times).
+fn task(seed: u64) -> (String, String) {
+    let group = seed / 20;
+    let mut rng = Rng(group.wrapping_mul(0x2545_f491_4f6c_dd1d) | 1);
+    (format!("synth__{}-{group}", rng.pick(WORDS)), prose(&mut rng, 80))
 }
 
 fn foot(open: &str) -> String {
@@ -255,6 +267,70 @@ fn swegym(rng: &mut Rng, seed: u64, instance: &str, resolved: bool, file: &str, 
         "test_result": {"git_patch": patch},
     });
     (row, steps)
+}
+
+/// A SWE-Zero row: SWE-rebench's OpenHands conversation on its task's issue; one row in four
+/// written as the card's first revision had them (no `name`, no `tool_call_id`).
+fn swezero(rng: &mut Rng, seed: u64, file: &str, patch: &str) -> (Value, usize) {
+    let (instance, issue) = task(seed);
+    let (mut traj, steps) = openhands_chat(rng, seed, file, false);
+    traj[1]["content"] = Value::String(format!("<issue_description>\n{issue}\n</issue_description>"));
+    if rng.below(4) == 0 {
+        for m in &mut traj {
+            m["name"] = Value::Null;
+            m["tool_call_id"] = Value::Null;
+        }
+    }
+    let source =
+        ["SWE-Gym", "SWE-Gym-Raw", "R2E-Gym-Subset", "SWE-Fixer-Train-110K", "SWE-rebench"][rng.below(5) as usize];
+    let row = json!({
+        "instance_id": instance, "repo": "synth/repo", "license": "MIT", "trajectory_id": format!("{seed:032x}"),
+        "trajectory": traj, "model_patch": patch, "dataset": source,
+    });
+    (row, steps)
+}
+
+/// An R2E-Gym row: `messages` alone, the issue in `<github_issue>`, calls as `<function=...>`
+/// text answered by `Execution output of [NAME]:` user messages, `finish` last.
+fn r2egym(rng: &mut Rng, seed: u64, file: &str) -> (Value, usize) {
+    let (_, issue) = task(seed);
+    let title = issue.split(' ').take(6).collect::<Vec<_>>().join(" ");
+    let m = |role: &str, content: String| json!({"content": content, "role": role});
+    let mut msgs = vec![
+        m("system", "You are a programming agent who is provided a github issue and repository bash environment and is tasked to solve certain tasks (e.g., file localization, testcase generation, code repair and editing etc) to resolve the issue.".into()),
+        m("user", format!("I have uploaded a python code repository in the /testbed directory.\n\nNow consider the following Github issue:\n\n<github_issue>\n[ISSUE]\n**Title:** {title}\n\n{issue}\n[/ISSUE]\n</github_issue>\n\nCan you help me implement the necessary changes to the repository to fix the <github_issue>?")),
+    ];
+    let steps = 20 + rng.below(20) as usize;
+    for _ in 0..steps {
+        let (call, out) = if rng.below(3) == 0 {
+            (
+                format!(
+                    "<function=file_editor>\n<parameter=command>str_replace</parameter>\n<parameter=path>/testbed/{file}</parameter>\n<parameter=old_str>    return {}</parameter>\n<parameter=new_str>    return {}</parameter>\n</function>",
+                    rng.pick(WORDS),
+                    rng.pick(WORDS)
+                ),
+                format!(
+                    "Execution output of [file_editor]:\nThe file /testbed/{file} has been edited. Here's the result of running `cat -n` on a snippet of /testbed/{file}:\n{}",
+                    code_lines(rng, 12, 1)
+                ),
+            )
+        } else {
+            (
+                format!(
+                    "<function=execute_bash>\n<parameter=command>grep -rn {} /testbed/src</parameter>\n</function>",
+                    rng.pick(WORDS)
+                ),
+                format!("Exit code: 0\nExecution output of [execute_bash]:\n{}", code_lines(rng, 30, 1)),
+            )
+        };
+        msgs.push(m("assistant", format!("{}\n\n{call}", prose(rng, 25))));
+        msgs.push(m("user", out));
+    }
+    msgs.push(m(
+        "assistant",
+        "The fix is in place.\n\n<function=finish>\n<parameter=command>submit</parameter>\n</function>".into(),
+    ));
+    (json!({"messages": msgs}), steps + 1)
 }
 
 /// A Terminal-Bench 2 trial as a row: terminus-2's ATIF trajectory (as the Harbor fixtures of

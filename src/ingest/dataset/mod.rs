@@ -6,10 +6,11 @@
 //! and a JSON line's keys. Each row becomes a run with its steps (read by the adapter of its
 //! dialect: SWE-agent's thought-action replies through `swe_agent::chat`, OpenAI chat messages
 //! with tool calls and SWE-smith's `<function=...>` text through `ingest::atif`, see [`chat`]),
-//! its verdict (an outcome tied to its row: [`ROW_VERDICT`]), its patch (the submission) and
-//! its model; the dataset's name, split, shard and row are kept in the run's metadata under
-//! `dataset`. A shard is one source: re-ingesting it unchanged adds nothing, a new revision
-//! replaces its runs (labels follow them, as for any file).
+//! its verdict (an outcome tied to its row: [`ROW_VERDICT`]), its patch (the submission), its
+//! model and the task its conversation states ([`task`]); the dataset's name, split, shard and
+//! row are kept in the run's metadata under `dataset`. A shard is one source: re-ingesting it
+//! unchanged adds nothing, a new revision replaces its runs (labels follow them, as for any
+//! file).
 //!
 //! A row that cannot be read is named (shard, row group, row, column, why) in a warning and
 //! counted; the rest of the shard is read ([`parquet`]).
@@ -18,11 +19,14 @@ pub mod chat;
 pub mod nebius;
 pub mod openswe;
 pub mod parquet;
+pub mod r2egym;
 pub mod rebench;
 pub mod row;
 pub mod shred;
 pub mod smith;
 pub mod swegym;
+pub mod swezero;
+pub mod task;
 pub mod terminal_bench;
 
 pub use row::{Kind, ROW_VERDICT, RowAt, RowError, RowRun};
@@ -45,6 +49,8 @@ pub fn read_row(kind: Kind, at: &RowAt<'_>, row: &Value) -> Result<RowRun, RowEr
         Kind::OpenSwe => openswe::row(at.shard, row),
         Kind::SweGym => swegym::row(at.shard, row),
         Kind::TerminalBench => terminal_bench::row(at.shard, row),
+        Kind::SweZero => swezero::row(at.shard, row),
+        Kind::R2eGym => r2egym::row(at.shard, row),
     }
 }
 
@@ -58,9 +64,9 @@ pub fn add_row(kind: Kind, at: &RowAt<'_>, row: &Value, parsed: &mut Parsed) -> 
             return false;
         }
     };
-    let RowRun { mut run, resolved, log, tests, task, notes, mut extra } = read;
+    let RowRun { mut run, resolved, log, tests, notes, mut extra } = read;
     parsed.warnings.extend(notes.into_iter().map(|n| format!("{}: {n}", at.name())));
-    parsed.tasks.extend(task);
+    parsed.tasks.extend(task::stated(&run));
     run.format = Some(kind.format());
     run.position = at.position as i64;
     let mut meta = Map::new();
@@ -93,10 +99,16 @@ pub fn add_row(kind: Kind, at: &RowAt<'_>, row: &Value, parsed: &mut Parsed) -> 
     true
 }
 
-/// A JSON line of a dataset's JSON-lines export (`Dataset.to_json`): one row.
+/// A JSON line of a dataset's JSON-lines export (`Dataset.to_json`): one row, of the dataset
+/// its keys tell.
 pub fn parse_line(path: &Path, line: usize, v: &Value) -> Result<Parsed, IngestError> {
+    parse_line_as(None, path, line, v)
+}
+
+/// [`parse_line`], the row read as a row of `kind` when one is given (`--format`).
+fn parse_line_as(kind: Option<Kind>, path: &Path, line: usize, v: &Value) -> Result<Parsed, IngestError> {
     let keys: Vec<String> = v.as_object().map(|o| o.keys().cloned().collect()).unwrap_or_default();
-    let kind = Kind::of_columns(&keys).ok_or_else(|| {
+    let kind = kind.or_else(|| Kind::of_columns(&keys)).ok_or_else(|| {
         IngestError::parse(path, Some(crate::error::Location::Line(line)), "not a row of a known dataset")
     })?;
     let dataset = dataset_name(path, kind);
@@ -112,13 +124,21 @@ pub fn parse_line(path: &Path, line: usize, v: &Value) -> Result<Parsed, IngestE
     }
 }
 
-/// A whole file of dataset rows: JSON lines (the export), or a JSON list of rows, or one row.
-pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
+/// A whole file of dataset rows: JSON lines (the export), or a JSON list of rows, or one row;
+/// rows of `kind` (the format detected or named by `--format`), else of the dataset their keys
+/// tell. Each task is kept once ([`task::Seen`]).
+pub fn parse(path: &Path, text: &str, kind: Option<Kind>) -> Result<Parsed, IngestError> {
+    let mut parsed = parse_rows(path, text, kind)?;
+    task::Seen::default().keep_new(&mut parsed.tasks);
+    Ok(parsed)
+}
+
+fn parse_rows(path: &Path, text: &str, kind: Option<Kind>) -> Result<Parsed, IngestError> {
     if path.extension().is_some_and(|e| e == "jsonl") || crate::ingest::detect::is_jsonl(text) {
         let mut parsed = Parsed::default();
         let mut warnings = Vec::new();
         crate::ingest::json::for_each_jsonl_line(path, text, &mut warnings, |line, v| {
-            parsed.absorb(parse_line(path, line, &v)?);
+            parsed.absorb(parse_line_as(kind, path, line, &v)?);
             Ok(())
         })?;
         parsed.warnings.splice(0..0, warnings);
@@ -130,9 +150,11 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
         one => vec![one],
     };
     let mut parsed = Parsed::default();
-    let Some(kind) = rows.iter().find_map(|r| {
-        let keys: Vec<String> = r.as_object().map(|o| o.keys().cloned().collect()).unwrap_or_default();
-        Kind::of_columns(&keys)
+    let Some(kind) = kind.or_else(|| {
+        rows.iter().find_map(|r| {
+            let keys: Vec<String> = r.as_object().map(|o| o.keys().cloned().collect()).unwrap_or_default();
+            Kind::of_columns(&keys)
+        })
     }) else {
         return Err(IngestError::shape(path, "no row of a known dataset"));
     };

@@ -12,7 +12,7 @@
 //! introduces itself), the model by `metadata.teacher_model.name`.
 
 use super::chat::{self, Calls};
-use super::row::{RowError, RowRun, kind_of, optional_str, required_list, required_str};
+use super::row::{RowError, RowRun, kind_of, messages, optional_str, required_str};
 use serde_json::{Map, Value};
 use std::path::Path;
 
@@ -44,10 +44,7 @@ pub fn agent(messages: &[Value]) -> &'static str {
 
 pub fn row(shard: &Path, row: &Value) -> Result<RowRun, RowError> {
     let instance_id = required_str(row, "instance_id")?.to_string();
-    let messages = required_list(row, "messages")?;
-    if let Some((i, m)) = messages.iter().enumerate().find(|(_, m)| !m.is_object()) {
-        return Err(RowError::new(&format!("messages[{i}]"), format!("expected a message, found {}", kind_of(m))));
-    }
+    let messages = messages(row, "messages")?;
     let resolved = verdict(row)?;
     let meta = match row.get("metadata") {
         None | Some(Value::Null) => None,

@@ -6,7 +6,9 @@
 //! What can go wrong, and what it costs:
 //! - a file that is no Parquet (cut, its footer lost): the shard fails, named, before anything is
 //!   written;
-//! - columns of no known dataset: the shard is skipped, its columns named;
+//! - columns of no known dataset: the shard is skipped, its columns named, unless `--format`
+//!   names the dataset: then it is read as that dataset's, each row naming the columns it lacks;
+//! - `--format` naming a format that is no dataset's: the shard fails, saying which are;
 //! - a known column of the wrong type (`target` as text): the shard fails naming the column and
 //!   both types;
 //! - a row group past the limits (its uncompressed bytes, its values): not read, named, its rows
@@ -17,8 +19,9 @@
 
 use super::add_row;
 use super::row::{Kind, RowAt, dataset_name, rows_lost, split_name};
+use super::task;
 use crate::error::IngestError;
-use crate::model::Parsed;
+use crate::model::{Format, Parsed};
 use parquet::basic::{ConvertedType, LogicalType, Type as Physical};
 use parquet::file::reader::{FileReader, RowGroupReader, SerializedFileReader};
 use parquet::record::reader::RowIter;
@@ -67,16 +70,35 @@ pub enum Shape {
     Unknown(Vec<String>),
 }
 
-/// Open a shard on disk and tell what it is (reads the footer only).
-pub fn shape_of_file(path: &Path) -> Result<Shape, IngestError> {
+/// Open a shard on disk and tell what it is (reads the footer only): the dataset `forced`
+/// names (`--format`, [`forced_kind`]) whatever its columns, else the one its columns tell.
+pub fn shape_of_file(path: &Path, forced: Option<Format>) -> Result<Shape, IngestError> {
+    let forced = forced.map(|f| forced_kind(path, f)).transpose()?;
     let file = std::fs::File::open(path).map_err(|source| IngestError::Io { path: path.to_path_buf(), source })?;
     let reader = SerializedFileReader::new(file).map_err(|e| open_error(path, e))?;
-    Ok(shape(reader.metadata().file_metadata().schema()))
+    Ok(shape(reader.metadata().file_metadata().schema(), forced))
 }
 
-fn shape(root: &Type) -> Shape {
+/// The dataset `--format` names for a Parquet file: only a dataset's rows come as Parquet, so
+/// another format is an error naming the ones that do.
+fn forced_kind(path: &Path, format: Format) -> Result<Kind, IngestError> {
+    use strum::IntoEnumIterator;
+    Kind::of_format(format).ok_or_else(|| {
+        let kinds: Vec<&str> = Kind::iter().map(|k| k.format().name()).collect();
+        IngestError::shape(
+            path,
+            format!(
+                "a Parquet file, read as {} (--format): only a dataset's shards are Parquet ({})",
+                format.name(),
+                kinds.join(", ")
+            ),
+        )
+    })
+}
+
+fn shape(root: &Type, forced: Option<Kind>) -> Shape {
     let cols = columns(root);
-    match Kind::of_columns(&cols) {
+    match forced.or_else(|| Kind::of_columns(&cols)) {
         Some(k) => Shape::Dataset(k),
         None => Shape::Unknown(cols),
     }
@@ -108,7 +130,7 @@ fn expected(kind: Kind, column: &str) -> Expect {
     match (kind, column) {
         (Kind::TerminalBench, "trajectory") => Expect::Text,
         (Kind::TerminalBench, "reward" | "cost_usd" | "n_input_tokens" | "n_output_tokens") => Expect::Number,
-        (_, "trajectory") | (Kind::OpenSwe | Kind::SweGym, "messages") => Expect::List,
+        (_, "trajectory") | (Kind::OpenSwe | Kind::SweGym | Kind::R2eGym, "messages") => Expect::List,
         (Kind::OpenSwe, "metadata") | (Kind::SweGym, "test_result") => Expect::Struct,
         (Kind::Nebius, "target") | (Kind::Rebench | Kind::Smith | Kind::OpenSwe | Kind::SweGym, "resolved") => {
             Expect::Verdict
@@ -198,15 +220,18 @@ pub fn read_groups(
     read_reader(path, &reader, size, kind, limits, &mut emit)
 }
 
-/// [`read_groups`] on a shard held in memory (an archive's member): all its groups in one.
+/// [`read_groups`] on a shard held in memory (an archive's member): all its groups in one; the
+/// shard read as `forced` names ([`shape_of_file`]).
 pub fn parse_bytes(
     path: &Path,
     bytes: Vec<u8>,
     limits: Limits,
-) -> Result<Option<(crate::model::Format, Parsed)>, IngestError> {
+    forced: Option<Format>,
+) -> Result<Option<(Format, Parsed)>, IngestError> {
+    let forced = forced.map(|f| forced_kind(path, f)).transpose()?;
     let size = bytes.len() as u64;
     let reader = SerializedFileReader::new(bytes::Bytes::from(bytes)).map_err(|e| open_error(path, e))?;
-    let Shape::Dataset(kind) = shape(reader.metadata().file_metadata().schema()) else { return Ok(None) };
+    let Shape::Dataset(kind) = shape(reader.metadata().file_metadata().schema(), forced) else { return Ok(None) };
     let mut all = Parsed::default();
     read_reader(path, &reader, size, kind, limits, &mut |p, _| {
         all.absorb(p);
@@ -237,6 +262,7 @@ fn read_reader<R: parquet::file::reader::ChunkReader + 'static>(
     let groups = reader.num_row_groups();
     let total_rows: i64 = meta.row_groups().iter().map(|g| g.num_rows()).sum();
     let (mut position, mut read, mut failed) = (0usize, 0usize, 0usize);
+    let mut tasks = task::Seen::default();
     let mut first_problem: Option<String> = None;
     for g in 0..groups {
         let gm = meta.row_group(g);
@@ -288,6 +314,7 @@ fn read_reader<R: parquet::file::reader::ChunkReader + 'static>(
             failed += bad;
             position += rows;
         }
+        tasks.keep_new(&mut parsed.tasks);
         if !emit(parsed, bytes) {
             return Ok(());
         }

@@ -8,31 +8,19 @@
 //! metadata. The model is not a column: the dataset card names it.
 
 use super::chat::{self, Calls};
-use super::row::{RowError, RowRun, kind_of, optional_str, required_list, required_str, verdict};
+use super::row::{RowError, RowRun, messages, optional_str, required_str, verdict};
+use crate::model::Run;
 use serde_json::{Map, Value};
 use std::path::Path;
 
-/// The model every run of the dataset used (its card).
+/// The model every run of the dataset used (its card; SWE-Zero's and SWE-Hero's cards too).
 pub const MODEL: &str = "Qwen/Qwen3-Coder-480B-A35B-Instruct";
 
 pub fn row(shard: &Path, row: &Value) -> Result<RowRun, RowError> {
-    let instance_id = required_str(row, "instance_id")?.to_string();
-    let messages = required_list(row, "trajectory")?;
-    if let Some((i, m)) = messages.iter().enumerate().find(|(_, m)| !m.is_object()) {
-        return Err(RowError::new(&format!("trajectory[{i}]"), format!("expected a message, found {}", kind_of(m))));
-    }
+    let mut run = openhands(shard, row)?;
     let resolved = verdict(row, "resolved")?;
-    let patch = optional_str(row, "model_patch")?.filter(|p| !p.trim().is_empty()).map(str::to_string);
-    let exit_status = optional_str(row, "exit_status")?.filter(|s| !s.trim().is_empty()).map(str::to_string);
-    let head = chat::Header {
-        instance_id: &instance_id,
-        agent: "openhands",
-        model: Some(MODEL),
-        submission: patch.as_deref(),
-    };
-    let mut run = chat::run(shard, &head, messages, Calls::Native);
     run.format_version = Some("0.54.0".into());
-    run.exit_status = exit_status;
+    run.exit_status = optional_str(row, "exit_status")?.filter(|s| !s.trim().is_empty()).map(str::to_string);
     let mut extra = Map::new();
     for key in ["trajectory_id", "repo", "gen_tests_correct", "pred_passes_gen_tests"] {
         if let Some(v) = row.get(key).filter(|v| !v.is_null()) {
@@ -40,4 +28,14 @@ pub fn row(shard: &Path, row: &Value) -> Result<RowRun, RowError> {
         }
     }
     Ok(RowRun { run, resolved, log: None, extra, ..RowRun::default() })
+}
+
+/// What SWE-rebench's rows and SWE-Zero's share: `instance_id`, `trajectory`'s OpenHands
+/// conversation read as steps, `model_patch` the submission, the model the cards name.
+pub fn openhands(shard: &Path, row: &Value) -> Result<Run, RowError> {
+    let instance_id = required_str(row, "instance_id")?;
+    let messages = messages(row, "trajectory")?;
+    let patch = optional_str(row, "model_patch")?.filter(|p| !p.trim().is_empty());
+    let head = chat::Header { instance_id, agent: "openhands", model: Some(MODEL), submission: patch };
+    Ok(chat::run(shard, &head, messages, Calls::Native))
 }

@@ -2,7 +2,7 @@
 //! published schemas, where a row is ([`RowAt`]), why it could not be read ([`RowError`]), the
 //! typed reading of a row's columns, the dataset's name and split from the shard's path.
 
-use crate::model::{Format, Run, Task, TestCase};
+use crate::model::{Format, Run, TestCase};
 use serde_json::{Map, Value};
 use std::path::Path;
 
@@ -26,6 +26,32 @@ pub enum Kind {
     /// Terminal-Bench 2 trials as rows: an ATIF trajectory in a column, `reward`, `cost_usd`,
     /// `test_report`.
     TerminalBench,
+    /// nvidia/SWE-Zero-openhands-trajectories (and SWE-Hero): OpenHands' chat messages with tool
+    /// calls, `dataset` the task's source; no verdict.
+    SweZero,
+    /// R2E-Gym/R2EGym-SFT-Trajectories: `messages` alone, calls as `<function=...>` text; no
+    /// verdict, no instance id.
+    R2eGym,
+}
+
+/// How a dataset's columns tell it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Told {
+    /// Every one of these present (the shard may have more).
+    AllOf(&'static [&'static str]),
+    /// These and no other: a column many datasets have (`messages`) tells nothing beside others.
+    Exactly(&'static [&'static str]),
+}
+
+impl Told {
+    /// Whether a row's columns (a shard's schema, a JSON line's keys) are the dataset's.
+    pub fn by(self, columns: &[String]) -> bool {
+        let (wanted, exact) = match self {
+            Told::AllOf(c) => (c, false),
+            Told::Exactly(c) => (c, true),
+        };
+        wanted.iter().all(|c| columns.iter().any(|x| x == c)) && (!exact || columns.len() == wanted.len())
+    }
 }
 
 impl Kind {
@@ -37,6 +63,8 @@ impl Kind {
             Kind::OpenSwe => Format::OpenSweTraces,
             Kind::SweGym => Format::SweGymOpenHands,
             Kind::TerminalBench => Format::TerminalBenchRows,
+            Kind::SweZero => Format::SweZeroOpenHands,
+            Kind::R2eGym => Format::R2eGymSft,
         }
     }
 
@@ -48,6 +76,8 @@ impl Kind {
             Format::OpenSweTraces => Some(Kind::OpenSwe),
             Format::SweGymOpenHands => Some(Kind::SweGym),
             Format::TerminalBenchRows => Some(Kind::TerminalBench),
+            Format::SweZeroOpenHands => Some(Kind::SweZero),
+            Format::R2eGymSft => Some(Kind::R2eGym),
             _ => None,
         }
     }
@@ -63,25 +93,32 @@ impl Kind {
             // Harbor's name for the benchmark (`harbor run -d terminal-bench@2.0`): rows of its
             // trials are published under many owners' names, found on the shard's path.
             Kind::TerminalBench => "terminal-bench@2.0",
+            // SWE-Hero's shards have the same schema: the cache's folder names which.
+            Kind::SweZero => "nvidia/SWE-Zero-openhands-trajectories",
+            Kind::R2eGym => "R2E-Gym/R2EGym-SFT-Trajectories",
         }
     }
 
-    /// The columns that tell the dataset (every one present).
-    pub fn columns(self) -> &'static [&'static str] {
+    /// The columns that tell the dataset.
+    pub fn told(self) -> Told {
         match self {
-            Kind::Nebius => &["instance_id", "model_name", "target", "trajectory", "generated_patch"],
-            Kind::Rebench => &["trajectory_id", "instance_id", "trajectory", "model_patch", "resolved"],
-            Kind::Smith => &["messages", "instance_id", "resolved", "traj_id", "patch"],
-            Kind::OpenSwe => &["instance_id", "trajectory_id", "messages", "resolved", "metadata"],
-            Kind::SweGym => &["instance_id", "run_id", "resolved", "messages", "test_result"],
-            Kind::TerminalBench => &["trajectory", "reward", "cost_usd", "test_report"],
+            Kind::Nebius => Told::AllOf(&["instance_id", "model_name", "target", "trajectory", "generated_patch"]),
+            Kind::Rebench => Told::AllOf(&["trajectory_id", "instance_id", "trajectory", "model_patch", "resolved"]),
+            Kind::Smith => Told::AllOf(&["messages", "instance_id", "resolved", "traj_id", "patch"]),
+            Kind::OpenSwe => Told::AllOf(&["instance_id", "trajectory_id", "messages", "resolved", "metadata"]),
+            Kind::SweGym => Told::AllOf(&["instance_id", "run_id", "resolved", "messages", "test_result"]),
+            Kind::TerminalBench => Told::AllOf(&["trajectory", "reward", "cost_usd", "test_report"]),
+            Kind::SweZero => {
+                Told::AllOf(&["trajectory_id", "instance_id", "trajectory", "model_patch", "dataset", "license"])
+            }
+            Kind::R2eGym => Told::Exactly(&["messages"]),
         }
     }
 
     /// The dataset a row's columns (a shard's schema, a JSON line's keys) belong to.
     pub fn of_columns(columns: &[String]) -> Option<Kind> {
         use strum::IntoEnumIterator;
-        Kind::iter().find(|k| k.columns().iter().all(|c| columns.iter().any(|x| x == c)))
+        Kind::iter().find(|k| k.told().by(columns))
     }
 
     /// The schema the dataset's shards are published with (the generator and the tests write it).
@@ -274,6 +311,51 @@ impl Kind {
                   optional binary test_report (STRING);
                 }"
             }
+            // The card's `dataset_info` (its first revision lacked `name` and `tool_call_id`).
+            Kind::SweZero => {
+                "message schema {
+                  optional binary instance_id (STRING);
+                  optional binary repo (STRING);
+                  optional binary license (STRING);
+                  optional binary trajectory_id (STRING);
+                  optional group trajectory (LIST) {
+                    repeated group list {
+                      optional group element {
+                        optional binary content (STRING);
+                        optional binary name (STRING);
+                        optional binary role (STRING);
+                        optional binary tool_call_id (STRING);
+                        optional group tool_calls (LIST) {
+                          repeated group list {
+                            optional group element {
+                              optional group function {
+                                optional binary arguments (STRING);
+                                optional binary name (STRING);
+                              }
+                              optional binary id (STRING);
+                              optional binary type (STRING);
+                            }
+                          }
+                        }
+                      }
+                    }
+                  }
+                  optional binary model_patch (STRING);
+                  optional binary dataset (STRING);
+                }"
+            }
+            Kind::R2eGym => {
+                "message schema {
+                  optional group messages (LIST) {
+                    repeated group list {
+                      optional group element {
+                        optional binary content (STRING);
+                        optional binary role (STRING);
+                      }
+                    }
+                  }
+                }"
+            }
         }
     }
 
@@ -320,6 +402,10 @@ impl Kind {
                 "exception_type",
                 "test_report",
             ],
+            Kind::SweZero => {
+                &["instance_id", "repo", "license", "trajectory_id", "trajectory", "model_patch", "dataset"]
+            }
+            Kind::R2eGym => &["messages"],
         }
     }
 }
@@ -391,6 +477,17 @@ pub fn required_list<'a>(row: &'a Value, column: &str) -> Result<&'a [Value], Ro
         Some(Value::Array(items)) if items.is_empty() => Err(RowError::new(column, "an empty list: no message")),
         Some(Value::Array(items)) => Ok(items),
         Some(other) => Err(RowError::new(column, format!("expected a list of messages, found {}", kind_of(other)))),
+    }
+}
+
+/// A list of messages, required: each a record (`COLUMN[i]` names one that is not).
+pub fn messages<'a>(row: &'a Value, column: &str) -> Result<&'a [Value], RowError> {
+    let items = required_list(row, column)?;
+    match items.iter().enumerate().find(|(_, m)| !m.is_object()) {
+        Some((i, m)) => {
+            Err(RowError::new(&format!("{column}[{i}]"), format!("expected a message, found {}", kind_of(m))))
+        }
+        None => Ok(items),
     }
 }
 
@@ -479,8 +576,6 @@ pub struct RowRun {
     pub log: Option<String>,
     /// The evaluation's tests, when the row reports them (Terminal-Bench's `test_report`).
     pub tests: Vec<TestCase>,
-    /// The task the run states (its instruction), when the row gives it whole.
-    pub task: Option<Task>,
     /// What was odd in the row but did not stop its reading, each named by the row's place.
     pub notes: Vec<String>,
     /// Columns kept in the run's metadata beside where the row is.
@@ -530,6 +625,17 @@ mod tests {
         assert_eq!(Kind::of_columns(&open_swe), Some(Kind::OpenSwe));
         let gym = cols(&["instance_id", "run_id", "resolved", "messages", "tools", "test_result"]);
         assert_eq!(Kind::of_columns(&gym), Some(Kind::SweGym));
+        let zero = cols(&["instance_id", "repo", "license", "trajectory_id", "trajectory", "model_patch", "dataset"]);
+        assert_eq!(Kind::of_columns(&zero), Some(Kind::SweZero));
+        // SWE-rebench's rows have a verdict and no `dataset` or `license`; SWE-Zero's the other
+        // way round: neither is read as the other.
+        assert!(!Kind::SweZero.told().by(&rebench) && !Kind::Rebench.told().by(&zero));
+        assert_eq!(Kind::of_columns(&cols(&["messages"])), Some(Kind::R2eGym));
+        // `messages` beside anything else is not R2E-Gym's (an OpenAI fine-tuning file's
+        // `messages` and `tools`, SWE-smith's, Open-SWE-Traces'): only the columns alone tell it.
+        assert_eq!(Kind::of_columns(&cols(&["messages", "tools"])), None);
+        assert_eq!(Kind::of_columns(&cols(&["id", "messages"])), None);
+        assert!(!Kind::R2eGym.told().by(&smith) && !Kind::R2eGym.told().by(&gym));
         // Chat messages with a verdict and nothing else of either: no dataset.
         assert_eq!(Kind::of_columns(&cols(&["instance_id", "messages", "resolved"])), None);
         // A SWE-bench task has an instance id and a patch, and nothing else of these.

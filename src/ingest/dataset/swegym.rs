@@ -9,7 +9,7 @@
 //! One instance is sampled several times: each row is its own run, with its own verdict.
 
 use super::chat::{self, Calls};
-use super::row::{RowError, RowRun, kind_of, optional_str, required_list, required_str, verdict};
+use super::row::{RowError, RowRun, kind_of, messages, optional_str, required_str, verdict};
 use serde_json::{Map, Value};
 use std::path::Path;
 
@@ -20,10 +20,7 @@ pub fn model_of_run_id(run_id: &str) -> Option<&str> {
 
 pub fn row(shard: &Path, row: &Value) -> Result<RowRun, RowError> {
     let instance_id = required_str(row, "instance_id")?.to_string();
-    let messages = required_list(row, "messages")?;
-    if let Some((i, m)) = messages.iter().enumerate().find(|(_, m)| !m.is_object()) {
-        return Err(RowError::new(&format!("messages[{i}]"), format!("expected a message, found {}", kind_of(m))));
-    }
+    let messages = messages(row, "messages")?;
     let resolved = verdict(row, "resolved")?;
     let run_id = optional_str(row, "run_id")?;
     let test_result = match row.get("test_result") {

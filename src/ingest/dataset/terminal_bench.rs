@@ -8,7 +8,8 @@
 //! trial's is, so a row and the trial folder it came from are the same run.
 //!
 //! The task is `task_name`, else the task of `trial_name` (`<task>__<7 characters>`); a row with
-//! neither cannot say which task it ran and is not read.
+//! neither cannot say which task it ran and is not read. Its instruction is the trajectory's
+//! first user message, as for every row ([`super::task`]).
 
 use super::row::{RowError, RowRun, count, kind_of, number, optional_str};
 use crate::atif::Trajectory;
@@ -51,7 +52,7 @@ pub fn row(shard: &Path, row: &Value) -> Result<RowRun, RowError> {
         metadata,
     };
     let mut notes = Vec::new();
-    let (mut run, task_row) = atif::run_of(shard, &trajectory, &ctx, &mut notes);
+    let (mut run, _) = atif::run_of(shard, &trajectory, &ctx, &mut notes);
     if run.agent.is_none() {
         run.agent = optional_str(row, "agent_name")?.filter(|a| !a.trim().is_empty()).map(str::to_string);
     }
@@ -72,15 +73,7 @@ pub fn row(shard: &Path, row: &Value) -> Result<RowRun, RowError> {
     if let Some(t) = trial {
         extra.insert("trial_name".into(), t.into());
     }
-    Ok(RowRun {
-        run,
-        resolved: reward.map(harbor::resolved_by),
-        log: log.map(str::to_string),
-        tests,
-        task: task_row,
-        notes,
-        extra,
-    })
+    Ok(RowRun { run, resolved: reward.map(harbor::resolved_by), log: log.map(str::to_string), tests, notes, extra })
 }
 
 /// The trajectory column: ATIF as a JSON string (a shard) or a struct (a JSON-lines export).

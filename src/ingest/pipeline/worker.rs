@@ -131,13 +131,13 @@ fn starts_parquet(path: &std::path::Path) -> bool {
     std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut head)).is_ok() && dataset::parquet::is_parquet(&head)
 }
 
-/// A dataset's Parquet shard: told by its columns (a shard of no known dataset is skipped, its
-/// columns named), hashed, then (when changed) read a row group at a time once it is the unit
+/// A dataset's Parquet shard: told by its columns or `--format` (a shard of no known dataset is
+/// skipped, its columns named), hashed, then (when changed) read a row group at a time once it is the unit
 /// being written, each group's runs a batch of its open transaction.
 fn parquet_shard(shared: &Shared<'_>, i: usize, unit: &Unit, tx: &SyncSender<(usize, Piece)>) -> bool {
     let path = &unit.path;
     let size = unit_size(unit);
-    let kind = match dataset::parquet::shape_of_file(path) {
+    let kind = match dataset::parquet::shape_of_file(path, shared.opts.forced) {
         Ok(dataset::parquet::Shape::Dataset(k)) => k,
         Ok(dataset::parquet::Shape::Unknown(columns)) => {
             let outcome = crate::ingest::Outcome::Skipped(crate::ingest::unknown_parquet(&columns));

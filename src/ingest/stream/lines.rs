@@ -22,7 +22,9 @@ pub fn line_parser(format: Format) -> Option<LineParser> {
         | Format::SweSmith
         | Format::OpenSweTraces
         | Format::SweGymOpenHands
-        | Format::TerminalBenchRows => Some(dataset::parse_line),
+        | Format::TerminalBenchRows
+        | Format::SweZeroOpenHands
+        | Format::R2eGymSft => Some(dataset::parse_line),
         _ => None,
     }
 }

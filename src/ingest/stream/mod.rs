@@ -63,6 +63,8 @@ pub fn read_batches(
     let mut batch_size = 0u64;
     let (mut lineno, mut offset, mut good) = (0usize, 0u64, 0usize);
     let mut first_error: Option<IngestError> = None;
+    // A task given again by a later line (the rows of one instance) is not written twice.
+    let mut tasks = crate::ingest::dataset::task::Seen::default();
     loop {
         let (n, kept) = next_line(&mut reader, &mut buf, limits.max_line).map_err(|e| io(path, e))?;
         if n == 0 {
@@ -98,7 +100,8 @@ pub fn read_batches(
             value.and_then(|v| parse(path, lineno, &v))
         };
         match outcome {
-            Ok(p) => {
+            Ok(mut p) => {
+                tasks.keep_new(&mut p.tasks);
                 batch.absorb(p);
                 good += 1;
             }
