@@ -85,7 +85,7 @@ pub fn detect(shape: &Shape, text: &str) -> Detected {
                 Detected::Format(Format::Atif)
             } else if let Some(d) = agent_object(keys) {
                 d
-            } else if let Some(k) = crate::ingest::dataset::row::Kind::of_columns(keys) {
+            } else if let Some(k) = crate::ingest::dataset::row::Kind::of_record(keys, text) {
                 // One row of a published dataset (its `trajectory` is no `.traj`'s).
                 Detected::Format(k.format())
             } else if has(keys, "trajectory") || has(keys, "attempts") {
@@ -108,7 +108,7 @@ pub fn detect(shape: &Shape, text: &str) -> Detected {
             } else if has(keys, "resolved") && crate::ingest::experiments::RESULTS_KEYS.iter().any(|k| has(keys, k)) {
                 // SWE-bench/experiments `results/results.json`: instance ids by verdict.
                 Detected::Format(Format::SwebenchSummary)
-            } else if let Some(f) = record_format(keys) {
+            } else if let Some(f) = record_format(keys, text) {
                 Detected::Format(f)
             } else if keys.len() == 1 && has(keys, "history") {
                 Detected::Demonstration
@@ -119,7 +119,7 @@ pub fn detect(shape: &Shape, text: &str) -> Detected {
         Shape::Lines(keys) => {
             if let Some(f) = session_lines(keys) {
                 Detected::Format(f)
-            } else if let Some(f) = record_format(keys) {
+            } else if let Some(f) = record_format(keys, text) {
                 Detected::Format(f)
             } else if has(keys, "model_patch") {
                 Detected::Format(Format::SweAgentPreds)
@@ -129,7 +129,7 @@ pub fn detect(shape: &Shape, text: &str) -> Detected {
                 Detected::NeedsValue
             }
         }
-        Shape::Array(keys) => match record_format(keys) {
+        Shape::Array(keys) => match record_format(keys, text) {
             // A list of records: every record format's reader takes a list too.
             Some(f) => Detected::Format(f),
             // mini-swe-agent before `trajectory_format` existed: a bare list of messages.
@@ -237,12 +237,13 @@ pub fn is_asciicast(t: &str) -> bool {
         && top_keys(header).is_ok_and(|k| k.iter().any(|x| x == "version") && k.iter().any(|x| x == "width"))
 }
 
-/// The format of a record (a JSON-lines line, an object, a list's first item) told by its keys:
+/// The format of a record (a JSON-lines line, an object, a list's first item) told by its keys
+/// (and, for a dataset told by a common column alone, a sign in `text`: `Kind::of_record`):
 /// a published dataset's row (`ingest::dataset`), OpenHands output (the resolver's, and the evaluation's of every year), multi-SWE-bench
 /// predictions and tasks, SWE-bench tasks.
-fn record_format(keys: &[String]) -> Option<Format> {
+fn record_format(keys: &[String], text: &str) -> Option<Format> {
     let has = |k: &str| keys.iter().any(|x| x == k);
-    if let Some(k) = crate::ingest::dataset::row::Kind::of_columns(keys) {
+    if let Some(k) = crate::ingest::dataset::row::Kind::of_record(keys, text) {
         // A published dataset's row (SWE-smith's has an instance id and a patch, as a task does).
         Some(k.format())
     } else if has("history") && has("issue") && has("git_patch") {
@@ -285,14 +286,12 @@ pub fn is_eval_log(text: &str) -> bool {
 /// The format of a JSON object cut mid-write, from the top-level keys written before the cut
 /// (the one cut included): the same rules as [`detect`], and mini-swe-agent's `messages` alone
 /// when every key is one of its own (its `info` and `trajectory_format` may come after the cut).
-/// A dataset told by its columns being exactly these (R2E-Gym's `messages`) is not told so: more
-/// keys may have come after the cut.
+/// R2E-Gym's `messages` alone is not told so (no text is looked at for its sign, and more keys
+/// may have come after the cut).
 pub fn detect_cut(keys: &[String]) -> Option<Format> {
-    use crate::ingest::dataset::row::{Kind, Told};
     const MINI: &[&str] = &["info", "messages", "trajectory_format", "instance_id"];
-    let exact = |f: Format| Kind::of_format(f).is_some_and(|k| matches!(k.told(), Told::Exactly(_)));
     match detect(&Shape::Object(keys.to_vec()), "") {
-        Detected::Format(f) if !exact(f) => Some(f),
+        Detected::Format(f) => Some(f),
         _ if keys.iter().any(|k| k == "messages") && keys.iter().all(|k| MINI.contains(&k.as_str())) => {
             Some(Format::MiniSweAgent)
         }

@@ -121,6 +121,17 @@ impl Kind {
         Kind::iter().find(|k| k.told().by(columns))
     }
 
+    /// [`Kind::of_columns`] for a JSON document (`text`, a record or JSON lines of them), which
+    /// must also bear the kind's sign where its columns alone say little: a record of
+    /// `messages` alone is R2E-Gym's only when it wraps an issue in `<github_issue>` (an
+    /// OpenAI fine-tuning file's lines are `{"messages": [...]}` too, and stay unknown).
+    pub fn of_record(columns: &[String], text: &str) -> Option<Kind> {
+        Kind::of_columns(columns).filter(|k| match k {
+            Kind::R2eGym => memchr::memmem::find(text.as_bytes(), b"<github_issue>").is_some(),
+            _ => true,
+        })
+    }
+
     /// The schema the dataset's shards are published with (the generator and the tests write it).
     pub fn schema(self) -> &'static str {
         match self {

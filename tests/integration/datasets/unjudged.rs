@@ -189,3 +189,20 @@ fn generated_swe_zero_and_r2e_gym_shards_read_whole() {
     let got: Vec<(Format, i64, Option<bool>)> = runs(&store).iter().map(|r| (r.format, r.steps, r.resolved)).collect();
     assert_eq!(got, [(Format::R2eGymSft, 4, None); 3]);
 }
+
+/// `messages` alone tells R2E-Gym's rows only with the issue they wrap: an OpenAI fine-tuning
+/// file's lines (`{"messages": [...]}`) beside the runs are still no input, skipped, not failed.
+#[test]
+fn a_fine_tuning_file_of_messages_alone_is_skipped_not_read_as_r2e_gym() {
+    let dir = must(tempfile::tempdir(), "tempdir");
+    let line = r#"{"messages": [{"role": "system", "content": "You are terse."}, {"role": "user", "content": "Capital of France?"}, {"role": "assistant", "content": "Paris."}]}"#;
+    let p = dir.path().join("finetune.jsonl");
+    must(std::fs::write(&p, format!("{line}\n{line}\n")), "write");
+    let (report, store) = ingest(&dir.path().join("t.db"), std::slice::from_ref(&p));
+    assert!(failures(&report).is_empty(), "{:?}", failures(&report));
+    assert!(runs(&store).is_empty());
+    match &report.results[..] {
+        [trajan::ingest::pipeline::UnitResult::Skipped { .. }] => {}
+        other => panic!("{other:?}"),
+    }
+}
