@@ -38,12 +38,24 @@ pub fn sniff(path: &Path, forced: Option<Format>) -> Result<Option<Format>, Inge
     let Some(keys) = keys.filter(|_| jsonl) else { return Ok(None) };
     let format = match forced {
         Some(f) => f,
-        None => match detect::detect(&detect::Shape::Lines(keys), "") {
+        None => match detect::detect(&detect::Shape::Lines(keys), &head(path)?) {
             Detected::Format(f) => f,
             _ => return Ok(None),
         },
     };
     Ok(line_parser(format).map(|_| format))
+}
+
+/// The file's first bytes, as text: where detection looks for a dataset's sign beside its keys
+/// (R2E-Gym's `<github_issue>`, in the first line's first user message, after a system prompt
+/// of a few KB).
+fn head(path: &Path) -> Result<String, IngestError> {
+    use std::io::Read;
+    const HEAD: u64 = 256 << 10;
+    let mut bytes = Vec::new();
+    let file = std::fs::File::open(path).map_err(|e| io(path, e))?;
+    file.take(HEAD).read_to_end(&mut bytes).map_err(|e| io(path, e))?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// Skip whitespace, blank lines and a byte-order mark; the next byte, not consumed, or `None` at
@@ -159,6 +171,18 @@ mod tests {
         assert_eq!(sniff(&oh, None).ok().flatten(), Some(Format::OpenHands));
         let one = write(dir.path(), "one.json", "{\"trajectory\": []}\n");
         assert_eq!(sniff(&one, None).ok().flatten(), None);
+        // `messages` alone: R2E-Gym's rows when the first line wraps an issue (after a long
+        // system prompt), an OpenAI fine-tuning file's lines otherwise.
+        let line = |user: &str| {
+            let system = "You are a programming agent. ".repeat(500);
+            format!(
+                "{{\"messages\": [{{\"role\": \"system\", \"content\": \"{system}\"}}, {{\"role\": \"user\", \"content\": \"{user}\"}}]}}\n"
+            )
+        };
+        let r2e = line("<github_issue>It breaks.</github_issue>").repeat(2);
+        assert_eq!(sniff(&write(dir.path(), "r.jsonl", &r2e), None).ok().flatten(), Some(Format::R2eGymSft));
+        let tune = line("Capital of France?").repeat(2);
+        assert_eq!(sniff(&write(dir.path(), "t.jsonl", &tune), None).ok().flatten(), None);
     }
 
     #[test]
