@@ -99,14 +99,9 @@ pub fn add_row(kind: Kind, at: &RowAt<'_>, row: &Value, parsed: &mut Parsed) -> 
     true
 }
 
-/// A JSON line of a dataset's JSON-lines export (`Dataset.to_json`): one row, of the dataset
-/// its keys tell.
-pub fn parse_line(path: &Path, line: usize, v: &Value) -> Result<Parsed, IngestError> {
-    parse_line_as(None, path, line, v)
-}
-
-/// [`parse_line`], the row read as a row of `kind` when one is given (`--format`).
-fn parse_line_as(kind: Option<Kind>, path: &Path, line: usize, v: &Value) -> Result<Parsed, IngestError> {
+/// A JSON line of a dataset's JSON-lines export (`Dataset.to_json`): one row, of `kind` when one
+/// is given (the format its file was told or `--format` named), else of the dataset its keys tell.
+pub fn parse_line(kind: Option<Kind>, path: &Path, line: usize, v: &Value) -> Result<Parsed, IngestError> {
     let keys: Vec<String> = v.as_object().map(|o| o.keys().cloned().collect()).unwrap_or_default();
     let kind = kind.or_else(|| Kind::of_columns(&keys)).ok_or_else(|| {
         IngestError::parse(path, Some(crate::error::Location::Line(line)), "not a row of a known dataset")
@@ -138,7 +133,7 @@ fn parse_rows(path: &Path, text: &str, kind: Option<Kind>) -> Result<Parsed, Ing
         let mut parsed = Parsed::default();
         let mut warnings = Vec::new();
         crate::ingest::json::for_each_jsonl_line(path, text, &mut warnings, |line, v| {
-            parsed.absorb(parse_line_as(kind, path, line, &v)?);
+            parsed.absorb(parse_line(kind, path, line, &v)?);
             Ok(())
         })?;
         parsed.warnings.splice(0..0, warnings);

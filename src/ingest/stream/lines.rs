@@ -8,25 +8,23 @@ use serde_json::Value;
 use std::path::Path;
 
 /// Parses one line of a JSON-lines format.
-pub type LineParser = fn(&Path, usize, &Value) -> Result<Parsed, IngestError>;
+pub type LineParser = Box<dyn Fn(&Path, usize, &Value) -> Result<Parsed, IngestError>>;
 
-/// The line parser of a format whose files are JSON lines.
+/// The line parser of a format whose files are JSON lines. A dataset's lines are each read as
+/// rows of that dataset (the one their first line's columns told, or `--format`'s), a line
+/// lacking its columns named as such.
 pub fn line_parser(format: Format) -> Option<LineParser> {
-    match format {
-        Format::OpenHands => Some(openhands::parse_line),
-        Format::OpenHandsResolver => Some(openhands::resolver::parse_line),
-        Format::SweAgentPreds | Format::MultiSwebenchPreds => Some(predictions::parse_line),
-        Format::SwebenchDataset | Format::MultiSwebenchDataset => Some(swebench_dataset::parse_line),
-        Format::NebiusSweAgent
-        | Format::SweRebenchOpenHands
-        | Format::SweSmith
-        | Format::OpenSweTraces
-        | Format::SweGymOpenHands
-        | Format::TerminalBenchRows
-        | Format::SweZeroOpenHands
-        | Format::R2eGymSft => Some(dataset::parse_line),
-        _ => None,
+    if let Some(kind) = dataset::Kind::of_format(format) {
+        return Some(Box::new(move |path, line, v| dataset::parse_line(Some(kind), path, line, v)));
     }
+    let parse: fn(&Path, usize, &Value) -> Result<Parsed, IngestError> = match format {
+        Format::OpenHands => openhands::parse_line,
+        Format::OpenHandsResolver => openhands::resolver::parse_line,
+        Format::SweAgentPreds | Format::MultiSwebenchPreds => predictions::parse_line,
+        Format::SwebenchDataset | Format::MultiSwebenchDataset => swebench_dataset::parse_line,
+        _ => return None,
+    };
+    Some(Box::new(parse))
 }
 
 pub(in crate::ingest) fn io(path: &Path, source: std::io::Error) -> IngestError {

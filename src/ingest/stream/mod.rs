@@ -211,6 +211,28 @@ mod tests {
         );
     }
 
+    /// A dataset's lines are read as rows of the file's format, even where their keys tell no
+    /// dataset (`--format` on a file streamed for its size): a SWE-rebench row without its
+    /// `resolved` column is a run without a verdict, not a line of no known dataset.
+    #[test]
+    fn dataset_lines_are_read_as_the_format_given() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let line = |i: usize| {
+            format!(
+                "{{\"trajectory_id\": \"t{i}\", \"instance_id\": \"a__b-{i}\", \"model_patch\": \"\", \"trajectory\": [{{\"role\": \"user\", \"content\": \"Fix it.\"}}, {{\"role\": \"assistant\", \"content\": \"Done.\"}}]}}\n"
+            )
+        };
+        let p = write(dir.path(), "rows.jsonl", &format!("{}{}", line(0), line(1)));
+        let mut runs = Vec::new();
+        read_batches(&p, Format::SweRebenchOpenHands, Limits { batch_bytes: 1 << 20, max_line: 1 << 20 }, |b, _| {
+            runs.extend(b.runs.into_iter().map(|r| (r.instance_id, r.format)));
+            true
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+        let want = |i: usize| (format!("a__b-{i}"), Some(Format::SweRebenchOpenHands));
+        assert_eq!(runs, [want(0), want(1)]);
+    }
+
     #[test]
     fn batches_cover_every_good_line_and_name_the_bad_one() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
