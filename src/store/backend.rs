@@ -51,7 +51,9 @@ pub trait Admin {
 
     /// Fold a write-ahead log into the main file (before measuring its size); nothing where
     /// there is none.
-    fn checkpoint(&self) -> Result<(), StoreError>;
+    fn checkpoint(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
 
     /// Bytes the database takes (SQLite: its pages; PostgreSQL: `pg_database_size`).
     fn stored_bytes(&self) -> Result<u64, StoreError>;
@@ -130,7 +132,7 @@ pub trait Writes {
 }
 
 /// A source written while it is read (`trajan PATH`): its steps committed in batches, its end
-/// written once the document is read (see `sqlite/live.rs`).
+/// written once the document is read (see `sql/live.rs`).
 pub trait LiveWrites {
     /// Begin writing a source read a step at a time; `note` is the warning it carries until it
     /// ends. The transaction stays open until [`LiveWrites::live_commit`].

@@ -12,6 +12,7 @@
 
 use super::term_rows::{OVERLAP, cut, quote_into};
 use super::{Cells, Pg};
+use crate::store::sql::Sql;
 use crate::error::StoreError;
 use crate::sanitize::sanitize;
 use crate::store::backend::{IndexStats, Search};

@@ -7,6 +7,7 @@ mod pg_server;
 
 use super::url::PgUrl;
 use super::{Pg, dec, enc};
+use crate::store::sql::Sql;
 use crate::model::{Edit, EditKind, EditStatus, Format, Message, Parsed, Run, Step, TestCase, TestOutcome};
 use crate::store::read::RunFilter;
 use crate::store::{SourceRecord, Store, copy};
@@ -560,7 +561,7 @@ fn terms_of_units_given_up_are_not_left_behind() {
     ok(pg.append(&mut w, &runs()));
     ok(pg.commit_source(w));
     assert!(terms_rows(&url).0 > 0, "the unit's terms are committed before it");
-    pg.abandon();
+    pg.rollback();
     assert!(pg.commit_batch().is_err(), "the batch was rolled back");
     assert_eq!(terms_rows(&url), (0, 0), "the terms of the batch given up are deleted");
 

@@ -5,19 +5,23 @@
 //! A statement is written with `?1`, `?2`... placeholders (SQLite's); PostgreSQL's side rewrites
 //! them to `$1`, `$2`... once per statement, beside its prepared-statement cache. What the two
 //! dialects say differently is a fragment of the trait ([`Sql::NOW`], [`Sql::ROW_ORDER`],
-//! [`Sql::in_list`], [`Sql::sorted_join`]); what only a transaction of one can do is a method
-//! (per-key locks, ids taken ahead, bulk rows). Every interface trait of `backend.rs` that is
-//! written here is implemented for every `Sql` (the modules below); a backend keeps only what is
-//! its own (connecting, migrations, search, the write path's encoding).
+//! [`Sql::BEGIN`], [`Sql::in_list`], [`Sql::sorted_join`]); what one does otherwise is a provided
+//! method the other overrides (per-key locks, ids taken ahead, bulk rows, a long read's rows).
+//! Every interface trait of `backend.rs` that is written here is implemented for every `Sql`
+//! (the modules below): `Writes` and `LiveWrites` over [`write::WritePath`], `Tables` over
+//! [`tables::CopyPath`], what a backend does itself there. A backend keeps only what is its own
+//! (connecting, migrations, search, the write path's rows and their encoding).
 
 mod browse;
 mod export;
 pub(super) mod identity;
 mod labels;
 pub(super) mod link;
-pub(super) mod live;
+mod live;
 mod notes;
 pub(super) mod read;
+mod sources;
+pub(super) mod tables;
 pub(super) mod write;
 
 use super::cells::Cells;
@@ -87,13 +91,21 @@ pub(super) use args;
 pub type EachRow<'r> = &'r mut dyn FnMut(&dyn Cells) -> Result<(), StoreError>;
 
 /// What a backend gives the shared layer: statements, transactions, and a few dialect fragments.
+/// What one backend does otherwise than the other is a provided method the other overrides (ids,
+/// locks, bulk rows, chunks fetched ahead, a long read's rows).
 pub trait Sql: Chunks {
     /// The time now as text, as both stores keep it (`2024-05-01T12:00:00.000Z`).
     const NOW: &'static str;
 
+    /// The time now to the second, as a source's `ingested_at` keeps it (`2024-05-01 12:00:00`).
+    const NOW_SECONDS: &'static str;
+
     /// The column that orders a table's rows as they were written (SQLite's `rowid`, PostgreSQL's
     /// `id`), for the tables whose key does not.
     const ROW_ORDER: &'static str;
+
+    /// The statement that begins a write transaction (SQLite: `BEGIN IMMEDIATE`, the one writer).
+    const BEGIN: &'static str;
 
     /// `IN` the ids of parameter `param` (a JSON array of integers, see [`id_list`]).
     fn in_list(param: &str) -> String;
@@ -107,30 +119,74 @@ pub trait Sql: Chunks {
     /// Run a statement that returns no rows; the number of rows it changed.
     fn execute(&self, sql: &str, args: &[Arg<'_>]) -> Result<u64, StoreError>;
 
-    /// Begin a write transaction (SQLite: `BEGIN IMMEDIATE`, the one writer).
-    fn begin(&self) -> Result<(), StoreError>;
+    /// Statements without parameters (transaction control, savepoints, DDL).
+    fn run(&self, sql: &str) -> Result<(), StoreError>;
 
-    fn commit(&self) -> Result<(), StoreError>;
+    /// Whether a transaction is open on the connection.
+    fn in_transaction(&self) -> bool;
 
-    /// Roll the open transaction back (after an error: its own error is not the one to report).
-    fn rollback(&self);
+    /// Begin a write transaction.
+    fn begin(&self) -> Result<(), StoreError> {
+        self.run(Self::BEGIN)
+    }
 
-    /// Take these keys' locks for the transaction, so writers of one key take turns (PostgreSQL's
-    /// advisory locks; SQLite's one writer holds them all already).
-    fn lock_keys(&self, keys: Vec<String>) -> Result<(), StoreError>;
+    fn commit(&self) -> Result<(), StoreError> {
+        self.run("COMMIT")
+    }
 
-    /// `n` new ids of `table`, ascending, in the open transaction.
-    fn new_ids(&self, table: &str, n: usize) -> Result<Vec<i64>, StoreError>;
+    /// Roll the open transaction back, if one is open (after an error: its own error is not the
+    /// one to report).
+    fn rollback(&self) {
+        if self.in_transaction() {
+            let _ = self.run("ROLLBACK");
+        }
+    }
 
-    /// Rows of `table` (`cells`: a row's `columns.len()` values after another): a prepared
-    /// statement in a loop (SQLite), or one `COPY` (PostgreSQL).
-    fn bulk(&self, table: &str, columns: &[&str], cells: &[Arg<'_>]) -> Result<(), StoreError>;
+    /// Take these keys' locks for the transaction, so writers of one key take turns: nothing
+    /// where one writer holds them all already (SQLite); PostgreSQL's advisory locks.
+    fn lock_keys(&self, _keys: Vec<String>) -> Result<(), StoreError> {
+        Ok(())
+    }
 
-    /// `read` with the chunks of `named` at hand: fetched ahead in batches where each is a round
-    /// trip (PostgreSQL), one at a time where it is a page read (SQLite).
-    fn with_chunks<R>(&self, named: Vec<i64>, read: impl FnOnce(&dyn Chunks) -> R) -> R
+    /// `n` new ids of `table`, ascending, in the open transaction: after the largest, where the
+    /// transaction is the only writer's (SQLite, as it gives a rowid); PostgreSQL's sequences.
+    fn new_ids(&self, table: &str, n: usize) -> Result<Vec<i64>, StoreError>
     where
-        Self: Sized;
+        Self: Sized,
+    {
+        let last = self.one(&format!("SELECT coalesce(max(id), 0) FROM {table}"), &[], |r| r.int(0))?;
+        Ok((1..=n as i64).map(|i| last + i).collect())
+    }
+
+    /// Rows of `table` (`cells`: a row's `columns.len()` values after another): one statement,
+    /// prepared once, run for each row; PostgreSQL sends them with one `COPY`.
+    fn bulk(&self, table: &str, columns: &[&str], cells: &[Arg<'_>]) -> Result<(), StoreError> {
+        if columns.is_empty() || cells.is_empty() {
+            return Ok(());
+        }
+        let marks: Vec<String> = (1..=columns.len()).map(|i| format!("?{i}")).collect();
+        let sql = format!("INSERT INTO {table} ({}) VALUES ({})", columns.join(", "), marks.join(", "));
+        for row in cells.chunks(columns.len()) {
+            self.execute(&sql, row)?;
+        }
+        Ok(())
+    }
+
+    /// Each row of `sql` (no parameters), for a read of a whole table: what [`Sql::each`] does
+    /// where rows are read as they are stepped through (SQLite); PostgreSQL's are fetched from a
+    /// cursor a batch at a time, never all in memory.
+    fn stream(&self, sql: &str, row: EachRow<'_>) -> Result<(), StoreError> {
+        self.each(sql, &[], row)
+    }
+
+    /// `read` with the chunks of `named` at hand: one at a time where each is a page read
+    /// (SQLite); PostgreSQL fetches them ahead in batches, each a round trip.
+    fn with_chunks<R>(&self, _named: Vec<i64>, read: impl FnOnce(&dyn Chunks) -> R) -> R
+    where
+        Self: Sized,
+    {
+        read(self)
+    }
 
     /// Step `index` of a run with its texts within [`super::texts::SHOWN`], and whether it may have
     /// edits (their texts are read only then); `None` when there is no such step.

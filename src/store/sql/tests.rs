@@ -74,6 +74,8 @@ fn no_shared_query_holds_one_backends_placeholder_or_syntax() {
         ("live.rs", include_str!("live.rs")),
         ("notes.rs", include_str!("notes.rs")),
         ("read.rs", include_str!("read.rs")),
+        ("sources.rs", include_str!("sources.rs")),
+        ("tables.rs", include_str!("tables.rs")),
         ("write.rs", include_str!("write.rs")),
     ];
     // PostgreSQL's: `$1`, `::` casts, arrays; SQLite's: `INSERT OR`, its functions, `rowid`,
