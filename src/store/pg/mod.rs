@@ -271,7 +271,6 @@ impl Pg {
         ids.sort_unstable();
         Ok(ids)
     }
-
 }
 
 /// Whether the error ends the session: the link broke, or the server ends it (SQLSTATE class 57P:
@@ -428,6 +427,6 @@ impl Cells for Row {
 #[cfg(test)]
 mod hostile_tests;
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;
 #[cfg(test)]
 mod upgrade_tests;

@@ -56,17 +56,9 @@ impl ToSql for Arg<'_> {
 
 impl Sql for Pg {
     const NOW: &'static str = "to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')";
-    const NOW_SECONDS: &'static str = "to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')";
     const ROW_ORDER: &'static str = "id";
     const BEGIN: &'static str = "BEGIN";
-
-    fn in_list(param: &str) -> String {
-        format!("(SELECT jsonb_array_elements_text(CAST({param} AS text)::jsonb)::bigint)")
-    }
-
-    fn sorted_join(column: &str, from: &str) -> String {
-        format!("SELECT string_agg({column}, chr(31) ORDER BY {column}) {from}")
-    }
+    const IN_LIST: &'static str = "(SELECT jsonb_array_elements_text(CAST({list} AS text)::jsonb)::bigint)";
 
     fn each(&self, sql: &str, args: &[Arg<'_>], row: EachRow<'_>) -> Result<(), StoreError> {
         let params: Vec<&(dyn ToSql + Sync)> = args.iter().map(|a| a as &(dyn ToSql + Sync)).collect();

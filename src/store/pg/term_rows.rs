@@ -4,12 +4,12 @@
 //! thread's loop (`aside.rs`).
 
 use super::Pg;
-use crate::store::sql::Sql;
 use super::aside::Job;
 use super::copy::CopyRows;
 use super::enc;
 use crate::error::StoreError;
 use crate::sanitize::sanitize;
+use crate::store::sql::Sql;
 use crate::store::terms;
 use std::sync::mpsc::{Receiver, SyncSender};
 

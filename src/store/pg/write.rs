@@ -112,12 +112,7 @@ impl Pg {
 
 /// Chunks, steps, their texts and prompt parts, edits, history and search terms of these runs;
 /// the terms on the terms thread when `aside` (and it runs), else here.
-fn write_steps(
-    pg: &Pg,
-    parts: &[StepsOf<'_>],
-    packer: &mut texts::Packer,
-    aside: bool,
-) -> Result<(), StoreError> {
+fn write_steps(pg: &Pg, parts: &[StepsOf<'_>], packer: &mut texts::Packer, aside: bool) -> Result<(), StoreError> {
     let blobs = blob_ids(pg, parts)?;
     let mut chunk_ids = IdPool::new("text_chunks_id_seq");
     let (mut chunks, mut steps, mut step_texts, mut prompt, mut edits, mut history) = Default::default();

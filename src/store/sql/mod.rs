@@ -5,7 +5,7 @@
 //! A statement is written with `?1`, `?2`... placeholders (SQLite's); PostgreSQL's side rewrites
 //! them to `$1`, `$2`... once per statement, beside its prepared-statement cache. What the two
 //! dialects say differently is a fragment of the trait ([`Sql::NOW`], [`Sql::ROW_ORDER`],
-//! [`Sql::BEGIN`], [`Sql::in_list`], [`Sql::sorted_join`]); what one does otherwise is a provided
+//! [`Sql::BEGIN`], [`Sql::IN_LIST`]); what one does otherwise is a provided
 //! method the other overrides (per-key locks, ids taken ahead, bulk rows, a long read's rows).
 //! Every interface trait of `backend.rs` that is written here is implemented for every `Sql`
 //! (the modules below): `Writes` and `LiveWrites` over [`write::WritePath`], `Tables` over
@@ -97,9 +97,6 @@ pub trait Sql: Chunks {
     /// The time now as text, as both stores keep it (`2024-05-01T12:00:00.000Z`).
     const NOW: &'static str;
 
-    /// The time now to the second, as a source's `ingested_at` keeps it (`2024-05-01 12:00:00`).
-    const NOW_SECONDS: &'static str;
-
     /// The column that orders a table's rows as they were written (SQLite's `rowid`, PostgreSQL's
     /// `id`), for the tables whose key does not.
     const ROW_ORDER: &'static str;
@@ -107,11 +104,9 @@ pub trait Sql: Chunks {
     /// The statement that begins a write transaction (SQLite: `BEGIN IMMEDIATE`, the one writer).
     const BEGIN: &'static str;
 
-    /// `IN` the ids of parameter `param` (a JSON array of integers, see [`id_list`]).
-    fn in_list(param: &str) -> String;
-
-    /// The values of `column` from `from` (`FROM ... WHERE ...`), sorted, joined by U+001F.
-    fn sorted_join(column: &str, from: &str) -> String;
+    /// The ids of a parameter (a JSON array of integers, see [`id_list`]) as a subquery,
+    /// `{list}` standing for the parameter ([`Sql::in_list`]).
+    const IN_LIST: &'static str;
 
     /// Each row of `sql` (with `?N` placeholders) handed to `row`, in order.
     fn each(&self, sql: &str, args: &[Arg<'_>], row: EachRow<'_>) -> Result<(), StoreError>;
@@ -124,6 +119,11 @@ pub trait Sql: Chunks {
 
     /// Whether a transaction is open on the connection.
     fn in_transaction(&self) -> bool;
+
+    /// `IN` the ids of parameter `param` (a JSON array of integers, see [`id_list`]).
+    fn in_list(param: &str) -> String {
+        Self::IN_LIST.replace("{list}", param)
+    }
 
     /// Begin a write transaction.
     fn begin(&self) -> Result<(), StoreError> {
@@ -274,6 +274,12 @@ pub trait Sql: Chunks {
             }
         }
     }
+}
+
+/// The values of `column` from `from` (`FROM ... WHERE ...`), sorted, joined by U+001F (SQLite's
+/// `string_agg` since 3.44, PostgreSQL's).
+pub fn sorted_join(column: &str, from: &str) -> String {
+    format!("SELECT string_agg({column}, '\u{1f}' ORDER BY {column}) {from}")
 }
 
 /// Ids as [`Sql::in_list`] reads them: a JSON array.

@@ -23,16 +23,17 @@ pub(super) fn open_source<S: WritePath>(s: &mut S, src: &SourceRecord<'_>) -> Re
             w.instances.extend(instances_of_source(s, id)?);
             // Runs keep their ids across a replace when they are the same run (same place in the
             // source, instance and attempt), so what refers to them stays attached.
-            let kept = s.rows("SELECT position, instance_id, attempt, id FROM runs WHERE source_id = ?1", &args![id], |r| {
-                Ok(((r.int(0)?, r.text(1)?, r.opt_int(2)?), r.int(3)?))
-            })?;
+            let kept =
+                s.rows("SELECT position, instance_id, attempt, id FROM runs WHERE source_id = ?1", &args![id], |r| {
+                    Ok(((r.int(0)?, r.text(1)?, r.opt_int(2)?), r.int(3)?))
+                })?;
             w.old_ids.extend(kept);
             delete_contents(s, id)?;
             s.execute(
                 &format!(
                     "UPDATE sources SET kind = ?2, format = ?3, size = ?4, hash = ?5, warnings = NULL,
                      ingested_at = {} WHERE id = ?1",
-                    S::NOW_SECONDS
+                    ingested_at::<S>()
                 ),
                 &args![id, src.kind, src.format, size, hash],
             )?;
@@ -43,13 +44,18 @@ pub(super) fn open_source<S: WritePath>(s: &mut S, src: &SourceRecord<'_>) -> Re
             &format!(
                 "INSERT INTO sources (path, kind, format, size, hash, warnings, ingested_at)
                  VALUES (?1, ?2, ?3, ?4, ?5, NULL, {}) RETURNING id",
-                S::NOW_SECONDS
+                ingested_at::<S>()
             ),
             &args![src.path, src.kind, src.format, size, hash],
             |r| r.int(0),
         )?,
     };
     Ok(w)
+}
+
+/// The time now as a source's `ingested_at` keeps it: to the second (`2024-05-01 12:00:00`).
+fn ingested_at<S: Sql>() -> String {
+    format!("replace(substr({}, 1, 19), 'T', ' ')", S::NOW)
 }
 
 /// Remove a source and everything it contributed, in the open transaction; the instances it
@@ -173,11 +179,7 @@ fn instances_of_source<S: Sql>(sql: &S, source_id: i64) -> Result<Vec<String>, S
 
 /// What a unit holds beside its runs: evaluations with their tests, predictions, tasks, and its
 /// warnings; the instances they name are joined when the source is settled.
-pub(super) fn append_evaluations<S: Sql>(
-    sql: &S,
-    w: &mut SourceWrite,
-    parsed: &Parsed,
-) -> Result<(), StoreError> {
+pub(super) fn append_evaluations<S: Sql>(sql: &S, w: &mut SourceWrite, parsed: &Parsed) -> Result<(), StoreError> {
     for o in &parsed.outcomes {
         let logged = o.logged.as_ref().and_then(|l| serde_json::to_string(l).ok());
         let id = sql.one(

@@ -86,7 +86,6 @@ fn no_shared_query_holds_one_backends_placeholder_or_syntax() {
         "::text",
         "ANY(",
         "unnest(",
-        "string_agg(",
         "clock_timestamp",
         "to_char(",
         "INSERT OR",

@@ -45,17 +45,9 @@ impl Chunks for Sqlite {
 
 impl Sql for Sqlite {
     const NOW: &'static str = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
-    const NOW_SECONDS: &'static str = "datetime('now')";
     const ROW_ORDER: &'static str = "rowid";
     const BEGIN: &'static str = "BEGIN IMMEDIATE";
-
-    fn in_list(param: &str) -> String {
-        format!("(SELECT value FROM json_each({param}))")
-    }
-
-    fn sorted_join(column: &str, from: &str) -> String {
-        format!("SELECT group_concat({column}, char(31)) FROM (SELECT {column} {from} ORDER BY {column})")
-    }
+    const IN_LIST: &'static str = "(SELECT value FROM json_each({list}))";
 
     fn each(&self, sql: &str, args: &[Arg<'_>], row: EachRow<'_>) -> Result<(), StoreError> {
         let mut stmt = self.conn.prepare_cached(sql)?;

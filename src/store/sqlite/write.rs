@@ -111,7 +111,11 @@ impl WritePath for Sqlite {
 }
 
 /// Write the step texts still on their way into chunks, and their rows.
-fn settle(conn: &Connection, open: &mut Option<StepTexts>, packer: &mut Option<texts::Packer>) -> Result<(), StoreError> {
+fn settle(
+    conn: &Connection,
+    open: &mut Option<StepTexts>,
+    packer: &mut Option<texts::Packer>,
+) -> Result<(), StoreError> {
     match open.take() {
         Some(texts) => texts.finish(conn, texts::Packer::ready(packer)?),
         None => Ok(()),
@@ -241,12 +245,7 @@ impl StepTexts {
 
 /// Edits of a run, in the order given; their bulky texts in chunks of their own
 /// (store::texts), after the steps'.
-fn insert_edits(
-    tx: &Connection,
-    run_id: i64,
-    edits: &[Edit],
-    packer: &mut texts::Packer,
-) -> Result<(), StoreError> {
+fn insert_edits(tx: &Connection, run_id: i64, edits: &[Edit], packer: &mut texts::Packer) -> Result<(), StoreError> {
     let mut chunks = ChunkWriter::new(run_id, packer);
     let hunks: Vec<Option<String>> = edits.iter().map(texts::hunks_json).collect();
     let mut plain = Vec::with_capacity(edits.len());

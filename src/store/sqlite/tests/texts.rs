@@ -2,19 +2,11 @@
 //! databases written before these existed.
 
 use crate::model::{Parsed, Run, Step};
-use crate::store::SourceRecord;
 use crate::store::backend::*;
 use crate::store::read::StepRow;
 use crate::store::sqlite::Sqlite as Store;
 use crate::store::sqlite::*;
-
-fn ok<T, E: std::fmt::Display>(r: Result<T, E>) -> T {
-    r.unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn record<'a>(path: &'a str, hash: &'a [u8; 32]) -> SourceRecord<'a> {
-    SourceRecord { path, kind: "file", format: "test", size: 1, hash }
-}
+use crate::store::tests::{ok, record, step};
 
 fn count(store: &Store, sql: &str) -> i64 {
     ok(store.conn.query_row(&format!("SELECT COUNT(*) FROM {sql}"), [], |r| r.get(0)))
@@ -24,10 +16,6 @@ fn run(instance: &str, steps: Vec<Step>) -> Parsed {
     let run =
         Run { instance_id: instance.into(), format: Some(crate::model::Format::SweAgent), steps, ..Run::default() };
     Parsed { runs: vec![run], ..Parsed::default() }
-}
-
-fn step(thought: &str, action: &str, observation: &str) -> Step {
-    Step { thought: thought.into(), action: action.into(), observation: observation.into(), ..Step::default() }
 }
 
 /// Steps of every shape a record holds: missing and present response and args, non-ASCII text,
