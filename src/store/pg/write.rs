@@ -36,7 +36,10 @@ impl WritePath for Pg {
 
     /// A whole unit's terms go to the terms thread (started by the first unit); a document's
     /// written as it is read are written here.
-    fn write_rows(&mut self, _w: &mut SourceWrite, parts: &[StepsOf<'_>], live: bool) -> Result<(), StoreError> {
+    fn write_rows(&mut self, parts: &[StepsOf<'_>], live: bool) -> Result<(), StoreError> {
+        if parts.is_empty() {
+            return Ok(());
+        }
         if !live && self.aside.is_none() {
             let url = self.url.clone();
             self.aside = Some(Aside::start(Box::new(move || Pg::open(&url)), super::term_rows::serve)?);

@@ -186,7 +186,7 @@ impl<S: WritePath> LiveWrites for S {
             return Err(StoreError::Inconsistent("steps written before their run".into()));
         };
         let part = StepsOf { steps, edits, first: run.counts.steps, ..StepsOf::none(run.id) };
-        self.write_rows(&mut lw.w, &[part], true)?;
+        self.write_rows(&[part], true)?;
         run.counts.add(RunCounts::of(steps.len(), edits));
         run.changed = true;
         lw.w.stats.steps += steps.len();
@@ -232,10 +232,9 @@ impl<S: WritePath> LiveWrites for S {
                 let (id, counts) = (live.id, RunCounts { steps: live.counts.steps, ..RunCounts::of(0, &run.edits) });
                 update_run_row(self, id, &run, counts)?;
                 let history = StepsOf { history: &run.history, ..StepsOf::none(id) };
-                self.write_rows(&mut lw.w, &[history], true)?;
-                let w = &mut lw.w;
+                self.write_rows(&[history], true)?;
                 in_edit_batches(&mut run.edits, &mut |k, e| fill(i, k, e), &mut |edits| {
-                    self.write_rows(w, &[StepsOf { edits, ..StepsOf::none(id) }], true)
+                    self.write_rows(&[StepsOf { edits, ..StepsOf::none(id) }], true)
                 })?;
                 lw.w.instances.insert(run.instance_id);
             }

@@ -51,7 +51,7 @@ pub(in crate::store) trait WritePath: Sql + Sized {
     /// The rows of these runs beside their own: history, steps with their texts and prompts,
     /// edits, and what search needs. `live`: the parts of a document written as it is read
     /// (steps after those written before, searchable once committed).
-    fn write_rows(&mut self, w: &mut SourceWrite, parts: &[StepsOf<'_>], live: bool) -> Result<(), StoreError>;
+    fn write_rows(&mut self, parts: &[StepsOf<'_>], live: bool) -> Result<(), StoreError>;
 
     /// What the transaction needs written before it commits; `part`: the write goes on after.
     fn before_commit(&mut self, w: &SourceWrite, part: bool) -> Result<(), StoreError>;
@@ -130,7 +130,7 @@ impl<S: WritePath> Writes for S {
             w.stats.runs += 1;
             w.stats.steps += run.steps.len();
         }
-        self.write_rows(w, &parts, false)?;
+        self.write_rows(&parts, false)?;
         append_evaluations(self, w, parsed)
     }
 

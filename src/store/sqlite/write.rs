@@ -39,7 +39,7 @@ impl WritePath for Sqlite {
     /// A document written as it is read keeps its run's step texts open across its pieces
     /// ([`StepTexts`]) and indexes its steps in the same transaction: the writer's thread is idle
     /// most of the time then, and the texts are in hand (no pass reads them back).
-    fn write_rows(&mut self, _w: &mut SourceWrite, parts: &[StepsOf<'_>], live: bool) -> Result<(), StoreError> {
+    fn write_rows(&mut self, parts: &[StepsOf<'_>], live: bool) -> Result<(), StoreError> {
         let Sqlite { conn, blob_ids, packer, open_texts, .. } = self;
         for part in parts {
             insert_history(conn, part.run_id, part.history, &mut BlobWriter { tx: conn, cache: blob_ids })?;
