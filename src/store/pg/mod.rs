@@ -34,7 +34,7 @@ use super::backend::{Admin, Backend};
 pub use super::cells::Cells;
 use super::copy::Value;
 use super::sql::Sql;
-use super::sql::write::Writing;
+use super::sql::write_path::Writing;
 use super::texts;
 use crate::error::StoreError;
 use connect::{Conn, Failed};

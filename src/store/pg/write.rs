@@ -14,7 +14,7 @@ use crate::error::StoreError;
 use crate::model::{CheckedBy, Message};
 use crate::sanitize::sanitize;
 use crate::store::backend::Writes;
-use crate::store::sql::write::{Committed, WritePath, Writing};
+use crate::store::sql::write_path::{Committed, WritePath, Writing};
 use crate::store::terms;
 use crate::store::texts;
 use crate::store::write::{SourceWrite, StepsOf, message_hash};

@@ -8,7 +8,7 @@
 //! [`Sql::BEGIN`], [`Sql::IN_LIST`]); what one does otherwise is a provided
 //! method the other overrides (per-key locks, ids taken ahead, bulk rows, a long read's rows).
 //! Every interface trait of `backend.rs` that is written here is implemented for every `Sql`
-//! (the modules below): `Writes` and `LiveWrites` over [`write::WritePath`], `Tables` over
+//! (the modules below): `Writes` and `LiveWrites` over [`write_path::WritePath`], `Tables` over
 //! [`tables::CopyPath`], what a backend does itself there. A backend keeps only what is its own
 //! (connecting, migrations, search, the write path's rows and their encoding).
 
@@ -22,7 +22,8 @@ mod notes;
 pub(super) mod read;
 mod sources;
 pub(super) mod tables;
-pub(super) mod write;
+mod write;
+pub(super) mod write_path;
 
 use super::cells::Cells;
 use super::read::StepRow;

@@ -1,13 +1,13 @@
 //! A source's own row and what it holds, alike for both stores (`sql/write.rs` orchestrates the
-//! write; each backend writes the runs' rows itself): the source found or made when its write
-//! begins, its old contents removed, its evaluations written, and the source settled before it
-//! commits; the sources' rows read back.
+//! write; each backend writes the runs' other rows itself): the source found or made when its
+//! write begins, its old contents removed, its runs' own rows, its evaluations, and the source
+//! settled before it commits; the sources' rows read back.
 
-use super::write::WritePath;
-use super::{Sql, args};
+use super::write_path::WritePath;
+use super::{Arg, Sql, args};
 use crate::error::StoreError;
-use crate::model::Parsed;
-use crate::store::write::{SourceRecord, SourceWrite, json_list};
+use crate::model::{Parsed, Run};
+use crate::store::write::{RunCounts, SourceRecord, SourceWrite, json_list, run_format};
 use std::collections::HashMap;
 
 /// The source's row, found by its path (its old contents removed, runs' ids kept to be given
@@ -116,6 +116,69 @@ fn delete_contents<S: WritePath>(s: &mut S, source_id: i64) -> Result<(), StoreE
         &args![&super::id_list(&blobs)],
     );
     s.run(if deleted.is_ok() { "RELEASE blobs" } else { "ROLLBACK TO blobs; RELEASE blobs" })
+}
+
+/// A run row's fields after its keys: `position, instance_id, format, format_version, agent,
+/// model, exit_status, submission, cost, tokens_sent, tokens_received, api_calls, attempt,
+/// best_attempt, step_count, edit_count, rejected_count, metadata`.
+fn run_fields(run: &Run, counts: RunCounts) -> Result<[Arg<'_>; 18], StoreError> {
+    Ok(args![
+        run.position,
+        &run.instance_id,
+        run_format(run)?,
+        run.format_version.as_deref(),
+        run.agent.as_deref(),
+        run.model.as_deref(),
+        run.exit_status.as_deref(),
+        run.submission.as_deref(),
+        crate::model::kept_cost(run.cost),
+        run.tokens_sent,
+        run.tokens_received,
+        run.api_calls,
+        run.attempt,
+        run.best_attempt,
+        counts.steps as i64,
+        counts.edits as i64,
+        counts.rejected as i64,
+        run.metadata.as_deref(),
+    ])
+}
+
+/// The run's own row (no steps, history or edits), with id `id`.
+pub(super) fn insert_run_row<S: Sql>(
+    sql: &S,
+    source_id: i64,
+    id: i64,
+    run: &Run,
+    counts: RunCounts,
+) -> Result<(), StoreError> {
+    let mut values = Vec::with_capacity(20);
+    values.extend(args![id, source_id]);
+    values.extend(run_fields(run, counts)?);
+    sql.execute(
+        "INSERT INTO runs (id, source_id, position, instance_id, format, format_version, agent, model,
+            exit_status, submission, cost, tokens_sent, tokens_received, api_calls, attempt,
+            best_attempt, step_count, edit_count, rejected_count, metadata)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
+        &values,
+    )?;
+    Ok(())
+}
+
+/// A run's row once its document has been read to the end.
+pub(super) fn update_run_row<S: Sql>(sql: &S, id: i64, run: &Run, counts: RunCounts) -> Result<(), StoreError> {
+    let mut values = Vec::with_capacity(19);
+    values.push(Arg::Int(id));
+    values.extend(run_fields(run, counts)?);
+    sql.execute(
+        "UPDATE runs SET position = ?2, instance_id = ?3, format = ?4, format_version = ?5, agent = ?6,
+            model = ?7, exit_status = ?8, submission = ?9, cost = ?10, tokens_sent = ?11,
+            tokens_received = ?12, api_calls = ?13, attempt = ?14, best_attempt = ?15, step_count = ?16,
+            edit_count = ?17, rejected_count = ?18, metadata = ?19
+         WHERE id = ?1",
+        &values,
+    )?;
+    Ok(())
 }
 
 /// Every source path with its hash.

@@ -77,6 +77,7 @@ fn no_shared_query_holds_one_backends_placeholder_or_syntax() {
         ("sources.rs", include_str!("sources.rs")),
         ("tables.rs", include_str!("tables.rs")),
         ("write.rs", include_str!("write.rs")),
+        ("write_path.rs", include_str!("write_path.rs")),
     ];
     // PostgreSQL's: `$1`, `::` casts, arrays; SQLite's: `INSERT OR`, its functions, `rowid`,
     // `IS` between values. Either's goes through a fragment of `Sql`.

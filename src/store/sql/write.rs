@@ -1,90 +1,17 @@
 //! Writing sources, alike for both stores: a transaction per source (a savepoint of a batch's),
 //! a source written in parts committed as it goes, a batch committed once, a source removed.
-//! What each backend does itself is [`WritePath`]'s: the runs' rows (`sqlite/write.rs`: prepared
-//! statements in a loop; `pg/write.rs`: `COPY`), new runs' ids, and what it keeps beside the
-//! transaction.
+//! What each backend does itself is [`WritePath`]'s (`write_path.rs`): the runs' rows
+//! (`sqlite/write.rs`: prepared statements in a loop; `pg/write.rs`: `COPY`), new runs' ids, and
+//! what it keeps beside the transaction.
 
-use super::sources::{self, append_evaluations, open_source, settle_source};
-use super::{Sql, args};
+use super::args;
+use super::sources::{self, append_evaluations, insert_run_row, open_source, settle_source};
+use super::write_path::{Committed, WritePath, commit_going_on};
 use crate::error::StoreError;
 use crate::model::Parsed;
 use crate::store::backend::Writes;
 use crate::store::write::{RunCounts, SourceRecord, SourceWrite, StepsOf, WriteStats, run_key};
-use std::cell::Cell;
 use std::collections::HashMap;
-
-/// What a store's writes keep between calls: whether a batch is open, and the source being
-/// written whose earlier parts are committed (`commit_part`).
-#[derive(Debug, Default)]
-pub(in crate::store) struct Writing {
-    batch: Cell<bool>,
-    parted: Cell<Option<i64>>,
-}
-
-/// A commit a backend is told of ([`WritePath::committed`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(in crate::store) enum Committed {
-    /// What a source's write (or a document's written as it is read) holds so far; it goes on.
-    Part,
-    /// A whole source (in a batch: its savepoint released).
-    Source,
-    /// A batch of sources.
-    Batch,
-}
-
-/// What a backend does itself when it writes sources; the rest of [`Writes`] (and of
-/// `LiveWrites`, `sql/live.rs`) is written once, below.
-pub(in crate::store) trait WritePath: Sql + Sized {
-    /// The state of this store's writes.
-    fn writing(&self) -> &Writing;
-
-    /// Writers of one source's path take turns until the transaction ends: nothing where one
-    /// writer holds every lock (SQLite); PostgreSQL's advisory lock.
-    fn lock_path(&self, _path: &str) -> Result<(), StoreError> {
-        Ok(())
-    }
-
-    /// An id for a new run of the write: one no run, label, note or classification error has
-    /// had, nor a run kept by this write.
-    fn fresh_run_id(&mut self, w: &mut SourceWrite) -> Result<i64, StoreError>;
-
-    /// The rows of these runs beside their own: history, steps with their texts and prompts,
-    /// edits, and what search needs. `live`: the parts of a document written as it is read
-    /// (steps after those written before, searchable once committed).
-    fn write_rows(&mut self, parts: &[StepsOf<'_>], live: bool) -> Result<(), StoreError>;
-
-    /// What the transaction needs written before it commits; `part`: the write goes on after.
-    fn before_commit(&mut self, w: &SourceWrite, part: bool) -> Result<(), StoreError>;
-
-    /// A commit happened.
-    fn committed(&mut self, _what: Committed) {}
-
-    /// The write of a source was given up (`batch`: the whole batch with it): what the backend
-    /// keeps in memory for it goes.
-    fn rolled_back(&mut self, batch: bool);
-
-    /// What a source's rows are removed with that does not go with them by a foreign key
-    /// (SQLite: its steps' entries in the full-text index).
-    fn drop_source(&mut self, _source_id: i64) -> Result<(), StoreError> {
-        Ok(())
-    }
-
-    /// Give run `from` the id `to` (free), with the rows that name it.
-    fn rekey_run(&mut self, from: i64, to: i64) -> Result<(), StoreError>;
-
-    /// `LiveWrites::limit_cache`: nothing where the server holds the pages.
-    fn limit_pages(&self, kib: i64) -> Result<i64, StoreError> {
-        Ok(kib)
-    }
-}
-
-/// The transaction's work so far committed, the write going on.
-pub(super) fn commit_going_on<S: WritePath>(s: &mut S, w: &SourceWrite) -> Result<(), StoreError> {
-    s.before_commit(w, true)?;
-    s.commit()?;
-    s.committed(Committed::Part);
-    Ok(())
-}
 
 impl<S: WritePath> Writes for S {
     fn source_hashes(&self) -> Result<HashMap<String, Vec<u8>>, StoreError> {
@@ -124,7 +51,7 @@ impl<S: WritePath> Writes for S {
                 Some(&kept) => kept,
                 None => self.fresh_run_id(w)?,
             };
-            super::live::insert_run_row(self, w.source_id, id, run, RunCounts::of(run.steps.len(), &run.edits))?;
+            insert_run_row(self, w.source_id, id, run, RunCounts::of(run.steps.len(), &run.edits))?;
             parts.push(StepsOf::run(id, run));
             w.instances.insert(run.instance_id.clone());
             w.stats.runs += 1;

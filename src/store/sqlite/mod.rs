@@ -14,7 +14,7 @@ mod tables;
 mod write;
 
 use super::backend::{Admin, Backend};
-use super::sql::write::Writing;
+use super::sql::write_path::Writing;
 use super::texts;
 use crate::error::StoreError;
 use rusqlite::Connection;

@@ -7,7 +7,7 @@
 use super::Sqlite;
 use crate::error::StoreError;
 use crate::model::{CheckedBy, Edit, Message, QueryMessage, Step};
-use crate::store::sql::write::{WritePath, Writing};
+use crate::store::sql::write_path::{WritePath, Writing};
 use crate::store::texts;
 use crate::store::write::{SourceWrite, StepsOf, message_hash};
 use rusqlite::{Connection, OptionalExtension, params};
