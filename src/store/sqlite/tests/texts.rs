@@ -304,6 +304,25 @@ fn a_failed_source_in_a_batch_leaves_nothing_and_its_neighbours_are_kept() {
     assert_eq!(ok(s.search("charlie", None, 10)).len(), 1);
 }
 
+/// A batch whose transaction an error rolled back (SQLite's full disk) takes no more sources until
+/// it is committed, which says it was lost; the next batch begins afresh.
+#[test]
+fn a_batch_rolled_back_whole_takes_no_more_sources_and_is_reported_lost() {
+    use crate::store::sql::Sql;
+    let mut s = ok(Store::open_in_memory());
+    ok(s.begin_batch());
+    ok(s.write_source(&record("/t/a.traj", &[1; 32]), &run("a-1", vec![step("t", "a", "alpha")])));
+    s.rollback();
+    ok(s.begin_batch());
+    let refused = s.write_source(&record("/t/b.traj", &[2; 32]), &run("b-1", vec![step("t", "a", "bravo")]));
+    assert!(matches!(refused, Err(crate::error::StoreError::BatchRolledBack(_))), "{refused:?}");
+    assert!(s.commit_batch().is_err(), "the batch was lost");
+    ok(s.begin_batch());
+    ok(s.write_source(&record("/t/b.traj", &[2; 32]), &run("b-1", vec![step("t", "a", "bravo")])));
+    ok(s.commit_batch());
+    assert_eq!((count(&s, "sources"), count(&s, "runs")), (1, 1));
+}
+
 /// A database as trajan wrote it before compressed texts: four migrations, texts in
 /// `step_texts`' columns, every step in the index at write time.
 fn old_database(path: &std::path::Path) {
