@@ -51,7 +51,9 @@ pub trait Admin {
 
     /// Fold a write-ahead log into the main file (before measuring its size); nothing where
     /// there is none.
-    fn checkpoint(&self) -> Result<(), StoreError>;
+    fn checkpoint(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
 
     /// Bytes the database takes (SQLite: its pages; PostgreSQL: `pg_database_size`).
     fn stored_bytes(&self) -> Result<u64, StoreError>;
@@ -130,7 +132,7 @@ pub trait Writes {
 }
 
 /// A source written while it is read (`trajan PATH`): its steps committed in batches, its end
-/// written once the document is read (see `sqlite/live.rs`).
+/// written once the document is read (see `sql/live.rs`).
 pub trait LiveWrites {
     /// Begin writing a source read a step at a time; `note` is the warning it carries until it
     /// ends. The transaction stays open until [`LiveWrites::live_commit`].
@@ -231,7 +233,8 @@ pub trait Browse: Reads {
     fn runs_to_compare_with(&self, base: i64) -> Result<(String, Vec<RunSummary>), StoreError>;
 }
 
-/// Full-text search, and its index.
+/// Full-text search, and its index. An index written with the steps (PostgreSQL's) has nothing
+/// waiting for it: what the provided methods say.
 pub trait Search {
     /// Steps whose thought, action or observation hold a phrase (its words together, in order,
     /// the last one a prefix), with a snippet of each; the index is brought up to date first.
@@ -241,7 +244,9 @@ pub trait Search {
     fn search_run(&self, run_id: i64, phrase: &str) -> Result<Vec<i64>, StoreError>;
 
     /// How many runs wait for the search index.
-    fn search_pending(&self) -> Result<i64, StoreError>;
+    fn search_pending(&self) -> Result<i64, StoreError> {
+        Ok(0)
+    }
 
     /// Add every run waiting for the search index to it; `progress(done, total)` counts runs.
     fn build_search_index(&self, progress: &mut dyn FnMut(i64, i64)) -> Result<IndexStats, StoreError> {
@@ -252,12 +257,16 @@ pub trait Search {
     /// batches committed stay indexed, the runs not reached stay listed for a later pass.
     fn build_search_index_until(
         &self,
-        progress: &mut dyn FnMut(i64, i64),
-        stop: &dyn Fn() -> bool,
-    ) -> Result<IndexStats, StoreError>;
+        _progress: &mut dyn FnMut(i64, i64),
+        _stop: &dyn Fn() -> bool,
+    ) -> Result<IndexStats, StoreError> {
+        Ok(IndexStats::default())
+    }
 
     /// An up-to-date search index before a search reads it.
-    fn ensure_search_index(&self) -> Result<(), StoreError>;
+    fn ensure_search_index(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
 
     /// After an ingest that wrote runs: what keeps searches fast that the write itself does not.
     /// PostgreSQL: the planner's statistics of the tables a search reads (a bulk load leaves them

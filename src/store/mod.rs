@@ -26,6 +26,8 @@ pub mod read;
 mod sql;
 mod sqlite;
 pub mod terms;
+#[cfg(test)]
+mod tests;
 mod texts;
 mod unmatched;
 mod write;

@@ -41,6 +41,8 @@ pub struct WriteStats {
 #[derive(Debug, Default)]
 pub struct SourceWrite {
     pub(super) source_id: i64,
+    /// The source's path (what writers of one file take turns on).
+    pub(super) path: String,
     /// The file's hash, recorded when the write ends (`commit_part` leaves a placeholder until
     /// then).
     pub(super) hash: Vec<u8>,
@@ -48,9 +50,9 @@ pub struct SourceWrite {
     /// The runs of the source before this write, by (position, instance, attempt): a run keeps
     /// its id across a replace when it is the same run.
     pub(super) old_ids: HashMap<RunKey, i64>,
-    /// The id the next new run gets (SQLite; PostgreSQL takes ids from a sequence).
+    /// The id the next new run gets (SQLite, once it has given one; PostgreSQL takes ids from a
+    /// sequence).
     pub(super) next_run_id: i64,
-    pub(super) new_blobs: Vec<([u8; 16], i64)>,
     pub(super) warnings: Vec<String>,
     pub(super) stats: WriteStats,
 }
@@ -62,6 +64,28 @@ pub type RunKey = (i64, String, Option<i64>);
 /// The key of a run.
 pub fn run_key(run: &crate::model::Run) -> RunKey {
     (run.position, run.instance_id.clone(), run.attempt)
+}
+
+/// What a run's rows hold beside its own row, or a part of them: its history, its steps from
+/// the `first`th on, and edits.
+pub struct StepsOf<'a> {
+    pub run_id: i64,
+    pub first: usize,
+    pub steps: &'a [crate::model::Step],
+    pub edits: &'a [Edit],
+    pub history: &'a [crate::model::Message],
+}
+
+impl<'a> StepsOf<'a> {
+    /// Everything of a run.
+    pub fn run(run_id: i64, run: &'a crate::model::Run) -> StepsOf<'a> {
+        StepsOf { run_id, first: 0, steps: &run.steps, edits: &run.edits, history: &run.history }
+    }
+
+    /// Nothing of run `run_id` yet: the parts are set on it.
+    pub fn none(run_id: i64) -> StepsOf<'a> {
+        StepsOf { run_id, first: 0, steps: &[], edits: &[], history: &[] }
+    }
 }
 
 /// The counts a run row keeps of its steps and edits.

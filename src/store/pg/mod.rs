@@ -21,7 +21,6 @@ mod chunks;
 mod connect;
 pub mod conninfo;
 mod copy;
-mod live;
 mod schema;
 mod search;
 mod sql;
@@ -33,10 +32,13 @@ mod write;
 
 use super::backend::{Admin, Backend};
 pub use super::cells::Cells;
+use super::copy::Value;
+use super::sql::Sql;
+use super::sql::write_path::Writing;
 use super::texts;
 use crate::error::StoreError;
 use connect::{Conn, Failed};
-use postgres::types::ToSql;
+use postgres::types::{ToSql, Type};
 use postgres::{Row, Statement};
 use std::borrow::Cow;
 use std::cell::{Cell, OnceCell, RefCell, RefMut};
@@ -59,18 +61,16 @@ pub struct Pg {
     chunks: RefCell<chunks::Held>,
     /// Compresses step texts (made on the first write).
     packer: Option<texts::Packer>,
-    /// A batch of sources is open.
-    batch: bool,
+    /// A batch open, a source written in parts (`store::sql::write`).
+    writing: Writing,
     /// The terms thread (`aside.rs`), started by the first unit written.
     aside: Option<aside::Aside>,
     /// Steps whose terms were sent to the terms thread for the unit being written, and for the
     /// units of the open batch already released: deleted again if their unit is given up.
     unit_terms: RefCell<Vec<i64>>,
     batch_terms: Vec<i64>,
-    /// The source being written whose earlier parts are committed.
-    parted: Option<i64>,
     /// The path whose lock this session holds past its transactions, while the write of a source
-    /// committed in parts goes on (`write.rs`, `hold_path`).
+    /// committed in parts goes on (`write.rs`, `before_commit`).
     held: Option<String>,
     /// A transaction is open (a write in progress): a lost connection is not silently reopened.
     in_transaction: Cell<bool>,
@@ -118,11 +118,10 @@ impl Pg {
             statements: RefCell::new(HashMap::new()),
             chunks: RefCell::new(chunks::Held::default()),
             packer: None,
-            batch: false,
+            writing: Writing::default(),
             aside: None,
             unit_terms: RefCell::new(Vec::new()),
             batch_terms: Vec::new(),
-            parted: None,
             held: None,
             in_transaction: Cell::new(false),
             lost: Cell::new(false),
@@ -256,16 +255,6 @@ impl Pg {
         client.execute(&stmt, params).map_err(|e| self.error(e))
     }
 
-    /// Statements without parameters (transaction control, DDL).
-    pub(super) fn run(&self, sql: &str) -> Result<(), StoreError> {
-        match sql {
-            "BEGIN" => self.in_transaction.set(true),
-            "COMMIT" | "ROLLBACK" => self.in_transaction.set(false),
-            _ => {}
-        }
-        self.client()?.batch(sql).map_err(|e| self.error(e))
-    }
-
     /// `COPY table (columns) FROM STDIN` with rows already in COPY's text format.
     pub(super) fn copy_in(&self, sql: &str, data: &[u8]) -> Result<(), StoreError> {
         self.client()?.copy_in(sql, data).map_err(|e| self.error(e))?;
@@ -281,25 +270,6 @@ impl Pg {
         let mut ids: Vec<i64> = self.rows(&sql, &[&(n as i64)])?.iter().map(|r| r.int(0)).collect::<Result<_, _>>()?;
         ids.sort_unstable();
         Ok(ids)
-    }
-
-    /// Roll back whatever transaction is open (after an error).
-    pub(super) fn abandon(&self) {
-        if self.in_transaction.get() {
-            let _ = self.run("ROLLBACK");
-        }
-        self.in_transaction.set(false);
-    }
-
-    fn write_store(&self) -> Result<&Pg, StoreError> {
-        if !self.read_only {
-            return Ok(self);
-        }
-        if let Some(w) = self.writer.get() {
-            return Ok(w);
-        }
-        let writer = Pg::open(&self.url)?;
-        Ok(self.writer.get_or_init(|| Box::new(writer)))
     }
 }
 
@@ -331,7 +301,14 @@ impl Admin for Pg {
     }
 
     fn writer(&self) -> Result<&dyn Backend, StoreError> {
-        Ok(self.write_store()?)
+        if !self.read_only {
+            return Ok(self);
+        }
+        if let Some(w) = self.writer.get() {
+            return Ok(&**w);
+        }
+        let writer = Pg::open(&self.url)?;
+        Ok(&**self.writer.get_or_init(|| Box::new(writer)))
     }
 
     fn schema_version(&self) -> Result<i64, StoreError> {
@@ -353,10 +330,6 @@ impl Admin for Pg {
         } else {
             format!("{textless} steps without texts, {chunkless} without their chunk")
         })
-    }
-
-    fn checkpoint(&self) -> Result<(), StoreError> {
-        Ok(())
     }
 
     fn stored_bytes(&self) -> Result<u64, StoreError> {
@@ -434,45 +407,26 @@ fn column(e: postgres::Error) -> StoreError {
 }
 
 impl Cells for Row {
-    fn text(&self, i: usize) -> Result<String, StoreError> {
-        self.try_get::<_, &str>(i).map(dec).map_err(column)
-    }
-
-    fn opt_text(&self, i: usize) -> Result<Option<String>, StoreError> {
-        Ok(self.try_get::<_, Option<&str>>(i).map_err(column)?.map(dec))
-    }
-
-    fn int(&self, i: usize) -> Result<i64, StoreError> {
-        self.opt_int(i)?.ok_or_else(|| StoreError::Postgres(format!("column {i} is NULL")))
-    }
-
-    fn opt_int(&self, i: usize) -> Result<Option<i64>, StoreError> {
-        match self.try_get::<_, Option<i64>>(i) {
-            Ok(v) => Ok(v),
-            // `count`, `length` and the like are 32-bit.
-            Err(_) => Ok(self.try_get::<_, Option<i32>>(i).map_err(column)?.map(i64::from)),
-        }
-    }
-
-    fn opt_real(&self, i: usize) -> Result<Option<f64>, StoreError> {
-        self.try_get(i).map_err(column)
-    }
-
-    fn opt_flag(&self, i: usize) -> Result<Option<bool>, StoreError> {
-        if let Ok(b) = self.try_get::<_, Option<bool>>(i) {
-            return Ok(b);
-        }
-        Ok(self.opt_int(i)?.map(|v| v != 0))
-    }
-
-    fn bytes(&self, i: usize) -> Result<Vec<u8>, StoreError> {
-        self.try_get(i).map_err(column)
+    /// `count`, `length` and the like are 32-bit; a boolean is 0 or 1.
+    fn value(&self, i: usize) -> Result<Value, StoreError> {
+        let ty = self.columns().get(i).ok_or_else(|| StoreError::Postgres(format!("no column {i}")))?.type_();
+        let v = match *ty {
+            Type::INT8 => self.try_get::<_, Option<i64>>(i).map_err(column)?.map(Value::Int),
+            Type::INT4 => self.try_get::<_, Option<i32>>(i).map_err(column)?.map(|v| Value::Int(v.into())),
+            Type::INT2 => self.try_get::<_, Option<i16>>(i).map_err(column)?.map(|v| Value::Int(v.into())),
+            Type::BOOL => self.try_get::<_, Option<bool>>(i).map_err(column)?.map(|v| Value::Int(v.into())),
+            Type::FLOAT8 => self.try_get::<_, Option<f64>>(i).map_err(column)?.map(Value::Real),
+            Type::FLOAT4 => self.try_get::<_, Option<f32>>(i).map_err(column)?.map(|v| Value::Real(v.into())),
+            Type::BYTEA => self.try_get::<_, Option<Vec<u8>>>(i).map_err(column)?.map(Value::Bytes),
+            _ => self.try_get::<_, Option<&str>>(i).map_err(column)?.map(|t| Value::Text(dec(t))),
+        };
+        Ok(v.unwrap_or(Value::Null))
     }
 }
 
 #[cfg(test)]
 mod hostile_tests;
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;
 #[cfg(test)]
 mod upgrade_tests;

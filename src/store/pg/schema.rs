@@ -18,6 +18,7 @@
 /// pglz), and a larger pending list for the keys' index (its entries are merged in fewer, larger
 /// passes; an ingest ends by merging what is left, `Search::after_ingest`).
 pub(super) fn tune(pg: &super::Pg) -> Result<(), crate::error::StoreError> {
+    use crate::store::sql::Sql;
     for sql in [
         "ALTER TABLE step_terms ALTER COLUMN terms SET COMPRESSION lz4",
         "ALTER TABLE blobs ALTER COLUMN content SET COMPRESSION lz4",

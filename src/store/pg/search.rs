@@ -14,13 +14,16 @@ use super::term_rows::{OVERLAP, cut, quote_into};
 use super::{Cells, Pg};
 use crate::error::StoreError;
 use crate::sanitize::sanitize;
-use crate::store::backend::{IndexStats, Search};
+use crate::store::backend::Search;
 use crate::store::read::{SEARCHED, SearchHit, phrase_words, record_snippet, snippet_of};
+use crate::store::sql::Sql;
 use crate::store::terms;
 use crate::store::texts;
 use std::collections::HashMap;
 use std::io::Read;
 
+/// Terms are written with their steps: nothing ever waits for the index (`Search`'s provided
+/// methods say so).
 impl Search for Pg {
     fn search(&self, phrase: &str, run: Option<i64>, limit: usize) -> Result<Vec<SearchHit>, StoreError> {
         let words = phrase_words(phrase);
@@ -40,19 +43,6 @@ impl Search for Pg {
         Ok(self.matches(phrase, Some(run_id), None)?.into_iter().map(|m| m.idx).collect())
     }
 
-    /// Terms are written with their steps: nothing ever waits for the index.
-    fn search_pending(&self) -> Result<i64, StoreError> {
-        Ok(0)
-    }
-
-    fn build_search_index_until(
-        &self,
-        _progress: &mut dyn FnMut(i64, i64),
-        _stop: &dyn Fn() -> bool,
-    ) -> Result<IndexStats, StoreError> {
-        Ok(IndexStats::default())
-    }
-
     /// `ANALYZE` of the tables a search reads (a role that does not own them is warned by the
     /// server and skipped, not refused), and the keys' index's pending list merged.
     fn after_ingest(&self) -> Result<(), StoreError> {
@@ -60,10 +50,6 @@ impl Search for Pg {
         // The keys' index's pending list merged into the index (else every search reads it
         // through, until autovacuum merges it). Only a speed-up: a role that may not leaves it.
         let _ = self.run("SELECT gin_clean_pending_list('step_lexemes_keys'::regclass)");
-        Ok(())
-    }
-
-    fn ensure_search_index(&self) -> Result<(), StoreError> {
         Ok(())
     }
 }

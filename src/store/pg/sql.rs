@@ -1,7 +1,7 @@
 //! The shared SQL layer (`store::sql`) on PostgreSQL: `?N` rewritten to `$N` once per statement
 //! (`Pg::prepared`, beside the statement cache), parameters bound whatever integer or float width
 //! the server asks for and texts escaped ([`super::enc`]), keys locked by advisory locks, ids
-//! from sequences, rows sent with `COPY`.
+//! from sequences, rows sent with `COPY`, a whole table's read through a cursor.
 
 use super::ahead::Ahead;
 use super::copy::CopyRows;
@@ -13,8 +13,12 @@ use crate::store::texts::Chunks;
 use bytes::BytesMut;
 use postgres::types::{IsNull, ToSql, Type, to_sql_checked};
 use std::error::Error;
+use std::hash::{Hash, Hasher};
 
 type Failure = Box<dyn Error + Sync + Send>;
+
+/// Rows fetched from a cursor at once ([`Sql::stream`]).
+const FETCH: usize = 256;
 
 /// `v` bound as a parameter of type `ty`, when `T` can be one.
 fn bound<T: ToSql>(v: T, ty: &Type, out: &mut BytesMut) -> Result<IsNull, Failure> {
@@ -53,14 +57,8 @@ impl ToSql for Arg<'_> {
 impl Sql for Pg {
     const NOW: &'static str = "to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')";
     const ROW_ORDER: &'static str = "id";
-
-    fn in_list(param: &str) -> String {
-        format!("(SELECT jsonb_array_elements_text(CAST({param} AS text)::jsonb)::bigint)")
-    }
-
-    fn sorted_join(column: &str, from: &str) -> String {
-        format!("SELECT string_agg({column}, chr(31) ORDER BY {column}) {from}")
-    }
+    const BEGIN: &'static str = "BEGIN";
+    const IN_LIST: &'static str = "(SELECT jsonb_array_elements_text(CAST({list} AS text)::jsonb)::bigint)";
 
     fn each(&self, sql: &str, args: &[Arg<'_>], row: EachRow<'_>) -> Result<(), StoreError> {
         let params: Vec<&(dyn ToSql + Sync)> = args.iter().map(|a| a as &(dyn ToSql + Sync)).collect();
@@ -75,16 +73,17 @@ impl Sql for Pg {
         self.exec(sql, &params)
     }
 
-    fn begin(&self) -> Result<(), StoreError> {
-        self.run("BEGIN")
+    fn run(&self, sql: &str) -> Result<(), StoreError> {
+        match sql {
+            "BEGIN" => self.in_transaction.set(true),
+            "COMMIT" | "ROLLBACK" => self.in_transaction.set(false),
+            _ => {}
+        }
+        self.client()?.batch(sql).map_err(|e| self.error(e))
     }
 
-    fn commit(&self) -> Result<(), StoreError> {
-        self.run("COMMIT")
-    }
-
-    fn rollback(&self) {
-        self.abandon();
+    fn in_transaction(&self) -> bool {
+        self.in_transaction.get()
     }
 
     /// In one order, so two writers of the same keys never wait for each other in a circle.
@@ -123,6 +122,39 @@ impl Sql for Pg {
             rows.end();
         }
         self.copy_in(&format!("COPY {table} ({}) FROM STDIN", columns.join(", ")), rows.data())
+    }
+
+    /// Through a cursor, in a transaction of its own unless one is open; a cursor per query: a
+    /// `FETCH`'s statement (prepared once) knows its columns.
+    fn stream(&self, sql: &str, row: EachRow<'_>) -> Result<(), StoreError> {
+        let own = !self.in_transaction();
+        if own {
+            self.begin()?;
+        }
+        let mut hash = std::collections::hash_map::DefaultHasher::new();
+        sql.hash(&mut hash);
+        let cursor = format!("stream_{:x}", hash.finish());
+        let streamed = (|| {
+            self.run(&format!("DECLARE {cursor} NO SCROLL CURSOR FOR {sql}"))?;
+            loop {
+                let rows = self.rows(&format!("FETCH {FETCH} FROM {cursor}"), &[])?;
+                for r in &rows {
+                    row(r)?;
+                }
+                if rows.len() < FETCH {
+                    break;
+                }
+            }
+            self.run(&format!("CLOSE {cursor}"))
+        })();
+        match (own, streamed) {
+            (true, Ok(())) => self.commit(),
+            (true, Err(e)) => {
+                self.rollback();
+                Err(e)
+            }
+            (false, streamed) => streamed,
+        }
     }
 
     fn shown_step(&self, run_id: i64, index: i64) -> Result<Option<(StepRow, bool)>, StoreError> {

@@ -9,6 +9,7 @@ use super::copy::CopyRows;
 use super::enc;
 use crate::error::StoreError;
 use crate::sanitize::sanitize;
+use crate::store::sql::Sql;
 use crate::store::terms;
 use std::sync::mpsc::{Receiver, SyncSender};
 
@@ -167,7 +168,7 @@ pub(super) fn serve(pg: &Pg, inbox: &Receiver<Job>, reply: &SyncSender<Result<()
                 if failed.is_none()
                     && let Err(e) = write(pg, &mut rows, &steps)
                 {
-                    pg.abandon();
+                    pg.rollback();
                     rows = TermRows::default();
                     failed = Some(e);
                 }
@@ -178,20 +179,20 @@ pub(super) fn serve(pg: &Pg, inbox: &Receiver<Job>, reply: &SyncSender<Result<()
                 None => rows.send(pg).and_then(|_| if pg.in_transaction.get() { pg.run("COMMIT") } else { Ok(()) }),
             },
             Job::Forget(ids) => {
-                pg.abandon();
+                pg.rollback();
                 rows = TermRows::default();
                 failed = None;
                 forget(pg, &ids)
             }
         };
         if answer.is_err() {
-            pg.abandon();
+            pg.rollback();
         }
         if reply.send(answer).is_err() {
             return;
         }
     }
-    pg.abandon();
+    pg.rollback();
 }
 
 fn write(pg: &Pg, rows: &mut TermRows, steps: &[(i64, [String; 3])]) -> Result<(), StoreError> {

@@ -7,31 +7,21 @@ mod pg_server;
 
 use super::url::PgUrl;
 use super::{Pg, dec, enc};
-use crate::model::{Edit, EditKind, EditStatus, Format, Message, Parsed, Run, Step, TestCase, TestOutcome};
+use crate::model::{Edit, EditKind, EditStatus, Format, Message, Parsed, Run, TestCase, TestOutcome};
 use crate::store::read::RunFilter;
-use crate::store::{SourceRecord, Store, copy};
+use crate::store::sql::Sql;
+pub(super) use crate::store::tests::{ok, placed, record, step};
+use crate::store::{Store, copy};
 use std::borrow::Cow;
 
-pub(super) fn ok<T, E: std::fmt::Display>(r: Result<T, E>) -> T {
-    r.unwrap_or_else(|e| panic!("{e}"))
-}
-
 /// A fresh PostgreSQL database (migrated), or `None` when no server was given.
-pub(super) fn database() -> Option<(pg_server::TestDb, PgUrl)> {
+pub(in crate::store) fn database() -> Option<(pg_server::TestDb, PgUrl)> {
     let db = pg_server::database(&|url| {
         let url = PgUrl::parse(url).map_err(|e| e.to_string())?;
         Pg::migrate(&url).map(drop).map_err(|e| e.to_string())
     })?;
     let url = ok(PgUrl::parse(&db.url));
     Some((db, url))
-}
-
-pub(super) fn record<'a>(path: &'a str, hash: &'a [u8; 32]) -> SourceRecord<'a> {
-    SourceRecord { path, kind: "file", format: "test", size: 1, hash }
-}
-
-pub(super) fn step(thought: &str, action: &str, observation: &str) -> Step {
-    Step { thought: thought.into(), action: action.into(), observation: observation.into(), ..Step::default() }
 }
 
 /// An applied `str_replace` of `a` by `b` in `path` at `step`.
@@ -560,7 +550,7 @@ fn terms_of_units_given_up_are_not_left_behind() {
     ok(pg.append(&mut w, &runs()));
     ok(pg.commit_source(w));
     assert!(terms_rows(&url).0 > 0, "the unit's terms are committed before it");
-    pg.abandon();
+    pg.rollback();
     assert!(pg.commit_batch().is_err(), "the batch was rolled back");
     assert_eq!(terms_rows(&url), (0, 0), "the terms of the batch given up are deleted");
 
@@ -573,59 +563,6 @@ fn terms_of_units_given_up_are_not_left_behind() {
     ok(pg.commit_source(w));
     let found = ok(ok(Store::connect_read_only(&url)).search("pydicom", None, 5));
     assert_eq!(found.len(), 1, "a committed unit is searchable from another connection");
-}
-
-/// Runs of these instances at their places in a source.
-fn placed(instances: &[&str]) -> Parsed {
-    let runs = instances
-        .iter()
-        .enumerate()
-        .map(|(i, id)| Run {
-            instance_id: id.to_string(),
-            format: Some(Format::SweAgent),
-            position: i as i64,
-            steps: vec![step("t", "a", "o")],
-            ..Run::default()
-        })
-        .collect();
-    Parsed { runs, ..Parsed::default() }
-}
-
-#[test]
-fn labels_and_notes_follow_their_runs_through_a_source_removed_and_ingested_again() {
-    let Some((_db, url)) = database() else { return };
-    let mut store = ok(Store::connect(&url));
-    let label =
-        |run_id: i64, rater: &str| crate::store::labels::blank_label(run_id, crate::label::Source::Human, rater);
-    // The same instance twice in one file: the first and the second are told apart.
-    ok(store.write_source(&record("/o.jsonl", &[1; 32]), &placed(&["a__a-1", "b__b-2", "a__a-1"])));
-    let ids: Vec<i64> = ok(store.runs_of_sources(&["/o.jsonl".to_string()]));
-    ok(store.add_label(&label(ids[2], "ann"), Some("the second a")));
-    ok(store.add_label(&label(ids[1], "bob"), None));
-    ok(store.set_note(ids[2], 0, "ann", "a note on the second a"));
-    ok(store.remove_source("/o.jsonl"));
-    assert!(ok(store.labels(None, true)).iter().all(|l| l.instance_id.is_none()), "(run gone)");
-    // Back, with a run added in front: every run gets a new id; the labels and the note follow.
-    ok(store.write_source(&record("/o.jsonl", &[2; 32]), &placed(&["c__c-3", "a__a-1", "b__b-2", "a__a-1"])));
-    let now: Vec<i64> = ok(store.runs_of_sources(&["/o.jsonl".to_string()]));
-    assert!(now.iter().all(|id| !ids.contains(id)), "new ids: {ids:?} then {now:?}");
-    let ann = ok(store.labels(Some(now[3]), false));
-    assert_eq!((ann.len(), ann[0].note.as_deref()), (1, Some("the second a")), "the second a's label");
-    assert_eq!(ok(store.labels(Some(now[2]), false))[0].label.rater, "bob");
-    assert!(ok(store.labels(Some(now[1]), false)).is_empty(), "the first a has none");
-    let notes = ok(store.notes(Some(now[3])));
-    assert_eq!(notes.iter().map(|n| n.text.as_str()).collect::<Vec<_>>(), ["a note on the second a"]);
-    assert!(ok(store.notes(Some(now[1]))).is_empty());
-    // A replacement streamed in parts that fails leaves the version stored before, ids and all.
-    let before = ok(store.runs_of_sources(&["/o.jsonl".to_string()]));
-    let mut w = ok(store.begin_source(&record("/o.jsonl", &[3; 32])));
-    ok(store.append(&mut w, &placed(&["a__a-1"])));
-    ok(store.commit_part(&mut w));
-    let reader = ok(Store::connect_read_only(&url));
-    assert_eq!(ok(reader.runs_of_sources(&["/o.jsonl".to_string()])), before, "readers see the old version");
-    store.rollback_source();
-    assert_eq!(ok(store.runs_of_sources(&["/o.jsonl".to_string()])), before);
-    assert_eq!(ok(store.source_hashes()).get("/o.jsonl"), Some(&vec![2u8; 32]));
 }
 
 // The text codec of COPY, without a server.

@@ -1,330 +1,121 @@
-//! Writing one source into PostgreSQL: a transaction per unit (a savepoint of a batch), the
-//! unit's path under an advisory lock for the transaction (two workers ingesting one file wait
-//! for each other: the second replaces what the first wrote, never adds to it; a source committed
-//! in parts, a big streamed file, holds the lock from its first commit to its end), run rows first,
-//! then every other row of the unit sent with `COPY`, ids taken from the sequences beforehand.
-//! A source seen before is replaced whole, as in SQLite.
+//! Writing sources into PostgreSQL (`store::sql::write` orchestrates: a transaction per unit, a
+//! savepoint of a batch's): the unit's path under an advisory lock for the transaction (two
+//! workers ingesting one file wait for each other: the second replaces what the first wrote,
+//! never adds to it; a source committed in parts, a big streamed file or a document written as it
+//! is read, holds the lock from its first commit to its end), run rows first, then every other
+//! row of the unit sent with `COPY`, ids taken from the sequences beforehand; a unit's search
+//! terms written beside it on the terms thread (`aside.rs`), committed before it.
 
 use super::aside::{Aside, JOB_BYTES, Job};
 use super::copy::CopyRows;
 use super::term_rows::TermRows;
 use super::{Cells, Pg, enc, enc_opt};
 use crate::error::StoreError;
-use crate::model::{CheckedBy, Edit, Message, Parsed, Step};
+use crate::model::{CheckedBy, Message};
 use crate::sanitize::sanitize;
 use crate::store::backend::Writes;
-use crate::store::sql::write;
+use crate::store::sql::write_path::{Committed, WritePath, Writing};
 use crate::store::terms;
 use crate::store::texts;
-use crate::store::write::{RunCounts, SourceRecord, SourceWrite, WriteStats, message_hash, run_key};
+use crate::store::write::{SourceWrite, StepsOf, message_hash};
 use std::collections::HashMap;
 
-impl Writes for Pg {
-    fn source_hashes(&self) -> Result<HashMap<String, Vec<u8>>, StoreError> {
-        write::source_hashes(self)
+impl WritePath for Pg {
+    fn writing(&self) -> &Writing {
+        &self.writing
     }
 
-    fn source_warnings(&self, path: &str) -> Result<Vec<String>, StoreError> {
-        write::source_warnings(self, path)
+    fn lock_path(&self, path: &str) -> Result<(), StoreError> {
+        self.exec("SELECT pg_advisory_xact_lock(hashtextextended($1, 7421))", &[&enc(path)])?;
+        Ok(())
     }
 
-    fn source_fingerprint(&self, path: &str) -> Result<Option<(u64, Vec<u8>)>, StoreError> {
-        write::source_fingerprint(self, path)
+    fn fresh_run_id(&mut self, _w: &mut SourceWrite) -> Result<i64, StoreError> {
+        Ok(self.ids("runs_id_seq", 1)?[0])
     }
 
-    fn begin_source(&mut self, src: &SourceRecord<'_>) -> Result<SourceWrite, StoreError> {
-        self.run(if self.batch { "SAVEPOINT source" } else { "BEGIN" })?;
-        let begun = self.begin_inner(src);
-        if begun.is_err() {
-            self.rollback_source();
+    /// A whole unit's terms go to the terms thread (started by the first unit); a document's
+    /// written as it is read are written here.
+    fn write_rows(&mut self, parts: &[StepsOf<'_>], live: bool) -> Result<(), StoreError> {
+        if parts.is_empty() {
+            return Ok(());
         }
-        begun
-    }
-
-    fn append(&mut self, w: &mut SourceWrite, parsed: &Parsed) -> Result<(), StoreError> {
-        if self.aside.is_none() {
+        if !live && self.aside.is_none() {
             let url = self.url.clone();
             self.aside = Some(Aside::start(Box::new(move || Pg::open(&url)), super::term_rows::serve)?);
         }
-        let mut unit = Vec::with_capacity(parsed.runs.len());
-        for run in &parsed.runs {
-            let id = match w.old_ids.get(&run_key(run)) {
-                Some(&kept) => kept,
-                None => self.ids("runs_id_seq", 1)?[0],
-            };
-            crate::store::sql::live::insert_run_row(
-                self,
-                w.source_id,
-                id,
-                run,
-                RunCounts::of(run.steps.len(), &run.edits),
-            )?;
-            unit.push(StepsOf { run_id: id, first: 0, steps: &run.steps, edits: &run.edits, history: &run.history });
-            w.instances.insert(run.instance_id.clone());
-            w.stats.runs += 1;
-            w.stats.steps += run.steps.len();
-        }
-        self.with_packer(|pg, packer| write_steps(pg, &unit, packer, true))?;
-        write::append_evaluations(self, w, parsed)
-    }
-
-    fn commit_source(&mut self, w: SourceWrite) -> Result<WriteStats, StoreError> {
-        let finish = || -> Result<(), StoreError> {
-            write::settle_source(self, &w, self.parted == Some(w.source_id))?;
-            self.end_terms()?;
-            self.run(if self.batch { "RELEASE source" } else { "COMMIT" })
+        let mut packer = match self.packer.take() {
+            Some(p) => p,
+            None => texts::Packer::new()?,
         };
-        if let Err(e) = finish() {
-            self.rollback_source();
-            return Err(e);
-        }
-        let sent = std::mem::take(&mut *self.unit_terms.borrow_mut());
-        if self.batch {
-            self.batch_terms.extend(sent);
-        }
-        self.parted = None;
-        self.release_path();
-        Ok(w.stats)
+        let written = write_steps(self, parts, &mut packer, !live);
+        self.packer = Some(packer);
+        written
     }
 
-    fn commit_part(&mut self, w: &mut SourceWrite) -> Result<(), StoreError> {
-        // A source stored before is replaced in one transaction: until the new version commits,
-        // readers see the old one, and a write that fails leaves it as it was.
-        if self.batch || w.stats.replaced {
-            return Ok(());
+    /// The unit's terms commit first; a write that goes on keeps its path's lock past the
+    /// transaction (a session lock, taken while the transaction's lock is held): another writer
+    /// of the file waits for the whole write, not for its next commit, so it never adds to a
+    /// source half written, nor replaces it midway.
+    fn before_commit(&mut self, w: &SourceWrite, part: bool) -> Result<(), StoreError> {
+        if part && self.held.is_none() {
+            self.exec("SELECT pg_advisory_lock(hashtextextended($1, 7421))", &[&enc(&w.path)])?;
+            self.held = Some(w.path.clone());
         }
-        if self.parted.is_none() {
-            self.exec("UPDATE sources SET hash = '\\x'::bytea WHERE id = $1", &[&w.source_id])?;
-            self.parted = Some(w.source_id);
-        }
-        self.hold_path(w.source_id)?;
-        self.end_terms()?;
-        self.run("COMMIT")?;
-        self.unit_terms.borrow_mut().clear();
-        self.run("BEGIN")?;
-        self.exec("SELECT pg_advisory_xact_lock(hashtextextended($1, 7421))", &[&enc(&self.path_of(w.source_id)?)])?;
-        Ok(())
-    }
-
-    fn rollback_source(&mut self) {
-        let mut sent = std::mem::take(&mut *self.unit_terms.borrow_mut());
-        if self.batch {
-            if self.run("ROLLBACK TO source").and_then(|_| self.run("RELEASE source")).is_err() {
-                self.abandon();
-                self.batch = false;
-                sent.append(&mut self.batch_terms);
-            }
-        } else {
-            self.abandon();
-        }
-        self.forget_terms(sent);
-        if let Some(id) = self.parted.take() {
-            let remove = || -> Result<(), StoreError> {
-                self.run("BEGIN")?;
-                delete_contents(self, id)?;
-                self.exec("DELETE FROM sources WHERE id = $1", &[&id])?;
-                self.run("COMMIT")
-            };
-            if remove().is_err() {
-                self.abandon();
-            }
-        }
-        self.release_path();
-    }
-
-    fn begin_batch(&mut self) -> Result<(), StoreError> {
-        if !self.batch {
-            self.run("BEGIN")?;
-            self.batch = true;
-        }
-        Ok(())
-    }
-
-    fn in_batch(&self) -> bool {
-        self.batch
-    }
-
-    fn commit_batch(&mut self) -> Result<(), StoreError> {
-        if !self.batch {
-            return Ok(());
-        }
-        self.batch = false;
-        let sent = std::mem::take(&mut self.batch_terms);
-        if !self.in_transaction.get() {
-            self.forget_terms(sent);
-            return Err(StoreError::BatchRolledBack("an error in one of its files rolled the transaction back".into()));
-        }
-        if let Err(e) = self.run("COMMIT") {
-            self.abandon();
-            self.forget_terms(sent);
-            return Err(e);
-        }
-        Ok(())
-    }
-
-    fn remove_source(&mut self, path: &str) -> Result<bool, StoreError> {
-        self.run("BEGIN")?;
-        let removed = (|| -> Result<bool, StoreError> {
-            self.exec("SELECT pg_advisory_xact_lock(hashtextextended($1, 7421))", &[&enc(path)])?;
-            let Some(row) = self.opt("SELECT id FROM sources WHERE path = $1", &[&enc(path)])? else {
-                return Ok(false);
-            };
-            let id = row.int(0)?;
-            let instances = write::instances_of_source(self, id)?;
-            delete_contents(self, id)?;
-            self.exec("DELETE FROM sources WHERE id = $1", &[&id])?;
-            for instance in &instances {
-                crate::store::sql::link::relink_instance(self, instance)?;
-            }
-            Ok(true)
-        })();
-        match removed {
-            Ok(found) => {
-                self.run("COMMIT")?;
-                Ok(found)
-            }
-            Err(e) => {
-                self.abandon();
-                Err(e)
-            }
-        }
-    }
-
-    fn runs_of_sources(&self, paths: &[String]) -> Result<Vec<i64>, StoreError> {
-        write::runs_of_sources(self, paths)
-    }
-}
-
-impl Pg {
-    /// Commit the terms the terms thread holds for the unit (before the unit: see `aside.rs`).
-    fn end_terms(&self) -> Result<(), StoreError> {
         match &self.aside {
             Some(aside) if !self.unit_terms.borrow().is_empty() => aside.finish(Job::End),
             _ => Ok(()),
         }
     }
 
-    /// Roll back or delete the terms of steps whose unit was given up (best effort: terms of
-    /// steps that are not stored are never read).
-    fn forget_terms(&self, steps: Vec<i64>) {
-        if let Some(aside) = self.aside.as_ref().filter(|_| !steps.is_empty()) {
-            let _ = aside.finish(Job::Forget(steps));
+    /// The terms of a unit committed in a batch are deleted again if the batch is given up.
+    fn committed(&mut self, what: Committed) {
+        let sent = std::mem::take(self.unit_terms.get_mut());
+        match what {
+            Committed::Part => {}
+            Committed::Source => {
+                if self.in_batch() {
+                    self.batch_terms.extend(sent);
+                }
+                self.release_path();
+            }
+            Committed::Batch => self.batch_terms.clear(),
         }
     }
 
-    /// Keep the lock of the source's path past the transaction (a session lock, taken while the
-    /// transaction's lock is held): another writer of the file waits for the whole write, not
-    /// for its next commit, so it never adds to a source half written, nor replaces it midway.
-    pub(super) fn hold_path(&mut self, source_id: i64) -> Result<(), StoreError> {
-        if self.held.is_none() {
-            let path = self.path_of(source_id)?;
-            self.exec("SELECT pg_advisory_lock(hashtextextended($1, 7421))", &[&enc(&path)])?;
-            self.held = Some(path);
+    /// The terms of steps whose unit was given up are rolled back or deleted (best effort: terms
+    /// of steps that are not stored are never read).
+    fn rolled_back(&mut self, batch: bool) {
+        let mut sent = std::mem::take(self.unit_terms.get_mut());
+        if batch {
+            sent.append(&mut self.batch_terms);
         }
+        if let Some(aside) = self.aside.as_ref().filter(|_| !sent.is_empty()) {
+            let _ = aside.finish(Job::Forget(sent));
+        }
+        self.release_path();
+    }
+
+    /// Its rows follow (`ON UPDATE CASCADE`).
+    fn rekey_run(&mut self, from: i64, to: i64) -> Result<(), StoreError> {
+        self.exec("UPDATE runs SET id = $2 WHERE id = $1", &[&from, &to])?;
         Ok(())
     }
+}
 
+impl Pg {
     /// The write of a source committed in parts is over: its path's lock goes.
-    pub(super) fn release_path(&mut self) {
+    fn release_path(&mut self) {
         if let Some(path) = self.held.take() {
             // A session lost since holds nothing; the server says so, nothing more.
             let _ = self.exec("SELECT pg_advisory_unlock(hashtextextended($1, 7421))", &[&enc(&path)]);
         }
     }
-
-    fn path_of(&self, source_id: i64) -> Result<String, StoreError> {
-        self.one("SELECT path FROM sources WHERE id = $1", &[&source_id])?.text(0)
-    }
-
-    fn begin_inner(&mut self, src: &SourceRecord<'_>) -> Result<SourceWrite, StoreError> {
-        let path = enc(src.path);
-        // Writers of one file wait for each other until the transaction ends.
-        self.exec("SELECT pg_advisory_xact_lock(hashtextextended($1, 7421))", &[&path])?;
-        let existing = self.opt("SELECT id FROM sources WHERE path = $1", &[&path])?;
-        let mut w = SourceWrite { hash: src.hash.to_vec(), ..SourceWrite::default() };
-        let (size, hash) = (src.size as i64, &src.hash[..]);
-        w.source_id = match existing {
-            Some(row) => {
-                let id = row.int(0)?;
-                w.instances.extend(write::instances_of_source(self, id)?);
-                for r in
-                    self.rows("SELECT position, instance_id, attempt, id FROM runs WHERE source_id = $1", &[&id])?
-                {
-                    w.old_ids.insert((r.int(0)?, r.text(1)?, r.opt_int(2)?), r.int(3)?);
-                }
-                delete_contents(self, id)?;
-                self.exec(
-                    "UPDATE sources SET kind = $2, format = $3, size = $4, hash = $5, warnings = NULL,
-                     ingested_at = to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') WHERE id = $1",
-                    &[&id, &enc(src.kind), &enc(src.format), &size, &hash],
-                )?;
-                w.stats.replaced = true;
-                id
-            }
-            None => self
-                .one(
-                    "INSERT INTO sources (path, kind, format, size, hash, warnings, ingested_at)
-                     VALUES ($1, $2, $3, $4, $5, NULL, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'))
-                     RETURNING id",
-                    &[&path, &enc(src.kind), &enc(src.format), &size, &hash],
-                )?
-                .int(0)?,
-        };
-        Ok(w)
-    }
-}
-
-/// Remove everything a source contributed (its runs' rows cascade), and the prompt messages no
-/// longer used: those in a savepoint of their own, as another writer may have just taken one of
-/// them (then they stay).
-pub(super) fn delete_contents(pg: &Pg, source_id: i64) -> Result<(), StoreError> {
-    let blobs: Vec<i64> = pg
-        .rows(
-            "SELECT h.blob_id FROM history h JOIN runs r ON r.id = h.run_id WHERE r.source_id = $1
-             UNION SELECT q.blob_id FROM query_parts q JOIN steps s ON s.id = q.step_id
-                   JOIN runs r ON r.id = s.run_id WHERE r.source_id = $1",
-            &[&source_id],
-        )?
-        .iter()
-        .map(|r| r.int(0))
-        .collect::<Result<_, _>>()?;
-    for table in ["runs", "outcomes", "predictions", "tasks"] {
-        pg.exec(&format!("DELETE FROM {table} WHERE source_id = $1"), &[&source_id])?;
-    }
-    if blobs.is_empty() {
-        return Ok(());
-    }
-    pg.run("SAVEPOINT blobs")?;
-    let deleted = pg.exec(
-        "DELETE FROM blobs b WHERE b.id = ANY($1)
-         AND NOT EXISTS (SELECT 1 FROM history WHERE blob_id = b.id)
-         AND NOT EXISTS (SELECT 1 FROM query_parts WHERE blob_id = b.id)",
-        &[&blobs],
-    );
-    pg.run(if deleted.is_ok() { "RELEASE blobs" } else { "ROLLBACK TO blobs" })?;
-    if deleted.is_err() {
-        pg.run("RELEASE blobs")?;
-    }
-    Ok(())
-}
-
-/// Where a run's step rows go: its id, the index of its first step, the steps and edits.
-pub(super) struct StepsOf<'a> {
-    pub run_id: i64,
-    pub first: usize,
-    pub steps: &'a [Step],
-    pub edits: &'a [Edit],
-    pub history: &'a [Message],
 }
 
 /// Chunks, steps, their texts and prompt parts, edits, history and search terms of these runs;
 /// the terms on the terms thread when `aside` (and it runs), else here.
-pub(super) fn write_steps(
-    pg: &Pg,
-    parts: &[StepsOf<'_>],
-    packer: &mut texts::Packer,
-    aside: bool,
-) -> Result<(), StoreError> {
+fn write_steps(pg: &Pg, parts: &[StepsOf<'_>], packer: &mut texts::Packer, aside: bool) -> Result<(), StoreError> {
     let blobs = blob_ids(pg, parts)?;
     let mut chunk_ids = IdPool::new("text_chunks_id_seq");
     let (mut chunks, mut steps, mut step_texts, mut prompt, mut edits, mut history) = Default::default();

@@ -122,7 +122,7 @@ impl<S: Sql> Labels for S {
     /// Labels of another version are another vocabulary and are not mixed in.
     fn current_label_sets(&self, taxonomy: &str, version: &str) -> Result<Vec<LabelSet>, StoreError> {
         let columns =
-            label_set_columns(&S::sorted_join("mode", "FROM label_modes WHERE label_id = l.id AND assigned = 1"));
+            label_set_columns(&super::sorted_join("mode", "FROM label_modes WHERE label_id = l.id AND assigned = 1"));
         self.rows(
             &format!(
                 "SELECT {columns}

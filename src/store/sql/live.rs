@@ -1,78 +1,26 @@
-//! What both stores' live writes (`trajan PATH`, `LiveWrites`) do alike around their step rows:
-//! a run's own row written when it begins and again when its document ends, the counts each
-//! commit makes visible, and the end's steps' flags and source row. The step rows themselves are
-//! each backend's (`sqlite/live.rs`, `pg/live.rs`).
+//! A source written while it is read (`trajan PATH`, `LiveWrites`), alike for both stores: its
+//! steps committed in batches, so a reader (the TUI) sees them as they come, and its runs'
+//! fields, history and final patch written at the end, with the same rows as `write_source`
+//! writes. A run's own row is written when it begins and again when its document ends; each
+//! commit makes the runs' counts visible. The step rows are each backend's
+//! ([`WritePath::write_rows`]).
+//!
+//! Until it ends, the source's hash is [`UNFINISHED`] and its warnings say the read has not
+//! finished: a write stopped by a crash is never taken for an unchanged file, and the next ingest
+//! of that file replaces it. A write that fails or is cancelled is removed (`live_abandon`): the
+//! database never keeps part of a file. A source seen before is replaced in the first batch's
+//! transaction (readers see the old version or the new one's first steps), so a failed
+//! replacement leaves neither.
 
-use super::{Arg, Sql, args, id_list};
+use super::sources::{insert_run_row, update_run_row};
+use super::write_path::{WritePath, commit_going_on};
+use super::{Sql, args, id_list};
 use crate::error::StoreError;
 use crate::model::{Edit, Parsed, Run, Step, StepFlags};
 use crate::store::backend::{LiveWrites, Writes};
 use crate::store::write::{
-    FlagChange, LiveRun, LiveWrite, RunCounts, SourceRecord, SourceWrite, UNFINISHED, WriteStats, run_format, run_key,
+    FlagChange, LiveRun, LiveWrite, RunCounts, SourceRecord, StepsOf, UNFINISHED, WriteStats, in_edit_batches, run_key,
 };
-
-/// A run row's fields after its keys: `position, instance_id, format, format_version, agent,
-/// model, exit_status, submission, cost, tokens_sent, tokens_received, api_calls, attempt,
-/// best_attempt, step_count, edit_count, rejected_count, metadata`.
-fn run_fields(run: &Run, counts: RunCounts) -> Result<[Arg<'_>; 18], StoreError> {
-    Ok(args![
-        run.position,
-        &run.instance_id,
-        run_format(run)?,
-        run.format_version.as_deref(),
-        run.agent.as_deref(),
-        run.model.as_deref(),
-        run.exit_status.as_deref(),
-        run.submission.as_deref(),
-        crate::model::kept_cost(run.cost),
-        run.tokens_sent,
-        run.tokens_received,
-        run.api_calls,
-        run.attempt,
-        run.best_attempt,
-        counts.steps as i64,
-        counts.edits as i64,
-        counts.rejected as i64,
-        run.metadata.as_deref(),
-    ])
-}
-
-/// The run's own row (no steps, history or edits), with id `id`.
-pub(in crate::store) fn insert_run_row<S: Sql>(
-    sql: &S,
-    source_id: i64,
-    id: i64,
-    run: &Run,
-    counts: RunCounts,
-) -> Result<(), StoreError> {
-    let mut values = Vec::with_capacity(20);
-    values.extend(args![id, source_id]);
-    values.extend(run_fields(run, counts)?);
-    sql.execute(
-        "INSERT INTO runs (id, source_id, position, instance_id, format, format_version, agent, model,
-            exit_status, submission, cost, tokens_sent, tokens_received, api_calls, attempt,
-            best_attempt, step_count, edit_count, rejected_count, metadata)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
-        &values,
-    )?;
-    Ok(())
-}
-
-/// A run's row once its document has been read to the end.
-fn update_run_row<S: Sql>(sql: &S, id: i64, run: &Run, counts: RunCounts) -> Result<(), StoreError> {
-    let mut values = Vec::with_capacity(19);
-    values.push(Arg::Int(id));
-    values.extend(run_fields(run, counts)?);
-    sql.execute(
-        "UPDATE runs SET position = ?2, instance_id = ?3, format = ?4, format_version = ?5, agent = ?6,
-            model = ?7, exit_status = ?8, submission = ?9, cost = ?10, tokens_sent = ?11,
-            tokens_received = ?12, api_calls = ?13, attempt = ?14, best_attempt = ?15, step_count = ?16,
-            edit_count = ?17, rejected_count = ?18, metadata = ?19
-         WHERE id = ?1",
-        &values,
-    )?;
-    Ok(())
-}
 
 /// The warning a source carries until its live write ends.
 fn note_unfinished<S: Sql>(sql: &S, source_id: i64, note: &str) -> Result<(), StoreError> {
@@ -92,11 +40,6 @@ fn store_counts<S: Sql>(sql: &S, runs: &mut [LiveRun]) -> Result<(), StoreError>
         run.changed = false;
     }
     Ok(())
-}
-
-/// The path of the source being written, when it is still there.
-fn path_of<S: Sql>(sql: &S, source_id: i64) -> Result<Option<String>, StoreError> {
-    sql.opt("SELECT path FROM sources WHERE id = ?1", &args![source_id], |r| r.text(0))
 }
 
 /// The edits written with the runs' steps go: the end writes them all again, in the order (and so
@@ -137,55 +80,12 @@ fn finish_source<S: Sql>(sql: &S, source_id: i64, record: &SourceRecord<'_>) -> 
     Ok(())
 }
 
-/// What a live write needs of a backend beyond [`Sql`] and [`Writes`]: its step rows and
-/// transactions (`sqlite/live.rs`, `pg/live.rs`). The rest of [`LiveWrites`] is written once below.
-pub(in crate::store) trait LivePath: Sql + Writes {
-    /// Open the transaction of the write's next batch (PostgreSQL: under the path's lock).
-    fn live_open(&mut self, w: &SourceWrite) -> Result<(), StoreError>;
-
-    /// Write what waits in memory (SQLite: step texts on their way into a chunk).
-    fn live_settle(&mut self) -> Result<(), StoreError>;
-
-    /// Commit the batch (PostgreSQL: keeping the path's lock to the write's end).
-    fn live_close(&mut self, w: &mut SourceWrite) -> Result<(), StoreError>;
-
-    /// The path's lock given back (PostgreSQL), once the write ended or stopped.
-    fn live_release(&mut self);
-
-    /// An id for a new run of the write.
-    fn fresh_run_id(&mut self, w: &mut SourceWrite) -> Result<i64, StoreError>;
-
-    /// The rows of `steps` (and `edits`) of `run`, after its steps written so far.
-    fn live_step_rows(
-        &mut self,
-        w: &mut SourceWrite,
-        run: &LiveRun,
-        steps: &[Step],
-        edits: &[Edit],
-    ) -> Result<(), StoreError>;
-
-    /// Give run `from` the id `to` (free), with the rows that name it.
-    fn rekey_run(&mut self, from: i64, to: i64) -> Result<(), StoreError>;
-
-    /// A run's history and all its edits at the end of its document, `fill` completing each edit
-    /// just before it is written.
-    fn live_end_rows(
-        &mut self,
-        w: &mut SourceWrite,
-        id: i64,
-        run: &mut Run,
-        fill: &mut dyn FnMut(usize, &mut Edit) -> Result<(), StoreError>,
-    ) -> Result<(), StoreError>;
-
-    /// [`LiveWrites::limit_cache`].
-    fn limit_pages(&self, kib: i64) -> Result<i64, StoreError>;
-}
-
-/// A write's next batch: its transaction open.
-fn batch<S: LivePath>(s: &mut S, lw: &mut LiveWrite) -> Result<(), StoreError> {
+/// A write's next batch: its transaction open, under the path's lock.
+fn batch<S: WritePath>(s: &mut S, lw: &mut LiveWrite) -> Result<(), StoreError> {
     if !lw.open {
-        s.live_open(&lw.w)?;
+        s.begin()?;
         lw.open = true;
+        s.lock_path(&lw.w.path)?;
     }
     Ok(())
 }
@@ -193,7 +93,7 @@ fn batch<S: LivePath>(s: &mut S, lw: &mut LiveWrite) -> Result<(), StoreError> {
 /// Unfinished until the end: a source read a step at a time carries [`UNFINISHED`] as its hash
 /// and `note` as its warning, so a write stopped by a crash is never taken for an unchanged file
 /// (the next ingest of it replaces it); a write that fails or is cancelled is removed whole.
-impl<S: LivePath> LiveWrites for S {
+impl<S: WritePath> LiveWrites for S {
     fn live_begin(&mut self, path: &str, kind: &str, format: &str, note: &str) -> Result<LiveWrite, StoreError> {
         let record = SourceRecord { path, kind, format, size: 0, hash: &UNFINISHED };
         let w = self.begin_source(&record)?;
@@ -206,7 +106,6 @@ impl<S: LivePath> LiveWrites for S {
 
     fn live_run(&mut self, lw: &mut LiveWrite, run: &Run) -> Result<i64, StoreError> {
         batch(self, lw)?;
-        self.live_settle()?;
         let id = match lw.w.old_ids.get(&run_key(run)) {
             Some(&kept) => kept,
             None => self.fresh_run_id(&mut lw.w)?,
@@ -223,20 +122,21 @@ impl<S: LivePath> LiveWrites for S {
         let Some(run) = lw.runs.last_mut() else {
             return Err(StoreError::Inconsistent("steps written before their run".into()));
         };
-        self.live_step_rows(&mut lw.w, run, steps, edits)?;
+        let part = StepsOf { steps, edits, first: run.counts.steps, ..StepsOf::none(run.id) };
+        self.write_rows(&[part], true)?;
         run.counts.add(RunCounts::of(steps.len(), edits));
         run.changed = true;
         lw.w.stats.steps += steps.len();
         Ok(())
     }
 
+    /// The path's lock is kept to the write's end (PostgreSQL).
     fn live_commit(&mut self, lw: &mut LiveWrite) -> Result<(), StoreError> {
         if !lw.open {
             return Ok(());
         }
-        self.live_settle()?;
         store_counts(self, &mut lw.runs)?;
-        self.live_close(&mut lw.w)?;
+        commit_going_on(self, &lw.w)?;
         lw.open = false;
         Ok(())
     }
@@ -255,7 +155,6 @@ impl<S: LivePath> LiveWrites for S {
     ) -> Result<WriteStats, StoreError> {
         let mut end = || -> Result<(), StoreError> {
             batch(self, &mut lw)?;
-            self.live_settle()?;
             lw.check_ending(&ending)?;
             drop_live_edits(self, &lw.runs)?;
             for (i, mut run) in std::mem::take(&mut ending.runs).into_iter().enumerate() {
@@ -267,9 +166,13 @@ impl<S: LivePath> LiveWrites for S {
                     self.rekey_run(live.id, kept)?;
                     live.id = kept;
                 }
-                let counts = RunCounts { steps: live.counts.steps, ..RunCounts::of(0, &run.edits) };
-                update_run_row(self, live.id, &run, counts)?;
-                self.live_end_rows(&mut lw.w, live.id, &mut run, &mut |k, e| fill(i, k, e))?;
+                let (id, counts) = (live.id, RunCounts { steps: live.counts.steps, ..RunCounts::of(0, &run.edits) });
+                update_run_row(self, id, &run, counts)?;
+                let history = StepsOf { history: &run.history, ..StepsOf::none(id) };
+                self.write_rows(&[history], true)?;
+                in_edit_batches(&mut run.edits, &mut |k, e| fill(i, k, e), &mut |edits| {
+                    self.write_rows(&[StepsOf { edits, ..StepsOf::none(id) }], true)
+                })?;
                 lw.w.instances.insert(run.instance_id);
             }
             change_flags(self, &lw.flag_changes(fixups, edited))?;
@@ -286,24 +189,13 @@ impl<S: LivePath> LiveWrites for S {
 
     /// What was committed stays, marked unfinished (a whole write of the file replaces it,
     /// keeping its runs' ids); what was not is rolled back.
-    fn live_interrupt(&mut self, lw: LiveWrite) {
-        if lw.open {
-            self.rollback_source();
-        }
-        self.live_release();
+    fn live_interrupt(&mut self, _lw: LiveWrite) {
+        self.rollback_source();
     }
 
     fn live_abandon(&mut self, lw: LiveWrite) -> Result<(), StoreError> {
-        if lw.open {
-            self.rollback_source();
-        }
-        let removed = match path_of(self, lw.w.source_id) {
-            Ok(Some(path)) => self.remove_source(&path).map(drop),
-            Ok(None) => Ok(()),
-            Err(e) => Err(e),
-        };
-        self.live_release();
-        removed
+        self.rollback_source();
+        self.remove_source(&lw.w.path).map(drop)
     }
 
     fn limit_cache(&self, kib: i64) -> Result<i64, StoreError> {

@@ -5,20 +5,25 @@
 //! A statement is written with `?1`, `?2`... placeholders (SQLite's); PostgreSQL's side rewrites
 //! them to `$1`, `$2`... once per statement, beside its prepared-statement cache. What the two
 //! dialects say differently is a fragment of the trait ([`Sql::NOW`], [`Sql::ROW_ORDER`],
-//! [`Sql::in_list`], [`Sql::sorted_join`]); what only a transaction of one can do is a method
-//! (per-key locks, ids taken ahead, bulk rows). Every interface trait of `backend.rs` that is
-//! written here is implemented for every `Sql` (the modules below); a backend keeps only what is
-//! its own (connecting, migrations, search, the write path's encoding).
+//! [`Sql::BEGIN`], [`Sql::IN_LIST`]); what one does otherwise is a provided
+//! method the other overrides (per-key locks, ids taken ahead, bulk rows, a long read's rows).
+//! Every interface trait of `backend.rs` that is written here is implemented for every `Sql`
+//! (the modules below): `Writes` and `LiveWrites` over [`write_path::WritePath`], `Tables` over
+//! [`tables::CopyPath`], what a backend does itself there. A backend keeps only what is its own
+//! (connecting, migrations, search, the write path's rows and their encoding).
 
 mod browse;
 mod export;
 pub(super) mod identity;
 mod labels;
 pub(super) mod link;
-pub(super) mod live;
+mod live;
 mod notes;
 pub(super) mod read;
-pub(super) mod write;
+mod sources;
+pub(super) mod tables;
+mod write;
+pub(super) mod write_path;
 
 use super::cells::Cells;
 use super::read::StepRow;
@@ -87,6 +92,8 @@ pub(super) use args;
 pub type EachRow<'r> = &'r mut dyn FnMut(&dyn Cells) -> Result<(), StoreError>;
 
 /// What a backend gives the shared layer: statements, transactions, and a few dialect fragments.
+/// What one backend does otherwise than the other is a provided method the other overrides (ids,
+/// locks, bulk rows, chunks fetched ahead, a long read's rows).
 pub trait Sql: Chunks {
     /// The time now as text, as both stores keep it (`2024-05-01T12:00:00.000Z`).
     const NOW: &'static str;
@@ -95,11 +102,12 @@ pub trait Sql: Chunks {
     /// `id`), for the tables whose key does not.
     const ROW_ORDER: &'static str;
 
-    /// `IN` the ids of parameter `param` (a JSON array of integers, see [`id_list`]).
-    fn in_list(param: &str) -> String;
+    /// The statement that begins a write transaction (SQLite: `BEGIN IMMEDIATE`, the one writer).
+    const BEGIN: &'static str;
 
-    /// The values of `column` from `from` (`FROM ... WHERE ...`), sorted, joined by U+001F.
-    fn sorted_join(column: &str, from: &str) -> String;
+    /// The ids of a parameter (a JSON array of integers, see [`id_list`]) as a subquery,
+    /// `{list}` standing for the parameter ([`Sql::in_list`]).
+    const IN_LIST: &'static str;
 
     /// Each row of `sql` (with `?N` placeholders) handed to `row`, in order.
     fn each(&self, sql: &str, args: &[Arg<'_>], row: EachRow<'_>) -> Result<(), StoreError>;
@@ -107,30 +115,79 @@ pub trait Sql: Chunks {
     /// Run a statement that returns no rows; the number of rows it changed.
     fn execute(&self, sql: &str, args: &[Arg<'_>]) -> Result<u64, StoreError>;
 
-    /// Begin a write transaction (SQLite: `BEGIN IMMEDIATE`, the one writer).
-    fn begin(&self) -> Result<(), StoreError>;
+    /// Statements without parameters (transaction control, savepoints, DDL).
+    fn run(&self, sql: &str) -> Result<(), StoreError>;
 
-    fn commit(&self) -> Result<(), StoreError>;
+    /// Whether a transaction is open on the connection.
+    fn in_transaction(&self) -> bool;
 
-    /// Roll the open transaction back (after an error: its own error is not the one to report).
-    fn rollback(&self);
+    /// `IN` the ids of parameter `param` (a JSON array of integers, see [`id_list`]).
+    fn in_list(param: &str) -> String {
+        Self::IN_LIST.replace("{list}", param)
+    }
 
-    /// Take these keys' locks for the transaction, so writers of one key take turns (PostgreSQL's
-    /// advisory locks; SQLite's one writer holds them all already).
-    fn lock_keys(&self, keys: Vec<String>) -> Result<(), StoreError>;
+    /// Begin a write transaction.
+    fn begin(&self) -> Result<(), StoreError> {
+        self.run(Self::BEGIN)
+    }
 
-    /// `n` new ids of `table`, ascending, in the open transaction.
-    fn new_ids(&self, table: &str, n: usize) -> Result<Vec<i64>, StoreError>;
+    fn commit(&self) -> Result<(), StoreError> {
+        self.run("COMMIT")
+    }
 
-    /// Rows of `table` (`cells`: a row's `columns.len()` values after another): a prepared
-    /// statement in a loop (SQLite), or one `COPY` (PostgreSQL).
-    fn bulk(&self, table: &str, columns: &[&str], cells: &[Arg<'_>]) -> Result<(), StoreError>;
+    /// Roll the open transaction back, if one is open (after an error: its own error is not the
+    /// one to report).
+    fn rollback(&self) {
+        if self.in_transaction() {
+            let _ = self.run("ROLLBACK");
+        }
+    }
 
-    /// `read` with the chunks of `named` at hand: fetched ahead in batches where each is a round
-    /// trip (PostgreSQL), one at a time where it is a page read (SQLite).
-    fn with_chunks<R>(&self, named: Vec<i64>, read: impl FnOnce(&dyn Chunks) -> R) -> R
+    /// Take these keys' locks for the transaction, so writers of one key take turns: nothing
+    /// where one writer holds them all already (SQLite); PostgreSQL's advisory locks.
+    fn lock_keys(&self, _keys: Vec<String>) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    /// `n` new ids of `table`, ascending, in the open transaction: after the largest, where the
+    /// transaction is the only writer's (SQLite, as it gives a rowid); PostgreSQL's sequences.
+    fn new_ids(&self, table: &str, n: usize) -> Result<Vec<i64>, StoreError>
     where
-        Self: Sized;
+        Self: Sized,
+    {
+        let last = self.one(&format!("SELECT coalesce(max(id), 0) FROM {table}"), &[], |r| r.int(0))?;
+        Ok((1..=n as i64).map(|i| last + i).collect())
+    }
+
+    /// Rows of `table` (`cells`: a row's `columns.len()` values after another): one statement,
+    /// prepared once, run for each row; PostgreSQL sends them with one `COPY`.
+    fn bulk(&self, table: &str, columns: &[&str], cells: &[Arg<'_>]) -> Result<(), StoreError> {
+        if columns.is_empty() || cells.is_empty() {
+            return Ok(());
+        }
+        let marks: Vec<String> = (1..=columns.len()).map(|i| format!("?{i}")).collect();
+        let sql = format!("INSERT INTO {table} ({}) VALUES ({})", columns.join(", "), marks.join(", "));
+        for row in cells.chunks(columns.len()) {
+            self.execute(&sql, row)?;
+        }
+        Ok(())
+    }
+
+    /// Each row of `sql` (no parameters), for a read of a whole table: what [`Sql::each`] does
+    /// where rows are read as they are stepped through (SQLite); PostgreSQL's are fetched from a
+    /// cursor a batch at a time, never all in memory.
+    fn stream(&self, sql: &str, row: EachRow<'_>) -> Result<(), StoreError> {
+        self.each(sql, &[], row)
+    }
+
+    /// `read` with the chunks of `named` at hand: one at a time where each is a page read
+    /// (SQLite); PostgreSQL fetches them ahead in batches, each a round trip.
+    fn with_chunks<R>(&self, _named: Vec<i64>, read: impl FnOnce(&dyn Chunks) -> R) -> R
+    where
+        Self: Sized,
+    {
+        read(self)
+    }
 
     /// Step `index` of a run with its texts within [`super::texts::SHOWN`], and whether it may have
     /// edits (their texts are read only then); `None` when there is no such step.
@@ -218,6 +275,12 @@ pub trait Sql: Chunks {
             }
         }
     }
+}
+
+/// The values of `column` from `from` (`FROM ... WHERE ...`), sorted, joined by U+001F (SQLite's
+/// `string_agg` since 3.44, PostgreSQL's).
+pub fn sorted_join(column: &str, from: &str) -> String {
+    format!("SELECT string_agg({column}, '\u{1f}' ORDER BY {column}) {from}")
 }
 
 /// Ids as [`Sql::in_list`] reads them: a JSON array.

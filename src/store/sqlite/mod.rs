@@ -1,13 +1,11 @@
 //! The SQLite backend: one database file (the embedded default).
 //!
 //! One [`Sqlite`] per connection, opened to write ([`Sqlite::open`]) or to read
-//! ([`Sqlite::open_read_only`]); what a file must hold to be opened is in `open.rs`. Writes go
-//! through `write.rs`, one transaction per source (or a savepoint of a batch); step texts are
-//! compressed (`store::texts`); the search index (FTS5) is built after the write
-//! (`search_index.rs`). Reads, labels, notes and what a write does around its rows are
-//! `store::sql`'s, written once for both stores over `sql.rs`.
+//! ([`Sqlite::open_read_only`]); what a file must hold to be opened is in `open.rs`. A write's
+//! rows are `write.rs`'s, step texts compressed (`store::texts`); the search index (FTS5) is
+//! built after the write (`search_index.rs`). Reads, labels, notes, copies and the writes'
+//! transactions are `store::sql`'s, written once for both stores over `sql.rs`.
 
-mod live;
 mod open;
 mod schema;
 mod search_index;
@@ -16,7 +14,7 @@ mod tables;
 mod write;
 
 use super::backend::{Admin, Backend};
-use super::cells::Cells;
+use super::sql::write_path::Writing;
 use super::texts;
 use crate::error::StoreError;
 use rusqlite::Connection;
@@ -28,8 +26,8 @@ pub use open::APPLICATION_ID;
 
 pub struct Sqlite {
     conn: Connection,
-    /// blob hash -> id, for blobs known to be committed. Cleared whenever blobs may have been
-    /// removed (a source replaced) or a transaction failed.
+    /// blob hash -> id, for blobs known to be stored. Cleared whenever blobs may have been
+    /// removed (a source replaced) or a write rolled back.
     blob_ids: HashMap<[u8; 16], i64>,
     /// The file of a database opened read-only; `None` for a read-write one.
     read_only: Option<PathBuf>,
@@ -42,10 +40,8 @@ pub struct Sqlite {
     /// The step texts of the run a live write wrote last, still on their way into chunks
     /// (`LiveWrites::live_steps`); written before the transaction commits.
     open_texts: Option<write::StepTexts>,
-    /// A batch of sources is open ([`super::backend::Writes::begin_batch`]).
-    batch: bool,
-    /// The source being written whose earlier parts are committed (`commit_part`).
-    parted: Option<i64>,
+    /// A batch open, a source written in parts (`store::sql::write`).
+    writing: Writing,
     /// Searches read `temp.pending_fts` too (`ensure_search_index`).
     pending_index: Cell<bool>,
     /// The `data_version` at which `temp.pending_fts` was built.
@@ -85,8 +81,7 @@ impl Sqlite {
             writer: OnceCell::new(),
             packer: None,
             open_texts: None,
-            batch: false,
-            parted: None,
+            writing: Writing::default(),
             pending_index: Cell::new(false),
             pending_version: Cell::new(None),
         }
@@ -143,36 +138,6 @@ impl Admin for Sqlite {
 impl texts::Chunks for Connection {
     fn chunk(&self, chunk_id: i64) -> Result<Vec<u8>, StoreError> {
         Ok(self.query_row("SELECT body FROM text_chunks WHERE id = ?1", [chunk_id], |r| r.get(0))?)
-    }
-}
-
-impl Cells for rusqlite::Row<'_> {
-    fn text(&self, i: usize) -> Result<String, StoreError> {
-        Ok(self.get(i)?)
-    }
-
-    fn opt_text(&self, i: usize) -> Result<Option<String>, StoreError> {
-        Ok(self.get(i)?)
-    }
-
-    fn int(&self, i: usize) -> Result<i64, StoreError> {
-        Ok(self.get(i)?)
-    }
-
-    fn opt_int(&self, i: usize) -> Result<Option<i64>, StoreError> {
-        Ok(self.get(i)?)
-    }
-
-    fn opt_real(&self, i: usize) -> Result<Option<f64>, StoreError> {
-        Ok(self.get(i)?)
-    }
-
-    fn opt_flag(&self, i: usize) -> Result<Option<bool>, StoreError> {
-        Ok(self.get(i)?)
-    }
-
-    fn bytes(&self, i: usize) -> Result<Vec<u8>, StoreError> {
-        Ok(self.get(i)?)
     }
 }
 

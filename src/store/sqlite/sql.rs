@@ -1,8 +1,11 @@
 //! The shared SQL layer (`store::sql`) on SQLite: statements prepared once and cached by
-//! rusqlite, the one writer's transaction, rows inserted by a prepared statement in a loop.
+//! rusqlite, the one writer's transaction; what `Sql` provides is SQLite's way (ids after the
+//! largest, rows inserted by a prepared statement in a loop, no locks).
 
 use super::Sqlite;
 use crate::error::StoreError;
+use crate::store::cells::Cells;
+use crate::store::copy::Value;
 use crate::store::sql::{Arg, EachRow, Sql};
 use crate::store::texts::Chunks;
 use rusqlite::types::{ToSqlOutput, ValueRef};
@@ -19,6 +22,21 @@ impl rusqlite::ToSql for Arg<'_> {
     }
 }
 
+impl Cells for rusqlite::Row<'_> {
+    fn value(&self, i: usize) -> Result<Value, StoreError> {
+        Ok(match self.get_ref(i)? {
+            ValueRef::Null => Value::Null,
+            ValueRef::Integer(v) => Value::Int(v),
+            ValueRef::Real(v) => Value::Real(v),
+            ValueRef::Text(t) => Value::Text(
+                String::from_utf8(t.to_vec())
+                    .map_err(|e| StoreError::Corrupt(format!("text that is not UTF-8: {e}")))?,
+            ),
+            ValueRef::Blob(b) => Value::Bytes(b.to_vec()),
+        })
+    }
+}
+
 impl Chunks for Sqlite {
     fn chunk(&self, chunk_id: i64) -> Result<Vec<u8>, StoreError> {
         self.conn.chunk(chunk_id)
@@ -28,14 +46,8 @@ impl Chunks for Sqlite {
 impl Sql for Sqlite {
     const NOW: &'static str = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
     const ROW_ORDER: &'static str = "rowid";
-
-    fn in_list(param: &str) -> String {
-        format!("(SELECT value FROM json_each({param}))")
-    }
-
-    fn sorted_join(column: &str, from: &str) -> String {
-        format!("SELECT group_concat({column}, char(31)) FROM (SELECT {column} {from} ORDER BY {column})")
-    }
+    const BEGIN: &'static str = "BEGIN IMMEDIATE";
+    const IN_LIST: &'static str = "(SELECT value FROM json_each({list}))";
 
     fn each(&self, sql: &str, args: &[Arg<'_>], row: EachRow<'_>) -> Result<(), StoreError> {
         let mut stmt = self.conn.prepare_cached(sql)?;
@@ -50,45 +62,11 @@ impl Sql for Sqlite {
         Ok(self.conn.prepare_cached(sql)?.execute(rusqlite::params_from_iter(args))? as u64)
     }
 
-    fn begin(&self) -> Result<(), StoreError> {
-        Ok(self.conn.execute_batch("BEGIN IMMEDIATE")?)
+    fn run(&self, sql: &str) -> Result<(), StoreError> {
+        Ok(self.conn.execute_batch(sql)?)
     }
 
-    fn commit(&self) -> Result<(), StoreError> {
-        Ok(self.conn.execute_batch("COMMIT")?)
-    }
-
-    fn rollback(&self) {
-        let _ = self.conn.execute_batch("ROLLBACK");
-    }
-
-    fn lock_keys(&self, _keys: Vec<String>) -> Result<(), StoreError> {
-        Ok(())
-    }
-
-    /// After the largest id, as SQLite gives a rowid: the transaction is the only writer's.
-    fn new_ids(&self, table: &str, n: usize) -> Result<Vec<i64>, StoreError> {
-        let last: i64 = self
-            .conn
-            .prepare_cached(&format!("SELECT coalesce(max(id), 0) FROM {table}"))?
-            .query_row([], |r| r.get(0))?;
-        Ok((1..=n as i64).map(|i| last + i).collect())
-    }
-
-    fn bulk(&self, table: &str, columns: &[&str], cells: &[Arg<'_>]) -> Result<(), StoreError> {
-        if columns.is_empty() || cells.is_empty() {
-            return Ok(());
-        }
-        let marks: Vec<String> = (1..=columns.len()).map(|i| format!("?{i}")).collect();
-        let sql = format!("INSERT INTO {table} ({}) VALUES ({})", columns.join(", "), marks.join(", "));
-        let mut stmt = self.conn.prepare_cached(&sql)?;
-        for row in cells.chunks(columns.len()) {
-            stmt.execute(rusqlite::params_from_iter(row))?;
-        }
-        Ok(())
-    }
-
-    fn with_chunks<R>(&self, _named: Vec<i64>, read: impl FnOnce(&dyn Chunks) -> R) -> R {
-        read(self)
+    fn in_transaction(&self) -> bool {
+        !self.conn.is_autocommit()
     }
 }

@@ -1,318 +1,130 @@
-//! Writing one source: its runs, steps, edits, prompts, outcomes, predictions and tasks, in one
-//! transaction. A source seen before is replaced whole; an unchanged one is left alone.
+//! Writing sources into SQLite (`store::sql::write` orchestrates: a transaction per source, a
+//! savepoint of a batch's): a run's history, steps, texts, prompts and edits inserted by prepared
+//! statements, step texts compressed in chunks (`store::texts`), messages stored once by their
+//! hash. The search index takes a run in a later pass (`search_index.rs`), a document written as
+//! it is read in the same transaction.
 
 use super::Sqlite;
 use crate::error::StoreError;
-use crate::model::{CheckedBy, Edit, Message, Parsed, QueryMessage, Run, Step};
-use crate::store::backend::Writes;
-use crate::store::sql::write;
+use crate::model::{CheckedBy, Edit, Message, QueryMessage, Step};
+use crate::store::sql::write_path::{WritePath, Writing};
 use crate::store::texts;
-use crate::store::write::{RunCounts, SourceRecord, SourceWrite, WriteStats, message_hash, run_key};
+use crate::store::write::{SourceWrite, StepsOf, message_hash};
 use rusqlite::{Connection, OptionalExtension, params};
 use std::collections::HashMap;
 
-impl Writes for Sqlite {
-    fn source_hashes(&self) -> Result<HashMap<String, Vec<u8>>, StoreError> {
-        write::source_hashes(self)
+impl WritePath for Sqlite {
+    fn writing(&self) -> &Writing {
+        &self.writing
     }
 
-    fn source_warnings(&self, path: &str) -> Result<Vec<String>, StoreError> {
-        write::source_warnings(self, path)
-    }
-
-    /// Start writing a source: one IMMEDIATE transaction until [`Store::commit_source`] or
-    /// [`Store::rollback_source`]. A source seen before has its old contents removed here, inside
-    /// the transaction, so readers see either the old or the new version. Inside a batch
-    /// ([`Store::begin_batch`]) the source is a savepoint of the batch's transaction instead.
-    fn begin_source(&mut self, src: &SourceRecord<'_>) -> Result<SourceWrite, StoreError> {
-        self.conn.execute_batch(if self.batch { "SAVEPOINT source" } else { "BEGIN IMMEDIATE" })?;
-        let begun = self.begin_inner(src);
-        if begun.is_err() {
-            self.rollback_source();
-        }
-        begun
-    }
-
-    /// Add parsed content to an open source write. On error the caller rolls back.
-    fn append(&mut self, w: &mut SourceWrite, parsed: &Parsed) -> Result<(), StoreError> {
-        for run in &parsed.runs {
-            let id = match w.old_ids.get(&run_key(run)) {
-                Some(&kept) => kept,
-                None => {
-                    w.next_run_id += 1;
-                    w.next_run_id - 1
-                }
-            };
-            crate::store::sql::live::insert_run_row(
-                &*self,
-                w.source_id,
-                id,
-                run,
-                RunCounts::of(run.steps.len(), &run.edits),
+    /// After every id a run, label, note or classification error names (a deleted run's id would
+    /// otherwise be handed out again, and its labels would attach to the new run), and every id
+    /// this write is about to give back to a kept run: the transaction is the only writer's.
+    fn fresh_run_id(&mut self, w: &mut SourceWrite) -> Result<i64, StoreError> {
+        if w.next_run_id == 0 {
+            let highest: i64 = self.conn.query_row(
+                "SELECT max(coalesce((SELECT max(id) FROM runs), 0), coalesce((SELECT max(run_id) FROM labels), 0),
+                            coalesce((SELECT max(run_id) FROM classify_errors), 0),
+                            coalesce((SELECT max(run_id) FROM notes), 0))",
+                [],
+                |r| r.get(0),
             )?;
-            let packer = texts::Packer::ready(&mut self.packer)?;
-            let target = RunWrite { id, committed: &self.blob_ids, new_blobs: &mut w.new_blobs, packer };
-            insert_run(&self.conn, run, target)?;
-            w.instances.insert(run.instance_id.clone());
-            w.stats.runs += 1;
-            w.stats.steps += run.steps.len();
+            w.next_run_id = highest.max(w.old_ids.values().copied().max().unwrap_or(0)) + 1;
         }
-        write::append_evaluations(self, w, parsed)
+        w.next_run_id += 1;
+        Ok(w.next_run_id - 1)
     }
 
-    /// Join the touched instances, record the warnings, commit.
-    fn commit_source(&mut self, w: SourceWrite) -> Result<WriteStats, StoreError> {
-        let finish = || -> Result<(), StoreError> {
-            write::settle_source(self, &w, self.parted == Some(w.source_id))?;
-            self.conn.execute_batch(if self.batch { "RELEASE source" } else { "COMMIT" })?;
-            Ok(())
-        };
-        if let Err(e) = finish() {
-            self.rollback_source();
-            return Err(e);
-        }
-        self.parted = None;
-        self.blob_ids.extend(w.new_blobs);
-        Ok(w.stats)
-    }
-
-    /// Commit what a source write (not in a batch) holds so far and go on in a new
-    /// transaction: a streamed file of a gigabyte seen for the first time is written in parts,
-    /// each seen by other readers once committed, instead of one transaction they see nothing
-    /// of until it ends. Until [`Writes::commit_source`] the source's hash is a placeholder, so a
-    /// write that never ends (a killed process) is redone by the next ingest; one that fails is
-    /// removed whole by [`Writes::rollback_source`]. A source stored before is not written in
-    /// parts: its old version stays until the new one commits, in one switch.
-    fn commit_part(&mut self, w: &mut SourceWrite) -> Result<(), StoreError> {
-        // A source stored before is replaced in one transaction: until the new version commits,
-        // readers see the old one, and a write that fails leaves it as it was.
-        if self.batch || w.stats.replaced {
-            return Ok(());
-        }
-        if self.parted.is_none() {
-            self.conn.execute("UPDATE sources SET hash = x'' WHERE id = ?1", [w.source_id])?;
-            self.parted = Some(w.source_id);
-        }
-        self.conn.execute_batch("COMMIT")?;
-        self.blob_ids.extend(w.new_blobs.drain(..));
-        self.conn.execute_batch("BEGIN IMMEDIATE")?;
-        Ok(())
-    }
-
-    /// Abandon an open source write: nothing of it is kept (inside a batch, the sources
-    /// committed to the batch before it are kept).
-    fn rollback_source(&mut self) {
-        self.open_texts = None;
-        if !self.conn.is_autocommit() {
-            let undo = if self.batch { "ROLLBACK TO source; RELEASE source" } else { "ROLLBACK" };
-            if self.conn.execute_batch(undo).is_err() && !self.conn.is_autocommit() {
-                let _ = self.conn.execute_batch("ROLLBACK");
-            }
-        }
-        self.blob_ids.clear();
-        // Parts committed before ([`Store::commit_part`]): removed with their source. Should that
-        // fail, the placeholder hash has the next ingest write the file again.
-        if let Some(id) = self.parted.take() {
-            let remove = || -> Result<(), StoreError> {
-                self.conn.execute_batch("BEGIN IMMEDIATE")?;
-                delete_contents(&self.conn, id)?;
-                self.conn.execute("DELETE FROM sources WHERE id = ?1", [id])?;
-                self.conn.execute_batch("COMMIT")?;
-                Ok(())
-            };
-            if remove().is_err() && !self.conn.is_autocommit() {
-                let _ = self.conn.execute_batch("ROLLBACK");
-            }
-        }
-    }
-
-    /// Gather the sources written from here to [`Store::commit_batch`] into one transaction:
-    /// each source is a savepoint, rolled back alone when it fails, and the batch is committed
-    /// once (a commit per source costs the writer about a fifth of its time on small files).
-    /// Nothing of the batch is durable, or seen by other connections, before it commits.
-    fn begin_batch(&mut self) -> Result<(), StoreError> {
-        if !self.batch {
-            self.conn.execute_batch("BEGIN IMMEDIATE")?;
-            self.batch = true;
-        }
-        Ok(())
-    }
-
-    /// Whether a batch is open.
-    fn in_batch(&self) -> bool {
-        self.batch
-    }
-
-    /// Commit the open batch (nothing when none is open). On error nothing of the batch is kept.
-    fn commit_batch(&mut self) -> Result<(), StoreError> {
-        if !self.batch {
-            return Ok(());
-        }
-        self.batch = false;
-        // SQLite rolls a whole transaction back on some errors (a full disk): the sources
-        // committed to the batch are gone with it.
-        if self.conn.is_autocommit() {
-            self.blob_ids.clear();
-            return Err(StoreError::BatchRolledBack("an error in one of its files rolled the transaction back".into()));
-        }
-        if let Err(e) = self.conn.execute_batch("COMMIT") {
-            if !self.conn.is_autocommit() {
-                let _ = self.conn.execute_batch("ROLLBACK");
-            }
-            self.blob_ids.clear();
-            return Err(e.into());
-        }
-        Ok(())
-    }
-
-    /// The size and hash a source was stored with, if it was.
-    fn source_fingerprint(&self, path: &str) -> Result<Option<(u64, Vec<u8>)>, StoreError> {
-        write::source_fingerprint(self, path)
-    }
-
-    fn runs_of_sources(&self, paths: &[String]) -> Result<Vec<i64>, StoreError> {
-        write::runs_of_sources(self, paths)
-    }
-
-    /// Remove a source and everything it contributed; the instances it touched are joined
-    /// again. False when there is no such source.
-    fn remove_source(&mut self, path: &str) -> Result<bool, StoreError> {
-        self.conn.execute_batch("BEGIN IMMEDIATE")?;
-        let removed = (|| -> Result<bool, StoreError> {
-            let id: Option<i64> =
-                self.conn.query_row("SELECT id FROM sources WHERE path = ?1", [path], |r| r.get(0)).optional()?;
-            let Some(id) = id else { return Ok(false) };
-            let instances = write::instances_of_source(self, id)?;
-            delete_contents(&self.conn, id)?;
-            self.conn.execute("DELETE FROM sources WHERE id = ?1", [id])?;
-            for instance in &instances {
-                crate::store::sql::link::relink_instance(self, instance)?;
-            }
-            Ok(true)
-        })();
-        self.blob_ids.clear();
-        match removed {
-            Ok(found) => {
-                self.conn.execute_batch("COMMIT")?;
-                Ok(found)
-            }
-            Err(e) => {
-                self.rollback_source();
-                Err(e)
-            }
-        }
-    }
-}
-
-impl Sqlite {
-    fn begin_inner(&mut self, src: &SourceRecord<'_>) -> Result<SourceWrite, StoreError> {
-        let conn = &self.conn;
-        let existing: Option<i64> =
-            conn.query_row("SELECT id FROM sources WHERE path = ?1", [src.path], |r| r.get(0)).optional()?;
-        let mut w = SourceWrite { hash: src.hash.to_vec(), ..SourceWrite::default() };
-        w.source_id = match existing {
-            Some(id) => {
-                w.instances.extend(write::instances_of_source(self, id)?);
-                // Runs keep their ids across a replace when they are the same run (same place in
-                // the source, instance and attempt), so what refers to them stays attached.
-                let mut stmt =
-                    conn.prepare("SELECT position, instance_id, attempt, id FROM runs WHERE source_id = ?1")?;
-                let rows = stmt.query_map([id], |r| Ok(((r.get(0)?, r.get(1)?, r.get(2)?), r.get(3)?)))?;
-                for row in rows {
-                    let (key, run_id) = row?;
-                    w.old_ids.insert(key, run_id);
+    /// A document written as it is read keeps its run's step texts open across its pieces
+    /// ([`StepTexts`]) and indexes its steps in the same transaction: the writer's thread is idle
+    /// most of the time then, and the texts are in hand (no pass reads them back).
+    fn write_rows(&mut self, parts: &[StepsOf<'_>], live: bool) -> Result<(), StoreError> {
+        let Sqlite { conn, blob_ids, packer, open_texts, .. } = self;
+        for part in parts {
+            insert_history(conn, part.run_id, part.history, &mut BlobWriter { tx: conn, cache: blob_ids })?;
+            if !part.steps.is_empty() {
+                if open_texts.as_ref().is_some_and(|t| t.run_id != part.run_id) {
+                    settle(conn, open_texts, packer)?;
                 }
-                drop(stmt);
-                delete_contents(conn, id)?;
-                self.blob_ids.clear();
-                conn.execute(
-                    "UPDATE sources SET kind = ?2, format = ?3, size = ?4, hash = ?5, warnings = NULL,
-                     ingested_at = datetime('now') WHERE id = ?1",
-                    params![id, src.kind, src.format, src.size as i64, &src.hash[..]],
-                )?;
-                w.stats.replaced = true;
-                id
+                let p = texts::Packer::ready(packer)?;
+                let open = open_texts.get_or_insert_with(|| StepTexts::new(part.run_id, p));
+                let mut blobs = BlobWriter { tx: conn, cache: blob_ids };
+                let ids = insert_steps(conn, part.run_id, part.first, part.steps, &mut blobs, open, p)?;
+                if live {
+                    super::search_index::index_steps(conn, &ids, part.steps)?;
+                } else {
+                    settle(conn, open_texts, packer)?;
+                    conn.prepare_cached("INSERT OR IGNORE INTO search_pending (run_id) VALUES (?1)")?
+                        .execute([part.run_id])?;
+                }
             }
-            None => {
-                conn.execute(
-                    "INSERT INTO sources (path, kind, format, size, hash, warnings, ingested_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, NULL, datetime('now'))",
-                    params![src.path, src.kind, src.format, src.size as i64, &src.hash[..]],
-                )?;
-                conn.last_insert_rowid()
+            if !part.edits.is_empty() {
+                // The edits' texts go through the same packer, after the steps'.
+                settle(conn, open_texts, packer)?;
+                insert_edits(conn, part.run_id, part.edits, texts::Packer::ready(packer)?)?;
             }
-        };
-        // A new run never takes an id a label, note or classification error names (a deleted run's
-        // id would otherwise be handed out again, and its labels would attach to the new run),
-        // nor an id this write is about to give back to a kept run.
-        let highest: i64 = conn.query_row(
-            "SELECT max(coalesce((SELECT max(id) FROM runs), 0), coalesce((SELECT max(run_id) FROM labels), 0),
-                        coalesce((SELECT max(run_id) FROM classify_errors), 0),
-                        coalesce((SELECT max(run_id) FROM notes), 0))",
-            [],
-            |r| r.get(0),
+        }
+        Ok(())
+    }
+
+    fn before_commit(&mut self, _w: &SourceWrite, _part: bool) -> Result<(), StoreError> {
+        settle(&self.conn, &mut self.open_texts, &mut self.packer)
+    }
+
+    /// The messages known to be stored may be gone with the transaction.
+    fn rolled_back(&mut self, _batch: bool) {
+        self.open_texts = None;
+        self.blob_ids.clear();
+    }
+
+    /// A run still waiting for the index has nothing in it: deleting its rowids is a no-op. The
+    /// messages known to be stored may go with the source.
+    fn drop_source(&mut self, source_id: i64) -> Result<(), StoreError> {
+        self.blob_ids.clear();
+        self.conn.execute(
+            "DELETE FROM steps_fts WHERE rowid IN
+             (SELECT s.id FROM steps s JOIN runs r ON r.id = s.run_id WHERE r.source_id = ?1)",
+            [source_id],
         )?;
-        w.next_run_id = highest.max(w.old_ids.values().copied().max().unwrap_or(0)) + 1;
-        Ok(w)
+        Ok(())
+    }
+
+    /// The steps refer to the run: checked at commit, once all are moved.
+    fn rekey_run(&mut self, from: i64, to: i64) -> Result<(), StoreError> {
+        settle(&self.conn, &mut self.open_texts, &mut self.packer)?;
+        self.conn.execute_batch("PRAGMA defer_foreign_keys = ON")?;
+        self.conn.execute("UPDATE runs SET id = ?2 WHERE id = ?1", params![from, to])?;
+        for table in ["steps", "history", "edits", "text_chunks", "search_pending"] {
+            self.conn.execute(&format!("UPDATE {table} SET run_id = ?2 WHERE run_id = ?1"), params![from, to])?;
+        }
+        Ok(())
+    }
+
+    /// Negative `cache_size`: KiB; positive: pages.
+    fn limit_pages(&self, kib: i64) -> Result<i64, StoreError> {
+        let before: i64 = self.conn.query_row("PRAGMA cache_size", [], |r| r.get(0))?;
+        let page: i64 = self.conn.query_row("PRAGMA page_size", [], |r| r.get(0))?;
+        self.conn.pragma_update(None, "cache_size", -kib.max(64))?;
+        Ok(if before < 0 { -before } else { before * page / 1024 })
     }
 }
 
-/// Remove everything a source contributed, the full-text entries and any blobs no longer used.
-pub(super) fn delete_contents(tx: &Connection, source_id: i64) -> Result<(), StoreError> {
-    // A run still waiting for the index has nothing in it: deleting its rowids is a no-op.
-    tx.execute(
-        "DELETE FROM steps_fts WHERE rowid IN
-         (SELECT s.id FROM steps s JOIN runs r ON r.id = s.run_id WHERE r.source_id = ?1)",
-        [source_id],
-    )?;
-    tx.execute("CREATE TEMP TABLE IF NOT EXISTS dropped_blobs (id INTEGER PRIMARY KEY)", [])?;
-    tx.execute("DELETE FROM temp.dropped_blobs", [])?;
-    tx.execute(
-        "INSERT OR IGNORE INTO temp.dropped_blobs (id)
-         SELECT h.blob_id FROM history h JOIN runs r ON r.id = h.run_id WHERE r.source_id = ?1
-         UNION SELECT q.blob_id FROM query_parts q JOIN steps s ON s.id = q.step_id
-               JOIN runs r ON r.id = s.run_id WHERE r.source_id = ?1",
-        [source_id],
-    )?;
-    for table in ["runs", "outcomes", "predictions", "tasks"] {
-        tx.execute(&format!("DELETE FROM {table} WHERE source_id = ?1"), [source_id])?;
+/// Write the step texts still on their way into chunks, and their rows.
+fn settle(
+    conn: &Connection,
+    open: &mut Option<StepTexts>,
+    packer: &mut Option<texts::Packer>,
+) -> Result<(), StoreError> {
+    match open.take() {
+        Some(texts) => texts.finish(conn, texts::Packer::ready(packer)?),
+        None => Ok(()),
     }
-    tx.execute(
-        "DELETE FROM blobs WHERE id IN (SELECT id FROM temp.dropped_blobs)
-         AND NOT EXISTS (SELECT 1 FROM history WHERE blob_id = blobs.id)
-         AND NOT EXISTS (SELECT 1 FROM query_parts WHERE blob_id = blobs.id)",
-        [],
-    )?;
-    tx.execute("DELETE FROM temp.dropped_blobs", [])?;
-    Ok(())
 }
 
-pub(super) type BlobCache = HashMap<[u8; 16], i64>;
+type BlobCache = HashMap<[u8; 16], i64>;
 
-struct RunWrite<'a> {
-    id: i64,
-    committed: &'a BlobCache,
-    new_blobs: &'a mut Vec<([u8; 16], i64)>,
-    packer: &'a mut texts::Packer,
-}
-
-fn insert_run(tx: &Connection, run: &Run, w: RunWrite<'_>) -> Result<i64, StoreError> {
-    let RunWrite { id, committed, new_blobs, packer } = w;
-    let run_id = id;
-    let mut blobs = BlobWriter { tx, committed, new_blobs };
-    insert_history(tx, run_id, &run.history, &mut blobs)?;
-    let mut texts = StepTexts::new(run_id, packer);
-    insert_steps(tx, run_id, 0, &run.steps, &mut blobs, &mut texts, packer)?;
-    texts.finish(tx, packer)?;
-    // The search index takes the run in a later pass (store::search_index).
-    if !run.steps.is_empty() {
-        tx.prepare_cached("INSERT OR IGNORE INTO search_pending (run_id) VALUES (?1)")?.execute([run_id])?;
-    }
-    insert_edits(tx, run_id, &run.edits, packer)?;
-    Ok(run_id)
-}
-
-pub(super) fn insert_history(
+fn insert_history(
     tx: &Connection,
     run_id: i64,
     history: &[Message],
@@ -330,7 +142,7 @@ pub(super) fn insert_history(
 /// of these steps, pushed to `texts`: the rows of texts whose chunks are not written yet come
 /// with a later call or [`StepTexts::finish`]) and prompt parts. Their ids, in order; the search
 /// index is the caller's.
-pub(super) fn insert_steps(
+fn insert_steps(
     tx: &Connection,
     run_id: i64,
     first: usize,
@@ -384,7 +196,7 @@ pub(super) fn insert_steps(
 /// written as it is read keeps one open across its pieces, so the writer never waits for the
 /// last chunk of a piece, and the chunks are those a whole write makes.
 pub(super) struct StepTexts {
-    pub(super) run_id: i64,
+    run_id: i64,
     chunks: ChunkWriter,
     /// The step of each record pushed, in push order.
     ids: Vec<i64>,
@@ -393,7 +205,7 @@ pub(super) struct StepTexts {
 }
 
 impl StepTexts {
-    pub(super) fn new(run_id: i64, packer: &mut texts::Packer) -> StepTexts {
+    fn new(run_id: i64, packer: &mut texts::Packer) -> StepTexts {
         StepTexts { run_id, chunks: ChunkWriter::new(run_id, packer), ids: Vec::new(), written: 0 }
     }
 
@@ -425,7 +237,7 @@ impl StepTexts {
     }
 
     /// Write the last chunks and every row left.
-    pub(super) fn finish(mut self, tx: &Connection, packer: &mut texts::Packer) -> Result<(), StoreError> {
+    fn finish(mut self, tx: &Connection, packer: &mut texts::Packer) -> Result<(), StoreError> {
         self.chunks.finish(tx, packer)?;
         self.rows(tx)
     }
@@ -433,12 +245,7 @@ impl StepTexts {
 
 /// Edits of a run, in the order given; their bulky texts in chunks of their own
 /// (store::texts), after the steps'.
-pub(super) fn insert_edits(
-    tx: &Connection,
-    run_id: i64,
-    edits: &[Edit],
-    packer: &mut texts::Packer,
-) -> Result<(), StoreError> {
+fn insert_edits(tx: &Connection, run_id: i64, edits: &[Edit], packer: &mut texts::Packer) -> Result<(), StoreError> {
     let mut chunks = ChunkWriter::new(run_id, packer);
     let hunks: Vec<Option<String>> = edits.iter().map(texts::hunks_json).collect();
     let mut plain = Vec::with_capacity(edits.len());
@@ -563,11 +370,10 @@ fn insert_plain_texts(tx: &Connection, step_id: i64, s: &Step) -> Result<(), Sto
     Ok(())
 }
 
-/// Content-addressed message storage within one transaction.
-pub(super) struct BlobWriter<'t> {
-    pub tx: &'t Connection,
-    pub committed: &'t BlobCache,
-    pub new_blobs: &'t mut Vec<([u8; 16], i64)>,
+/// Content-addressed message storage, the ids of the messages known to be stored at hand.
+struct BlobWriter<'t> {
+    tx: &'t Connection,
+    cache: &'t mut BlobCache,
 }
 
 impl BlobWriter<'_> {
@@ -580,7 +386,7 @@ impl BlobWriter<'_> {
     }
 
     fn get_or_insert(&mut self, hash: [u8; 16], make: impl FnOnce() -> Message) -> Result<i64, StoreError> {
-        if let Some(id) = self.committed.get(&hash) {
+        if let Some(id) = self.cache.get(&hash) {
             return Ok(*id);
         }
         let found: Option<i64> = self
@@ -598,7 +404,7 @@ impl BlobWriter<'_> {
                 self.tx.last_insert_rowid()
             }
         };
-        self.new_blobs.push((hash, id));
+        self.cache.insert(hash, id);
         Ok(id)
     }
 }

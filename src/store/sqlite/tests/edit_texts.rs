@@ -5,10 +5,7 @@ use crate::model::{Certainty, Edit, EditKind, EditStatus, EditTrace, HunkSource,
 use crate::store::SourceRecord;
 use crate::store::backend::*;
 use crate::store::sqlite::Sqlite as Store;
-
-fn ok<T, E: std::fmt::Display>(r: Result<T, E>) -> T {
-    r.unwrap_or_else(|e| panic!("{e}"))
-}
+use crate::store::tests::ok;
 
 fn count(store: &Store, sql: &str) -> i64 {
     ok(store.conn.query_row(&format!("SELECT {sql}"), [], |r| r.get(0)))

@@ -4,34 +4,11 @@ mod texts;
 use super::Sqlite as Store;
 use super::*;
 use crate::error::StoreError;
-use crate::model::{Format, Message, Parsed, Run, Step, TestCase, TestGroup, TestOutcome};
-use crate::store::SourceRecord;
+use crate::model::{Format, Message, Parsed, Run, TestCase, TestGroup, TestOutcome};
 use crate::store::backend::*;
 use crate::store::read::RunFilter;
+use crate::store::tests::{ok, record, run};
 use std::path::PathBuf;
-
-pub(super) fn record<'a>(path: &'a str, hash: &'a [u8; 32]) -> SourceRecord<'a> {
-    SourceRecord { path, kind: "file", format: "test", size: 1, hash }
-}
-
-pub(super) fn run(instance: &str, model: Option<&str>, obs: &str) -> Run {
-    Run {
-        instance_id: instance.to_string(),
-        format: Some(Format::SweAgent),
-        model: model.map(str::to_string),
-        steps: vec![Step {
-            thought: "look around".into(),
-            action: "ls".into(),
-            observation: obs.into(),
-            ..Step::default()
-        }],
-        history: vec![
-            Message { role: "system".into(), content: "You are a helpful agent.".into(), extra: None },
-            Message { role: "user".into(), content: format!("Fix {instance}"), extra: None },
-        ],
-        ..Run::default()
-    }
-}
 
 fn outcome(instance: &str, model: Option<&str>, resolved: bool) -> TestOutcome {
     TestOutcome {
@@ -51,10 +28,6 @@ fn outcome(instance: &str, model: Option<&str>, resolved: bool) -> TestOutcome {
 
 fn count(store: &Store, table: &str) -> i64 {
     store.conn.query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| r.get(0)).unwrap_or(-1)
-}
-
-pub(super) fn ok<T, E: std::fmt::Display>(r: Result<T, E>) -> T {
-    r.unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[test]

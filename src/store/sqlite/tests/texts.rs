@@ -2,19 +2,11 @@
 //! databases written before these existed.
 
 use crate::model::{Parsed, Run, Step};
-use crate::store::SourceRecord;
 use crate::store::backend::*;
 use crate::store::read::StepRow;
 use crate::store::sqlite::Sqlite as Store;
 use crate::store::sqlite::*;
-
-fn ok<T, E: std::fmt::Display>(r: Result<T, E>) -> T {
-    r.unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn record<'a>(path: &'a str, hash: &'a [u8; 32]) -> SourceRecord<'a> {
-    SourceRecord { path, kind: "file", format: "test", size: 1, hash }
-}
+use crate::store::tests::{ok, record, step};
 
 fn count(store: &Store, sql: &str) -> i64 {
     ok(store.conn.query_row(&format!("SELECT COUNT(*) FROM {sql}"), [], |r| r.get(0)))
@@ -24,10 +16,6 @@ fn run(instance: &str, steps: Vec<Step>) -> Parsed {
     let run =
         Run { instance_id: instance.into(), format: Some(crate::model::Format::SweAgent), steps, ..Run::default() };
     Parsed { runs: vec![run], ..Parsed::default() }
-}
-
-fn step(thought: &str, action: &str, observation: &str) -> Step {
-    Step { thought: thought.into(), action: action.into(), observation: observation.into(), ..Step::default() }
 }
 
 /// Steps of every shape a record holds: missing and present response and args, non-ASCII text,
@@ -314,6 +302,25 @@ fn a_failed_source_in_a_batch_leaves_nothing_and_its_neighbours_are_kept() {
     );
     assert!(ok(s.search("bravo", None, 10)).is_empty());
     assert_eq!(ok(s.search("charlie", None, 10)).len(), 1);
+}
+
+/// A batch whose transaction an error rolled back (SQLite's full disk) takes no more sources until
+/// it is committed, which says it was lost; the next batch begins afresh.
+#[test]
+fn a_batch_rolled_back_whole_takes_no_more_sources_and_is_reported_lost() {
+    use crate::store::sql::Sql;
+    let mut s = ok(Store::open_in_memory());
+    ok(s.begin_batch());
+    ok(s.write_source(&record("/t/a.traj", &[1; 32]), &run("a-1", vec![step("t", "a", "alpha")])));
+    s.rollback();
+    ok(s.begin_batch());
+    let refused = s.write_source(&record("/t/b.traj", &[2; 32]), &run("b-1", vec![step("t", "a", "bravo")]));
+    assert!(matches!(refused, Err(crate::error::StoreError::BatchRolledBack(_))), "{refused:?}");
+    assert!(s.commit_batch().is_err(), "the batch was lost");
+    ok(s.begin_batch());
+    ok(s.write_source(&record("/t/b.traj", &[2; 32]), &run("b-1", vec![step("t", "a", "bravo")])));
+    ok(s.commit_batch());
+    assert_eq!((count(&s, "sources"), count(&s, "runs")), (1, 1));
 }
 
 /// A database as trajan wrote it before compressed texts: four migrations, texts in
