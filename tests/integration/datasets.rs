@@ -40,6 +40,27 @@ fn shard(kind: Kind, path: &Path, rows: &[Value], group: usize) -> PathBuf {
     path.to_path_buf()
 }
 
+/// Shards of 1 MB written by `trajan bench gen --kind KIND` into `dir/KIND`.
+fn generated(dir: &Path, kind: &str) -> PathBuf {
+    let out = dir.join(kind);
+    let made = common::command()
+        .args(["bench", "gen"])
+        .arg(&out)
+        .args(["--size", "1M", "--kind", kind])
+        .env("HOME", dir)
+        .env("XDG_CONFIG_HOME", dir)
+        .output();
+    let made = must(made, "bench gen");
+    assert!(made.status.success(), "{kind}: {}", String::from_utf8_lossy(&made.stderr));
+    out
+}
+
+/// No file failed and no warning was given (`what` names the case in the message).
+fn assert_clean(report: &Report, what: &str) {
+    let (f, w) = (failures(report), warnings(report));
+    assert!(f.is_empty() && w.is_empty(), "{what}: failures {f:?}, warnings {w:?}");
+}
+
 fn ingest(db: &Path, paths: &[PathBuf]) -> (Report, Store) {
     let mut store = must(Store::open(db), "open store");
     let report = pipeline::ingest(&mut store, paths, &Options::default(), &Silent);
@@ -121,12 +142,7 @@ fn rebench_rows_read_tool_calls_as_steps_and_edits() {
     let rows = list(&rows("rebench-rows.json"));
     let p = shard(Kind::Rebench, &dir.path().join("trajectories.parquet"), &rows, 1);
     let (report, store) = ingest(&dir.path().join("t.db"), &[p]);
-    assert!(
-        failures(&report).is_empty() && warnings(&report).is_empty(),
-        "{:?} {:?}",
-        failures(&report),
-        warnings(&report)
-    );
+    assert_clean(&report, "");
     let runs = runs(&store);
     let got: Vec<(Option<bool>, Option<&str>, i64)> =
         runs.iter().map(|r| (r.resolved, r.model.as_deref(), r.steps)).collect();
@@ -149,12 +165,7 @@ fn the_three_smith_dialects_read_as_the_same_run() {
         paths.push(shard(Kind::Smith, &p, &list(&all[split]), 1));
     }
     let (report, store) = ingest(&dir.path().join("t.db"), &paths);
-    assert!(
-        failures(&report).is_empty() && warnings(&report).is_empty(),
-        "{:?} {:?}",
-        failures(&report),
-        warnings(&report)
-    );
+    assert_clean(&report, "");
     let runs = runs(&store);
     let versions: Vec<(Option<&str>, i64, Option<bool>)> =
         runs.iter().map(|r| (r.format_version.as_deref(), r.steps, r.resolved)).collect();
@@ -351,12 +362,7 @@ fn open_swe_traces_rows_read_with_their_verdicts_and_teacher_models() {
     let root = dir.path().join("hub/datasets--nvidia--Open-SWE-Traces/snapshots/0a1b2c3/data");
     let p = shard(Kind::OpenSwe, &root.join("train-00000-of-00001.parquet"), &rows, 2);
     let (report, store) = ingest(&dir.path().join("t.db"), &[p]);
-    assert!(
-        failures(&report).is_empty() && warnings(&report).is_empty(),
-        "{:?} {:?}",
-        failures(&report),
-        warnings(&report)
-    );
+    assert_clean(&report, "");
     let runs = runs(&store);
     let got: Vec<RunLine<'_>> = runs.iter().map(line).collect();
     assert_eq!(
@@ -395,12 +401,7 @@ fn swe_gym_samples_of_one_instance_keep_their_own_verdicts_and_patches() {
     let rows = list(&rows("swegym-rows.json"));
     let p = shard(Kind::SweGym, &dir.path().join("data/train.raw-00000-of-00003.parquet"), &rows, 1);
     let (report, store) = ingest(&dir.path().join("t.db"), &[p]);
-    assert!(
-        failures(&report).is_empty() && warnings(&report).is_empty(),
-        "{:?} {:?}",
-        failures(&report),
-        warnings(&report)
-    );
+    assert_clean(&report, "");
     let runs = runs(&store);
     let got: Vec<RunLine<'_>> = runs.iter().map(line).collect();
     let (id, model, gym) = ("dask__dask-9212", Some("gpt-4o-2024-08-06"), Format::SweGymOpenHands);
@@ -421,23 +422,9 @@ fn swe_gym_samples_of_one_instance_keep_their_own_verdicts_and_patches() {
 fn generated_open_swe_swe_gym_and_terminal_bench_shards_read_whole() {
     let dir = must(tempfile::tempdir(), "tempdir");
     for kind in ["openswe", "swegym", "tb2"] {
-        let out = dir.path().join(kind);
-        let made = common::command()
-            .args(["bench", "gen"])
-            .arg(&out)
-            .args(["--size", "1M", "--kind", kind])
-            .env("HOME", dir.path())
-            .env("XDG_CONFIG_HOME", dir.path())
-            .output();
-        let made = must(made, "bench gen");
-        assert!(made.status.success(), "{kind}: {}", String::from_utf8_lossy(&made.stderr));
+        let out = generated(dir.path(), kind);
         let (report, store) = ingest(&dir.path().join(format!("{kind}.db")), std::slice::from_ref(&out));
-        assert!(
-            failures(&report).is_empty() && warnings(&report).is_empty(),
-            "{kind}: {:?} {:?}",
-            failures(&report),
-            warnings(&report)
-        );
+        assert_clean(&report, kind);
         let runs = runs(&store);
         assert!(runs.len() >= 100, "{kind}: {} runs", runs.len());
         let want = match kind {

@@ -54,6 +54,58 @@ impl Told {
     }
 }
 
+/// A column of OpenAI chat messages with tool calls as the datasets publish it (SWE-rebench's,
+/// Open-SWE-Traces', SWE-Zero's): `{content, name, role, tool_call_id, tool_calls}`, each call
+/// `{function: {arguments, name}, id, type}`. A literal, for [`Kind::schema`]'s `concat!`.
+macro_rules! chat_messages {
+    ($column:literal) => {
+        concat!(
+            "optional group ",
+            $column,
+            " (LIST) {
+              repeated group list {
+                optional group element {
+                  optional binary content (STRING);
+                  optional binary name (STRING);
+                  optional binary role (STRING);
+                  optional binary tool_call_id (STRING);
+                  optional group tool_calls (LIST) {
+                    repeated group list {
+                      optional group element {
+                        optional group function {
+                          optional binary arguments (STRING);
+                          optional binary name (STRING);
+                        }
+                        optional binary id (STRING);
+                        optional binary type (STRING);
+                      }
+                    }
+                  }
+                }
+              }
+            }"
+        )
+    };
+}
+
+/// The `tools` column of function definitions (SWE-rebench's, SWE-Gym's). A literal.
+macro_rules! function_tools {
+    () => {
+        "optional group tools (LIST) {
+          repeated group list {
+            optional group element {
+              optional group function {
+                optional binary description (STRING);
+                optional binary name (STRING);
+                optional binary parameters (STRING);
+              }
+              optional binary type (STRING);
+            }
+          }
+        }"
+    };
+}
+
 impl Kind {
     pub fn format(self) -> Format {
         match self {
@@ -157,50 +209,22 @@ impl Kind {
                 }"
             }
             Kind::Rebench => {
-                "message schema {
+                concat!(
+                    "message schema {
                   optional binary trajectory_id (STRING);
                   optional binary instance_id (STRING);
                   optional binary repo (STRING);
-                  optional group trajectory (LIST) {
-                    repeated group list {
-                      optional group element {
-                        optional binary content (STRING);
-                        optional binary name (STRING);
-                        optional binary role (STRING);
-                        optional binary tool_call_id (STRING);
-                        optional group tool_calls (LIST) {
-                          repeated group list {
-                            optional group element {
-                              optional group function {
-                                optional binary arguments (STRING);
-                                optional binary name (STRING);
-                              }
-                              optional binary id (STRING);
-                              optional binary type (STRING);
-                            }
-                          }
-                        }
-                      }
-                    }
-                  }
-                  optional group tools (LIST) {
-                    repeated group list {
-                      optional group element {
-                        optional group function {
-                          optional binary description (STRING);
-                          optional binary name (STRING);
-                          optional binary parameters (STRING);
-                        }
-                        optional binary type (STRING);
-                      }
-                    }
-                  }
+                  ",
+                    chat_messages!("trajectory"),
+                    function_tools!(),
+                    "
                   optional binary model_patch (STRING);
                   optional binary exit_status (STRING);
                   optional int64 resolved;
                   optional double gen_tests_correct;
                   optional double pred_passes_gen_tests;
                 }"
+                )
             }
             Kind::Smith => {
                 "message schema {
@@ -213,34 +237,16 @@ impl Kind {
                 }"
             }
             Kind::OpenSwe => {
-                "message schema {
+                concat!(
+                    "message schema {
                   optional binary instance_id (STRING);
                   optional binary repo (STRING);
                   optional binary license (STRING);
                   optional binary language (STRING);
                   optional binary trajectory_id (STRING);
-                  optional group messages (LIST) {
-                    repeated group list {
-                      optional group element {
-                        optional binary content (STRING);
-                        optional binary name (STRING);
-                        optional binary role (STRING);
-                        optional binary tool_call_id (STRING);
-                          optional group tool_calls (LIST) {
-                            repeated group list {
-                              optional group element {
-                                optional group function {
-                                  optional binary arguments (STRING);
-                                  optional binary name (STRING);
-                                }
-                                optional binary id (STRING);
-                                optional binary type (STRING);
-                              }
-                            }
-                          }
-                      }
-                    }
-                  }
+                  ",
+                    chat_messages!("messages"),
+                    "
                   optional group tools (LIST) {
                     repeated group list {
                       optional binary element (STRING);
@@ -260,9 +266,11 @@ impl Kind {
                   }
                   optional binary hf_dataset_name (STRING);
                 }"
+                )
             }
             Kind::SweGym => {
-                "message schema {
+                concat!(
+                    "message schema {
                   optional binary instance_id (STRING);
                   optional binary run_id (STRING);
                   optional boolean resolved;
@@ -290,22 +298,14 @@ impl Kind {
                       }
                     }
                   }
-                  optional group tools (LIST) {
-                    repeated group list {
-                      optional group element {
-                        optional group function {
-                          optional binary description (STRING);
-                          optional binary name (STRING);
-                          optional binary parameters (STRING);
-                        }
-                        optional binary type (STRING);
-                      }
-                    }
-                  }
+                  ",
+                    function_tools!(),
+                    "
                   optional group test_result {
                     optional binary git_patch (STRING);
                   }
                 }"
+                )
             }
             Kind::TerminalBench => {
                 "message schema {
@@ -324,36 +324,19 @@ impl Kind {
             }
             // The card's `dataset_info` (its first revision lacked `name` and `tool_call_id`).
             Kind::SweZero => {
-                "message schema {
+                concat!(
+                    "message schema {
                   optional binary instance_id (STRING);
                   optional binary repo (STRING);
                   optional binary license (STRING);
                   optional binary trajectory_id (STRING);
-                  optional group trajectory (LIST) {
-                    repeated group list {
-                      optional group element {
-                        optional binary content (STRING);
-                        optional binary name (STRING);
-                        optional binary role (STRING);
-                        optional binary tool_call_id (STRING);
-                        optional group tool_calls (LIST) {
-                          repeated group list {
-                            optional group element {
-                              optional group function {
-                                optional binary arguments (STRING);
-                                optional binary name (STRING);
-                              }
-                              optional binary id (STRING);
-                              optional binary type (STRING);
-                            }
-                          }
-                        }
-                      }
-                    }
-                  }
+                  ",
+                    chat_messages!("trajectory"),
+                    "
                   optional binary model_patch (STRING);
                   optional binary dataset (STRING);
                 }"
+                )
             }
             Kind::R2eGym => {
                 "message schema {

@@ -2,8 +2,8 @@
 //! SWE-Hero, one schema) and R2E-Gym/R2EGym-SFT-Trajectories (no instance id either: the issue
 //! names the task). Their runs have no verdict, never one made up; each task is written once.
 
-use super::{RunLine, edit_kinds, failures, ingest, line, list, rows, runs, shard, warnings};
-use crate::common::{self, must};
+use super::{RunLine, assert_clean, edit_kinds, failures, generated, ingest, line, list, rows, runs, shard, warnings};
+use crate::common::must;
 use serde_json::Value;
 use std::path::Path;
 use trajan::ingest::dataset::Kind;
@@ -34,12 +34,7 @@ fn swe_zero_rows_are_openhands_runs_without_a_verdict() {
     let p = shard(Kind::SweZero, &dir.path().join("data/train-00000-of-00001.parquet"), &rows, 2);
     let db = dir.path().join("t.db");
     let (report, store) = ingest(&db, std::slice::from_ref(&p));
-    assert!(
-        failures(&report).is_empty() && warnings(&report).is_empty(),
-        "{:?} {:?}",
-        failures(&report),
-        warnings(&report)
-    );
+    assert_clean(&report, "");
     let runs = runs(&store);
     let got: Vec<RunLine<'_>> = runs.iter().map(line).collect();
     let (qwen, zero) = (Some("Qwen/Qwen3-Coder-480B-A35B-Instruct"), Format::SweZeroOpenHands);
@@ -156,24 +151,10 @@ fn r2e_gym_rows_are_named_by_their_issue() {
 fn generated_swe_zero_and_r2e_gym_shards_read_whole() {
     let dir = must(tempfile::tempdir(), "tempdir");
     for (kind, format) in [("swezero", Format::SweZeroOpenHands), ("r2egym", Format::R2eGymSft)] {
-        let out = dir.path().join(kind);
-        let made = common::command()
-            .args(["bench", "gen"])
-            .arg(&out)
-            .args(["--size", "1M", "--kind", kind])
-            .env("HOME", dir.path())
-            .env("XDG_CONFIG_HOME", dir.path())
-            .output();
-        let made = must(made, "bench gen");
-        assert!(made.status.success(), "{kind}: {}", String::from_utf8_lossy(&made.stderr));
+        let out = generated(dir.path(), kind);
         let db = dir.path().join(format!("{kind}.db"));
         let (report, store) = ingest(&db, std::slice::from_ref(&out));
-        assert!(
-            failures(&report).is_empty() && warnings(&report).is_empty(),
-            "{kind}: {:?} {:?}",
-            failures(&report),
-            warnings(&report)
-        );
+        assert_clean(&report, kind);
         let runs = runs(&store);
         assert!(runs.len() >= 100, "{kind}: {} runs", runs.len());
         assert!(runs.iter().all(|r| r.format == format && r.steps >= 20 && r.resolved.is_none()), "{kind}");
@@ -185,7 +166,7 @@ fn generated_swe_zero_and_r2e_gym_shards_read_whole() {
     let p = dir.path().join("train.jsonl");
     must(std::fs::write(&p, text), "write");
     let (report, store) = ingest(&dir.path().join("lines.db"), &[p]);
-    assert!(failures(&report).is_empty() && warnings(&report).is_empty(), "{:?}", warnings(&report));
+    assert_clean(&report, "JSON lines");
     let got: Vec<(Format, i64, Option<bool>)> = runs(&store).iter().map(|r| (r.format, r.steps, r.resolved)).collect();
     assert_eq!(got, [(Format::R2eGymSft, 4, None); 3]);
 }
