@@ -23,7 +23,8 @@ use super::task;
 use crate::error::IngestError;
 use crate::model::{Format, Parsed};
 use parquet::basic::{ConvertedType, LogicalType, Type as Physical};
-use parquet::file::reader::{FileReader, RowGroupReader, SerializedFileReader};
+use parquet::file::metadata::RowGroupMetaData;
+use parquet::file::reader::{ChunkReader, FileReader, RowGroupReader, SerializedFileReader};
 use parquet::record::reader::RowIter;
 use parquet::schema::types::Type;
 use std::path::Path;
@@ -76,7 +77,7 @@ pub fn shape_of_file(path: &Path, forced: Option<Format>) -> Result<Shape, Inges
     let forced = forced.map(|f| forced_kind(path, f)).transpose()?;
     let file = std::fs::File::open(path).map_err(|source| IngestError::Io { path: path.to_path_buf(), source })?;
     let reader = SerializedFileReader::new(file).map_err(|e| open_error(path, e))?;
-    Ok(shape(reader.metadata().file_metadata().schema(), forced))
+    Ok(shape(&reader, forced))
 }
 
 /// The dataset `--format` names for a Parquet file: only a dataset's rows come as Parquet, so
@@ -96,11 +97,52 @@ fn forced_kind(path: &Path, format: Format) -> Result<Kind, IngestError> {
     })
 }
 
-fn shape(root: &Type, forced: Option<Kind>) -> Shape {
-    let cols = columns(root);
-    match forced.or_else(|| Kind::of_columns(&cols)) {
+fn shape<R: ChunkReader + 'static>(reader: &SerializedFileReader<R>, forced: Option<Kind>) -> Shape {
+    let cols = columns(reader.metadata().file_metadata().schema());
+    let told = Kind::of_columns(&cols).filter(|k| !k.needs_sign() || first_row_signed(reader, *k));
+    match forced.or(told) {
         Some(k) => Shape::Dataset(k),
         None => Shape::Unknown(cols),
+    }
+}
+
+/// Whether the shard's first row bears `kind`'s sign (a chat fine-tuning shard of `messages`
+/// alone is not R2E-Gym's): that row alone is read. A first row group over the limits, or one
+/// that cannot be read, is not looked at: the reading names why.
+fn first_row_signed<R: ChunkReader + 'static>(reader: &SerializedFileReader<R>, kind: Kind) -> bool {
+    let meta = reader.metadata();
+    let Some(gm) = meta.row_groups().first() else { return true };
+    let every: Vec<usize> = (0..gm.num_columns()).collect();
+    if over_limits(gm, &every, Limits::default()).is_some() {
+        return true;
+    }
+    // The record reader asserts on some malformed input: a panic is a row not looked at.
+    let first = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let group = reader.get_row_group(0).ok()?;
+        let mut rows = RowIter::from_row_group(None, &*group).ok()?.with_batch_size(1);
+        rows.next()?.ok().map(|row| row.to_json_value().to_string())
+    }));
+    match first {
+        Ok(Some(text)) => kind.signed_by(&text),
+        _ => true,
+    }
+}
+
+/// Why a row group is not read, when it is over `limits` (its size; the values in one of the
+/// `columns`).
+fn over_limits(gm: &RowGroupMetaData, columns: &[usize], limits: Limits) -> Option<String> {
+    let values =
+        columns.iter().filter_map(|&c| gm.columns().get(c)).map(|c| c.num_values().max(0) as u64).max().unwrap_or(0);
+    if gm.total_byte_size().max(0) as u64 > limits.group_bytes {
+        Some(format!(
+            "{} uncompressed, over the limit of {} for one row group",
+            crate::error::bytes(gm.total_byte_size().max(0) as u64),
+            crate::error::bytes(limits.group_bytes)
+        ))
+    } else if values > limits.group_values {
+        Some(format!("{values} values in one column, over the limit of {} for one row group", limits.group_values))
+    } else {
+        None
     }
 }
 
@@ -231,7 +273,7 @@ pub fn parse_bytes(
     let forced = forced.map(|f| forced_kind(path, f)).transpose()?;
     let size = bytes.len() as u64;
     let reader = SerializedFileReader::new(bytes::Bytes::from(bytes)).map_err(|e| open_error(path, e))?;
-    let Shape::Dataset(kind) = shape(reader.metadata().file_metadata().schema(), forced) else { return Ok(None) };
+    let Shape::Dataset(kind) = shape(&reader, forced) else { return Ok(None) };
     let mut all = Parsed::default();
     read_reader(path, &reader, size, kind, limits, &mut |p, _| {
         all.absorb(p);
@@ -275,20 +317,7 @@ fn read_reader<R: parquet::file::reader::ChunkReader + 'static>(
             bytes
         };
         let mut parsed = Parsed::default();
-        let values =
-            wanted.iter().filter_map(|&c| gm.columns().get(c)).map(|c| c.num_values().max(0) as u64).max().unwrap_or(0);
-        let too_big = if gm.total_byte_size().max(0) as u64 > limits.group_bytes {
-            Some(format!(
-                "{} uncompressed, over the limit of {} for one row group",
-                crate::error::bytes(gm.total_byte_size().max(0) as u64),
-                crate::error::bytes(limits.group_bytes)
-            ))
-        } else if values > limits.group_values {
-            Some(format!("{values} values in one column, over the limit of {} for one row group", limits.group_values))
-        } else {
-            None
-        };
-        if let Some(why) = too_big {
+        if let Some(why) = over_limits(gm, &wanted, limits) {
             let w = format!("{}: row group {g} ({rows} rows): {why}: not read", path.display());
             first_problem.get_or_insert(w.clone());
             parsed.warnings.push(w);

@@ -178,10 +178,22 @@ impl Kind {
     /// `messages` alone is R2E-Gym's only when it wraps an issue in `<github_issue>` (an
     /// OpenAI fine-tuning file's lines are `{"messages": [...]}` too, and stay unknown).
     pub fn of_record(columns: &[String], text: &str) -> Option<Kind> {
-        Kind::of_columns(columns).filter(|k| match k {
+        Kind::of_columns(columns).filter(|k| k.signed_by(text))
+    }
+
+    /// Whether the kind's columns alone say little, so that a record needs its sign too
+    /// ([`Kind::signed_by`]).
+    pub fn needs_sign(self) -> bool {
+        matches!(self.told(), Told::Exactly(_))
+    }
+
+    /// Whether `text` (a record, or the start of a file of them) bears the kind's sign: R2E-Gym's
+    /// rows wrap their issue in `<github_issue>`; the other kinds' columns are sign enough.
+    pub fn signed_by(self, text: &str) -> bool {
+        match self {
             Kind::R2eGym => memchr::memmem::find(text.as_bytes(), b"<github_issue>").is_some(),
             _ => true,
-        })
+        }
     }
 
     /// The schema the dataset's shards are published with (the generator and the tests write it).

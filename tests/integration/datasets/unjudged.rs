@@ -172,18 +172,30 @@ fn generated_swe_zero_and_r2e_gym_shards_read_whole() {
 }
 
 /// `messages` alone tells R2E-Gym's rows only with the issue they wrap: an OpenAI fine-tuning
-/// file's lines (`{"messages": [...]}`) beside the runs are still no input, skipped, not failed.
+/// file's lines (`{"messages": [...]}`) and a chat fine-tuning shard of that one column, beside
+/// the runs, are still no input: skipped (the shard with its columns named), not failed.
 #[test]
-fn a_fine_tuning_file_of_messages_alone_is_skipped_not_read_as_r2e_gym() {
+fn a_fine_tuning_file_or_shard_of_messages_alone_is_skipped_not_read_as_r2e_gym() {
     let dir = must(tempfile::tempdir(), "tempdir");
-    let line = r#"{"messages": [{"role": "system", "content": "You are terse."}, {"role": "user", "content": "Capital of France?"}, {"role": "assistant", "content": "Paris."}]}"#;
-    let p = dir.path().join("finetune.jsonl");
-    must(std::fs::write(&p, format!("{line}\n{line}\n")), "write");
-    let (report, store) = ingest(&dir.path().join("t.db"), std::slice::from_ref(&p));
+    let row = serde_json::json!({"messages": [
+        {"role": "system", "content": "You are terse."},
+        {"role": "user", "content": "Capital of France?"},
+        {"role": "assistant", "content": "Paris."}]});
+    let lines = dir.path().join("finetune.jsonl");
+    must(std::fs::write(&lines, format!("{row}\n{row}\n")), "write");
+    let parquet = shard(Kind::R2eGym, &dir.path().join("chat/train-00000-of-00001.parquet"), &[row.clone(), row], 1);
+    let (report, store) = ingest(&dir.path().join("t.db"), &[lines, parquet]);
     assert!(failures(&report).is_empty(), "{:?}", failures(&report));
     assert!(runs(&store).is_empty());
     match &report.results[..] {
-        [trajan::ingest::pipeline::UnitResult::Skipped { .. }] => {}
+        [
+            trajan::ingest::pipeline::UnitResult::Skipped { .. },
+            trajan::ingest::pipeline::UnitResult::Skipped { skip, .. },
+        ]
+        | [
+            trajan::ingest::pipeline::UnitResult::Skipped { skip, .. },
+            trajan::ingest::pipeline::UnitResult::Skipped { .. },
+        ] if skip.reason.contains("columns: messages") => {}
         other => panic!("{other:?}"),
     }
 }
