@@ -6,7 +6,8 @@
 //! What can go wrong, and what it costs:
 //! - a file that is no Parquet (cut, its footer lost): the shard fails, named, before anything is
 //!   written;
-//! - columns of no known dataset: the shard is skipped, its columns named, unless `--format`
+//! - columns of no known dataset (or `messages` alone, its first row wrapping no
+//!   `<github_issue>`: a chat fine-tuning shard): the shard is skipped, its columns named, unless `--format`
 //!   names the dataset: then it is read as that dataset's, each row naming the columns it lacks;
 //! - `--format` naming a format that is no dataset's: the shard fails, saying which are;
 //! - a known column of the wrong type (`target` as text): the shard fails naming the column and
@@ -71,7 +72,8 @@ pub enum Shape {
     Unknown(Vec<String>),
 }
 
-/// Open a shard on disk and tell what it is (reads the footer only): the dataset `forced`
+/// Open a shard on disk and tell what it is (reads the footer; the first row too when the
+/// columns tell a kind that needs its sign, [`Kind::needs_sign`]): the dataset `forced`
 /// names (`--format`, [`forced_kind`]) whatever its columns, else the one its columns tell.
 pub fn shape_of_file(path: &Path, forced: Option<Format>) -> Result<Shape, IngestError> {
     let forced = forced.map(|f| forced_kind(path, f)).transpose()?;
